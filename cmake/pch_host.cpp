@@ -1,0 +1,1 @@
+int wb_pch_host_anchor = 0;

@@ -1,0 +1,94 @@
+#pragma once
+// The experiment config: the user-facing contract (README "Config"). Every field has a default.
+// JSON (de)serialisation lives in core/proto (wb/proto/config_json.h); this header is std-only.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace wb {
+
+struct AugmentConfig {
+  int crop_padding = 0;
+  bool hflip = false;
+  bool normalize = true;
+};
+
+struct DataConfig {
+  std::string dataset = "fashion-mnist";  // fashion-mnist | idx:<dir> | cifar10:<dir> | folder:<dir>
+  int64_t limit_train = 0;                // 0 = all
+  int64_t limit_val = 0;
+  double val_fraction = 0.0;              // 0 = use the dataset's test split
+  int image_size = 0;                     // 0 = the dataset's own size
+  AugmentConfig augment;
+  double max_bad_fraction = 0.01;         // fail past this fraction of unreadable samples
+};
+
+struct ModelConfig {
+  std::string name = "lenet";             // lenet | mnist-cnn | mlp | resnet18 | torchscript:<file.pt>
+};
+
+struct OptimConfig {
+  std::string name = "sgd";               // sgd | adam | adamw | adadelta
+  double lr = 0.01;
+  double momentum = 0.5;
+  bool nesterov = false;
+  double weight_decay = 0.0;
+  std::string schedule = "constant";      // constant | step | cosine | onecycle
+  double warmup_fraction = 0.0;           // share of steps used for linear warm-up (cosine, onecycle)
+  int step_size = 1;                      // epochs between decays (schedule = step)
+  double gamma = 0.1;                     // decay factor (schedule = step)
+};
+
+struct TrainConfig {
+  int epochs = 1;
+  int64_t max_steps = 0;                  // 0 = no cap
+  int batch_size = 64;                    // per rank
+  int eval_batch_size = 1000;
+  int log_every = 50;
+  int threads = 0;                        // intra-op threads; 0 = default (see resolveThreads)
+};
+
+struct EarlyStoppingConfig {
+  int patience = 0;                       // in evaluations; 0 = off
+  std::string monitor = "val_loss";       // val_loss | val_acc
+  std::string mode = "min";               // min | max
+  double min_delta = 0.0;
+  bool check_finite = true;
+  double stopping_threshold = 0.0;        // 0 = none; stop once the monitor is better than this
+};
+
+struct SpeedupsConfig {
+  int workers = 0;
+  bool pin_memory = false;
+  int devices = 1;
+  std::string precision = "32-true";      // 32-true | bf16-mixed | 16-mixed
+  EarlyStoppingConfig early_stopping;
+  std::string sharding = "off";           // off | zero1 | zero2
+  bool inference_eval = true;
+};
+
+struct Config {
+  std::string name = "fashion-mnist-lenet";
+  uint64_t seed = 1;
+  DataConfig data;
+  ModelConfig model;
+  OptimConfig optim;
+  TrainConfig train;
+  SpeedupsConfig speedups;
+};
+
+// One bad field: "optim.lr: -1 — must be > 0".
+struct FieldError {
+  std::string path;
+  std::string value;
+  std::string allowed;
+  std::string str() const;
+};
+
+// Every semantic problem at once (type problems are found by the JSON parser in core/proto).
+std::vector<FieldError> validate(const Config& config);
+
+// Joins errors one per line.
+std::string formatFieldErrors(const std::vector<FieldError>& errors);
+
+}  // namespace wb

@@ -1,0 +1,124 @@
+#include "wb/common/config.h"
+
+#include <cmath>
+#include <sstream>
+
+namespace wb {
+namespace {
+
+template <class T>
+std::string str(const T& v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+std::string quoted(const std::string& v) { return "\"" + v + "\""; }
+
+bool oneOf(const std::string& v, std::initializer_list<const char*> allowed) {
+  for (const char* a : allowed)
+    if (v == a) return true;
+  return false;
+}
+
+std::string list(std::initializer_list<const char*> allowed) {
+  std::string out = "one of ";
+  bool first = true;
+  for (const char* a : allowed) {
+    if (!first) out += ", ";
+    out += a;
+    first = false;
+  }
+  return out;
+}
+
+bool startsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+}  // namespace
+
+std::string FieldError::str() const { return path + ": " + value + " \u2014 " + allowed; }
+
+std::string formatFieldErrors(const std::vector<FieldError>& errors) {
+  std::string out;
+  for (const auto& e : errors) {
+    if (!out.empty()) out += "\n";
+    out += e.str();
+  }
+  return out;
+}
+
+std::vector<FieldError> validate(const Config& c) {
+  std::vector<FieldError> e;
+  auto add = [&](std::string path, std::string value, std::string allowed) {
+    e.push_back({std::move(path), std::move(value), std::move(allowed)});
+  };
+
+  if (c.name.empty()) add("name", "\"\"", "must not be empty");
+
+  const auto& d = c.data;
+  if (!(d.dataset == "fashion-mnist" || d.dataset == "mnist" ||
+        (startsWith(d.dataset, "idx:") && d.dataset.size() > 4) ||
+        (startsWith(d.dataset, "cifar10:") && d.dataset.size() > 8) ||
+        (startsWith(d.dataset, "folder:") && d.dataset.size() > 7)))
+    add("data.dataset", quoted(d.dataset), "must be fashion-mnist, idx:<dir>, cifar10:<dir> or folder:<dir>");
+  if (d.limit_train < 0) add("data.limit_train", str(d.limit_train), "must be >= 0 (0 = all)");
+  if (d.limit_val < 0) add("data.limit_val", str(d.limit_val), "must be >= 0 (0 = all)");
+  if (!(d.val_fraction >= 0.0 && d.val_fraction < 1.0))
+    add("data.val_fraction", str(d.val_fraction), "must be in [0, 1) (0 = use the test split)");
+  if (d.image_size < 0 || d.image_size > 1024)
+    add("data.image_size", str(d.image_size), "must be 0 (native) or 1..1024");
+  if (d.augment.crop_padding < 0 || d.augment.crop_padding > 64)
+    add("data.augment.crop_padding", str(d.augment.crop_padding), "must be in 0..64");
+  if (!(d.max_bad_fraction >= 0.0 && d.max_bad_fraction <= 1.0))
+    add("data.max_bad_fraction", str(d.max_bad_fraction), "must be in [0, 1]");
+
+  const std::string& m = c.model.name;
+  if (!(oneOf(m, {"lenet", "mnist-cnn", "mlp", "resnet18"}) ||
+        (startsWith(m, "torchscript:") && m.size() > 12)))
+    add("model.name", quoted(m), "must be one of lenet, mnist-cnn, mlp, resnet18, torchscript:<file.pt>");
+
+  const auto& o = c.optim;
+  if (!oneOf(o.name, {"sgd", "adam", "adamw", "adadelta"}))
+    add("optim.name", quoted(o.name), list({"sgd", "adam", "adamw", "adadelta"}));
+  if (!(o.lr > 0.0) || !std::isfinite(o.lr)) add("optim.lr", str(o.lr), "must be > 0");
+  if (!(o.momentum >= 0.0 && o.momentum < 1.0)) add("optim.momentum", str(o.momentum), "must be in [0, 1)");
+  if (o.nesterov && !(o.momentum > 0.0))
+    add("optim.nesterov", "true", "needs optim.momentum > 0");
+  if (!(o.weight_decay >= 0.0)) add("optim.weight_decay", str(o.weight_decay), "must be >= 0");
+  if (!oneOf(o.schedule, {"constant", "step", "cosine", "onecycle"}))
+    add("optim.schedule", quoted(o.schedule), list({"constant", "step", "cosine", "onecycle"}));
+  if (!(o.warmup_fraction >= 0.0 && o.warmup_fraction < 1.0))
+    add("optim.warmup_fraction", str(o.warmup_fraction), "must be in [0, 1)");
+  if (o.step_size < 1) add("optim.step_size", str(o.step_size), "must be >= 1");
+  if (!(o.gamma > 0.0 && o.gamma <= 1.0)) add("optim.gamma", str(o.gamma), "must be in (0, 1]");
+
+  const auto& t = c.train;
+  if (t.epochs < 1) add("train.epochs", str(t.epochs), "must be >= 1");
+  if (t.max_steps < 0) add("train.max_steps", str(t.max_steps), "must be >= 0 (0 = no cap)");
+  if (t.batch_size < 1 || t.batch_size > 65536) add("train.batch_size", str(t.batch_size), "must be in 1..65536");
+  if (t.eval_batch_size < 1 || t.eval_batch_size > 65536)
+    add("train.eval_batch_size", str(t.eval_batch_size), "must be in 1..65536");
+  if (t.log_every < 1) add("train.log_every", str(t.log_every), "must be >= 1");
+  if (t.threads < 0 || t.threads > 1024) add("train.threads", str(t.threads), "must be 0 (auto) or 1..1024");
+
+  const auto& s = c.speedups;
+  if (s.workers < 0 || s.workers > 256) add("speedups.workers", str(s.workers), "must be in 0..256");
+  if (s.devices < 1 || s.devices > 1024) add("speedups.devices", str(s.devices), "must be in 1..1024");
+  if (!oneOf(s.precision, {"32-true", "bf16-mixed", "16-mixed"}))
+    add("speedups.precision", quoted(s.precision), list({"32-true", "bf16-mixed", "16-mixed"}));
+  if (!oneOf(s.sharding, {"off", "zero1", "zero2"}))
+    add("speedups.sharding", quoted(s.sharding), list({"off", "zero1", "zero2"}));
+  if (s.sharding != "off" && s.devices < 2)
+    add("speedups.sharding", quoted(s.sharding), "needs speedups.devices >= 2 (sharding splits state across ranks)");
+  const auto& es = s.early_stopping;
+  if (es.patience < 0) add("speedups.early_stopping.patience", str(es.patience), "must be >= 0 (0 = off)");
+  if (!oneOf(es.monitor, {"val_loss", "val_acc"}))
+    add("speedups.early_stopping.monitor", quoted(es.monitor), list({"val_loss", "val_acc"}));
+  if (!oneOf(es.mode, {"min", "max"}))
+    add("speedups.early_stopping.mode", quoted(es.mode), list({"min", "max"}));
+  if (!(es.min_delta >= 0.0)) add("speedups.early_stopping.min_delta", str(es.min_delta), "must be >= 0");
+  if (!std::isfinite(es.stopping_threshold))
+    add("speedups.early_stopping.stopping_threshold", str(es.stopping_threshold), "must be finite (0 = none)");
+  return e;
+}
+
+}  // namespace wb

@@ -1,0 +1,70 @@
+#include "wb/common/fs.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace wb {
+namespace fs = std::filesystem;
+
+Status fsyncPath(const fs::path& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return makeError(Errc::Io, "cannot open " + path.string() + " to sync: " + std::strerror(errno));
+  ::fsync(fd);
+  ::close(fd);
+  return {};
+}
+
+Status writeFileAtomic(const fs::path& path, const std::string& contents) {
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  const fs::path tmp = path.string() + ".tmp-" + std::to_string(::getpid());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return makeError(Errc::Io, "cannot write " + path.string() + ": " + std::strerror(errno) +
+                                   " (check that the folder exists and is writable)");
+  const char* p = contents.data();
+  size_t left = contents.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      ::close(fd);
+      fs::remove(tmp, ec);
+      return makeError(Errc::Io, "cannot write " + path.string() + ": " + std::strerror(err) +
+                                     (err == ENOSPC ? " (the disk is full; free space and retry)" : ""));
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0) {
+    int err = errno;
+    ::close(fd);
+    fs::remove(tmp, ec);
+    return makeError(Errc::Io, "cannot sync " + path.string() + ": " + std::strerror(err));
+  }
+  ::close(fd);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    fs::remove(tmp, ec);
+    return makeError(Errc::Io, "cannot rename into " + path.string() + ": " + std::strerror(err));
+  }
+  (void)fsyncPath(dir);
+  return {};
+}
+
+Result<std::string> readFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return makeError(Errc::Io, "cannot read " + path.string() + ": " + std::strerror(errno));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace wb

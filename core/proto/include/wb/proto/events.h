@@ -1,0 +1,108 @@
+#pragma once
+// The event stream: one JSON object per line (events.jsonl, and stdout with --events-stdout).
+//
+// Schema version kEventVersion. Every event has: v, type, rank, t (seconds since the run
+// started, per rank), wall (unix seconds). Types and their fields:
+//   start       config, versions{libtorch,cuda,cudnn,nccl,opencv}, host{name,cpu,cores}, device,
+//               threads, world_size, speedups{<name>:{requested,active,note}}, dataset{train,val,classes,...}
+//   step        epoch, step, samples, loss, lr, samples_per_s, ms{data,h2d,fwd,bwd,opt,comm},
+//               mem{device,alloc,reserved,peak,rss,rss_peak}, amp{scale,skipped}
+//   eval        epoch, step, val_loss, val_acc, eval_ms, samples, mem{...}
+//   epoch       epoch, seconds, samples, samples_per_s, train_loss
+//   early_stop  reason, best_epoch, best_value, monitor
+//   checkpoint  path, epoch, step, kind (last|best)
+//   warning     message, [path]
+//   error       message, code, [rank]
+//   end         status (ok|failed|cancelled|early-stopped|diverged), summary{...}
+// Readers ignore unknown fields and types; writers never change the meaning of a field
+// without bumping kEventVersion.
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "wb/common/clock.h"
+#include "wb/common/result.h"
+
+namespace wb::proto {
+
+constexpr int kEventVersion = 1;
+
+// Run end states (summary.json "status" and the end event).
+inline constexpr const char* kStatusOk = "ok";
+inline constexpr const char* kStatusFailed = "failed";
+inline constexpr const char* kStatusCancelled = "cancelled";
+inline constexpr const char* kStatusEarlyStopped = "early-stopped";
+inline constexpr const char* kStatusDiverged = "diverged";
+
+// {"v":1,"type":type,"rank":rank,"t":t,"wall":<unix seconds>}
+nlohmann::json makeEvent(const std::string& type, int rank, double t);
+
+// Serialises one event to a single line (no trailing newline). Non-finite numbers become null.
+std::string encodeEvent(const nlohmann::json& event);
+
+// Parses one line. nullopt for blank or malformed lines and for objects without "type".
+std::optional<nlohmann::json> decodeEvent(const std::string& line);
+
+// Thread-safe event writer: appends to a file (flushed per record) and/or a FILE* stream.
+class EventSink {
+ public:
+  EventSink() = default;
+  // Opens (appends to) path. Fails with an Io error naming the file.
+  Status openFile(const std::string& path);
+  void setStream(std::FILE* stream) { stream_ = stream; }
+  // Optional in-process observer (tests, the launcher).
+  void setObserver(std::function<void(const nlohmann::json&)> fn) { observer_ = std::move(fn); }
+  void write(const nlohmann::json& event);
+  bool hasFile() const { return file_.is_open(); }
+
+ private:
+  std::mutex mu_;
+  std::ofstream file_;
+  std::FILE* stream_ = nullptr;
+  std::function<void(const nlohmann::json&)> observer_;
+};
+
+// Splits a byte stream into lines, keeping a partial last line until it completes.
+class LineBuffer {
+ public:
+  // Appends bytes; returns the complete lines (without '\n', '\r' stripped).
+  std::vector<std::string> feed(const char* data, size_t size);
+  std::vector<std::string> feed(const std::string& s) { return feed(s.data(), s.size()); }
+  // The incomplete tail (for diagnostics, and for flush at EOF).
+  const std::string& pending() const { return pending_; }
+  // At end of stream: returns the pending tail as a final line if non-empty, then clears it.
+  std::optional<std::string> finish();
+
+ private:
+  std::string pending_;
+};
+
+// Reads an events.jsonl incrementally (follows a growing file). Malformed lines are skipped
+// and counted; a partial last line waits for more data.
+class EventFileReader {
+ public:
+  explicit EventFileReader(std::string path) : path_(std::move(path)) {}
+  // Reads whatever was appended since the last call. Returns the new events.
+  std::vector<nlohmann::json> poll();
+  // At the end (the run finished): a pending partial line is tried once as a last event.
+  std::vector<nlohmann::json> finish();
+  int64_t malformedLines() const { return malformed_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  uint64_t offset_ = 0;
+  LineBuffer lines_;
+  int64_t malformed_ = 0;
+};
+
+// Reads a whole events file once.
+std::vector<nlohmann::json> readEventsFile(const std::string& path, int64_t* malformed = nullptr);
+
+}  // namespace wb::proto

@@ -1,0 +1,38 @@
+#pragma once
+// Run directory layout (../shared/DESIGN.md "Run directory"):
+//   <root>/<run-id>/config.json, events.jsonl, summary.json, env.json,
+//                   checkpoints/{last.pt,best.pt}, logs/rank-N.log
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "wb/common/result.h"
+
+namespace wb::proto {
+
+struct RunDir {
+  std::filesystem::path root;
+
+  std::filesystem::path config() const { return root / "config.json"; }
+  std::filesystem::path events() const { return root / "events.jsonl"; }
+  std::filesystem::path summary() const { return root / "summary.json"; }
+  std::filesystem::path env() const { return root / "env.json"; }
+  std::filesystem::path checkpoints() const { return root / "checkpoints"; }
+  std::filesystem::path lastCheckpoint() const { return checkpoints() / "last.pt"; }
+  std::filesystem::path bestCheckpoint() const { return checkpoints() / "best.pt"; }
+  std::filesystem::path logs() const { return root / "logs"; }
+  std::filesystem::path rankLog(int rank) const { return logs() / ("rank-" + std::to_string(rank) + ".log"); }
+  std::string id() const { return root.filename().string(); }
+
+  // Creates root, checkpoints/ and logs/. Error names the folder and the fix.
+  Status create() const;
+  // True when root holds a config.json or events.jsonl.
+  bool looksLikeRun() const;
+};
+
+// Writes a JSON document atomically (pretty-printed).
+Status writeJsonAtomic(const std::filesystem::path& path, const nlohmann::json& doc);
+Result<nlohmann::json> readJsonFile(const std::filesystem::path& path);
+
+}  // namespace wb::proto

@@ -1,0 +1,199 @@
+#include "wb/proto/config_json.h"
+
+#include <fstream>
+#include <set>
+
+namespace wb::proto {
+using nlohmann::json;
+
+namespace {
+
+// Single list of every config field: (dotted path, member). Used for writing, reading and the
+// unknown-key check, so a field added to wb::Config is added here once.
+template <class C, class V>
+void visitFields(C& c, V&& v) {
+  v("name", c.name);
+  v("seed", c.seed);
+  v("data.dataset", c.data.dataset);
+  v("data.limit_train", c.data.limit_train);
+  v("data.limit_val", c.data.limit_val);
+  v("data.val_fraction", c.data.val_fraction);
+  v("data.image_size", c.data.image_size);
+  v("data.max_bad_fraction", c.data.max_bad_fraction);
+  v("data.augment.crop_padding", c.data.augment.crop_padding);
+  v("data.augment.hflip", c.data.augment.hflip);
+  v("data.augment.normalize", c.data.augment.normalize);
+  v("model.name", c.model.name);
+  v("optim.name", c.optim.name);
+  v("optim.lr", c.optim.lr);
+  v("optim.momentum", c.optim.momentum);
+  v("optim.nesterov", c.optim.nesterov);
+  v("optim.weight_decay", c.optim.weight_decay);
+  v("optim.schedule", c.optim.schedule);
+  v("optim.warmup_fraction", c.optim.warmup_fraction);
+  v("optim.step_size", c.optim.step_size);
+  v("optim.gamma", c.optim.gamma);
+  v("train.epochs", c.train.epochs);
+  v("train.max_steps", c.train.max_steps);
+  v("train.batch_size", c.train.batch_size);
+  v("train.eval_batch_size", c.train.eval_batch_size);
+  v("train.log_every", c.train.log_every);
+  v("train.threads", c.train.threads);
+  v("speedups.workers", c.speedups.workers);
+  v("speedups.pin_memory", c.speedups.pin_memory);
+  v("speedups.devices", c.speedups.devices);
+  v("speedups.precision", c.speedups.precision);
+  v("speedups.early_stopping.patience", c.speedups.early_stopping.patience);
+  v("speedups.early_stopping.monitor", c.speedups.early_stopping.monitor);
+  v("speedups.early_stopping.mode", c.speedups.early_stopping.mode);
+  v("speedups.early_stopping.min_delta", c.speedups.early_stopping.min_delta);
+  v("speedups.early_stopping.check_finite", c.speedups.early_stopping.check_finite);
+  v("speedups.early_stopping.stopping_threshold", c.speedups.early_stopping.stopping_threshold);
+  v("speedups.sharding", c.speedups.sharding);
+  v("speedups.inference_eval", c.speedups.inference_eval);
+}
+
+json::json_pointer pointer(const std::string& dotted) {
+  std::string p = "/" + dotted;
+  for (auto& ch : p)
+    if (ch == '.') ch = '/';
+  return json::json_pointer(p);
+}
+
+const char* typeWord(const std::string&) { return "a string"; }
+const char* typeWord(bool) { return "true or false"; }
+const char* typeWord(double) { return "a number"; }
+template <class T>
+const char* typeWord(T) { return "an integer"; }
+
+template <class T>
+bool readValue(const json& j, T& out) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    if (!j.is_string()) return false;
+    out = j.get<std::string>();
+  } else if constexpr (std::is_same_v<T, bool>) {
+    if (!j.is_boolean()) return false;
+    out = j.get<bool>();
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if (!j.is_number()) return false;
+    out = j.get<double>();
+  } else {
+    if (j.is_number_integer() || j.is_number_unsigned()) {
+      if constexpr (std::is_unsigned_v<T>) {
+        if (j.is_number_integer() && j.get<int64_t>() < 0) return false;
+      }
+      out = j.get<T>();
+    } else if (j.is_number_float()) {
+      double d = j.get<double>();
+      if (d != static_cast<double>(static_cast<int64_t>(d))) return false;
+      if constexpr (std::is_unsigned_v<T>) {
+        if (d < 0) return false;
+      }
+      out = static_cast<T>(d);
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+void collectLeaves(const json& j, const std::string& prefix, std::vector<std::string>& out) {
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    std::string path = prefix.empty() ? it.key() : prefix + "." + it.key();
+    if (it->is_object() && !it->empty()) collectLeaves(*it, path, out);
+    else out.push_back(path);
+  }
+}
+
+std::set<std::string> knownPaths() {
+  std::set<std::string> known;
+  Config c;
+  visitFields(c, [&](const char* path, auto&) { known.insert(path); });
+  return known;
+}
+
+std::vector<FieldError> parseInto(const json& doc, Config& c) {
+  std::vector<FieldError> errors;
+  if (!doc.is_object()) {
+    errors.push_back({"(document)", doc.dump(), "must be a JSON object"});
+    return errors;
+  }
+  const auto known = knownPaths();
+  std::vector<std::string> leaves;
+  collectLeaves(doc, "", leaves);
+  for (const auto& leaf : leaves) {
+    if (!known.count(leaf)) {
+      // A known section given as a non-object, or a typo'd key.
+      errors.push_back({leaf, doc.at(pointer(leaf)).dump(), "unknown field (check the spelling; see README \"Config\")"});
+    }
+  }
+  visitFields(c, [&](const char* path, auto& member) {
+    auto ptr = pointer(path);
+    if (!doc.contains(ptr)) return;
+    const json& j = doc.at(ptr);
+    if (!readValue(j, member)) errors.push_back({path, j.dump(), std::string("must be ") + typeWord(member)});
+  });
+  return errors;
+}
+
+}  // namespace
+
+json configToJson(const Config& config) {
+  json doc = json::object();
+  visitFields(config, [&](const char* path, const auto& member) { doc[pointer(path)] = member; });
+  return doc;
+}
+
+std::vector<FieldError> configErrors(const json& doc) {
+  Config c;
+  auto errors = parseInto(doc, c);
+  if (!errors.empty()) return errors;
+  return validate(c);
+}
+
+Result<Config> configFromJson(const json& doc) {
+  Config c;
+  auto errors = parseInto(doc, c);
+  if (errors.empty()) errors = validate(c);
+  if (!errors.empty()) return makeError(Errc::InvalidConfig, formatFieldErrors(errors));
+  return c;
+}
+
+Result<Config> loadConfigFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return makeError(Errc::InvalidConfig, path + ": cannot open the config file (check the path)");
+  json doc;
+  try {
+    doc = json::parse(in);
+  } catch (const json::parse_error& e) {
+    return makeError(Errc::InvalidConfig, path + ": not valid JSON: " + e.what());
+  }
+  auto r = configFromJson(doc);
+  if (!r.ok()) return makeError(Errc::InvalidConfig, path + ":\n" + r.error().message);
+  return r;
+}
+
+Status applyOverride(json& doc, const std::string& assignment) {
+  auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0)
+    return makeError(Errc::InvalidConfig, "--set " + assignment + ": expected key.path=value, e.g. optim.lr=0.05");
+  const std::string key = assignment.substr(0, eq);
+  const std::string raw = assignment.substr(eq + 1);
+  if (!knownPaths().count(key))
+    return makeError(Errc::InvalidConfig, "--set " + key + ": unknown field (see README \"Config\" for the names)");
+  json value;
+  try {
+    value = json::parse(raw);
+    if (value.is_object() || value.is_array()) value = raw;
+  } catch (const json::parse_error&) {
+    value = raw;
+  }
+  // Keep strings that look like numbers as strings where the field is a string.
+  Config defaults;
+  json def = configToJson(defaults);
+  if (def.at(pointer(key)).is_string() && !value.is_string()) value = raw;
+  doc[pointer(key)] = value;
+  return {};
+}
+
+}  // namespace wb::proto

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs every Debian package the build, the tests and the default dataset need.
+# Idempotent: does nothing (not even apt-get update) when everything is already there.
+set -euo pipefail
+
+PKGS=(
+  build-essential cmake ninja-build ccache pkg-config git
+  libtorch-dev libgloo-dev
+  qt6-base-dev qt6-svg-dev libqcustomplot-dev
+  libopencv-dev nlohmann-json3-dev zlib1g-dev
+  xvfb xauth
+  dataset-fashion-mnist
+  desktop-file-utils appstream dpkg-dev file
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "setup: installing ${missing[*]}" >&2
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "setup: done" >&2

@@ -1,0 +1,90 @@
+// Config validation and its JSON form: every bad field is reported at once, by its exact path.
+#include <QtTest/QtTest>
+
+#include "wb/common/config.h"
+#include "wb/proto/config_json.h"
+
+using nlohmann::json;
+
+class TestConfig : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void defaultsAreValid() {
+    QVERIFY(wb::validate(wb::Config{}).empty());
+    auto doc = wb::proto::configToJson(wb::Config{});
+    QCOMPARE(QString::fromStdString(doc["data"]["dataset"].get<std::string>()), QStringLiteral("fashion-mnist"));
+    QCOMPARE(doc["train"]["batch_size"].get<int>(), 64);
+    auto back = wb::proto::configFromJson(doc);
+    QVERIFY(back.ok());
+    QCOMPARE(wb::proto::configToJson(*back), doc);
+  }
+
+  void badField_data() {
+    QTest::addColumn<QString>("json");
+    QTest::addColumn<QString>("path");
+    QTest::newRow("negative lr") << R"({"optim":{"lr":-1}})" << "optim.lr";
+    QTest::newRow("zero lr") << R"({"optim":{"lr":0}})" << "optim.lr";
+    QTest::newRow("lr as string") << R"({"optim":{"lr":"fast"}})" << "optim.lr";
+    QTest::newRow("unknown optimiser") << R"({"optim":{"name":"lion"}})" << "optim.name";
+    QTest::newRow("bad schedule") << R"({"optim":{"schedule":"linear"}})" << "optim.schedule";
+    QTest::newRow("momentum 1") << R"({"optim":{"momentum":1.0}})" << "optim.momentum";
+    QTest::newRow("zero batch") << R"({"train":{"batch_size":0}})" << "train.batch_size";
+    QTest::newRow("fractional epochs") << R"({"train":{"epochs":1.5}})" << "train.epochs";
+    QTest::newRow("zero epochs") << R"({"train":{"epochs":0}})" << "train.epochs";
+    QTest::newRow("negative workers") << R"({"speedups":{"workers":-2}})" << "speedups.workers";
+    QTest::newRow("devices 0") << R"({"speedups":{"devices":0}})" << "speedups.devices";
+    QTest::newRow("precision fp8") << R"({"speedups":{"precision":"fp8"}})" << "speedups.precision";
+    QTest::newRow("sharding alone") << R"({"speedups":{"sharding":"zero2"}})" << "speedups.sharding";
+    QTest::newRow("monitor") << R"({"speedups":{"early_stopping":{"monitor":"acc"}}})" << "speedups.early_stopping.monitor";
+    QTest::newRow("pin as int") << R"({"speedups":{"pin_memory":1}})" << "speedups.pin_memory";
+    QTest::newRow("dataset scheme") << R"({"data":{"dataset":"s3://x"}})" << "data.dataset";
+    QTest::newRow("val_fraction 1") << R"({"data":{"val_fraction":1}})" << "data.val_fraction";
+    QTest::newRow("model") << R"({"model":{"name":"vgg"}})" << "model.name";
+    QTest::newRow("typo key") << R"({"train":{"bach_size":32}})" << "train.bach_size";
+    QTest::newRow("negative seed") << R"({"seed":-1})" << "seed";
+  }
+  void badField() {
+    QFETCH(QString, json);
+    QFETCH(QString, path);
+    auto doc = json::parse(json.toStdString());
+    auto errors = wb::proto::configErrors(doc);
+    QCOMPARE(int(errors.size()), 1);
+    QCOMPARE(QString::fromStdString(errors[0].path), path);
+    auto r = wb::proto::configFromJson(doc);
+    QVERIFY(!r.ok());
+    QCOMPARE(int(r.error().code), int(wb::Errc::InvalidConfig));
+    QVERIFY(QString::fromStdString(r.error().message).startsWith(path + QStringLiteral(": ")));
+  }
+
+  void everyErrorAtOnce() {
+    auto doc = json::parse(R"({"optim":{"lr":-1,"name":"x"},"train":{"batch_size":0},"speedups":{"workers":-1}})");
+    auto errors = wb::proto::configErrors(doc);
+    QCOMPARE(int(errors.size()), 4);
+    QCOMPARE(QString::fromStdString(errors[0].str()),
+             QString::fromUtf8("optim.name: \"x\" \u2014 one of sgd, adam, adamw, adadelta"));
+    bool sawLr = false;
+    for (auto& e : errors)
+      if (e.str() == "optim.lr: -1 \u2014 must be > 0") sawLr = true;
+    QVERIFY(sawLr);
+  }
+
+  void overrides() {
+    json doc = json::object();
+    QVERIFY(wb::proto::applyOverride(doc, "optim.lr=0.5").ok());
+    QVERIFY(wb::proto::applyOverride(doc, "speedups.pin_memory=true").ok());
+    QVERIFY(wb::proto::applyOverride(doc, "name=123").ok());  // string field stays a string
+    QVERIFY(wb::proto::applyOverride(doc, "data.dataset=folder:/tmp/x").ok());
+    auto c = wb::proto::configFromJson(doc);
+    QVERIFY2(c.ok(), c.ok() ? "" : c.error().message.c_str());
+    QCOMPARE(c->optim.lr, 0.5);
+    QVERIFY(c->speedups.pin_memory);
+    QCOMPARE(QString::fromStdString(c->name), QStringLiteral("123"));
+    auto bad = wb::proto::applyOverride(doc, "optim.lrr=1");
+    QVERIFY(!bad.ok());
+    QVERIFY(QString::fromStdString(bad.error().message).contains(QStringLiteral("optim.lrr")));
+    QVERIFY(!wb::proto::applyOverride(doc, "optim.lr").ok());
+  }
+};
+
+QTEST_APPLESS_MAIN(TestConfig)
+#include "test_config.moc"
