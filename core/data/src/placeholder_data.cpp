@@ -1,0 +1,1 @@
+// placeholder so the target exists until its sources land

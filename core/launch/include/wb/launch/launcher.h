@@ -1,0 +1,43 @@
+#pragma once
+// The launcher: runs one experiment as a set of supervised `workbench-cli worker` processes
+// (one per rank) with the torchrun environment, merges their event streams, and writes the run
+// directory (config.json, events.jsonl, summary.json, env.json, logs/rank-N.log).
+// Qt-free; used by `workbench-cli run` (and so by the GUI through a QProcess) and by `ladder`.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "wb/common/config.h"
+#include "wb/common/result.h"
+
+namespace wb::launch {
+
+struct LaunchOptions {
+  std::string cli_path;          // the workbench-cli binary that runs ranks (default: this process's)
+  std::string runs_root;         // where <run-id>/ is created (default: wb::defaultRunsRoot())
+  std::string run_dir;           // explicit run folder (overrides runs_root/<run-id>)
+  std::string resume_dir;        // continue this run from checkpoints/last.pt
+  int collective_timeout_s = 300;
+  int kill_grace_s = 10;         // SIGTERM -> SIGKILL grace when tearing ranks down
+  // Every merged event, in arrival order, on the launcher's thread.
+  std::function<void(const nlohmann::json&)> on_event;
+};
+
+struct RunOutcome {
+  std::string run_dir;
+  std::string status;            // ok | failed | cancelled | early-stopped | diverged
+  int exit_code = 0;             // the documented CLI exit code for status
+  nlohmann::json summary;        // summary.json contents
+};
+
+// Blocks until the run ends. Returns an Error only when the run could not start (bad config,
+// unwritable runs root); a run that started and failed is a RunOutcome with status "failed".
+Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options);
+
+// Asks a running launchRun (from a signal handler or another thread) to stop: ranks get SIGTERM,
+// finish their step, write `end` (cancelled).
+void requestStop();
+
+}  // namespace wb::launch

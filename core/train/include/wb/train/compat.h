@@ -1,0 +1,28 @@
+#pragma once
+// The one place that knows which LibTorch API moved between 1.13 (Debian) and 2.x (PyTorch
+// 2.11's bundled LibTorch on the GPU machine): autocast and c10d.
+#include <torch/torch.h>
+#include <torch/version.h>
+
+namespace wb::compat {
+
+// Enables autocast for device_type (kCPU or kCUDA) with dtype for the guard's lifetime,
+// restoring the previous state (enabled flag and dtype) on destruction. enabled=false: no-op.
+class AutocastGuard {
+ public:
+  AutocastGuard(c10::DeviceType device_type, at::ScalarType dtype, bool enabled);
+  ~AutocastGuard();
+  AutocastGuard(const AutocastGuard&) = delete;
+  AutocastGuard& operator=(const AutocastGuard&) = delete;
+
+ private:
+  c10::DeviceType device_type_;
+  bool active_ = false;
+  bool prev_enabled_ = false;
+  at::ScalarType prev_dtype_ = at::kFloat;
+};
+
+// Clears autocast's weight-cast cache (call after each step, as torch.autocast's exit does).
+void clearAutocastCache();
+
+}  // namespace wb::compat
