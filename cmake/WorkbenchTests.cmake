@@ -2,7 +2,7 @@
 # A Qt Test executable registered with CTest. Non-GUI tests should use QTEST_APPLESS_MAIN.
 # Tests run with WB_RUNS_ROOT pointing into the build tree so they never touch the user's runs.
 function(wb_add_test name)
-  cmake_parse_arguments(A "GUI;TORCH" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  cmake_parse_arguments(A "GUI" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
   add_executable(${name} ${A_SOURCES})
   set_target_properties(${name} PROPERTIES AUTOMOC ON)
   target_link_libraries(${name} PRIVATE Qt6::Test wb_qt_defs wb_warnings ${A_LIBS})
@@ -24,4 +24,28 @@ function(wb_add_test name)
   if(A_LABELS)
     set_tests_properties(${name} PROPERTIES LABELS "${A_LABELS}")
   endif()
+endfunction()
+
+# wb_glob_tests(LIBS ...): every test_*.cpp in this folder becomes a test linked to LIBS.
+# test_*_gpu.cpp get the CTest label `gpu` (they QSKIP with a reason without CUDA);
+# test_*_slow.cpp get the label `slow` and a 900 s timeout.
+function(wb_glob_tests)
+  cmake_parse_arguments(A "GUI" "" "LIBS" ${ARGN})
+  file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/test_*.cpp)
+  foreach(src IN LISTS srcs)
+    get_filename_component(name ${src} NAME_WE)
+    set(labels "")
+    set(timeout 300)
+    if(name MATCHES "_gpu$")
+      set(labels gpu)
+    elseif(name MATCHES "_slow$")
+      set(labels slow)
+      set(timeout 900)
+    endif()
+    set(gui "")
+    if(A_GUI)
+      set(gui GUI)
+    endif()
+    wb_add_test(${name} ${gui} SOURCES ${src} LIBS ${A_LIBS} LABELS ${labels} TIMEOUT ${timeout})
+  endforeach()
 endfunction()
