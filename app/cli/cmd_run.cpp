@@ -1,7 +1,345 @@
+// workbench-cli run | worker | capabilities.
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include <opencv2/core/version.hpp>
+#include <torch/torch.h>
+
+#include "args.h"
 #include "commands.h"
+#include "wb/common/paths.h"
+#include "wb/launch/launcher.h"
+#include "wb/proto/config_json.h"
+#include "wb/proto/events.h"
+#include "wb/proto/rundir.h"
+#include "wb/train/trainer.h"
+#include "worker_dist.h"
+
 namespace wb::cli {
-int cmdRun(const Argv&) { std::fprintf(stderr, "run: not implemented yet\n"); return 1; }
-int cmdWorker(const Argv&) { std::fprintf(stderr, "worker: not implemented yet\n"); return 1; }
-int cmdCapabilities(const Argv&) { std::fprintf(stderr, "capabilities: not implemented yet\n"); return 1; }
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kRunHelp = R"(Usage: workbench-cli run [options]
+
+Trains one experiment: spawns one `workbench-cli worker` per device (speedups.devices) with the
+torchrun environment, merges their events and writes the run directory
+<runs-root>/<run-id>/{config.json, events.jsonl, summary.json, env.json, checkpoints/, logs/}.
+
+Options:
+  --config FILE        experiment JSON (see README "Config"); every field has a default
+  --set KEY=VALUE      override one field, e.g. --set optim.lr=0.05 (repeatable)
+  --runs-root DIR      where run folders go (default $WB_RUNS_ROOT or ~/.local/share/speedup-workbench/runs)
+  --run-dir DIR        use exactly this run folder
+  --resume RUN_DIR     continue RUN_DIR from checkpoints/last.pt (model, optimiser, schedule,
+                       loss scaler, early stopping, RNG and sampler position restored)
+  --events-stdout      print events as JSON Lines on stdout (for the GUI and scripts)
+  --print-config       print the resolved config and exit
+  --collective-timeout S  seconds before a collective with a dead peer fails (default 300)
+
+Exit codes: 0 ok or early-stopped, 1 failed, 2 bad config, 3 data error, 4 diverged, 130 cancelled.
+SIGINT/SIGTERM: every rank finishes its step, writes `end` (cancelled) and last.pt; exit 130.
+)";
+
+const char* kWorkerHelp = R"(Usage: workbench-cli worker [options]
+
+One rank of a run. `workbench-cli run` spawns these; on a cluster run them under
+  torchrun --no-python --nproc-per-node N workbench-cli worker --config exp.json --run-dir /shared/runs/x
+  srun --ntasks N workbench-cli worker --config exp.json --run-dir /shared/runs/x
+The rank reads only RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT (or SLURM_PROCID,
+SLURM_NTASKS, SLURM_LOCALID and MASTER_ADDR/MASTER_PORT under srun). Without --events-stdout, rank 0
+writes the run directory itself (config.json, events.jsonl, summary.json, checkpoints/).
+
+Options:
+  --config FILE, --set KEY=VALUE   the experiment (as for run)
+  --run-dir DIR        the run folder (shared by all ranks; required without --events-stdout
+                       when WORLD_SIZE > 1)
+  --resume FILE        checkpoint to continue from (a last.pt)
+  --events-stdout      events as JSON Lines on stdout (the launcher reads them)
+  --collective-timeout S  seconds (default 300)
+)";
+
+std::atomic<bool> g_stop{false};
+
+void onSignal(int) {
+  g_stop.store(true);
+  wb::launch::requestStop();
+}
+
+void installSignalHandlers() {
+  struct sigaction sa {};
+  sa.sa_handler = onSignal;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
+  ::signal(SIGPIPE, SIG_IGN);
+}
+
+// --config + --set into a Config; every problem at once, exit code 2 on failure.
+Result<Config> resolveConfig(const Args& args) {
+  json doc = json::object();
+  if (auto path = args.get("config")) {
+    std::ifstream in(*path);
+    if (!in) return makeError(Errc::InvalidConfig, *path + ": cannot open the config file (check the path)");
+    doc = json::parse(in, nullptr, false);
+    if (doc.is_discarded()) return makeError(Errc::InvalidConfig, *path + ": not valid JSON");
+  }
+  for (const auto& s : args.all("set"))
+    if (auto st = proto::applyOverride(doc, s); !st.ok()) return st.error();
+  auto config = proto::configFromJson(doc);
+  if (!config.ok()) {
+    std::string where = args.get("config") ? *args.get("config") + ":\n" : "";
+    return makeError(Errc::InvalidConfig, where + config.error().message);
+  }
+  return config;
+}
+
+std::string humanDuration(double s) {
+  char buf[32];
+  if (!std::isfinite(s) || s < 0) return "?";
+  int t = static_cast<int>(s + 0.5);
+  if (t >= 3600) std::snprintf(buf, sizeof buf, "%dh%02dm", t / 3600, (t / 60) % 60);
+  else std::snprintf(buf, sizeof buf, "%dm%02ds", t / 60, t % 60);
+  return buf;
+}
+
+// The human progress view of the event stream.
+void printProgress(const json& ev, bool tty) {
+  const std::string type = ev.value("type", "");
+  if (type == "run") {
+    std::fprintf(stderr, "run %s -> %s\n", ev.value("run_id", "").c_str(), ev.value("run_dir", "").c_str());
+  } else if (type == "start" && ev.value("rank", 0) == 0) {
+    auto d = ev.value("dataset", json::object());
+    std::fprintf(stderr, "%s on %s: %lld train / %lld val samples, %s, %d thread(s), world size %d\n",
+                 ev["model"].value("name", "").c_str(), d.value("name", "").c_str(),
+                 static_cast<long long>(d.value("train", 0)), static_cast<long long>(d.value("val", 0)),
+                 ev.value("device", "").c_str(), ev.value("threads", 0), ev.value("world_size", 1));
+    for (auto& [name, s] : ev["speedups"].items())
+      if (s.value("requested", false) && !s.value("active", false))
+        std::fprintf(stderr, "  note: %s requested but not active: %s\n", name.c_str(), s.value("note", "").c_str());
+  } else if (type == "step" && ev.value("rank", 0) == 0) {
+    std::fprintf(stderr, "%sepoch %d step %lld  loss %.4f  %.0f samples/s  %3.0f%%  ETA %s%s",
+                 tty ? "\r\033[K" : "", ev.value("epoch", 0), static_cast<long long>(ev.value("step", 0)),
+                 ev.value("loss", 0.0), ev.value("samples_per_s", 0.0), 100.0 * ev.value("progress", 0.0),
+                 humanDuration(ev.value("eta_s", 0.0)).c_str(), tty ? "" : "\n");
+  } else if (type == "eval" && ev.value("rank", 0) == 0) {
+    std::fprintf(stderr, "%sepoch %d  val_loss %.4f  val_acc %.4f  (eval %.0f ms)\n", tty ? "\r\033[K" : "",
+                 ev.value("epoch", 0), ev.value("val_loss", 0.0), ev.value("val_acc", 0.0), ev.value("eval_ms", 0.0));
+  } else if (type == "warning") {
+    std::fprintf(stderr, "%swarning: %s\n", tty ? "\r\033[K" : "", ev.value("message", "").c_str());
+  } else if (type == "early_stop") {
+    std::fprintf(stderr, "early stop: %s\n", ev.value("reason", "").c_str());
+  } else if (type == "error") {
+    std::fprintf(stderr, "%serror: %s\n", tty ? "\r\033[K" : "", ev.value("message", "").c_str());
+  }
+}
+
+void printSummary(const launch::RunOutcome& out) {
+  const json& s = out.summary;
+  auto num = [&](const char* k) { return s.contains(k) && s[k].is_number() ? s[k].get<double>() : std::nan(""); };
+  std::printf("\nstatus        %s\n", out.status.c_str());
+  std::printf("run dir       %s\n", out.run_dir.c_str());
+  if (std::isfinite(num("final_val_acc"))) std::printf("val acc       %.4f (best %.4f)\n", num("final_val_acc"), num("best_val_acc"));
+  if (std::isfinite(num("best_val_loss"))) std::printf("best val loss %.4f\n", num("best_val_loss"));
+  if (std::isfinite(num("epochs"))) std::printf("epochs        %.0f (%.0f steps)\n", num("epochs"), num("steps"));
+  if (std::isfinite(num("wall_s"))) std::printf("train time    %.1f s, %.0f samples/s\n", num("wall_s"), num("samples_per_s"));
+  if (std::isfinite(num("peak_mem"))) std::printf("peak memory   %.1f MiB\n", num("peak_mem") / 1048576.0);
+  if (s.contains("error")) std::printf("error         %s\n", s["error"].get<std::string>().c_str());
+  if (s.contains("message")) std::printf("note          %s\n", s["message"].get<std::string>().c_str());
+}
+
+}  // namespace
+
+int cmdRun(const Argv& argv) {
+  Args args(argv, {"events-stdout", "help", "print-config"},
+            {"config", "set", "runs-root", "run-dir", "resume", "collective-timeout"});
+  if (args.has("help")) {
+    std::fputs(kRunHelp, stdout);
+    return 0;
+  }
+  if (!args.ok()) {
+    std::fprintf(stderr, "workbench-cli run: %s\n", args.error().c_str());
+    return 2;
+  }
+  Result<Config> config = makeError(Errc::InvalidConfig, "");
+  if (auto resume = args.get("resume"); resume && !args.get("config") && args.all("set").empty()) {
+    config = proto::loadConfigFile((fs::path(*resume) / "config.json").string());
+  } else {
+    config = resolveConfig(args);
+  }
+  if (!config.ok()) {
+    std::fprintf(stderr, "workbench-cli run: invalid config:\n%s\n", config.error().message.c_str());
+    if (args.has("events-stdout")) {
+      json ev = proto::makeEvent("error", -1, 0);
+      ev["message"] = config.error().message;
+      ev["code"] = "invalid_config";
+      std::printf("%s\n", proto::encodeEvent(ev).c_str());
+    }
+    return 2;
+  }
+  if (args.has("print-config")) {
+    std::printf("%s\n", proto::configToJson(*config).dump(2).c_str());
+    return 0;
+  }
+  if (auto errs = train::machineConfigErrors(*config, 1); !errs.empty()) {
+    std::fprintf(stderr, "workbench-cli run: invalid config for this machine:\n%s\n", formatFieldErrors(errs).c_str());
+    return 2;
+  }
+  installSignalHandlers();
+  launch::LaunchOptions lo;
+  lo.cli_path = selfPath();
+  lo.runs_root = args.get("runs-root", "");
+  lo.run_dir = args.get("run-dir", "");
+  lo.resume_dir = args.get("resume", "");
+  lo.collective_timeout_s = std::stoi(args.get("collective-timeout", "300"));
+  const bool eventsOut = args.has("events-stdout");
+  const bool tty = ::isatty(STDERR_FILENO);
+  lo.on_event = [&](const json& ev) {
+    if (eventsOut) {
+      std::string line = proto::encodeEvent(ev) + "\n";
+      std::fwrite(line.data(), 1, line.size(), stdout);
+      std::fflush(stdout);
+    } else {
+      printProgress(ev, tty);
+    }
+  };
+  auto out = launch::launchRun(*config, lo);
+  if (!out.ok()) {
+    std::fprintf(stderr, "workbench-cli run: %s\n", out.error().message.c_str());
+    return exitCodeFor(out.error().code);
+  }
+  if (!eventsOut) printSummary(*out);
+  return out->exit_code;
+}
+
+int cmdWorker(const Argv& argv) {
+  Args args(argv, {"events-stdout", "help"}, {"config", "set", "run-dir", "resume", "collective-timeout"});
+  if (args.has("help")) {
+    std::fputs(kWorkerHelp, stdout);
+    return 0;
+  }
+  if (!args.ok()) {
+    std::fprintf(stderr, "workbench-cli worker: %s\n", args.error().c_str());
+    return 2;
+  }
+  installSignalHandlers();
+  const bool eventsOut = args.has("events-stdout");
+  proto::EventSink sink;
+  Stopwatch clock;
+  int rank = 0;
+  auto fail = [&](const Error& e) {
+    std::fprintf(stderr, "workbench-cli worker (rank %d): %s\n", rank, e.message.c_str());
+    json ev = proto::makeEvent("error", rank, clock.seconds());
+    ev["message"] = e.message;
+    ev["code"] = errcName(e.code);
+    sink.write(ev);
+    json end = proto::makeEvent("end", rank, clock.seconds());
+    end["status"] = e.code == Errc::Cancelled ? proto::kStatusCancelled : proto::kStatusFailed;
+    end["summary"] = {{"error", e.message}, {"status", end["status"]}};
+    sink.write(end);
+    return exitCodeFor(e.code);
+  };
+  if (eventsOut) sink.setStream(stdout);
+
+  auto env = readDistEnv();
+  if (!env.ok()) return fail(env.error());
+  rank = env->rank;
+  auto config = resolveConfig(args);
+  if (!config.ok()) return fail(config.error());
+
+  // Standalone (torchrun / srun): rank 0 writes the run directory itself.
+  proto::RunDir run;
+  if (auto dir = args.get("run-dir")) run.root = fs::absolute(*dir);
+  if (!eventsOut) {
+    if (run.root.empty()) {
+      if (env->world_size > 1)
+        return fail(makeError(Errc::InvalidConfig, "--run-dir is required when WORLD_SIZE > 1 without --events-stdout "
+                                                   "(every rank must agree on one shared folder)"));
+      run.root = fs::absolute(defaultRunsRoot() / makeRunId(config->name));
+    }
+    if (rank == 0) {
+      if (auto st = run.create(); !st.ok()) return fail(st.error());
+      if (auto st = proto::writeJsonAtomic(run.config(), proto::configToJson(*config)); !st.ok()) return fail(st.error());
+      if (auto st = sink.openFile(run.events().string()); !st.ok()) return fail(st.error());
+      std::fprintf(stderr, "rank 0 writes %s\n", run.root.string().c_str());
+    } else {
+      sink.setStream(stderr);
+    }
+  }
+
+  auto comm = connectDist(*env, *config, std::stoi(args.get("collective-timeout", "300")));
+  if (!comm.ok()) return fail(comm.error());
+
+  train::TrainerOptions to;
+  to.config = *config;
+  to.run_dir = run.root.string();
+  to.resume_from = args.get("resume", "");
+  to.rank = env->rank;
+  to.world_size = env->world_size;
+  to.local_rank = env->local_rank;
+  to.comm = comm->get();
+  to.stop_flag = &g_stop;
+  train::Trainer trainer(to, sink);
+  Result<train::TrainOutcome> outcome = makeError(Errc::Internal, "not run");
+  try {
+    outcome = trainer.run();
+  } catch (const c10::Error& e) {
+    outcome = makeError(Errc::Internal, std::string("LibTorch: ") + e.what_without_backtrace());
+  } catch (const std::exception& e) {
+    outcome = makeError(Errc::Internal, e.what());
+  }
+  if (!outcome.ok()) return fail(outcome.error());
+
+  json end = proto::makeEvent("end", rank, clock.seconds());
+  end["status"] = outcome->status;
+  end["summary"] = outcome->summary;
+  end["summary"]["status"] = outcome->status;
+  sink.write(end);
+  if (!eventsOut && rank == 0) {
+    json summary = outcome->summary;
+    summary["status"] = outcome->status;
+    summary["run_id"] = run.id();
+    summary["name"] = config->name;
+    summary["run_dir"] = run.root.string();
+    (void)proto::writeJsonAtomic(run.summary(), summary);
+  }
+  if (outcome->status == proto::kStatusCancelled) return 130;
+  if (outcome->status == proto::kStatusDiverged) {
+    std::fprintf(stderr, "rank %d: diverged: %s\n", rank, outcome->message.c_str());
+    return 4;
+  }
+  return 0;
+}
+
+int cmdCapabilities(const Argv& argv) {
+  Args args(argv, {"json", "help"}, {});
+  if (args.has("help") || !args.ok()) {
+    std::fputs("Usage: workbench-cli capabilities [--json]\n\nWhat this machine can do: CUDA, GPUs, cores, and "
+               "each speedup's availability with the reason.\n",
+               args.ok() ? stdout : stderr);
+    return args.ok() ? 0 : 2;
+  }
+  json c = train::capabilitiesJson();
+  c["version"] = WB_VERSION;
+  c["opencv"] = CV_VERSION;
+  if (args.has("json")) {
+    std::printf("%s\n", c.dump(2).c_str());
+    return 0;
+  }
+  std::printf("workbench-cli %s  LibTorch %s  OpenCV %s\n", WB_VERSION, c["libtorch"].get<std::string>().c_str(), CV_VERSION);
+  std::printf("CUDA: %s   GPUs: %d   cores: %d\n", c["cuda"].get<bool>() ? "yes" : "no", c["gpus"].get<int>(),
+              c["cores"].get<int>());
+  for (auto& [name, s] : c["speedups"].items())
+    std::printf("  %-15s %-14s %s\n", name.c_str(), s.value("available", false) ? "available" : "not available",
+                s.value("note", "").c_str());
+  return 0;
+}
+
 }  // namespace wb::cli

@@ -1,0 +1,389 @@
+#include "wb/launch/launcher.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <thread>
+
+#include "wb/common/clock.h"
+#include "wb/common/paths.h"
+#include "wb/common/sysinfo.h"
+#include "wb/proto/config_json.h"
+#include "wb/proto/events.h"
+#include "wb/proto/rundir.h"
+
+namespace wb::launch {
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::atomic<int> g_stopRequests{0};
+
+std::string selfExe() {
+  char buf[4096];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "workbench-cli";
+  buf[n] = '\0';
+  return buf;
+}
+
+// A free TCP port on 127.0.0.1 (bound then released; the rank-0 store binds it next).
+int freeLoopbackPort() {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return 29500;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  int port = 29500;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
+    socklen_t len = sizeof addr;
+    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) port = ntohs(addr.sin_port);
+  }
+  ::close(fd);
+  return port;
+}
+
+std::string tailOfFile(const fs::path& path, size_t maxBytes = 2000) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "";
+  in.seekg(0, std::ios::end);
+  const auto size = static_cast<size_t>(in.tellg());
+  const size_t from = size > maxBytes ? size - maxBytes : 0;
+  in.seekg(static_cast<std::streamoff>(from));
+  std::string s(size - from, '\0');
+  in.read(s.data(), static_cast<std::streamsize>(s.size()));
+  if (from > 0) {
+    auto nl = s.find('\n');
+    if (nl != std::string::npos) s = s.substr(nl + 1);
+  }
+  return s;
+}
+
+struct Rank {
+  int rank = 0;
+  pid_t pid = -1;
+  int outFd = -1;          // the rank's stdout: its event stream
+  proto::LineBuffer lines;
+  bool exited = false;
+  int exitCode = 0;        // exit status, or 128 + signal
+  bool signaled = false;
+  int signal = 0;
+  json end;                // its `end` event, when it wrote one
+  json error;              // its last `error` event
+};
+
+Status spawnRank(Rank& r, const std::string& cli, const std::vector<std::string>& args,
+                 const std::vector<std::string>& env, const fs::path& logPath) {
+  int pipefd[2];
+  if (::pipe2(pipefd, O_CLOEXEC) != 0)
+    return makeError(Errc::Io, std::string("cannot create a pipe for rank ") + std::to_string(r.rank) + ": " +
+                                   std::strerror(errno));
+  int logFd = ::open(logPath.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (logFd < 0) {
+    ::close(pipefd[0]);
+    ::close(pipefd[1]);
+    return makeError(Errc::Io, "cannot open " + logPath.string() + ": " + std::strerror(errno));
+  }
+  std::vector<char*> argv;
+  argv.push_back(const_cast<char*>(cli.c_str()));
+  for (auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const pid_t parent = ::getpid();
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(pipefd[0]);
+    ::close(pipefd[1]);
+    ::close(logFd);
+    return makeError(Errc::Io, std::string("cannot start rank ") + std::to_string(r.rank) + ": " + std::strerror(errno));
+  }
+  if (pid == 0) {
+    // Child: die with the launcher (no orphans even if the launcher is SIGKILLed).
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) ::_exit(1);
+    ::setpgid(0, 0);
+    ::dup2(pipefd[1], STDOUT_FILENO);
+    ::dup2(logFd, STDERR_FILENO);
+    int devnull = ::open("/dev/null", O_RDONLY);
+    if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
+    for (auto& kv : env) ::putenv(const_cast<char*>(kv.c_str()));
+    ::signal(SIGINT, SIG_IGN);  // the launcher forwards a Ctrl-C as SIGTERM
+    ::execv(cli.c_str(), argv.data());
+    std::fprintf(stderr, "cannot execute %s: %s\n", cli.c_str(), std::strerror(errno));
+    ::_exit(127);
+  }
+  ::close(pipefd[1]);
+  ::close(logFd);
+  r.pid = pid;
+  r.outFd = pipefd[0];
+  return {};
+}
+
+int exitCodeForStatus(const std::string& status, int rankCode) {
+  if (status == proto::kStatusOk || status == proto::kStatusEarlyStopped) return 0;
+  if (status == proto::kStatusCancelled) return 130;
+  if (status == proto::kStatusDiverged) return 4;
+  if (rankCode == 2 || rankCode == 3) return rankCode;
+  return 1;
+}
+
+}  // namespace
+
+void requestStop() { g_stopRequests.fetch_add(1); }
+
+Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options) {
+  g_stopRequests.store(0);
+  if (auto errs = validate(config); !errs.empty()) return makeError(Errc::InvalidConfig, formatFieldErrors(errs));
+
+  // ---- the run directory
+  proto::RunDir run;
+  json resolved = proto::configToJson(config);
+  std::string resumeCheckpoint;
+  if (!options.resume_dir.empty()) {
+    run.root = fs::absolute(options.resume_dir);
+    if (!run.looksLikeRun())
+      return makeError(Errc::InvalidConfig, "--resume " + options.resume_dir +
+                                                ": not a run directory (no config.json or events.jsonl)");
+    if (!fs::exists(run.lastCheckpoint()))
+      return makeError(Errc::Checkpoint, run.lastCheckpoint().string() +
+                                             ": no checkpoint to resume from (the run ended before its first epoch)");
+    resumeCheckpoint = run.lastCheckpoint().string();
+  } else if (!options.run_dir.empty()) {
+    run.root = fs::absolute(options.run_dir);
+  } else {
+    fs::path root = options.runs_root.empty() ? defaultRunsRoot() : fs::path(options.runs_root);
+    run.root = fs::absolute(root / makeRunId(config.name));
+  }
+  if (auto st = run.create(); !st.ok()) return st.error();
+  if (options.resume_dir.empty() || !fs::exists(run.config())) {
+    if (auto st = proto::writeJsonAtomic(run.config(), resolved); !st.ok()) return st.error();
+  }
+
+  proto::EventSink sink;
+  if (auto st = sink.openFile(run.events().string()); !st.ok()) return st.error();
+  Stopwatch clock;
+  auto emit = [&](const json& ev) {
+    sink.write(ev);
+    if (options.on_event) options.on_event(ev);
+  };
+  {
+    json ev = proto::makeEvent("run", -1, 0.0);
+    ev["run_dir"] = run.root.string();
+    ev["run_id"] = run.id();
+    ev["name"] = config.name;
+    ev["world_size"] = config.speedups.devices;
+    ev["config"] = resolved;
+    if (!resumeCheckpoint.empty()) ev["resume"] = resumeCheckpoint;
+    emit(ev);
+  }
+
+  // ---- spawn the ranks
+  const int world = config.speedups.devices;
+  const std::string cli = options.cli_path.empty() ? selfExe() : options.cli_path;
+  const int port = freeLoopbackPort();
+  std::vector<Rank> ranks(static_cast<size_t>(world));
+  std::string startError;
+  for (int i = 0; i < world; ++i) {
+    Rank& r = ranks[static_cast<size_t>(i)];
+    r.rank = i;
+    std::vector<std::string> args = {"worker", "--config", run.config().string(), "--run-dir", run.root.string(),
+                                     "--events-stdout", "--collective-timeout", std::to_string(options.collective_timeout_s)};
+    if (!resumeCheckpoint.empty()) {
+      args.push_back("--resume");
+      args.push_back(resumeCheckpoint);
+    }
+    std::vector<std::string> env = {"MASTER_ADDR=127.0.0.1", "MASTER_PORT=" + std::to_string(port),
+                                    "RANK=" + std::to_string(i), "WORLD_SIZE=" + std::to_string(world),
+                                    "LOCAL_RANK=" + std::to_string(i), "LOCAL_WORLD_SIZE=" + std::to_string(world)};
+    if (auto st = spawnRank(r, cli, args, env, run.rankLog(i)); !st.ok()) {
+      startError = st.error().message;
+      break;
+    }
+  }
+
+  // ---- supervise: merge events, watch exits, tear down on the first failure
+  int failedRank = -1;
+  std::string failReason;
+  bool tearingDown = false;
+  bool cancelling = false;
+  double teardownAt = 0;
+  int stopSeen = 0;
+  bool envWritten = false;
+  auto signalAll = [&](int sig) {
+    for (auto& r : ranks)
+      if (r.pid > 0 && !r.exited) ::kill(r.pid, sig);
+  };
+  if (!startError.empty()) {
+    failReason = startError;
+    tearingDown = true;
+    teardownAt = clock.seconds();
+    signalAll(SIGTERM);
+  }
+
+  auto handleLine = [&](Rank& r, const std::string& line) {
+    auto ev = proto::decodeEvent(line);
+    if (!ev) return;
+    if (!ev->contains("rank")) (*ev)["rank"] = r.rank;
+    const std::string type = (*ev)["type"].get<std::string>();
+    if (type == "end") {
+      r.end = *ev;  // the launcher writes the run's single `end`
+      return;
+    }
+    if (type == "error") r.error = *ev;
+    if (type == "start" && r.rank == 0 && !envWritten) {
+      json env;
+      env["host"] = ev->value("host", json::object());
+      env["versions"] = ev->value("versions", json::object());
+      env["device"] = ev->value("device", json(""));
+      env["threads"] = ev->value("threads", json(0));
+      env["world_size"] = world;
+      env["run_id"] = run.id();
+      (void)proto::writeJsonAtomic(run.env(), env);
+      envWritten = true;
+    }
+    emit(*ev);
+  };
+
+  for (;;) {
+    const int stops = g_stopRequests.load();
+    if (stops > stopSeen) {
+      stopSeen = stops;
+      if (!cancelling) {
+        cancelling = true;
+        teardownAt = clock.seconds();
+        signalAll(SIGTERM);  // ranks finish their step and end `cancelled`
+      } else {
+        signalAll(SIGKILL);  // asked twice: stop now
+      }
+    }
+    if ((tearingDown || cancelling) && clock.seconds() - teardownAt > options.kill_grace_s) signalAll(SIGKILL);
+
+    std::vector<pollfd> fds;
+    std::vector<Rank*> owners;
+    for (auto& r : ranks)
+      if (r.outFd >= 0) {
+        fds.push_back({r.outFd, POLLIN, 0});
+        owners.push_back(&r);
+      }
+    if (!fds.empty()) {
+      int n = ::poll(fds.data(), fds.size(), 100);
+      if (n < 0 && errno != EINTR) break;
+      for (size_t i = 0; i < fds.size(); ++i) {
+        if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+        Rank& r = *owners[i];
+        char buf[65536];
+        ssize_t got = ::read(r.outFd, buf, sizeof buf);
+        if (got > 0) {
+          for (auto& line : r.lines.feed(buf, static_cast<size_t>(got))) handleLine(r, line);
+        } else if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN)) {
+          if (auto tail = r.lines.finish()) handleLine(r, *tail);
+          ::close(r.outFd);
+          r.outFd = -1;
+        }
+      }
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+
+    // Reap.
+    bool allDone = true;
+    for (auto& r : ranks) {
+      if (r.pid <= 0 || r.exited) continue;
+      int wstatus = 0;
+      pid_t w = ::waitpid(r.pid, &wstatus, WNOHANG);
+      if (w == r.pid) {
+        r.exited = true;
+        if (WIFEXITED(wstatus)) r.exitCode = WEXITSTATUS(wstatus);
+        else if (WIFSIGNALED(wstatus)) {
+          r.signaled = true;
+          r.signal = WTERMSIG(wstatus);
+          r.exitCode = 128 + r.signal;
+        }
+        const bool bad = r.signaled || (r.exitCode != 0 && r.exitCode != 130 && r.exitCode != 4);
+        if (bad && failedRank < 0 && !cancelling) {
+          failedRank = r.rank;
+          if (r.signaled)
+            failReason = "rank " + std::to_string(r.rank) + " was killed by signal " + std::to_string(r.signal) +
+                         " (" + strsignal(r.signal) + ")";
+          else if (!r.error.is_null())
+            failReason = "rank " + std::to_string(r.rank) + ": " + r.error.value("message", std::string("failed"));
+          else
+            failReason = "rank " + std::to_string(r.rank) + " exited with code " + std::to_string(r.exitCode);
+          if (!tearingDown) {
+            tearingDown = true;
+            teardownAt = clock.seconds();
+            signalAll(SIGTERM);
+          }
+        }
+      } else {
+        allDone = false;
+      }
+    }
+    bool pipesOpen = false;
+    for (auto& r : ranks) pipesOpen = pipesOpen || r.outFd >= 0;
+    if (allDone && !pipesOpen) break;
+  }
+
+  // ---- the run's single end
+  RunOutcome out;
+  out.run_dir = run.root.string();
+  const Rank* r0 = ranks.empty() ? nullptr : &ranks[0];
+  json summary = (r0 && !r0->end.is_null()) ? r0->end.value("summary", json::object()) : json::object();
+  std::string status;
+  if (failedRank >= 0 || !startError.empty()) status = proto::kStatusFailed;
+  else if (r0 && !r0->end.is_null()) status = r0->end.value("status", std::string(proto::kStatusFailed));
+  else if (cancelling) status = proto::kStatusCancelled;
+  else {
+    status = proto::kStatusFailed;
+    failReason = "rank 0 ended without reporting a result";
+    failedRank = 0;
+  }
+  if (status == proto::kStatusFailed) {
+    if (failReason.empty() && r0 && !r0->end.is_null())
+      failReason = r0->end.value("summary", json::object()).value("error", std::string("failed"));
+    summary["error"] = failReason;
+    if (failedRank >= 0) {
+      summary["failed_rank"] = failedRank;
+      summary["log_tail"] = tailOfFile(run.rankLog(failedRank));
+    }
+  }
+  summary["status"] = status;
+  summary["run_id"] = run.id();
+  summary["name"] = config.name;
+  summary["run_dir"] = run.root.string();
+  summary["launcher_wall_s"] = clock.seconds();
+  if (status == proto::kStatusFailed) {
+    json err = proto::makeEvent("error", failedRank, clock.seconds());
+    err["message"] = failReason;
+    err["code"] = "rank_failed";
+    if (failedRank >= 0) err["log_tail"] = summary["log_tail"];
+    emit(err);
+  }
+  json end = proto::makeEvent("end", -1, clock.seconds());
+  end["status"] = status;
+  end["summary"] = summary;
+  emit(end);
+  if (auto st = proto::writeJsonAtomic(run.summary(), summary); !st.ok()) return st.error();
+
+  int rank0Code = r0 ? r0->exitCode : 1;
+  if (failedRank >= 0) rank0Code = ranks[static_cast<size_t>(failedRank)].exitCode;
+  out.status = status;
+  out.exit_code = exitCodeForStatus(status, rank0Code);
+  out.summary = summary;
+  return out;
+}
+
+}  // namespace wb::launch

@@ -1,0 +1,70 @@
+#pragma once
+// The trainer: one rank's training loop. Reads data through wb::data::Loader, trains a
+// wb::model::Model, evaluates each epoch, and reports everything as events on an EventSink
+// (start, step every log_every steps, eval, epoch, checkpoint, early_stop, warning). It does not
+// write `end`: the caller (the worker command) does, from the returned outcome.
+//
+// Thread affinity: run() on one thread; requestStop() from any thread or a signal handler.
+// No device sync per step: losses accumulate on the device and are read at the log interval.
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "wb/common/config.h"
+#include "wb/common/result.h"
+#include "wb/proto/events.h"
+
+namespace wb::dist {
+class Communicator;
+}
+
+namespace wb::train {
+
+struct TrainerOptions {
+  Config config;
+  std::string run_dir;        // checkpoints go to <run_dir>/checkpoints (rank 0); empty = none
+  std::string resume_from;    // a checkpoint file to continue from (last.pt)
+  int rank = 0;
+  int world_size = 1;
+  int local_rank = 0;
+  dist::Communicator* comm = nullptr;   // non-null when world_size > 1 (not owned)
+  const std::atomic<bool>* stop_flag = nullptr;  // set => finish the step, end `cancelled`
+};
+
+struct TrainOutcome {
+  std::string status;         // ok | early-stopped | cancelled | diverged | failed
+  nlohmann::json summary;     // best/final val acc, epochs, steps, wall_s, samples_per_s, peak_mem, ...
+  std::string message;        // for diverged/failed: what happened, in words
+};
+
+// Config checks that need the machine (fp16 without CUDA, pin_memory, devices vs GPUs):
+// errors are field errors (InvalidConfig) naming the field and the alternative.
+std::vector<FieldError> machineConfigErrors(const Config& config, int world_size);
+
+// Default intra-op threads for this process: physical cores shared by the ranks on this host
+// and the loader workers.
+int defaultThreads(const Config& config, int local_world_size);
+
+// Versions of LibTorch, CUDA, cuDNN, NCCL, OpenCV in use.
+nlohmann::json versionsJson();
+// What this machine can do (workbench-cli capabilities --json).
+nlohmann::json capabilitiesJson();
+
+class Trainer {
+ public:
+  Trainer(TrainerOptions options, proto::EventSink& sink);
+  ~Trainer();
+  // Runs to the end. Errors: InvalidConfig (bad combination for this machine), Data (dataset
+  // problems), Model, Checkpoint (resume file refused). Non-finite loss ends as status
+  // "diverged" (an outcome, not an error).
+  Result<TrainOutcome> run();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace wb::train
