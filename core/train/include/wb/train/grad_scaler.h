@@ -2,7 +2,19 @@
 // Dynamic loss scaling for fp16, following PyTorch's torch.cuda.amp.GradScaler: scale 65536,
 // x2 after `growth_interval` clean steps, x0.5 on overflow; an overflowing step skips the
 // optimiser (and the caller skips the LR schedule). The scale and the found-inf flag stay on
-// the device; only readScale()/skippedSteps() sync.
+// the device; only step() (once, to decide), readScale() and state() sync.
+//
+// Per step:   scaler.scale(loss).backward();
+//             [scaler.unscale(opt); clip gradients;]      // optional
+//             bool stepped = scaler.step(opt);            // false: overflow, step skipped
+//             scaler.update();
+//
+// On CUDA it uses ATen's fused kernels (_amp_foreach_non_finite_check_and_unscale_,
+// _amp_update_scale_); elsewhere (LibTorch 1.13 has no CPU kernels for them) the same
+// arithmetic in plain tensor ops, so CPU runs and tests follow identical rules.
+// Disabled (options.enabled=false): scale() returns the loss, step() always steps, update()
+// does nothing, readScale() is 1.
+// Thread affinity: one training thread. The optimiser's parameters must be on `device`.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -23,6 +35,10 @@ class GradScaler {
  public:
   explicit GradScaler(GradScalerOptions options = {}, torch::Device device = torch::kCPU);
   torch::Tensor scale(const torch::Tensor& loss);
+  // Divides every gradient of the optimiser's params by the scale in place and records whether
+  // any is inf/nan. At most once per step: step() calls it if the caller did not (call it
+  // yourself before clipping gradients). No sync.
+  void unscale(torch::optim::Optimizer& optimizer);
   // Unscales the gradients of every param in the optimiser in place, checks for inf/nan, then
   // steps the optimiser unless an overflow was found. Returns true if the step was taken
   // (this call syncs once to decide).
@@ -32,7 +48,9 @@ class GradScaler {
   double readScale() const;
   int64_t skippedSteps() const { return skipped_; }
   bool enabled() const { return options_.enabled; }
-  // For checkpoints.
+  const GradScalerOptions& options() const { return options_; }
+  // For checkpoints: keys "scale", "growth_tracker", "skipped". loadState() takes the keys
+  // present and keeps the current value of any missing one.
   std::map<std::string, double> state() const;
   void loadState(const std::map<std::string, double>& state);
 
@@ -42,6 +60,7 @@ class GradScaler {
   torch::Tensor growth_tracker_; // int [1] on device
   torch::Tensor found_inf_;      // float [1] on device
   int64_t skipped_ = 0;
+  bool unscaled_ = false;        // unscale() already ran since the last update()
 };
 
 }  // namespace wb::train

@@ -1,0 +1,75 @@
+#include "wb/train/compat.h"
+
+#include <ATen/autocast_mode.h>
+
+// LibTorch 2.4 replaced the per-device autocast setters (set_enabled / set_cpu_enabled,
+// set_autocast_gpu_dtype / set_autocast_cpu_dtype) with ones taking the device type, and
+// deprecated the old ones (they warn on every call). Everything version-dependent stays below.
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+#define WB_AUTOCAST_DEVICE_API 1
+#else
+#define WB_AUTOCAST_DEVICE_API 0
+#endif
+
+namespace wb::compat {
+namespace {
+
+void checkDevice(c10::DeviceType device_type) {
+  TORCH_CHECK(device_type == c10::DeviceType::CPU || device_type == c10::DeviceType::CUDA,
+              "AutocastGuard supports CPU and CUDA only, got ", c10::DeviceTypeName(device_type));
+}
+
+#if WB_AUTOCAST_DEVICE_API
+bool autocastEnabled(c10::DeviceType d) { return at::autocast::is_autocast_enabled(d); }
+void setAutocastEnabled(c10::DeviceType d, bool on) { at::autocast::set_autocast_enabled(d, on); }
+at::ScalarType autocastDtype(c10::DeviceType d) { return at::autocast::get_autocast_dtype(d); }
+void setAutocastDtype(c10::DeviceType d, at::ScalarType t) { at::autocast::set_autocast_dtype(d, t); }
+#else
+bool autocastEnabled(c10::DeviceType d) {
+  return d == c10::DeviceType::CUDA ? at::autocast::is_enabled() : at::autocast::is_cpu_enabled();
+}
+void setAutocastEnabled(c10::DeviceType d, bool on) {
+  if (d == c10::DeviceType::CUDA)
+    at::autocast::set_enabled(on);
+  else
+    at::autocast::set_cpu_enabled(on);
+}
+at::ScalarType autocastDtype(c10::DeviceType d) {
+  return d == c10::DeviceType::CUDA ? at::autocast::get_autocast_gpu_dtype()
+                                    : at::autocast::get_autocast_cpu_dtype();
+}
+void setAutocastDtype(c10::DeviceType d, at::ScalarType t) {
+  if (d == c10::DeviceType::CUDA)
+    at::autocast::set_autocast_gpu_dtype(t);
+  else
+    at::autocast::set_autocast_cpu_dtype(t);
+}
+#endif
+
+}  // namespace
+
+AutocastGuard::AutocastGuard(c10::DeviceType device_type, at::ScalarType dtype, bool enabled)
+    : device_type_(device_type) {
+  if (!enabled) return;
+  checkDevice(device_type);
+  prev_enabled_ = autocastEnabled(device_type);
+  prev_dtype_ = autocastDtype(device_type);
+  setAutocastDtype(device_type, dtype);
+  setAutocastEnabled(device_type, true);
+  // As torch.autocast.__enter__: nesting decides when the weight-cast cache may be dropped.
+  at::autocast::increment_nesting();
+  active_ = true;
+}
+
+AutocastGuard::~AutocastGuard() {
+  if (!active_) return;
+  // As torch.autocast.__exit__: the outermost exit drops the cached casts, so weights updated
+  // by the optimiser are re-cast next step instead of served stale from the cache.
+  if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+  setAutocastEnabled(device_type_, prev_enabled_);
+  setAutocastDtype(device_type_, prev_dtype_);
+}
+
+void clearAutocastCache() { at::autocast::clear_cache(); }
+
+}  // namespace wb::compat
