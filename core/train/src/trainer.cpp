@@ -374,7 +374,11 @@ Result<TrainOutcome> Trainer::Impl::run() {
     if (!optLoad.ok()) return optLoad.error();
     scaler.loadState(ck->scaler);
     stopper.loadState(ck->early_stopping);
-    if (ck->rng_state.defined()) at::detail::getDefaultCPUGenerator().set_state(ck->rng_state);
+    if (ck->rng_state.defined()) {
+      at::Generator gen = at::detail::getDefaultCPUGenerator();
+      std::lock_guard<std::mutex> lock(gen.mutex());
+      gen.set_state(ck->rng_state);
+    }
     startEpoch = ck->epoch;
     skipBatches = ck->batch_in_epoch;
     optSteps = ck->global_step;
@@ -452,7 +456,11 @@ Result<TrainOutcome> Trainer::Impl::run() {
     d.early_stopping = stopper.state();
     d.extra["iteration"] = static_cast<double>(iteration);
     if (!std::isnan(bestMetric)) d.extra["best_metric"] = bestMetric;
-    d.rng_state = at::detail::getDefaultCPUGenerator().get_state();
+    {
+      at::Generator gen = at::detail::getDefaultCPUGenerator();
+      std::lock_guard<std::mutex> lock(gen.mutex());
+      d.rng_state = gen.get_state();
+    }
     if (!writeCheckpoints) return {};
     std::error_code ec;
     fs::create_directories(ckDir, ec);

@@ -1,1 +1,0 @@
-// placeholder so the target exists until its sources land

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Sets up, builds, and runs the main job (README command 1):
+#   with a display: the workbench window with the default experiment ready;
+#   without one:    the headless speedup ladder on the default experiment (Fashion-MNIST, lenet),
+#                   which prints the comparison table and writes it under ./ladder-out/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash packaging/setup.sh
+BUILD_DIR=${WB_BUILD_DIR:-build}
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$BUILD_DIR" -j"$(nproc)"
+if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -x "$BUILD_DIR/app/gui/workbench" ]; then
+  exec "$BUILD_DIR/app/gui/workbench" "$@"
+fi
+echo "No display: running the headless comparison (workbench-cli ladder)." >&2
+exec "$BUILD_DIR/app/cli/workbench-cli" ladder --out ladder-out "$@"
