@@ -1,0 +1,169 @@
+// End to end: `workbench-cli run` as a user runs it — real Fashion-MNIST, real processes, a real
+// run directory read back by this (another) process.
+#include <QtTest/QtTest>
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include <csignal>
+#include <fstream>
+
+#include "wb/proto/events.h"
+#include "wb/proto/rundir.h"
+
+using nlohmann::json;
+
+namespace {
+
+struct CliResult {
+  int exitCode = -1;
+  QByteArray out;
+  QByteArray err;
+};
+
+CliResult runCli(const QStringList& args, int timeoutMs = 600000) {
+  QProcess p;
+  p.start(QStringLiteral(WB_CLI_PATH), args);
+  p.waitForFinished(timeoutMs);
+  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
+          p.readAllStandardError()};
+}
+
+std::vector<json> eventsOf(const QByteArray& stdoutBytes) {
+  std::vector<json> out;
+  for (const auto& line : stdoutBytes.split('\n'))
+    if (auto ev = wb::proto::decodeEvent(line.toStdString())) out.push_back(*ev);
+  return out;
+}
+
+std::vector<json> ofType(const std::vector<json>& events, const std::string& type) {
+  std::vector<json> out;
+  for (const auto& e : events)
+    if (e.value("type", "") == type) out.push_back(e);
+  return out;
+}
+
+bool haveFashionMnist() { return QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")); }
+
+}  // namespace
+
+class TestCliRun : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void trainsLenetAndLeavesAParseableRunDirectory() {
+    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed (packaging/setup.sh installs dataset-fashion-mnist)");
+    QTemporaryDir root;
+    auto r = runCli({QStringLiteral("run"), QStringLiteral("--runs-root"), root.path(), QStringLiteral("--events-stdout"),
+                     QStringLiteral("--set"), QStringLiteral("data.limit_train=5000"), QStringLiteral("--set"),
+                     QStringLiteral("data.limit_val=1000"), QStringLiteral("--set"), QStringLiteral("train.epochs=2"),
+                     QStringLiteral("--set"), QStringLiteral("optim.name=adam"), QStringLiteral("--set"),
+                     QStringLiteral("optim.lr=0.002"), QStringLiteral("--set"), QStringLiteral("train.log_every=10"),
+                     QStringLiteral("--set"), QStringLiteral("speedups.workers=1")});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    auto events = eventsOf(r.out);
+    QVERIFY(!events.empty());
+    QCOMPARE(QString::fromStdString(events.front()["type"].get<std::string>()), QStringLiteral("run"));
+    const std::string runDir = events.front()["run_dir"].get<std::string>();
+
+    // The stdout stream and events.jsonl hold the same records.
+    auto fileEvents = wb::proto::readEventsFile(wb::proto::RunDir{runDir}.events().string());
+    QCOMPARE(fileEvents.size(), events.size());
+    QCOMPARE(int(ofType(events, "start").size()), 1);
+    QCOMPARE(int(ofType(events, "end").size()), 1);
+    QCOMPARE(QString::fromStdString(events.back()["type"].get<std::string>()), QStringLiteral("end"));
+    auto steps = ofType(events, "step");
+    QVERIFY(steps.size() >= 15);  // 2 epochs x 79 steps, one event every 10
+    for (const auto& s : steps) {
+      QVERIFY(s["loss"].is_number());
+      QVERIFY(s["samples_per_s"].get<double>() > 0);
+      double parts = 0;
+      for (auto& [k, v] : s["ms"].items()) parts += v.get<double>();
+      QVERIFY(std::abs(parts - s["step_ms"].get<double>()) <= 0.05 * s["step_ms"].get<double>());
+      QVERIFY(s["mem"]["rss"].get<int64_t>() > 0);
+    }
+    auto evals = ofType(events, "eval");
+    QCOMPARE(int(evals.size()), 2);
+    QVERIFY2(evals.back()["val_acc"].get<double>() >= 0.70, evals.back().dump().c_str());
+
+    // The `start` event says which speedups are active, and why not.
+    auto start = ofType(events, "start").front();
+    QCOMPARE(start["speedups"]["workers"]["active"].get<bool>(), true);
+    QCOMPARE(start["dataset"]["train"].get<int>(), 5000);
+
+    // summary.json, config.json, env.json and checkpoints are there and parse.
+    wb::proto::RunDir run{runDir};
+    auto summary = wb::proto::readJsonFile(run.summary());
+    QVERIFY(summary.ok());
+    QCOMPARE(QString::fromStdString((*summary)["status"].get<std::string>()), QStringLiteral("ok"));
+    QVERIFY((*summary)["best_val_acc"].get<double>() >= 0.70);
+    auto config = wb::proto::readJsonFile(run.config());
+    QVERIFY(config.ok());
+    QCOMPARE((*config)["optim"]["name"].get<std::string>(), std::string("adam"));
+    QCOMPARE((*config)["train"]["batch_size"].get<int>(), 64);  // defaults filled in
+    QVERIFY(wb::proto::readJsonFile(run.env()).ok());
+    QVERIFY(QFile::exists(QString::fromStdString(run.lastCheckpoint().string())));
+    QVERIFY(QFile::exists(QString::fromStdString(run.bestCheckpoint().string())));
+    QVERIFY(QFile::exists(QString::fromStdString(run.rankLog(0).string())));
+  }
+
+  void badConfigNamesEveryFieldAndExits2() {
+    QTemporaryDir root;
+    auto r = runCli({QStringLiteral("run"), QStringLiteral("--runs-root"), root.path(), QStringLiteral("--set"),
+                     QStringLiteral("optim.lr=-1"), QStringLiteral("--set"), QStringLiteral("train.batch_size=0")});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("optim.lr: -1"), r.err.constData());
+    QVERIFY2(r.err.contains("train.batch_size: 0"), r.err.constData());
+    QVERIFY(QDir(root.path()).entryList(QDir::Dirs | QDir::NoDotAndDotDot).isEmpty());  // nothing started
+  }
+
+  void fp16OnCpuIsRefusedWithTheAlternative() {
+    QTemporaryDir root;
+    auto r = runCli({QStringLiteral("run"), QStringLiteral("--runs-root"), root.path(), QStringLiteral("--set"),
+                     QStringLiteral("speedups.precision=16-mixed")});
+    if (r.exitCode == 0) QSKIP("this machine has CUDA: fp16 is allowed");
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("speedups.precision") && r.err.contains("bf16-mixed"), r.err.constData());
+  }
+
+  void missingDatasetIsADataErrorNamingThePath() {
+    QTemporaryDir root;
+    auto r = runCli({QStringLiteral("run"), QStringLiteral("--runs-root"), root.path(), QStringLiteral("--events-stdout"),
+                     QStringLiteral("--set"), QStringLiteral("data.dataset=idx:/nonexistent/mnist")});
+    QCOMPARE(r.exitCode, 3);
+    auto events = eventsOf(r.out);
+    auto end = ofType(events, "end");
+    QCOMPARE(int(end.size()), 1);
+    QCOMPARE(end[0]["status"].get<std::string>(), std::string("failed"));
+    QVERIFY2(end[0]["summary"]["error"].get<std::string>().find("/nonexistent/mnist") != std::string::npos,
+             end[0].dump().c_str());
+  }
+
+  void sigtermCancelsAfterTheStepAndKeepsEverything() {
+    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    QTemporaryDir root;
+    QProcess p;
+    p.start(QStringLiteral(WB_CLI_PATH),
+            {QStringLiteral("run"), QStringLiteral("--runs-root"), root.path(), QStringLiteral("--events-stdout"),
+             QStringLiteral("--set"), QStringLiteral("train.log_every=5"), QStringLiteral("--set"),
+             QStringLiteral("model.name=mnist-cnn"), QStringLiteral("--set"), QStringLiteral("train.epochs=3")});
+    QByteArray out;
+    // Wait for training to be under way (a step event), then ask it to stop.
+    QTRY_VERIFY_WITH_TIMEOUT((out += p.readAllStandardOutput(), out.contains("\"type\":\"step\"")), 300000);
+    ::kill(static_cast<pid_t>(p.processId()), SIGTERM);
+    QVERIFY(p.waitForFinished(120000));
+    out += p.readAllStandardOutput();
+    QCOMPARE(p.exitCode(), 130);
+    auto events = eventsOf(out);
+    auto end = ofType(events, "end");
+    QCOMPARE(int(end.size()), 1);
+    QCOMPARE(end[0]["status"].get<std::string>(), std::string("cancelled"));
+    wb::proto::RunDir run{events.front()["run_dir"].get<std::string>()};
+    auto summary = wb::proto::readJsonFile(run.summary());
+    QVERIFY(summary.ok());
+    QCOMPARE((*summary)["status"].get<std::string>(), std::string("cancelled"));
+    // The checkpoint of the cancelled position is there, so the run can be resumed.
+    QVERIFY(QFile::exists(QString::fromStdString(run.lastCheckpoint().string())));
+  }
+};
+
+QTEST_APPLESS_MAIN(TestCliRun)
+#include "test_cli_run.moc"
