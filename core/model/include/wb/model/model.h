@@ -45,6 +45,14 @@ class Model {
 // loaded or whose forward fails on a dummy batch of the dataset's shape.
 Result<std::unique_ptr<Model>> createModel(const ModelSpec& spec);
 
+// Names of the built-in nets, in registry order: mlp, lenet, mnist-cnn, resnet18.
 std::vector<std::string> builtinModels();
+
+// Smallest square image side a built-in net takes (lenet 16, mnist-cnn 6, resnet18 8, mlp 1);
+// 0 for a name that is not a built-in.
+int minImageSize(const std::string& name);
+
+// The prefix of the TorchScript model name: "torchscript:<file.pt>".
+inline constexpr const char* kTorchScriptPrefix = "torchscript:";
 
 }  // namespace wb::model
