@@ -1,0 +1,86 @@
+#pragma once
+// The speedup ladder: a baseline with every speedup off, then the speedups added one at a time,
+// cumulatively, in the recipe's order (workers → pin memory → devices → precision → early
+// stopping → sharding → inference-mode eval), optionally each one alone against the baseline.
+// This header plans the steps (from `workbench-cli capabilities --json`) and summarises their
+// runs; running them is the caller's job (app/cli/cmd_ladder.cpp through wb::launch). Values only.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "wb/common/config.h"
+#include "wb/report/report.h"
+
+namespace wb::report {
+
+struct LadderStep {
+  std::string key;         // "baseline" | "workers" | "pin_memory" | "devices" | "precision" |
+                           // "early_stopping" | "sharding" | "inference_eval"
+  std::string added;       // what this step changes, for people: "loader workers 0 → 2"
+  bool isolated = false;   // true: this speedup alone on the baseline (--isolated)
+  bool skipped = false;    // this machine cannot do it: `note` says why
+  std::string note;        // the skip reason, or a caveat about the step
+  Config config;           // what to run (the baseline's config for a skipped step)
+  // Folder-name stem: "00-baseline", "03-devices", "alone-devices".
+  std::string slug(int index) const;
+};
+
+// The user's config with every speedup off: workers 0, pin memory off, devices 1, precision
+// 32-true, early stopping off (patience 0), sharding off, inference_eval false.
+Config ladderBaseline(const Config& user);
+
+// The plan. `capabilities` is the JSON of `workbench-cli capabilities --json` (cores, cuda,
+// gpus, speedups.<name>.available/note/max, speedups.precision.values.<p>.available/note).
+// Cumulative: workers = min(cores, 4) → pin memory → devices (GPU count on CUDA, else 2 CPU
+// processes) → precision (16-mixed on CUDA, bf16-mixed on CPU) → early stopping (patience 2) →
+// sharding (zero1, needs devices > 1) → inference-mode eval. A step the machine cannot do is
+// kept with skipped = true and the reason; later steps build on the last one that ran.
+// With `isolated`, each runnable speedup also runs alone on the baseline (sharding alone brings
+// the devices it needs).
+std::vector<LadderStep> planLadder(const Config& user, const nlohmann::json& capabilities, bool isolated);
+
+// The runs of one step (repeats), as loaded after they ended.
+struct LadderStepRuns {
+  LadderStep step;
+  std::vector<RunRecord> runs;
+  std::vector<std::string> failures;  // runs that could not start, with the reason
+};
+
+struct LadderRow {
+  LadderStep step;
+  int repeats = 0;                    // runs that produced a record
+  int reached = 0;                    // of those, how many reached the target
+  std::optional<double> wall_s, wall_min, wall_max;        // median and range over repeats
+  std::optional<double> target_s, target_min, target_max;  // over the repeats that reached
+  std::optional<double> cumulative, marginal, cumulative_target;  // speedups (wall; to target)
+  std::optional<double> val_acc;      // median best val acc
+  std::optional<double> peak_mem;     // median peak memory (bytes)
+  std::string mem_kind;               // "device" | "host"
+  std::string problems;               // failed/cancelled runs, start failures
+  std::vector<std::string> run_dirs;
+};
+
+struct Ladder {
+  std::optional<double> target_acc;   // user-set, else the lowest best val acc over the baseline's
+                                      // repeats (so every baseline repeat reaches it)
+  bool target_user_set = false;
+  std::vector<LadderRow> rows;        // in plan order
+};
+
+// Medians, ranges and speedups. Cumulative speedup: baseline ÷ step (median wall time); marginal:
+// the previous cumulative step that ran ÷ this one (isolated rows have none).
+Ladder summarizeLadder(const std::vector<LadderStepRuns>& steps, std::optional<double> target_acc);
+
+// Columns: step, what was added, wall time, time to target, cumulative and marginal speedup,
+// speedup to target, val acc, peak memory, note.
+Table ladderTable(const Ladder& ladder);
+// The cumulative-speedup bar chart (isolated rows left out; skipped steps drawn empty).
+Drawing ladderChart(const Ladder& ladder);
+nlohmann::json ladderJson(const Ladder& ladder);
+// The ladder table, the chart (file "ladder.svg"), accuracy curves of the cumulative steps,
+// advice per step against the step before it, and the machine (env.json of the baseline run).
+Report buildLadderReport(const Ladder& ladder, const std::vector<LadderStepRuns>& steps);
+
+}  // namespace wb::report

@@ -1,0 +1,58 @@
+#pragma once
+// A report: what every export format writes (tables, advisor verdicts, charts, machine info),
+// built once and rendered by wb/report/export.h. Values only.
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "wb/report/advisor.h"
+#include "wb/report/chart.h"
+#include "wb/report/compare.h"
+#include "wb/report/run_record.h"
+#include "wb/report/table.h"
+
+namespace wb::report {
+
+struct AdviceBlock {
+  std::string run;                 // run label
+  std::vector<Verdict> verdicts;
+};
+
+struct Figure {
+  std::string id;                  // "loss", "accuracy", "ladder" (file stem, HTML id)
+  Drawing drawing;                 // drawing.title is the caption
+  std::string file;                // where a copy is written beside the report ("ladder.svg"), or ""
+};
+
+struct Report {
+  std::string title;
+  std::string intro;               // one paragraph of plain text
+  std::vector<Table> tables;       // tables[0] is the main table (what CSV writes)
+  std::vector<AdviceBlock> advice;
+  std::vector<Figure> figures;
+  std::vector<std::pair<std::string, std::string>> machine;  // env.json, flattened
+  nlohmann::json data = nlohmann::json::object();            // structured payload for JSON export
+};
+
+// env.json flattened to ("host.cpu", "AMD EPYC …") pairs in file order; arrays joined with ", ".
+std::vector<std::pair<std::string, std::string>> machineInfo(const nlohmann::json& env);
+
+// Training loss and validation accuracy against wall time, each run overlaid on the baseline
+// (dashed). `records[0]` is the baseline.
+Drawing lossCurves(const std::vector<const RunRecord*>& records);
+Drawing accuracyCurves(const std::vector<const RunRecord*>& records);
+
+// "field | baseline | run" rows for every run that differs (the "differs from baseline" detail).
+Table configDiffTable(const Comparison& comparison);
+
+// The comparison as JSON (every metric as a number, null when absent; diffs; target).
+nlohmann::json comparisonJson(const Comparison& comparison);
+
+// Everything `compare`/`export` and the GUI show for a set of runs against a baseline.
+Report buildComparisonReport(const RunRecord& baseline, const std::vector<RunRecord>& runs,
+                             std::optional<double> target_acc);
+
+}  // namespace wb::report

@@ -1,0 +1,99 @@
+#pragma once
+// A run as the report layer sees it: what one run directory (or a live event stream) says about
+// the run, decoded once into plain values. Rank 0's events give the curves; every rank's step
+// events give per-rank memory. Qt-free, LibTorch-free; safe to use from any thread (no shared
+// state), a RunRecord is a value.
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "wb/common/result.h"
+
+namespace wb::report {
+
+// Per-step averages of one log interval, in milliseconds (the `ms` object of a step event).
+struct StepTimes {
+  double data = 0, h2d = 0, fwd = 0, bwd = 0, opt = 0, comm = 0;
+  double total() const { return data + h2d + fwd + bwd + opt + comm; }
+};
+
+struct StepSample {          // one rank-0 `step` event
+  int epoch = 0;
+  int64_t step = 0;
+  int64_t samples = 0;       // seen so far, all ranks together
+  double t = 0;              // seconds since rank 0 started
+  double loss = 0;           // NaN when the event had none (non-finite losses are written as null)
+  double lr = 0;
+  double samples_per_s = 0;  // over the interval (0 when absent)
+  std::optional<StepTimes> ms;
+  std::optional<double> amp_scale;
+  std::optional<int64_t> amp_skipped;  // cumulative skipped fp16 steps so far
+};
+
+struct EvalSample {          // one rank-0 `eval` event
+  int epoch = 0;
+  int64_t step = 0;
+  double t = 0;
+  double val_loss = 0;       // NaN when absent
+  double val_acc = 0;        // 0..1
+  double eval_ms = 0;        // 0 when absent
+};
+
+struct EpochSample {         // one rank-0 `epoch` event
+  int epoch = 0;
+  double t = 0;
+  double seconds = 0;
+  double samples_per_s = 0;
+  double train_loss = 0;
+};
+
+struct RunRecord {
+  std::string dir;           // absolute run folder ("" for a record built from events alone)
+  std::string id;            // folder name, or the run event's run_id
+  std::string name;          // config name
+  nlohmann::json config = nlohmann::json::object();   // config.json, else the run/start event's
+  nlohmann::json start = nlohmann::json::object();    // rank 0's start event
+  nlohmann::json env = nlohmann::json::object();      // env.json
+  nlohmann::json summary = nlohmann::json::object();  // summary.json, else the end event's summary
+  std::string status = "running";  // ok | failed | cancelled | early-stopped | diverged | running
+  bool finished = false;           // an end event or summary.json was seen
+  int world_size = 1;
+  std::string device = "cpu";      // rank 0's device ("cpu" | "cuda:0")
+  std::vector<StepSample> steps;
+  std::vector<EvalSample> evals;
+  std::vector<EpochSample> epochs;
+  std::optional<nlohmann::json> early_stop;   // the early_stop event
+  std::vector<std::string> warnings;          // warning messages (all ranks)
+  std::vector<std::string> errors;            // error messages (all ranks)
+  std::map<int, int64_t> device_peak;         // per rank, max mem.peak seen (bytes)
+  std::map<int, int64_t> rss_peak;            // per rank, max mem.rss_peak (or rss) seen
+  double last_t = 0;                          // rank 0's latest event time
+  int64_t malformed_lines = 0;                // skipped lines of events.jsonl
+  std::vector<std::string> problems;          // what could not be read (missing/corrupt files)
+
+  bool onCuda() const { return device.rfind("cuda", 0) == 0; }
+  // A config value by dotted path ("speedups.workers"); null json when absent.
+  const nlohmann::json& configAt(const std::string& dotted) const;
+  // Logical cores of the machine the run used (start.host.cores, env.json), 0 when unknown.
+  int cores() const;
+};
+
+// Decodes events (any order of ranks, unknown types ignored). `dir`/`id` are left empty.
+RunRecord recordFromEvents(const std::vector<nlohmann::json>& events);
+
+// Loads a run folder: config.json, events.jsonl (wb::proto::readEventsFile), summary.json and
+// env.json when present. A run still in progress (no end, no summary) or cut short (truncated
+// last line) loads with status "running"; a missing or corrupt optional file is noted in
+// `problems`. Errors (Io) only when the folder does not exist or holds neither config.json nor
+// events.jsonl.
+Result<RunRecord> loadRun(const std::filesystem::path& dir);
+
+// A short label for tables: the run id (folder name), else the config name.
+std::string runLabel(const RunRecord& run);
+
+}  // namespace wb::report

@@ -1,0 +1,48 @@
+#pragma once
+// A plain table of display cells, the common currency of every exporter (terminal, CSV,
+// Markdown, LaTeX, JSON, HTML) and of the GUI's comparison view. A cell carries the text a person
+// reads and, where it has one, the exact number behind it (CSV and JSON write that number).
+// Values only; no shared state.
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace wb::report {
+
+struct Cell {
+  std::string text;              // what a person reads: "12.3 s", "1.85×", "not reached"
+  std::optional<double> number;  // the value behind it in the column's unit, when there is one
+  static Cell str(std::string s) { return Cell{std::move(s), std::nullopt}; }
+  static Cell num(std::string s, double v) { return Cell{std::move(s), v}; }
+};
+
+struct Column {
+  std::string key;    // machine name: "wall_s" (JSON keys, CSV header suffix)
+  std::string title;  // heading a person reads: "Wall time"
+  std::string unit;   // unit of Cell::number ("s", "x", "pp", "bytes", "%", ""), for CSV/JSON
+};
+
+struct Table {
+  std::string title;
+  std::vector<Column> columns;
+  std::vector<std::vector<Cell>> rows;  // each row has columns.size() cells
+  std::vector<std::string> notes;       // footnotes shown under the table
+};
+
+// Aligned plain-text rendering for the terminal (UTF-8 aware column widths), with the notes.
+std::string renderText(const Table& table);
+
+// Number formatting shared by all tables (one decimal style everywhere).
+std::string fmtSeconds(double s);            // "0.84 s", "12.3 s", "4 min 05 s", "1 h 02 min"
+std::string fmtSpeedup(double x);            // "1.85×"
+std::string fmtAccuracy(double acc01);       // 0.8412 -> "84.12 %"
+std::string fmtPp(double pp);                // "+0.35 pp", "−1.20 pp", "±0.00 pp"
+std::string fmtBytes(double bytes);          // "312 MiB", "1.42 GiB"
+std::string fmtRate(double perSecond);       // "8123/s", "12.4k/s"
+std::string fmtRatio(double x);              // "0.82×" (memory ratio; same style as speedup)
+std::string fmtFixed(double v, int decimals);
+
+// Display width of a UTF-8 string in terminal columns (one per code point).
+size_t displayWidth(const std::string& utf8);
+
+}  // namespace wb::report

@@ -1,0 +1,242 @@
+#include "wb/report/advisor.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace wb::report {
+using nlohmann::json;
+
+namespace {
+
+// Thresholds. Shares are of the mean step time after warm-up (ms.data+h2d+fwd+bwd+opt+comm).
+constexpr double kDataBoundShare = 0.30;   // a third of each step idle on the loader: workers pay
+constexpr double kH2dShare = 0.15;         // copies this visible on CUDA: pinned + non_blocking pay
+constexpr double kCommShare = 0.30;        // communication this large eats most of a 2nd device
+constexpr double kComputeShare = 0.70;     // fwd+bwd dominate: precision is the lever left
+constexpr double kLateSkipFraction = 0.20; // fp16 skips after the first 20 % of steps are not warm-up
+constexpr double kSlowerThan = 0.95;       // > 5 % slower than the reference: a measured loss, not noise
+constexpr double kAccDropPp = 1.0;         // accuracy lost beyond 1 pp is a cost worth naming
+constexpr double kShardingMinSaving = 0.05;// < 5 % memory saved: sharding does nothing useful here
+constexpr double kEvalShare = 0.10;        // evaluation ≥ 10 % of the wall time is worth speeding up
+constexpr double kScalingPoor = 0.5;       // < 50 % scaling efficiency across devices
+
+std::string pct(double fraction) { return std::to_string(static_cast<long>(std::lround(fraction * 100.0))) + " %"; }
+
+int intAt(const RunRecord& r, const char* path, int fallback) {
+  const json& j = r.configAt(path);
+  return j.is_number() ? j.get<int>() : fallback;
+}
+std::string strAt(const RunRecord& r, const char* path, const std::string& fallback) {
+  const json& j = r.configAt(path);
+  return j.is_string() ? j.get<std::string>() : fallback;
+}
+bool boolAt(const RunRecord& r, const char* path, bool fallback) {
+  const json& j = r.configAt(path);
+  return j.is_boolean() ? j.get<bool>() : fallback;
+}
+
+std::string fmtScale(double s) {
+  if (s >= 1 && std::fabs(s - std::round(s)) < 1e-9) return std::to_string(static_cast<long long>(std::llround(s)));
+  return fmtFixed(s, 3);
+}
+
+using Out = std::vector<Verdict>;
+
+// Whether a start event's speedups.<key>.requested asks for the speedup (true, workers > 0,
+// devices > 1, a precision or sharding other than the default).
+bool requestedOn(const std::string& key, const json& v) {
+  if (v.is_boolean()) return v.get<bool>();
+  if (v.is_number()) return v.get<double>() > (key == "devices" ? 1 : 0);
+  if (v.is_string()) return v != "off" && v != "32-true" && v != "";
+  if (v.is_object()) return v.value("patience", 0) > 0;  // early_stopping may send its settings
+  return false;
+}
+
+void statusVerdicts(const RunRecord& run, Out& out) {
+  if (run.status == "failed" || run.status == "diverged") {
+    std::string why = run.errors.empty() ? std::string("see logs/rank-N.log") : run.errors.front();
+    out.push_back({"status", Severity::Warning, "The run " + run.status + ": " + why + "."});
+  } else if (run.status == "cancelled") {
+    out.push_back({"status", Severity::Info, "The run was cancelled: its numbers cover only the part that ran."});
+  } else if (!run.finished) {
+    out.push_back({"status", Severity::Info, "The run has not ended yet: numbers so far."});
+  }
+  if (!run.warnings.empty())
+    out.push_back({"warnings", Severity::Warning,
+                   std::to_string(run.warnings.size()) + " warning(s) during the run, first: " + run.warnings.front()});
+  if (auto sp = run.start.find("speedups"); sp != run.start.end() && sp->is_object()) {
+    for (auto it = sp->begin(); it != sp->end(); ++it) {
+      const json& s = *it;
+      if (!s.is_object()) continue;
+      const bool requested = s.contains("requested") && requestedOn(it.key(), s["requested"]);
+      const bool active = s.value("active", true);
+      if (requested && !active)
+        out.push_back({"inactive-" + it.key(), Severity::Warning,
+                       it.key() + " was requested but is not active: " + s.value("note", std::string("no reason given"))});
+    }
+  }
+}
+
+void stepSplitVerdicts(const RunRecord& run, const RunMetrics& m, Out& out) {
+  if (!m.step_ms || m.step_ms->total() <= 0) return;
+  const StepTimes& s = *m.step_ms;
+  const double total = s.total();
+  const int workers = intAt(run, "speedups.workers", 0);
+  const int devices = intAt(run, "speedups.devices", 1);
+  const double data = s.data / total;
+  if (data >= kDataBoundShare) {
+    const int rec = recommendedWorkers(run.cores());
+    std::string fix = workers < rec ? "raise loader workers from " + std::to_string(workers) + " to " + std::to_string(rec)
+                                    : "the loader already has " + std::to_string(workers) +
+                                          " workers: make decoding cheaper (smaller images, lighter augmentation) or the storage faster";
+    out.push_back({"data-bound", Severity::Tip, "Data-bound: " + pct(data) + " of each step waits for data — " + fix + "."});
+  }
+  if (run.onCuda() && s.h2d / total >= kH2dShare && !boolAt(run, "speedups.pin_memory", false))
+    out.push_back({"h2d", Severity::Tip, "Host-to-device copies take " + pct(s.h2d / total) +
+                                            " of each step — turn on pin memory so they overlap compute."});
+  if (devices > 1 && s.comm / total >= kCommShare)
+    out.push_back({"comm-bound", Severity::Tip, "Communication takes " + pct(s.comm / total) + " of each step on " +
+                                                   std::to_string(devices) +
+                                                   " devices — a larger batch per rank or fewer devices would waste less."});
+  const double compute = (s.fwd + s.bwd) / total;
+  if (compute >= kComputeShare) {
+    const std::string precision = strAt(run, "speedups.precision", "32-true");
+    std::string tip = precision == "32-true"
+                          ? std::string(run.onCuda() ? " — mixed precision (16-mixed or bf16-mixed) is the lever left."
+                                                     : " — bf16-mixed is the lever left if this CPU has native bf16.")
+                          : " — already in " + precision + "; a smaller model or input is what is left.";
+    out.push_back({"compute-bound", Severity::Info, "Compute-bound: forward + backward take " + pct(compute) + " of each step" + tip});
+  }
+}
+
+void fp16Verdicts(const RunRecord& run, const RunMetrics& m, Out& out) {
+  if (strAt(run, "speedups.precision", "") != "16-mixed" || !m.skipped_steps) return;
+  const int64_t skipped = *m.skipped_steps;
+  const std::string scale = m.amp_scale ? " the scale settled at " + fmtScale(*m.amp_scale) : " the scale is unknown";
+  if (skipped == 0) {
+    out.push_back({"fp16-skips", Severity::Info, "fp16 skipped no steps;" + scale + "."});
+    return;
+  }
+  // The step at which the count last grew: early growth is the scaler finding its level.
+  int64_t lastGrowth = 0, prev = 0;
+  for (const auto& st : run.steps)
+    if (st.amp_skipped) {
+      if (*st.amp_skipped > prev) lastGrowth = st.step;
+      prev = *st.amp_skipped;
+    }
+  const double totalSteps = std::max<double>(1.0, static_cast<double>(m.steps));
+  if (lastGrowth <= kLateSkipFraction * totalSteps)
+    out.push_back({"fp16-skips", Severity::Info,
+                   "fp16 skipped " + std::to_string(skipped) + " early steps (normal);" + scale + "."});
+  else
+    out.push_back({"fp16-skips", Severity::Warning,
+                   "fp16 skipped " + std::to_string(skipped) + " steps, still at step " + std::to_string(lastGrowth) +
+                       " of " + std::to_string(m.steps) + ": gradients keep overflowing — lower the learning rate or use bf16-mixed;" +
+                       scale + "."});
+}
+
+void earlyStopVerdicts(const RunRecord& run, const RunMetrics& m, Out& out) {
+  const int patience = intAt(run, "speedups.early_stopping.patience", 0);
+  const int planned = intAt(run, "train.epochs", 0);
+  if (run.early_stop) {
+    const int ran = m.epochs;
+    const int best = run.early_stop->value("best_epoch", 0);
+    std::string text = "Early stopping ended the run after epoch " + std::to_string(ran) + " of " + std::to_string(planned);
+    if (best > 0) text += " (best epoch " + std::to_string(best) + ")";
+    if (planned > ran && m.time_per_epoch_s)
+      text += ": saved about " + fmtSeconds((planned - ran) * *m.time_per_epoch_s) + ", " +
+              pct(static_cast<double>(planned - ran) / planned) + " of the planned epochs";
+    out.push_back({"early-stop", Severity::Info, text + "."});
+  } else if (patience > 0 && planned > 0 && planned <= patience) {
+    out.push_back({"early-stop", Severity::Info, "Early stopping (patience " + std::to_string(patience) +
+                                                     ") cannot trigger in " + std::to_string(planned) +
+                                                     " epoch(s): train longer for it to save time."});
+  } else if (patience > 0 && run.finished) {
+    out.push_back({"early-stop", Severity::Info, "Early stopping (patience " + std::to_string(patience) +
+                                                     ") never triggered: the model still improved every epoch."});
+  }
+}
+
+void evalVerdicts(const RunRecord& run, const RunMetrics& m, const RunRecord* ref, const RunMetrics* rm, Out& out) {
+  const bool inference = boolAt(run, "speedups.inference_eval", true);
+  if (ref && rm && m.eval_ms && rm->eval_ms && boolAt(*ref, "speedups.inference_eval", true) != inference) {
+    const double saved = 1.0 - *m.eval_ms / *rm->eval_ms;
+    std::string text = std::string(inference ? "Inference-mode evaluation" : "Grad-enabled evaluation") + " took " +
+                       fmtFixed(*m.eval_ms, 0) + " ms per evaluation vs " + fmtFixed(*rm->eval_ms, 0) + " ms (" +
+                       (saved >= 0 ? pct(saved) + " less" : pct(-saved) + " more") + ").";
+    out.push_back({"inference-eval", Severity::Info, text});
+    return;
+  }
+  if (!inference && m.eval_ms && m.wall_s && *m.wall_s > 0) {
+    const double share = *m.eval_ms * static_cast<double>(run.evals.size()) / 1000.0 / *m.wall_s;
+    if (share >= kEvalShare)
+      out.push_back({"inference-eval", Severity::Tip, "Evaluation takes " + pct(share) +
+                                                          " of the wall time with gradients on — set speedups.inference_eval=true."});
+  }
+}
+
+void referenceVerdicts(const RunRecord& run, const RunMetrics& m, const RunRecord& ref, const RunMetrics& rm, Out& out) {
+  std::vector<std::string> speedupKeys;
+  for (const auto& c : configDiff(ref.config, run.config))
+    if (c.path.rfind("speedups.", 0) == 0) speedupKeys.push_back(c.path.substr(9));
+  if (auto sp = speedupOf(rm.wall_s, m.wall_s); sp && *sp < kSlowerThan && speedupKeys.size() == 1)
+    out.push_back({"slower", Severity::Warning, "Changing " + speedupKeys.front() + " made this run " + pct(1.0 / *sp - 1.0) +
+                                                    " slower than the reference — leave it off on this machine."});
+  if (m.best_val_acc && rm.best_val_acc) {
+    const double drop = (*rm.best_val_acc - *m.best_val_acc) * 100.0;
+    if (drop > kAccDropPp)
+      out.push_back({"accuracy", Severity::Warning, "Best val acc is " + fmtFixed(drop, 2) +
+                                                        " pp below the reference: this speedup costs accuracy."});
+  }
+  const int devices = intAt(run, "speedups.devices", 1), refDevices = intAt(ref, "speedups.devices", 1);
+  if (devices > refDevices && m.samples_per_s && rm.samples_per_s && *rm.samples_per_s > 0) {
+    const double gain = *m.samples_per_s / *rm.samples_per_s;
+    const double eff = gain * refDevices / devices;
+    out.push_back({"scaling", eff < kScalingPoor ? Severity::Warning : Severity::Info,
+                   std::to_string(devices) + (run.onCuda() ? " GPUs" : " CPU processes") + " gave " + fmtSpeedup(gain) +
+                       " samples/s over " + std::to_string(refDevices) + " (" + pct(eff) + " scaling efficiency)" +
+                       (eff < kScalingPoor ? ": the ranks share cores or wait on communication." : ".")});
+  }
+  const std::string sharding = strAt(run, "speedups.sharding", "off");
+  if (sharding != "off" && strAt(ref, "speedups.sharding", "off") == "off" && m.peak_mem_bytes && rm.peak_mem_bytes &&
+      *rm.peak_mem_bytes > 0) {
+    const double saving = 1.0 - *m.peak_mem_bytes / *rm.peak_mem_bytes;
+    double cost = 0;
+    if (m.step_ms && rm.step_ms && rm.step_ms->total() > 0) cost = m.step_ms->total() / rm.step_ms->total() - 1.0;
+    else if (auto sp = speedupOf(rm.time_per_epoch_s, m.time_per_epoch_s)) cost = 1.0 / *sp - 1.0;
+    const std::string costText = cost >= 0 ? pct(cost) + " step-time cost" : pct(-cost) + " step-time gain";
+    if (saving >= kShardingMinSaving)
+      out.push_back({"sharding", Severity::Info, "Sharding (" + sharding + ") saved " + pct(saving) + " peak " + m.peak_mem_kind +
+                                                     " memory at " + costText + ": worth it only if memory is the limit."});
+    else
+      out.push_back({"sharding", Severity::Tip, "Sharding (" + sharding + ") saved " + pct(std::max(0.0, saving)) +
+                                                    " memory (" + costText + "): the optimiser state is too small here to pay — leave it off."});
+  }
+}
+
+}  // namespace
+
+const char* severityName(Severity s) {
+  switch (s) {
+    case Severity::Info: return "info";
+    case Severity::Tip: return "tip";
+    case Severity::Warning: return "warning";
+  }
+  return "info";
+}
+
+int recommendedWorkers(int cores) { return std::max(1, std::min(cores > 0 ? cores : 1, 4)); }
+
+std::vector<Verdict> advise(const RunRecord& run, const RunMetrics& m, const RunRecord* reference,
+                            const RunMetrics* reference_m) {
+  Out out;
+  statusVerdicts(run, out);
+  stepSplitVerdicts(run, m, out);
+  fp16Verdicts(run, m, out);
+  earlyStopVerdicts(run, m, out);
+  evalVerdicts(run, m, reference, reference_m, out);
+  if (reference && reference_m) referenceVerdicts(run, m, *reference, *reference_m, out);
+  return out;
+}
+
+}  // namespace wb::report

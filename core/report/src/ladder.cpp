@@ -1,0 +1,415 @@
+#include "wb/report/ladder.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "wb/proto/config_json.h"
+
+namespace wb::report {
+using nlohmann::json;
+
+namespace {
+
+constexpr int kLadderPatience = 2;  // the recipe's early-stopping patience (in evaluations)
+
+const json& at(const json& j, std::initializer_list<const char*> path) {
+  static const json kNull;
+  const json* cur = &j;
+  for (const char* key : path) {
+    if (!cur->is_object()) return kNull;
+    auto it = cur->find(key);
+    if (it == cur->end()) return kNull;
+    cur = &*it;
+  }
+  return *cur;
+}
+
+// A capability's availability; `fallback` when capabilities does not mention it.
+bool available(const json& node, bool fallback) {
+  const json& a = at(node, {"available"});
+  return a.is_boolean() ? a.get<bool>() : fallback;
+}
+std::string note(const json& node, const std::string& fallback) {
+  const json& n = at(node, {"note"});
+  return n.is_string() && !n.get<std::string>().empty() ? n.get<std::string>() : fallback;
+}
+int intOr(const json& j, int fallback) { return j.is_number() ? j.get<int>() : fallback; }
+
+struct Planner {
+  const json& caps;
+  Config base, cum;
+  std::vector<LadderStep> steps;
+  std::vector<LadderStep> alone;  // isolated variants
+  bool isolated;
+
+  // Adds a cumulative step (and its isolated twin) or a skipped one.
+  void add(const std::string& key, const std::string& added, const std::string& skipReason,
+           void (*apply)(Config&, const Planner&), std::string caveat = {}) {
+    LadderStep s;
+    s.key = key;
+    s.added = added;
+    if (!skipReason.empty()) {
+      s.skipped = true;
+      s.note = skipReason;
+      s.config = cum;
+      steps.push_back(s);
+      return;
+    }
+    apply(cum, *this);
+    s.config = cum;
+    s.note = caveat;
+    steps.push_back(s);
+    if (!isolated) return;
+    LadderStep a = s;
+    a.isolated = true;
+    a.added = added + " (alone)";
+    a.config = base;
+    apply(a.config, *this);
+    alone.push_back(a);
+  }
+
+  int gpus() const { return intOr(at(caps, {"gpus"}), 0); }
+  bool cuda() const { return at(caps, {"cuda"}).is_boolean() && caps["cuda"].get<bool>(); }
+  int cores() const { return intOr(at(caps, {"cores"}), 1); }
+  int workers() const {
+    int w = std::min(std::max(1, cores()), 4);
+    const json& max = at(caps, {"speedups", "workers", "max"});
+    if (max.is_number()) w = std::min(w, std::max(1, max.get<int>()));
+    return w;
+  }
+  int devices() const {
+    int d = cuda() ? gpus() : 2;
+    const json& max = at(caps, {"speedups", "devices", "max"});
+    if (max.is_number()) d = std::min(d, max.get<int>());
+    return d;
+  }
+  std::string precision() const { return cuda() ? "16-mixed" : "bf16-mixed"; }
+};
+
+}  // namespace
+
+std::string LadderStep::slug(int index) const {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%02d-", index);
+  std::string k = key;
+  std::replace(k.begin(), k.end(), '_', '-');
+  return isolated ? "alone-" + k : buf + k;
+}
+
+Config ladderBaseline(const Config& user) {
+  Config c = user;
+  c.speedups.workers = 0;
+  c.speedups.pin_memory = false;
+  c.speedups.devices = 1;
+  c.speedups.precision = "32-true";
+  c.speedups.early_stopping.patience = 0;
+  c.speedups.sharding = "off";
+  c.speedups.inference_eval = false;
+  return c;
+}
+
+std::vector<LadderStep> planLadder(const Config& user, const json& caps, bool isolated) {
+  Planner p{caps, ladderBaseline(user), ladderBaseline(user), {}, {}, isolated};
+  LadderStep baseline;
+  baseline.key = "baseline";
+  baseline.added = "all speedups off (workers 0, 32-true, 1 device)";
+  baseline.config = p.base;
+  p.steps.push_back(baseline);
+
+  const json& sp = at(caps, {"speedups"});
+  // workers
+  {
+    const json& node = at(sp, {"workers"});
+    const int w = p.workers();
+    p.add("workers", "loader workers 0 → " + std::to_string(w),
+          available(node, true) ? "" : note(node, "loader workers are not available"),
+          [](Config& c, const Planner& pl) { c.speedups.workers = pl.workers(); });
+  }
+  // pin memory: CUDA only
+  {
+    const json& node = at(sp, {"pin_memory"});
+    p.add("pin_memory", "pin memory", available(node, p.cuda()) ? "" : note(node, "needs CUDA; not available on this machine"),
+          [](Config& c, const Planner&) { c.speedups.pin_memory = true; });
+  }
+  // devices
+  {
+    const json& node = at(sp, {"devices"});
+    const int d = p.devices();
+    std::string skip;
+    if (!available(node, true)) skip = note(node, "more devices are not available");
+    else if (d < 2) skip = p.cuda() ? "only one GPU on this machine" : "this machine allows only one process per run";
+    std::string kind = p.cuda() ? " GPUs" : " CPU processes";
+    p.add("devices", "devices 1 → " + std::to_string(std::max(d, 2)) + kind, skip,
+          [](Config& c, const Planner& pl) { c.speedups.devices = pl.devices(); },
+          p.cuda() || p.cores() >= 2 * std::max(d, 1) ? "" : "the processes share " + std::to_string(p.cores()) + " cores");
+  }
+  // precision
+  {
+    const std::string prec = p.precision();
+    const json& node = at(sp, {"precision", "values", prec.c_str()});
+    const bool ok = available(node, available(at(sp, {"precision"}), true));
+    p.add("precision", "precision 32-true → " + prec, ok ? "" : note(node, prec + " is not available on this machine"),
+          [](Config& c, const Planner& pl) { c.speedups.precision = pl.precision(); });
+  }
+  // early stopping
+  {
+    const json& node = at(sp, {"early_stopping"});
+    const int epochs = user.train.epochs;
+    std::string caveat = epochs <= kLadderPatience
+                             ? "cannot trigger in " + std::to_string(epochs) + " epoch(s) with patience " +
+                                   std::to_string(kLadderPatience)
+                             : "";
+    p.add("early_stopping", "early stopping (patience " + std::to_string(kLadderPatience) + ")",
+          available(node, true) ? "" : note(node, "early stopping is not available"),
+          [](Config& c, const Planner&) { c.speedups.early_stopping.patience = kLadderPatience; }, caveat);
+  }
+  // sharding: needs more than one device in the cumulative config
+  {
+    const json& node = at(sp, {"sharding"});
+    std::string skip;
+    if (p.cum.speedups.devices <= 1) skip = "needs devices > 1 (the devices step did not run)";
+    else if (!available(node, true)) skip = note(node, "sharding is not available");
+    p.add("sharding", "sharding zero1", skip, [](Config& c, const Planner& pl) {
+      c.speedups.sharding = "zero1";
+      if (c.speedups.devices <= 1) c.speedups.devices = pl.devices();  // alone: bring the devices it needs
+    });
+    if (!p.alone.empty() && p.alone.back().key == "sharding")
+      p.alone.back().added = "sharding zero1 with devices " + std::to_string(p.devices()) + " (alone)";
+  }
+  // inference-mode evaluation
+  {
+    const json& node = at(sp, {"inference_eval"});
+    p.add("inference_eval", "inference-mode eval", available(node, true) ? "" : note(node, "inference-mode evaluation is not available"),
+          [](Config& c, const Planner&) { c.speedups.inference_eval = true; });
+  }
+  std::vector<LadderStep> out = std::move(p.steps);
+  out.insert(out.end(), p.alone.begin(), p.alone.end());
+  return out;
+}
+
+namespace {
+
+struct Range {
+  std::optional<double> mid, lo, hi;
+};
+Range rangeOf(const std::vector<double>& v) {
+  if (v.empty()) return {};
+  return {median(v), *std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end())};
+}
+
+std::string withRange(const std::optional<double>& mid, const std::optional<double>& lo, const std::optional<double>& hi,
+                      int n) {
+  if (!mid) return "–";
+  std::string s = fmtSeconds(*mid);
+  if (n >= 2 && lo && hi) s += " (" + fmtSeconds(*lo) + "–" + fmtSeconds(*hi) + ")";
+  return s;
+}
+
+Cell optCell(const std::optional<double>& v, std::string (*fmt)(double)) {
+  return v ? Cell::num(fmt(*v), *v) : Cell::str("–");
+}
+json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+// The repeat whose wall time is the median: what advice and curves show for a step.
+const RunRecord* representative(const LadderStepRuns& s, std::optional<double> target) {
+  const RunRecord* best = nullptr;
+  double bestDist = 0;
+  std::vector<double> walls;
+  for (const auto& r : s.runs)
+    if (auto w = computeMetrics(r, target).wall_s) walls.push_back(*w);
+  const double mid = median(walls);
+  for (const auto& r : s.runs) {
+    auto w = computeMetrics(r, target).wall_s;
+    double dist = w && std::isfinite(mid) ? std::fabs(*w - mid) : 1e300;
+    if (!best || dist < bestDist) best = &r, bestDist = dist;
+  }
+  return best;
+}
+
+}  // namespace
+
+Ladder summarizeLadder(const std::vector<LadderStepRuns>& steps, std::optional<double> target_acc) {
+  Ladder ladder;
+  ladder.target_user_set = target_acc.has_value();
+  ladder.target_acc = target_acc;
+  if (!target_acc) {
+    for (const auto& s : steps) {
+      if (s.step.key != "baseline") continue;
+      for (const auto& r : s.runs)
+        if (auto best = computeMetrics(r, std::nullopt).best_val_acc)
+          ladder.target_acc = ladder.target_acc ? std::min(*ladder.target_acc, *best) : *best;
+    }
+  }
+  const LadderRow* baseline = nullptr;
+  const LadderRow* previous = nullptr;
+  ladder.rows.reserve(steps.size());
+  for (const auto& s : steps) {
+    LadderRow row;
+    row.step = s.step;
+    std::vector<double> walls, targets, accs, mems;
+    std::vector<std::string> problems = s.failures;
+    for (const auto& r : s.runs) {
+      const RunMetrics m = computeMetrics(r, ladder.target_acc);
+      ++row.repeats;
+      row.run_dirs.push_back(r.dir);
+      if (m.wall_s) walls.push_back(*m.wall_s);
+      if (m.time_to_target_s) targets.push_back(*m.time_to_target_s), ++row.reached;
+      if (m.best_val_acc) accs.push_back(*m.best_val_acc);
+      if (m.peak_mem_bytes) mems.push_back(*m.peak_mem_bytes), row.mem_kind = m.peak_mem_kind;
+      if (r.status != "ok" && r.status != "early-stopped")
+        problems.push_back(runLabel(r) + " " + r.status + (r.errors.empty() ? "" : ": " + r.errors.front()));
+    }
+    const Range w = rangeOf(walls), t = rangeOf(targets);
+    row.wall_s = w.mid, row.wall_min = w.lo, row.wall_max = w.hi;
+    row.target_s = t.mid, row.target_min = t.lo, row.target_max = t.hi;
+    if (!accs.empty()) row.val_acc = median(accs);
+    if (!mems.empty()) row.peak_mem = median(mems);
+    for (const auto& p : problems) row.problems += (row.problems.empty() ? "" : "; ") + p;
+    ladder.rows.push_back(std::move(row));
+    LadderRow& added = ladder.rows.back();
+    if (s.step.key == "baseline") baseline = &added;
+    if (baseline && !s.step.skipped) {
+      added.cumulative = speedupOf(baseline->wall_s, added.wall_s);
+      added.cumulative_target = speedupOf(baseline->target_s, added.target_s);
+      if (!s.step.isolated && previous && &added != baseline) added.marginal = speedupOf(previous->wall_s, added.wall_s);
+    }
+    if (!s.step.isolated && !s.step.skipped && added.wall_s) previous = &added;
+  }
+  return ladder;
+}
+
+Table ladderTable(const Ladder& ladder) {
+  Table t;
+  const std::string target = ladder.target_acc ? fmtAccuracy(*ladder.target_acc) : std::string("target");
+  t.title = "Speedup ladder (target val acc " +
+            (ladder.target_acc ? target + (ladder.target_user_set ? ", set by the user)" : ", the baseline's best)")
+                               : std::string("unknown: the baseline has no evaluation)"));
+  t.columns = {{"step", "Step", ""},
+               {"added", "What was added", ""},
+               {"wall_s", "Wall time", "s"},
+               {"time_to_target_s", "Time to " + target, "s"},
+               {"cumulative", "Cumulative ×", "x"},
+               {"marginal", "Marginal ×", "x"},
+               {"cumulative_target", "× to target", "x"},
+               {"val_acc", "Best val acc", "fraction"},
+               {"peak_mem_bytes", "Peak memory", "bytes"},
+               {"note", "Note", ""}};
+  int index = 0;
+  for (const auto& row : ladder.rows) {
+    const std::string stepName = row.step.isolated ? "alone" : std::to_string(index++);
+    std::vector<Cell> cells{Cell::str(stepName), Cell::str(row.step.added)};
+    if (row.step.skipped) {
+      for (int i = 0; i < 7; ++i) cells.push_back(Cell::str("–"));
+      cells.push_back(Cell::str("skipped: " + row.step.note));
+      t.rows.push_back(std::move(cells));
+      continue;
+    }
+    Cell wall = optCell(row.wall_s, fmtSeconds);
+    wall.text = withRange(row.wall_s, row.wall_min, row.wall_max, row.repeats);
+    cells.push_back(wall);
+    if (!row.target_s) {
+      cells.push_back(Cell::str(row.repeats == 0 ? "–" : "not reached"));
+    } else {
+      Cell c = Cell::num(withRange(row.target_s, row.target_min, row.target_max, row.reached), *row.target_s);
+      if (row.reached < row.repeats) c.text += " (" + std::to_string(row.reached) + "/" + std::to_string(row.repeats) + " reached)";
+      cells.push_back(c);
+    }
+    cells.push_back(optCell(row.cumulative, fmtSpeedup));
+    cells.push_back(optCell(row.marginal, fmtSpeedup));
+    cells.push_back(optCell(row.cumulative_target, fmtSpeedup));
+    cells.push_back(optCell(row.val_acc, fmtAccuracy));
+    Cell mem = optCell(row.peak_mem, fmtBytes);
+    if (row.peak_mem) mem.text += " (" + row.mem_kind + ")";
+    cells.push_back(mem);
+    std::string noteText = row.step.note;
+    if (!row.problems.empty()) noteText += (noteText.empty() ? "" : "; ") + row.problems;
+    cells.push_back(Cell::str(noteText));
+    t.rows.push_back(std::move(cells));
+  }
+  int repeats = 0;
+  for (const auto& row : ladder.rows) repeats = std::max(repeats, row.repeats);
+  t.notes.push_back("Cumulative ×: baseline ÷ this step (wall time); marginal ×: the step before ÷ this step; "
+                    "× to target: the same on the time to the target accuracy.");
+  if (repeats >= 2)
+    t.notes.push_back("Times are medians over " + std::to_string(repeats) + " repeats, with the min–max range.");
+  return t;
+}
+
+Drawing ladderChart(const Ladder& ladder) {
+  BarChartSpec spec;
+  spec.title = "Speedup ladder: cumulative speedup over the baseline (wall time)";
+  spec.y_label = "speedup (×)";
+  for (const auto& row : ladder.rows) {
+    if (row.step.isolated) continue;
+    Bar b;
+    b.label = row.step.key == "baseline" ? std::string("baseline") : "+ " + row.step.key;
+    std::replace(b.label.begin(), b.label.end(), '_', ' ');
+    if (row.step.skipped || !row.cumulative) {
+      b.skipped = true;
+      b.annotation = row.step.skipped ? "skipped" : "no result";
+    } else {
+      b.value = *row.cumulative;
+      b.annotation = fmtSpeedup(*row.cumulative);
+      if (row.val_acc) b.annotation += " @ " + fmtAccuracy(*row.val_acc);
+    }
+    spec.bars.push_back(b);
+  }
+  return barChart(spec);
+}
+
+json ladderJson(const Ladder& ladder) {
+  json rows = json::array();
+  for (const auto& row : ladder.rows) {
+    rows.push_back({{"key", row.step.key},
+                    {"added", row.step.added},
+                    {"isolated", row.step.isolated},
+                    {"skipped", row.step.skipped},
+                    {"note", row.step.note},
+                    {"problems", row.problems},
+                    {"repeats", row.repeats},
+                    {"reached_target", row.reached},
+                    {"wall_s", {{"median", opt(row.wall_s)}, {"min", opt(row.wall_min)}, {"max", opt(row.wall_max)}}},
+                    {"time_to_target_s", {{"median", opt(row.target_s)}, {"min", opt(row.target_min)}, {"max", opt(row.target_max)}}},
+                    {"speedup", {{"cumulative", opt(row.cumulative)}, {"marginal", opt(row.marginal)},
+                                 {"cumulative_to_target", opt(row.cumulative_target)}}},
+                    {"best_val_acc", opt(row.val_acc)},
+                    {"peak_mem_bytes", opt(row.peak_mem)},
+                    {"peak_mem_kind", row.mem_kind},
+                    {"config", proto::configToJson(row.step.config)},
+                    {"run_dirs", row.run_dirs}});
+  }
+  return {{"target_acc", opt(ladder.target_acc)}, {"target_user_set", ladder.target_user_set}, {"steps", rows}};
+}
+
+Report buildLadderReport(const Ladder& ladder, const std::vector<LadderStepRuns>& steps) {
+  Report r;
+  r.title = "Speedup ladder";
+  r.intro = "The baseline runs with every speedup off; each following step adds one speedup to the previous step. "
+            "What this machine cannot do is skipped with the reason. A speedup is shown beside the accuracy it reached.";
+  r.tables.push_back(ladderTable(ladder));
+  r.figures.push_back({"ladder", ladderChart(ladder), "ladder.svg"});
+
+  std::vector<const RunRecord*> curves;
+  const RunRecord* previous = nullptr;
+  for (const auto& s : steps) {
+    const RunRecord* rep = representative(s, ladder.target_acc);
+    if (!rep) continue;
+    const RunMetrics m = computeMetrics(*rep, ladder.target_acc);
+    // Advice against the step this one builds on (isolated steps: the baseline).
+    const RunRecord* ref = s.step.isolated ? (curves.empty() ? nullptr : curves.front()) : previous;
+    std::optional<RunMetrics> rm;
+    if (ref) rm = computeMetrics(*ref, ladder.target_acc);
+    std::string label = s.step.key + (s.step.isolated ? " (alone)" : "") + " — " + runLabel(*rep);
+    r.advice.push_back({label, advise(*rep, m, ref, rm ? &*rm : nullptr)});
+    if (!s.step.isolated) {
+      curves.push_back(rep);
+      previous = rep;
+    }
+    if (r.machine.empty()) r.machine = machineInfo(rep->env);
+  }
+  if (!curves.empty()) r.figures.push_back({"accuracy", accuracyCurves(curves), ""});
+  r.data["ladder"] = ladderJson(ladder);
+  return r;
+}
+
+}  // namespace wb::report

@@ -1,0 +1,137 @@
+#include "wb/report/report.h"
+
+#include <cmath>
+
+namespace wb::report {
+using nlohmann::json;
+
+namespace {
+
+void flattenEnv(const json& j, const std::string& prefix, std::vector<std::pair<std::string, std::string>>& out) {
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) flattenEnv(*it, prefix.empty() ? it.key() : prefix + "." + it.key(), out);
+    return;
+  }
+  std::string value;
+  if (j.is_string()) value = j.get<std::string>();
+  else if (j.is_array()) {
+    for (const auto& e : j) value += (value.empty() ? "" : ", ") + (e.is_string() ? e.get<std::string>() : e.dump());
+    if (value.empty()) value = "(none)";
+  } else value = j.dump();
+  out.emplace_back(prefix, value);
+}
+
+json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+Drawing curves(const std::vector<const RunRecord*>& records, bool accuracy) {
+  LineChartSpec spec;
+  spec.title = accuracy ? "Validation accuracy over time" : "Training loss over time";
+  spec.x_label = "wall time since start (s)";
+  spec.y_label = accuracy ? "val acc (%)" : "train loss";
+  for (size_t i = 0; i < records.size(); ++i) {
+    Series s;
+    s.name = runLabel(*records[i]) + (i == 0 ? " (baseline)" : "");
+    s.dashed = i == 0;
+    if (accuracy)
+      for (const auto& e : records[i]->evals) s.points.emplace_back(e.t, e.val_acc * 100.0);
+    else
+      for (const auto& st : records[i]->steps)
+        if (std::isfinite(st.loss)) s.points.emplace_back(st.t, st.loss);
+    spec.series.push_back(std::move(s));
+  }
+  return lineChart(spec);
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> machineInfo(const json& env) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (env.is_object()) flattenEnv(env, "", out);
+  return out;
+}
+
+Drawing lossCurves(const std::vector<const RunRecord*>& records) { return curves(records, false); }
+Drawing accuracyCurves(const std::vector<const RunRecord*>& records) { return curves(records, true); }
+
+Table configDiffTable(const Comparison& cmp) {
+  Table t;
+  t.title = "Config differences from the baseline";
+  t.columns = {{"run", "Run", ""}, {"field", "Field", ""}, {"baseline", "Baseline", ""}, {"value", "This run", ""}};
+  for (const auto& row : cmp.rows) {
+    if (row.is_baseline) continue;
+    if (row.diff.empty()) t.rows.push_back({Cell::str(row.label), Cell::str("(none)"), Cell::str("—"), Cell::str("—")});
+    for (const auto& c : row.diff)
+      t.rows.push_back({Cell::str(row.label), Cell::str(c.path), Cell::str(c.before), Cell::str(c.after)});
+  }
+  return t;
+}
+
+json comparisonJson(const Comparison& cmp) {
+  json runs = json::array();
+  for (const auto& row : cmp.rows) {
+    const RunMetrics& m = row.m;
+    json diff = json::array();
+    for (const auto& c : row.diff) diff.push_back({{"path", c.path}, {"baseline", c.before}, {"run", c.after}});
+    json r = {{"label", row.label},
+              {"dir", row.dir},
+              {"baseline", row.is_baseline},
+              {"status", m.status},
+              {"partial", m.wall_partial},
+              {"epochs", m.epochs},
+              {"steps", m.steps},
+              {"time_per_epoch_s", opt(m.time_per_epoch_s)},
+              {"samples_per_s", opt(m.samples_per_s)},
+              {"samples_per_s_includes_warmup", m.throughput_has_warmup},
+              {"wall_s", opt(m.wall_s)},
+              {"time_to_target_s", opt(m.time_to_target_s)},
+              {"reached_target", m.time_to_target_s.has_value()},
+              {"best_val_acc", opt(m.best_val_acc)},
+              {"final_val_acc", opt(m.final_val_acc)},
+              {"peak_mem_bytes", opt(m.peak_mem_bytes)},
+              {"peak_mem_kind", m.peak_mem_kind},
+              {"skipped_steps", m.skipped_steps ? json(*m.skipped_steps) : json(nullptr)},
+              {"speedup", {{"epoch", opt(row.speedup_epoch)},
+                           {"samples_per_s", opt(row.speedup_throughput)},
+                           {"wall", opt(row.speedup_wall)},
+                           {"to_target", opt(row.speedup_target)}}},
+              {"delta_best_pp", opt(row.delta_best_pp)},
+              {"delta_final_pp", opt(row.delta_final_pp)},
+              {"mem_ratio", opt(row.mem_ratio)},
+              {"config_diff", diff}};
+    if (m.step_ms) {
+      const StepTimes& s = *m.step_ms;
+      r["step_ms"] = {{"data", s.data}, {"h2d", s.h2d}, {"fwd", s.fwd}, {"bwd", s.bwd}, {"opt", s.opt}, {"comm", s.comm}};
+    }
+    runs.push_back(std::move(r));
+  }
+  return {{"target_acc", cmp.target_acc}, {"target_user_set", cmp.target_user_set}, {"runs", runs}};
+}
+
+Report buildComparisonReport(const RunRecord& baseline, const std::vector<RunRecord>& runs,
+                             std::optional<double> target_acc) {
+  Report r;
+  const Comparison cmp = compareRuns(baseline, runs, target_acc);
+  r.title = "Speedup comparison against " + runLabel(baseline);
+  r.intro = "Each run is measured against the baseline " + runLabel(baseline) +
+            ". A speedup is only shown beside the accuracy it reached; the headline is the time to reach " +
+            fmtAccuracy(cmp.target_acc) + " validation accuracy.";
+  r.tables.push_back(comparisonTable(cmp));
+  r.tables.push_back(configDiffTable(cmp));
+
+  std::vector<const RunRecord*> records{&baseline};
+  for (const auto& run : runs)
+    if (run.dir.empty() || run.dir != baseline.dir) records.push_back(&run);
+  const RunMetrics& bm = cmp.rows.front().m;
+  for (size_t i = 0; i < records.size(); ++i) {
+    const bool isBase = i == 0;
+    auto verdicts = advise(*records[i], cmp.rows[i].m, isBase ? nullptr : &baseline, isBase ? nullptr : &bm);
+    r.advice.push_back({cmp.rows[i].label, std::move(verdicts)});
+  }
+  r.figures.push_back({"loss", lossCurves(records), ""});
+  r.figures.push_back({"accuracy", accuracyCurves(records), ""});
+  r.machine = machineInfo(baseline.env);
+  r.data["comparison"] = comparisonJson(cmp);
+  return r;
+}
+
+}  // namespace wb::report

@@ -1,0 +1,233 @@
+#include "wb/report/run_record.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "wb/proto/events.h"
+#include "wb/proto/rundir.h"
+
+namespace wb::report {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Tolerant field readers: writers may omit fields or write null for non-finite numbers.
+double num(const json& j, const char* key, double fallback = kNaN) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return fallback;
+  return it->get<double>();
+}
+int64_t integer(const json& j, const char* key, int64_t fallback = 0) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return fallback;
+  return static_cast<int64_t>(std::llround(it->get<double>()));
+}
+std::string text(const json& j, const char* key, const std::string& fallback = {}) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_string()) return fallback;
+  return it->get<std::string>();
+}
+
+void notePeak(std::map<int, int64_t>& peaks, int rank, int64_t bytes) {
+  if (bytes <= 0) return;
+  int64_t& p = peaks[rank];
+  p = std::max(p, bytes);
+}
+
+void readMemory(RunRecord& r, int rank, const json& ev) {
+  auto it = ev.find("mem");
+  if (it == ev.end() || !it->is_object()) return;
+  const json& mem = *it;
+  const std::string device = text(mem, "device", "cpu");
+  if (device.rfind("cuda", 0) == 0) notePeak(r.device_peak, rank, integer(mem, "peak"));
+  int64_t rss = integer(mem, "rss_peak");
+  if (rss <= 0) rss = integer(mem, "rss");
+  notePeak(r.rss_peak, rank, rss);
+}
+
+void readStep(RunRecord& r, const json& ev) {
+  StepSample s;
+  s.epoch = static_cast<int>(integer(ev, "epoch"));
+  s.step = integer(ev, "step");
+  s.samples = integer(ev, "samples");
+  s.t = num(ev, "t", 0);
+  s.loss = num(ev, "loss");
+  s.lr = num(ev, "lr");
+  s.samples_per_s = num(ev, "samples_per_s", 0);
+  if (auto ms = ev.find("ms"); ms != ev.end() && ms->is_object()) {
+    StepTimes st;
+    st.data = num(*ms, "data", 0);
+    st.h2d = num(*ms, "h2d", 0);
+    st.fwd = num(*ms, "fwd", 0);
+    st.bwd = num(*ms, "bwd", 0);
+    st.opt = num(*ms, "opt", 0);
+    st.comm = num(*ms, "comm", 0);
+    s.ms = st;
+  }
+  if (auto amp = ev.find("amp"); amp != ev.end() && amp->is_object()) {
+    double scale = num(*amp, "scale");
+    if (std::isfinite(scale)) s.amp_scale = scale;
+    if (amp->contains("skipped") && (*amp)["skipped"].is_number()) s.amp_skipped = integer(*amp, "skipped");
+  }
+  r.steps.push_back(s);
+}
+
+void readEnd(RunRecord& r, const json& ev) {
+  r.finished = true;
+  r.status = text(ev, "status", r.status);
+  if (auto it = ev.find("summary"); it != ev.end() && it->is_object() && r.summary.empty()) r.summary = *it;
+}
+
+void readRank0(RunRecord& r, const std::string& type, const json& ev) {
+  if (type == "run") {
+    if (r.id.empty()) r.id = text(ev, "run_id");
+    r.world_size = static_cast<int>(integer(ev, "world_size", r.world_size));
+    if (auto it = ev.find("config"); it != ev.end() && it->is_object() && r.config.empty()) r.config = *it;
+  } else if (type == "start") {
+    r.start = ev;
+    r.device = text(ev, "device", r.device);
+    r.world_size = static_cast<int>(integer(ev, "world_size", r.world_size));
+    if (auto it = ev.find("config"); it != ev.end() && it->is_object() && r.config.empty()) r.config = *it;
+  } else if (type == "step") {
+    readStep(r, ev);
+  } else if (type == "eval") {
+    EvalSample e;
+    e.epoch = static_cast<int>(integer(ev, "epoch"));
+    e.step = integer(ev, "step");
+    e.t = num(ev, "t", 0);
+    e.val_loss = num(ev, "val_loss");
+    e.val_acc = num(ev, "val_acc", 0);
+    e.eval_ms = num(ev, "eval_ms", 0);
+    r.evals.push_back(e);
+  } else if (type == "epoch") {
+    EpochSample e;
+    e.epoch = static_cast<int>(integer(ev, "epoch"));
+    e.t = num(ev, "t", 0);
+    e.seconds = num(ev, "seconds", 0);
+    e.samples_per_s = num(ev, "samples_per_s", 0);
+    e.train_loss = num(ev, "train_loss");
+    r.epochs.push_back(e);
+  } else if (type == "early_stop") {
+    r.early_stop = ev;
+  }
+}
+
+}  // namespace
+
+const json& RunRecord::configAt(const std::string& dotted) const {
+  static const json kNull;
+  const json* cur = &config;
+  size_t pos = 0;
+  while (pos <= dotted.size()) {
+    size_t dot = dotted.find('.', pos);
+    std::string key = dotted.substr(pos, dot == std::string::npos ? std::string::npos : dot - pos);
+    if (!cur->is_object()) return kNull;
+    auto it = cur->find(key);
+    if (it == cur->end()) return kNull;
+    cur = &*it;
+    if (dot == std::string::npos) break;
+    pos = dot + 1;
+  }
+  return *cur;
+}
+
+int RunRecord::cores() const {
+  for (const json* j : {&start, &env}) {
+    for (const char* section : {"host", "cpu"}) {
+      auto it = j->find(section);
+      if (it != j->end() && it->is_object()) {
+        int64_t c = integer(*it, "cores");
+        if (c > 0) return static_cast<int>(c);
+      }
+    }
+    int64_t c = integer(*j, "cores");
+    if (c > 0) return static_cast<int>(c);
+  }
+  return 0;
+}
+
+RunRecord recordFromEvents(const std::vector<json>& events) {
+  RunRecord r;
+  for (const json& ev : events) {
+    if (!ev.is_object()) continue;
+    const std::string type = text(ev, "type");
+    const int rank = static_cast<int>(integer(ev, "rank", 0));
+    if (type == "warning") r.warnings.push_back(text(ev, "message", "(no message)"));
+    if (type == "error") {
+      std::string msg = text(ev, "message", "(no message)");
+      if (ev.contains("rank")) msg = "rank " + std::to_string(rank) + ": " + msg;
+      r.errors.push_back(msg);
+    }
+    if (type == "end") readEnd(r, ev);
+    if (type == "step" || type == "eval") readMemory(r, rank, ev);
+    if (rank != 0) continue;
+    r.last_t = std::max(r.last_t, num(ev, "t", 0));
+    readRank0(r, type, ev);
+  }
+  auto byStep = [](const auto& a, const auto& b) { return a.t < b.t; };
+  std::stable_sort(r.steps.begin(), r.steps.end(), byStep);
+  std::stable_sort(r.evals.begin(), r.evals.end(), byStep);
+  std::stable_sort(r.epochs.begin(), r.epochs.end(), byStep);
+  r.name = text(r.config, "name");
+  return r;
+}
+
+Result<RunRecord> loadRun(const fs::path& dirIn) {
+  std::error_code ec;
+  fs::path dir = fs::absolute(dirIn, ec);
+  if (ec) dir = dirIn;
+  if (!fs::is_directory(dir, ec))
+    return makeError(Errc::Io, dir.string() + ": no such run folder (pass a folder that holds config.json and events.jsonl)");
+  const proto::RunDir rd{dir};
+  if (!rd.looksLikeRun())
+    return makeError(Errc::Io, dir.string() + ": not a run folder (it has neither config.json nor events.jsonl)");
+
+  RunRecord r;
+  std::vector<std::string> problems;
+  if (fs::exists(rd.events(), ec)) {
+    int64_t malformed = 0;
+    r = recordFromEvents(proto::readEventsFile(rd.events().string(), &malformed));
+    r.malformed_lines = malformed;
+    if (malformed > 0)
+      problems.push_back(rd.events().string() + ": " + std::to_string(malformed) +
+                         " unreadable line(s) skipped (a run killed mid-write leaves one)");
+  } else {
+    problems.push_back(rd.events().string() + ": missing (the run has not started yet)");
+  }
+  r.dir = dir.string();
+  r.id = rd.id();
+  auto loadOptional = [&](const fs::path& p, json& into) {
+    if (!fs::exists(p, ec)) return false;
+    auto j = proto::readJsonFile(p);
+    if (!j.ok() || !j->is_object()) {
+      problems.push_back(j.ok() ? p.string() + " is not a JSON object" : j.error().message);
+      return false;
+    }
+    into = std::move(j.value());
+    return true;
+  };
+  json config;
+  if (loadOptional(rd.config(), config)) r.config = std::move(config);
+  loadOptional(rd.env(), r.env);
+  json summary;
+  if (loadOptional(rd.summary(), summary)) {
+    r.summary = summary;
+    r.finished = true;
+    r.status = text(summary, "status", r.status);
+  }
+  r.name = text(r.config, "name", r.name);
+  r.problems = std::move(problems);
+  return r;
+}
+
+std::string runLabel(const RunRecord& run) {
+  if (!run.id.empty()) return run.id;
+  if (!run.name.empty()) return run.name;
+  return "(unnamed run)";
+}
+
+}  // namespace wb::report

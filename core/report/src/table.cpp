@@ -1,0 +1,107 @@
+#include "wb/report/table.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace wb::report {
+
+std::string fmtFixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string fmtSeconds(double s) {
+  if (!std::isfinite(s)) return "–";
+  if (s < 10) return fmtFixed(s, 2) + " s";
+  if (s < 100) return fmtFixed(s, 1) + " s";
+  if (s < 600) return fmtFixed(s, 0) + " s";
+  const long total = std::lround(s);
+  char buf[64];
+  if (total < 3600)
+    std::snprintf(buf, sizeof buf, "%ld min %02ld s", total / 60, total % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%ld h %02ld min", total / 3600, (total % 3600) / 60);
+  return buf;
+}
+
+std::string fmtSpeedup(double x) {
+  if (!std::isfinite(x)) return "–";
+  return fmtFixed(x, x < 10 ? 2 : 1) + "×";
+}
+
+std::string fmtRatio(double x) { return fmtSpeedup(x); }
+
+std::string fmtAccuracy(double acc01) {
+  if (!std::isfinite(acc01)) return "–";
+  return fmtFixed(acc01 * 100.0, 2) + " %";
+}
+
+std::string fmtPp(double pp) {
+  if (!std::isfinite(pp)) return "–";
+  const double r = std::round(pp * 100.0) / 100.0;
+  if (r == 0) return "±0.00 pp";
+  return std::string(r > 0 ? "+" : "−") + fmtFixed(std::fabs(r), 2) + " pp";
+}
+
+std::string fmtBytes(double bytes) {
+  if (!std::isfinite(bytes) || bytes <= 0) return "–";
+  const double mib = bytes / (1024.0 * 1024.0);
+  if (mib < 1) return fmtFixed(bytes / 1024.0, 0) + " KiB";
+  if (mib < 1024) return fmtFixed(mib, mib < 10 ? 1 : 0) + " MiB";
+  return fmtFixed(mib / 1024.0, 2) + " GiB";
+}
+
+std::string fmtRate(double perSecond) {
+  if (!std::isfinite(perSecond) || perSecond <= 0) return "–";
+  if (perSecond < 10000) return fmtFixed(perSecond, 0) + "/s";
+  if (perSecond < 1e6) return fmtFixed(perSecond / 1000.0, 1) + "k/s";
+  return fmtFixed(perSecond / 1e6, 2) + "M/s";
+}
+
+size_t displayWidth(const std::string& utf8) {
+  size_t n = 0;
+  for (unsigned char c : utf8)
+    if ((c & 0xC0) != 0x80) ++n;  // count lead bytes, not continuation bytes
+  return n;
+}
+
+std::string renderText(const Table& table) {
+  std::vector<size_t> width(table.columns.size(), 0);
+  for (size_t c = 0; c < table.columns.size(); ++c) width[c] = displayWidth(table.columns[c].title);
+  for (const auto& row : table.rows)
+    for (size_t c = 0; c < row.size() && c < width.size(); ++c)
+      width[c] = std::max(width[c], displayWidth(row[c].text));
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string out;
+    for (size_t c = 0; c < width.size(); ++c) {
+      const std::string& s = c < cells.size() ? cells[c] : std::string();
+      out += s;
+      if (c + 1 < width.size()) out += std::string(width[c] - displayWidth(s) + 2, ' ');
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out + "\n";
+  };
+  std::string out;
+  if (!table.title.empty()) out += table.title + "\n";
+  std::vector<std::string> head;
+  for (const auto& col : table.columns) head.push_back(col.title);
+  out += line(head);
+  std::vector<std::string> rule;
+  for (size_t w : width) {
+    std::string r;
+    for (size_t i = 0; i < w; ++i) r += "─";
+    rule.push_back(r);
+  }
+  out += line(rule);
+  for (const auto& row : table.rows) {
+    std::vector<std::string> cells;
+    for (const auto& cell : row) cells.push_back(cell.text);
+    out += line(cells);
+  }
+  for (const auto& note : table.notes) out += "  " + note + "\n";
+  return out;
+}
+
+}  // namespace wb::report
