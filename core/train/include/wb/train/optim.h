@@ -1,6 +1,8 @@
 #pragma once
 // Optimisers (SGD with momentum / nesterov / weight decay, Adam, AdamW, Adadelta) and LR
 // schedules (constant, step, cosine, one-cycle, with linear warm-up).
+// Thread affinity: an optimiser is stepped from one thread at a time; LrSchedule is immutable.
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -11,7 +13,10 @@
 
 namespace wb::train {
 
-// Builds the optimiser over params. Errors (InvalidConfig) name the optim.* field.
+// Builds the optimiser over params. Errors (InvalidConfig) name the optim.* field; an empty
+// params list is an Errc::Model error. optim.momentum and optim.nesterov apply to sgd only.
+// Adam and AdamW use torch's default betas and eps; adadelta uses rho 0.9, eps 1e-6 with
+// optim.lr as its lr (torch's default for Adadelta is 1.0).
 Result<std::unique_ptr<torch::optim::Optimizer>> makeOptimizer(const OptimConfig& config,
                                                                std::vector<torch::Tensor> params);
 
@@ -19,6 +24,16 @@ Result<std::unique_ptr<torch::optim::Optimizer>> makeOptimizer(const OptimConfig
 void setLearningRate(torch::optim::Optimizer& optimizer, double lr);
 
 // lr as a pure function of the global optimiser step (0-based), so resume is exact.
+//   constant: lr.
+//   step:     lr * gamma^floor(epoch / step_size), epoch = step / steps_per_epoch.
+//   cosine:   linear warm-up lr*(step+1)/W over W = round(warmup_fraction * total) steps, then
+//             lr * (1 + cos(pi * (step - W) / (total - W))) / 2, reaching 0 at step = total.
+//   onecycle: torch.optim.lr_scheduler.OneCycleLR with max_lr = lr, pct_start =
+//             warmup_fraction (0.3 when 0), div_factor 25, final_div_factor 1e4, cosine
+//             annealing in both phases (momentum is not cycled).
+// Steps past the end keep the last value. total_steps and steps_per_epoch below 1 count as 1.
+// An unknown schedule name is a broken invariant (validate() rejects it first): throws
+// std::invalid_argument.
 class LrSchedule {
  public:
   LrSchedule(const OptimConfig& config, int64_t total_steps, int64_t steps_per_epoch);
@@ -28,6 +43,51 @@ class LrSchedule {
   OptimConfig config_;
   int64_t total_steps_;
   int64_t steps_per_epoch_;
+};
+
+// ---- Adadelta (LibTorch 1.13 has none) ---------------------------------------------------
+// The update rule of torch.optim.Adadelta (maximize=False):
+//   g = grad + weight_decay * p
+//   square_avg = rho * square_avg + (1 - rho) * g^2
+//   delta = sqrt(acc_delta + eps) / sqrt(square_avg + eps) * g
+//   acc_delta = rho * acc_delta + (1 - rho) * delta^2
+//   p -= lr * delta
+// State is created lazily at a param's first step; save()/load() round-trip it (and work
+// across processes like LibTorch's own optimisers: states are matched by param order).
+
+struct AdadeltaOptions : public torch::optim::OptimizerCloneableOptions<AdadeltaOptions> {
+  AdadeltaOptions(double lr = 1.0);  // NOLINT(implicit): LibTorch's serializer builds it from 0
+  TORCH_ARG(double, lr) = 1.0;
+  TORCH_ARG(double, rho) = 0.9;
+  TORCH_ARG(double, eps) = 1e-6;
+  TORCH_ARG(double, weight_decay) = 0.0;
+
+ public:
+  void serialize(torch::serialize::InputArchive& archive) override;
+  void serialize(torch::serialize::OutputArchive& archive) const override;
+  double get_lr() const override;
+  void set_lr(const double lr) override;
+};
+
+struct AdadeltaParamState : public torch::optim::OptimizerCloneableParamState<AdadeltaParamState> {
+  TORCH_ARG(int64_t, step) = 0;
+  TORCH_ARG(torch::Tensor, square_avg);
+  TORCH_ARG(torch::Tensor, acc_delta);
+
+ public:
+  void serialize(torch::serialize::InputArchive& archive) override;
+  void serialize(torch::serialize::OutputArchive& archive) const override;
+};
+
+class Adadelta : public torch::optim::Optimizer {
+ public:
+  explicit Adadelta(std::vector<torch::optim::OptimizerParamGroup> param_groups,
+                    AdadeltaOptions defaults = {});
+  explicit Adadelta(std::vector<torch::Tensor> params, AdadeltaOptions defaults = {});
+
+  torch::Tensor step(LossClosure closure = nullptr) override;
+  void save(torch::serialize::OutputArchive& archive) const override;
+  void load(torch::serialize::InputArchive& archive) override;
 };
 
 }  // namespace wb::train
