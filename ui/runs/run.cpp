@@ -1,0 +1,299 @@
+#include "runs/run.h"
+
+#include <QDir>
+#include <QFileInfo>
+
+#include "wb/proto/events.h"
+#include "wb/proto/rundir.h"
+
+namespace wb::ui {
+using nlohmann::json;
+
+QString statusWord(RunStatus s) {
+  switch (s) {
+    case RunStatus::Queued: return QStringLiteral("queued");
+    case RunStatus::Starting: return QStringLiteral("starting");
+    case RunStatus::Running: return QStringLiteral("running");
+    case RunStatus::Stopping: return QStringLiteral("stopping");
+    case RunStatus::Ok: return QStringLiteral("ok");
+    case RunStatus::Failed: return QStringLiteral("failed");
+    case RunStatus::Cancelled: return QStringLiteral("cancelled");
+    case RunStatus::EarlyStopped: return QStringLiteral("early-stopped");
+    case RunStatus::Diverged: return QStringLiteral("diverged");
+    case RunStatus::Incomplete: return QStringLiteral("incomplete");
+  }
+  return QStringLiteral("?");
+}
+
+RunStatus statusFromString(const std::string& s) {
+  if (s == proto::kStatusOk) return RunStatus::Ok;
+  if (s == proto::kStatusCancelled) return RunStatus::Cancelled;
+  if (s == proto::kStatusEarlyStopped) return RunStatus::EarlyStopped;
+  if (s == proto::kStatusDiverged) return RunStatus::Diverged;
+  return RunStatus::Failed;
+}
+
+bool isFinal(RunStatus s) {
+  switch (s) {
+    case RunStatus::Ok:
+    case RunStatus::Failed:
+    case RunStatus::Cancelled:
+    case RunStatus::EarlyStopped:
+    case RunStatus::Diverged:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool isActive(RunStatus s) {
+  return s == RunStatus::Starting || s == RunStatus::Running || s == RunStatus::Stopping;
+}
+
+double jsonNumber(const json& ev, const char* key) {
+  auto it = ev.find(key);
+  if (it == ev.end() || !it->is_number()) return kNaN;
+  return it->get<double>();
+}
+
+namespace {
+QString jsonString(const json& ev, const char* key) {
+  auto it = ev.find(key);
+  if (it == ev.end() || !it->is_string()) return {};
+  return QString::fromStdString(it->get<std::string>());
+}
+int jsonRank(const json& ev) {
+  auto it = ev.find("rank");
+  return (it != ev.end() && it->is_number_integer()) ? it->get<int>() : 0;
+}
+const json& jsonObject(const json& ev, const char* key) {
+  static const json empty = json::object();
+  auto it = ev.find(key);
+  return (it != ev.end() && it->is_object()) ? *it : empty;
+}
+}  // namespace
+
+// ---- RunSeries ---------------------------------------------------------------
+
+void RunSeries::addStep(const json& ev) {
+  StepPoint p;
+  p.step = jsonNumber(ev, "step");
+  p.epoch = jsonNumber(ev, "epoch");
+  p.t = jsonNumber(ev, "t");
+  p.samples = jsonNumber(ev, "samples");
+  p.loss = jsonNumber(ev, "loss");
+  p.lr = jsonNumber(ev, "lr");
+  p.samplesPerS = jsonNumber(ev, "samples_per_s");
+  const json& ms = jsonObject(ev, "ms");
+  for (size_t i = 0; i < kStepParts.size(); ++i) p.ms[i] = jsonNumber(ms, kStepParts[i]);
+  const json& mem = jsonObject(ev, "mem");
+  p.alloc = jsonNumber(mem, "alloc");
+  p.reserved = jsonNumber(mem, "reserved");
+  p.peak = jsonNumber(mem, "peak");
+  p.rss = jsonNumber(mem, "rss");
+  if (device_.isEmpty()) device_ = jsonString(mem, "device");
+  p.ampScale = jsonNumber(jsonObject(ev, "amp"), "scale");
+  // A fractional epoch makes the epoch axis continuous between evaluations.
+  if (stepsPerEpoch_ > 0 && std::isfinite(p.step)) p.epoch = p.step / stepsPerEpoch_;
+  appendStep(p);
+}
+
+void RunSeries::appendStep(const StepPoint& p) {
+  if (!steps_.empty()) {  // the first record carries warm-up costs: left out of the means
+    for (size_t i = 0; i < p.ms.size(); ++i) {
+      if (std::isfinite(p.ms[i])) {
+        msSum_[i] += p.ms[i];
+        ++msCount_[i];
+      }
+    }
+  }
+  if (std::isfinite(p.ampScale)) hasAmpScale_ = true;
+  steps_.push_back(p);
+}
+
+void RunSeries::addEval(const json& ev) {
+  EvalPoint p;
+  p.step = jsonNumber(ev, "step");
+  p.epoch = jsonNumber(ev, "epoch");
+  p.t = jsonNumber(ev, "t");
+  p.samples = jsonNumber(ev, "samples");
+  p.valLoss = jsonNumber(ev, "val_loss");
+  p.valAcc = jsonNumber(ev, "val_acc");
+  evals_.push_back(p);
+}
+
+double RunSeries::meanMs(int part) const {
+  if (part < 0 || part >= int(msSum_.size())) return kNaN;
+  if (msCount_[part] > 0) return msSum_[part] / double(msCount_[part]);
+  // A single record: better than nothing.
+  if (steps_.size() == 1) return steps_.front().ms[part];
+  return kNaN;
+}
+
+void RunSeries::clear() {
+  steps_.clear();
+  evals_.clear();
+  msSum_ = {};
+  msCount_ = {};
+  hasAmpScale_ = false;
+}
+
+// ---- Run ----------------------------------------------------------------------
+
+Run::Run(Origin origin, QObject* parent) : QObject(parent), origin_(origin) {
+  if (origin == Origin::Launched) eventsLoaded_ = true;  // events arrive from the process
+}
+
+QString Run::runId() const { return runDir_.isEmpty() ? QString() : QFileInfo(runDir_).fileName(); }
+
+void Run::setName(const QString& name) {
+  if (name == name_) return;
+  name_ = name;
+  Q_EMIT changed();
+}
+
+Run* Run::fromDirectory(const QString& dir, QObject* parent) {
+  proto::RunDir rd{dir.toStdString()};
+  if (!rd.looksLikeRun()) return nullptr;
+  auto* run = new Run(Origin::History, parent);
+  run->runDir_ = QDir(dir).absolutePath();
+  run->name_ = QFileInfo(dir).fileName();
+  if (auto cfg = proto::readJsonFile(rd.config()); cfg.ok() && cfg->is_object()) {
+    run->config_ = *cfg;
+    if (cfg->contains("name") && (*cfg)["name"].is_string())
+      run->name_ = QString::fromStdString((*cfg)["name"].get<std::string>());
+  }
+  run->status_ = RunStatus::Incomplete;
+  if (auto sum = proto::readJsonFile(rd.summary()); sum.ok() && sum->is_object()) {
+    run->applySummary(*sum);
+    run->status_ = statusFromString(sum->value("status", std::string("failed")));
+    if (run->status_ == RunStatus::Ok || run->status_ == RunStatus::EarlyStopped) run->progress_ = 1.0;
+  }
+  return run;
+}
+
+void Run::applySummary(const json& summary) {
+  summary_ = summary;
+  if (summary.contains("name") && summary["name"].is_string())
+    name_ = QString::fromStdString(summary["name"].get<std::string>());
+  const double best = jsonNumber(summary, "best_val_acc");
+  if (std::isfinite(best)) bestValAcc_ = best;
+  const double sps = jsonNumber(summary, "samples_per_s");
+  if (std::isfinite(sps)) samplesPerS_ = sps;
+  const QString err = jsonString(summary, "error");
+  if (!err.isEmpty() && error_.isEmpty()) error_ = err;
+}
+
+void Run::ingest(const json& event) {
+  const bool grew = ingestOne(event);
+  Q_EMIT changed();
+  if (grew) Q_EMIT dataAppended();
+}
+
+void Run::ingest(const std::vector<json>& events) {
+  if (events.empty()) return;
+  bool grew = false;
+  for (const auto& ev : events) grew = ingestOne(ev) || grew;
+  Q_EMIT changed();
+  if (grew) Q_EMIT dataAppended();
+}
+
+bool Run::ingestOne(const json& ev) {
+  const std::string type = ev.value("type", std::string());
+  const int rank = jsonRank(ev);
+  const double wall = jsonNumber(ev, "wall");
+  if (std::isfinite(wall)) lastWall_ = wall;
+  if (!isFinal(status_) && status_ != RunStatus::Stopping && type != "end") status_ = RunStatus::Running;
+
+  if (type == "run") {
+    const QString dir = jsonString(ev, "run_dir");
+    if (!dir.isEmpty()) runDir_ = dir;
+    const QString nm = jsonString(ev, "name");
+    if (!nm.isEmpty()) name_ = nm;
+    if (ev.contains("config") && ev["config"].is_object()) config_ = ev["config"];
+  } else if (type == "start") {
+    if (rank == 0) {
+      start_ = ev;
+      const double spe = jsonNumber(ev, "steps_per_epoch");
+      if (std::isfinite(spe) && spe > 0) series_.setStepsPerEpoch(spe);
+      const QString device = jsonString(ev, "device");
+      if (!device.isEmpty()) series_.setDevice(device);
+      if (ev.contains("config") && ev["config"].is_object() && config_.empty()) config_ = ev["config"];
+    }
+  } else if (type == "step") {
+    if (rank != 0) return false;
+    series_.addStep(ev);
+    const double p = jsonNumber(ev, "progress");
+    if (std::isfinite(p)) progress_ = p;
+    const double eta = jsonNumber(ev, "eta_s");
+    if (std::isfinite(eta)) eta_ = eta;
+    const double sps = jsonNumber(ev, "samples_per_s");
+    if (std::isfinite(sps) && !epochThroughput_) samplesPerS_ = sps;
+    return true;
+  } else if (type == "eval") {
+    if (rank != 0) return false;
+    series_.addEval(ev);
+    const double acc = jsonNumber(ev, "val_acc");
+    if (std::isfinite(acc) && (!std::isfinite(bestValAcc_) || acc > bestValAcc_)) bestValAcc_ = acc;
+    return true;
+  } else if (type == "epoch") {
+    const double sps = jsonNumber(ev, "samples_per_s");
+    if (rank == 0 && std::isfinite(sps)) {
+      samplesPerS_ = sps;
+      epochThroughput_ = true;
+    }
+  } else if (type == "warning") {
+    const QString msg = jsonString(ev, "message");
+    const QString path = jsonString(ev, "path");
+    if (!msg.isEmpty()) warnings_ << (path.isEmpty() ? msg : msg + QStringLiteral(" (") + path + QLatin1Char(')'));
+    if (warnings_.size() > 50) warnings_.removeFirst();
+  } else if (type == "error") {
+    const QString msg = jsonString(ev, "message");
+    if (!msg.isEmpty()) error_ = msg;
+    const QString tail = jsonString(ev, "log_tail");
+    if (!tail.isEmpty()) appendLogTail(tail);
+  } else if (type == "end") {
+    const auto st = statusFromString(ev.value("status", std::string("failed")));
+    status_ = st;
+    if (ev.contains("summary") && ev["summary"].is_object()) {
+      json sum = ev["summary"];
+      sum["status"] = ev.value("status", std::string("failed"));
+      applySummary(sum);
+    }
+    if (st == RunStatus::Ok || st == RunStatus::EarlyStopped) progress_ = 1.0;
+    eta_ = kNaN;
+  }
+  return false;
+}
+
+void Run::setStatus(RunStatus status, const QString& detail) {
+  status_ = status;
+  if (!detail.isEmpty()) error_ = detail;
+  Q_EMIT changed();
+}
+
+void Run::appendLogTail(const QString& text) {
+  if (!logTail_.isEmpty() && !logTail_.endsWith(QLatin1Char('\n'))) logTail_ += QLatin1Char('\n');
+  logTail_ += text;
+  constexpr int kMax = 8000;  // enough to show what went wrong, bounded for long runs
+  if (logTail_.size() > kMax) logTail_ = logTail_.right(kMax);
+}
+
+void Run::ensureEventsLoaded() {
+  if (eventsLoaded_ || runDir_.isEmpty()) return;
+  eventsLoaded_ = true;
+  proto::RunDir rd{runDir_.toStdString()};
+  const RunStatus keep = status_;
+  std::vector<json> events = proto::readEventsFile(rd.events().string());
+  series_.clear();
+  bool grew = false;
+  for (const auto& ev : events) grew = ingestOne(ev) || grew;
+  // summary.json is the source of truth for a finished run's status; a run without an end
+  // event keeps the status its owner gave it (the follower decides between running and
+  // incomplete).
+  if (isFinal(keep) || !isFinal(status_)) status_ = keep;
+  Q_EMIT changed();
+  if (grew) Q_EMIT dataAppended();
+}
+
+}  // namespace wb::ui

@@ -1,0 +1,157 @@
+#pragma once
+// One run as the window sees it: what its events said so far (status, progress, curves, error).
+// A Run is fed by exactly one source: a RunProcess (launched from the window), a RunFollower
+// (a growing events.jsonl) or a one-off load of a finished run directory.
+//
+// Thread affinity: GUI thread only (every producer appends from the GUI thread).
+// Ownership: a RunsModel owns its Runs (QObject parent).
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+#include <array>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace wb::ui {
+
+enum class RunStatus { Queued, Starting, Running, Stopping, Ok, Failed, Cancelled, EarlyStopped, Diverged, Incomplete };
+
+// "queued", "running", "ok", "early-stopped", ... (the words of the contract).
+QString statusWord(RunStatus status);
+// End-event / summary.json status string to a status (unknown words -> Failed).
+RunStatus statusFromString(const std::string& status);
+bool isFinal(RunStatus status);
+bool isActive(RunStatus status);  // starting, running or stopping
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Step-time components, in the order of the contract's ms{...}.
+inline constexpr std::array<const char*, 6> kStepParts = {"data", "h2d", "fwd", "bwd", "opt", "comm"};
+
+struct StepPoint {
+  double step = kNaN, epoch = kNaN, t = kNaN, samples = kNaN;
+  double loss = kNaN, lr = kNaN, samplesPerS = kNaN;
+  std::array<double, 6> ms{kNaN, kNaN, kNaN, kNaN, kNaN, kNaN};
+  double alloc = kNaN, reserved = kNaN, peak = kNaN, rss = kNaN;
+  double ampScale = kNaN;
+};
+
+struct EvalPoint {
+  double step = kNaN, epoch = kNaN, t = kNaN, samples = kNaN;
+  double valLoss = kNaN, valAcc = kNaN;
+};
+
+// Rank 0's curves (the contract: curves use rank 0), appended in arrival order.
+class RunSeries {
+ public:
+  void addStep(const nlohmann::json& ev);
+  void addEval(const nlohmann::json& ev);
+  // Direct append (benchmarks and tests that build large series without JSON).
+  void appendStep(const StepPoint& p);
+  void appendEval(const EvalPoint& p) { evals_.push_back(p); }
+  void setStepsPerEpoch(double spe) { stepsPerEpoch_ = spe; }
+  void setDevice(const QString& device) { device_ = device; }
+  void clear();
+
+  const std::vector<StepPoint>& steps() const { return steps_; }
+  const std::vector<EvalPoint>& evals() const { return evals_; }
+  double stepsPerEpoch() const { return stepsPerEpoch_; }
+  const QString& device() const { return device_; }
+  bool onCuda() const { return device_.startsWith(QLatin1String("cuda")); }
+  bool hasAmpScale() const { return hasAmpScale_; }
+  // Mean ms per step part over every step record but the first (warm-up); NaN when none.
+  double meanMs(int part) const;
+
+ private:
+  std::vector<StepPoint> steps_;
+  std::vector<EvalPoint> evals_;
+  double stepsPerEpoch_ = 0;
+  QString device_;
+  bool hasAmpScale_ = false;
+  std::array<double, 6> msSum_{};
+  std::array<int64_t, 6> msCount_{};
+};
+
+class Run : public QObject {
+  Q_OBJECT
+ public:
+  enum class Origin { Launched, History };
+
+  explicit Run(Origin origin, QObject* parent = nullptr);
+
+  // Reads config.json and summary.json of a run directory (events are loaded on demand).
+  // Returns nullptr when dir is not a run directory.
+  static Run* fromDirectory(const QString& dir, QObject* parent = nullptr);
+
+  Origin origin() const { return origin_; }
+  const QString& runDir() const { return runDir_; }
+  void setRunDir(const QString& dir) { runDir_ = dir; }
+  QString runId() const;
+  const QString& name() const { return name_; }
+  void setName(const QString& name);
+  RunStatus status() const { return status_; }
+  // Error text for a failed run (the error event's message, or what the driver saw).
+  const QString& errorMessage() const { return error_; }
+  // Last lines of the rank logs / stderr (shown with a failed run).
+  const QString& logTail() const { return logTail_; }
+  const QStringList& warnings() const { return warnings_; }
+  const nlohmann::json& config() const { return config_; }
+  void setConfig(const nlohmann::json& config) { config_ = config; }
+  const nlohmann::json& summary() const { return summary_; }
+  const nlohmann::json& startInfo() const { return start_; }
+
+  double progress() const { return progress_; }       // 0..1, NaN when unknown
+  double etaSeconds() const { return eta_; }          // NaN when unknown
+  double samplesPerSecond() const { return samplesPerS_; }
+  double bestValAcc() const { return bestValAcc_; }   // 0..1, NaN before the first eval
+  double lastEventWall() const { return lastWall_; }  // unix seconds of the newest event
+
+  const RunSeries& series() const { return series_; }
+  RunSeries& mutableSeries() { return series_; }
+
+  // Feeds events (in order). Emits changed() once, and dataAppended() when curves grew.
+  void ingest(const nlohmann::json& event);
+  void ingest(const std::vector<nlohmann::json>& events);
+
+  // Status set by whoever drives the run (queue, process driver, follower). detail: the error
+  // message for failed runs (kept when empty).
+  void setStatus(RunStatus status, const QString& detail = QString());
+  void appendLogTail(const QString& text);
+
+  // History runs: loads events.jsonl once (no-op for launched or already loaded runs).
+  void ensureEventsLoaded();
+  bool eventsLoaded() const { return eventsLoaded_; }
+  void markEventsLoaded() { eventsLoaded_ = true; }
+
+ Q_SIGNALS:
+  void changed();
+  void dataAppended();
+
+ private:
+  bool ingestOne(const nlohmann::json& ev);  // true when curves grew
+  void applySummary(const nlohmann::json& summary);
+
+  Origin origin_;
+  QString runDir_;
+  QString name_;
+  RunStatus status_ = RunStatus::Queued;
+  QString error_;
+  QString logTail_;
+  QStringList warnings_;
+  nlohmann::json config_ = nlohmann::json::object();
+  nlohmann::json summary_ = nlohmann::json::object();
+  nlohmann::json start_ = nlohmann::json::object();
+  double progress_ = kNaN, eta_ = kNaN, samplesPerS_ = kNaN, bestValAcc_ = kNaN, lastWall_ = kNaN;
+  bool epochThroughput_ = false;  // samples/s comes from an epoch event (steadier than steps)
+  bool eventsLoaded_ = false;
+  RunSeries series_;
+};
+
+// Reads a number from ev[key] (NaN when absent or not a number).
+double jsonNumber(const nlohmann::json& ev, const char* key);
+
+}  // namespace wb::ui

@@ -1,0 +1,218 @@
+#include "runs/run_process.h"
+
+#include <csignal>
+#include <cstring>
+
+#include <sys/prctl.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+namespace wb::ui {
+
+namespace {
+constexpr int kStderrTailLines = 40;
+}
+
+RunProcess::RunProcess(QObject* parent) : QObject(parent) {
+  process_.setProcessChannelMode(QProcess::SeparateChannels);
+  // Own process group: a kill reaches the launcher's ranks too. PDEATHSIG: if the window dies
+  // without cleaning up, the launcher is asked to stop instead of running on unseen.
+  process_.setChildProcessModifier([] {
+    ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+  });
+  graceTimer_.setSingleShot(true);
+  watchdog_.setSingleShot(true);
+  connect(&process_, &QProcess::readyReadStandardOutput, this, &RunProcess::onStdout);
+  connect(&process_, &QProcess::readyReadStandardError, this, &RunProcess::onStderr);
+  connect(&process_, &QProcess::errorOccurred, this, &RunProcess::onError);
+  connect(&process_, &QProcess::finished, this, &RunProcess::onFinished);
+  connect(&process_, &QProcess::started, this, [this] {
+    pgid_ = process_.processId();
+    watchdog_.start(watchdogMs_);
+    Q_EMIT started();
+  });
+  connect(&graceTimer_, &QTimer::timeout, this, [this] {
+    killedAfterGrace_ = true;
+    killGroup(SIGKILL);
+  });
+  connect(&watchdog_, &QTimer::timeout, this, &RunProcess::onWatchdog);
+}
+
+RunProcess::~RunProcess() {
+  if (process_.state() != QProcess::NotRunning) {
+    // Leaving: nobody will read the events any more; don't leave ranks behind.
+    disconnect(&process_, nullptr, this, nullptr);
+    killGroup(SIGKILL);
+    process_.waitForFinished(5000);
+  }
+}
+
+void RunProcess::start(const QString& program, const QStringList& arguments) {
+  program_ = program;
+  process_.start(program, arguments, QIODevice::ReadOnly);
+}
+
+void RunProcess::stop() {
+  if (done_ || process_.state() == QProcess::NotRunning) return;
+  if (stopRequested_) {  // second request: the user means it
+    killGroup(SIGKILL);
+    return;
+  }
+  stopRequested_ = true;
+  process_.terminate();  // SIGTERM to the launcher: ranks finish the step, write `end`
+  graceTimer_.start(graceMs_);
+}
+
+void RunProcess::kill() {
+  stopRequested_ = true;
+  killGroup(SIGKILL);
+}
+
+void RunProcess::killGroup(int sig) {
+  if (pgid_ > 0) ::kill(-static_cast<pid_t>(pgid_), sig);
+  else if (process_.state() != QProcess::NotRunning) process_.kill();
+}
+
+void RunProcess::onStdout() {
+  watchdog_.start(watchdogMs_);
+  const QByteArray bytes = process_.readAllStandardOutput();
+  for (const auto& line : stdoutLines_.feed(bytes.constData(), size_t(bytes.size()))) handleLine(line);
+}
+
+void RunProcess::handleLine(const std::string& line) {
+  auto ev = proto::decodeEvent(line);
+  if (!ev) {
+    if (line.find_first_not_of(" \t\r") != std::string::npos) ++malformed_;
+    return;
+  }
+  const std::string type = ev->value("type", std::string());
+  if (type == "end" && (*ev)["status"].is_string())
+    endStatus_ = QString::fromStdString((*ev)["status"].get<std::string>());
+  if (type == "error" && ev->contains("message") && (*ev)["message"].is_string())
+    errorEventMessage_ = QString::fromStdString((*ev)["message"].get<std::string>());
+  Q_EMIT eventReceived(*ev);
+}
+
+void RunProcess::onStderr() {
+  watchdog_.start(watchdogMs_);
+  stderrPartial_ += process_.readAllStandardError();
+  int nl;
+  while ((nl = stderrPartial_.indexOf('\n')) >= 0) {
+    const QString line = QString::fromUtf8(stderrPartial_.left(nl)).trimmed();
+    stderrPartial_.remove(0, nl + 1);
+    if (line.isEmpty()) continue;
+    stderrTail_ << line;
+    if (stderrTail_.size() > kStderrTailLines) stderrTail_.removeFirst();
+    Q_EMIT stderrLine(line);
+  }
+}
+
+QString RunProcess::describeError(QProcess::ProcessError error, const QString& program, const QString& qtText) {
+  switch (error) {
+    case QProcess::FailedToStart:
+      return QStringLiteral("Could not start %1 (%2). Check that workbench-cli is built or installed "
+                            "beside the workbench, or point the WB_CLI environment variable at it.")
+          .arg(program, qtText);
+    case QProcess::Crashed:
+      return QStringLiteral("%1 stopped unexpectedly (it crashed or was killed).").arg(program);
+    case QProcess::Timedout:
+      return QStringLiteral("%1 did not answer in time.").arg(program);
+    case QProcess::ReadError:
+      return QStringLiteral("Could not read the output of %1 (%2).").arg(program, qtText);
+    case QProcess::WriteError:
+      return QStringLiteral("Could not write to %1 (%2).").arg(program, qtText);
+    case QProcess::UnknownError:
+      break;
+  }
+  return QStringLiteral("%1 failed: %2").arg(program, qtText);
+}
+
+QString RunProcess::statusForExitCode(int code) {
+  switch (code) {
+    case 0: return QString::fromLatin1(proto::kStatusOk);
+    case 4: return QString::fromLatin1(proto::kStatusDiverged);
+    case 130: return QString::fromLatin1(proto::kStatusCancelled);
+    default: return QString::fromLatin1(proto::kStatusFailed);
+  }
+}
+
+void RunProcess::onError(QProcess::ProcessError error) {
+  // Only a failed start has no finished() after it; crashes are handled in onFinished.
+  if (error != QProcess::FailedToStart) return;
+  finish(Outcome::Failed, QString::fromLatin1(proto::kStatusFailed),
+         describeError(error, program_, process_.errorString()));
+}
+
+void RunProcess::onFinished(int exitCode, QProcess::ExitStatus exitStatus) {
+  graceTimer_.stop();
+  watchdog_.stop();
+  // Flush a last line that came without its newline.
+  if (auto tail = stdoutLines_.finish()) handleLine(*tail);
+  if (!stderrPartial_.trimmed().isEmpty()) stderrTail_ << QString::fromUtf8(stderrPartial_).trimmed();
+  stderrPartial_.clear();
+
+  const bool crashed = exitStatus == QProcess::CrashExit;
+  if (crashed) killGroup(SIGKILL);  // a dead launcher's ranks are of no use to anyone
+
+  const QString tail = stderrTail_.isEmpty() ? QString() : stderrTail_.last();
+  auto failedWith = [&](const QString& why) {
+    QString msg = errorEventMessage_.isEmpty() ? why : errorEventMessage_;
+    finish(Outcome::Failed, QString::fromLatin1(proto::kStatusFailed), msg);
+  };
+
+  if (!endStatus_.isEmpty()) {  // the run said how it ended: that is the truth
+    if (endStatus_ == QLatin1String(proto::kStatusOk) || endStatus_ == QLatin1String(proto::kStatusEarlyStopped))
+      finish(Outcome::Succeeded, endStatus_, QString());
+    else if (endStatus_ == QLatin1String(proto::kStatusCancelled))
+      finish(Outcome::Cancelled, endStatus_, QStringLiteral("Stopped."));
+    else
+      finish(Outcome::Failed, endStatus_, errorEventMessage_.isEmpty() ? tail : errorEventMessage_);
+    return;
+  }
+  if (watchdogFired_) {
+    failedWith(QStringLiteral("No output from workbench-cli for %1 minutes: it looked hung and was stopped.")
+                   .arg(watchdogMs_ / 60000.0, 0, 'f', 1));
+    return;
+  }
+  if (stopRequested_) {
+    finish(Outcome::Cancelled, QString::fromLatin1(proto::kStatusCancelled),
+           killedAfterGrace_ ? QStringLiteral("Stopped (killed after a %1 s grace period).").arg(graceMs_ / 1000)
+                             : QStringLiteral("Stopped."));
+    return;
+  }
+  if (crashed) {
+    const char* sig = ::strsignal(exitCode);
+    failedWith(QStringLiteral("workbench-cli was killed by signal %1 (%2) before the run ended.")
+                   .arg(exitCode)
+                   .arg(QString::fromLocal8Bit(sig ? sig : "unknown")));
+    return;
+  }
+  const QString status = statusForExitCode(exitCode);
+  if (status == QLatin1String(proto::kStatusOk)) {
+    finish(Outcome::Succeeded, status, QString());
+  } else if (status == QLatin1String(proto::kStatusCancelled)) {
+    finish(Outcome::Cancelled, status, QStringLiteral("Cancelled."));
+  } else {
+    QString why = QStringLiteral("workbench-cli exited with code %1").arg(exitCode);
+    if (!tail.isEmpty()) why += QStringLiteral(": ") + tail;
+    finish(Outcome::Failed, status, errorEventMessage_.isEmpty() ? why : errorEventMessage_);
+  }
+}
+
+void RunProcess::onWatchdog() {
+  if (done_ || process_.state() == QProcess::NotRunning) return;
+  watchdogFired_ = true;
+  process_.terminate();
+  graceTimer_.start(graceMs_);
+}
+
+void RunProcess::finish(Outcome outcome, const QString& status, const QString& message) {
+  if (done_) return;
+  done_ = true;
+  graceTimer_.stop();
+  watchdog_.stop();
+  Q_EMIT finished(outcome, status, message);
+}
+
+}  // namespace wb::ui

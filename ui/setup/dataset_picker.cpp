@@ -1,0 +1,232 @@
+#include "setup/dataset_picker.h"
+
+#include <QComboBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QPushButton>
+#include <QSpinBox>
+
+#include "runs/cli.h"
+#include "setup/field_errors.h"
+#include "setup/json_fields.h"
+
+namespace wb::ui {
+using nlohmann::json;
+
+namespace {
+const QString kBuiltIn = QStringLiteral("fashion-mnist");
+
+bool hasAny(const QDir& d, const QStringList& patterns) { return !d.entryList(patterns, QDir::Files).isEmpty(); }
+}  // namespace
+
+QString detectDatasetKind(QString* dir) {
+  QDir d(*dir);
+  if (d.exists(QStringLiteral("cifar-10-batches-bin"))) {
+    *dir = d.filePath(QStringLiteral("cifar-10-batches-bin"));
+    return QStringLiteral("cifar10");
+  }
+  if (hasAny(d, {QStringLiteral("data_batch_*.bin"), QStringLiteral("test_batch.bin")})) return QStringLiteral("cifar10");
+  if (hasAny(d, {QStringLiteral("*-ubyte"), QStringLiteral("*-ubyte.gz"), QStringLiteral("*.idx*")}))
+    return QStringLiteral("idx");
+  return QStringLiteral("folder");
+}
+
+DatasetPicker::DatasetPicker(FieldErrors* errors, QWidget* parent) : QWidget(parent), errors_(errors) {
+  auto* form = new QFormLayout(this);
+  form->setContentsMargins(0, 0, 0, 0);
+  kind_ = new QComboBox(this);
+  kind_->setObjectName(QStringLiteral("data.kind"));
+  kind_->addItem(QStringLiteral("Fashion-MNIST (built in)"), kBuiltIn);
+  kind_->addItem(QStringLiteral("Image folder (one folder per class)"), QStringLiteral("folder"));
+  kind_->addItem(QStringLiteral("IDX files (MNIST format)"), QStringLiteral("idx"));
+  kind_->addItem(QStringLiteral("CIFAR-10 binary"), QStringLiteral("cifar10"));
+  form->addRow(QStringLiteral("Dataset"), kind_);
+
+  pathRow_ = new QWidget(this);
+  auto* pathLayout = new QHBoxLayout(pathRow_);
+  pathLayout->setContentsMargins(0, 0, 0, 0);
+  path_ = new QLineEdit(pathRow_);
+  path_->setObjectName(QStringLiteral("data.path"));
+  path_->setPlaceholderText(QStringLiteral("folder (pick, type or drop it on the window)"));
+  browse_ = new QPushButton(QStringLiteral("Browse…"), pathRow_);
+  pathLayout->addWidget(path_, 1);
+  pathLayout->addWidget(browse_);
+  form->addRow(QStringLiteral("Folder"), pathRow_);
+
+  check_ = new QLabel(this);
+  check_->setObjectName(QStringLiteral("data.check"));
+  check_->setWordWrap(true);
+  check_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  form->addRow(QString(), check_);
+  form->addRow(QString(), errors_->makeLabel(QStringLiteral("data.dataset"), this));
+
+  auto limitBox = [this](const QString& path) {
+    auto* s = new QSpinBox(this);
+    s->setObjectName(path);
+    s->setRange(0, 100000000);
+    s->setSingleStep(1000);
+    s->setSpecialValueText(QStringLiteral("all"));
+    s->setGroupSeparatorShown(true);
+    return s;
+  };
+  limitTrain_ = limitBox(QStringLiteral("data.limit_train"));
+  limitVal_ = limitBox(QStringLiteral("data.limit_val"));
+  limitTrain_->setToolTip(QStringLiteral("Use only the first N training images (quick experiments)."));
+  limitVal_->setToolTip(QStringLiteral("Evaluate on only the first N validation images."));
+  form->addRow(QStringLiteral("Train images"), limitTrain_);
+  form->addRow(QString(), errors_->makeLabel(QStringLiteral("data.limit_train"), this));
+  form->addRow(QStringLiteral("Val images"), limitVal_);
+  form->addRow(QString(), errors_->makeLabel(QStringLiteral("data.limit_val"), this));
+
+  checkSoon_.setSingleShot(true);
+  checkSoon_.setInterval(400);  // typing a path: check once the user pauses
+  connect(&checkSoon_, &QTimer::timeout, this, &DatasetPicker::runCheck);
+  connect(kind_, &QComboBox::currentIndexChanged, this, &DatasetPicker::onKindChanged);
+  connect(path_, &QLineEdit::textChanged, this, [this] {
+    scheduleCheck();
+    Q_EMIT changed();
+  });
+  connect(browse_, &QPushButton::clicked, this, &DatasetPicker::browse);
+  connect(limitTrain_, &QSpinBox::valueChanged, this, &DatasetPicker::changed);
+  connect(limitVal_, &QSpinBox::valueChanged, this, &DatasetPicker::changed);
+  onKindChanged();
+}
+
+DatasetPicker::~DatasetPicker() {
+  if (query_) query_->cancel();
+}
+
+QString DatasetPicker::spec() const {
+  const QString kind = kind_->currentData().toString();
+  if (kind == kBuiltIn) return kBuiltIn;
+  return kind + QLatin1Char(':') + path_->text().trimmed();
+}
+
+QString DatasetPicker::checkText() const { return check_->text(); }
+
+void DatasetPicker::onKindChanged() {
+  pathRow_->setVisible(kind_->currentData().toString() != kBuiltIn);
+  scheduleCheck();
+  Q_EMIT changed();
+}
+
+void DatasetPicker::browse() {
+  const QString dir = QFileDialog::getExistingDirectory(this, QStringLiteral("Dataset folder"), path_->text());
+  if (!dir.isEmpty()) setFolder(dir);
+}
+
+void DatasetPicker::setFolder(const QString& folder) {
+  QString dir = QDir(folder).absolutePath();
+  const QString kind = detectDatasetKind(&dir);
+  const QSignalBlocker b1(kind_), b2(path_);
+  kind_->setCurrentIndex(kind_->findData(kind));
+  path_->setText(dir);
+  pathRow_->setVisible(true);
+  scheduleCheck();
+  Q_EMIT changed();
+}
+
+void DatasetPicker::readFrom(const json& doc) {
+  const QSignalBlocker b1(kind_), b2(path_), b3(limitTrain_), b4(limitVal_);
+  const QString ds = fieldString(doc, QStringLiteral("data.dataset"), kBuiltIn);
+  const int colon = ds.indexOf(QLatin1Char(':'));
+  const int idx = colon > 0 ? kind_->findData(ds.left(colon)) : -1;
+  if (idx >= 0) {
+    kind_->setCurrentIndex(idx);
+    path_->setText(ds.mid(colon + 1));
+  } else {
+    kind_->setCurrentIndex(0);  // fashion-mnist (and anything unknown: its error shows)
+    path_->clear();
+  }
+  pathRow_->setVisible(kind_->currentIndex() != 0);
+  limitTrain_->setValue(int(fieldNumber(doc, QStringLiteral("data.limit_train"), 0)));
+  limitVal_->setValue(int(fieldNumber(doc, QStringLiteral("data.limit_val"), 0)));
+  scheduleCheck();
+}
+
+void DatasetPicker::writeTo(json& doc) const {
+  setField(doc, QStringLiteral("data.dataset"), spec().toStdString());
+  setField(doc, QStringLiteral("data.limit_train"), limitTrain_->value());
+  setField(doc, QStringLiteral("data.limit_val"), limitVal_->value());
+}
+
+void DatasetPicker::scheduleCheck() {
+  if (spec() == checkedSpec_ && checkState_ >= 0) return;
+  if (query_) query_->cancel();
+  checkState_ = -1;
+  if (kind_->currentData().toString() != kBuiltIn && path_->text().trimmed().isEmpty()) {
+    check_->setText(QStringLiteral("Pick a folder."));
+    checkSoon_.stop();
+    return;
+  }
+  check_->setText(QStringLiteral("Checking the dataset…"));
+  checkSoon_.start();
+}
+
+void DatasetPicker::runCheck() {
+  const QString s = spec();
+  query_ = CliQuery::run(
+      this, {QStringLiteral("dataset"), QStringLiteral("inspect"), s, QStringLiteral("--json")}, true,
+      [this, s](const json& doc, const QString&, const QString& error) {
+        if (s != spec()) return;  // the user moved on
+        checkedSpec_ = s;
+        showCheck(doc, error);
+      },
+      120000);
+}
+
+void DatasetPicker::showCheck(const json& doc, const QString& error) {
+  const QString color = FieldErrors::errorColor(this);
+  if (!doc.is_object()) {
+    checkState_ = 0;
+    check_->setStyleSheet(QString());
+    check_->setText(QStringLiteral("Could not check the dataset: ") + error);
+    Q_EMIT checkFinished(false);
+    return;
+  }
+  const bool ok = doc.value("ok", false);
+  QStringList parts;
+  const QLocale loc;
+  if (doc.contains("splits") && doc["splits"].is_object()) {
+    QStringList sizes;
+    QString classes, shape;
+    for (auto it = doc["splits"].begin(); it != doc["splits"].end(); ++it) {
+      const json& sp = it.value();
+      if (!sp.is_object()) continue;
+      sizes << QStringLiteral("%1 %2").arg(QString::fromStdString(it.key()), loc.toString(qlonglong(sp.value("size", 0))));
+      if (classes.isEmpty() && sp.contains("classes") && sp["classes"].is_array()) {
+        QStringList names;
+        for (const auto& c : sp["classes"])
+          if (c.is_string()) names << QString::fromStdString(c.get<std::string>());
+        const int n = int(names.size());
+        if (names.size() > 6) names = names.mid(0, 5) << QStringLiteral("…");
+        classes = QStringLiteral("%1 classes (%2)").arg(n).arg(names.join(QStringLiteral(", ")));
+      }
+      if (shape.isEmpty() && sp.contains("height"))
+        shape = QStringLiteral("%1×%2×%3").arg(sp.value("channels", 0)).arg(sp.value("height", 0)).arg(sp.value("width", 0));
+    }
+    if (!sizes.isEmpty()) parts << sizes.join(QStringLiteral(", ")) + QStringLiteral(" images");
+    if (!classes.isEmpty()) parts << classes;
+    if (!shape.isEmpty()) parts << shape;
+  }
+  QStringList problems;
+  if (doc.contains("problems") && doc["problems"].is_array())
+    for (const auto& p : doc["problems"])
+      if (p.is_string()) problems << QString::fromStdString(p.get<std::string>());
+  QString text = (ok ? QStringLiteral("✓ ") : QString()) + parts.join(QStringLiteral(" · "));
+  if (!problems.isEmpty()) {
+    if (!text.isEmpty()) text += QLatin1Char('\n');
+    text += problems.join(QLatin1Char('\n'));
+  }
+  check_->setStyleSheet(ok ? QString() : QStringLiteral("color: %1;").arg(color));
+  check_->setText(text.isEmpty() ? QStringLiteral("The dataset could not be read.") : text);
+  checkState_ = ok ? 1 : 0;
+  Q_EMIT checkFinished(ok);
+}
+
+}  // namespace wb::ui

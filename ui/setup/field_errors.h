@@ -1,0 +1,47 @@
+#pragma once
+// Shows configErrors next to the widgets they belong to, word for word. Each field registers a
+// hidden label under its widget; an error whose path has no label goes to a general label.
+//
+// Thread affinity: GUI thread. The labels belong to the widgets' layouts.
+#include <QHash>
+#include <QLabel>
+#include <QPointer>
+#include <QString>
+#include <QStringList>
+
+#include <vector>
+
+#include "wb/common/config.h"
+
+class QLabel;
+class QWidget;
+
+namespace wb::ui {
+
+class FieldErrors {
+ public:
+  // A hidden, word-wrapped label for errors of `path` (objectName "error:<path>").
+  QLabel* makeLabel(const QString& path, QWidget* parent);
+  // Errors of `alias` are shown on `path`'s label (e.g. early_stopping.mode on monitor's).
+  void addAlias(const QString& alias, const QString& path);
+  void setGeneralLabel(QLabel* label) { general_ = label; }
+
+  // Shows each error as FieldError::str() under its field; clears the others.
+  void show(const std::vector<FieldError>& errors);
+  // The messages shown now, in order.
+  const QStringList& shown() const { return shown_; }
+  // Recolours the labels for the current palette (dark or light).
+  void updateColors();
+
+  static QString errorColor(const QWidget* w);
+
+ private:
+  QLabel* labelFor(const std::string& path) const;
+
+  QHash<QString, QPointer<QLabel>> labels_;
+  QHash<QString, QString> aliases_;
+  QPointer<QLabel> general_;
+  QStringList shown_;
+};
+
+}  // namespace wb::ui

@@ -1,0 +1,317 @@
+#include "setup/setup_panel.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QEvent>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include "runs/cli.h"
+#include "setup/dataset_picker.h"
+#include "setup/json_fields.h"
+#include "setup/speedups_group.h"
+#include "wb/proto/config_json.h"
+
+namespace wb::ui {
+using nlohmann::json;
+
+namespace {
+const QString kTorchScript = QStringLiteral("torchscript");
+
+void selectData(QComboBox* box, const QString& value) {
+  const int i = box->findData(value);
+  box->setCurrentIndex(i >= 0 ? i : 0);
+}
+
+QString numberText(double v) { return QString::number(v, 'g', 6); }
+}  // namespace
+
+SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent), base_(proto::configToJson(Config{})) {
+  setObjectName(QStringLiteral("setupPanel"));
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(6, 6, 6, 6);
+
+  general_ = new QLabel(this);
+  general_->setObjectName(QStringLiteral("error:general"));
+  general_->setWordWrap(true);
+  general_->hide();
+  errors_.setGeneralLabel(general_);
+
+  // Experiment
+  auto* expBody = new QWidget(this);
+  auto* expForm = new QFormLayout(expBody);
+  name_ = new QLineEdit(expBody);
+  seed_ = new QSpinBox(expBody);
+  seed_->setRange(0, std::numeric_limits<int>::max());
+  addField(expForm, QStringLiteral("Name"), QStringLiteral("name"), name_);
+  addField(expForm, QStringLiteral("Seed"), QStringLiteral("seed"), seed_);
+  layout->addWidget(section(QStringLiteral("Experiment"), expBody));
+
+  // Data
+  dataset_ = new DatasetPicker(&errors_, this);
+  layout->addWidget(section(QStringLiteral("Data"), dataset_));
+
+  // Model and optimiser
+  auto* modelBody = new QWidget(this);
+  auto* modelForm = new QFormLayout(modelBody);
+  model_ = new QComboBox(modelBody);
+  for (const char* m : {"lenet", "mnist-cnn", "mlp", "resnet18"}) model_->addItem(QString::fromLatin1(m), QString::fromLatin1(m));
+  model_->addItem(QStringLiteral("TorchScript file…"), kTorchScript);
+  addField(modelForm, QStringLiteral("Model"), QStringLiteral("model.name"), model_);
+  scriptRow_ = new QWidget(modelBody);
+  auto* scriptLayout = new QHBoxLayout(scriptRow_);
+  scriptLayout->setContentsMargins(0, 0, 0, 0);
+  scriptPath_ = new QLineEdit(scriptRow_);
+  scriptPath_->setObjectName(QStringLiteral("model.file"));
+  scriptPath_->setPlaceholderText(QStringLiteral("model.pt (torch.jit.save)"));
+  auto* scriptBrowse = new QPushButton(QStringLiteral("Browse…"), scriptRow_);
+  scriptLayout->addWidget(scriptPath_, 1);
+  scriptLayout->addWidget(scriptBrowse);
+  modelForm->addRow(QString(), scriptRow_);
+  connect(scriptBrowse, &QPushButton::clicked, this, [this] {
+    const QString f = QFileDialog::getOpenFileName(this, QStringLiteral("TorchScript model"), scriptPath_->text(),
+                                                   QStringLiteral("TorchScript (*.pt *.pth);;All files (*)"));
+    if (!f.isEmpty()) scriptPath_->setText(f);
+  });
+
+  optim_ = new QComboBox(modelBody);
+  for (const char* o : {"sgd", "adam", "adamw", "adadelta"}) optim_->addItem(QString::fromLatin1(o), QString::fromLatin1(o));
+  addField(modelForm, QStringLiteral("Optimiser"), QStringLiteral("optim.name"), optim_);
+  lr_ = new QLineEdit(modelBody);
+  lr_->setToolTip(QStringLiteral("Learning rate, e.g. 0.01 or 1e-3"));
+  addField(modelForm, QStringLiteral("Learning rate"), QStringLiteral("optim.lr"), lr_);
+  momentum_ = new QDoubleSpinBox(modelBody);
+  momentum_->setRange(0.0, 0.999);
+  momentum_->setDecimals(3);
+  momentum_->setSingleStep(0.05);
+  addField(modelForm, QStringLiteral("Momentum"), QStringLiteral("optim.momentum"), momentum_);
+  weightDecay_ = new QDoubleSpinBox(modelBody);
+  weightDecay_->setRange(0.0, 1.0);
+  weightDecay_->setDecimals(5);
+  weightDecay_->setSingleStep(0.0001);
+  addField(modelForm, QStringLiteral("Weight decay"), QStringLiteral("optim.weight_decay"), weightDecay_);
+  schedule_ = new QComboBox(modelBody);
+  schedule_->addItem(QStringLiteral("constant"), QStringLiteral("constant"));
+  schedule_->addItem(QStringLiteral("step decay"), QStringLiteral("step"));
+  schedule_->addItem(QStringLiteral("cosine"), QStringLiteral("cosine"));
+  schedule_->addItem(QStringLiteral("one-cycle"), QStringLiteral("onecycle"));
+  addField(modelForm, QStringLiteral("LR schedule"), QStringLiteral("optim.schedule"), schedule_);
+  warmup_ = new QDoubleSpinBox(modelBody);
+  warmup_->setRange(0.0, 0.9);
+  warmup_->setDecimals(2);
+  warmup_->setSingleStep(0.05);
+  warmup_->setToolTip(QStringLiteral("Share of the steps used for a linear warm-up (cosine, one-cycle)"));
+  addField(modelForm, QStringLiteral("Warm-up"), QStringLiteral("optim.warmup_fraction"), warmup_);
+  layout->addWidget(section(QStringLiteral("Model and optimiser"), modelBody));
+
+  // Training length
+  auto* trainBody = new QWidget(this);
+  auto* trainForm = new QFormLayout(trainBody);
+  batch_ = new QSpinBox(trainBody);
+  batch_->setRange(1, 65536);
+  addField(trainForm, QStringLiteral("Batch size"), QStringLiteral("train.batch_size"), batch_);
+  epochs_ = new QSpinBox(trainBody);
+  epochs_->setRange(1, 100000);
+  addField(trainForm, QStringLiteral("Epochs"), QStringLiteral("train.epochs"), epochs_);
+  maxSteps_ = new QSpinBox(trainBody);
+  maxSteps_->setRange(0, std::numeric_limits<int>::max());
+  maxSteps_->setSpecialValueText(QStringLiteral("no cap"));
+  maxSteps_->setToolTip(QStringLiteral("Stop after this many optimiser steps (0 = run every epoch)"));
+  addField(trainForm, QStringLiteral("Max steps"), QStringLiteral("train.max_steps"), maxSteps_);
+  layout->addWidget(section(QStringLiteral("Training"), trainBody));
+
+  speedups_ = new SpeedupsGroup(&errors_, this);
+  layout->addWidget(speedups_);
+  layout->addWidget(general_);
+  layout->addStretch(1);
+
+  auto touched = [this] {
+    pristine_ = false;
+    validate();
+    Q_EMIT changed();
+  };
+  connect(name_, &QLineEdit::textChanged, this, touched);
+  connect(seed_, &QSpinBox::valueChanged, this, touched);
+  connect(dataset_, &DatasetPicker::changed, this, touched);
+  connect(model_, &QComboBox::currentIndexChanged, this, [this, touched] {
+    onModelChanged();
+    touched();
+  });
+  connect(scriptPath_, &QLineEdit::textChanged, this, touched);
+  connect(optim_, &QComboBox::currentIndexChanged, this, [this, touched] {
+    onOptimChanged();
+    touched();
+  });
+  connect(lr_, &QLineEdit::textChanged, this, touched);
+  connect(momentum_, &QDoubleSpinBox::valueChanged, this, touched);
+  connect(weightDecay_, &QDoubleSpinBox::valueChanged, this, touched);
+  connect(schedule_, &QComboBox::currentIndexChanged, this, [this, touched] {
+    onOptimChanged();
+    touched();
+  });
+  connect(warmup_, &QDoubleSpinBox::valueChanged, this, touched);
+  connect(batch_, &QSpinBox::valueChanged, this, touched);
+  connect(epochs_, &QSpinBox::valueChanged, this, touched);
+  connect(maxSteps_, &QSpinBox::valueChanged, this, touched);
+  connect(speedups_, &SpeedupsGroup::changed, this, touched);
+
+  setConfigJson(base_);
+  pristine_ = true;
+}
+
+QWidget* SetupPanel::section(const QString& title, QWidget* body) {
+  auto* box = new QGroupBox(title, this);
+  auto* l = new QVBoxLayout(box);
+  l->setContentsMargins(6, 6, 6, 6);
+  body->setParent(box);
+  l->addWidget(body);
+  if (auto* form = qobject_cast<QFormLayout*>(body->layout())) {
+    form->setContentsMargins(0, 0, 0, 0);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+  }
+  return box;
+}
+
+void SetupPanel::addField(QFormLayout* form, const QString& label, const QString& path, QWidget* field) {
+  field->setObjectName(path);
+  form->addRow(label, field);
+  form->addRow(QString(), errors_.makeLabel(path, form->parentWidget()));
+}
+
+void SetupPanel::onModelChanged() { scriptRow_->setVisible(model_->currentData().toString() == kTorchScript); }
+
+void SetupPanel::onOptimChanged() {
+  // Momentum is SGD's; warm-up applies to the schedules that have one.
+  const bool sgd = optim_->currentData().toString() == QLatin1String("sgd");
+  momentum_->setEnabled(sgd);
+  momentum_->setToolTip(sgd ? QString() : QStringLiteral("Momentum applies to SGD only."));
+  const QString sched = schedule_->currentData().toString();
+  warmup_->setEnabled(sched == QLatin1String("cosine") || sched == QLatin1String("onecycle"));
+}
+
+json SetupPanel::configJson() const {
+  json doc = base_;
+  setField(doc, QStringLiteral("name"), name_->text().toStdString());
+  setField(doc, QStringLiteral("seed"), seed_->value());
+  dataset_->writeTo(doc);
+  const QString model = model_->currentData().toString();
+  setField(doc, QStringLiteral("model.name"),
+           (model == kTorchScript ? QStringLiteral("torchscript:") + scriptPath_->text().trimmed() : model).toStdString());
+  setField(doc, QStringLiteral("optim.name"), optim_->currentData().toString().toStdString());
+  setField(doc, QStringLiteral("optim.lr"), numberOrText(lr_->text()));
+  setField(doc, QStringLiteral("optim.momentum"), momentum_->value());
+  setField(doc, QStringLiteral("optim.weight_decay"), weightDecay_->value());
+  setField(doc, QStringLiteral("optim.schedule"), schedule_->currentData().toString().toStdString());
+  setField(doc, QStringLiteral("optim.warmup_fraction"), warmup_->value());
+  setField(doc, QStringLiteral("train.batch_size"), batch_->value());
+  setField(doc, QStringLiteral("train.epochs"), epochs_->value());
+  setField(doc, QStringLiteral("train.max_steps"), maxSteps_->value());
+  speedups_->writeTo(doc);
+  return doc;
+}
+
+void SetupPanel::setConfigJson(const json& input) {
+  // Fill missing fields from the defaults, keep the rest as given (an invalid value shows its error).
+  json doc = proto::configToJson(Config{});
+  if (input.is_object()) doc.merge_patch(input);
+  base_ = doc;
+  {
+    const QSignalBlocker b1(name_), b2(seed_), b3(model_), b4(scriptPath_), b5(optim_), b6(lr_), b7(momentum_),
+        b8(weightDecay_), b9(schedule_), b10(warmup_), b11(batch_), b12(epochs_), b13(maxSteps_);
+    name_->setText(fieldString(doc, QStringLiteral("name")));
+    seed_->setValue(int(fieldNumber(doc, QStringLiteral("seed"), 1)));
+    const QString model = fieldString(doc, QStringLiteral("model.name"), QStringLiteral("lenet"));
+    if (model.startsWith(kTorchScript + QLatin1Char(':'))) {
+      selectData(model_, kTorchScript);
+      scriptPath_->setText(model.mid(kTorchScript.size() + 1));
+    } else {
+      selectData(model_, model);
+      scriptPath_->clear();
+    }
+    selectData(optim_, fieldString(doc, QStringLiteral("optim.name"), QStringLiteral("sgd")));
+    const json lr = fieldValue(doc, QStringLiteral("optim.lr"));
+    lr_->setText(lr.is_number() ? numberText(lr.get<double>()) : QString::fromStdString(lr.is_string() ? lr.get<std::string>() : ""));
+    momentum_->setValue(fieldNumber(doc, QStringLiteral("optim.momentum"), 0.0));
+    weightDecay_->setValue(fieldNumber(doc, QStringLiteral("optim.weight_decay"), 0.0));
+    selectData(schedule_, fieldString(doc, QStringLiteral("optim.schedule"), QStringLiteral("constant")));
+    warmup_->setValue(fieldNumber(doc, QStringLiteral("optim.warmup_fraction"), 0.0));
+    batch_->setValue(int(fieldNumber(doc, QStringLiteral("train.batch_size"), 64)));
+    epochs_->setValue(int(fieldNumber(doc, QStringLiteral("train.epochs"), 1)));
+    maxSteps_->setValue(int(fieldNumber(doc, QStringLiteral("train.max_steps"), 0)));
+  }
+  dataset_->readFrom(doc);
+  speedups_->readFrom(doc);
+  onModelChanged();
+  onOptimChanged();
+  pristine_ = false;
+  validate();
+  Q_EMIT changed();
+}
+
+void SetupPanel::resetToDefaults() {
+  json doc = proto::configToJson(Config{});
+  if (speedups_->suggestedWorkers() >= 0) setField(doc, QStringLiteral("speedups.workers"), speedups_->suggestedWorkers());
+  setConfigJson(doc);
+  pristine_ = true;
+}
+
+void SetupPanel::setCapabilities(const json& caps) {
+  const bool wasPristine = pristine_;
+  if (caps.contains("models") && caps["models"].is_array()) {
+    const QSignalBlocker block(model_);
+    const QString current = model_->currentData().toString();
+    for (const auto& m : caps["models"]) {
+      if (!m.is_string()) continue;
+      const QString name = QString::fromStdString(m.get<std::string>());
+      if (model_->findData(name) < 0) model_->insertItem(model_->count() - 1, name, name);
+    }
+    selectData(model_, current);
+  }
+  speedups_->setCapabilities(caps);
+  // A fresh default experiment takes the machine's loader workers (default = cores).
+  if (wasPristine && speedups_->suggestedWorkers() >= 0) {
+    json doc = configJson();
+    setField(doc, QStringLiteral("speedups.workers"), speedups_->suggestedWorkers());
+    speedups_->readFrom(doc);
+    validate();
+    Q_EMIT changed();
+    pristine_ = true;
+  }
+}
+
+void SetupPanel::setCapabilitiesError(const QString& error) { speedups_->setCapabilitiesError(error); }
+
+void SetupPanel::queryCapabilities() {
+  CliQuery::run(this, {QStringLiteral("capabilities"), QStringLiteral("--json")}, true,
+                [this](const json& doc, const QString&, const QString& error) {
+                  if (doc.is_object() && error.isEmpty()) setCapabilities(doc);
+                  else setCapabilitiesError(error.isEmpty() ? QStringLiteral("no answer") : error);
+                });
+}
+
+void SetupPanel::setDatasetFolder(const QString& dir) { dataset_->setFolder(dir); }
+
+void SetupPanel::validate() {
+  const auto errors = proto::configErrors(configJson());
+  errors_.show(errors);
+  const bool valid = errors.empty();
+  if (valid != valid_) {
+    valid_ = valid;
+    Q_EMIT validityChanged(valid);
+  }
+}
+
+void SetupPanel::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  if (event->type() == QEvent::PaletteChange) errors_.updateColors();
+}
+
+}  // namespace wb::ui

@@ -1,0 +1,359 @@
+#include "setup/speedups_group.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QEvent>
+#include <QFormLayout>
+#include <QGridLayout>
+#include <QLabel>
+#include <QSpinBox>
+#include <QStandardItemModel>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "setup/field_errors.h"
+#include "setup/json_fields.h"
+
+namespace wb::ui {
+using nlohmann::json;
+
+namespace {
+
+QString mutedColor(const QWidget* w) {
+  const bool dark = w->palette().color(QPalette::Window).lightness() < 128;
+  return dark ? QStringLiteral("#a8adb4") : QStringLiteral("#5f6368");
+}
+QString unavailableColor(const QWidget* w) {
+  const bool dark = w->palette().color(QPalette::Window).lightness() < 128;
+  return dark ? QStringLiteral("#ffb74d") : QStringLiteral("#9a5b00");
+}
+
+void selectData(QComboBox* box, const QString& value) {
+  const int i = box->findData(value);
+  if (i >= 0) box->setCurrentIndex(i);
+}
+
+const json& capsEntry(const json& caps, const char* key) {
+  static const json empty = json::object();
+  if (!caps.is_object() || !caps.contains("speedups") || !caps["speedups"].is_object()) return empty;
+  const json& s = caps["speedups"];
+  return (s.contains(key) && s[key].is_object()) ? s[key] : empty;
+}
+
+QString noteOf(const json& entry) {
+  return (entry.contains("note") && entry["note"].is_string()) ? QString::fromStdString(entry["note"].get<std::string>())
+                                                               : QString();
+}
+
+}  // namespace
+
+SpeedupsGroup::SpeedupsGroup(FieldErrors* errors, QWidget* parent)
+    : QGroupBox(QStringLiteral("Speedups"), parent), errors_(errors) {
+  setObjectName(QStringLiteral("speedups"));
+  layout_ = new QVBoxLayout(this);
+  layout_->setSpacing(6);
+  capsStatus_ = new QLabel(QStringLiteral("Checking what this machine can do…"), this);
+  capsStatus_->setObjectName(QStringLiteral("speedups.capabilities"));
+  capsStatus_->setWordWrap(true);
+  layout_->addWidget(capsStatus_);
+
+  workers_ = new QSpinBox(this);
+  workers_->setRange(0, 256);
+  workers_->setSpecialValueText(QStringLiteral("0 (in the loop)"));
+  addRow(QStringLiteral("workers"), QStringLiteral("speedups.workers"), QStringLiteral("Loader workers"), workers_,
+         QStringLiteral("Threads decode and augment batches ahead of training; 0 loads inside the training loop."));
+
+  pinMemory_ = new QCheckBox(this);
+  addRow(QStringLiteral("pin_memory"), QStringLiteral("speedups.pin_memory"), QStringLiteral("Pin memory"), pinMemory_,
+         QStringLiteral("Page-locked staging buffers, so host-to-GPU copies overlap compute."));
+
+  devices_ = new QSpinBox(this);
+  devices_->setRange(1, 1024);
+  addRow(QStringLiteral("devices"), QStringLiteral("speedups.devices"), QStringLiteral("Devices"), devices_,
+         QStringLiteral("Data-parallel ranks: one per GPU (NCCL), or CPU processes (Gloo) without one."));
+
+  precision_ = new QComboBox(this);
+  precision_->addItem(QStringLiteral("32-bit (off)"), QStringLiteral("32-true"));
+  precision_->addItem(QStringLiteral("bf16 mixed"), QStringLiteral("bf16-mixed"));
+  precision_->addItem(QStringLiteral("fp16 mixed"), QStringLiteral("16-mixed"));
+  addRow(QStringLiteral("precision"), QStringLiteral("speedups.precision"), QStringLiteral("Precision"), precision_,
+         QStringLiteral("Autocast to bf16 (CPU or GPU) or fp16 with dynamic loss scaling (GPU)."));
+
+  // Early stopping: patience up front, monitor and min_delta behind "More".
+  auto* esBox = new QWidget(this);
+  auto* esLayout = new QHBoxLayout(esBox);
+  esBox->setObjectName(QStringLiteral("speedups.early_stopping"));
+  esLayout->setContentsMargins(0, 0, 0, 0);
+  patience_ = new QSpinBox(esBox);
+  patience_->setRange(0, 1000);
+  patience_->setSpecialValueText(QStringLiteral("off"));
+  patience_->setSuffix(QStringLiteral(" evals"));
+  more_ = new QToolButton(esBox);
+  more_->setObjectName(QStringLiteral("speedups.early_stopping.more"));
+  more_->setText(QStringLiteral("More"));
+  more_->setCheckable(true);
+  more_->setToolTip(QStringLiteral("Monitor and minimum improvement"));
+  esLayout->addWidget(patience_, 1);
+  esLayout->addWidget(more_);
+  patience_->setObjectName(QStringLiteral("speedups.early_stopping.patience"));
+  Row es = addRow(QStringLiteral("early_stopping"), QStringLiteral("speedups.early_stopping.patience"),
+                  QStringLiteral("Early stopping"), esBox,
+                  QStringLiteral("Stop once the monitored value has not improved for this many evaluations."));
+  moreBox_ = new QWidget(es.box);
+  auto* moreLayout = new QFormLayout(moreBox_);
+  moreLayout->setContentsMargins(12, 0, 0, 0);
+  monitor_ = new QComboBox(moreBox_);
+  monitor_->setObjectName(QStringLiteral("speedups.early_stopping.monitor"));
+  monitor_->addItem(QStringLiteral("validation loss (lower is better)"), QStringLiteral("val_loss"));
+  monitor_->addItem(QStringLiteral("validation accuracy (higher is better)"), QStringLiteral("val_acc"));
+  minDelta_ = new QDoubleSpinBox(moreBox_);
+  minDelta_->setObjectName(QStringLiteral("speedups.early_stopping.min_delta"));
+  minDelta_->setDecimals(4);
+  minDelta_->setRange(0.0, 10.0);
+  minDelta_->setSingleStep(0.001);
+  moreLayout->addRow(QStringLiteral("Monitor"), monitor_);
+  moreLayout->addRow(QString(), errors_->makeLabel(QStringLiteral("speedups.early_stopping.monitor"), moreBox_));
+  moreLayout->addRow(QStringLiteral("Min. improvement"), minDelta_);
+  moreLayout->addRow(QString(), errors_->makeLabel(QStringLiteral("speedups.early_stopping.min_delta"), moreBox_));
+  errors_->addAlias(QStringLiteral("speedups.early_stopping.mode"), QStringLiteral("speedups.early_stopping.monitor"));
+  static_cast<QGridLayout*>(es.box->layout())->addWidget(moreBox_, 4, 0, 1, 2);
+  moreBox_->hide();
+  connect(more_, &QToolButton::toggled, moreBox_, &QWidget::setVisible);
+
+  sharding_ = new QComboBox(this);
+  sharding_->addItem(QStringLiteral("off"), QStringLiteral("off"));
+  sharding_->addItem(QStringLiteral("ZeRO-1 (optimiser state)"), QStringLiteral("zero1"));
+  sharding_->addItem(QStringLiteral("ZeRO-2 (+ gradients)"), QStringLiteral("zero2"));
+  addRow(QStringLiteral("sharding"), QStringLiteral("speedups.sharding"), QStringLiteral("Sharding"), sharding_,
+         QStringLiteral("Splits optimiser state (and gradients) across the ranks to save memory."));
+
+  inferenceEval_ = new QCheckBox(this);
+  addRow(QStringLiteral("inference_eval"), QStringLiteral("speedups.inference_eval"),
+         QStringLiteral("Inference-mode evaluation"), inferenceEval_,
+         QStringLiteral("Evaluate under InferenceMode with a larger batch instead of with autograd on."));
+
+  auto emitChanged = [this] {
+    updateDependencies();
+    Q_EMIT changed();
+  };
+  connect(workers_, &QSpinBox::valueChanged, this, emitChanged);
+  connect(pinMemory_, &QCheckBox::toggled, this, emitChanged);
+  connect(devices_, &QSpinBox::valueChanged, this, emitChanged);
+  connect(precision_, &QComboBox::currentIndexChanged, this, emitChanged);
+  connect(patience_, &QSpinBox::valueChanged, this, emitChanged);
+  connect(monitor_, &QComboBox::currentIndexChanged, this, emitChanged);
+  connect(minDelta_, &QDoubleSpinBox::valueChanged, this, emitChanged);
+  connect(sharding_, &QComboBox::currentIndexChanged, this, emitChanged);
+  connect(inferenceEval_, &QCheckBox::toggled, this, emitChanged);
+  updateDependencies();
+  updateColors();
+}
+
+SpeedupsGroup::Row SpeedupsGroup::addRow(const QString& key, const QString& path, const QString& title, QWidget* control,
+                                         const QString& explanation) {
+  Row row;
+  row.box = new QWidget(this);
+  auto* grid = new QGridLayout(row.box);
+  grid->setContentsMargins(0, 4, 0, 0);
+  grid->setVerticalSpacing(1);
+  row.title = new QLabel(title, row.box);
+  QFont bold = row.title->font();
+  bold.setBold(true);
+  row.title->setFont(bold);
+  row.title->setBuddy(control);
+  control->setParent(row.box);
+  if (control->objectName().isEmpty()) control->setObjectName(path);
+  auto* explain = new QLabel(explanation, row.box);
+  explain->setObjectName(QStringLiteral("explain:") + key);
+  explain->setWordWrap(true);
+  row.availability = new QLabel(row.box);
+  row.availability->setObjectName(QStringLiteral("availability:") + key);
+  row.availability->setWordWrap(true);
+  row.availability->hide();
+  grid->addWidget(row.title, 0, 0);
+  grid->addWidget(control, 0, 1, Qt::AlignRight);
+  grid->addWidget(explain, 1, 0, 1, 2);
+  grid->addWidget(row.availability, 2, 0, 1, 2);
+  grid->addWidget(errors_->makeLabel(path, row.box), 3, 0, 1, 2);
+  grid->setColumnStretch(0, 1);
+  layout_->addWidget(row.box);
+  row.control = control;
+  rows_.insert(key, row);
+  return row;
+}
+
+void SpeedupsGroup::readFrom(const json& doc) {
+  const QSignalBlocker b1(workers_), b2(pinMemory_), b3(devices_), b4(precision_), b5(patience_), b6(monitor_),
+      b7(minDelta_), b8(sharding_), b9(inferenceEval_);
+  workers_->setValue(int(fieldNumber(doc, QStringLiteral("speedups.workers"), 0)));
+  pinMemory_->setChecked(fieldBool(doc, QStringLiteral("speedups.pin_memory"), false));
+  devices_->setValue(int(fieldNumber(doc, QStringLiteral("speedups.devices"), 1)));
+  selectData(precision_, fieldString(doc, QStringLiteral("speedups.precision"), QStringLiteral("32-true")));
+  patience_->setValue(int(fieldNumber(doc, QStringLiteral("speedups.early_stopping.patience"), 0)));
+  selectData(monitor_, fieldString(doc, QStringLiteral("speedups.early_stopping.monitor"), QStringLiteral("val_loss")));
+  minDelta_->setValue(fieldNumber(doc, QStringLiteral("speedups.early_stopping.min_delta"), 0.0));
+  selectData(sharding_, fieldString(doc, QStringLiteral("speedups.sharding"), QStringLiteral("off")));
+  inferenceEval_->setChecked(fieldBool(doc, QStringLiteral("speedups.inference_eval"), true));
+  updateDependencies();
+}
+
+void SpeedupsGroup::writeTo(json& doc) const {
+  setField(doc, QStringLiteral("speedups.workers"), workers_->value());
+  // A toggle this machine cannot do is written as off: the run would refuse it.
+  setField(doc, QStringLiteral("speedups.pin_memory"), pinMemory_->isEnabled() && pinMemory_->isChecked());
+  setField(doc, QStringLiteral("speedups.devices"), devices_->value());
+  setField(doc, QStringLiteral("speedups.precision"), precision_->currentData().toString().toStdString());
+  setField(doc, QStringLiteral("speedups.early_stopping.patience"), patience_->value());
+  const QString monitor = monitor_->currentData().toString();
+  setField(doc, QStringLiteral("speedups.early_stopping.monitor"), monitor.toStdString());
+  setField(doc, QStringLiteral("speedups.early_stopping.mode"), monitor == QLatin1String("val_acc") ? "max" : "min");
+  setField(doc, QStringLiteral("speedups.early_stopping.min_delta"), minDelta_->value());
+  setField(doc, QStringLiteral("speedups.sharding"),
+           sharding_->isEnabled() ? sharding_->currentData().toString().toStdString() : std::string("off"));
+  setField(doc, QStringLiteral("speedups.inference_eval"), inferenceEval_->isChecked());
+}
+
+void SpeedupsGroup::setAvailability(const QString& key, bool available, const QString& note) {
+  available_.insert(key, available);
+  notes_.insert(key, note);
+  const Row row = rows_.value(key);
+  if (!row.box) return;
+  QString text;
+  if (!available) text = QStringLiteral("Not available here: ") + (note.isEmpty() ? QStringLiteral("this machine cannot do it") : note);
+  else if (!note.isEmpty()) text = note;
+  row.availability->setText(text);
+  row.availability->setProperty("unavailable", !available);
+  row.availability->setVisible(!text.isEmpty());
+  row.control->setEnabled(available);
+  row.control->setToolTip(available ? QString() : text);
+}
+
+void SpeedupsGroup::setCapabilities(const json& caps) {
+  capsKnown_ = true;
+  const auto entry = [&](const char* k) -> const json& { return capsEntry(caps, k); };
+  const auto avail = [&](const json& e) { return !e.contains("available") || e.value("available", true); };
+
+  const json& w = entry("workers");
+  if (w.contains("max") && w["max"].is_number_integer()) workers_->setMaximum(std::max(1, w["max"].get<int>()));
+  suggestedWorkers_ = (w.contains("default") && w["default"].is_number_integer()) ? w["default"].get<int>() : -1;
+  setAvailability(QStringLiteral("workers"), avail(w), noteOf(w));
+
+  const json& pm = entry("pin_memory");
+  setAvailability(QStringLiteral("pin_memory"), avail(pm), noteOf(pm));
+  if (!avail(pm)) pinMemory_->setChecked(false);
+
+  const json& d = entry("devices");
+  if (d.contains("max") && d["max"].is_number_integer()) devices_->setMaximum(std::max(1, d["max"].get<int>()));
+  const bool cpuRanks = d.value("kind", std::string()) == "cpu-processes";
+  rows_[QStringLiteral("devices")].title->setText(cpuRanks ? QStringLiteral("Devices (CPU processes)") : QStringLiteral("Devices (GPUs)"));
+  setAvailability(QStringLiteral("devices"), avail(d), noteOf(d));
+
+  // Precision: each value on its own; the unavailable ones are greyed with their reason.
+  const json& p = entry("precision");
+  QStringList missing;
+  if (auto* model = qobject_cast<QStandardItemModel*>(precision_->model())) {
+    for (int i = 0; i < precision_->count(); ++i) {
+      const std::string value = precision_->itemData(i).toString().toStdString();
+      bool ok = true;
+      QString note;
+      if (p.contains("values") && p["values"].is_object() && p["values"].contains(value)) {
+        ok = avail(p["values"][value]);
+        note = noteOf(p["values"][value]);
+      }
+      QStandardItem* item = model->item(i);
+      item->setEnabled(ok);
+      item->setToolTip(ok ? note : QStringLiteral("Not available here: ") + note);
+      if (!ok) missing << QStringLiteral("%1: %2").arg(precision_->itemText(i), note);
+    }
+    if (!model->item(precision_->currentIndex())->isEnabled()) precision_->setCurrentIndex(0);
+  }
+  setAvailability(QStringLiteral("precision"), avail(p), noteOf(p));
+  if (avail(p) && !missing.isEmpty()) {  // usable, but not every value: name the ones that aren't
+    QLabel* label = rows_[QStringLiteral("precision")].availability;
+    label->setText(QStringLiteral("Not available here: ") + missing.join(QStringLiteral("; ")));
+    label->setProperty("unavailable", true);
+    label->show();
+  }
+
+  const json& es = entry("early_stopping");
+  setAvailability(QStringLiteral("early_stopping"), avail(es), noteOf(es));
+  const json& sh = entry("sharding");
+  setAvailability(QStringLiteral("sharding"), avail(sh), noteOf(sh));
+  const json& ie = entry("inference_eval");
+  setAvailability(QStringLiteral("inference_eval"), avail(ie), noteOf(ie));
+
+  QString summary;
+  if (caps.is_object()) {
+    const int gpus = caps.value("gpus", 0);
+    const int cores = caps.value("cores", 0);
+    summary = gpus > 0 ? QStringLiteral("This machine: %1 GPU(s), %2 CPU cores.").arg(gpus).arg(cores)
+                       : QStringLiteral("This machine: no GPU, %1 CPU cores.").arg(cores);
+  }
+  capsStatus_->setText(summary);
+  capsStatus_->setVisible(!summary.isEmpty());
+  updateDependencies();
+  updateColors();
+  Q_EMIT changed();
+}
+
+void SpeedupsGroup::setCapabilitiesError(const QString& error) {
+  capsStatus_->setText(QStringLiteral("Could not ask workbench-cli what this machine can do (%1). Every toggle is "
+                                      "left on offer; the run itself checks them.")
+                           .arg(error));
+  capsStatus_->setVisible(true);
+}
+
+QString SpeedupsGroup::availabilityText(const QString& key) const {
+  const Row row = rows_.value(key);
+  return row.availability ? row.availability->text() : QString();
+}
+
+void SpeedupsGroup::updateDependencies() {
+  // Sharding splits state across ranks: it needs more than one.
+  const bool shardingPossible = available_.value(QStringLiteral("sharding"), true) && devices_->value() > 1;
+  const Row sh = rows_.value(QStringLiteral("sharding"));
+  sh.control->setEnabled(shardingPossible);
+  if (!available_.value(QStringLiteral("sharding"), true)) {
+    // setAvailability's reason stays
+  } else if (!shardingPossible) {
+    sh.availability->setText(QStringLiteral("Needs devices > 1 (set Devices to 2 or more)."));
+    sh.availability->setProperty("unavailable", true);
+    sh.availability->show();
+  } else {
+    const QString note = notes_.value(QStringLiteral("sharding"));
+    sh.availability->setText(note);
+    sh.availability->setProperty("unavailable", false);
+    sh.availability->setVisible(!note.isEmpty());
+  }
+  sh.control->setToolTip(shardingPossible ? QString() : sh.availability->text());
+  if (!shardingPossible) {
+    const QSignalBlocker block(sharding_);
+    sharding_->setCurrentIndex(0);
+  }
+  const bool esOn = patience_->value() > 0 && patience_->isEnabled();
+  monitor_->setEnabled(esOn);
+  minDelta_->setEnabled(esOn);
+  updateColors();
+}
+
+void SpeedupsGroup::updateColors() {
+  for (auto it = rows_.cbegin(); it != rows_.cend(); ++it) {
+    const Row& row = it.value();
+    const bool bad = row.availability->property("unavailable").toBool();
+    row.availability->setStyleSheet(QStringLiteral("color: %1;").arg(bad ? unavailableColor(this) : mutedColor(this)));
+    if (auto* explain = row.box->findChild<QLabel*>(QStringLiteral("explain:") + it.key(), Qt::FindDirectChildrenOnly))
+      explain->setStyleSheet(QStringLiteral("color: %1;").arg(mutedColor(this)));
+  }
+  capsStatus_->setStyleSheet(QStringLiteral("color: %1;").arg(mutedColor(this)));
+}
+
+void SpeedupsGroup::changeEvent(QEvent* event) {
+  QGroupBox::changeEvent(event);
+  if (event->type() == QEvent::PaletteChange) {
+    updateColors();
+    errors_->updateColors();
+  }
+}
+
+}  // namespace wb::ui

@@ -1,0 +1,82 @@
+#pragma once
+// The six speedups plus inference-mode evaluation, as one group. Each toggle has a one-line
+// explanation and its availability on this machine (from `workbench-cli capabilities --json`):
+// a speedup this machine cannot do is disabled with the reason beside it, never hidden.
+// Widgets prevent invalid combinations (sharding needs devices > 1; the early-stopping mode
+// follows the monitor); the JSON they produce is the speedups.* part of the config.
+//
+// Widget object names are the config paths ("speedups.workers"), for tests and error labels.
+// Thread affinity: GUI thread.
+#include <QGroupBox>
+#include <QHash>
+
+#include <nlohmann/json.hpp>
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QSpinBox;
+class QToolButton;
+class QWidget;
+class QVBoxLayout;
+
+namespace wb::ui {
+
+class FieldErrors;
+
+class SpeedupsGroup : public QGroupBox {
+  Q_OBJECT
+ public:
+  SpeedupsGroup(FieldErrors* errors, QWidget* parent = nullptr);
+
+  void readFrom(const nlohmann::json& doc);
+  void writeTo(nlohmann::json& doc) const;
+
+  // caps: the capabilities document. Enables/disables each toggle with its reason.
+  void setCapabilities(const nlohmann::json& caps);
+  // The capabilities could not be read: every toggle stays enabled, and the reason is shown.
+  void setCapabilitiesError(const QString& error);
+  // The machine's suggested loader workers (capabilities speedups.workers.default), or -1.
+  int suggestedWorkers() const { return suggestedWorkers_; }
+  // The availability line shown for a toggle key ("pin_memory", "precision", ...).
+  QString availabilityText(const QString& key) const;
+
+ Q_SIGNALS:
+  void changed();
+
+ private:
+  struct Row {
+    QWidget* box = nullptr;
+    QLabel* title = nullptr;
+    QWidget* control = nullptr;
+    QLabel* availability = nullptr;
+  };
+  Row addRow(const QString& key, const QString& path, const QString& title, QWidget* control, const QString& explanation);
+  void setAvailability(const QString& key, bool available, const QString& note);
+  void updateDependencies();
+  void updateColors();
+  void changeEvent(QEvent* event) override;
+
+  FieldErrors* errors_;
+  QVBoxLayout* layout_;
+  QLabel* capsStatus_;
+  QHash<QString, Row> rows_;
+  QHash<QString, bool> available_;
+  QHash<QString, QString> notes_;
+  QSpinBox* workers_;
+  QCheckBox* pinMemory_;
+  QSpinBox* devices_;
+  QComboBox* precision_;
+  QSpinBox* patience_;
+  QToolButton* more_;
+  QWidget* moreBox_;
+  QComboBox* monitor_;
+  QDoubleSpinBox* minDelta_;
+  QComboBox* sharding_;
+  QCheckBox* inferenceEval_;
+  int suggestedWorkers_ = -1;
+  bool capsKnown_ = false;
+};
+
+}  // namespace wb::ui

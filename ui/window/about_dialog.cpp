@@ -1,0 +1,94 @@
+#include "window/about_dialog.h"
+
+#include <QApplication>
+#include <QDialogButtonBox>
+#include <QLabel>
+#include <QVBoxLayout>
+#include <QtGlobal>
+
+#include "plots/qcp.h"
+
+#include "runs/cli.h"
+
+namespace wb::ui {
+using nlohmann::json;
+
+AboutDialog::AboutDialog(QWidget* parent) : QDialog(parent) {
+  setWindowTitle(QStringLiteral("About Speedup Workbench"));
+  auto* layout = new QVBoxLayout(this);
+  auto* title = new QLabel(this);
+  title->setText(QStringLiteral("<h2>Speedup Workbench %1</h2><p>Measure which training speedups pay off on your model, "
+                                "data and hardware.</p>")
+                     .arg(QString::fromLatin1(WB_VERSION)));
+  title->setWordWrap(true);
+  layout->addWidget(title);
+  body_ = new QLabel(this);
+  body_->setObjectName(QStringLiteral("aboutVersions"));
+  body_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  body_->setTextFormat(Qt::PlainText);
+  body_->setWordWrap(true);
+  layout->addWidget(body_);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
+  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  layout->addWidget(buttons);
+  setMinimumWidth(440);
+  render();
+}
+
+void AboutDialog::query() {
+  CliQuery::run(this, {QStringLiteral("--version")}, false,
+                [this](const json&, const QString& text, const QString& err) { setCliVersion(text.trimmed(), err); });
+  CliQuery::run(this, {QStringLiteral("capabilities"), QStringLiteral("--json")}, true,
+                [this](const json& doc, const QString&, const QString& err) { setCapabilities(doc, err); });
+}
+
+void AboutDialog::setCliVersion(const QString& line, const QString& error) {
+  cliLine_ = error.isEmpty() ? line : QStringLiteral("not available (%1)").arg(error);
+  render();
+}
+
+void AboutDialog::setCapabilities(const json& caps, const QString& error) {
+  libs_.clear();
+  if (!caps.is_object()) {
+    libs_ << QStringLiteral("Machine capabilities: not available (%1)").arg(error);
+    render();
+    return;
+  }
+  auto str = [&](const char* k) {
+    return caps.contains(k) && caps[k].is_string() ? QString::fromStdString(caps[k].get<std::string>()) : QString();
+  };
+  if (!str("libtorch").isEmpty()) libs_ << QStringLiteral("LibTorch: ") + str("libtorch");
+  const bool cuda = caps.value("cuda", false);
+  QString cudaText = cuda ? (str("cuda_version").isEmpty() ? QStringLiteral("yes") : str("cuda_version")) : QStringLiteral("not available");
+  if (cuda && caps.contains("gpu_names") && caps["gpu_names"].is_array()) {
+    QStringList names;
+    for (const auto& n : caps["gpu_names"])
+      if (n.is_string()) names << QString::fromStdString(n.get<std::string>());
+    if (!names.isEmpty()) cudaText += QStringLiteral(" (") + names.join(QStringLiteral(", ")) + QLatin1Char(')');
+  }
+  libs_ << QStringLiteral("CUDA: ") + cudaText;
+  if (!str("cudnn").isEmpty()) libs_ << QStringLiteral("cuDNN: ") + str("cudnn");
+  if (caps.contains("nccl")) {
+    const json& n = caps["nccl"];
+    libs_ << QStringLiteral("NCCL: ") + (n.is_string() ? QString::fromStdString(n.get<std::string>())
+                                                        : (n.is_boolean() && n.get<bool>() ? QStringLiteral("yes") : QStringLiteral("not available")));
+  }
+  if (caps.contains("gloo") && caps["gloo"].is_boolean())
+    libs_ << QStringLiteral("Gloo: ") + (caps["gloo"].get<bool>() ? QStringLiteral("yes") : QStringLiteral("no"));
+  if (!str("opencv").isEmpty()) libs_ << QStringLiteral("OpenCV: ") + str("opencv");
+  render();
+}
+
+QString AboutDialog::versionsText() const { return body_->text(); }
+
+void AboutDialog::render() {
+  QStringList lines;
+  lines << QStringLiteral("Qt: %1 (built with %2)").arg(QString::fromLatin1(qVersion()), QStringLiteral(QT_VERSION_STR));
+  lines << QStringLiteral("QCustomPlot: %1").arg(QStringLiteral(QCUSTOMPLOT_VERSION_STR));
+  lines << QStringLiteral("workbench-cli: %1").arg(cliLine_);
+  lines << libs_;
+  body_->setText(lines.join(QLatin1Char('\n')));
+  Q_EMIT versionsUpdated();
+}
+
+}  // namespace wb::ui

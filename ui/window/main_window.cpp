@@ -1,0 +1,459 @@
+#include "window/main_window.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QIcon>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+#include "compare/compare_view.h"
+#include "plots/live_plots.h"
+#include "runs/cli.h"
+#include "runs/run_history.h"
+#include "runs/run_queue.h"
+#include "runs/runs_model.h"
+#include "setup/setup_panel.h"
+#include "window/about_dialog.h"
+#include "window/help_tour.h"
+#include "window/runs_panel.h"
+#include "wb/common/paths.h"
+#include "wb/proto/config_json.h"
+#include "wb/proto/rundir.h"
+
+namespace wb::ui {
+using nlohmann::json;
+
+QIcon applicationIcon() {
+  QIcon icon = QIcon::fromTheme(QStringLiteral("speedup-workbench"));
+  if (!icon.isNull()) return icon;
+  const QString app = QCoreApplication::applicationDirPath();
+  for (const QString& c : {QDir::cleanPath(app + QStringLiteral("/../share/icons/hicolor/scalable/apps/speedup-workbench.svg")),
+                           QString::fromUtf8(WB_SOURCE_ICON)})
+    if (QFileInfo::exists(c)) return QIcon(c);
+  return {};
+}
+
+MainWindow::MainWindow(const Options& options, QWidget* parent) : QMainWindow(parent), options_(options) {
+  setObjectName(QStringLiteral("mainWindow"));
+  setWindowTitle(QStringLiteral("Speedup Workbench"));
+  setWindowIcon(applicationIcon());
+  setAcceptDrops(true);
+
+  runs_ = new RunsModel(this);
+  queue_ = new RunQueue(runs_, this);
+  history_ = new RunHistory(runs_, this);
+  setup_ = new SetupPanel;
+  plots_ = new LivePlots(runs_);
+  compare_ = new CompareView(runs_);
+  runsPanel_ = new RunsPanel(runs_, queue_);
+
+  buildActions();
+  buildLayout();
+
+  connect(setup_, &SetupPanel::validityChanged, this, &MainWindow::updateActions);
+  connect(queue_, &RunQueue::runStarted, this, &MainWindow::updateActions);
+  connect(queue_, &RunQueue::runFinished, this, &MainWindow::onRunFinished);
+  connect(queue_, &RunQueue::idle, this, [this] {
+    updateActions();
+    if (quitWhenIdle_) QTimer::singleShot(0, this, &QWidget::close);
+  });
+  connect(runsPanel_, &RunsPanel::message, this, &MainWindow::showMessage);
+  connect(runsPanel_, &RunsPanel::currentRunChanged, this, &MainWindow::updateActions);
+  connect(runs_, &QAbstractItemModel::dataChanged, this, &MainWindow::updateActions);
+
+  QString root = options_.runsRoot;
+  if (options_.useSettings) restoreSettings();
+  if (root.isEmpty() && options_.useSettings) root = QSettings().value(QStringLiteral("runs/root")).toString();
+  if (root.isEmpty()) root = QString::fromStdString(wb::defaultRunsRoot().string());
+  setRunsRoot(root);
+  if (options_.useSettings) {
+    // The baseline and the newest run come back on the plots.
+    const QString base = QSettings().value(QStringLiteral("runs/baseline")).toString();
+    if (Run* b = runs_->findByDir(base)) runs_->setBaseline(b);
+    if (Run* newest = runs_->runAt(0)) runs_->setShown(newest, true);
+  }
+  if (options_.queryCli) setup_->queryCapabilities();
+  updateActions();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildActions() {
+  QMenu* file = menuBar()->addMenu(QStringLiteral("&File"));
+  file->addAction(QStringLiteral("&Open experiment…"), QKeySequence::Open, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, QStringLiteral("Open experiment"), QString(),
+                                                      QStringLiteral("Experiment (*.json);;All files (*)"));
+    QString err;
+    if (!path.isEmpty() && !openExperiment(path, &err)) QMessageBox::warning(this, QStringLiteral("Open experiment"), err);
+  });
+  file->addAction(QStringLiteral("&Save experiment as…"), QKeySequence::Save, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Save experiment"),
+                                                      QString::fromStdString(setup_->configJson().value("name", std::string("experiment"))) +
+                                                          QStringLiteral(".json"),
+                                                      QStringLiteral("Experiment (*.json)"));
+    QString err;
+    if (!path.isEmpty() && !saveExperiment(path, &err)) QMessageBox::warning(this, QStringLiteral("Save experiment"), err);
+  });
+  file->addSeparator();
+  file->addAction(QStringLiteral("Open &run folder…"), QKeySequence(QStringLiteral("Ctrl+Shift+O")), this, [this] {
+    const QString dir = QFileDialog::getExistingDirectory(this, QStringLiteral("Open run folder"), history_->root());
+    if (!dir.isEmpty()) openPath(dir);
+  });
+  file->addAction(QStringLiteral("Runs &folder…"), this, [this] {
+    const QString dir = QFileDialog::getExistingDirectory(this, QStringLiteral("Runs folder"), history_->root());
+    if (!dir.isEmpty()) setRunsRoot(dir);
+  });
+  exportAction_ = file->addAction(QStringLiteral("&Export comparison…"), QKeySequence(QStringLiteral("Ctrl+E")), this, [this] {
+    viewTabs_->setCurrentWidget(compare_);
+    compare_->exportDialog();
+  });
+  file->addSeparator();
+  file->addAction(QStringLiteral("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+  QMenu* run = menuBar()->addMenu(QStringLiteral("&Run"));
+  runAction_ = run->addAction(QStringLiteral("&Run experiment"), this, [this] { runExperiment(); });
+  runAction_->setShortcuts({QKeySequence(QStringLiteral("Ctrl+R")), QKeySequence(Qt::Key_F5)});
+  runAction_->setObjectName(QStringLiteral("action.run"));
+  stopAction_ = run->addAction(QStringLiteral("&Stop run"), this, &MainWindow::stopSelectedOrNewest);
+  stopAction_->setShortcuts({QKeySequence(QStringLiteral("Ctrl+.")), QKeySequence(QStringLiteral("Shift+F5"))});
+  stopAction_->setObjectName(QStringLiteral("action.stop"));
+  stopAllAction_ = run->addAction(QStringLiteral("Stop &all"), this, [this] { queue_->stopAll(); });
+  run->addSeparator();
+  sideBySideAction_ = run->addAction(QStringLiteral("Run side by side"));
+  sideBySideAction_->setCheckable(true);
+  sideBySideAction_->setToolTip(QStringLiteral("Start queued runs at once instead of one after another (timings then share the machine)"));
+  connect(sideBySideAction_, &QAction::toggled, queue_, &RunQueue::setSideBySide);
+  run->addSeparator();
+  run->addAction(QStringLiteral("Reset set-up to defaults"), this, [this] { setup_->resetToDefaults(); });
+
+  QMenu* view = menuBar()->addMenu(QStringLiteral("&View"));
+  QMenu* themeMenu = view->addMenu(QStringLiteral("&Theme"));
+  auto* group = new QActionGroup(this);
+  for (Theme t : {Theme::System, Theme::Light, Theme::Dark}) {
+    const QString name = themeToString(t);
+    QAction* a = themeMenu->addAction(name.left(1).toUpper() + name.mid(1), this, [this, t] { setTheme(t); });
+    a->setCheckable(true);
+    a->setData(name);
+    group->addAction(a);
+  }
+  connect(themeMenu, &QMenu::aboutToShow, this, [this, group] {
+    for (QAction* a : group->actions()) a->setChecked(a->data().toString() == themeToString(theme_));
+  });
+  view->addAction(QStringLiteral("Refresh runs"), QKeySequence::Refresh, this, [this] { history_->rescan(); });
+
+  QMenu* help = menuBar()->addMenu(QStringLiteral("&Help"));
+  help->addAction(QStringLiteral("&Tour"), QKeySequence::HelpContents, this, &MainWindow::showTour);
+  help->addAction(QStringLiteral("&About Speedup Workbench"), this, &MainWindow::showAbout);
+
+  QToolBar* bar = addToolBar(QStringLiteral("Runs"));
+  bar->setObjectName(QStringLiteral("runsToolbar"));
+  bar->setMovable(false);
+  bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+  bar->addAction(runAction_);
+  bar->addAction(stopAction_);
+  bar->addAction(sideBySideAction_);
+  bar->addSeparator();
+  bar->addAction(exportAction_);
+}
+
+void MainWindow::buildLayout() {
+  // Left: the set-up, scrolling, with the Run button always in view under it.
+  auto* left = new QWidget;
+  auto* leftLayout = new QVBoxLayout(left);
+  leftLayout->setContentsMargins(0, 0, 0, 0);
+  auto* scroll = new QScrollArea(left);
+  scroll->setWidgetResizable(true);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setWidget(setup_);
+  leftLayout->addWidget(scroll, 1);
+  runButton_ = new QPushButton(QStringLiteral("Run experiment"), left);
+  runButton_->setObjectName(QStringLiteral("runButton"));
+  runButton_->setDefault(true);
+  runButton_->setMinimumHeight(runButton_->sizeHint().height() + 8);
+  connect(runButton_, &QPushButton::clicked, runAction_, &QAction::trigger);
+  auto* buttonRow = new QHBoxLayout;
+  buttonRow->setContentsMargins(6, 4, 6, 6);
+  buttonRow->addWidget(runButton_);
+  leftLayout->addLayout(buttonRow);
+  left->setMinimumWidth(setup_->minimumSizeHint().width() + 24);
+
+  viewTabs_ = new QTabWidget;
+  viewTabs_->setObjectName(QStringLiteral("viewTabs"));
+  viewTabs_->addTab(plots_, QStringLiteral("Live"));
+  viewTabs_->addTab(compare_, QStringLiteral("Compare"));
+
+  vsplit_ = new QSplitter(Qt::Vertical);
+  vsplit_->addWidget(viewTabs_);
+  vsplit_->addWidget(runsPanel_);
+  vsplit_->setStretchFactor(0, 3);
+  vsplit_->setStretchFactor(1, 1);
+  vsplit_->setChildrenCollapsible(false);
+
+  hsplit_ = new QSplitter(Qt::Horizontal);
+  hsplit_->addWidget(left);
+  hsplit_->addWidget(vsplit_);
+  hsplit_->setStretchFactor(0, 0);
+  hsplit_->setStretchFactor(1, 1);
+  hsplit_->setChildrenCollapsible(false);
+  setCentralWidget(hsplit_);
+  hsplit_->setSizes({400, 880});
+  vsplit_->setSizes({480, 220});
+
+  rootLabel_ = new QLabel(this);
+  rootLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  statusBar()->addPermanentWidget(rootLabel_);
+  resize(1280, 800);
+}
+
+void MainWindow::showMessage(const QString& text) { statusBar()->showMessage(text, 10000); }
+
+void MainWindow::setRunsRoot(const QString& root) {
+  // Runs of the previous root that are not running and not open elsewhere leave the list.
+  if (!history_->root().isEmpty() && QDir(root).absolutePath() != history_->root()) {
+    const QString old = history_->root() + QLatin1Char('/');
+    const auto runs = runs_->runs();
+    for (Run* r : runs)
+      if (r->origin() == Run::Origin::History && r->runDir().startsWith(old) && r != runs_->baseline()) runs_->removeRun(r);
+  }
+  queue_->setRunsRoot(QDir(root).absolutePath());
+  history_->setRoot(root);
+  rootLabel_->setText(QStringLiteral("Runs: %1").arg(QDir::toNativeSeparators(history_->root())));
+  rootLabel_->setToolTip(QStringLiteral("workbench-cli: %1").arg(queue_->cliPath()));
+}
+
+Run* MainWindow::runExperiment() {
+  const json doc = setup_->configJson();
+  auto parsed = proto::configFromJson(doc);
+  if (!parsed.ok()) {
+    showMessage(QStringLiteral("Not started: fix the fields marked in the set-up first."));
+    return nullptr;
+  }
+  Run* run = queue_->enqueue(proto::configToJson(parsed.value()));
+  runs_->setShown(run, true);
+  runsPanel_->selectRun(run);
+  viewTabs_->setCurrentWidget(plots_);
+  if (options_.useSettings) QSettings().setValue(QStringLiteral("setup/lastExperiment"), QString::fromStdString(doc.dump()));
+  showMessage(queue_->activeCount() > 0 && !queue_->sideBySide() && run->status() == RunStatus::Queued
+                  ? QStringLiteral("Queued %1: it starts when the current run ends.").arg(run->name())
+                  : QStringLiteral("Started %1.").arg(run->name()));
+  updateActions();
+  return run;
+}
+
+void MainWindow::onRunFinished(Run* run) {
+  updateActions();
+  if (!run) return;
+  const RunStatus st = run->status();
+  if (!runs_->baseline() && (st == RunStatus::Ok || st == RunStatus::EarlyStopped)) {
+    runs_->setBaseline(run);
+    showMessage(QStringLiteral("%1 finished (%2) and is now the baseline; right-click another run to change it.")
+                    .arg(run->name(), statusWord(st)));
+    return;
+  }
+  QString msg = QStringLiteral("%1: %2").arg(run->name(), statusWord(st));
+  if (st == RunStatus::Failed && !run->errorMessage().isEmpty()) msg += QStringLiteral(" — ") + run->errorMessage();
+  showMessage(msg);
+}
+
+void MainWindow::stopSelectedOrNewest() {
+  Run* target = runsPanel_->currentRun();
+  if (!target || !(isActive(target->status()) || target->status() == RunStatus::Queued)) {
+    target = nullptr;
+    for (Run* r : runs_->runs())  // newest first
+      if (isActive(r->status())) {
+        target = r;
+        break;
+      }
+  }
+  if (!target) return;
+  runsPanel_->stopRun(target);
+  showMessage(QStringLiteral("Stopping %1 (it finishes its step and writes its end)…").arg(target->name()));
+}
+
+void MainWindow::updateActions() {
+  const bool valid = setup_->isValid();
+  runAction_->setEnabled(valid);
+  runButton_->setEnabled(valid);
+  runButton_->setToolTip(valid ? QStringLiteral("Ctrl+R") : QStringLiteral("Fix the fields marked in red first."));
+  bool anyActive = false;
+  for (Run* r : runs_->runs())
+    if (isActive(r->status()) || r->status() == RunStatus::Queued) anyActive = true;
+  stopAction_->setEnabled(anyActive);
+  stopAllAction_->setEnabled(anyActive);
+  runButton_->setText(queue_->activeCount() > 0 && !queue_->sideBySide() ? QStringLiteral("Queue experiment")
+                                                                          : QStringLiteral("Run experiment"));
+}
+
+bool MainWindow::openExperiment(const QString& path, QString* error) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) {
+    if (error) *error = QStringLiteral("Cannot open %1: %2").arg(path, f.errorString());
+    return false;
+  }
+  const QByteArray bytes = f.readAll();
+  json doc = json::parse(bytes.constData(), bytes.constData() + bytes.size(), nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) {
+    if (error) *error = QStringLiteral("%1 is not a JSON experiment (an object like the one Save writes).").arg(path);
+    return false;
+  }
+  // Invalid fields still load: each shows its message beside its widget.
+  setup_->setConfigJson(doc);
+  showMessage(QStringLiteral("Opened %1").arg(path));
+  return true;
+}
+
+bool MainWindow::saveExperiment(const QString& path, QString* error) {
+  const json doc = setup_->configJson();
+  // Save what the CLI would run: every field, defaults filled in (invalid set-ups as they are).
+  auto parsed = proto::configFromJson(doc);
+  const json out = parsed.ok() ? proto::configToJson(parsed.value()) : doc;
+  if (auto st = proto::writeJsonAtomic(path.toStdString(), out); !st.ok()) {
+    if (error) *error = QString::fromStdString(st.error().message);
+    return false;
+  }
+  showMessage(QStringLiteral("Saved %1").arg(path));
+  return true;
+}
+
+bool MainWindow::openPath(const QString& path) {
+  const QFileInfo fi(path);
+  if (fi.isFile() && fi.suffix().compare(QLatin1String("json"), Qt::CaseInsensitive) == 0) {
+    QString err;
+    if (!openExperiment(fi.absoluteFilePath(), &err)) showMessage(err);
+    return err.isEmpty();
+  }
+  if (!fi.isDir()) {
+    showMessage(QStringLiteral("%1: drop a dataset folder, a run folder or an experiment .json.").arg(path));
+    return false;
+  }
+  if (proto::RunDir{fi.absoluteFilePath().toStdString()}.looksLikeRun()) {
+    QString err;
+    Run* run = history_->openDirectory(fi.absoluteFilePath(), &err);
+    if (!run) {
+      showMessage(err);
+      return false;
+    }
+    runs_->setShown(run, true);
+    runsPanel_->selectRun(run);
+    showMessage(QStringLiteral("Opened run %1").arg(run->name()));
+    return true;
+  }
+  setup_->setDatasetFolder(fi.absoluteFilePath());
+  showMessage(QStringLiteral("Dataset folder: %1 (checking it…)").arg(fi.absoluteFilePath()));
+  return true;
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  if (!event->mimeData()->hasUrls()) return;
+  for (const QUrl& u : event->mimeData()->urls())
+    if (u.isLocalFile()) {
+      event->acceptProposedAction();
+      return;
+    }
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  for (const QUrl& u : event->mimeData()->urls())
+    if (u.isLocalFile()) openPath(u.toLocalFile());
+  event->acceptProposedAction();
+}
+
+void MainWindow::setTheme(Theme theme) {
+  theme_ = theme;
+  applyTheme(theme);
+  if (options_.useSettings) QSettings().setValue(QStringLiteral("view/theme"), themeToString(theme));
+}
+
+void MainWindow::showAbout() {
+  if (!about_) {
+    about_ = new AboutDialog(this);
+    about_->setAttribute(Qt::WA_DeleteOnClose);
+    about_->query();
+  }
+  about_->show();
+  about_->raise();
+}
+
+void MainWindow::showTour() {
+  if (!tour_) {
+    tour_ = new HelpTour(this);
+    tour_->setAttribute(Qt::WA_DeleteOnClose);
+    tour_->load();
+  }
+  tour_->show();
+  tour_->raise();
+}
+
+void MainWindow::restoreSettings() {
+  QSettings s;
+  restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+  hsplit_->restoreState(s.value(QStringLiteral("window/hsplit")).toByteArray());
+  vsplit_->restoreState(s.value(QStringLiteral("window/vsplit")).toByteArray());
+  sideBySideAction_->setChecked(s.value(QStringLiteral("runs/sideBySide"), false).toBool());
+  theme_ = themeFromString(s.value(QStringLiteral("view/theme")).toString());
+  const QByteArray last = s.value(QStringLiteral("setup/lastExperiment")).toString().toUtf8();
+  if (!last.isEmpty()) {
+    json doc = json::parse(last.constData(), last.constData() + last.size(), nullptr, false);
+    if (doc.is_object()) setup_->setConfigJson(doc);
+  }
+}
+
+void MainWindow::saveSettings() {
+  QSettings s;
+  s.setValue(QStringLiteral("window/geometry"), saveGeometry());
+  s.setValue(QStringLiteral("window/hsplit"), hsplit_->saveState());
+  s.setValue(QStringLiteral("window/vsplit"), vsplit_->saveState());
+  s.setValue(QStringLiteral("runs/sideBySide"), sideBySideAction_->isChecked());
+  s.setValue(QStringLiteral("runs/root"), history_->root());
+  s.setValue(QStringLiteral("runs/baseline"), runs_->baseline() ? runs_->baseline()->runDir() : QString());
+  s.setValue(QStringLiteral("setup/lastExperiment"), QString::fromStdString(setup_->configJson().dump()));
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (queue_->isBusy()) {
+    QMessageBox box(QMessageBox::Question, QStringLiteral("Runs are still going"),
+                    QStringLiteral("%1 run(s) running and %2 queued. No run is left behind when the window closes.")
+                        .arg(queue_->activeCount())
+                        .arg(queue_->queuedCount()),
+                    QMessageBox::NoButton, this);
+    QPushButton* stop = box.addButton(QStringLiteral("Stop them and quit"), QMessageBox::DestructiveRole);
+    QPushButton* wait = box.addButton(QStringLiteral("Quit when they finish"), QMessageBox::AcceptRole);
+    box.addButton(QMessageBox::Cancel);
+    box.exec();
+    if (box.clickedButton() == stop) {
+      quitWhenIdle_ = true;
+      queue_->stopAll();
+      showMessage(QStringLiteral("Stopping the runs; the window closes when they have ended."));
+    } else if (box.clickedButton() == wait) {
+      quitWhenIdle_ = true;
+      showMessage(QStringLiteral("The window closes when the runs have finished."));
+    } else {
+      quitWhenIdle_ = false;
+    }
+    event->ignore();
+    return;
+  }
+  if (options_.useSettings) saveSettings();
+  event->accept();
+}
+
+}  // namespace wb::ui

@@ -1,0 +1,116 @@
+#pragma once
+// The workbench window: a composition of widgets that each own one job —
+//   left:   SetupPanel (the experiment) and the Run button
+//   right:  tabs "Live" (LivePlots) and "Compare" (CompareView, issue 6) over the RunsPanel.
+// It owns the RunsModel, the RunQueue (runs launched here) and the RunHistory (the runs root),
+// the menus and shortcuts (Run Ctrl+R, Stop Ctrl+., Export Ctrl+E, Tour F1), drops (a dataset
+// folder, a run directory or an experiment JSON), settings (last set-up, baseline, layout), and
+// the close policy (active runs: stop them, or quit once they finish — never leave them behind).
+//
+// Thread affinity: GUI thread.
+#include <QMainWindow>
+#include <QPointer>
+#include <QTimer>
+
+#include <nlohmann/json.hpp>
+
+#include "window/theme.h"
+
+class QAction;
+class QLabel;
+class QPushButton;
+class QSplitter;
+class QTabWidget;
+
+namespace wb::ui {
+
+class AboutDialog;
+class CompareView;
+class HelpTour;
+class LivePlots;
+class Run;
+class RunHistory;
+class RunQueue;
+class RunsModel;
+class RunsPanel;
+class SetupPanel;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  struct Options {
+    QString runsRoot;              // empty: settings, else wb::defaultRunsRoot()
+    bool useSettings = true;       // restore and save the last set-up, layout, baseline
+    bool queryCli = true;          // ask workbench-cli for capabilities at start
+  };
+
+  explicit MainWindow(const Options& options, QWidget* parent = nullptr);
+  MainWindow() : MainWindow(Options{}) {}
+  ~MainWindow() override;
+
+  SetupPanel* setup() const { return setup_; }
+  LivePlots* plots() const { return plots_; }
+  CompareView* compare() const { return compare_; }
+  RunsModel* runs() const { return runs_; }
+  RunQueue* queue() const { return queue_; }
+  RunHistory* history() const { return history_; }
+  RunsPanel* runsPanel() const { return runsPanel_; }
+  QAction* runAction() const { return runAction_; }
+  QAction* stopAction() const { return stopAction_; }
+  QAction* exportAction() const { return exportAction_; }
+
+  // What Run does: queues the set-up (refused with the errors in the status bar when invalid).
+  Run* runExperiment();
+  bool openExperiment(const QString& path, QString* error = nullptr);
+  bool saveExperiment(const QString& path, QString* error = nullptr);
+  // A dropped or command-line path: run directory, dataset folder or experiment JSON.
+  bool openPath(const QString& path);
+  void setRunsRoot(const QString& root);
+  void setTheme(Theme theme);
+  Theme theme() const { return theme_; }
+  void showMessage(const QString& text);
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+
+ private:
+  void buildActions();
+  void buildLayout();
+  void restoreSettings();
+  void saveSettings();
+  void stopSelectedOrNewest();
+  void updateActions();
+  void onRunFinished(Run* run);
+  void showAbout();
+  void showTour();
+
+  Options options_;
+  RunsModel* runs_;
+  RunQueue* queue_;
+  RunHistory* history_;
+  SetupPanel* setup_;
+  LivePlots* plots_;
+  CompareView* compare_;
+  RunsPanel* runsPanel_;
+  QTabWidget* viewTabs_;
+  QSplitter* hsplit_;
+  QSplitter* vsplit_;
+  QPushButton* runButton_;
+  QLabel* rootLabel_;
+  QAction* runAction_;
+  QAction* stopAction_;
+  QAction* stopAllAction_;
+  QAction* sideBySideAction_;
+  QAction* exportAction_;
+  QPointer<AboutDialog> about_;
+  QPointer<HelpTour> tour_;
+  Theme theme_ = Theme::System;
+  bool quitWhenIdle_ = false;
+};
+
+// The application icon (theme icon, installed file, or the source tree's); null when absent.
+QIcon applicationIcon();
+
+}  // namespace wb::ui
