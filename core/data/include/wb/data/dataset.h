@@ -1,9 +1,26 @@
 #pragma once
 // Datasets: IDX (MNIST / Fashion-MNIST, raw or .gz), CIFAR-10 binary batches, ImageFolder.
-// Thread affinity: Dataset::get / getBatch are called concurrently from loader threads and must
-// be thread-safe (const, no shared mutable state). Errors: open* return Result with a message
-// naming the path and the layout expected; get() throws SampleError for one unreadable sample.
+// Thread affinity: Dataset::get / gather* / label are called concurrently from loader threads
+// and must be thread-safe (const, no shared mutable state). Errors: open* return Result with a
+// message naming the path and the layout expected; get() throws SampleError for one unreadable
+// sample (the loader skips and counts it).
+//
+// Readers:
+//   IDX      <dir>/{train,t10k}-{images-idx3,labels-idx1}-ubyte[.gz] (also the "*.idx3-ubyte"
+//            spelling); held in memory as uint8 [N,1,H,W]. Truncated files, a wrong magic number
+//            and image/label count mismatches are errors naming the file.
+//   CIFAR-10 <dir>[/cifar-10-batches-bin]/data_batch_1..5.bin, test_batch.bin, batches.meta.txt;
+//            held in memory as uint8 [N,3,32,32].
+//   Folder   <dir>/train + <dir>/test (or val), else <dir> alone (= train); one sub-folder per
+//            class, sorted by name; *.jpg|*.jpeg|*.png (any case) sorted by name. Decoded with
+//            OpenCV on each get() (in the loader threads): 1 channel when every image of the
+//            statistics sample is grayscale, else RGB. An EMPTY CLASS FOLDER IS A WARNING, not an
+//            error: the class keeps its label (count 0) so labels stay aligned across splits, and
+//            DatasetInfo::problems names the folder. A folder with no images at all is an error.
+// Normalisation constants: the published ones for MNIST / Fashion-MNIST / CIFAR-10; ImageFolder
+// estimates them from a deterministic sample of up to 256 evenly spaced images.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -28,6 +45,9 @@ struct DatasetInfo {
   std::vector<int64_t> class_counts;   // samples per class
   std::vector<double> mean;            // per-channel normalisation constants (0..1 scale)
   std::vector<double> stddev;
+  // Warnings found while opening (empty class folders, unreadable images in the statistics
+  // sample, mixed image sizes). Empty = nothing found; these never stop a run by themselves.
+  std::vector<std::string> problems;
 };
 
 // One decoded sample: uint8 image [C,H,W] (contiguous, CPU) and its label.
@@ -55,17 +75,31 @@ class Dataset {
   virtual const DatasetInfo& info() const = 0;
   int64_t size() const { return info().size; }
   virtual Sample get(int64_t index) const = 0;
+  // The label of sample `index` without decoding it (default: get(index).label).
+  virtual int64_t label(int64_t index) const;
   // Where sample `index` comes from: a file path, or "file#record".
   virtual std::string describe(int64_t index) const = 0;
   // True when every sample has the same shape and lives in memory (fast batched gather).
   virtual bool inMemory() const { return false; }
-  // uint8 [N,C,H,W] of the given indices; only for inMemory() datasets.
+  // uint8 [N,C,H,W] of the given int64 indices; only for inMemory() datasets (others throw
+  // std::logic_error). gatherLabels: int64 [N]; works for every dataset (via label()).
   virtual torch::Tensor gatherImages(const torch::Tensor& indices) const;
   virtual torch::Tensor gatherLabels(const torch::Tensor& indices) const;
 };
 
-// A view of a subset of another dataset (val_fraction split, limit_*).
+// A view of a subset of another dataset (val_fraction split, limit_*): sample i of the view is
+// sample indices[i] of base. info() is base's with size, split and class_counts recomputed.
+// Indices out of range throw std::out_of_range (a broken invariant).
 std::shared_ptr<Dataset> subset(std::shared_ptr<Dataset> base, std::vector<int64_t> indices, std::string split);
+
+// Known dataset specs: "fashion-mnist" (= idx:wb::defaultFashionMnistDir()), "idx:<dir>",
+// "cifar10:<dir>", "folder:<dir>".
+struct DatasetSpec {
+  std::string kind;   // "idx" | "cifar10" | "folder"
+  std::string dir;
+  std::string name;   // the spec as given (DatasetInfo::name)
+};
+Result<DatasetSpec> parseDatasetSpec(const std::string& spec);
 
 struct Splits {
   std::shared_ptr<Dataset> train;
@@ -73,8 +107,10 @@ struct Splits {
 };
 
 // Opens data.dataset per the config: train = the train split (minus a held-out val_fraction,
-// chosen by seed), val = the test split or the held-out part; limit_train / limit_val take the
-// first N. Errors (Errc::Data) name the path and the layout expected.
+// chosen by seed; both parts keep dataset order), val = the test split or the held-out part;
+// limit_train / limit_val take the first N. val carries train's normalisation constants. Errors
+// (Errc::Data) name the path and the layout expected; Errc::InvalidConfig for a val_fraction
+// outside [0,1) or one that leaves a split empty; train and val class lists must agree.
 Result<Splits> openSplits(const DataConfig& config, uint64_t seed);
 
 // Opens one split of a dataset spec ("fashion-mnist", "idx:<dir>", "cifar10:<dir>", "folder:<dir>").
@@ -82,8 +118,13 @@ Result<Splits> openSplits(const DataConfig& config, uint64_t seed);
 // <dir> itself is the train split and "test" fails with a message saying to set data.val_fraction.
 Result<std::shared_ptr<Dataset>> openDataset(const std::string& spec, const std::string& split);
 
-// Writes a dataset as an ImageFolder (<dir>/<split>/<class>/<index>.<format>), atomic per file.
-// format = "png" | "jpg"; size = 0 keeps the native size. progress(done, total) may be null.
+// Writes a dataset as an ImageFolder (<dir>/<split>/<class>/<index>.<format>), atomic per file
+// (temp file + rename). Class folders are "<label>_<name>" (label zero-padded, name reduced to
+// [A-Za-z0-9._-]) so that reading the export back sorts classes in the original label order;
+// every class gets a folder, even one with no samples. <index> is zero-padded so files sort in
+// dataset order. format = "png" | "jpg" (quality 95); size = 0 keeps the native size, else
+// resizes to size x size. progress(done, total) is called from the calling thread; may be null.
+// Unreadable samples are skipped and reported at the end as an Errc::Data error.
 Status exportImageFolder(const Dataset& dataset, const std::string& dir, const std::string& format,
                          int size, const std::function<void(int64_t, int64_t)>& progress);
 
