@@ -165,5 +165,5 @@ class TestCliRun : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestCliRun)
+QTEST_GUILESS_MAIN(TestCliRun)  // QProcess needs an event loop for QTRY_*
 #include "test_cli_run.moc"
