@@ -1,0 +1,48 @@
+#pragma once
+// The one place that knows how c10d and torch::optim moved between LibTorch 1.13 (Debian, here)
+// and 2.x (PyTorch 2.11's LibTorch on the GPU machine). Internal to wb_dist's sources: it pulls
+// in c10d headers, which the public headers never do.
+//
+//  - 1.13: ProcessGroupGloo/NCCL derive from c10d::ProcessGroup, which carries the collectives.
+//    2.x:  they derive from c10d::Backend (ProcessGroup became a dispatcher over backends).
+//    Both spell the collectives the same, so wb_dist holds a CollectiveBackend pointer.
+//  - The c10d headers compile their classes only under USE_C10D_GLOO / USE_C10D_NCCL, which the
+//    LibTorch build defines for itself but not for consumers.
+//  - torch::optim::Optimizer::state() is keyed by the TensorImpl address printed as a string in
+//    1.13 and by the address itself (void*) in 2.x.
+#include <sstream>
+#include <string>
+#include <type_traits>
+
+#include <torch/torch.h>
+#include <torch/version.h>
+
+#ifndef USE_C10D_GLOO
+#define USE_C10D_GLOO 1
+#endif
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+namespace wb::dist::compat {
+
+#if TORCH_VERSION_MAJOR >= 2
+using CollectiveBackend = c10d::Backend;
+#else
+using CollectiveBackend = c10d::ProcessGroup;
+#endif
+
+// The key under which `optimizer.state()` holds the state of parameter `t`.
+template <class StateMap>
+typename StateMap::key_type optimizerStateKey(const StateMap& /*state*/, const torch::Tensor& t) {
+  using Key = typename StateMap::key_type;
+  if constexpr (std::is_same_v<Key, std::string>) {
+    std::ostringstream os;  // what c10::guts::to_string(TensorImpl*) prints in 1.13
+    os << static_cast<const void*>(t.unsafeGetTensorImpl());
+    return os.str();
+  } else {
+    return static_cast<Key>(t.unsafeGetTensorImpl());
+  }
+}
+
+}  // namespace wb::dist::compat

@@ -1,0 +1,175 @@
+#pragma once
+// Data-parallel training over a Communicator: DDP-style bucketed gradient all-reduce that
+// overlaps backward, and ZeRO-1/2 sharding of optimiser state (and gradients).
+//
+// Per training step, on every rank, with the same model and this rank's part of the batch:
+//
+//   dp->zeroGrad();                          // grads to none
+//   auto loss = criterion(model(x), y);      // mean over this rank's samples
+//   loss.backward();                         // full buckets start their all-reduce during backward
+//   if (auto st = dp->finishGradients(); !st) ...   // wait; grads = mean over ranks
+//   if (auto st = dp->step(); !st) ...               // optimiser step (+ ZeRO parameter all-gather)
+//   CommStats s = dp->lastStats();           // ms.comm, overlapped share, bytes -> `step` event
+//
+// Averaging the per-rank mean gradients equals one process training on the global batch
+// (batch_size x world_size samples) when every rank's batch has the same size.
+//
+// How gradients move (like PyTorch's Reducer): parameters are grouped into buckets of about
+// `bucket_bytes` in reverse parameter order (the order backward produces them; the first bucket
+// is capped at `first_bucket_bytes` so communication starts early). A post hook on each
+// parameter's gradient accumulator copies the gradient into its bucket; when a bucket is full
+// it is all-reduced asynchronously while backward goes on. Buckets are launched strictly in
+// order, so every rank issues the same collectives in the same order even when parameters are
+// unused on some rank (those are sent as their current grad, or zeros, at finishGradients).
+//
+// Sharding (ZeRO): parameters are partitioned by whole tensors, largest first onto the least
+// loaded rank (deterministic). Each rank's optimiser (built by `factory` over its shard only)
+// holds state for its shard, steps it, and step() all-gathers the updated parameters.
+//   zero1: gradients are all-reduced as in DDP (every rank holds all of them).
+//   zero2: each rank keeps only its shard's gradients; the others are released (grad undefined)
+//          as soon as they are copied into a bucket. With NCCL, buckets are reduce-scattered so a
+//          rank receives only its shard's sums; Gloo has no reduce-scatter, so it all-reduces the
+//          buckets and gradientMemorySaved() is false (say so in `start`).
+// Anything that inspects gradients after finishGradients() under zero2 (non-finite check of a
+// loss scaler, clipping) sees only this rank's shard: combine its verdict with
+// Communicator::allReduce (Max / Sum) so every rank decides the same.
+//
+// Contract
+// - Collective: every rank creates its DataParallel with the same parameter list (same order,
+//   shapes) and calls finishGradients()/step()/consolidatedOptimizerState() in the same order.
+// - One backward per finishGradients(): no gradient accumulation across backwards, no double
+//   backward through the hooks.
+// - Threads: the hooks run on autograd's threads; every method is called from the training thread.
+// - Ownership: borrows the Communicator (must outlive this) and shares the parameter tensors
+//   (the model keeps owning them). The destructor removes the hooks.
+// - Parameters must be leaves that require grad, on one device, of one dtype.
+// - Errors are Errc::Distributed (collectives; message names the rank), Errc::Checkpoint
+//   (optimiser state that does not fit), Errc::InvalidConfig (bad options, from `factory`).
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "wb/common/result.h"
+#include "wb/dist/communicator.h"
+
+namespace wb::dist {
+
+enum class Sharding { Off, Zero1, Zero2 };
+// "off" | "zero1" | "zero2" (the config's speedups.sharding values).
+Result<Sharding> parseSharding(const std::string& name);
+const char* shardingName(Sharding sharding);
+
+// Builds an optimiser over the given parameters, e.g.
+//   [&](std::vector<torch::Tensor> p) { return wb::train::makeOptimizer(cfg.optim, std::move(p)); }
+// Called once per rank for its shard at create(), and again (on throwaway optimisers) when
+// optimiser state is consolidated or loaded; it must build the same kind of optimiser each time.
+using OptimizerFactory =
+    std::function<Result<std::unique_ptr<torch::optim::Optimizer>>(std::vector<torch::Tensor>)>;
+
+struct DataParallelOptions {
+  Sharding sharding = Sharding::Off;
+  int64_t bucket_bytes = 25LL * 1024 * 1024;     // PyTorch DDP's bucket_cap_mb = 25
+  int64_t first_bucket_bytes = 1LL * 1024 * 1024; // PyTorch DDP's first bucket: 1 MB
+  bool broadcast_parameters = true;              // create() makes rank 0's values everyone's
+};
+
+// Communication of one step (finishGradients + step), for the `step` event.
+struct CommStats {
+  double comm_ms = 0;      // host time spent on communication: launch_ms + wait_ms + gather_ms (ms.comm)
+  double launch_ms = 0;    // in the hooks during backward: copying into buckets + launching
+  double wait_ms = 0;      // in finishGradients: launching the rest, waiting, averaging back
+  double gather_ms = 0;    // in step(): ZeRO parameter all-gather
+  // Share (0..1) of the gradient-communication window [first launch, last completion] that
+  // passed before backward ended (finishGradients was called). Completion is when the backend
+  // marks the work done: exact for Gloo; for NCCL it is the host-side enqueue (an upper bound).
+  double overlap = 0;
+  int64_t bytes_reduced = 0;    // gradient bytes all-reduced / reduce-scattered (incl. padding)
+  int64_t bytes_gathered = 0;   // parameter bytes all-gathered (ZeRO; incl. padding)
+  int buckets = 0;
+  int buckets_in_backward = 0;  // launched before backward ended
+};
+
+// Owner rank of each entry: largest first onto the least-loaded rank; ties go to the lower
+// index / lower rank. Deterministic; max load <= total / world + largest entry.
+std::vector<int> partitionBySize(const std::vector<int64_t>& sizes, int world_size);
+
+// Bytes of the tensors in an optimiser's state (SGD, Adam, AdamW, Adagrad, RMSprop exactly;
+// other optimisers by the size of their serialised state).
+int64_t optimizerStateBytes(const torch::optim::Optimizer& optimizer);
+
+// An optimiser's state as torch::optim::Optimizer::save writes it into a
+// torch::serialize::OutputArchive (the checkpoint's optimizer_state), and back. Loading maps
+// states to parameters by position, as LibTorch does; a mismatch is an Errc::Checkpoint error.
+std::string saveOptimizerState(torch::optim::Optimizer& optimizer);
+Status loadOptimizerState(torch::optim::Optimizer& optimizer, const std::string& bytes);
+
+class DataParallel {
+ public:
+  // Collective. Broadcasts the parameters from rank 0 (unless disabled), partitions them
+  // (sharding on), builds this rank's optimiser with `factory`, lays out the buckets and
+  // installs the gradient hooks (only when the communicator has a group: with
+  // Communicator::local() it is a thin wrapper around one optimiser).
+  static Result<std::unique_ptr<DataParallel>> create(Communicator& comm, std::vector<torch::Tensor> params,
+                                                     OptimizerFactory factory,
+                                                     const DataParallelOptions& options = {});
+  ~DataParallel();
+  DataParallel(const DataParallel&) = delete;
+  DataParallel& operator=(const DataParallel&) = delete;
+
+  // After backward: launches buckets not yet launched, waits for all, and leaves every
+  // parameter's .grad = the mean over ranks. zero2: only this rank's shard has a .grad.
+  Status finishGradients();
+  // Optimiser step on this rank's parameters (all of them when sharding is off), then (zero1/2)
+  // all-gathers the updated parameters so every rank holds the full model again.
+  Status step();
+  // Sets every parameter's grad to undefined (PyTorch's zero_grad(set_to_none=True)).
+  void zeroGrad();
+  // Sets lr on every param group of this rank's optimiser (all ranks must use the same lr).
+  void setLearningRate(double lr);
+
+  CommStats lastStats() const;
+  // Bytes of optimiser state this rank holds (≈ 1/world of the unsharded total under ZeRO).
+  int64_t optimizerStateBytes() const;
+  // zero2 on a backend with native reduce-scatter (NCCL). False on Gloo and for off/zero1.
+  bool gradientMemorySaved() const;
+  Sharding sharding() const;
+  int numBuckets() const;
+  // Owner rank of params[i] (all 0..world-1 when sharding; this rank for every i when off).
+  int ownerOf(size_t i) const;
+  // e.g. "zero2 over gloo, 2 ranks, 3 buckets (cap 25 MB), optimiser state 1.2 MB on this rank;
+  //       gradient memory not saved: Gloo has no reduce-scatter (emulated with all-reduce)"
+  std::string describe() const;
+
+  // This rank's optimiser over its shard; nullptr when its shard is empty (more ranks than
+  // parameter tensors). Use it with wb::train::setLearningRate or to read param groups.
+  torch::optim::Optimizer* optimizer();
+
+  // For loops written against a torch::optim::Optimizer: an optimiser over ALL parameters whose
+  // step() copies its first param group's lr to this rank's optimiser and runs step() above
+  // (so it steps the shard and all-gathers), and whose zero_grad() is LibTorch's. Its param
+  // groups are a copy of what `factory` builds, so wb::train::setLearningRate works on it.
+  // step() throws std::runtime_error with the error's message when a collective fails (catch at
+  // the worker's top level); save()/load() throw (consolidation is collective: use
+  // consolidatedOptimizerState / loadOptimizerState). Borrows this DataParallel (outlive it).
+  Result<std::unique_ptr<torch::optim::Optimizer>> steppingOptimizer();
+
+  // Collective. The state of all shards as ONE unsharded optimiser over all parameters, in the
+  // bytes saveOptimizerState writes: a checkpoint written from it resumes with sharding off,
+  // or sharded again via loadOptimizerState. Returned on every rank (write it from rank 0).
+  Result<std::string> consolidatedOptimizerState();
+  // Local (no communication). Loads an unsharded state (from consolidatedOptimizerState or a
+  // plain optimiser's saveOptimizerState over the same parameters) and keeps this rank's shard.
+  Status loadOptimizerState(const std::string& bytes);
+
+  struct Impl;
+
+ private:
+  explicit DataParallel(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace wb::dist

@@ -1,0 +1,123 @@
+// DistEnv: the torchrun / Slurm environment of one rank, and the errors that name the variable.
+#include <QtTest/QtTest>
+
+#include <map>
+#include <string>
+
+#include "wb/dist/env.h"
+
+namespace {
+
+using Vars = std::map<std::string, std::string>;
+
+wb::Result<wb::dist::DistEnv> parse(const Vars& vars) {
+  return wb::dist::DistEnv::fromLookup([&](const char* name) -> const char* {
+    auto it = vars.find(name);
+    return it == vars.end() ? nullptr : it->second.c_str();
+  });
+}
+
+Vars varsFrom(const QString& text) {  // "A=1 B=x"
+  Vars v;
+  for (const QString& kv : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+    const auto parts = kv.split(QLatin1Char('='));
+    v[parts[0].toStdString()] = parts.value(1).toStdString();
+  }
+  return v;
+}
+
+}  // namespace
+
+class TestDistEnv : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void valid_data() {
+    QTest::addColumn<QString>("vars");
+    QTest::addColumn<int>("rank");
+    QTest::addColumn<int>("world");
+    QTest::addColumn<int>("local");
+    QTest::addColumn<bool>("launched");
+    QTest::addColumn<QString>("source");
+    QTest::newRow("nothing set: one process") << QString() << 0 << 1 << 0 << false << QStringLiteral("none");
+    QTest::newRow("torchrun rank 1 of 4")
+        << QStringLiteral("RANK=1 WORLD_SIZE=4 LOCAL_RANK=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=29500") << 1 << 4 << 1
+        << true << QStringLiteral("torchrun");
+    QTest::newRow("torchrun multi-node local rank")
+        << QStringLiteral("RANK=9 WORLD_SIZE=16 LOCAL_RANK=1 MASTER_ADDR=node0 MASTER_PORT=29500") << 9 << 16 << 1
+        << true << QStringLiteral("torchrun");
+    QTest::newRow("torchrun world 1 without port: no group")
+        << QStringLiteral("RANK=0 WORLD_SIZE=1 LOCAL_RANK=0") << 0 << 1 << 0 << false << QStringLiteral("torchrun");
+    QTest::newRow("torchrun world 1 with port: a group of one")
+        << QStringLiteral("RANK=0 WORLD_SIZE=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=29501") << 0 << 1 << 0 << true
+        << QStringLiteral("torchrun");
+    QTest::newRow("slurm fallback")
+        << QStringLiteral("SLURM_PROCID=3 SLURM_NTASKS=8 SLURM_LOCALID=3 MASTER_ADDR=gpu01 MASTER_PORT=29500") << 3
+        << 8 << 3 << true << QStringLiteral("slurm");
+    QTest::newRow("slurm single task: no group") << QStringLiteral("SLURM_PROCID=0 SLURM_NTASKS=1") << 0 << 1 << 0
+                                                 << false << QStringLiteral("slurm");
+    QTest::newRow("torchrun wins over slurm")
+        << QStringLiteral("RANK=2 WORLD_SIZE=4 MASTER_ADDR=h MASTER_PORT=1234 SLURM_PROCID=0 SLURM_NTASKS=1") << 2 << 4
+        << 2 << true << QStringLiteral("torchrun");
+  }
+  void valid() {
+    QFETCH(QString, vars);
+    QFETCH(int, rank);
+    QFETCH(int, world);
+    QFETCH(int, local);
+    QFETCH(bool, launched);
+    QFETCH(QString, source);
+    auto env = parse(varsFrom(vars));
+    QVERIFY2(env.ok(), env.ok() ? "" : env.error().message.c_str());
+    QCOMPARE(env->rank, rank);
+    QCOMPARE(env->world_size, world);
+    QCOMPARE(env->local_rank, local);
+    QCOMPARE(env->launched(), launched);
+    QCOMPARE(QString::fromStdString(env->source), source);
+  }
+
+  void runIdNamespacesTheRendezvous() {
+    auto env = parse(varsFrom(QStringLiteral("RANK=0 WORLD_SIZE=2 MASTER_ADDR=a MASTER_PORT=5 WB_RUN_ID=run-42")));
+    QVERIFY(env.ok());
+    QCOMPARE(QString::fromStdString(env->run_id), QStringLiteral("run-42"));
+    QCOMPARE(QString::fromStdString(env->master_addr), QStringLiteral("a"));
+    QCOMPARE(env->master_port, 5);
+  }
+
+  void invalid_data() {
+    QTest::addColumn<QString>("vars");
+    QTest::addColumn<QString>("names");  // the variable the message must name
+    QTest::newRow("rank without world size") << QStringLiteral("RANK=0") << QStringLiteral("WORLD_SIZE");
+    QTest::newRow("world size without rank") << QStringLiteral("WORLD_SIZE=2") << QStringLiteral("RANK");
+    QTest::newRow("rank not a number")
+        << QStringLiteral("RANK=one WORLD_SIZE=2 MASTER_ADDR=a MASTER_PORT=5") << QStringLiteral("RANK='one'");
+    QTest::newRow("rank out of range")
+        << QStringLiteral("RANK=2 WORLD_SIZE=2 MASTER_ADDR=a MASTER_PORT=5") << QStringLiteral("RANK=2");
+    QTest::newRow("world size 0") << QStringLiteral("RANK=0 WORLD_SIZE=0") << QStringLiteral("WORLD_SIZE=0");
+    QTest::newRow("no master addr") << QStringLiteral("RANK=0 WORLD_SIZE=2 MASTER_PORT=5") << QStringLiteral("MASTER_ADDR");
+    QTest::newRow("no master port") << QStringLiteral("RANK=0 WORLD_SIZE=2 MASTER_ADDR=a") << QStringLiteral("MASTER_PORT");
+    QTest::newRow("port out of range")
+        << QStringLiteral("RANK=0 WORLD_SIZE=2 MASTER_ADDR=a MASTER_PORT=70000") << QStringLiteral("MASTER_PORT=70000");
+    QTest::newRow("slurm without master addr")
+        << QStringLiteral("SLURM_PROCID=0 SLURM_NTASKS=2") << QStringLiteral("MASTER_ADDR");
+    QTest::newRow("bad local rank")
+        << QStringLiteral("RANK=0 WORLD_SIZE=2 LOCAL_RANK=-1 MASTER_ADDR=a MASTER_PORT=5") << QStringLiteral("LOCAL_RANK");
+  }
+  void invalid() {
+    QFETCH(QString, vars);
+    QFETCH(QString, names);
+    auto env = parse(varsFrom(vars));
+    QVERIFY(!env.ok());
+    QCOMPARE(int(env.error().code), int(wb::Errc::Distributed));
+    const QString message = QString::fromStdString(env.error().message);
+    QVERIFY2(message.contains(names), qPrintable(message));
+  }
+
+  void freePortIsBindable() {
+    auto port = wb::dist::findFreePort();
+    QVERIFY(port.ok());
+    QVERIFY(*port > 0 && *port < 65536);
+  }
+};
+
+QTEST_APPLESS_MAIN(TestDistEnv)
+#include "test_dist_env.moc"
