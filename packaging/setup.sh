@@ -11,6 +11,7 @@ PKGS=(
   xvfb xauth
   dataset-fashion-mnist
   desktop-file-utils appstream dpkg-dev file
+  help2man librsvg2-bin
 )
 
 missing=()
