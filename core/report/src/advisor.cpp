@@ -98,13 +98,11 @@ void stepSplitVerdicts(const RunRecord& run, const RunMetrics& m, Out& out) {
     out.push_back({"comm-bound", Severity::Tip, "Communication takes " + pct(s.comm / total) + " of each step on " +
                                                    std::to_string(devices) +
                                                    " devices — a larger batch per rank or fewer devices would waste less."});
+  // Compute-bound matters only while precision is still a lever (fp32).
   const double compute = (s.fwd + s.bwd) / total;
-  if (compute >= kComputeShare) {
-    const std::string precision = strAt(run, "speedups.precision", "32-true");
-    std::string tip = precision == "32-true"
-                          ? std::string(run.onCuda() ? " — mixed precision (16-mixed or bf16-mixed) is the lever left."
-                                                     : " — bf16-mixed is the lever left if this CPU has native bf16.")
-                          : " — already in " + precision + "; a smaller model or input is what is left.";
+  if (compute >= kComputeShare && strAt(run, "speedups.precision", "32-true") == "32-true") {
+    const std::string tip = run.onCuda() ? " — mixed precision (16-mixed or bf16-mixed) is the lever left."
+                                         : " — bf16-mixed is the lever left if this CPU has native bf16.";
     out.push_back({"compute-bound", Severity::Info, "Compute-bound: forward + backward take " + pct(compute) + " of each step" + tip});
   }
 }

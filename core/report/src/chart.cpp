@@ -162,7 +162,7 @@ Drawing barChart(const BarChartSpec& spec) {
   double hi = spec.reference;
   for (const auto& b : spec.bars)
     if (!b.skipped && std::isfinite(b.value)) hi = std::max(hi, b.value);
-  const auto yt = niceTicks(0, hi * 1.12, 5);
+  const auto yt = niceTicks(0, hi * 1.18, 5);  // head room for two annotation lines
   Plot p{62, 44, d.width - 16.0, d.height - 92.0, 0, 1, yt.front(), yt.back()};
   titleAndLabels(d, spec.title, "", spec.y_label, p);
   yAxis(d, p, yt);
@@ -179,7 +179,11 @@ Drawing barChart(const BarChartSpec& spec) {
       const double top = p.py(std::max(0.0, b.value));
       d.rects.push_back({cx - barW / 2, top, barW, p.bottom - top, seriesColor(0), ""});
     }
-    const double annY = (b.skipped ? p.py(spec.reference) : p.py(std::max(0.0, b.value))) - 6;
+    double annY = (b.skipped ? p.py(spec.reference) : p.py(std::max(0.0, b.value))) - 6;
+    if (!b.detail.empty()) {
+      d.texts.push_back({cx, annY, b.detail, 10, Anchor::Middle, false, 0, "#555555"});
+      annY -= 14;
+    }
     d.texts.push_back({cx, annY, b.annotation, 12, Anchor::Middle, !b.skipped, 0, b.skipped ? "#777777" : "#222222"});
     // Labels under the bars, tilted so long names fit.
     d.texts.push_back({cx, p.bottom + 14, b.label, 11, Anchor::End, false, -30});

@@ -25,6 +25,14 @@ std::string exactNumber(double v) {
   return os.str();
 }
 
+// Numbers align right, text left (the first column is always text).
+bool numericColumn(const Table& t, size_t c) {
+  if (c == 0) return false;
+  for (const auto& row : t.rows)
+    if (c < row.size() && row[c].number) return true;
+  return false;
+}
+
 std::string csvHeader(const Column& c) { return c.unit.empty() ? c.title : c.title + " (" + c.unit + ")"; }
 
 // ---- Markdown -------------------------------------------------------------------------------
@@ -33,7 +41,7 @@ void markdownTable(std::ostringstream& os, const Table& t) {
   os << '|';
   for (const auto& c : t.columns) os << ' ' << markdownCell(c.title) << " |";
   os << "\n|";
-  for (size_t i = 0; i < t.columns.size(); ++i) os << (i == 0 ? " :--- |" : " ---: |");
+  for (size_t i = 0; i < t.columns.size(); ++i) os << (numericColumn(t, i) ? " ---: |" : " :--- |");
   os << '\n';
   for (const auto& row : t.rows) {
     os << '|';
@@ -49,8 +57,8 @@ void markdownTable(std::ostringstream& os, const Table& t) {
 void latexTable(std::ostringstream& os, const Table& t) {
   os << "\\begin{table}[htbp]\n\\centering\n";
   if (!t.title.empty()) os << "\\caption{" << latexEscape(t.title) << "}\n";
-  os << "\\resizebox{\\linewidth}{!}{%\n\\begin{tabular}{l";
-  for (size_t i = 1; i < t.columns.size(); ++i) os << 'r';
+  os << "\\resizebox{\\linewidth}{!}{%\n\\begin{tabular}{";
+  for (size_t i = 0; i < t.columns.size(); ++i) os << (numericColumn(t, i) ? 'r' : 'l');
   os << "}\n\\toprule\n";
   for (size_t i = 0; i < t.columns.size(); ++i) os << (i ? " & " : "") << latexEscape(t.columns[i].title);
   os << " \\\\\n\\midrule\n";
@@ -67,8 +75,8 @@ void latexTable(std::ostringstream& os, const Table& t) {
 const char* kCss =
     "body{font-family:system-ui,sans-serif;margin:2em;color:#222;max-width:1400px}"
     "table{border-collapse:collapse;margin:0.5em 0 0.3em 0;font-size:0.9em}"
-    "th,td{border-bottom:1px solid #ddd;padding:4px 8px;text-align:right;vertical-align:top}"
-    "th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}"
+    "th,td{border-bottom:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}"
+    "th{background:#f3f3f3}td.num,th.num{text-align:right;white-space:nowrap}"
     ".note{color:#555;font-size:0.85em;margin:0.2em 0}"
     "li.warning{color:#a33}li.tip{color:#1a5c9e}figure{margin:1em 0}"
     "figcaption{font-size:0.9em;color:#555}";
@@ -76,11 +84,15 @@ const char* kCss =
 void htmlTable(std::ostringstream& os, const Table& t) {
   if (!t.title.empty()) os << "<h2>" << xmlEscape(t.title) << "</h2>\n";
   os << "<table>\n<thead><tr>";
-  for (const auto& c : t.columns) os << "<th>" << xmlEscape(c.title) << "</th>";
+  std::vector<bool> numeric;
+  for (size_t i = 0; i < t.columns.size(); ++i) numeric.push_back(numericColumn(t, i));
+  for (size_t i = 0; i < t.columns.size(); ++i)
+    os << (numeric[i] ? "<th class=\"num\">" : "<th>") << xmlEscape(t.columns[i].title) << "</th>";
   os << "</tr></thead>\n<tbody>\n";
   for (const auto& row : t.rows) {
     os << "<tr>";
-    for (const auto& cell : row) os << "<td>" << xmlEscape(cell.text) << "</td>";
+    for (size_t i = 0; i < row.size(); ++i)
+      os << (i < numeric.size() && numeric[i] ? "<td class=\"num\">" : "<td>") << xmlEscape(row[i].text) << "</td>";
     os << "</tr>\n";
   }
   os << "</tbody>\n</table>\n";

@@ -350,7 +350,7 @@ Drawing ladderChart(const Ladder& ladder) {
     } else {
       b.value = *row.cumulative;
       b.annotation = fmtSpeedup(*row.cumulative);
-      if (row.val_acc) b.annotation += " @ " + fmtAccuracy(*row.val_acc);
+      if (row.val_acc) b.detail = "acc " + fmtFixed(*row.val_acc * 100.0, 1) + " %";
     }
     spec.bars.push_back(b);
   }

@@ -134,4 +134,24 @@ Report buildComparisonReport(const RunRecord& baseline, const std::vector<RunRec
   return r;
 }
 
+Result<Report> comparisonFromDirs(const std::string& baseline_dir, const std::vector<std::string>& run_dirs,
+                                  const std::string& target_acc, std::vector<std::string>* problems) {
+  std::optional<double> target;
+  if (!target_acc.empty()) {
+    auto t = parseTargetAccuracy(target_acc);
+    if (!t.ok()) return t.error();
+    target = *t;
+  }
+  auto baseline = loadRun(baseline_dir);
+  if (!baseline.ok()) return baseline.error();
+  auto runs = loadRuns(run_dirs);
+  if (!runs.ok()) return runs.error();
+  if (problems) {
+    for (const auto& p : baseline->problems) problems->push_back(p);
+    for (const auto& r : *runs)
+      for (const auto& p : r.problems) problems->push_back(p);
+  }
+  return buildComparisonReport(*baseline, *runs, target);
+}
+
 }  // namespace wb::report

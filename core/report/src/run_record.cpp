@@ -163,8 +163,9 @@ RunRecord recordFromEvents(const std::vector<json>& events) {
       r.errors.push_back(msg);
     }
     if (type == "end") readEnd(r, ev);
+    if (type == "run") readRank0(r, type, ev);  // the launcher's line (rank -1)
     if (type == "step" || type == "eval") readMemory(r, rank, ev);
-    if (rank != 0) continue;
+    if (rank != 0 || type == "run") continue;
     r.last_t = std::max(r.last_t, num(ev, "t", 0));
     readRank0(r, type, ev);
   }
@@ -222,6 +223,16 @@ Result<RunRecord> loadRun(const fs::path& dirIn) {
   r.name = text(r.config, "name", r.name);
   r.problems = std::move(problems);
   return r;
+}
+
+Result<std::vector<RunRecord>> loadRuns(const std::vector<std::string>& dirs) {
+  std::vector<RunRecord> out;
+  for (const auto& d : dirs) {
+    auto r = loadRun(d);
+    if (!r.ok()) return r.error();
+    out.push_back(std::move(r.value()));
+  }
+  return out;
 }
 
 std::string runLabel(const RunRecord& run) {

@@ -67,6 +67,21 @@ size_t displayWidth(const std::string& utf8) {
   return n;
 }
 
+Table transpose(const Table& t) {
+  Table out;
+  out.title = t.title;
+  out.notes = t.notes;
+  if (t.columns.empty()) return out;
+  out.columns.push_back({t.columns[0].key, t.columns[0].title, ""});
+  for (const auto& row : t.rows) out.columns.push_back({"", row.empty() ? std::string() : row[0].text, ""});
+  for (size_t c = 1; c < t.columns.size(); ++c) {
+    std::vector<Cell> cells{Cell::str(t.columns[c].title)};
+    for (const auto& row : t.rows) cells.push_back(c < row.size() ? row[c] : Cell::str(""));
+    out.rows.push_back(std::move(cells));
+  }
+  return out;
+}
+
 std::string renderText(const Table& table) {
   std::vector<size_t> width(table.columns.size(), 0);
   for (size_t c = 0; c < table.columns.size(); ++c) width[c] = displayWidth(table.columns[c].title);

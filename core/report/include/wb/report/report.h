@@ -55,4 +55,11 @@ nlohmann::json comparisonJson(const Comparison& comparison);
 Report buildComparisonReport(const RunRecord& baseline, const std::vector<RunRecord>& runs,
                              std::optional<double> target_acc);
 
+// What `compare` and `export` do: loads the baseline and the runs (paths), parses the target
+// ("" = the baseline's best; else 0.85 / 85 / 85%) and builds the report. Errors name the folder
+// or the value. Problems that do not stop the comparison (a truncated events file) go to
+// `problems` when it is given.
+Result<Report> comparisonFromDirs(const std::string& baseline_dir, const std::vector<std::string>& run_dirs,
+                                  const std::string& target_acc, std::vector<std::string>* problems = nullptr);
+
 }  // namespace wb::report

@@ -93,6 +93,9 @@ RunRecord recordFromEvents(const std::vector<nlohmann::json>& events);
 // events.jsonl.
 Result<RunRecord> loadRun(const std::filesystem::path& dir);
 
+// Loads several run folders; the first failure is the error (it names the folder).
+Result<std::vector<RunRecord>> loadRuns(const std::vector<std::string>& dirs);
+
 // A short label for tables: the run id (folder name), else the config name.
 std::string runLabel(const RunRecord& run);
 

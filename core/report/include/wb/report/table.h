@@ -32,6 +32,10 @@ struct Table {
 // Aligned plain-text rendering for the terminal (UTF-8 aware column widths), with the notes.
 std::string renderText(const Table& table);
 
+// Rows become columns: the first column's cells become the headings (a few runs with many
+// metrics read better this way on a terminal). Numbers and notes are kept.
+Table transpose(const Table& table);
+
 // Number formatting shared by all tables (one decimal style everywhere).
 std::string fmtSeconds(double s);            // "0.84 s", "12.3 s", "4 min 05 s", "1 h 02 min"
 std::string fmtSpeedup(double x);            // "1.85×"

@@ -1,0 +1,169 @@
+#pragma once
+// Hand-made runs for the report tests: events written the way the launcher writes them
+// (wb::proto::makeEvent/encodeEvent into events.jsonl, config.json, summary.json, env.json),
+// so the tests read real files through the same loader as `compare` does.
+#include <QDir>
+#include <QString>
+
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "wb/common/config.h"
+#include "wb/common/fs.h"
+#include "wb/proto/config_json.h"
+#include "wb/proto/events.h"
+#include "wb/proto/rundir.h"
+#include "wb/report/run_record.h"
+
+namespace fixture {
+
+using nlohmann::json;
+
+struct FakeRun {
+  json config = wb::proto::configToJson(wb::Config{});
+  std::vector<json> events;
+  std::optional<json> summary;
+  json env = json::object();
+
+  FakeRun() { set("speedups.inference_eval", false); }
+
+  FakeRun& set(const std::string& dotted, json value) {
+    std::string p = "/" + dotted;
+    for (auto& c : p)
+      if (c == '.') c = '/';
+    config[json::json_pointer(p)] = std::move(value);
+    return *this;
+  }
+  FakeRun& start(const std::string& device = "cpu", int cores = 4, json speedups = json::object()) {
+    json ev = wb::proto::makeEvent("start", 0, 0.0);
+    ev["device"] = device;
+    ev["host"] = {{"name", "testhost"}, {"cpu", "Test CPU"}, {"cores", cores}};
+    ev["world_size"] = 1;
+    ev["speedups"] = std::move(speedups);
+    events.push_back(ev);
+    return *this;
+  }
+  // A step event; ms = {data, h2d, fwd, bwd, opt, comm}.
+  FakeRun& step(int epoch, int64_t step, int64_t samples, double t, double loss,
+                std::vector<double> ms = {1, 0, 2, 3, 1, 0}, int64_t rssPeak = 100 << 20, int rank = 0) {
+    json ev = wb::proto::makeEvent("step", rank, t);
+    ev["epoch"] = epoch;
+    ev["step"] = step;
+    ev["samples"] = samples;
+    ev["loss"] = loss;
+    ev["lr"] = 0.01;
+    ev["samples_per_s"] = 1000.0;
+    ev["ms"] = {{"data", ms[0]}, {"h2d", ms[1]}, {"fwd", ms[2]}, {"bwd", ms[3]}, {"opt", ms[4]}, {"comm", ms[5]}};
+    ev["mem"] = {{"device", "cpu"}, {"rss", rssPeak / 2}, {"rss_peak", rssPeak}, {"peak", 0}};
+    events.push_back(ev);
+    return *this;
+  }
+  FakeRun& amp(double scale, int64_t skipped) {
+    events.back()["amp"] = {{"scale", scale}, {"skipped", skipped}};
+    return *this;
+  }
+  FakeRun& deviceMem(int64_t peak) {
+    events.back()["mem"]["device"] = "cuda:0";
+    events.back()["mem"]["peak"] = peak;
+    return *this;
+  }
+  FakeRun& eval(int epoch, double t, double acc, double evalMs = 100) {
+    json ev = wb::proto::makeEvent("eval", 0, t);
+    ev["epoch"] = epoch;
+    ev["step"] = epoch * 100;
+    ev["val_acc"] = acc;
+    ev["val_loss"] = 1.0 - acc;
+    ev["eval_ms"] = evalMs;
+    events.push_back(ev);
+    return *this;
+  }
+  FakeRun& epoch(int epoch, double t, double seconds, double sps = 1000) {
+    json ev = wb::proto::makeEvent("epoch", 0, t);
+    ev["epoch"] = epoch;
+    ev["seconds"] = seconds;
+    ev["samples_per_s"] = sps;
+    ev["train_loss"] = 0.5;
+    events.push_back(ev);
+    return *this;
+  }
+  FakeRun& earlyStop(int bestEpoch) {
+    json ev = wb::proto::makeEvent("early_stop", 0, events.empty() ? 0.0 : events.back().value("t", 0.0));
+    ev["reason"] = "no improvement";
+    ev["best_epoch"] = bestEpoch;
+    ev["best_value"] = 0.3;
+    ev["monitor"] = "val_loss";
+    events.push_back(ev);
+    return *this;
+  }
+  FakeRun& warning(const std::string& message) {
+    json ev = wb::proto::makeEvent("warning", 0, 0.0);
+    ev["message"] = message;
+    events.push_back(ev);
+    return *this;
+  }
+  // The end event and summary.json.
+  FakeRun& end(const std::string& status, double wallS) {
+    json ev = wb::proto::makeEvent("end", 0, wallS);
+    ev["status"] = status;
+    ev["summary"] = {{"wall_s", wallS}};
+    events.push_back(ev);
+    summary = json{{"status", status}, {"wall_s", wallS}};
+    return *this;
+  }
+
+  // Writes the run folder <parent>/<name>; `truncate` cuts the last event line in half.
+  std::string write(const QString& parent, const QString& name, bool truncate = false) const {
+    const std::string dir = QDir(parent).filePath(name).toStdString();
+    wb::proto::RunDir rd{dir};
+    (void)rd.create();
+    (void)wb::proto::writeJsonAtomic(rd.config(), config);
+    if (!env.empty()) (void)wb::proto::writeJsonAtomic(rd.env(), env);
+    std::ofstream out(rd.events(), std::ios::binary);
+    for (size_t i = 0; i < events.size(); ++i) {
+      std::string line = wb::proto::encodeEvent(events[i]);
+      if (truncate && i + 1 == events.size()) {
+        out << line.substr(0, line.size() / 2);
+      } else {
+        out << line << '\n';
+      }
+    }
+    out.close();
+    if (summary) (void)wb::proto::writeJsonAtomic(rd.summary(), *summary);
+    return dir;
+  }
+
+  wb::report::RunRecord record(const std::string& id = "run") const {
+    auto r = wb::report::recordFromEvents(events);
+    r.config = config;
+    r.id = id;
+    r.dir = "/runs/" + id;
+    if (summary) r.summary = *summary, r.finished = true, r.status = (*summary)["status"];
+    r.env = env;
+    return r;
+  }
+};
+
+// Two epochs; evaluations reach acc1 at t=t1 and acc2 at t=t2; step events every second of t.
+inline FakeRun twoEpochRun(double t1, double acc1, double t2, double acc2, int64_t samplesPerSecond) {
+  FakeRun r;
+  r.start();
+  int64_t step = 0;
+  double t = 0;
+  for (int ep = 1; ep <= 2; ++ep) {
+    const double epochEnd = ep == 1 ? t1 : t2;
+    const double epochStart = t;
+    for (t = epochStart + 1; t < epochEnd - 0.5; t += 1) {
+      step += 10;
+      // The first interval (warm-up) is deliberately slow: half the rate, plus an eval gap.
+      int64_t samples = static_cast<int64_t>((t - 1) * samplesPerSecond) + samplesPerSecond / 2;
+      r.step(ep, step, samples, t, 2.0 / (t + 1));
+    }
+    r.eval(ep, epochEnd, ep == 1 ? acc1 : acc2).epoch(ep, epochEnd, epochEnd - epochStart);
+    t = epochEnd;
+  }
+  return r;
+}
+
+}  // namespace fixture
