@@ -20,25 +20,25 @@ void checkDevice(c10::DeviceType device_type) {
 }
 
 #if WB_AUTOCAST_DEVICE_API
-bool autocastEnabled(c10::DeviceType d) { return at::autocast::is_autocast_enabled(d); }
-void setAutocastEnabled(c10::DeviceType d, bool on) { at::autocast::set_autocast_enabled(d, on); }
-at::ScalarType autocastDtype(c10::DeviceType d) { return at::autocast::get_autocast_dtype(d); }
-void setAutocastDtype(c10::DeviceType d, at::ScalarType t) { at::autocast::set_autocast_dtype(d, t); }
+bool enabledFor(c10::DeviceType d) { return at::autocast::is_autocast_enabled(d); }
+void setEnabledFor(c10::DeviceType d, bool on) { at::autocast::set_autocast_enabled(d, on); }
+at::ScalarType dtypeFor(c10::DeviceType d) { return at::autocast::get_autocast_dtype(d); }
+void setDtypeFor(c10::DeviceType d, at::ScalarType t) { at::autocast::set_autocast_dtype(d, t); }
 #else
-bool autocastEnabled(c10::DeviceType d) {
+bool enabledFor(c10::DeviceType d) {
   return d == c10::DeviceType::CUDA ? at::autocast::is_enabled() : at::autocast::is_cpu_enabled();
 }
-void setAutocastEnabled(c10::DeviceType d, bool on) {
+void setEnabledFor(c10::DeviceType d, bool on) {
   if (d == c10::DeviceType::CUDA)
     at::autocast::set_enabled(on);
   else
     at::autocast::set_cpu_enabled(on);
 }
-at::ScalarType autocastDtype(c10::DeviceType d) {
+at::ScalarType dtypeFor(c10::DeviceType d) {
   return d == c10::DeviceType::CUDA ? at::autocast::get_autocast_gpu_dtype()
                                     : at::autocast::get_autocast_cpu_dtype();
 }
-void setAutocastDtype(c10::DeviceType d, at::ScalarType t) {
+void setDtypeFor(c10::DeviceType d, at::ScalarType t) {
   if (d == c10::DeviceType::CUDA)
     at::autocast::set_autocast_gpu_dtype(t);
   else
@@ -52,10 +52,10 @@ AutocastGuard::AutocastGuard(c10::DeviceType device_type, at::ScalarType dtype, 
     : device_type_(device_type) {
   if (!enabled) return;
   checkDevice(device_type);
-  prev_enabled_ = autocastEnabled(device_type);
-  prev_dtype_ = autocastDtype(device_type);
-  setAutocastDtype(device_type, dtype);
-  setAutocastEnabled(device_type, true);
+  prev_enabled_ = enabledFor(device_type);
+  prev_dtype_ = dtypeFor(device_type);
+  setDtypeFor(device_type, dtype);
+  setEnabledFor(device_type, true);
   // As torch.autocast.__enter__: nesting decides when the weight-cast cache may be dropped.
   at::autocast::increment_nesting();
   active_ = true;
@@ -66,10 +66,20 @@ AutocastGuard::~AutocastGuard() {
   // As torch.autocast.__exit__: the outermost exit drops the cached casts, so weights updated
   // by the optimiser are re-cast next step instead of served stale from the cache.
   if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
-  setAutocastEnabled(device_type_, prev_enabled_);
-  setAutocastDtype(device_type_, prev_dtype_);
+  setEnabledFor(device_type_, prev_enabled_);
+  setDtypeFor(device_type_, prev_dtype_);
 }
 
 void clearAutocastCache() { at::autocast::clear_cache(); }
+
+bool autocastEnabled(c10::DeviceType device_type) {
+  checkDevice(device_type);
+  return enabledFor(device_type);
+}
+
+at::ScalarType autocastDtype(c10::DeviceType device_type) {
+  checkDevice(device_type);
+  return dtypeFor(device_type);
+}
 
 }  // namespace wb::compat

@@ -8,6 +8,9 @@ namespace wb::compat {
 
 // Enables autocast for device_type (kCPU or kCUDA) with dtype for the guard's lifetime,
 // restoring the previous state (enabled flag and dtype) on destruction. enabled=false: no-op.
+// Like torch.autocast, guards nest: the outermost one to close clears the weight-cast cache.
+// Autocast state is thread-local: create and destroy a guard on the same thread, around the
+// forward pass and loss only (backward runs outside it). Other device types: c10::Error.
 class AutocastGuard {
  public:
   AutocastGuard(c10::DeviceType device_type, at::ScalarType dtype, bool enabled);
@@ -24,5 +27,9 @@ class AutocastGuard {
 
 // Clears autocast's weight-cast cache (call after each step, as torch.autocast's exit does).
 void clearAutocastCache();
+
+// The calling thread's autocast state for device_type (kCPU or kCUDA).
+bool autocastEnabled(c10::DeviceType device_type);
+at::ScalarType autocastDtype(c10::DeviceType device_type);
 
 }  // namespace wb::compat
