@@ -293,7 +293,7 @@ int cmdWorker(const Argv& argv) {
   } catch (const c10::Error& e) {
     outcome = makeError(Errc::Internal, std::string("LibTorch: ") + e.what_without_backtrace());
   } catch (const std::exception& e) {
-    outcome = makeError(Errc::Internal, e.what());
+    outcome = makeError(Errc::Internal, "rank " + std::to_string(rank) + ": " + e.what());
   }
   if (!outcome.ok()) return fail(outcome.error());
 

@@ -1,35 +1,20 @@
 #include "worker_dist.h"
 
-#include <cstdlib>
-#include <string>
+#include <torch/torch.h>
 
 namespace wb::cli {
 
-namespace {
-int envInt(const char* a, const char* b, int fallback) {
-  for (const char* name : {a, b}) {
-    if (!name) continue;
-    if (const char* v = std::getenv(name); v && *v) return std::atoi(v);
-  }
-  return fallback;
-}
-}  // namespace
+Result<dist::DistEnv> readDistEnv() { return dist::DistEnv::fromEnvironment(); }
 
-Result<WorkerEnv> readDistEnv() {
-  WorkerEnv e;
-  e.rank = envInt("RANK", "SLURM_PROCID", 0);
-  e.world_size = envInt("WORLD_SIZE", "SLURM_NTASKS", 1);
-  e.local_rank = envInt("LOCAL_RANK", "SLURM_LOCALID", 0);
-  if (e.world_size < 1 || e.rank < 0 || e.rank >= e.world_size)
-    return makeError(Errc::InvalidConfig, "RANK=" + std::to_string(e.rank) + " WORLD_SIZE=" +
-                                              std::to_string(e.world_size) + ": RANK must be in [0, WORLD_SIZE)");
-  return e;
-}
-
-Result<std::shared_ptr<dist::Communicator>> connectDist(const WorkerEnv& env, const Config&, int) {
-  if (env.world_size == 1) return std::shared_ptr<dist::Communicator>();
-  return makeError(Errc::Distributed, "rank " + std::to_string(env.rank) +
-                                          ": multi-process training is not wired in yet (speedups.devices must be 1)");
+Result<std::shared_ptr<dist::Communicator>> connectDist(const dist::DistEnv& env, const Config&, int timeout_s) {
+  if (!env.launched() || env.world_size == 1) return std::shared_ptr<dist::Communicator>();
+  dist::CommOptions o;
+  o.backend = (torch::cuda::is_available() && dist::ncclCompiled()) ? dist::Backend::Nccl : dist::Backend::Gloo;
+  o.timeout = std::chrono::seconds(timeout_s);
+  o.rendezvous_timeout = std::chrono::seconds(std::min(timeout_s, 120));
+  auto c = dist::Communicator::create(env, o);
+  if (!c.ok()) return c.error();
+  return std::shared_ptr<dist::Communicator>(std::move(c.value()));
 }
 
 }  // namespace wb::cli

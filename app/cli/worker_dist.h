@@ -1,26 +1,19 @@
 #pragma once
-// The worker's rendezvous: torchrun / srun environment -> a wb::dist::Communicator.
+// The worker's rendezvous: torchrun / srun environment -> a wb::dist::Communicator
+// (Gloo on CPU, NCCL with one GPU per rank where CUDA and NCCL are present).
 #include <memory>
 
 #include "wb/common/config.h"
 #include "wb/common/result.h"
-
-namespace wb::dist {
-class Communicator;
-}
+#include "wb/dist/communicator.h"
+#include "wb/dist/env.h"
 
 namespace wb::cli {
 
-struct WorkerEnv {
-  int rank = 0;
-  int world_size = 1;
-  int local_rank = 0;
-};
+// RANK / WORLD_SIZE / LOCAL_RANK / MASTER_* (or SLURM_*); absent = a single process.
+Result<dist::DistEnv> readDistEnv();
 
-// RANK / WORLD_SIZE / LOCAL_RANK (or SLURM_*); absent = a single process.
-Result<WorkerEnv> readDistEnv();
-
-// Null for world size 1.
-Result<std::shared_ptr<dist::Communicator>> connectDist(const WorkerEnv& env, const Config& config, int timeout_s);
+// Null for a single process.
+Result<std::shared_ptr<dist::Communicator>> connectDist(const dist::DistEnv& env, const Config& config, int timeout_s);
 
 }  // namespace wb::cli

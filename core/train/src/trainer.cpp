@@ -506,7 +506,9 @@ Result<TrainOutcome> Trainer::Impl::run() {
 
   auto emitStep = [&](int epoch) {
     if (intervalSteps == 0) return;
-    const double lossMean = lossAcc.item<double>() / static_cast<double>(intervalSteps);
+    double lossSums[2] = {lossAcc.item<double>(), static_cast<double>(intervalSteps)};
+    if (gs) gs->allReduceSum(lossSums, 2);  // the loss over every rank's samples
+    const double lossMean = lossSums[0] / lossSums[1];
     json ev = event("step");
     ev["epoch"] = epoch + 1;
     ev["step"] = iteration;
