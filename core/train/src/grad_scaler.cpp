@@ -53,7 +53,7 @@ GradScaler::GradScaler(GradScalerOptions options, torch::Device device) : option
 
 torch::Tensor GradScaler::scale(const torch::Tensor& loss) {
   if (!options_.enabled) return loss;
-  return loss * scale_.to(loss.device(), /*non_blocking=*/true);
+  return loss * scale_.reshape({}).to(loss.device(), /*non_blocking=*/true);
 }
 
 void GradScaler::unscale(torch::optim::Optimizer& optimizer) {
@@ -85,8 +85,10 @@ bool GradScaler::step(torch::optim::Optimizer& optimizer) {
   unscale(optimizer);
   if (found_inf_.item<float>() != 0.0f) {
     ++skipped_;
+    ++consecutive_;
     return false;
   }
+  consecutive_ = 0;
   optimizer.step();
   return true;
 }
@@ -111,7 +113,8 @@ double GradScaler::readScale() const {
 std::map<std::string, double> GradScaler::state() const {
   return {{"scale", scale_.item<double>()},
           {"growth_tracker", static_cast<double>(growth_tracker_.item<int>())},
-          {"skipped", static_cast<double>(skipped_)}};
+          {"skipped", static_cast<double>(skipped_)},
+          {"consecutive", static_cast<double>(consecutive_)}};
 }
 
 void GradScaler::loadState(const std::map<std::string, double>& state) {
@@ -120,6 +123,8 @@ void GradScaler::loadState(const std::map<std::string, double>& state) {
     growth_tracker_.fill_(static_cast<int64_t>(it->second));
   if (auto it = state.find("skipped"); it != state.end())
     skipped_ = static_cast<int64_t>(it->second);
+  if (auto it = state.find("consecutive"); it != state.end())
+    consecutive_ = static_cast<int64_t>(it->second);
   found_inf_.zero_();
   unscaled_ = false;
 }

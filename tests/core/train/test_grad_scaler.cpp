@@ -123,10 +123,13 @@ class TestGradScaler : public QObject {
     QFETCH(int, skipped);
     Problem p(3);
     wb::train::GradScaler scaler(shortInterval());
+    int64_t run = 0;
     for (int i = 0; i < pattern.size(); ++i) {
       const bool overflow = pattern[i] == QLatin1Char('x');
       QCOMPARE(scaledStep(p, scaler, overflow ? INFINITY : 0.0), !overflow);
       QCOMPARE(scaler.readScale(), scales[i]);
+      run = overflow ? run + 1 : 0;
+      QCOMPARE(scaler.consecutiveSkips(), run);
     }
     QCOMPARE(scaler.skippedSteps(), int64_t{skipped});
   }
@@ -141,6 +144,7 @@ class TestGradScaler : public QObject {
     QCOMPARE(state.at("scale"), 32768.0);
     QCOMPARE(state.at("growth_tracker"), 2.0);
     QCOMPARE(state.at("skipped"), 1.0);
+    QCOMPARE(state.at("consecutive"), 0.0);
 
     wb::train::GradScaler b(shortInterval());
     b.loadState(state);
@@ -160,6 +164,9 @@ class TestGradScaler : public QObject {
     wb::train::GradScaler scaler(o);
     auto loss = p.loss();
     QVERIFY(torch::equal(scaler.scale(loss), loss));
+    wb::train::GradScaler on;
+    QCOMPARE(on.scale(loss).sizes(), loss.sizes());  // a 0-dim loss stays 0-dim
+    QVERIFY(torch::equal(on.scale(loss), loss * 65536.0));
     auto before = p.snapshot();
     QVERIFY(scaledStep(p, scaler, INFINITY));  // nothing checked: the step is taken
     QVERIFY(!p.equals(before));

@@ -34,6 +34,7 @@ struct GradScalerOptions {
 class GradScaler {
  public:
   explicit GradScaler(GradScalerOptions options = {}, torch::Device device = torch::kCPU);
+  // loss * scale, same shape as loss (fp32 when the loss is fp16).
   torch::Tensor scale(const torch::Tensor& loss);
   // Divides every gradient of the optimiser's params by the scale in place and records whether
   // any is inf/nan. At most once per step: step() calls it if the caller did not (call it
@@ -47,10 +48,12 @@ class GradScaler {
   void update();
   double readScale() const;
   int64_t skippedSteps() const { return skipped_; }
+  // Skipped steps since the last taken one (the trainer's "stays non-finite" test).
+  int64_t consecutiveSkips() const { return consecutive_; }
   bool enabled() const { return options_.enabled; }
   const GradScalerOptions& options() const { return options_; }
-  // For checkpoints: keys "scale", "growth_tracker", "skipped". loadState() takes the keys
-  // present and keeps the current value of any missing one.
+  // For checkpoints: keys "scale", "growth_tracker", "skipped", "consecutive". loadState()
+  // takes the keys present and keeps the current value of any missing one.
   std::map<std::string, double> state() const;
   void loadState(const std::map<std::string, double>& state);
 
@@ -60,6 +63,7 @@ class GradScaler {
   torch::Tensor growth_tracker_; // int [1] on device
   torch::Tensor found_inf_;      // float [1] on device
   int64_t skipped_ = 0;
+  int64_t consecutive_ = 0;
   bool unscaled_ = false;        // unscale() already ran since the last update()
 };
 
