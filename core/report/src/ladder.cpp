@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include "wb/proto/config_json.h"
+#include "wb/proto/rundir.h"
 
 namespace wb::report {
 using nlohmann::json;
@@ -335,7 +337,9 @@ Table ladderTable(const Ladder& ladder) {
   return t;
 }
 
-Drawing ladderChart(const Ladder& ladder) {
+Drawing ladderChart(const Ladder& ladder) { return barChart(ladderBars(ladder)); }
+
+BarChartSpec ladderBars(const Ladder& ladder) {
   BarChartSpec spec;
   spec.title = "Speedup ladder: cumulative speedup over the baseline (wall time)";
   spec.y_label = "speedup (×)";
@@ -354,7 +358,7 @@ Drawing ladderChart(const Ladder& ladder) {
     }
     spec.bars.push_back(b);
   }
-  return barChart(spec);
+  return spec;
 }
 
 json ladderJson(const Ladder& ladder) {
@@ -379,6 +383,66 @@ json ladderJson(const Ladder& ladder) {
                     {"run_dirs", row.run_dirs}});
   }
   return {{"target_acc", opt(ladder.target_acc)}, {"target_user_set", ladder.target_user_set}, {"steps", rows}};
+}
+
+namespace {
+
+std::optional<double> optNum(const json& j) {
+  if (!j.is_number()) return std::nullopt;
+  return j.get<double>();
+}
+
+}  // namespace
+
+Result<Ladder> ladderFromJson(const json& docIn) {
+  const json& doc = docIn.contains("ladder") ? docIn["ladder"] : docIn;
+  if (!doc.is_object() || !doc.contains("steps") || !doc["steps"].is_array())
+    return makeError(Errc::InvalidConfig, "not a ladder: no \"steps\" list (expected a ladder.json written by workbench-cli ladder)");
+  Ladder ladder;
+  ladder.target_acc = optNum(doc.value("target_acc", json()));
+  ladder.target_user_set = doc.value("target_user_set", false);
+  for (const json& s : doc["steps"]) {
+    if (!s.is_object()) continue;
+    LadderRow row;
+    row.step.key = s.value("key", "");
+    row.step.added = s.value("added", "");
+    row.step.isolated = s.value("isolated", false);
+    row.step.skipped = s.value("skipped", false);
+    row.step.note = s.value("note", "");
+    if (s.contains("config")) {
+      if (auto c = proto::configFromJson(s["config"]); c.ok()) row.step.config = *c;
+    }
+    row.problems = s.value("problems", "");
+    row.repeats = s.value("repeats", 0);
+    row.reached = s.value("reached_target", 0);
+    const json wall = s.value("wall_s", json::object()), target = s.value("time_to_target_s", json::object()),
+               speed = s.value("speedup", json::object());
+    row.wall_s = optNum(wall.value("median", json())), row.wall_min = optNum(wall.value("min", json())),
+    row.wall_max = optNum(wall.value("max", json()));
+    row.target_s = optNum(target.value("median", json())), row.target_min = optNum(target.value("min", json())),
+    row.target_max = optNum(target.value("max", json()));
+    row.cumulative = optNum(speed.value("cumulative", json()));
+    row.marginal = optNum(speed.value("marginal", json()));
+    row.cumulative_target = optNum(speed.value("cumulative_to_target", json()));
+    row.val_acc = optNum(s.value("best_val_acc", json()));
+    row.peak_mem = optNum(s.value("peak_mem_bytes", json()));
+    row.mem_kind = s.value("peak_mem_kind", "");
+    for (const auto& d : s.value("run_dirs", json::array()))
+      if (d.is_string()) row.run_dirs.push_back(d.get<std::string>());
+    ladder.rows.push_back(std::move(row));
+  }
+  return ladder;
+}
+
+Result<Ladder> loadLadder(const std::string& dirOrFile) {
+  std::filesystem::path p(dirOrFile);
+  std::error_code ec;
+  if (std::filesystem::is_directory(p, ec)) p /= "ladder.json";
+  auto doc = proto::readJsonFile(p);
+  if (!doc.ok()) return makeError(Errc::Io, doc.error().message + " (pick a folder written by workbench-cli ladder --out)");
+  auto ladder = ladderFromJson(*doc);
+  if (!ladder.ok()) return makeError(Errc::InvalidConfig, p.string() + ": " + ladder.error().message);
+  return ladder;
 }
 
 Report buildLadderReport(const Ladder& ladder, const std::vector<LadderStepRuns>& steps) {

@@ -66,6 +66,27 @@ Table configDiffTable(const Comparison& cmp) {
   return t;
 }
 
+BarChartSpec comparisonBars(const Comparison& cmp) {
+  BarChartSpec spec;
+  spec.title = "Speedup to " + fmtAccuracy(cmp.target_acc) + " val acc over the baseline";
+  spec.y_label = "speedup (×)";
+  for (const auto& row : cmp.rows) {
+    Bar b;
+    b.label = row.label;
+    if (b.label.size() > 24) b.label = "…" + b.label.substr(b.label.size() - 22);
+    if (row.speedup_target) {
+      b.value = *row.speedup_target;
+      b.annotation = fmtSpeedup(*row.speedup_target);
+    } else {
+      b.skipped = true;
+      b.annotation = row.m.status == "running" ? "not reached yet" : "not reached";
+    }
+    if (row.m.best_val_acc) b.detail = "acc " + fmtFixed(*row.m.best_val_acc * 100.0, 1) + " %";
+    spec.bars.push_back(b);
+  }
+  return spec;
+}
+
 json comparisonJson(const Comparison& cmp) {
   json runs = json::array();
   for (const auto& row : cmp.rows) {
@@ -127,6 +148,7 @@ Report buildComparisonReport(const RunRecord& baseline, const std::vector<RunRec
     auto verdicts = advise(*records[i], cmp.rows[i].m, isBase ? nullptr : &baseline, isBase ? nullptr : &bm);
     r.advice.push_back({cmp.rows[i].label, std::move(verdicts)});
   }
+  r.figures.push_back({"speedup", barChart(comparisonBars(cmp)), ""});
   r.figures.push_back({"loss", lossCurves(records), ""});
   r.figures.push_back({"accuracy", accuracyCurves(records), ""});
   r.machine = machineInfo(baseline.env);

@@ -196,7 +196,7 @@ class TestExport : public QObject {
     const std::string html = slurp(path);
     QString why;
     QVERIFY2(wellFormed(html, why), qPrintable(why));
-    QCOMPARE(countOf(html, "<svg"), 2);          // loss and accuracy, inline
+    QCOMPARE(countOf(html, "<svg"), 3);          // speedup bars, loss and accuracy, inline
     QVERIFY(html.find("src=\"http") == std::string::npos && html.find("href=\"http") == std::string::npos);
     QVERIFY(html.find("&lt;b&gt;x&lt;/b&gt;") != std::string::npos);  // the weird name escaped
     QVERIFY(html.find("<b>x</b>") == std::string::npos);

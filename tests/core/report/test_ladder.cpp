@@ -3,6 +3,7 @@
 #include <QtTest/QtTest>
 
 #include "report_fixture.h"
+#include "wb/report/export.h"
 #include "wb/report/ladder.h"
 
 using fixture::FakeRun;
@@ -171,6 +172,20 @@ class TestLadder : public QObject {
     json j = ladderJson(ladder);
     QCOMPARE(int(j["steps"].size()), int(ladder.rows.size()));
     QCOMPARE(j["steps"][1]["speedup"]["cumulative"].get<double>(), 20.0 / 11.0);
+
+    // ladder.json reads back into the same ladder (what the GUI's "Open ladder" shows).
+    auto back = ladderFromJson(json::parse(renderJson(buildLadderReport(ladder, steps))));
+    QVERIFY(back.ok());
+    QCOMPARE(back->rows.size(), ladder.rows.size());
+    QCOMPARE(*back->target_acc, *ladder.target_acc);
+    for (size_t i = 0; i < ladder.rows.size(); ++i) {
+      QCOMPARE(back->rows[i].step.key, ladder.rows[i].step.key);
+      QCOMPARE(back->rows[i].step.skipped, ladder.rows[i].step.skipped);
+      QCOMPARE(back->rows[i].cumulative.has_value(), ladder.rows[i].cumulative.has_value());
+      QCOMPARE(back->rows[i].step.config.speedups.workers, ladder.rows[i].step.config.speedups.workers);
+    }
+    QCOMPARE(renderText(ladderTable(*back)), renderText(ladderTable(ladder)));
+    QVERIFY(!ladderFromJson(json::object()).ok());
 
     Report rep = buildLadderReport(ladder, steps);
     QCOMPARE(QString::fromStdString(rep.figures[0].file), QStringLiteral("ladder.svg"));

@@ -76,9 +76,16 @@ Ladder summarizeLadder(const std::vector<LadderStepRuns>& steps, std::optional<d
 // Columns: step, what was added, wall time, time to target, cumulative and marginal speedup,
 // speedup to target, val acc, peak memory, note.
 Table ladderTable(const Ladder& ladder);
-// The cumulative-speedup bar chart (isolated rows left out; skipped steps drawn empty).
+// The cumulative-speedup bars (isolated rows left out; skipped steps drawn empty), as data (the
+// GUI draws them with QCustomPlot) and as a drawing (SVG, and the PNG of `ladder`).
+BarChartSpec ladderBars(const Ladder& ladder);
 Drawing ladderChart(const Ladder& ladder);
 nlohmann::json ladderJson(const Ladder& ladder);
+// Reads back what ladderJson wrote; also accepts a whole ladder.json export ({"ladder": ...}).
+// Error (InvalidConfig) names what is missing.
+Result<Ladder> ladderFromJson(const nlohmann::json& doc);
+// Loads <dir>/ladder.json, or the file itself. Errors name the path.
+Result<Ladder> loadLadder(const std::string& dir_or_file);
 // The ladder table, the chart (file "ladder.svg"), accuracy curves of the cumulative steps,
 // advice per step against the step before it, and the machine (env.json of the baseline run).
 Report buildLadderReport(const Ladder& ladder, const std::vector<LadderStepRuns>& steps);

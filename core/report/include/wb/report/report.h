@@ -48,6 +48,10 @@ Drawing accuracyCurves(const std::vector<const RunRecord*>& records);
 // "field | baseline | run" rows for every run that differs (the "differs from baseline" detail).
 Table configDiffTable(const Comparison& comparison);
 
+// Speedup to the target per run (bars; a run that never reached it is drawn empty, "not
+// reached"), with the best val acc under each annotation.
+BarChartSpec comparisonBars(const Comparison& comparison);
+
 // The comparison as JSON (every metric as a number, null when absent; diffs; target).
 nlohmann::json comparisonJson(const Comparison& comparison);
 
