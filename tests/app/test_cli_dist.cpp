@@ -1,0 +1,131 @@
+// Multi-process runs through `workbench-cli run`: real ranks on loopback (Gloo), supervision.
+#include <QtTest/QtTest>
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include <csignal>
+#include <dirent.h>
+#include <fstream>
+
+#include "wb/proto/events.h"
+#include "wb/proto/rundir.h"
+
+using nlohmann::json;
+
+namespace {
+
+bool haveFashionMnist() { return QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")); }
+
+std::vector<json> eventsOf(const QByteArray& bytes) {
+  std::vector<json> out;
+  for (const auto& line : bytes.split('\n'))
+    if (auto ev = wb::proto::decodeEvent(line.toStdString())) out.push_back(*ev);
+  return out;
+}
+
+// Processes whose command line mentions `marker` (the run folder): none may outlive a run.
+int processesMentioning(const std::string& marker) {
+  int n = 0;
+  DIR* d = ::opendir("/proc");
+  if (!d) return 0;
+  while (dirent* e = ::readdir(d)) {
+    if (!std::isdigit(static_cast<unsigned char>(e->d_name[0]))) continue;
+    std::ifstream in(std::string("/proc/") + e->d_name + "/cmdline", std::ios::binary);
+    std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (cmd.find(marker) != std::string::npos) ++n;
+  }
+  ::closedir(d);
+  return n;
+}
+
+QStringList sets(std::initializer_list<const char*> kvs) {
+  QStringList s;
+  for (const char* kv : kvs) s << QStringLiteral("--set") << QString::fromLatin1(kv);
+  return s;
+}
+
+}  // namespace
+
+class TestCliDist : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void twoRanksZero2TrainToTheSingleProcessBand() {
+    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    QTemporaryDir root;
+    QProcess p;
+    p.start(QStringLiteral(WB_CLI_PATH),
+            QStringList{QStringLiteral("run"), QStringLiteral("--runs-root"), root.path(), QStringLiteral("--events-stdout")} +
+                sets({"speedups.devices=2", "speedups.sharding=zero2", "data.limit_train=6000", "data.limit_val=1000",
+                      "optim.name=adam", "optim.lr=0.002", "train.epochs=2", "train.log_every=10"}));
+    QVERIFY(p.waitForFinished(600000));
+    QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+    auto events = eventsOf(p.readAllStandardOutput());
+    int starts = 0;
+    double acc = 0;
+    for (const auto& e : events) {
+      const std::string type = e.value("type", "");
+      if (type == "start") {
+        ++starts;
+        QCOMPARE(e["world_size"].get<int>(), 2);
+        QVERIFY(e["speedups"]["sharding"]["active"].get<bool>());
+        // Gloo emulates reduce-scatter: the start event says the gradient saving does not apply.
+        QCOMPARE(e["speedups"]["sharding"]["gradient_memory_saved"].get<bool>(), false);
+      }
+      if (type == "step" && e["rank"].get<int>() == 0) {
+        QVERIFY(e["comm"]["bytes_reduced"].get<int64_t>() > 0);
+        QVERIFY(e["ms"]["comm"].get<double>() > 0);
+      }
+      if (type == "eval" && e["rank"].get<int>() == 0) acc = e["val_acc"].get<double>();
+    }
+    QCOMPARE(starts, 2);
+    QVERIFY2(acc >= 0.70, std::to_string(acc).c_str());
+  }
+
+  void killingRank1FailsTheRunNamingItAndLeavesNoProcess() {
+    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    QTemporaryDir root;
+    const QString runDir = root.filePath(QStringLiteral("killed-run"));
+    QProcess p;
+    p.start(QStringLiteral(WB_CLI_PATH),
+            QStringList{QStringLiteral("run"), QStringLiteral("--run-dir"), runDir, QStringLiteral("--events-stdout")} +
+                sets({"speedups.devices=2", "model.name=mnist-cnn", "train.log_every=2", "train.epochs=2"}));
+    QByteArray out;
+    int rank1Pid = 0;
+    // Rank 1's pid: from /proc, the worker whose environment has RANK=1 under this run folder.
+    QTRY_VERIFY_WITH_TIMEOUT((out += p.readAllStandardOutput(), out.contains("\"type\":\"step\"")), 300000);
+    DIR* d = ::opendir("/proc");
+    while (dirent* e = ::readdir(d)) {
+      if (!std::isdigit(static_cast<unsigned char>(e->d_name[0]))) continue;
+      std::ifstream cmdIn(std::string("/proc/") + e->d_name + "/cmdline", std::ios::binary);
+      std::string cmd((std::istreambuf_iterator<char>(cmdIn)), std::istreambuf_iterator<char>());
+      if (cmd.find("worker") == std::string::npos || cmd.find(runDir.toStdString()) == std::string::npos) continue;
+      std::ifstream envIn(std::string("/proc/") + e->d_name + "/environ", std::ios::binary);
+      std::string env((std::istreambuf_iterator<char>(envIn)), std::istreambuf_iterator<char>());
+      if (env.find(std::string("\0RANK=1\0", 8)) != std::string::npos) rank1Pid = std::atoi(e->d_name);
+    }
+    ::closedir(d);
+    QVERIFY(rank1Pid > 0);
+    QElapsedTimer sinceKill;
+    sinceKill.start();
+    ::kill(rank1Pid, SIGKILL);
+    QVERIFY(p.waitForFinished(120000));
+    QVERIFY2(sinceKill.elapsed() < 60000, "the run did not end within 60 s of rank 1's death");
+    out += p.readAllStandardOutput();
+    QCOMPARE(p.exitCode(), 1);
+    auto events = eventsOf(out);
+    QVERIFY(!events.empty());
+    const json& end = events.back();
+    QCOMPARE(end["type"].get<std::string>(), std::string("end"));
+    QCOMPARE(end["status"].get<std::string>(), std::string("failed"));
+    QCOMPARE(end["summary"]["failed_rank"].get<int>(), 1);
+    QVERIFY2(end["summary"]["error"].get<std::string>().find("rank 1") != std::string::npos, end.dump().c_str());
+    // Events so far are kept; summary written; no rank left behind.
+    auto fileEvents = wb::proto::readEventsFile(wb::proto::RunDir{runDir.toStdString()}.events().string());
+    QCOMPARE(fileEvents.size(), events.size());
+    QVERIFY(wb::proto::readJsonFile(wb::proto::RunDir{runDir.toStdString()}.summary()).ok());
+    QTRY_COMPARE_WITH_TIMEOUT(processesMentioning(runDir.toStdString()), 0, 30000);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCliDist)
+#include "test_cli_dist.moc"
