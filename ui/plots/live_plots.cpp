@@ -29,6 +29,7 @@ namespace wb::ui {
 namespace {
 constexpr int kReplotDelayMs = 40;  // at most ~25 replots per second, whatever the event rate
 constexpr double kMiB = 1024.0 * 1024.0;
+constexpr int kAntialiasLimit = 200000;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 bool isDark(const QWidget* w) { return w->palette().color(QPalette::Base).lightness() < 128; }
@@ -56,6 +57,7 @@ struct LivePlots::SeriesDef {
   std::function<double(const StepPoint&, const RunSeries&)> stepY;
   std::function<double(const EvalPoint&)> evalY;
   std::function<bool(const RunSeries&)> applies;  // empty: always
+  std::function<QString(const RunSeries&)> labelFor;  // empty: label
   bool smooth = false;
   bool markers = false;
   bool dashed = false;
@@ -194,6 +196,7 @@ void LivePlots::buildTabs() {
       return (rs.onCuda() ? p.alloc : p.rss) / kMiB;
     }, false);
     a.label = QStringLiteral("alloc / RSS");
+    a.labelFor = [](const RunSeries& rs) { return rs.onCuda() ? QStringLiteral("device alloc") : QStringLiteral("host RSS"); };
     t.series.push_back(a);
     SeriesDef r = stepSeries(QStringLiteral("reserved"), [](const StepPoint& p, const RunSeries&) { return p.reserved / kMiB; }, false);
     r.applies = [](const RunSeries& rs) { return rs.onCuda(); };
@@ -236,7 +239,10 @@ void LivePlots::buildTabs() {
     auto* legendRow = new QCPLayoutGrid;
     plot->plotLayout()->addElement(1, 0, legendRow);
     legendRow->setMargins(QMargins(4, 0, 4, 4));
-    legendRow->addElement(0, 0, plot->legend);
+    // Spacers either side: a legend's maximum width would otherwise cap the whole column.
+    legendRow->addElement(0, 0, new QCPLayoutElement(plot));
+    legendRow->addElement(0, 1, plot->legend);
+    legendRow->addElement(0, 2, new QCPLayoutElement(plot));
     plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
     plot->legend->setWrap(4);
     plot->legend->setVisible(true);
@@ -356,7 +362,11 @@ void LivePlots::styleGraph(QCPGraph* graph, const Run* run, const SeriesDef& def
   pen.setWidthF(base ? 2.6 : 1.5);
   if (def.dashed) pen.setStyle(Qt::DashLine);
   graph->setPen(pen);
-  graph->setScatterStyle(def.markers ? QCPScatterStyle(QCPScatterStyle::ssCircle, base ? 7 : 5) : QCPScatterStyle());
+  // Markers keep a solid outline even on a dashed curve.
+  QPen markerPen(pen.color(), pen.widthF());
+  graph->setScatterStyle(def.markers ? QCPScatterStyle(QCPScatterStyle::ssCircle, markerPen, QBrush(palette().color(QPalette::Base)),
+                                                       base ? 7 : 6)
+                                     : QCPScatterStyle());
   graph->setAdaptiveSampling(true);
 }
 
@@ -409,7 +419,12 @@ void LivePlots::syncTab(Tab& tab) {
         g.graph = tab.plot->addGraph();
         styleGraph(g.graph, run, def);
       }
-      const QString name = nSeries > 1 ? baseName + QStringLiteral(" · ") + def.label : baseName;
+      if (available < g.consumed) {  // the series started over (a rewritten events file)
+        g.graph->data()->clear();
+        g = GraphState{g.graph};
+      }
+      const QString label = def.labelFor ? def.labelFor(rs) : def.label;
+      const QString name = nSeries > 1 ? baseName + QStringLiteral(" · ") + label : baseName;
       if (g.graph->name() != name) g.graph->setName(name);
       if (available <= g.consumed) {
         any = any || g.graph->data()->size() > 0;
@@ -449,6 +464,10 @@ void LivePlots::syncTab(Tab& tab) {
     }
   }
   tab.emptyText->setVisible(!any);
+  // Past a few hundred thousand points, antialiasing the curves costs more than it shows.
+  int total = 0;
+  for (int i = 0; i < tab.plot->graphCount(); ++i) total += tab.plot->graph(i)->data()->size();
+  tab.plot->setNotAntialiasedElements(total > kAntialiasLimit ? QCP::aePlottables : QCP::aeNone);
   tab.plot->xAxis->setLabel(xLabel());
   if (!tab.userZoomed) fitAxes(tab);
 }
@@ -520,6 +539,10 @@ void LivePlots::fitAxes(Tab& tab) {
   if (xmax - xmin <= 0) {
     xmin -= 0.5;
     xmax += 0.5;
+  } else {  // a little air, so end markers are not cut in half
+    const double air = (xmax - xmin) * 0.015;
+    xmin -= air;
+    xmax += air;
   }
   tab.plot->xAxis->setRange(xmin, xmax);
   if (tab.def.logY) {

@@ -102,6 +102,9 @@ void RunHistory::follow(Run* run) {
 bool RunHistory::pollOne(Followed& f) {
   Run* run = f.run;
   if (!run) return false;
+  const qint64 size = QFileInfo(QString::fromStdString(f.reader->path())).size();
+  if (size < f.lastSize) run->mutableSeries().clear();  // the reader starts over from the top
+  f.lastSize = size;
   auto events = f.reader->poll();
   if (!events.empty()) {
     f.sinceGrowth.restart();

@@ -55,6 +55,7 @@ class RunHistory : public QObject {
     QPointer<Run> run;
     std::unique_ptr<proto::EventFileReader> reader;
     QElapsedTimer sinceGrowth;
+    qint64 lastSize = 0;  // a file that shrinks was rewritten: its curves start over
   };
   Run* addDirectory(const QString& dir, bool atTop);
   void follow(Run* run);

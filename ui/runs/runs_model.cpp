@@ -47,7 +47,7 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
   switch (role) {
     case Qt::DisplayRole:
       switch (col) {
-        case ColName: return isBase ? run->name() + QStringLiteral("  (baseline)") : run->name();
+        case ColName: return run->name();
         case ColStatus: return statusWord(run->status());
         case ColProgress: return progressText(run);
         case ColThroughput:
@@ -56,7 +56,7 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
           return std::isfinite(run->bestValAcc()) ? loc.toString(run->bestValAcc() * 100.0, 'f', 2) + QStringLiteral(" %")
                                                   : QString();
         case ColSpeedup: {
-          if (isBase) return QStringLiteral("1.00×");
+          if (isBase) return QStringLiteral("baseline");
           const double s = speedupVsBaseline(run);
           return std::isfinite(s) ? loc.toString(s, 'f', 2) + QStringLiteral("×") : QString();
         }
@@ -77,7 +77,7 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
       if (col == ColName) return isShown(run) ? Qt::Checked : Qt::Unchecked;
       break;
     case Qt::FontRole:
-      if (isBase && col == ColName) {
+      if (isBase && (col == ColName || col == ColSpeedup)) {
         QFont f;
         f.setBold(true);
         return f;
@@ -87,7 +87,10 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
       if (col >= ColThroughput) return int(Qt::AlignRight | Qt::AlignVCenter);
       break;
     case Qt::ToolTipRole:
-      if (col == ColName) return run->runDir().isEmpty() ? run->name() : run->runDir();
+      if (col == ColName) {
+        const QString where = run->runDir().isEmpty() ? run->name() : run->runDir();
+        return isBase ? where + QStringLiteral("\n(the baseline: speedups are measured against it)") : where;
+      }
       if (col == ColStatus && !run->errorMessage().isEmpty()) return run->errorMessage();
       if (col == ColSpeedup)
         return QStringLiteral("Throughput (samples/s) against the baseline's. Time to the target accuracy is on the Compare tab.");

@@ -37,7 +37,7 @@ QString detectDatasetKind(QString* dir) {
 }
 
 DatasetPicker::DatasetPicker(FieldErrors* errors, QWidget* parent) : QWidget(parent), errors_(errors) {
-  auto* form = new QFormLayout(this);
+  auto* form = form_ = new QFormLayout(this);
   form->setContentsMargins(0, 0, 0, 0);
   kind_ = new QComboBox(this);
   kind_->setObjectName(QStringLiteral("data.kind"));
@@ -110,10 +110,12 @@ QString DatasetPicker::spec() const {
 QString DatasetPicker::checkText() const { return check_->text(); }
 
 void DatasetPicker::onKindChanged() {
-  pathRow_->setVisible(kind_->currentData().toString() != kBuiltIn);
+  setPathVisible(kind_->currentData().toString() != kBuiltIn);
   scheduleCheck();
   Q_EMIT changed();
 }
+
+void DatasetPicker::setPathVisible(bool visible) { form_->setRowVisible(pathRow_, visible); }
 
 void DatasetPicker::browse() {
   const QString dir = QFileDialog::getExistingDirectory(this, QStringLiteral("Dataset folder"), path_->text());
@@ -126,7 +128,7 @@ void DatasetPicker::setFolder(const QString& folder) {
   const QSignalBlocker b1(kind_), b2(path_);
   kind_->setCurrentIndex(kind_->findData(kind));
   path_->setText(dir);
-  pathRow_->setVisible(true);
+  setPathVisible(true);
   scheduleCheck();
   Q_EMIT changed();
 }
@@ -143,7 +145,7 @@ void DatasetPicker::readFrom(const json& doc) {
     kind_->setCurrentIndex(0);  // fashion-mnist (and anything unknown: its error shows)
     path_->clear();
   }
-  pathRow_->setVisible(kind_->currentIndex() != 0);
+  setPathVisible(kind_->currentIndex() != 0);
   limitTrain_->setValue(int(fieldNumber(doc, QStringLiteral("data.limit_train"), 0)));
   limitVal_->setValue(int(fieldNumber(doc, QStringLiteral("data.limit_val"), 0)));
   scheduleCheck();
@@ -195,10 +197,15 @@ void DatasetPicker::showCheck(const json& doc, const QString& error) {
   if (doc.contains("splits") && doc["splits"].is_object()) {
     QStringList sizes;
     QString classes, shape;
-    for (auto it = doc["splits"].begin(); it != doc["splits"].end(); ++it) {
-      const json& sp = it.value();
+    // Train first, then the others (JSON objects come back in name order).
+    std::vector<std::string> names{"train"};
+    for (auto it = doc["splits"].begin(); it != doc["splits"].end(); ++it)
+      if (it.key() != "train") names.push_back(it.key());
+    for (const std::string& name : names) {
+      if (!doc["splits"].contains(name)) continue;
+      const json& sp = doc["splits"][name];
       if (!sp.is_object()) continue;
-      sizes << QStringLiteral("%1 %2").arg(QString::fromStdString(it.key()), loc.toString(qlonglong(sp.value("size", 0))));
+      sizes << QStringLiteral("%1 %2").arg(QString::fromStdString(name), loc.toString(qlonglong(sp.value("size", 0))));
       if (classes.isEmpty() && sp.contains("classes") && sp["classes"].is_array()) {
         QStringList names;
         for (const auto& c : sp["classes"])

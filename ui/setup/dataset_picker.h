@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 class QComboBox;
+class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -55,6 +56,9 @@ class DatasetPicker : public QWidget {
   void showCheck(const nlohmann::json& doc, const QString& error);
 
   FieldErrors* errors_;
+  void setPathVisible(bool visible);
+
+  QFormLayout* form_;
   QComboBox* kind_;
   QWidget* pathRow_;
   QLineEdit* path_;

@@ -1,5 +1,6 @@
 #include "setup/setup_panel.h"
 
+#include <QAbstractSpinBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QEvent>
@@ -75,7 +76,8 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent), base_(proto::configTo
   auto* scriptBrowse = new QPushButton(QStringLiteral("Browse…"), scriptRow_);
   scriptLayout->addWidget(scriptPath_, 1);
   scriptLayout->addWidget(scriptBrowse);
-  modelForm->addRow(QString(), scriptRow_);
+  modelForm->addRow(QStringLiteral("File"), scriptRow_);
+  modelForm_ = modelForm;
   connect(scriptBrowse, &QPushButton::clicked, this, [this] {
     const QString f = QFileDialog::getOpenFileName(this, QStringLiteral("TorchScript model"), scriptPath_->text(),
                                                    QStringLiteral("TorchScript (*.pt *.pth);;All files (*)"));
@@ -163,8 +165,27 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent), base_(proto::configTo
   connect(maxSteps_, &QSpinBox::valueChanged, this, touched);
   connect(speedups_, &SpeedupsGroup::changed, this, touched);
 
+  // In a scrolling panel the wheel scrolls: a spin box or combo changes only once focused.
+  for (QWidget* w : findChildren<QWidget*>()) {
+    if (qobject_cast<QAbstractSpinBox*>(w) || qobject_cast<QComboBox*>(w)) {
+      w->setFocusPolicy(Qt::StrongFocus);
+      w->installEventFilter(this);
+    }
+  }
+
   setConfigJson(base_);
   pristine_ = true;
+}
+
+bool SetupPanel::eventFilter(QObject* watched, QEvent* event) {
+  if (event->type() == QEvent::Wheel) {
+    auto* w = qobject_cast<QWidget*>(watched);
+    if (w && !w->hasFocus()) {
+      event->ignore();  // handled here, not accepted: it travels on to the scroll area
+      return true;
+    }
+  }
+  return QWidget::eventFilter(watched, event);
 }
 
 QWidget* SetupPanel::section(const QString& title, QWidget* body) {
@@ -186,7 +207,7 @@ void SetupPanel::addField(QFormLayout* form, const QString& label, const QString
   form->addRow(QString(), errors_.makeLabel(path, form->parentWidget()));
 }
 
-void SetupPanel::onModelChanged() { scriptRow_->setVisible(model_->currentData().toString() == kTorchScript); }
+void SetupPanel::onModelChanged() { modelForm_->setRowVisible(scriptRow_, model_->currentData().toString() == kTorchScript); }
 
 void SetupPanel::onOptimChanged() {
   // Momentum is SGD's; warm-up applies to the schedules that have one.

@@ -62,6 +62,7 @@ class SetupPanel : public QWidget {
   void onOptimChanged();
   void validate();
   void changeEvent(QEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
   nlohmann::json base_;
   FieldErrors errors_;
@@ -72,6 +73,7 @@ class SetupPanel : public QWidget {
   DatasetPicker* dataset_;
   QComboBox* model_;
   QWidget* scriptRow_;
+  QFormLayout* modelForm_;
   QLineEdit* scriptPath_;
   QComboBox* optim_;
   QLineEdit* lr_;

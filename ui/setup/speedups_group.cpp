@@ -219,9 +219,14 @@ void SpeedupsGroup::setAvailability(const QString& key, bool available, const QS
   notes_.insert(key, note);
   const Row row = rows_.value(key);
   if (!row.box) return;
-  QString text;
-  if (!available) text = QStringLiteral("Not available here: ") + (note.isEmpty() ? QStringLiteral("this machine cannot do it") : note);
-  else if (!note.isEmpty()) text = note;
+  // Available: the machine's own note (often more specific) stands in for the built-in
+  // explanation. Not available: the explanation stays, and the reason follows it.
+  if (auto* explain = row.box->findChild<QLabel*>(QStringLiteral("explain:") + key, Qt::FindDirectChildrenOnly)) {
+    if (!explain->property("builtin").isValid()) explain->setProperty("builtin", explain->text());
+    explain->setText(available && !note.isEmpty() ? note : explain->property("builtin").toString());
+  }
+  const QString text =
+      available ? QString() : QStringLiteral("Not available here: ") + (note.isEmpty() ? QStringLiteral("this machine cannot do it") : note);
   row.availability->setText(text);
   row.availability->setProperty("unavailable", !available);
   row.availability->setVisible(!text.isEmpty());
@@ -321,10 +326,9 @@ void SpeedupsGroup::updateDependencies() {
     sh.availability->setProperty("unavailable", true);
     sh.availability->show();
   } else {
-    const QString note = notes_.value(QStringLiteral("sharding"));
-    sh.availability->setText(note);
+    sh.availability->clear();
     sh.availability->setProperty("unavailable", false);
-    sh.availability->setVisible(!note.isEmpty());
+    sh.availability->hide();
   }
   sh.control->setToolTip(shardingPossible ? QString() : sh.availability->text());
   if (!shardingPossible) {
