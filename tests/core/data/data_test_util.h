@@ -61,12 +61,13 @@ inline void writeMnistLike(const std::string& dir, const std::string& stem, int 
   writeFile(dir + "/" + stem + "-labels-idx1-ubyte" + ext, idxBytes({uint32_t(n)}, lab), gz);
 }
 
-// A PNG (lossless) of h x w with `channels` 1 or 3, pixels from pixel(seed, ...).
+// A PNG (lossless) of h x w with `channels` 1 or 3 (RGB), pixels from pixel(seed, ...).
 inline void writePng(const std::string& path, int64_t seed, int h, int w, int channels) {
   cv::Mat m(h, w, channels == 1 ? CV_8UC1 : CV_8UC3);
   for (int y = 0; y < h; ++y)
     for (int x = 0; x < w; ++x)
-      for (int c = 0; c < channels; ++c) m.ptr<uint8_t>(y)[x * channels + c] = pixel(seed, c, y, x);
+      for (int c = 0; c < channels; ++c)  // channel c is R, G, B; OpenCV stores B, G, R
+        m.ptr<uint8_t>(y)[x * channels + (channels - 1 - c)] = pixel(seed, c, y, x);
   if (!cv::imwrite(path, m)) throw std::runtime_error("cannot write " + path);
 }
 
