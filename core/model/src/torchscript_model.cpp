@@ -48,6 +48,15 @@ std::string shapeStr(c10::IntArrayRef sizes) {
   return s.str();
 }
 
+// A module lacking the `training` attribute (only hand-built ones) cannot be switched; the
+// forward check has already reported it, so this must not throw.
+void restoreTraining(torch::jit::Module& module, bool on) {
+  try {
+    module.train(on);
+  } catch (const std::exception&) {
+  }
+}
+
 Error tsError(const std::string& path, const std::string& what) {
   return makeError(Errc::Model, "model.name: torchscript file '" + path + "' " + what);
 }
@@ -61,20 +70,20 @@ Status checkForward(const std::string& path, torch::jit::Module& module, const M
                                  std::to_string(spec.in_channels) + " channel(s), " +
                                  std::to_string(spec.image_size) + " px, float32)";
   const bool was_training = module.is_training();
-  module.eval();
   c10::IValue out;
   try {
+    module.eval();
     torch::NoGradGuard no_grad;
     out = module.forward({input});
   } catch (const std::exception& e) {
-    module.train(was_training);
+    restoreTraining(module, was_training);
     const auto* c10e = dynamic_cast<const c10::Error*>(&e);
     return tsError(path, "failed in forward on " + shape_note + ": " +
                              firstLine(c10e ? c10e->what_without_backtrace() : e.what()) +
                              " — make forward(x) accept float input [B, C, H, W] of the dataset's "
                              "shape (or set data.image_size)");
   }
-  module.train(was_training);
+  restoreTraining(module, was_training);
   if (!out.isTensor()) {
     return tsError(path, "returned a " + out.tagKind() + " from forward on " + shape_note +
                              " — forward must return one logits tensor [B, num_classes]");
