@@ -15,6 +15,8 @@ endforeach()
 # Each program runs by its bare name from a PATH that starts with its own folder: Qt's usage line
 # prints argv[0], which must read "workbench", not a path into the build tree. The GUI prints its
 # --help without a display under the offscreen platform.
+# OUT is ours alone and is installed whole: start it afresh so no page outlives its command.
+file(REMOVE_RECURSE ${OUT})
 file(MAKE_DIRECTORY ${OUT}/wrappers)
 set(run_env ${CMAKE_COMMAND} -E env "PATH=${OUT}/wrappers:$ENV{PATH}" QT_QPA_PLATFORM=offscreen LC_ALL=C.UTF-8)
 
@@ -37,10 +39,6 @@ function(wb_wrapper name target)
   file(CHMOD ${wrapper} PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE)
 endfunction()
 
-file(GLOB stale ${OUT}/*.1 ${OUT}/*.1.gz ${OUT}/wrappers/*)
-if(stale)
-  file(REMOVE ${stale})
-endif()
 wb_wrapper(workbench-cli ${CLI})
 if(GUI)
   # Qt prints argv[0] in its usage line, and the wrapper would pass its full path: link instead.
