@@ -88,6 +88,7 @@ void AboutDialog::render() {
   lines << QStringLiteral("workbench-cli: %1").arg(cliLine_);
   lines << libs_;
   body_->setText(lines.join(QLatin1Char('\n')));
+  if (isVisible()) adjustSize();  // the answers add lines after the box is shown
   Q_EMIT versionsUpdated();
 }
 

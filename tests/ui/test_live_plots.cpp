@@ -1,0 +1,169 @@
+// Live plots: points from events land on the right tabs; a burst of events costs one replot;
+// hidden tabs are not drawn until shown; the x axis and smoothing re-derive the curves; the
+// baseline is drawn distinctly; plots save as PNG, SVG and PDF.
+#include <QtTest/QtTest>
+
+#include "plots/live_plots.h"
+#include "plots/qcp.h"
+#include "runs/run.h"
+#include "runs/runs_model.h"
+#include "ui_test_util.h"
+
+using nlohmann::json;
+using namespace wb::ui;
+namespace t = wb::ui::test;
+
+namespace {
+Run* addRun(RunsModel& model, const QString& name, int steps, double lossScale = 0) {
+  auto* run = new Run(Run::Origin::Launched);
+  run->setName(name);
+  model.addRun(run);
+  std::vector<json> events{t::event("start", {{"steps_per_epoch", 10}, {"device", "cpu"}})};
+  for (int i = 1; i <= steps; ++i) {
+    json s = t::stepEvent(i, 2.0 / i);
+    if (lossScale > 0) s["amp"] = {{"scale", lossScale}, {"skipped", 0}};
+    events.push_back(s);
+    events.push_back(t::stepEvent(i, 9.0, 1));  // rank 1: not a curve
+    if (i % 10 == 0)
+      events.push_back(t::event("eval", {{"epoch", i / 10}, {"step", i}, {"samples", i * 64}, {"val_loss", 1.0 / i}, {"val_acc", 0.5 + i / 100.0}}));
+  }
+  run->ingest(events);
+  return run;
+}
+}  // namespace
+
+class TestLivePlots : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void initTestCase() { t::setUpEnvironment(); }
+
+  void pointsLandOnTheirTabs() {
+    RunsModel model;
+    LivePlots plots(&model);
+    plots.resize(900, 600);
+    plots.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plots));
+    Run* a = addRun(model, QStringLiteral("a"), 20);
+    model.setShown(a, true);
+    plots.showTab(QStringLiteral("loss"));
+    QTRY_COMPARE(plots.pointCount(QStringLiteral("loss")), 20 + 2);  // 20 train steps (rank 0 only) + 2 evals
+    QCustomPlot* loss = plots.plot(QStringLiteral("loss"));
+    QCOMPARE(loss->graphCount(), 2);
+    QCOMPARE(loss->graph(0)->data()->at(0)->value, 2.0);
+    QCOMPARE(loss->graph(0)->data()->at(19)->key, 20.0);  // x = step
+
+    for (const char* tab : {"accuracy", "throughput", "memory", "steptime"}) {
+      plots.showTab(QString::fromLatin1(tab));
+      QTRY_VERIFY2(plots.pointCount(QString::fromLatin1(tab)) > 0, tab);
+    }
+    // CPU run: host RSS only (no "reserved" curve); 100 MiB.
+    QCOMPARE(plots.plot(QStringLiteral("memory"))->graphCount(), 1);
+    QCOMPARE(plots.plot(QStringLiteral("memory"))->graph(0)->data()->at(0)->value, 100.0);
+    // No fp16 run, no loss-scale curve.
+    plots.showTab(QStringLiteral("lossscale"));
+    QTest::qWait(100);
+    QCOMPARE(plots.pointCount(QStringLiteral("lossscale")), 0);
+    Run* fp16 = addRun(model, QStringLiteral("fp16"), 5, 65536);
+    model.setShown(fp16, true);
+    QTRY_COMPARE(plots.pointCount(QStringLiteral("lossscale")), 5);
+  }
+
+  void burstCostsOneReplotAndHiddenTabsWait() {
+    RunsModel model;
+    LivePlots plots(&model);
+    plots.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plots));
+    auto* run = new Run(Run::Origin::Launched);
+    model.addRun(run);
+    model.setShown(run, true);
+    plots.showTab(QStringLiteral("loss"));
+    QTest::qWait(100);
+    const int before = plots.replotCount();
+    for (int i = 1; i <= 200; ++i) run->ingest(t::stepEvent(i, 1.0));  // 200 signals in one go
+    QTRY_COMPARE(plots.pointCount(QStringLiteral("loss")), 200);
+    QTest::qWait(150);
+    QCOMPARE(plots.replotCount() - before, 1);
+    // The throughput tab was never shown: it holds nothing yet, and catches up when shown.
+    QCOMPARE(plots.pointCount(QStringLiteral("throughput")), 0);
+    plots.showTab(QStringLiteral("throughput"));
+    QTRY_COMPARE(plots.pointCount(QStringLiteral("throughput")), 200);
+  }
+
+  void xAxisAndSmoothing() {
+    RunsModel model;
+    LivePlots plots(&model);
+    plots.show();
+    Run* a = addRun(model, QStringLiteral("a"), 20);
+    model.setShown(a, true);
+    plots.showTab(QStringLiteral("loss"));
+    plots.flush();
+    QCustomPlot* loss = plots.plot(QStringLiteral("loss"));
+    plots.setXAxis(LivePlots::XAxis::Epoch);
+    plots.flush();
+    QCOMPARE(loss->graph(0)->data()->at(9)->key, 1.0);  // step 10 of 10 per epoch
+    plots.setXAxis(LivePlots::XAxis::Samples);
+    plots.flush();
+    QCOMPARE(loss->graph(0)->data()->at(0)->key, 64.0);
+    QCOMPARE(loss->xAxis->label(), QStringLiteral("samples seen"));
+
+    plots.setSmoothing(0.5);
+    plots.flush();
+    // EMA: y1 = 2, y2 = 0.5*2 + 0.5*1 = 1.5
+    QCOMPARE(loss->graph(0)->data()->at(1)->value, 1.5);
+    QCOMPARE(plots.pointCount(QStringLiteral("loss")), 22);  // rebuilt, not doubled
+  }
+
+  void baselineIsDistinctAndAlwaysDrawn() {
+    RunsModel model;
+    LivePlots plots(&model);
+    plots.show();
+    Run* base = addRun(model, QStringLiteral("base"), 10);
+    Run* fast = addRun(model, QStringLiteral("fast"), 10);
+    model.setShown(fast, true);
+    model.setBaseline(base);  // not ticked, drawn anyway
+    plots.showTab(QStringLiteral("throughput"));
+    plots.flush();
+    QCustomPlot* p = plots.plot(QStringLiteral("throughput"));
+    QCOMPARE(p->graphCount(), 2);
+    QCPGraph* baseGraph = nullptr;
+    QCPGraph* other = nullptr;
+    for (int i = 0; i < p->graphCount(); ++i)
+      (p->graph(i)->name().contains(QStringLiteral("baseline")) ? baseGraph : other) = p->graph(i);
+    QVERIFY(baseGraph && other);
+    QVERIFY(baseGraph->pen().widthF() > other->pen().widthF());
+    model.setShown(fast, false);
+    plots.flush();
+    QCOMPARE(p->graphCount(), 1);
+  }
+
+  void savesImages_data() {
+    QTest::addColumn<QString>("ext");
+    QTest::addColumn<QByteArray>("magic");
+    QTest::newRow("png") << "png" << QByteArray("\x89PNG");
+    QTest::newRow("svg") << "svg" << QByteArray("<?xml");
+    QTest::newRow("pdf") << "pdf" << QByteArray("%PDF");
+  }
+  void savesImages() {
+    QFETCH(QString, ext);
+    QFETCH(QByteArray, magic);
+    RunsModel model;
+    LivePlots plots(&model);
+    plots.resize(800, 500);
+    plots.show();
+    model.setShown(addRun(model, QStringLiteral("a"), 20), true);
+    plots.flush();
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("plot.") + ext);
+    QString err;
+    QVERIFY2(plots.saveCurrentPlot(path, &err), qPrintable(err));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QVERIFY(f.size() > 500);
+    QVERIFY(f.read(magic.size()) == magic);
+    QVERIFY(!plots.saveCurrentPlot(dir.filePath(QStringLiteral("plot.bmpx")), &err));
+    QVERIFY(err.contains(QStringLiteral(".png")));
+  }
+};
+
+QTEST_MAIN(TestLivePlots)
+#include "test_live_plots.moc"

@@ -1,0 +1,87 @@
+#pragma once
+// Helpers for the ui tests: a scratch runs root under $WB_RUNS_ROOT, hand-written run
+// directories and event lines, and the workbench-cli this build made.
+#include <QByteArray>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QStandardPaths>
+#include <QString>
+#include <QTemporaryDir>
+
+#include <nlohmann/json.hpp>
+
+#include "wb/common/config.h"
+#include "wb/proto/config_json.h"
+#include "wb/proto/events.h"
+
+namespace wb::ui::test {
+
+// The CLI built with these tests (WB_CLI_PATH), made the one the ui finds.
+inline QString builtCli() {
+#ifdef WB_CLI_PATH
+  return QStringLiteral(WB_CLI_PATH);
+#else
+  return QStringLiteral("workbench-cli");
+#endif
+}
+inline QString cliPath() {
+  if (!QFileInfo(builtCli()).isExecutable() && !qEnvironmentVariableIsEmpty("WB_CLI")) return qEnvironmentVariable("WB_CLI");
+  return builtCli();
+}
+
+// Test settings and the CLI: call first in initTestCase(). The CLI this build made is used;
+// a WB_CLI already set wins when this build has none.
+inline void setUpEnvironment() {
+  QStandardPaths::setTestModeEnabled(true);
+  qputenv("WB_CLI", cliPath().toUtf8());
+}
+
+// A scratch folder under $WB_RUNS_ROOT (or the temp dir), removed at the end of the test.
+inline QTemporaryDir scratchRoot() {
+  const QString base = qEnvironmentVariable("WB_RUNS_ROOT", QDir::tempPath());
+  QDir().mkpath(base);
+  return QTemporaryDir(base + QStringLiteral("/ui-XXXXXX"));
+}
+
+inline nlohmann::json event(const std::string& type, nlohmann::json fields = nlohmann::json::object(), int rank = 0) {
+  nlohmann::json ev = wb::proto::makeEvent(type, rank, fields.value("t", 0.0));
+  ev.update(fields);
+  return ev;
+}
+
+inline QByteArray line(const nlohmann::json& ev) { return QByteArray::fromStdString(wb::proto::encodeEvent(ev) + "\n"); }
+
+inline nlohmann::json stepEvent(int step, double loss, int rank = 0) {
+  return event("step",
+               {{"epoch", 1}, {"step", step}, {"samples", step * 64}, {"t", step * 0.1}, {"loss", loss}, {"lr", 0.01},
+                {"samples_per_s", 640.0 + step}, {"progress", step / 100.0}, {"eta_s", 100 - step},
+                {"ms", {{"data", 1.0}, {"h2d", 0.0}, {"fwd", 2.0}, {"bwd", 3.0}, {"opt", 0.5}, {"comm", 0.0}}},
+                {"mem", {{"device", "cpu"}, {"rss", 100.0 * 1024 * 1024}}}},
+               rank);
+}
+
+inline bool writeFile(const QString& path, const QByteArray& bytes, QIODevice::OpenMode mode = QIODevice::WriteOnly) {
+  QFile f(path);
+  if (!f.open(mode)) return false;
+  return f.write(bytes) == bytes.size();
+}
+
+// <root>/<id>/ with config.json (named `name`) and the given events; summary.json when status given.
+inline QString writeRunDir(const QString& root, const QString& id, const QString& name, const QByteArray& events,
+                           const QString& summaryStatus = {}) {
+  const QString dir = root + QLatin1Char('/') + id;
+  QDir().mkpath(dir);
+  wb::Config c;
+  c.name = name.toStdString();
+  writeFile(dir + QStringLiteral("/config.json"), QByteArray::fromStdString(wb::proto::configToJson(c).dump(2)));
+  writeFile(dir + QStringLiteral("/events.jsonl"), events);
+  if (!summaryStatus.isEmpty()) {
+    nlohmann::json s = {{"status", summaryStatus.toStdString()}, {"run_id", id.toStdString()}, {"name", name.toStdString()},
+                        {"best_val_acc", 0.8}, {"samples_per_s", 1000.0}, {"wall_s", 10.0}, {"epochs", 1}};
+    writeFile(dir + QStringLiteral("/summary.json"), QByteArray::fromStdString(s.dump(2)));
+  }
+  return dir;
+}
+
+}  // namespace wb::ui::test
