@@ -73,7 +73,8 @@ void installSignalHandlers(QApplication& app) {
   QObject::connect(notifier, &QSocketNotifier::activated, &app, [] {
     char c;
     [[maybe_unused]] auto n = ::read(signalPipe[0], &c, 1);
-    QApplication::closeAllWindows();
+    // No questions on a signal: leaving exec() destroys the window, whose run drivers kill
+    // their process groups.
     QApplication::quit();
   });
   struct sigaction sa {};
