@@ -9,6 +9,7 @@
 #include <QTextBlock>
 #include <QTextBrowser>
 #include <QTextDocument>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace wb::ui {
@@ -47,6 +48,12 @@ bool HelpTour::load() {
   browser_->setPlainText(QStringLiteral("The README was not found. Looked in:\n  ") +
                          readmeCandidates().join(QStringLiteral("\n  ")));
   return false;
+}
+
+void HelpTour::showEvent(QShowEvent* event) {
+  QDialog::showEvent(event);
+  // Scrolling needs the laid-out document: once shown.
+  if (!path_.isEmpty()) QTimer::singleShot(0, this, &HelpTour::scrollToTour);
 }
 
 void HelpTour::scrollToTour() {

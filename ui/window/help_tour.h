@@ -21,6 +21,9 @@ class HelpTour : public QDialog {
   QString loadedPath() const { return path_; }
   QTextBrowser* browser() const { return browser_; }
 
+ protected:
+  void showEvent(QShowEvent* event) override;
+
  private:
   void scrollToTour();
 
