@@ -177,7 +177,9 @@ void referenceVerdicts(const RunRecord& run, const RunMetrics& m, const RunRecor
   std::vector<std::string> speedupKeys;
   for (const auto& c : configDiff(ref.config, run.config))
     if (c.path.rfind("speedups.", 0) == 0) speedupKeys.push_back(c.path.substr(9));
-  if (auto sp = speedupOf(rm.wall_s, m.wall_s); sp && *sp < kSlowerThan && speedupKeys.size() == 1)
+  // Early stopping that never fired cannot have changed the speed: any difference is noise.
+  const bool inertEarlyStop = speedupKeys.size() == 1 && speedupKeys.front().rfind("early_stopping.", 0) == 0 && !run.early_stop;
+  if (auto sp = speedupOf(rm.wall_s, m.wall_s); sp && *sp < kSlowerThan && speedupKeys.size() == 1 && !inertEarlyStop)
     out.push_back({"slower", Severity::Warning, "Changing " + speedupKeys.front() + " made this run " + pct(1.0 / *sp - 1.0) +
                                                     " slower than the reference — leave it off on this machine."});
   if (m.best_val_acc && rm.best_val_acc) {

@@ -106,10 +106,12 @@ RunMetrics computeMetrics(const RunRecord& run, std::optional<double> target) {
   m.steps = run.steps.empty() ? 0 : run.steps.back().step;
   if (auto st = summaryNumber(s, "steps")) m.steps = static_cast<int64_t>(*st);
 
-  m.wall_s = summaryNumber(s, "wall_s");
-  if (!m.wall_s && run.last_t > 0) {
+  // Rank 0's clock, the same axis as the time to target (setup + training + evaluation).
+  if (run.last_t > 0) {
     m.wall_s = run.last_t;
     m.wall_partial = !run.finished;
+  } else {
+    m.wall_s = summaryNumber(s, "wall_s");
   }
 
   if (!run.epochs.empty()) {

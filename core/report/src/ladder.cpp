@@ -464,7 +464,18 @@ Report buildLadderReport(const Ladder& ladder, const std::vector<LadderStepRuns>
     std::optional<RunMetrics> rm;
     if (ref) rm = computeMetrics(*ref, ladder.target_acc);
     std::string label = s.step.key + (s.step.isolated ? " (alone)" : "") + " — " + runLabel(*rep);
-    r.advice.push_back({label, advise(*rep, m, ref, rm ? &*rm : nullptr)});
+    auto verdicts = advise(*rep, m, ref, rm ? &*rm : nullptr);
+    // A cumulative step repeats what the step before it was told: show only what is new.
+    if (ref && !s.step.isolated) {
+      const auto before = advise(*ref, *rm);
+      verdicts.erase(std::remove_if(verdicts.begin(), verdicts.end(),
+                                    [&](const Verdict& v) {
+                                      return std::any_of(before.begin(), before.end(),
+                                                         [&](const Verdict& b) { return b.code == v.code && b.text == v.text; });
+                                    }),
+                     verdicts.end());
+    }
+    r.advice.push_back({label, std::move(verdicts)});
     if (!s.step.isolated) {
       curves.push_back(rep);
       previous = rep;

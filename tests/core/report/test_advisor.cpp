@@ -52,6 +52,7 @@ class TestAdvisor : public QObject {
     QTest::newRow("accuracy cost") << 11 << "accuracy" << "2.00 pp below the reference";
     QTest::newRow("data warnings") << 12 << "warnings" << "corrupt image /data/x.png";
     QTest::newRow("failed run") << 13 << "status" << "The run failed: rank 1: out of memory";
+    QTest::newRow("early stopping that never fired is not blamed") << 15 << "slower" << "";
     QTest::newRow("devices scaling") << 14 << "scaling" << "2 CPU processes gave 1.20× samples/s over 1 (60 % scaling efficiency)";
   }
   void verdicts() {
@@ -115,6 +116,11 @@ class TestAdvisor : public QObject {
         run.end("failed", 3);
         break;
       }
+      case 15:
+        ref.set("train.epochs", 5).start().eval(1, 9, 0.85).end("ok", 10);
+        run.set("train.epochs", 5).set("speedups.early_stopping.patience", 2).start().eval(1, 11, 0.85).end("ok", 13);
+        useRef = true;
+        break;
       case 14:
         ref.start().step(1, 10, 1000, 1, 1).step(1, 20, 2000, 2, 1);
         run.set("speedups.devices", 2).start().step(1, 10, 1200, 1, 1).step(1, 20, 2400, 2, 1);

@@ -7,7 +7,9 @@
 //    leaves out the first log interval of the run (warm-up) and the evaluation pauses; with fewer
 //    than two step events in any epoch, the mean of the step events' samples_per_s after the
 //    first; else the epoch events' mean; else summary.samples_per_s.
-//  - wall time: summary.wall_s; a run still in progress shows rank 0's latest `t` (partial).
+//  - wall time: rank 0's `t` at its last event (the clock time to target is measured on, so the
+//    two compare: setup + training + evaluation); summary.wall_s when there are no events. A
+//    run still in progress shows its latest `t` (partial).
 //  - time to target: the first time val_acc ≥ target, linearly interpolated on the `t` axis
 //    between the evaluation below the target and the one that reached it; the first evaluation
 //    already at the target gives its own `t`. nullopt = "not reached".
