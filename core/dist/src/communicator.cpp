@@ -77,9 +77,10 @@ Status handshake(c10d::Store& store, const DistEnv& env, std::chrono::millisecon
     if (store.add("claim/" + r, 1) > 1)
       return distError("two processes were started with rank " + r + " (RANK=" + r +
                        "): give every process its own RANK in 0.." + std::to_string(env.world_size - 1));
-    store.set("world_size/" + r, bytesOf(W));
 
     if (env.rank != 0) {
+      // Read rank 0's world size before publishing ours, so a mismatch is named here even though
+      // rank 0 (seeing ours) will fail and take the store down.
       try {
         store.wait({"world_size/0"}, remaining());
       } catch (const std::exception&) {
@@ -88,9 +89,12 @@ Status handshake(c10d::Store& store, const DistEnv& env, std::chrono::millisecon
                          ": another program may own that port, or WB_RUN_ID differs between ranks.");
       }
       const std::string w0 = stringOf(store.get("world_size/0"));
-      if (w0 != W)
+      store.set("world_size/" + r, bytesOf(W));
+      if (w0 != W) {
+        store.add("verdict_read", 1);
         return distError("WORLD_SIZE mismatch: " + rankName(env) + " has WORLD_SIZE=" + W + " but rank 0 has WORLD_SIZE=" +
                          w0 + ". Start every rank with the same WORLD_SIZE.");
+      }
       try {
         store.wait({"verdict"}, remaining());
       } catch (const std::exception&) {
@@ -98,13 +102,22 @@ Status handshake(c10d::Store& store, const DistEnv& env, std::chrono::millisecon
                          seconds(timeout) + "; a rank is missing (rank 0's log names it).");
       }
       const std::string verdict = stringOf(store.get("verdict"));
+      store.add("verdict_read", 1);
       if (verdict != "ok") return distError(rankName(env) + ": rendezvous refused by rank 0: " + verdict);
       return {};
     }
 
+    store.set("world_size/0", bytesOf(W));
+    // Publishes the refusal and gives the ranks that joined a moment to read it before this
+    // process (which hosts the store) exits.
     auto refuse = [&](const std::string& message) -> Status {
       try {
         store.set("verdict", bytesOf(message));
+        int64_t joined = 0;
+        for (int k = 1; k < env.world_size; ++k) joined += store.check({"world_size/" + std::to_string(k)}) ? 1 : 0;
+        const auto linger = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+        while (store.add("verdict_read", 0) < joined && std::chrono::steady_clock::now() < linger)
+          std::this_thread::sleep_for(std::chrono::milliseconds(20));
       } catch (const std::exception&) {
       }
       return distError(message);
