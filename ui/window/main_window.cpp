@@ -75,6 +75,10 @@ MainWindow::MainWindow(const Options& options, QWidget* parent) : QMainWindow(pa
     updateActions();
     if (quitWhenIdle_) QTimer::singleShot(0, this, &QWidget::close);
   });
+  // File → Export is the Compare tab's: enabled when it has something to write.
+  exportAction_->setEnabled(compare_->canExport());
+  exportAction_->setToolTip(QStringLiteral("Export the comparison of the ticked runs against the baseline"));
+  connect(compare_, &CompareView::canExportChanged, exportAction_, &QAction::setEnabled);
   connect(runsPanel_, &RunsPanel::message, this, &MainWindow::showMessage);
   connect(runsPanel_, &RunsPanel::currentRunChanged, this, &MainWindow::updateActions);
   connect(runs_, &QAbstractItemModel::dataChanged, this, &MainWindow::updateActions);
