@@ -45,10 +45,10 @@ class SubsetDataset final : public Dataset {
   std::string describe(int64_t index) const override { return base_->describe(at(index)); }
   bool inMemory() const override { return base_->inMemory(); }
   torch::Tensor gatherImages(const torch::Tensor& indices) const override {
-    return base_->gatherImages(map_.index_select(0, indices));
+    return base_->gatherImages(detail::gatherRows(map_, indices));
   }
   torch::Tensor gatherLabels(const torch::Tensor& indices) const override {
-    return base_->gatherLabels(map_.index_select(0, indices));
+    return base_->gatherLabels(detail::gatherRows(map_, indices));
   }
   // val uses train's constants: the model sees both splits through the same normalisation.
   void setNormalisation(std::vector<double> mean, std::vector<double> stddev) {

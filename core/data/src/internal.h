@@ -74,6 +74,10 @@ class InMemoryDataset final : public Dataset {
   std::vector<Source> sources_;
 };
 
+// rows[indices] along dim 0 for a contiguous tensor, as a plain copy loop (no intra-op threads).
+// Indices out of range throw std::out_of_range.
+torch::Tensor gatherRows(const torch::Tensor& rows, const torch::Tensor& indices);
+
 // Samples per class (labels outside [0, num_classes) are a broken invariant: std::logic_error).
 std::vector<int64_t> classCounts(const torch::Tensor& labels, int num_classes);
 

@@ -94,13 +94,28 @@ std::string InMemoryDataset::describe(int64_t index) const {
   return it->path + "#" + std::to_string(index - it->first);
 }
 
-torch::Tensor InMemoryDataset::gatherImages(const torch::Tensor& indices) const {
-  return images_.index_select(0, indices);
+torch::Tensor gatherRows(const torch::Tensor& rows, const torch::Tensor& indices) {
+  // A plain copy loop: it runs in loader threads, where ATen's index_select could fan out into
+  // intra-op threads that compete with the training step.
+  auto idx = indices.to(torch::kLong).contiguous();
+  auto sizes = rows.sizes().vec();
+  sizes[0] = idx.numel();
+  auto out = torch::empty(sizes, rows.options());
+  const int64_t n = rows.size(0);
+  const auto bytes = static_cast<size_t>(rows.numel() > 0 ? rows.nbytes() / static_cast<size_t>(n) : 0);
+  const auto* src = static_cast<const char*>(rows.data_ptr());
+  auto* dst = static_cast<char*>(out.data_ptr());
+  const int64_t* ip = idx.data_ptr<int64_t>();
+  for (int64_t k = 0; k < idx.numel(); ++k) {
+    if (ip[k] < 0 || ip[k] >= n) throw std::out_of_range("sample index " + std::to_string(ip[k]));
+    std::memcpy(dst + k * bytes, src + ip[k] * bytes, bytes);
+  }
+  return out;
 }
 
-torch::Tensor InMemoryDataset::gatherLabels(const torch::Tensor& indices) const {
-  return labels_.index_select(0, indices);
-}
+torch::Tensor InMemoryDataset::gatherImages(const torch::Tensor& indices) const { return gatherRows(images_, indices); }
+
+torch::Tensor InMemoryDataset::gatherLabels(const torch::Tensor& indices) const { return gatherRows(labels_, indices); }
 
 namespace {
 

@@ -5,7 +5,7 @@
 // (seed, epoch, sample index). Worker exceptions travel as std::exception_ptr with the batch
 // number and are rethrown by next(). The destructor stops and joins the workers.
 //
-// Per batch: in-memory datasets are gathered with one index_select; other datasets decode each
+// Per batch: in-memory datasets are gathered with one copy loop; other datasets decode each
 // sample with get(). Per-sample ops (uint8, in this order, RNG drawn in this order): resize or
 // random-resized-crop to image_size, random crop with zero padding, horizontal flip. Then, for
 // the whole batch: channel conversion (gray->RGB replicates, RGB->gray uses ITU-R 601 weights),
@@ -17,6 +17,8 @@
 // max_bad_fraction x samplesPerEpoch() -- the same verdict as bad/seen at the end of the epoch,
 // reached as soon as it is certain. A batch whose samples are all bad is skipped entirely. Any
 // other exception from a sample is fatal: next() throws DataError naming describe(index).
+// The fast path's gather and float conversion are plain loops (no ATen intra-op threads competing
+// with the training step). A Loader never changes global thread settings.
 #include <array>
 #include <cstdint>
 #include <functional>
