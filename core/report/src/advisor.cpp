@@ -189,7 +189,9 @@ void referenceVerdicts(const RunRecord& run, const RunMetrics& m, const RunRecor
                                                         " pp below the reference: this speedup costs accuracy."});
   }
   const int devices = intAt(run, "speedups.devices", 1), refDevices = intAt(ref, "speedups.devices", 1);
-  if (devices > refDevices && m.samples_per_s && rm.samples_per_s && *rm.samples_per_s > 0) {
+  // Scaling efficiency means something only when the device count is all that changed.
+  const bool onlyDevices = speedupKeys.size() == 1 && speedupKeys.front() == "devices";
+  if (onlyDevices && devices > refDevices && m.samples_per_s && rm.samples_per_s && *rm.samples_per_s > 0) {
     const double gain = *m.samples_per_s / *rm.samples_per_s;
     const double eff = gain * refDevices / devices;
     out.push_back({"scaling", eff < kScalingPoor ? Severity::Warning : Severity::Info,

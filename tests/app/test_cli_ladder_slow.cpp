@@ -1,0 +1,118 @@
+// `workbench-cli ladder` on a small Fashion-MNIST budget (lenet, 2000 train / 500 val samples,
+// 1 epoch): writes the ladder table in every format with every step this machine can run, and
+// the reason for each one it cannot (decided from `workbench-cli capabilities --json`).
+#include <QtTest/QtTest>
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+using nlohmann::json;
+
+namespace {
+
+bool haveFashionMnist() { return QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")); }
+
+std::string slurp(const QString& path) {
+  std::ifstream in(path.toStdString(), std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Which steps this machine must skip, from the same capabilities the ladder reads.
+std::map<std::string, bool> expectedSkips(const json& caps) {
+  const bool cuda = caps.value("cuda", false);
+  const json& sp = caps["speedups"];
+  const int maxDevices = sp["devices"].value("max", 1);
+  const int devices = cuda ? std::min(caps.value("gpus", 0), maxDevices) : std::min(2, maxDevices);
+  const std::string precision = cuda ? "16-mixed" : "bf16-mixed";
+  std::map<std::string, bool> skip;
+  skip["baseline"] = false;
+  skip["workers"] = !sp["workers"].value("available", true);
+  skip["pin_memory"] = !sp["pin_memory"].value("available", false);
+  skip["devices"] = devices < 2 || !sp["devices"].value("available", true);
+  skip["precision"] = !sp["precision"]["values"][precision].value("available", false);
+  skip["early_stopping"] = !sp["early_stopping"].value("available", true);
+  skip["sharding"] = skip["devices"] || !sp["sharding"].value("available", true);
+  skip["inference_eval"] = !sp["inference_eval"].value("available", true);
+  return skip;
+}
+
+}  // namespace
+
+class TestCliLadderSlow : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void ladderWritesEveryStepOrItsReason() {
+    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed (/usr/share/datasets/fashion-mnist)");
+    const QString cli = QStringLiteral(WB_CLI_PATH);
+    QProcess capsProc;
+    capsProc.start(cli, {QStringLiteral("capabilities"), QStringLiteral("--json")});
+    QVERIFY(capsProc.waitForFinished(60000));
+    QCOMPARE(capsProc.exitCode(), 0);
+    const json caps = json::parse(capsProc.readAllStandardOutput().toStdString());
+    const auto skip = expectedSkips(caps);
+
+    QTemporaryDir root;
+    const QString out = root.filePath(QStringLiteral("ladder"));
+    QStringList args{QStringLiteral("ladder"), QStringLiteral("--out"), out};
+    // Adam learns visibly in 32 steps (SGD at the default lr stays near chance), so the accuracy
+    // beside each speedup means something.
+    for (const char* kv : {"model.name=lenet", "data.limit_train=2000", "data.limit_val=500", "train.epochs=1",
+                           "train.log_every=5", "optim.name=adam", "optim.lr=0.002"})
+      args << QStringLiteral("--set") << QString::fromLatin1(kv);
+    QProcess ladder;
+    ladder.setProcessChannelMode(QProcess::SeparateChannels);
+    ladder.start(cli, args);
+    QVERIFY(ladder.waitForStarted());
+    QVERIFY2(ladder.waitForFinished(840000), "the ladder did not finish in 14 minutes");
+    const QByteArray err = ladder.readAllStandardError();
+    QVERIFY2(ladder.exitCode() == 0, err.constData());
+
+    for (const char* f : {"ladder.md", "ladder.csv", "ladder.tex", "ladder.json", "ladder.html", "ladder.svg", "ladder.png"})
+      QVERIFY2(QFileInfo(QDir(out).filePath(QString::fromLatin1(f))).size() > 0, f);
+    QVERIFY(slurp(QDir(out).filePath(QStringLiteral("ladder.png"))).rfind("\x89PNG", 0) == 0);
+
+    const json doc = json::parse(slurp(QDir(out).filePath(QStringLiteral("ladder.json"))));
+    const json& steps = doc["ladder"]["steps"];
+    QStringList keys;
+    for (const auto& s : steps) keys << QString::fromStdString(s["key"].get<std::string>());
+    QCOMPARE(keys.join(QLatin1Char(',')),
+             QStringLiteral("baseline,workers,pin_memory,devices,precision,early_stopping,sharding,inference_eval"));
+    const std::string md = slurp(QDir(out).filePath(QStringLiteral("ladder.md")));
+    const std::string stdoutText = ladder.readAllStandardOutput().toStdString();
+    for (const auto& s : steps) {
+      const std::string key = s["key"];
+      QVERIFY2(md.find(s["added"].get<std::string>()) != std::string::npos, key.c_str());
+      QCOMPARE(s["skipped"].get<bool>(), skip.at(key));
+      if (s["skipped"].get<bool>()) {
+        const std::string note = s["note"];
+        QVERIFY2(!note.empty(), key.c_str());
+        QVERIFY2(md.find("skipped: " + note) != std::string::npos, key.c_str());  // the reason is in the table
+        continue;
+      }
+      // A step that ran: one run folder that ended, with a time and an accuracy beside it.
+      QCOMPARE(s["repeats"].get<int>(), 1);
+      QVERIFY2(s["wall_s"]["median"].is_number(), key.c_str());
+      QVERIFY2(s["best_val_acc"].is_number(), key.c_str());
+      QVERIFY2(s["speedup"]["cumulative"].is_number(), key.c_str());
+      const std::string dir = s["run_dirs"][0];
+      QVERIFY2(QFile::exists(QString::fromStdString(dir + "/summary.json")), dir.c_str());
+      QVERIFY2(s["best_val_acc"].get<double>() > 0.3, key.c_str());  // lenet learns something in one epoch
+    }
+    QCOMPARE(steps[0]["speedup"]["cumulative"].get<double>(), 1.0);
+    // The last step carries every speedup that ran.
+    const json& last = steps.back()["config"]["speedups"];
+    QCOMPARE(last["workers"].get<int>(), std::min(std::max(1, caps.value("cores", 1)), 4));
+    QCOMPARE(last["inference_eval"].get<bool>(), true);
+    QCOMPARE(last["early_stopping"]["patience"].get<int>(), 2);
+    QCOMPARE(steps[0]["config"]["speedups"]["workers"].get<int>(), 0);
+    QVERIFY(stdoutText.find("Speedup ladder") != std::string::npos);  // the table on the terminal
+  }
+};
+
+QTEST_APPLESS_MAIN(TestCliLadderSlow)
+#include "test_cli_ladder_slow.moc"
