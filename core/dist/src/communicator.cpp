@@ -38,11 +38,11 @@ bool isLoopback(const std::string& addr) {
   return addr == "localhost" || addr == "::1" || addr.rfind("127.", 0) == 0;
 }
 
-// Rank 0 hosts the store, every rank (rank 0 included) connects to it as a client.
+// Rank 0 hosts the store (unless torchrun's agent does), every rank connects to it as a client.
 Result<c10::intrusive_ptr<c10d::Store>> connectStore(const DistEnv& env, std::chrono::milliseconds timeout) {
   c10d::TCPStoreOptions o;
   o.port = static_cast<std::uint16_t>(env.master_port);
-  o.isServer = env.rank == 0;
+  o.isServer = env.rank == 0 && !env.agent_store;
   o.waitWorkers = false;  // 1.13 gives up silently on missing workers; our handshake names them
   o.timeout = timeout;
   try {
@@ -52,7 +52,8 @@ Result<c10::intrusive_ptr<c10d::Store>> connectStore(const DistEnv& env, std::ch
     if (env.rank == 0 && (contains(why, "already in use") || contains(why, "errno: 98")))
       return distError("rank 0 cannot host the rendezvous: MASTER_PORT=" + std::to_string(env.master_port) +
                        " is already in use on this machine (another run or program holds it). Pick a free "
-                       "port and start every rank with it (workbench-cli run picks one itself).");
+                       "port and start every rank with it (workbench-cli run picks one itself); under a launcher "
+                       "that hosts the store itself, export TORCHELASTIC_USE_AGENT_STORE=True.");
     if (contains(why, "timed out") || contains(why, "connect"))
       return distError(rankName(env) + " could not reach rank 0's rendezvous at " + endpoint(env) + " within " +
                        seconds(timeout) +

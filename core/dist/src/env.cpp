@@ -89,6 +89,9 @@ Result<DistEnv> readWith(const Lookup& env, const Names& n) {
   d.master_port = *port;
   if (auto id = get(env, "WB_RUN_ID")) d.run_id = *id;
   else if (auto tid = get(env, "TORCHELASTIC_RUN_ID")) d.run_id = *tid;
+  // A torchrun restart reuses the run id and the agent's store: keep each attempt's keys apart.
+  if (auto attempt = get(env, "TORCHELASTIC_RESTART_COUNT")) d.run_id += "/attempt" + *attempt;
+  if (auto agent = get(env, "TORCHELASTIC_USE_AGENT_STORE")) d.agent_store = *agent == "True";
   return d;
 }
 

@@ -54,11 +54,12 @@ inline std::vector<RankRun> runRanks(const QString& scenario, const std::vector<
   for (size_t i = 0; i < envs.size(); ++i) {
     auto env = QProcessEnvironment::systemEnvironment();
     for (const char* v : {"RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT", "SLURM_PROCID",
-                          "SLURM_NTASKS", "SLURM_LOCALID", "WB_RUN_ID", "TORCHELASTIC_RUN_ID"})
+                          "SLURM_NTASKS", "SLURM_LOCALID", "WB_RUN_ID", "TORCHELASTIC_RUN_ID", "TORCHELASTIC_RESTART_COUNT",
+                          "TORCHELASTIC_USE_AGENT_STORE"})
       env.remove(QString::fromLatin1(v));
     env.insert(QStringLiteral("WB_DIST_SCENARIO"), scenario);
     env.insert(QStringLiteral("WB_DIST_WORKDIR"), workdir);
-    for (const auto& kv : envs[i]) env.insert(kv.first, kv.second);
+    for (const auto& kv : envs[i]) env.insert(kv.first, kv.second);  // may override the scenario
     auto p = std::make_unique<QProcess>();
     p->setProcessEnvironment(env);
     p->setStandardOutputFile(workdir + QStringLiteral("/proc-%1.out").arg(i));

@@ -14,6 +14,7 @@
 #include <torch/torch.h>
 
 #include "dist_test_util.h"
+#include "wb/dist/c10d_compat.h"
 #include "wb/dist/communicator.h"
 
 using namespace std::chrono_literals;
@@ -53,7 +54,23 @@ int helpers(Communicator& comm) {
   return 0;
 }
 
+// Stands in for torchrun's agent: hosts the TCPStore on MASTER_PORT until both ranks are done.
+int agent() {
+  c10d::TCPStoreOptions o;
+  o.port = static_cast<std::uint16_t>(std::stoi(wbtest::workerEnv("MASTER_PORT")));
+  o.isServer = true;
+  o.waitWorkers = false;
+  c10d::TCPStore store("127.0.0.1", o);
+  const QString dir = QString::fromStdString(wbtest::workerEnv("WB_DIST_WORKDIR"));
+  for (int i = 0; i < 1200; ++i) {
+    if (QFile::exists(dir + QStringLiteral("/done-0")) && QFile::exists(dir + QStringLiteral("/done-1"))) return 0;
+    std::this_thread::sleep_for(50ms);
+  }
+  return fail("agent: the ranks never finished");
+}
+
 int scenario(const std::string& name) {
+  if (name == "agent") return agent();
   at::set_num_threads(1);
   auto env = wb::dist::DistEnv::fromEnvironment();
   if (!env) return fail(env.error().message);
@@ -67,12 +84,17 @@ int scenario(const std::string& name) {
   }
   std::printf("joined=1\n");
   std::fflush(stdout);
-  if (name == "helpers") return helpers(**comm);
+  if (name == "helpers") {
+    const int rc = helpers(**comm);
+    QFile(QString::fromStdString(wbtest::workerEnv("WB_DIST_WORKDIR")) + QStringLiteral("/done-%1").arg(env->rank))
+        .open(QIODevice::WriteOnly);
+    return rc;
+  }
 
   const std::string action = wbtest::workerEnv("WB_TEST_ACTION", "none");
   if (action == "exit") return 0;
   if (action == "sleep") {
-    std::this_thread::sleep_for(o.timeout + 1500ms);
+    std::this_thread::sleep_for(o.timeout + 3s);
     return 0;
   }
   auto sum = (*comm)->allReduce({1.0}, wb::dist::ReduceOp::Sum);
@@ -147,6 +169,22 @@ class TestCommunicator : public QObject {
     }
   }
 
+  // torchrun >= 2.x hosts the store in its agent and tells the ranks so: rank 0 must not host it.
+  void helpersThroughTorchrunAgentStore() {
+    QTemporaryDir dir;
+    auto port = wb::dist::findFreePort();
+    QVERIFY(port.ok());
+    const wbtest::Env viaAgent{{QStringLiteral("TORCHELASTIC_USE_AGENT_STORE"), QStringLiteral("True")},
+                               {QStringLiteral("TORCHELASTIC_RUN_ID"), QStringLiteral("job1")}};
+    auto runs = wbtest::runRanks(
+        QStringLiteral("helpers"),
+        {wbtest::merged(wbtest::rankEnv(0, 2, *port), {{QStringLiteral("WB_DIST_SCENARIO"), QStringLiteral("agent")}}),
+         wbtest::merged(wbtest::rankEnv(0, 2, *port), viaAgent), wbtest::merged(wbtest::rankEnv(1, 2, *port), viaAgent)},
+        60000, dir.path());
+    for (const auto& r : runs) QVERIFY2(r.exit_code == 0, qPrintable(wbtest::describe(runs)));
+    QVERIFY2(runs[1].out.contains(QStringLiteral("helpers_ok=1")), qPrintable(wbtest::describe(runs)));
+  }
+
   // procs: one entry per process, "rank/world" plus optional ":KEY=VALUE,..."; %PORT% in
   // `expect` is the rendezvous port.
   void failsClearlyAndNeverHangs_data() {
@@ -169,7 +207,7 @@ class TestCommunicator : public QObject {
     QTest::newRow("peer exits before the collective") << QStringLiteral("0/2 1/2:WB_TEST_ACTION=exit") << 10000 << 5000
                                                       << false << 0 << QStringLiteral("rank 0: all-reduce of metrics failed");
     QTest::newRow("peer stops answering") << QStringLiteral("0/2 1/2:WB_TEST_ACTION=sleep") << 10000 << 2000 << false << 0
-                                          << QStringLiteral("collectives give up after 2 s");
+                                          << QStringLiteral("Timed out waiting 2000ms");  // Gloo's words
   }
   void failsClearlyAndNeverHangs() {
     QFETCH(QString, procs);

@@ -75,6 +75,18 @@ class TestDistEnv : public QObject {
     QCOMPARE(QString::fromStdString(env->source), source);
   }
 
+  void torchrunAgentStoreAndRestarts() {
+    auto env = parse(varsFrom(QStringLiteral("RANK=0 WORLD_SIZE=2 MASTER_ADDR=a MASTER_PORT=5 "
+                                             "TORCHELASTIC_RUN_ID=job7 TORCHELASTIC_RESTART_COUNT=2 "
+                                             "TORCHELASTIC_USE_AGENT_STORE=True")));
+    QVERIFY(env.ok());
+    QVERIFY(env->agent_store);
+    QCOMPARE(QString::fromStdString(env->run_id), QStringLiteral("job7/attempt2"));
+    auto plain = parse(varsFrom(QStringLiteral("RANK=0 WORLD_SIZE=2 MASTER_ADDR=a MASTER_PORT=5")));
+    QVERIFY(plain.ok());
+    QVERIFY(!plain->agent_store);
+  }
+
   void runIdNamespacesTheRendezvous() {
     auto env = parse(varsFrom(QStringLiteral("RANK=0 WORLD_SIZE=2 MASTER_ADDR=a MASTER_PORT=5 WB_RUN_ID=run-42")));
     QVERIFY(env.ok());

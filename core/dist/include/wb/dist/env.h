@@ -6,8 +6,10 @@
 //   srun (Slurm):                 SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID, plus MASTER_ADDR and
 //                                 MASTER_PORT exported by the batch script
 //   nothing set (or world size 1 without MASTER_PORT): one process, no process group.
-// Optional: WB_RUN_ID (or torchrun's TORCHELASTIC_RUN_ID) namespaces the rendezvous keys so a rank
-// that reaches another run's store by mistake fails instead of joining it.
+// Optional: WB_RUN_ID (or torchrun's TORCHELASTIC_RUN_ID, plus TORCHELASTIC_RESTART_COUNT)
+// namespaces the rendezvous keys, so a rank that reaches another run's (or an earlier attempt's)
+// store fails instead of joining it. TORCHELASTIC_USE_AGENT_STORE=True (torchrun >= 2.x): the
+// torchrun agent already hosts the TCPStore on MASTER_PORT, so rank 0 connects instead of hosting.
 //
 // Std-only header; no torch. Pure functions, any thread.
 #include <functional>
@@ -24,7 +26,8 @@ struct DistEnv {
   std::string master_addr = "127.0.0.1";
   int master_port = 0;                   // 0 = none (single process)
   std::string run_id = "default";        // rendezvous key namespace
-  std::string source = "none";           // "torchrun" | "slurm" | "none" (for messages and `start`)
+  std::string source = "none";           // "torchrun" | "slurm" | "local" | "none" (messages, `start`)
+  bool agent_store = false;              // the launcher hosts the store: every rank is a client
 
   // True when a launcher asked for a process group (every rank must then call
   // Communicator::create). False for a plain single process.
