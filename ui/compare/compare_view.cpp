@@ -1,39 +1,354 @@
 #include "compare/compare_view.h"
 
+#include <algorithm>
+
+#include <QApplication>
+#include <QClipboard>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
+#include <QMenu>
 #include <QMessageBox>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTextBrowser>
 #include <QVBoxLayout>
 
+#include "compare/ladder_runner.h"
+#include "compare/speedup_chart.h"
+#include "runs/cli.h"
 #include "runs/runs_model.h"
+#include "wb/proto/rundir.h"
+#include "wb/report/export.h"
 
 namespace wb::ui {
 
-CompareView::CompareView(RunsModel* model, QWidget* parent) : QWidget(parent), model_(model) {
-  auto* layout = new QVBoxLayout(this);
-  summary_ = new QLabel(this);
-  summary_->setWordWrap(true);
-  summary_->setAlignment(Qt::AlignCenter);
-  summary_->setObjectName(QStringLiteral("compareSummary"));
-  layout->addWidget(summary_);
-  connect(model_, &RunsModel::shownChanged, this, [this] { refresh(); });
-  connect(model_, &RunsModel::baselineChanged, this, [this] { refresh(); });
-  connect(model_, &RunsModel::runAdded, this, [this] { refresh(); });
-  refresh();
+namespace {
+
+constexpr int kDebounceMs = 500;  // runs emit changed() per event; recompute at most twice a second
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+std::string path8(const QString& p) { return QFile::encodeName(p).toStdString(); }
+
+void fillTable(QTableWidget* w, const wb::report::Table& t) {
+  w->clear();
+  w->setColumnCount(int(t.columns.size()));
+  w->setRowCount(int(t.rows.size()));
+  QStringList headers;
+  for (const auto& c : t.columns) headers << qs(c.title);
+  w->setHorizontalHeaderLabels(headers);
+  for (int r = 0; r < int(t.rows.size()); ++r) {
+    const auto& row = t.rows[size_t(r)];
+    for (int c = 0; c < int(row.size()) && c < int(t.columns.size()); ++c) {
+      auto* item = new QTableWidgetItem(qs(row[size_t(c)].text));
+      item->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
+      item->setToolTip(qs(row[size_t(c)].text));
+      if (row[size_t(c)].number) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      w->setItem(r, c, item);
+    }
+  }
+  w->resizeColumnsToContents();
+  for (int c = 0; c < w->columnCount(); ++c) w->setColumnWidth(c, std::min(w->columnWidth(c), 360));
 }
 
-bool CompareView::canExport() const { return false; }
+QString adviceHtml(const std::vector<wb::report::AdviceBlock>& blocks) {
+  QString html;
+  for (const auto& b : blocks) {
+    html += QStringLiteral("<h4>%1</h4><ul>").arg(qs(b.run).toHtmlEscaped());
+    if (b.verdicts.empty()) html += QStringLiteral("<li>nothing to flag</li>");
+    for (const auto& v : b.verdicts) {
+      const char* colour = v.severity == wb::report::Severity::Warning ? "#a33" : v.severity == wb::report::Severity::Tip ? "#1a5c9e" : "#333";
+      html += QStringLiteral("<li style=\"color:%1\"><b>%2:</b> %3</li>")
+                  .arg(QLatin1String(colour), QLatin1String(wb::report::severityName(v.severity)), qs(v.text).toHtmlEscaped());
+    }
+    html += QStringLiteral("</ul>");
+  }
+  return html;
+}
+
+}  // namespace
+
+CompareView::CompareView(RunsModel* model, QWidget* parent)
+    : QWidget(parent), model_(model), ladderRunner_(new LadderRunner(this)) {
+  auto* layout = new QVBoxLayout(this);
+
+  auto* controls = new QHBoxLayout;
+  controls->addWidget(new QLabel(QStringLiteral("Target val acc:"), this));
+  target_ = new QDoubleSpinBox(this);
+  target_->setObjectName(QStringLiteral("compareTarget"));
+  target_->setRange(0, 100);
+  target_->setDecimals(2);
+  target_->setSuffix(QStringLiteral(" %"));
+  target_->setSpecialValueText(QStringLiteral("the baseline's best"));
+  target_->setToolTip(QStringLiteral("Time to target is measured to this validation accuracy (0 = the baseline's best)"));
+  controls->addWidget(target_);
+  controls->addStretch(1);
+  ladderButton_ = new QPushButton(QStringLiteral("Run ladder"), this);
+  ladderButton_->setToolTip(QStringLiteral("Run the baseline's experiment with every speedup off, then add them one at a time"));
+  stopLadderButton_ = new QPushButton(QStringLiteral("Stop ladder"), this);
+  stopLadderButton_->setEnabled(false);
+  auto* openLadderButton = new QPushButton(QStringLiteral("Open ladder…"), this);
+  exportButton_ = new QPushButton(QStringLiteral("Export…"), this);
+  for (auto* b : {ladderButton_, stopLadderButton_, openLadderButton, exportButton_}) controls->addWidget(b);
+  layout->addLayout(controls);
+
+  summary_ = new QLabel(this);
+  summary_->setObjectName(QStringLiteral("compareSummary"));
+  summary_->setWordWrap(true);
+  layout->addWidget(summary_);
+
+  auto* split = new QSplitter(Qt::Vertical, this);
+  table_ = new QTableWidget(this);
+  table_->setObjectName(QStringLiteral("compareTable"));
+  table_->setContextMenuPolicy(Qt::CustomContextMenu);
+  table_->verticalHeader()->setVisible(false);
+  split->addWidget(table_);
+  auto* bottom = new QSplitter(Qt::Horizontal, split);
+  chart_ = new SpeedupChart(bottom);
+  detailTabs_ = new QTabWidget(bottom);
+  advice_ = new QTextBrowser(detailTabs_);
+  advice_->setObjectName(QStringLiteral("compareAdvice"));
+  ladderTable_ = new QTableWidget(detailTabs_);
+  ladderTable_->setObjectName(QStringLiteral("ladderTable"));
+  ladderTable_->verticalHeader()->setVisible(false);
+  detailTabs_->addTab(advice_, QStringLiteral("Advisor"));
+  detailTabs_->addTab(ladderTable_, QStringLiteral("Ladder"));
+  bottom->addWidget(chart_);
+  bottom->addWidget(detailTabs_);
+  bottom->setStretchFactor(0, 3);  // the chart gets the larger half
+  bottom->setStretchFactor(1, 2);
+  bottom->setSizes({600, 400});
+  split->addWidget(bottom);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 2);
+  layout->addWidget(split, 1);
+
+  debounce_.setSingleShot(true);
+  debounce_.setInterval(kDebounceMs);
+  connect(&debounce_, &QTimer::timeout, this, &CompareView::refreshNow);
+  connect(target_, &QDoubleSpinBox::valueChanged, this, [this] { scheduleRefresh(); });
+  connect(exportButton_, &QPushButton::clicked, this, &CompareView::exportDialog);
+  connect(ladderButton_, &QPushButton::clicked, this, &CompareView::runLadder);
+  connect(stopLadderButton_, &QPushButton::clicked, ladderRunner_, &LadderRunner::cancel);
+  connect(openLadderButton, &QPushButton::clicked, this, [this] {
+    const QString dir = QFileDialog::getExistingDirectory(this, QStringLiteral("Open a ladder folder (written by workbench-cli ladder)"));
+    if (dir.isEmpty()) return;
+    QString error;
+    if (!openLadder(dir, &error)) QMessageBox::warning(this, QStringLiteral("Open ladder"), error);
+  });
+  connect(table_, &QTableWidget::customContextMenuRequested, this, &CompareView::tableMenu);
+  connect(ladderRunner_, &LadderRunner::progress, this, [this](const QString& line) { summary_->setText(QStringLiteral("Ladder: ") + line); });
+  connect(ladderRunner_, &LadderRunner::finished, this, &CompareView::onLadderFinished);
+
+  connect(model_, &RunsModel::shownChanged, this, [this] { scheduleRefresh(); });
+  connect(model_, &RunsModel::baselineChanged, this, [this] { scheduleRefresh(); });
+  connect(model_, &RunsModel::runAdded, this, [this](Run* run) { watch(run); });
+  connect(model_, &RunsModel::runAboutToBeRemoved, this, [this] { scheduleRefresh(); });
+  for (Run* run : model_->runs()) watch(run);
+  refreshNow();
+}
+
+CompareView::~CompareView() = default;
+
+void CompareView::watch(Run* run) {
+  connect(run, &Run::changed, this, [this, run] {
+    if (run == model_->baseline() || model_->isShown(run)) scheduleRefresh();
+  });
+}
+
+void CompareView::scheduleRefresh() {
+  if (!debounce_.isActive()) debounce_.start();
+}
+
+bool CompareView::canExport() const { return canExport_; }
+
+void CompareView::refreshNow() {
+  debounce_.stop();
+  report_.reset();
+  comparison_.reset();
+  problems_.clear();
+  Run* base = model_->baseline();
+  if (!base) {
+    summary_->setText(QStringLiteral("Set a baseline (right-click a run → Set as baseline) and tick the runs to compare with it."));
+  } else {
+    auto baseline = wb::report::loadRun(path8(base->runDir()));
+    if (!baseline.ok()) {
+      summary_->setText(QStringLiteral("The baseline cannot be read: ") + qs(baseline.error().message));
+    } else {
+      std::vector<wb::report::RunRecord> runs;
+      for (Run* run : model_->shownRuns()) {
+        if (run == base || run->runDir().isEmpty()) continue;
+        auto rec = wb::report::loadRun(path8(run->runDir()));
+        if (rec.ok()) runs.push_back(std::move(rec.value()));
+        else problems_ << qs(rec.error().message);
+      }
+      std::optional<double> target;
+      if (target_->value() > 0) target = target_->value() / 100.0;
+      comparison_ = wb::report::compareRuns(*baseline, runs, target);
+      report_ = wb::report::buildComparisonReport(*baseline, runs, target);
+      QString text = QStringLiteral("%1 run(s) against the baseline %2; target %3 val acc.")
+                         .arg(runs.size())
+                         .arg(qs(wb::report::runLabel(*baseline)), qs(wb::report::fmtAccuracy(comparison_->target_acc)));
+      if (runs.empty()) text += QStringLiteral(" Tick runs in the list to compare them.");
+      if (!problems_.isEmpty()) text += QStringLiteral("\nNot shown: ") + problems_.join(QStringLiteral("; "));
+      summary_->setText(text);
+    }
+  }
+  showComparison();
+  showLadder();
+  showAdvice();
+  const bool can = report_.has_value() || ladder_.has_value();
+  exportButton_->setEnabled(can);
+  if (can != canExport_) {
+    canExport_ = can;
+    Q_EMIT canExportChanged(can);
+  }
+}
+
+void CompareView::showComparison() {
+  if (report_) fillTable(table_, report_->tables.front());
+  else table_->clear(), table_->setRowCount(0), table_->setColumnCount(0);
+}
+
+void CompareView::showLadder() {
+  if (ladder_) {
+    chart_->setBars(wb::report::ladderBars(*ladder_));
+    fillTable(ladderTable_, wb::report::ladderTable(*ladder_));
+  } else {
+    chart_->setBars(comparison_ ? wb::report::comparisonBars(*comparison_) : wb::report::BarChartSpec{});
+    ladderTable_->clear();
+    ladderTable_->setRowCount(0);
+    ladderTable_->setColumnCount(0);
+  }
+}
+
+void CompareView::showAdvice() {
+  QString html;
+  if (report_) html += adviceHtml(report_->advice);
+  if (ladder_) html += QStringLiteral("<p><i>The ladder's tables, verdicts and runs are in %1 (ladder.html).</i></p>").arg(ladderDir_.toHtmlEscaped());
+  if (html.isEmpty()) html = QStringLiteral("<p>The advisor's verdicts appear here once a baseline is set.</p>");
+  advice_->setHtml(html);
+}
+
+bool CompareView::openLadder(const QString& dirOrFile, QString* error) {
+  auto ladder = wb::report::loadLadder(path8(dirOrFile));
+  if (!ladder.ok()) {
+    if (error) *error = qs(ladder.error().message);
+    return false;
+  }
+  ladder_ = std::move(ladder.value());
+  ladderDir_ = QFileInfo(dirOrFile).isDir() ? dirOrFile : QFileInfo(dirOrFile).absolutePath();
+  detailTabs_->setCurrentWidget(ladderTable_);
+  refreshNow();
+  return true;
+}
+
+void CompareView::runLadder() {
+  Run* base = model_->baseline();
+  if (!base || base->runDir().isEmpty()) {
+    QMessageBox::information(this, QStringLiteral("Run ladder"),
+                             QStringLiteral("Set a baseline first: the ladder runs the baseline's experiment with every "
+                                            "speedup off, then adds them one at a time."));
+    return;
+  }
+  const QString config = QString::fromStdString(wb::proto::RunDir{path8(base->runDir())}.config().string());
+  ladderRunner_->start(locateCli(), {QStringLiteral("--config"), config});
+  ladderButton_->setEnabled(false);
+  stopLadderButton_->setEnabled(true);
+  summary_->setText(QStringLiteral("Ladder: starting…"));
+}
+
+void CompareView::onLadderFinished(const QString& outDir, bool cancelled, const QString& error) {
+  ladderButton_->setEnabled(true);
+  stopLadderButton_->setEnabled(false);
+  QString loadError;
+  const bool opened = !outDir.isEmpty() && QFileInfo::exists(QDir(outDir).filePath(QStringLiteral("ladder.json"))) &&
+                      openLadder(outDir, &loadError);
+  QString text = cancelled ? QStringLiteral("Ladder cancelled; the steps that finished are shown.")
+                 : error.isEmpty() ? QStringLiteral("Ladder finished: %1").arg(outDir)
+                                   : error;
+  if (!opened && !loadError.isEmpty()) text += QStringLiteral("\n") + loadError;
+  summary_->setText(text);
+}
+
+bool CompareView::exportTo(const QString& path, QString* error) const {
+  const QString ext = QFileInfo(path).suffix().toLower();
+  if (ext == QLatin1String("png") || ext == QLatin1String("svg") || ext == QLatin1String("pdf")) {
+    if (chart_->isEmpty()) {
+      if (error) *error = QStringLiteral("There is no chart yet: set a baseline and tick runs, or open a ladder.");
+      return false;
+    }
+    return chart_->save(path, error);
+  }
+  auto format = wb::report::formatForPath(path8(path));
+  if (!format) {
+    if (error) *error = QStringLiteral("Unknown format \"%1\": use .html, .md, .csv, .tex, .json, .png, .svg or .pdf.").arg(ext);
+    return false;
+  }
+  wb::report::Report rep;
+  if (report_) rep = *report_;
+  else if (ladder_) rep = wb::report::buildLadderReport(*ladder_, {});
+  else {
+    if (error) *error = QStringLiteral("Nothing to export yet: set a baseline and tick runs, or open a ladder.");
+    return false;
+  }
+  if (report_ && ladder_) {  // the open ladder travels with the comparison
+    rep.tables.push_back(wb::report::ladderTable(*ladder_));
+    rep.figures.push_back({"ladder", wb::report::ladderChart(*ladder_), ""});
+  }
+  auto st = wb::report::writeReport(rep, *format, path8(path));
+  if (!st.ok() && error) *error = qs(st.error().message);
+  return st.ok();
+}
 
 void CompareView::exportDialog() {
-  QMessageBox::information(this, QStringLiteral("Export"),
-                           QStringLiteral("Comparison tables and reports are not available in this build yet."));
+  if (!canExport()) {
+    QMessageBox::information(this, QStringLiteral("Export"),
+                             QStringLiteral("Nothing to export yet: set a baseline and tick runs, or open a ladder."));
+    return;
+  }
+  static const QStringList kFilters = {QStringLiteral("HTML report (*.html)"), QStringLiteral("Markdown (*.md)"),
+                                       QStringLiteral("CSV (*.csv)"),          QStringLiteral("LaTeX (*.tex)"),
+                                       QStringLiteral("JSON (*.json)"),        QStringLiteral("Chart as PNG (*.png)"),
+                                       QStringLiteral("Chart as SVG (*.svg)"), QStringLiteral("Chart as PDF (*.pdf)")};
+  QString filter = kFilters.front();
+  QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export comparison"), QDir::home().filePath(QStringLiteral("comparison.html")),
+                                              kFilters.join(QStringLiteral(";;")), &filter);
+  if (path.isEmpty()) return;
+  if (QFileInfo(path).suffix().isEmpty()) {  // take the extension from the chosen filter
+    const int star = filter.indexOf(QStringLiteral("*."));
+    path += filter.mid(star + 1, filter.indexOf(QLatin1Char(')'), star) - star - 1);
+  }
+  QString error;
+  if (exportTo(path, &error)) summary_->setText(QStringLiteral("Wrote ") + path);
+  else QMessageBox::warning(this, QStringLiteral("Export"), error);
 }
 
-void CompareView::refresh() {
-  const int shown = int(model_->shownRuns().size());
-  const QString base = model_->baseline() ? model_->baseline()->name() : QStringLiteral("none (right-click a run → Set as baseline)");
-  summary_->setText(QStringLiteral("Comparison of the ticked runs against the baseline.\n\nTicked runs: %1\nBaseline: %2")
-                        .arg(shown)
-                        .arg(base));
+void CompareView::tableMenu(const QPoint& pos) {
+  QMenu menu(this);
+  QAction* exportAction = menu.addAction(QStringLiteral("Export…"));
+  QAction* csv = menu.addAction(QStringLiteral("Copy table as CSV"));
+  QAction* md = menu.addAction(QStringLiteral("Copy table as Markdown"));
+  for (QAction* a : {exportAction, csv, md}) a->setEnabled(report_.has_value());
+  QAction* chosen = menu.exec(table_->viewport()->mapToGlobal(pos));
+  if (!chosen || !report_) return;
+  if (chosen == exportAction) {
+    exportDialog();
+  } else if (chosen == csv) {
+    QApplication::clipboard()->setText(qs(wb::report::renderCsv(report_->tables.front())));
+  } else if (chosen == md) {
+    wb::report::Report only;
+    only.title = report_->title;
+    only.tables = {report_->tables.front()};
+    QApplication::clipboard()->setText(qs(wb::report::renderMarkdown(only)));
+  }
 }
 
 }  // namespace wb::ui

@@ -1,40 +1,99 @@
 #pragma once
-// The Compare tab (issue 6): each shown run against the baseline (time to the target accuracy,
-// speedups, Δ accuracy, memory), the ladder chart, and File → Export.
+// The Compare tab (issue 6): each ticked run against the baseline (time per epoch, samples/s,
+// wall time, time to the target accuracy and the speedup on each, best/final val acc with Δ pp,
+// peak memory and its ratio, epochs, fp16 skipped steps, status, what differs from the baseline),
+// a speedup bar chart (the ladder's cumulative speedup when a ladder is open, else each run's
+// speedup to the target), the advisor's verdicts, and export (md, csv, tex, json, html; the chart
+// as png, svg, pdf). "Run ladder" runs `workbench-cli ladder` on the baseline's config as a child
+// process; "Open ladder…" shows a finished one.
 //
-// This is the slot the main window embeds; its internals belong to the comparison work.
-// Inputs: the RunsModel — model->shownRuns() are the runs to compare, model->baseline() the
-// baseline (nullptr until the user sets one), each Run's runDir() the directory to read with
-// core/report; RunsModel::shownChanged / baselineChanged / runAdded / runAboutToBeRemoved and
-// Run::changed (status, end of run) say when to recompute.
+// Everything it shows comes from wb_report reading the run directories, so the window, the CLI
+// (`compare`, `export`, `ladder`) and the files agree.
 //
-// Thread affinity: GUI thread. Ownership: QObject tree; the model outlives the view.
+// Inputs: the RunsModel — shownRuns() are compared, baseline() is the baseline; its signals and
+// each Run's changed() (debounced) say when to recompute. Thread affinity: GUI thread.
+// Ownership: QObject tree; the model outlives the view.
+#include <QPointer>
+#include <QTimer>
 #include <QWidget>
 
+#include <memory>
+#include <optional>
+
+#include "wb/report/ladder.h"
+#include "wb/report/report.h"
+
+class QDoubleSpinBox;
 class QLabel;
+class QPushButton;
+class QTabWidget;
+class QTableWidget;
+class QTextBrowser;
 
 namespace wb::ui {
 
+class LadderRunner;
+class Run;
 class RunsModel;
+class SpeedupChart;
 
 class CompareView : public QWidget {
   Q_OBJECT
  public:
   explicit CompareView(RunsModel* model, QWidget* parent = nullptr);
+  ~CompareView() override;
 
-  // File → Export (Ctrl+E): asks where and in which format, writes the comparison.
+  // File → Export (Ctrl+E): asks where and in which format, writes the comparison (or the chart).
   void exportDialog();
   // Whether exportDialog() has something to write (the window enables File → Export with it).
   bool canExport() const;
+
+  // Writes the current comparison (md/csv/tex/json/html by extension) or, for png/svg/pdf, the
+  // chart. False with the reason in *error.
+  bool exportTo(const QString& path, QString* error) const;
+  // Shows the ladder written in dir (or a ladder.json). False with the reason in *error.
+  bool openLadder(const QString& dirOrFile, QString* error);
+  // Starts `workbench-cli ladder` on the baseline's config (output under the runs root).
+  void runLadder();
+
+  // What is shown (tests): the comparison table and the chart's bars.
+  const QTableWidget* table() const { return table_; }
+  const SpeedupChart* chart() const { return chart_; }
+  const std::optional<wb::report::Report>& report() const { return report_; }
+  // Recomputes now (normally debounced).
+  void refreshNow();
 
  Q_SIGNALS:
   void canExportChanged(bool canExport);
 
  private:
-  void refresh();
+  void scheduleRefresh();
+  void watch(Run* run);
+  void showComparison();
+  void showLadder();
+  void showAdvice();
+  void tableMenu(const QPoint& pos);
+  void onLadderFinished(const QString& outDir, bool cancelled, const QString& error);
 
   RunsModel* model_;
+  QTimer debounce_;
+  QDoubleSpinBox* target_;
+  QPushButton* exportButton_;
+  QPushButton* ladderButton_;
+  QPushButton* stopLadderButton_;
   QLabel* summary_;
+  QTableWidget* table_;
+  SpeedupChart* chart_;
+  QTabWidget* detailTabs_;
+  QTextBrowser* advice_;
+  QTableWidget* ladderTable_;
+  LadderRunner* ladderRunner_;
+  std::optional<wb::report::Report> report_;             // the comparison
+  std::optional<wb::report::Comparison> comparison_;
+  std::optional<wb::report::Ladder> ladder_;             // the open ladder
+  QString ladderDir_;
+  QStringList problems_;
+  bool canExport_ = false;
 };
 
 }  // namespace wb::ui

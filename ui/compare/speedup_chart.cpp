@@ -1,0 +1,119 @@
+#include "compare/speedup_chart.h"
+
+#include <QBuffer>
+#include <QFile>
+#include <QFileInfo>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+#include "plots/qcp.h"
+#include "wb/common/fs.h"
+
+namespace wb::ui {
+
+SpeedupChart::SpeedupChart(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(plot_);
+  plot_->setObjectName(QStringLiteral("speedupChart"));
+  plot_->setMinimumHeight(220);
+  setBars({});
+}
+
+void SpeedupChart::setBars(const wb::report::BarChartSpec& spec) {
+  spec_ = spec;
+  plot_->clearPlottables();
+  plot_->clearItems();
+  plot_->plotLayout()->clear();
+  auto* rect = new QCPAxisRect(plot_);
+  plot_->plotLayout()->addElement(0, 0, new QCPTextElement(plot_, QString::fromStdString(spec.title), QFont(font().family(), 11, QFont::Bold)));
+  plot_->plotLayout()->addElement(1, 0, rect);
+  QCPAxis* x = rect->axis(QCPAxis::atBottom);
+  QCPAxis* y = rect->axis(QCPAxis::atLeft);
+  y->setLabel(QString::fromStdString(spec.y_label));
+
+  auto* done = new QCPBars(x, y);
+  done->setBrush(QColor(0x00, 0x72, 0xB2));
+  done->setPen(Qt::NoPen);
+  done->setWidth(0.6);
+  auto* skipped = new QCPBars(x, y);
+  skipped->setBrush(Qt::NoBrush);
+  skipped->setPen(QPen(QColor(0x99, 0x99, 0x99), 1, Qt::DashLine));
+  skipped->setWidth(0.6);
+
+  QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+  double top = spec.reference;
+  for (size_t i = 0; i < spec.bars.size(); ++i) {
+    const auto& b = spec.bars[i];
+    const double key = static_cast<double>(i + 1);
+    ticker->addTick(key, QString::fromStdString(b.label));
+    const double value = b.skipped ? spec.reference : b.value;
+    (b.skipped ? skipped : done)->addData(key, value);
+    top = std::max(top, value);
+    auto* text = new QCPItemText(plot_);
+    text->setClipAxisRect(rect);
+    text->position->setAxes(x, y);
+    text->position->setCoords(key, value);
+    text->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+    QString label = QString::fromStdString(b.annotation);
+    if (!b.detail.empty()) label += QLatin1Char('\n') + QString::fromStdString(b.detail);
+    text->setText(label);
+    text->setTextAlignment(Qt::AlignHCenter);
+    text->setColor(b.skipped ? QColor(0x77, 0x77, 0x77) : QColor(0x22, 0x22, 0x22));
+  }
+  x->setTicker(ticker);
+  x->setTickLabelRotation(spec.bars.size() > 4 ? -30 : 0);  // ends at the tick: the last label stays inside
+  x->setRange(0.4, std::max<double>(1, spec.bars.size()) + 0.6);
+  x->grid()->setVisible(false);
+  y->setRange(0, top * 1.3);
+  auto* line = new QCPItemStraightLine(plot_);
+  line->setClipAxisRect(rect);
+  line->point1->setAxes(x, y);
+  line->point2->setAxes(x, y);
+  line->point1->setCoords(0, spec.reference);
+  line->point2->setCoords(1, spec.reference);
+  line->setPen(QPen(QColor(0xD5, 0x5E, 0x00), 1.5, Qt::DashLine));
+  if (spec.bars.empty()) {
+    auto* empty = new QCPItemText(plot_);
+    empty->setClipAxisRect(rect);
+    empty->position->setType(QCPItemPosition::ptAxisRectRatio);
+    empty->position->setAxisRect(rect);
+    empty->position->setCoords(0.5, 0.5);
+    empty->setText(QStringLiteral("No speedups to show yet: tick runs and set a baseline, or run the ladder."));
+    empty->setColor(QColor(0x77, 0x77, 0x77));
+  }
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+bool SpeedupChart::save(const QString& path, QString* error) const {
+  const QString ext = QFileInfo(path).suffix().toLower();
+  const std::string target = QFile::encodeName(path).toStdString();
+  Status st;
+  if (ext == QLatin1String("svg")) {
+    st = writeFileAtomic(target, wb::report::toSvg(wb::report::barChart(spec_)));
+  } else if (ext == QLatin1String("png")) {
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    if (!plot_->toPixmap(0, 0, 2.0).save(&buffer, "PNG")) st = makeError(Errc::Io, "could not render the chart as PNG");
+    else st = writeFileAtomic(target, bytes.toStdString());
+  } else if (ext == QLatin1String("pdf")) {
+    // QCustomPlot writes the PDF itself: write beside the target, then rename over it.
+    const QString tmp = path + QStringLiteral(".tmp-pdf");
+    if (!plot_->savePdf(tmp)) {
+      QFile::remove(tmp);
+      st = makeError(Errc::Io, "cannot write " + target + " (is the folder writable?)");
+    } else {
+      auto bytes = readFile(QFile::encodeName(tmp).toStdString());
+      QFile::remove(tmp);
+      st = bytes.ok() ? writeFileAtomic(target, *bytes) : Status(bytes.error());
+    }
+  } else {
+    st = makeError(Errc::Io, "unknown image format \"" + ext.toStdString() + "\": use .png, .svg or .pdf");
+  }
+  if (!st.ok() && error) *error = QString::fromStdString(st.error().message);
+  return st.ok();
+}
+
+}  // namespace wb::ui

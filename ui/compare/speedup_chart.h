@@ -1,0 +1,37 @@
+#pragma once
+// A bar chart of speedups (the ladder's cumulative speedup, or each run's speedup to the target
+// accuracy) drawn with QCustomPlot from a wb::report::BarChartSpec — the same data the SVG/PNG
+// exports draw, so the window and the files agree. Skipped bars are drawn as empty outlines at
+// the 1× line with their reason.
+//
+// Saves as PNG, PDF (QCustomPlot) or SVG (wb::report::toSvg of the same spec), atomically: a
+// failed write leaves no file under the final name.
+//
+// Thread affinity: GUI thread.
+#include <QWidget>
+
+#include "wb/report/chart.h"
+
+class QCustomPlot;
+
+namespace wb::ui {
+
+class SpeedupChart : public QWidget {
+  Q_OBJECT
+ public:
+  explicit SpeedupChart(QWidget* parent = nullptr);
+
+  void setBars(const wb::report::BarChartSpec& spec);
+  const wb::report::BarChartSpec& bars() const { return spec_; }
+  bool isEmpty() const { return spec_.bars.empty(); }
+  QCustomPlot* plot() const { return plot_; }
+
+  // By extension: .png, .pdf or .svg. False with a message naming the path when it fails.
+  bool save(const QString& path, QString* error) const;
+
+ private:
+  QCustomPlot* plot_;
+  wb::report::BarChartSpec spec_;
+};
+
+}  // namespace wb::ui
