@@ -22,6 +22,9 @@
 // order, so every rank issues the same collectives in the same order even when parameters are
 // unused on some rank (those are sent as their current grad, or zeros, at finishGradients).
 //
+// Memory: the buckets keep one extra copy of the gradients (PyTorch's DDP without
+// gradient_as_bucket_view); ZeRO's parameter all-gather briefly needs world x the largest shard.
+//
 // Sharding (ZeRO): parameters are partitioned by whole tensors, largest first onto the least
 // loaded rank (deterministic). Each rank's optimiser (built by `factory` over its shard only)
 // holds state for its shard, steps it, and step() all-gathers the updated parameters.
