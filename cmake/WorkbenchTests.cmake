@@ -1,9 +1,15 @@
-# wb_add_test(test_name SOURCES ... LIBS ... [LABELS ...] [TIMEOUT s] [GUI])
+# wb_add_test(test_name SOURCES ... LIBS ... [LABELS ...] [TIMEOUT s] [GUI] [TORCH])
+# TORCH: the test includes LibTorch; it reuses the precompiled <torch/torch.h>.
 # A Qt Test executable registered with CTest. Non-GUI tests should use QTEST_APPLESS_MAIN.
 # Tests run with WB_RUNS_ROOT pointing into the build tree so they never touch the user's runs.
 function(wb_add_test name)
-  cmake_parse_arguments(A "GUI" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  cmake_parse_arguments(A "GUI;TORCH" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
   add_executable(${name} ${A_SOURCES})
+  if(A_TORCH)
+    wb_torch_pch(${name} QT)
+    set_source_files_properties(${CMAKE_CURRENT_BINARY_DIR}/${name}_autogen/mocs_compilation.cpp
+                                PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
+  endif()
   set_target_properties(${name} PROPERTIES AUTOMOC ON)
   target_link_libraries(${name} PRIVATE Qt6::Test wb_qt_defs wb_warnings ${A_LIBS})
   if(A_GUI)
@@ -34,7 +40,7 @@ endfunction()
 # test_*_gpu.cpp get the CTest label `gpu` (they QSKIP with a reason without CUDA);
 # test_*_slow.cpp get the label `slow` and a 900 s timeout.
 function(wb_glob_tests)
-  cmake_parse_arguments(A "GUI" "" "LIBS" ${ARGN})
+  cmake_parse_arguments(A "GUI;TORCH" "" "LIBS" ${ARGN})
   file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/test_*.cpp)
   foreach(src IN LISTS srcs)
     get_filename_component(name ${src} NAME_WE)
@@ -50,6 +56,10 @@ function(wb_glob_tests)
     if(A_GUI)
       set(gui GUI)
     endif()
-    wb_add_test(${name} ${gui} SOURCES ${src} LIBS ${A_LIBS} LABELS ${labels} TIMEOUT ${timeout})
+    set(torch "")
+    if(A_TORCH)
+      set(torch TORCH)
+    endif()
+    wb_add_test(${name} ${gui} ${torch} SOURCES ${src} LIBS ${A_LIBS} LABELS ${labels} TIMEOUT ${timeout})
   endforeach()
 endfunction()

@@ -494,7 +494,26 @@ Result<TrainOutcome> Trainer::Impl::run() {
   json peakMem = json::object();
   int64_t peakBytes = 0;
 
+  // fp16: an overflowing step is skipped and the scale halves; a loss that stays non-finite shows
+  // as a streak of skips or a scale below 1 (65536 halves below 1 after 17 straight overflows).
+  constexpr int64_t kMaxConsecutiveSkips = 25;
+  int64_t streakStart = -1;
+  double streakLoss = 0;
+  auto fp16Diverged = [&](bool readScale) -> bool {
+    if (!scaler.enabled()) return false;
+    const int64_t streak = scaler.consecutiveSkips();
+    const double scale = readScale ? scaler.readScale() : 1.0;
+    if (streak < kMaxConsecutiveSkips && !(readScale && scale < 1.0)) return false;
+    status = proto::kStatusDiverged;
+    message = "fp16 loss scaling gave up: " + std::to_string(streak) + " consecutive overflowing steps from step " +
+              std::to_string(streakStart) + " (loss " + fmt(streakLoss) + "), scale " + fmt(scaler.readScale()) +
+              "; lower optim.lr, or use bf16-mixed or 32-true precision";
+    return true;
+  };
+
   auto checkDiverged = [&]() -> bool {
+    if (fp16Diverged(true)) return true;
+    if (fp16) return false;  // under fp16 a non-finite loss is a skipped step; the scaler decides
     auto bad = firstBad.cpu();
     const double badStep = bad[0].item<double>();
     if (badStep < 0) return false;
@@ -584,8 +603,12 @@ Result<TrainOutcome> Trainer::Impl::run() {
         setLearningRate(*opt, schedule.lrAt(optSteps));
         bool stepped = true;
         if (scaler.enabled()) {
-          stepped = scaler.step(*opt);
+          stepped = scaler.step(*opt);  // syncs once to decide, so reading the loss here is free
           scaler.update();
+          if (!stepped && scaler.consecutiveSkips() == 1) {
+            streakStart = iteration + 1;
+            streakLoss = loss.detach().item<double>();
+          }
         } else {
           opt->step();
         }
@@ -606,7 +629,7 @@ Result<TrainOutcome> Trainer::Impl::run() {
         intervalSamples += globalSamples;
         epochSamples += globalSamples;
         samplesSeen += globalSamples;
-        if (iteration % c.train.log_every == 0) {
+        if (fp16Diverged(false) || iteration % c.train.log_every == 0) {
           emitStep(epoch);
           if (checkDiverged()) {
             stopTraining = true;
