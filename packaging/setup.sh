@@ -6,6 +6,10 @@ set -euo pipefail
 PKGS=(
   build-essential cmake ninja-build ccache pkg-config git
   libtorch-dev libgloo-dev
+  # Debian's LibTorch calls the generic libblas.so.3, which is Netlib's reference BLAS unless an
+  # optimised one takes the alternative: OpenBLAS (OpenMP build, so it shares LibTorch's OpenMP
+  # threads) makes mnist-cnn's forward 2.5x faster on the 2-core CI machine.
+  libopenblas0-openmp
   qt6-base-dev qt6-svg-dev libqcustomplot-dev
   libopencv-dev nlohmann-json3-dev zlib1g-dev
   xvfb xauth

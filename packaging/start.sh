@@ -2,7 +2,7 @@
 # Sets up, builds, and runs the main job (README command 1):
 #   with a display: the workbench window with the default experiment ready;
 #   without one:    the headless speedup ladder on the default experiment (Fashion-MNIST, lenet),
-#                   which prints the comparison table and writes it under ./ladder-out/.
+#                   which prints the comparison table and writes it under ./ladder-out/<time>/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash packaging/setup.sh
@@ -13,4 +13,5 @@ if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -x "$BUILD_DIR/app/gui/workben
   exec "$BUILD_DIR/app/gui/workbench" "$@"
 fi
 echo "No display: running the headless comparison (workbench-cli ladder)." >&2
-exec "$BUILD_DIR/app/cli/workbench-cli" ladder --out ladder-out "$@"
+# A new folder each time: ladder refuses to write over an earlier result.
+exec "$BUILD_DIR/app/cli/workbench-cli" ladder --out "ladder-out/$(date +%Y%m%d-%H%M%S)" "$@"

@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
   QApplication::setApplicationDisplayName(QStringLiteral("Speedup Workbench"));
   QApplication::setOrganizationName(QStringLiteral("speedup-workbench"));
   QApplication::setApplicationVersion(QStringLiteral(WB_VERSION));
-  QApplication::setDesktopFileName(QStringLiteral("speedup-workbench"));
+  QApplication::setDesktopFileName(QStringLiteral(WB_APP_ID));
   QApplication app(argc, argv);
   QApplication::setWindowIcon(wb::ui::applicationIcon());
 

@@ -22,19 +22,12 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "wb/common/config.h"
-#include "wb/launch/launcher.h"
-#include "wb/proto/config_json.h"
-#include "wb/proto/events.h"
-#include "wb/report/compare.h"
-#include "wb/report/run_record.h"
-#include "wb/report/table.h"
+#include "bench_runs.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 using wb::report::Cell;
+using namespace wbbench;
 
 namespace {
 
@@ -51,20 +44,6 @@ struct Workload {
   std::vector<Toggle> toggles;
 };
 
-struct Measured {
-  bool ok = false;
-  std::string status, error;
-  double train_sps = 0;            // training samples/s (warm-up interval excluded)
-  double epoch_s = 0;              // mean training time per epoch (evaluation excluded)
-  double wall_s = 0;
-  int epochs = 0;
-  double train_peak = 0;           // host/device peak during training (bytes)
-  double eval_ms = 0;              // mean evaluation time
-  double eval_peak = 0;            // peak during evaluation (bytes)
-  double best_acc = 0;
-  std::optional<wb::report::StepTimes> split;
-};
-
 std::string g_cli = WB_CLI_PATH;
 fs::path g_root;
 
@@ -73,103 +52,11 @@ int runCommand(const std::string& cmd) {
   return std::system(cmd.c_str());
 }
 
-Measured runOnce(const std::string& tag, const std::vector<std::string>& sets) {
-  Measured m;
-  json doc = wb::proto::configToJson(wb::Config{});
-  doc["name"] = tag;
-  for (const auto& s : sets) {
-    if (auto st = wb::proto::applyOverride(doc, s); !st.ok()) {
-      m.error = st.error().message;
-      return m;
-    }
-  }
-  auto cfg = wb::proto::configFromJson(doc);
-  if (!cfg.ok()) {
-    m.error = cfg.error().message;
-    return m;
-  }
-  wb::launch::LaunchOptions lo;
-  lo.cli_path = g_cli;
-  lo.run_dir = (g_root / "runs" / tag).string();
-  std::error_code ec;
-  fs::remove_all(lo.run_dir, ec);
-  auto out = wb::launch::launchRun(cfg.value(), lo);
-  if (!out.ok()) {
-    m.error = out.error().message;
-    return m;
-  }
-  m.status = out->status;
-  auto rec = wb::report::loadRun(out->run_dir);
-  if (!rec.ok()) {
-    m.error = rec.error().message;
-    return m;
-  }
-  auto metrics = wb::report::computeMetrics(rec.value(), std::nullopt);
-  m.ok = out->status == "ok" || out->status == "early-stopped";
-  if (!m.ok) m.error = out->summary.value("message", out->status);
-  m.train_sps = metrics.samples_per_s.value_or(0);
-  m.wall_s = metrics.wall_s.value_or(0);
-  m.epochs = metrics.epochs;
-  m.best_acc = metrics.best_val_acc.value_or(0);
-  m.eval_ms = metrics.eval_ms.value_or(0);
-  m.split = metrics.step_ms;
-  // Train time per epoch and the train / eval peaks from rank 0's own events: the trainer resets
-  // the peak at each epoch's start and again at each evaluation's, so the two phases separate.
-  auto events = wb::proto::readEventsFile((fs::path(out->run_dir) / "events.jsonl").string());
-  double trainSum = 0;
-  int trainN = 0;
-  for (const auto& ev : events) {
-    if (ev.value("rank", 0) != 0) continue;
-    const std::string type = ev.value("type", "");
-    if (type == "epoch") {
-      trainSum += ev.value("train_seconds", 0.0);
-      ++trainN;
-    } else if (type == "step" && ev.contains("mem")) {
-      m.train_peak = std::max(m.train_peak, ev["mem"].value("peak", 0.0));
-    } else if (type == "eval" && ev.contains("mem")) {
-      m.eval_peak = std::max(m.eval_peak, ev["mem"].value("peak", 0.0));
-    }
-  }
-  m.epoch_s = trainN > 0 ? trainSum / trainN : 0;
-  return m;
-}
-
-// Median over repeats of each number (the runs alternate baseline/toggle so drift hits both).
-Measured medianOf(const std::vector<Measured>& ms) {
-  Measured out = ms.front();
-  auto med = [&](auto get) {
-    std::vector<double> v;
-    for (const auto& m : ms)
-      if (m.ok) v.push_back(get(m));
-    return v.empty() ? 0.0 : wb::report::median(v);
-  };
-  out.ok = std::any_of(ms.begin(), ms.end(), [](const Measured& m) { return m.ok; });
-  out.train_sps = med([](const Measured& m) { return m.train_sps; });
-  out.epoch_s = med([](const Measured& m) { return m.epoch_s; });
-  out.wall_s = med([](const Measured& m) { return m.wall_s; });
-  out.train_peak = med([](const Measured& m) { return m.train_peak; });
-  out.eval_ms = med([](const Measured& m) { return m.eval_ms; });
-  out.eval_peak = med([](const Measured& m) { return m.eval_peak; });
-  out.best_acc = med([](const Measured& m) { return m.best_acc; });
-  return out;
-}
-
-std::string splitText(const std::optional<wb::report::StepTimes>& s) {
-  if (!s) return "-";
-  char buf[128];
-  std::snprintf(buf, sizeof buf, "%.1f/%.1f/%.1f/%.1f/%.1f", s->data, s->h2d, s->fwd, s->bwd, s->opt);
-  return buf;
-}
-
-Cell ratioCell(double base, double run, bool higherIsBetter) {
-  if (base <= 0 || run <= 0) return Cell::str("-");
-  const double x = higherIsBetter ? run / base : base / run;
-  return Cell::num(wb::report::fmtSpeedup(x), x);
-}
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   bool quick = false;
   int repeats = 1;
   std::string only;
@@ -209,8 +96,8 @@ int main(int argc, char** argv) {
   const std::string noCuda = cuda ? "" : "needs CUDA; not available on this machine";
 
   // The ImageFolder for resnet18: Fashion-MNIST exported as 64 px PNG (train and test splits).
-  const int64_t folderTrain = quick ? 512 : 2048;
-  const int64_t folderVal = quick ? 256 : 1000;
+  const int64_t folderTrain = quick ? 256 : 640;
+  const int64_t folderVal = quick ? 250 : 500;
   const fs::path folder = g_root / "fmnist-png64";
   if (only.empty() || only == "resnet18") {
     if (!fs::exists(folder / "train")) {
@@ -225,10 +112,10 @@ int main(int argc, char** argv) {
     }
   }
 
-  const std::string cnnTrain = quick ? "6000" : "20000";
+  const std::string cnnTrain = quick ? "1280" : "4000";
   std::vector<Workload> workloads;
   workloads.push_back({"mnist-cnn / Fashion-MNIST 28 px",
-                       {"model.name=mnist-cnn", "data.limit_train=" + cnnTrain, "data.limit_val=2000",
+                       {"model.name=mnist-cnn", "data.limit_train=" + cnnTrain, "data.limit_val=1000",
                         "train.epochs=1", "train.batch_size=64", "train.log_every=20", "optim.name=adam",
                         "optim.lr=0.001", "speedups.workers=0", "speedups.inference_eval=false"},
                        {{"workers 2", {"speedups.workers=2"}},
@@ -247,8 +134,8 @@ int main(int argc, char** argv) {
                         {"inference eval (batch 250)", {"speedups.inference_eval=true"}, true},
                         {"inference eval (batch 64)", {"speedups.inference_eval=true", "train.eval_batch_size=64"}, true}}});
   // Early stopping pays off in epochs not run: a small training set overfits after a few epochs.
-  workloads.push_back({"mnist-cnn, 8 epochs on 2000 samples",
-                       {"model.name=mnist-cnn", "data.limit_train=2000", "data.limit_val=2000", "train.epochs=8",
+  workloads.push_back({"mnist-cnn, 6 epochs on 1000 samples",
+                       {"model.name=mnist-cnn", "data.limit_train=1000", "data.limit_val=1000", "train.epochs=6",
                         "train.batch_size=64", "train.log_every=10", "optim.name=adam", "optim.lr=0.002",
                         "speedups.workers=0", "speedups.inference_eval=true"},
                        {{"early stopping (patience 1)", {"speedups.early_stopping.patience=1"}}}});
@@ -275,14 +162,14 @@ int main(int argc, char** argv) {
     for (int r = 0; r < repeats; ++r) {
       const std::string tag = "w" + std::to_string(index) + "-r" + std::to_string(r);
       std::printf("[%s] baseline (repeat %d) ...\n", w.name.c_str(), r + 1);
-      baseRuns.push_back(runOnce(tag + "-base", w.base));
+      baseRuns.push_back(runOnce(g_root, g_cli, tag + "-base", w.base));
       for (size_t k = 0; k < w.toggles.size(); ++k) {
         const auto& tg = w.toggles[k];
         if (!tg.unavailable.empty()) continue;
         std::printf("[%s] %s (repeat %d) ...\n", w.name.c_str(), tg.label.c_str(), r + 1);
         std::vector<std::string> sets = w.base;
         sets.insert(sets.end(), tg.sets.begin(), tg.sets.end());
-        toggleRuns[k].push_back(runOnce(tag + "-t" + std::to_string(k), sets));
+        toggleRuns[k].push_back(runOnce(g_root, g_cli, tag + "-t" + std::to_string(k), sets));
       }
     }
     const Measured base = medianOf(baseRuns);

@@ -32,6 +32,19 @@ std::string cpuModel() {
   return "unknown";
 }
 
+bool cpuHasFlag(const std::string& flag) {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("flags", 0) != 0) continue;
+    const auto pos = line.find(':');
+    if (pos == std::string::npos) continue;
+    const std::string flags = " " + line.substr(pos + 1) + " ";
+    return flags.find(" " + flag + " ") != std::string::npos;
+  }
+  return false;
+}
+
 int logicalCores() {
   unsigned n = std::thread::hardware_concurrency();
   return n == 0 ? 1 : static_cast<int>(n);

@@ -150,7 +150,14 @@ std::vector<LadderStep> planLadder(const Config& user, const json& caps, bool is
     const std::string prec = p.precision();
     const json& node = at(sp, {"precision", "values", prec.c_str()});
     const bool ok = available(node, available(at(sp, {"precision"}), true));
-    p.add("precision", "precision 32-true → " + prec, ok ? "" : note(node, prec + " is not available on this machine"),
+    // Emulated bf16 (no AVX-512 BF16 / AMX) only slows a CPU run down, and every later cumulative
+    // step would carry that: the ladder says so instead of spending the time.
+    const bool emulated = at(node, {"native"}).is_boolean() && !node["native"].get<bool>();
+    std::string skip = ok ? "" : note(node, prec + " is not available on this machine");
+    if (ok && emulated)
+      skip = note(node, prec + " is emulated on this CPU") +
+             " (try it alone: workbench-cli run --set speedups.precision=" + prec + ")";
+    p.add("precision", "precision 32-true → " + prec, skip,
           [](Config& c, const Planner& pl) { c.speedups.precision = pl.precision(); });
   }
   // early stopping

@@ -83,6 +83,11 @@ bool GradScaler::step(torch::optim::Optimizer& optimizer) {
     return true;
   }
   unscale(optimizer);
+  if (reducer_) {
+    double found = found_inf_.item<float>();
+    reducer_(&found);
+    found_inf_.fill_(found != 0.0 ? 1.0 : 0.0);  // update() backs off on every rank alike
+  }
   if (found_inf_.item<float>() != 0.0f) {
     ++skipped_;
     ++consecutive_;

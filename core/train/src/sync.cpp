@@ -15,11 +15,17 @@ namespace {
 // training thread (the worker's top level turns them into an `error` event naming the rank).
 class DataParallelSync : public GradSync {
  public:
-  DataParallelSync(dist::Communicator& comm, std::unique_ptr<dist::DataParallel> dp, std::string sharding)
-      : comm_(comm), dp_(std::move(dp)), sharding_(std::move(sharding)) {}
+  DataParallelSync(dist::Communicator& comm, std::unique_ptr<dist::DataParallel> dp, std::string sharding,
+                   std::vector<torch::Tensor> buffers)
+      : comm_(comm), dp_(std::move(dp)), sharding_(std::move(sharding)), buffers_(std::move(buffers)) {}
 
   Result<std::unique_ptr<torch::optim::Optimizer>> makeOptimizer(const OptimConfig&) override {
     return dp_->steppingOptimizer();
+  }
+  void syncBuffers() override {
+    if (buffers_.empty()) return;
+    torch::NoGradGuard noGrad;
+    check(comm_.broadcast(buffers_, 0));
   }
   void prepareBackward() override { dp_->zeroGrad(); }
   void finishBackward() override { check(dp_->finishGradients()); }
@@ -72,6 +78,7 @@ class DataParallelSync : public GradSync {
   dist::Communicator& comm_;
   std::unique_ptr<dist::DataParallel> dp_;
   std::string sharding_;
+  std::vector<torch::Tensor> buffers_;  // floating-point buffers (BatchNorm running stats)
 };
 
 }  // namespace
@@ -88,7 +95,14 @@ Result<std::unique_ptr<GradSync>> makeGradSync(const Config& config, dist::Commu
       *comm, model.parameters(),
       [optim](std::vector<torch::Tensor> params) { return makeOptimizer(optim, std::move(params)); }, o);
   if (!dp.ok()) return dp.error();
-  return std::unique_ptr<GradSync>(new DataParallelSync(*comm, std::move(dp.value()), config.speedups.sharding));
+  std::vector<torch::Tensor> buffers;
+  for (const auto& [name, b] : model.namedBuffers())
+    if (b.is_floating_point()) buffers.push_back(b);
+  // Start from rank 0's buffers too (parameters are broadcast by DataParallel::create).
+  if (!buffers.empty())
+    if (auto st = comm->broadcast(buffers, 0); !st.ok()) return st.error();
+  return std::unique_ptr<GradSync>(
+      new DataParallelSync(*comm, std::move(dp.value()), config.speedups.sharding, std::move(buffers)));
 }
 
 }  // namespace wb::train

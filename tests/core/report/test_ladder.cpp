@@ -98,6 +98,21 @@ class TestLadder : public QObject {
     QCOMPARE(plan.back().config.speedups.devices, 1);
   }
 
+  void emulatedBf16IsSkippedWithTheReason() {
+    json caps = cpuCaps();
+    caps["speedups"]["precision"]["values"]["bf16-mixed"] = {
+        {"available", true}, {"native", false}, {"note", "this CPU has no AVX-512 BF16 or AMX"}};
+    auto plan = planLadder(wb::Config{}, caps, true);
+    const auto& prec = stepOf(plan, "precision");
+    QVERIFY(prec.skipped);
+    QVERIFY(QString::fromStdString(prec.note).contains(QStringLiteral("no AVX-512 BF16")));
+    QVERIFY(QString::fromStdString(prec.note).contains(QStringLiteral("speedups.precision=bf16-mixed")));
+    // Later steps do not carry bf16; with native bf16 the step runs.
+    QCOMPARE(QString::fromStdString(plan.back().config.speedups.precision), QStringLiteral("32-true"));
+    caps["speedups"]["precision"]["values"]["bf16-mixed"]["native"] = true;
+    QVERIFY(!stepOf(planLadder(wb::Config{}, caps, false), "precision").skipped);
+  }
+
   void cudaPlanUsesGpusAndFp16() {
     auto plan = planLadder(wb::Config{}, cudaCaps(), false);
     QVERIFY(!stepOf(plan, "pin_memory").skipped);

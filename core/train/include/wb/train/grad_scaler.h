@@ -16,6 +16,7 @@
 // does nothing, readScale() is 1.
 // Thread affinity: one training thread. The optimiser's parameters must be on `device`.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -46,6 +47,10 @@ class GradScaler {
   bool step(torch::optim::Optimizer& optimizer);
   // Updates the scale (after step()).
   void update();
+  // Several ranks: every rank must take the same decision, and under ZeRO each rank's optimiser
+  // sees only its shard's gradients. The reducer sums the found-inf flag across ranks (host
+  // double, in place) before step() decides.
+  void setFoundInfReducer(std::function<void(double*)> reducer) { reducer_ = std::move(reducer); }
   double readScale() const;
   int64_t skippedSteps() const { return skipped_; }
   // Skipped steps since the last taken one (the trainer's "stays non-finite" test).
@@ -64,7 +69,8 @@ class GradScaler {
   torch::Tensor found_inf_;      // float [1] on device
   int64_t skipped_ = 0;
   int64_t consecutive_ = 0;
-  bool unscaled_ = false;        // unscale() already ran since the last update()
+  bool unscaled_ = false;
+  std::function<void(double*)> reducer_;        // unscale() already ran since the last update()
 };
 
 }  // namespace wb::train

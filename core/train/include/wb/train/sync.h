@@ -22,6 +22,10 @@ class GradSync {
   virtual ~GradSync() = default;
   // The optimiser to step (for ZeRO: one that steps this rank's shard and gathers parameters).
   virtual Result<std::unique_ptr<torch::optim::Optimizer>> makeOptimizer(const OptimConfig& config) = 0;
+  // Before each forward: every rank takes rank 0's buffers (BatchNorm running statistics), as
+  // PyTorch's DDP does with broadcast_buffers=True, so evaluation and checkpoints agree. No-op
+  // for models without floating-point buffers.
+  virtual void syncBuffers() = 0;
   virtual void prepareBackward() = 0;
   // Waits for the gradient buckets; grads hold the mean over ranks afterwards.
   virtual void finishBackward() = 0;
