@@ -79,12 +79,13 @@ int main(int argc, char** argv) {
                {"step_ms", "Step ms", "ms"},
                {"comm_ms", "Comm ms/step", "ms"},
                {"overlap", "Overlapped share", "%"},
-               {"opt_bytes", "Optimiser state/rank", "bytes"},
+               {"opt_bytes", "Optimiser state per rank", "bytes"},
                {"peak", "Peak (rank 0)", "bytes"},
                {"acc", "Val acc", ""}};
   t.notes.push_back("Scaling efficiency = samples/s with N ranks / (N x samples/s with one).");
   t.notes.push_back("Comm ms/step: the training thread waiting for buckets (and ZeRO's parameter all-gather).");
-  t.notes.push_back("Optimiser state/rank: Adam's exp_avg + exp_avg_sq each rank holds (ZeRO: its shard only).");
+  t.notes.push_back("Optimiser state per rank (rank 0 / rank 1): Adam's exp_avg + exp_avg_sq each rank holds; under "
+                    "ZeRO only its shard's, sharded by whole tensors (largest first).");
   const Measured one = medianOf(runs[0]);
   for (size_t k = 0; k < rows.size(); ++k) {
     const Measured m = medianOf(runs[k]);
@@ -103,8 +104,9 @@ int main(int argc, char** argv) {
     cells.push_back(m.world > 1 ? Cell::num(wb::report::fmtFixed(m.comm_ms, 1), m.comm_ms) : Cell::str("-"));
     cells.push_back(m.world > 1 ? Cell::num(wb::report::fmtFixed(m.overlap * 100, 0) + " %", m.overlap * 100)
                                 : Cell::str("-"));
-    cells.push_back(m.opt_bytes > 0 ? Cell::num(wb::report::fmtBytes(m.opt_bytes), m.opt_bytes)
-                                    : Cell::str("all (one rank)"));
+    std::string perRank;
+    for (double b : m.opt_bytes_by_rank) perRank += (perRank.empty() ? "" : " / ") + wb::report::fmtBytes(b);
+    cells.push_back(m.opt_bytes > 0 ? Cell::num(perRank, m.opt_bytes) : Cell::str("all (one rank)"));
     cells.push_back(Cell::num(wb::report::fmtBytes(m.train_peak), m.train_peak));
     cells.push_back(Cell::num(wb::report::fmtAccuracy(m.best_acc), m.best_acc));
     t.rows.push_back(cells);

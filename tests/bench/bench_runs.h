@@ -43,7 +43,8 @@ struct Measured {
   double step_ms = 0;
   double comm_ms = 0;
   double overlap = 0;
-  double opt_bytes = 0;
+  double opt_bytes = 0;                 // the largest rank's optimiser state
+  std::vector<double> opt_bytes_by_rank;  // each rank's, from its last step event
 };
 
 inline Measured runOnce(const fs::path& root, const std::string& cli, const std::string& tag,
@@ -95,9 +96,13 @@ inline Measured runOnce(const fs::path& root, const std::string& cli, const std:
   std::vector<double> stepMs, commMs, overlap;
   for (const auto& ev : events) {
     const std::string type = ev.value("type", "");
-    if (type == "start" && ev.contains("dist"))
-      m.opt_bytes = std::max(m.opt_bytes, ev["dist"].value("optimizer_state_bytes", 0.0));
     if (type == "start") m.world = std::max(m.world, ev.value("world_size", 1));
+    // Optimiser state exists after the first step (Adam's is lazy): each rank's last step event.
+    if (type == "step" && ev.contains("comm") && ev["comm"].contains("optimizer_state_bytes")) {
+      const auto r = static_cast<size_t>(ev.value("rank", 0));
+      if (m.opt_bytes_by_rank.size() <= r) m.opt_bytes_by_rank.resize(r + 1, 0.0);
+      m.opt_bytes_by_rank[r] = ev["comm"].value("optimizer_state_bytes", 0.0);
+    }
     if (ev.value("rank", 0) != 0) continue;
     if (type == "step" && ev.contains("step_ms")) {
       stepMs.push_back(ev.value("step_ms", 0.0));
@@ -121,6 +126,7 @@ inline Measured runOnce(const fs::path& root, const std::string& cli, const std:
     for (double x : v) sum += x;
     return v.empty() ? 0.0 : sum / static_cast<double>(v.size());
   };
+  for (double b : m.opt_bytes_by_rank) m.opt_bytes = std::max(m.opt_bytes, b);
   m.step_ms = meanAfterFirst(stepMs);
   m.comm_ms = meanAfterFirst(commMs);
   m.overlap = meanAfterFirst(overlap);
@@ -148,6 +154,8 @@ inline Measured medianOf(const std::vector<Measured>& ms) {
   out.comm_ms = med([](const Measured& m) { return m.comm_ms; });
   out.overlap = med([](const Measured& m) { return m.overlap; });
   out.opt_bytes = med([](const Measured& m) { return m.opt_bytes; });
+  for (const auto& m : ms)
+    if (m.ok) out.opt_bytes_by_rank = m.opt_bytes_by_rank;  // deterministic: the same each repeat
   return out;
 }
 

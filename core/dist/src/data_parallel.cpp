@@ -588,7 +588,14 @@ std::string DataParallel::describe() const {
   std::ostringstream os;
   os << shardingName(d.options.sharding) << " over " << (d.grouped() ? backendName(d.comm.backend()) : "no group")
      << ", " << d.world() << " rank(s), " << d.buckets.size() << " bucket(s) (cap " << megabytes(d.options.bucket_bytes)
-     << "), optimiser state " << megabytes(optimizerStateBytes()) << " on this rank";
+     << ")";
+  // Before the first step a lazy optimiser (Adam) holds no state yet: say what this rank will step.
+  int64_t mine = 0, total = 0;
+  for (const auto& p : d.params) total += p.numel();
+  for (const auto& p : d.myParams()) mine += p.numel();
+  os << ", this rank steps " << mine << " of " << total << " parameters ("
+     << (total > 0 ? (100 * mine + total / 2) / total : 0) << " %; ZeRO shards whole tensors, largest first)";
+  if (optimizerStateBytes() > 0) os << ", optimiser state " << megabytes(optimizerStateBytes()) << " on this rank";
   if (d.options.sharding == Sharding::Zero2 && !d.native_rs)
     os << "; gradient memory not saved: " << (d.grouped() ? "Gloo has no reduce-scatter (emulated with all-reduce)" : "one process");
   return os.str();
