@@ -27,6 +27,20 @@
 namespace wb::ui {
 
 namespace {
+
+void fitLegendColumns(QCustomPlot* plot) {
+  QCPLegend* legend = plot->legend;
+  if (!legend) return;
+  int widest = 0;
+  for (int i = 0; i < legend->elementCount(); ++i)  // a re-flowed grid can hold empty cells
+    if (QCPLayoutElement* e = legend->elementAt(i)) widest = std::max(widest, e->minimumOuterSizeHint().width());
+  if (widest <= 0) return;
+  const int available = plot->width() - 24;
+  const int columns = std::clamp(available / (widest + legend->columnSpacing()), 1, 6);
+  if (columns == legend->wrap()) return;
+  legend->setWrap(columns);
+  legend->setFillOrder(legend->fillOrder(), true);  // re-flow the existing entries
+}
 constexpr int kReplotDelayMs = 40;  // at most ~25 replots per second, whatever the event rate
 constexpr double kMiB = 1024.0 * 1024.0;
 constexpr int kAntialiasLimit = 200000;
@@ -246,6 +260,9 @@ void LivePlots::buildTabs() {
     plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
     plot->legend->setWrap(4);
     plot->legend->setVisible(true);
+    // As many columns as the widest entry allows at this width, so long run names wrap to more
+    // rows instead of running off the edge (checked before every replot, resizes included).
+    connect(plot, &QCustomPlot::beforeReplot, plot, [plot] { fitLegendColumns(plot); });
     plot->plotLayout()->setRowStretchFactor(1, 0.001);
     tab->emptyText = new QCPItemText(plot);
     tab->emptyText->position->setType(QCPItemPosition::ptAxisRectRatio);
