@@ -297,11 +297,7 @@ int cmdWorker(const Argv& argv) {
   }
   if (!outcome.ok()) return fail(outcome.error());
 
-  json end = proto::makeEvent("end", rank, clock.seconds());
-  end["status"] = outcome->status;
-  end["summary"] = outcome->summary;
-  end["summary"]["status"] = outcome->status;
-  sink.write(end);
+  // summary.json before `end`, so a follower that sees the end can read the summary at once.
   if (!eventsOut && rank == 0) {
     json summary = outcome->summary;
     summary["status"] = outcome->status;
@@ -310,6 +306,11 @@ int cmdWorker(const Argv& argv) {
     summary["run_dir"] = run.root.string();
     (void)proto::writeJsonAtomic(run.summary(), summary);
   }
+  json end = proto::makeEvent("end", rank, clock.seconds());
+  end["status"] = outcome->status;
+  end["summary"] = outcome->summary;
+  end["summary"]["status"] = outcome->status;
+  sink.write(end);
   if (outcome->status == proto::kStatusCancelled) return 130;
   if (outcome->status == proto::kStatusDiverged) {
     std::fprintf(stderr, "rank %d: diverged: %s\n", rank, outcome->message.c_str());

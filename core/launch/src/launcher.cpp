@@ -372,11 +372,13 @@ Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options)
     if (failedRank >= 0) err["log_tail"] = summary["log_tail"];
     emit(err);
   }
+  // summary.json first: whoever sees `end` (the window, a script) can read it at once.
+  const Status written = proto::writeJsonAtomic(run.summary(), summary);
   json end = proto::makeEvent("end", -1, clock.seconds());
   end["status"] = status;
   end["summary"] = summary;
   emit(end);
-  if (auto st = proto::writeJsonAtomic(run.summary(), summary); !st.ok()) return st.error();
+  if (!written.ok()) return written.error();
 
   int rank0Code = r0 ? r0->exitCode : 1;
   if (failedRank >= 0) rank0Code = ranks[static_cast<size_t>(failedRank)].exitCode;
