@@ -215,7 +215,10 @@ void runOnce(report::LadderStepRuns& step, const fs::path& runDir) {
     else if (type == "error")
       std::fprintf(stderr, "    error: %s\n", ev.value("message", "").c_str());
   };
-  auto outcome = launch::launchRun(step.step.config, lo);
+  // The run's name says which step it is, so the window's run list and `compare` tell them apart.
+  Config config = step.step.config;
+  config.name += " / " + runDir.filename().string();
+  auto outcome = launch::launchRun(config, lo);
   if (!outcome.ok()) {
     step.failures.push_back(runDir.filename().string() + " could not start: " + outcome.error().message);
     std::fprintf(stderr, "    could not start: %s\n", outcome.error().message.c_str());

@@ -1,6 +1,7 @@
 #include "compare/speedup_chart.h"
 
 #include <QBuffer>
+#include <QEvent>
 #include <QFile>
 #include <QFileInfo>
 #include <QVBoxLayout>
@@ -26,12 +27,30 @@ void SpeedupChart::setBars(const wb::report::BarChartSpec& spec) {
   plot_->clearPlottables();
   plot_->clearItems();
   plot_->plotLayout()->clear();
+  // The window's palette (light or dark), like the live plots.
+  const QPalette pal = palette();
+  const QColor base = pal.color(QPalette::Base), ink = pal.color(QPalette::Text);
+  const QColor muted = pal.color(QPalette::PlaceholderText);
+  plot_->setBackground(base);
   auto* rect = new QCPAxisRect(plot_);
-  plot_->plotLayout()->addElement(0, 0, new QCPTextElement(plot_, QString::fromStdString(spec.title), QFont(font().family(), 11, QFont::Bold)));
+  rect->setBackground(base);
+  auto* title = new QCPTextElement(plot_, QString::fromStdString(spec.title), QFont(font().family(), 11, QFont::Bold));
+  title->setTextColor(ink);
+  plot_->plotLayout()->addElement(0, 0, title);
   plot_->plotLayout()->addElement(1, 0, rect);
   QCPAxis* x = rect->axis(QCPAxis::atBottom);
   QCPAxis* y = rect->axis(QCPAxis::atLeft);
   y->setLabel(QString::fromStdString(spec.y_label));
+  QColor grid = ink;
+  grid.setAlpha(40);
+  for (QCPAxis* axis : {x, y}) {
+    axis->setBasePen(QPen(ink));
+    axis->setTickPen(QPen(ink));
+    axis->setSubTickPen(QPen(ink));
+    axis->setTickLabelColor(ink);
+    axis->setLabelColor(ink);
+    axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
+  }
 
   auto* done = new QCPBars(x, y);
   done->setBrush(QColor(0x00, 0x72, 0xB2));
@@ -60,7 +79,7 @@ void SpeedupChart::setBars(const wb::report::BarChartSpec& spec) {
     if (!b.detail.empty()) label += QLatin1Char('\n') + QString::fromStdString(b.detail);
     text->setText(label);
     text->setTextAlignment(Qt::AlignHCenter);
-    text->setColor(b.skipped ? QColor(0x77, 0x77, 0x77) : QColor(0x22, 0x22, 0x22));
+    text->setColor(b.skipped ? muted : ink);
   }
   x->setTicker(ticker);
   x->setTickLabelRotation(spec.bars.size() > 4 ? -30 : 0);  // ends at the tick: the last label stays inside
@@ -81,9 +100,14 @@ void SpeedupChart::setBars(const wb::report::BarChartSpec& spec) {
     empty->position->setAxisRect(rect);
     empty->position->setCoords(0.5, 0.5);
     empty->setText(QStringLiteral("No speedups to show yet: tick runs and set a baseline, or run the ladder."));
-    empty->setColor(QColor(0x77, 0x77, 0x77));
+    empty->setColor(muted);
   }
   plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void SpeedupChart::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  if (event->type() == QEvent::PaletteChange) setBars(spec_);
 }
 
 bool SpeedupChart::save(const QString& path, QString* error) const {

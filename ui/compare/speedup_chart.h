@@ -29,6 +29,9 @@ class SpeedupChart : public QWidget {
   // By extension: .png, .pdf or .svg. False with a message naming the path when it fails.
   bool save(const QString& path, QString* error) const;
 
+ protected:
+  void changeEvent(QEvent* event) override;  // a new palette (View → Theme) redraws in its colours
+
  private:
   QCustomPlot* plot_;
   wb::report::BarChartSpec spec_;

@@ -85,7 +85,7 @@ RunsPanel::RunsPanel(RunsModel* model, RunQueue* queue, QWidget* parent)
   view_->verticalHeader()->setDefaultSectionSize(view_->fontMetrics().height() + 10);
   view_->setItemDelegateForColumn(RunsModel::ColProgress, new ProgressDelegate(view_));
   view_->setWordWrap(false);
-  view_->setTextElideMode(Qt::ElideRight);
+  view_->setTextElideMode(Qt::ElideMiddle);  // ladder runs share a name and differ at the end
   QHeaderView* h = view_->horizontalHeader();
   h->setSectionResizeMode(RunsModel::ColName, QHeaderView::Stretch);
   const QFontMetrics fm = view_->fontMetrics();
