@@ -16,6 +16,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "args.h"
+#include "experiment.h"
 #include "commands.h"
 #include "wb/common/fs.h"
 #include "wb/common/paths.h"
@@ -58,35 +59,6 @@ Options:
 Exit codes: 0 every step that could run produced a result, 1 a step failed, 2 bad config or
 usage, 130 cancelled (the tables so far are written).
 )";
-
-std::atomic<bool> g_stop{false};
-
-void onSignal(int) {
-  g_stop.store(true);
-  launch::requestStop();
-}
-
-void installSignalHandlers() {
-  struct sigaction sa {};
-  sa.sa_handler = onSignal;
-  sigemptyset(&sa.sa_mask);
-  ::sigaction(SIGINT, &sa, nullptr);
-  ::sigaction(SIGTERM, &sa, nullptr);
-  ::signal(SIGPIPE, SIG_IGN);
-}
-
-Result<Config> resolveConfig(const Args& args) {
-  json doc = json::object();
-  if (auto path = args.get("config")) {
-    auto text = readFile(*path);
-    if (!text.ok()) return makeError(Errc::InvalidConfig, *path + ": cannot open the config file (check the path)");
-    doc = json::parse(*text, nullptr, false);
-    if (doc.is_discarded()) return makeError(Errc::InvalidConfig, *path + ": not valid JSON");
-  }
-  for (const auto& s : args.all("set"))
-    if (auto st = proto::applyOverride(doc, s); !st.ok()) return st.error();
-  return proto::configFromJson(doc);
-}
 
 // ---- PNG: the chart's Drawing rasterised with OpenCV -----------------------------------------
 
@@ -318,25 +290,25 @@ int cmdLadder(const Argv& argv) {
     std::fprintf(stderr, "workbench-cli ladder: %s\n", out.error().message.c_str());
     return 1;
   }
-  installSignalHandlers();
+  installStopSignals();
   std::fprintf(stderr, "ladder -> %s (%zu steps, %d repeat(s) each)\n", out->c_str(), plan.size(), repeats);
 
   std::vector<report::LadderStepRuns> steps;
   for (const auto& s : plan) steps.push_back({s, {}, {}});
   bool failed = false;
-  for (size_t i = 0; i < steps.size() && !g_stop.load(); ++i) {
+  for (size_t i = 0; i < steps.size() && !stopFlag().load(); ++i) {
     auto& step = steps[i];
     std::fprintf(stderr, "[%zu/%zu] %s: %s%s\n", i + 1, steps.size(), step.step.key.c_str(), step.step.added.c_str(),
                  step.step.skipped ? (" — skipped: " + step.step.note).c_str() : "");
     if (step.step.skipped) continue;
-    for (int r = 1; r <= repeats && !g_stop.load(); ++r) {
+    for (int r = 1; r <= repeats && !stopFlag().load(); ++r) {
       std::string name = step.step.slug(static_cast<int>(i));
       if (repeats > 1) name += "-r" + std::to_string(r);
       runOnce(step, *out / "runs" / name);
     }
     bool ok = false;
     for (const auto& rec : step.runs) ok = ok || rec.status == "ok" || rec.status == "early-stopped";
-    failed = failed || (!ok && !g_stop.load());
+    failed = failed || (!ok && !stopFlag().load());
     // Rewrite the tables after every step: a cancelled ladder keeps what it measured.
     const auto ladder = report::summarizeLadder(steps, target);
     if (auto st = writeOutputs(*out, ladder, steps); !st.ok()) {
@@ -351,7 +323,7 @@ int cmdLadder(const Argv& argv) {
   }
   std::printf("%s\n", report::renderText(report::ladderTable(ladder)).c_str());
   std::printf("wrote %s/ladder.{md,csv,tex,json,html,svg,png} and the runs in %s/runs\n", out->c_str(), out->c_str());
-  if (g_stop.load()) {
+  if (stopFlag().load()) {
     std::fprintf(stderr, "ladder cancelled: the tables hold the steps that finished\n");
     return 130;
   }

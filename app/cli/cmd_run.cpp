@@ -12,6 +12,7 @@
 #include <torch/torch.h>
 
 #include "args.h"
+#include "experiment.h"
 #include "commands.h"
 #include "wb/common/paths.h"
 #include "wb/launch/launcher.h"
@@ -65,41 +66,6 @@ Options:
   --events-stdout      events as JSON Lines on stdout (the launcher reads them)
   --collective-timeout S  seconds (default 300)
 )";
-
-std::atomic<bool> g_stop{false};
-
-void onSignal(int) {
-  g_stop.store(true);
-  wb::launch::requestStop();
-}
-
-void installSignalHandlers() {
-  struct sigaction sa {};
-  sa.sa_handler = onSignal;
-  sigemptyset(&sa.sa_mask);
-  ::sigaction(SIGINT, &sa, nullptr);
-  ::sigaction(SIGTERM, &sa, nullptr);
-  ::signal(SIGPIPE, SIG_IGN);
-}
-
-// --config + --set into a Config; every problem at once, exit code 2 on failure.
-Result<Config> resolveConfig(const Args& args) {
-  json doc = json::object();
-  if (auto path = args.get("config")) {
-    std::ifstream in(*path);
-    if (!in) return makeError(Errc::InvalidConfig, *path + ": cannot open the config file (check the path)");
-    doc = json::parse(in, nullptr, false);
-    if (doc.is_discarded()) return makeError(Errc::InvalidConfig, *path + ": not valid JSON");
-  }
-  for (const auto& s : args.all("set"))
-    if (auto st = proto::applyOverride(doc, s); !st.ok()) return st.error();
-  auto config = proto::configFromJson(doc);
-  if (!config.ok()) {
-    std::string where = args.get("config") ? *args.get("config") + ":\n" : "";
-    return makeError(Errc::InvalidConfig, where + config.error().message);
-  }
-  return config;
-}
 
 std::string humanDuration(double s) {
   char buf[32];
@@ -192,7 +158,7 @@ int cmdRun(const Argv& argv) {
     std::fprintf(stderr, "workbench-cli run: invalid config for this machine:\n%s\n", formatFieldErrors(errs).c_str());
     return 2;
   }
-  installSignalHandlers();
+  installStopSignals();
   launch::LaunchOptions lo;
   lo.cli_path = selfPath();
   lo.runs_root = args.get("runs-root", "");
@@ -229,7 +195,7 @@ int cmdWorker(const Argv& argv) {
     std::fprintf(stderr, "workbench-cli worker: %s\n", args.error().c_str());
     return 2;
   }
-  installSignalHandlers();
+  installStopSignals();
   const bool eventsOut = args.has("events-stdout");
   proto::EventSink sink;
   Stopwatch clock;
@@ -285,7 +251,7 @@ int cmdWorker(const Argv& argv) {
   to.world_size = env->world_size;
   to.local_rank = env->local_rank;
   to.comm = comm->get();
-  to.stop_flag = &g_stop;
+  to.stop_flag = &stopFlag();
   train::Trainer trainer(to, sink);
   Result<train::TrainOutcome> outcome = makeError(Errc::Internal, "not run");
   try {

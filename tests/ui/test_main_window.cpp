@@ -27,26 +27,7 @@ namespace t = wb::ui::test;
 
 namespace {
 
-MainWindow::Options optionsFor(const QTemporaryDir& root) {
-  MainWindow::Options o;
-  o.runsRoot = root.path();
-  o.useSettings = false;
-  o.queryCli = false;
-  return o;
-}
-
-// The small real experiment: Fashion-MNIST subset, lenet, one epoch, frequent step events.
-json smallExperiment(const char* name) {
-  json doc = wb::proto::configToJson(wb::Config{});
-  doc["name"] = name;
-  doc["data"]["limit_train"] = 2000;
-  doc["data"]["limit_val"] = 500;
-  doc["model"]["name"] = "lenet";
-  doc["train"]["epochs"] = 1;
-  doc["train"]["log_every"] = 5;
-  doc["speedups"]["workers"] = 0;
-  return doc;
-}
+using t::smallExperiment;
 
 }  // namespace
 
@@ -61,7 +42,7 @@ class TestMainWindow : public QObject {
 
   void refusesAnInvalidSetup() {
     auto root = t::scratchRoot();
-    MainWindow w(optionsFor(root));
+    MainWindow w(t::windowOptions(root));
     w.show();
     QVERIFY(w.runAction()->isEnabled());
     auto* lr = w.setup()->findChild<QLineEdit*>(QStringLiteral("optim.lr"));
@@ -76,7 +57,7 @@ class TestMainWindow : public QObject {
 
   void launcherThatCannotStartFails() {
     auto root = t::scratchRoot();
-    MainWindow w(optionsFor(root));
+    MainWindow w(t::windowOptions(root));
     w.queue()->setCliPath(QStringLiteral("/nonexistent/workbench-cli"));
     w.setup()->setConfigJson(smallExperiment("nowhere"));
     Run* run = w.runExperiment();
@@ -90,7 +71,7 @@ class TestMainWindow : public QObject {
   void dropsOpenRunsDatasetsAndExperiments() {
     auto root = t::scratchRoot();
     auto other = t::scratchRoot();
-    MainWindow w(optionsFor(root));
+    MainWindow w(t::windowOptions(root));
     const QString runDir = t::writeRunDir(other.path(), QStringLiteral("copied-from-cluster"), QStringLiteral("cluster"),
                                           t::line(t::stepEvent(1, 2.0)), QStringLiteral("ok"));
     QVERIFY(w.openPath(runDir));
@@ -112,7 +93,7 @@ class TestMainWindow : public QObject {
 
   void experimentsSaveAndOpenAsCliJson() {
     auto root = t::scratchRoot();
-    MainWindow w(optionsFor(root));
+    MainWindow w(t::windowOptions(root));
     json doc = smallExperiment("saved");
     doc["speedups"]["precision"] = "bf16-mixed";
     w.setup()->setConfigJson(doc);
@@ -137,7 +118,7 @@ class TestMainWindow : public QObject {
   void lastSetupComesBack() {
     auto root = t::scratchRoot();
     QSettings().clear();
-    MainWindow::Options o = optionsFor(root);
+    MainWindow::Options o = t::windowOptions(root);
     o.useSettings = true;
     {
       MainWindow w(o);
@@ -157,7 +138,7 @@ class TestMainWindow : public QObject {
                                      t::line(t::stepEvent(1, 2.0)), QStringLiteral("ok"));
     t::writeRunDir(root.path(), QStringLiteral("20260102-000000-b-0002"), QStringLiteral("b"), t::line(t::stepEvent(1, 2.0)),
                    QStringLiteral("ok"));
-    MainWindow w(optionsFor(root));
+    MainWindow w(t::windowOptions(root));
     QCOMPARE(w.runs()->rowCount(), 2);
     Run* runA = w.runs()->findByDir(a);
     QVERIFY(runA);

@@ -24,26 +24,7 @@ namespace t = wb::ui::test;
 
 namespace {
 
-MainWindow::Options optionsFor(const QTemporaryDir& root) {
-  MainWindow::Options o;
-  o.runsRoot = root.path();
-  o.useSettings = false;
-  o.queryCli = false;
-  return o;
-}
-
-// The small real experiment: Fashion-MNIST subset, lenet, one epoch, frequent step events.
-json smallExperiment(const char* name) {
-  json doc = wb::proto::configToJson(wb::Config{});
-  doc["name"] = name;
-  doc["data"]["limit_train"] = 2000;
-  doc["data"]["limit_val"] = 500;
-  doc["model"]["name"] = "lenet";
-  doc["train"]["epochs"] = 1;
-  doc["train"]["log_every"] = 5;
-  doc["speedups"]["workers"] = 0;
-  return doc;
-}
+using t::smallExperiment;
 
 bool cliRunMissing(const Run* run) {
   return run->errorMessage().contains(QStringLiteral("not implemented")) ||
@@ -59,7 +40,7 @@ class TestWindowRuns : public QObject {
 
   void realRunFromTheWindowEndsOk() {
     auto root = t::scratchRoot();
-    MainWindow w(optionsFor(root));
+    MainWindow w(t::windowOptions(root));
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     w.setup()->setConfigJson(smallExperiment("window-run"));
@@ -87,7 +68,7 @@ class TestWindowRuns : public QObject {
 
   void killedLauncherShowsFailedAndWindowStaysUsable() {
     auto root = t::scratchRoot();
-    MainWindow w(optionsFor(root));
+    MainWindow w(t::windowOptions(root));
     w.show();
     w.setup()->setConfigJson(smallExperiment("to-be-killed"));
     Run* run = w.runExperiment();

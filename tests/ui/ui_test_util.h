@@ -14,6 +14,7 @@
 #include "wb/common/config.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/events.h"
+#include "window/main_window.h"
 
 namespace wb::ui::test {
 
@@ -35,6 +36,28 @@ inline QString cliPath() {
 inline void setUpEnvironment() {
   QStandardPaths::setTestModeEnabled(true);
   qputenv("WB_CLI", cliPath().toUtf8());
+}
+
+// A window on its own runs root: no saved settings, no capabilities query.
+inline MainWindow::Options windowOptions(const QTemporaryDir& root) {
+  MainWindow::Options o;
+  o.runsRoot = root.path();
+  o.useSettings = false;
+  o.queryCli = false;
+  return o;
+}
+
+// The small real experiment: Fashion-MNIST subset, lenet, one epoch, frequent step events.
+inline nlohmann::json smallExperiment(const char* name) {
+  nlohmann::json doc = wb::proto::configToJson(wb::Config{});
+  doc["name"] = name;
+  doc["data"]["limit_train"] = 2000;
+  doc["data"]["limit_val"] = 500;
+  doc["model"]["name"] = "lenet";
+  doc["train"]["epochs"] = 1;
+  doc["train"]["log_every"] = 5;
+  doc["speedups"]["workers"] = 0;
+  return doc;
 }
 
 // A scratch folder under $WB_RUNS_ROOT (or the temp dir), removed at the end of the test.
