@@ -6,6 +6,7 @@
 #include <csignal>
 #include <dirent.h>
 #include <fstream>
+#include <map>
 
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
@@ -62,10 +63,15 @@ class TestCliDist : public QObject {
     auto events = eventsOf(p.readAllStandardOutput());
     int starts = 0;
     double acc = 0;
+    int64_t parameters = 0;
+    std::map<int, int64_t> stateBytes;  // rank -> optimiser state it holds
     for (const auto& e : events) {
       const std::string type = e.value("type", "");
+      if (type == "step" && e.contains("comm") && e["comm"].value("optimizer_state_bytes", int64_t{0}) > 0)
+        stateBytes[e["rank"].get<int>()] = e["comm"]["optimizer_state_bytes"].get<int64_t>();
       if (type == "start") {
         ++starts;
+        parameters = e["model"]["parameters"].get<int64_t>();
         QCOMPARE(e["world_size"].get<int>(), 2);
         QVERIFY(e["speedups"]["sharding"]["active"].get<bool>());
         // Gloo emulates reduce-scatter: the start event says the gradient saving does not apply.
@@ -79,6 +85,12 @@ class TestCliDist : public QObject {
     }
     QCOMPARE(starts, 2);
     QVERIFY2(acc >= 0.70, std::to_string(acc).c_str());
+    // Each rank holds Adam's two fp32 values for half of lenet's parameters, to one element
+    // (ZeRO splits tensors between ranks; by whole tensors the halves were uneven).
+    QCOMPARE(int(stateBytes.size()), 2);
+    for (const auto& [rank, bytes] : stateBytes)
+      QVERIFY2(std::llabs(2 * bytes - 8 * parameters) <= 8,
+               qPrintable(QStringLiteral("rank %1 holds %2 bytes of %3").arg(rank).arg(bytes).arg(8 * parameters)));
   }
 
   void killingRank1FailsTheRunNamingItAndLeavesNoProcess() {

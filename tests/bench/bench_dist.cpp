@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
   t.notes.push_back("Scaling efficiency = samples/s with N ranks / (N x samples/s with one).");
   t.notes.push_back("Comm ms/step: the training thread waiting for buckets (and ZeRO's parameter all-gather).");
   t.notes.push_back("Optimiser state per rank (rank 0 / rank 1): Adam's exp_avg + exp_avg_sq each rank holds; under "
-                    "ZeRO only its shard's, sharded by whole tensors (largest first).");
+                    "ZeRO only for its equal range of the parameters laid end to end (tensors split between ranks).");
   const Measured one = medianOf(runs[0]);
   for (size_t k = 0; k < rows.size(); ++k) {
     const Measured m = medianOf(runs[k]);

@@ -29,14 +29,75 @@ std::string megabytes(int64_t bytes) {
   return os.str();
 }
 
-// Moves the states of `tensors` from one optimiser to another holding the same tensors.
-void moveStates(torch::optim::Optimizer& from, torch::optim::Optimizer& to, const std::vector<torch::Tensor>& tensors) {
-  auto& src = from.state();
-  auto& dst = to.state();
-  for (const auto& t : tensors) {
-    auto it = src.find(compat::optimizerStateKey(src, t));
-    if (it != src.end()) dst[compat::optimizerStateKey(dst, t)] = std::move(it->second);
+// ---- one parameter's optimiser state, cut into pieces and joined back ---------------------
+// LibTorch's per-parameter states (AdamParamState, SGDParamState, ...) have no generic accessor
+// but their serialize(): read and write them through an archive, field by field.
+using Fields = std::vector<std::pair<std::string, c10::IValue>>;
+
+Fields fieldsOf(const torch::optim::OptimizerParamState& state) {
+  torch::serialize::OutputArchive out;
+  state.serialize(out);
+  std::stringstream bytes;
+  out.save_to(bytes);
+  torch::serialize::InputArchive in;
+  in.load_from(bytes);
+  Fields fields;
+  for (const auto& key : in.keys()) {
+    if (key == "training") continue;  // every archive's module has it; not a state field
+    c10::IValue value;
+    in.read(key, value);
+    fields.emplace_back(key, std::move(value));
   }
+  return fields;
+}
+
+std::unique_ptr<torch::optim::OptimizerParamState> withFields(const torch::optim::OptimizerParamState& like,
+                                                              const Fields& fields) {
+  torch::serialize::OutputArchive out;
+  for (const auto& [key, value] : fields) out.write(key, value);
+  std::stringstream bytes;
+  out.save_to(bytes);
+  torch::serialize::InputArchive in;
+  in.load_from(bytes);
+  auto state = like.clone();
+  state->serialize(in);
+  return state;
+}
+
+bool isTensorOfShape(const c10::IValue& v, at::IntArrayRef shape) {
+  return v.isTensor() && v.toTensor().defined() && v.toTensor().sizes() == shape;
+}
+
+// The state of a whole tensor of `shape` from the states of its pieces (element order) of
+// `lengths`: element-wise state tensors (one value per element, 1-D in a piece) are
+// concatenated; other fields (step counts) are equal in every piece and taken from the first.
+std::unique_ptr<torch::optim::OptimizerParamState> joinStates(
+    const std::vector<const torch::optim::OptimizerParamState*>& parts, const std::vector<int64_t>& lengths,
+    at::IntArrayRef shape) {
+  std::vector<Fields> fields;
+  for (const auto* part : parts) fields.push_back(fieldsOf(*part));
+  Fields joined = fields.front();
+  for (auto& [key, value] : joined) {
+    if (!isTensorOfShape(value, {lengths.front()})) continue;
+    std::vector<torch::Tensor> pieces;
+    for (size_t j = 0; j < fields.size(); ++j) {
+      auto it = std::find_if(fields[j].begin(), fields[j].end(), [&](const auto& f) { return f.first == key; });
+      if (it == fields[j].end() || !isTensorOfShape(it->second, {lengths[j]}))
+        throw std::runtime_error("the pieces' states disagree on '" + key + "'");
+      pieces.push_back(it->second.toTensor());
+    }
+    value = torch::cat(pieces).view(shape);
+  }
+  return withFields(*parts.front(), joined);
+}
+
+// The state of elements [offset, offset + numel) of a tensor of `shape`, from its whole state.
+std::unique_ptr<torch::optim::OptimizerParamState> sliceState(const torch::optim::OptimizerParamState& whole,
+                                                              at::IntArrayRef shape, int64_t offset, int64_t numel) {
+  Fields fields = fieldsOf(whole);
+  for (auto& [key, value] : fields)
+    if (isTensorOfShape(value, shape)) value = value.toTensor().reshape(-1).narrow(0, offset, numel).clone();
+  return withFields(whole, fields);
 }
 
 }  // namespace
@@ -58,18 +119,23 @@ const char* shardingName(Sharding s) {
   }
 }
 
-std::vector<int> partitionBySize(const std::vector<int64_t>& sizes, int world_size) {
-  std::vector<size_t> order(sizes.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sizes[a] > sizes[b]; });
-  std::vector<int64_t> load(static_cast<size_t>(std::max(world_size, 1)), 0);
-  std::vector<int> owner(sizes.size(), 0);
-  for (size_t i : order) {
-    const auto r = static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());  // first = lowest rank
-    owner[i] = static_cast<int>(r);
-    load[r] += sizes[i];
+std::vector<std::vector<ShardPiece>> partitionFlat(const std::vector<int64_t>& numels, int world_size) {
+  const int64_t world = std::max(world_size, 1);
+  const int64_t total = std::accumulate(numels.begin(), numels.end(), int64_t{0});
+  const int64_t chunk = (total + world - 1) / world;
+  std::vector<std::vector<ShardPiece>> pieces(static_cast<size_t>(world));
+  int64_t start = 0;  // flat offset of tensor i
+  for (size_t i = 0; i < numels.size(); ++i) {
+    const int64_t end = start + numels[i];
+    for (int64_t at = start; at < end;) {
+      const int64_t rank = at / chunk;
+      const int64_t upto = std::min(end, (rank + 1) * chunk);
+      pieces[static_cast<size_t>(rank)].push_back(ShardPiece{i, at - start, upto - at});
+      at = upto;
+    }
+    start = end;
   }
-  return owner;
+  return pieces;
 }
 
 int64_t optimizerStateBytes(const torch::optim::Optimizer& optimizer) {
@@ -137,9 +203,18 @@ Status loadOptimizerState(torch::optim::Optimizer& optimizer, const std::string&
 
 namespace {
 
+// Elements [from, from + numel) of a flattened parameter at `at` in its bucket's flat tensor;
+// `rank` owns them (reduce-scatter layout) or is -1 (all-reduce: the whole tensor, one segment).
+struct Segment {
+  int64_t from = 0;
+  int64_t numel = 0;
+  int64_t at = 0;
+  int rank = -1;
+};
+
 struct Bucket {
   std::vector<size_t> params;     // indices into DataParallel::Impl::params, reverse parameter order
-  std::vector<int64_t> offsets;   // of each param in `flat`
+  std::vector<std::vector<Segment>> segments;  // per param (slot)
   int64_t flat_numel = 0;
   int64_t chunk = 0;              // reduce-scatter layout: per-rank chunk; flat = world * chunk
   torch::Tensor flat;             // all-reduce: persistent; reduce-scatter: this step's input
@@ -161,9 +236,12 @@ struct DataParallel::Impl {
   DataParallelOptions options;
   OptimizerFactory factory;
   std::vector<torch::Tensor> params;
-  std::vector<int> owner;
-  std::vector<std::vector<size_t>> shards;  // per rank, ascending parameter index
-  int64_t max_shard_numel = 1;
+  // ZeRO: every rank's pieces (partitionFlat) and this rank's as flat copies, which `inner` steps.
+  std::vector<std::vector<ShardPiece>> layout;
+  std::vector<torch::Tensor> pieces;
+  int64_t chunk = 1;               // elements in one rank's range (the all-gather's size)
+  std::vector<int64_t> owned;      // per param: elements this rank steps
+  std::vector<int64_t> owned_from; // per param: where they start in the flattened tensor
   std::unique_ptr<torch::optim::Optimizer> inner;
   bool native_rs = false;  // zero2 on a backend with reduce-scatter
 
@@ -186,20 +264,28 @@ struct DataParallel::Impl {
   bool sharded() const { return options.sharding != Sharding::Off; }
   bool grouped() const { return static_cast<bool>(ci.pg); }
 
-  std::vector<torch::Tensor> tensorsOf(const std::vector<size_t>& idx) const {
+  // Parameter i as a flat tensor sharing its storage (looked up each time: loading weights may
+  // give a parameter new storage).
+  torch::Tensor flat(size_t i) const { return params[i].detach().view(-1); }
+  torch::Tensor pieceOf(const ShardPiece& piece) const { return flat(piece.param).narrow(0, piece.offset, piece.numel); }
+  // Flat tensors shaped like rank r's pieces, for a throwaway optimiser over that shard.
+  std::vector<torch::Tensor> pieceTensors(int r) const {
     std::vector<torch::Tensor> out;
-    for (size_t i : idx) out.push_back(params[i]);
+    for (const auto& piece : layout[static_cast<size_t>(r)]) out.push_back(torch::empty({piece.numel}, params.front().options()));
     return out;
   }
-  std::vector<torch::Tensor> myParams() const { return sharded() ? tensorsOf(shards[rank()]) : params; }
+  bool partlyOwned(size_t i) const { return owned[i] > 0 && owned[i] < params[i].numel(); }
 
+  void partition();
   void layOutBuckets();
   void onGradReady(size_t i);
   void copyIn(size_t i);
   void launchInOrder();
   void launch(size_t b);
+  void setGrad(size_t i, const torch::Tensor& flat_values, const Segment& segment);
   void copyOut();
   void resetStep();
+  Status stepShard();
   Status gatherParameters();
 };
 
@@ -242,6 +328,25 @@ struct GradReadyHook final : torch::autograd::FunctionPostHook {
 
 }  // namespace
 
+void DataParallel::Impl::partition() {
+  owned.assign(params.size(), 0);
+  owned_from.assign(params.size(), 0);
+  if (!sharded()) {
+    for (size_t i = 0; i < params.size(); ++i) owned[i] = params[i].numel();
+    return;
+  }
+  std::vector<int64_t> numels;
+  for (const auto& p : params) numels.push_back(p.numel());
+  layout = partitionFlat(numels, world());
+  const int64_t total = std::accumulate(numels.begin(), numels.end(), int64_t{0});
+  chunk = std::max<int64_t>(1, (total + world() - 1) / world());
+  for (const auto& piece : layout[static_cast<size_t>(rank())]) {
+    owned[piece.param] = piece.numel;
+    owned_from[piece.param] = piece.offset;
+    pieces.push_back(torch::empty({piece.numel}, params.front().options()));
+  }
+}
+
 void DataParallel::Impl::layOutBuckets() {
   const int64_t elem = static_cast<int64_t>(params.front().element_size());
   int64_t cap = std::max<int64_t>(1, options.first_bucket_bytes);
@@ -261,30 +366,42 @@ void DataParallel::Impl::layOutBuckets() {
   }
   if (!current.params.empty()) close();
 
+  // Reduce-scatter: each parameter's pieces by owner rank.
+  std::vector<std::vector<Segment>> parts(params.size());
+  if (native_rs)
+    for (int r = 0; r < world(); ++r)
+      for (const auto& piece : layout[static_cast<size_t>(r)])
+        parts[piece.param].push_back(Segment{piece.offset, piece.numel, 0, r});
+
   bucket_of.assign(params.size(), 0);
   slot_of.assign(params.size(), 0);
   auto dev = params.front().options();
   for (size_t b = 0; b < buckets.size(); ++b) {
     Bucket& B = buckets[b];
-    B.offsets.assign(B.params.size(), 0);
+    B.segments.assign(B.params.size(), {});
     if (native_rs) {
-      // Chunk r holds the params rank r owns, padded to the largest chunk.
+      // Chunk r holds the elements rank r owns, padded to the largest chunk.
       std::vector<int64_t> fill(static_cast<size_t>(world()), 0);
-      for (size_t i : B.params) fill[owner[i]] += params[i].numel();
+      for (size_t i : B.params)
+        for (const Segment& seg : parts[i]) fill[static_cast<size_t>(seg.rank)] += seg.numel;
       B.chunk = std::max<int64_t>(1, *std::max_element(fill.begin(), fill.end()));
       std::fill(fill.begin(), fill.end(), 0);
       for (size_t s = 0; s < B.params.size(); ++s) {
-        const size_t i = B.params[s];
-        B.offsets[s] = owner[i] * B.chunk + fill[owner[i]];
-        fill[owner[i]] += params[i].numel();
+        for (Segment seg : parts[B.params[s]]) {
+          int64_t& f = fill[static_cast<size_t>(seg.rank)];
+          seg.at = seg.rank * B.chunk + f;
+          f += seg.numel;
+          B.segments[s].push_back(seg);
+        }
       }
       B.flat_numel = world() * B.chunk;
       B.out = torch::empty({B.chunk}, dev);
     } else {
       int64_t off = 0;
       for (size_t s = 0; s < B.params.size(); ++s) {
-        B.offsets[s] = off;
-        off += params[B.params[s]].numel();
+        const int64_t n = params[B.params[s]].numel();
+        B.segments[s].push_back(Segment{0, n, off, -1});
+        off += n;
       }
       B.flat_numel = off;
       B.flat = torch::zeros({off}, dev);
@@ -303,12 +420,14 @@ void DataParallel::Impl::copyIn(size_t i) {
   Bucket& B = buckets[bucket_of[i]];
   const torch::Tensor& p = params[i];
   if (!B.flat.defined()) B.flat = torch::zeros({B.flat_numel}, p.options());  // reduce-scatter input
-  auto dst = B.flat.narrow(0, B.offsets[slot_of[i]], p.numel()).view(p.sizes());
   const torch::Tensor& g = p.grad();
-  if (g.defined()) dst.copy_(g);
-  else dst.zero_();
-  // zero2: the bucket holds the data now; a rank keeps only its own shard's gradients.
-  if (options.sharding == Sharding::Zero2 && owner[i] != rank()) p.mutable_grad().reset();
+  for (const Segment& seg : B.segments[slot_of[i]]) {
+    auto dst = B.flat.narrow(0, seg.at, seg.numel);
+    if (g.defined()) dst.copy_(g.reshape(-1).narrow(0, seg.from, seg.numel));
+    else dst.zero_();
+  }
+  // zero2: the bucket holds the data now; a rank keeps only the gradients of its range.
+  if (options.sharding == Sharding::Zero2 && owned[i] == 0) p.mutable_grad().reset();
 }
 
 void DataParallel::Impl::onGradReady(size_t i) {
@@ -356,28 +475,34 @@ void DataParallel::Impl::launch(size_t b) {
   }
 }
 
+// Writes `values` (the bucket's averaged sums for `segment`) into params[i].grad. Under zero2 a
+// tensor split between ranks keeps zeros outside this rank's part.
+void DataParallel::Impl::setGrad(size_t i, const torch::Tensor& values, const Segment& segment) {
+  torch::Tensor& g = params[i].mutable_grad();
+  const bool keep_part = options.sharding == Sharding::Zero2 && partlyOwned(i);
+  if (!g.defined() || !g.is_contiguous()) g = torch::zeros_like(params[i], at::MemoryFormat::Contiguous);
+  auto dst = g.view(-1);
+  if (keep_part) dst.zero_();
+  const int64_t from = keep_part ? owned_from[i] : segment.from;
+  const int64_t n = keep_part ? owned[i] : segment.numel;
+  dst.narrow(0, from, n).copy_(values.narrow(0, from - segment.from, n));
+}
+
 void DataParallel::Impl::copyOut() {
   torch::NoGradGuard no_grad;
-  auto setGrad = [&](size_t i, const torch::Tensor& src) {
-    torch::Tensor& g = params[i].mutable_grad();
-    auto v = src.view(params[i].sizes());
-    if (g.defined()) g.copy_(v);
-    else g = v.clone();
-  };
   for (Bucket& B : buckets) {
     if (native_rs) {
       B.out.div_(world());
-      for (size_t s = 0; s < B.params.size(); ++s) {
-        const size_t i = B.params[s];
-        if (owner[i] != rank()) continue;
-        setGrad(i, B.out.narrow(0, B.offsets[s] - rank() * B.chunk, params[i].numel()));
-      }
+      for (size_t s = 0; s < B.params.size(); ++s)
+        for (const Segment& seg : B.segments[s])
+          if (seg.rank == rank()) setGrad(B.params[s], B.out.narrow(0, seg.at - rank() * B.chunk, seg.numel), seg);
     } else {
       B.flat.div_(world());
       for (size_t s = 0; s < B.params.size(); ++s) {
         const size_t i = B.params[s];
-        if (options.sharding == Sharding::Zero2 && owner[i] != rank()) continue;
-        setGrad(i, B.flat.narrow(0, B.offsets[s], params[i].numel()));
+        if (options.sharding == Sharding::Zero2 && owned[i] == 0) continue;
+        const Segment& seg = B.segments[s].front();
+        setGrad(i, B.flat.narrow(0, seg.at, seg.numel), seg);
       }
     }
   }
@@ -395,18 +520,42 @@ void DataParallel::Impl::resetStep() {
   hook_error.reset();
 }
 
+// ZeRO: copies this rank's range into its pieces with the averaged gradients, steps them and
+// writes the result back into the parameters.
+Status DataParallel::Impl::stepShard() {
+  if (!inner) return {};
+  torch::NoGradGuard no_grad;
+  const auto& mine = layout[static_cast<size_t>(rank())];
+  try {
+    for (size_t k = 0; k < mine.size(); ++k) {
+      pieces[k].copy_(pieceOf(mine[k]));
+      const torch::Tensor& g = params[mine[k].param].grad();
+      if (g.defined()) pieces[k].mutable_grad() = g.reshape(-1).narrow(0, mine[k].offset, mine[k].numel);
+      else pieces[k].mutable_grad().reset();
+    }
+    inner->step();
+    for (size_t k = 0; k < mine.size(); ++k) {
+      pieceOf(mine[k]).copy_(pieces[k]);
+      pieces[k].mutable_grad().reset();
+    }
+  } catch (const std::exception& e) {
+    return makeError(Errc::Internal, "rank " + std::to_string(rank()) + ": optimiser step failed: " + shortWhat(e));
+  }
+  return {};
+}
+
 Status DataParallel::Impl::gatherParameters() {
   torch::NoGradGuard no_grad;
   const auto opts = params.front().options();
-  auto mine = torch::zeros({max_shard_numel}, opts);
+  auto mine = torch::zeros({chunk}, opts);
   int64_t off = 0;
-  for (size_t i : shards[rank()]) {
-    mine.narrow(0, off, params[i].numel()).copy_(params[i].detach().reshape(-1));
-    off += params[i].numel();
+  for (const auto& piece : layout[static_cast<size_t>(rank())]) {
+    mine.narrow(0, off, piece.numel).copy_(pieceOf(piece));
+    off += piece.numel;
   }
   std::vector<torch::Tensor> in{mine};
   std::vector<std::vector<torch::Tensor>> out(1);
-  for (int r = 0; r < world(); ++r) out[0].push_back(torch::empty({max_shard_numel}, opts));
+  for (int r = 0; r < world(); ++r) out[0].push_back(torch::empty({chunk}, opts));
   try {
     if (auto st = waitWork(ci, "parameter all-gather", ci.pg->allgather(out, in)); !st) return st;
   } catch (const std::exception& e) {
@@ -415,12 +564,12 @@ Status DataParallel::Impl::gatherParameters() {
   for (int r = 0; r < world(); ++r) {
     if (r == rank()) continue;
     off = 0;
-    for (size_t i : shards[static_cast<size_t>(r)]) {
-      params[i].detach().copy_(out[0][static_cast<size_t>(r)].narrow(0, off, params[i].numel()).view(params[i].sizes()));
-      off += params[i].numel();
+    for (const auto& piece : layout[static_cast<size_t>(r)]) {
+      pieceOf(piece).copy_(out[0][static_cast<size_t>(r)].narrow(0, off, piece.numel));
+      off += piece.numel;
     }
   }
-  last.bytes_gathered = static_cast<int64_t>(world()) * max_shard_numel * static_cast<int64_t>(mine.element_size());
+  last.bytes_gathered = static_cast<int64_t>(world()) * chunk * static_cast<int64_t>(mine.element_size());
   return {};
 }
 
@@ -442,6 +591,8 @@ Result<std::unique_ptr<DataParallel>> DataParallel::create(Communicator& comm, s
     const std::string which = "parameter " + std::to_string(i);
     if (!p.defined() || !p.requires_grad() || !p.is_leaf())
       return invalid("DataParallel: " + which + " is not a leaf tensor that requires grad; pass only trainable parameters");
+    if (!p.is_contiguous())
+      return invalid("DataParallel: " + which + " is not contiguous; make the model's parameters contiguous first");
     if (p.scalar_type() != params[0].scalar_type() || p.device() != params[0].device())
       return invalid("DataParallel: " + which + " is " + std::string(c10::toString(p.scalar_type())) + " on " +
                      p.device().str() + " but parameter 0 is " + c10::toString(params[0].scalar_type()) + " on " +
@@ -457,26 +608,11 @@ Result<std::unique_ptr<DataParallel>> DataParallel::create(Communicator& comm, s
   if (options.broadcast_parameters)
     if (auto st = comm.broadcast(d.params, 0); !st) return st.error();
 
-  const int W = comm.worldSize();
-  if (d.sharded()) {
-    std::vector<int64_t> sizes;
-    for (const auto& p : d.params) sizes.push_back(p.numel());
-    d.owner = partitionBySize(sizes, W);
-  } else {
-    d.owner.assign(d.params.size(), comm.rank());
-  }
-  d.shards.assign(static_cast<size_t>(W), {});
-  std::vector<int64_t> shard_numel(static_cast<size_t>(W), 0);
-  for (size_t i = 0; i < d.params.size(); ++i) {
-    d.shards[static_cast<size_t>(d.owner[i])].push_back(i);
-    shard_numel[static_cast<size_t>(d.owner[i])] += d.params[i].numel();
-  }
-  d.max_shard_numel = std::max<int64_t>(1, *std::max_element(shard_numel.begin(), shard_numel.end()));
   d.native_rs = options.sharding == Sharding::Zero2 && comm.nativeReduceScatter();
-
-  auto mine = d.myParams();
-  if (!mine.empty()) {
-    auto built = d.factory(mine);
+  d.partition();
+  auto stepped = d.sharded() ? d.pieces : d.params;
+  if (!stepped.empty()) {
+    auto built = d.factory(stepped);
     if (!built) return built.error();
     d.inner = std::move(*built);
   }
@@ -547,7 +683,9 @@ Status DataParallel::finishGradients() {
 
 Status DataParallel::step() {
   Impl& d = *impl_;
-  if (d.inner) {
+  if (d.sharded()) {
+    if (auto st = d.stepShard(); !st) return st;
+  } else if (d.inner) {
     try {
       d.inner->step();
     } catch (const std::exception& e) {
@@ -580,7 +718,7 @@ int64_t DataParallel::optimizerStateBytes() const {
 bool DataParallel::gradientMemorySaved() const { return impl_->native_rs; }
 Sharding DataParallel::sharding() const { return impl_->options.sharding; }
 int DataParallel::numBuckets() const { return static_cast<int>(impl_->buckets.size()); }
-int DataParallel::ownerOf(size_t i) const { return impl_->owner.at(i); }
+int64_t DataParallel::ownedNumel(size_t i) const { return impl_->owned.at(i); }
 torch::optim::Optimizer* DataParallel::optimizer() { return impl_->inner.get(); }
 
 std::string DataParallel::describe() const {
@@ -592,9 +730,10 @@ std::string DataParallel::describe() const {
   // Before the first step a lazy optimiser (Adam) holds no state yet: say what this rank will step.
   int64_t mine = 0, total = 0;
   for (const auto& p : d.params) total += p.numel();
-  for (const auto& p : d.myParams()) mine += p.numel();
+  for (int64_t n : d.owned) mine += n;
   os << ", this rank steps " << mine << " of " << total << " parameters ("
-     << (total > 0 ? (100 * mine + total / 2) / total : 0) << " %; ZeRO shards whole tensors, largest first)";
+     << (total > 0 ? (100 * mine + total / 2) / total : 0) << " %"
+     << (d.sharded() ? "; ZeRO cuts the parameters, laid end to end, into equal ranges" : "") << ")";
   if (optimizerStateBytes() > 0) os << ", optimiser state " << megabytes(optimizerStateBytes()) << " on this rank";
   if (d.options.sharding == Sharding::Zero2 && !d.native_rs)
     os << "; gradient memory not saved: " << (d.grouped() ? "Gloo has no reduce-scatter (emulated with all-reduce)" : "one process");
@@ -621,16 +760,39 @@ Result<std::string> DataParallel::consolidatedOptimizerState() {
   if (!all) return all.error();
   auto full = d.factory(d.params);
   if (!full) return full.error();
+  // Every rank's shard state, loaded into a throwaway optimiser over tensors shaped like its pieces.
+  std::vector<std::unique_ptr<torch::optim::Optimizer>> shards;
+  std::vector<std::vector<const torch::optim::OptimizerParamState*>> parts(d.params.size());
+  std::vector<std::vector<int64_t>> lengths(d.params.size());
   for (int r = 0; r < d.world(); ++r) {
     const auto& bytes = (*all)[static_cast<size_t>(r)];
-    const auto& shard = d.shards[static_cast<size_t>(r)];
-    if (shard.empty() || bytes.empty()) continue;
-    auto tensors = d.tensorsOf(shard);
-    auto part = d.factory(tensors);
-    if (!part) return part.error();
-    if (auto st = wb::dist::loadOptimizerState(**part, bytes); !st)
+    const auto& layout = d.layout[static_cast<size_t>(r)];
+    if (layout.empty() || bytes.empty()) continue;
+    auto tensors = d.pieceTensors(r);
+    auto shard = d.factory(tensors);
+    if (!shard) return shard.error();
+    if (auto st = wb::dist::loadOptimizerState(**shard, bytes); !st)
       return makeError(Errc::Checkpoint, "optimiser shard of rank " + std::to_string(r) + ": " + st.error().message);
-    moveStates(**part, **full, tensors);
+    const auto& state = (*shard)->state();
+    for (size_t k = 0; k < layout.size(); ++k) {
+      auto it = state.find(compat::optimizerStateKey(state, tensors[k]));
+      if (it == state.end()) continue;  // not stepped yet (lazy state)
+      parts[layout[k].param].push_back(it->second.get());
+      lengths[layout[k].param].push_back(layout[k].numel);
+    }
+    shards.push_back(std::move(*shard));
+  }
+  auto& state = (*full)->state();
+  for (size_t i = 0; i < d.params.size(); ++i) {
+    if (parts[i].empty()) continue;
+    const int64_t covered = std::accumulate(lengths[i].begin(), lengths[i].end(), int64_t{0});
+    try {
+      if (covered != d.params[i].numel()) throw std::runtime_error("the shards hold state for only part of it");
+      state[compat::optimizerStateKey(state, d.params[i])] = joinStates(parts[i], lengths[i], d.params[i].sizes());
+    } catch (const std::exception& e) {
+      return makeError(Errc::Checkpoint, "rank " + std::to_string(d.rank()) + ": joining the optimiser state of parameter " +
+                                             std::to_string(i) + " from its shards failed: " + shortWhat(e));
+    }
   }
   return saveOptimizerState(**full);
 }
@@ -644,9 +806,21 @@ Status DataParallel::loadOptimizerState(const std::string& bytes) {
   auto full = d.factory(d.params);
   if (!full) return full.error();
   if (auto st = wb::dist::loadOptimizerState(**full, bytes); !st) return st;
-  if (d.inner) {
-    d.inner->state().clear();
-    moveStates(**full, *d.inner, d.myParams());
+  if (!d.inner) return {};
+  auto& dst = d.inner->state();
+  dst.clear();
+  const auto& src = (*full)->state();
+  const auto& mine = d.layout[static_cast<size_t>(d.rank())];
+  for (size_t k = 0; k < mine.size(); ++k) {
+    const torch::Tensor& p = d.params[mine[k].param];
+    auto it = src.find(compat::optimizerStateKey(src, p));
+    if (it == src.end()) continue;
+    try {
+      dst[compat::optimizerStateKey(dst, d.pieces[k])] = sliceState(*it->second, p.sizes(), mine[k].offset, mine[k].numel);
+    } catch (const std::exception& e) {
+      return makeError(Errc::Checkpoint, "rank " + std::to_string(d.rank()) + ": cutting the optimiser state of parameter " +
+                                             std::to_string(mine[k].param) + " into this rank's shard failed: " + shortWhat(e));
+    }
   }
   return {};
 }

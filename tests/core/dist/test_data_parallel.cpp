@@ -1,6 +1,7 @@
 // DataParallel: DDP and ZeRO-1/2 across two real processes on loopback give the parameters of one
-// process training on the global batch; optimiser state is sharded (≈ 1/2 per rank) and
-// consolidates into one unsharded state that resumes unsharded, and loads back into shards.
+// process training on the global batch; optimiser state is sharded (½ per rank, even though one
+// tensor holds most of the parameters, so ZeRO splits it between the ranks) and consolidates into
+// one unsharded state that resumes unsharded, and loads back into shards.
 #include <cstdlib>
 #include <fstream>
 #include <numeric>
@@ -19,10 +20,19 @@ namespace {
 constexpr uint64_t kSeed = 7;
 constexpr int kGlobalBatch = 32;
 
+// Lopsided like real models (mnist-cnn's fc1 holds 98 % of its parameters): the 400x48 layer
+// holds 68 %, so sharding whole tensors cannot give each rank half.
+// In float64: Adam moves every element by about lr whatever its gradient's size, so in fp32 the
+// summation-order differences of two half-batch means vs one mean (~1e-8) turn into 1e-4 on
+// elements whose gradient is nearly zero, hiding what the comparison is about.
+constexpr auto kDtype = torch::kDouble;
+constexpr int64_t kElementBytes = 8;
+
 torch::nn::Sequential makeNet() {
-  return torch::nn::Sequential(torch::nn::Linear(20, 48), torch::nn::ReLU(), torch::nn::Linear(48, 48),
-                               torch::nn::ReLU(), torch::nn::Linear(48, 48), torch::nn::ReLU(),
-                               torch::nn::Linear(48, 10));
+  torch::nn::Sequential net(torch::nn::Linear(20, 400), torch::nn::ReLU(), torch::nn::Linear(400, 48), torch::nn::ReLU(),
+                            torch::nn::Linear(48, 10));
+  net->to(kDtype);
+  return net;
 }
 
 wb::dist::OptimizerFactory factoryFor(const std::string& name) {
@@ -38,7 +48,7 @@ wb::dist::OptimizerFactory factoryFor(const std::string& name) {
 // The global batch of step s (same on every rank); rank r trains on rows [r*b, (r+1)*b).
 std::pair<torch::Tensor, torch::Tensor> globalBatch(int s) {
   torch::manual_seed(5000 + s);
-  auto x = torch::randn({kGlobalBatch, 20});
+  auto x = torch::randn({kGlobalBatch, 20}, kDtype);
   auto y = torch::randint(0, 10, {kGlobalBatch}, torch::kLong);
   return {x, y};
 }
@@ -98,12 +108,20 @@ int trainStep(torch::nn::Sequential& net, DataParallel& dp, int s, int rank, int
   if (auto st = dp.finishGradients(); !st) return fail(st.error().message);
   if (report) {
     int held = 0, owned = 0;
+    int64_t ownedNumel = 0, nonzeroOutside = 0;
     const auto params = net->parameters();
     for (size_t i = 0; i < params.size(); ++i) {
       held += params[i].grad().defined() ? 1 : 0;
-      owned += dp.ownerOf(i) == rank ? 1 : 0;
+      owned += dp.ownedNumel(i) > 0 ? 1 : 0;
+      ownedNumel += dp.ownedNumel(i);
+      if (params[i].grad().defined()) nonzeroOutside += params[i].grad().ne(0).sum().item<int64_t>();
     }
-    std::printf("grads_held=%d\nowned=%d\n", held, owned);
+    // Gradient elements this rank holds beyond its range (zero2: none; else all but its range).
+    const auto layout = wb::dist::partitionFlat(numels(params), world);
+    for (const auto& piece : layout[static_cast<size_t>(rank)])
+      nonzeroOutside -= params[piece.param].grad().reshape(-1).narrow(0, piece.offset, piece.numel).ne(0).sum().item<int64_t>();
+    std::printf("grads_held=%d\nowned=%d\nowned_numel=%lld\nnonzero_grads_outside=%lld\n", held, owned,
+                static_cast<long long>(ownedNumel), static_cast<long long>(nonzeroOutside));
   }
   if (auto st = dp.step(); !st) return fail(st.error().message);
   if (report) {
@@ -184,21 +202,40 @@ class TestDataParallel : public QObject {
  private Q_SLOTS:
   void initTestCase() { at::set_num_threads(1); }
 
-  void partitionIsDeterministicAndBalanced() {
-    const std::vector<int64_t> sizes{960, 48, 2304, 48, 2304, 48, 480, 10};
-    const auto owners = wb::dist::partitionBySize(sizes, 2);
-    QCOMPARE(owners, (std::vector<int>{0, 1, 0, 1, 1, 1, 1, 1}));  // largest first onto the lighter rank
-    QCOMPARE(wb::dist::partitionBySize(sizes, 2), owners);
+  void partitionCutsTheFlatParametersIntoEqualRanges() {
+    // mnist-cnn's tensors: fc1.weight alone is 98 % of the elements, and it is split.
+    const std::vector<int64_t> cnn{288, 32, 18432, 64, 1179648, 128, 1280, 10};
+    const auto two = wb::dist::partitionFlat(cnn, 2);
+    QCOMPARE(two.size(), size_t{2});
+    QCOMPARE(two[0].size(), size_t{5});  // conv1 w/b, conv2 w/b, the first part of fc1.weight
+    QCOMPARE(two[0].back().param, size_t{4});
+    QCOMPARE(two[0].back().offset, int64_t{0});
+    QCOMPARE(two[1].front().param, size_t{4});
+    QCOMPARE(two[1].front().offset, two[0].back().numel);
     torch::manual_seed(3);
-    auto random = torch::randint(1, 10000, {40}, torch::kLong);
+    auto random = torch::randint(0, 10000, {40}, torch::kLong);
     std::vector<int64_t> rs(random.data_ptr<int64_t>(), random.data_ptr<int64_t>() + 40);
-    for (int world : {2, 3, 8}) {
-      const auto o = wb::dist::partitionBySize(rs, world);
-      std::vector<int64_t> load(world, 0);
-      for (size_t i = 0; i < rs.size(); ++i) load[o[i]] += rs[i];
-      const int64_t total = std::accumulate(load.begin(), load.end(), int64_t{0});
-      const int64_t largest = *std::max_element(rs.begin(), rs.end());
-      for (int64_t l : load) QVERIFY(l <= total / world + largest);
+    for (const auto& sizes : {cnn, rs, std::vector<int64_t>{3, 0, 2}}) {
+      const int64_t total = std::accumulate(sizes.begin(), sizes.end(), int64_t{0});
+      for (int world : {1, 2, 3, 8}) {
+        const auto parts = wb::dist::partitionFlat(sizes, world);
+        QCOMPARE(int(parts.size()), world);
+        QCOMPARE(wb::dist::partitionFlat(sizes, world).back().size(), parts.back().size());  // deterministic
+        // Every element exactly once, in order; each rank holds ceil(total / world) or the rest.
+        std::vector<int64_t> next(sizes.size(), 0);
+        const int64_t chunk = (total + world - 1) / world;
+        for (int r = 0; r < world; ++r) {
+          int64_t n = 0;
+          for (const auto& piece : parts[r]) {
+            QVERIFY(piece.numel > 0);
+            QCOMPARE(piece.offset, next[piece.param]);
+            next[piece.param] += piece.numel;
+            n += piece.numel;
+          }
+          QCOMPARE(n, std::clamp<int64_t>(total - r * chunk, 0, chunk));
+        }
+        QCOMPARE(next, sizes);
+      }
     }
   }
 
@@ -208,7 +245,7 @@ class TestDataParallel : public QObject {
     const std::string bytes = wb::dist::saveOptimizerState(*ref.opt);
     int64_t numel = 0;
     for (const auto& p : ref.net->parameters()) numel += p.numel();
-    QCOMPARE(wb::dist::optimizerStateBytes(*ref.opt), 2 * 4 * numel);  // exp_avg + exp_avg_sq, fp32
+    QCOMPARE(wb::dist::optimizerStateBytes(*ref.opt), 2 * kElementBytes * numel);  // exp_avg + exp_avg_sq
 
     Reference copy("adam", kSeed + 1);
     QVERIFY(wb::dist::loadOptimizerState(*copy.opt, bytes).ok());
@@ -266,6 +303,7 @@ class TestDataParallel : public QObject {
     QTest::newRow("ddp adam, resumed as zero1") << QStringLiteral("off") << QStringLiteral("adam") << QStringLiteral("zero1");
     QTest::newRow("zero1 adam, resumed as zero2") << QStringLiteral("zero1") << QStringLiteral("adam") << QStringLiteral("zero2");
     QTest::newRow("zero2 adam, resumed unsharded") << QStringLiteral("zero2") << QStringLiteral("adam") << QStringLiteral("off");
+    QTest::newRow("zero2 sgd, resumed as zero1") << QStringLiteral("zero2") << QStringLiteral("sgd") << QStringLiteral("zero1");
   }
   void twoRanksMatchOneProcess() {
     QFETCH(QString, sharding);
@@ -301,9 +339,10 @@ class TestDataParallel : public QObject {
 
     // Gradient communication: every gradient byte once per step, bucketed, launched during backward.
     int64_t paramBytes = 0;
-    for (const auto& p : refK) paramBytes += p.numel() * 4;
+    for (const auto& p : refK) paramBytes += p.numel() * kElementBytes;
     const auto sizes = numels(refK);
-    const auto owners = wb::dist::partitionBySize(sizes, 2);
+    const int64_t totalNumel = std::accumulate(sizes.begin(), sizes.end(), int64_t{0});
+    const int64_t chunk = (totalNumel + 1) / 2;
     for (int r = 0; r < 2; ++r) {
       auto kv = wbtest::keyValues(runs[r].out);
       QCOMPARE(kv[QStringLiteral("bytes_reduced")].toLongLong(), paramBytes);
@@ -314,14 +353,6 @@ class TestDataParallel : public QObject {
       QVERIFY(overlap >= 0.0 && overlap <= 1.0);
       QCOMPARE(kv[QStringLiteral("gradient_memory_saved")], QStringLiteral("0"));  // Gloo: emulated
 
-      int64_t shardNumel = 0, maxShard = 0, largest = 0;
-      std::vector<int64_t> perRank(2, 0);
-      for (size_t i = 0; i < sizes.size(); ++i) {
-        perRank[owners[i]] += sizes[i];
-        largest = std::max(largest, sizes[i] * 8);
-      }
-      shardNumel = perRank[r];
-      maxShard = std::max(perRank[0], perRank[1]);
       const int64_t stateBytes = kv[QStringLiteral("state_bytes")].toLongLong();
       const int nParams = int(sizes.size());
       if (sharding == QStringLiteral("off")) {
@@ -329,13 +360,23 @@ class TestDataParallel : public QObject {
         QCOMPARE(kv[QStringLiteral("grads_held")].toInt(), nParams);
         QCOMPARE(kv[QStringLiteral("bytes_gathered")].toLongLong(), int64_t{0});
       } else {
-        // Adam keeps 2 fp32 tensors per parameter: this rank's shard only, ≈ half the total.
-        QCOMPARE(stateBytes, 8 * shardNumel);
-        QVERIFY(std::llabs(stateBytes - refStateBytes / 2) <= largest / 2);
-        QCOMPARE(kv[QStringLiteral("bytes_gathered")].toLongLong(), 2 * maxShard * 4);
+        // Adam keeps 2 values per element, SGD with momentum 1: for this rank's half only.
+        const int64_t perElement = (optimizer == QStringLiteral("adam") ? 2 : 1) * kElementBytes;
+        const int64_t shardNumel = r == 0 ? chunk : totalNumel - chunk;
+        QCOMPARE(kv[QStringLiteral("owned_numel")].toLongLong(), shardNumel);
+        QCOMPARE(stateBytes, perElement * shardNumel);
+        QVERIFY2(std::llabs(2 * stateBytes - refStateBytes) <= perElement,
+                 qPrintable(QStringLiteral("rank %1 holds %2 of %3 bytes").arg(r).arg(stateBytes).arg(refStateBytes)));
+        QCOMPARE(kv[QStringLiteral("bytes_gathered")].toLongLong(), 2 * chunk * kElementBytes);
+        // The 400x48 weight is split: each rank steps part of it.
         const int owned = kv[QStringLiteral("owned")].toInt();
-        QVERIFY(owned > 0 && owned < nParams);
-        QCOMPARE(kv[QStringLiteral("grads_held")].toInt(), sharding == QStringLiteral("zero2") ? owned : nParams);
+        QCOMPARE(owned, r == 0 ? 3 : 4);
+        if (sharding == QStringLiteral("zero2")) {
+          QCOMPARE(kv[QStringLiteral("grads_held")].toInt(), owned);
+          QCOMPARE(kv[QStringLiteral("nonzero_grads_outside")].toLongLong(), int64_t{0});
+        } else {
+          QCOMPARE(kv[QStringLiteral("grads_held")].toInt(), nParams);
+        }
       }
     }
 

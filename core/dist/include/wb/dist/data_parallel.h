@@ -23,16 +23,25 @@
 // unused on some rank (those are sent as their current grad, or zeros, at finishGradients).
 //
 // Memory: the buckets keep one extra copy of the gradients (PyTorch's DDP without
-// gradient_as_bucket_view); ZeRO's parameter all-gather briefly needs world x the largest shard.
+// gradient_as_bucket_view); ZeRO's parameter all-gather briefly needs world x one shard.
 //
-// Sharding (ZeRO): parameters are partitioned by whole tensors, largest first onto the least
-// loaded rank (deterministic). Each rank's optimiser (built by `factory` over its shard only)
-// holds state for its shard, steps it, and step() all-gathers the updated parameters.
+// Sharding (ZeRO, as DeepSpeed partitions): the parameters are laid end to end in their order,
+// as one flat vector, and cut into `world` equal contiguous ranges (partitionFlat). A tensor may
+// be split between ranks. Each rank keeps its range as flat copies (one per tensor piece, in the parameters' dtype),
+// and its optimiser (built by `factory` over those pieces) holds state for them only: ≈ 1/world
+// of the total whatever the tensor sizes. step() copies the rank's range in, steps it, writes it
+// back and all-gathers the updated ranges. This is exact for element-wise optimisers (SGD, Adam,
+// AdamW, Adagrad, RMSprop, Adadelta), whose update of an element depends only on that element;
+// `factory` must treat all the tensors it gets alike (one param group).
 //   zero1: gradients are all-reduced as in DDP (every rank holds all of them).
-//   zero2: each rank keeps only its shard's gradients; the others are released (grad undefined)
-//          as soon as they are copied into a bucket. With NCCL, buckets are reduce-scattered so a
-//          rank receives only its shard's sums; Gloo has no reduce-scatter, so it all-reduces the
-//          buckets and gradientMemorySaved() is false (say so in `start`).
+//   zero2: each rank keeps only the gradients of its range: tensors outside it are released
+//          (grad undefined) as soon as they are copied into a bucket; a tensor split between
+//          ranks keeps a gradient that is zero outside this rank's part. With NCCL, buckets are
+//          reduce-scattered so a rank receives only its range's sums; Gloo has no reduce-scatter,
+//          so it all-reduces the buckets and gradientMemorySaved() is false (say so in `start`).
+// consolidatedOptimizerState() joins the pieces' states back into one state per tensor (each
+// element-wise state tensor concatenated in element order), so checkpoints do not depend on the
+// world size or sharding mode.
 // Anything that inspects gradients after finishGradients() under zero2 (non-finite check of a
 // loss scaler, clipping) sees only this rank's shard: combine its verdict with
 // Communicator::allReduce (Max / Sum) so every rank decides the same.
@@ -45,7 +54,7 @@
 // - Threads: the hooks run on autograd's threads; every method is called from the training thread.
 // - Ownership: borrows the Communicator (must outlive this) and shares the parameter tensors
 //   (the model keeps owning them). The destructor removes the hooks.
-// - Parameters must be leaves that require grad, on one device, of one dtype.
+// - Parameters must be contiguous leaves that require grad, on one device, of one dtype.
 // - Errors are Errc::Distributed (collectives; message names the rank), Errc::Checkpoint
 //   (optimiser state that does not fit), Errc::InvalidConfig (bad options, from `factory`).
 #include <cstdint>
@@ -96,9 +105,16 @@ struct CommStats {
   int buckets_in_backward = 0;  // launched before backward ended
 };
 
-// Owner rank of each entry: largest first onto the least-loaded rank; ties go to the lower
-// index / lower rank. Deterministic; max load <= total / world + largest entry.
-std::vector<int> partitionBySize(const std::vector<int64_t>& sizes, int world_size);
+// One rank's part of one parameter tensor: elements [offset, offset + numel) of it, flattened.
+struct ShardPiece {
+  size_t param = 0;
+  int64_t offset = 0;
+  int64_t numel = 0;
+};
+// ZeRO's partition of tensors with these element counts: laid end to end and cut into
+// world_size contiguous ranges of ceil(total / world_size) elements (the last ones shorter or
+// empty). Per rank, its pieces in parameter order; every element belongs to exactly one rank.
+std::vector<std::vector<ShardPiece>> partitionFlat(const std::vector<int64_t>& numels, int world_size);
 
 // Bytes of the tensors in an optimiser's state (SGD, Adam, AdamW, Adagrad, RMSprop exactly;
 // other optimisers by the size of their serialised state).
@@ -141,14 +157,15 @@ class DataParallel {
   bool gradientMemorySaved() const;
   Sharding sharding() const;
   int numBuckets() const;
-  // Owner rank of params[i] (all 0..world-1 when sharding; this rank for every i when off).
-  int ownerOf(size_t i) const;
+  // Elements of params[i] this rank steps and keeps optimiser state for: all of them when
+  // sharding is off; its part of the flat partition (possibly 0, or part of the tensor) under ZeRO.
+  int64_t ownedNumel(size_t i) const;
   // e.g. "zero2 over gloo, 2 ranks, 3 buckets (cap 25 MB), optimiser state 1.2 MB on this rank;
   //       gradient memory not saved: Gloo has no reduce-scatter (emulated with all-reduce)"
   std::string describe() const;
 
-  // This rank's optimiser over its shard; nullptr when its shard is empty (more ranks than
-  // parameter tensors). Use it with wb::train::setLearningRate or to read param groups.
+  // This rank's optimiser over its shard (under ZeRO: over flat pieces, not the model's
+  // tensors); nullptr when its shard is empty (more ranks than parameter elements). Use it with wb::train::setLearningRate or to read param groups.
   torch::optim::Optimizer* optimizer();
 
   // For loops written against a torch::optim::Optimizer: an optimiser over ALL parameters whose
