@@ -40,7 +40,10 @@ Options:
   --runs-root DIR      where run folders go (default $WB_RUNS_ROOT or ~/.local/share/speedup-workbench/runs)
   --run-dir DIR        use exactly this run folder
   --resume RUN_DIR     continue RUN_DIR from checkpoints/last.pt (model, optimiser, schedule,
-                       loss scaler, early stopping, RNG and sampler position restored)
+                       loss scaler, early stopping, RNG and sampler position restored), with its
+                       config.json; --set changes fields of it (train.epochs to train longer,
+                       speedups.devices / speedups.sharding to continue on other ranks), and the
+                       config it replaces is kept as config.before-resume-N.json
   --events-stdout      print events as JSON Lines on stdout (for the GUI and scripts)
   --print-config       print the resolved config and exit
   --collective-timeout S  seconds before a collective with a dead peer fails (default 300)
@@ -81,6 +84,9 @@ void printProgress(const json& ev, bool tty) {
   const std::string type = ev.value("type", "");
   if (type == "run") {
     std::fprintf(stderr, "run %s -> %s\n", ev.value("run_id", "").c_str(), ev.value("run_dir", "").c_str());
+    if (ev.contains("resume")) std::fprintf(stderr, "resuming from %s\n", ev["resume"].get<std::string>().c_str());
+    for (const auto& change : ev.value("config_changes", json::array()))
+      std::fprintf(stderr, "  changed %s\n", change.get<std::string>().c_str());
   } else if (type == "start" && ev.value("rank", 0) == 0) {
     auto d = ev.value("dataset", json::object());
     std::fprintf(stderr, "%s on %s: %lld train / %lld val samples, %s, %d thread(s), world size %d\n",
@@ -134,12 +140,13 @@ int cmdRun(const Argv& argv) {
     std::fprintf(stderr, "workbench-cli run: %s\n", args.error().c_str());
     return 2;
   }
-  Result<Config> config = makeError(Errc::InvalidConfig, "");
-  if (auto resume = args.get("resume"); resume && !args.get("config") && args.all("set").empty()) {
-    config = proto::loadConfigFile((fs::path(*resume) / "config.json").string());
-  } else {
-    config = resolveConfig(args);
+  const auto resume = args.get("resume");
+  if (resume && args.get("config")) {
+    std::fprintf(stderr, "workbench-cli run: --config and --resume: a resumed run keeps its own config.json; "
+                         "change fields of it with --set KEY=VALUE (e.g. --set train.epochs=10)\n");
+    return 2;
   }
+  Result<Config> config = resolveConfig(args, resume ? (fs::path(*resume) / "config.json").string() : "");
   if (!config.ok()) {
     std::fprintf(stderr, "workbench-cli run: invalid config:\n%s\n", config.error().message.c_str());
     if (args.has("events-stdout")) {

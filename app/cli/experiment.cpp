@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <fstream>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -11,9 +12,11 @@
 
 namespace wb::cli {
 
-Result<Config> resolveConfig(const Args& args) {
+Result<Config> resolveConfig(const Args& args, const std::string& base) {
   nlohmann::json doc = nlohmann::json::object();
-  if (auto path = args.get("config")) {
+  std::optional<std::string> path = args.get("config");
+  if (!path && !base.empty()) path = base;
+  if (path) {
     std::ifstream in(*path);
     if (!in) return makeError(Errc::InvalidConfig, *path + ": cannot open the config file (check the path)");
     doc = nlohmann::json::parse(in, nullptr, false);
@@ -23,7 +26,7 @@ Result<Config> resolveConfig(const Args& args) {
     if (auto st = proto::applyOverride(doc, s); !st.ok()) return st.error();
   auto config = proto::configFromJson(doc);
   if (!config.ok()) {
-    std::string where = args.get("config") ? *args.get("config") + ":\n" : "";
+    std::string where = path ? *path + ":\n" : "";
     return makeError(Errc::InvalidConfig, where + config.error().message);
   }
   return config;

@@ -1,5 +1,7 @@
 // Exact resume: a rank SIGKILLed mid-epoch after a checkpoint, resumed with `run --resume`,
 // continues with losses bit-for-bit equal to an uninterrupted run (CPU, one thread, fixed seed).
+// A ZeRO run resumes on one process and back with more epochs (--set on --resume), keeping the
+// configs it replaced; a finished run resumed without more epochs is refused untouched.
 #include <QtTest/QtTest>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -99,6 +101,85 @@ class TestCliResume : public QObject {
     auto summary = wb::proto::readJsonFile(wb::proto::RunDir{runDir.toStdString()}.summary());
     QVERIFY(summary.ok());
     QCOMPARE((*summary)["status"].get<std::string>(), std::string("ok"));
+  }
+
+  void shardedRunResumesOnOtherRanksWithMoreEpochs() {
+    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    QTemporaryDir root;
+    const QString cli = QStringLiteral(WB_CLI_PATH);
+    const QString runDir = root.filePath(QStringLiteral("zero2"));
+    const wb::proto::RunDir run{runDir.toStdString()};
+    auto runCli = [&](const QStringList& args, int expectedExit) -> QByteArray {
+      QProcess p;
+      p.start(cli, args);
+      if (!p.waitForFinished(600000)) return "timed out";
+      const QByteArray err = p.readAllStandardError();
+      if (p.exitCode() != expectedExit) qWarning("exit %d: %s", p.exitCode(), err.constData());
+      return p.exitCode() == expectedExit ? err : QByteArray("unexpected exit code");
+    };
+    auto sets = [](std::initializer_list<const char*> kvs) {
+      QStringList s;
+      for (const char* kv : kvs) s << QStringLiteral("--set") << QString::fromLatin1(kv);
+      return s;
+    };
+    QVERIFY(runCli(QStringList{QStringLiteral("run"), QStringLiteral("--run-dir"), runDir} +
+                       sets({"data.limit_train=2000", "data.limit_val=500", "optim.name=adam", "train.epochs=1",
+                             "train.log_every=4", "speedups.devices=2", "speedups.sharding=zero2"}),
+                   0) != "unexpected exit code");
+    const auto firstLife = wb::proto::readEventsFile(run.events().string());
+    const double firstLoss = [&] {
+      for (const auto& ev : firstLife)
+        if (ev.value("type", "") == "step" && ev.value("rank", 0) == 0) return ev["loss"].get<double>();
+      return 0.0;
+    }();
+    auto readAll = [](const std::filesystem::path& path) {
+      QFile f(QString::fromStdString(path.string()));
+      return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    };
+    const QByteArray firstSummary = readAll(run.summary());
+    const QByteArray firstConfig = readAll(run.config());
+
+    // Finished: resuming at the same train.epochs is refused, naming the field, and changes nothing.
+    const QByteArray refused = runCli({QStringLiteral("run"), QStringLiteral("--resume"), runDir}, 2);
+    QVERIFY2(refused.contains("train.epochs") && refused.contains("already trained 1 epoch"), refused.constData());
+    QCOMPARE(wb::proto::readEventsFile(run.events().string()).size(), firstLife.size());
+    QCOMPARE(readAll(run.summary()), firstSummary);
+
+    // On one process, unsharded, one more epoch: the consolidated optimiser state loads unsharded.
+    QVERIFY(runCli(QStringList{QStringLiteral("run"), QStringLiteral("--resume"), runDir} +
+                       sets({"train.epochs=2", "speedups.devices=1", "speedups.sharding=off"}),
+                   0) != "unexpected exit code");
+    QCOMPARE(readAll(run.root / "config.before-resume-1.json"), firstConfig);
+    auto config = wb::proto::readJsonFile(run.config());
+    QVERIFY(config.ok());
+    QCOMPARE((*config)["speedups"]["devices"].get<int>(), 1);
+    QCOMPARE((*config)["train"]["epochs"].get<int>(), 2);
+
+    // ...and back on two ZeRO-1 ranks for a third epoch.
+    QVERIFY(runCli(QStringList{QStringLiteral("run"), QStringLiteral("--resume"), runDir} +
+                       sets({"train.epochs=3", "speedups.devices=2", "speedups.sharding=zero1"}),
+                   0) != "unexpected exit code");
+    QVERIFY(QFile::exists(QString::fromStdString((run.root / "config.before-resume-2.json").string())));
+
+    std::vector<json> lives;  // the `run` event of each life
+    json secondStart, lastEval;
+    bool batchNote = false;
+    for (const auto& ev : wb::proto::readEventsFile(run.events().string())) {
+      const std::string type = ev.value("type", "");
+      if (type == "run") lives.push_back(ev);
+      if (type == "start" && ev.value("world_size", 0) == 1) secondStart = ev;
+      if (type == "warning" && ev.value("message", "").find("global batch of 128") != std::string::npos) batchNote = true;
+      if (type == "eval" && ev.value("rank", 0) == 0) lastEval = ev;
+    }
+    QCOMPARE(int(lives.size()), 3);  // the first life and two resumes; the refused one wrote nothing
+    QVERIFY2(lives[1]["config_changes"].dump().find("speedups.devices: 2 -> 1") != std::string::npos,
+             lives[2].dump().c_str());
+    QCOMPARE(secondStart["resumed_from"]["epoch"].get<int>(), 2);
+    QVERIFY(batchNote);  // 2 ranks x 64 before, 1 x 64 now: said, not silent
+    QCOMPARE(lastEval["epoch"].get<int>(), 3);
+    // Trained on, not restarted: a fresh lenet starts at ln(10) = 2.3.
+    QVERIFY(firstLoss > 2.0);
+    QVERIFY2(lastEval["val_loss"].get<double>() < 1.2, lastEval.dump().c_str());
   }
 };
 

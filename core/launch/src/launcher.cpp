@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -161,6 +162,17 @@ Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options)
       return makeError(Errc::Checkpoint, run.lastCheckpoint().string() +
                                              ": no checkpoint to resume from (the run ended before its first epoch)");
     resumeCheckpoint = run.lastCheckpoint().string();
+    // A finished run has nothing left to train at its train.epochs: say so before touching it.
+    int64_t trained = -1;
+    for (const auto& ev : proto::readEventsFile(run.events().string()))
+      if (ev.value("type", "") == "checkpoint" && ev.value("kind", "") == "last")
+        trained = ev.value("batch_in_epoch", int64_t{0}) == 0 ? ev.value("epoch", int64_t{-1}) : -1;
+    if (trained >= config.train.epochs)
+      return makeError(Errc::InvalidConfig, "train.epochs: " + options.resume_dir + " has already trained " +
+                                                std::to_string(trained) + " epoch(s) of " +
+                                                std::to_string(config.train.epochs) +
+                                                "; resume with --set train.epochs=N (N > " + std::to_string(trained) +
+                                                ") to train further");
   } else if (!options.run_dir.empty()) {
     run.root = fs::absolute(options.run_dir);
   } else {
@@ -168,6 +180,25 @@ Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options)
     run.root = fs::absolute(root / makeRunId(config.name));
   }
   if (auto st = run.create(); !st.ok()) return st.error();
+  json configChanges = json::array();
+  if (!options.resume_dir.empty() && fs::exists(run.config())) {
+    // Resumed with --set changes: the config it ran with stays, as config.before-resume-N.json.
+    auto previous = proto::readJsonFile(run.config());
+    if (previous.ok() && *previous != resolved) {
+      for (const auto& op : json::diff(*previous, resolved)) {
+        std::string field = op.value("path", "");
+        std::replace(field.begin(), field.end(), '/', '.');
+        const json before = (*previous).value(json::json_pointer(op.value("path", "")), json());
+        configChanges.push_back(field.substr(1) + ": " + before.dump() + " -> " + op.value("value", json()).dump());
+      }
+      fs::path kept;
+      for (int n = 1; kept.empty() || fs::exists(kept); ++n)
+        kept = run.root / ("config.before-resume-" + std::to_string(n) + ".json");
+      std::error_code ec;
+      fs::rename(run.config(), kept, ec);
+      if (ec) return makeError(Errc::Io, run.config().string() + ": cannot keep it as " + kept.string() + ": " + ec.message());
+    }
+  }
   if (options.resume_dir.empty() || !fs::exists(run.config())) {
     if (auto st = proto::writeJsonAtomic(run.config(), resolved); !st.ok()) return st.error();
   }
@@ -187,6 +218,7 @@ Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options)
     ev["world_size"] = config.speedups.devices;
     ev["config"] = resolved;
     if (!resumeCheckpoint.empty()) ev["resume"] = resumeCheckpoint;
+    if (!configChanges.empty()) ev["config_changes"] = configChanges;
     emit(ev);
   }
 

@@ -370,6 +370,7 @@ Result<TrainOutcome> Trainer::Impl::run() {
   int startEpoch = 0;
   int64_t skipBatches = 0, optSteps = 0, iteration = 0, samplesSeen = 0;
   double bestMetric = std::nan("");
+  std::string resumeNote;
   if (!o.resume_from.empty()) {
     auto ck = loadCheckpoint(o.resume_from);
     if (!ck.ok()) return ck.error();
@@ -392,6 +393,30 @@ Result<TrainOutcome> Trainer::Impl::run() {
     samplesSeen = ck->samples_seen;
     iteration = ck->extra.count("iteration") ? static_cast<int64_t>(ck->extra.at("iteration")) : optSteps;
     if (ck->extra.count("best_metric")) bestMetric = ck->extra.at("best_metric");
+    if (startEpoch >= c.train.epochs && skipBatches == 0)
+      return makeError(Errc::InvalidConfig, "train.epochs: " + o.resume_from + " has already trained " +
+                                                std::to_string(startEpoch) + " epoch(s) and this run asks for " +
+                                                std::to_string(c.train.epochs) +
+                                                "; resume with --set train.epochs=N (N > " + std::to_string(startEpoch) +
+                                                ") to train further");
+    // Written by another number of ranks (or batch size): a step there is another number of
+    // samples here. Continue at the same sample in the epoch, and the schedule at the same share.
+    const json written = json::parse(ck->config_json, nullptr, false);
+    const int64_t wasGlobalBatch = written.is_object()
+                                       ? written.value(json::json_pointer("/train/batch_size"), int64_t{0}) *
+                                             written.value(json::json_pointer("/speedups/devices"), int64_t{1})
+                                       : 0;
+    const int64_t globalBatch = static_cast<int64_t>(c.train.batch_size) * o.world_size;
+    if (wasGlobalBatch > 0 && wasGlobalBatch != globalBatch) {
+      skipBatches = skipBatches * wasGlobalBatch / globalBatch;
+      iteration = startEpoch * stepsPerEpoch + skipBatches;
+      optSteps = iteration;
+      resumeNote = "the checkpoint was written with a global batch of " + std::to_string(wasGlobalBatch) +
+                   " and this run's is " + std::to_string(globalBatch) + " (" + std::to_string(o.world_size) +
+                   " rank(s) x " + std::to_string(c.train.batch_size) +
+                   "): it continues at the same sample of epoch " + std::to_string(startEpoch + 1) +
+                   " and the same point of the LR schedule, in steps of the new batch";
+    }
   }
 
   // ---- start event
@@ -442,6 +467,7 @@ Result<TrainOutcome> Trainer::Impl::run() {
     ev["speedups"] = s;
     if (gs) ev["dist"] = gs->describe();
     emit(ev);
+    if (!resumeNote.empty()) warn(resumeNote);
     if (c.speedups.pin_memory && !pinActive)
       warn("speedups.pin_memory: pinned memory needs CUDA; this run copies from pageable memory (no effect on CPU)");
   }
@@ -477,13 +503,15 @@ Result<TrainOutcome> Trainer::Impl::run() {
     json ev = event("checkpoint");
     ev["kind"] = kind;
     ev["path"] = path;
-    ev["epoch"] = epoch;
+    ev["epoch"] = epoch;  // epochs completed when batch_in_epoch is 0
+    ev["batch_in_epoch"] = batchInEpoch;
     ev["step"] = iteration;
     emit(ev);
     return {};
   };
 
   // ---- the loop
+  const int64_t samplesAtStart = samplesSeen;
   Stopwatch wall;
   StepTimer timer(device);
   torch::Tensor lossAcc = torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat).device(device));
@@ -740,7 +768,8 @@ Result<TrainOutcome> Trainer::Impl::run() {
   s["optimizer_steps"] = optSteps;
   s["samples"] = samplesSeen;
   s["wall_s"] = wall.seconds();
-  s["samples_per_s"] = wall.seconds() > 0 ? samplesSeen / wall.seconds() : 0.0;
+  // This life's samples over this life's time (samples_seen includes a resumed run's earlier ones).
+  s["samples_per_s"] = wall.seconds() > 0 ? (samplesSeen - samplesAtStart) / wall.seconds() : 0.0;
   s["best_val_acc"] = bestValAcc;
   s["final_val_acc"] = lastValAcc;
   s["best_val_loss"] = bestValLoss;
