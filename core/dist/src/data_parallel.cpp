@@ -244,6 +244,7 @@ struct DataParallel::Impl {
   std::vector<int64_t> owned_from; // per param: where they start in the flattened tensor
   std::unique_ptr<torch::optim::Optimizer> inner;
   bool native_rs = false;  // zero2 on a backend with reduce-scatter
+  bool rs_layout = false;  // buckets in reduce-scatter chunks (native_rs, or emulated for tests)
 
   std::vector<Bucket> buckets;
   std::vector<size_t> bucket_of;
@@ -368,7 +369,7 @@ void DataParallel::Impl::layOutBuckets() {
 
   // Reduce-scatter: each parameter's pieces by owner rank.
   std::vector<std::vector<Segment>> parts(params.size());
-  if (native_rs)
+  if (rs_layout)
     for (int r = 0; r < world(); ++r)
       for (const auto& piece : layout[static_cast<size_t>(r)])
         parts[piece.param].push_back(Segment{piece.offset, piece.numel, 0, r});
@@ -379,7 +380,7 @@ void DataParallel::Impl::layOutBuckets() {
   for (size_t b = 0; b < buckets.size(); ++b) {
     Bucket& B = buckets[b];
     B.segments.assign(B.params.size(), {});
-    if (native_rs) {
+    if (rs_layout) {
       // Chunk r holds the elements rank r owns, padded to the largest chunk.
       std::vector<int64_t> fill(static_cast<size_t>(world()), 0);
       for (size_t i : B.params)
@@ -456,7 +457,8 @@ void DataParallel::Impl::launch(size_t b) {
     if (native_rs) {
       B.work = ci.pg->_reduce_scatter_base(B.out, B.flat);
       B.flat = torch::Tensor();  // the backend keeps the input alive until it is done
-    } else {
+    } else {  // all-reduce; the emulated reduce-scatter layout reads its chunk from `flat` after
+
       std::vector<torch::Tensor> tensors{B.flat};
       B.work = ci.pg->allreduce(tensors);
     }
@@ -491,11 +493,12 @@ void DataParallel::Impl::setGrad(size_t i, const torch::Tensor& values, const Se
 void DataParallel::Impl::copyOut() {
   torch::NoGradGuard no_grad;
   for (Bucket& B : buckets) {
-    if (native_rs) {
-      B.out.div_(world());
+    if (rs_layout) {
+      torch::Tensor mine = native_rs ? B.out : B.flat.narrow(0, rank() * B.chunk, B.chunk);
+      mine.div_(world());
       for (size_t s = 0; s < B.params.size(); ++s)
         for (const Segment& seg : B.segments[s])
-          if (seg.rank == rank()) setGrad(B.params[s], B.out.narrow(0, seg.at - rank() * B.chunk, seg.numel), seg);
+          if (seg.rank == rank()) setGrad(B.params[s], mine.narrow(0, seg.at - rank() * B.chunk, seg.numel), seg);
     } else {
       B.flat.div_(world());
       for (size_t s = 0; s < B.params.size(); ++s) {
@@ -609,6 +612,7 @@ Result<std::unique_ptr<DataParallel>> DataParallel::create(Communicator& comm, s
     if (auto st = comm.broadcast(d.params, 0); !st) return st.error();
 
   d.native_rs = options.sharding == Sharding::Zero2 && comm.nativeReduceScatter();
+  d.rs_layout = d.native_rs || (options.sharding == Sharding::Zero2 && options.emulate_reduce_scatter);
   d.partition();
   auto stepped = d.sharded() ? d.pieces : d.params;
   if (!stepped.empty()) {

@@ -87,6 +87,9 @@ struct DataParallelOptions {
   int64_t bucket_bytes = 25LL * 1024 * 1024;     // PyTorch DDP's bucket_cap_mb = 25
   int64_t first_bucket_bytes = 1LL * 1024 * 1024; // PyTorch DDP's first bucket: 1 MB
   bool broadcast_parameters = true;              // create() makes rank 0's values everyone's
+  // zero2 without native reduce-scatter (Gloo): lay the buckets out as for NCCL's reduce-scatter
+  // (per-rank chunks) and emulate it with an all-reduce, so that path runs on CPU (tests).
+  bool emulate_reduce_scatter = false;
 };
 
 // Communication of one step (finishGradients + step), for the `step` event.
