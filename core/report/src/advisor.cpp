@@ -184,9 +184,17 @@ void referenceVerdicts(const RunRecord& run, const RunMetrics& m, const RunRecor
                                                     " slower than the reference — leave it off on this machine."});
   if (m.best_val_acc && rm.best_val_acc) {
     const double drop = (*rm.best_val_acc - *m.best_val_acc) * 100.0;
+    // More ranks multiply the global batch: the same epochs are fewer optimiser steps.
+    const int batch = intAt(run, "train.batch_size", 64) * intAt(run, "speedups.devices", 1);
+    const int refBatch = intAt(ref, "train.batch_size", 64) * intAt(ref, "speedups.devices", 1);
+    std::string why = ": this speedup costs accuracy.";
+    if (batch > refBatch && refBatch > 0)
+      why = ": the global batch is " + fmtFixed(static_cast<double>(batch) / refBatch, batch % refBatch ? 1 : 0) +
+            "× the reference's (" + std::to_string(batch) + " vs " + std::to_string(refBatch) +
+            "), so each epoch takes that many times fewer steps — scale optim.lr by the same factor (linear scaling "
+            "rule) or train more epochs before judging.";
     if (drop > kAccDropPp)
-      out.push_back({"accuracy", Severity::Warning, "Best val acc is " + fmtFixed(drop, 2) +
-                                                        " pp below the reference: this speedup costs accuracy."});
+      out.push_back({"accuracy", Severity::Warning, "Best val acc is " + fmtFixed(drop, 2) + " pp below the reference" + why});
   }
   const int devices = intAt(run, "speedups.devices", 1), refDevices = intAt(ref, "speedups.devices", 1);
   // Scaling efficiency means something only when the device count is all that changed.

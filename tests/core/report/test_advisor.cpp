@@ -53,6 +53,8 @@ class TestAdvisor : public QObject {
     QTest::newRow("data warnings") << 12 << "warnings" << "corrupt image /data/x.png";
     QTest::newRow("failed run") << 13 << "status" << "The run failed: rank 1: out of memory";
     QTest::newRow("early stopping that never fired is not blamed") << 15 << "slower" << "";
+    QTest::newRow("accuracy cost of a larger global batch") << 16 << "accuracy"
+                                                            << "the global batch is 2× the reference's (128 vs 64)";
     QTest::newRow("devices scaling") << 14 << "scaling" << "2 CPU processes gave 1.20× samples/s over 1 (60 % scaling efficiency)";
   }
   void verdicts() {
@@ -119,6 +121,11 @@ class TestAdvisor : public QObject {
       case 15:
         ref.set("train.epochs", 5).start().eval(1, 9, 0.85).end("ok", 10);
         run.set("train.epochs", 5).set("speedups.early_stopping.patience", 2).start().eval(1, 11, 0.85).end("ok", 13);
+        useRef = true;
+        break;
+      case 16:
+        ref.start().eval(1, 9, 0.85).end("ok", 10);
+        run.set("speedups.devices", 2).start().eval(1, 6, 0.82).end("ok", 7);
         useRef = true;
         break;
       case 14:
