@@ -344,8 +344,8 @@ void DataParallel::Impl::partition() {
   for (const auto& piece : layout[static_cast<size_t>(rank())]) {
     owned[piece.param] = piece.numel;
     owned_from[piece.param] = piece.offset;
-    pieces.push_back(torch::empty({piece.numel}, params.front().options()));
   }
+  pieces = pieceTensors(rank());
 }
 
 void DataParallel::Impl::layOutBuckets() {

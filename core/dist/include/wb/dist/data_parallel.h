@@ -23,7 +23,8 @@
 // unused on some rank (those are sent as their current grad, or zeros, at finishGradients).
 //
 // Memory: the buckets keep one extra copy of the gradients (PyTorch's DDP without
-// gradient_as_bucket_view); ZeRO's parameter all-gather briefly needs world x one shard.
+// gradient_as_bucket_view); ZeRO keeps a flat copy of this rank's range (1/world of the
+// parameters) for its optimiser to step, and its parameter all-gather briefly needs world x that.
 //
 // Sharding (ZeRO, as DeepSpeed partitions): the parameters are laid end to end in their order,
 // as one flat vector, and cut into `world` equal contiguous ranges (partitionFlat). A tensor may
