@@ -6,6 +6,7 @@
 #include <QClipboard>
 #include <QDir>
 #include <QDoubleSpinBox>
+#include <QEvent>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -58,15 +59,23 @@ void fillTable(QTableWidget* w, const wb::report::Table& t) {
   for (int c = 0; c < w->columnCount(); ++c) w->setColumnWidth(c, std::min(w->columnWidth(c), 360));
 }
 
-QString adviceHtml(const std::vector<wb::report::AdviceBlock>& blocks) {
+// Verdict colours readable on `palette`'s base: the text colour for info, and a red / blue that
+// are darker on a light base and lighter on a dark one.
+QString adviceHtml(const std::vector<wb::report::AdviceBlock>& blocks, const QPalette& palette) {
+  const bool dark = palette.color(QPalette::Base).lightness() < 128;
+  const QString info = palette.color(QPalette::Text).name();
+  const QString warning = QLatin1String(dark ? "#ff8a80" : "#a33");
+  const QString tip = QLatin1String(dark ? "#7cb8ff" : "#1a5c9e");
   QString html;
   for (const auto& b : blocks) {
     html += QStringLiteral("<h4>%1</h4><ul>").arg(qs(b.run).toHtmlEscaped());
     if (b.verdicts.empty()) html += QStringLiteral("<li>nothing to flag</li>");
     for (const auto& v : b.verdicts) {
-      const char* colour = v.severity == wb::report::Severity::Warning ? "#a33" : v.severity == wb::report::Severity::Tip ? "#1a5c9e" : "#333";
+      const QString& colour = v.severity == wb::report::Severity::Warning ? warning
+                              : v.severity == wb::report::Severity::Tip   ? tip
+                                                                          : info;
       html += QStringLiteral("<li style=\"color:%1\"><b>%2:</b> %3</li>")
-                  .arg(QLatin1String(colour), QLatin1String(wb::report::severityName(v.severity)), qs(v.text).toHtmlEscaped());
+                  .arg(colour, QLatin1String(wb::report::severityName(v.severity)), qs(v.text).toHtmlEscaped());
     }
     html += QStringLiteral("</ul>");
   }
@@ -229,9 +238,14 @@ void CompareView::showLadder() {
   }
 }
 
+void CompareView::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  if (event->type() == QEvent::PaletteChange && advice_) showAdvice();
+}
+
 void CompareView::showAdvice() {
   QString html;
-  if (report_) html += adviceHtml(report_->advice);
+  if (report_) html += adviceHtml(report_->advice, advice_->palette());
   if (ladder_) html += QStringLiteral("<p><i>The ladder's tables, verdicts and runs are in %1 (ladder.html).</i></p>").arg(ladderDir_.toHtmlEscaped());
   if (html.isEmpty()) html = QStringLiteral("<p>The advisor's verdicts appear here once a baseline is set.</p>");
   advice_->setHtml(html);

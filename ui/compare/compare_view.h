@@ -66,6 +66,9 @@ class CompareView : public QWidget {
  Q_SIGNALS:
   void canExportChanged(bool canExport);
 
+ protected:
+  void changeEvent(QEvent* event) override;  // a theme change recolours the verdicts
+
  private:
   void scheduleRefresh();
   void watch(Run* run);
@@ -85,7 +88,7 @@ class CompareView : public QWidget {
   QTableWidget* table_;
   SpeedupChart* chart_;
   QTabWidget* detailTabs_;
-  QTextBrowser* advice_;
+  QTextBrowser* advice_ = nullptr;
   QTableWidget* ladderTable_;
   LadderRunner* ladderRunner_;
   std::optional<wb::report::Report> report_;             // the comparison

@@ -31,6 +31,7 @@ class SpeedupChart : public QWidget {
 
  protected:
   void changeEvent(QEvent* event) override;  // a new palette (View → Theme) redraws in its colours
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   QCustomPlot* plot_;

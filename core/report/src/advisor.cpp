@@ -188,11 +188,18 @@ void referenceVerdicts(const RunRecord& run, const RunMetrics& m, const RunRecor
     const int batch = intAt(run, "train.batch_size", 64) * intAt(run, "speedups.devices", 1);
     const int refBatch = intAt(ref, "train.batch_size", 64) * intAt(ref, "speedups.devices", 1);
     std::string why = ": this speedup costs accuracy.";
-    if (batch > refBatch && refBatch > 0)
-      why = ": the global batch is " + fmtFixed(static_cast<double>(batch) / refBatch, batch % refBatch ? 1 : 0) +
-            "× the reference's (" + std::to_string(batch) + " vs " + std::to_string(refBatch) +
-            "), so each epoch takes that many times fewer steps — scale optim.lr by the same factor (linear scaling "
-            "rule) or train more epochs before judging.";
+    if (batch > refBatch && refBatch > 0) {
+      const double ratio = static_cast<double>(batch) / refBatch;
+      const std::string factor = fmtFixed(ratio, batch % refBatch ? 1 : 0);
+      const json& lr = run.configAt("optim.lr");
+      const json& refLr = ref.configAt("optim.lr");
+      const bool lrScaled = lr.is_number() && refLr.is_number() && refLr.get<double>() > 0 &&
+                            lr.get<double>() / refLr.get<double>() >= ratio * 0.99;
+      why = ": the global batch is " + factor + "× the reference's (" + std::to_string(batch) + " vs " +
+            std::to_string(refBatch) + "), so the same epochs are " + factor + "× fewer optimiser steps — " +
+            (lrScaled ? "optim.lr is already scaled by " + factor + ", so train more epochs (or warm the lr up)."
+                      : "scale optim.lr by " + factor + " (linear scaling rule) or train more epochs.");
+    }
     if (drop > kAccDropPp)
       out.push_back({"accuracy", Severity::Warning, "Best val acc is " + fmtFixed(drop, 2) + " pp below the reference" + why});
   }

@@ -54,7 +54,10 @@ class TestAdvisor : public QObject {
     QTest::newRow("failed run") << 13 << "status" << "The run failed: rank 1: out of memory";
     QTest::newRow("early stopping that never fired is not blamed") << 15 << "slower" << "";
     QTest::newRow("accuracy cost of a larger global batch") << 16 << "accuracy"
-                                                            << "the global batch is 2× the reference's (128 vs 64)";
+                                                            << "the global batch is 2× the reference's (128 vs 64), so the same epochs are 2× "
+                                                               "fewer optimiser steps — scale optim.lr by 2";
+    QTest::newRow("accuracy cost with the lr already scaled") << 17 << "accuracy"
+                                                              << "optim.lr is already scaled by 2, so train more epochs";
     QTest::newRow("devices scaling") << 14 << "scaling" << "2 CPU processes gave 1.20× samples/s over 1 (60 % scaling efficiency)";
   }
   void verdicts() {
@@ -126,6 +129,11 @@ class TestAdvisor : public QObject {
       case 16:
         ref.start().eval(1, 9, 0.85).end("ok", 10);
         run.set("speedups.devices", 2).start().eval(1, 6, 0.82).end("ok", 7);
+        useRef = true;
+        break;
+      case 17:
+        ref.set("optim.lr", 0.01).start().eval(1, 9, 0.85).end("ok", 10);
+        run.set("speedups.devices", 2).set("optim.lr", 0.02).start().eval(1, 6, 0.82).end("ok", 7);
         useRef = true;
         break;
       case 14:
