@@ -1,0 +1,97 @@
+// GradSync across two real ranks on loopback: BatchNorm running statistics follow rank 0, as
+// PyTorch's DDP does with broadcast_buffers=True. Ranks start from different seeds and batches;
+// creating the sync makes parameters and buffers rank 0's; a forward on each rank's own batch
+// moves the running statistics apart; syncBuffers() (the trainer calls it before each forward)
+// makes them rank 0's again, bit for bit, so evaluation and checkpoints agree across ranks.
+#include <torch/torch.h>
+
+#include "../dist/dist_test_util.h"
+#include "wb/dist/communicator.h"
+#include "wb/model/model.h"
+#include "wb/train/sync.h"
+
+namespace {
+
+int fail(const std::string& what) {
+  std::fprintf(stderr, "FAIL: %s\n", what.c_str());
+  return 4;
+}
+
+std::vector<torch::Tensor> floatBuffers(wb::model::Model& model) {
+  std::vector<torch::Tensor> out;
+  for (const auto& [name, b] : model.namedBuffers())
+    if (b.is_floating_point()) out.push_back(b.detach().clone());
+  return out;
+}
+
+int syncScenario(const std::string&) {
+  at::set_num_threads(1);
+  auto env = wb::dist::DistEnv::fromEnvironment();
+  if (!env) return fail(env.error().message);
+  wb::dist::CommOptions co;
+  co.timeout = std::chrono::seconds(20);
+  auto comm = wb::dist::Communicator::create(*env, co);
+  if (!comm) return fail(comm.error().message);
+  const std::string out = wbtest::workerEnv("WB_DIST_WORKDIR") + "/rank" + std::to_string(env->rank);
+
+  torch::manual_seed(100 + static_cast<uint64_t>(env->rank));  // each rank initialises differently
+  auto model = wb::model::createModel({"resnet18", 1, 10, 28});
+  if (!model) return fail(model.error().message);
+  (*model)->train(true);
+  (*model)->forward(torch::randn({8, 1, 28, 28}));  // statistics that differ per rank before the sync exists
+  wb::Config config;
+  config.speedups.devices = 2;
+  auto sync = wb::train::makeGradSync(config, comm->get(), **model, torch::kCPU);
+  if (!sync) return fail(sync.error().message);
+  if (!*sync) return fail("no GradSync for two ranks");
+  torch::save(floatBuffers(**model), out + "-created.pt");
+
+  torch::manual_seed(200 + static_cast<uint64_t>(env->rank));  // each rank's own batch
+  (*model)->forward(torch::randn({8, 1, 28, 28}));
+  torch::save(floatBuffers(**model), out + "-forward.pt");
+
+  (*sync)->syncBuffers();
+  torch::save(floatBuffers(**model), out + "-synced.pt");
+  return 0;
+}
+
+std::vector<torch::Tensor> load(const QString& path) {
+  std::vector<torch::Tensor> t;
+  torch::load(t, path.toStdString());
+  return t;
+}
+
+double maxDiff(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
+  double m = 0;
+  for (size_t i = 0; i < a.size(); ++i) m = std::max(m, (a[i] - b[i]).abs().max().item<double>());
+  return m;
+}
+
+}  // namespace
+
+class TestSync : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void batchNormStatisticsFollowRankZero() {
+    QTemporaryDir dir;
+    auto port = wb::dist::findFreePort();
+    QVERIFY(port.ok());
+    auto runs = wbtest::runRanks(QStringLiteral("sync"), {wbtest::rankEnv(0, 2, *port), wbtest::rankEnv(1, 2, *port)},
+                                 120000, dir.path());
+    for (const auto& r : runs) QVERIFY2(r.exit_code == 0, qPrintable(wbtest::describe(runs)));
+    auto file = [&](int rank, const char* stage) {
+      return load(dir.path() + QStringLiteral("/rank%1-%2.pt").arg(rank).arg(QLatin1String(stage)));
+    };
+    const auto created0 = file(0, "created"), created1 = file(1, "created");
+    QVERIFY(created0.size() >= 40);  // resnet18: running mean and var of 20 BatchNorms
+    QCOMPARE(maxDiff(created0, created1), 0.0);  // rank 0's from the start
+    const auto forward0 = file(0, "forward"), forward1 = file(1, "forward");
+    QVERIFY(maxDiff(forward0, forward1) > 1e-3);  // each rank's batch moved its statistics
+    QVERIFY(maxDiff(forward0, created0) > 1e-3);
+    QCOMPARE(maxDiff(file(1, "synced"), forward0), 0.0);  // rank 1 took rank 0's
+    QCOMPARE(maxDiff(file(0, "synced"), forward0), 0.0);  // rank 0 kept its own
+  }
+};
+
+WB_DIST_TEST_MAIN(TestSync, syncScenario)
+#include "test_sync.moc"
