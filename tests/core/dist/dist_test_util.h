@@ -17,6 +17,9 @@
 #include <string>
 #include <vector>
 
+#include "wb/dist/communicator.h"
+#include "wb/dist/env.h"
+
 namespace wbtest {
 
 using Env = std::map<QString, QString>;
@@ -114,6 +117,16 @@ inline QString describe(const std::vector<RankRun>& runs) {
 inline std::string workerEnv(const char* name, const char* fallback = "") {
   const char* v = std::getenv(name);
   return v ? std::string(v) : std::string(fallback);
+}
+
+// In a worker: this rank's communicator from the torchrun environment (Gloo; a collective with a
+// dead peer gives up after 20 s).
+inline wb::Result<std::unique_ptr<wb::dist::Communicator>> joinFromEnvironment() {
+  auto env = wb::dist::DistEnv::fromEnvironment();
+  if (!env) return env.error();
+  wb::dist::CommOptions options;
+  options.timeout = std::chrono::seconds(20);
+  return wb::dist::Communicator::create(*env, options);
 }
 
 }  // namespace wbtest

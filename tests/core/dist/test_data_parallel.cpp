@@ -135,13 +135,9 @@ int trainStep(torch::nn::Sequential& net, DataParallel& dp, int s, int rank, int
 
 int trainScenario(const std::string&) {
   at::set_num_threads(1);
-  auto env = wb::dist::DistEnv::fromEnvironment();
-  if (!env) return fail(env.error().message);
-  wb::dist::CommOptions co;
-  co.timeout = std::chrono::seconds(20);
-  auto comm = wb::dist::Communicator::create(*env, co);
+  auto comm = wbtest::joinFromEnvironment();
   if (!comm) return fail(comm.error().message);
-  const int rank = env->rank, world = env->world_size;
+  const int rank = (*comm)->rank(), world = (*comm)->worldSize();
   const std::string dir = wbtest::workerEnv("WB_DIST_WORKDIR");
   const std::string opt = wbtest::workerEnv("WB_TEST_OPT", "sgd");
   const int k = std::stoi(wbtest::workerEnv("WB_TEST_STEPS", "5"));

@@ -26,15 +26,12 @@ std::vector<torch::Tensor> floatBuffers(wb::model::Model& model) {
 
 int syncScenario(const std::string&) {
   at::set_num_threads(1);
-  auto env = wb::dist::DistEnv::fromEnvironment();
-  if (!env) return fail(env.error().message);
-  wb::dist::CommOptions co;
-  co.timeout = std::chrono::seconds(20);
-  auto comm = wb::dist::Communicator::create(*env, co);
+  auto comm = wbtest::joinFromEnvironment();
   if (!comm) return fail(comm.error().message);
-  const std::string out = wbtest::workerEnv("WB_DIST_WORKDIR") + "/rank" + std::to_string(env->rank);
+  const int rank = (*comm)->rank();
+  const std::string out = wbtest::workerEnv("WB_DIST_WORKDIR") + "/rank" + std::to_string(rank);
 
-  torch::manual_seed(100 + static_cast<uint64_t>(env->rank));  // each rank initialises differently
+  torch::manual_seed(100 + static_cast<uint64_t>(rank));  // each rank initialises differently
   auto model = wb::model::createModel({"resnet18", 1, 10, 28});
   if (!model) return fail(model.error().message);
   (*model)->train(true);
@@ -46,7 +43,7 @@ int syncScenario(const std::string&) {
   if (!*sync) return fail("no GradSync for two ranks");
   torch::save(floatBuffers(**model), out + "-created.pt");
 
-  torch::manual_seed(200 + static_cast<uint64_t>(env->rank));  // each rank's own batch
+  torch::manual_seed(200 + static_cast<uint64_t>(rank));  // each rank's own batch
   (*model)->forward(torch::randn({8, 1, 28, 28}));
   torch::save(floatBuffers(**model), out + "-forward.pt");
 
