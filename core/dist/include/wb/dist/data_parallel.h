@@ -28,9 +28,9 @@
 //
 // Sharding (ZeRO, as DeepSpeed partitions): the parameters are laid end to end in their order,
 // as one flat vector, and cut into `world` equal contiguous ranges (partitionFlat). A tensor may
-// be split between ranks. Each rank keeps its range as flat copies (one per tensor piece, in the parameters' dtype),
-// and its optimiser (built by `factory` over those pieces) holds state for them only: ≈ 1/world
-// of the total whatever the tensor sizes. step() copies the rank's range in, steps it, writes it
+// be split between ranks. Each rank keeps its range as flat copies (one per tensor piece, in
+// the parameters' dtype), and its optimiser (built by `factory` over those pieces) holds state
+// for them only: ≈ 1/world of the total whatever the tensor sizes. step() copies the rank's range in, steps it, writes it
 // back and all-gathers the updated ranges. This is exact for element-wise optimisers (SGD, Adam,
 // AdamW, Adagrad, RMSprop, Adadelta), whose update of an element depends only on that element;
 // `factory` must treat all the tensors it gets alike (one param group).
