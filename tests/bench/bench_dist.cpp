@@ -111,12 +111,5 @@ int main(int argc, char** argv) {
     cells.push_back(Cell::num(wb::report::fmtAccuracy(m.best_acc), m.best_acc));
     t.rows.push_back(cells);
   }
-  std::printf("\n%s\n", wb::report::renderText(t).c_str());
-  if (keep.empty()) {
-    std::error_code ec;
-    fs::remove_all(root, ec);
-  } else {
-    std::printf("runs kept in %s\n", root.c_str());
-  }
-  return 0;
+  return printAndClean(t, root, !keep.empty());
 }

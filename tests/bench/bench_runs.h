@@ -172,4 +172,16 @@ inline Cell ratioCell(double base, double run, bool higherIsBetter) {
   return Cell::num(wb::report::fmtSpeedup(x), x);
 }
 
+// Prints the table, then removes the runs' folder unless --keep named it. Returns main's 0.
+inline int printAndClean(const wb::report::Table& table, const fs::path& root, bool kept) {
+  std::printf("\n%s\n", wb::report::renderText(table).c_str());
+  if (kept) {
+    std::printf("runs kept in %s\n", root.c_str());
+  } else {
+    std::error_code ec;
+    fs::remove_all(root, ec);
+  }
+  return 0;
+}
+
 }  // namespace wbbench

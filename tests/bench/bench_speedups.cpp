@@ -211,12 +211,5 @@ int main(int argc, char** argv) {
     ++index;
   }
 
-  std::printf("\n%s\n", wb::report::renderText(t).c_str());
-  if (keep.empty()) {
-    std::error_code ec;
-    fs::remove_all(g_root, ec);
-  } else {
-    std::printf("runs kept in %s\n", g_root.c_str());
-  }
-  return 0;
+  return printAndClean(t, g_root, !keep.empty());
 }

@@ -42,16 +42,7 @@ void SpeedupChart::setBars(const wb::report::BarChartSpec& spec) {
   QCPAxis* x = rect->axis(QCPAxis::atBottom);
   QCPAxis* y = rect->axis(QCPAxis::atLeft);
   y->setLabel(QString::fromStdString(spec.y_label));
-  QColor grid = ink;
-  grid.setAlpha(40);
-  for (QCPAxis* axis : {x, y}) {
-    axis->setBasePen(QPen(ink));
-    axis->setTickPen(QPen(ink));
-    axis->setSubTickPen(QPen(ink));
-    axis->setTickLabelColor(ink);
-    axis->setLabelColor(ink);
-    axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
-  }
+  inkAxes({x, y}, ink);
 
   auto* done = new QCPBars(x, y);
   done->setBrush(QColor(0x00, 0x72, 0xB2));

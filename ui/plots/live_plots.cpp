@@ -635,21 +635,9 @@ void LivePlots::setSmoothing(double alpha) {
 void LivePlots::applyPalette(QCustomPlot* plot) {
   const QPalette pal = palette();
   const QColor base = pal.color(QPalette::Base), text = pal.color(QPalette::Text);
-  QColor grid = text;
-  grid.setAlpha(40);
-  QColor subGrid = text;
-  subGrid.setAlpha(18);
   plot->setBackground(base);
   plot->axisRect()->setBackground(base);
-  for (QCPAxis* axis : {plot->xAxis, plot->yAxis, plot->xAxis2, plot->yAxis2}) {
-    axis->setBasePen(QPen(text));
-    axis->setTickPen(QPen(text));
-    axis->setSubTickPen(QPen(text));
-    axis->setTickLabelColor(text);
-    axis->setLabelColor(text);
-    axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
-    axis->grid()->setSubGridPen(QPen(subGrid, 1, Qt::DotLine));
-  }
+  inkAxes({plot->xAxis, plot->yAxis, plot->xAxis2, plot->yAxis2}, text);
   QColor legendBg = base;
   legendBg.setAlpha(230);
   plot->legend->setBrush(legendBg);

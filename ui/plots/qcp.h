@@ -37,3 +37,26 @@
 #undef foreach
 #undef WB_QCP_FOREACH
 #endif
+
+#include <initializer_list>
+
+namespace wb::ui {
+
+// Axes drawn in a palette's text colour `ink`, with dotted grid lines of it (sub-grid fainter):
+// the live plots and the speedup chart follow the light or dark theme alike.
+inline void inkAxes(std::initializer_list<QCPAxis*> axes, const QColor& ink) {
+  QColor grid = ink, subGrid = ink;
+  grid.setAlpha(40);
+  subGrid.setAlpha(18);
+  for (QCPAxis* axis : axes) {
+    axis->setBasePen(QPen(ink));
+    axis->setTickPen(QPen(ink));
+    axis->setSubTickPen(QPen(ink));
+    axis->setTickLabelColor(ink);
+    axis->setLabelColor(ink);
+    axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
+    axis->grid()->setSubGridPen(QPen(subGrid, 1, Qt::DotLine));
+  }
+}
+
+}  // namespace wb::ui
