@@ -154,12 +154,25 @@ class TestCliResume : public QObject {
     QVERIFY(config.ok());
     QCOMPARE((*config)["speedups"]["devices"].get<int>(), 1);
     QCOMPARE((*config)["train"]["epochs"].get<int>(), 2);
+    // --set applies on top of the run's own config, not the defaults.
+    QCOMPARE((*config)["data"]["limit_train"].get<int>(), 2000);
+    QCOMPARE((*config)["optim"]["name"].get<std::string>(), std::string("adam"));
+    auto secondSummary = wb::proto::readJsonFile(run.summary());
+    QVERIFY(secondSummary.ok());
 
     // ...and back on two ZeRO-1 ranks for a third epoch.
     QVERIFY(runCli(QStringList{QStringLiteral("run"), QStringLiteral("--resume"), runDir} +
                        sets({"train.epochs=3", "speedups.devices=2", "speedups.sharding=zero1"}),
                    0) != "unexpected exit code");
     QVERIFY(QFile::exists(QString::fromStdString((run.root / "config.before-resume-2.json").string())));
+    // The summary's samples/s covers this life only: samples/s x its wall time = the samples it trained.
+    auto thirdSummary = wb::proto::readJsonFile(run.summary());
+    QVERIFY(thirdSummary.ok());
+    const double trainedNow = (*thirdSummary)["samples"].get<double>() - (*secondSummary)["samples"].get<double>();
+    const double sps = (*thirdSummary)["samples_per_s"].get<double>(), wall = (*thirdSummary)["wall_s"].get<double>();
+    QVERIFY(trainedNow > 0);
+    QVERIFY2(std::abs(sps * wall - trainedNow) <= 0.01 * trainedNow,
+             qPrintable(QStringLiteral("%1 samples/s x %2 s vs %3 samples").arg(sps).arg(wall).arg(trainedNow)));
 
     std::vector<json> lives;  // the `run` event of each life
     json secondStart, lastEval;
