@@ -1,7 +1,8 @@
 // Exact resume: a rank SIGKILLed mid-epoch after a checkpoint, resumed with `run --resume`,
 // continues with losses bit-for-bit equal to an uninterrupted run (CPU, one thread, fixed seed).
 // A ZeRO run resumes on one process and back with more epochs (--set on --resume), keeping the
-// configs it replaced; a finished run resumed without more epochs is refused untouched.
+// configs it replaced; a finished run resumed without more epochs, or with another optimiser, is
+// refused untouched.
 #include <QtTest/QtTest>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -144,6 +145,13 @@ class TestCliResume : public QObject {
     QVERIFY2(refused.contains("train.epochs") && refused.contains("already trained 1 epoch"), refused.constData());
     QCOMPARE(wb::proto::readEventsFile(run.events().string()).size(), firstLife.size());
     QCOMPARE(readAll(run.summary()), firstSummary);
+    // Adam's state cannot resume under SGD: refused naming optim.name, again before anything is written.
+    const QByteArray otherOptim = runCli(QStringList{QStringLiteral("run"), QStringLiteral("--resume"), runDir} +
+                                             sets({"train.epochs=2", "optim.name=sgd"}),
+                                         2);
+    QVERIFY2(otherOptim.contains("optim.name") && otherOptim.contains("trained with adam"), otherOptim.constData());
+    QCOMPARE(wb::proto::readEventsFile(run.events().string()).size(), firstLife.size());
+    QCOMPARE(readAll(run.config()), firstConfig);
 
     // On one process, unsharded, one more epoch: the consolidated optimiser state loads unsharded.
     QVERIFY(runCli(QStringList{QStringLiteral("run"), QStringLiteral("--resume"), runDir} +

@@ -141,6 +141,31 @@ int exitCodeForStatus(const std::string& status, int rankCode) {
   return 1;
 }
 
+// What the ranks would refuse when resuming (the trainer checks the same against the checkpoint),
+// found before the run folder is touched, so a refused resume leaves it as it was.
+Status checkResumable(const proto::RunDir& run, const std::string& dir, const Config& config) {
+  // A finished run has nothing left to train at its train.epochs.
+  int64_t trained = -1;
+  for (const auto& ev : proto::readEventsFile(run.events().string()))
+    if (ev.value("type", "") == "checkpoint" && ev.value("kind", "") == "last")
+      trained = ev.value("batch_in_epoch", int64_t{0}) == 0 ? ev.value("epoch", int64_t{-1}) : -1;
+  if (trained >= config.train.epochs)
+    return makeError(Errc::InvalidConfig, "train.epochs: " + dir + " has already trained " + std::to_string(trained) +
+                                              " epoch(s) of " + std::to_string(config.train.epochs) +
+                                              "; resume with --set train.epochs=N (N > " + std::to_string(trained) +
+                                              ") to train further");
+  // Optimiser state belongs to the optimiser that wrote it.
+  auto previous = proto::readJsonFile(run.config());
+  const std::string wasOptim = previous.ok() && previous->is_object()
+                                   ? previous->value(json::json_pointer("/optim/name"), std::string())
+                                   : std::string();
+  if (!wasOptim.empty() && wasOptim != config.optim.name)
+    return makeError(Errc::InvalidConfig, "optim.name: " + dir + " was trained with " + wasOptim +
+                                              " and this run asks for " + config.optim.name +
+                                              "; resume with the same optimiser, or start a new run to change it");
+  return {};
+}
+
 }  // namespace
 
 void requestStop() { g_stopRequests.fetch_add(1); }
@@ -162,17 +187,7 @@ Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options)
       return makeError(Errc::Checkpoint, run.lastCheckpoint().string() +
                                              ": no checkpoint to resume from (the run ended before its first epoch)");
     resumeCheckpoint = run.lastCheckpoint().string();
-    // A finished run has nothing left to train at its train.epochs: say so before touching it.
-    int64_t trained = -1;
-    for (const auto& ev : proto::readEventsFile(run.events().string()))
-      if (ev.value("type", "") == "checkpoint" && ev.value("kind", "") == "last")
-        trained = ev.value("batch_in_epoch", int64_t{0}) == 0 ? ev.value("epoch", int64_t{-1}) : -1;
-    if (trained >= config.train.epochs)
-      return makeError(Errc::InvalidConfig, "train.epochs: " + options.resume_dir + " has already trained " +
-                                                std::to_string(trained) + " epoch(s) of " +
-                                                std::to_string(config.train.epochs) +
-                                                "; resume with --set train.epochs=N (N > " + std::to_string(trained) +
-                                                ") to train further");
+    if (auto st = checkResumable(run, options.resume_dir, config); !st.ok()) return st.error();
   } else if (!options.run_dir.empty()) {
     run.root = fs::absolute(options.run_dir);
   } else {

@@ -377,6 +377,15 @@ Result<TrainOutcome> Trainer::Impl::run() {
     if (auto st = net->loadState(ck->params, ck->buffers); !st.ok())
       return makeError(Errc::Checkpoint, o.resume_from + ": " + st.error().message +
                                              " (the checkpoint was written for another model; start a new run)");
+    const json written = json::parse(ck->config_json, nullptr, false);
+    // Optimiser state belongs to one optimiser: another one cannot take it (LibTorch asserts).
+    const std::string wasOptim =
+        written.is_object() ? written.value(json::json_pointer("/optim/name"), std::string()) : std::string();
+    if (!wasOptim.empty() && wasOptim != c.optim.name)
+      return makeError(Errc::InvalidConfig, "optim.name: " + o.resume_from + " was written by " + wasOptim +
+                                                " and this run asks for " + c.optim.name +
+                                                "; resume with the same optimiser (--set optim.name=" + wasOptim +
+                                                "), or start a new run to change it");
     auto optLoad = gs ? gs->loadOptimizerState(*opt, ck->optimizer_state)
                       : loadOptimizerStateBytes(*opt, ck->optimizer_state);
     if (!optLoad.ok()) return optLoad.error();
@@ -401,7 +410,6 @@ Result<TrainOutcome> Trainer::Impl::run() {
                                                 ") to train further");
     // Written by another number of ranks (or batch size): a step there is another number of
     // samples here. Continue at the same sample in the epoch, and the schedule at the same share.
-    const json written = json::parse(ck->config_json, nullptr, false);
     const int64_t wasGlobalBatch = written.is_object()
                                        ? written.value(json::json_pointer("/train/batch_size"), int64_t{0}) *
                                              written.value(json::json_pointer("/speedups/devices"), int64_t{1})
