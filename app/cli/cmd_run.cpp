@@ -146,6 +146,11 @@ int cmdRun(const Argv& argv) {
                          "change fields of it with --set KEY=VALUE (e.g. --set train.epochs=10)\n");
     return 2;
   }
+  if (resume && !fs::is_regular_file(fs::path(*resume) / "config.json")) {
+    std::fprintf(stderr, "workbench-cli run: --resume %s: not a run directory (it has no config.json); pass the folder "
+                         "`run` printed (under --runs-root), not a checkpoint file\n", resume->c_str());
+    return 2;
+  }
   Result<Config> config = resolveConfig(args, resume ? (fs::path(*resume) / "config.json").string() : "");
   if (!config.ok()) {
     std::fprintf(stderr, "workbench-cli run: invalid config:\n%s\n", config.error().message.c_str());
