@@ -155,9 +155,27 @@ void earlyStopVerdicts(const RunRecord& run, const RunMetrics& m, Out& out) {
   }
 }
 
+// A measurement that shared its CPU says nothing about speed: say so before any speed verdict.
+void contentionVerdicts(const RunMetrics& m, const RunMetrics* rm, Out& out) {
+  const Contention& c = m.contention;
+  if (c.contended)
+    out.push_back({"contended", Severity::Warning,
+                   "Measured under contention: " + c.note +
+                       " during this run, so its times and speedups are not trustworthy — rerun on an idle machine."});
+  if (rm && rm->contention.contended)
+    out.push_back({"contended-reference", Severity::Warning,
+                   "The reference was measured under contention (" + rm->contention.note +
+                       "): the speed comparison with it is not trustworthy — rerun the reference on an idle machine."});
+  if (c.asked_cores && c.cores > 0 && *c.asked_cores > c.cores + 0.5)
+    out.push_back({"oversubscribed", Severity::Tip,
+                   "The ranks asked for " + fmtFixed(*c.asked_cores, 0) + " threads on " + std::to_string(c.cores) +
+                       " cores: they compete with each other — fewer threads per rank or fewer devices would waste less."});
+}
+
 void evalVerdicts(const RunRecord& run, const RunMetrics& m, const RunRecord* ref, const RunMetrics* rm, Out& out) {
   const bool inference = boolAt(run, "speedups.inference_eval", true);
-  if (ref && rm && m.eval_ms && rm->eval_ms && boolAt(*ref, "speedups.inference_eval", true) != inference) {
+  const bool timed = ref && rm && !m.contention.contended && !rm->contention.contended;
+  if (timed && m.eval_ms && rm->eval_ms && boolAt(*ref, "speedups.inference_eval", true) != inference) {
     const double saved = 1.0 - *m.eval_ms / *rm->eval_ms;
     std::string text = std::string(inference ? "Inference-mode evaluation" : "Grad-enabled evaluation") + " took " +
                        fmtFixed(*m.eval_ms, 0) + " ms per evaluation vs " + fmtFixed(*rm->eval_ms, 0) + " ms (" +
@@ -165,8 +183,8 @@ void evalVerdicts(const RunRecord& run, const RunMetrics& m, const RunRecord* re
     out.push_back({"inference-eval", Severity::Info, text});
     return;
   }
-  if (!inference && m.eval_ms && m.wall_s && *m.wall_s > 0) {
-    const double share = *m.eval_ms * static_cast<double>(run.evals.size()) / 1000.0 / *m.wall_s;
+  if (!inference && m.eval_s && m.wall_s && *m.wall_s > 0) {
+    const double share = *m.eval_s / *m.wall_s;
     if (share >= kEvalShare)
       out.push_back({"inference-eval", Severity::Tip, "Evaluation takes " + pct(share) +
                                                           " of the wall time with gradients on — set speedups.inference_eval=true."});
@@ -174,12 +192,14 @@ void evalVerdicts(const RunRecord& run, const RunMetrics& m, const RunRecord* re
 }
 
 void referenceVerdicts(const RunRecord& run, const RunMetrics& m, const RunRecord& ref, const RunMetrics& rm, Out& out) {
+  // Speed verdicts on a contended measurement would be verdicts on the other load.
+  const bool speedTrusted = !m.contention.contended && !rm.contention.contended;
   std::vector<std::string> speedupKeys;
   for (const auto& c : configDiff(ref.config, run.config))
     if (c.path.rfind("speedups.", 0) == 0) speedupKeys.push_back(c.path.substr(9));
   // Early stopping that never fired cannot have changed the speed: any difference is noise.
   const bool inertEarlyStop = speedupKeys.size() == 1 && speedupKeys.front().rfind("early_stopping.", 0) == 0 && !run.early_stop;
-  if (auto sp = speedupOf(rm.wall_s, m.wall_s); sp && *sp < kSlowerThan && speedupKeys.size() == 1 && !inertEarlyStop)
+  if (auto sp = speedupOf(rm.wall_s, m.wall_s); speedTrusted && sp && *sp < kSlowerThan && speedupKeys.size() == 1 && !inertEarlyStop)
     out.push_back({"slower", Severity::Warning, "Changing " + speedupKeys.front() + " made this run " + pct(1.0 / *sp - 1.0) +
                                                     " slower than the reference — leave it off on this machine."});
   if (m.best_val_acc && rm.best_val_acc) {
@@ -206,12 +226,14 @@ void referenceVerdicts(const RunRecord& run, const RunMetrics& m, const RunRecor
   const int devices = intAt(run, "speedups.devices", 1), refDevices = intAt(ref, "speedups.devices", 1);
   // Scaling efficiency means something only when the device count is all that changed.
   const bool onlyDevices = speedupKeys.size() == 1 && speedupKeys.front() == "devices";
-  if (onlyDevices && devices > refDevices && m.samples_per_s && rm.samples_per_s && *rm.samples_per_s > 0) {
-    const double gain = *m.samples_per_s / *rm.samples_per_s;
+  const auto& sps = m.train_samples_per_s;
+  const auto& refSps = rm.train_samples_per_s;
+  if (speedTrusted && onlyDevices && devices > refDevices && sps && refSps && *refSps > 0) {
+    const double gain = *sps / *refSps;
     const double eff = gain * refDevices / devices;
     out.push_back({"scaling", eff < kScalingPoor ? Severity::Warning : Severity::Info,
                    std::to_string(devices) + (run.onCuda() ? " GPUs" : " CPU processes") + " gave " + fmtSpeedup(gain) +
-                       " samples/s over " + std::to_string(refDevices) + " (" + pct(eff) + " scaling efficiency)" +
+                       " train samples/s over " + std::to_string(refDevices) + " (" + pct(eff) + " scaling efficiency)" +
                        (eff < kScalingPoor ? ": the ranks share cores or wait on communication." : ".")});
   }
   const std::string sharding = strAt(run, "speedups.sharding", "off");
@@ -221,7 +243,9 @@ void referenceVerdicts(const RunRecord& run, const RunMetrics& m, const RunRecor
     double cost = 0;
     if (m.step_ms && rm.step_ms && rm.step_ms->total() > 0) cost = m.step_ms->total() / rm.step_ms->total() - 1.0;
     else if (auto sp = speedupOf(rm.time_per_epoch_s, m.time_per_epoch_s)) cost = 1.0 / *sp - 1.0;
-    const std::string costText = cost >= 0 ? pct(cost) + " step-time cost" : pct(-cost) + " step-time gain";
+    const std::string costText = !speedTrusted ? std::string("a step-time cost not measurable under contention")
+                                 : cost >= 0   ? pct(cost) + " step-time cost"
+                                               : pct(-cost) + " step-time gain";
     if (saving >= kShardingMinSaving)
       out.push_back({"sharding", Severity::Info, "Sharding (" + sharding + ") saved " + pct(saving) + " peak " + m.peak_mem_kind +
                                                      " memory at " + costText + ": worth it only if memory is the limit."});
@@ -248,6 +272,7 @@ std::vector<Verdict> advise(const RunRecord& run, const RunMetrics& m, const Run
                             const RunMetrics* reference_m) {
   Out out;
   statusVerdicts(run, out);
+  contentionVerdicts(m, reference ? reference_m : nullptr, out);
   stepSplitVerdicts(run, m, out);
   fp16Verdicts(run, m, out);
   earlyStopVerdicts(run, m, out);

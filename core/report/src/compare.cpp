@@ -38,6 +38,53 @@ std::optional<double> throughputAfterWarmup(const std::vector<StepSample>& steps
   return std::nullopt;
 }
 
+std::optional<double> epochThroughput(const std::vector<EpochSample>& epochs) {
+  std::vector<double> rates;
+  for (const auto& e : epochs) {
+    const double r = e.train_samples_per_s > 0 ? e.train_samples_per_s : e.samples_per_s;
+    if (r > 0) rates.push_back(r);
+  }
+  if (rates.empty()) return std::nullopt;
+  return median(rates);
+}
+
+// Training throughput and where it came from (the header's definition, in its order).
+void trainThroughput(const RunRecord& run, const RunSummary& measured, RunMetrics& m) {
+  using S = ThroughputSource;
+  auto take = [&](std::optional<double> v, S source) {
+    if (m.train_samples_per_s || !v || !(*v > 0)) return;
+    m.train_samples_per_s = v;
+    m.throughput_source = source;
+  };
+  if (run.finished) take(measured.train_samples_per_s, S::Summary);
+  take(throughputAfterWarmup(run.steps), S::StepEvents);
+  take(epochThroughput(run.epochs), S::EpochEvents);
+  if (!run.steps.empty()) take(run.steps.front().samples_per_s, S::StepEventsWithWarmup);
+}
+
+// "another process used 0.9 of 2 cores" (the writer's note when the numbers are missing).
+std::string otherLoadText(const Contention& c, const std::string& writerNote) {
+  if (!c.other_load_cores) return writerNote.empty() ? "another load shared the CPU" : writerNote;
+  std::string text = "another process used " + fmtFixed(*c.other_load_cores, 1);
+  return text + (c.cores > 0 ? " of " + std::to_string(c.cores) + " cores" : " cores");
+}
+
+// A run in progress has no summary yet: its step events' CPU, when one rank is all there is
+// (with more, the other ranks' load is the run's own).
+std::optional<double> otherLoadFromSteps(const RunRecord& run, int* cores) {
+  if (run.world_size != 1) return std::nullopt;
+  double sum = 0;
+  int n = 0;
+  for (const auto& st : run.steps) {
+    if (!st.cpu || !std::isfinite(st.cpu->machine_busy_cores) || !std::isfinite(st.cpu->process_cores)) continue;
+    sum += std::max(0.0, st.cpu->machine_busy_cores - st.cpu->process_cores);
+    ++n;
+    if (st.cpu->cores > 0) *cores = st.cpu->cores;
+  }
+  if (n == 0) return std::nullopt;
+  return sum / n;
+}
+
 void flatten(const json& j, const std::string& prefix, std::vector<std::pair<std::string, const json*>>& out) {
   if (j.is_object() && !j.empty()) {
     for (auto it = j.begin(); it != j.end(); ++it)
@@ -122,16 +169,17 @@ RunMetrics computeMetrics(const RunRecord& run, std::optional<double> target) {
     m.time_per_epoch_s = *m.wall_s / m.epochs;
   }
 
-  m.samples_per_s = throughputAfterWarmup(run.steps);
-  if (!m.samples_per_s) {
-    m.throughput_has_warmup = true;
-    std::vector<double> rates;
-    for (const auto& e : run.epochs)
-      if (e.samples_per_s > 0) rates.push_back(e.samples_per_s);
-    if (!rates.empty()) m.samples_per_s = median(rates);
-    else if (!run.steps.empty() && run.steps.front().samples_per_s > 0) m.samples_per_s = run.steps.front().samples_per_s;
-    else m.samples_per_s = summaryNumber(s, "samples_per_s");
+  const RunSummary measured = run.measured();
+  trainThroughput(run, measured, m);
+  m.run_wall_s = measured.run_wall_s;
+  m.time_to_first_step_s = measured.time_to_first_step_s;
+  m.eval_s = measured.eval_s;
+  if (!m.eval_s && !run.evals.empty()) {
+    double ms = 0;
+    for (const auto& e : run.evals) ms += e.eval_ms;
+    if (ms > 0) m.eval_s = ms / 1000.0;
   }
+  m.contention = contentionOf(run);
 
   for (const auto& e : run.evals) {
     if (!m.best_val_acc || e.val_acc > *m.best_val_acc) m.best_val_acc = e.val_acc;
@@ -169,6 +217,34 @@ RunMetrics computeMetrics(const RunRecord& run, std::optional<double> target) {
     if (n > 0) m.eval_ms = sum / n;
   }
   return m;
+}
+
+Contention contentionOf(const RunRecord& run) {
+  Contention c;
+  c.cores = run.cores();
+  const RunSummary measured = run.measured();
+  std::string writerNote;
+  if (measured.cpu) {
+    const CpuUse& cpu = *measured.cpu;
+    if (cpu.cores > 0) c.cores = cpu.cores;
+    c.other_load_cores = cpu.other_load_cores;
+    c.used_cores = cpu.used_cores;
+    c.asked_cores = cpu.asked_cores;
+    c.contended = cpu.contended;
+    writerNote = cpu.note;
+  } else if (!run.finished) {
+    c.other_load_cores = otherLoadFromSteps(run, &c.cores);
+    c.contended = c.other_load_cores && *c.other_load_cores >= kContendedCores;
+  }
+  if (c.contended) c.note = otherLoadText(c, writerNote);
+  return c;
+}
+
+std::string contentionNote(const RunMetrics& run, const RunMetrics& baseline) {
+  std::string out = run.contention.note;
+  if (!baseline.contention.contended) return out;
+  if (!out.empty()) out += "; ";
+  return out + "the baseline: " + baseline.contention.note;
 }
 
 std::vector<ConfigChange> configDiff(const json& base, const json& run) {
@@ -218,7 +294,8 @@ Comparison compareRuns(const RunRecord& baseline, const std::vector<RunRecord>& 
     row.speedup_epoch = speedupOf(b.time_per_epoch_s, row.m.time_per_epoch_s);
     row.speedup_wall = speedupOf(b.wall_s, row.m.wall_s);
     row.speedup_target = speedupOf(b.time_to_target_s, row.m.time_to_target_s);
-    row.speedup_throughput = speedupOf(row.m.samples_per_s, b.samples_per_s);  // run / baseline
+    row.speedup_throughput = speedupOf(row.m.train_samples_per_s, b.train_samples_per_s);  // run / baseline
+    row.contended = row.is_baseline ? b.contention.note : contentionNote(row.m, b);
     if (b.best_val_acc && row.m.best_val_acc) row.delta_best_pp = (*row.m.best_val_acc - *b.best_val_acc) * 100.0;
     if (b.final_val_acc && row.m.final_val_acc) row.delta_final_pp = (*row.m.final_val_acc - *b.final_val_acc) * 100.0;
     if (b.peak_mem_bytes && row.m.peak_mem_bytes && *b.peak_mem_bytes > 0)
@@ -230,9 +307,67 @@ Comparison compareRuns(const RunRecord& baseline, const std::vector<RunRecord>& 
 
 namespace {
 
-Cell optCell(const std::optional<double>& v, std::string (*fmt)(double)) {
-  if (!v) return Cell::str("–");
-  return Cell::num(fmt(*v), *v);
+// "1.9 of 2 asked" (used / asked cores).
+Cell coresCell(const Contention& c) {
+  if (!c.used_cores) return Cell::str("–");
+  std::string text = fmtFixed(*c.used_cores, 1);
+  if (c.asked_cores) text += " of " + fmtFixed(*c.asked_cores, 0) + " asked";
+  return Cell::num(text, *c.used_cores);
+}
+
+// The other load on the machine: "none (0.1)", or the note when contended.
+Cell otherLoadCell(const Contention& c) {
+  if (c.contended) return c.other_load_cores ? Cell::num(c.note, *c.other_load_cores) : Cell::str(c.note);
+  if (!c.other_load_cores) return Cell::str("–");
+  return Cell::num("none (" + fmtFixed(*c.other_load_cores, 1) + ")", *c.other_load_cores);
+}
+
+Cell throughputCell(const RunMetrics& m) {
+  Cell rate = optCell(m.train_samples_per_s, fmtRate);
+  if (m.throughputIncludesWarmup()) rate.text += "*";
+  return rate;
+}
+
+Cell targetCell(const RunMetrics& m) {
+  if (m.time_to_target_s) return Cell::num(fmtSeconds(*m.time_to_target_s), *m.time_to_target_s);
+  return Cell::str(m.status == "running" ? "not reached yet" : "not reached");
+}
+
+std::vector<Cell> comparisonCells(const ComparisonRow& row) {
+  const RunMetrics& m = row.m;
+  const bool contended = !row.is_baseline && !row.contended.empty();
+  auto speedup = [&](const std::optional<double>& x) { return speedupCell(x, contended); };
+  Cell wall = optCell(m.wall_s, fmtSeconds);
+  if (m.wall_partial) wall.text += " so far";
+  return {Cell::str(row.label + (row.is_baseline ? " (baseline)" : "")),
+          Cell::str(m.status + (m.wall_partial ? " (partial)" : "")),
+          Cell::str(row.is_baseline ? "—" : describeDiff(row.diff)),
+          Cell::num(std::to_string(m.epochs), m.epochs),
+          optCell(m.time_per_epoch_s, fmtSeconds),
+          speedup(row.speedup_epoch),
+          throughputCell(m),
+          speedup(row.speedup_throughput),
+          wall,
+          speedup(row.speedup_wall),
+          targetCell(m),
+          m.time_to_target_s ? speedup(row.speedup_target) : Cell::str("–"),
+          optCell(m.best_val_acc, fmtAccuracy),
+          optCell(row.delta_best_pp, fmtPp),
+          optCell(m.final_val_acc, fmtAccuracy),
+          optCell(row.delta_final_pp, fmtPp),
+          optCell(m.eval_s, fmtSeconds),
+          optCell(m.time_to_first_step_s, fmtSeconds),
+          optCell(m.run_wall_s, fmtSeconds),
+          coresCell(m.contention),
+          otherLoadCell(m.contention),
+          [&] {
+            Cell mem = optCell(m.peak_mem_bytes, fmtBytes);
+            if (m.peak_mem_bytes) mem.text += " (" + m.peak_mem_kind + ")";
+            return mem;
+          }(),
+          optCell(row.mem_ratio, fmtRatio),
+          m.skipped_steps ? Cell::num(std::to_string(*m.skipped_steps), static_cast<double>(*m.skipped_steps))
+                          : Cell::str("–")};
 }
 
 }  // namespace
@@ -249,8 +384,8 @@ Table comparisonTable(const Comparison& cmp) {
       {"epochs", "Epochs", ""},
       {"time_per_epoch_s", "Time/epoch", "s"},
       {"speedup_epoch", "× epoch", "x"},
-      {"samples_per_s", "Samples/s", "1/s"},
-      {"speedup_throughput", "× samples/s", "x"},
+      {"train_samples_per_s", "Train samples/s", "1/s"},
+      {"speedup_throughput", "× train samples/s", "x"},
       {"wall_s", "Wall time", "s"},
       {"speedup_wall", "× wall", "x"},
       {"time_to_target_s", "Time to " + target, "s"},
@@ -259,47 +394,32 @@ Table comparisonTable(const Comparison& cmp) {
       {"delta_best_pp", "Δ best", "pp"},
       {"final_val_acc", "Final val acc", "fraction"},
       {"delta_final_pp", "Δ final", "pp"},
+      {"eval_s", "Eval s", "s"},
+      {"time_to_first_step_s", "First step s", "s"},
+      {"run_wall_s", "Run wall s", "s"},
+      {"used_cores", "Cores used", "cores"},
+      {"other_load_cores", "Other load", "cores"},
       {"peak_mem_bytes", "Peak memory", "bytes"},
       {"mem_ratio", "Memory ratio", "x"},
       {"skipped_steps", "fp16 skipped", ""},
   };
   bool anyWarmup = false, anyPartial = false;
+  std::vector<std::string> contended;
   for (const auto& row : cmp.rows) {
-    const RunMetrics& m = row.m;
-    std::vector<Cell> cells;
-    cells.push_back(Cell::str(row.label + (row.is_baseline ? " (baseline)" : "")));
-    cells.push_back(Cell::str(m.status + (m.wall_partial ? " (partial)" : "")));
-    cells.push_back(Cell::str(row.is_baseline ? "—" : describeDiff(row.diff)));
-    cells.push_back(Cell::num(std::to_string(m.epochs), m.epochs));
-    cells.push_back(optCell(m.time_per_epoch_s, fmtSeconds));
-    cells.push_back(optCell(row.speedup_epoch, fmtSpeedup));
-    Cell rate = optCell(m.samples_per_s, fmtRate);
-    if (m.throughput_has_warmup && m.samples_per_s) rate.text += "*", anyWarmup = true;
-    cells.push_back(rate);
-    cells.push_back(optCell(row.speedup_throughput, fmtSpeedup));
-    Cell wall = optCell(m.wall_s, fmtSeconds);
-    if (m.wall_partial) wall.text += " so far", anyPartial = true;
-    cells.push_back(wall);
-    cells.push_back(optCell(row.speedup_wall, fmtSpeedup));
-    if (m.time_to_target_s) cells.push_back(Cell::num(fmtSeconds(*m.time_to_target_s), *m.time_to_target_s));
-    else cells.push_back(Cell::str(m.status == "running" ? "not reached yet" : "not reached"));
-    cells.push_back(m.time_to_target_s ? optCell(row.speedup_target, fmtSpeedup) : Cell::str("–"));
-    cells.push_back(optCell(m.best_val_acc, fmtAccuracy));
-    cells.push_back(optCell(row.delta_best_pp, fmtPp));
-    cells.push_back(optCell(m.final_val_acc, fmtAccuracy));
-    cells.push_back(optCell(row.delta_final_pp, fmtPp));
-    Cell mem = optCell(m.peak_mem_bytes, fmtBytes);
-    if (m.peak_mem_bytes) mem.text += " (" + m.peak_mem_kind + ")";
-    cells.push_back(mem);
-    cells.push_back(optCell(row.mem_ratio, fmtRatio));
-    cells.push_back(m.skipped_steps ? Cell::num(std::to_string(*m.skipped_steps), static_cast<double>(*m.skipped_steps))
-                                    : Cell::str("–"));
-    t.rows.push_back(std::move(cells));
+    t.rows.push_back(comparisonCells(row));
+    anyWarmup = anyWarmup || row.m.throughputIncludesWarmup();
+    anyPartial = anyPartial || row.m.wall_partial;
+    if (!row.contended.empty()) contended.push_back(row.label + ": " + row.contended);
   }
-  t.notes.push_back("Speedups are baseline ÷ run for times and run ÷ baseline for samples/s; > 1× is faster.");
-  t.notes.push_back("Time to target: first crossing of the target val acc, interpolated linearly between evaluations.");
-  if (anyWarmup) t.notes.push_back("* includes the warm-up interval (too few step events to leave it out).");
+  t.notes.push_back("Speedups are baseline ÷ run for times and run ÷ baseline for train samples/s; > 1× is faster.");
+  t.notes.push_back("Train samples/s: samples trained ÷ seconds in training steps (no evaluation, checkpoints or set-up). "
+                    "Wall time: the trainer's clock (set-up, training, evaluation); run wall s: the whole command.");
+  t.notes.push_back("Time to target: first crossing of the target val acc, interpolated linearly between evaluations; "
+                    "it counts everything (set-up, evaluation, checkpoints).");
+  if (anyWarmup) t.notes.push_back("* includes the warm-up (too few step events to leave it out; from epoch events or the first step event).");
   if (anyPartial) t.notes.push_back("\"so far\": the run has not ended (no end event, no summary.json).");
+  for (const auto& c : contended)
+    t.notes.push_back("Contended, speedups not shown — " + c + ". Rerun on an idle machine.");
   return t;
 }
 

@@ -214,9 +214,6 @@ std::string withRange(const std::optional<double>& mid, const std::optional<doub
   return s;
 }
 
-Cell optCell(const std::optional<double>& v, std::string (*fmt)(double)) {
-  return v ? Cell::num(fmt(*v), *v) : Cell::str("–");
-}
 json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
 // The repeat whose wall time is the median: what advice and curves show for a step.

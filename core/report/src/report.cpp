@@ -42,6 +42,23 @@ Drawing curves(const std::vector<const RunRecord*>& records, bool accuracy) {
   return lineChart(spec);
 }
 
+const char* throughputSourceName(ThroughputSource s) {
+  switch (s) {
+    case ThroughputSource::None: return "none";
+    case ThroughputSource::Summary: return "summary";
+    case ThroughputSource::StepEvents: return "step-events";
+    case ThroughputSource::StepEventsWithWarmup: return "first-step-event";
+    case ThroughputSource::EpochEvents: return "epoch-events";
+  }
+  return "none";
+}
+
+json contentionJson(const Contention& c) {
+  return {{"contended", c.contended},     {"other_load_cores", opt(c.other_load_cores)},
+          {"cores", c.cores},             {"used_cores", opt(c.used_cores)},
+          {"asked_cores", opt(c.asked_cores)}, {"note", c.note}};
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> machineInfo(const json& env) {
@@ -74,7 +91,10 @@ BarChartSpec comparisonBars(const Comparison& cmp) {
     Bar b;
     b.label = row.label;
     if (b.label.size() > 24) b.label = "…" + b.label.substr(b.label.size() - 22);
-    if (row.speedup_target) {
+    if (!row.is_baseline && !row.contended.empty()) {
+      b.skipped = true;
+      b.annotation = kContendedText;
+    } else if (row.speedup_target) {
       b.value = *row.speedup_target;
       b.annotation = fmtSpeedup(*row.speedup_target);
     } else {
@@ -101,9 +121,16 @@ json comparisonJson(const Comparison& cmp) {
               {"epochs", m.epochs},
               {"steps", m.steps},
               {"time_per_epoch_s", opt(m.time_per_epoch_s)},
-              {"samples_per_s", opt(m.samples_per_s)},
-              {"samples_per_s_includes_warmup", m.throughput_has_warmup},
+              {"train_samples_per_s", opt(m.train_samples_per_s)},
+              {"train_samples_per_s_source", throughputSourceName(m.throughput_source)},
+              {"train_samples_per_s_includes_warmup", m.throughputIncludesWarmup()},
               {"wall_s", opt(m.wall_s)},
+              {"run_wall_s", opt(m.run_wall_s)},
+              {"eval_s", opt(m.eval_s)},
+              {"time_to_first_step_s", opt(m.time_to_first_step_s)},
+              {"cpu", contentionJson(m.contention)},
+              {"speedups_contended", !row.is_baseline && !row.contended.empty()},
+              {"contention_note", row.contended},
               {"time_to_target_s", opt(m.time_to_target_s)},
               {"reached_target", m.time_to_target_s.has_value()},
               {"best_val_acc", opt(m.best_val_acc)},
@@ -112,7 +139,7 @@ json comparisonJson(const Comparison& cmp) {
               {"peak_mem_kind", m.peak_mem_kind},
               {"skipped_steps", m.skipped_steps ? json(*m.skipped_steps) : json(nullptr)},
               {"speedup", {{"epoch", opt(row.speedup_epoch)},
-                           {"samples_per_s", opt(row.speedup_throughput)},
+                           {"train_samples_per_s", opt(row.speedup_throughput)},
                            {"wall", opt(row.speedup_wall)},
                            {"to_target", opt(row.speedup_target)}}},
               {"delta_best_pp", opt(row.delta_best_pp)},
@@ -135,7 +162,8 @@ Report buildComparisonReport(const RunRecord& baseline, const std::vector<RunRec
   r.title = "Speedup comparison against " + runLabel(baseline);
   r.intro = "Each run is measured against the baseline " + runLabel(baseline) +
             ". A speedup is only shown beside the accuracy it reached; the headline is the time to reach " +
-            fmtAccuracy(cmp.target_acc) + " validation accuracy.";
+            fmtAccuracy(cmp.target_acc) + " validation accuracy. Train samples/s counts training steps only. "
+            "A run (or baseline) measured while another process used the CPU shows no speedup.";
   r.tables.push_back(comparisonTable(cmp));
   r.tables.push_back(configDiffTable(cmp));
 

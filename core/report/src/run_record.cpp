@@ -68,6 +68,13 @@ void readStep(RunRecord& r, const json& ev) {
     st.comm = num(*ms, "comm", 0);
     s.ms = st;
   }
+  if (auto cpu = ev.find("cpu"); cpu != ev.end() && cpu->is_object()) {
+    StepCpu c;
+    c.process_cores = num(*cpu, "process_cores");
+    c.machine_busy_cores = num(*cpu, "machine_busy_cores");
+    c.cores = static_cast<int>(integer(*cpu, "cores"));
+    s.cpu = c;
+  }
   if (auto amp = ev.find("amp"); amp != ev.end() && amp->is_object()) {
     double scale = num(*amp, "scale");
     if (std::isfinite(scale)) s.amp_scale = scale;
@@ -109,6 +116,7 @@ void readRank0(RunRecord& r, const std::string& type, const json& ev) {
     e.t = num(ev, "t", 0);
     e.seconds = num(ev, "seconds", 0);
     e.samples_per_s = num(ev, "samples_per_s", 0);
+    e.train_samples_per_s = num(ev, "train_samples_per_s", 0);
     e.train_loss = num(ev, "train_loss");
     r.epochs.push_back(e);
   } else if (type == "early_stop") {
@@ -116,7 +124,46 @@ void readRank0(RunRecord& r, const std::string& type, const json& ev) {
   }
 }
 
+std::optional<double> finite(const json& j, const char* key) {
+  const double v = num(j, key);
+  if (!std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+std::optional<CpuUse> decodeCpu(const json& summary) {
+  auto it = summary.find("cpu");
+  if (it == summary.end() || !it->is_object()) return std::nullopt;
+  const json& j = *it;
+  CpuUse c;
+  c.cores = static_cast<int>(integer(j, "cores"));
+  c.asked_cores = finite(j, "asked_cores");
+  c.used_cores = finite(j, "used_cores");
+  c.other_load_cores = finite(j, "other_load_cores");
+  auto flag = j.find("contended");
+  // A writer that left the verdict out still gave the load it is made of.
+  c.contended = flag != j.end() && flag->is_boolean() ? flag->get<bool>()
+                                                      : c.other_load_cores && *c.other_load_cores >= kContendedCores;
+  c.note = text(j, "note");
+  return c;
+}
+
 }  // namespace
+
+RunSummary decodeSummary(const json& s) {
+  RunSummary out;
+  if (!s.is_object()) return out;
+  out.train_samples_per_s = finite(s, "train_samples_per_s");
+  out.train_s = finite(s, "train_s");
+  if (auto n = finite(s, "train_samples")) out.train_samples = static_cast<int64_t>(std::llround(*n));
+  out.eval_s = finite(s, "eval_s");
+  out.checkpoint_s = finite(s, "checkpoint_s");
+  out.time_to_first_step_s = finite(s, "time_to_first_step_s");
+  out.run_wall_s = finite(s, "run_wall_s");
+  if (!out.run_wall_s) out.run_wall_s = finite(s, "launcher_wall_s");  // runs written before run_wall_s
+  out.wall_s = finite(s, "wall_s");
+  out.cpu = decodeCpu(s);
+  return out;
+}
 
 const json& RunRecord::configAt(const std::string& dotted) const {
   static const json kNull;

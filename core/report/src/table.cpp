@@ -60,6 +60,15 @@ std::string fmtRate(double perSecond) {
   return fmtFixed(perSecond / 1e6, 2) + "M/s";
 }
 
+Cell optCell(const std::optional<double>& v, std::string (*fmt)(double)) {
+  return v ? Cell::num(fmt(*v), *v) : Cell::str("–");
+}
+
+Cell speedupCell(const std::optional<double>& speedup, bool contended) {
+  if (contended) return Cell::str(kContendedText);
+  return optCell(speedup, fmtSpeedup);
+}
+
 size_t displayWidth(const std::string& utf8) {
   size_t n = 0;
   for (unsigned char c : utf8)

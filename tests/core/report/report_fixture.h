@@ -60,6 +60,11 @@ struct FakeRun {
     events.push_back(ev);
     return *this;
   }
+  // The step event's CPU over its interval (the last step added).
+  FakeRun& stepCpu(double processCores, double machineBusyCores, int cores = 2) {
+    events.back()["cpu"] = {{"process_cores", processCores}, {"machine_busy_cores", machineBusyCores}, {"cores", cores}};
+    return *this;
+  }
   FakeRun& amp(double scale, int64_t skipped) {
     events.back()["amp"] = {{"scale", scale}, {"skipped", skipped}};
     return *this;
@@ -84,6 +89,7 @@ struct FakeRun {
     ev["epoch"] = epoch;
     ev["seconds"] = seconds;
     ev["samples_per_s"] = sps;
+    ev["train_samples_per_s"] = sps;
     ev["train_loss"] = 0.5;
     events.push_back(ev);
     return *this;
@@ -103,14 +109,47 @@ struct FakeRun {
     events.push_back(ev);
     return *this;
   }
-  // The end event and summary.json.
+  // The end event and summary.json, as the current writer fills them (train_samples_per_s from
+  // the step events' samples and times; no older samples_per_s).
   FakeRun& end(const std::string& status, double wallS) {
     json ev = wb::proto::makeEvent("end", 0, wallS);
     ev["status"] = status;
-    ev["summary"] = {{"wall_s", wallS}};
+    ev["summary"] = {{"wall_s", wallS}, {"run_wall_s", wallS + 1.5}, {"time_to_first_step_s", 1.25}, {"eval_s", evalSeconds()}};
+    if (double s = trainSeconds(); s > 0) {
+      ev["summary"]["train_s"] = s;
+      ev["summary"]["train_samples"] = trainSamples();
+      ev["summary"]["train_samples_per_s"] = static_cast<double>(trainSamples()) / s;
+    }
     events.push_back(ev);
-    summary = json{{"status", status}, {"wall_s", wallS}};
+    summary = ev["summary"];
+    (*summary)["status"] = status;
     return *this;
+  }
+  // Sets summary fields (summary.json and the end event's summary): null to write null, a
+  // discarded json to remove one.
+  FakeRun& measured(const std::string& key, json value) {
+    for (json* s : {&*summary, &events.back()["summary"]}) {
+      if (value.is_discarded()) s->erase(key);
+      else (*s)[key] = value;
+    }
+    return *this;
+  }
+  // summary.cpu: the machine's other load while the run ran (contended at 0.3 cores and above).
+  FakeRun& cpu(double otherLoad, int cores = 2, double used = 1.0, double asked = 1.0) {
+    json c = {{"cores", cores}, {"asked_cores", asked}, {"used_cores", used}, {"other_load_cores", otherLoad},
+              {"contended", otherLoad >= 0.3}};
+    if (otherLoad >= 0.3) c["note"] = "busy";
+    return measured("cpu", c);
+  }
+
+  // Rank 0's samples between its first and last step events, and the seconds between them.
+  int64_t trainSamples() const { return static_cast<int64_t>(lastStep("samples") - firstStep("samples")); }
+  double trainSeconds() const { return lastStep("t") - firstStep("t"); }
+  double evalSeconds() const {
+    double ms = 0;
+    for (const auto& ev : events)
+      if (ev["type"] == "eval") ms += ev.value("eval_ms", 0.0);
+    return ms / 1000.0;
   }
 
   // Writes the run folder <parent>/<name>; `truncate` cuts the last event line in half.
@@ -132,6 +171,16 @@ struct FakeRun {
     out.close();
     if (summary) (void)wb::proto::writeJsonAtomic(rd.summary(), *summary);
     return dir;
+  }
+
+  double firstStep(const char* key) const { return stepValue(key, false); }
+  double lastStep(const char* key) const { return stepValue(key, true); }
+  double stepValue(const char* key, bool last) const {
+    double v = 0;
+    bool any = false;
+    for (const auto& ev : events)
+      if (ev["type"] == "step" && ev.value("rank", 0) == 0 && (last || !any)) v = ev.value(key, 0.0), any = true;
+    return v;
   }
 
   wb::report::RunRecord record(const std::string& id = "run") const {

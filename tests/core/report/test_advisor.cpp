@@ -58,7 +58,12 @@ class TestAdvisor : public QObject {
                                                                "fewer optimiser steps — scale optim.lr by 2";
     QTest::newRow("accuracy cost with the lr already scaled") << 17 << "accuracy"
                                                               << "optim.lr is already scaled by 2, so train more epochs";
-    QTest::newRow("devices scaling") << 14 << "scaling" << "2 CPU processes gave 1.20× samples/s over 1 (60 % scaling efficiency)";
+    QTest::newRow("devices scaling") << 14 << "scaling" << "2 CPU processes gave 1.20× train samples/s over 1 (60 % scaling efficiency)";
+    QTest::newRow("contended run: not trustworthy") << 18 << "contended" << "Measured under contention: another process used 0.9 of 2 cores";
+    QTest::newRow("contended run: no slower verdict") << 18 << "slower" << "";
+    QTest::newRow("contended reference: not trustworthy") << 19 << "contended-reference" << "another process used 1.2 of 2 cores";
+    QTest::newRow("contended reference: no scaling verdict") << 20 << "scaling" << "";
+    QTest::newRow("oversubscribed cores") << 21 << "oversubscribed" << "asked for 4 threads on 2 cores";
   }
   void verdicts() {
     QFETCH(int, scenario);
@@ -135,6 +140,24 @@ class TestAdvisor : public QObject {
         ref.set("optim.lr", 0.01).start().eval(1, 9, 0.85).end("ok", 10);
         run.set("speedups.devices", 2).set("optim.lr", 0.02).start().eval(1, 6, 0.82).end("ok", 7);
         useRef = true;
+        break;
+      case 18:  // scenario 11 (precision made it slower), measured beside another load
+      case 19:
+        ref.start().eval(1, 9, 0.85).end("ok", 10);
+        run.set("speedups.precision", "bf16-mixed").start().eval(1, 11, 0.83).end("ok", 12);
+        if (scenario == 18) run.cpu(0.9);
+        else ref.cpu(1.2);
+        useRef = true;
+        break;
+      case 20:  // scenario 14 with a contended reference
+        ref.start().step(1, 10, 1000, 1, 1).step(1, 20, 2000, 2, 1).end("ok", 3);
+        ref.cpu(0.5);
+        run.set("speedups.devices", 2).start().step(1, 10, 1200, 1, 1).step(1, 20, 2400, 2, 1);
+        useRef = true;
+        break;
+      case 21:
+        run.set("speedups.devices", 2).start("cpu", 2).end("ok", 3);
+        run.cpu(0.0, 2, 1.9, 4);
         break;
       case 14:
         ref.start().step(1, 10, 1000, 1, 1).step(1, 20, 2000, 2, 1);

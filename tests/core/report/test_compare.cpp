@@ -7,6 +7,7 @@
 
 #include "report_fixture.h"
 #include "wb/report/compare.h"
+#include "wb/report/report.h"
 
 using fixture::FakeRun;
 using nlohmann::json;
@@ -84,8 +85,9 @@ class TestCompare : public QObject {
     QCOMPARE(*fr.m.time_to_target_s, 7.5);  // 75 % at 5 s, 85 % at 10 s: 80 % halfway
     QCOMPARE(*fr.speedup_target, 20.0 / 7.5);
     QCOMPARE(*fr.speedup_wall, 21.0 / 11.0);
-    QCOMPARE(*br.m.samples_per_s, 640.0);   // warm-up interval and epoch boundary left out
-    QCOMPARE(*fr.m.samples_per_s, 1280.0);
+    QCOMPARE(*br.m.train_samples_per_s, 640.0);   // summary.train_samples_per_s
+    QCOMPARE(*fr.m.train_samples_per_s, 1280.0);
+    QVERIFY(br.m.throughput_source == ThroughputSource::Summary);
     QCOMPARE(*fr.speedup_throughput, 2.0);
     QCOMPARE(*fr.speedup_epoch, 10.0 / 5.0);  // mean epoch seconds 10 vs 5
     QVERIFY(std::fabs(*fr.delta_best_pp - 5.0) < 1e-9);
@@ -109,6 +111,108 @@ class TestCompare : public QObject {
     QCOMPARE(QString::fromStdString(t.rows[1][col("speedup_target")].text), QStringLiteral("2.67×"));
     QCOMPARE(QString::fromStdString(t.rows[1][col("delta_best_pp")].text), QStringLiteral("+5.00 pp"));
     QCOMPARE(QString::fromStdString(t.rows[1][col("best_val_acc")].text), QStringLiteral("85.00 %"));
+  }
+
+  // Training throughput: the finished run's own figure, else the step events (training-only
+  // already); the older summary.samples_per_s (steps + evaluation) is never shown as it.
+  void trainThroughputSource_data() {
+    QTest::addColumn<int>("scenario");
+    QTest::addColumn<double>("expected");
+    QTest::addColumn<int>("source");
+    const int summary = int(ThroughputSource::Summary), steps = int(ThroughputSource::StepEvents),
+              epochs = int(ThroughputSource::EpochEvents);
+    QTest::newRow("finished: summary.train_samples_per_s") << 0 << 700.0 << summary;
+    QTest::newRow("older summary: samples_per_s ignored, step events") << 1 << 640.0 << steps;
+    QTest::newRow("summary value null: step events") << 2 << 640.0 << steps;
+    QTest::newRow("older run, epoch events only") << 3 << 500.0 << epochs;
+    QTest::newRow("older run, nothing training-only") << 4 << -1.0 << int(ThroughputSource::None);
+  }
+  void trainThroughputSource() {
+    QFETCH(int, scenario);
+    QFETCH(double, expected);
+    QFETCH(int, source);
+    FakeRun run = fixture::twoEpochRun(10, 0.70, 20, 0.80, 640);
+    if (scenario >= 3) {  // no step events
+      run = FakeRun();
+      run.start().eval(1, 10, 0.7);
+      if (scenario == 3) run.epoch(1, 10, 10, 500);
+    }
+    run.end("ok", 21);
+    if (scenario == 0) run.measured("train_samples_per_s", 700.0);
+    if (scenario == 1 || scenario == 4) run.measured("train_samples_per_s", json::value_t::discarded).measured("samples_per_s", 300.0);
+    if (scenario == 2) run.measured("train_samples_per_s", nullptr);
+    const RunMetrics m = computeMetrics(run.record(), std::nullopt);
+    QCOMPARE(int(m.throughput_source), source);
+    if (expected < 0) QVERIFY(!m.train_samples_per_s);
+    else QCOMPARE(*m.train_samples_per_s, expected);
+  }
+
+  void tableNamesWhatEachFigureMeasures() {
+    FakeRun base = fixture::twoEpochRun(10, 0.70, 20, 0.80, 640);
+    base.end("ok", 21);
+    base.measured("eval_s", 3.5).measured("time_to_first_step_s", 2.25).measured("run_wall_s", 24.0).cpu(0.1, 2, 0.98, 1);
+    FakeRun older = fixture::twoEpochRun(10, 0.70, 20, 0.80, 640);  // eval events: 100 ms each
+    older.end("ok", 21);
+    for (const char* key : {"eval_s", "time_to_first_step_s", "run_wall_s", "train_samples_per_s"})
+      older.measured(key, json::value_t::discarded);
+    Table t = comparisonTable(compareRuns(base.record("base"), {older.record("older")}, std::nullopt));
+    auto col = [&](const char* key) {
+      for (size_t i = 0; i < t.columns.size(); ++i)
+        if (t.columns[i].key == key) return i;
+      throw std::logic_error(key);
+    };
+    auto text = [&](size_t row, const char* key) { return QString::fromStdString(t.rows[row][col(key)].text); };
+    QCOMPARE(QString::fromStdString(t.columns[col("train_samples_per_s")].title), QStringLiteral("Train samples/s"));
+    QCOMPARE(QString::fromStdString(t.columns[col("eval_s")].title), QStringLiteral("Eval s"));
+    QCOMPARE(QString::fromStdString(t.columns[col("time_to_first_step_s")].title), QStringLiteral("First step s"));
+    QCOMPARE(QString::fromStdString(t.columns[col("run_wall_s")].title), QStringLiteral("Run wall s"));
+    QCOMPARE(text(0, "eval_s"), QStringLiteral("3.50 s"));
+    QCOMPARE(text(0, "time_to_first_step_s"), QStringLiteral("2.25 s"));
+    QCOMPARE(text(0, "run_wall_s"), QStringLiteral("24.0 s"));
+    QCOMPARE(text(0, "used_cores"), QStringLiteral("1.0 of 1 asked"));
+    QCOMPARE(text(0, "other_load_cores"), QStringLiteral("none (0.1)"));
+    QCOMPARE(text(1, "eval_s"), QStringLiteral("0.20 s"));  // older run: its two eval events
+    QCOMPARE(text(1, "time_to_first_step_s"), QStringLiteral("–"));
+    QCOMPARE(text(1, "other_load_cores"), QStringLiteral("–"));
+  }
+
+  void contendedRowShowsNoSpeedup_data() {
+    QTest::addColumn<bool>("baselineContended");
+    QTest::addColumn<QString>("note");
+    QTest::newRow("the run") << false << "another process used 0.9 of 2 cores";
+    QTest::newRow("the baseline") << true << "the baseline: another process used 1.4 of 2 cores";
+  }
+  void contendedRowShowsNoSpeedup() {
+    QFETCH(bool, baselineContended);
+    QFETCH(QString, note);
+    FakeRun base = fixture::twoEpochRun(10, 0.70, 20, 0.80, 640);
+    base.end("ok", 21).cpu(baselineContended ? 1.4 : 0.0);
+    FakeRun fast = fixture::twoEpochRun(5, 0.75, 10, 0.85, 1280);
+    fast.end("ok", 11).cpu(baselineContended ? 0.0 : 0.9);
+    Comparison cmp = compareRuns(base.record("base"), {fast.record("fast")}, std::nullopt);
+    const ComparisonRow& row = cmp.rows[1];
+    QCOMPARE(QString::fromStdString(row.contended), note);
+    QVERIFY(row.speedup_target.has_value());  // computed, but never shown as valid:
+    Table t = comparisonTable(cmp);
+    for (size_t c = 0; c < t.columns.size(); ++c) {
+      if (t.columns[c].unit != "x" || t.columns[c].key == "mem_ratio") continue;
+      QCOMPARE(QString::fromStdString(t.rows[1][c].text), QStringLiteral("contended"));
+      QVERIFY(!t.rows[1][c].number);
+    }
+    bool noted = false;
+    for (const auto& n : t.notes) noted = noted || QString::fromStdString(n).contains(note);
+    QVERIFY(noted);
+    const Bar& bar = comparisonBars(cmp).bars[1];
+    QVERIFY(bar.skipped);
+    QCOMPARE(QString::fromStdString(bar.annotation), QStringLiteral("contended"));
+  }
+
+  void runInProgressContentionFromStepEvents() {
+    FakeRun live;
+    live.start().step(1, 10, 640, 1, 1.0).stepCpu(0.95, 1.95).step(1, 20, 1280, 2, 1.0).stepCpu(1.0, 1.8);
+    const Contention c = contentionOf(live.record());
+    QVERIFY(c.contended);  // other load (1.0 + 0.8) / 2 = 0.9
+    QCOMPARE(QString::fromStdString(c.note), QStringLiteral("another process used 0.9 of 2 cores"));
   }
 
   void targetNeverReachedSaysSo() {

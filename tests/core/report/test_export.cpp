@@ -141,6 +141,11 @@ class TestExport : public QObject {
     QVERIFY(ttt >= 0);
     QCOMPARE(std::stod(rows[2][ttt]), 7.5);
     QCOMPARE(QString::fromStdString(rows[3][ttt]), QStringLiteral("not reached"));
+    // Every figure is named for what it measures, with its unit.
+    const std::vector<std::string>& head = rows[0];
+    for (const char* title : {"Train samples/s (1/s)", "Eval s (s)", "First step s (s)", "Run wall s (s)", "Wall time (s)"})
+      QVERIFY2(std::find(head.begin(), head.end(), title) != head.end(), title);
+    QVERIFY(std::find(head.begin(), head.end(), "Samples/s (1/s)") == head.end());
   }
 
   void jsonParses() {
@@ -152,6 +157,10 @@ class TestExport : public QObject {
     QCOMPARE(int(runs.size()), 3);
     QVERIFY(runs[0]["baseline"].get<bool>());
     QCOMPARE(runs[1]["speedup"]["to_target"].get<double>(), 20.0 / 7.5);
+    QCOMPARE(runs[1]["train_samples_per_s"].get<double>(), 1280.0);
+    QCOMPARE(QString::fromStdString(runs[1]["train_samples_per_s_source"].get<std::string>()), QStringLiteral("summary"));
+    QVERIFY(!runs[1].contains("samples_per_s"));
+    QVERIFY(!runs[1]["speedups_contended"].get<bool>());
     QVERIFY(runs[2]["time_to_target_s"].is_null());
     QVERIFY(!runs[2]["reached_target"].get<bool>());
     QCOMPARE(QString::fromStdString(doc["machine"]["host.cpu"].get<std::string>()), QStringLiteral("Test CPU & co"));

@@ -3,20 +3,30 @@
 //
 // Definitions (what each number means, so every view shows the same thing):
 //  - time per epoch: mean of the `epoch` events' seconds; else wall time / epochs.
-//  - samples/s: Σ Δsamples / Σ Δt over consecutive rank-0 step events within one epoch, which
-//    leaves out the first log interval of the run (warm-up) and the evaluation pauses; with fewer
-//    than two step events in any epoch, the mean of the step events' samples_per_s after the
-//    first; else the epoch events' mean; else summary.samples_per_s.
+//  - train samples/s (training throughput: training steps only, no evaluation, checkpoints or
+//    set-up): summary.train_samples_per_s of a finished run; else Σ Δsamples / Σ Δt over
+//    consecutive rank-0 step events within one epoch, which leaves out the first log interval
+//    (warm-up) and the evaluation pauses; with fewer than two step events in any epoch, the
+//    median of the step events' samples_per_s after the first; else the epoch events' median
+//    (train_samples_per_s, else their older samples_per_s). The older summary.samples_per_s
+//    (steps + evaluation over the loop's time) is never used: it is not training throughput.
 //  - wall time: rank 0's `t` at its last event (the clock time to target is measured on, so the
 //    two compare: setup + training + evaluation); summary.wall_s when there are no events. A
 //    run still in progress shows its latest `t` (partial).
+//  - run wall: summary.run_wall_s (the command, process start to end; older: launcher_wall_s).
+//  - eval time: summary.eval_s; else the sum of the eval events' eval_ms.
+//  - time to first step: summary.time_to_first_step_s (start-up cost); absent in older runs.
 //  - time to target: the first time val_acc ≥ target, linearly interpolated on the `t` axis
 //    between the evaluation below the target and the one that reached it; the first evaluation
-//    already at the target gives its own `t`. nullopt = "not reached".
+//    already at the target gives its own `t`. nullopt = "not reached". It counts everything.
+//  - contention: summary.cpu.contended (other load ≥ kContendedCores cores); a run in progress
+//    with one rank: the mean over its step events of machine busy − process cores.
 //  - peak memory: on CUDA the largest per-rank device peak (each GPU has its own limit); on CPU
 //    the sum over ranks of each rank's peak RSS (all ranks share the host's memory).
 //  - skipped fp16 steps: the last cumulative amp.skipped of rank 0.
-//  - speedups: baseline / run for times, run / baseline for samples/s (> 1 = faster).
+//  - speedups: baseline / run for times, run / baseline for samples/s (> 1 = faster). A speedup
+//    whose run or baseline was measured under contention is computed but flagged (`contended`):
+//    every view shows "contended" and the note instead of the multiplier.
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,12 +38,28 @@
 
 namespace wb::report {
 
+// Where train_samples_per_s came from (see the definitions above).
+enum class ThroughputSource { None, Summary, StepEvents, StepEventsWithWarmup, EpochEvents };
+
+// The CPU the run competed for: whether another load shared the machine while it was measured.
+struct Contention {
+  bool contended = false;
+  std::optional<double> other_load_cores;  // mean busy cores not the run's own
+  int cores = 0;                           // the machine's logical cores (0 = unknown)
+  std::optional<double> used_cores, asked_cores;
+  std::string note;                        // "another process used 0.9 of 2 cores" when contended
+};
+
 struct RunMetrics {
   std::optional<double> time_per_epoch_s;
-  std::optional<double> samples_per_s;
-  bool throughput_has_warmup = false;      // no interval after the first: warm-up included
+  std::optional<double> train_samples_per_s;  // training throughput: training steps only
+  ThroughputSource throughput_source = ThroughputSource::None;
   std::optional<double> wall_s;
   bool wall_partial = false;               // run in progress: wall_s is the latest `t`
+  std::optional<double> run_wall_s;        // the whole command
+  std::optional<double> eval_s;            // all evaluation
+  std::optional<double> time_to_first_step_s;
+  Contention contention;
   std::optional<double> time_to_target_s;  // nullopt = not reached
   std::optional<double> best_val_acc;      // 0..1
   std::optional<double> final_val_acc;
@@ -46,6 +72,10 @@ struct RunMetrics {
   std::optional<StepTimes> step_ms;        // mean split after warm-up
   std::optional<double> eval_ms;           // mean evaluation time
   std::string status;
+  // Older or shorter runs: the estimate holds the first log interval (warm-up).
+  bool throughputIncludesWarmup() const {
+    return throughput_source == ThroughputSource::EpochEvents || throughput_source == ThroughputSource::StepEventsWithWarmup;
+  }
 };
 
 // Time at which evals first reach `target` (see the header comment); nullopt if never.
@@ -56,6 +86,12 @@ std::optional<StepTimes> meanStepTimes(const std::vector<StepSample>& steps);
 
 // All metrics of one run; time to target only when `target` is set.
 RunMetrics computeMetrics(const RunRecord& run, std::optional<double> target);
+
+// Whether the run shared its CPU (see the definitions above); not contended when unknown.
+Contention contentionOf(const RunRecord& run);
+// What makes a speedup of `run` over `baseline` untrustworthy, in words ("" when nothing):
+// "another process used 0.9 of 2 cores", "the baseline: another process used …".
+std::string contentionNote(const RunMetrics& run, const RunMetrics& baseline);
 
 // One changed leaf of the config, by dotted path; values as compact JSON ("4", "\"bf16-mixed\"").
 struct ConfigChange {
@@ -77,6 +113,7 @@ struct ComparisonRow {
   std::optional<double> delta_best_pp, delta_final_pp;
   std::optional<double> mem_ratio;         // run / baseline
   std::vector<ConfigChange> diff;          // vs the baseline's config
+  std::string contended;                   // contentionNote(run, baseline): the speedups are not valid
 };
 
 struct Comparison {

@@ -5,6 +5,7 @@
 // state), a RunRecord is a value.
 #include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -22,6 +23,13 @@ struct StepTimes {
   double total() const { return data + h2d + fwd + bwd + opt + comm; }
 };
 
+// CPU use over one log interval (a step event's `cpu`), in cores; NaN (cores: 0) when absent.
+struct StepCpu {
+  double process_cores = std::numeric_limits<double>::quiet_NaN();
+  double machine_busy_cores = std::numeric_limits<double>::quiet_NaN();
+  int cores = 0;
+};
+
 struct StepSample {          // one rank-0 `step` event
   int epoch = 0;
   int64_t step = 0;
@@ -33,6 +41,7 @@ struct StepSample {          // one rank-0 `step` event
   std::optional<StepTimes> ms;
   std::optional<double> amp_scale;
   std::optional<int64_t> amp_skipped;  // cumulative skipped fp16 steps so far
+  std::optional<StepCpu> cpu;
 };
 
 struct EvalSample {          // one rank-0 `eval` event
@@ -48,9 +57,40 @@ struct EpochSample {         // one rank-0 `epoch` event
   int epoch = 0;
   double t = 0;
   double seconds = 0;
-  double samples_per_s = 0;
+  double samples_per_s = 0;        // older writers: samples / (epoch seconds − evaluation)
+  double train_samples_per_s = 0;  // samples / seconds in training steps (0 when absent)
   double train_loss = 0;
 };
+
+// The machine's CPU over the whole run (summary.cpu), in cores.
+struct CpuUse {
+  int cores = 0;                             // logical cores of the machine
+  std::optional<double> asked_cores;         // intra-op threads summed over ranks
+  std::optional<double> used_cores;          // the ranks' CPU seconds / wall
+  std::optional<double> other_load_cores;    // busy cores not the run's own, averaged over the run
+  bool contended = false;                    // the writer's verdict (other load ≥ kContendedCores)
+  std::string note;                          // the writer's words, when contended
+};
+
+// Below this much other load (cores) a measurement counts as taken on an idle machine.
+inline constexpr double kContendedCores = 0.3;
+
+// What the run measured about itself: summary.json (or the end event's summary). Every field is
+// absent in runs written before it existed, and when the writer wrote null.
+struct RunSummary {
+  std::optional<double> train_samples_per_s;  // samples trained / seconds in training steps (this life)
+  std::optional<double> train_s;              // seconds in training steps (this life)
+  std::optional<int64_t> train_samples;       // samples trained in this life, all ranks
+  std::optional<double> eval_s;               // seconds of evaluation, all of it
+  std::optional<double> checkpoint_s;         // seconds writing checkpoints
+  std::optional<double> time_to_first_step_s; // process start → end of the first training step
+  std::optional<double> run_wall_s;           // the command's whole wall time (older: launcher_wall_s)
+  std::optional<double> wall_s;               // the trainer's loop: training + evaluation + checkpoints
+  std::optional<CpuUse> cpu;
+};
+
+// Decodes a summary object; never throws (non-objects and wrong types read as absent).
+RunSummary decodeSummary(const nlohmann::json& summary);
 
 struct RunRecord {
   std::string dir;           // absolute run folder ("" for a record built from events alone)
@@ -77,6 +117,7 @@ struct RunRecord {
   std::vector<std::string> problems;          // what could not be read (missing/corrupt files)
 
   bool onCuda() const { return device.rfind("cuda", 0) == 0; }
+  RunSummary measured() const { return decodeSummary(summary); }
   // A config value by dotted path ("speedups.workers"); null json when absent.
   const nlohmann::json& configAt(const std::string& dotted) const;
   // Logical cores of the machine the run used (start.host.cores, env.json), 0 when unknown.

@@ -46,6 +46,13 @@ std::string fmtRate(double perSecond);       // "8123/s", "12.4k/s"
 std::string fmtRatio(double x);              // "0.82×" (memory ratio; same style as speedup)
 std::string fmtFixed(double v, int decimals);
 
+// A cell of an optional value: the formatted number, or "–".
+Cell optCell(const std::optional<double>& v, std::string (*fmt)(double));
+// A speedup cell: "1.85×"; "contended" (no number: a measurement that shared its CPU with other
+// work is no speedup) when `contended`; "–" when absent.
+Cell speedupCell(const std::optional<double>& speedup, bool contended);
+inline constexpr const char* kContendedText = "contended";
+
 // Display width of a UTF-8 string in terminal columns (one per code point).
 size_t displayWidth(const std::string& utf8);
 

@@ -1,0 +1,127 @@
+// RunRecord reads what runs write about themselves (summary.json / the end event's summary, step
+// events' cpu, epoch events' train_samples_per_s) and shrugs off absent, null or mistyped values.
+#include <QtTest/QtTest>
+#include <QTemporaryDir>
+
+#include <map>
+
+#include "report_fixture.h"
+#include "wb/report/compare.h"
+
+using fixture::FakeRun;
+using nlohmann::json;
+using namespace wb::report;
+
+namespace {
+
+json fullSummary() {
+  return json::parse(R"({"status":"ok","wall_s":30.5,"train_samples_per_s":812.5,"train_s":24.0,"train_samples":19500,
+    "eval_s":4.25,"checkpoint_s":0.75,"time_to_first_step_s":3.5,"run_wall_s":36.0,
+    "cpu":{"cores":2,"asked_cores":2,"used_cores":1.8,"other_load_cores":0.9,"contended":true,
+           "note":"another process used 0.9 of 2 cores"}})");
+}
+
+}  // namespace
+
+class TestRunRecord : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void readsTheNewSummaryFields() {
+    QTemporaryDir dir;
+    FakeRun run;
+    run.start().step(1, 10, 640, 1, 1.0).stepCpu(0.95, 1.9, 2).step(1, 20, 1280, 2, 0.9);
+    run.epoch(1, 3, 3, 700).end("ok", 30.5);
+    run.summary = fullSummary();
+    auto r = loadRun(run.write(dir.path(), QStringLiteral("r")));
+    QVERIFY(r.ok());
+    const RunSummary s = r->measured();
+    QCOMPARE(*s.train_samples_per_s, 812.5);
+    QCOMPARE(*s.train_s, 24.0);
+    QCOMPARE(*s.train_samples, int64_t(19500));
+    QCOMPARE(*s.eval_s, 4.25);
+    QCOMPARE(*s.checkpoint_s, 0.75);
+    QCOMPARE(*s.time_to_first_step_s, 3.5);
+    QCOMPARE(*s.run_wall_s, 36.0);
+    QCOMPARE(*s.wall_s, 30.5);
+    QVERIFY(s.cpu);
+    QCOMPARE(s.cpu->cores, 2);
+    QCOMPARE(*s.cpu->used_cores, 1.8);
+    QCOMPARE(*s.cpu->asked_cores, 2.0);
+    QCOMPARE(*s.cpu->other_load_cores, 0.9);
+    QVERIFY(s.cpu->contended);
+    QCOMPARE(QString::fromStdString(s.cpu->note), QStringLiteral("another process used 0.9 of 2 cores"));
+    // Step events' CPU, epoch events' training throughput.
+    QVERIFY(r->steps[0].cpu);
+    QCOMPARE(r->steps[0].cpu->process_cores, 0.95);
+    QCOMPARE(r->steps[0].cpu->machine_busy_cores, 1.9);
+    QCOMPARE(r->steps[0].cpu->cores, 2);
+    QVERIFY(!r->steps[1].cpu);
+    QCOMPARE(r->epochs[0].train_samples_per_s, 700.0);
+  }
+
+  void endEventSummaryWithoutSummaryFile() {
+    FakeRun run;
+    run.start().step(1, 10, 640, 1, 1.0).end("ok", 9);
+    run.events.back()["summary"] = fullSummary();
+    const RunRecord r = wb::report::recordFromEvents(run.events);
+    QVERIFY(r.finished);
+    QCOMPARE(*r.measured().train_samples_per_s, 812.5);
+  }
+
+  void survivesNullMissingAndMistyped_data() {
+    QTest::addColumn<QString>("patch");  // JSON merged into the full summary
+    QTest::newRow("numbers null") << R"({"train_samples_per_s":null,"train_s":null,"train_samples":null,"eval_s":null,
+      "checkpoint_s":null,"time_to_first_step_s":null,"run_wall_s":null,"wall_s":null})";
+    QTest::newRow("numbers as strings") << R"({"train_samples_per_s":"fast","eval_s":"4","run_wall_s":[1]})";
+    QTest::newRow("cpu null") << R"({"cpu":null})";
+    QTest::newRow("cpu not an object") << R"({"cpu":[1,2]})";
+    QTest::newRow("cpu numbers null") << R"({"cpu":{"cores":null,"asked_cores":null,"used_cores":null,
+      "other_load_cores":null,"contended":null,"note":null}})";
+  }
+  void survivesNullMissingAndMistyped() {
+    QFETCH(QString, patch);
+    const json fields = json::parse(patch.toStdString());
+    FakeRun run;
+    run.start().step(1, 10, 640, 1, 1.0).step(1, 20, 1280, 2, 1.0).end("ok", 9);
+    RunRecord r = run.record();
+    r.summary = fullSummary();
+    for (const auto& [key, value] : fields.items()) r.summary[key] = value;  // nulls stay null
+    const RunSummary s = r.measured();
+    const std::map<std::string, const std::optional<double>*> numbers{
+        {"train_samples_per_s", &s.train_samples_per_s}, {"train_s", &s.train_s},
+        {"eval_s", &s.eval_s},                           {"checkpoint_s", &s.checkpoint_s},
+        {"time_to_first_step_s", &s.time_to_first_step_s}, {"run_wall_s", &s.run_wall_s},
+        {"wall_s", &s.wall_s}};
+    for (const auto& [key, value] : fields.items())
+      if (auto it = numbers.find(key); it != numbers.end()) QVERIFY2(!it->second->has_value(), key.c_str());
+    if (fields.contains("cpu")) {
+      QCOMPARE(s.cpu.has_value(), fields["cpu"].is_object());
+      if (s.cpu) QVERIFY(!s.cpu->contended && !s.cpu->other_load_cores && s.cpu->cores == 0);  // no verdict, no load
+    }
+    // The metrics fall back instead of throwing: the step events still give the throughput.
+    const RunMetrics m = computeMetrics(r, 0.5);
+    QVERIFY(m.train_samples_per_s.has_value());
+    QCOMPARE(m.contention.contended, s.cpu && s.cpu->contended);
+    QVERIFY(!decodeSummary(json("not an object")).cpu);
+  }
+
+  void contendedWithoutTheWritersVerdict() {
+    // A writer that gave the load but not the flag: the load decides, at 0.3 cores.
+    json summary = fullSummary();
+    summary["cpu"].erase("contended");
+    QVERIFY(decodeSummary(summary).cpu->contended);
+    summary["cpu"]["other_load_cores"] = 0.2;
+    QVERIFY(!decodeSummary(summary).cpu->contended);
+  }
+
+  void olderRunsKeepTheirFallbacks() {
+    // A summary from before this contract: launcher_wall_s is the command's wall time.
+    const RunSummary s = decodeSummary(json::parse(R"({"wall_s":10,"samples_per_s":300,"launcher_wall_s":12.5})"));
+    QCOMPARE(*s.run_wall_s, 12.5);
+    QVERIFY(!s.train_samples_per_s);  // samples_per_s is not training throughput
+    QVERIFY(!s.cpu);
+  }
+};
+
+QTEST_APPLESS_MAIN(TestRunRecord)
+#include "test_run_record.moc"
