@@ -234,6 +234,46 @@ const RunRecord* representative(const LadderStepRuns& s, std::optional<double> t
 
 }  // namespace
 
+namespace {
+
+// One step's repeats: medians, ranges, problems, and the contention of its own measurements.
+LadderRow summarizeStep(const LadderStepRuns& s, std::optional<double> target, std::string* ownContention) {
+  LadderRow row;
+  row.step = s.step;
+  std::vector<double> walls, targets, accs, mems, rates;
+  std::vector<std::string> problems = s.failures;
+  for (const auto& r : s.runs) {
+    const RunMetrics m = computeMetrics(r, target);
+    ++row.repeats;
+    row.run_dirs.push_back(r.dir);
+    if (m.wall_s) walls.push_back(*m.wall_s);
+    if (m.time_to_target_s) targets.push_back(*m.time_to_target_s), ++row.reached;
+    if (m.best_val_acc) accs.push_back(*m.best_val_acc);
+    if (m.train_samples_per_s) rates.push_back(*m.train_samples_per_s);
+    if (m.peak_mem_bytes) mems.push_back(*m.peak_mem_bytes), row.mem_kind = m.peak_mem_kind;
+    if (m.contention.contended && row.contended++ == 0) *ownContention = m.contention.note;
+    if (r.status != "ok" && r.status != "early-stopped")
+      problems.push_back(runLabel(r) + " " + r.status + (r.errors.empty() ? "" : ": " + r.errors.front()));
+  }
+  if (row.contended > 0 && row.repeats > 1)
+    *ownContention = std::to_string(row.contended) + "/" + std::to_string(row.repeats) + " repeats: " + *ownContention;
+  const Range w = rangeOf(walls), t = rangeOf(targets);
+  row.wall_s = w.mid, row.wall_min = w.lo, row.wall_max = w.hi;
+  row.target_s = t.mid, row.target_min = t.lo, row.target_max = t.hi;
+  if (!accs.empty()) row.val_acc = median(accs);
+  if (!rates.empty()) row.train_sps = median(rates);
+  if (!mems.empty()) row.peak_mem = median(mems);
+  for (const auto& p : problems) row.problems += (row.problems.empty() ? "" : "; ") + p;
+  return row;
+}
+
+void addNote(std::string& into, const std::string& who, const std::string& note) {
+  if (note.empty()) return;
+  into += (into.empty() ? "" : "; ") + who + note;
+}
+
+}  // namespace
+
 Ladder summarizeLadder(const std::vector<LadderStepRuns>& steps, std::optional<double> target_acc) {
   Ladder ladder;
   ladder.target_user_set = target_acc.has_value();
@@ -246,43 +286,88 @@ Ladder summarizeLadder(const std::vector<LadderStepRuns>& steps, std::optional<d
           ladder.target_acc = ladder.target_acc ? std::min(*ladder.target_acc, *best) : *best;
     }
   }
-  const LadderRow* baseline = nullptr;
-  const LadderRow* previous = nullptr;
+  // Indices, not pointers: the rows vector grows. own[i]: row i's own contention.
+  std::optional<size_t> baseline, previous;
+  std::vector<std::string> own;
   ladder.rows.reserve(steps.size());
   for (const auto& s : steps) {
-    LadderRow row;
-    row.step = s.step;
-    std::vector<double> walls, targets, accs, mems;
-    std::vector<std::string> problems = s.failures;
-    for (const auto& r : s.runs) {
-      const RunMetrics m = computeMetrics(r, ladder.target_acc);
-      ++row.repeats;
-      row.run_dirs.push_back(r.dir);
-      if (m.wall_s) walls.push_back(*m.wall_s);
-      if (m.time_to_target_s) targets.push_back(*m.time_to_target_s), ++row.reached;
-      if (m.best_val_acc) accs.push_back(*m.best_val_acc);
-      if (m.peak_mem_bytes) mems.push_back(*m.peak_mem_bytes), row.mem_kind = m.peak_mem_kind;
-      if (r.status != "ok" && r.status != "early-stopped")
-        problems.push_back(runLabel(r) + " " + r.status + (r.errors.empty() ? "" : ": " + r.errors.front()));
-    }
-    const Range w = rangeOf(walls), t = rangeOf(targets);
-    row.wall_s = w.mid, row.wall_min = w.lo, row.wall_max = w.hi;
-    row.target_s = t.mid, row.target_min = t.lo, row.target_max = t.hi;
-    if (!accs.empty()) row.val_acc = median(accs);
-    if (!mems.empty()) row.peak_mem = median(mems);
-    for (const auto& p : problems) row.problems += (row.problems.empty() ? "" : "; ") + p;
-    ladder.rows.push_back(std::move(row));
-    LadderRow& added = ladder.rows.back();
-    if (s.step.key == "baseline") baseline = &added;
+    own.emplace_back();
+    ladder.rows.push_back(summarizeStep(s, ladder.target_acc, &own.back()));
+    const size_t i = ladder.rows.size() - 1;
+    LadderRow& added = ladder.rows[i];
+    if (s.step.key == "baseline") baseline = i;
+    addNote(added.contention, "", own[i]);
     if (baseline && !s.step.skipped) {
-      added.cumulative = speedupOf(baseline->wall_s, added.wall_s);
-      added.cumulative_target = speedupOf(baseline->target_s, added.target_s);
-      if (!s.step.isolated && previous && &added != baseline) added.marginal = speedupOf(previous->wall_s, added.wall_s);
+      const LadderRow& base = ladder.rows[*baseline];
+      added.cumulative = speedupOf(base.wall_s, added.wall_s);
+      added.cumulative_target = speedupOf(base.target_s, added.target_s);
+      if (*baseline != i) addNote(added.contention, "the baseline: ", own[*baseline]);
+      if (!s.step.isolated && previous && i != *baseline) {
+        const LadderRow& prev = ladder.rows[*previous];
+        added.marginal = speedupOf(prev.wall_s, added.wall_s);
+        added.marginal_target = speedupOf(prev.target_s, added.target_s);
+        if (*previous != *baseline) addNote(added.contention, "the step before: ", own[*previous]);
+      }
     }
-    if (!s.step.isolated && !s.step.skipped && added.wall_s) previous = &added;
+    if (!s.step.isolated && !s.step.skipped && added.wall_s) previous = i;
   }
   return ladder;
 }
+
+LadderHeadline ladderHeadline(const LadderRow& row) {
+  LadderHeadline h;
+  if (row.val_acc) h.detail = "acc " + fmtFixed(*row.val_acc * 100.0, 1) + " %";
+  if (row.step.skipped) return {std::nullopt, "skipped", ""};
+  if (row.repeats == 0) return {std::nullopt, "–", ""};
+  if (!row.contention.empty()) h.text = kContendedText;
+  else if (!row.target_s) h.text = "not reached";
+  else if (!row.cumulative_target) h.text = "–";
+  else h.speedup = row.cumulative_target, h.text = fmtSpeedup(*row.cumulative_target);
+  return h;
+}
+
+namespace {
+
+// "not reached · 62.8 %": the headline and the accuracy behind it, in one cell.
+Cell headlineCell(const LadderRow& row) {
+  const LadderHeadline h = ladderHeadline(row);
+  if (h.speedup) return Cell::num(h.text, *h.speedup);
+  if (h.text == "not reached" && row.val_acc) return Cell::str(h.text + " · " + fmtFixed(*row.val_acc * 100.0, 1) + " %");
+  return Cell::str(h.text);
+}
+
+Cell targetTimeCell(const LadderRow& row) {
+  if (!row.target_s) return Cell::str(row.repeats == 0 ? "–" : "not reached");
+  Cell c = Cell::num(withRange(row.target_s, row.target_min, row.target_max, row.reached), *row.target_s);
+  if (row.reached < row.repeats) c.text += " (" + std::to_string(row.reached) + "/" + std::to_string(row.repeats) + " reached)";
+  return c;
+}
+
+std::vector<Cell> ladderCells(const LadderRow& row, const std::string& stepName) {
+  std::vector<Cell> cells{Cell::str(stepName), Cell::str(row.step.added)};
+  if (row.step.skipped) {
+    for (int i = 0; i < 9; ++i) cells.push_back(Cell::str("–"));
+    cells.push_back(Cell::str("skipped: " + row.step.note));
+    return cells;
+  }
+  const bool contended = !row.contention.empty();
+  Cell wall = optCell(row.wall_s, fmtSeconds);
+  wall.text = withRange(row.wall_s, row.wall_min, row.wall_max, row.repeats);
+  Cell mem = optCell(row.peak_mem, fmtBytes);
+  if (row.peak_mem) mem.text += " (" + row.mem_kind + ")";
+  std::string noteText = row.step.note;
+  if (contended) noteText += (noteText.empty() ? "" : "; ") + std::string("contended: ") + row.contention;
+  if (!row.problems.empty()) noteText += (noteText.empty() ? "" : "; ") + row.problems;
+  const bool reached = row.target_s.has_value();
+  cells.insert(cells.end(), {targetTimeCell(row), headlineCell(row),
+                             reached ? speedupCell(row.marginal_target, contended) : Cell::str("–"),
+                             optCell(row.val_acc, fmtAccuracy), optCell(row.train_sps, fmtRate), wall,
+                             speedupCell(row.cumulative, contended), speedupCell(row.marginal, contended), mem,
+                             Cell::str(noteText)});
+  return cells;
+}
+
+}  // namespace
 
 Table ladderTable(const Ladder& ladder) {
   Table t;
@@ -292,50 +377,30 @@ Table ladderTable(const Ladder& ladder) {
                                : std::string("unknown: the baseline has no evaluation)"));
   t.columns = {{"step", "Step", ""},
                {"added", "What was added", ""},
-               {"wall_s", "Wall time", "s"},
                {"time_to_target_s", "Time to " + target, "s"},
-               {"cumulative", "Cumulative ×", "x"},
-               {"marginal", "Marginal ×", "x"},
                {"cumulative_target", "× to target", "x"},
+               {"marginal_target", "Step × to target", "x"},
                {"val_acc", "Best val acc", "fraction"},
+               {"train_samples_per_s", "Train samples/s", "1/s"},
+               {"wall_s", "Wall time", "s"},
+               {"cumulative", "× wall", "x"},
+               {"marginal", "Step × wall", "x"},
                {"peak_mem_bytes", "Peak memory", "bytes"},
                {"note", "Note", ""}};
-  int index = 0;
+  int index = 0, repeats = 0;
+  bool anyContended = false;
   for (const auto& row : ladder.rows) {
-    const std::string stepName = row.step.isolated ? "alone" : std::to_string(index++);
-    std::vector<Cell> cells{Cell::str(stepName), Cell::str(row.step.added)};
-    if (row.step.skipped) {
-      for (int i = 0; i < 7; ++i) cells.push_back(Cell::str("–"));
-      cells.push_back(Cell::str("skipped: " + row.step.note));
-      t.rows.push_back(std::move(cells));
-      continue;
-    }
-    Cell wall = optCell(row.wall_s, fmtSeconds);
-    wall.text = withRange(row.wall_s, row.wall_min, row.wall_max, row.repeats);
-    cells.push_back(wall);
-    if (!row.target_s) {
-      cells.push_back(Cell::str(row.repeats == 0 ? "–" : "not reached"));
-    } else {
-      Cell c = Cell::num(withRange(row.target_s, row.target_min, row.target_max, row.reached), *row.target_s);
-      if (row.reached < row.repeats) c.text += " (" + std::to_string(row.reached) + "/" + std::to_string(row.repeats) + " reached)";
-      cells.push_back(c);
-    }
-    cells.push_back(optCell(row.cumulative, fmtSpeedup));
-    cells.push_back(optCell(row.marginal, fmtSpeedup));
-    cells.push_back(optCell(row.cumulative_target, fmtSpeedup));
-    cells.push_back(optCell(row.val_acc, fmtAccuracy));
-    Cell mem = optCell(row.peak_mem, fmtBytes);
-    if (row.peak_mem) mem.text += " (" + row.mem_kind + ")";
-    cells.push_back(mem);
-    std::string noteText = row.step.note;
-    if (!row.problems.empty()) noteText += (noteText.empty() ? "" : "; ") + row.problems;
-    cells.push_back(Cell::str(noteText));
-    t.rows.push_back(std::move(cells));
+    t.rows.push_back(ladderCells(row, row.step.isolated ? "alone" : std::to_string(index++)));
+    repeats = std::max(repeats, row.repeats);
+    anyContended = anyContended || !row.contention.empty();
   }
-  int repeats = 0;
-  for (const auto& row : ladder.rows) repeats = std::max(repeats, row.repeats);
-  t.notes.push_back("Cumulative ×: baseline ÷ this step (wall time); marginal ×: the step before ÷ this step; "
-                    "× to target: the same on the time to the target accuracy.");
+  t.notes.push_back("× to target (the headline): the baseline's time to the target accuracy ÷ this step's, so the "
+                    "speedup is at equal accuracy; \"not reached\" gives the accuracy the step reached instead.");
+  t.notes.push_back("Step ×: the step before ÷ this step. × wall: the same on wall time, whatever accuracy was reached. "
+                    "Train samples/s: training steps only (no evaluation, checkpoints or set-up).");
+  if (anyContended)
+    t.notes.push_back("contended: measured while another process used the CPU; the speedups are not shown "
+                      "(see the note) — rerun the ladder on an idle machine.");
   if (repeats >= 2)
     t.notes.push_back("Times are medians over " + std::to_string(repeats) + " repeats, with the min–max range.");
   return t;
@@ -343,23 +408,49 @@ Table ladderTable(const Ladder& ladder) {
 
 Drawing ladderChart(const Ladder& ladder) { return barChart(ladderBars(ladder)); }
 
-BarChartSpec ladderBars(const Ladder& ladder) {
+namespace {
+
+std::string barLabel(const LadderRow& row) {
+  std::string label = row.step.key == "baseline" ? std::string("baseline") : "+ " + row.step.key;
+  std::replace(label.begin(), label.end(), '_', ' ');
+  return label;
+}
+
+// Without a target accuracy nothing is at equal accuracy: wall time, and the title says so.
+BarChartSpec wallBars(const Ladder& ladder) {
   BarChartSpec spec;
-  spec.title = "Speedup ladder: cumulative speedup over the baseline (wall time)";
-  spec.y_label = "speedup (×)";
+  spec.title = "Speedup ladder: wall-time speedup (no target accuracy: the baseline has no evaluation)";
+  spec.y_label = "wall-time speedup (×)";
   for (const auto& row : ladder.rows) {
     if (row.step.isolated) continue;
     Bar b;
-    b.label = row.step.key == "baseline" ? std::string("baseline") : "+ " + row.step.key;
-    std::replace(b.label.begin(), b.label.end(), '_', ' ');
-    if (row.step.skipped || !row.cumulative) {
-      b.skipped = true;
-      b.annotation = row.step.skipped ? "skipped" : "no result";
-    } else {
-      b.value = *row.cumulative;
-      b.annotation = fmtSpeedup(*row.cumulative);
-      if (row.val_acc) b.detail = "acc " + fmtFixed(*row.val_acc * 100.0, 1) + " %";
-    }
+    b.label = barLabel(row);
+    const bool valid = row.cumulative && row.contention.empty() && !row.step.skipped;
+    b.skipped = !valid;
+    b.value = valid ? *row.cumulative : 0;
+    b.annotation = valid ? fmtSpeedup(*row.cumulative)
+                         : row.step.skipped ? "skipped" : !row.contention.empty() ? kContendedText : "no result";
+    spec.bars.push_back(b);
+  }
+  return spec;
+}
+
+}  // namespace
+
+BarChartSpec ladderBars(const Ladder& ladder) {
+  if (!ladder.target_acc) return wallBars(ladder);
+  BarChartSpec spec;
+  spec.title = "Speedup ladder: speedup to " + fmtAccuracy(*ladder.target_acc) + " val acc over the baseline";
+  spec.y_label = "speedup at equal accuracy (×)";
+  for (const auto& row : ladder.rows) {
+    if (row.step.isolated) continue;
+    const LadderHeadline h = ladderHeadline(row);
+    Bar b;
+    b.label = barLabel(row);
+    b.skipped = !h.speedup;
+    b.value = h.speedup.value_or(0);
+    b.annotation = h.text;
+    b.detail = h.detail;
     spec.bars.push_back(b);
   }
   return spec;
@@ -378,9 +469,14 @@ json ladderJson(const Ladder& ladder) {
                     {"reached_target", row.reached},
                     {"wall_s", {{"median", opt(row.wall_s)}, {"min", opt(row.wall_min)}, {"max", opt(row.wall_max)}}},
                     {"time_to_target_s", {{"median", opt(row.target_s)}, {"min", opt(row.target_min)}, {"max", opt(row.target_max)}}},
+                    {"headline", "cumulative_to_target"},
                     {"speedup", {{"cumulative", opt(row.cumulative)}, {"marginal", opt(row.marginal)},
-                                 {"cumulative_to_target", opt(row.cumulative_target)}}},
+                                 {"cumulative_to_target", opt(row.cumulative_target)},
+                                 {"marginal_to_target", opt(row.marginal_target)}}},
+                    {"contended_repeats", row.contended},
+                    {"contention", row.contention},
                     {"best_val_acc", opt(row.val_acc)},
+                    {"train_samples_per_s", opt(row.train_sps)},
                     {"peak_mem_bytes", opt(row.peak_mem)},
                     {"peak_mem_kind", row.mem_kind},
                     {"config", proto::configToJson(row.step.config)},
@@ -428,6 +524,11 @@ Result<Ladder> ladderFromJson(const json& docIn) {
     row.cumulative = optNum(speed.value("cumulative", json()));
     row.marginal = optNum(speed.value("marginal", json()));
     row.cumulative_target = optNum(speed.value("cumulative_to_target", json()));
+    row.marginal_target = optNum(speed.value("marginal_to_target", json()));
+    row.contended = intOr(s.value("contended_repeats", json()), 0);
+    const json contention = s.value("contention", json());
+    row.contention = contention.is_string() ? contention.get<std::string>() : "";
+    row.train_sps = optNum(s.value("train_samples_per_s", json()));
     row.val_acc = optNum(s.value("best_val_acc", json()));
     row.peak_mem = optNum(s.value("peak_mem_bytes", json()));
     row.mem_kind = s.value("peak_mem_kind", "");
@@ -453,7 +554,9 @@ Report buildLadderReport(const Ladder& ladder, const std::vector<LadderStepRuns>
   Report r;
   r.title = "Speedup ladder";
   r.intro = "The baseline runs with every speedup off; each following step adds one speedup to the previous step. "
-            "What this machine cannot do is skipped with the reason. A speedup is shown beside the accuracy it reached.";
+            "What this machine cannot do is skipped with the reason. The headline is the speedup at equal accuracy (time to "
+            "the target accuracy); a step that never reached the target has none and shows the accuracy it reached. "
+            "A step measured while another process used the CPU shows no speedup.";
   r.tables.push_back(ladderTable(ladder));
   r.figures.push_back({"ladder", ladderChart(ladder), "ladder.svg"});
 

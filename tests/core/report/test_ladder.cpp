@@ -6,6 +6,8 @@
 #include "wb/report/export.h"
 #include "wb/report/ladder.h"
 
+#include <map>
+
 using fixture::FakeRun;
 using nlohmann::json;
 using namespace wb::report;
@@ -47,11 +49,48 @@ const LadderStep& stepOf(const std::vector<LadderStep>& steps, const std::string
   throw std::logic_error("no step " + key);
 }
 
-RunRecord runWith(double wall, double acc, double accT, int64_t rss = 100 << 20) {
+// One repeat: best val acc `acc` reached at `accT`, ended at `wall`; otherLoad: summary.cpu.
+RunRecord runWith(double wall, double acc, double accT, int64_t rss = 100 << 20, double sps = 500,
+                  double otherLoad = 0.0) {
   FakeRun r;
   r.start().step(1, 10, 640, 1, 1.0, {1, 0, 2, 3, 1, 0}, rss).eval(1, accT, acc).end("ok", wall);
+  r.measured("train_samples_per_s", sps).cpu(otherLoad);
   static int n = 0;
   return r.record("r" + std::to_string(++n));
+}
+
+// A cumulative-only plan on the CPU machine with `runs` for the steps named; the rest ran nothing.
+std::vector<LadderStepRuns> stepsWith(const std::map<std::string, std::vector<RunRecord>>& runs) {
+  std::vector<LadderStepRuns> steps;
+  for (const auto& s : planLadder(wb::Config{}, cpuCaps(), false)) {
+    LadderStepRuns r{s, {}, {}};
+    if (auto it = runs.find(s.key); it != runs.end()) r.runs = it->second;
+    steps.push_back(std::move(r));
+  }
+  return steps;
+}
+
+const LadderRow& rowOf(const Ladder& l, const std::string& key) {
+  for (const auto& r : l.rows)
+    if (r.step.key == key && !r.step.isolated) return r;
+  throw std::logic_error("no row " + key);
+}
+
+// Column of the ladder table by key.
+int column(const Table& t, const std::string& key) {
+  for (size_t i = 0; i < t.columns.size(); ++i)
+    if (t.columns[i].key == key) return int(i);
+  return -1;
+}
+
+QString cell(const Table& t, size_t row, const std::string& key) {
+  return QString::fromStdString(t.rows[row][size_t(column(t, key))].text);
+}
+
+const Bar& barOf(const BarChartSpec& spec, const std::string& label) {
+  for (const auto& b : spec.bars)
+    if (b.label == label) return b;
+  throw std::logic_error("no bar " + label);
 }
 
 }  // namespace
@@ -172,12 +211,15 @@ class TestLadder : public QObject {
 
     Table t = ladderTable(ladder);
     QCOMPARE(t.rows.size(), ladder.rows.size());
-    QCOMPARE(QString::fromStdString(t.rows[0][2].text), QStringLiteral("20.0 s (19.0 s–24.0 s)"));
-    QVERIFY(QString::fromStdString(t.rows[1][3].text).contains(QStringLiteral("(2/3 reached)")));
-    QCOMPARE(QString::fromStdString(t.rows[2][9].text), QStringLiteral("skipped: needs CUDA; not available on this machine"));
-    QCOMPARE(QString::fromStdString(t.rows[2][0].text), QStringLiteral("2"));
+    QCOMPARE(cell(t, 0, "wall_s"), QStringLiteral("20.0 s (19.0 s–24.0 s)"));
+    QVERIFY(cell(t, 1, "time_to_target_s").contains(QStringLiteral("(2/3 reached)")));
+    QCOMPARE(cell(t, 1, "cumulative_target"), QStringLiteral("2.00×"));  // 19 / 9.5: the headline
+    QCOMPARE(cell(t, 2, "note"), QStringLiteral("skipped: needs CUDA; not available on this machine"));
+    QCOMPARE(cell(t, 2, "step"), QStringLiteral("2"));
+    QCOMPARE(cell(t, 0, "train_samples_per_s"), QStringLiteral("500/s"));
     bool aloneRow = false;
-    for (const auto& row : t.rows) aloneRow = aloneRow || (row[0].text == "alone" && row[4].text == "2.00×");
+    for (size_t i = 0; i < t.rows.size(); ++i)
+      aloneRow = aloneRow || (cell(t, i, "step") == QStringLiteral("alone") && cell(t, i, "cumulative") == QStringLiteral("2.00×"));
     QVERIFY(aloneRow);
 
     Drawing chart = ladderChart(ladder);
@@ -205,6 +247,85 @@ class TestLadder : public QObject {
     Report rep = buildLadderReport(ladder, steps);
     QCOMPARE(QString::fromStdString(rep.figures[0].file), QStringLiteral("ladder.svg"));
     QVERIFY(!rep.advice.empty());
+  }
+
+  // The field report: workers sped the loop up 15× but accuracy fell from 68.5 % to 62.8 % and
+  // never reached the target. The headline is at equal accuracy, so that step has none.
+  void stepBelowTargetHasNoHeadline() {
+    Ladder ladder = summarizeLadder(stepsWith({{"baseline", {runWith(151, 0.685, 150)}},
+                                               {"workers", {runWith(10, 0.628, 9)}},
+                                               {"devices", {runWith(60, 0.70, 50)}}}),
+                                    std::nullopt);
+    const LadderRow& workers = rowOf(ladder, "workers");
+    QVERIFY(workers.cumulative.has_value());  // the wall-time speedup is still measured…
+    QVERIFY(!workers.cumulative_target);      // …but there is no speedup at equal accuracy
+    const LadderHeadline h = ladderHeadline(workers);
+    QVERIFY(!h.speedup);
+    QCOMPARE(QString::fromStdString(h.text), QStringLiteral("not reached"));
+    QCOMPARE(*rowOf(ladder, "devices").cumulative_target, 3.0);  // 150 / 50
+    QVERIFY(!rowOf(ladder, "devices").marginal_target);          // the step before has no time to target
+
+    Table t = ladderTable(ladder);
+    QCOMPARE(cell(t, 1, "cumulative_target"), QStringLiteral("not reached · 62.8 %"));
+    QVERIFY(!t.rows[1][size_t(column(t, "cumulative_target"))].number);
+    QCOMPARE(cell(t, 1, "time_to_target_s"), QStringLiteral("not reached"));
+    QCOMPARE(cell(t, 1, "marginal_target"), QStringLiteral("–"));
+    QCOMPARE(cell(t, 1, "cumulative"), QStringLiteral("15.1×"));  // secondary, named for wall time
+    QCOMPARE(QString::fromStdString(t.columns[size_t(column(t, "cumulative"))].title), QStringLiteral("× wall"));
+
+    const BarChartSpec bars = ladderBars(ladder);
+    QVERIFY(QString::fromStdString(bars.title).contains(QStringLiteral("speedup to 68.50 % val acc")));
+    QVERIFY(!QString::fromStdString(bars.title).contains(QStringLiteral("wall")));
+    const Bar& w = barOf(bars, "+ workers");
+    QVERIFY(w.skipped);
+    QCOMPARE(QString::fromStdString(w.annotation), QStringLiteral("not reached"));
+    QCOMPARE(QString::fromStdString(w.detail), QStringLiteral("acc 62.8 %"));
+    QCOMPARE(barOf(bars, "+ devices").value, 3.0);
+    // Nothing in the drawing claims the wall-time multiplier, and only reached steps are bold.
+    for (const auto& text : ladderChart(ladder).texts) {
+      QVERIFY2(text.text.find("15.1") == std::string::npos, text.text.c_str());
+      if (text.bold && text.text != bars.title) QVERIFY2(text.text.find("×") != std::string::npos, text.text.c_str());
+    }
+  }
+
+  void withoutATargetTheChartSaysWallTime() {
+    FakeRun noEval;
+    noEval.start().step(1, 10, 640, 1, 1.0).end("ok", 20);
+    Ladder ladder = summarizeLadder(stepsWith({{"baseline", {noEval.record("b")}}}), std::nullopt);
+    QVERIFY(!ladder.target_acc);
+    QVERIFY(QString::fromStdString(ladderBars(ladder).title).contains(QStringLiteral("wall-time speedup")));
+  }
+
+  void contendedStepShowsNoSpeedup_data() {
+    QTest::addColumn<bool>("baselineContended");
+    QTest::addColumn<QString>("note");
+    QTest::newRow("the step's own repeat") << false << "1/2 repeats: another process used 0.9 of 2 cores";
+    QTest::newRow("the baseline") << true << "the baseline: another process used 0.9 of 2 cores";
+  }
+  void contendedStepShowsNoSpeedup() {
+    QFETCH(bool, baselineContended);
+    QFETCH(QString, note);
+    const double baseLoad = baselineContended ? 0.9 : 0.0, stepLoad = baselineContended ? 0.0 : 0.9;
+    Ladder ladder = summarizeLadder(
+        stepsWith({{"baseline", {runWith(20, 0.80, 18, 100 << 20, 500, baseLoad)}},
+                   {"workers", {runWith(10, 0.81, 9, 100 << 20, 900, stepLoad), runWith(11, 0.81, 9, 100 << 20, 1000)}}}),
+        std::nullopt);
+    const LadderRow& workers = rowOf(ladder, "workers");
+    QCOMPARE(workers.contended, baselineContended ? 0 : 1);
+    QCOMPARE(QString::fromStdString(workers.contention), note);
+    QCOMPARE(*workers.train_sps, 950.0);  // median of the repeats' summary.train_samples_per_s
+    QVERIFY(!ladderHeadline(workers).speedup);
+    Table t = ladderTable(ladder);
+    QCOMPARE(cell(t, 1, "cumulative_target"), QStringLiteral("contended"));
+    QCOMPARE(cell(t, 1, "cumulative"), QStringLiteral("contended"));
+    QVERIFY(cell(t, 1, "note").contains(note));
+    const Bar& w = barOf(ladderBars(ladder), "+ workers");
+    QVERIFY(w.skipped);
+    QCOMPARE(QString::fromStdString(w.annotation), QStringLiteral("contended"));
+    // ladder.json keeps the numbers and the flag; reading it back shows the same table.
+    auto back = ladderFromJson(ladderJson(ladder));
+    QVERIFY(back.ok());
+    QCOMPARE(renderText(ladderTable(*back)), renderText(t));
   }
 };
 

@@ -54,13 +54,29 @@ struct LadderRow {
   int reached = 0;                    // of those, how many reached the target
   std::optional<double> wall_s, wall_min, wall_max;        // median and range over repeats
   std::optional<double> target_s, target_min, target_max;  // over the repeats that reached
-  std::optional<double> cumulative, marginal, cumulative_target;  // speedups (wall; to target)
+  // Speedups over the baseline. The headline is cumulative_target: the speedup at equal accuracy
+  // (time to the target). The wall-time ones (cumulative, marginal) are secondary: a step that
+  // trains faster but never reaches the target has no headline.
+  std::optional<double> cumulative_target, marginal_target;  // on the time to target
+  std::optional<double> cumulative, marginal;                // on wall time
   std::optional<double> val_acc;      // median best val acc
+  std::optional<double> train_sps;    // median train samples/s (training steps only)
   std::optional<double> peak_mem;     // median peak memory (bytes)
   std::string mem_kind;               // "device" | "host"
+  int contended = 0;                  // repeats measured under contention
+  std::string contention;             // why this row's speedups are not valid ("" = they are):
+                                      // its repeats', the baseline's or the step before's contention
   std::string problems;               // failed/cancelled runs, start failures
   std::vector<std::string> run_dirs;
 };
+
+// What a ladder row's headline says: the speedup to the target, or why there is none.
+struct LadderHeadline {
+  std::optional<double> speedup;      // set only when valid (reached, not contended)
+  std::string text;                   // "2.10×" | "not reached" | "contended" | "skipped" | "–"
+  std::string detail;                 // "acc 62.8 %" (the accuracy it reached), or ""
+};
+LadderHeadline ladderHeadline(const LadderRow& row);
 
 struct Ladder {
   std::optional<double> target_acc;   // user-set, else the lowest best val acc over the baseline's
@@ -69,15 +85,20 @@ struct Ladder {
   std::vector<LadderRow> rows;        // in plan order
 };
 
-// Medians, ranges and speedups. Cumulative speedup: baseline ÷ step (median wall time); marginal:
-// the previous cumulative step that ran ÷ this one (isolated rows have none).
+// Medians, ranges and speedups. Cumulative speedup: baseline ÷ step (median time to target;
+// median wall time); marginal: the previous cumulative step that ran ÷ this one (isolated rows
+// have none).
 Ladder summarizeLadder(const std::vector<LadderStepRuns>& steps, std::optional<double> target_acc);
 
-// Columns: step, what was added, wall time, time to target, cumulative and marginal speedup,
-// speedup to target, val acc, peak memory, note.
+// Columns: step, what was added, time to target, × to target (the headline: "not reached ·
+// 62.8 %" for a step that did not reach it, "contended" for one measured under contention), step
+// × to target, best val acc, train samples/s, wall time, × wall and step × wall (secondary), peak
+// memory, note.
 Table ladderTable(const Ladder& ladder);
-// The cumulative-speedup bars (isolated rows left out; skipped steps drawn empty), as data (the
-// GUI draws them with QCustomPlot) and as a drawing (SVG, and the PNG of `ladder`).
+// The headline bars: cumulative speedup to the target accuracy (isolated rows left out; skipped,
+// not reached and contended steps drawn empty with their reason and accuracy). Without a target
+// (the baseline has no evaluation) the wall-time speedup, titled so. As data (the GUI draws them
+// with QCustomPlot) and as a drawing (SVG, and the PNG of `ladder`).
 BarChartSpec ladderBars(const Ladder& ladder);
 Drawing ladderChart(const Ladder& ladder);
 nlohmann::json ladderJson(const Ladder& ladder);
