@@ -90,9 +90,20 @@ inline bool writeFile(const QString& path, const QByteArray& bytes, QIODevice::O
   return f.write(bytes) == bytes.size();
 }
 
-// <root>/<id>/ with config.json (named `name`) and the given events; summary.json when status given.
+// What a finished run writes in summary.json today (train_samples_per_s over training steps,
+// eval_s, time to first step, the command's wall time, the machine's CPU with no other load).
+inline nlohmann::json summaryOf(const QString& status, const QString& id, const QString& name) {
+  return {{"status", status.toStdString()}, {"run_id", id.toStdString()}, {"name", name.toStdString()},
+          {"best_val_acc", 0.8}, {"train_samples_per_s", 1000.0}, {"train_s", 8.0}, {"train_samples", 8000},
+          {"eval_s", 1.5}, {"checkpoint_s", 0.25}, {"time_to_first_step_s", 2.0}, {"run_wall_s", 12.0},
+          {"wall_s", 10.0}, {"epochs", 1},
+          {"cpu", {{"cores", 2}, {"asked_cores", 1}, {"used_cores", 0.97}, {"other_load_cores", 0.05}, {"contended", false}}}};
+}
+
+// <root>/<id>/ with config.json (named `name`) and the given events; summary.json when status
+// given (summaryOf, with `summaryFields` set over it: null writes null, a discarded value removes).
 inline QString writeRunDir(const QString& root, const QString& id, const QString& name, const QByteArray& events,
-                           const QString& summaryStatus = {}) {
+                           const QString& summaryStatus = {}, const nlohmann::json& summaryFields = nlohmann::json::object()) {
   const QString dir = root + QLatin1Char('/') + id;
   QDir().mkpath(dir);
   wb::Config c;
@@ -100,11 +111,20 @@ inline QString writeRunDir(const QString& root, const QString& id, const QString
   writeFile(dir + QStringLiteral("/config.json"), QByteArray::fromStdString(wb::proto::configToJson(c).dump(2)));
   writeFile(dir + QStringLiteral("/events.jsonl"), events);
   if (!summaryStatus.isEmpty()) {
-    nlohmann::json s = {{"status", summaryStatus.toStdString()}, {"run_id", id.toStdString()}, {"name", name.toStdString()},
-                        {"best_val_acc", 0.8}, {"samples_per_s", 1000.0}, {"wall_s", 10.0}, {"epochs", 1}};
+    nlohmann::json s = summaryOf(summaryStatus, id, name);
+    for (const auto& [key, value] : summaryFields.items()) {
+      if (value.is_discarded()) s.erase(key);
+      else s[key] = value;
+    }
     writeFile(dir + QStringLiteral("/summary.json"), QByteArray::fromStdString(s.dump(2)));
   }
   return dir;
+}
+
+// summary.cpu of a run that shared its machine with another load of `otherLoad` cores.
+inline nlohmann::json contendedCpu(double otherLoad, int cores = 2) {
+  return {{"cores", cores}, {"asked_cores", 1}, {"used_cores", 0.6}, {"other_load_cores", otherLoad},
+          {"contended", true}, {"note", "another process used the CPU"}};
 }
 
 }  // namespace wb::ui::test

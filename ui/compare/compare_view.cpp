@@ -17,6 +17,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSplitter>
+#include <QStyle>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTextBrowser>
@@ -206,6 +207,11 @@ void CompareView::refreshNow() {
                          .arg(runs.size())
                          .arg(qs(wb::report::runLabel(*baseline)), qs(wb::report::fmtAccuracy(comparison_->target_acc)));
       if (runs.empty()) text += QStringLiteral(" Tick runs in the list to compare them.");
+      const auto contended = std::count_if(comparison_->rows.begin(), comparison_->rows.end(),
+                                           [](const auto& row) { return !row.contended.empty(); });
+      if (contended > 0)
+        text += QStringLiteral("\n\u26A0 %1 row(s) measured while another process used the CPU: their speedups are not shown.")
+                    .arg(contended);
       if (!problems_.isEmpty()) text += QStringLiteral("\nNot shown: ") + problems_.join(QStringLiteral("; "));
       summary_->setText(text);
     }
@@ -222,8 +228,21 @@ void CompareView::refreshNow() {
 }
 
 void CompareView::showComparison() {
-  if (report_) fillTable(table_, report_->tables.front());
-  else table_->clear(), table_->setRowCount(0), table_->setColumnCount(0);
+  if (!report_) {
+    table_->clear(), table_->setRowCount(0), table_->setColumnCount(0);
+    return;
+  }
+  fillTable(table_, report_->tables.front());
+  // A row measured under contention (its run or the baseline) carries a warning on its name.
+  const QIcon warning = style()->standardIcon(QStyle::SP_MessageBoxWarning);
+  for (int r = 0; comparison_ && r < int(comparison_->rows.size()) && r < table_->rowCount(); ++r) {
+    const auto& row = comparison_->rows[size_t(r)];
+    QTableWidgetItem* name = table_->item(r, 0);
+    if (row.contended.empty() || !name) continue;
+    name->setIcon(warning);
+    name->setToolTip(QStringLiteral("Measured under contention: %1. Its speedups are not shown: rerun on an idle machine.")
+                         .arg(qs(row.contended)));
+  }
 }
 
 void CompareView::showLadder() {

@@ -1,9 +1,11 @@
 #pragma once
-// The Compare tab (issue 6): each ticked run against the baseline (time per epoch, samples/s,
+// The Compare tab (issue 6): each ticked run against the baseline (time per epoch, train samples/s,
 // wall time, time to the target accuracy and the speedup on each, best/final val acc with Δ pp,
-// peak memory and its ratio, epochs, fp16 skipped steps, status, what differs from the baseline),
-// a speedup bar chart (the ladder's cumulative speedup when a ladder is open, else each run's
-// speedup to the target), the advisor's verdicts, and export (md, csv, tex, json, html; the chart
+// eval time, time to first step, the command's wall time, cores used and other load, peak memory
+// and its ratio, epochs, fp16 skipped steps, status, what differs from the baseline; a row
+// measured under CPU contention carries a warning and "contended" instead of its speedups), a
+// speedup bar chart (the ladder's speedup to the target accuracy when a ladder is open, else each
+// run's speedup to the target), the advisor's verdicts, and export (md, csv, tex, json, html; the chart
 // as png, svg, pdf). "Run ladder" runs `workbench-cli ladder` on the baseline's config as a child
 // process; "Open ladder…" shows a finished one.
 //

@@ -77,6 +77,9 @@ void SpeedupChart::setBars(const wb::report::BarChartSpec& spec) {
     text->setText(label);
     text->setTextAlignment(Qt::AlignHCenter);
     text->setColor(b.skipped ? muted : ink);
+    QFont annotationFont = font();
+    annotationFont.setBold(!b.skipped);  // as in the SVG: a multiplier is bold, a reason is not
+    text->setFont(annotationFont);
   }
   x->setTicker(ticker);
   x->setTickLabelRotation(spec.bars.size() > 4 ? -30 : 0);  // ends at the tick: the last label stays inside

@@ -1,8 +1,9 @@
 #pragma once
-// A bar chart of speedups (the ladder's cumulative speedup, or each run's speedup to the target
-// accuracy) drawn with QCustomPlot from a wb::report::BarChartSpec — the same data the SVG/PNG
-// exports draw, so the window and the files agree. Skipped bars are drawn as empty outlines at
-// the 1× line with their reason.
+// A bar chart of speedups (the ladder's cumulative speedup to the target accuracy, or each run's
+// speedup to the target) drawn with QCustomPlot from a wb::report::BarChartSpec — the same data
+// the SVG/PNG exports draw, so the window and the files agree. Bars with no valid speedup
+// (skipped, not reached, contended) are drawn as empty outlines at the 1× line with their reason
+// and the accuracy reached; only valid speedups are drawn bold.
 //
 // Saves as PNG, PDF (QCustomPlot) or SVG (wb::report::toSvg of the same spec), atomically: a
 // failed write leaves no file under the final name.

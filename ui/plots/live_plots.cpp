@@ -199,8 +199,8 @@ void LivePlots::buildTabs() {
     defs.push_back(std::move(t));
   }
   {
-    TabDef t{QStringLiteral("throughput"), QStringLiteral("Throughput"), QStringLiteral("samples / s"), {}};
-    t.series.push_back(stepSeries(QStringLiteral("samples/s"), [](const StepPoint& p, const RunSeries&) { return p.samplesPerS; }, true));
+    TabDef t{QStringLiteral("throughput"), QStringLiteral("Throughput"), QStringLiteral("train samples / s"), {}};
+    t.series.push_back(stepSeries(QStringLiteral("train samples/s"), [](const StepPoint& p, const RunSeries&) { return p.samplesPerS; }, true));
     t.zeroBased = true;
     defs.push_back(std::move(t));
   }

@@ -5,6 +5,7 @@
 
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
+#include "wb/report/compare.h"
 
 namespace wb::ui {
 using nlohmann::json;
@@ -144,6 +145,12 @@ Run::Run(Origin origin, QObject* parent) : QObject(parent), origin_(origin) {
   if (origin == Origin::Launched) eventsLoaded_ = true;  // events arrive from the process
 }
 
+double Run::trainSamplesPerSecond() const {
+  for (double v : {summaryTrainSps_, epochTrainSps_, stepTrainSps_})  // steadiest first
+    if (std::isfinite(v)) return v;
+  return kNaN;
+}
+
 QString Run::runId() const { return runDir_.isEmpty() ? QString() : QFileInfo(runDir_).fileName(); }
 
 void Run::setName(const QString& name) {
@@ -178,8 +185,11 @@ void Run::applySummary(const json& summary) {
     name_ = QString::fromStdString(summary["name"].get<std::string>());
   const double best = jsonNumber(summary, "best_val_acc");
   if (std::isfinite(best)) bestValAcc_ = best;
-  const double sps = jsonNumber(summary, "samples_per_s");
-  if (std::isfinite(sps)) samplesPerS_ = sps;
+  const report::RunSummary measured = report::decodeSummary(summary);
+  summaryTrainSps_ = measured.train_samples_per_s.value_or(kNaN);
+  contention_.clear();
+  if (measured.cpu && measured.cpu->contended)
+    contention_ = QString::fromStdString(report::contentionOf(*measured.cpu).note);
   const QString err = jsonString(summary, "error");
   if (!err.isEmpty() && error_.isEmpty()) error_ = err;
 }
@@ -227,8 +237,8 @@ bool Run::ingestOne(const json& ev) {
     if (std::isfinite(p)) progress_ = p;
     const double eta = jsonNumber(ev, "eta_s");
     if (std::isfinite(eta)) eta_ = eta;
-    const double sps = jsonNumber(ev, "samples_per_s");
-    if (std::isfinite(sps) && !epochThroughput_) samplesPerS_ = sps;
+    const double sps = jsonNumber(ev, "samples_per_s");  // the log interval's training steps
+    if (std::isfinite(sps) && sps > 0) stepTrainSps_ = sps;
     return true;
   } else if (type == "eval") {
     if (rank != 0) return false;
@@ -237,11 +247,9 @@ bool Run::ingestOne(const json& ev) {
     if (std::isfinite(acc) && (!std::isfinite(bestValAcc_) || acc > bestValAcc_)) bestValAcc_ = acc;
     return true;
   } else if (type == "epoch") {
-    const double sps = jsonNumber(ev, "samples_per_s");
-    if (rank == 0 && std::isfinite(sps)) {
-      samplesPerS_ = sps;
-      epochThroughput_ = true;
-    }
+    double sps = jsonNumber(ev, "train_samples_per_s");
+    if (!std::isfinite(sps)) sps = jsonNumber(ev, "samples_per_s");  // older: epoch less evaluation
+    if (rank == 0 && std::isfinite(sps) && sps > 0) epochTrainSps_ = sps;
   } else if (type == "warning") {
     const QString msg = jsonString(ev, "message");
     const QString path = jsonString(ev, "path");

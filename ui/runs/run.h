@@ -106,7 +106,15 @@ class Run : public QObject {
 
   double progress() const { return progress_; }       // 0..1, NaN when unknown
   double etaSeconds() const { return eta_; }          // NaN when unknown
-  double samplesPerSecond() const { return samplesPerS_; }
+  // Training throughput (samples/s over training steps only, no evaluation or set-up):
+  // summary.train_samples_per_s once the run has it; before that, and for runs written before
+  // it existed, the epoch events' (train_)samples_per_s, else the latest step event's. The older
+  // summary.samples_per_s (steps + evaluation) is never taken. NaN when unknown.
+  double trainSamplesPerSecond() const;
+  // Whether another process shared the CPU while the run was measured (summary.cpu), and how
+  // much: "another process used 0.9 of 2 cores". Its speedups are not valid.
+  bool contended() const { return !contention_.isEmpty(); }
+  const QString& contentionNote() const { return contention_; }
   double bestValAcc() const { return bestValAcc_; }   // 0..1, NaN before the first eval
   double lastEventWall() const { return lastWall_; }  // unix seconds of the newest event
 
@@ -145,8 +153,9 @@ class Run : public QObject {
   nlohmann::json config_ = nlohmann::json::object();
   nlohmann::json summary_ = nlohmann::json::object();
   nlohmann::json start_ = nlohmann::json::object();
-  double progress_ = kNaN, eta_ = kNaN, samplesPerS_ = kNaN, bestValAcc_ = kNaN, lastWall_ = kNaN;
-  bool epochThroughput_ = false;  // samples/s comes from an epoch event (steadier than steps)
+  double progress_ = kNaN, eta_ = kNaN, bestValAcc_ = kNaN, lastWall_ = kNaN;
+  double summaryTrainSps_ = kNaN, epochTrainSps_ = kNaN, stepTrainSps_ = kNaN;  // newest of each
+  QString contention_;
   bool eventsLoaded_ = false;
   RunSeries series_;
 };

@@ -1,7 +1,10 @@
 #include "runs/runs_model.h"
 
+#include <QApplication>
 #include <QDir>
 #include <QFont>
+#include <QIcon>
+#include <QStyle>
 #include <QLocale>
 
 namespace wb::ui {
@@ -19,14 +22,27 @@ QString RunsModel::formatEta(double s) {
   return QStringLiteral("%1:%2").arg(m).arg(sec, 2, 10, QLatin1Char('0'));
 }
 
+QString RunsModel::contentionVsBaseline(const Run* run) const {
+  if (!run) return {};
+  QString note = run->contentionNote();
+  if (baseline_ && baseline_ != run && baseline_->contended())
+    note += (note.isEmpty() ? QString() : QStringLiteral("; ")) + QStringLiteral("the baseline: ") + baseline_->contentionNote();
+  return note;
+}
+
 double RunsModel::speedupVsBaseline(const Run* run) const {
-  if (!baseline_ || !run) return kNaN;
-  const double b = baseline_->samplesPerSecond(), r = run->samplesPerSecond();
+  if (!baseline_ || !run || !contentionVsBaseline(run).isEmpty()) return kNaN;
+  const double b = baseline_->trainSamplesPerSecond(), r = run->trainSamplesPerSecond();
   if (!(b > 0) || !(r > 0)) return kNaN;
   return r / b;
 }
 
 namespace {
+QIcon contendedIcon() {
+  if (!qobject_cast<QApplication*>(QCoreApplication::instance())) return {};  // no style without widgets
+  return QApplication::style()->standardIcon(QStyle::SP_MessageBoxWarning);
+}
+
 QString progressText(const Run* run) {
   const double p = run->progress();
   if (!std::isfinite(p)) return isActive(run->status()) ? QStringLiteral("starting…") : QString();
@@ -51,12 +67,13 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
         case ColStatus: return statusWord(run->status());
         case ColProgress: return progressText(run);
         case ColThroughput:
-          return std::isfinite(run->samplesPerSecond()) ? loc.toString(run->samplesPerSecond(), 'f', 0) : QString();
+          return std::isfinite(run->trainSamplesPerSecond()) ? loc.toString(run->trainSamplesPerSecond(), 'f', 0) : QString();
         case ColBestAcc:
           return std::isfinite(run->bestValAcc()) ? loc.toString(run->bestValAcc() * 100.0, 'f', 2) + QStringLiteral(" %")
                                                   : QString();
         case ColSpeedup: {
           if (isBase) return QStringLiteral("baseline");
+          if (baseline_ && !contentionVsBaseline(run).isEmpty()) return QStringLiteral("contended");
           const double s = speedupVsBaseline(run);
           return std::isfinite(s) ? loc.toString(s, 'f', 2) + QStringLiteral("×") : QString();
         }
@@ -68,10 +85,13 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
         case ColName: return run->name();
         case ColStatus: return int(run->status());
         case ColProgress: return run->progress();
-        case ColThroughput: return run->samplesPerSecond();
+        case ColThroughput: return run->trainSamplesPerSecond();
         case ColBestAcc: return run->bestValAcc();
         case ColSpeedup: return speedupVsBaseline(run);
       }
+      break;
+    case Qt::DecorationRole:
+      if (col == ColName && run->contended()) return contendedIcon();
       break;
     case Qt::CheckStateRole:
       if (col == ColName) return isShown(run) ? Qt::Checked : Qt::Unchecked;
@@ -88,12 +108,21 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
       break;
     case Qt::ToolTipRole:
       if (col == ColName) {
-        const QString where = run->runDir().isEmpty() ? run->name() : run->runDir();
+        QString where = run->runDir().isEmpty() ? run->name() : run->runDir();
+        if (run->contended()) where += QStringLiteral("\nMeasured under contention: ") + run->contentionNote() +
+                                       QStringLiteral(". Its times and speedups are not trustworthy.");
         return isBase ? where + QStringLiteral("\n(the baseline: speedups are measured against it)") : where;
       }
+      if (col == ColThroughput)
+        return std::isfinite(run->trainSamplesPerSecond())
+                   ? QStringLiteral("Samples trained per second of training steps (no evaluation, checkpoints or set-up).")
+                   : QStringLiteral("Not known yet (older runs: tick the run to estimate it from its step events).");
       if (col == ColStatus && !run->errorMessage().isEmpty()) return run->errorMessage();
-      if (col == ColSpeedup)
-        return QStringLiteral("Throughput (samples/s) against the baseline's. Time to the target accuracy is on the Compare tab.");
+      if (col == ColSpeedup) {
+        const QString why = baseline_ && !isBase ? contentionVsBaseline(run) : QString();
+        if (!why.isEmpty()) return QStringLiteral("No speedup: measured under contention (") + why + QStringLiteral(").");
+        return QStringLiteral("Train samples/s against the baseline's. Time to the target accuracy is on the Compare tab.");
+      }
       break;
   }
   return {};
@@ -113,7 +142,7 @@ QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int rol
       case ColName: return QStringLiteral("Run");
       case ColStatus: return QStringLiteral("Status");
       case ColProgress: return QStringLiteral("Progress");
-      case ColThroughput: return QStringLiteral("Samples/s");
+      case ColThroughput: return QStringLiteral("Train samples/s");
       case ColBestAcc: return QStringLiteral("Best val acc");
       case ColSpeedup: return QStringLiteral("Speedup");
     }

@@ -1,7 +1,9 @@
 #pragma once
 // Every run the window knows (launched here, found under the runs root, or opened from
-// elsewhere), as a table: name (checkable: shown on the plots), status, progress with ETA,
-// samples/s, best val acc, throughput speedup vs the baseline. Newest first.
+// elsewhere), as a table: name (checkable: shown on the plots; a warning icon when the run was
+// measured under CPU contention), status, progress with ETA, train samples/s (training steps
+// only), best val acc, train-throughput speedup vs the baseline ("contended" instead when the
+// run or the baseline shared its CPU). Newest first.
 //
 // The list other widgets build on: the plots draw shownRuns() + baseline(), the Compare tab
 // compares shownRuns() against baseline(). Signals say when any of that changes.
@@ -47,8 +49,11 @@ class RunsModel : public QAbstractTableModel {
   Run* baseline() const { return baseline_; }
   void setBaseline(Run* run);  // nullptr clears
 
-  // Speedup of run's throughput over the baseline's (NaN when either is unknown).
+  // Speedup of run's training throughput over the baseline's (NaN when either is unknown, or
+  // when either was measured under contention: see contentionVsBaseline).
   double speedupVsBaseline(const Run* run) const;
+  // Why run's speedup is not valid ("" when it is): its own or the baseline's contention.
+  QString contentionVsBaseline(const Run* run) const;
 
   static QString formatEta(double seconds);
 

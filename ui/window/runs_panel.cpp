@@ -91,7 +91,7 @@ RunsPanel::RunsPanel(RunsModel* model, RunQueue* queue, QWidget* parent)
   const QFontMetrics fm = view_->fontMetrics();
   h->resizeSection(RunsModel::ColStatus, fm.horizontalAdvance(QStringLiteral("early-stopped")) + 24);
   h->resizeSection(RunsModel::ColProgress, fm.horizontalAdvance(QStringLiteral("100 % · ETA 10:00:00")) + 16);
-  h->resizeSection(RunsModel::ColThroughput, fm.horizontalAdvance(QStringLiteral("Samples/s")) + 24);
+  h->resizeSection(RunsModel::ColThroughput, fm.horizontalAdvance(QStringLiteral("Train samples/s")) + 24);
   h->resizeSection(RunsModel::ColBestAcc, fm.horizontalAdvance(QStringLiteral("Best val acc")) + 24);
   h->resizeSection(RunsModel::ColSpeedup, fm.horizontalAdvance(QStringLiteral("Speedup")) + 28);
   h->setMinimumSectionSize(40);

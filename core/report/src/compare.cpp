@@ -219,24 +219,28 @@ RunMetrics computeMetrics(const RunRecord& run, std::optional<double> target) {
   return m;
 }
 
-Contention contentionOf(const RunRecord& run) {
+Contention contentionOf(const CpuUse& cpu) {
   Contention c;
-  c.cores = run.cores();
+  c.cores = cpu.cores;
+  c.other_load_cores = cpu.other_load_cores;
+  c.used_cores = cpu.used_cores;
+  c.asked_cores = cpu.asked_cores;
+  c.contended = cpu.contended;
+  if (c.contended) c.note = otherLoadText(c, cpu.note);
+  return c;
+}
+
+Contention contentionOf(const RunRecord& run) {
   const RunSummary measured = run.measured();
-  std::string writerNote;
+  Contention c;
   if (measured.cpu) {
-    const CpuUse& cpu = *measured.cpu;
-    if (cpu.cores > 0) c.cores = cpu.cores;
-    c.other_load_cores = cpu.other_load_cores;
-    c.used_cores = cpu.used_cores;
-    c.asked_cores = cpu.asked_cores;
-    c.contended = cpu.contended;
-    writerNote = cpu.note;
+    c = contentionOf(*measured.cpu);
   } else if (!run.finished) {
     c.other_load_cores = otherLoadFromSteps(run, &c.cores);
     c.contended = c.other_load_cores && *c.other_load_cores >= kContendedCores;
+    if (c.contended) c.note = otherLoadText(c, "");
   }
-  if (c.contended) c.note = otherLoadText(c, writerNote);
+  if (c.cores <= 0) c.cores = run.cores();
   return c;
 }
 

@@ -89,6 +89,8 @@ RunMetrics computeMetrics(const RunRecord& run, std::optional<double> target);
 
 // Whether the run shared its CPU (see the definitions above); not contended when unknown.
 Contention contentionOf(const RunRecord& run);
+// The same from a summary's cpu alone (the GUI's runs list reads summary.json only).
+Contention contentionOf(const CpuUse& cpu);
 // What makes a speedup of `run` over `baseline` untrustworthy, in words ("" when nothing):
 // "another process used 0.9 of 2 cores", "the baseline: another process used …".
 std::string contentionNote(const RunMetrics& run, const RunMetrics& baseline);
