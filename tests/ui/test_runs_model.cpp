@@ -99,6 +99,29 @@ class TestRunsModel : public QObject {
     QVERIFY2(why.contains(baselineContended ? QStringLiteral("the baseline: another process") : QStringLiteral("another process")),
              qPrintable(why));
   }
+
+  void liveRunContentionFromStepEvents_data() {
+    QTest::addColumn<int>("worldSize");
+    QTest::addColumn<QString>("note");
+    QTest::newRow("one rank: the rest is another process") << 1 << "another process used 0.9 of 2 cores";
+    QTest::newRow("two ranks: the other rank is the run's own") << 2 << "";
+  }
+  void liveRunContentionFromStepEvents() {
+    QFETCH(int, worldSize);
+    QFETCH(QString, note);
+    Run run(Run::Origin::Launched);
+    run.ingest(t::event("start", {{"device", "cpu"}, {"world_size", worldSize}}));
+    for (double busy : {1.8, 2.0}) {
+      json step = t::stepEvent(10, 2.0);
+      step["cpu"] = {{"process_cores", 1.0}, {"machine_busy_cores", busy}, {"cores", 2}};
+      run.ingest(step);
+    }
+    QCOMPARE(run.contentionNote(), note);
+    // The summary decides once it arrives.
+    json end = t::event("end", {{"status", "ok"}, {"summary", t::summaryOf(QStringLiteral("ok"), QStringLiteral("x"), QStringLiteral("x"))}});
+    run.ingest(end);
+    QVERIFY(!run.contended());
+  }
 };
 
 QTEST_MAIN(TestRunsModel)

@@ -187,11 +187,20 @@ void Run::applySummary(const json& summary) {
   if (std::isfinite(best)) bestValAcc_ = best;
   const report::RunSummary measured = report::decodeSummary(summary);
   summaryTrainSps_ = measured.train_samples_per_s.value_or(kNaN);
-  contention_.clear();
-  if (measured.cpu && measured.cpu->contended)
-    contention_ = QString::fromStdString(report::contentionOf(*measured.cpu).note);
+  summaryCpu_ = measured.cpu.has_value();
+  if (summaryCpu_) contention_ = QString::fromStdString(report::contentionOf(*measured.cpu).note);
   const QString err = jsonString(summary, "error");
   if (!err.isEmpty() && error_.isEmpty()) error_ = err;
+}
+
+// With one rank, whatever else keeps the machine busy is another process (with more, the other
+// ranks' load is the run's own, and only the summary can tell).
+void Run::noteStepCpu(const json& ev) {
+  const double worldSize = jsonNumber(start_, "world_size");
+  const auto cpu = report::decodeStepCpu(ev);
+  if (summaryCpu_ || !cpu || (std::isfinite(worldSize) && worldSize > 1)) return;
+  stepLoad_.add(*cpu);
+  if (auto use = stepLoad_.use()) contention_ = QString::fromStdString(report::contentionOf(*use).note);
 }
 
 void Run::ingest(const json& event) {
@@ -239,6 +248,7 @@ bool Run::ingestOne(const json& ev) {
     if (std::isfinite(eta)) eta_ = eta;
     const double sps = jsonNumber(ev, "samples_per_s");  // the log interval's training steps
     if (std::isfinite(sps) && sps > 0) stepTrainSps_ = sps;
+    noteStepCpu(ev);
     return true;
   } else if (type == "eval") {
     if (rank != 0) return false;

@@ -16,6 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "wb/report/compare.h"
+
 namespace wb::ui {
 
 enum class RunStatus { Queued, Starting, Running, Stopping, Ok, Failed, Cancelled, EarlyStopped, Diverged, Incomplete };
@@ -111,8 +113,9 @@ class Run : public QObject {
   // it existed, the epoch events' (train_)samples_per_s, else the latest step event's. The older
   // summary.samples_per_s (steps + evaluation) is never taken. NaN when unknown.
   double trainSamplesPerSecond() const;
-  // Whether another process shared the CPU while the run was measured (summary.cpu), and how
-  // much: "another process used 0.9 of 2 cores". Its speedups are not valid.
+  // Whether another process shared the CPU while the run was measured (summary.cpu; before the
+  // summary, a one-rank run's step events' cpu), and how much: "another process used 0.9 of 2
+  // cores". Its speedups are not valid.
   bool contended() const { return !contention_.isEmpty(); }
   const QString& contentionNote() const { return contention_; }
   double bestValAcc() const { return bestValAcc_; }   // 0..1, NaN before the first eval
@@ -142,6 +145,7 @@ class Run : public QObject {
  private:
   bool ingestOne(const nlohmann::json& ev);  // true when curves grew
   void applySummary(const nlohmann::json& summary);
+  void noteStepCpu(const nlohmann::json& stepEvent);
 
   Origin origin_;
   QString runDir_;
@@ -156,6 +160,8 @@ class Run : public QObject {
   double progress_ = kNaN, eta_ = kNaN, bestValAcc_ = kNaN, lastWall_ = kNaN;
   double summaryTrainSps_ = kNaN, epochTrainSps_ = kNaN, stepTrainSps_ = kNaN;  // newest of each
   QString contention_;
+  bool summaryCpu_ = false;                       // summary.cpu decides; step events no longer do
+  report::StepLoad stepLoad_;
   bool eventsLoaded_ = false;
   RunSeries series_;
 };

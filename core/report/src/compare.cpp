@@ -69,22 +69,6 @@ std::string otherLoadText(const Contention& c, const std::string& writerNote) {
   return text + (c.cores > 0 ? " of " + std::to_string(c.cores) + " cores" : " cores");
 }
 
-// A run in progress has no summary yet: its step events' CPU, when one rank is all there is
-// (with more, the other ranks' load is the run's own).
-std::optional<double> otherLoadFromSteps(const RunRecord& run, int* cores) {
-  if (run.world_size != 1) return std::nullopt;
-  double sum = 0;
-  int n = 0;
-  for (const auto& st : run.steps) {
-    if (!st.cpu || !std::isfinite(st.cpu->machine_busy_cores) || !std::isfinite(st.cpu->process_cores)) continue;
-    sum += std::max(0.0, st.cpu->machine_busy_cores - st.cpu->process_cores);
-    ++n;
-    if (st.cpu->cores > 0) *cores = st.cpu->cores;
-  }
-  if (n == 0) return std::nullopt;
-  return sum / n;
-}
-
 void flatten(const json& j, const std::string& prefix, std::vector<std::pair<std::string, const json*>>& out) {
   if (j.is_object() && !j.empty()) {
     for (auto it = j.begin(); it != j.end(); ++it)
@@ -219,6 +203,21 @@ RunMetrics computeMetrics(const RunRecord& run, std::optional<double> target) {
   return m;
 }
 
+void StepLoad::add(const StepCpu& cpu) {
+  sum += std::max(0.0, cpu.machine_busy_cores - cpu.process_cores);
+  ++count;
+  if (cpu.cores > 0) cores = cpu.cores;
+}
+
+std::optional<CpuUse> StepLoad::use() const {
+  if (count == 0) return std::nullopt;
+  CpuUse u;
+  u.cores = cores;
+  u.other_load_cores = sum / count;
+  u.contended = *u.other_load_cores >= kContendedCores;
+  return u;
+}
+
 Contention contentionOf(const CpuUse& cpu) {
   Contention c;
   c.cores = cpu.cores;
@@ -235,10 +234,11 @@ Contention contentionOf(const RunRecord& run) {
   Contention c;
   if (measured.cpu) {
     c = contentionOf(*measured.cpu);
-  } else if (!run.finished) {
-    c.other_load_cores = otherLoadFromSteps(run, &c.cores);
-    c.contended = c.other_load_cores && *c.other_load_cores >= kContendedCores;
-    if (c.contended) c.note = otherLoadText(c, "");
+  } else if (!run.finished && run.world_size == 1) {  // with more ranks, the others' load is the run's own
+    StepLoad load;
+    for (const auto& st : run.steps)
+      if (st.cpu) load.add(*st.cpu);
+    if (auto use = load.use()) c = contentionOf(*use);
   }
   if (c.cores <= 0) c.cores = run.cores();
   return c;

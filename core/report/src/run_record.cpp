@@ -68,13 +68,7 @@ void readStep(RunRecord& r, const json& ev) {
     st.comm = num(*ms, "comm", 0);
     s.ms = st;
   }
-  if (auto cpu = ev.find("cpu"); cpu != ev.end() && cpu->is_object()) {
-    StepCpu c;
-    c.process_cores = num(*cpu, "process_cores");
-    c.machine_busy_cores = num(*cpu, "machine_busy_cores");
-    c.cores = static_cast<int>(integer(*cpu, "cores"));
-    s.cpu = c;
-  }
+  s.cpu = decodeStepCpu(ev);
   if (auto amp = ev.find("amp"); amp != ev.end() && amp->is_object()) {
     double scale = num(*amp, "scale");
     if (std::isfinite(scale)) s.amp_scale = scale;
@@ -148,6 +142,17 @@ std::optional<CpuUse> decodeCpu(const json& summary) {
 }
 
 }  // namespace
+
+std::optional<StepCpu> decodeStepCpu(const json& ev) {
+  auto cpu = ev.find("cpu");
+  if (cpu == ev.end() || !cpu->is_object()) return std::nullopt;
+  StepCpu c;
+  c.process_cores = num(*cpu, "process_cores");
+  c.machine_busy_cores = num(*cpu, "machine_busy_cores");
+  c.cores = static_cast<int>(integer(*cpu, "cores"));
+  if (!std::isfinite(c.process_cores) || !std::isfinite(c.machine_busy_cores)) return std::nullopt;
+  return c;
+}
 
 RunSummary decodeSummary(const json& s) {
   RunSummary out;

@@ -87,6 +87,15 @@ std::optional<StepTimes> meanStepTimes(const std::vector<StepSample>& steps);
 // All metrics of one run; time to target only when `target` is set.
 RunMetrics computeMetrics(const RunRecord& run, std::optional<double> target);
 
+// The other load seen over a one-rank run's step events (machine busy − process cores, averaged):
+// a run in progress has no summary.cpu yet. Feed it in order; use() is nullopt before any.
+struct StepLoad {
+  void add(const StepCpu& cpu);
+  std::optional<CpuUse> use() const;  // other_load_cores and contended set; cores when known
+  double sum = 0;
+  int count = 0, cores = 0;
+};
+
 // Whether the run shared its CPU (see the definitions above); not contended when unknown.
 Contention contentionOf(const RunRecord& run);
 // The same from a summary's cpu alone (the GUI's runs list reads summary.json only).

@@ -89,6 +89,9 @@ struct RunSummary {
   std::optional<CpuUse> cpu;
 };
 
+// A step event's `cpu` object; nullopt when absent or without both busy and process cores.
+std::optional<StepCpu> decodeStepCpu(const nlohmann::json& stepEvent);
+
 // Decodes a summary object; never throws (non-objects and wrong types read as absent).
 RunSummary decodeSummary(const nlohmann::json& summary);
 
