@@ -1,10 +1,16 @@
 #include "wb/common/sysinfo.h"
 #include "wb/common/clock.h"
 
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <fstream>
+#include <sstream>
+#include <vector>
 #include <string>
 #include <thread>
 
@@ -72,6 +78,71 @@ bool resetPeakRss() {
   if (!out) return false;
   out << "5";
   return static_cast<bool>(out);
+}
+
+namespace {
+double ticksPerSecond() {
+  static const double hz = static_cast<double>(::sysconf(_SC_CLK_TCK));
+  return hz > 0 ? hz : 100.0;
+}
+
+double boottimeSeconds() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_BOOTTIME, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// The aggregate "cpu" line of /proc/stat: busy (not idle, not iowait) seconds over all cores.
+double machineBusySeconds() {
+  std::ifstream in("/proc/stat");
+  std::string cpu;
+  in >> cpu;
+  if (cpu != "cpu") return 0;
+  double busy = 0, v = 0;
+  for (int field = 0; field < 8 && (in >> v); ++field)
+    if (field != 3 && field != 4) busy += v;  // user nice system [idle iowait] irq softirq steal
+  return busy / ticksPerSecond();
+}
+}  // namespace
+
+CpuTimes readCpuTimes() {
+  CpuTimes t;
+  rusage ru{};
+  if (::getrusage(RUSAGE_SELF, &ru) == 0)
+    t.process = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+  t.machine_busy = machineBusySeconds();
+  t.wall = boottimeSeconds();
+  return t;
+}
+
+CpuShare cpuShareBetween(const CpuTimes& a, const CpuTimes& b, double ownedElsewhere) {
+  CpuShare s;
+  s.seconds = b.wall - a.wall;
+  if (s.seconds <= 0) return s;
+  s.process_cores = (b.process - a.process) / s.seconds;
+  if (a.machine_busy > 0 && b.machine_busy > 0) {
+    const double other = (b.machine_busy - a.machine_busy) - (b.process - a.process) - ownedElsewhere;
+    s.other_cores = std::max(0.0, other / s.seconds);
+  }
+  return s;
+}
+
+int64_t minorPageFaults() {
+  rusage ru{};
+  return ::getrusage(RUSAGE_SELF, &ru) == 0 ? static_cast<int64_t>(ru.ru_minflt) : 0;
+}
+
+double processAgeSeconds() {
+  std::ifstream in("/proc/self/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto close = stat.rfind(')');  // the command name may hold spaces and parentheses
+  if (close == std::string::npos) return 0;
+  std::istringstream fields(stat.substr(close + 2));
+  std::string field;
+  for (int i = 3; i <= 22 && (fields >> field); ++i)
+    if (i == 22) return std::max(0.0, boottimeSeconds() - std::stod(field) / ticksPerSecond());
+  return 0;
 }
 
 }  // namespace wb

@@ -1,5 +1,6 @@
 #include "wb/dist/env.h"
 
+#include <algorithm>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -38,6 +39,7 @@ struct Names {
   const char* rank;
   const char* world;
   const char* local;
+  const char* localWorld;
   const char* source;
 };
 
@@ -68,6 +70,11 @@ Result<DistEnv> readWith(const Lookup& env, const Names& n) {
     if (!local) return local.error();
     d.local_rank = *local;
   }
+  // Without it, every rank is taken to be on this host (what one machine's launch means).
+  d.local_world_size = d.world_size;
+  // Only a hint for sharing cores (Slurm writes forms like "8(x2)"): taken when it is a number.
+  if (auto lw_s = get(env, n.localWorld))
+    if (auto lw = parseInt(n.localWorld, *lw_s, "processes on this node"); lw.ok() && *lw >= 1) d.local_world_size = *lw;
 
   auto port_s = get(env, "MASTER_PORT");
   auto addr_s = get(env, "MASTER_ADDR");
@@ -99,9 +106,9 @@ Result<DistEnv> readWith(const Lookup& env, const Names& n) {
 
 Result<DistEnv> DistEnv::fromLookup(const Lookup& env) {
   if (get(env, "RANK") || get(env, "WORLD_SIZE"))
-    return readWith(env, {"RANK", "WORLD_SIZE", "LOCAL_RANK", "torchrun"});
+    return readWith(env, {"RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "torchrun"});
   if (get(env, "SLURM_PROCID") || get(env, "SLURM_NTASKS"))
-    return readWith(env, {"SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "slurm"});
+    return readWith(env, {"SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "SLURM_NTASKS_PER_NODE", "slurm"});
   return DistEnv{};
 }
 
@@ -114,6 +121,7 @@ DistEnv DistEnv::local(int rank, int world_size, int master_port) {
   d.rank = rank;
   d.world_size = world_size;
   d.local_rank = rank;
+  d.local_world_size = world_size;
   d.master_port = master_port;
   d.source = "local";
   return d;

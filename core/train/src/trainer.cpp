@@ -23,6 +23,7 @@
 #include "wb/train/compat.h"
 #include "wb/train/early_stopping.h"
 #include "wb/train/grad_scaler.h"
+#include "wb/train/host_use.h"
 #include "wb/train/optim.h"
 #include "wb/train/step_timer.h"
 #include "wb/train/sync.h"
@@ -287,7 +288,10 @@ Result<TrainOutcome> Trainer::Impl::run() {
                                          std::to_string(o.world_size) + " without a communicator");
 
   // ---- machine set-up
-  const int threads = c.train.threads > 0 ? c.train.threads : defaultThreads(c, o.world_size);
+  const std::string memoryNote = keepFreedMemory();
+  const bool autoThreads = c.train.threads <= 0;
+  const int threads =
+      autoThreads ? defaultThreads(c, o.local_world_size > 0 ? o.local_world_size : o.world_size) : c.train.threads;
   at::set_num_threads(threads);
   const bool cuda = cudaAvailable();
   if (cuda) device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(o.local_rank % cudaDevices()));
@@ -435,6 +439,10 @@ Result<TrainOutcome> Trainer::Impl::run() {
     ev["host"] = {{"name", hostName()}, {"cpu", cpuModel()}, {"cores", logicalCores()}};
     ev["device"] = device.str();
     ev["threads"] = threads;
+    ev["host_use"] = {{"memory", memoryNote},
+                      {"threads", autoThreads ? "automatic: the cores this rank's share of the machine has, fewer "
+                                                "while other processes take cores"
+                                              : "fixed by train.threads"}};
     ev["world_size"] = o.world_size;
     ev["local_rank"] = o.local_rank;
     ev["model"] = {{"name", net->name()}, {"parameters", net->parameterCount()}};
@@ -483,7 +491,7 @@ Result<TrainOutcome> Trainer::Impl::run() {
   // ---- checkpoints
   const bool writeCheckpoints = !o.run_dir.empty() && isMain();
   fs::path ckDir = fs::path(o.run_dir) / "checkpoints";
-  auto checkpoint = [&](const std::string& kind, int epoch, int64_t batchInEpoch) -> Status {
+  auto writeCheckpoint = [&](const std::string& kind, int epoch, int64_t batchInEpoch) -> Status {
     CheckpointData d;
     d.config_json = proto::configToJson(c).dump();
     d.epoch = epoch;
@@ -517,11 +525,22 @@ Result<TrainOutcome> Trainer::Impl::run() {
     emit(ev);
     return {};
   };
+  double checkpointS = 0;
+  auto checkpoint = [&](const std::string& kind, int epoch, int64_t batchInEpoch) -> Status {
+    Stopwatch took;
+    Status st = writeCheckpoint(kind, epoch, batchInEpoch);
+    checkpointS += took.seconds();
+    return st;
+  };
 
   // ---- the loop
   const int64_t samplesAtStart = samplesSeen;
   Stopwatch wall;
   StepTimer timer(device);
+  CpuMonitor cpu({threads, autoThreads, logicalCores(), o.local_world_size > 0 ? o.local_world_size : o.world_size});
+  double trainMs = 0, evalS = 0;           // time in training steps; in evaluation
+  double firstStepAge = -1, firstStepUnix = 0;
+  int64_t faultsAt = minorPageFaults();
   torch::Tensor lossAcc = torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat).device(device));
   torch::Tensor epochLossAcc = torch::zeros({}, torch::TensorOptions().dtype(torch::kDouble).device(device));
   // First non-finite loss: its iteration and value, tracked on the device without a sync.
@@ -532,9 +551,6 @@ Result<TrainOutcome> Trainer::Impl::run() {
   double lastValAcc = std::nan(""), bestValAcc = std::nan(""), bestValLoss = std::nan("");
   int epochsRun = 0;
   bool stopTraining = false;
-  double firstEvalWall = 0;
-  json timeToAcc = json::array();
-  json peakMem = json::object();
   int64_t peakBytes = 0;
 
   // fp16: an overflowing step is skipped and the scale halves; a loss that stays non-finite shows
@@ -567,7 +583,12 @@ Result<TrainOutcome> Trainer::Impl::run() {
   };
 
   auto emitStep = [&](int epoch) {
-    if (intervalSteps == 0) return;
+    const double intervalMs = timer.totalMs();
+    trainMs += intervalMs;
+    if (intervalSteps == 0) {
+      timer.reset();
+      return;
+    }
     double lossSums[2] = {lossAcc.item<double>(), static_cast<double>(intervalSteps)};
     if (gs) gs->allReduceSum(lossSums, 2);  // the loss over every rank's samples
     const double lossMean = lossSums[0] / lossSums[1];
@@ -578,13 +599,16 @@ Result<TrainOutcome> Trainer::Impl::run() {
     ev["loss"] = lossMean;
     ev["lr"] = schedule.lrAt(std::max<int64_t>(0, optSteps - 1));
     const auto split = timer.averages(intervalSteps);
-    const double intervalMs = timer.totalMs();
     ev["samples_per_s"] = intervalMs > 0 ? intervalSamples * 1000.0 / intervalMs : 0.0;
     ev["ms"] = split;
     ev["step_ms"] = intervalMs / static_cast<double>(intervalSteps);
     auto mem = memoryJson(device);
     peakBytes = std::max<int64_t>(peakBytes, mem.value("peak", int64_t{0}));
+    const int64_t faults = minorPageFaults();
+    mem["page_faults_per_step"] = static_cast<double>(faults - faultsAt) / static_cast<double>(intervalSteps);
+    faultsAt = faults;
     ev["mem"] = mem;
+    ev["cpu"] = cpu.intervalJson();
     if (gs) ev["comm"] = gs->stats();
     if (scaler.enabled()) ev["amp"] = {{"scale", scaler.readScale()}, {"skipped", scaler.skippedSteps()}};
     ev["progress"] = totalSteps > 0 ? static_cast<double>(iteration) / static_cast<double>(totalSteps) : 0.0;
@@ -607,7 +631,9 @@ Result<TrainOutcome> Trainer::Impl::run() {
     epochSteps = 0;
     epochLossAcc.zero_();
     int64_t epochSamples = 0;
+    const double epochTrainMsAt = trainMs;
     timer.reset();
+    faultsAt = minorPageFaults();
     try {
       for (;;) {
         if (stopRequested()) {
@@ -619,6 +645,7 @@ Result<TrainOutcome> Trainer::Impl::run() {
           stopTraining = true;
           break;
         }
+        if (auto note = cpu.poll()) warn(*note);
         timer.setSampled((iteration + 1) % c.train.log_every == 0);
         timer.begin();
         auto batch = trainLoader.next();
@@ -665,6 +692,7 @@ Result<TrainOutcome> Trainer::Impl::run() {
                                                           detached.to(torch::kDouble)}),
                                     firstBad));
         timer.mark(StepTimer::Opt);
+        if (firstStepAge < 0) firstStepAge = processAgeSeconds(), firstStepUnix = unixSeconds();
         ++iteration;
         ++batchInEpoch;
         ++intervalSteps;
@@ -704,11 +732,11 @@ Result<TrainOutcome> Trainer::Impl::run() {
     } catch (const data::DataError& e) {
       return makeError(Errc::Data, e.what());
     }
+    evalS += ev.ms / 1000.0;
     lastValAcc = ev.acc;
     if (std::isnan(bestValAcc) || ev.acc > bestValAcc) bestValAcc = ev.acc;
     if (std::isnan(bestValLoss) || ev.loss < bestValLoss) bestValLoss = ev.loss;
     peakBytes = std::max<int64_t>(peakBytes, ev.mem.value("peak", int64_t{0}));
-    if (firstEvalWall == 0) firstEvalWall = wall.seconds();
     {
       json e = event("eval");
       e["epoch"] = epoch + 1;
@@ -724,9 +752,11 @@ Result<TrainOutcome> Trainer::Impl::run() {
       json ep = event("epoch");
       ep["epoch"] = epoch + 1;
       ep["seconds"] = epochClock.seconds();
-      ep["train_seconds"] = epochClock.seconds() - ev.ms / 1000.0;
+      const double epochTrainS = (trainMs - epochTrainMsAt) / 1000.0;  // training steps only
+      ep["train_seconds"] = epochTrainS;
       ep["samples"] = epochSamples;
-      ep["samples_per_s"] = epochClock.seconds() > 0 ? epochSamples / (epochClock.seconds() - ev.ms / 1000.0) : 0.0;
+      ep["train_samples_per_s"] = epochTrainS > 0 ? epochSamples / epochTrainS : 0.0;
+      ep["samples_per_s"] = ep["train_samples_per_s"];  // older readers' name for the same figure
       ep["train_loss"] = epochSteps > 0 ? epochLossAcc.item<double>() / static_cast<double>(epochSteps) : std::nan("");
       ep["complete"] = epochComplete;
       emit(ep);
@@ -776,8 +806,19 @@ Result<TrainOutcome> Trainer::Impl::run() {
   s["optimizer_steps"] = optSteps;
   s["samples"] = samplesSeen;
   s["wall_s"] = wall.seconds();
-  // This life's samples over this life's time (samples_seen includes a resumed run's earlier ones).
-  s["samples_per_s"] = wall.seconds() > 0 ? (samplesSeen - samplesAtStart) / wall.seconds() : 0.0;
+  // This life's samples over this life's training steps (samples_seen includes a resumed run's
+  // earlier ones; evaluation and checkpoints have their own clocks).
+  const int64_t trainSamples = samplesSeen - samplesAtStart;
+  s["train_samples"] = trainSamples;
+  s["train_s"] = trainMs / 1000.0;
+  s["train_samples_per_s"] = trainMs > 0 ? trainSamples / (trainMs / 1000.0) : 0.0;
+  s["eval_s"] = evalS;
+  s["checkpoint_s"] = checkpointS;
+  if (firstStepAge >= 0) {
+    s["time_to_first_step_s"] = firstStepAge;  // from this process's start; a launcher counts from its own
+    s["first_step_unix"] = firstStepUnix;
+  }
+  s["cpu"] = cpu.totalJson();
   s["best_val_acc"] = bestValAcc;
   s["final_val_acc"] = lastValAcc;
   s["best_val_loss"] = bestValLoss;

@@ -15,4 +15,28 @@ int64_t peakRssBytes();
 // Resets the kernel's VmHWM counter (Linux: writes 5 to /proc/self/clear_refs). False if refused.
 bool resetPeakRss();
 
+// CPU accounting, to tell what a run got from what it asked for. All in seconds of CPU time.
+struct CpuTimes {
+  double process = 0;   // this process, every thread (getrusage RUSAGE_SELF: user + system)
+  double machine_busy = 0;  // the whole machine, all cores (/proc/stat: everything but idle and iowait)
+  double wall = 0;      // a monotonic clock, for rates between two readings
+};
+CpuTimes readCpuTimes();
+// Cores' worth of CPU between two readings: what this process used, and what everything else on
+// the machine used (machine busy minus this process; 0 when unknown). `others` subtracts further
+// CPU seconds known to be ours (e.g. the ranks of one run, seen from their launcher).
+struct CpuShare {
+  double process_cores = 0;
+  double other_cores = 0;
+  double seconds = 0;
+};
+CpuShare cpuShareBetween(const CpuTimes& a, const CpuTimes& b, double ownedElsewhere = 0);
+// Other processes' use of the machine, in cores, that marks a measurement as contended.
+inline constexpr double kContendedOtherCores = 0.3;
+
+// Minor page faults of this process so far (getrusage ru_minflt).
+int64_t minorPageFaults();
+// Seconds since this process was started (its exec), from /proc/self/stat; 0 when unknown.
+double processAgeSeconds();
+
 }  // namespace wb

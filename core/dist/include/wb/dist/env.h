@@ -2,8 +2,8 @@
 // Where this process sits in a distributed run, read from the launcher's environment.
 //
 // Sources, first match wins:
-//   torchrun / workbench-cli run: RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT
-//   srun (Slurm):                 SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID, plus MASTER_ADDR and
+//   torchrun / workbench-cli run: RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT
+//   srun (Slurm):                 SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID, SLURM_NTASKS_PER_NODE, plus MASTER_ADDR and
 //                                 MASTER_PORT exported by the batch script
 //   nothing set (or world size 1 without MASTER_PORT): one process, no process group.
 // Optional: WB_RUN_ID (or torchrun's TORCHELASTIC_RUN_ID, plus TORCHELASTIC_RESTART_COUNT)
@@ -23,6 +23,7 @@ struct DistEnv {
   int rank = 0;
   int world_size = 1;
   int local_rank = 0;                    // selects the GPU with NCCL (one GPU per rank)
+  int local_world_size = 1;              // ranks on this host (they share its cores)
   std::string master_addr = "127.0.0.1";
   int master_port = 0;                   // 0 = none (single process)
   std::string run_id = "default";        // rendezvous key namespace

@@ -30,13 +30,18 @@ struct TrainerOptions {
   int rank = 0;
   int world_size = 1;
   int local_rank = 0;
+  int local_world_size = 0;   // ranks on this host, sharing its cores (0: all of world_size)
   dist::Communicator* comm = nullptr;   // non-null when world_size > 1 (not owned)
   const std::atomic<bool>* stop_flag = nullptr;  // set => finish the step, end `cancelled`
 };
 
 struct TrainOutcome {
   std::string status;         // ok | early-stopped | cancelled | diverged | failed
-  nlohmann::json summary;     // best/final val acc, epochs, steps, wall_s, samples_per_s, peak_mem, ...
+  // best/final val acc, epochs, steps, peak_mem, and the clocks, each named for what it covers:
+  // train_s / train_samples / train_samples_per_s (training steps only), eval_s, checkpoint_s,
+  // time_to_first_step_s (from this process's start), wall_s (the loop: steps + evaluation +
+  // checkpoints), cpu (what the rank got: process vs other cores, threads).
+  nlohmann::json summary;
   std::string message;        // for diverged/failed: what happened, in words
 };
 
