@@ -15,6 +15,7 @@
 #include "experiment.h"
 #include "commands.h"
 #include "wb/common/paths.h"
+#include "wb/common/sysinfo.h"
 #include "wb/launch/launcher.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/events.h"
@@ -121,8 +122,20 @@ void printSummary(const launch::RunOutcome& out) {
   if (std::isfinite(num("final_val_acc"))) std::printf("val acc       %.4f (best %.4f)\n", num("final_val_acc"), num("best_val_acc"));
   if (std::isfinite(num("best_val_loss"))) std::printf("best val loss %.4f\n", num("best_val_loss"));
   if (std::isfinite(num("epochs"))) std::printf("epochs        %.0f (%.0f steps)\n", num("epochs"), num("steps"));
-  if (std::isfinite(num("wall_s"))) std::printf("train time    %.1f s, %.0f samples/s\n", num("wall_s"), num("samples_per_s"));
+  if (std::isfinite(num("train_s")))
+    std::printf("training      %.0f samples/s (training steps only: %.0f samples in %.2f s)\n", num("train_samples_per_s"),
+                num("train_samples"), num("train_s"));
+  if (std::isfinite(num("eval_s"))) std::printf("evaluation    %.2f s\n", num("eval_s"));
+  if (std::isfinite(num("time_to_first_step_s"))) std::printf("first step    %.2f s after start\n", num("time_to_first_step_s"));
+  if (std::isfinite(num("run_wall_s"))) std::printf("whole run     %.2f s\n", num("run_wall_s"));
   if (std::isfinite(num("peak_mem"))) std::printf("peak memory   %.1f MiB\n", num("peak_mem") / 1048576.0);
+  if (s.contains("cpu") && s["cpu"].is_object()) {
+    const json& c = s["cpu"];
+    auto cn = [&](const char* k) { return c.contains(k) && c[k].is_number() ? c[k].get<double>() : std::nan(""); };
+    std::printf("cpu           %.2f cores used of %.0f asked, other load %.2f of %.0f cores%s\n", cn("used_cores"),
+                cn("asked_cores"), cn("other_load_cores"), cn("cores"),
+                c.value("contended", false) ? "  (CONTENDED: not this machine's speed)" : "");
+  }
   if (s.contains("error")) std::printf("error         %s\n", s["error"].get<std::string>().c_str());
   if (s.contains("message")) std::printf("note          %s\n", s["message"].get<std::string>().c_str());
 }
@@ -172,6 +185,7 @@ int cmdRun(const Argv& argv) {
   }
   installStopSignals();
   launch::LaunchOptions lo;
+  lo.startup_s = processAgeSeconds();
   lo.cli_path = selfPath();
   lo.runs_root = args.get("runs-root", "");
   lo.run_dir = args.get("run-dir", "");
@@ -262,6 +276,7 @@ int cmdWorker(const Argv& argv) {
   to.rank = env->rank;
   to.world_size = env->world_size;
   to.local_rank = env->local_rank;
+  to.local_world_size = env->local_world_size;
   to.comm = comm->get();
   to.stop_flag = &stopFlag();
   train::Trainer trainer(to, sink);
@@ -282,6 +297,7 @@ int cmdWorker(const Argv& argv) {
     summary["run_id"] = run.id();
     summary["name"] = config->name;
     summary["run_dir"] = run.root.string();
+    summary["run_wall_s"] = processAgeSeconds();
     (void)proto::writeJsonAtomic(run.summary(), summary);
   }
   json end = proto::makeEvent("end", rank, clock.seconds());

@@ -173,11 +173,13 @@ class TestCliResume : public QObject {
                        sets({"train.epochs=3", "speedups.devices=2", "speedups.sharding=zero1"}),
                    0) != "unexpected exit code");
     QVERIFY(QFile::exists(QString::fromStdString((run.root / "config.before-resume-2.json").string())));
-    // The summary's samples/s covers this life only: samples/s x its wall time = the samples it trained.
+    // The summary's training throughput covers this life only: train samples/s x its training
+    // time = the samples it trained.
     auto thirdSummary = wb::proto::readJsonFile(run.summary());
     QVERIFY(thirdSummary.ok());
     const double trainedNow = (*thirdSummary)["samples"].get<double>() - (*secondSummary)["samples"].get<double>();
-    const double sps = (*thirdSummary)["samples_per_s"].get<double>(), wall = (*thirdSummary)["wall_s"].get<double>();
+    QCOMPARE((*thirdSummary)["train_samples"].get<double>(), trainedNow);
+    const double sps = (*thirdSummary)["train_samples_per_s"].get<double>(), wall = (*thirdSummary)["train_s"].get<double>();
     QVERIFY(trainedNow > 0);
     QVERIFY2(std::abs(sps * wall - trainedNow) <= 0.01 * trainedNow,
              qPrintable(QStringLiteral("%1 samples/s x %2 s vs %3 samples").arg(sps).arg(wall).arg(trainedNow)));

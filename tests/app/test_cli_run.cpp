@@ -4,6 +4,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 
+#include <cmath>
 #include <csignal>
 #include <fstream>
 
@@ -43,6 +44,46 @@ std::vector<json> ofType(const std::vector<json>& events, const std::string& typ
 }
 
 bool haveFashionMnist() { return QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")); }
+
+double num(const json& j, const char* key) {
+  if (!j.contains(key) || !j[key].is_number()) {
+    QTest::qFail(qPrintable(QStringLiteral("summary has no number %1: %2").arg(QString::fromUtf8(key), QString::fromStdString(j.dump()))),
+                 __FILE__, __LINE__);
+    return std::nan("");
+  }
+  return j[key].get<double>();
+}
+
+// The summary's clocks are each named for what they cover, and agree with each other and with
+// the step events: training throughput x training time = the samples trained, the step events'
+// time adds up to the training time (evaluation is not in it), and the parts fit in the wholes.
+void checkClocks(const json& s, const std::vector<json>& steps) {
+  QVERIFY2(!s.contains("samples_per_s"), "the old steps + evaluation samples/s is gone from the summary");
+  const double sps = num(s, "train_samples_per_s"), trainS = num(s, "train_s"), samples = num(s, "train_samples");
+  QCOMPARE(samples, num(s, "samples"));
+  QVERIFY2(std::abs(sps * trainS - samples) <= 1e-6 * samples, qPrintable(QString::number(sps * trainS)));
+  double stepTime = 0;
+  int64_t previous = 0;
+  for (const auto& ev : steps) {
+    stepTime += ev["step_ms"].get<double>() / 1000.0 * static_cast<double>(ev["step"].get<int64_t>() - previous);
+    previous = ev["step"].get<int64_t>();
+  }
+  QVERIFY2(std::abs(stepTime - trainS) <= 0.02 * trainS, qPrintable(QStringLiteral("%1 vs %2").arg(stepTime).arg(trainS)));
+  const double evalS = num(s, "eval_s"), checkpointS = num(s, "checkpoint_s"), wall = num(s, "wall_s");
+  QVERIFY(evalS > 0 && checkpointS > 0);
+  QVERIFY2(trainS + evalS + checkpointS <= wall, qPrintable(QString::fromStdString(s.dump())));
+  const double first = num(s, "time_to_first_step_s"), runWall = num(s, "run_wall_s");
+  QVERIFY(first > 0 && first < runWall && wall < runWall);
+  const json& cpu = s["cpu"];
+  QVERIFY(cpu.is_object());
+  QVERIFY(cpu["cores"].get<int>() >= 1 && cpu["asked_cores"].get<int>() >= 1);
+  QVERIFY(cpu["used_cores"].get<double>() > 0 && cpu["other_load_cores"].get<double>() >= 0);
+  QCOMPARE(cpu["contended"].get<bool>(), cpu["other_load_cores"].get<double>() >= 0.3);
+  for (const auto& ev : steps) {
+    QVERIFY(ev["cpu"]["process_cores"].get<double>() >= 0);
+    QVERIFY(ev["mem"]["page_faults_per_step"].get<double>() >= 0);
+  }
+}
 
 }  // namespace
 
@@ -95,6 +136,7 @@ class TestCliRun : public QObject {
     QVERIFY(summary.ok());
     QCOMPARE(QString::fromStdString((*summary)["status"].get<std::string>()), QStringLiteral("ok"));
     QVERIFY((*summary)["best_val_acc"].get<double>() >= 0.70);
+    checkClocks(*summary, steps);
     auto config = wb::proto::readJsonFile(run.config());
     QVERIFY(config.ok());
     QCOMPARE((*config)["optim"]["name"].get<std::string>(), std::string("adam"));

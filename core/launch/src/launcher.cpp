@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -83,6 +84,8 @@ struct Rank {
   int exitCode = 0;        // exit status, or 128 + signal
   bool signaled = false;
   int signal = 0;
+  double cpu_s = 0;        // CPU seconds of the rank and all its threads (from wait4)
+  int threads = 0;         // intra-op threads its start event asked for
   json end;                // its `end` event, when it wrote one
   json error;              // its last `error` event
 };
@@ -170,6 +173,24 @@ Status checkResumable(const proto::RunDir& run, const std::string& dir, const Co
 
 void requestStop() { g_stopRequests.fetch_add(1); }
 
+json runCpuJson(double ranksCpuSeconds, double launcherWallSeconds, int askedCores, double otherCores) {
+  const int cores = logicalCores();
+  json c = {{"cores", cores},
+            {"asked_cores", askedCores},
+            {"used_cores", launcherWallSeconds > 0 ? ranksCpuSeconds / launcherWallSeconds : 0.0},
+            {"other_load_cores", otherCores},
+            {"contended", otherCores >= kContendedOtherCores}};
+  if (otherCores >= kContendedOtherCores) {
+    char note[200];
+    std::snprintf(note, sizeof note,
+                  "other processes used %.1f of %d cores during this run: its speed is not this machine's, and "
+                  "speedups against it are not reported",
+                  otherCores, cores);
+    c["note"] = note;
+  }
+  return c;
+}
+
 Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options) {
   g_stopRequests.store(0);
   if (auto errs = validate(config); !errs.empty()) return makeError(Errc::InvalidConfig, formatFieldErrors(errs));
@@ -221,6 +242,8 @@ Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options)
   proto::EventSink sink;
   if (auto st = sink.openFile(run.events().string()); !st.ok()) return st.error();
   Stopwatch clock;
+  const double startUnix = unixSeconds();
+  const CpuTimes cpuAtStart = readCpuTimes();
   auto emit = [&](const json& ev) {
     sink.write(ev);
     if (options.on_event) options.on_event(ev);
@@ -290,6 +313,7 @@ Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options)
       return;
     }
     if (type == "error") r.error = *ev;
+    if (type == "start") r.threads = ev->value("threads", 0);
     if (type == "start" && r.rank == 0 && !envWritten) {
       json env;
       env["host"] = ev->value("host", json::object());
@@ -350,9 +374,12 @@ Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options)
     for (auto& r : ranks) {
       if (r.pid <= 0 || r.exited) continue;
       int wstatus = 0;
-      pid_t w = ::waitpid(r.pid, &wstatus, WNOHANG);
+      rusage ru{};
+      pid_t w = ::wait4(r.pid, &wstatus, WNOHANG, &ru);
       if (w == r.pid) {
         r.exited = true;
+        r.cpu_s = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                  static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
         if (WIFEXITED(wstatus)) r.exitCode = WEXITSTATUS(wstatus);
         else if (WIFSIGNALED(wstatus)) {
           r.signaled = true;
@@ -412,6 +439,19 @@ Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options)
   summary["name"] = config.name;
   summary["run_dir"] = run.root.string();
   summary["launcher_wall_s"] = clock.seconds();
+  summary["run_wall_s"] = options.startup_s + clock.seconds();
+  if (summary.contains("first_step_unix") && summary["first_step_unix"].is_number())
+    summary["time_to_first_step_s"] = options.startup_s + summary["first_step_unix"].get<double>() - startUnix;
+  {
+    double ranksCpu = 0;
+    int asked = 0;
+    for (const auto& rk : ranks) ranksCpu += rk.cpu_s, asked += rk.threads;
+    const CpuShare share = cpuShareBetween(cpuAtStart, readCpuTimes(), ranksCpu);
+    json cpu = runCpuJson(ranksCpu, share.seconds, asked, share.other_cores);
+    for (const char* key : {"threads", "min_threads"})  // rank 0's: fewer while others took cores
+      if (summary.contains("cpu") && summary["cpu"].contains(key)) cpu[key] = summary["cpu"][key];
+    summary["cpu"] = cpu;
+  }
   if (status == proto::kStatusFailed) {
     json err = proto::makeEvent("error", failedRank, clock.seconds());
     err["message"] = failReason;

@@ -214,7 +214,7 @@ std::optional<CpuUse> StepLoad::use() const {
   CpuUse u;
   u.cores = cores;
   u.other_load_cores = sum / count;
-  u.contended = *u.other_load_cores >= kContendedCores;
+  u.contended = *u.other_load_cores >= kContendedOtherCores;
   return u;
 }
 

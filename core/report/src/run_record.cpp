@@ -136,7 +136,7 @@ std::optional<CpuUse> decodeCpu(const json& summary) {
   auto flag = j.find("contended");
   // A writer that left the verdict out still gave the load it is made of.
   c.contended = flag != j.end() && flag->is_boolean() ? flag->get<bool>()
-                                                      : c.other_load_cores && *c.other_load_cores >= kContendedCores;
+                                                      : c.other_load_cores && *c.other_load_cores >= kContendedOtherCores;
   c.note = text(j, "note");
   return c;
 }

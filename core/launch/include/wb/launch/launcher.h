@@ -21,6 +21,10 @@ struct LaunchOptions {
   std::string resume_dir;        // continue this run from checkpoints/last.pt
   int collective_timeout_s = 300;
   int kill_grace_s = 10;         // SIGTERM -> SIGKILL grace when tearing ranks down
+  // Seconds the command had already run when it called launchRun (its own start-up), counted
+  // into the summary's run_wall_s and time_to_first_step_s; 0 for a run inside a longer command
+  // (a ladder rung).
+  double startup_s = 0;
   // Every merged event, in arrival order, on the launcher's thread.
   std::function<void(const nlohmann::json&)> on_event;
 };
@@ -31,6 +35,12 @@ struct RunOutcome {
   int exit_code = 0;             // the documented CLI exit code for status
   nlohmann::json summary;        // summary.json contents
 };
+
+// What the run got from the machine, from the launcher's view: every rank's CPU time (all their
+// threads), against the machine's busy time over the run (/proc/stat). Whatever else was busy is
+// the other load; a run measured while it was >= 0.3 cores is `contended`, and the comparison,
+// the ladder and the advisor do not report its speedups.
+nlohmann::json runCpuJson(double ranksCpuSeconds, double launcherWallSeconds, int askedCores, double otherCores);
 
 // Blocks until the run ends. Returns an Error only when the run could not start (bad config,
 // unwritable runs root); a run that started and failed is a RunOutcome with status "failed".

@@ -4,16 +4,24 @@
 // Schema version kEventVersion. Every event has: v, type, rank, t (seconds since the run
 // started, per rank), wall (unix seconds). Types and their fields:
 //   start       config, versions{libtorch,cuda,cudnn,nccl,opencv}, host{name,cpu,cores}, device,
-//               threads, world_size, speedups{<name>:{requested,active,note}}, dataset{train,val,classes,...}
-//   step        epoch, step, samples, loss, lr, samples_per_s, ms{data,h2d,fwd,bwd,opt,comm},
-//               mem{device,alloc,reserved,peak,rss,rss_peak}, amp{scale,skipped}
+//               threads, host_use{memory,threads}, world_size, speedups{<name>:{requested,active,note}},
+//               dataset{train,val,classes,...}
+//   step        epoch, step, samples, loss, lr, samples_per_s (training steps only, over the log
+//               interval), step_ms, ms{data,h2d,fwd,bwd,opt,comm},
+//               mem{device,alloc,reserved,peak,rss,rss_peak,page_faults_per_step}, amp{scale,skipped},
+//               cpu{process_cores,machine_busy_cores,other_cores,cores,threads} over the interval
 //   eval        epoch, step, val_loss, val_acc, eval_ms, samples, mem{...}
-//   epoch       epoch, seconds, samples, samples_per_s, train_loss
+//   epoch       epoch, seconds, train_seconds, samples, train_samples_per_s (= samples_per_s), train_loss
 //   early_stop  reason, best_epoch, best_value, monitor
 //   checkpoint  path, epoch, step, kind (last|best)
 //   warning     message, [path]
 //   error       message, code, [rank]
 //   end         status (ok|failed|cancelled|early-stopped|diverged), summary{...}
+// The summary's clocks, each named for what it covers: train_s, train_samples and
+// train_samples_per_s (training steps only), eval_s, checkpoint_s, wall_s (the training loop:
+// steps + evaluation + checkpoints), time_to_first_step_s and run_wall_s (from the start of the
+// command the user ran), and cpu{cores,asked_cores,used_cores,other_load_cores,contended,note}.
+// Any number may be null (a non-finite value) or missing (an older writer).
 // Readers ignore unknown fields and types; writers never change the meaning of a field
 // without bumping kEventVersion.
 #include <cstdio>

@@ -19,7 +19,7 @@
 //  - time to target: the first time val_acc ≥ target, linearly interpolated on the `t` axis
 //    between the evaluation below the target and the one that reached it; the first evaluation
 //    already at the target gives its own `t`. nullopt = "not reached". It counts everything.
-//  - contention: summary.cpu.contended (other load ≥ kContendedCores cores); a run in progress
+//  - contention: summary.cpu.contended (other load ≥ kContendedOtherCores cores); a run in progress
 //    with one rank: the mean over its step events of machine busy − process cores.
 //  - peak memory: on CUDA the largest per-rank device peak (each GPU has its own limit); on CPU
 //    the sum over ranks of each rank's peak RSS (all ranks share the host's memory).

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "wb/common/result.h"
+#include "wb/common/sysinfo.h"  // kContendedOtherCores
 
 namespace wb::report {
 
@@ -68,12 +69,9 @@ struct CpuUse {
   std::optional<double> asked_cores;         // intra-op threads summed over ranks
   std::optional<double> used_cores;          // the ranks' CPU seconds / wall
   std::optional<double> other_load_cores;    // busy cores not the run's own, averaged over the run
-  bool contended = false;                    // the writer's verdict (other load ≥ kContendedCores)
+  bool contended = false;                    // the writer's verdict (other load ≥ kContendedOtherCores)
   std::string note;                          // the writer's words, when contended
 };
-
-// Below this much other load (cores) a measurement counts as taken on an idle machine.
-inline constexpr double kContendedCores = 0.3;
 
 // What the run measured about itself: summary.json (or the end event's summary). Every field is
 // absent in runs written before it existed, and when the writer wrote null.
