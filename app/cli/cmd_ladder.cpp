@@ -4,6 +4,7 @@
 // this file runs the steps and rasterises the chart (OpenCV stays out of core/report).
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -43,15 +44,21 @@ precision (16-mixed on CUDA, bf16-mixed on CPU) -> early stopping (patience 2) -
 
 Writes into --out: runs/<step>/ (one run folder per step and repeat), ladder.md, ladder.csv,
 ladder.tex, ladder.json, ladder.html (self-contained, with the chart and the advisor's verdicts),
-ladder.svg and ladder.png (the cumulative-speedup bar chart). The tables are rewritten after each
-step, so a cancelled ladder keeps what it measured.
+ladder.svg and ladder.png (the speedup-to-target bar chart). The tables are rewritten after each
+run, so a cancelled ladder keeps what it measured.
 
 Options:
   --config FILE      the experiment (model, data, epochs...); its speedups are replaced by the ladder's
   --set KEY=VALUE    override one field (repeatable), e.g. --set data.limit_train=2000
   --out DIR          output folder (default <runs-root>/<timestamp>-ladder-<id>); must be new or empty
   --runs-root DIR    where the default --out goes (default $WB_RUNS_ROOT or ~/.local/share/speedup-workbench/runs)
-  --repeats N        runs per step (default 1); n >= 3 gives a median with its min-max range
+  --repeats N        runs per step (default 1), in interleaved rounds (every step once, then
+                     again); n >= 3 gives a median with its min-max range. A run measured while
+                     other processes used the CPU (contended) is run once more and left out
+  --rerun-contended N  run a contended measurement up to N more times (default 1)
+  --steps KEY,...    run only these steps besides the baseline (workers, pin_memory, devices,
+                     precision, early_stopping, sharding, inference_eval); the others are listed
+                     as left out. Each step keeps its place in the cumulative order
   --isolated         also run each speedup alone against the baseline
   --target-acc X     target val accuracy (default: the lowest best val acc of the baseline's repeats)
   --dry-run          print the plan and exit
@@ -208,6 +215,22 @@ void runOnce(report::LadderStepRuns& step, const fs::path& runDir) {
   step.runs.push_back(std::move(rec.value()));
 }
 
+// Runs step i once in round r (its folder "NN-key[-rR][suffix]"); true when that run was
+// measured under contention.
+bool runStep(std::vector<report::LadderStepRuns>& steps, size_t i, int round, int repeats, const fs::path& out,
+             const std::string& suffix) {
+  auto& step = steps[i];
+  std::fprintf(stderr, "[%zu/%zu%s] %s: %s%s\n", i + 1, steps.size(),
+               repeats > 1 ? (", round " + std::to_string(round)).c_str() : "", step.step.key.c_str(),
+               step.step.added.c_str(), step.step.skipped ? (" — skipped: " + step.step.note).c_str() : "");
+  if (step.step.skipped) return false;
+  std::string name = step.step.slug(static_cast<int>(i));
+  if (repeats > 1) name += "-r" + std::to_string(round);
+  const size_t before = step.runs.size();
+  runOnce(step, out / "runs" / (name + suffix));
+  return step.runs.size() > before && report::computeMetrics(step.runs.back(), std::nullopt).contention.contended;
+}
+
 // A planned step this machine's config checks refuse (e.g. fp16 without CUDA) becomes skipped.
 void refuseWhatTheMachineRejects(report::LadderStep& s) {
   if (s.skipped) return;
@@ -216,6 +239,25 @@ void refuseWhatTheMachineRejects(report::LadderStep& s) {
   if (errs.empty()) return;
   s.skipped = true;
   s.note = formatFieldErrors(errs);
+}
+
+// --steps: the baseline and the listed steps run; the others stay in the plan, left out with a note.
+Status keepOnlySteps(std::vector<report::LadderStep>& plan, const std::string& list) {
+  std::vector<std::string> keys;
+  for (size_t at = 0; at <= list.size();) {
+    const size_t comma = std::min(list.find(',', at), list.size());
+    if (comma > at) keys.push_back(list.substr(at, comma - at));
+    at = comma + 1;
+  }
+  std::string known;
+  for (const auto& s : plan) known += (known.empty() ? "" : ", ") + s.key;
+  for (const auto& k : keys)
+    if (std::none_of(plan.begin(), plan.end(), [&](const report::LadderStep& s) { return s.key == k; }))
+      return makeError(Errc::InvalidConfig, "--steps: unknown step '" + k + "' (this plan has " + known + ")");
+  for (auto& s : plan)
+    if (s.key != "baseline" && !s.skipped && std::find(keys.begin(), keys.end(), s.key) == keys.end())
+      s.skipped = true, s.note = "left out (--steps)";
+  return {};
 }
 
 void printPlan(const std::vector<report::LadderStep>& plan) {
@@ -245,7 +287,8 @@ Result<fs::path> prepareOut(const Args& args) {
 }  // namespace
 
 int cmdLadder(const Argv& argv) {
-  Args args(argv, {"help", "isolated", "dry-run"}, {"config", "set", "out", "runs-root", "repeats", "target-acc"});
+  Args args(argv, {"help", "isolated", "dry-run"},
+            {"config", "set", "out", "runs-root", "repeats", "target-acc", "steps", "rerun-contended"});
   if (args.has("help")) {
     std::fputs(kHelp, stdout);
     return 0;
@@ -279,8 +322,25 @@ int cmdLadder(const Argv& argv) {
     target = *parsed;
   }
 
+  int reruns = 1;
+  try {
+    reruns = std::stoi(args.get("rerun-contended", "1"));
+  } catch (const std::exception&) {
+    reruns = -1;
+  }
+  if (reruns < 0 || reruns > 10) {
+    std::fprintf(stderr, "workbench-cli ladder: --rerun-contended %s: must be a whole number from 0 to 10\n",
+                 args.get("rerun-contended", "").c_str());
+    return 2;
+  }
   auto plan = report::planLadder(*config, train::capabilitiesJson(), args.has("isolated"));
   for (auto& s : plan) refuseWhatTheMachineRejects(s);
+  if (auto only = args.get("steps")) {
+    if (auto st = keepOnlySteps(plan, *only); !st.ok()) {
+      std::fprintf(stderr, "workbench-cli ladder: %s\n", st.error().message.c_str());
+      return 2;
+    }
+  }
   if (args.has("dry-run")) {
     printPlan(plan);
     return 0;
@@ -295,26 +355,38 @@ int cmdLadder(const Argv& argv) {
 
   std::vector<report::LadderStepRuns> steps;
   for (const auto& s : plan) steps.push_back({s, {}, {}});
-  bool failed = false;
-  for (size_t i = 0; i < steps.size() && !stopFlag().load(); ++i) {
-    auto& step = steps[i];
-    std::fprintf(stderr, "[%zu/%zu] %s: %s%s\n", i + 1, steps.size(), step.step.key.c_str(), step.step.added.c_str(),
-                 step.step.skipped ? (" — skipped: " + step.step.note).c_str() : "");
-    if (step.step.skipped) continue;
-    for (int r = 1; r <= repeats && !stopFlag().load(); ++r) {
-      std::string name = step.step.slug(static_cast<int>(i));
-      if (repeats > 1) name += "-r" + std::to_string(r);
-      runOnce(step, *out / "runs" / name);
+  // Repeats are interleaved (round r runs every step once), so a noisy minute touches one repeat
+  // of several steps rather than every repeat of one; a run measured under contention is run
+  // once more at the end of its round, and the summary leaves it out when a clean one exists.
+  Status written;
+  auto measure = [&](size_t i, int round, const std::string& suffix) {
+    const bool contended = runStep(steps, i, round, repeats, *out, suffix);
+    if (written.ok()) written = writeOutputs(*out, report::summarizeLadder(steps, target), steps);
+    return contended;
+  };
+  for (int r = 1; r <= repeats && !stopFlag().load() && written.ok(); ++r) {
+    std::vector<size_t> contended;
+    for (size_t i = 0; i < steps.size() && !stopFlag().load(); ++i)
+      if (measure(i, r, "")) contended.push_back(i);
+    for (int again = 1; again <= reruns && !contended.empty() && !stopFlag().load(); ++again) {
+      std::vector<size_t> still;
+      for (size_t i : contended) {
+        if (stopFlag().load()) break;
+        std::fprintf(stderr, "  %s was measured under contention: once more\n", steps[i].step.key.c_str());
+        if (measure(i, r, "-again" + (again > 1 ? std::to_string(again) : std::string()))) still.push_back(i);
+      }
+      contended = std::move(still);
     }
-    bool ok = false;
+  }
+  if (!written.ok()) {
+    std::fprintf(stderr, "workbench-cli ladder: %s\n", written.error().message.c_str());
+    return 1;
+  }
+  bool failed = false;
+  for (const auto& step : steps) {
+    bool ok = step.step.skipped;
     for (const auto& rec : step.runs) ok = ok || rec.status == "ok" || rec.status == "early-stopped";
     failed = failed || (!ok && !stopFlag().load());
-    // Rewrite the tables after every step: a cancelled ladder keeps what it measured.
-    const auto ladder = report::summarizeLadder(steps, target);
-    if (auto st = writeOutputs(*out, ladder, steps); !st.ok()) {
-      std::fprintf(stderr, "workbench-cli ladder: %s\n", st.error().message.c_str());
-      return 1;
-    }
   }
   const auto ladder = report::summarizeLadder(steps, target);
   if (auto st = writeOutputs(*out, ladder, steps); !st.ok()) {

@@ -237,26 +237,34 @@ const RunRecord* representative(const LadderStepRuns& s, std::optional<double> t
 namespace {
 
 // One step's repeats: medians, ranges, problems, and the contention of its own measurements.
+// Repeats measured under contention are left out of the times when clean ones exist (the ladder
+// runs a contended rung again); a step with only contended repeats is itself contended.
 LadderRow summarizeStep(const LadderStepRuns& s, std::optional<double> target, std::string* ownContention) {
   LadderRow row;
   row.step = s.step;
   std::vector<double> walls, targets, accs, mems, rates;
   std::vector<std::string> problems = s.failures;
+  std::vector<RunMetrics> metrics;
   for (const auto& r : s.runs) {
-    const RunMetrics m = computeMetrics(r, target);
+    metrics.push_back(computeMetrics(r, target));
     ++row.repeats;
     row.run_dirs.push_back(r.dir);
+    if (metrics.back().contention.contended) ++row.contended;
+    if (r.status != "ok" && r.status != "early-stopped")
+      problems.push_back(runLabel(r) + " " + r.status + (r.errors.empty() ? "" : ": " + r.errors.front()));
+  }
+  const bool allContended = row.contended > 0 && row.contended == row.repeats;
+  for (const auto& m : metrics) {
+    if (m.contention.contended && !allContended) continue;
     if (m.wall_s) walls.push_back(*m.wall_s);
     if (m.time_to_target_s) targets.push_back(*m.time_to_target_s), ++row.reached;
     if (m.best_val_acc) accs.push_back(*m.best_val_acc);
     if (m.train_samples_per_s) rates.push_back(*m.train_samples_per_s);
     if (m.peak_mem_bytes) mems.push_back(*m.peak_mem_bytes), row.mem_kind = m.peak_mem_kind;
-    if (m.contention.contended && row.contended++ == 0) *ownContention = m.contention.note;
-    if (r.status != "ok" && r.status != "early-stopped")
-      problems.push_back(runLabel(r) + " " + r.status + (r.errors.empty() ? "" : ": " + r.errors.front()));
+    if (m.contention.contended && ownContention->empty()) *ownContention = m.contention.note;
   }
-  if (row.contended > 0 && row.repeats > 1)
-    *ownContention = std::to_string(row.contended) + "/" + std::to_string(row.repeats) + " repeats: " + *ownContention;
+  if (row.contended > 0 && !allContended)
+    problems.push_back(std::to_string(row.contended) + " repeat(s) measured under contention left out");
   const Range w = rangeOf(walls), t = rangeOf(targets);
   row.wall_s = w.mid, row.wall_min = w.lo, row.wall_max = w.hi;
   row.target_s = t.mid, row.target_min = t.lo, row.target_max = t.hi;

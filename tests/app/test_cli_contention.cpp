@@ -1,0 +1,100 @@
+// A ladder measured while another process spins on a core, the way it breaks on laptops and
+// shared servers: every run says it was contended (its other load, in cores), the trainer gave
+// up the core the other process took (automatic threads drop to what is free), the ladder runs
+// a contended rung once more, and no speedup measured that way is reported as one.
+#include <QtTest/QtTest>
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "wb/proto/events.h"
+
+using nlohmann::json;
+
+namespace {
+
+bool haveFashionMnist() { return QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")); }
+
+json readJson(const QString& path) {
+  std::ifstream in(path.toStdString());
+  return json::parse(in, nullptr, false);
+}
+
+// A process that keeps one core busy until it is killed.
+class BusyLoop {
+ public:
+  BusyLoop() {
+    proc_.start(QStringLiteral("/bin/sh"), {QStringLiteral("-c"), QStringLiteral("while :; do :; done")});
+    proc_.waitForStarted();
+  }
+  ~BusyLoop() {
+    proc_.kill();
+    proc_.waitForFinished();
+  }
+  bool running() const { return proc_.state() == QProcess::Running; }
+
+ private:
+  QProcess proc_;
+};
+
+}  // namespace
+
+class TestCliContention : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void ladderUnderABusyCoreReportsNoSpeedup() {
+    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed (/usr/share/datasets/fashion-mnist)");
+    QTemporaryDir root;
+    const QString out = root.filePath(QStringLiteral("ladder"));
+    BusyLoop busy;
+    QVERIFY(busy.running());
+    QProcess ladder;
+    ladder.start(QStringLiteral(WB_CLI_PATH),
+                 {QStringLiteral("ladder"), QStringLiteral("--out"), out, QStringLiteral("--steps"), QStringLiteral("workers"),
+                  QStringLiteral("--set"), QStringLiteral("data.limit_train=6000"), QStringLiteral("--set"),
+                  QStringLiteral("data.limit_val=500")});
+    QVERIFY(ladder.waitForFinished(600000));
+    QVERIFY2(ladder.exitCode() == 0, ladder.readAllStandardError().constData());
+
+    // Every run knows it shared the machine, and the automatic threads followed the free cores.
+    int runs = 0, reruns = 0;
+    for (const QFileInfo& dir : QDir(out + QStringLiteral("/runs")).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+      const json s = readJson(dir.filePath() + QStringLiteral("/summary.json"));
+      QVERIFY2(s.is_object(), qPrintable(dir.filePath()));
+      const json& cpu = s["cpu"];
+      QVERIFY2(cpu.value("contended", false), s.dump().c_str());
+      QVERIFY(cpu.value("other_load_cores", 0.0) >= 0.3);
+      QVERIFY(cpu["note"].get<std::string>().find("other processes used") != std::string::npos);
+      if (cpu.value("cores", 1) >= 2 && cpu.value("asked_cores", 1) >= 2) QCOMPARE(cpu.value("min_threads", 0), 1);
+      ++runs;
+      reruns += dir.fileName().endsWith(QStringLiteral("-again"));
+    }
+    QCOMPARE(runs, 4);    // baseline and workers, each run once more because it was contended
+    QCOMPARE(reruns, 2);
+
+    // No speedup is reported from them: the rows say contended, the headline is empty.
+    const json doc = readJson(out + QStringLiteral("/ladder.json"));
+    int measured = 0;
+    for (const auto& row : doc["ladder"]["steps"]) {
+      if (row.value("skipped", false)) continue;
+      ++measured;
+      QVERIFY2(!row["contention"].get<std::string>().empty(), row.dump().c_str());
+      QVERIFY2(row["speedup"]["cumulative_to_target"].is_null() || row.value("key", "") == "baseline" ||
+                   !row["contention"].get<std::string>().empty(),
+               row.dump().c_str());
+    }
+    QCOMPARE(measured, 2);
+    const std::string md = [&] {
+      std::ifstream in((out + QStringLiteral("/ladder.md")).toStdString());
+      return std::string(std::istreambuf_iterator<char>(in), {});
+    }();
+    QVERIFY(md.find("contended") != std::string::npos);
+    QVERIFY(md.find("left out (--steps)") != std::string::npos);
+  }
+};
+
+QTEST_APPLESS_MAIN(TestCliContention)
+#include "test_cli_contention.moc"
