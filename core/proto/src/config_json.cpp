@@ -65,7 +65,7 @@ json::json_pointer pointer(const std::string& dotted) {
 
 std::string typeWord(const std::string&) { return "a string"; }
 std::string typeWord(bool) { return "true or false"; }
-std::string typeWord(double) { return "a finite number"; }
+std::string typeWord(double) { return "a number"; }
 template <class T>
 std::string typeWord(T) {
   return "an integer in " + std::to_string(std::numeric_limits<T>::min()) + ".." +
