@@ -1,5 +1,8 @@
 #include "args.h"
 
+#include <cerrno>
+#include <cstdlib>
+
 namespace wb::cli {
 
 Args::Args(std::vector<std::string> argv, std::set<std::string> flags, std::set<std::string> options) {
@@ -49,6 +52,20 @@ std::optional<std::string> Args::get(const std::string& name) const {
 std::string Args::get(const std::string& name, const std::string& fallback) const {
   auto v = get(name);
   return v ? *v : fallback;
+}
+
+Result<int64_t> Args::getInt(const std::string& name, int64_t fallback, int64_t min, int64_t max) const {
+  const auto text = get(name);
+  if (!text) return fallback;
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(text->c_str(), &end, 10);
+  const bool whole = !text->empty() && end == text->c_str() + text->size() && errno != ERANGE &&
+                     text->find_first_of(" \t\n") == std::string::npos;
+  if (!whole || v < min || v > max)
+    return makeError(Errc::InvalidConfig, "--" + name + " " + *text + ": must be a whole number in " +
+                                              std::to_string(min) + ".." + std::to_string(max));
+  return static_cast<int64_t>(v);
 }
 
 std::vector<std::string> Args::all(const std::string& name) const {

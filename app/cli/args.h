@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "wb/common/result.h"
+
 namespace wb::cli {
 
 class Args {
@@ -19,6 +21,10 @@ class Args {
   std::optional<std::string> get(const std::string& name) const;
   std::string get(const std::string& name, const std::string& fallback) const;
   std::vector<std::string> all(const std::string& name) const;
+  // The integer value of --name (the last one given), or fallback when absent. InvalidConfig
+  // naming the option, the value and [min, max] when the value is not a whole decimal integer
+  // in that range (e.g. --collective-timeout abc, 1e3, 99999999999).
+  Result<int64_t> getInt(const std::string& name, int64_t fallback, int64_t min, int64_t max) const;
   const std::vector<std::string>& positionals() const { return positionals_; }
 
  private:

@@ -2,34 +2,40 @@
 
 #include <signal.h>
 
-#include <fstream>
 #include <optional>
 
 #include <nlohmann/json.hpp>
 
+#include "wb/common/paths.h"
 #include "wb/launch/launcher.h"
 #include "wb/proto/config_json.h"
 
 namespace wb::cli {
 
+Status checkPathOptions(const Args& args) {
+  for (const char* option : {"config", "run-dir", "runs-root", "resume"})
+    for (const auto& path : args.all(option))
+      if (auto st = requireUtf8Path(std::string("--") + option, path); !st.ok()) return st;
+  return {};
+}
+
 Result<Config> resolveConfig(const Args& args, const std::string& base) {
+  if (auto st = checkPathOptions(args); !st.ok()) return st.error();
   nlohmann::json doc = nlohmann::json::object();
   std::optional<std::string> path = args.get("config");
   if (!path && !base.empty()) path = base;
   if (path) {
-    std::ifstream in(*path);
-    if (!in) return makeError(Errc::InvalidConfig, *path + ": cannot open the config file (check the path)");
-    doc = nlohmann::json::parse(in, nullptr, false);
-    if (doc.is_discarded()) return makeError(Errc::InvalidConfig, *path + ": not valid JSON");
+    auto read = proto::readConfigDocument(*path);
+    if (!read.ok()) return read.error();
+    doc = std::move(*read);
   }
+  std::string problems;
+  auto note = [&](const std::string& line) { problems += (problems.empty() ? "" : "\n") + line; };
   for (const auto& s : args.all("set"))
-    if (auto st = proto::applyOverride(doc, s); !st.ok()) return st.error();
-  auto config = proto::configFromJson(doc);
-  if (!config.ok()) {
-    std::string where = path ? *path + ":\n" : "";
-    return makeError(Errc::InvalidConfig, where + config.error().message);
-  }
-  return config;
+    if (auto st = proto::applyOverride(doc, s); !st.ok()) note(st.error().message);
+  if (auto errors = proto::configErrors(doc); !errors.empty()) note(formatFieldErrors(errors));
+  if (!problems.empty()) return makeError(Errc::InvalidConfig, (path ? *path + ":\n" : "") + problems);
+  return proto::configFromJson(doc);
 }
 
 std::atomic<bool>& stopFlag() {

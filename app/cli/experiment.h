@@ -11,8 +11,14 @@
 namespace wb::cli {
 
 // --config FILE (or `base`, a config.json, when given) then every --set KEY=VALUE, validated at
-// once; errors name the file and fields.
+// once: every bad --set, unknown field, wrong type and bad value in one InvalidConfig error, one
+// per line, naming the file and fields; malformed JSON gives file:line:column. Also refuses
+// path options (see checkPathOptions) before anything is created.
 Result<Config> resolveConfig(const Args& args, const std::string& base = "");
+
+// InvalidConfig naming the option when --config, --run-dir, --runs-root or --resume (those
+// given) is not valid UTF-8 (wb::requireUtf8Path).
+Status checkPathOptions(const Args& args);
 
 // Set by SIGINT/SIGTERM once installStopSignals() ran; SIGPIPE is ignored from then on.
 std::atomic<bool>& stopFlag();

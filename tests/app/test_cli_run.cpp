@@ -4,8 +4,13 @@
 #include <QProcess>
 #include <QTemporaryDir>
 
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 
 #include "wb/proto/events.h"
@@ -41,6 +46,34 @@ std::vector<json> ofType(const std::vector<json>& events, const std::string& typ
   for (const auto& e : events)
     if (e.value("type", "") == type) out.push_back(e);
   return out;
+}
+
+// Runs the CLI with arguments passed as raw bytes (QProcess would re-encode them as UTF-8).
+CliResult runCliRaw(std::vector<std::string> args) {
+  args.insert(args.begin(), WB_CLI_PATH);
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int err[2];
+  if (::pipe(err) != 0) return {};
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(err[1], 2);
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::close(err[0]);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  ::close(err[1]);
+  CliResult r;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(err[0], buf, sizeof buf)) > 0;) r.err.append(buf, int(n));
+  ::close(err[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
 }
 
 bool haveFashionMnist() { return QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")); }
@@ -155,6 +188,61 @@ class TestCliRun : public QObject {
     QVERIFY2(r.err.contains("optim.lr: -1"), r.err.constData());
     QVERIFY2(r.err.contains("train.batch_size: 0"), r.err.constData());
     QVERIFY(QDir(root.path()).entryList(QDir::Dirs | QDir::NoDotAndDotDot).isEmpty());  // nothing started
+  }
+
+  // Every config problem is named at once with exit 2, whatever the mix, before any run folder
+  // exists; nothing ends as an internal error.
+  void everyConfigProblemAtOnce_data() {
+    QTest::addColumn<QStringList>("sets");
+    QTest::addColumn<QString>("configFile");  // contents of --config, or empty
+    QTest::addColumn<QStringList>("says");
+    QTest::newRow("several bad --set") << QStringList{QStringLiteral("optim.lrr=1"), QStringLiteral("train.bach_size=2"),
+                                                      QStringLiteral("optim.lr=-1")}
+                                       << QString() << QStringList{QStringLiteral("optim.lrr"), QStringLiteral("train.bach_size"),
+                                                                   QStringLiteral("optim.lr: -1")};
+    QTest::newRow("epochs overflow") << QStringList{QStringLiteral("train.epochs=4294967297")} << QString()
+                                     << QStringList{QStringLiteral("train.epochs: 4294967297"), QStringLiteral("2147483647")};
+    QTest::newRow("lr 1e999") << QStringList{QStringLiteral("optim.lr=1e999")} << QString()
+                              << QStringList{QStringLiteral("optim.lr"), QStringLiteral("number")};
+    QTest::newRow("dataset mnist") << QStringList{QStringLiteral("data.dataset=mnist")} << QString()
+                                   << QStringList{QStringLiteral("data.dataset"), QStringLiteral("folder:<dir>")};
+    QTest::newRow("unknown key, wrong type, bad value")
+        << QStringList{QStringLiteral("train.epochs=0")}
+        << QStringLiteral(R"({"optim":{"lrr":0.1,"momentum":"high"},"train":{"batch_size":0}})")
+        << QStringList{QStringLiteral("optim.lrr"), QStringLiteral("optim.momentum"), QStringLiteral("train.batch_size"),
+                       QStringLiteral("train.epochs")};
+    QTest::newRow("malformed JSON") << QStringList() << QStringLiteral("{\n  \"optim\": {\"lr\": 0.1,}\n}\n")
+                                    << QStringList{QStringLiteral("exp.json:2:")};
+  }
+  void everyConfigProblemAtOnce() {
+    QFETCH(QStringList, sets);
+    QFETCH(QString, configFile);
+    QFETCH(QStringList, says);
+    QTemporaryDir root;
+    QStringList args{QStringLiteral("run"), QStringLiteral("--runs-root"), root.path() + QStringLiteral("/runs")};
+    for (const auto& s : sets) args << QStringLiteral("--set") << s;
+    args << QStringLiteral("--set") << QStringLiteral("data.limit_train=64") << QStringLiteral("--set")
+         << QStringLiteral("data.limit_val=64");
+    if (!configFile.isEmpty()) {
+      const QString path = root.filePath(QStringLiteral("exp.json"));
+      std::ofstream(path.toStdString()) << configFile.toStdString();
+      args << QStringLiteral("--config") << path;
+    }
+    auto r = runCli(args, 120000);
+    QVERIFY2(r.exitCode == 2, r.err.constData());
+    for (const auto& s : says) QVERIFY2(r.err.contains(s.toUtf8()), qPrintable(s + QStringLiteral(" not in: ") + QString::fromUtf8(r.err)));
+    QVERIFY2(!r.err.contains("internal error"), r.err.constData());
+    QVERIFY(!QDir(root.path() + QStringLiteral("/runs")).exists());  // nothing started
+  }
+
+  // A folder name that is not UTF-8 would be recorded as U+FFFD, naming no folder: refused.
+  void nonUtf8RunDirIsRefused() {
+    QTemporaryDir root;
+    const std::string dir = root.path().toStdString() + "/x\xE9";
+    auto r = runCliRaw({"run", "--run-dir", dir, "--set", "data.limit_train=64", "--set", "data.limit_val=64"});
+    QVERIFY2(r.exitCode == 2, r.err.constData());
+    QVERIFY2(r.err.contains("--run-dir") && r.err.contains("must be valid UTF-8"), r.err.constData());
+    QVERIFY(!std::filesystem::exists(dir));
   }
 
   void fp16OnCpuIsRefusedWithTheAlternative() {

@@ -51,27 +51,12 @@ bool isActive(RunStatus s) {
   return s == RunStatus::Starting || s == RunStatus::Running || s == RunStatus::Stopping;
 }
 
-double jsonNumber(const json& ev, const char* key) {
-  auto it = ev.find(key);
-  if (it == ev.end() || !it->is_number()) return kNaN;
-  return it->get<double>();
-}
+double jsonNumber(const json& ev, const char* key) { return proto::numberOr(ev, key, kNaN); }
 
 namespace {
-QString jsonString(const json& ev, const char* key) {
-  auto it = ev.find(key);
-  if (it == ev.end() || !it->is_string()) return {};
-  return QString::fromStdString(it->get<std::string>());
-}
-int jsonRank(const json& ev) {
-  auto it = ev.find("rank");
-  return (it != ev.end() && it->is_number_integer()) ? it->get<int>() : 0;
-}
-const json& jsonObject(const json& ev, const char* key) {
-  static const json empty = json::object();
-  auto it = ev.find(key);
-  return (it != ev.end() && it->is_object()) ? *it : empty;
-}
+QString jsonString(const json& ev, const char* key) { return QString::fromStdString(proto::stringOr(ev, key, {})); }
+int jsonRank(const json& ev) { return static_cast<int>(proto::intOr(ev, "rank", 0)); }
+const json& jsonObject(const json& ev, const char* key) { return proto::objectOr(ev, key); }
 }  // namespace
 
 // ---- RunSeries ---------------------------------------------------------------
@@ -173,7 +158,7 @@ Run* Run::fromDirectory(const QString& dir, QObject* parent) {
   run->status_ = RunStatus::Incomplete;
   if (auto sum = proto::readJsonFile(rd.summary()); sum.ok() && sum->is_object()) {
     run->applySummary(*sum);
-    run->status_ = statusFromString(sum->value("status", std::string("failed")));
+    run->status_ = statusFromString(proto::stringOr(*sum, "status", "failed"));
     if (run->status_ == RunStatus::Ok || run->status_ == RunStatus::EarlyStopped) run->progress_ = 1.0;
   }
   return run;
@@ -218,7 +203,7 @@ void Run::ingest(const std::vector<json>& events) {
 }
 
 bool Run::ingestOne(const json& ev) {
-  const std::string type = ev.value("type", std::string());
+  const std::string type = proto::stringOr(ev, "type", {});
   const int rank = jsonRank(ev);
   const double wall = jsonNumber(ev, "wall");
   if (std::isfinite(wall)) lastWall_ = wall;
@@ -271,11 +256,11 @@ bool Run::ingestOne(const json& ev) {
     const QString tail = jsonString(ev, "log_tail");
     if (!tail.isEmpty()) appendLogTail(tail);
   } else if (type == "end") {
-    const auto st = statusFromString(ev.value("status", std::string("failed")));
+    const auto st = statusFromString(proto::stringOr(ev, "status", "failed"));
     status_ = st;
     if (ev.contains("summary") && ev["summary"].is_object()) {
       json sum = ev["summary"];
-      sum["status"] = ev.value("status", std::string("failed"));
+      sum["status"] = proto::stringOr(ev, "status", "failed");
       applySummary(sum);
     }
     if (st == RunStatus::Ok || st == RunStatus::EarlyStopped) progress_ = 1.0;

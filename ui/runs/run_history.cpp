@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "runs/runs_model.h"
+#include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
 
 namespace wb::ui {
@@ -116,7 +117,7 @@ bool RunHistory::pollOne(Followed& f) {
   if (auto sum = proto::readJsonFile(rd.summary()); sum.ok() && sum->is_object()) {
     run->ingest(f.reader->finish());
     if (!isFinal(run->status()))
-      run->setStatus(statusFromString(sum->value("status", std::string("failed"))));
+      run->setStatus(statusFromString(proto::stringOr(*sum, "status", "failed")));
     return false;
   }
   const bool quiet = f.sinceGrowth.elapsed() > quietAfterS_ * 1000.0;

@@ -86,11 +86,11 @@ void RunProcess::handleLine(const std::string& line) {
     if (line.find_first_not_of(" \t\r") != std::string::npos) ++malformed_;
     return;
   }
-  const std::string type = ev->value("type", std::string());
+  const std::string type = proto::stringOr(*ev, "type", {});
   if (type == "end" && (*ev)["status"].is_string())
-    endStatus_ = QString::fromStdString((*ev)["status"].get<std::string>());
-  if (type == "error" && ev->contains("message") && (*ev)["message"].is_string())
-    errorEventMessage_ = QString::fromStdString((*ev)["message"].get<std::string>());
+    endStatus_ = QString::fromStdString(proto::stringOr(*ev, "status", {}));
+  if (type == "error" && (*ev)["message"].is_string())
+    errorEventMessage_ = QString::fromStdString(proto::stringOr(*ev, "message", {}));
   Q_EMIT eventReceived(*ev);
 }
 

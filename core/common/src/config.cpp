@@ -55,11 +55,11 @@ std::vector<FieldError> validate(const Config& c) {
   if (c.name.empty()) add("name", "\"\"", "must not be empty");
 
   const auto& d = c.data;
-  if (!(d.dataset == "fashion-mnist" || d.dataset == "mnist" ||
+  if (!(d.dataset == "fashion-mnist" ||
         (startsWith(d.dataset, "idx:") && d.dataset.size() > 4) ||
         (startsWith(d.dataset, "cifar10:") && d.dataset.size() > 8) ||
         (startsWith(d.dataset, "folder:") && d.dataset.size() > 7)))
-    add("data.dataset", quoted(d.dataset), "must be fashion-mnist, idx:<dir>, cifar10:<dir> or folder:<dir>");
+    add("data.dataset", quoted(d.dataset), "must be fashion-mnist | idx:<dir> | cifar10:<dir> | folder:<dir> (e.g. MNIST as idx:<dir>)");
   if (d.limit_train < 0) add("data.limit_train", str(d.limit_train), "must be >= 0 (0 = all)");
   if (d.limit_val < 0) add("data.limit_val", str(d.limit_val), "must be >= 0 (0 = all)");
   if (!(d.val_fraction >= 0.0 && d.val_fraction < 1.0))

@@ -76,7 +76,8 @@ void estimateStatistics(const std::vector<std::string>& files, DatasetInfo& info
     const int64_t i = j * n / k;
     cv::Mat img;
     try {
-      img = cv::imdecode(readBytes(files[i], i), cv::IMREAD_UNCHANGED);
+      const auto bytes = readBytes(files[i], i);
+      if (!truncationProblem(bytes)) img = cv::imdecode(bytes, cv::IMREAD_UNCHANGED);
     } catch (const std::exception& e) {
       img = cv::Mat();
     }

@@ -2,7 +2,9 @@
 // Private to wb_data: OpenCV <-> tensor conversions and image decoding, shared by the transforms,
 // the ImageFolder reader and the exporter. Images are RGB (or gray) in tensors and in cv::Mat;
 // only file encode/decode sees OpenCV's BGR order.
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <opencv2/core.hpp>
 #include <torch/torch.h>
@@ -18,8 +20,14 @@ torch::Tensor matToChw(const cv::Mat& mat);
 // Resizes to width x height: INTER_AREA when shrinking (no aliasing), INTER_LINEAR otherwise.
 cv::Mat resizeTo(const cv::Mat& mat, int width, int height);
 
+// Why an encoded image is cut short, or nullopt: a JPEG must end with its EOI marker (FF D9;
+// trailing zero padding allowed), a PNG with its IEND chunk. Other formats are not judged.
+// Needed because libjpeg decodes a truncated JPEG into a half-grey image, only printing
+// "Premature end of JPEG file" to stderr.
+std::optional<std::string> truncationProblem(const std::vector<unsigned char>& bytes);
+
 // Decodes an encoded JPEG/PNG file to 1 channel (gray) or 3 (RGB), 8 bits. Throws SampleError
-// (index, path, reason) when the file cannot be read or decoded.
+// (index, path, reason) when the file cannot be read or decoded, or is truncated.
 cv::Mat decodeImageFile(const std::string& path, int channels, int64_t index);
 
 // Reads a whole file; throws SampleError when it cannot.

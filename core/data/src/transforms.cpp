@@ -48,8 +48,30 @@ std::vector<unsigned char> readBytes(const std::string& path, int64_t index) {
   return bytes;
 }
 
+namespace {
+bool startsWith(const std::vector<unsigned char>& bytes, std::initializer_list<unsigned char> prefix) {
+  return bytes.size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), bytes.begin());
+}
+bool endsWith(const std::vector<unsigned char>& bytes, size_t end, std::initializer_list<unsigned char> suffix) {
+  return end >= suffix.size() && std::equal(suffix.begin(), suffix.end(), bytes.begin() + (end - suffix.size()));
+}
+}  // namespace
+
+std::optional<std::string> truncationProblem(const std::vector<unsigned char>& bytes) {
+  size_t end = bytes.size();
+  while (end > 0 && bytes[end - 1] == 0) --end;  // zero padding after the last marker
+  if (startsWith(bytes, {0xFF, 0xD8, 0xFF}) && !endsWith(bytes, end, {0xFF, 0xD9}))
+    return "truncated JPEG (no end-of-image marker FF D9 at the end of the file)";
+  if (startsWith(bytes, {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'}) &&
+      !endsWith(bytes, end, {'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82}))
+    return "truncated PNG (no IEND chunk at the end of the file)";
+  return std::nullopt;
+}
+
 cv::Mat decodeImageFile(const std::string& path, int channels, int64_t index) {
   const auto bytes = readBytes(path, index);
+  if (auto problem = truncationProblem(bytes))
+    throw SampleError(index, path, "cannot decode: " + *problem + "; re-copy or delete the file");
   cv::Mat img;
   try {
     if (!bytes.empty()) img = cv::imdecode(bytes, channels == 1 ? cv::IMREAD_GRAYSCALE : cv::IMREAD_COLOR);

@@ -1,7 +1,10 @@
 #include "wb/proto/config_json.h"
 
+#include <cmath>
 #include <fstream>
+#include <limits>
 #include <set>
+#include <sstream>
 
 namespace wb::proto {
 using nlohmann::json;
@@ -60,11 +63,42 @@ json::json_pointer pointer(const std::string& dotted) {
   return json::json_pointer(p);
 }
 
-const char* typeWord(const std::string&) { return "a string"; }
-const char* typeWord(bool) { return "true or false"; }
-const char* typeWord(double) { return "a number"; }
+std::string typeWord(const std::string&) { return "a string"; }
+std::string typeWord(bool) { return "true or false"; }
+std::string typeWord(double) { return "a number"; }
 template <class T>
-const char* typeWord(T) { return "an integer"; }
+std::string typeWord(T) {
+  return "an integer in " + std::to_string(std::numeric_limits<T>::min()) + ".." +
+         std::to_string(std::numeric_limits<T>::max());
+}
+
+// False when j is not an integer or does not fit T (no silent wrap-around: 4294967297 is not 1).
+template <class T>
+bool readInteger(const json& j, T& out) {
+  using L = std::numeric_limits<T>;
+  if (j.is_number_unsigned()) {
+    const auto u = j.get<uint64_t>();
+    if (u > static_cast<uint64_t>(L::max())) return false;
+    out = static_cast<T>(u);
+  } else if (j.is_number_integer()) {
+    const auto i = j.get<int64_t>();
+    if constexpr (std::is_unsigned_v<T>) {
+      if (i < 0) return false;
+    } else {
+      if (i < static_cast<int64_t>(L::min()) || i > static_cast<int64_t>(L::max())) return false;
+    }
+    out = static_cast<T>(i);
+  } else if (j.is_number_float()) {
+    // max() + 1.0 is a power of two, exact in a double: the first value past the range.
+    const double d = j.get<double>();
+    if (!(d >= static_cast<double>(L::min()) && d < static_cast<double>(L::max()) + 1.0) || d != std::floor(d))
+      return false;
+    out = static_cast<T>(d);
+  } else {
+    return false;
+  }
+  return true;
+}
 
 template <class T>
 bool readValue(const json& j, T& out) {
@@ -78,21 +112,7 @@ bool readValue(const json& j, T& out) {
     if (!j.is_number()) return false;
     out = j.get<double>();
   } else {
-    if (j.is_number_integer() || j.is_number_unsigned()) {
-      if constexpr (std::is_unsigned_v<T>) {
-        if (j.is_number_integer() && j.get<int64_t>() < 0) return false;
-      }
-      out = j.get<T>();
-    } else if (j.is_number_float()) {
-      double d = j.get<double>();
-      if (d != static_cast<double>(static_cast<int64_t>(d))) return false;
-      if constexpr (std::is_unsigned_v<T>) {
-        if (d < 0) return false;
-      }
-      out = static_cast<T>(d);
-    } else {
-      return false;
-    }
+    return readInteger(j, out);
   }
   return true;
 }
@@ -131,9 +151,42 @@ std::vector<FieldError> parseInto(const json& doc, Config& c) {
     auto ptr = pointer(path);
     if (!doc.contains(ptr)) return;
     const json& j = doc.at(ptr);
-    if (!readValue(j, member)) errors.push_back({path, j.dump(), std::string("must be ") + typeWord(member)});
+    if (!readValue(j, member)) errors.push_back({path, j.dump(), "must be " + typeWord(member)});
   });
   return errors;
+}
+
+// Parse errors, then the semantic errors of the fields that parsed (a field that did not keeps
+// its default, so it adds nothing twice): one kind never hides another.
+std::vector<FieldError> allErrors(const json& doc, Config& c) {
+  auto errors = parseInto(doc, c);
+  if (!doc.is_object()) return errors;
+  std::set<std::string> reported;
+  for (const auto& e : errors) reported.insert(e.path);
+  for (auto& e : validate(c))
+    if (!reported.count(e.path)) errors.push_back(std::move(e));
+  return errors;
+}
+
+// 1-based line and column of byte offset `at` in text.
+std::string lineColumn(const std::string& text, size_t at) {
+  size_t line = 1, column = 1;
+  for (size_t i = 0; i < at && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return std::to_string(line) + ":" + std::to_string(column);
+}
+
+// nlohmann's message without its "[json.exception.parse_error.101] parse error at line 1,
+// column 2: " prefix (the position is given in file:line:column form).
+std::string parseReason(const std::string& what) {
+  const auto colon = what.find(": ");
+  return colon == std::string::npos ? what : what.substr(colon + 2);
 }
 
 }  // namespace
@@ -146,29 +199,36 @@ json configToJson(const Config& config) {
 
 std::vector<FieldError> configErrors(const json& doc) {
   Config c;
-  auto errors = parseInto(doc, c);
-  if (!errors.empty()) return errors;
-  return validate(c);
+  return allErrors(doc, c);
 }
 
 Result<Config> configFromJson(const json& doc) {
   Config c;
-  auto errors = parseInto(doc, c);
-  if (errors.empty()) errors = validate(c);
+  auto errors = allErrors(doc, c);
   if (!errors.empty()) return makeError(Errc::InvalidConfig, formatFieldErrors(errors));
   return c;
 }
 
-Result<Config> loadConfigFile(const std::string& path) {
-  std::ifstream in(path);
+Result<json> readConfigDocument(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
   if (!in) return makeError(Errc::InvalidConfig, path + ": cannot open the config file (check the path)");
-  json doc;
+  std::ostringstream text;
+  text << in.rdbuf();
   try {
-    doc = json::parse(in);
+    return json::parse(text.str());
   } catch (const json::parse_error& e) {
-    return makeError(Errc::InvalidConfig, path + ": not valid JSON: " + e.what());
+    // e.byte is 1-based: the byte at which parsing failed.
+    return makeError(Errc::InvalidConfig, path + ":" + lineColumn(text.str(), e.byte > 0 ? e.byte - 1 : 0) +
+                                              ": not valid JSON: " + parseReason(e.what()));
+  } catch (const json::exception& e) {  // e.g. a number that overflows a double
+    return makeError(Errc::InvalidConfig, path + ": not valid JSON: " + parseReason(e.what()));
   }
-  auto r = configFromJson(doc);
+}
+
+Result<Config> loadConfigFile(const std::string& path) {
+  auto doc = readConfigDocument(path);
+  if (!doc.ok()) return doc.error();
+  auto r = configFromJson(*doc);
   if (!r.ok()) return makeError(Errc::InvalidConfig, path + ":\n" + r.error().message);
   return r;
 }
@@ -185,7 +245,7 @@ Status applyOverride(json& doc, const std::string& assignment) {
   try {
     value = json::parse(raw);
     if (value.is_object() || value.is_array()) value = raw;
-  } catch (const json::parse_error&) {
+  } catch (const json::exception&) {  // not JSON, or a number out of a double's range
     value = raw;
   }
   // Keep strings that look like numbers as strings where the field is a string.

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <limits>
 
 namespace wb::proto {
 using nlohmann::json;
@@ -34,10 +35,64 @@ std::optional<json> decodeEvent(const std::string& line) {
   return j;
 }
 
+namespace {
+const json* field(const json& j, const char* key) {
+  if (!j.is_object()) return nullptr;
+  auto it = j.find(key);
+  return it == j.end() ? nullptr : &*it;
+}
+
+// False when the file has bytes and the last is not '\n' (a torn last record).
+bool endsWithNewline(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in || in.tellg() <= 0) return true;
+  in.seekg(-1, std::ios::end);
+  return in.get() == '\n';
+}
+}  // namespace
+
+double numberOr(const json& j, const char* key, double fallback) {
+  const json* v = field(j, key);
+  return v && v->is_number() ? v->get<double>() : fallback;
+}
+
+int64_t intOr(const json& j, const char* key, int64_t fallback) {
+  const json* v = field(j, key);
+  if (!v) return fallback;
+  if (v->is_number_integer()) return v->get<int64_t>();
+  if (v->is_number_unsigned()) {
+    const auto u = v->get<uint64_t>();
+    return u > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) ? fallback : static_cast<int64_t>(u);
+  }
+  if (!v->is_number_float()) return fallback;
+  const double d = std::round(v->get<double>());
+  // 2^63 is exactly representable; anything at or past it does not fit.
+  if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) return fallback;
+  return static_cast<int64_t>(d);
+}
+
+std::string stringOr(const json& j, const char* key, const std::string& fallback) {
+  const json* v = field(j, key);
+  return v && v->is_string() ? v->get<std::string>() : fallback;
+}
+
+bool boolOr(const json& j, const char* key, bool fallback) {
+  const json* v = field(j, key);
+  return v && v->is_boolean() ? v->get<bool>() : fallback;
+}
+
+const json& objectOr(const json& j, const char* key) {
+  static const json empty = json::object();
+  const json* v = field(j, key);
+  return v && v->is_object() ? *v : empty;
+}
+
 Status EventSink::openFile(const std::string& path) {
   std::lock_guard<std::mutex> lock(mu_);
+  const bool clean = endsWithNewline(path);
   file_.open(path, std::ios::app | std::ios::binary);
   if (!file_) return makeError(Errc::Io, "cannot open " + path + " for appending events (is the folder writable?)");
+  if (!clean) file_ << '\n' << std::flush;  // end the torn line: it stays one malformed line
   return {};
 }
 

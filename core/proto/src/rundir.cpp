@@ -3,11 +3,13 @@
 #include <fstream>
 
 #include "wb/common/fs.h"
+#include "wb/common/paths.h"
 
 namespace wb::proto {
 namespace fs = std::filesystem;
 
 Status RunDir::create() const {
+  if (auto st = requireUtf8Path("run folder", root.string()); !st.ok()) return st;
   std::error_code ec;
   for (const auto& d : {root, checkpoints(), logs()}) {
     fs::create_directories(d, ec);

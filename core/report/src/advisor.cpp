@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "wb/proto/events.h"
+
 namespace wb::report {
 using nlohmann::json;
 
@@ -48,7 +50,7 @@ bool requestedOn(const std::string& key, const json& v) {
   if (v.is_boolean()) return v.get<bool>();
   if (v.is_number()) return v.get<double>() > (key == "devices" ? 1 : 0);
   if (v.is_string()) return v != "off" && v != "32-true" && v != "";
-  if (v.is_object()) return v.value("patience", 0) > 0;  // early_stopping may send its settings
+  if (v.is_object()) return proto::intOr(v, "patience", 0) > 0;  // early_stopping may send its settings
   return false;
 }
 
@@ -69,10 +71,10 @@ void statusVerdicts(const RunRecord& run, Out& out) {
       const json& s = *it;
       if (!s.is_object()) continue;
       const bool requested = s.contains("requested") && requestedOn(it.key(), s["requested"]);
-      const bool active = s.value("active", true);
+      const bool active = proto::boolOr(s, "active", true);
       if (requested && !active)
         out.push_back({"inactive-" + it.key(), Severity::Warning,
-                       it.key() + " was requested but is not active: " + s.value("note", std::string("no reason given"))});
+                       it.key() + " was requested but is not active: " + proto::stringOr(s, "note", "no reason given")});
     }
   }
 }
@@ -138,7 +140,7 @@ void earlyStopVerdicts(const RunRecord& run, const RunMetrics& m, Out& out) {
   const int planned = intAt(run, "train.epochs", 0);
   if (run.early_stop) {
     const int ran = m.epochs;
-    const int best = run.early_stop->value("best_epoch", 0);
+    const int best = static_cast<int>(proto::intOr(*run.early_stop, "best_epoch", 0));
     std::string text = "Early stopping ended the run after epoch " + std::to_string(ran) + " of " + std::to_string(planned);
     if (best > 0) text += " (best epoch " + std::to_string(best) + ")";
     if (planned > ran && m.time_per_epoch_s)

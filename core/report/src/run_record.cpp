@@ -15,21 +15,12 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// Tolerant field readers: writers may omit fields or write null for non-finite numbers.
-double num(const json& j, const char* key, double fallback = kNaN) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_number()) return fallback;
-  return it->get<double>();
-}
-int64_t integer(const json& j, const char* key, int64_t fallback = 0) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_number()) return fallback;
-  return static_cast<int64_t>(std::llround(it->get<double>()));
-}
+// Writers may omit fields or write null for non-finite numbers: proto's tolerant readers, with
+// this file's defaults (NaN marks a number that is not known).
+double num(const json& j, const char* key, double fallback = kNaN) { return proto::numberOr(j, key, fallback); }
+int64_t integer(const json& j, const char* key, int64_t fallback = 0) { return proto::intOr(j, key, fallback); }
 std::string text(const json& j, const char* key, const std::string& fallback = {}) {
-  auto it = j.find(key);
-  if (it == j.end() || !it->is_string()) return fallback;
-  return it->get<std::string>();
+  return proto::stringOr(j, key, fallback);
 }
 
 void notePeak(std::map<int, int64_t>& peaks, int rank, int64_t bytes) {

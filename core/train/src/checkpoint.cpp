@@ -1,10 +1,14 @@
 #include "wb/train/checkpoint.h"
 
+#include <signal.h>
+
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <sstream>
 
 #include "wb/common/fs.h"
+#include "zip_check.h"
 
 // Layout: one torch::serialize archive (a zip, as torch::save writes) holding plain IValues
 // under flat keys. Tensor names go in a separate list because archive keys cannot contain
@@ -141,7 +145,9 @@ Status saveCheckpoint(const std::string& path, const CheckpointData& data) {
                                            e.what_without_backtrace());
   }
   // Serialised in memory first so the file appears under its name only complete and synced.
-  return writeFileAtomic(path, bytes.str());
+  auto st = writeFileAtomic(path, bytes.str());
+  if (st.ok()) removeStaleTemporaries(std::filesystem::path(path).parent_path().string());
+  return st;
 }
 
 Result<CheckpointData> loadCheckpoint(const std::string& path) {
@@ -153,6 +159,8 @@ Result<CheckpointData> loadCheckpoint(const std::string& path) {
   auto bytes = readFile(path);
   if (!bytes) return makeError(Errc::Checkpoint, "checkpoint " + bytes.error().message);
   if (bytes->empty()) return checkpointError(path, "is empty (a write was cut short?)");
+  if (auto problem = detail::zipIntegrityProblem(*bytes))
+    return checkpointError(path, "is truncated or corrupt (" + *problem + ")");
   try {
     torch::serialize::InputArchive in;
     in.load_from(bytes->data(), bytes->size(), torch::Device(torch::kCPU));
@@ -165,6 +173,30 @@ Result<CheckpointData> loadCheckpoint(const std::string& path) {
   } catch (const std::exception& e) {
     return checkpointError(path, std::string("is incomplete: it ") + e.what());
   }
+}
+
+namespace {
+// The writer pid of "<name>.tmp-<pid>" (writeFileAtomic's temp name), or 0.
+pid_t temporaryWriter(const std::string& filename) {
+  const auto at = filename.rfind(".tmp-");
+  if (at == std::string::npos || at + 5 == filename.size()) return 0;
+  const std::string digits = filename.substr(at + 5);
+  if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) return 0;
+  return static_cast<pid_t>(std::stol(digits));
+}
+}  // namespace
+
+int removeStaleTemporaries(const std::string& dir) {
+  int removed = 0;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const pid_t writer = temporaryWriter(it->path().filename().string());
+    if (writer <= 0 || !it->is_regular_file(ec)) continue;
+    if (::kill(writer, 0) == 0 || errno != ESRCH) continue;  // alive (or not ours to judge)
+    std::error_code rm;
+    if (std::filesystem::remove(it->path(), rm)) ++removed;
+  }
+  return removed;
 }
 
 std::string optimizerStateBytes(torch::optim::Optimizer& optimizer) {

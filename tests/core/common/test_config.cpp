@@ -1,5 +1,8 @@
 // Config validation and its JSON form: every bad field is reported at once, by its exact path.
 #include <QtTest/QtTest>
+#include <QTemporaryDir>
+
+#include <fstream>
 
 #include "wb/common/config.h"
 #include "wb/proto/config_json.h"
@@ -83,6 +86,75 @@ class TestConfig : public QObject {
     QVERIFY(!bad.ok());
     QVERIFY(QString::fromStdString(bad.error().message).contains(QStringLiteral("optim.lrr")));
     QVERIFY(!wb::proto::applyOverride(doc, "optim.lr").ok());
+  }
+
+  // An unknown key, a wrong type and a bad value side by side: none hides another.
+  void everyKindAtOnce() {
+    auto doc = json::parse(R"({"optim":{"lrr":0.1,"momentum":"high","name":"lion"},"train":{"batch_size":0}})");
+    auto errors = wb::proto::configErrors(doc);
+    QStringList paths;
+    for (const auto& e : errors) paths << QString::fromStdString(e.path);
+    paths.sort();
+    QCOMPARE(paths, (QStringList{QStringLiteral("optim.lrr"), QStringLiteral("optim.momentum"),
+                                 QStringLiteral("optim.name"), QStringLiteral("train.batch_size")}));
+    auto r = wb::proto::configFromJson(doc);
+    QVERIFY(!r.ok());
+    for (const auto& p : paths) QVERIFY2(QString::fromStdString(r.error().message).contains(p), qPrintable(p));
+  }
+
+  // An integer that does not fit its field is an error naming the field and its range, never a
+  // silent wrap-around (4294967297 as an int is 1).
+  void integerOverflowIsAnError_data() {
+    QTest::addColumn<QString>("json");
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("range");
+    QTest::newRow("epochs 2^32+1") << R"({"train":{"epochs":4294967297}})" << "train.epochs" << "-2147483648..2147483647";
+    QTest::newRow("epochs as float") << R"({"train":{"epochs":4294967297.0}})" << "train.epochs" << "-2147483648..2147483647";
+    QTest::newRow("workers -2^32") << R"({"speedups":{"workers":-4294967296}})" << "speedups.workers" << "-2147483648..2147483647";
+    QTest::newRow("max_steps 1e19") << R"({"train":{"max_steps":1e19}})" << "train.max_steps" << "..9223372036854775807";
+    QTest::newRow("max_steps 2^64-1") << R"({"train":{"max_steps":18446744073709551615}})" << "train.max_steps" << "..9223372036854775807";
+    QTest::newRow("seed 1e20") << R"({"seed":1e20})" << "seed" << "0..18446744073709551615";
+  }
+  void integerOverflowIsAnError() {
+    QFETCH(QString, json);
+    QFETCH(QString, path);
+    QFETCH(QString, range);
+    auto errors = wb::proto::configErrors(json::parse(json.toStdString()));
+    QCOMPARE(int(errors.size()), 1);
+    QCOMPARE(QString::fromStdString(errors[0].path), path);
+    QVERIFY2(QString::fromStdString(errors[0].allowed).contains(range), errors[0].str().c_str());
+  }
+
+  void overflowingNumberOverrideNamesTheField() {
+    json doc = json::object();
+    QVERIFY(wb::proto::applyOverride(doc, "optim.lr=1e999").ok());  // not JSON: kept as text
+    auto errors = wb::proto::configErrors(doc);
+    QCOMPARE(int(errors.size()), 1);
+    QCOMPARE(QString::fromStdString(errors[0].path), QStringLiteral("optim.lr"));
+    QVERIFY2(errors[0].allowed.find("number") != std::string::npos, errors[0].str().c_str());
+  }
+
+  // "mnist" is no dataset spec: refused by validation, naming the allowed forms.
+  void unknownDatasetSpecIsRefused() {
+    auto errors = wb::proto::configErrors(json::parse(R"({"data":{"dataset":"mnist"}})"));
+    QCOMPARE(int(errors.size()), 1);
+    QCOMPARE(QString::fromStdString(errors[0].path), QStringLiteral("data.dataset"));
+    QCOMPARE(QString::fromStdString(errors[0].allowed),
+             QStringLiteral("must be fashion-mnist | idx:<dir> | cifar10:<dir> | folder:<dir> (e.g. MNIST as idx:<dir>)"));
+  }
+
+  void malformedFileGivesLineAndColumn() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath(QStringLiteral("exp.json")).toStdString();
+    std::ofstream(path) << "{\n  \"optim\": {\n    \"lr\": 0.1,\n  }\n}\n";  // trailing comma on line 3
+    auto r = wb::proto::readConfigDocument(path);
+    QVERIFY(!r.ok());
+    QCOMPARE(int(r.error().code), int(wb::Errc::InvalidConfig));
+    const QString msg = QString::fromStdString(r.error().message);
+    QVERIFY2(msg.startsWith(QString::fromStdString(path + ":4:3: not valid JSON")), qPrintable(msg));
+    auto load = wb::proto::loadConfigFile(path);
+    QVERIFY(!load.ok());
+    QCOMPARE(load.error().message, r.error().message);
   }
 };
 

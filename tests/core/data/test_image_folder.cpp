@@ -25,6 +25,16 @@ void writeClasses(const std::string& root, const std::vector<std::string>& class
   }
 }
 
+// A real encoded image of h x w noise-like pixels ("jpg" or "png").
+std::string encoded(const std::string& format, int h, int w) {
+  cv::Mat m(h, w, CV_8UC3);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w * 3; ++x) m.ptr<uint8_t>(y)[x] = datatest::pixel(7, x % 3, y, x / 3);
+  std::vector<unsigned char> bytes;
+  if (!cv::imencode("." + format, m, bytes)) throw std::runtime_error("cannot encode " + format);
+  return std::string(bytes.begin(), bytes.end());
+}
+
 }  // namespace
 
 class TestImageFolder : public QObject {
@@ -161,6 +171,47 @@ class TestImageFolder : public QObject {
       QCOMPARE(e.path(), bad);
       QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("max_bad_fraction")), e.what());
     }
+  }
+
+  // libjpeg decodes a JPEG cut in half into a half-grey image (printing "Premature end of JPEG
+  // file"); it must be a bad sample like any undecodable file: skipped, warned with its path,
+  // counted against max_bad_fraction.
+  void truncatedImagesAreBadSamples() {
+    QTemporaryDir tmp;
+    const std::string root = str(tmp.path());
+    writeClasses(root, {"a", "b"}, 4, 64, 64, 3);
+    const std::string jpg = encoded("jpg", 64, 64), png = encoded("png", 64, 64);
+    const std::string cutJpg = root + "/b/cut.jpg", cutPng = root + "/b/cut.png", padded = root + "/b/padded.jpg";
+    datatest::writeFile(cutJpg, jpg.substr(0, jpg.size() / 2));
+    datatest::writeFile(cutPng, png.substr(0, png.size() / 2));
+    datatest::writeFile(padded, jpg + std::string(16, '\0'));  // zero padding after EOI is fine
+    auto ds = openDataset("folder:" + root, "train");
+    QVERIFY(ds.ok());
+    QCOMPARE((*ds)->size(), int64_t(11));
+    std::vector<std::string> bad;
+    for (int64_t i = 0; i < (*ds)->size(); ++i) {
+      try {
+        (*ds)->get(i);
+      } catch (const SampleError& e) {
+        bad.push_back(e.path());
+        QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("truncated")), e.what());
+      }
+    }
+    QCOMPARE(bad, (std::vector<std::string>{cutJpg, cutPng}));
+
+    LoaderOptions opt;
+    opt.batch_size = 4;
+    opt.max_bad_fraction = 0.25;
+    Loader loader(*ds, opt);
+    std::vector<std::string> warnings;
+    loader.setWarningHandler([&](const std::string&, const std::string& path) { warnings.push_back(path); });
+    int64_t seen = 0;
+    loader.startEpoch(0);
+    while (auto b = loader.next()) seen += b->y.size(0);
+    QCOMPARE(seen, int64_t(9));
+    QCOMPARE(loader.badSamples(), int64_t(2));
+    std::sort(warnings.begin(), warnings.end());
+    QCOMPARE(warnings, (std::vector<std::string>{cutJpg, cutPng}));
   }
 
   void mixedSizesNeedImageSize() {

@@ -95,6 +95,67 @@ class TestEvents : public QObject {
     QVERIFY(!sink.openFile("/nonexistent-dir/x/e.jsonl").ok());
   }
 
+  void reopenedSinkStartsANewLineAfterATornRecord() {
+    // A writer killed mid-record leaves a torn last line; the next life appends to the file.
+    QTemporaryDir dir;
+    const std::string path = dir.filePath(QStringLiteral("e.jsonl")).toStdString();
+    {
+      std::ofstream out(path, std::ios::binary);
+      out << wb::proto::encodeEvent(wb::proto::makeEvent("start", 0, 0)) << "\n"
+          << "{\"v\":1,\"type\":\"step\",\"rank\":0,\"loss\":0.5,\"sam";  // cut mid-record
+    }
+    wb::proto::EventSink sink;
+    QVERIFY(sink.openFile(path).ok());
+    auto run = wb::proto::makeEvent("run", -1, 0);
+    run["run_id"] = "resumed";
+    sink.write(run);
+    int64_t malformed = 0;
+    auto events = wb::proto::readEventsFile(path, &malformed);
+    QCOMPARE(int(events.size()), 2);
+    QCOMPARE(QString::fromStdString(events[1]["type"].get<std::string>()), QStringLiteral("run"));
+    QCOMPARE(QString::fromStdString(events[1]["run_id"].get<std::string>()), QStringLiteral("resumed"));
+    QCOMPARE(malformed, int64_t(1));  // the torn line stays one unreadable line of its own
+
+    // A clean file gets no blank line.
+    wb::proto::EventSink again;
+    QVERIFY(again.openFile(path).ok());
+    again.write(wb::proto::makeEvent("end", 0, 1));
+    std::ifstream in(path, std::ios::binary);
+    std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    QVERIFY(all.find("\n\n") == std::string::npos);
+  }
+
+  void tolerantAccessors_data() {
+    QTest::addColumn<QString>("doc");
+    QTest::addColumn<double>("number");
+    QTest::addColumn<qlonglong>("integer");
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<bool>("flag");
+    const double fb = -7.5;
+    QTest::newRow("values") << R"({"x":2.5,"n":3,"s":"hi","b":true})" << 2.5 << 3LL << "hi" << true;
+    QTest::newRow("null (a NaN loss)") << R"({"x":null,"n":null,"s":null,"b":null})" << fb << -1LL << "fb" << false;
+    QTest::newRow("missing") << R"({})" << fb << -1LL << "fb" << false;
+    QTest::newRow("wrong types") << R"({"x":"1.5","n":[1],"s":4,"b":"true"})" << fb << -1LL << "fb" << false;
+    QTest::newRow("not an object") << R"([1,2,3])" << fb << -1LL << "fb" << false;
+    QTest::newRow("float to int") << R"({"x":7,"n":2.6})" << 7.0 << 3LL << "fb" << false;
+    QTest::newRow("int overflow") << R"({"n":1e300})" << fb << -1LL << "fb" << false;
+    QTest::newRow("unsigned overflow") << R"({"n":18446744073709551615})" << fb << -1LL << "fb" << false;
+  }
+  void tolerantAccessors() {
+    QFETCH(QString, doc);
+    QFETCH(double, number);
+    QFETCH(qlonglong, integer);
+    QFETCH(QString, text);
+    QFETCH(bool, flag);
+    const json j = json::parse(doc.toStdString());
+    QCOMPARE(wb::proto::numberOr(j, "x", -7.5), number);
+    QCOMPARE(qlonglong(wb::proto::intOr(j, "n", -1)), integer);
+    QCOMPARE(QString::fromStdString(wb::proto::stringOr(j, "s", "fb")), text);
+    QCOMPARE(wb::proto::boolOr(j, "b", false), flag);
+    QVERIFY(wb::proto::objectOr(j, "x").is_object());
+    QVERIFY(wb::proto::objectOr(j, "x").empty());
+  }
+
   void atomicWriteKeepsOldFileOnFailure() {
     QTemporaryDir dir;
     wb::proto::RunDir run{dir.filePath(QStringLiteral("run")).toStdString()};

@@ -179,6 +179,27 @@ class TestAdvisor : public QObject {
     QVERIFY2(QString::fromStdString(v->text).contains(contains), qPrintable(QString::fromStdString(v->text)));
   }
 
+  // A NaN is written as null; any event field may be null or mistyped: the advisor shrugs.
+  void nullEventFieldsDoNotThrow() {
+    FakeRun run;
+    run.set("speedups.early_stopping.patience", 2);
+    run.start("cpu", 4, json{{"workers", {{"requested", 2}, {"active", nullptr}, {"note", nullptr}}},
+                             {"pin_memory", {{"requested", true}, {"active", false}, {"note", 3}}},
+                             {"early_stopping", {{"requested", {{"patience", nullptr}}}}}});
+    run.step(1, 10, 640, 1, 1.0).step(1, 20, 1280, 2, 0.9).earlyStop(1).end("early-stopped", 5);
+    run.events[run.events.size() - 2]["best_epoch"] = nullptr;
+    RunRecord r = run.record();
+    std::vector<Verdict> vs;
+    try {
+      vs = advise(r, computeMetrics(r, std::nullopt));
+    } catch (const std::exception& e) {
+      QFAIL(e.what());
+    }
+    const Verdict* inactive = find(vs, "inactive-pin_memory");
+    QVERIFY(inactive);
+    QVERIFY2(inactive->text.find("no reason given") != std::string::npos, inactive->text.c_str());
+  }
+
   void quietRunHasNoTips() {
     // Balanced split, finished fine, no speedups asked: nothing to act on.
     FakeRun run = withSplit({1.0, 0, 2.5, 2.5, 1.0, 0}, 2, 4);

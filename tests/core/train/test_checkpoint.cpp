@@ -230,6 +230,48 @@ class TestCheckpoint : public QObject {
       QVERIFY2(msg.contains(QLatin1String("delete it")), qPrintable(msg));
   }
 
+  // LibTorch does not check the zip CRCs on load: flipped bytes inside tensor data must still
+  // be refused before any state is restored.
+  void flippedTensorBytesAreRefused() {
+    Net net(5);
+    auto data = snapshot(net, 1);
+    data.params.emplace_back("ballast", torch::rand({1 << 20}));  // 4 MiB: the file's middle is tensor data
+    const auto path = file("flipped.pt");
+    QVERIFY(wb::train::saveCheckpoint(path.string(), data).ok());
+    QVERIFY(wb::train::loadCheckpoint(path.string()).ok());
+    std::string bytes = readBytes(path);
+    QVERIFY(bytes.size() > (4u << 20));
+    bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 0x5A);
+    writeBytes(path, bytes);
+
+    auto r = wb::train::loadCheckpoint(path.string());
+    QVERIFY2(!r.ok(), "a checkpoint with flipped tensor bytes loaded silently");
+    QCOMPARE(r.error().code, wb::Errc::Checkpoint);
+    const QString msg = QString::fromStdString(r.error().message);
+    QVERIFY2(msg.contains(QString::fromStdString(path.string())), qPrintable(msg));
+    QVERIFY2(msg.contains(QLatin1String("CRC-32")), qPrintable(msg));
+    QVERIFY2(msg.contains(QLatin1String("resume from best.pt")), qPrintable(msg));
+  }
+
+  void staleTemporariesAreRemoved() {
+    const fs::path dir = file("stale");
+    fs::create_directories(dir);
+    const pid_t dead = ::fork();
+    QVERIFY(dead >= 0);
+    if (dead == 0) ::_exit(0);
+    int status = 0;
+    QCOMPARE(::waitpid(dead, &status, 0), dead);  // reaped: its pid names no process now
+    const fs::path stale = dir / ("last.pt.tmp-" + std::to_string(dead));
+    const fs::path live = dir / ("best.pt.tmp-" + std::to_string(::getpid()));
+    const fs::path other = dir / "notes.tmp-x";
+    for (const auto& p : {stale, live, other}) writeBytes(p, "partial");
+    QCOMPARE(wb::train::removeStaleTemporaries(dir.string()), 1);
+    QVERIFY(!fs::exists(stale));
+    QVERIFY(fs::exists(live));   // a writer still running keeps its temp file
+    QVERIFY(fs::exists(other));  // not a writer's temp name
+    QCOMPARE(wb::train::removeStaleTemporaries((dir / "missing").string()), 0);
+  }
+
   void badOptimizerBytesAreRefused() {
     Net net(3);
     auto st = wb::train::loadOptimizerStateBytes(*net.opt, "not an archive");
@@ -286,7 +328,10 @@ class TestCheckpoint : public QObject {
     auto loaded = wb::train::loadCheckpoint(path.string());
     QVERIFY2(loaded.ok(), loaded.ok() ? "" : loaded.error().message.c_str());
     verifyEqual(previous, *loaded);
-    for (auto& t : tempFilesOf(path)) fs::remove(t);
+    // The next checkpoint written to the folder sweeps the dead writer's temp file away.
+    QVERIFY(!tempFilesOf(path).empty());
+    QVERIFY(wb::train::saveCheckpoint(path.string(), previous).ok());
+    QVERIFY(tempFilesOf(path).empty());
   }
 };
 

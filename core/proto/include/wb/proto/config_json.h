@@ -13,20 +13,27 @@ namespace wb::proto {
 // Every field, defaults filled in.
 nlohmann::json configToJson(const Config& config);
 
-// Parses a document (missing fields take defaults). Collects every type error and unknown
-// field (with its path) plus every semantic error from wb::validate, and returns them all at
-// once in one InvalidConfig error, one line per field.
+// Parses a document (missing fields take defaults). Collects every type error (an integer
+// outside its field's type range is one) and unknown field (with its path) plus every semantic
+// error from wb::validate of the fields that parsed, and returns them all at once in one
+// InvalidConfig error, one line per field.
 Result<Config> configFromJson(const nlohmann::json& doc);
 
 // Same, from a file (error names the file).
 Result<Config> loadConfigFile(const std::string& path);
 
+// Reads a config file as a JSON document. InvalidConfig naming the file when it cannot be
+// opened, and "<file>:<line>:<column>: not valid JSON: ..." when it does not parse.
+Result<nlohmann::json> readConfigDocument(const std::string& path);
+
 // Applies one "key.path=value" override to a document. The value is parsed as JSON when it is
 // valid JSON (numbers, true/false, quoted strings), else taken as a string. Unknown keys are an
-// error naming the key.
+// error naming the key. A value that is not JSON stays a string, so a number field given one
+// (e.g. optim.lr=1e999, which overflows a double) is a type error of that field.
 Status applyOverride(nlohmann::json& doc, const std::string& assignment);
 
-// Field-level errors, as structured values (the GUI shows each beside its widget).
+// Field-level errors, as structured values (the GUI shows each beside its widget): the same
+// set configFromJson reports.
 std::vector<FieldError> configErrors(const nlohmann::json& doc);
 
 }  // namespace wb::proto

@@ -57,11 +57,24 @@ std::string encodeEvent(const nlohmann::json& event);
 // Parses one line. nullopt for blank or malformed lines and for objects without "type".
 std::optional<nlohmann::json> decodeEvent(const std::string& line);
 
+// Tolerant readers of one field of an event (or any JSON object): a missing key, null (a
+// non-finite number is written as null), a value of another type or a j that is not an object
+// gives the fallback. They never throw. intOr rounds a finite float to the nearest integer and
+// gives the fallback outside int64_t.
+double numberOr(const nlohmann::json& j, const char* key, double fallback);
+int64_t intOr(const nlohmann::json& j, const char* key, int64_t fallback);
+std::string stringOr(const nlohmann::json& j, const char* key, const std::string& fallback);
+bool boolOr(const nlohmann::json& j, const char* key, bool fallback);
+// The object under key, or a static empty object.
+const nlohmann::json& objectOr(const nlohmann::json& j, const char* key);
+
 // Thread-safe event writer: appends to a file (flushed per record) and/or a FILE* stream.
 class EventSink {
  public:
   EventSink() = default;
-  // Opens (appends to) path. Fails with an Io error naming the file.
+  // Opens (appends to) path. A file whose last line was torn (it does not end in '\n', e.g. a
+  // writer killed mid-record) gets a newline first, so the next record starts a line of its own.
+  // Fails with an Io error naming the file.
   Status openFile(const std::string& path);
   void setStream(std::FILE* stream) { stream_ = stream; }
   // Optional in-process observer (tests, the launcher).

@@ -25,7 +25,8 @@ struct RunDir {
   std::filesystem::path rankLog(int rank) const { return logs() / ("rank-" + std::to_string(rank) + ".log"); }
   std::string id() const { return root.filename().string(); }
 
-  // Creates root, checkpoints/ and logs/. Error names the folder and the fix.
+  // Creates root, checkpoints/ and logs/. Error names the folder and the fix; a root that is
+  // not valid UTF-8 is refused (InvalidConfig, nothing created): see wb::requireUtf8Path.
   Status create() const;
   // True when root holds a config.json or events.jsonl.
   bool looksLikeRun() const;

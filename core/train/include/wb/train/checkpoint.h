@@ -3,7 +3,8 @@
 // state, LR-schedule position, loss-scaler and early-stopping state, RNG state and the loader
 // position, so a run resumes exactly. Written to a temp file, fsynced, renamed: a writer killed
 // mid-write never leaves a broken file under the final name. A corrupt or mismatching file is
-// refused with an error naming the file and what to do.
+// refused with an error naming the file and what to do: before anything is decoded, every entry
+// of the archive is checked against its CRC-32, so flipped bytes inside tensor data are caught.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -31,8 +32,14 @@ struct CheckpointData {
   torch::Tensor rng_state;                 // CPU generator state (uint8)
 };
 
+// After a successful write, also removes the stale temp files of its folder (see below).
 Status saveCheckpoint(const std::string& path, const CheckpointData& data);
 Result<CheckpointData> loadCheckpoint(const std::string& path);
+
+// Removes the "<name>.tmp-<pid>" files in dir whose writer process no longer exists (a writer
+// killed mid-write leaves one). A live writer's temp file is kept. Returns how many were
+// removed; a missing dir removes none. Call it when a run starts or resumes.
+int removeStaleTemporaries(const std::string& dir);
 
 // Serialise an optimiser's state to bytes and back (used inside checkpoints and by ZeRO).
 std::string optimizerStateBytes(torch::optim::Optimizer& optimizer);
