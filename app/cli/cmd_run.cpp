@@ -80,43 +80,47 @@ std::string humanDuration(double s) {
   return buf;
 }
 
-// The human progress view of the event stream.
+// The human progress view of the event stream. Any field may be null or missing (a NaN loss is
+// written as null): the accessors never throw.
 void printProgress(const json& ev, bool tty) {
-  const std::string type = ev.value("type", "");
+  using proto::intOr, proto::numberOr, proto::objectOr, proto::stringOr;
+  const std::string type = stringOr(ev, "type", "");
+  const char* clear = tty ? "\r\033[K" : "";
+  const bool rank0 = intOr(ev, "rank", 0) == 0;
   if (type == "run") {
-    std::fprintf(stderr, "run %s -> %s\n", ev.value("run_id", "").c_str(), ev.value("run_dir", "").c_str());
-    if (ev.contains("resume")) std::fprintf(stderr, "resuming from %s\n", ev["resume"].get<std::string>().c_str());
+    std::fprintf(stderr, "run %s -> %s\n", stringOr(ev, "run_id", "").c_str(), stringOr(ev, "run_dir", "").c_str());
+    if (ev.contains("resume")) std::fprintf(stderr, "resuming from %s\n", stringOr(ev, "resume", "?").c_str());
     for (const auto& change : ev.value("config_changes", json::array()))
-      std::fprintf(stderr, "  changed %s\n", change.get<std::string>().c_str());
-  } else if (type == "start" && ev.value("rank", 0) == 0) {
-    auto d = ev.value("dataset", json::object());
-    std::fprintf(stderr, "%s on %s: %lld train / %lld val samples, %s, %d thread(s), world size %d\n",
-                 ev["model"].value("name", "").c_str(), d.value("name", "").c_str(),
-                 static_cast<long long>(d.value("train", 0)), static_cast<long long>(d.value("val", 0)),
-                 ev.value("device", "").c_str(), ev.value("threads", 0), ev.value("world_size", 1));
-    for (auto& [name, s] : ev["speedups"].items())
-      if (s.value("requested", false) && !s.value("active", false))
-        std::fprintf(stderr, "  note: %s requested but not active: %s\n", name.c_str(), s.value("note", "").c_str());
-  } else if (type == "step" && ev.value("rank", 0) == 0) {
-    std::fprintf(stderr, "%sepoch %d step %lld  loss %.4f  %.0f samples/s  %3.0f%%  ETA %s%s",
-                 tty ? "\r\033[K" : "", ev.value("epoch", 0), static_cast<long long>(ev.value("step", 0)),
-                 ev.value("loss", 0.0), ev.value("samples_per_s", 0.0), 100.0 * ev.value("progress", 0.0),
-                 humanDuration(ev.value("eta_s", 0.0)).c_str(), tty ? "" : "\n");
-  } else if (type == "eval" && ev.value("rank", 0) == 0) {
-    std::fprintf(stderr, "%sepoch %d  val_loss %.4f  val_acc %.4f  (eval %.0f ms)\n", tty ? "\r\033[K" : "",
-                 ev.value("epoch", 0), ev.value("val_loss", 0.0), ev.value("val_acc", 0.0), ev.value("eval_ms", 0.0));
-  } else if (type == "warning") {
-    std::fprintf(stderr, "%swarning: %s\n", tty ? "\r\033[K" : "", ev.value("message", "").c_str());
+      if (change.is_string()) std::fprintf(stderr, "  changed %s\n", change.get<std::string>().c_str());
+  } else if (type == "start" && rank0) {
+    const json& d = objectOr(ev, "dataset");
+    std::fprintf(stderr, "%s on %s: %lld train / %lld val samples, %s, %lld thread(s), world size %lld\n",
+                 stringOr(objectOr(ev, "model"), "name", "").c_str(), stringOr(d, "name", "").c_str(),
+                 static_cast<long long>(intOr(d, "train", 0)), static_cast<long long>(intOr(d, "val", 0)),
+                 stringOr(ev, "device", "").c_str(), static_cast<long long>(intOr(ev, "threads", 0)),
+                 static_cast<long long>(intOr(ev, "world_size", 1)));
+    for (auto& [name, s] : objectOr(ev, "speedups").items())
+      if (proto::boolOr(s, "requested", false) && !proto::boolOr(s, "active", false))
+        std::fprintf(stderr, "  note: %s requested but not active: %s\n", name.c_str(), stringOr(s, "note", "").c_str());
+  } else if (type == "step" && rank0) {
+    std::fprintf(stderr, "%sepoch %lld step %lld  loss %.4f  %.0f train samples/s  %3.0f%%  ETA %s%s", clear,
+                 static_cast<long long>(intOr(ev, "epoch", 0)), static_cast<long long>(intOr(ev, "step", 0)),
+                 numberOr(ev, "loss", std::nan("")), numberOr(ev, "samples_per_s", 0.0), 100.0 * numberOr(ev, "progress", 0.0),
+                 humanDuration(numberOr(ev, "eta_s", 0.0)).c_str(), tty ? "" : "\n");
+  } else if (type == "eval" && rank0) {
+    std::fprintf(stderr, "%sepoch %lld  val_loss %.4f  val_acc %.4f  (eval %.0f ms)\n", clear,
+                 static_cast<long long>(intOr(ev, "epoch", 0)), numberOr(ev, "val_loss", std::nan("")),
+                 numberOr(ev, "val_acc", std::nan("")), numberOr(ev, "eval_ms", 0.0));
+  } else if (type == "warning" || type == "error") {
+    std::fprintf(stderr, "%s%s: %s\n", clear, type.c_str(), stringOr(ev, "message", "").c_str());
   } else if (type == "early_stop") {
-    std::fprintf(stderr, "early stop: %s\n", ev.value("reason", "").c_str());
-  } else if (type == "error") {
-    std::fprintf(stderr, "%serror: %s\n", tty ? "\r\033[K" : "", ev.value("message", "").c_str());
+    std::fprintf(stderr, "early stop: %s\n", stringOr(ev, "reason", "").c_str());
   }
 }
 
 void printSummary(const launch::RunOutcome& out) {
   const json& s = out.summary;
-  auto num = [&](const char* k) { return s.contains(k) && s[k].is_number() ? s[k].get<double>() : std::nan(""); };
+  auto num = [&](const char* k) { return proto::numberOr(s, k, std::nan("")); };
   std::printf("\nstatus        %s\n", out.status.c_str());
   std::printf("run dir       %s\n", out.run_dir.c_str());
   if (std::isfinite(num("final_val_acc"))) std::printf("val acc       %.4f (best %.4f)\n", num("final_val_acc"), num("best_val_acc"));
@@ -131,13 +135,13 @@ void printSummary(const launch::RunOutcome& out) {
   if (std::isfinite(num("peak_mem"))) std::printf("peak memory   %.1f MiB\n", num("peak_mem") / 1048576.0);
   if (s.contains("cpu") && s["cpu"].is_object()) {
     const json& c = s["cpu"];
-    auto cn = [&](const char* k) { return c.contains(k) && c[k].is_number() ? c[k].get<double>() : std::nan(""); };
+    auto cn = [&](const char* k) { return proto::numberOr(c, k, std::nan("")); };
     std::printf("cpu           %.2f cores used of %.0f asked, other load %.2f of %.0f cores%s\n", cn("used_cores"),
                 cn("asked_cores"), cn("other_load_cores"), cn("cores"),
-                c.value("contended", false) ? "  (CONTENDED: not this machine's speed)" : "");
+                proto::boolOr(c, "contended", false) ? "  (CONTENDED: not this machine's speed)" : "");
   }
-  if (s.contains("error")) std::printf("error         %s\n", s["error"].get<std::string>().c_str());
-  if (s.contains("message")) std::printf("note          %s\n", s["message"].get<std::string>().c_str());
+  if (s.contains("error")) std::printf("error         %s\n", proto::stringOr(s, "error", "").c_str());
+  if (s.contains("message")) std::printf("note          %s\n", proto::stringOr(s, "message", "").c_str());
 }
 
 }  // namespace
@@ -183,6 +187,11 @@ int cmdRun(const Argv& argv) {
     std::fprintf(stderr, "workbench-cli run: invalid config for this machine:\n%s\n", formatFieldErrors(errs).c_str());
     return 2;
   }
+  auto timeout = args.getInt("collective-timeout", 300, 1, 86400);
+  if (!timeout.ok()) {
+    std::fprintf(stderr, "workbench-cli run: %s\n", timeout.error().message.c_str());
+    return 2;
+  }
   installStopSignals();
   launch::LaunchOptions lo;
   lo.startup_s = processAgeSeconds();
@@ -190,7 +199,7 @@ int cmdRun(const Argv& argv) {
   lo.runs_root = args.get("runs-root", "");
   lo.run_dir = args.get("run-dir", "");
   lo.resume_dir = args.get("resume", "");
-  lo.collective_timeout_s = std::stoi(args.get("collective-timeout", "300"));
+  lo.collective_timeout_s = static_cast<int>(*timeout);
   const bool eventsOut = args.has("events-stdout");
   const bool tty = ::isatty(STDERR_FILENO);
   lo.on_event = [&](const json& ev) {
@@ -266,7 +275,9 @@ int cmdWorker(const Argv& argv) {
     }
   }
 
-  auto comm = connectDist(*env, *config, std::stoi(args.get("collective-timeout", "300")));
+  auto timeout = args.getInt("collective-timeout", 300, 1, 86400);
+  if (!timeout.ok()) return fail(makeError(Errc::InvalidConfig, timeout.error().message));
+  auto comm = connectDist(*env, *config, static_cast<int>(*timeout));
   if (!comm.ok()) return fail(comm.error());
 
   train::TrainerOptions to;

@@ -96,8 +96,9 @@ class TestCliLadderSlow : public QObject {
         QVERIFY2(md.find("skipped: " + note) != std::string::npos, key.c_str());  // the reason is in the table
         continue;
       }
-      // A step that ran: one run folder that ended, with a time and an accuracy beside it.
-      QCOMPARE(s["repeats"].get<int>(), 1);
+      // A step that ran: one run folder that ended, with a time and an accuracy beside it; a run
+      // measured under contention (CI runs two tests at once) is run once more, and only then.
+      QCOMPARE(s["repeats"].get<int>(), 1 + std::min(1, s["contended_repeats"].get<int>()));
       QVERIFY2(s["wall_s"]["median"].is_number(), key.c_str());
       QVERIFY2(s["best_val_acc"].is_number(), key.c_str());
       QVERIFY2(s["speedup"]["cumulative"].is_number(), key.c_str());

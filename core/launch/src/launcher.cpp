@@ -150,8 +150,8 @@ Status checkResumable(const proto::RunDir& run, const std::string& dir, const Co
   // A finished run has nothing left to train at its train.epochs.
   int64_t trained = -1;
   for (const auto& ev : proto::readEventsFile(run.events().string()))
-    if (ev.value("type", "") == "checkpoint" && ev.value("kind", "") == "last")
-      trained = ev.value("batch_in_epoch", int64_t{0}) == 0 ? ev.value("epoch", int64_t{-1}) : -1;
+    if (proto::stringOr(ev, "type", "") == "checkpoint" && proto::stringOr(ev, "kind", "") == "last")
+      trained = proto::intOr(ev, "batch_in_epoch", 0) == 0 ? proto::intOr(ev, "epoch", -1) : -1;
   if (trained >= config.train.epochs)
     return makeError(Errc::InvalidConfig, "train.epochs: " + dir + " has already trained " + std::to_string(trained) +
                                               " epoch(s) of " + std::to_string(config.train.epochs) +
@@ -307,13 +307,13 @@ Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options)
     auto ev = proto::decodeEvent(line);
     if (!ev) return;
     if (!ev->contains("rank")) (*ev)["rank"] = r.rank;
-    const std::string type = (*ev)["type"].get<std::string>();
+    const std::string type = proto::stringOr(*ev, "type", "");
     if (type == "end") {
       r.end = *ev;  // the launcher writes the run's single `end`
       return;
     }
     if (type == "error") r.error = *ev;
-    if (type == "start") r.threads = ev->value("threads", 0);
+    if (type == "start") r.threads = static_cast<int>(proto::intOr(*ev, "threads", 0));
     if (type == "start" && r.rank == 0 && !envWritten) {
       json env;
       env["host"] = ev->value("host", json::object());
@@ -393,7 +393,7 @@ Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options)
             failReason = "rank " + std::to_string(r.rank) + " was killed by signal " + std::to_string(r.signal) +
                          " (" + strsignal(r.signal) + ")";
           else if (!r.error.is_null())
-            failReason = "rank " + std::to_string(r.rank) + ": " + r.error.value("message", std::string("failed"));
+            failReason = "rank " + std::to_string(r.rank) + ": " + proto::stringOr(r.error, "message", "failed");
           else
             failReason = "rank " + std::to_string(r.rank) + " exited with code " + std::to_string(r.exitCode);
           if (!tearingDown) {
@@ -415,10 +415,10 @@ Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options)
   RunOutcome out;
   out.run_dir = run.root.string();
   const Rank* r0 = ranks.empty() ? nullptr : &ranks[0];
-  json summary = (r0 && !r0->end.is_null()) ? r0->end.value("summary", json::object()) : json::object();
+  json summary = (r0 && !r0->end.is_null()) ? proto::objectOr(r0->end, "summary") : json::object();
   std::string status;
   if (failedRank >= 0 || !startError.empty()) status = proto::kStatusFailed;
-  else if (r0 && !r0->end.is_null()) status = r0->end.value("status", std::string(proto::kStatusFailed));
+  else if (r0 && !r0->end.is_null()) status = proto::stringOr(r0->end, "status", proto::kStatusFailed);
   else if (cancelling) status = proto::kStatusCancelled;
   else {
     status = proto::kStatusFailed;
@@ -427,7 +427,7 @@ Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options)
   }
   if (status == proto::kStatusFailed) {
     if (failReason.empty() && r0 && !r0->end.is_null())
-      failReason = r0->end.value("summary", json::object()).value("error", std::string("failed"));
+      failReason = proto::stringOr(proto::objectOr(r0->end, "summary"), "error", "failed");
     summary["error"] = failReason;
     if (failedRank >= 0) {
       summary["failed_rank"] = failedRank;
@@ -440,8 +440,8 @@ Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options)
   summary["run_dir"] = run.root.string();
   summary["launcher_wall_s"] = clock.seconds();
   summary["run_wall_s"] = options.startup_s + clock.seconds();
-  if (summary.contains("first_step_unix") && summary["first_step_unix"].is_number())
-    summary["time_to_first_step_s"] = options.startup_s + summary["first_step_unix"].get<double>() - startUnix;
+  if (const double first = proto::numberOr(summary, "first_step_unix", 0); first > 0)
+    summary["time_to_first_step_s"] = options.startup_s + first - startUnix;
   {
     double ranksCpu = 0;
     int asked = 0;

@@ -21,6 +21,7 @@
 #include "wb/proto/config_json.h"
 #include "wb/train/checkpoint.h"
 #include "wb/train/compat.h"
+#include "wb/train/divergence.h"
 #include "wb/train/early_stopping.h"
 #include "wb/train/grad_scaler.h"
 #include "wb/train/host_use.h"
@@ -491,6 +492,7 @@ Result<TrainOutcome> Trainer::Impl::run() {
   // ---- checkpoints
   const bool writeCheckpoints = !o.run_dir.empty() && isMain();
   fs::path ckDir = fs::path(o.run_dir) / "checkpoints";
+  if (writeCheckpoints) removeStaleTemporaries(ckDir.string());  // from writers killed in an earlier life
   auto writeCheckpoint = [&](const std::string& kind, int epoch, int64_t batchInEpoch) -> Status {
     CheckpointData d;
     d.config_json = proto::configToJson(c).dump();
@@ -566,7 +568,7 @@ Result<TrainOutcome> Trainer::Impl::run() {
     status = proto::kStatusDiverged;
     message = "fp16 loss scaling gave up: " + std::to_string(streak) + " consecutive overflowing steps from step " +
               std::to_string(streakStart) + " (loss " + fmt(streakLoss) + "), scale " + fmt(scaler.readScale()) +
-              "; lower optim.lr, or use bf16-mixed or 32-true precision";
+              "; " + divergenceAdvice(c.speedups.precision);
     return true;
   };
 
@@ -578,7 +580,7 @@ Result<TrainOutcome> Trainer::Impl::run() {
     if (badStep < 0) return false;
     status = proto::kStatusDiverged;
     message = "loss became non-finite at step " + std::to_string(static_cast<int64_t>(badStep)) + " (loss " +
-              fmt(bad[1].item<double>()) + "); lower optim.lr, or use 32-true precision";
+              fmt(bad[1].item<double>()) + "); " + divergenceAdvice(c.speedups.precision);
     return true;
   };
 
