@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
@@ -316,12 +317,21 @@ int cmdWorker(const Argv& argv) {
   end["summary"] = outcome->summary;
   end["summary"]["status"] = outcome->status;
   sink.write(end);
-  if (outcome->status == proto::kStatusCancelled) return 130;
+  int code = 0;
+  if (outcome->status == proto::kStatusCancelled) code = 130;
   if (outcome->status == proto::kStatusDiverged) {
     std::fprintf(stderr, "rank %d: diverged: %s\n", rank, outcome->message.c_str());
-    return 4;
+    code = 4;
   }
-  return 0;
+  // Everything is written (events flushed per record, checkpoints and summary renamed into
+  // place). A lone rank leaves without tearing down the loaders, the model and LibTorch's
+  // statics (~0.1 s its launcher and the window would wait for); ranks of a group keep the
+  // orderly teardown of their process group.
+  if (env->world_size == 1) {
+    std::fflush(nullptr);
+    std::_Exit(code);
+  }
+  return code;
 }
 
 int cmdCapabilities(const Argv& argv) {

@@ -2,6 +2,7 @@
 // capabilities). c10::Error and std::exception are caught once, here, and turned into a message
 // and exit code 1; subcommands turn their own failures into documented exit codes.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <iostream>
@@ -38,10 +39,21 @@ namespace wb::cli {
 int printVersion();  // version.cpp
 }
 
+namespace {
+// The launcher has written and closed everything when cmdRun returns (summary.json fsynced, the
+// events file closed); the libraries' static teardown that a return from main runs (LibTorch's
+// registries among them) costs ~0.1 s that a user and the window would wait for with nothing
+// left to do. Flush stdio and leave.
+[[noreturn]] void finishRun(int code) {
+  std::fflush(nullptr);
+  std::_Exit(code);
+}
+}  // namespace
+
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   try {
-    if (args.empty()) return wb::cli::cmdRun({});
+    if (args.empty()) finishRun(wb::cli::cmdRun({}));
     const std::string cmd = args[0];
     std::vector<std::string> rest(args.begin() + 1, args.end());
     if (cmd == "--help" || cmd == "-h" || cmd == "help") {
@@ -49,14 +61,14 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (cmd == "--version") return wb::cli::printVersion();
-    if (cmd == "run") return wb::cli::cmdRun(rest);
+    if (cmd == "run") finishRun(wb::cli::cmdRun(rest));
     if (cmd == "worker") return wb::cli::cmdWorker(rest);
     if (cmd == "ladder") return wb::cli::cmdLadder(rest);
     if (cmd == "compare") return wb::cli::cmdCompare(rest);
     if (cmd == "export") return wb::cli::cmdExport(rest);
     if (cmd == "dataset") return wb::cli::cmdDataset(rest);
     if (cmd == "capabilities") return wb::cli::cmdCapabilities(rest);
-    if (cmd.rfind("--", 0) == 0) return wb::cli::cmdRun(args);  // `workbench-cli --set x=y` = run
+    if (cmd.rfind("--", 0) == 0) finishRun(wb::cli::cmdRun(args));  // `workbench-cli --set x=y` = run
     std::fprintf(stderr, "workbench-cli: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
     return 2;
   } catch (const std::exception& e) {

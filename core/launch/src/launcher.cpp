@@ -366,7 +366,7 @@ Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options)
         }
       }
     } else {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));  // ranks closed their output: reap them promptly
     }
 
     // Reap.
