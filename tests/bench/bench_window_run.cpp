@@ -4,6 +4,8 @@
 // the run, so its cost shows as the run's other_load_cores. Prints a table; asserts nothing.
 //
 //   bench_window_run [--repeats N] [--limit-train N]     (QT_QPA_PLATFORM=offscreen or a display)
+#include <sys/resource.h>
+
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QProcess>
@@ -32,7 +34,15 @@ namespace {
 
 struct Sample {
   double sps = NAN, stepMs = NAN, other = NAN, wall = NAN;
+  double windowCores = NAN;  // this process's own CPU (the window) over the run
 };
+
+double selfCpuSeconds() {
+  rusage ru{};
+  ::getrusage(RUSAGE_SELF, &ru);
+  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+         static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+}
 
 Sample fromRunDir(const QString& dir, double wall) {
   Sample s;
@@ -66,11 +76,14 @@ Sample fromWindow(const json& experiment, const QString& root) {
   w.setup()->setConfigJson(experiment);
   QElapsedTimer clock;
   clock.start();
+  const double cpu0 = selfCpuSeconds();
   wb::ui::Run* run = w.runExperiment();
   if (!run) return {};
   w.plots()->showTab(QStringLiteral("throughput"));
   while (!wb::ui::isFinal(run->status())) QTest::qWait(20);
-  return fromRunDir(run->runDir(), clock.elapsed() / 1000.0);
+  Sample s = fromRunDir(run->runDir(), clock.elapsed() / 1000.0);
+  s.windowCores = (selfCpuSeconds() - cpu0) / s.wall;
+  return s;
 }
 
 Sample fromCli(const json& experiment, const QString& root, int i) {
@@ -92,9 +105,12 @@ double median(std::vector<double> v) {
 }
 
 void printRow(const char* name, const std::vector<Sample>& s) {
-  std::vector<double> sps, step, other, wall;
-  for (const auto& x : s) sps.push_back(x.sps), step.push_back(x.stepMs), other.push_back(x.other), wall.push_back(x.wall);
-  std::printf("%-36s %10.2f %16.0f %18.2f %12.2f\n", name, median(step), median(sps), median(other), median(wall));
+  std::vector<double> sps, step, other, wall, window;
+  for (const auto& x : s)
+    sps.push_back(x.sps), step.push_back(x.stepMs), other.push_back(x.other), wall.push_back(x.wall),
+        window.push_back(x.windowCores);
+  std::printf("%-36s %10.2f %16.0f %18.2f %14.2f %12.2f\n", name, median(step), median(sps), median(other), median(window),
+              median(wall));
 }
 
 }  // namespace
@@ -119,7 +135,8 @@ int main(int argc, char** argv) {
   }
   std::printf("bench_window_run: the default experiment (lenet, Fashion-MNIST%s), %d interleaved repeats, medians\n",
               limit ? " subset" : " 60k", repeats);
-  std::printf("%-36s %10s %16s %18s %12s\n", "how it was started", "step ms", "train samples/s", "other load cores", "wall s");
+  std::printf("%-36s %10s %16s %18s %14s %12s\n", "how it was started", "step ms", "train samples/s", "other load cores",
+              "window cores", "wall s");
   printRow("from the window (live plots)", window);
   printRow("workbench-cli run", cli);
   return 0;
