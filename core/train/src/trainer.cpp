@@ -212,6 +212,15 @@ struct Trainer::Impl {
     emit(ev);
   }
   bool stopRequested() const { return o.stop_flag && o.stop_flag->load(); }
+  // Every rank must stop at the same step, or the next collectives mismatch (one rank in the
+  // gradient all-reduce, another writing its checkpoint: Gloo "connection reset"). The signal
+  // reaches ranks at different moments, so with more than one rank they agree on it each step.
+  bool stopAgreed(GradSync* gs) const {
+    if (!gs) return stopRequested();
+    double flag = stopRequested() ? 1.0 : 0.0;
+    gs->allReduceSum(&flag, 1);
+    return flag > 0;
+  }
   bool isMain() const { return o.rank == 0; }
 
   Result<TrainOutcome> run();
@@ -638,7 +647,7 @@ Result<TrainOutcome> Trainer::Impl::run() {
     faultsAt = minorPageFaults();
     try {
       for (;;) {
-        if (stopRequested()) {
+        if (stopAgreed(gs)) {
           status = proto::kStatusCancelled;
           stopTraining = true;
           break;
