@@ -39,7 +39,9 @@ Options:
   --config FILE        experiment JSON (see README "Config"); every field has a default
   --set KEY=VALUE      override one field, e.g. --set optim.lr=0.05 (repeatable)
   --runs-root DIR      where run folders go (default $WB_RUNS_ROOT or ~/.local/share/speedup-workbench/runs)
-  --run-dir DIR        use exactly this run folder
+  --run-dir DIR        use exactly this run folder; refused (exit 2) while another run is using it,
+                       and when it already holds a run (continue that with --resume, or --overwrite)
+  --overwrite          replace the run already in --run-dir (its events, summary, checkpoints, logs)
   --resume RUN_DIR     continue RUN_DIR from checkpoints/last.pt (model, optimiser, schedule,
                        loss scaler, early stopping, RNG and sampler position restored), with its
                        config.json; --set changes fields of it (train.epochs to train longer,
@@ -147,7 +149,7 @@ void printSummary(const launch::RunOutcome& out) {
 }  // namespace
 
 int cmdRun(const Argv& argv) {
-  Args args(argv, {"events-stdout", "help", "print-config"},
+  Args args(argv, {"events-stdout", "help", "print-config", "overwrite"},
             {"config", "set", "runs-root", "run-dir", "resume", "collective-timeout"});
   if (args.has("help")) {
     std::fputs(kRunHelp, stdout);
@@ -161,6 +163,11 @@ int cmdRun(const Argv& argv) {
   if (resume && args.get("config")) {
     std::fprintf(stderr, "workbench-cli run: --config and --resume: a resumed run keeps its own config.json; "
                          "change fields of it with --set KEY=VALUE (e.g. --set train.epochs=10)\n");
+    return 2;
+  }
+  if (resume && args.has("overwrite")) {
+    std::fprintf(stderr, "workbench-cli run: --overwrite and --resume: --resume continues the run in its folder, "
+                         "--overwrite replaces it; pass one\n");
     return 2;
   }
   if (resume && !fs::is_regular_file(fs::path(*resume) / "config.json")) {
@@ -199,6 +206,7 @@ int cmdRun(const Argv& argv) {
   lo.runs_root = args.get("runs-root", "");
   lo.run_dir = args.get("run-dir", "");
   lo.resume_dir = args.get("resume", "");
+  lo.overwrite = args.has("overwrite");
   lo.collective_timeout_s = static_cast<int>(*timeout);
   const bool eventsOut = args.has("events-stdout");
   const bool tty = ::isatty(STDERR_FILENO);
@@ -257,6 +265,7 @@ int cmdWorker(const Argv& argv) {
 
   // Standalone (torchrun / srun): rank 0 writes the run directory itself.
   proto::RunDir run;
+  proto::RunLock runLock;  // rank 0 of a standalone run holds the folder until it returns
   if (auto dir = args.get("run-dir")) run.root = fs::absolute(*dir);
   if (!eventsOut) {
     if (run.root.empty()) {
@@ -267,6 +276,9 @@ int cmdWorker(const Argv& argv) {
     }
     if (rank == 0) {
       if (auto st = run.create(); !st.ok()) return fail(st.error());
+      auto locked = proto::RunLock::acquire(run);
+      if (!locked.ok()) return fail(locked.error());
+      runLock = std::move(locked).value();
       if (auto st = proto::writeJsonAtomic(run.config(), proto::configToJson(*config)); !st.ok()) return fail(st.error());
       if (auto st = sink.openFile(run.events().string()); !st.ok()) return fail(st.error());
       std::fprintf(stderr, "rank 0 writes %s\n", run.root.string().c_str());

@@ -169,6 +169,26 @@ Status checkResumable(const proto::RunDir& run, const std::string& dir, const Co
   return {};
 }
 
+// A new run into a folder that already holds one would silently replace its results: refused
+// unless asked for (--overwrite), and then the old run's files go first, so nothing of it mixes
+// into the new one (events.jsonl is appended to).
+Status prepareFreshFolder(const proto::RunDir& run, bool overwrite) {
+  std::error_code ec;
+  const bool finished = fs::exists(run.summary(), ec) || fs::exists(run.events(), ec);
+  if (!finished) return {};
+  if (!overwrite)
+    return makeError(Errc::InvalidConfig, "--run-dir " + run.root.string() +
+                                              ": it already holds a run (events.jsonl or summary.json); continue it "
+                                              "with --resume, pass --overwrite to replace it, or choose another folder");
+  std::vector<fs::path> old = {run.events(), run.summary(), run.env()};
+  for (const auto& d : {run.checkpoints(), run.logs()})
+    for (const auto& entry : fs::directory_iterator(d, ec)) old.push_back(entry.path());
+  for (const auto& f : old)
+    if (fs::remove_all(f, ec); ec)
+      return makeError(Errc::Io, f.string() + ": cannot remove it to --overwrite the run: " + ec.message());
+  return {};
+}
+
 }  // namespace
 
 void requestStop() { g_stopRequests.fetch_add(1); }
@@ -199,11 +219,15 @@ Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options)
   proto::RunDir run;
   json resolved = proto::configToJson(config);
   std::string resumeCheckpoint;
+  proto::RunLock lock;  // held until the run's end is written
   if (!options.resume_dir.empty()) {
     run.root = fs::absolute(options.resume_dir);
     if (!run.looksLikeRun())
       return makeError(Errc::InvalidConfig, "--resume " + options.resume_dir +
                                                 ": not a run directory (no config.json or events.jsonl)");
+    auto locked = proto::RunLock::acquire(run);
+    if (!locked.ok()) return locked.error();
+    lock = std::move(locked).value();
     if (!fs::exists(run.lastCheckpoint()))
       return makeError(Errc::Checkpoint, run.lastCheckpoint().string() +
                                              ": no checkpoint to resume from (the run ended before its first epoch)");
@@ -216,6 +240,12 @@ Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options)
     run.root = fs::absolute(root / makeRunId(config.name));
   }
   if (auto st = run.create(); !st.ok()) return st.error();
+  if (options.resume_dir.empty()) {
+    auto locked = proto::RunLock::acquire(run);
+    if (!locked.ok()) return locked.error();
+    lock = std::move(locked).value();
+    if (auto st = prepareFreshFolder(run, options.overwrite); !st.ok()) return st.error();
+  }
   json configChanges = json::array();
   if (!options.resume_dir.empty() && fs::exists(run.config())) {
     // Resumed with --set changes: the config it ran with stays, as config.before-resume-N.json.
