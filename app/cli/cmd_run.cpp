@@ -61,7 +61,9 @@ One rank of a run. `workbench-cli run` spawns these; on a cluster run them under
   torchrun --no-python --nproc-per-node N workbench-cli worker --config exp.json --run-dir /shared/runs/x
   srun --ntasks N workbench-cli worker --config exp.json --run-dir /shared/runs/x
 The rank reads only RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT (or SLURM_PROCID,
-SLURM_NTASKS, SLURM_LOCALID and MASTER_ADDR/MASTER_PORT under srun). Without --events-stdout, rank 0
+SLURM_NTASKS, SLURM_LOCALID and MASTER_ADDR/MASTER_PORT under srun); `run` gives its ranks
+WB_STORE_FILE=<run folder>/.rendezvous instead of MASTER_ADDR/MASTER_PORT (a c10d FileStore:
+nothing listens beyond loopback). Without --events-stdout, rank 0
 writes the run directory itself (config.json, events.jsonl, summary.json, checkpoints/).
 
 Options:

@@ -7,6 +7,9 @@
 #include <dirent.h>
 #include <fstream>
 #include <map>
+#include <set>
+#include <sstream>
+#include <unistd.h>
 
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
@@ -56,6 +59,37 @@ int rankPid(const std::string& runDir, int rank) {
   }
   ::closedir(d);
   return pid;
+}
+
+// The TCP sockets `pid` listens on beyond loopback, as "address:port" hex from /proc/net/tcp{,6}
+// (matched to the process through its fds' socket inodes).
+QStringList nonLoopbackListeners(int pid) {
+  std::set<std::string> inodes;
+  const std::string fdDir = "/proc/" + std::to_string(pid) + "/fd";
+  if (DIR* d = ::opendir(fdDir.c_str())) {
+    while (dirent* e = ::readdir(d)) {
+      char target[128] = {};
+      if (::readlink((fdDir + "/" + e->d_name).c_str(), target, sizeof target - 1) <= 0) continue;
+      const std::string t = target;
+      if (t.rfind("socket:[", 0) == 0) inodes.insert(t.substr(8, t.size() - 9));
+    }
+    ::closedir(d);
+  }
+  QStringList found;
+  for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+    std::ifstream in(table);
+    std::string line;
+    std::getline(in, line);  // header
+    while (std::getline(in, line)) {
+      std::istringstream f(line);
+      std::string slot, local, remote, state, queues, timer, retr, uid, timeout, inode;
+      f >> slot >> local >> remote >> state >> queues >> timer >> retr >> uid >> timeout >> inode;
+      const std::string addr = local.substr(0, local.find(':'));
+      const bool loopback = addr == "0100007F" || addr == "00000000000000000000000001000000";
+      if (state == "0A" && inodes.count(inode) && !loopback) found << QString::fromStdString(local);
+    }
+  }
+  return found;
 }
 
 QStringList sets(std::initializer_list<const char*> kvs) {
@@ -180,6 +214,32 @@ class TestCliDist : public QObject {
     QVERIFY(summary.ok());
     QCOMPARE((*summary)["status"].get<std::string>(), std::string("cancelled"));
     QVERIFY(QFile::exists(QString::fromStdString(run.lastCheckpoint().string())));
+  }
+
+  // A run the launcher starts on one machine listens on nothing beyond loopback: its ranks meet
+  // through a FileStore in the run folder (no TCPStore on ::), and the run still ends ok.
+  void aLocalRunListensOnlyOnLoopback() {
+    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    QTemporaryDir root;
+    const QString runDir = root.filePath(QStringLiteral("local-run"));
+    QProcess p;
+    p.start(QStringLiteral(WB_CLI_PATH),
+            QStringList{QStringLiteral("run"), QStringLiteral("--run-dir"), runDir, QStringLiteral("--events-stdout")} +
+                sets({"speedups.devices=2", "data.limit_train=20000", "data.limit_val=256", "train.epochs=1",
+                      "train.max_steps=200", "train.log_every=1"}));
+    QByteArray out;
+    QTRY_VERIFY_WITH_TIMEOUT((out += p.readAllStandardOutput(), out.contains("\"type\":\"step\"")), 300000);
+    for (int rank : {0, 1}) {
+      const int pid = rankPid(runDir.toStdString(), rank);
+      QVERIFY2(pid > 0, "the rank ended before its sockets could be read");
+      const QStringList listening = nonLoopbackListeners(pid);
+      QVERIFY2(listening.isEmpty(), qPrintable(QStringLiteral("rank %1 listens on %2").arg(rank).arg(listening.join(u' '))));
+    }
+    QVERIFY(p.waitForFinished(300000));
+    out += p.readAllStandardOutput();
+    QVERIFY2(p.exitCode() == 0, out.right(2000).constData());
+    QCOMPARE(eventsOf(out).back()["status"].get<std::string>(), std::string("ok"));
+    QVERIFY(!QFile::exists(runDir + QStringLiteral("/.rendezvous")));
   }
 };
 

@@ -42,23 +42,6 @@ std::string selfExe() {
   return buf;
 }
 
-// A free TCP port on 127.0.0.1 (bound then released; the rank-0 store binds it next).
-int freeLoopbackPort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return 29500;
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  int port = 29500;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
-    socklen_t len = sizeof addr;
-    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) port = ntohs(addr.sin_port);
-  }
-  ::close(fd);
-  return port;
-}
-
 std::string tailOfFile(const fs::path& path, size_t maxBytes = 2000) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return "";
@@ -293,7 +276,11 @@ Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options)
   // ---- spawn the ranks
   const int world = config.speedups.devices;
   const std::string cli = options.cli_path.empty() ? selfExe() : options.cli_path;
-  const int port = freeLoopbackPort();
+  // The ranks meet through a FileStore in the run folder: nothing listens beyond loopback (a
+  // TCPStore would listen on every interface). A crashed run's file would hold stale keys.
+  const fs::path rendezvous = run.rendezvousFile();
+  std::error_code rmEc;
+  fs::remove(rendezvous, rmEc);
   std::vector<Rank> ranks(static_cast<size_t>(world));
   std::string startError;
   for (int i = 0; i < world; ++i) {
@@ -305,7 +292,7 @@ Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options)
       args.push_back("--resume");
       args.push_back(resumeCheckpoint);
     }
-    std::vector<std::string> env = {"MASTER_ADDR=127.0.0.1", "MASTER_PORT=" + std::to_string(port),
+    std::vector<std::string> env = {"WB_STORE_FILE=" + rendezvous.string(),
                                     "RANK=" + std::to_string(i), "WORLD_SIZE=" + std::to_string(world),
                                     "LOCAL_RANK=" + std::to_string(i), "LOCAL_WORLD_SIZE=" + std::to_string(world)};
     if (auto st = spawnRank(r, cli, args, env, run.rankLog(i)); !st.ok()) {
@@ -440,6 +427,8 @@ Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options)
     for (auto& r : ranks) pipesOpen = pipesOpen || r.outFd >= 0;
     if (allDone && !pipesOpen) break;
   }
+
+  fs::remove(rendezvous, rmEc);
 
   // ---- the run's single end
   RunOutcome out;

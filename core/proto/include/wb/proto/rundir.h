@@ -24,6 +24,7 @@ struct RunDir {
   std::filesystem::path logs() const { return root / "logs"; }
   std::filesystem::path rankLog(int rank) const { return logs() / ("rank-" + std::to_string(rank) + ".log"); }
   std::filesystem::path lockFile() const { return root / ".lock"; }
+  std::filesystem::path rendezvousFile() const { return root / ".rendezvous"; }  // local ranks' FileStore
   std::string id() const { return root.filename().string(); }
 
   // Creates root, checkpoints/ and logs/. Error names the folder and the fix; a root that is
