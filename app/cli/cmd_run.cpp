@@ -325,12 +325,22 @@ int cmdWorker(const Argv& argv) {
     summary["run_wall_s"] = processAgeSeconds();
     (void)proto::writeJsonAtomic(run.summary(), summary);
   }
+  if (outcome->status == proto::kStatusFailed) {  // trained, but something it owed is missing
+    json ev = proto::makeEvent("error", rank, clock.seconds());
+    ev["message"] = outcome->message;
+    ev["code"] = errcName(Errc::Checkpoint);
+    sink.write(ev);
+  }
   json end = proto::makeEvent("end", rank, clock.seconds());
   end["status"] = outcome->status;
   end["summary"] = outcome->summary;
   end["summary"]["status"] = outcome->status;
   sink.write(end);
   if (outcome->status == proto::kStatusCancelled) return 130;
+  if (outcome->status == proto::kStatusFailed) {
+    std::fprintf(stderr, "rank %d: failed: %s\n", rank, outcome->message.c_str());
+    return 1;
+  }
   if (outcome->status == proto::kStatusDiverged) {
     std::fprintf(stderr, "rank %d: diverged: %s\n", rank, outcome->message.c_str());
     return 4;

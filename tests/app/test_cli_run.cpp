@@ -351,6 +351,25 @@ class TestCliRun : public QObject {
     QCOMPARE(int(ofType(after, "run").size()), 1);
     QCOMPARE(int(ofType(after, "end").size()), 1);
   }
+
+  // A checkpoint that cannot be written (here last.pt is a directory in the way) ends the run
+  // `failed`, naming the file: not `ok` with weights that are not on disk.
+  void aCheckpointNotWrittenFailsTheRunNamingIt() {
+    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    QTemporaryDir root;
+    const QString runDir = root.filePath(QStringLiteral("no-checkpoint"));
+    const wb::proto::RunDir run{runDir.toStdString()};
+    QVERIFY(QDir().mkpath(QString::fromStdString((run.lastCheckpoint() / "in-the-way").string())));
+    const CliResult r = runCli(tinyRun(runDir) << QStringLiteral("--events-stdout"));
+    QCOMPARE(r.exitCode, 1);
+    const json end = eventsOf(r.out).back();
+    QCOMPARE(end["status"].get<std::string>(), std::string("failed"));
+    auto summary = wb::proto::readJsonFile(run.summary());
+    QVERIFY(summary.ok());
+    QCOMPARE((*summary)["status"].get<std::string>(), std::string("failed"));
+    const std::string error = (*summary).value("error", "");
+    QVERIFY2(error.find("last.pt") != std::string::npos && error.find("not written") != std::string::npos, error.c_str());
+  }
 };
 
 QTEST_GUILESS_MAIN(TestCliRun)  // QProcess needs an event loop for QTRY_*

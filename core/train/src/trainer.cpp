@@ -537,11 +537,18 @@ Result<TrainOutcome> Trainer::Impl::run() {
     return {};
   };
   double checkpointS = 0;
-  auto checkpoint = [&](const std::string& kind, int epoch, int64_t batchInEpoch) -> Status {
+  std::string checkpointError;  // the first checkpoint not written: the run then ends `failed`
+  // A checkpoint that is not written is a warning at once and fails the run at its end (the
+  // weights it promised are not on disk), after training on: a later save may still succeed.
+  auto checkpoint = [&](const std::string& kind, int epoch, int64_t batchInEpoch) {
     Stopwatch took;
     Status st = writeCheckpoint(kind, epoch, batchInEpoch);
     checkpointS += took.seconds();
-    return st;
+    if (st.ok()) return;
+    const std::string why = kind + ".pt was not written: " + st.error().message +
+                            " (free space or fix permissions in " + ckDir.string() + ", then run again)";
+    warn(why, (ckDir / (kind + ".pt")).string());
+    if (checkpointError.empty()) checkpointError = why;
   };
 
   // ---- the loop
@@ -729,7 +736,7 @@ Result<TrainOutcome> Trainer::Impl::run() {
     }
     if (status == proto::kStatusCancelled) {
       // Keep the position so `run --resume` continues exactly here.
-      if (auto st = checkpoint("last", epoch, batchInEpoch); !st.ok()) warn(st.error().message);
+      checkpoint("last", epoch, batchInEpoch);
       break;
     }
     if (status == proto::kStatusDiverged) break;
@@ -785,10 +792,9 @@ Result<TrainOutcome> Trainer::Impl::run() {
     }
     if (decision.improved) {
       bestMetric = monitored;
-      if (auto st = checkpoint("best", epoch + 1, 0); !st.ok()) warn(st.error().message);
+      checkpoint("best", epoch + 1, 0);
     }
-    if (auto st = checkpoint("last", epochComplete ? epoch + 1 : epoch, epochComplete ? 0 : batchInEpoch); !st.ok())
-      warn(st.error().message);
+    checkpoint("last", epochComplete ? epoch + 1 : epoch, epochComplete ? 0 : batchInEpoch);
     if (decision.stop) {
       status = proto::kStatusEarlyStopped;
       json es = event("early_stop");
@@ -808,6 +814,10 @@ Result<TrainOutcome> Trainer::Impl::run() {
     if (best.ok()) (void)net->loadState(best->params, best->buffers);
   }
 
+  if (!checkpointError.empty()) {
+    status = proto::kStatusFailed;
+    message = checkpointError;
+  }
   TrainOutcome out;
   out.status = status;
   out.message = message;
@@ -842,6 +852,7 @@ Result<TrainOutcome> Trainer::Impl::run() {
     s["best_value"] = stopper.bestValue();
   }
   if (!message.empty()) s["message"] = message;
+  if (!checkpointError.empty()) s["error"] = checkpointError;
   return out;
 }
 
