@@ -20,6 +20,7 @@
 #include "wb/proto/config_json.h"
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
+#include "wb/train/checkpoint.h"
 #include "wb/train/trainer.h"
 #include "worker_dist.h"
 
@@ -200,6 +201,17 @@ int cmdRun(const Argv& argv) {
   if (!timeout.ok()) {
     std::fprintf(stderr, "workbench-cli run: %s\n", timeout.error().message.c_str());
     return 2;
+  }
+  // A checkpoint the ranks would refuse is refused here, before the launcher appends to the run:
+  // a refused resume leaves the finished run (its events and summary) as it was.
+  if (resume) {
+    const std::string last = proto::RunDir{fs::absolute(*resume)}.lastCheckpoint().string();
+    if (fs::exists(last))
+      if (auto ck = train::loadCheckpoint(last); !ck.ok()) {
+        std::fprintf(stderr, "workbench-cli run: --resume %s: %s (the run is left as it was)\n", resume->c_str(),
+                     ck.error().message.c_str());
+        return exitCodeFor(ck.error().code);
+      }
   }
   installStopSignals();
   launch::LaunchOptions lo;
