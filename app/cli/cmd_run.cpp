@@ -48,6 +48,8 @@ Options:
                        config.json; --set changes fields of it (train.epochs to train longer,
                        speedups.devices / speedups.sharding to continue on other ranks), and the
                        config it replaces is kept as config.before-resume-N.json
+  --from last|best     with --resume: the checkpoint to continue from (default last; best when
+                       last.pt is unreadable; the run continues from best.pt's epoch)
   --events-stdout      print events as JSON Lines on stdout (for the GUI and scripts)
   --print-config       print the resolved config and exit
   --collective-timeout S  seconds before a collective with a dead peer fails (default 300)
@@ -153,7 +155,7 @@ void printSummary(const launch::RunOutcome& out) {
 
 int cmdRun(const Argv& argv) {
   Args args(argv, {"events-stdout", "help", "print-config", "overwrite"},
-            {"config", "set", "runs-root", "run-dir", "resume", "collective-timeout"});
+            {"config", "set", "runs-root", "run-dir", "resume", "from", "collective-timeout"});
   if (args.has("help")) {
     std::fputs(kRunHelp, stdout);
     return 0;
@@ -166,6 +168,12 @@ int cmdRun(const Argv& argv) {
   if (resume && args.get("config")) {
     std::fprintf(stderr, "workbench-cli run: --config and --resume: a resumed run keeps its own config.json; "
                          "change fields of it with --set KEY=VALUE (e.g. --set train.epochs=10)\n");
+    return 2;
+  }
+  const std::string from = args.get("from", "last");
+  if (args.get("from") && (!resume || (from != "last" && from != "best"))) {
+    std::fprintf(stderr, "workbench-cli run: --from %s: pass --from last or --from best, with --resume RUN_DIR\n",
+                 from.c_str());
     return 2;
   }
   if (resume && args.has("overwrite")) {
@@ -205,9 +213,10 @@ int cmdRun(const Argv& argv) {
   // A checkpoint the ranks would refuse is refused here, before the launcher appends to the run:
   // a refused resume leaves the finished run (its events and summary) as it was.
   if (resume) {
-    const std::string last = proto::RunDir{fs::absolute(*resume)}.lastCheckpoint().string();
-    if (fs::exists(last))
-      if (auto ck = train::loadCheckpoint(last); !ck.ok()) {
+    const proto::RunDir run{fs::absolute(*resume)};
+    const std::string ckPath = (from == "best" ? run.bestCheckpoint() : run.lastCheckpoint()).string();
+    if (fs::exists(ckPath))
+      if (auto ck = train::loadCheckpoint(ckPath); !ck.ok()) {
         std::fprintf(stderr, "workbench-cli run: --resume %s: %s (the run is left as it was)\n", resume->c_str(),
                      ck.error().message.c_str());
         return exitCodeFor(ck.error().code);
@@ -220,6 +229,7 @@ int cmdRun(const Argv& argv) {
   lo.runs_root = args.get("runs-root", "");
   lo.run_dir = args.get("run-dir", "");
   lo.resume_dir = args.get("resume", "");
+  lo.resume_from = from;
   lo.overwrite = args.has("overwrite");
   lo.collective_timeout_s = static_cast<int>(*timeout);
   const bool eventsOut = args.has("events-stdout");

@@ -240,6 +240,19 @@ class TestCliResume : public QObject {
     QVERIFY2(err.contains("last.pt"), err.constData());
     QCOMPARE(bytes(run.summary()), summary);
     QCOMPARE(bytes(run.events()), events);
+
+    // The advice the refusal gives has a CLI form: continue from best.pt.
+    QVERIFY2(err.contains("--from best"), err.constData());
+    QProcess fromBest;
+    fromBest.start(QStringLiteral(WB_CLI_PATH),
+                   QStringList{QStringLiteral("run"), QStringLiteral("--resume"), runDir, QStringLiteral("--from"),
+                               QStringLiteral("best"), QStringLiteral("--set"), QStringLiteral("train.epochs=2"),
+                               QStringLiteral("--events-stdout")});
+    QVERIFY(fromBest.waitForFinished(300000));
+    const QByteArray out = fromBest.readAllStandardOutput();
+    QVERIFY2(fromBest.exitCode() == 0, fromBest.readAllStandardError().constData());
+    QVERIFY2(out.contains("\"resume\":\"" + QByteArray::fromStdString(run.bestCheckpoint().string()) + "\""), out.left(3000).constData());
+    QVERIFY(out.contains("\"status\":\"ok\""));
   }
 };
 

@@ -129,11 +129,11 @@ int exitCodeForStatus(const std::string& status, int rankCode) {
 
 // What the ranks would refuse when resuming (the trainer checks the same against the checkpoint),
 // found before the run folder is touched, so a refused resume leaves it as it was.
-Status checkResumable(const proto::RunDir& run, const std::string& dir, const Config& config) {
+Status checkResumable(const proto::RunDir& run, const std::string& dir, const std::string& kind, const Config& config) {
   // A finished run has nothing left to train at its train.epochs.
   int64_t trained = -1;
   for (const auto& ev : proto::readEventsFile(run.events().string()))
-    if (proto::stringOr(ev, "type", "") == "checkpoint" && proto::stringOr(ev, "kind", "") == "last")
+    if (proto::stringOr(ev, "type", "") == "checkpoint" && proto::stringOr(ev, "kind", "") == kind)
       trained = proto::intOr(ev, "batch_in_epoch", 0) == 0 ? proto::intOr(ev, "epoch", -1) : -1;
   if (trained >= config.train.epochs)
     return makeError(Errc::InvalidConfig, "train.epochs: " + dir + " has already trained " + std::to_string(trained) +
@@ -211,11 +211,14 @@ Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options)
     auto locked = proto::RunLock::acquire(run);
     if (!locked.ok()) return locked.error();
     lock = std::move(locked).value();
-    if (!fs::exists(run.lastCheckpoint()))
-      return makeError(Errc::Checkpoint, run.lastCheckpoint().string() +
+    if (options.resume_from != "last" && options.resume_from != "best")
+      return makeError(Errc::InvalidConfig, "--from " + options.resume_from + ": resume from last or best");
+    const fs::path from = options.resume_from == "best" ? run.bestCheckpoint() : run.lastCheckpoint();
+    if (!fs::exists(from))
+      return makeError(Errc::Checkpoint, from.string() +
                                              ": no checkpoint to resume from (the run ended before its first epoch)");
-    resumeCheckpoint = run.lastCheckpoint().string();
-    if (auto st = checkResumable(run, options.resume_dir, config); !st.ok()) return st.error();
+    resumeCheckpoint = from.string();
+    if (auto st = checkResumable(run, options.resume_dir, options.resume_from, config); !st.ok()) return st.error();
   } else if (!options.run_dir.empty()) {
     run.root = fs::absolute(options.run_dir);
   } else {

@@ -18,7 +18,8 @@ struct LaunchOptions {
   std::string cli_path;          // the workbench-cli binary that runs ranks (default: this process's)
   std::string runs_root;         // where <run-id>/ is created (default: wb::defaultRunsRoot())
   std::string run_dir;           // explicit run folder (overrides runs_root/<run-id>)
-  std::string resume_dir;        // continue this run from checkpoints/last.pt
+  std::string resume_dir;        // continue this run from checkpoints/<resume_from>.pt
+  std::string resume_from = "last";  // "last" or "best" (an unreadable last.pt's way back)
   bool overwrite = false;        // a run_dir that holds a finished run: replace it (else refused)
   int collective_timeout_s = 300;
   int kill_grace_s = 10;         // SIGTERM -> SIGKILL grace when tearing ranks down
