@@ -186,6 +186,7 @@ void runOnce(report::LadderStepRuns& step, const fs::path& runDir) {
   launch::LaunchOptions lo;
   lo.cli_path = selfPath();
   lo.run_dir = runDir.string();
+  lo.overwrite = true;  // rung folders are the ladder's own: a ladder run again into --out measures afresh
   lo.on_event = [](const json& ev) {
     const std::string type = ev.value("type", "");
     if (type == "eval" && ev.value("rank", 0) == 0)

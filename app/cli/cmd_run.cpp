@@ -21,6 +21,7 @@
 #include "wb/proto/config_json.h"
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
+#include "wb/train/checkpoint.h"
 #include "wb/train/trainer.h"
 #include "worker_dist.h"
 
@@ -40,12 +41,16 @@ Options:
   --config FILE        experiment JSON (see README "Config"); every field has a default
   --set KEY=VALUE      override one field, e.g. --set optim.lr=0.05 (repeatable)
   --runs-root DIR      where run folders go (default $WB_RUNS_ROOT or ~/.local/share/speedup-workbench/runs)
-  --run-dir DIR        use exactly this run folder
+  --run-dir DIR        use exactly this run folder; refused (exit 2) while another run is using it,
+                       and when it already holds a run (continue that with --resume, or --overwrite)
+  --overwrite          replace the run already in --run-dir (its events, summary, checkpoints, logs)
   --resume RUN_DIR     continue RUN_DIR from checkpoints/last.pt (model, optimiser, schedule,
                        loss scaler, early stopping, RNG and sampler position restored), with its
                        config.json; --set changes fields of it (train.epochs to train longer,
                        speedups.devices / speedups.sharding to continue on other ranks), and the
                        config it replaces is kept as config.before-resume-N.json
+  --from last|best     with --resume: the checkpoint to continue from (default last; best when
+                       last.pt is unreadable; the run continues from best.pt's epoch)
   --events-stdout      print events as JSON Lines on stdout (for the GUI and scripts)
   --print-config       print the resolved config and exit
   --collective-timeout S  seconds before a collective with a dead peer fails (default 300)
@@ -60,7 +65,9 @@ One rank of a run. `workbench-cli run` spawns these; on a cluster run them under
   torchrun --no-python --nproc-per-node N workbench-cli worker --config exp.json --run-dir /shared/runs/x
   srun --ntasks N workbench-cli worker --config exp.json --run-dir /shared/runs/x
 The rank reads only RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT (or SLURM_PROCID,
-SLURM_NTASKS, SLURM_LOCALID and MASTER_ADDR/MASTER_PORT under srun). Without --events-stdout, rank 0
+SLURM_NTASKS, SLURM_LOCALID and MASTER_ADDR/MASTER_PORT under srun); `run` gives its ranks
+WB_STORE_FILE=<run folder>/.rendezvous instead of MASTER_ADDR/MASTER_PORT (a c10d FileStore:
+nothing listens beyond loopback). Without --events-stdout, rank 0
 writes the run directory itself (config.json, events.jsonl, summary.json, checkpoints/).
 
 Options:
@@ -148,8 +155,8 @@ void printSummary(const launch::RunOutcome& out) {
 }  // namespace
 
 int cmdRun(const Argv& argv) {
-  Args args(argv, {"events-stdout", "help", "print-config"},
-            {"config", "set", "runs-root", "run-dir", "resume", "collective-timeout"});
+  Args args(argv, {"events-stdout", "help", "print-config", "overwrite"},
+            {"config", "set", "runs-root", "run-dir", "resume", "from", "collective-timeout"});
   if (args.has("help")) {
     std::fputs(kRunHelp, stdout);
     return 0;
@@ -162,6 +169,17 @@ int cmdRun(const Argv& argv) {
   if (resume && args.get("config")) {
     std::fprintf(stderr, "workbench-cli run: --config and --resume: a resumed run keeps its own config.json; "
                          "change fields of it with --set KEY=VALUE (e.g. --set train.epochs=10)\n");
+    return 2;
+  }
+  const std::string from = args.get("from", "last");
+  if (args.get("from") && (!resume || (from != "last" && from != "best"))) {
+    std::fprintf(stderr, "workbench-cli run: --from %s: pass --from last or --from best, with --resume RUN_DIR\n",
+                 from.c_str());
+    return 2;
+  }
+  if (resume && args.has("overwrite")) {
+    std::fprintf(stderr, "workbench-cli run: --overwrite and --resume: --resume continues the run in its folder, "
+                         "--overwrite replaces it; pass one\n");
     return 2;
   }
   if (resume && !fs::is_regular_file(fs::path(*resume) / "config.json")) {
@@ -193,6 +211,18 @@ int cmdRun(const Argv& argv) {
     std::fprintf(stderr, "workbench-cli run: %s\n", timeout.error().message.c_str());
     return 2;
   }
+  // A checkpoint the ranks would refuse is refused here, before the launcher appends to the run:
+  // a refused resume leaves the finished run (its events and summary) as it was.
+  if (resume) {
+    const proto::RunDir run{fs::absolute(*resume)};
+    const std::string ckPath = (from == "best" ? run.bestCheckpoint() : run.lastCheckpoint()).string();
+    if (fs::exists(ckPath))
+      if (auto ck = train::loadCheckpoint(ckPath); !ck.ok()) {
+        std::fprintf(stderr, "workbench-cli run: --resume %s: %s (the run is left as it was)\n", resume->c_str(),
+                     ck.error().message.c_str());
+        return exitCodeFor(ck.error().code);
+      }
+  }
   installStopSignals();
   launch::LaunchOptions lo;
   lo.startup_s = processAgeSeconds();
@@ -200,6 +230,8 @@ int cmdRun(const Argv& argv) {
   lo.runs_root = args.get("runs-root", "");
   lo.run_dir = args.get("run-dir", "");
   lo.resume_dir = args.get("resume", "");
+  lo.resume_from = from;
+  lo.overwrite = args.has("overwrite");
   lo.collective_timeout_s = static_cast<int>(*timeout);
   const bool eventsOut = args.has("events-stdout");
   const bool tty = ::isatty(STDERR_FILENO);
@@ -258,6 +290,7 @@ int cmdWorker(const Argv& argv) {
 
   // Standalone (torchrun / srun): rank 0 writes the run directory itself.
   proto::RunDir run;
+  proto::RunLock runLock;  // rank 0 of a standalone run holds the folder until it returns
   if (auto dir = args.get("run-dir")) run.root = fs::absolute(*dir);
   if (!eventsOut) {
     if (run.root.empty()) {
@@ -268,6 +301,9 @@ int cmdWorker(const Argv& argv) {
     }
     if (rank == 0) {
       if (auto st = run.create(); !st.ok()) return fail(st.error());
+      auto locked = proto::RunLock::acquire(run);
+      if (!locked.ok()) return fail(locked.error());
+      runLock = std::move(locked).value();
       if (auto st = proto::writeJsonAtomic(run.config(), proto::configToJson(*config)); !st.ok()) return fail(st.error());
       if (auto st = sink.openFile(run.events().string()); !st.ok()) return fail(st.error());
       std::fprintf(stderr, "rank 0 writes %s\n", run.root.string().c_str());
@@ -312,6 +348,12 @@ int cmdWorker(const Argv& argv) {
     summary["run_wall_s"] = processAgeSeconds();
     (void)proto::writeJsonAtomic(run.summary(), summary);
   }
+  if (outcome->status == proto::kStatusFailed) {  // trained, but something it owed is missing
+    json ev = proto::makeEvent("error", rank, clock.seconds());
+    ev["message"] = outcome->message;
+    ev["code"] = errcName(Errc::Checkpoint);
+    sink.write(ev);
+  }
   json end = proto::makeEvent("end", rank, clock.seconds());
   end["status"] = outcome->status;
   end["summary"] = outcome->summary;
@@ -319,6 +361,10 @@ int cmdWorker(const Argv& argv) {
   sink.write(end);
   int code = 0;
   if (outcome->status == proto::kStatusCancelled) code = 130;
+  if (outcome->status == proto::kStatusFailed) {
+    std::fprintf(stderr, "rank %d: failed: %s\n", rank, outcome->message.c_str());
+    code = 1;
+  }
   if (outcome->status == proto::kStatusDiverged) {
     std::fprintf(stderr, "rank %d: diverged: %s\n", rank, outcome->message.c_str());
     code = 4;

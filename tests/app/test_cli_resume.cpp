@@ -8,6 +8,8 @@
 #include <QTemporaryDir>
 
 #include <csignal>
+#include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "wb/proto/events.h"
@@ -203,6 +205,54 @@ class TestCliResume : public QObject {
     // Trained on, not restarted: a fresh lenet starts at ln(10) = 2.3.
     QVERIFY(firstLoss > 2.0);
     QVERIFY2(lastEval["val_loss"].get<double>() < 1.2, lastEval.dump().c_str());
+  }
+
+  // A resume refused for a corrupt last.pt leaves the finished run as it was: its summary still
+  // says how it ended, and its events have nothing of the refused attempt.
+  void aRefusedResumeLeavesTheRunUntouched() {
+    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    QTemporaryDir root;
+    const QString runDir = root.filePath(QStringLiteral("finished"));
+    const wb::proto::RunDir run{runDir.toStdString()};
+    QProcess first;
+    first.start(QStringLiteral(WB_CLI_PATH), QStringList{QStringLiteral("run"), QStringLiteral("--run-dir"), runDir,
+                                                         QStringLiteral("--set"), QStringLiteral("data.limit_train=512"),
+                                                         QStringLiteral("--set"), QStringLiteral("data.limit_val=256"),
+                                                         QStringLiteral("--set"), QStringLiteral("train.epochs=1")});
+    QVERIFY(first.waitForFinished(300000));
+    QCOMPARE(first.exitCode(), 0);
+    {
+      std::fstream ck(run.lastCheckpoint(), std::ios::in | std::ios::out | std::ios::binary);
+      ck.seekp(200);
+      ck.write("garbage!garbage!", 16);  // the CRC no longer matches
+    }
+    auto bytes = [](const std::filesystem::path& p) {
+      std::ifstream in(p, std::ios::binary);
+      return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    };
+    const std::string summary = bytes(run.summary()), events = bytes(run.events());
+    QProcess resume;
+    resume.start(QStringLiteral(WB_CLI_PATH), QStringList{QStringLiteral("run"), QStringLiteral("--resume"), runDir,
+                                                          QStringLiteral("--set"), QStringLiteral("train.epochs=2")});
+    QVERIFY(resume.waitForFinished(300000));
+    const QByteArray err = resume.readAllStandardError();
+    QVERIFY2(resume.exitCode() != 0, err.constData());
+    QVERIFY2(err.contains("last.pt"), err.constData());
+    QCOMPARE(bytes(run.summary()), summary);
+    QCOMPARE(bytes(run.events()), events);
+
+    // The advice the refusal gives has a CLI form: continue from best.pt.
+    QVERIFY2(err.contains("--from best"), err.constData());
+    QProcess fromBest;
+    fromBest.start(QStringLiteral(WB_CLI_PATH),
+                   QStringList{QStringLiteral("run"), QStringLiteral("--resume"), runDir, QStringLiteral("--from"),
+                               QStringLiteral("best"), QStringLiteral("--set"), QStringLiteral("train.epochs=2"),
+                               QStringLiteral("--events-stdout")});
+    QVERIFY(fromBest.waitForFinished(300000));
+    const QByteArray out = fromBest.readAllStandardOutput();
+    QVERIFY2(fromBest.exitCode() == 0, fromBest.readAllStandardError().constData());
+    QVERIFY2(out.contains("\"resume\":\"" + QByteArray::fromStdString(run.bestCheckpoint().string()) + "\""), out.left(3000).constData());
+    QVERIFY(out.contains("\"status\":\"ok\""));
   }
 };
 

@@ -76,6 +76,17 @@ CliResult runCliRaw(std::vector<std::string> args) {
   return r;
 }
 
+QByteArray fileBytes(const std::filesystem::path& path) {
+  QFile f(QString::fromStdString(path.string()));
+  return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray("<missing>");
+}
+
+QStringList tinyRun(const QString& runDir) {
+  return {QStringLiteral("run"), QStringLiteral("--run-dir"), runDir, QStringLiteral("--set"),
+          QStringLiteral("data.limit_train=512"), QStringLiteral("--set"), QStringLiteral("data.limit_val=256"),
+          QStringLiteral("--set"), QStringLiteral("train.epochs=1")};
+}
+
 bool haveFashionMnist() { return QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")); }
 
 double num(const json& j, const char* key) {
@@ -292,6 +303,72 @@ class TestCliRun : public QObject {
     QCOMPARE((*summary)["status"].get<std::string>(), std::string("cancelled"));
     // The checkpoint of the cancelled position is there, so the run can be resumed.
     QVERIFY(QFile::exists(QString::fromStdString(run.lastCheckpoint().string())));
+  }
+
+  // A run folder belongs to one live run: a second run, or a resume, into it is refused while
+  // the first trains, and the first run's event stream has nothing of theirs.
+  void aRunFolderInUseIsRefused() {
+    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    QTemporaryDir root;
+    const QString runDir = root.filePath(QStringLiteral("busy"));
+    QProcess first;
+    first.start(QStringLiteral(WB_CLI_PATH),
+                {QStringLiteral("run"), QStringLiteral("--run-dir"), runDir, QStringLiteral("--events-stdout"),
+                 QStringLiteral("--set"), QStringLiteral("data.limit_train=20000"), QStringLiteral("--set"),
+                 QStringLiteral("train.epochs=3"), QStringLiteral("--set"), QStringLiteral("train.log_every=1")});
+    QByteArray out;
+    QTRY_VERIFY_WITH_TIMEOUT((out += first.readAllStandardOutput(), out.contains("\"type\":\"step\"")), 300000);
+    for (const QStringList& args : {tinyRun(runDir), QStringList{QStringLiteral("run"), QStringLiteral("--resume"), runDir}}) {
+      const CliResult second = runCli(args);
+      QVERIFY2(second.exitCode == 2, second.err.constData());
+      QVERIFY2(second.err.contains(runDir.toUtf8()) && second.err.contains("another run is using it"), second.err.constData());
+    }
+    ::kill(static_cast<pid_t>(first.processId()), SIGTERM);
+    QVERIFY(first.waitForFinished(120000));
+    QCOMPARE(first.exitCode(), 130);
+    const auto events = wb::proto::readEventsFile(wb::proto::RunDir{runDir.toStdString()}.events().string());
+    QCOMPARE(int(ofType(events, "run").size()), 1);
+    QCOMPARE(int(ofType(events, "end").size()), 1);
+  }
+
+  // A new run into a folder that holds a finished run is refused (its files untouched) unless
+  // --overwrite, which replaces it: one run's events, not two.
+  void aFinishedRunIsReplacedOnlyWithOverwrite() {
+    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    QTemporaryDir root;
+    const QString runDir = root.filePath(QStringLiteral("done"));
+    const wb::proto::RunDir run{runDir.toStdString()};
+    QCOMPARE(runCli(tinyRun(runDir)).exitCode, 0);
+    const QByteArray summary = fileBytes(run.summary()), events = fileBytes(run.events());
+    const CliResult again = runCli(tinyRun(runDir));
+    QVERIFY2(again.exitCode == 2, again.err.constData());
+    QVERIFY2(again.err.contains(runDir.toUtf8()) && again.err.contains("--overwrite"), again.err.constData());
+    QCOMPARE(fileBytes(run.summary()), summary);
+    QCOMPARE(fileBytes(run.events()), events);
+    const CliResult replaced = runCli(tinyRun(runDir) << QStringLiteral("--overwrite"));
+    QVERIFY2(replaced.exitCode == 0, replaced.err.constData());
+    const auto after = wb::proto::readEventsFile(run.events().string());
+    QCOMPARE(int(ofType(after, "run").size()), 1);
+    QCOMPARE(int(ofType(after, "end").size()), 1);
+  }
+
+  // A checkpoint that cannot be written (here last.pt is a directory in the way) ends the run
+  // `failed`, naming the file: not `ok` with weights that are not on disk.
+  void aCheckpointNotWrittenFailsTheRunNamingIt() {
+    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    QTemporaryDir root;
+    const QString runDir = root.filePath(QStringLiteral("no-checkpoint"));
+    const wb::proto::RunDir run{runDir.toStdString()};
+    QVERIFY(QDir().mkpath(QString::fromStdString((run.lastCheckpoint() / "in-the-way").string())));
+    const CliResult r = runCli(tinyRun(runDir) << QStringLiteral("--events-stdout"));
+    QCOMPARE(r.exitCode, 1);
+    const json end = eventsOf(r.out).back();
+    QCOMPARE(end["status"].get<std::string>(), std::string("failed"));
+    auto summary = wb::proto::readJsonFile(run.summary());
+    QVERIFY(summary.ok());
+    QCOMPARE((*summary)["status"].get<std::string>(), std::string("failed"));
+    const std::string error = (*summary).value("error", "");
+    QVERIFY2(error.find("last.pt") != std::string::npos && error.find("not written") != std::string::npos, error.c_str());
   }
 };
 

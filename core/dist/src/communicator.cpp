@@ -29,7 +29,9 @@ std::string seconds(std::chrono::milliseconds ms) {
 bool contains(const std::string& s, const char* needle) { return s.find(needle) != std::string::npos; }
 
 std::string rankName(const DistEnv& env) { return "rank " + std::to_string(env.rank); }
-std::string endpoint(const DistEnv& env) { return env.master_addr + ":" + std::to_string(env.master_port); }
+std::string endpoint(const DistEnv& env) {
+  return env.store_file.empty() ? env.master_addr + ":" + std::to_string(env.master_port) : env.store_file;
+}
 
 std::vector<uint8_t> bytesOf(const std::string& s) { return {s.begin(), s.end()}; }
 std::string stringOf(const std::vector<uint8_t>& v) { return {v.begin(), v.end()}; }
@@ -38,8 +40,21 @@ bool isLoopback(const std::string& addr) {
   return addr == "localhost" || addr == "::1" || addr.rfind("127.", 0) == 0;
 }
 
+// One machine (WB_STORE_FILE): a FileStore, as LibTorch's own c10d tests use; nothing listens.
+Result<c10::intrusive_ptr<c10d::Store>> openFileStore(const DistEnv& env, std::chrono::milliseconds timeout) {
+  try {
+    auto store = c10::make_intrusive<c10d::FileStore>(env.store_file, env.world_size);
+    store->setTimeout(timeout);
+    return c10::intrusive_ptr<c10d::Store>(store);
+  } catch (const std::exception& e) {
+    return distError(rankName(env) + ": rendezvous file " + env.store_file + " failed: " + shortWhat(e) +
+                     " (WB_STORE_FILE must be a writable path every rank shares)");
+  }
+}
+
 // Rank 0 hosts the store (unless torchrun's agent does), every rank connects to it as a client.
 Result<c10::intrusive_ptr<c10d::Store>> connectStore(const DistEnv& env, std::chrono::milliseconds timeout) {
+  if (!env.store_file.empty()) return openFileStore(env, timeout);
   c10d::TCPStoreOptions o;
   o.port = static_cast<std::uint16_t>(env.master_port);
   o.isServer = env.rank == 0 && !env.agent_store;

@@ -76,6 +76,11 @@ Result<DistEnv> readWith(const Lookup& env, const Names& n) {
   if (auto lw_s = get(env, n.localWorld))
     if (auto lw = parseInt(n.localWorld, *lw_s, "processes on this node"); lw.ok() && *lw >= 1) d.local_world_size = *lw;
 
+  if (auto file = get(env, "WB_STORE_FILE"); file && !file->empty()) {  // one machine: no port, no address
+    d.store_file = *file;
+    if (auto id = get(env, "WB_RUN_ID")) d.run_id = *id;
+    return d;
+  }
   auto port_s = get(env, "MASTER_PORT");
   auto addr_s = get(env, "MASTER_ADDR");
   if (d.world_size == 1 && !port_s) return d;  // one process: no group needed
@@ -130,7 +135,8 @@ DistEnv DistEnv::local(int rank, int world_size, int master_port) {
 std::string DistEnv::describe() const {
   std::string s = "rank " + std::to_string(rank) + "/" + std::to_string(world_size) + " (local " +
                   std::to_string(local_rank) + ") via " + source;
-  if (launched()) s += ", rendezvous " + master_addr + ":" + std::to_string(master_port);
+  if (!store_file.empty()) s += ", rendezvous file " + store_file;
+  else if (launched()) s += ", rendezvous " + master_addr + ":" + std::to_string(master_port);
   return s;
 }
 

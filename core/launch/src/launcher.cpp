@@ -42,23 +42,6 @@ std::string selfExe() {
   return buf;
 }
 
-// A free TCP port on 127.0.0.1 (bound then released; the rank-0 store binds it next).
-int freeLoopbackPort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return 29500;
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  int port = 29500;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
-    socklen_t len = sizeof addr;
-    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) port = ntohs(addr.sin_port);
-  }
-  ::close(fd);
-  return port;
-}
-
 std::string tailOfFile(const fs::path& path, size_t maxBytes = 2000) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return "";
@@ -146,11 +129,11 @@ int exitCodeForStatus(const std::string& status, int rankCode) {
 
 // What the ranks would refuse when resuming (the trainer checks the same against the checkpoint),
 // found before the run folder is touched, so a refused resume leaves it as it was.
-Status checkResumable(const proto::RunDir& run, const std::string& dir, const Config& config) {
+Status checkResumable(const proto::RunDir& run, const std::string& dir, const std::string& kind, const Config& config) {
   // A finished run has nothing left to train at its train.epochs.
   int64_t trained = -1;
   for (const auto& ev : proto::readEventsFile(run.events().string()))
-    if (proto::stringOr(ev, "type", "") == "checkpoint" && proto::stringOr(ev, "kind", "") == "last")
+    if (proto::stringOr(ev, "type", "") == "checkpoint" && proto::stringOr(ev, "kind", "") == kind)
       trained = proto::intOr(ev, "batch_in_epoch", 0) == 0 ? proto::intOr(ev, "epoch", -1) : -1;
   if (trained >= config.train.epochs)
     return makeError(Errc::InvalidConfig, "train.epochs: " + dir + " has already trained " + std::to_string(trained) +
@@ -166,6 +149,26 @@ Status checkResumable(const proto::RunDir& run, const std::string& dir, const Co
     return makeError(Errc::InvalidConfig, "optim.name: " + dir + " was trained with " + wasOptim +
                                               " and this run asks for " + config.optim.name +
                                               "; resume with the same optimiser, or start a new run to change it");
+  return {};
+}
+
+// A new run into a folder that already holds one would silently replace its results: refused
+// unless asked for (--overwrite), and then the old run's files go first, so nothing of it mixes
+// into the new one (events.jsonl is appended to).
+Status prepareFreshFolder(const proto::RunDir& run, bool overwrite) {
+  std::error_code ec;
+  const bool finished = fs::exists(run.summary(), ec) || fs::exists(run.events(), ec);
+  if (!finished) return {};
+  if (!overwrite)
+    return makeError(Errc::InvalidConfig, "--run-dir " + run.root.string() +
+                                              ": it already holds a run (events.jsonl or summary.json); continue it "
+                                              "with --resume, pass --overwrite to replace it, or choose another folder");
+  std::vector<fs::path> old = {run.events(), run.summary(), run.env()};
+  for (const auto& d : {run.checkpoints(), run.logs()})
+    for (const auto& entry : fs::directory_iterator(d, ec)) old.push_back(entry.path());
+  for (const auto& f : old)
+    if (fs::remove_all(f, ec); ec)
+      return makeError(Errc::Io, f.string() + ": cannot remove it to --overwrite the run: " + ec.message());
   return {};
 }
 
@@ -199,16 +202,23 @@ Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options)
   proto::RunDir run;
   json resolved = proto::configToJson(config);
   std::string resumeCheckpoint;
+  proto::RunLock lock;  // held until the run's end is written
   if (!options.resume_dir.empty()) {
     run.root = fs::absolute(options.resume_dir);
     if (!run.looksLikeRun())
       return makeError(Errc::InvalidConfig, "--resume " + options.resume_dir +
                                                 ": not a run directory (no config.json or events.jsonl)");
-    if (!fs::exists(run.lastCheckpoint()))
-      return makeError(Errc::Checkpoint, run.lastCheckpoint().string() +
+    auto locked = proto::RunLock::acquire(run);
+    if (!locked.ok()) return locked.error();
+    lock = std::move(locked).value();
+    if (options.resume_from != "last" && options.resume_from != "best")
+      return makeError(Errc::InvalidConfig, "--from " + options.resume_from + ": resume from last or best");
+    const fs::path from = options.resume_from == "best" ? run.bestCheckpoint() : run.lastCheckpoint();
+    if (!fs::exists(from))
+      return makeError(Errc::Checkpoint, from.string() +
                                              ": no checkpoint to resume from (the run ended before its first epoch)");
-    resumeCheckpoint = run.lastCheckpoint().string();
-    if (auto st = checkResumable(run, options.resume_dir, config); !st.ok()) return st.error();
+    resumeCheckpoint = from.string();
+    if (auto st = checkResumable(run, options.resume_dir, options.resume_from, config); !st.ok()) return st.error();
   } else if (!options.run_dir.empty()) {
     run.root = fs::absolute(options.run_dir);
   } else {
@@ -216,6 +226,12 @@ Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options)
     run.root = fs::absolute(root / makeRunId(config.name));
   }
   if (auto st = run.create(); !st.ok()) return st.error();
+  if (options.resume_dir.empty()) {
+    auto locked = proto::RunLock::acquire(run);
+    if (!locked.ok()) return locked.error();
+    lock = std::move(locked).value();
+    if (auto st = prepareFreshFolder(run, options.overwrite); !st.ok()) return st.error();
+  }
   json configChanges = json::array();
   if (!options.resume_dir.empty() && fs::exists(run.config())) {
     // Resumed with --set changes: the config it ran with stays, as config.before-resume-N.json.
@@ -263,7 +279,11 @@ Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options)
   // ---- spawn the ranks
   const int world = config.speedups.devices;
   const std::string cli = options.cli_path.empty() ? selfExe() : options.cli_path;
-  const int port = freeLoopbackPort();
+  // The ranks meet through a FileStore in the run folder: nothing listens beyond loopback (a
+  // TCPStore would listen on every interface). A crashed run's file would hold stale keys.
+  const fs::path rendezvous = run.rendezvousFile();
+  std::error_code rmEc;
+  fs::remove(rendezvous, rmEc);
   std::vector<Rank> ranks(static_cast<size_t>(world));
   std::string startError;
   for (int i = 0; i < world; ++i) {
@@ -275,7 +295,7 @@ Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options)
       args.push_back("--resume");
       args.push_back(resumeCheckpoint);
     }
-    std::vector<std::string> env = {"MASTER_ADDR=127.0.0.1", "MASTER_PORT=" + std::to_string(port),
+    std::vector<std::string> env = {"WB_STORE_FILE=" + rendezvous.string(),
                                     "RANK=" + std::to_string(i), "WORLD_SIZE=" + std::to_string(world),
                                     "LOCAL_RANK=" + std::to_string(i), "LOCAL_WORLD_SIZE=" + std::to_string(world)};
     if (auto st = spawnRank(r, cli, args, env, run.rankLog(i)); !st.ok()) {
@@ -410,6 +430,8 @@ Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options)
     for (auto& r : ranks) pipesOpen = pipesOpen || r.outFd >= 0;
     if (allDone && !pipesOpen) break;
   }
+
+  fs::remove(rendezvous, rmEc);
 
   // ---- the run's single end
   RunOutcome out;

@@ -1,5 +1,11 @@
 #include "wb/proto/rundir.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 
 #include "wb/common/fs.h"
@@ -23,6 +29,35 @@ Status RunDir::create() const {
 bool RunDir::looksLikeRun() const {
   std::error_code ec;
   return fs::exists(config(), ec) || fs::exists(events(), ec);
+}
+
+Result<RunLock> RunLock::acquire(const RunDir& run) {
+  const std::string path = run.lockFile().string();
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return makeError(Errc::Io, "cannot open " + path + ": " + std::strerror(errno) + " (is the run folder writable?)");
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    ::close(fd);
+    if (err == EWOULDBLOCK)
+      return makeError(Errc::InvalidConfig, "run folder " + run.root.string() +
+                                                ": another run is using it (it holds " + path +
+                                                "); wait for that run to end, or choose another --run-dir");
+    return makeError(Errc::Io, "cannot lock " + path + ": " + std::strerror(err));
+  }
+  return RunLock(fd);
+}
+
+RunLock& RunLock::operator=(RunLock&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = other.fd_;
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+RunLock::~RunLock() {
+  if (fd_ >= 0) ::close(fd_);
 }
 
 Status writeJsonAtomic(const fs::path& path, const nlohmann::json& doc) {

@@ -22,7 +22,7 @@ constexpr const char* kMagic = "speedup-workbench-checkpoint";
 constexpr int kFormatVersion = 1;
 
 std::string advice() {
-  return "delete it and resume from best.pt, or start the run afresh";
+  return "resume from best.pt instead (run --resume RUN_DIR --from best), or start the run afresh";
 }
 
 Error checkpointError(const std::string& path, const std::string& what) {

@@ -212,6 +212,18 @@ struct Trainer::Impl {
     emit(ev);
   }
   bool stopRequested() const { return o.stop_flag && o.stop_flag->load(); }
+  // Every rank must stop at the same step, or the next collectives mismatch (one rank in the
+  // gradient all-reduce, another writing its checkpoint: Gloo "connection reset"). The signal
+  // reaches ranks at different moments, so with more than one rank they agree on it at every
+  // `every`-th iteration (the same on all ranks): one small all-reduce per log interval, not a
+  // device sync per step.
+  bool stopAgreed(GradSync* gs, int64_t iteration, int64_t every) const {
+    if (!gs) return stopRequested();
+    if (iteration % std::max<int64_t>(1, every) != 0) return false;
+    double flag = stopRequested() ? 1.0 : 0.0;
+    gs->allReduceSum(&flag, 1);
+    return flag > 0;
+  }
   bool isMain() const { return o.rank == 0; }
 
   Result<TrainOutcome> run();
@@ -528,11 +540,18 @@ Result<TrainOutcome> Trainer::Impl::run() {
     return {};
   };
   double checkpointS = 0;
-  auto checkpoint = [&](const std::string& kind, int epoch, int64_t batchInEpoch) -> Status {
+  std::string checkpointError;  // the first checkpoint not written: the run then ends `failed`
+  // A checkpoint that is not written is a warning at once and fails the run at its end (the
+  // weights it promised are not on disk), after training on: a later save may still succeed.
+  auto checkpoint = [&](const std::string& kind, int epoch, int64_t batchInEpoch) {
     Stopwatch took;
     Status st = writeCheckpoint(kind, epoch, batchInEpoch);
     checkpointS += took.seconds();
-    return st;
+    if (st.ok()) return;
+    const std::string why = kind + ".pt was not written: " + st.error().message +
+                            " (free space or fix permissions in " + ckDir.string() + ", then run again)";
+    warn(why, (ckDir / (kind + ".pt")).string());
+    if (checkpointError.empty()) checkpointError = why;
   };
 
   // ---- the loop
@@ -638,7 +657,7 @@ Result<TrainOutcome> Trainer::Impl::run() {
     faultsAt = minorPageFaults();
     try {
       for (;;) {
-        if (stopRequested()) {
+        if (stopAgreed(gs, iteration, c.train.log_every)) {
           status = proto::kStatusCancelled;
           stopTraining = true;
           break;
@@ -720,7 +739,7 @@ Result<TrainOutcome> Trainer::Impl::run() {
     }
     if (status == proto::kStatusCancelled) {
       // Keep the position so `run --resume` continues exactly here.
-      if (auto st = checkpoint("last", epoch, batchInEpoch); !st.ok()) warn(st.error().message);
+      checkpoint("last", epoch, batchInEpoch);
       break;
     }
     if (status == proto::kStatusDiverged) break;
@@ -776,10 +795,9 @@ Result<TrainOutcome> Trainer::Impl::run() {
     }
     if (decision.improved) {
       bestMetric = monitored;
-      if (auto st = checkpoint("best", epoch + 1, 0); !st.ok()) warn(st.error().message);
+      checkpoint("best", epoch + 1, 0);
     }
-    if (auto st = checkpoint("last", epochComplete ? epoch + 1 : epoch, epochComplete ? 0 : batchInEpoch); !st.ok())
-      warn(st.error().message);
+    checkpoint("last", epochComplete ? epoch + 1 : epoch, epochComplete ? 0 : batchInEpoch);
     if (decision.stop) {
       status = proto::kStatusEarlyStopped;
       json es = event("early_stop");
@@ -799,6 +817,10 @@ Result<TrainOutcome> Trainer::Impl::run() {
     if (best.ok()) (void)net->loadState(best->params, best->buffers);
   }
 
+  if (!checkpointError.empty()) {
+    status = proto::kStatusFailed;
+    message = checkpointError;
+  }
   TrainOutcome out;
   out.status = status;
   out.message = message;
@@ -833,6 +855,7 @@ Result<TrainOutcome> Trainer::Impl::run() {
     s["best_value"] = stopper.bestValue();
   }
   if (!message.empty()) s["message"] = message;
+  if (!checkpointError.empty()) s["error"] = checkpointError;
   return out;
 }
 

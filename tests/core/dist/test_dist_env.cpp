@@ -87,6 +87,15 @@ class TestDistEnv : public QObject {
     QVERIFY(!plain->agent_store);
   }
 
+  void storeFileNeedsNoMasterAddrOrPort() {
+    auto env = parse(varsFrom(QStringLiteral("RANK=1 WORLD_SIZE=2 WB_STORE_FILE=/tmp/run/.rendezvous")));
+    QVERIFY2(env.ok(), env.ok() ? "" : env.error().message.c_str());
+    QVERIFY(env->launched());
+    QCOMPARE(QString::fromStdString(env->store_file), QStringLiteral("/tmp/run/.rendezvous"));
+    QCOMPARE(env->master_port, 0);
+    QVERIFY(env->describe().find("/tmp/run/.rendezvous") != std::string::npos);
+  }
+
   void runIdNamespacesTheRendezvous() {
     auto env = parse(varsFrom(QStringLiteral("RANK=0 WORLD_SIZE=2 MASTER_ADDR=a MASTER_PORT=5 WB_RUN_ID=run-42")));
     QVERIFY(env.ok());

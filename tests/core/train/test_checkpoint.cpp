@@ -227,7 +227,7 @@ class TestCheckpoint : public QObject {
     QVERIFY2(msg.contains(QString::fromStdString(bad.string())), qPrintable(msg));
     QVERIFY2(msg.contains(says), qPrintable(msg));
     if (kind != QLatin1String("missing"))
-      QVERIFY2(msg.contains(QLatin1String("delete it")), qPrintable(msg));
+      QVERIFY2(msg.contains(QLatin1String("--from best")), qPrintable(msg));
   }
 
   // LibTorch does not check the zip CRCs on load: flipped bytes inside tensor data must still

@@ -47,9 +47,11 @@ class Communicator {
  public:
   // Sets up the group for `env`. When !env.launched() (a plain single process) returns a local
   // communicator (world size 1, no store, no group; collectives are identities). With NCCL,
-  // selects cuda:LOCAL_RANK first. Rank 0 hosts the TCPStore (listening on MASTER_PORT; LibTorch
-  // 1.13 listens on every interface, clients connect to MASTER_ADDR). The Gloo device binds to
-  // 127.0.0.1 when MASTER_ADDR is a loopback address, to GLOO_SOCKET_IFNAME when set, else to
+  // selects cuda:LOCAL_RANK first. With env.store_file (workbench-cli run on one machine) the
+  // ranks meet through a c10d FileStore and nothing listens beyond loopback; otherwise rank 0
+  // hosts the TCPStore (listening on MASTER_PORT; LibTorch 1.13 listens on every interface,
+  // clients connect to MASTER_ADDR). The Gloo device binds to 127.0.0.1 when MASTER_ADDR is a
+  // loopback address (the default with a store file), to GLOO_SOCKET_IFNAME when set, else to
   // this host's name.
   static Result<std::unique_ptr<Communicator>> create(const DistEnv& env, const CommOptions& options = {});
   static std::unique_ptr<Communicator> local();

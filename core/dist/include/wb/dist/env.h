@@ -6,6 +6,9 @@
 //   srun (Slurm):                 SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID, SLURM_NTASKS_PER_NODE, plus MASTER_ADDR and
 //                                 MASTER_PORT exported by the batch script
 //   nothing set (or world size 1 without MASTER_PORT): one process, no process group.
+// workbench-cli run on one machine: WB_STORE_FILE=<run folder>/.rendezvous instead of
+// MASTER_ADDR/MASTER_PORT, so the ranks meet through a c10d FileStore and nothing listens beyond
+// loopback (a TCPStore server listens on every interface).
 // Optional: WB_RUN_ID (or torchrun's TORCHELASTIC_RUN_ID, plus TORCHELASTIC_RESTART_COUNT)
 // namespaces the rendezvous keys, so a rank that reaches another run's (or an earlier attempt's)
 // store fails instead of joining it. TORCHELASTIC_USE_AGENT_STORE=True (torchrun >= 2.x): the
@@ -29,10 +32,11 @@ struct DistEnv {
   std::string run_id = "default";        // rendezvous key namespace
   std::string source = "none";           // "torchrun" | "slurm" | "local" | "none" (messages, `start`)
   bool agent_store = false;              // the launcher hosts the store: every rank is a client
+  std::string store_file;                // set: rendezvous through this FileStore, not a TCPStore
 
   // True when a launcher asked for a process group (every rank must then call
   // Communicator::create). False for a plain single process.
-  bool launched() const { return master_port != 0; }
+  bool launched() const { return master_port != 0 || !store_file.empty(); }
   bool isMain() const { return rank == 0; }
 
   // The environment of this process.

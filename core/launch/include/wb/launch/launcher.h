@@ -18,7 +18,9 @@ struct LaunchOptions {
   std::string cli_path;          // the workbench-cli binary that runs ranks (default: this process's)
   std::string runs_root;         // where <run-id>/ is created (default: wb::defaultRunsRoot())
   std::string run_dir;           // explicit run folder (overrides runs_root/<run-id>)
-  std::string resume_dir;        // continue this run from checkpoints/last.pt
+  std::string resume_dir;        // continue this run from checkpoints/<resume_from>.pt
+  std::string resume_from = "last";  // "last" or "best" (an unreadable last.pt's way back)
+  bool overwrite = false;        // a run_dir that holds a finished run: replace it (else refused)
   int collective_timeout_s = 300;
   int kill_grace_s = 10;         // SIGTERM -> SIGKILL grace when tearing ranks down
   // Seconds the command had already run when it called launchRun (its own start-up), counted
@@ -42,8 +44,9 @@ struct RunOutcome {
 // the ladder and the advisor do not report its speedups.
 nlohmann::json runCpuJson(double ranksCpuSeconds, double launcherWallSeconds, int askedCores, double otherCores);
 
-// Blocks until the run ends. Returns an Error only when the run could not start (bad config,
-// unwritable runs root); a run that started and failed is a RunOutcome with status "failed".
+// Blocks until the run ends, holding the run folder's RunLock throughout. Returns an Error only
+// when the run could not start (bad config, unwritable runs root, a folder another run holds,
+// a folder with a finished run and neither resume_dir nor overwrite); a run that started and failed is a RunOutcome with status "failed".
 Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options);
 
 // Asks a running launchRun (from a signal handler or another thread) to stop: ranks get SIGTERM,
