@@ -33,6 +33,26 @@ namespace fs = std::filesystem;
 namespace {
 
 std::atomic<int> g_stopRequests{0};
+bool g_userIgnoresXfsz = false;  // SIGXFSZ's disposition before launchRun ignored it
+
+// A file size limit must be an error the run reports (EFBIG), not a signal that kills the
+// launcher unseen: SIGXFSZ is ignored while a run is launched, and given back after.
+class IgnoreXfsz {
+ public:
+  IgnoreXfsz() {
+    struct sigaction ign {};
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    ::sigaction(SIGXFSZ, &ign, &previous_);
+    g_userIgnoresXfsz = previous_.sa_handler == SIG_IGN;
+  }
+  ~IgnoreXfsz() { ::sigaction(SIGXFSZ, &previous_, nullptr); }
+  IgnoreXfsz(const IgnoreXfsz&) = delete;
+  IgnoreXfsz& operator=(const IgnoreXfsz&) = delete;
+
+ private:
+  struct sigaction previous_ {};
+};
 
 std::string selfExe() {
   char buf[4096];
@@ -89,6 +109,8 @@ Status spawnRank(Rank& r, const std::string& cli, const std::vector<std::string>
   argv.push_back(const_cast<char*>(cli.c_str()));
   for (auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
+  const std::string execFailed = "cannot execute " + cli + ": ";
+  const bool xfszIgnored = g_userIgnoresXfsz;
   const pid_t parent = ::getpid();
   pid_t pid = ::fork();
   if (pid < 0) {
@@ -98,18 +120,24 @@ Status spawnRank(Rank& r, const std::string& cli, const std::vector<std::string>
     return makeError(Errc::Io, std::string("cannot start rank ") + std::to_string(r.rank) + ": " + std::strerror(errno));
   }
   if (pid == 0) {
-    // Child: die with the launcher (no orphans even if the launcher is SIGKILLed).
-    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    // Child: die with the launcher (no orphans even if the launcher is SIGKILLed: a rank
+    // nobody reads has nothing left to report to). The rank stays in the launcher's process
+    // group, so a kill of that group (the window's Stop after its grace period) reaches it.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != parent) ::_exit(1);
-    ::setpgid(0, 0);
     ::dup2(pipefd[1], STDOUT_FILENO);
     ::dup2(logFd, STDERR_FILENO);
     int devnull = ::open("/dev/null", O_RDONLY);
     if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
     for (auto& kv : env) ::putenv(const_cast<char*>(kv.c_str()));
     ::signal(SIGINT, SIG_IGN);  // the launcher forwards a Ctrl-C as SIGTERM
+    ::signal(SIGXFSZ, xfszIgnored ? SIG_IGN : SIG_DFL);  // the rank gets the user's choice back
     ::execv(cli.c_str(), argv.data());
-    std::fprintf(stderr, "cannot execute %s: %s\n", cli.c_str(), std::strerror(errno));
+    // Only async-signal-safe calls between fork and exec: write(2) of a message made before.
+    (void)!::write(STDERR_FILENO, execFailed.data(), execFailed.size());
+    const char* why = std::strerror(errno);  // glibc: a static table, no allocation
+    (void)!::write(STDERR_FILENO, why, std::strlen(why));
+    (void)!::write(STDERR_FILENO, "\n", 1);
     ::_exit(127);
   }
   ::close(pipefd[1]);
@@ -172,6 +200,37 @@ Status prepareFreshFolder(const proto::RunDir& run, bool overwrite) {
   return {};
 }
 
+// What events.jsonl holds at the run's end. Records a failed write held back get a last try;
+// what the file still refuses is lost for good (the run's closing error and end among them),
+// and a run whose record lost anything ends failed: its results cannot be read back from its
+// folder. Records that were only late (written once the file took them again) lose nothing.
+struct EventsFileEnd {
+  int64_t lost = 0;   // records not in the file, counting the closing error and end to come
+  int64_t late = 0;
+  std::string error;  // the file's last failure, in words
+  std::string message;
+};
+
+EventsFileEnd settleEventsFile(proto::EventSink& sink, const std::string& trainingStatus) {
+  EventsFileEnd out;
+  const bool whole = sink.retryPending();
+  if (!whole) sink.abandonFile();
+  const proto::EventFileReport r = sink.fileReport();
+  out.late = r.late;
+  out.error = r.error;
+  if (!whole || r.lost > 0) {
+    out.lost = r.lost + (whole ? 0 : 2);  // abandoned: the error and end written next are lost too
+    out.message = sink.filePath() + ": " + std::to_string(out.lost) + " event record(s) could not be written (" +
+                  r.error + "), the run's end among them; the run's record is incomplete, so it ends failed " +
+                  "(training itself ended " + trainingStatus + "; summary.json holds what it reached). " +
+                  "Free the space or lift the limit before the next run";
+  } else if (r.late > 0) {
+    out.message = sink.filePath() + ": " + std::to_string(r.late) + " event record(s) could not be written when " +
+                  "they came (" + r.error + ") and were written later, in order; nothing is missing";
+  }
+  return out;
+}
+
 }  // namespace
 
 void requestStop() { g_stopRequests.fetch_add(1); }
@@ -196,6 +255,7 @@ json runCpuJson(double ranksCpuSeconds, double launcherWallSeconds, int askedCor
 
 Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options) {
   g_stopRequests.store(0);
+  const IgnoreXfsz ignoreXfsz;
   if (auto errs = validate(config); !errs.empty()) return makeError(Errc::InvalidConfig, formatFieldErrors(errs));
 
   // ---- the run directory
@@ -260,9 +320,18 @@ Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options)
   Stopwatch clock;
   const double startUnix = unixSeconds();
   const CpuTimes cpuAtStart = readCpuTimes();
+  bool eventsFileWarned = false;
   auto emit = [&](const json& ev) {
     sink.write(ev);
     if (options.on_event) options.on_event(ev);
+    if (eventsFileWarned || sink.fileReport().failed_writes == 0) return;
+    eventsFileWarned = true;  // said once, at once: the window shows it while the run goes on
+    json warn = proto::makeEvent("warning", -1, clock.seconds());
+    warn["message"] = sink.filePath() + " cannot be written (" + sink.fileReport().error +
+                      "): its records are held back and written, in order, once it takes them again";
+    warn["path"] = sink.filePath();
+    sink.write(warn);
+    if (options.on_event) options.on_event(warn);
   };
   {
     json ev = proto::makeEvent("run", -1, 0.0);
@@ -456,6 +525,18 @@ Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options)
       summary["log_tail"] = tailOfFile(run.rankLog(failedRank));
     }
   }
+  const EventsFileEnd eventsFile = settleEventsFile(sink, status);
+  if (eventsFile.lost > 0) {
+    summary["training_status"] = status;
+    failReason = failReason.empty() || status != proto::kStatusFailed ? eventsFile.message
+                                                                       : failReason + "; " + eventsFile.message;
+    if (status != proto::kStatusFailed) failedRank = -1;
+    status = proto::kStatusFailed;
+    summary["error"] = failReason;
+    summary["events_lost"] = eventsFile.lost;
+  }
+  if (!eventsFile.error.empty()) summary["events_error"] = eventsFile.error;
+  if (eventsFile.late > 0) summary["events_late"] = eventsFile.late;
   summary["status"] = status;
   summary["run_id"] = run.id();
   summary["name"] = config.name;
@@ -474,10 +555,16 @@ Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options)
       if (summary.contains("cpu") && summary["cpu"].contains(key)) cpu[key] = summary["cpu"][key];
     summary["cpu"] = cpu;
   }
+  if (eventsFile.lost == 0 && eventsFile.late > 0) {
+    json warn = proto::makeEvent("warning", -1, clock.seconds());
+    warn["message"] = eventsFile.message;
+    warn["path"] = sink.filePath();
+    emit(warn);
+  }
   if (status == proto::kStatusFailed) {
     json err = proto::makeEvent("error", failedRank, clock.seconds());
     err["message"] = failReason;
-    err["code"] = "rank_failed";
+    err["code"] = eventsFile.lost > 0 && failedRank < 0 ? "events_lost" : "rank_failed";
     if (failedRank >= 0) err["log_tail"] = summary["log_tail"];
     emit(err);
   }

@@ -1,6 +1,12 @@
 #include "wb/proto/events.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <limits>
 
@@ -87,27 +93,151 @@ const json& objectOr(const json& j, const char* key) {
   return v && v->is_object() ? *v : empty;
 }
 
+std::string describeWriteError(int err) {
+  const std::string text = std::strerror(err);
+  switch (err) {
+    case EFBIG: return text + ": the file size limit (ulimit -f) was reached";
+    case ENOSPC: return text + ": the disk is full";
+    case EDQUOT: return text + ": the disk quota is used up";
+    case EROFS: return text + ": the file system is read-only";
+    case EIO: return text + ": the disk or file system reported an I/O error";
+    default: return text;
+  }
+}
+
+EventSink::~EventSink() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
 Status EventSink::openFile(const std::string& path) {
   std::lock_guard<std::mutex> lock(mu_);
   const bool clean = endsWithNewline(path);
-  file_.open(path, std::ios::app | std::ios::binary);
-  if (!file_) return makeError(Errc::Io, "cannot open " + path + " for appending events (is the folder writable?)");
-  if (!clean) file_ << '\n' << std::flush;  // end the torn line: it stays one malformed line
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd_ < 0)
+    return makeError(Errc::Io, "cannot open " + path + " for appending events (is the folder writable?): " +
+                                   std::strerror(errno));
+  path_ = path;
+  pending_.clear();
+  pendingBytes_ = 0;
+  waiting_ = 0;
+  abandoned_ = false;
+  tornBytes_ = 0;
+  report_ = EventFileReport{};
+  struct stat st {};
+  goodSize_ = ::fstat(fd_, &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
+  if (!clean) {  // end the torn line: it stays one malformed line
+    pending_.emplace_back("\n");
+    pendingBytes_ = 1;
+    drainPending();
+  }
   return {};
 }
 
 void EventSink::write(const json& event) {
   const std::string line = encodeEvent(event) + "\n";
   std::lock_guard<std::mutex> lock(mu_);
-  if (file_.is_open()) {
-    file_ << line;
-    file_.flush();
-  }
+  if (fd_ >= 0) appendToFile(line);
   if (stream_) {
     std::fwrite(line.data(), 1, line.size(), stream_);
     std::fflush(stream_);
   }
   if (observer_) observer_(event);
+}
+
+bool EventSink::retryPending() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return fd_ < 0 || abandoned_ || drainPending();
+}
+
+void EventSink::abandonFile() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (fd_ < 0 || abandoned_) return;
+  abandoned_ = true;
+  (void)repairTornTail();  // a record cut short does not stay behind as a torn line
+  report_.lost += static_cast<int64_t>(pending_.size());
+  pending_.clear();
+  pendingBytes_ = 0;
+  waiting_ = 0;
+}
+
+EventFileReport EventSink::fileReport() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  EventFileReport r = report_;
+  r.pending = static_cast<int64_t>(pending_.size());
+  return r;
+}
+
+void EventSink::appendToFile(const std::string& line) {
+  if (abandoned_) {
+    ++report_.lost;
+    return;
+  }
+  pending_.push_back(line);
+  pendingBytes_ += line.size();
+  while (pendingBytes_ > kMaxPendingBytes && pending_.size() > 1) {  // the oldest go first
+    pendingBytes_ -= pending_.front().size();
+    pending_.pop_front();
+    if (waiting_ > 0) --waiting_;
+    ++report_.lost;
+  }
+  drainPending();
+}
+
+// Writes the held-back records in order, stopping at the first the file refuses.
+bool EventSink::drainPending() {
+  while (!pending_.empty()) {
+    if (!repairTornTail()) {
+      waiting_ = pending_.size();
+      return false;
+    }
+    const std::string& line = pending_.front();
+    size_t done = 0;
+    while (done < line.size()) {
+      const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
+      if (n > 0) {
+        done += static_cast<size_t>(n);
+      } else if (n < 0 && errno == EINTR) {
+        continue;
+      } else {
+        const int err = n < 0 ? errno : EIO;
+        tornBytes_ = done;
+        noteFailure(err);
+        waiting_ = pending_.size();  // each of these has now missed its moment
+        return false;
+      }
+    }
+    goodSize_ += line.size();
+    pendingBytes_ -= line.size();
+    pending_.pop_front();
+    if (waiting_ > 0) --waiting_, ++report_.late;
+  }
+  return true;
+}
+
+// A record cut short by a failed write: cut the file back to its last whole record when nobody
+// else has appended since, else end the fragment with a newline (one unreadable line).
+bool EventSink::repairTornTail() {
+  if (tornBytes_ == 0) return true;
+  struct stat st {};
+  if (::fstat(fd_, &st) == 0 && static_cast<uint64_t>(st.st_size) == goodSize_ + tornBytes_ &&
+      ::ftruncate(fd_, static_cast<off_t>(goodSize_)) == 0) {
+    tornBytes_ = 0;
+    return true;
+  }
+  const ssize_t n = ::write(fd_, "\n", 1);
+  if (n != 1) {
+    noteFailure(n < 0 ? errno : EIO);
+    return false;
+  }
+  if (::fstat(fd_, &st) == 0) goodSize_ = static_cast<uint64_t>(st.st_size);
+  tornBytes_ = 0;
+  return true;
+}
+
+void EventSink::noteFailure(int err) {
+  ++report_.failed_writes;
+  report_.error = describeWriteError(err);
 }
 
 std::vector<std::string> LineBuffer::feed(const char* data, size_t size) {

@@ -2,6 +2,9 @@
 #include <QtTest/QtTest>
 #include <QTemporaryDir>
 
+#include <sys/resource.h>
+
+#include <csignal>
 #include <fstream>
 #include <limits>
 
@@ -123,6 +126,60 @@ class TestEvents : public QObject {
     std::ifstream in(path, std::ios::binary);
     std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     QVERIFY(all.find("\n\n") == std::string::npos);
+  }
+
+  // A file size limit reached mid-run (RLIMIT_FSIZE on this process, SIGXFSZ ignored): the
+  // record cut short at the limit is taken back and it and the later ones are held, written in
+  // order once the limit is lifted; given up on, they are counted lost. No torn line either way.
+  void sinkHoldsBackWhatTheFileRefuses() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath(QStringLiteral("e.jsonl")).toStdString();
+    struct sigaction ignore {}, previous {};
+    ignore.sa_handler = SIG_IGN;
+    ::sigaction(SIGXFSZ, &ignore, &previous);
+    rlimit was{};
+    QVERIFY(::getrlimit(RLIMIT_FSIZE, &was) == 0);
+    auto limitTo = [&](rlim_t soft) {
+      rlimit lim{soft, was.rlim_max};
+      return ::setrlimit(RLIMIT_FSIZE, &lim) == 0;
+    };
+    wb::proto::EventSink sink;
+    QVERIFY(sink.openFile(path).ok());
+    sink.write(wb::proto::makeEvent("start", 0, 0));
+    QVERIFY(limitTo(rlim_t(QFileInfo(QString::fromStdString(path)).size() + 20)));
+    for (int i = 1; i <= 3; ++i) {
+      auto step = wb::proto::makeEvent("step", 0, i);
+      step["step"] = i;
+      sink.write(step);
+    }
+    const bool stillRefused = !sink.retryPending();
+    auto held = sink.fileReport();
+    QVERIFY(limitTo(was.rlim_cur));
+    QVERIFY(stillRefused);
+    QVERIFY(held.failed_writes >= 3);
+    QCOMPARE(held.pending, int64_t(3));
+    QVERIFY2(held.error.find("file size limit") != std::string::npos, held.error.c_str());
+    QVERIFY(sink.retryPending());
+    auto late = sink.fileReport();
+    QCOMPARE(late.late, int64_t(3));
+    QCOMPARE(late.pending, int64_t(0));
+    QCOMPARE(late.lost, int64_t(0));
+    int64_t malformed = -1;
+    auto events = wb::proto::readEventsFile(path, &malformed);
+    QCOMPARE(malformed, int64_t(0));
+    QCOMPARE(int(events.size()), 4);
+    for (int i = 1; i <= 3; ++i) QCOMPARE(wb::proto::intOr(events[size_t(i)], "step", 0), int64_t(i));
+
+    // Given up on while refused: what was held and what comes after is lost, and counted.
+    QVERIFY(limitTo(rlim_t(QFileInfo(QString::fromStdString(path)).size())));
+    sink.write(wb::proto::makeEvent("eval", 0, 4));
+    sink.abandonFile();
+    sink.write(wb::proto::makeEvent("end", 0, 5));
+    QVERIFY(limitTo(was.rlim_cur));
+    ::sigaction(SIGXFSZ, &previous, nullptr);
+    QCOMPARE(sink.fileReport().lost, int64_t(2));
+    QCOMPARE(int(wb::proto::readEventsFile(path, &malformed).size()), 4);
+    QCOMPARE(malformed, int64_t(0));
   }
 
   void tolerantAccessors_data() {

@@ -25,7 +25,8 @@
 // Readers ignore unknown fields and types; writers never change the meaning of a field
 // without bumping kEventVersion.
 #include <cstdio>
-#include <fstream>
+#include <deque>
+#include <fstream>  // kept for includers that relied on it
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -68,10 +69,33 @@ bool boolOr(const nlohmann::json& j, const char* key, bool fallback);
 // The object under key, or a static empty object.
 const nlohmann::json& objectOr(const nlohmann::json& j, const char* key);
 
-// Thread-safe event writer: appends to a file (flushed per record) and/or a FILE* stream.
+// What became of the records meant for the events file (EventSink::fileReport()).
+struct EventFileReport {
+  int64_t failed_writes = 0;  // write attempts the file refused (one record may be tried several times)
+  int64_t late = 0;           // records written after a failed write held them back (in order)
+  int64_t pending = 0;        // records held back now, waiting for the file to take them
+  int64_t lost = 0;           // records that will never be in the file (abandoned or over the backlog cap)
+  std::string error;          // the last failure, in words: "File too large: the file size limit (ulimit -f) ..."
+};
+
+// Thread-safe event writer: appends to a file (written through per record) and/or a FILE* stream.
+//
+// A record the file refuses (disk full, the file size limit, an I/O error) is not dropped: it
+// is held back, in order, and every later write() first tries the held-back records again
+// (retryPending() tries without a new record). A record cut short by the failure is removed
+// again (the file is cut back to its last whole record; if that cannot be done, a newline ends
+// the fragment, which stays one unreadable line), so no torn line is left in the file. At most
+// kMaxPendingBytes are held; beyond that the oldest are lost and counted. abandonFile() gives up
+// on the file: what is held back, and every later record for it, is lost and counted. The
+// stream and the observer see every record whatever the file does.
 class EventSink {
  public:
+  static constexpr size_t kMaxPendingBytes = size_t(64) << 20;
+
   EventSink() = default;
+  ~EventSink();
+  EventSink(const EventSink&) = delete;
+  EventSink& operator=(const EventSink&) = delete;
   // Opens (appends to) path. A file whose last line was torn (it does not end in '\n', e.g. a
   // writer killed mid-record) gets a newline first, so the next record starts a line of its own.
   // Fails with an Io error naming the file.
@@ -80,14 +104,37 @@ class EventSink {
   // Optional in-process observer (tests, the launcher).
   void setObserver(std::function<void(const nlohmann::json&)> fn) { observer_ = std::move(fn); }
   void write(const nlohmann::json& event);
-  bool hasFile() const { return file_.is_open(); }
+  bool hasFile() const { return fd_ >= 0; }
+  const std::string& filePath() const { return path_; }
+  // Tries the held-back records again. True when the file holds every record written so far.
+  bool retryPending();
+  // Gives up on the file (the run is ending and it still refuses): held-back and later records
+  // are lost; a record cut short is taken back out of the file.
+  void abandonFile();
+  EventFileReport fileReport() const;
 
  private:
-  std::mutex mu_;
-  std::ofstream file_;
+  void appendToFile(const std::string& line);
+  bool drainPending();
+  bool repairTornTail();
+  void noteFailure(int err);
+
+  mutable std::mutex mu_;
+  int fd_ = -1;
+  std::string path_;
+  uint64_t goodSize_ = 0;     // the file's size after its last whole record
+  size_t tornBytes_ = 0;      // bytes of a record cut short, after goodSize_
+  std::deque<std::string> pending_;
+  size_t pendingBytes_ = 0;
+  size_t waiting_ = 0;        // pending records a write() has already returned without
+  bool abandoned_ = false;
+  EventFileReport report_;
   std::FILE* stream_ = nullptr;
   std::function<void(const nlohmann::json&)> observer_;
 };
+
+// Words for an errno from writing a file: what ran out, and the system's own text.
+std::string describeWriteError(int err);
 
 // Splits a byte stream into lines, keeping a partial last line until it completes.
 class LineBuffer {
