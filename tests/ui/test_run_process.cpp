@@ -3,7 +3,10 @@
 // child that ignores SIGTERM, one that hangs). Each ends in exactly one finished().
 #include <QtTest/QtTest>
 
+#include <dirent.h>
+
 #include <csignal>
+#include <fstream>
 
 #include "runs/run_process.h"
 #include "ui_test_util.h"
@@ -41,6 +44,32 @@ bool processGone(qint64 pid) {
   const int close = s.lastIndexOf(')');
   return close > 0 && s.mid(close + 2, 1) == "Z";
 }
+
+bool haveFashionMnist() { return QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")); }
+
+// The pids of the `workbench-cli worker` processes whose command line names runDir.
+std::vector<pid_t> ranksOf(const std::string& runDir) {
+  std::vector<pid_t> pids;
+  DIR* d = ::opendir("/proc");
+  if (!d) return pids;
+  while (dirent* e = ::readdir(d)) {
+    if (!std::isdigit(static_cast<unsigned char>(e->d_name[0]))) continue;
+    std::ifstream in(std::string("/proc/") + e->d_name + "/cmdline", std::ios::binary);
+    std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (cmd.find(std::string("worker\0", 7)) != std::string::npos && cmd.find(runDir) != std::string::npos)
+      pids.push_back(std::atoi(e->d_name));
+  }
+  ::closedir(d);
+  return pids;
+}
+
+// Whatever a failed test leaves running is killed on the way out.
+struct KillOnExit {
+  std::vector<pid_t> pids;
+  ~KillOnExit() {
+    for (pid_t pid : pids) ::kill(pid, SIGKILL);
+  }
+};
 
 }  // namespace
 
@@ -156,6 +185,48 @@ class TestRunProcess : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(e.count, 1, 10000);
     QCOMPARE(e.outcome, RunProcess::Outcome::Failed);
     QVERIFY2(e.message.contains(QStringLiteral("looked hung")), qPrintable(e.message));
+  }
+
+  // The window's Stop on a real 2-rank run with a hung rank (stopped: SIGTERM waits in vain,
+  // as for a rank stuck in a driver call): SIGTERM to the launcher, then SIGKILL to its group
+  // after the grace period must end every rank; so must the launcher's death (SIGKILL from
+  // outside: the window then kills the group too, and each rank dies with its launcher).
+  void stopEndsEveryRankOfARealRun_data() {
+    QTest::addColumn<bool>("killLauncher");
+    QTest::newRow("stop: sigterm, grace, group kill") << false;
+    QTest::newRow("launcher killed") << true;
+  }
+  void stopEndsEveryRankOfARealRun() {
+    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    QFETCH(bool, killLauncher);
+    QTemporaryDir root;
+    const QString runDir = root.filePath(QStringLiteral("stopped"));
+    RunProcess p;
+    p.setGracePeriodMs(1000);  // below the launcher's own 10 s: the window's kill comes first
+    Ended e;
+    std::vector<json> got;
+    watch(p, e, &got);
+    QStringList args{QStringLiteral("run"), QStringLiteral("--run-dir"), runDir, QStringLiteral("--events-stdout")};
+    for (const char* kv : {"speedups.devices=2", "data.limit_train=20000", "data.limit_val=256", "train.epochs=3",
+                           "train.log_every=1"})
+      args << QStringLiteral("--set") << QString::fromLatin1(kv);
+    p.start(wb::ui::test::cliPath(), args);
+    auto stepSeen = [&] {
+      for (const auto& ev : got)
+        if (wb::proto::stringOr(ev, "type", "") == "step") return true;
+      return false;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(stepSeen() || e.count > 0, 300000);
+    QCOMPARE(e.count, 0);
+    KillOnExit guard{ranksOf(runDir.toStdString())};
+    QCOMPARE(int(guard.pids.size()), 2);
+    ::kill(guard.pids[1], SIGSTOP);
+    if (killLauncher) ::kill(pid_t(p.processId()), SIGKILL);
+    else p.stop();
+    QTRY_COMPARE_WITH_TIMEOUT(e.count, 1, 30000);
+    for (pid_t rank : guard.pids)
+      QTRY_VERIFY2_WITH_TIMEOUT(processGone(rank), qPrintable(QStringLiteral("rank pid %1 outlived the run").arg(rank)),
+                                10000);
   }
 
   void destructorKillsTheGroup() {
