@@ -6,8 +6,9 @@
 //
 // Stopping: stop() sends SIGTERM to the launcher (it lets the ranks finish their step and write
 // `end`), then SIGKILLs the whole process group after the grace period. The child runs in its
-// own process group and gets SIGTERM if this process dies (PR_SET_PDEATHSIG), so no rank
-// outlives the window. A watchdog stops a child that prints nothing for watchdogMs.
+// own process group, which the launcher's ranks share (so the group kill reaches them), and
+// gets SIGTERM if this process dies (PR_SET_PDEATHSIG); the ranks die with the launcher, so no
+// rank outlives the window. A watchdog stops a child that prints nothing for watchdogMs.
 //
 // Thread affinity: GUI thread (or any one thread with an event loop). Ownership: QObject tree;
 // the destructor kills a child that is still running and waits for it.

@@ -1,42 +1,35 @@
 #include "wb/launch/launcher.h"
 
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <fstream>
 #include <thread>
 
+#include "ranks.h"
+#include "run_folder.h"
 #include "wb/common/clock.h"
-#include "wb/common/paths.h"
 #include "wb/common/sysinfo.h"
-#include "wb/proto/config_json.h"
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
 
 namespace wb::launch {
 using nlohmann::json;
 namespace fs = std::filesystem;
+using detail::PreparedRun;
+using detail::Rank;
 
 namespace {
 
 std::atomic<int> g_stopRequests{0};
-bool g_userIgnoresXfsz = false;  // SIGXFSZ's disposition before launchRun ignored it
 
-// A file size limit must be an error the run reports (EFBIG), not a signal that kills the
-// launcher unseen: SIGXFSZ is ignored while a run is launched, and given back after.
+// A file size limit must be an error the run reports (EFBIG on events.jsonl), not a signal that
+// kills the launcher unseen: SIGXFSZ is ignored while a run is launched, and given back after
+// (the ranks get the disposition the user had).
 class IgnoreXfsz {
  public:
   IgnoreXfsz() {
@@ -44,11 +37,11 @@ class IgnoreXfsz {
     ign.sa_handler = SIG_IGN;
     sigemptyset(&ign.sa_mask);
     ::sigaction(SIGXFSZ, &ign, &previous_);
-    g_userIgnoresXfsz = previous_.sa_handler == SIG_IGN;
   }
   ~IgnoreXfsz() { ::sigaction(SIGXFSZ, &previous_, nullptr); }
   IgnoreXfsz(const IgnoreXfsz&) = delete;
   IgnoreXfsz& operator=(const IgnoreXfsz&) = delete;
+  bool userIgnored() const { return previous_.sa_handler == SIG_IGN; }
 
  private:
   struct sigaction previous_ {};
@@ -78,126 +71,12 @@ std::string tailOfFile(const fs::path& path, size_t maxBytes = 2000) {
   return s;
 }
 
-struct Rank {
-  int rank = 0;
-  pid_t pid = -1;
-  int outFd = -1;          // the rank's stdout: its event stream
-  proto::LineBuffer lines;
-  bool exited = false;
-  int exitCode = 0;        // exit status, or 128 + signal
-  bool signaled = false;
-  int signal = 0;
-  double cpu_s = 0;        // CPU seconds of the rank and all its threads (from wait4)
-  int threads = 0;         // intra-op threads its start event asked for
-  json end;                // its `end` event, when it wrote one
-  json error;              // its last `error` event
-};
-
-Status spawnRank(Rank& r, const std::string& cli, const std::vector<std::string>& args,
-                 const std::vector<std::string>& env, const fs::path& logPath) {
-  int pipefd[2];
-  if (::pipe2(pipefd, O_CLOEXEC) != 0)
-    return makeError(Errc::Io, std::string("cannot create a pipe for rank ") + std::to_string(r.rank) + ": " +
-                                   std::strerror(errno));
-  int logFd = ::open(logPath.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (logFd < 0) {
-    ::close(pipefd[0]);
-    ::close(pipefd[1]);
-    return makeError(Errc::Io, "cannot open " + logPath.string() + ": " + std::strerror(errno));
-  }
-  std::vector<char*> argv;
-  argv.push_back(const_cast<char*>(cli.c_str()));
-  for (auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  const std::string execFailed = "cannot execute " + cli + ": ";
-  const bool xfszIgnored = g_userIgnoresXfsz;
-  const pid_t parent = ::getpid();
-  pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(pipefd[0]);
-    ::close(pipefd[1]);
-    ::close(logFd);
-    return makeError(Errc::Io, std::string("cannot start rank ") + std::to_string(r.rank) + ": " + std::strerror(errno));
-  }
-  if (pid == 0) {
-    // Child: die with the launcher (no orphans even if the launcher is SIGKILLed: a rank
-    // nobody reads has nothing left to report to). The rank stays in the launcher's process
-    // group, so a kill of that group (the window's Stop after its grace period) reaches it.
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(1);
-    ::dup2(pipefd[1], STDOUT_FILENO);
-    ::dup2(logFd, STDERR_FILENO);
-    int devnull = ::open("/dev/null", O_RDONLY);
-    if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
-    for (auto& kv : env) ::putenv(const_cast<char*>(kv.c_str()));
-    ::signal(SIGINT, SIG_IGN);  // the launcher forwards a Ctrl-C as SIGTERM
-    ::signal(SIGXFSZ, xfszIgnored ? SIG_IGN : SIG_DFL);  // the rank gets the user's choice back
-    ::execv(cli.c_str(), argv.data());
-    // Only async-signal-safe calls between fork and exec: write(2) of a message made before.
-    (void)!::write(STDERR_FILENO, execFailed.data(), execFailed.size());
-    const char* why = std::strerror(errno);  // glibc: a static table, no allocation
-    (void)!::write(STDERR_FILENO, why, std::strlen(why));
-    (void)!::write(STDERR_FILENO, "\n", 1);
-    ::_exit(127);
-  }
-  ::close(pipefd[1]);
-  ::close(logFd);
-  r.pid = pid;
-  r.outFd = pipefd[0];
-  return {};
-}
-
 int exitCodeForStatus(const std::string& status, int rankCode) {
   if (status == proto::kStatusOk || status == proto::kStatusEarlyStopped) return 0;
   if (status == proto::kStatusCancelled) return 130;
   if (status == proto::kStatusDiverged) return 4;
   if (rankCode == 2 || rankCode == 3) return rankCode;
   return 1;
-}
-
-// What the ranks would refuse when resuming (the trainer checks the same against the checkpoint),
-// found before the run folder is touched, so a refused resume leaves it as it was.
-Status checkResumable(const proto::RunDir& run, const std::string& dir, const std::string& kind, const Config& config) {
-  // A finished run has nothing left to train at its train.epochs.
-  int64_t trained = -1;
-  for (const auto& ev : proto::readEventsFile(run.events().string()))
-    if (proto::stringOr(ev, "type", "") == "checkpoint" && proto::stringOr(ev, "kind", "") == kind)
-      trained = proto::intOr(ev, "batch_in_epoch", 0) == 0 ? proto::intOr(ev, "epoch", -1) : -1;
-  if (trained >= config.train.epochs)
-    return makeError(Errc::InvalidConfig, "train.epochs: " + dir + " has already trained " + std::to_string(trained) +
-                                              " epoch(s) of " + std::to_string(config.train.epochs) +
-                                              "; resume with --set train.epochs=N (N > " + std::to_string(trained) +
-                                              ") to train further");
-  // Optimiser state belongs to the optimiser that wrote it.
-  auto previous = proto::readJsonFile(run.config());
-  const std::string wasOptim = previous.ok() && previous->is_object()
-                                   ? previous->value(json::json_pointer("/optim/name"), std::string())
-                                   : std::string();
-  if (!wasOptim.empty() && wasOptim != config.optim.name)
-    return makeError(Errc::InvalidConfig, "optim.name: " + dir + " was trained with " + wasOptim +
-                                              " and this run asks for " + config.optim.name +
-                                              "; resume with the same optimiser, or start a new run to change it");
-  return {};
-}
-
-// A new run into a folder that already holds one would silently replace its results: refused
-// unless asked for (--overwrite), and then the old run's files go first, so nothing of it mixes
-// into the new one (events.jsonl is appended to).
-Status prepareFreshFolder(const proto::RunDir& run, bool overwrite) {
-  std::error_code ec;
-  const bool finished = fs::exists(run.summary(), ec) || fs::exists(run.events(), ec);
-  if (!finished) return {};
-  if (!overwrite)
-    return makeError(Errc::InvalidConfig, "--run-dir " + run.root.string() +
-                                              ": it already holds a run (events.jsonl or summary.json); continue it "
-                                              "with --resume, pass --overwrite to replace it, or choose another folder");
-  std::vector<fs::path> old = {run.events(), run.summary(), run.env()};
-  for (const auto& d : {run.checkpoints(), run.logs()})
-    for (const auto& entry : fs::directory_iterator(d, ec)) old.push_back(entry.path());
-  for (const auto& f : old)
-    if (fs::remove_all(f, ec); ec)
-      return makeError(Errc::Io, f.string() + ": cannot remove it to --overwrite the run: " + ec.message());
-  return {};
 }
 
 // What events.jsonl holds at the run's end. Records a failed write held back get a last try;
@@ -231,6 +110,342 @@ EventsFileEnd settleEventsFile(proto::EventSink& sink, const std::string& traini
   return out;
 }
 
+// How the run ends, before the summary is written.
+struct RunEnd {
+  std::string status;
+  std::string failReason;
+  int failedRank = -1;
+};
+
+// One launch, from the prepared run folder to the run's single `end`: open the events file,
+// write `run`, spawn the ranks, supervise them (merge their events, forward a stop, tear all
+// down when one fails), then decide the end, write summary.json and `end`. On the thread that
+// called launchRun throughout (the ranks die with it: PR_SET_PDEATHSIG).
+class Launch {
+ public:
+  Launch(const Config& config, const LaunchOptions& options, PreparedRun& prepared, bool userIgnoresXfsz)
+      : config_(config), options_(options), p_(prepared), userIgnoresXfsz_(userIgnoresXfsz) {}
+
+  Result<RunOutcome> run() {
+    if (auto st = sink_.openFile(p_.run.events().string()); !st.ok()) return st.error();
+    emitRunEvent();
+    spawnRanks();
+    supervise();
+    std::error_code ec;
+    fs::remove(p_.run.rendezvousFile(), ec);
+    return finish();
+  }
+
+ private:
+  void emit(const json& ev);
+  void emitRunEvent();
+  void spawnRanks();
+  void beginTeardown(int sig);
+  void supervise();
+  void forwardStops();
+  bool pollOutputs();
+  void handleLine(Rank& r, const std::string& line);
+  void writeEnvJson(const json& start);
+  bool reapRanks();
+  RunEnd decideEnd() const;
+  json buildSummary(RunEnd& end);
+  json cpuSummary(const json& rank0Summary) const;
+  Result<RunOutcome> finish();
+
+  const Config& config_;
+  const LaunchOptions& options_;
+  PreparedRun& p_;
+  const bool userIgnoresXfsz_;
+  proto::EventSink sink_;
+  Stopwatch clock_;
+  const double startUnix_ = unixSeconds();
+  const CpuTimes cpuAtStart_ = readCpuTimes();
+  std::vector<Rank> ranks_;
+  std::string startError_;
+  int failedRank_ = -1;
+  std::string failReason_;
+  bool tearingDown_ = false;
+  bool cancelling_ = false;
+  double teardownAt_ = 0;
+  int stopSeen_ = 0;
+  bool envWritten_ = false;
+  bool eventsFileWarned_ = false;
+};
+
+void Launch::emit(const json& ev) {
+  sink_.write(ev);
+  if (options_.on_event) options_.on_event(ev);
+  if (eventsFileWarned_ || sink_.fileReport().failed_writes == 0) return;
+  eventsFileWarned_ = true;  // said once, at once: the window shows it while the run goes on
+  json warn = proto::makeEvent("warning", -1, clock_.seconds());
+  warn["message"] = sink_.filePath() + " cannot be written (" + sink_.fileReport().error +
+                    "): its records are held back and written, in order, once it takes them again";
+  warn["path"] = sink_.filePath();
+  sink_.write(warn);
+  if (options_.on_event) options_.on_event(warn);
+}
+
+void Launch::emitRunEvent() {
+  json ev = proto::makeEvent("run", -1, 0.0);
+  ev["run_dir"] = p_.run.root.string();
+  ev["run_id"] = p_.run.id();
+  ev["name"] = config_.name;
+  ev["world_size"] = config_.speedups.devices;
+  ev["config"] = p_.resolved;
+  if (!p_.resumeCheckpoint.empty()) ev["resume"] = p_.resumeCheckpoint;
+  if (!p_.configChanges.empty()) ev["config_changes"] = p_.configChanges;
+  emit(ev);
+}
+
+// One `workbench-cli worker` per rank. The ranks meet through a FileStore in the run folder:
+// nothing listens beyond loopback (a TCPStore would listen on every interface). A crashed
+// run's file would hold stale keys, so it goes first.
+void Launch::spawnRanks() {
+  const int world = config_.speedups.devices;
+  std::error_code ec;
+  fs::remove(p_.run.rendezvousFile(), ec);
+  detail::RankCommand cmd;
+  cmd.program = options_.cli_path.empty() ? selfExe() : options_.cli_path;
+  cmd.ignoreXfsz = userIgnoresXfsz_;
+  ranks_.resize(static_cast<size_t>(world));
+  for (int i = 0; i < world; ++i) {
+    Rank& r = ranks_[static_cast<size_t>(i)];
+    r.rank = i;
+    cmd.args = {"worker", "--config", p_.run.config().string(), "--run-dir", p_.run.root.string(),
+                "--events-stdout", "--collective-timeout", std::to_string(options_.collective_timeout_s)};
+    if (!p_.resumeCheckpoint.empty()) {
+      cmd.args.push_back("--resume");
+      cmd.args.push_back(p_.resumeCheckpoint);
+    }
+    cmd.env = {"WB_STORE_FILE=" + p_.run.rendezvousFile().string(), "RANK=" + std::to_string(i),
+               "WORLD_SIZE=" + std::to_string(world), "LOCAL_RANK=" + std::to_string(i),
+               "LOCAL_WORLD_SIZE=" + std::to_string(world)};
+    cmd.log = p_.run.rankLog(i);
+    if (auto st = detail::spawnRank(r, cmd); !st.ok()) {
+      startError_ = st.error().message;
+      failReason_ = startError_;
+      beginTeardown(SIGTERM);
+      return;
+    }
+  }
+}
+
+void Launch::beginTeardown(int sig) {
+  tearingDown_ = true;
+  teardownAt_ = clock_.seconds();
+  detail::signalRanks(ranks_, sig);
+}
+
+// Until every rank has exited and closed its output: merge events, watch exits, tear down on
+// the first failure, SIGKILL what is left kill_grace_s after a teardown or stop began.
+void Launch::supervise() {
+  for (;;) {
+    forwardStops();
+    if ((tearingDown_ || cancelling_) && clock_.seconds() - teardownAt_ > options_.kill_grace_s)
+      detail::signalRanks(ranks_, SIGKILL);
+    if (!pollOutputs()) break;
+    const bool allExited = reapRanks();
+    bool pipesOpen = false;
+    for (const auto& r : ranks_) pipesOpen = pipesOpen || r.outFd >= 0;
+    if (allExited && !pipesOpen) break;
+  }
+}
+
+// requestStop(): the first asks the ranks to finish their step and end `cancelled` (SIGTERM),
+// a second kills them.
+void Launch::forwardStops() {
+  const int stops = g_stopRequests.load();
+  if (stops <= stopSeen_) return;
+  stopSeen_ = stops;
+  if (cancelling_) {
+    detail::signalRanks(ranks_, SIGKILL);
+    return;
+  }
+  cancelling_ = true;
+  teardownAt_ = clock_.seconds();
+  detail::signalRanks(ranks_, SIGTERM);
+}
+
+// Reads what the ranks wrote (up to 100 ms). False on a poll error (supervision cannot go on).
+bool Launch::pollOutputs() {
+  std::vector<pollfd> fds;
+  std::vector<Rank*> owners;
+  for (auto& r : ranks_)
+    if (r.outFd >= 0) {
+      fds.push_back({r.outFd, POLLIN, 0});
+      owners.push_back(&r);
+    }
+  if (fds.empty()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // ranks closed their output: reap them promptly
+    return true;
+  }
+  const int n = ::poll(fds.data(), fds.size(), 100);
+  if (n < 0 && errno != EINTR) return false;
+  for (size_t i = 0; i < fds.size(); ++i) {
+    if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+    Rank& r = *owners[i];
+    char buf[65536];
+    const ssize_t got = ::read(r.outFd, buf, sizeof buf);
+    if (got > 0) {
+      for (auto& line : r.lines.feed(buf, static_cast<size_t>(got))) handleLine(r, line);
+    } else if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN)) {
+      if (auto tail = r.lines.finish()) handleLine(r, *tail);
+      ::close(r.outFd);
+      r.outFd = -1;
+    }
+  }
+  return true;
+}
+
+// One line of a rank's stream: merged as it comes (the launcher writes the run's single `end`).
+void Launch::handleLine(Rank& r, const std::string& line) {
+  auto ev = proto::decodeEvent(line);
+  if (!ev) return;
+  if (!ev->contains("rank")) (*ev)["rank"] = r.rank;
+  const std::string type = proto::stringOr(*ev, "type", "");
+  if (type == "end") {
+    r.end = *ev;
+    return;
+  }
+  if (type == "error") r.error = *ev;
+  if (type == "start") r.threads = static_cast<int>(proto::intOr(*ev, "threads", 0));
+  if (type == "start" && r.rank == 0 && !envWritten_) writeEnvJson(*ev);
+  emit(*ev);
+}
+
+void Launch::writeEnvJson(const json& start) {
+  json env;
+  env["host"] = start.value("host", json::object());
+  env["versions"] = start.value("versions", json::object());
+  env["device"] = start.value("device", json(""));
+  env["threads"] = start.value("threads", json(0));
+  env["world_size"] = config_.speedups.devices;
+  env["run_id"] = p_.run.id();
+  (void)proto::writeJsonAtomic(p_.run.env(), env);
+  envWritten_ = true;
+}
+
+// Reaps what exited; the first rank to fail (unless the run is being cancelled) tears the
+// others down. True when every rank has exited.
+bool Launch::reapRanks() {
+  bool allExited = true;
+  for (auto& r : ranks_) {
+    if (r.pid <= 0 || r.exited) continue;
+    if (!detail::reapRank(r)) {
+      allExited = false;
+      continue;
+    }
+    if (!detail::rankFailed(r) || failedRank_ >= 0 || cancelling_) continue;
+    failedRank_ = r.rank;
+    failReason_ = detail::rankFailure(r);
+    if (!tearingDown_) beginTeardown(SIGTERM);
+  }
+  return allExited;
+}
+
+RunEnd Launch::decideEnd() const {
+  RunEnd end{"", failReason_, failedRank_};
+  const Rank* r0 = ranks_.empty() ? nullptr : &ranks_[0];
+  if (failedRank_ >= 0 || !startError_.empty()) {
+    end.status = proto::kStatusFailed;
+  } else if (r0 && !r0->end.is_null()) {
+    end.status = proto::stringOr(r0->end, "status", proto::kStatusFailed);
+  } else if (cancelling_) {
+    end.status = proto::kStatusCancelled;
+  } else {
+    end.status = proto::kStatusFailed;
+    end.failReason = "rank 0 ended without reporting a result";
+    end.failedRank = 0;
+  }
+  if (end.status == proto::kStatusFailed && end.failReason.empty() && r0 && !r0->end.is_null())
+    end.failReason = proto::stringOr(proto::objectOr(r0->end, "summary"), "error", "failed");
+  return end;
+}
+
+// Rank 0's summary, completed with what only the launcher knows: the end, the clocks from the
+// command's start, the CPU the ranks got, and what the events file could not hold.
+json Launch::buildSummary(RunEnd& end) {
+  const Rank* r0 = ranks_.empty() ? nullptr : &ranks_[0];
+  json summary = (r0 && !r0->end.is_null()) ? proto::objectOr(r0->end, "summary") : json::object();
+  if (end.status == proto::kStatusFailed) {
+    summary["error"] = end.failReason;
+    if (end.failedRank >= 0) {
+      summary["failed_rank"] = end.failedRank;
+      summary["log_tail"] = tailOfFile(p_.run.rankLog(end.failedRank));
+    }
+  }
+  const EventsFileEnd eventsFile = settleEventsFile(sink_, end.status);
+  if (eventsFile.lost > 0) {
+    summary["training_status"] = end.status;
+    end.failReason = end.failReason.empty() || end.status != proto::kStatusFailed
+                         ? eventsFile.message
+                         : end.failReason + "; " + eventsFile.message;
+    if (end.status != proto::kStatusFailed) end.failedRank = -1;
+    end.status = proto::kStatusFailed;
+    summary["error"] = end.failReason;
+    summary["events_lost"] = eventsFile.lost;
+  }
+  if (!eventsFile.error.empty()) summary["events_error"] = eventsFile.error;
+  if (eventsFile.late > 0) summary["events_late"] = eventsFile.late;
+  summary["status"] = end.status;
+  summary["run_id"] = p_.run.id();
+  summary["name"] = config_.name;
+  summary["run_dir"] = p_.run.root.string();
+  summary["launcher_wall_s"] = clock_.seconds();
+  summary["run_wall_s"] = options_.startup_s + clock_.seconds();
+  if (const double first = proto::numberOr(summary, "first_step_unix", 0); first > 0)
+    summary["time_to_first_step_s"] = options_.startup_s + first - startUnix_;
+  summary["cpu"] = cpuSummary(summary);
+  if (eventsFile.lost == 0 && eventsFile.late > 0) {
+    json warn = proto::makeEvent("warning", -1, clock_.seconds());
+    warn["message"] = eventsFile.message;
+    warn["path"] = sink_.filePath();
+    emit(warn);
+  }
+  return summary;
+}
+
+json Launch::cpuSummary(const json& rank0Summary) const {
+  double ranksCpu = 0;
+  int asked = 0;
+  for (const auto& rk : ranks_) ranksCpu += rk.cpu_s, asked += rk.threads;
+  const CpuShare share = cpuShareBetween(cpuAtStart_, readCpuTimes(), ranksCpu);
+  json cpu = runCpuJson(ranksCpu, share.seconds, asked, share.other_cores);
+  const json& ranks0 = proto::objectOr(rank0Summary, "cpu");
+  for (const char* key : {"threads", "min_threads"})  // rank 0's: fewer while others took cores
+    if (ranks0.contains(key)) cpu[key] = ranks0[key];
+  return cpu;
+}
+
+// The run's single end: `error` when it failed, summary.json (first: whoever sees `end` can
+// read it at once), then `end`.
+Result<RunOutcome> Launch::finish() {
+  RunEnd end = decideEnd();
+  json summary = buildSummary(end);
+  if (end.status == proto::kStatusFailed) {
+    json err = proto::makeEvent("error", end.failedRank, clock_.seconds());
+    err["message"] = end.failReason;
+    err["code"] = summary.contains("events_lost") && end.failedRank < 0 ? "events_lost" : "rank_failed";
+    if (end.failedRank >= 0) err["log_tail"] = summary["log_tail"];
+    emit(err);
+  }
+  const Status written = proto::writeJsonAtomic(p_.run.summary(), summary);
+  json endEvent = proto::makeEvent("end", -1, clock_.seconds());
+  endEvent["status"] = end.status;
+  endEvent["summary"] = summary;
+  emit(endEvent);
+  if (!written.ok()) return written.error();
+
+  int rankCode = ranks_.empty() ? 1 : ranks_[0].exitCode;
+  if (end.failedRank >= 0) rankCode = ranks_[static_cast<size_t>(end.failedRank)].exitCode;
+  RunOutcome out;
+  out.run_dir = p_.run.root.string();
+  out.status = end.status;
+  out.exit_code = exitCodeForStatus(end.status, rankCode);
+  out.summary = summary;
+  return out;
+}
+
 }  // namespace
 
 void requestStop() { g_stopRequests.fetch_add(1); }
@@ -257,331 +472,10 @@ Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options)
   g_stopRequests.store(0);
   const IgnoreXfsz ignoreXfsz;
   if (auto errs = validate(config); !errs.empty()) return makeError(Errc::InvalidConfig, formatFieldErrors(errs));
-
-  // ---- the run directory
-  proto::RunDir run;
-  json resolved = proto::configToJson(config);
-  std::string resumeCheckpoint;
-  proto::RunLock lock;  // held until the run's end is written
-  if (!options.resume_dir.empty()) {
-    run.root = fs::absolute(options.resume_dir);
-    if (!run.looksLikeRun())
-      return makeError(Errc::InvalidConfig, "--resume " + options.resume_dir +
-                                                ": not a run directory (no config.json or events.jsonl)");
-    auto locked = proto::RunLock::acquire(run);
-    if (!locked.ok()) return locked.error();
-    lock = std::move(locked).value();
-    if (options.resume_from != "last" && options.resume_from != "best")
-      return makeError(Errc::InvalidConfig, "--from " + options.resume_from + ": resume from last or best");
-    const fs::path from = options.resume_from == "best" ? run.bestCheckpoint() : run.lastCheckpoint();
-    if (!fs::exists(from))
-      return makeError(Errc::Checkpoint, from.string() +
-                                             ": no checkpoint to resume from (the run ended before its first epoch)");
-    resumeCheckpoint = from.string();
-    if (auto st = checkResumable(run, options.resume_dir, options.resume_from, config); !st.ok()) return st.error();
-  } else if (!options.run_dir.empty()) {
-    run.root = fs::absolute(options.run_dir);
-  } else {
-    fs::path root = options.runs_root.empty() ? defaultRunsRoot() : fs::path(options.runs_root);
-    run.root = fs::absolute(root / makeRunId(config.name));
-  }
-  if (auto st = run.create(); !st.ok()) return st.error();
-  if (options.resume_dir.empty()) {
-    auto locked = proto::RunLock::acquire(run);
-    if (!locked.ok()) return locked.error();
-    lock = std::move(locked).value();
-    if (auto st = prepareFreshFolder(run, options.overwrite); !st.ok()) return st.error();
-  }
-  json configChanges = json::array();
-  if (!options.resume_dir.empty() && fs::exists(run.config())) {
-    // Resumed with --set changes: the config it ran with stays, as config.before-resume-N.json.
-    auto previous = proto::readJsonFile(run.config());
-    if (previous.ok() && *previous != resolved) {
-      for (const auto& op : json::diff(*previous, resolved)) {
-        std::string field = op.value("path", "");
-        std::replace(field.begin(), field.end(), '/', '.');
-        const json before = (*previous).value(json::json_pointer(op.value("path", "")), json());
-        configChanges.push_back(field.substr(1) + ": " + before.dump() + " -> " + op.value("value", json()).dump());
-      }
-      fs::path kept;
-      for (int n = 1; kept.empty() || fs::exists(kept); ++n)
-        kept = run.root / ("config.before-resume-" + std::to_string(n) + ".json");
-      std::error_code ec;
-      fs::rename(run.config(), kept, ec);
-      if (ec) return makeError(Errc::Io, run.config().string() + ": cannot keep it as " + kept.string() + ": " + ec.message());
-    }
-  }
-  if (options.resume_dir.empty() || !fs::exists(run.config())) {
-    if (auto st = proto::writeJsonAtomic(run.config(), resolved); !st.ok()) return st.error();
-  }
-
-  proto::EventSink sink;
-  if (auto st = sink.openFile(run.events().string()); !st.ok()) return st.error();
-  Stopwatch clock;
-  const double startUnix = unixSeconds();
-  const CpuTimes cpuAtStart = readCpuTimes();
-  bool eventsFileWarned = false;
-  auto emit = [&](const json& ev) {
-    sink.write(ev);
-    if (options.on_event) options.on_event(ev);
-    if (eventsFileWarned || sink.fileReport().failed_writes == 0) return;
-    eventsFileWarned = true;  // said once, at once: the window shows it while the run goes on
-    json warn = proto::makeEvent("warning", -1, clock.seconds());
-    warn["message"] = sink.filePath() + " cannot be written (" + sink.fileReport().error +
-                      "): its records are held back and written, in order, once it takes them again";
-    warn["path"] = sink.filePath();
-    sink.write(warn);
-    if (options.on_event) options.on_event(warn);
-  };
-  {
-    json ev = proto::makeEvent("run", -1, 0.0);
-    ev["run_dir"] = run.root.string();
-    ev["run_id"] = run.id();
-    ev["name"] = config.name;
-    ev["world_size"] = config.speedups.devices;
-    ev["config"] = resolved;
-    if (!resumeCheckpoint.empty()) ev["resume"] = resumeCheckpoint;
-    if (!configChanges.empty()) ev["config_changes"] = configChanges;
-    emit(ev);
-  }
-
-  // ---- spawn the ranks
-  const int world = config.speedups.devices;
-  const std::string cli = options.cli_path.empty() ? selfExe() : options.cli_path;
-  // The ranks meet through a FileStore in the run folder: nothing listens beyond loopback (a
-  // TCPStore would listen on every interface). A crashed run's file would hold stale keys.
-  const fs::path rendezvous = run.rendezvousFile();
-  std::error_code rmEc;
-  fs::remove(rendezvous, rmEc);
-  std::vector<Rank> ranks(static_cast<size_t>(world));
-  std::string startError;
-  for (int i = 0; i < world; ++i) {
-    Rank& r = ranks[static_cast<size_t>(i)];
-    r.rank = i;
-    std::vector<std::string> args = {"worker", "--config", run.config().string(), "--run-dir", run.root.string(),
-                                     "--events-stdout", "--collective-timeout", std::to_string(options.collective_timeout_s)};
-    if (!resumeCheckpoint.empty()) {
-      args.push_back("--resume");
-      args.push_back(resumeCheckpoint);
-    }
-    std::vector<std::string> env = {"WB_STORE_FILE=" + rendezvous.string(),
-                                    "RANK=" + std::to_string(i), "WORLD_SIZE=" + std::to_string(world),
-                                    "LOCAL_RANK=" + std::to_string(i), "LOCAL_WORLD_SIZE=" + std::to_string(world)};
-    if (auto st = spawnRank(r, cli, args, env, run.rankLog(i)); !st.ok()) {
-      startError = st.error().message;
-      break;
-    }
-  }
-
-  // ---- supervise: merge events, watch exits, tear down on the first failure
-  int failedRank = -1;
-  std::string failReason;
-  bool tearingDown = false;
-  bool cancelling = false;
-  double teardownAt = 0;
-  int stopSeen = 0;
-  bool envWritten = false;
-  auto signalAll = [&](int sig) {
-    for (auto& r : ranks)
-      if (r.pid > 0 && !r.exited) ::kill(r.pid, sig);
-  };
-  if (!startError.empty()) {
-    failReason = startError;
-    tearingDown = true;
-    teardownAt = clock.seconds();
-    signalAll(SIGTERM);
-  }
-
-  auto handleLine = [&](Rank& r, const std::string& line) {
-    auto ev = proto::decodeEvent(line);
-    if (!ev) return;
-    if (!ev->contains("rank")) (*ev)["rank"] = r.rank;
-    const std::string type = proto::stringOr(*ev, "type", "");
-    if (type == "end") {
-      r.end = *ev;  // the launcher writes the run's single `end`
-      return;
-    }
-    if (type == "error") r.error = *ev;
-    if (type == "start") r.threads = static_cast<int>(proto::intOr(*ev, "threads", 0));
-    if (type == "start" && r.rank == 0 && !envWritten) {
-      json env;
-      env["host"] = ev->value("host", json::object());
-      env["versions"] = ev->value("versions", json::object());
-      env["device"] = ev->value("device", json(""));
-      env["threads"] = ev->value("threads", json(0));
-      env["world_size"] = world;
-      env["run_id"] = run.id();
-      (void)proto::writeJsonAtomic(run.env(), env);
-      envWritten = true;
-    }
-    emit(*ev);
-  };
-
-  for (;;) {
-    const int stops = g_stopRequests.load();
-    if (stops > stopSeen) {
-      stopSeen = stops;
-      if (!cancelling) {
-        cancelling = true;
-        teardownAt = clock.seconds();
-        signalAll(SIGTERM);  // ranks finish their step and end `cancelled`
-      } else {
-        signalAll(SIGKILL);  // asked twice: stop now
-      }
-    }
-    if ((tearingDown || cancelling) && clock.seconds() - teardownAt > options.kill_grace_s) signalAll(SIGKILL);
-
-    std::vector<pollfd> fds;
-    std::vector<Rank*> owners;
-    for (auto& r : ranks)
-      if (r.outFd >= 0) {
-        fds.push_back({r.outFd, POLLIN, 0});
-        owners.push_back(&r);
-      }
-    if (!fds.empty()) {
-      int n = ::poll(fds.data(), fds.size(), 100);
-      if (n < 0 && errno != EINTR) break;
-      for (size_t i = 0; i < fds.size(); ++i) {
-        if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-        Rank& r = *owners[i];
-        char buf[65536];
-        ssize_t got = ::read(r.outFd, buf, sizeof buf);
-        if (got > 0) {
-          for (auto& line : r.lines.feed(buf, static_cast<size_t>(got))) handleLine(r, line);
-        } else if (got == 0 || (got < 0 && errno != EINTR && errno != EAGAIN)) {
-          if (auto tail = r.lines.finish()) handleLine(r, *tail);
-          ::close(r.outFd);
-          r.outFd = -1;
-        }
-      }
-    } else {
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));  // ranks closed their output: reap them promptly
-    }
-
-    // Reap.
-    bool allDone = true;
-    for (auto& r : ranks) {
-      if (r.pid <= 0 || r.exited) continue;
-      int wstatus = 0;
-      rusage ru{};
-      pid_t w = ::wait4(r.pid, &wstatus, WNOHANG, &ru);
-      if (w == r.pid) {
-        r.exited = true;
-        r.cpu_s = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-                  static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
-        if (WIFEXITED(wstatus)) r.exitCode = WEXITSTATUS(wstatus);
-        else if (WIFSIGNALED(wstatus)) {
-          r.signaled = true;
-          r.signal = WTERMSIG(wstatus);
-          r.exitCode = 128 + r.signal;
-        }
-        const bool bad = r.signaled || (r.exitCode != 0 && r.exitCode != 130 && r.exitCode != 4);
-        if (bad && failedRank < 0 && !cancelling) {
-          failedRank = r.rank;
-          if (r.signaled)
-            failReason = "rank " + std::to_string(r.rank) + " was killed by signal " + std::to_string(r.signal) +
-                         " (" + strsignal(r.signal) + ")";
-          else if (!r.error.is_null())
-            failReason = "rank " + std::to_string(r.rank) + ": " + proto::stringOr(r.error, "message", "failed");
-          else
-            failReason = "rank " + std::to_string(r.rank) + " exited with code " + std::to_string(r.exitCode);
-          if (!tearingDown) {
-            tearingDown = true;
-            teardownAt = clock.seconds();
-            signalAll(SIGTERM);
-          }
-        }
-      } else {
-        allDone = false;
-      }
-    }
-    bool pipesOpen = false;
-    for (auto& r : ranks) pipesOpen = pipesOpen || r.outFd >= 0;
-    if (allDone && !pipesOpen) break;
-  }
-
-  fs::remove(rendezvous, rmEc);
-
-  // ---- the run's single end
-  RunOutcome out;
-  out.run_dir = run.root.string();
-  const Rank* r0 = ranks.empty() ? nullptr : &ranks[0];
-  json summary = (r0 && !r0->end.is_null()) ? proto::objectOr(r0->end, "summary") : json::object();
-  std::string status;
-  if (failedRank >= 0 || !startError.empty()) status = proto::kStatusFailed;
-  else if (r0 && !r0->end.is_null()) status = proto::stringOr(r0->end, "status", proto::kStatusFailed);
-  else if (cancelling) status = proto::kStatusCancelled;
-  else {
-    status = proto::kStatusFailed;
-    failReason = "rank 0 ended without reporting a result";
-    failedRank = 0;
-  }
-  if (status == proto::kStatusFailed) {
-    if (failReason.empty() && r0 && !r0->end.is_null())
-      failReason = proto::stringOr(proto::objectOr(r0->end, "summary"), "error", "failed");
-    summary["error"] = failReason;
-    if (failedRank >= 0) {
-      summary["failed_rank"] = failedRank;
-      summary["log_tail"] = tailOfFile(run.rankLog(failedRank));
-    }
-  }
-  const EventsFileEnd eventsFile = settleEventsFile(sink, status);
-  if (eventsFile.lost > 0) {
-    summary["training_status"] = status;
-    failReason = failReason.empty() || status != proto::kStatusFailed ? eventsFile.message
-                                                                       : failReason + "; " + eventsFile.message;
-    if (status != proto::kStatusFailed) failedRank = -1;
-    status = proto::kStatusFailed;
-    summary["error"] = failReason;
-    summary["events_lost"] = eventsFile.lost;
-  }
-  if (!eventsFile.error.empty()) summary["events_error"] = eventsFile.error;
-  if (eventsFile.late > 0) summary["events_late"] = eventsFile.late;
-  summary["status"] = status;
-  summary["run_id"] = run.id();
-  summary["name"] = config.name;
-  summary["run_dir"] = run.root.string();
-  summary["launcher_wall_s"] = clock.seconds();
-  summary["run_wall_s"] = options.startup_s + clock.seconds();
-  if (const double first = proto::numberOr(summary, "first_step_unix", 0); first > 0)
-    summary["time_to_first_step_s"] = options.startup_s + first - startUnix;
-  {
-    double ranksCpu = 0;
-    int asked = 0;
-    for (const auto& rk : ranks) ranksCpu += rk.cpu_s, asked += rk.threads;
-    const CpuShare share = cpuShareBetween(cpuAtStart, readCpuTimes(), ranksCpu);
-    json cpu = runCpuJson(ranksCpu, share.seconds, asked, share.other_cores);
-    for (const char* key : {"threads", "min_threads"})  // rank 0's: fewer while others took cores
-      if (summary.contains("cpu") && summary["cpu"].contains(key)) cpu[key] = summary["cpu"][key];
-    summary["cpu"] = cpu;
-  }
-  if (eventsFile.lost == 0 && eventsFile.late > 0) {
-    json warn = proto::makeEvent("warning", -1, clock.seconds());
-    warn["message"] = eventsFile.message;
-    warn["path"] = sink.filePath();
-    emit(warn);
-  }
-  if (status == proto::kStatusFailed) {
-    json err = proto::makeEvent("error", failedRank, clock.seconds());
-    err["message"] = failReason;
-    err["code"] = eventsFile.lost > 0 && failedRank < 0 ? "events_lost" : "rank_failed";
-    if (failedRank >= 0) err["log_tail"] = summary["log_tail"];
-    emit(err);
-  }
-  // summary.json first: whoever sees `end` (the window, a script) can read it at once.
-  const Status written = proto::writeJsonAtomic(run.summary(), summary);
-  json end = proto::makeEvent("end", -1, clock.seconds());
-  end["status"] = status;
-  end["summary"] = summary;
-  emit(end);
-  if (!written.ok()) return written.error();
-
-  int rank0Code = r0 ? r0->exitCode : 1;
-  if (failedRank >= 0) rank0Code = ranks[static_cast<size_t>(failedRank)].exitCode;
-  out.status = status;
-  out.exit_code = exitCodeForStatus(status, rank0Code);
-  out.summary = summary;
-  return out;
+  auto prepared = detail::prepareRunFolder(config, options);  // holds the folder's lock until we return
+  if (!prepared.ok()) return prepared.error();
+  Launch launch(config, options, *prepared, ignoreXfsz.userIgnored());
+  return launch.run();
 }
 
 }  // namespace wb::launch

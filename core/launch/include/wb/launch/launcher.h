@@ -44,7 +44,11 @@ struct RunOutcome {
 // the ladder and the advisor do not report its speedups.
 nlohmann::json runCpuJson(double ranksCpuSeconds, double launcherWallSeconds, int askedCores, double otherCores);
 
-// Blocks until the run ends, holding the run folder's RunLock throughout. Returns an Error only
+// Blocks until the run ends, holding the run folder's RunLock throughout. The ranks stay in the
+// caller's process group (a kill of the group reaches them) and are SIGKILLed if the calling
+// thread dies (PR_SET_PDEATHSIG fires on the death of the thread that forked): call it from a
+// thread that outlives the run. SIGXFSZ is ignored while it runs (a file size limit is an error
+// the run reports); the ranks get the disposition the caller had. Returns an Error only
 // when the run could not start (bad config, unwritable runs root, a folder another run holds,
 // a folder with a finished run and neither resume_dir nor overwrite); a run that started and failed is a RunOutcome with status "failed".
 Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options);

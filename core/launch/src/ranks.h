@@ -1,0 +1,60 @@
+#pragma once
+// The launcher's rank processes: how one is started (fork + exec of `workbench-cli worker`
+// with its stdout a pipe to the launcher and its stderr its log), reaped and described.
+// Internal to core/launch.
+#include <sys/types.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "wb/common/result.h"
+#include "wb/proto/events.h"
+
+namespace wb::launch::detail {
+
+struct Rank {
+  int rank = 0;
+  pid_t pid = -1;
+  int outFd = -1;          // the rank's stdout: its event stream
+  proto::LineBuffer lines;
+  bool exited = false;
+  int exitCode = 0;        // exit status, or 128 + signal
+  bool signaled = false;
+  int signal = 0;
+  double cpu_s = 0;        // CPU seconds of the rank and all its threads (from wait4)
+  int threads = 0;         // intra-op threads its start event asked for
+  nlohmann::json end;      // its `end` event, when it wrote one
+  nlohmann::json error;    // its last `error` event
+};
+
+struct RankCommand {
+  std::string program;            // the workbench-cli binary
+  std::vector<std::string> args;  // after the program
+  std::vector<std::string> env;   // KEY=VALUE added to the launcher's environment
+  std::filesystem::path log;      // the rank's stderr, appended to
+  bool ignoreXfsz = false;        // SIGXFSZ as the user had it before the launcher ignored it
+};
+
+// Starts r as cmd. The rank stays in the launcher's process group (a kill of the group
+// reaches it) and is SIGKILLed if the thread that started it dies (PR_SET_PDEATHSIG: call it
+// from the thread that supervises the rank to its end). Between fork and exec only
+// async-signal-safe calls run; a failed exec writes "cannot execute PROGRAM: REASON" to the
+// rank's log and exits 127. Io error (naming the rank) when no process could be started.
+Status spawnRank(Rank& r, const RankCommand& cmd);
+
+// Non-blocking: true when r exited now (its exit code, signal and CPU time filled in).
+bool reapRank(Rank& r);
+
+// Exited otherwise than ok (0), cancelled (130) or diverged (4).
+bool rankFailed(const Rank& r);
+
+// Why a failed rank failed, in words naming it.
+std::string rankFailure(const Rank& r);
+
+// Sends sig to every rank still running.
+void signalRanks(std::vector<Rank>& ranks, int sig);
+
+}  // namespace wb::launch::detail

@@ -1,0 +1,128 @@
+#include "run_folder.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "wb/common/paths.h"
+#include "wb/proto/config_json.h"
+#include "wb/proto/events.h"
+
+namespace wb::launch::detail {
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+// What the ranks would refuse when resuming (the trainer checks the same against the checkpoint),
+// found before the run folder is touched, so a refused resume leaves it as it was.
+Status checkResumable(const proto::RunDir& run, const std::string& dir, const std::string& kind, const Config& config) {
+  // A finished run has nothing left to train at its train.epochs.
+  int64_t trained = -1;
+  for (const auto& ev : proto::readEventsFile(run.events().string()))
+    if (proto::stringOr(ev, "type", "") == "checkpoint" && proto::stringOr(ev, "kind", "") == kind)
+      trained = proto::intOr(ev, "batch_in_epoch", 0) == 0 ? proto::intOr(ev, "epoch", -1) : -1;
+  if (trained >= config.train.epochs)
+    return makeError(Errc::InvalidConfig, "train.epochs: " + dir + " has already trained " + std::to_string(trained) +
+                                              " epoch(s) of " + std::to_string(config.train.epochs) +
+                                              "; resume with --set train.epochs=N (N > " + std::to_string(trained) +
+                                              ") to train further");
+  // Optimiser state belongs to the optimiser that wrote it.
+  auto previous = proto::readJsonFile(run.config());
+  const std::string wasOptim = previous.ok() && previous->is_object()
+                                   ? previous->value(json::json_pointer("/optim/name"), std::string())
+                                   : std::string();
+  if (!wasOptim.empty() && wasOptim != config.optim.name)
+    return makeError(Errc::InvalidConfig, "optim.name: " + dir + " was trained with " + wasOptim +
+                                              " and this run asks for " + config.optim.name +
+                                              "; resume with the same optimiser, or start a new run to change it");
+  return {};
+}
+
+// A new run into a folder that already holds one would silently replace its results: refused
+// unless asked for (--overwrite), and then the old run's files go first, so nothing of it mixes
+// into the new one (events.jsonl is appended to).
+Status prepareFreshFolder(const proto::RunDir& run, bool overwrite) {
+  std::error_code ec;
+  const bool finished = fs::exists(run.summary(), ec) || fs::exists(run.events(), ec);
+  if (!finished) return {};
+  if (!overwrite)
+    return makeError(Errc::InvalidConfig, "--run-dir " + run.root.string() +
+                                              ": it already holds a run (events.jsonl or summary.json); continue it "
+                                              "with --resume, pass --overwrite to replace it, or choose another folder");
+  std::vector<fs::path> old = {run.events(), run.summary(), run.env()};
+  for (const auto& d : {run.checkpoints(), run.logs()})
+    for (const auto& entry : fs::directory_iterator(d, ec)) old.push_back(entry.path());
+  for (const auto& f : old)
+    if (fs::remove_all(f, ec); ec)
+      return makeError(Errc::Io, f.string() + ": cannot remove it to --overwrite the run: " + ec.message());
+  return {};
+}
+
+// --resume: the run folder, locked, with the checkpoint the ranks continue from.
+Status lockForResume(PreparedRun& p, const Config& config, const LaunchOptions& options) {
+  p.run.root = fs::absolute(options.resume_dir);
+  if (!p.run.looksLikeRun())
+    return makeError(Errc::InvalidConfig, "--resume " + options.resume_dir +
+                                              ": not a run directory (no config.json or events.jsonl)");
+  auto locked = proto::RunLock::acquire(p.run);
+  if (!locked.ok()) return locked.error();
+  p.lock = std::move(locked).value();
+  if (options.resume_from != "last" && options.resume_from != "best")
+    return makeError(Errc::InvalidConfig, "--from " + options.resume_from + ": resume from last or best");
+  const fs::path from = options.resume_from == "best" ? p.run.bestCheckpoint() : p.run.lastCheckpoint();
+  if (!fs::exists(from))
+    return makeError(Errc::Checkpoint, from.string() +
+                                           ": no checkpoint to resume from (the run ended before its first epoch)");
+  p.resumeCheckpoint = from.string();
+  return checkResumable(p.run, options.resume_dir, options.resume_from, config);
+}
+
+// A resume with --set changes: the config it ran with stays, as config.before-resume-N.json,
+// and the changes are listed for the `run` event.
+Status keepReplacedConfig(PreparedRun& p) {
+  auto previous = proto::readJsonFile(p.run.config());
+  if (!previous.ok() || *previous == p.resolved) return {};
+  for (const auto& op : json::diff(*previous, p.resolved)) {
+    std::string field = op.value("path", "");
+    std::replace(field.begin(), field.end(), '/', '.');
+    const json before = (*previous).value(json::json_pointer(op.value("path", "")), json());
+    p.configChanges.push_back(field.substr(1) + ": " + before.dump() + " -> " + op.value("value", json()).dump());
+  }
+  fs::path kept;
+  for (int n = 1; kept.empty() || fs::exists(kept); ++n)
+    kept = p.run.root / ("config.before-resume-" + std::to_string(n) + ".json");
+  std::error_code ec;
+  fs::rename(p.run.config(), kept, ec);
+  if (ec) return makeError(Errc::Io, p.run.config().string() + ": cannot keep it as " + kept.string() + ": " + ec.message());
+  return {};
+}
+
+}  // namespace
+
+Result<PreparedRun> prepareRunFolder(const Config& config, const LaunchOptions& options) {
+  PreparedRun p;
+  p.resolved = proto::configToJson(config);
+  const bool resuming = !options.resume_dir.empty();
+  if (resuming) {
+    if (auto st = lockForResume(p, config, options); !st.ok()) return st.error();
+  } else if (!options.run_dir.empty()) {
+    p.run.root = fs::absolute(options.run_dir);
+  } else {
+    fs::path root = options.runs_root.empty() ? defaultRunsRoot() : fs::path(options.runs_root);
+    p.run.root = fs::absolute(root / makeRunId(config.name));
+  }
+  if (auto st = p.run.create(); !st.ok()) return st.error();
+  if (!resuming) {
+    auto locked = proto::RunLock::acquire(p.run);
+    if (!locked.ok()) return locked.error();
+    p.lock = std::move(locked).value();
+    if (auto st = prepareFreshFolder(p.run, options.overwrite); !st.ok()) return st.error();
+  }
+  if (resuming && fs::exists(p.run.config()))
+    if (auto st = keepReplacedConfig(p); !st.ok()) return st.error();
+  if (!resuming || !fs::exists(p.run.config()))
+    if (auto st = proto::writeJsonAtomic(p.run.config(), p.resolved); !st.ok()) return st.error();
+  return p;
+}
+
+}  // namespace wb::launch::detail

@@ -1,0 +1,203 @@
+// core/launch on its own: launchRun spawning real `workbench-cli worker` ranks (the CLI this
+// build made) into a real run folder. A rank that fails (a real process that exits or is killed
+// before training) tears the others down and the folder says which; events of two ranks are
+// merged in arrival order, each rank's in its own order, and the folder holds what was streamed.
+#include <QtTest/QtTest>
+#include <QTemporaryDir>
+
+#include <dirent.h>
+
+#include <fstream>
+#include <map>
+
+#include "wb/common/config.h"
+#include "wb/launch/launcher.h"
+#include "wb/proto/events.h"
+#include "wb/proto/rundir.h"
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+bool haveFashionMnist() { return QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")); }
+
+wb::Config smallConfig(int devices) {
+  wb::Config c;
+  c.name = "launcher-test";
+  c.data.limit_train = 2000;
+  c.data.limit_val = 256;
+  c.train.log_every = 5;
+  c.speedups.devices = devices;
+  return c;
+}
+
+// Processes whose command line names `marker` (the run folder): none may outlive launchRun.
+int processesMentioning(const std::string& marker) {
+  int n = 0;
+  DIR* d = ::opendir("/proc");
+  if (!d) return 0;
+  while (dirent* e = ::readdir(d)) {
+    if (!std::isdigit(static_cast<unsigned char>(e->d_name[0]))) continue;
+    std::ifstream in(std::string("/proc/") + e->d_name + "/cmdline", std::ios::binary);
+    std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (cmd.find(marker) != std::string::npos) ++n;
+  }
+  ::closedir(d);
+  return n;
+}
+
+// A rank program: a shell script that fails as rank `rank` (the script's body) and is the real
+// workbench-cli for every other rank.
+QString rankProgram(const QTemporaryDir& dir, int rank, const QString& body) {
+  const QString path = dir.filePath(QStringLiteral("rank-program.sh"));
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly)) return {};
+  f.write(QStringLiteral("#!/bin/sh\nif [ \"$RANK\" = %1 ]; then %2; fi\nexec '%3' \"$@\"\n")
+              .arg(rank)
+              .arg(body, QStringLiteral(WB_CLI_PATH))
+              .toUtf8());
+  f.close();
+  f.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+  return path;
+}
+
+}  // namespace
+
+class TestLauncher : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void twoRanksMergeTheirEventsInOrder() {
+    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    QTemporaryDir root;
+    wb::launch::LaunchOptions o;
+    o.cli_path = WB_CLI_PATH;
+    o.run_dir = root.filePath(QStringLiteral("merged")).toStdString();
+    std::vector<json> streamed;
+    o.on_event = [&](const json& ev) { streamed.push_back(ev); };
+    auto out = wb::launch::launchRun(smallConfig(2), o);
+    QVERIFY2(out.ok(), out.ok() ? "" : out.error().message.c_str());
+    QCOMPARE(out->status, std::string("ok"));
+    QCOMPARE(out->exit_code, 0);
+    QVERIFY(streamed.size() > 4);
+    QCOMPARE(wb::proto::stringOr(streamed.front(), "type", ""), std::string("run"));
+    QCOMPARE(wb::proto::stringOr(streamed.back(), "type", ""), std::string("end"));
+    std::map<int64_t, int64_t> lastStep;  // rank -> its last step seen
+    std::map<int64_t, int> starts;
+    int ends = 0;
+    for (const auto& ev : streamed) {
+      const std::string type = wb::proto::stringOr(ev, "type", "");
+      const int64_t rank = wb::proto::intOr(ev, "rank", -2);
+      ends += type == "end";
+      if (type == "start") ++starts[rank];
+      if (type != "step") continue;
+      const int64_t step = wb::proto::intOr(ev, "step", -1);
+      QVERIFY2(step > lastStep[rank], ev.dump().c_str());  // each rank's events keep their order
+      lastStep[rank] = step;
+    }
+    QCOMPARE(ends, 1);  // the launcher writes the run's single end
+    QCOMPARE(int(starts.size()), 2);
+    QCOMPARE(int(lastStep.size()), 2);
+    // The folder holds exactly what was streamed, in the same order.
+    const wb::proto::RunDir run{out->run_dir};
+    int64_t malformed = -1;
+    const auto filed = wb::proto::readEventsFile(run.events().string(), &malformed);
+    QCOMPARE(malformed, int64_t(0));
+    QCOMPARE(filed.size(), streamed.size());
+    for (size_t i = 0; i < filed.size(); ++i)
+      QCOMPARE(filed[i].dump(), wb::proto::decodeEvent(wb::proto::encodeEvent(streamed[i]))->dump());
+    auto summary = wb::proto::readJsonFile(run.summary());
+    QVERIFY(summary.ok());
+    QCOMPARE(wb::proto::stringOr(*summary, "status", ""), std::string("ok"));
+    QVERIFY(fs::exists(run.env()));
+    QVERIFY(fs::exists(run.rankLog(0)) && fs::exists(run.rankLog(1)));
+    QVERIFY(!fs::exists(run.rendezvousFile()));
+  }
+
+  // Rank 1 fails before it trains (exits 3 with a message, or dies by a signal); rank 0, a
+  // real worker waiting for it at the rendezvous, is torn down; the folder names rank 1.
+  void aFailingRankTearsDownTheOthers_data() {
+    QTest::addColumn<QString>("body");
+    QTest::addColumn<QString>("reason");
+    QTest::addColumn<int>("exitCode");
+    QTest::newRow("exits 3") << QStringLiteral("echo 'rank 1 cannot read its shard' >&2; exit 3")
+                             << QStringLiteral("rank 1 exited with code 3") << 3;
+    QTest::newRow("killed") << QStringLiteral("echo 'rank 1 is going' >&2; kill -9 $$")
+                            << QStringLiteral("rank 1 was killed by signal 9") << 1;
+  }
+  void aFailingRankTearsDownTheOthers() {
+    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    QFETCH(QString, body);
+    QFETCH(QString, reason);
+    QFETCH(int, exitCode);
+    QTemporaryDir root;
+    wb::launch::LaunchOptions o;
+    o.cli_path = rankProgram(root, 1, body).toStdString();
+    o.run_dir = root.filePath(QStringLiteral("torn-down")).toStdString();
+    o.kill_grace_s = 2;
+    std::vector<json> streamed;
+    o.on_event = [&](const json& ev) { streamed.push_back(ev); };
+    auto out = wb::launch::launchRun(smallConfig(2), o);
+    QVERIFY2(out.ok(), out.ok() ? "" : out.error().message.c_str());
+    QCOMPARE(out->status, std::string("failed"));
+    QCOMPARE(out->exit_code, exitCode);
+    QCOMPARE(wb::proto::intOr(out->summary, "failed_rank", -1), int64_t(1));
+    const std::string error = wb::proto::stringOr(out->summary, "error", "");
+    QVERIFY2(QString::fromStdString(error).startsWith(reason), error.c_str());
+    QVERIFY2(wb::proto::stringOr(out->summary, "log_tail", "").find("rank 1 is going") != std::string::npos ||
+                 wb::proto::stringOr(out->summary, "log_tail", "").find("cannot read its shard") != std::string::npos,
+             out->summary.dump().c_str());
+    const wb::proto::RunDir run{out->run_dir};
+    auto summary = wb::proto::readJsonFile(run.summary());
+    QVERIFY(summary.ok());
+    QCOMPARE(wb::proto::intOr(*summary, "failed_rank", -1), int64_t(1));
+    const auto filed = wb::proto::readEventsFile(run.events().string());
+    QCOMPARE(wb::proto::stringOr(filed.back(), "status", ""), std::string("failed"));
+    QCOMPARE(wb::proto::stringOr(filed[filed.size() - 2], "type", ""), std::string("error"));
+    QCOMPARE(processesMentioning(out->run_dir), 0);  // every rank reaped before launchRun returned
+  }
+
+  // A rank program that cannot be executed: the rank's log says so, in words (written between
+  // fork and exec with write(2) alone), and the run fails naming rank 0.
+  void aRankThatCannotStartIsNamed() {
+    QTemporaryDir root;
+    wb::launch::LaunchOptions o;
+    o.cli_path = root.filePath(QStringLiteral("no-such-cli")).toStdString();
+    o.run_dir = root.filePath(QStringLiteral("no-start")).toStdString();
+    o.kill_grace_s = 2;
+    auto out = wb::launch::launchRun(smallConfig(1), o);
+    QVERIFY2(out.ok(), out.ok() ? "" : out.error().message.c_str());
+    QCOMPARE(out->status, std::string("failed"));
+    QCOMPARE(wb::proto::intOr(out->summary, "failed_rank", -1), int64_t(0));
+    const std::string tail = wb::proto::stringOr(out->summary, "log_tail", "");
+    QVERIFY2(tail.find("cannot execute " + o.cli_path + ": No such file or directory") != std::string::npos, tail.c_str());
+  }
+
+  // requestStop() (what SIGINT/SIGTERM call): the ranks finish their step and the run ends
+  // cancelled, exit 130, with its end in the folder.
+  void requestStopCancelsTheRun() {
+    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    QTemporaryDir root;
+    wb::launch::LaunchOptions o;
+    o.cli_path = WB_CLI_PATH;
+    o.run_dir = root.filePath(QStringLiteral("stopped")).toStdString();
+    wb::Config c = smallConfig(1);
+    c.data.limit_train = 20000;
+    c.train.log_every = 1;
+    bool asked = false;  // once: a second request means "kill now"
+    o.on_event = [&asked](const json& ev) {
+      if (asked || wb::proto::stringOr(ev, "type", "") != "step") return;
+      asked = true;
+      wb::launch::requestStop();
+    };
+    auto out = wb::launch::launchRun(c, o);
+    QVERIFY2(out.ok(), out.ok() ? "" : out.error().message.c_str());
+    QCOMPARE(out->status, std::string("cancelled"));
+    QCOMPARE(out->exit_code, 130);
+    const auto filed = wb::proto::readEventsFile(wb::proto::RunDir{out->run_dir}.events().string());
+    QCOMPARE(wb::proto::stringOr(filed.back(), "status", ""), std::string("cancelled"));
+  }
+};
+
+QTEST_APPLESS_MAIN(TestLauncher)
+#include "test_launcher.moc"
