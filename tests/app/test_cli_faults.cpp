@@ -170,6 +170,13 @@ class TestCliFaults : public QObject {
     const std::string error = wb::proto::stringOr(*summary, "error", "");
     QVERIFY2(wb::proto::stringOr(*summary, "events_error", "").find("file size limit") != std::string::npos,
              summary->dump().c_str());
+    // Said at once, while the run goes on: the file, and why it refuses.
+    bool warned = false;
+    for (const auto& e : streamed)
+      warned = warned || (wb::proto::stringOr(e, "type", "") == "warning" &&
+                          wb::proto::stringOr(e, "message", "").find("events.jsonl cannot be written (File too large") !=
+                              std::string::npos);
+    QVERIFY(warned);
     if (lifted) {
       QVERIFY2(p.exitCode() == 0, err.right(2000).constData());
       QCOMPARE(wb::proto::stringOr(*summary, "status", ""), std::string("ok"));

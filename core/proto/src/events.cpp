@@ -112,11 +112,12 @@ EventSink::~EventSink() {
 Status EventSink::openFile(const std::string& path) {
   std::lock_guard<std::mutex> lock(mu_);
   const bool clean = endsWithNewline(path);
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd_ < 0)
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0)
     return makeError(Errc::Io, "cannot open " + path + " for appending events (is the folder writable?): " +
                                    std::strerror(errno));
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = fd;
   path_ = path;
   pending_.clear();
   pendingBytes_ = 0;
