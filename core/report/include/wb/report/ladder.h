@@ -41,6 +41,14 @@ Config ladderBaseline(const Config& user);
 // the devices it needs).
 std::vector<LadderStep> planLadder(const Config& user, const nlohmann::json& capabilities, bool isolated);
 
+// `ladder --lr-scaling linear|sqrt`: every step of the plan that runs on more than one device
+// (the devices step, the cumulative steps after it, devices or sharding alone) trains with
+// optim.lr_scaling = `mode`, so they compare with the one-device baseline at equal accuracy
+// (the global batch grows with the devices; the lr grows with it, after a short warm-up). Their
+// `added` says so. "none" leaves the user's setting. Error (InvalidConfig) names --lr-scaling
+// and the allowed values.
+Status applyLadderLrScaling(std::vector<LadderStep>& plan, const std::string& mode);
+
 // The runs of one step (repeats), as loaded after they ended.
 struct LadderStepRuns {
   LadderStep step;
