@@ -49,13 +49,14 @@ EarlyStoppingConfig runRule(const RunRecord& run) {
 
 double monitored(const EarlyStoppingConfig& c, const Point& p) { return c.monitor == "val_acc" ? p.val_acc : p.val_loss; }
 
+// Off (patience 0), the trainer keeps best.pt by plain improvement: min_delta plays no part.
 WhatIfRow replay(const std::vector<Point>& curve, EarlyStoppingConfig rule, int patience, double min_delta) {
   rule.patience = patience;
-  rule.min_delta = min_delta;
+  rule.min_delta = patience == 0 ? 0.0 : min_delta;
   EarlyStopping es(rule);
   WhatIfRow row;
   row.patience = patience;
-  row.min_delta = min_delta;
+  row.min_delta = rule.min_delta;
   size_t stopAt = curve.size() - 1;
   for (size_t i = 0; i < curve.size(); ++i) {
     const auto d = es.update(curve[i].epoch, monitored(rule, curve[i]));
@@ -112,9 +113,9 @@ Cell stopCell(const WhatIf& w, const WhatIfRow& r) {
 
 std::vector<Cell> rowCells(const WhatIf& w, const WhatIfRow& r) {
   return {Cell::num(std::to_string(r.patience) + (r.as_run ? " (this run)" : ""), r.patience),
-          Cell::num(num(r.min_delta), r.min_delta),
+          r.patience == 0 ? Cell::str("–") : Cell::num(num(r.min_delta), r.min_delta),
           stopCell(w, r),
-          r.stops ? Cell::num(std::to_string(r.epochs_saved), r.epochs_saved) : Cell::str(w.truncated ? "–" : "0"),
+          r.stops || !w.truncated ? Cell::num(std::to_string(r.epochs_saved), r.epochs_saved) : Cell::str("–"),
           r.best_epoch >= 0 ? Cell::num(std::to_string(r.best_epoch), r.best_epoch) : Cell::str("–"),
           std::isfinite(r.best_value) ? Cell::num(monitorText(w, r.best_value), r.best_value) : Cell::str("–"),
           r.best_epoch >= 0 ? Cell::num(fmtAccuracy(r.best_val_acc), r.best_val_acc) : Cell::str("–"),
@@ -131,8 +132,8 @@ std::vector<Column> columns(const WhatIf& w) {
           {"epochs_saved", "Epochs saved", ""},
           {"best_epoch", "Best epoch", ""},
           {"best_value", "Best " + w.monitor, ""},
-          {"best_val_acc", "Val acc there", "fraction"},
-          {"final_weights_epoch", "Ends with weights of epoch", ""},
+          {"best_val_acc", "Val acc at best", "fraction"},
+          {"final_weights_epoch", "Final weights (epoch)", ""},
           {"wall_saved_s", "Wall saved", "s"},
           {"saved_pct", "Saved", "%"}};
 }
@@ -185,8 +186,9 @@ WhatIf earlyStoppingWhatIf(const RunRecord& run, const WhatIfOptions& options) {
   }
   for (int patience : options.patiences)
     for (double delta : options.min_deltas) {
+      if (patience == 0 && delta != options.min_deltas.front()) continue;  // off: one row
       WhatIfRow row = replay(curve, rule, patience, delta);
-      row.as_run = patience == rule.patience && delta == rule.min_delta;
+      row.as_run = patience == rule.patience && (patience == 0 || delta == rule.min_delta);
       addSavings(row, curve, w);
       w.rows.push_back(std::move(row));
     }

@@ -107,7 +107,20 @@ class TestWhatIf : public QObject {
     for (const auto& r : w.rows) marked += r.as_run;
     QCOMPARE(marked, 1);
     QVERIFY(rowOf(w, 2, 0.0).as_run);
-    QCOMPARE(int(w.rows.size()), 6 * 3);  // the default grid: patience 0..5 × min_delta 0, 0.001, 0.01
+    QCOMPARE(int(w.rows.size()), 1 + 5 * 3);  // the default grid: off, then patience 1..5 × min_delta 0, 0.001, 0.01
+  }
+
+  // Off, the trainer keeps best.pt by plain improvement: min_delta does not move the best epoch.
+  void offIgnoresMinDelta() {
+    // 0.5 0.45 0.445: with min_delta 0.01 the rule's best would stay at 2; off, best.pt is epoch 3.
+    wb::report::WhatIfOptions o;
+    o.patiences = {0, 5};
+    o.min_deltas = {0.01};
+    const auto w = wb::report::earlyStoppingWhatIf(curveRun({0.5, 0.45, 0.445}).record(), o);
+    QCOMPARE(int(w.rows.size()), 2);
+    QCOMPARE(w.rows[0].best_epoch, 3);
+    QCOMPARE(w.rows[0].min_delta, 0.0);
+    QCOMPARE(w.rows[1].best_epoch, 2);
   }
 
   void aRunThatStoppedEarlyKnowsOnlyItsEpochs() {
@@ -179,7 +192,7 @@ class TestWhatIf : public QObject {
     own.tables.push_back(wb::report::whatIfTable(wb::report::earlyStoppingWhatIf(base)));
     const QString csv = QString::fromStdString(wb::report::render(own, wb::report::Format::Csv));
     QVERIFY(csv.startsWith(QStringLiteral("Patience,Min Δ,Stops after epoch")));
-    QCOMPARE(csv.count(QStringLiteral("\r\n")), 1 + 18);
+    QCOMPARE(csv.count(QStringLiteral("\r\n")), 1 + 16);
   }
 };
 

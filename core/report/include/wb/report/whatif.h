@@ -7,7 +7,8 @@
 //
 // Definitions (every view shows the same):
 //  - stops after epoch E: the evaluation at which the rule asks to stop. patience 0 is "off":
-//    the run trains every recorded epoch.
+//    the run trains every recorded epoch; it has one row, and its best epoch is the plain best
+//    (the trainer keeps best.pt without min_delta then).
 //  - best epoch: the rule's best (an improvement by more than min_delta), what best.pt holds.
 //    A run that stops ends with those weights (the trainer restores best.pt); one that does not
 //    stop ends with its last epoch's weights.
@@ -61,7 +62,7 @@ struct WhatIf {
   bool truncated = false;        // stopped early, cancelled or unfinished: later epochs unknown
   std::optional<double> wall_s;  // the run's wall time (rank 0's last `t`)
   std::string problem;           // why there are no rows ("" when there are)
-  std::vector<WhatIfRow> rows;   // patience-major, in the options' order
+  std::vector<WhatIfRow> rows;   // patience-major, in the options' order (patience 0: one row)
 };
 
 WhatIf earlyStoppingWhatIf(const RunRecord& run, const WhatIfOptions& options = {});
