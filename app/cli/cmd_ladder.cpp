@@ -338,7 +338,7 @@ int cmdLadder(const Argv& argv) {
     return 2;
   }
   auto plan = report::planLadder(*config, train::capabilitiesJson(), args.has("isolated"));
-  if (auto st = report::applyLadderLrScaling(plan, args.get("lr-scaling", "none")); !st.ok()) {
+  if (auto st = report::applyLadderLrScaling(plan, args.get("lr-scaling", config->optim.lr_scaling)); !st.ok()) {
     std::fprintf(stderr, "workbench-cli ladder: %s\n", st.error().message.c_str());
     return 2;
   }

@@ -7,10 +7,10 @@ namespace wb::report {
 Status applyLadderLrScaling(std::vector<LadderStep>& plan, const std::string& mode) {
   if (mode != "none" && mode != "linear" && mode != "sqrt")
     return makeError(Errc::InvalidConfig, "--lr-scaling " + mode + ": must be one of none, linear, sqrt");
-  if (mode == "none") return {};
   for (auto& step : plan) {
     if (step.skipped || step.config.speedups.devices <= 1) continue;
     step.config.optim.lr_scaling = mode;
+    if (mode == "none") continue;
     // Only the steps that bring the devices say it (devices, and sharding alone): the later
     // cumulative ones inherit it.
     if (step.key != "devices" && !step.isolated) continue;

@@ -203,6 +203,13 @@ class TestLadder : public QObject {
     auto plan = planLadder(wb::Config{}, cpuCaps(1), false);  // one process only: devices is skipped
     QVERIFY(applyLadderLrScaling(plan, "linear").ok());
     for (const auto& s : plan) QCOMPARE(QString::fromStdString(s.config.optim.lr_scaling), QStringLiteral("none"));
+    // An explicit none undoes a config's own setting on the steps with devices.
+    wb::Config user;
+    user.optim.lr_scaling = "linear";
+    auto undone = planLadder(user, cpuCaps(), false);
+    QVERIFY(applyLadderLrScaling(undone, "none").ok());
+    QCOMPARE(QString::fromStdString(stepOf(undone, "devices").config.optim.lr_scaling), QStringLiteral("none"));
+    QCOMPARE(QString::fromStdString(stepOf(undone, "devices").added), QStringLiteral("devices 1 → 2 CPU processes"));
     auto bad = applyLadderLrScaling(plan, "cubic");
     QVERIFY(!bad.ok());
     QCOMPARE(QString::fromStdString(bad.error().message), QStringLiteral("--lr-scaling cubic: must be one of none, linear, sqrt"));
