@@ -60,6 +60,9 @@ Options:
                      precision, early_stopping, sharding, inference_eval); the others are listed
                      as left out. Each step keeps its place in the cumulative order
   --isolated         also run each speedup alone against the baseline
+  --lr-scaling M     linear | sqrt: the steps on more than one device train with optim.lr_scaling=M
+                     (lr x devices or x sqrt(devices), after a short warm-up), so the devices step
+                     reaches the baseline's accuracy in the same epochs (default: the config's)
   --target-acc X     target val accuracy (default: the lowest best val acc of the baseline's repeats)
   --dry-run          print the plan and exit
 
@@ -289,7 +292,7 @@ Result<fs::path> prepareOut(const Args& args) {
 
 int cmdLadder(const Argv& argv) {
   Args args(argv, {"help", "isolated", "dry-run"},
-            {"config", "set", "out", "runs-root", "repeats", "target-acc", "steps", "rerun-contended"});
+            {"config", "set", "out", "runs-root", "repeats", "target-acc", "steps", "rerun-contended", "lr-scaling"});
   if (args.has("help")) {
     std::fputs(kHelp, stdout);
     return 0;
@@ -335,6 +338,10 @@ int cmdLadder(const Argv& argv) {
     return 2;
   }
   auto plan = report::planLadder(*config, train::capabilitiesJson(), args.has("isolated"));
+  if (auto st = report::applyLadderLrScaling(plan, args.get("lr-scaling", config->optim.lr_scaling)); !st.ok()) {
+    std::fprintf(stderr, "workbench-cli ladder: %s\n", st.error().message.c_str());
+    return 2;
+  }
   for (auto& s : plan) refuseWhatTheMachineRejects(s);
   if (auto only = args.get("steps")) {
     if (auto st = keepOnlySteps(plan, *only); !st.ok()) {

@@ -16,6 +16,7 @@ int cmdCompare(const Argv& args);       // comparison table of run dirs on the t
 int cmdExport(const Argv& args);        // comparison tables to md/csv/tex/json/html
 int cmdDataset(const Argv& args);       // dataset export | inspect
 int cmdCapabilities(const Argv& args);  // what this machine can do (JSON for the GUI)
+int cmdWhatIf(const Argv& args);        // whatif early-stopping: a finished run's curve replayed
 
 // The path of this executable (for spawning ranks and ladder runs).
 std::string selfPath();

@@ -22,6 +22,7 @@ Commands:
   ladder        baseline, then each speedup added in turn; writes the ladder table and chart
   compare       comparison table of run directories against a baseline, on the terminal
   export        comparison tables as md | csv | tex | json | html
+  whatif        whatif early-stopping <run-dir>: each patience / min_delta replayed on a finished run
   dataset       dataset export --to folder:<dir> | dataset inspect <spec>
   capabilities  what this machine can do (CUDA, GPUs, cores, which speedups apply), as JSON
 
@@ -68,6 +69,7 @@ int main(int argc, char** argv) {
     if (cmd == "export") return wb::cli::cmdExport(rest);
     if (cmd == "dataset") return wb::cli::cmdDataset(rest);
     if (cmd == "capabilities") return wb::cli::cmdCapabilities(rest);
+    if (cmd == "whatif") return wb::cli::cmdWhatIf(rest);
     if (cmd.rfind("--", 0) == 0) finishRun(wb::cli::cmdRun(args));  // `workbench-cli --set x=y` = run
     std::fprintf(stderr, "workbench-cli: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
     return 2;

@@ -25,6 +25,7 @@
 
 #include "compare/ladder_runner.h"
 #include "compare/speedup_chart.h"
+#include "compare/whatif_view.h"
 #include "runs/cli.h"
 #include "runs/runs_model.h"
 #include "wb/proto/rundir.h"
@@ -130,6 +131,8 @@ CompareView::CompareView(RunsModel* model, QWidget* parent)
   ladderTable_->verticalHeader()->setVisible(false);
   detailTabs_->addTab(advice_, QStringLiteral("Advisor"));
   detailTabs_->addTab(ladderTable_, QStringLiteral("Ladder"));
+  whatIf_ = new WhatIfView(detailTabs_);
+  detailTabs_->addTab(whatIf_, QStringLiteral("Early-stopping what-if"));
   bottom->addWidget(chart_);
   bottom->addWidget(detailTabs_);
   bottom->setStretchFactor(0, 3);  // the chart gets the larger half
@@ -184,6 +187,7 @@ void CompareView::refreshNow() {
   report_.reset();
   comparison_.reset();
   problems_.clear();
+  whatIf_->setRuns({});
   Run* base = model_->baseline();
   if (!base) {
     summary_->setText(QStringLiteral("Set a baseline (right-click a run → Set as baseline) and tick the runs to compare with it."));
@@ -203,6 +207,9 @@ void CompareView::refreshNow() {
       if (target_->value() > 0) target = target_->value() / 100.0;
       comparison_ = wb::report::compareRuns(*baseline, runs, target);
       report_ = wb::report::buildComparisonReport(*baseline, runs, target);
+      std::vector<const wb::report::RunRecord*> records{&*baseline};
+      for (const auto& run : runs) records.push_back(&run);
+      whatIf_->setRuns(records);
       QString text = QStringLiteral("%1 run(s) against the baseline %2; target %3 val acc.")
                          .arg(runs.size())
                          .arg(qs(wb::report::runLabel(*baseline)), qs(wb::report::fmtAccuracy(comparison_->target_acc)));

@@ -38,6 +38,7 @@ class LadderRunner;
 class Run;
 class RunsModel;
 class SpeedupChart;
+class WhatIfView;
 
 class CompareView : public QWidget {
   Q_OBJECT
@@ -61,6 +62,7 @@ class CompareView : public QWidget {
   // What is shown (tests): the comparison table and the chart's bars.
   const QTableWidget* table() const { return table_; }
   const SpeedupChart* chart() const { return chart_; }
+  const WhatIfView* whatIf() const { return whatIf_; }
   const std::optional<wb::report::Report>& report() const { return report_; }
   // Recomputes now (normally debounced).
   void refreshNow();
@@ -92,6 +94,7 @@ class CompareView : public QWidget {
   QTabWidget* detailTabs_;
   QTextBrowser* advice_ = nullptr;
   QTableWidget* ladderTable_;
+  WhatIfView* whatIf_;                                   // the early-stopping what-if tab
   LadderRunner* ladderRunner_;
   std::optional<wb::report::Report> report_;             // the comparison
   std::optional<wb::report::Comparison> comparison_;

@@ -36,6 +36,8 @@ void visitFields(C& c, V&& v) {
   v("optim.warmup_fraction", c.optim.warmup_fraction);
   v("optim.step_size", c.optim.step_size);
   v("optim.gamma", c.optim.gamma);
+  v("optim.lr_scaling", c.optim.lr_scaling);
+  v("optim.lr_scaling_warmup", c.optim.lr_scaling_warmup);
   v("train.epochs", c.train.epochs);
   v("train.max_steps", c.train.max_steps);
   v("train.batch_size", c.train.batch_size);

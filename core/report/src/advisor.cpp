@@ -213,14 +213,19 @@ void referenceVerdicts(const RunRecord& run, const RunMetrics& m, const RunRecor
     if (batch > refBatch && refBatch > 0) {
       const double ratio = static_cast<double>(batch) / refBatch;
       const std::string factor = fmtFixed(ratio, batch % refBatch ? 1 : 0);
-      const json& lr = run.configAt("optim.lr");
-      const json& refLr = ref.configAt("optim.lr");
-      const bool lrScaled = lr.is_number() && refLr.is_number() && refLr.get<double>() > 0 &&
-                            lr.get<double>() / refLr.get<double>() >= ratio * 0.99;
+      // The lr each trained at (optim.lr × its optim.lr_scaling factor), by the trainer's rule.
+      const double lr = runLrScaling(run).effective_lr, refLr = runLrScaling(ref).effective_lr;
+      const bool lrScaled = refLr > 0 && lr / refLr >= ratio * 0.99;
+      // More devices with the same per-rank batch: the setting that scales the lr for them.
+      const bool byDevices = intAt(run, "train.batch_size", 64) == intAt(ref, "train.batch_size", 64);
+      const std::string fix =
+          byDevices ? "set optim.lr_scaling=linear (optim.lr × " + factor + " after a short warm-up; the ladder: "
+                      "--lr-scaling linear) or train more epochs."
+                    : "scale optim.lr by " + factor + " (linear scaling rule) or train more epochs.";
       why = ": the global batch is " + factor + "× the reference's (" + std::to_string(batch) + " vs " +
             std::to_string(refBatch) + "), so the same epochs are " + factor + "× fewer optimiser steps — " +
-            (lrScaled ? "optim.lr is already scaled by " + factor + ", so train more epochs (or warm the lr up)."
-                      : "scale optim.lr by " + factor + " (linear scaling rule) or train more epochs.");
+            (lrScaled ? "the lr is already scaled by " + factor + ", so train more epochs (or lengthen optim.lr_scaling_warmup)."
+                      : fix);
     }
     if (drop > kAccDropPp)
       out.push_back({"accuracy", Severity::Warning, "Best val acc is " + fmtFixed(drop, 2) + " pp below the reference" + why});

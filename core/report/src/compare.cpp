@@ -127,9 +127,19 @@ std::optional<StepTimes> meanStepTimes(const std::vector<StepSample>& steps) {
   return sum;
 }
 
+LrScaling runLrScaling(const RunRecord& run) {
+  OptimConfig optim;
+  if (const json& lr = run.configAt("optim.lr"); lr.is_number()) optim.lr = lr.get<double>();
+  if (const json& mode = run.configAt("optim.lr_scaling"); mode.is_string()) optim.lr_scaling = mode.get<std::string>();
+  if (const json& w = run.configAt("optim.lr_scaling_warmup"); w.is_number()) optim.lr_scaling_warmup = w.get<double>();
+  const json& total = run.start.is_object() ? run.start.value("total_steps", json()) : json();
+  return lrScaling(optim, run.world_size, total.is_number_integer() ? total.get<int64_t>() : 0);
+}
+
 RunMetrics computeMetrics(const RunRecord& run, std::optional<double> target) {
   RunMetrics m;
   m.status = run.status;
+  m.lr = runLrScaling(run);
   const json& s = run.summary;
 
   m.epochs = static_cast<int>(run.epochs.size());
@@ -347,6 +357,7 @@ std::vector<Cell> comparisonCells(const ComparisonRow& row) {
           Cell::str(m.status + (m.wall_partial ? " (partial)" : "")),
           Cell::str(row.is_baseline ? "—" : describeDiff(row.diff)),
           Cell::num(std::to_string(m.epochs), m.epochs),
+          Cell::num(lrScalingLabel(m.lr), m.lr.effective_lr),
           optCell(m.time_per_epoch_s, fmtSeconds),
           speedup(row.speedup_epoch),
           throughputCell(m),
@@ -386,6 +397,7 @@ Table comparisonTable(const Comparison& cmp) {
       {"status", "Status", ""},
       {"differs", "Differs from baseline", ""},
       {"epochs", "Epochs", ""},
+      {"effective_lr", "Effective lr", ""},
       {"time_per_epoch_s", "Time/epoch", "s"},
       {"speedup_epoch", "× epoch", "x"},
       {"train_samples_per_s", "Train samples/s", "1/s"},
@@ -420,6 +432,8 @@ Table comparisonTable(const Comparison& cmp) {
                     "Wall time: the trainer's clock (set-up, training, evaluation); run wall s: the whole command.");
   t.notes.push_back("Time to target: first crossing of the target val acc, interpolated linearly between evaluations; "
                     "it counts everything (set-up, evaluation, checkpoints).");
+  t.notes.push_back("Effective lr: optim.lr × its optim.lr_scaling factor for the run's devices (linear ×N, sqrt ×√N), "
+                    "reached after a short warm-up; with none it is optim.lr whatever the global batch.");
   if (anyWarmup) t.notes.push_back("* includes the warm-up (too few step events to leave it out; from epoch events or the first step event).");
   if (anyPartial) t.notes.push_back("\"so far\": the run has not ended (no end event, no summary.json).");
   for (const auto& c : contended)

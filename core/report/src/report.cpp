@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "wb/report/whatif.h"
+
 namespace wb::report {
 using nlohmann::json;
 
@@ -138,6 +140,8 @@ json comparisonJson(const Comparison& cmp) {
               {"peak_mem_bytes", opt(m.peak_mem_bytes)},
               {"peak_mem_kind", m.peak_mem_kind},
               {"skipped_steps", m.skipped_steps ? json(*m.skipped_steps) : json(nullptr)},
+              {"lr", {{"base", m.lr.base_lr}, {"scaling", m.lr.mode}, {"factor", m.lr.factor},
+                      {"effective", m.lr.effective_lr}, {"note", m.lr.note}}},
               {"speedup", {{"epoch", opt(row.speedup_epoch)},
                            {"train_samples_per_s", opt(row.speedup_throughput)},
                            {"wall", opt(row.speedup_wall)},
@@ -170,6 +174,8 @@ Report buildComparisonReport(const RunRecord& baseline, const std::vector<RunRec
   std::vector<const RunRecord*> records{&baseline};
   for (const auto& run : runs)
     if (run.dir.empty() || run.dir != baseline.dir) records.push_back(&run);
+  // What each run's validation curve says about early stopping (runs of 2+ evaluations).
+  if (Table whatIf = whatIfComparisonTable(records); !whatIf.rows.empty()) r.tables.push_back(std::move(whatIf));
   const RunMetrics& bm = cmp.rows.front().m;
   for (size_t i = 0; i < records.size(); ++i) {
     const bool isBase = i == 0;

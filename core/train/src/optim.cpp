@@ -1,6 +1,7 @@
 // Optimiser factory, the Adadelta LibTorch lacks, and the LR schedules.
 #include "wb/train/optim.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <type_traits>
@@ -90,10 +91,11 @@ void setLearningRate(torch::optim::Optimizer& optimizer, double lr) {
 
 // ---- schedules ---------------------------------------------------------------------------
 
-LrSchedule::LrSchedule(const OptimConfig& config, int64_t total_steps, int64_t steps_per_epoch)
+LrSchedule::LrSchedule(const OptimConfig& config, int64_t total_steps, int64_t steps_per_epoch, int devices)
     : config_(config),
       total_steps_(std::max<int64_t>(1, total_steps)),
-      steps_per_epoch_(std::max<int64_t>(1, steps_per_epoch)) {
+      steps_per_epoch_(std::max<int64_t>(1, steps_per_epoch)),
+      scaling_(lrScaling(config, devices, total_steps)) {
   const auto& s = config_.schedule;
   if (s != "constant" && s != "step" && s != "cosine" && s != "onecycle") {
     throw std::invalid_argument("LrSchedule: unknown optim.schedule '" + s + "'");
@@ -101,6 +103,17 @@ LrSchedule::LrSchedule(const OptimConfig& config, int64_t total_steps, int64_t s
 }
 
 double LrSchedule::lrAt(int64_t step) const {
+  return scheduledAt(step) * lrScalingFactorAt(scaling_, std::clamp<int64_t>(step, 0, total_steps_));
+}
+
+nlohmann::json LrSchedule::scalingJson() const {
+  const LrScaling& s = scaling_;
+  return {{"mode", s.mode},           {"devices", s.devices},           {"base_lr", s.base_lr},
+          {"factor", s.factor},       {"effective_lr", s.effective_lr}, {"warmup_steps", s.warmup_steps},
+          {"note", s.note}};
+}
+
+double LrSchedule::scheduledAt(int64_t step) const {
   const double lr = config_.lr;
   const auto& name = config_.schedule;
   step = std::clamp<int64_t>(step, 0, total_steps_);

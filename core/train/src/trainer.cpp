@@ -372,7 +372,7 @@ Result<TrainOutcome> Trainer::Impl::run() {
   auto optimizer = gs ? gs->makeOptimizer(c.optim) : makeOptimizer(c.optim, net->parameters());
   if (!optimizer.ok()) return optimizer.error();
   std::unique_ptr<torch::optim::Optimizer> opt = std::move(optimizer.value());
-  LrSchedule schedule(c.optim, totalSteps, stepsPerEpoch);
+  LrSchedule schedule(c.optim, totalSteps, stepsPerEpoch, o.world_size);
 
   const bool bf16 = c.speedups.precision == "bf16-mixed";
   const bool fp16 = c.speedups.precision == "16-mixed" && cuda;
@@ -467,6 +467,7 @@ Result<TrainOutcome> Trainer::Impl::run() {
     ev["batch"] = {{"per_rank", c.train.batch_size},
                    {"global", c.train.batch_size * o.world_size},
                    {"note", "train.batch_size is per rank; the global batch is batch_size x devices"}};
+    ev["lr_scaling"] = schedule.scalingJson();  // the effective lr and why (optim.lr_scaling)
     if (!o.resume_from.empty()) ev["resumed_from"] = {{"path", o.resume_from}, {"epoch", startEpoch + 1},
                                                       {"batch_in_epoch", skipBatches}, {"step", iteration}};
     json s;

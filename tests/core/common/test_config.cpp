@@ -45,6 +45,25 @@ class TestConfig : public QObject {
     QTest::newRow("model") << R"({"model":{"name":"vgg"}})" << "model.name";
     QTest::newRow("typo key") << R"({"train":{"bach_size":32}})" << "train.bach_size";
     QTest::newRow("negative seed") << R"({"seed":-1})" << "seed";
+    QTest::newRow("lr_scaling unknown") << R"({"optim":{"lr_scaling":"cubic"}})" << "optim.lr_scaling";
+    QTest::newRow("lr_scaling as number") << R"({"optim":{"lr_scaling":2}})" << "optim.lr_scaling";
+    QTest::newRow("lr_scaling_warmup 1") << R"({"optim":{"lr_scaling_warmup":1}})" << "optim.lr_scaling_warmup";
+    QTest::newRow("lr_scaling_warmup negative") << R"({"optim":{"lr_scaling_warmup":-0.1}})" << "optim.lr_scaling_warmup";
+  }
+  // optim.lr_scaling names the values it takes; each of them is accepted.
+  void lrScalingValues() {
+    auto bad = wb::proto::configFromJson(json::parse(R"({"optim":{"lr_scaling":"cubic"}})"));
+    QVERIFY(!bad.ok());
+    QCOMPARE(QString::fromStdString(bad.error().message).section(QLatin1Char('\n'), 0, 0),
+             QStringLiteral("optim.lr_scaling: \"cubic\" \u2014 one of none, linear, sqrt (lr \u00d7 devices, \u00d7 sqrt(devices))"));
+    for (const char* mode : {"none", "linear", "sqrt"}) {
+      auto doc = wb::proto::configToJson(wb::Config{});
+      QVERIFY(wb::proto::applyOverride(doc, std::string("optim.lr_scaling=") + mode).ok());
+      auto c = wb::proto::configFromJson(doc);
+      QVERIFY2(c.ok(), mode);
+      QCOMPARE(QString::fromStdString(c->optim.lr_scaling), QString::fromLatin1(mode));
+    }
+    QCOMPARE(QString::fromStdString(wb::Config{}.optim.lr_scaling), QStringLiteral("none"));
   }
   void badField() {
     QFETCH(QString, json);

@@ -55,9 +55,12 @@ class TestAdvisor : public QObject {
     QTest::newRow("early stopping that never fired is not blamed") << 15 << "slower" << "";
     QTest::newRow("accuracy cost of a larger global batch") << 16 << "accuracy"
                                                             << "the global batch is 2× the reference's (128 vs 64), so the same epochs are 2× "
-                                                               "fewer optimiser steps — scale optim.lr by 2";
+                                                               "fewer optimiser steps — set optim.lr_scaling=linear";
     QTest::newRow("accuracy cost with the lr already scaled") << 17 << "accuracy"
-                                                              << "optim.lr is already scaled by 2, so train more epochs";
+                                                              << "the lr is already scaled by 2, so train more epochs";
+    QTest::newRow("accuracy cost with optim.lr_scaling on") << 22 << "accuracy"
+                                                            << "the lr is already scaled by 2, so train more epochs";
+    QTest::newRow("a larger batch per rank: scale optim.lr") << 23 << "accuracy" << "scale optim.lr by 2 (linear scaling rule)";
     QTest::newRow("devices scaling") << 14 << "scaling" << "2 CPU processes gave 1.20× train samples/s over 1 (60 % scaling efficiency)";
     QTest::newRow("contended run: not trustworthy") << 18 << "contended" << "Measured under contention: another process used 0.9 of 2 cores";
     QTest::newRow("contended run: no slower verdict") << 18 << "slower" << "";
@@ -153,6 +156,18 @@ class TestAdvisor : public QObject {
         ref.start().step(1, 10, 1000, 1, 1).step(1, 20, 2000, 2, 1).end("ok", 3);
         ref.cpu(0.5);
         run.set("speedups.devices", 2).start().step(1, 10, 1200, 1, 1).step(1, 20, 2400, 2, 1);
+        useRef = true;
+        break;
+      case 22:  // two ranks with optim.lr_scaling=linear: the lr the trainer used is 2 × optim.lr
+        ref.start().eval(1, 9, 0.85).end("ok", 10);
+        run.set("speedups.devices", 2).set("optim.lr_scaling", "linear").start();
+        run.events.back()["world_size"] = 2;
+        run.eval(1, 6, 0.82).end("ok", 7);
+        useRef = true;
+        break;
+      case 23:  // twice the batch per rank on one device: no setting scales that
+        ref.start().eval(1, 9, 0.85).end("ok", 10);
+        run.set("train.batch_size", 128).start().eval(1, 6, 0.82).end("ok", 7);
         useRef = true;
         break;
       case 21:

@@ -328,6 +328,40 @@ class TestCompare : public QObject {
       QVERIFY(std::fabs(*r - expected) < 1e-12);
     }
   }
+
+  // The effective lr column: optim.lr × the optim.lr_scaling factor for the run's ranks.
+  void effectiveLrColumn_data() {
+    QTest::addColumn<QString>("mode");
+    QTest::addColumn<int>("ranks");
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<double>("lr");
+    QTest::newRow("none, 2 ranks") << "none" << 2 << "0.01" << 0.01;
+    QTest::newRow("linear, 1 rank") << "linear" << 1 << "0.01" << 0.01;
+    QTest::newRow("linear, 2 ranks") << "linear" << 2 << "0.02 (linear ×2)" << 0.02;
+    QTest::newRow("sqrt, 4 ranks") << "sqrt" << 4 << "0.02 (sqrt ×2)" << 0.02;
+  }
+  void effectiveLrColumn() {
+    QFETCH(QString, mode);
+    QFETCH(int, ranks);
+    QFETCH(QString, text);
+    QFETCH(double, lr);
+    FakeRun base = fixture::twoEpochRun(10, 0.70, 20, 0.80, 640);
+    base.end("ok", 21);
+    FakeRun run = fixture::twoEpochRun(10, 0.70, 20, 0.80, 640);
+    run.set("optim.lr_scaling", mode.toStdString()).set("speedups.devices", ranks).end("ok", 21);
+    run.events.front()["world_size"] = ranks;
+    const auto cmp = compareRuns(base.record("base"), {run.record("run")}, std::nullopt);
+    Table t = comparisonTable(cmp);
+    size_t c = 0;
+    while (c < t.columns.size() && t.columns[c].key != "effective_lr") ++c;
+    QVERIFY(c < t.columns.size());
+    QCOMPARE(QString::fromStdString(t.rows[1][c].text), text);
+    QCOMPARE(*t.rows[1][c].number, lr);
+    QCOMPARE(QString::fromStdString(t.rows[0][c].text), QStringLiteral("0.01"));
+    const json j = wb::report::comparisonJson(cmp);
+    QCOMPARE(j["runs"][1]["lr"]["effective"].get<double>(), lr);
+    QCOMPARE(QString::fromStdString(j["runs"][1]["lr"]["scaling"].get<std::string>()), mode);
+  }
 };
 
 QTEST_APPLESS_MAIN(TestCompare)

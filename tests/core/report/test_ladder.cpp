@@ -176,6 +176,45 @@ class TestLadder : public QObject {
     QCOMPARE(QString::fromStdString(plan[3].slug(3)), QStringLiteral("03-devices"));
   }
 
+  // ladder --lr-scaling: every step on more than one device scales its lr; the one-device steps
+  // (the baseline among them) keep optim.lr as it is; the devices step says so in its `added`.
+  void lrScalingAppliesFromTheDevicesStep_data() {
+    QTest::addColumn<QString>("mode");
+    QTest::addColumn<QString>("devicesAdded");  // what the devices step says it adds
+    QTest::newRow("linear") << "linear" << "devices 1 → 2 CPU processes, lr 0.02 (linear ×2)";
+    QTest::newRow("sqrt") << "sqrt" << "devices 1 → 2 CPU processes, lr 0.0141421 (sqrt ×1.41421)";
+  }
+  void lrScalingAppliesFromTheDevicesStep() {
+    QFETCH(QString, mode);
+    QFETCH(QString, devicesAdded);
+    auto plan = planLadder(wb::Config{}, cpuCaps(), true);
+    QVERIFY(applyLadderLrScaling(plan, mode.toStdString()).ok());
+    for (const auto& s : plan) {
+      const bool many = s.config.speedups.devices > 1;
+      QCOMPARE(QString::fromStdString(s.config.optim.lr_scaling), many ? mode : QStringLiteral("none"));
+    }
+    QCOMPARE(QString::fromStdString(stepOf(plan, "devices").added), devicesAdded);
+    QVERIFY(QString::fromStdString(stepOf(plan, "sharding", true).added).contains(QStringLiteral(", lr ")));
+    QVERIFY(!QString::fromStdString(stepOf(plan, "precision").added).contains(QStringLiteral(", lr ")));  // inherits it
+    QCOMPARE(QString::fromStdString(stepOf(plan, "precision").config.optim.lr_scaling), mode);
+    QCOMPARE(QString::fromStdString(stepOf(plan, "baseline").config.optim.lr_scaling), QStringLiteral("none"));
+  }
+  void lrScalingOnOneDeviceOrBadModes() {
+    auto plan = planLadder(wb::Config{}, cpuCaps(1), false);  // one process only: devices is skipped
+    QVERIFY(applyLadderLrScaling(plan, "linear").ok());
+    for (const auto& s : plan) QCOMPARE(QString::fromStdString(s.config.optim.lr_scaling), QStringLiteral("none"));
+    // An explicit none undoes a config's own setting on the steps with devices.
+    wb::Config user;
+    user.optim.lr_scaling = "linear";
+    auto undone = planLadder(user, cpuCaps(), false);
+    QVERIFY(applyLadderLrScaling(undone, "none").ok());
+    QCOMPARE(QString::fromStdString(stepOf(undone, "devices").config.optim.lr_scaling), QStringLiteral("none"));
+    QCOMPARE(QString::fromStdString(stepOf(undone, "devices").added), QStringLiteral("devices 1 → 2 CPU processes"));
+    auto bad = applyLadderLrScaling(plan, "cubic");
+    QVERIFY(!bad.ok());
+    QCOMPARE(QString::fromStdString(bad.error().message), QStringLiteral("--lr-scaling cubic: must be one of none, linear, sqrt"));
+  }
+
   void summaryMediansAndSpeedups() {
     auto plan = planLadder(wb::Config{}, cpuCaps(), true);
     std::vector<LadderStepRuns> steps;

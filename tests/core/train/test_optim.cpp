@@ -256,6 +256,41 @@ class TestOptim : public QObject {
     QCOMPARE(s.lrAt(0), 0.0042);
     QCOMPARE(s.lrAt(999), 0.0042);
   }
+
+  // optim.lr_scaling multiplies the schedule by its factor for the devices, warmed up from × 1.
+  void lrScalingMultipliesTheSchedule_data() {
+    QTest::addColumn<QString>("mode");
+    QTest::addColumn<QString>("schedule");
+    QTest::addColumn<int>("devices");
+    QTest::addColumn<qint64>("step");
+    QTest::addColumn<double>("expected");
+    // lr 0.1, 100 steps, lr_scaling_warmup 0.05: a 5-step warm-up.
+    QTest::newRow("none, 2 devices") << "none" << "constant" << 2 << qint64{0} << 0.1;
+    QTest::newRow("linear, 1 device") << "linear" << "constant" << 1 << qint64{0} << 0.1;
+    QTest::newRow("linear, 2 devices, first step") << "linear" << "constant" << 2 << qint64{0} << 0.12;
+    QTest::newRow("linear, 2 devices, warm-up mid") << "linear" << "constant" << 2 << qint64{2} << 0.16;
+    QTest::newRow("linear, 2 devices, after warm-up") << "linear" << "constant" << 2 << qint64{4} << 0.2;
+    QTest::newRow("linear, 4 devices, late") << "linear" << "constant" << 4 << qint64{80} << 0.4;
+    QTest::newRow("sqrt, 4 devices, late") << "sqrt" << "constant" << 4 << qint64{80} << 0.2;
+    QTest::newRow("linear, 2 devices, cosine half") << "linear" << "cosine" << 2 << qint64{50} << 0.1;
+  }
+  void lrScalingMultipliesTheSchedule() {
+    QFETCH(QString, mode);
+    QFETCH(QString, schedule);
+    QFETCH(int, devices);
+    QFETCH(qint64, step);
+    QFETCH(double, expected);
+    OptimConfig c = optim("sgd", 0.1);
+    c.schedule = schedule.toStdString();
+    c.lr_scaling = mode.toStdString();
+    const LrSchedule s(c, 100, 10, devices);
+    QVERIFY2(std::abs(s.lrAt(step) - expected) < 1e-12,
+             qPrintable(QStringLiteral("lrAt(%1) = %2, want %3").arg(step).arg(s.lrAt(step), 0, 'g', 17).arg(expected)));
+    const auto j = s.scalingJson();
+    QCOMPARE(j["mode"].get<std::string>(), mode.toStdString());
+    QCOMPARE(j["devices"].get<int>(), devices);
+    QVERIFY(j["note"].get<std::string>().find("optim.lr 0.1") != std::string::npos);
+  }
 };
 
 QTEST_APPLESS_MAIN(TestOptim)

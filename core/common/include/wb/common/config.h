@@ -37,6 +37,8 @@ struct OptimConfig {
   double warmup_fraction = 0.0;           // share of steps used for linear warm-up (cosine, onecycle)
   int step_size = 1;                      // epochs between decays (schedule = step)
   double gamma = 0.1;                     // decay factor (schedule = step)
+  std::string lr_scaling = "none";        // none | linear | sqrt: lr × devices or × sqrt(devices) (wb/common/lr_scaling.h)
+  double lr_scaling_warmup = 0.05;        // share of steps over which a scaled lr is warmed up to
 };
 
 struct TrainConfig {

@@ -24,6 +24,7 @@
 //  - peak memory: on CUDA the largest per-rank device peak (each GPU has its own limit); on CPU
 //    the sum over ranks of each rank's peak RSS (all ranks share the host's memory).
 //  - skipped fp16 steps: the last cumulative amp.skipped of rank 0.
+//  - effective lr: optim.lr × the optim.lr_scaling factor for the run's ranks (after warm-up).
 //  - speedups: baseline / run for times, run / baseline for samples/s (> 1 = faster). A speedup
 //    whose run or baseline was measured under contention is computed but flagged (`contended`):
 //    every view shows "contended" and the note instead of the multiplier.
@@ -33,6 +34,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "wb/common/lr_scaling.h"
 #include "wb/report/run_record.h"
 #include "wb/report/table.h"
 
@@ -72,11 +74,16 @@ struct RunMetrics {
   std::optional<StepTimes> step_ms;        // mean split after warm-up
   std::optional<double> eval_ms;           // mean evaluation time
   std::string status;
+  LrScaling lr;                            // the lr it trained at (runLrScaling)
   // Older or shorter runs: the estimate holds the first log interval (warm-up).
   bool throughputIncludesWarmup() const {
     return throughput_source == ThroughputSource::EpochEvents || throughput_source == ThroughputSource::StepEventsWithWarmup;
   }
 };
+
+// The learning rate a run trained at: optim.lr and optim.lr_scaling of its config for its ranks
+// (world_size), by the trainer's rule (wb/common/lr_scaling.h).
+LrScaling runLrScaling(const RunRecord& run);
 
 // Time at which evals first reach `target` (see the header comment); nullopt if never.
 std::optional<double> timeToAccuracy(const std::vector<EvalSample>& evals, double target);

@@ -41,6 +41,15 @@ Config ladderBaseline(const Config& user);
 // the devices it needs).
 std::vector<LadderStep> planLadder(const Config& user, const nlohmann::json& capabilities, bool isolated);
 
+// `ladder --lr-scaling linear|sqrt`: every step of the plan that runs on more than one device
+// (the devices step, the cumulative steps after it, devices or sharding alone) trains with
+// optim.lr_scaling = `mode`, so they compare with the one-device baseline at equal accuracy
+// (the global batch grows with the devices; the lr grows with it, after a short warm-up). Their
+// `added` says so; "none" trains them at optim.lr. Error (InvalidConfig) names --lr-scaling and
+// the allowed values. The CLI passes the config's own optim.lr_scaling when the option is
+// not given, so the plan says what the steps will do.
+Status applyLadderLrScaling(std::vector<LadderStep>& plan, const std::string& mode);
+
 // The runs of one step (repeats), as loaded after they ended.
 struct LadderStepRuns {
   LadderStep step;

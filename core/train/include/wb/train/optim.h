@@ -6,9 +6,11 @@
 #include <memory>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
 #include "wb/common/config.h"
+#include "wb/common/lr_scaling.h"
 #include "wb/common/result.h"
 
 namespace wb::train {
@@ -32,17 +34,25 @@ void setLearningRate(torch::optim::Optimizer& optimizer, double lr);
 //             warmup_fraction (0.3 when 0), div_factor 25, final_div_factor 1e4, cosine
 //             annealing in both phases (momentum is not cycled).
 // Steps past the end keep the last value. total_steps and steps_per_epoch below 1 count as 1.
+// optim.lr_scaling multiplies every value by lrScalingFactorAt(scaling(), step): × devices
+// (linear) or × sqrt(devices), warmed up from × 1 (wb/common/lr_scaling.h); `devices` is the
+// number of ranks whose batches make one optimiser step.
 // An unknown schedule name is a broken invariant (validate() rejects it first): throws
 // std::invalid_argument.
 class LrSchedule {
  public:
-  LrSchedule(const OptimConfig& config, int64_t total_steps, int64_t steps_per_epoch);
+  LrSchedule(const OptimConfig& config, int64_t total_steps, int64_t steps_per_epoch, int devices = 1);
   double lrAt(int64_t step) const;
+  const LrScaling& scaling() const { return scaling_; }
+  // For the start event: mode, devices, base_lr, factor, effective_lr, warmup_steps, note.
+  nlohmann::json scalingJson() const;
 
  private:
+  double scheduledAt(int64_t step) const;
   OptimConfig config_;
   int64_t total_steps_;
   int64_t steps_per_epoch_;
+  LrScaling scaling_;
 };
 
 // ---- Adadelta (LibTorch 1.13 has none) ---------------------------------------------------

@@ -1,10 +1,10 @@
-#include "wb/train/early_stopping.h"
+#include "wb/common/early_stopping.h"
 
 #include <cmath>
 #include <limits>
 #include <sstream>
 
-namespace wb::train {
+namespace wb {
 namespace {
 
 std::string num(double v) {
@@ -69,4 +69,4 @@ void EarlyStopping::loadState(const std::map<std::string, double>& state) {
   if (auto it = state.find("wait"); it != state.end()) wait_ = static_cast<int>(it->second);
 }
 
-}  // namespace wb::train
+}  // namespace wb

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "wb/train/early_stopping.h"
+#include "wb/common/early_stopping.h"
 
 namespace {
 
@@ -18,7 +18,7 @@ struct Outcome {
   std::string reason;
 };
 
-Outcome feed(wb::train::EarlyStopping& es, const QList<double>& values, int first_epoch = 0) {
+Outcome feed(wb::EarlyStopping& es, const QList<double>& values, int first_epoch = 0) {
   Outcome o;
   for (int i = 0; i < values.size(); ++i) {
     const int epoch = first_epoch + i;
@@ -120,7 +120,7 @@ class TestEarlyStopping : public QObject {
     QFETCH(QList<int>, improved);
     QFETCH(QString, reason);
 
-    wb::train::EarlyStopping es(config(monitor, patience, min_delta, check_finite, threshold));
+    wb::EarlyStopping es(config(monitor, patience, min_delta, check_finite, threshold));
     QCOMPARE(es.enabled(), patience > 0);
     auto o = feed(es, values);
     QCOMPARE(o.stop_epoch, stop_epoch);
@@ -145,13 +145,13 @@ class TestEarlyStopping : public QObject {
     const QList<double> values{1.0, 0.8, 0.9, 0.7, 0.75, 0.74, 0.73, 0.2};
     const auto cfg = config(QStringLiteral("val_loss"), 3);
 
-    wb::train::EarlyStopping whole(cfg);
+    wb::EarlyStopping whole(cfg);
     const auto expected = feed(whole, values);
     QCOMPARE(expected.stop_epoch, 6);
 
-    wb::train::EarlyStopping first(cfg);
+    wb::EarlyStopping first(cfg);
     feed(first, values.mid(0, split));
-    wb::train::EarlyStopping resumed(cfg);
+    wb::EarlyStopping resumed(cfg);
     resumed.loadState(first.state());
     QCOMPARE(resumed.waitCount(), first.waitCount());
     const auto rest = feed(resumed, values.mid(split), split);

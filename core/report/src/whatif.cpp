@@ -1,0 +1,299 @@
+// The early-stopping what-if: the run's evaluations replayed through the trainer's rule.
+#include "wb/report/whatif.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <sstream>
+
+#include "wb/common/early_stopping.h"
+
+namespace wb::report {
+using nlohmann::json;
+
+namespace {
+
+struct Point {        // one evaluated epoch
+  int epoch = 0;
+  double val_loss = 0, val_acc = 0;
+  double t_end = 0;   // rank 0's t at the end of the epoch (after its evaluation)
+};
+
+// One point per epoch, in epoch order; a resumed run's re-evaluated epoch keeps its last value.
+std::vector<Point> curveOf(const RunRecord& run) {
+  std::map<int, Point> byEpoch;
+  for (const auto& e : run.evals) byEpoch[e.epoch] = {e.epoch, e.val_loss, e.val_acc, e.t};
+  for (const auto& e : run.epochs)
+    if (auto it = byEpoch.find(e.epoch); it != byEpoch.end()) it->second.t_end = e.t;
+  std::vector<Point> out;
+  for (const auto& [epoch, p] : byEpoch) out.push_back(p);
+  return out;
+}
+
+EarlyStoppingConfig runRule(const RunRecord& run) {
+  EarlyStoppingConfig c;
+  auto str = [&](const char* path, std::string& out) {
+    if (const json& j = run.configAt(path); j.is_string()) out = j.get<std::string>();
+  };
+  auto number = [&](const char* path, double& out) {
+    if (const json& j = run.configAt(path); j.is_number()) out = j.get<double>();
+  };
+  str("speedups.early_stopping.monitor", c.monitor);
+  str("speedups.early_stopping.mode", c.mode);
+  number("speedups.early_stopping.min_delta", c.min_delta);
+  number("speedups.early_stopping.stopping_threshold", c.stopping_threshold);
+  if (const json& j = run.configAt("speedups.early_stopping.check_finite"); j.is_boolean()) c.check_finite = j.get<bool>();
+  if (const json& j = run.configAt("speedups.early_stopping.patience"); j.is_number_integer()) c.patience = j.get<int>();
+  return c;
+}
+
+double monitored(const EarlyStoppingConfig& c, const Point& p) { return c.monitor == "val_acc" ? p.val_acc : p.val_loss; }
+
+// Off (patience 0), the trainer keeps best.pt by plain improvement: min_delta plays no part.
+WhatIfRow replay(const std::vector<Point>& curve, EarlyStoppingConfig rule, int patience, double min_delta) {
+  rule.patience = patience;
+  rule.min_delta = patience == 0 ? 0.0 : min_delta;
+  EarlyStopping es(rule);
+  WhatIfRow row;
+  row.patience = patience;
+  row.min_delta = rule.min_delta;
+  size_t stopAt = curve.size() - 1;
+  for (size_t i = 0; i < curve.size(); ++i) {
+    const auto d = es.update(curve[i].epoch, monitored(rule, curve[i]));
+    if (d.stop) {
+      row.stops = true;
+      row.reason = d.reason;
+      stopAt = i;
+      break;
+    }
+  }
+  row.stop_epoch = curve[stopAt].epoch;
+  row.epochs_saved = static_cast<int>(curve.size() - 1 - stopAt);
+  row.best_epoch = es.bestEpoch();
+  row.best_value = es.bestValue();
+  for (const auto& p : curve)
+    if (p.epoch == row.best_epoch) row.best_val_acc = p.val_acc;
+  // A stopped run restores best.pt; one that trains on ends with its last weights.
+  row.final_weights_epoch = row.stops && row.best_epoch >= 0 ? row.best_epoch : row.stop_epoch;
+  return row;
+}
+
+void addSavings(WhatIfRow& row, const std::vector<Point>& curve, const WhatIf& w) {
+  if (!row.stops) {
+    if (!w.truncated) row.wall_saved_s = 0.0, row.saved_fraction = 0.0;
+    return;
+  }
+  double stopT = 0;
+  for (const auto& p : curve)
+    if (p.epoch == row.stop_epoch) stopT = p.t_end;
+  const double saved = curve.back().t_end - stopT;
+  if (!(saved >= 0) || stopT <= 0) return;  // a clock that went back (another life): unknown
+  row.wall_saved_s = saved;
+  if (w.wall_s && *w.wall_s > 0) row.saved_fraction = saved / *w.wall_s;
+}
+
+std::string num(double v) {
+  std::ostringstream s;
+  s.precision(6);
+  s << v;
+  return s.str();
+}
+
+std::string monitorText(const WhatIf& w, double v) {
+  if (!std::isfinite(v)) return "–";
+  return w.monitor == "val_acc" ? fmtAccuracy(v) : fmtFixed(v, 4);
+}
+
+Cell stopCell(const WhatIf& w, const WhatIfRow& r) {
+  if (r.patience == 0) return Cell::str("off: all " + std::to_string(w.last_epoch));
+  if (r.stops) return Cell::num(std::to_string(r.stop_epoch), r.stop_epoch);
+  if (w.truncated) return Cell::str("not within the " + std::to_string(w.evaluations) + " recorded");
+  return Cell::str("does not stop");
+}
+
+std::vector<Cell> rowCells(const WhatIf& w, const WhatIfRow& r) {
+  return {Cell::num(std::to_string(r.patience) + (r.as_run ? " (this run)" : ""), r.patience),
+          r.patience == 0 ? Cell::str("–") : Cell::num(num(r.min_delta), r.min_delta),
+          stopCell(w, r),
+          r.stops || !w.truncated ? Cell::num(std::to_string(r.epochs_saved), r.epochs_saved) : Cell::str("–"),
+          r.best_epoch >= 0 ? Cell::num(std::to_string(r.best_epoch), r.best_epoch) : Cell::str("–"),
+          std::isfinite(r.best_value) ? Cell::num(monitorText(w, r.best_value), r.best_value) : Cell::str("–"),
+          r.best_epoch >= 0 ? Cell::num(fmtAccuracy(r.best_val_acc), r.best_val_acc) : Cell::str("–"),
+          Cell::num(std::to_string(r.final_weights_epoch) + (r.stops ? " (best.pt)" : ""), r.final_weights_epoch),
+          optCell(r.wall_saved_s, fmtSeconds),
+          r.saved_fraction ? Cell::num(fmtFixed(*r.saved_fraction * 100.0, 0) + " %", *r.saved_fraction * 100.0)
+                           : Cell::str("–")};
+}
+
+std::vector<Column> columns(const WhatIf& w) {
+  return {{"patience", "Patience", ""},
+          {"min_delta", "Min Δ", ""},
+          {"stop_epoch", "Stops after epoch", ""},
+          {"epochs_saved", "Epochs saved", ""},
+          {"best_epoch", "Best epoch", ""},
+          {"best_value", "Best " + w.monitor, ""},
+          {"best_val_acc", "Val acc at best", "fraction"},
+          {"final_weights_epoch", "Final weights (epoch)", ""},
+          {"wall_saved_s", "Wall saved", "s"},
+          {"saved_pct", "Saved", "%"}};
+}
+
+constexpr const char* kRuleNote =
+    "an evaluation improves when it beats the best by more than min Δ; the run stops `patience` evaluations "
+    "after the best and restores best.pt.";
+constexpr const char* kSavedNote =
+    "Wall saved: rank 0's time at the end of the last recorded epoch minus at the end of the epoch it stops "
+    "after (training, evaluation and checkpoints of the epochs it would skip); saved % is of the run's wall time.";
+
+std::vector<std::string> notes(const WhatIf& w) {
+  return {"Replays the run's " + std::to_string(w.evaluations) + " evaluations through the trainer's early-stopping rule (" +
+              w.monitor + ", mode " + w.mode + "): " + kRuleNote,
+          kSavedNote};
+}
+
+Result<std::vector<std::string>> splitList(const std::string& text, const char* option) {
+  std::vector<std::string> out;
+  std::string item;
+  std::istringstream in(text);
+  while (std::getline(in, item, ',')) {
+    if (item.empty()) return makeError(Errc::InvalidConfig, std::string(option) + " " + text + ": an empty item (use e.g. 1,2,3)");
+    out.push_back(item);
+  }
+  if (out.empty()) return makeError(Errc::InvalidConfig, std::string(option) + ": give at least one value (e.g. 1,2,3)");
+  return out;
+}
+
+}  // namespace
+
+WhatIf earlyStoppingWhatIf(const RunRecord& run, const WhatIfOptions& options) {
+  WhatIf w;
+  w.run = runLabel(run);
+  const EarlyStoppingConfig rule = runRule(run);
+  w.monitor = rule.monitor;
+  w.mode = rule.mode == "max" ? "max" : "min";
+  const auto curve = curveOf(run);
+  w.evaluations = static_cast<int>(curve.size());
+  w.last_epoch = curve.empty() ? 0 : curve.back().epoch;
+  if (const json& e = run.configAt("train.epochs"); e.is_number_integer()) w.planned_epochs = e.get<int>();
+  // A run that ended "ok" trained what it was asked (epochs or max_steps); one that stopped early,
+  // was cancelled, failed or has not ended recorded only its first epochs.
+  w.truncated = !run.finished || (run.status != "ok" && w.last_epoch < w.planned_epochs);
+  if (run.last_t > 0) w.wall_s = run.last_t;
+  if (curve.size() < 2) {
+    w.problem = runLabel(run) + " has " + std::to_string(curve.size()) + " evaluation" + (curve.size() == 1 ? "" : "s") +
+                ": an early-stopping what-if needs at least 2 (train it for 2 or more epochs)";
+    return w;
+  }
+  for (int patience : options.patiences)
+    for (double delta : options.min_deltas) {
+      if (patience == 0 && delta != options.min_deltas.front()) continue;  // off: one row
+      WhatIfRow row = replay(curve, rule, patience, delta);
+      row.as_run = patience == rule.patience && (patience == 0 || delta == rule.min_delta);
+      addSavings(row, curve, w);
+      w.rows.push_back(std::move(row));
+    }
+  return w;
+}
+
+Table whatIfTable(const WhatIf& w) {
+  Table t;
+  t.title = "Early-stopping what-if: " + w.run + " (" + std::to_string(w.evaluations) + " evaluations, monitor " +
+            w.monitor + ")";
+  t.columns = columns(w);
+  for (const auto& r : w.rows) t.rows.push_back(rowCells(w, r));
+  if (!w.problem.empty()) {
+    t.notes.push_back(w.problem + ".");
+    return t;
+  }
+  t.notes = notes(w);
+  if (w.truncated)
+    t.notes.push_back("The run recorded " + std::to_string(w.evaluations) + " of " + std::to_string(w.planned_epochs) +
+                      " planned epochs (it stopped early or did not finish): what a setting that does not stop "
+                      "within them would do later is unknown.");
+  return t;
+}
+
+json whatIfJson(const WhatIf& w) {
+  json rows = json::array();
+  auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+  for (const auto& r : w.rows)
+    rows.push_back({{"patience", r.patience},       {"min_delta", r.min_delta},
+                    {"stops", r.stops},             {"stop_epoch", r.stop_epoch},
+                    {"epochs_saved", r.epochs_saved}, {"best_epoch", r.best_epoch},
+                    {"best_value", std::isfinite(r.best_value) ? json(r.best_value) : json(nullptr)},
+                    {"best_val_acc", r.best_val_acc}, {"final_weights_epoch", r.final_weights_epoch},
+                    {"wall_saved_s", opt(r.wall_saved_s)}, {"saved_fraction", opt(r.saved_fraction)},
+                    {"reason", r.reason},           {"as_run", r.as_run}});
+  return {{"run", w.run},
+          {"monitor", w.monitor},
+          {"mode", w.mode},
+          {"evaluations", w.evaluations},
+          {"last_epoch", w.last_epoch},
+          {"planned_epochs", w.planned_epochs},
+          {"truncated", w.truncated},
+          {"wall_s", opt(w.wall_s)},
+          {"problem", w.problem.empty() ? json(nullptr) : json(w.problem)},
+          {"rows", rows}};
+}
+
+Table whatIfComparisonTable(const std::vector<const RunRecord*>& runs) {
+  Table t;
+  t.title = "Early-stopping what-if (from each run's validation curve, without training again)";
+  std::vector<std::string> tooShort;
+  for (const RunRecord* run : runs) {
+    WhatIfOptions o;
+    o.patiences = {1, 2, 3, 4, 5};
+    o.min_deltas = {0.0};
+    const EarlyStoppingConfig rule = runRule(*run);
+    if (rule.min_delta > 0) o.min_deltas.push_back(rule.min_delta);
+    const WhatIf w = earlyStoppingWhatIf(*run, o);
+    if (t.columns.empty()) {
+      t.columns = columns(w);
+      t.columns.insert(t.columns.begin(), Column{"run", "Run", ""});
+      t.columns[6] = {"best_value", "Best monitor", ""};
+    }
+    if (!w.problem.empty()) tooShort.push_back(w.problem);
+    for (const auto& r : w.rows) {
+      auto cells = rowCells(w, r);
+      cells.insert(cells.begin(), Cell::str(w.run + " (" + w.monitor + ")"));
+      t.rows.push_back(std::move(cells));
+    }
+  }
+  if (!t.rows.empty()) {
+    t.notes.push_back(std::string("Each run's evaluations replayed through the trainer's early-stopping rule (its monitor "
+                                  "and mode): ") + kRuleNote);
+    t.notes.push_back(kSavedNote);
+  }
+  for (const auto& p : tooShort) t.notes.push_back(p + ".");
+  return t;
+}
+
+Result<std::vector<int>> parsePatienceList(const std::string& text) {
+  auto items = splitList(text, "--patience");
+  if (!items.ok()) return items.error();
+  std::vector<int> out;
+  for (const auto& s : *items) {
+    char* end = nullptr;
+    const long v = std::strtol(s.c_str(), &end, 10);
+    if (end == s.c_str() || *end != '\0' || v < 0 || v > 1000)
+      return makeError(Errc::InvalidConfig, "--patience " + text + ": " + s + " is not a whole number from 0 to 1000 (0 = off)");
+    out.push_back(static_cast<int>(v));
+  }
+  return out;
+}
+
+Result<std::vector<double>> parseMinDeltaList(const std::string& text) {
+  auto items = splitList(text, "--min-delta");
+  if (!items.ok()) return items.error();
+  std::vector<double> out;
+  for (const auto& s : *items) {
+    char* end = nullptr;
+    const double v = std::strtod(s.c_str(), &end);
+    if (end == s.c_str() || *end != '\0' || !(v >= 0) || !std::isfinite(v))
+      return makeError(Errc::InvalidConfig, "--min-delta " + text + ": " + s + " is not a number >= 0");
+    out.push_back(v);
+  }
+  return out;
+}
+
+}  // namespace wb::report
