@@ -1,6 +1,7 @@
 // The step-time tab: per run, the mean ms of each step part (data, h2d, fwd, bwd, opt, comm)
-// stacked into one bar.
+// stacked into one bar; the means are core/report's (Run::meanStepTimes), as in the comparison.
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "plots/live_plots_tab.h"
@@ -37,10 +38,13 @@ void LivePlots::syncBars(Tab& tab) {
     if (run == model_->baseline()) name += QStringLiteral("\n(baseline)");
     ticker->addTick(r + 1, name);
     keys << r + 1;
+    const auto mean = run->meanStepTimes();  // core/report's rule: after the warm-up interval
+    const std::array<double, 6> parts =
+        mean ? std::array<double, 6>{mean->data, mean->h2d, mean->fwd, mean->bwd, mean->opt, mean->comm}
+             : std::array<double, 6>{};
     double sum = 0;
     for (size_t i = 0; i < kStepParts.size(); ++i) {
-      double v = run->series().meanMs(int(i));
-      if (!std::isfinite(v)) v = 0;
+      const double v = std::isfinite(parts[i]) ? parts[i] : 0.0;
       values[int(i)] << v;
       sum += v;
     }
