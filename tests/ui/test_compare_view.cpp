@@ -1,7 +1,8 @@
 // The Compare tab: a run (or baseline) measured under CPU contention shows "contended" and a
 // warning instead of its speedups, and an open ladder leads with the speedup at equal accuracy
 // (a step that never reached the target says so with the accuracy it reached, in the chart and
-// in the ladder table).
+// in the ladder table). It compares what the runs ingested (not their files, read again), and
+// only while it is shown: a hidden tab catches up when shown.
 #include <QLabel>
 #include <QTableWidget>
 #include <QtTest/QtTest>
@@ -48,14 +49,29 @@ wb::report::Ladder fieldLadder() {
   return l;
 }
 
-// WB_GRAB_DIR=<folder>: a picture of the tab as <name>.png, for a person to look at.
-void grabIfAsked(QWidget& view, const QString& name) {
-  if (!qEnvironmentVariableIsSet("WB_GRAB_DIR")) return;
-  view.resize(1200, 760);
-  view.show();
-  QVERIFY(QTest::qWaitForWindowExposed(&view));
-  QTest::qWait(200);
-  QVERIFY(view.grab().save(qEnvironmentVariable("WB_GRAB_DIR") + QLatin1Char('/') + name + QStringLiteral(".png")));
+// A run launched from the window: its events arrive through ingest(), not from its folder.
+Run* launchedRun(const QString& dir, const QString& name) {
+  auto* run = new Run(Run::Origin::Launched);
+  run->setRunDir(dir);
+  run->setName(name);
+  return run;
+}
+
+QString bestAccOf(const CompareView& view, int row) {
+  const QTableWidget* table = view.table();
+  const int c = columnOf(table, QStringLiteral("Best val acc"));
+  return c >= 0 && row < table->rowCount() ? table->item(row, c)->text() : QStringLiteral("(no column)");
+}
+
+QByteArray evalLine(int epoch, double t, double acc) {
+  return t::line(t::event("eval", {{"epoch", epoch}, {"step", epoch * 20}, {"t", t}, {"val_acc", acc}, {"eval_ms", 100}}));
+}
+
+std::vector<json> eventsOf(const QByteArray& lines) {
+  std::vector<json> out;
+  for (const QByteArray& l : lines.split('\n'))
+    if (auto ev = wb::proto::decodeEvent(l.toStdString())) out.push_back(*ev);
+  return out;
 }
 
 }  // namespace
@@ -90,7 +106,7 @@ class TestCompareView : public QObject {
     QVERIFY(table->item(0, 0)->icon().isNull());
     QCOMPARE(QString::fromStdString(view.chart()->bars().bars[1].annotation), QStringLiteral("contended"));
     QVERIFY(view.findChild<QLabel*>(QStringLiteral("compareSummary"))->text().contains(QStringLiteral("their speedups are not shown")));
-    grabIfAsked(view, QStringLiteral("contended"));
+    t::grabIfAsked(view, QStringLiteral("contended"));
   }
 
   void ladderLeadsWithSpeedupAtEqualAccuracy() {
@@ -110,7 +126,60 @@ class TestCompareView : public QObject {
     const auto* ladder = view.findChild<QTableWidget*>(QStringLiteral("ladderTable"));
     QCOMPARE(ladder->item(1, columnOf(ladder, QStringLiteral("× to target")))->text(), QStringLiteral("not reached · 62.8 %"));
     QCOMPARE(ladder->item(1, columnOf(ladder, QStringLiteral("× wall")))->text(), QStringLiteral("15.1×"));
-    grabIfAsked(view, QStringLiteral("ladder"));
+    t::grabIfAsked(view, QStringLiteral("ladder"));
+  }
+
+  // The comparison is of the events the runs ingested: the file on disk says otherwise and is
+  // not read again (a launched run's events arrive from its process).
+  void comparesWhatTheRunsIngested() {
+    auto root = t::scratchRoot();
+    RunsModel model;
+    const QString baseDir = t::writeRunDir(root.path(), QStringLiteral("base"), QStringLiteral("base"), eventsReaching(0.8),
+                                           QStringLiteral("ok"));
+    const QString liveDir = t::writeRunDir(root.path(), QStringLiteral("live"), QStringLiteral("live"), eventsReaching(0.5));
+    Run* base = Run::fromDirectory(baseDir);
+    Run* live = launchedRun(liveDir, QStringLiteral("live"));
+    model.addRun(base), model.addRun(live);
+    live->ingest(eventsOf(eventsReaching(0.9)));
+    CompareView view(&model);
+    model.setBaseline(base);
+    model.setShown(live, true);
+    view.refreshNow();
+    QCOMPARE(view.table()->rowCount(), 2);
+    QCOMPARE(bestAccOf(view, 0), QStringLiteral("80.00 %"));
+    QCOMPARE(bestAccOf(view, 1), QStringLiteral("90.00 %"));
+    // A later evaluation arrives: the shown tab follows it (debounced).
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    live->ingest(eventsOf(evalLine(3, 15.0, 0.95)));
+    QTRY_COMPARE_WITH_TIMEOUT(bestAccOf(view, 1), QStringLiteral("95.00 %"), 5000);
+  }
+
+  // Hidden, the tab computes nothing; shown, it catches up at once.
+  void aHiddenTabCatchesUpWhenShown() {
+    auto root = t::scratchRoot();
+    RunsModel model;
+    const QString baseDir = t::writeRunDir(root.path(), QStringLiteral("base"), QStringLiteral("base"), eventsReaching(0.8),
+                                           QStringLiteral("ok"));
+    Run* base = Run::fromDirectory(baseDir);
+    Run* live = launchedRun(root.filePath(QStringLiteral("live")), QStringLiteral("live"));
+    model.addRun(base), model.addRun(live);
+    CompareView view(&model);
+    QSignalSpy canExport(&view, &CompareView::canExportChanged);
+    model.setBaseline(base);
+    model.setShown(live, true);
+    live->ingest(eventsOf(eventsReaching(0.9)));
+    QTest::qWait(700);  // longer than the debounce
+    QVERIFY(view.isStale());
+    QVERIFY(!view.report().has_value());
+    QCOMPARE(view.table()->rowCount(), 0);
+    QVERIFY(view.canExport());  // File → Export stays on offer: it shows the tab first
+    QCOMPARE(canExport.size(), 1);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QVERIFY(!view.isStale());
+    QCOMPARE(view.table()->rowCount(), 2);
+    QCOMPARE(bestAccOf(view, 1), QStringLiteral("90.00 %"));
   }
 };
 

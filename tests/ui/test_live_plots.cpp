@@ -56,6 +56,18 @@ class TestLivePlots : public QObject {
       plots.showTab(QString::fromLatin1(tab));
       QTRY_VERIFY2(plots.pointCount(QString::fromLatin1(tab)) > 0, tab);
     }
+    // The step-time bars hold core/report's mean split (after the warm-up interval).
+    QCustomPlot* split = plots.plot(QStringLiteral("steptime"));
+    QMap<QString, double> ms;
+    for (int i = 0; i < split->plottableCount(); ++i)
+      if (auto* b = qobject_cast<QCPBars*>(split->plottable(i)); b && !b->data()->isEmpty()) ms[b->name()] = b->data()->at(0)->value;
+    QCOMPARE(ms.value(QStringLiteral("data")), 1.0);
+    QCOMPARE(ms.value(QStringLiteral("fwd")), 2.0);
+    QCOMPARE(ms.value(QStringLiteral("bwd")), 3.0);
+    QCOMPARE(ms.value(QStringLiteral("opt")), 0.5);
+    t::grabIfAsked(plots, QStringLiteral("plots-steptime"), plots.size());
+    plots.showTab(QStringLiteral("loss"));
+    t::grabIfAsked(plots, QStringLiteral("plots-loss"), plots.size());
     // CPU run: host RSS only (no "reserved" curve); 100 MiB.
     QCOMPARE(plots.plot(QStringLiteral("memory"))->graphCount(), 1);
     QCOMPARE(plots.plot(QStringLiteral("memory"))->graph(0)->data()->at(0)->value, 100.0);

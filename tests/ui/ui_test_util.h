@@ -8,6 +8,8 @@
 #include <QStandardPaths>
 #include <QString>
 #include <QTemporaryDir>
+#include <QWidget>
+#include <QtTest/QtTest>
 
 #include <nlohmann/json.hpp>
 
@@ -125,6 +127,16 @@ inline QString writeRunDir(const QString& root, const QString& id, const QString
 inline nlohmann::json contendedCpu(double otherLoad, int cores = 2) {
   return {{"cores", cores}, {"asked_cores", 1}, {"used_cores", 0.6}, {"other_load_cores", otherLoad},
           {"contended", true}, {"note", "another process used the CPU"}};
+}
+
+// WB_GRAB_DIR=<folder>: a picture of the widget as <name>.png, for a person to look at.
+inline void grabIfAsked(QWidget& widget, const QString& name, QSize size = QSize(1200, 760)) {
+  if (!qEnvironmentVariableIsSet("WB_GRAB_DIR")) return;
+  widget.resize(size);
+  widget.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&widget));
+  QTest::qWait(200);
+  QVERIFY(widget.grab().save(qEnvironmentVariable("WB_GRAB_DIR") + QLatin1Char('/') + name + QStringLiteral(".png")));
 }
 
 }  // namespace wb::ui::test

@@ -35,7 +35,7 @@ namespace wb::ui {
 
 namespace {
 
-constexpr int kDebounceMs = 500;  // runs emit changed() per event; recompute at most twice a second
+constexpr int kDebounceMs = 500;  // runs emit changed() per event; recompute at most twice a second while shown
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 std::string path8(const QString& p) { return QFile::encodeName(p).toStdString(); }
@@ -145,7 +145,10 @@ CompareView::CompareView(RunsModel* model, QWidget* parent)
 
   debounce_.setSingleShot(true);
   debounce_.setInterval(kDebounceMs);
-  connect(&debounce_, &QTimer::timeout, this, &CompareView::refreshNow);
+  connect(&debounce_, &QTimer::timeout, this, [this] {
+    if (isVisible()) refreshNow();
+    else dirty_ = true;
+  });
   connect(target_, &QDoubleSpinBox::valueChanged, this, [this] { scheduleRefresh(); });
   connect(exportButton_, &QPushButton::clicked, this, &CompareView::exportDialog);
   connect(ladderButton_, &QPushButton::clicked, this, &CompareView::runLadder);
@@ -176,62 +179,77 @@ void CompareView::watch(Run* run) {
   });
 }
 
+// A hidden tab only notes that it is out of date (and whether File → Export has something to
+// write); it catches up when shown.
 void CompareView::scheduleRefresh() {
+  if (!isVisible()) {
+    dirty_ = true;
+    noteCanExport(model_->baseline() != nullptr || ladder_.has_value());
+    return;
+  }
   if (!debounce_.isActive()) debounce_.start();
+}
+
+void CompareView::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  if (dirty_) refreshNow();
 }
 
 bool CompareView::canExport() const { return canExport_; }
 
 void CompareView::refreshNow() {
   debounce_.stop();
+  dirty_ = false;
   report_.reset();
   comparison_.reset();
-  problems_.clear();
   whatIf_->setRuns({});
   Run* base = model_->baseline();
   if (!base) {
     summary_->setText(QStringLiteral("Set a baseline (right-click a run → Set as baseline) and tick the runs to compare with it."));
   } else {
-    auto baseline = wb::report::loadRun(path8(base->runDir()));
-    if (!baseline.ok()) {
-      summary_->setText(QStringLiteral("The baseline cannot be read: ") + qs(baseline.error().message));
-    } else {
-      std::vector<wb::report::RunRecord> runs;
-      for (Run* run : model_->shownRuns()) {
-        if (run == base || run->runDir().isEmpty()) continue;
-        auto rec = wb::report::loadRun(path8(run->runDir()));
-        if (rec.ok()) runs.push_back(std::move(rec.value()));
-        else problems_ << qs(rec.error().message);
-      }
-      std::optional<double> target;
-      if (target_->value() > 0) target = target_->value() / 100.0;
-      comparison_ = wb::report::compareRuns(*baseline, runs, target);
-      report_ = wb::report::buildComparisonReport(*baseline, runs, target);
-      std::vector<const wb::report::RunRecord*> records{&*baseline};
-      for (const auto& run : runs) records.push_back(&run);
-      whatIf_->setRuns(records);
-      QString text = QStringLiteral("%1 run(s) against the baseline %2; target %3 val acc.")
-                         .arg(runs.size())
-                         .arg(qs(wb::report::runLabel(*baseline)), qs(wb::report::fmtAccuracy(comparison_->target_acc)));
-      if (runs.empty()) text += QStringLiteral(" Tick runs in the list to compare them.");
-      const auto contended = std::count_if(comparison_->rows.begin(), comparison_->rows.end(),
-                                           [](const auto& row) { return !row.contended.empty(); });
-      if (contended > 0)
-        text += QStringLiteral("\n\u26A0 %1 row(s) measured while another process used the CPU: their speedups are not shown.")
-                    .arg(contended);
-      if (!problems_.isEmpty()) text += QStringLiteral("\nNot shown: ") + problems_.join(QStringLiteral("; "));
-      summary_->setText(text);
-    }
+    compare(*base);
   }
   showComparison();
   showLadder();
   showAdvice();
-  const bool can = report_.has_value() || ladder_.has_value();
-  exportButton_->setEnabled(can);
-  if (can != canExport_) {
-    canExport_ = can;
-    Q_EMIT canExportChanged(can);
+  exportButton_->setEnabled(report_.has_value() || ladder_.has_value());
+  noteCanExport(report_.has_value() || ladder_.has_value());
+}
+
+// The runs as they were ingested (a history run reads its events.jsonl once, as the plots do):
+// one comparison, and the report built from it.
+void CompareView::compare(Run& base) {
+  base.ensureEventsLoaded();
+  const wb::report::RunRecord baseline = base.record();
+  std::vector<wb::report::RunRecord> runs;
+  for (Run* run : model_->shownRuns()) {
+    if (run == &base || run->runDir().isEmpty()) continue;
+    run->ensureEventsLoaded();
+    runs.push_back(run->record());
   }
+  std::optional<double> target;
+  if (target_->value() > 0) target = target_->value() / 100.0;
+  comparison_ = wb::report::compareRuns(baseline, runs, target);
+  report_ = wb::report::buildComparisonReport(*comparison_, baseline, runs);
+  std::vector<const wb::report::RunRecord*> records{&baseline};
+  for (const auto& run : runs) records.push_back(&run);
+  whatIf_->setRuns(records);
+  QString text = QStringLiteral("%1 run(s) against the baseline %2; target %3 val acc.")
+                     .arg(runs.size())
+                     .arg(qs(wb::report::runLabel(baseline)), qs(wb::report::fmtAccuracy(comparison_->target_acc)));
+  if (runs.empty()) text += QStringLiteral(" Tick runs in the list to compare them.");
+  const auto contended = std::count_if(comparison_->rows.begin(), comparison_->rows.end(),
+                                       [](const auto& row) { return !row.contended.empty(); });
+  if (contended > 0)
+    text += QStringLiteral("\n\u26A0 %1 row(s) measured while another process used the CPU: their speedups are not shown.")
+                .arg(contended);
+  summary_->setText(text);
+}
+
+void CompareView::noteCanExport(bool can) {
+  if (can == canExport_) return;
+  canExport_ = can;
+  Q_EMIT canExportChanged(can);
 }
 
 void CompareView::showComparison() {
@@ -349,6 +367,7 @@ bool CompareView::exportTo(const QString& path, QString* error) const {
 }
 
 void CompareView::exportDialog() {
+  if (dirty_) refreshNow();
   if (!canExport()) {
     QMessageBox::information(this, QStringLiteral("Export"),
                              QStringLiteral("Nothing to export yet: set a baseline and tick runs, or open a ladder."));

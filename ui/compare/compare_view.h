@@ -9,11 +9,13 @@
 // as png, svg, pdf). "Run ladder" runs `workbench-cli ladder` on the baseline's config as a child
 // process; "Open ladder…" shows a finished one.
 //
-// Everything it shows comes from wb_report reading the run directories, so the window, the CLI
-// (`compare`, `export`, `ladder`) and the files agree.
+// Everything it shows comes from wb_report (the same maths as `compare`, `export`, `ladder`),
+// fed with the RunRecords the window's Runs built from the events they already ingested (a
+// history run reads its events.jsonl once): no file is re-read to refresh.
 //
 // Inputs: the RunsModel — shownRuns() are compared, baseline() is the baseline; its signals and
-// each Run's changed() (debounced) say when to recompute. Thread affinity: GUI thread.
+// each Run's changed() (debounced, 500 ms) say when to recompute, and only while the tab is
+// shown (a hidden tab catches up when shown). Thread affinity: GUI thread.
 // Ownership: QObject tree; the model outlives the view.
 #include <QPointer>
 #include <QTimer>
@@ -64,17 +66,22 @@ class CompareView : public QWidget {
   const SpeedupChart* chart() const { return chart_; }
   const WhatIfView* whatIf() const { return whatIf_; }
   const std::optional<wb::report::Report>& report() const { return report_; }
-  // Recomputes now (normally debounced).
+  // Recomputes now (normally debounced, and only while shown).
   void refreshNow();
+  // Whether a change arrived while the tab was hidden (tests).
+  bool isStale() const { return dirty_; }
 
  Q_SIGNALS:
   void canExportChanged(bool canExport);
 
  protected:
   void changeEvent(QEvent* event) override;  // a theme change recolours the verdicts
+  void showEvent(QShowEvent* event) override;  // catches up on what changed while hidden
 
  private:
   void scheduleRefresh();
+  void compare(Run& base);
+  void noteCanExport(bool can);
   void watch(Run* run);
   void showComparison();
   void showLadder();
@@ -100,8 +107,8 @@ class CompareView : public QWidget {
   std::optional<wb::report::Comparison> comparison_;
   std::optional<wb::report::Ladder> ladder_;             // the open ladder
   QString ladderDir_;
-  QStringList problems_;
   bool canExport_ = false;
+  bool dirty_ = false;     // something changed while hidden
 };
 
 }  // namespace wb::ui

@@ -1,76 +1,76 @@
 #include "compare/ladder_runner.h"
 
+#include "runs/run_process.h"
+#include "wb/proto/events.h"
+
 namespace wb::ui {
+using nlohmann::json;
 
-LadderRunner::LadderRunner(QObject* parent) : QObject(parent) {
-  killTimer_.setSingleShot(true);
-  connect(&killTimer_, &QTimer::timeout, this, [this] { process_.kill(); });
-  connect(&process_, &QProcess::readyReadStandardError, this, &LadderRunner::readStderr);
-  connect(&process_, &QProcess::finished, this, &LadderRunner::onFinished);
-  connect(&process_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
-    if (e != QProcess::FailedToStart) return;
-    Q_EMIT finished(QString(), false,
-                    QStringLiteral("Could not start %1: %2 (set WB_CLI to its path)").arg(process_.program(), process_.errorString()));
-  });
-}
+namespace {
+QString str(const json& ev, const char* key) { return QString::fromStdString(proto::stringOr(ev, key, {})); }
+}  // namespace
 
-LadderRunner::~LadderRunner() {
-  if (process_.state() == QProcess::NotRunning) return;
-  process_.blockSignals(true);
-  process_.terminate();
-  if (!process_.waitForFinished(3000)) {
-    process_.kill();
-    process_.waitForFinished(3000);
-  }
-}
+LadderRunner::LadderRunner(QObject* parent) : QObject(parent) {}
+
+LadderRunner::~LadderRunner() = default;  // RunProcess kills a ladder still running
+
+bool LadderRunner::isRunning() const { return process_ && !process_->isFinished(); }
 
 void LadderRunner::start(const QString& program, const QStringList& arguments) {
   if (isRunning()) return;
+  if (process_) process_->deleteLater();
   outDir_.clear();
-  lastLine_.clear();
-  pending_.clear();
-  cancelled_ = false;
-  process_.setProgram(program);
-  process_.setArguments(QStringList{QStringLiteral("ladder")} + arguments);
-  process_.setStandardOutputFile(QProcess::nullDevice());  // the table is also in ladder.md
-  process_.start();
+  rungsEnded_.clear();
+  failedRung_.clear();
+  endStatus_.clear();
+  process_ = new RunProcess(this);
+  connect(process_, &RunProcess::eventReceived, this, &LadderRunner::onEvent);
+  connect(process_, &RunProcess::finished, this,
+          [this](RunProcess::Outcome outcome, const QString& status, const QString& message) {
+            onFinished(int(outcome), status, message);
+          });
+  process_->start(program, QStringList{QStringLiteral("ladder"), QStringLiteral("--events-stdout")} + arguments);
 }
 
 void LadderRunner::cancel() {
-  if (!isRunning()) return;
-  cancelled_ = true;
-  process_.terminate();
-  killTimer_.start(kKillGraceMs);
+  if (isRunning()) process_->stop();
 }
 
-void LadderRunner::readStderr() {
-  pending_ += process_.readAllStandardError();
-  int nl;
-  while ((nl = pending_.indexOf('\n')) >= 0) {
-    const QString line = QString::fromUtf8(pending_.left(nl)).trimmed();
-    pending_.remove(0, nl + 1);
-    if (line.isEmpty()) continue;
-    static const QString kOut = QStringLiteral("ladder -> ");
-    if (line.startsWith(kOut)) {
-      const int paren = line.lastIndexOf(QStringLiteral(" ("));
-      outDir_ = line.mid(kOut.size(), paren > 0 ? paren - kOut.size() : -1);
-    }
-    lastLine_ = line;
+void LadderRunner::onEvent(const json& ev) {
+  const std::string type = proto::stringOr(ev, "type", {});
+  if (type == "ladder") {
+    outDir_ = str(ev, "out_dir");
+    Q_EMIT progress(QStringLiteral("writing into %1").arg(outDir_));
+  } else if (type == "rung_start") {
+    Q_EMIT progress(QStringLiteral("[%1/%2] %3: %4")
+                        .arg(proto::intOr(ev, "index", 0) + 1)
+                        .arg(proto::intOr(ev, "steps", 0))
+                        .arg(str(ev, "key"), str(ev, "added")));
+  } else if (type == "rung_end") {
+    const QString status = str(ev, "status");
+    QString line = QStringLiteral("%1: %2").arg(str(ev, "key"), status);
+    rungsEnded_ << line;
+    if (const QString error = str(ev, "error"); !error.isEmpty()) line += QStringLiteral(" (") + error + QLatin1Char(')');
+    if (status != QLatin1String(proto::kStatusOk) && status != QLatin1String(proto::kStatusEarlyStopped)) failedRung_ = line;
     Q_EMIT progress(line);
+  } else if (type == "warning") {
+    Q_EMIT progress(str(ev, "message"));
+  } else if (type == "end") {
+    endStatus_ = str(ev, "status");
+    if (outDir_.isEmpty()) outDir_ = str(ev, "out_dir");
   }
 }
 
-void LadderRunner::onFinished(int exitCode, QProcess::ExitStatus status) {
-  killTimer_.stop();
-  readStderr();
+void LadderRunner::onFinished(int outcome, const QString& status, const QString& message) {
+  Q_UNUSED(status);
+  const auto o = RunProcess::Outcome(outcome);
   QString error;
-  const bool cancelled = cancelled_ || exitCode == 130;
-  if (!cancelled) {
-    if (status == QProcess::CrashExit) error = QStringLiteral("workbench-cli ladder crashed");
-    else if (exitCode == 1) error = QStringLiteral("A ladder step failed: ") + lastLine_;
-    else if (exitCode != 0) error = QStringLiteral("workbench-cli ladder stopped (exit %1): %2").arg(exitCode).arg(lastLine_);
+  if (o == RunProcess::Outcome::Failed) {
+    error = endStatus_ == QLatin1String(proto::kStatusFailed) && !failedRung_.isEmpty()
+                ? QStringLiteral("A ladder step failed: ") + failedRung_
+                : message;
   }
-  Q_EMIT finished(outDir_, cancelled, error);
+  Q_EMIT finished(outDir_, o == RunProcess::Outcome::Cancelled, error);
 }
 
 }  // namespace wb::ui

@@ -1,18 +1,21 @@
 #pragma once
-// Runs `workbench-cli ladder` as one child process (the window never links the trainer): reads
-// its stderr line by line for progress, learns the output folder from its "ladder -> DIR" line,
-// and ends in exactly one of succeeded / failed / cancelled. cancel() sends SIGTERM (the ladder
-// stops its current run and writes the tables so far), then kills after a grace period; the
-// destructor never leaves the child running.
+// Runs `workbench-cli ladder --events-stdout` as one child process (the window never links the
+// trainer) through RunProcess: its own process group, a watchdog for a hung child, SIGTERM then
+// SIGKILL of the group after a grace period, never an orphan, exactly one end. The ladder's
+// events (wb/ladder/ladder_run.h) say where it writes (`ladder`), each run it starts and ends
+// (`rung_start`, `rung_end`) and how it ended (`end`); nothing is read from its human text.
+// cancel() asks the ladder to stop its current run and write the tables so far.
 //
 // Thread affinity: GUI thread.
 #include <QObject>
-#include <QProcess>
 #include <QString>
 #include <QStringList>
-#include <QTimer>
+
+#include <nlohmann/json.hpp>
 
 namespace wb::ui {
+
+class RunProcess;
 
 class LadderRunner : public QObject {
   Q_OBJECT
@@ -20,29 +23,32 @@ class LadderRunner : public QObject {
   explicit LadderRunner(QObject* parent = nullptr);
   ~LadderRunner() override;
 
-  // arguments: after "ladder" (e.g. --config F --out DIR). program: workbench-cli's path.
+  // arguments: after "ladder --events-stdout" (e.g. --config F --out DIR). program: workbench-cli.
+  // Ignored while a ladder runs.
   void start(const QString& program, const QStringList& arguments);
   void cancel();
-  bool isRunning() const { return process_.state() != QProcess::NotRunning; }
+  bool isRunning() const;
+  // Where the ladder writes (from its `ladder` event); empty before it said so.
   const QString& outDir() const { return outDir_; }
-
-  static constexpr int kKillGraceMs = 15000;
+  // The runs that ended so far: "workers: ok", in order (tests, the summary line).
+  const QStringList& rungsEnded() const { return rungsEnded_; }
 
  Q_SIGNALS:
+  // What the ladder is doing, in words: "[2/8] workers: loader workers 0 → 2".
   void progress(const QString& line);
-  // outDir may be empty when the ladder failed before creating it. error: in words, empty on success.
+  // Exactly once per start(). outDir may be empty when the ladder failed before creating it.
+  // error: in words, empty on success and on cancel.
   void finished(const QString& outDir, bool cancelled, const QString& error);
 
  private:
-  void readStderr();
-  void onFinished(int exitCode, QProcess::ExitStatus status);
+  void onEvent(const nlohmann::json& event);
+  void onFinished(int outcome, const QString& status, const QString& message);
 
-  QProcess process_;
-  QTimer killTimer_;
-  QByteArray pending_;
+  RunProcess* process_ = nullptr;
   QString outDir_;
-  QString lastLine_;
-  bool cancelled_ = false;
+  QStringList rungsEnded_;
+  QString failedRung_;  // the last rung that did not end ok, in words
+  QString endStatus_;   // the `end` event's status
 };
 
 }  // namespace wb::ui

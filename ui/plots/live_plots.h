@@ -82,7 +82,10 @@ class LivePlots : public QWidget {
   struct GraphState;
   struct Tab;
 
+  static std::vector<TabDef> tabDefs();
   void buildTabs();
+  void setUpPlot(Tab& tab);
+  void connectMouse(Tab& tab);
   void onRunData();
   void onShownChanged(Run* run, bool shown);
   void onBaselineChanged();

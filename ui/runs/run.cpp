@@ -56,71 +56,53 @@ double jsonNumber(const json& ev, const char* key) { return proto::numberOr(ev, 
 namespace {
 QString jsonString(const json& ev, const char* key) { return QString::fromStdString(proto::stringOr(ev, key, {})); }
 int jsonRank(const json& ev) { return static_cast<int>(proto::intOr(ev, "rank", 0)); }
-const json& jsonObject(const json& ev, const char* key) { return proto::objectOr(ev, key); }
 }  // namespace
 
 // ---- RunSeries ---------------------------------------------------------------
 
-void RunSeries::addStep(const json& ev) {
+namespace {
+double positiveOrNaN(double v) { return v > 0 ? v : kNaN; }
+}  // namespace
+
+void RunSeries::addStep(const report::StepSample& s) {
   StepPoint p;
-  p.step = jsonNumber(ev, "step");
-  p.epoch = jsonNumber(ev, "epoch");
-  p.t = jsonNumber(ev, "t");
-  p.samples = jsonNumber(ev, "samples");
-  p.loss = jsonNumber(ev, "loss");
-  p.lr = jsonNumber(ev, "lr");
-  p.samplesPerS = jsonNumber(ev, "samples_per_s");
-  const json& ms = jsonObject(ev, "ms");
-  for (size_t i = 0; i < kStepParts.size(); ++i) p.ms[i] = jsonNumber(ms, kStepParts[i]);
-  const json& mem = jsonObject(ev, "mem");
-  p.alloc = jsonNumber(mem, "alloc");
-  p.reserved = jsonNumber(mem, "reserved");
-  p.peak = jsonNumber(mem, "peak");
-  p.rss = jsonNumber(mem, "rss");
-  if (device_.isEmpty()) device_ = jsonString(mem, "device");
-  p.ampScale = jsonNumber(jsonObject(ev, "amp"), "scale");
+  p.step = double(s.step);
+  p.epoch = double(s.epoch);
+  p.t = s.t;
+  p.samples = double(s.samples);
+  p.loss = s.loss;
+  p.lr = s.lr;
+  p.samplesPerS = positiveOrNaN(s.samples_per_s);
+  if (s.ms) p.ms = {s.ms->data, s.ms->h2d, s.ms->fwd, s.ms->bwd, s.ms->opt, s.ms->comm};
+  if (s.mem) {
+    p.alloc = s.mem->alloc, p.reserved = s.mem->reserved, p.peak = s.mem->peak, p.rss = s.mem->rss;
+    if (device_.isEmpty()) device_ = QString::fromStdString(s.mem->device);
+  }
+  if (s.amp_scale) p.ampScale = *s.amp_scale;
   // A fractional epoch makes the epoch axis continuous between evaluations.
-  if (stepsPerEpoch_ > 0 && std::isfinite(p.step)) p.epoch = p.step / stepsPerEpoch_;
+  if (stepsPerEpoch_ > 0) p.epoch = p.step / stepsPerEpoch_;
   appendStep(p);
 }
 
 void RunSeries::appendStep(const StepPoint& p) {
-  if (!steps_.empty()) {  // the first record carries warm-up costs: left out of the means
-    for (size_t i = 0; i < p.ms.size(); ++i) {
-      if (std::isfinite(p.ms[i])) {
-        msSum_[i] += p.ms[i];
-        ++msCount_[i];
-      }
-    }
-  }
   if (std::isfinite(p.ampScale)) hasAmpScale_ = true;
   steps_.push_back(p);
 }
 
-void RunSeries::addEval(const json& ev) {
+void RunSeries::addEval(const report::EvalSample& e, double samples) {
   EvalPoint p;
-  p.step = jsonNumber(ev, "step");
-  p.epoch = jsonNumber(ev, "epoch");
-  p.t = jsonNumber(ev, "t");
-  p.samples = jsonNumber(ev, "samples");
-  p.valLoss = jsonNumber(ev, "val_loss");
-  p.valAcc = jsonNumber(ev, "val_acc");
+  p.step = double(e.step);
+  p.epoch = double(e.epoch);
+  p.t = e.t;
+  p.samples = samples;
+  p.valLoss = e.val_loss;
+  p.valAcc = e.val_acc;
   evals_.push_back(p);
-}
-
-double RunSeries::meanMs(int part) const {
-  if (part < 0 || part >= int(msSum_.size())) return kNaN;
-  if (msCount_[part] > 0) return msSum_[part] / double(msCount_[part]);
-  // A single record: better than nothing.
-  if (steps_.size() == 1) return steps_.front().ms[part];
-  return kNaN;
 }
 
 void RunSeries::clear() {
   steps_.clear();
   evals_.clear();
-  msSum_ = {};
-  msCount_ = {};
   hasAmpScale_ = false;
 }
 
@@ -203,6 +185,7 @@ void Run::ingest(const std::vector<json>& events) {
 }
 
 bool Run::ingestOne(const json& ev) {
+  report::addEvent(record_, ev);
   const std::string type = proto::stringOr(ev, "type", {});
   const int rank = jsonRank(ev);
   const double wall = jsonNumber(ev, "wall");
@@ -226,7 +209,7 @@ bool Run::ingestOne(const json& ev) {
     }
   } else if (type == "step") {
     if (rank != 0) return false;
-    series_.addStep(ev);
+    series_.addStep(record_.steps.back());
     const double p = jsonNumber(ev, "progress");
     if (std::isfinite(p)) progress_ = p;
     const double eta = jsonNumber(ev, "eta_s");
@@ -237,7 +220,7 @@ bool Run::ingestOne(const json& ev) {
     return true;
   } else if (type == "eval") {
     if (rank != 0) return false;
-    series_.addEval(ev);
+    series_.addEval(record_.evals.back(), jsonNumber(ev, "samples"));
     const double acc = jsonNumber(ev, "val_acc");
     if (std::isfinite(acc) && (!std::isfinite(bestValAcc_) || acc > bestValAcc_)) bestValAcc_ = acc;
     return true;
@@ -269,6 +252,26 @@ bool Run::ingestOne(const json& ev) {
   return false;
 }
 
+report::RunRecord Run::record() const {
+  report::RunRecord r = record_;
+  if (!runDir_.isEmpty()) {
+    r.dir = runDir_.toStdString();
+    r.id = runId().toStdString();
+    const proto::RunDir rd{r.dir};
+    if (env_.empty())
+      if (auto env = proto::readJsonFile(rd.env()); env.ok() && env->is_object()) env_ = *env;
+  }
+  if (!config_.empty()) r.config = config_;
+  if (!summary_.empty()) {
+    r.summary = summary_;
+    r.finished = true;
+    r.status = proto::stringOr(summary_, "status", r.status);
+  }
+  r.env = env_;
+  report::finishRecord(r);
+  return r;
+}
+
 void Run::setStatus(RunStatus status, const QString& detail) {
   status_ = status;
   if (!detail.isEmpty()) error_ = detail;
@@ -289,6 +292,7 @@ void Run::ensureEventsLoaded() {
   const RunStatus keep = status_;
   std::vector<json> events = proto::readEventsFile(rd.events().string());
   series_.clear();
+  record_ = {};
   bool grew = false;
   for (const auto& ev : events) grew = ingestOne(ev) || grew;
   // summary.json is the source of truth for a finished run's status; a run without an end

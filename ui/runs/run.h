@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "wb/report/compare.h"
+#include "wb/report/run_record.h"
 
 namespace wb::ui {
 
@@ -47,11 +48,13 @@ struct EvalPoint {
   double valLoss = kNaN, valAcc = kNaN;
 };
 
-// Rank 0's curves (the contract: curves use rank 0), appended in arrival order.
+// Rank 0's curves (the contract: curves use rank 0), appended in arrival order, as plot points
+// (NaN where an event had no value). Decoded by core/report (wb::report::decodeStep), so the
+// plots and the comparison read the same numbers.
 class RunSeries {
  public:
-  void addStep(const nlohmann::json& ev);
-  void addEval(const nlohmann::json& ev);
+  void addStep(const report::StepSample& step);
+  void addEval(const report::EvalSample& eval, double samples);
   // Direct append (benchmarks and tests that build large series without JSON).
   void appendStep(const StepPoint& p);
   void appendEval(const EvalPoint& p) { evals_.push_back(p); }
@@ -65,8 +68,6 @@ class RunSeries {
   const QString& device() const { return device_; }
   bool onCuda() const { return device_.startsWith(QLatin1String("cuda")); }
   bool hasAmpScale() const { return hasAmpScale_; }
-  // Mean ms per step part over every step record but the first (warm-up); NaN when none.
-  double meanMs(int part) const;
 
  private:
   std::vector<StepPoint> steps_;
@@ -74,8 +75,6 @@ class RunSeries {
   double stepsPerEpoch_ = 0;
   QString device_;
   bool hasAmpScale_ = false;
-  std::array<double, 6> msSum_{};
-  std::array<int64_t, 6> msCount_{};
 };
 
 class Run : public QObject {
@@ -123,6 +122,11 @@ class Run : public QObject {
 
   const RunSeries& series() const { return series_; }
   RunSeries& mutableSeries() { return series_; }
+  // The run as core/report sees it, from the events this Run ingested (no file is read again
+  // but env.json, once): what the Compare tab compares. config and summary as this Run has them.
+  report::RunRecord record() const;
+  // Mean step-time split after the warm-up interval (core/report's rule); nullopt before any.
+  std::optional<report::StepTimes> meanStepTimes() const { return report::meanStepTimes(record_.steps); }
 
   // Feeds events (in order). Emits changed() once, and dataAppended() when curves grew.
   void ingest(const nlohmann::json& event);
@@ -164,6 +168,8 @@ class Run : public QObject {
   report::StepLoad stepLoad_;
   bool eventsLoaded_ = false;
   RunSeries series_;
+  report::RunRecord record_;                      // every event ingested, decoded by core/report
+  mutable nlohmann::json env_ = nlohmann::json::object();  // env.json, read once it exists
 };
 
 // Reads a number from ev[key] (NaN when absent or not a number).

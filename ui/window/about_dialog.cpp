@@ -9,6 +9,7 @@
 #include "plots/qcp.h"
 
 #include "runs/cli.h"
+#include "wb/proto/events.h"
 
 namespace wb::ui {
 using nlohmann::json;
@@ -47,6 +48,14 @@ void AboutDialog::setCliVersion(const QString& line, const QString& error) {
   render();
 }
 
+// The keys `workbench-cli capabilities --json` writes (app/cli cmdCapabilities over
+// train::capabilitiesJson): libtorch, opencv (strings), cuda, nccl, gloo (bools), gpus (a count)
+// and gpu_names (an array, empty when the names are not known).
+QStringList AboutDialog::capabilityKeys() {
+  return {QStringLiteral("libtorch"), QStringLiteral("cuda"), QStringLiteral("gpus"), QStringLiteral("gpu_names"),
+          QStringLiteral("nccl"),     QStringLiteral("gloo"), QStringLiteral("opencv")};
+}
+
 void AboutDialog::setCapabilities(const json& caps, const QString& error) {
   libs_.clear();
   if (!caps.is_object()) {
@@ -54,27 +63,22 @@ void AboutDialog::setCapabilities(const json& caps, const QString& error) {
     render();
     return;
   }
-  auto str = [&](const char* k) {
-    return caps.contains(k) && caps[k].is_string() ? QString::fromStdString(caps[k].get<std::string>()) : QString();
-  };
+  auto str = [&](const char* k) { return QString::fromStdString(proto::stringOr(caps, k, {})); };
+  auto yesNo = [&](const char* k, const QString& no) { return proto::boolOr(caps, k, false) ? QStringLiteral("yes") : no; };
   if (!str("libtorch").isEmpty()) libs_ << QStringLiteral("LibTorch: ") + str("libtorch");
-  const bool cuda = caps.value("cuda", false);
-  QString cudaText = cuda ? (str("cuda_version").isEmpty() ? QStringLiteral("yes") : str("cuda_version")) : QStringLiteral("not available");
-  if (cuda && caps.contains("gpu_names") && caps["gpu_names"].is_array()) {
+  QString cudaText = QStringLiteral("not available");
+  if (proto::boolOr(caps, "cuda", false)) {
+    const auto gpus = proto::intOr(caps, "gpus", 0);
+    cudaText = QStringLiteral("yes, %1 GPU(s)").arg(gpus);
     QStringList names;
-    for (const auto& n : caps["gpu_names"])
-      if (n.is_string()) names << QString::fromStdString(n.get<std::string>());
-    if (!names.isEmpty()) cudaText += QStringLiteral(" (") + names.join(QStringLiteral(", ")) + QLatin1Char(')');
+    if (caps.contains("gpu_names") && caps["gpu_names"].is_array())
+      for (const auto& n : caps["gpu_names"])
+        if (n.is_string()) names << QString::fromStdString(n.get<std::string>());
+    if (!names.isEmpty()) cudaText += QStringLiteral(": ") + names.join(QStringLiteral(", "));
   }
   libs_ << QStringLiteral("CUDA: ") + cudaText;
-  if (!str("cudnn").isEmpty()) libs_ << QStringLiteral("cuDNN: ") + str("cudnn");
-  if (caps.contains("nccl")) {
-    const json& n = caps["nccl"];
-    libs_ << QStringLiteral("NCCL: ") + (n.is_string() ? QString::fromStdString(n.get<std::string>())
-                                                        : (n.is_boolean() && n.get<bool>() ? QStringLiteral("yes") : QStringLiteral("not available")));
-  }
-  if (caps.contains("gloo") && caps["gloo"].is_boolean())
-    libs_ << QStringLiteral("Gloo: ") + (caps["gloo"].get<bool>() ? QStringLiteral("yes") : QStringLiteral("no"));
+  libs_ << QStringLiteral("NCCL: ") + yesNo("nccl", QStringLiteral("not available"));
+  libs_ << QStringLiteral("Gloo: ") + yesNo("gloo", QStringLiteral("no"));
   if (!str("opencv").isEmpty()) libs_ << QStringLiteral("OpenCV: ") + str("opencv");
   render();
 }

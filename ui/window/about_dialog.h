@@ -1,7 +1,8 @@
 #pragma once
-// Help → About: the versions in use. Qt's from qVersion(); LibTorch, CUDA / cuDNN / NCCL and
-// OpenCV from `workbench-cli --version` and `capabilities --json` (asked asynchronously, so
-// the box and the CLI always agree: the --version line is shown as the CLI prints it).
+// Help → About: the versions in use. Qt's from qVersion(); LibTorch, CUDA (and its GPUs), NCCL,
+// Gloo and OpenCV from `workbench-cli --version` and `capabilities --json` (asked
+// asynchronously, so the box and the CLI always agree: the --version line is shown as the CLI
+// prints it).
 //
 // Thread affinity: GUI thread.
 #include <QDialog>
@@ -22,6 +23,8 @@ class AboutDialog : public QDialog {
   QString versionsText() const;
   void setCliVersion(const QString& line, const QString& error);
   void setCapabilities(const nlohmann::json& caps, const QString& error);
+  // The keys of the capabilities document the box reads (each one the CLI writes).
+  static QStringList capabilityKeys();
 
  Q_SIGNALS:
   void versionsUpdated();

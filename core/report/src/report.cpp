@@ -161,8 +161,11 @@ json comparisonJson(const Comparison& cmp) {
 
 Report buildComparisonReport(const RunRecord& baseline, const std::vector<RunRecord>& runs,
                              std::optional<double> target_acc) {
+  return buildComparisonReport(compareRuns(baseline, runs, target_acc), baseline, runs);
+}
+
+Report buildComparisonReport(const Comparison& cmp, const RunRecord& baseline, const std::vector<RunRecord>& runs) {
   Report r;
-  const Comparison cmp = compareRuns(baseline, runs, target_acc);
   r.title = "Speedup comparison against " + runLabel(baseline);
   r.intro = "Each run is measured against the baseline " + runLabel(baseline) +
             ". A speedup is only shown beside the accuracy it reached; the headline is the time to reach " +

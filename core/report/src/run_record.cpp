@@ -40,7 +40,21 @@ void readMemory(RunRecord& r, int rank, const json& ev) {
   notePeak(r.rss_peak, rank, rss);
 }
 
-void readStep(RunRecord& r, const json& ev) {
+std::optional<StepMemory> readStepMemory(const json& ev) {
+  auto it = ev.find("mem");
+  if (it == ev.end() || !it->is_object()) return std::nullopt;
+  StepMemory m;
+  m.device = text(*it, "device");
+  m.alloc = num(*it, "alloc");
+  m.reserved = num(*it, "reserved");
+  m.peak = num(*it, "peak");
+  m.rss = num(*it, "rss");
+  return m;
+}
+
+}  // namespace
+
+StepSample decodeStep(const json& ev) {
   StepSample s;
   s.epoch = static_cast<int>(integer(ev, "epoch"));
   s.step = integer(ev, "step");
@@ -65,8 +79,11 @@ void readStep(RunRecord& r, const json& ev) {
     if (std::isfinite(scale)) s.amp_scale = scale;
     if (amp->contains("skipped") && (*amp)["skipped"].is_number()) s.amp_skipped = integer(*amp, "skipped");
   }
-  r.steps.push_back(s);
+  s.mem = readStepMemory(ev);
+  return s;
 }
+
+namespace {
 
 void readEnd(RunRecord& r, const json& ev) {
   r.finished = true;
@@ -85,7 +102,7 @@ void readRank0(RunRecord& r, const std::string& type, const json& ev) {
     r.world_size = static_cast<int>(integer(ev, "world_size", r.world_size));
     if (auto it = ev.find("config"); it != ev.end() && it->is_object() && r.config.empty()) r.config = *it;
   } else if (type == "step") {
-    readStep(r, ev);
+    r.steps.push_back(decodeStep(ev));
   } else if (type == "eval") {
     EvalSample e;
     e.epoch = static_cast<int>(integer(ev, "epoch"));
@@ -193,30 +210,39 @@ int RunRecord::cores() const {
   return 0;
 }
 
+void addEvent(RunRecord& r, const json& ev) {
+  if (!ev.is_object()) return;
+  const std::string type = text(ev, "type");
+  const int rank = static_cast<int>(integer(ev, "rank", 0));
+  if (type == "warning") r.warnings.push_back(text(ev, "message", "(no message)"));
+  if (type == "error") {
+    std::string msg = text(ev, "message", "(no message)");
+    if (ev.contains("rank")) msg = "rank " + std::to_string(rank) + ": " + msg;
+    r.errors.push_back(msg);
+  }
+  if (type == "end") readEnd(r, ev);
+  if (type == "run") readRank0(r, type, ev);  // the launcher's line (rank -1)
+  if (type == "step" || type == "eval") readMemory(r, rank, ev);
+  if (rank != 0 || type == "run") return;
+  r.last_t = std::max(r.last_t, num(ev, "t", 0));
+  readRank0(r, type, ev);
+}
+
+void finishRecord(RunRecord& r) {
+  auto byTime = [](const auto& a, const auto& b) { return a.t < b.t; };
+  auto order = [&](auto& v) {
+    if (!std::is_sorted(v.begin(), v.end(), byTime)) std::stable_sort(v.begin(), v.end(), byTime);
+  };
+  order(r.steps);
+  order(r.evals);
+  order(r.epochs);
+  r.name = text(r.config, "name");
+}
+
 RunRecord recordFromEvents(const std::vector<json>& events) {
   RunRecord r;
-  for (const json& ev : events) {
-    if (!ev.is_object()) continue;
-    const std::string type = text(ev, "type");
-    const int rank = static_cast<int>(integer(ev, "rank", 0));
-    if (type == "warning") r.warnings.push_back(text(ev, "message", "(no message)"));
-    if (type == "error") {
-      std::string msg = text(ev, "message", "(no message)");
-      if (ev.contains("rank")) msg = "rank " + std::to_string(rank) + ": " + msg;
-      r.errors.push_back(msg);
-    }
-    if (type == "end") readEnd(r, ev);
-    if (type == "run") readRank0(r, type, ev);  // the launcher's line (rank -1)
-    if (type == "step" || type == "eval") readMemory(r, rank, ev);
-    if (rank != 0 || type == "run") continue;
-    r.last_t = std::max(r.last_t, num(ev, "t", 0));
-    readRank0(r, type, ev);
-  }
-  auto byStep = [](const auto& a, const auto& b) { return a.t < b.t; };
-  std::stable_sort(r.steps.begin(), r.steps.end(), byStep);
-  std::stable_sort(r.evals.begin(), r.evals.end(), byStep);
-  std::stable_sort(r.epochs.begin(), r.epochs.end(), byStep);
-  r.name = text(r.config, "name");
+  for (const json& ev : events) addEvent(r, ev);
+  finishRecord(r);
   return r;
 }
 

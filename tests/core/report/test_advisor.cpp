@@ -1,6 +1,8 @@
-// Advisor verdicts: each row builds a run (and maybe a reference) whose events call for one
-// verdict, and checks its code and the numbers in its sentence.
+// Advisor verdicts: each row names a scenario (a run, and maybe a reference, whose events call
+// for one verdict), and checks the verdict's code and the numbers in its sentence.
 #include <QtTest/QtTest>
+
+#include <map>
 
 #include "report_fixture.h"
 #include "wb/report/advisor.h"
@@ -27,162 +29,251 @@ const Verdict* find(const std::vector<Verdict>& vs, const std::string& code) {
   return nullptr;
 }
 
+// One scenario: the run (and, when the verdict needs one, the reference) whose events call for
+// a verdict. Built by name, so a row says which situation it checks.
+struct Scenario {
+  FakeRun run, ref;
+  bool useRef = false;
+};
+
+using Builder = Scenario (*)();
+
+Scenario split(std::vector<double> ms, int workers, int cores) {
+  Scenario s;
+  s.run = withSplit(std::move(ms), workers, cores);
+  return s;
+}
+Scenario dataBoundFewWorkers() { return split({6.1, 0, 1.5, 2.0, 0.4, 0}, 1, 4); }
+Scenario dataBoundMaxWorkers() { return split({6.1, 0, 1.5, 2.0, 0.4, 0}, 4, 8); }
+Scenario computeBound() { return split({0.5, 0, 3.0, 5.0, 1.5, 0}, 0, 4); }
+
+Scenario fp16Skips(int64_t growthAt) {
+  Scenario s;
+  s.run.set("speedups.precision", "16-mixed").start("cuda:0");
+  s.run.step(1, 10, 640, 1, 1).amp(65536, 10).step(1, growthAt, 6400, 2, 1).amp(8192, 14);
+  s.run.step(2, 1000, 64000, 3, 1).amp(8192, 14);
+  return s;
+}
+Scenario fp16EarlySkips() { return fp16Skips(50); }
+Scenario fp16LateSkips() { return fp16Skips(900); }
+
+Scenario sharding(double peakRatio) {
+  Scenario s;
+  const std::vector<double> plain = {1, 0, 4, 4, 1, 0}, sharded = {1, 0, 4, 4, 1.6, 0};
+  s.ref.set("speedups.devices", 2).start();
+  s.ref.step(1, 10, 640, 1, 1, plain, 1000 << 20).step(1, 20, 1280, 2, 1, plain, 1000 << 20);
+  s.run.set("speedups.devices", 2).set("speedups.sharding", "zero1").start();
+  const int64_t peak = static_cast<int64_t>((1000 << 20) * peakRatio);
+  s.run.step(1, 10, 640, 1, 1, sharded, peak).step(1, 20, 1280, 2, 1, sharded, peak);
+  s.useRef = true;
+  return s;
+}
+Scenario shardingSaves() { return sharding(0.53); }
+Scenario shardingSavesNothing() { return sharding(0.99); }
+
+Scenario earlyStopped() {
+  Scenario s;
+  s.run.set("train.epochs", 10).set("speedups.early_stopping.patience", 2).start();
+  for (int e = 1; e <= 3; ++e) s.run.epoch(e, 10.0 * e, 10.0);
+  s.run.earlyStop(1).end("early-stopped", 31);
+  return s;
+}
+Scenario earlyStopCannotTrigger() {
+  Scenario s;
+  s.run.set("train.epochs", 1).set("speedups.early_stopping.patience", 2).start().epoch(1, 10, 10).end("ok", 11);
+  return s;
+}
+Scenario inferenceEval() {
+  Scenario s;
+  s.ref.set("speedups.inference_eval", false).start().eval(1, 10, 0.8, 400);
+  s.run.set("speedups.inference_eval", true).start().eval(1, 9, 0.8, 200);
+  s.useRef = true;
+  return s;
+}
+Scenario pinMemoryInactive() {
+  Scenario s;
+  s.run.set("speedups.pin_memory", true)
+      .start("cpu", 2, {{"pin_memory", {{"requested", true}, {"active", false}, {"note", "needs CUDA; not available"}}},
+                        {"workers", {{"requested", 0}, {"active", false}, {"note", ""}}}});
+  return s;
+}
+Scenario bf16SlowerAndLessAccurate() {
+  Scenario s;
+  s.ref.start().eval(1, 9, 0.85).end("ok", 10);
+  s.run.set("speedups.precision", "bf16-mixed").start().eval(1, 11, 0.83).end("ok", 12);
+  s.useRef = true;
+  return s;
+}
+Scenario dataWarnings() {
+  Scenario s;
+  s.run.start().warning("corrupt image /data/x.png").warning("corrupt image /data/y.png");
+  return s;
+}
+Scenario failedRun() {
+  Scenario s;
+  s.run.start();
+  json err = wb::proto::makeEvent("error", 1, 3.0);
+  err["message"] = "out of memory";
+  s.run.events.push_back(err);
+  s.run.end("failed", 3);
+  return s;
+}
+Scenario twoDevices() {
+  Scenario s;
+  s.ref.start().step(1, 10, 1000, 1, 1).step(1, 20, 2000, 2, 1);
+  s.run.set("speedups.devices", 2).start().step(1, 10, 1200, 1, 1).step(1, 20, 2400, 2, 1);
+  s.useRef = true;
+  return s;
+}
+Scenario earlyStoppingNeverFired() {
+  Scenario s;
+  s.ref.set("train.epochs", 5).start().eval(1, 9, 0.85).end("ok", 10);
+  s.run.set("train.epochs", 5).set("speedups.early_stopping.patience", 2).start().eval(1, 11, 0.85).end("ok", 13);
+  s.useRef = true;
+  return s;
+}
+Scenario largerGlobalBatch(double lr) {
+  Scenario s;
+  s.ref.set("optim.lr", 0.01).start().eval(1, 9, 0.85).end("ok", 10);
+  s.run.set("speedups.devices", 2).set("optim.lr", lr).start().eval(1, 6, 0.82).end("ok", 7);
+  s.useRef = true;
+  return s;
+}
+Scenario largerGlobalBatchSameLr() { return largerGlobalBatch(0.01); }
+Scenario largerGlobalBatchScaledLr() { return largerGlobalBatch(0.02); }
+Scenario bf16Contended() {
+  Scenario s = bf16SlowerAndLessAccurate();
+  s.run.cpu(0.9);
+  return s;
+}
+Scenario bf16ContendedReference() {
+  Scenario s = bf16SlowerAndLessAccurate();
+  s.ref.cpu(1.2);
+  return s;
+}
+Scenario twoDevicesContendedReference() {
+  Scenario s;
+  s.ref.start().step(1, 10, 1000, 1, 1).step(1, 20, 2000, 2, 1).end("ok", 3);
+  s.ref.cpu(0.5);
+  s.run.set("speedups.devices", 2).start().step(1, 10, 1200, 1, 1).step(1, 20, 2400, 2, 1);
+  s.useRef = true;
+  return s;
+}
+Scenario oversubscribed() {
+  Scenario s;
+  s.run.set("speedups.devices", 2).start("cpu", 2).end("ok", 3);
+  s.run.cpu(0.0, 2, 1.9, 4);
+  return s;
+}
+
+Scenario twoDevicesLrScalingOn() {  // optim.lr_scaling=linear: the lr the trainer used is 2 × optim.lr
+  Scenario s;
+  s.ref.start().eval(1, 9, 0.85).end("ok", 10);
+  s.run.set("speedups.devices", 2).set("optim.lr_scaling", "linear").start();
+  s.run.events.back()["world_size"] = 2;
+  s.run.eval(1, 6, 0.82).end("ok", 7);
+  s.useRef = true;
+  return s;
+}
+Scenario largerBatchPerRank() {  // twice the batch per rank on one device: no setting scales that
+  Scenario s;
+  s.ref.start().eval(1, 9, 0.85).end("ok", 10);
+  s.run.set("train.batch_size", 128).start().eval(1, 6, 0.82).end("ok", 7);
+  s.useRef = true;
+  return s;
+}
+
+const std::map<QString, Builder>& scenarios() {
+  static const std::map<QString, Builder> all = {
+      {QStringLiteral("data-bound, workers 1 of 4 cores"), dataBoundFewWorkers},
+      {QStringLiteral("data-bound, workers at max"), dataBoundMaxWorkers},
+      {QStringLiteral("compute-bound fp32 on CPU"), computeBound},
+      {QStringLiteral("fp16 skips early"), fp16EarlySkips},
+      {QStringLiteral("fp16 skips late"), fp16LateSkips},
+      {QStringLiteral("zero1 halves peak memory"), shardingSaves},
+      {QStringLiteral("zero1 saves 1 %"), shardingSavesNothing},
+      {QStringLiteral("early-stopped after 3 of 10 epochs"), earlyStopped},
+      {QStringLiteral("patience 2 in 1 epoch"), earlyStopCannotTrigger},
+      {QStringLiteral("inference eval vs grad-enabled eval"), inferenceEval},
+      {QStringLiteral("pin memory asked on CPU"), pinMemoryInactive},
+      {QStringLiteral("bf16 slower and 2 pp less accurate"), bf16SlowerAndLessAccurate},
+      {QStringLiteral("two corrupt images"), dataWarnings},
+      {QStringLiteral("rank 1 out of memory"), failedRun},
+      {QStringLiteral("2 CPU processes vs 1"), twoDevices},
+      {QStringLiteral("patience set, never fired"), earlyStoppingNeverFired},
+      {QStringLiteral("2 devices, lr unscaled"), largerGlobalBatchSameLr},
+      {QStringLiteral("2 devices, lr scaled"), largerGlobalBatchScaledLr},
+      {QStringLiteral("2 devices, optim.lr_scaling=linear"), twoDevicesLrScalingOn},
+      {QStringLiteral("batch 128 per rank on 1 device"), largerBatchPerRank},
+      {QStringLiteral("bf16 run contended"), bf16Contended},
+      {QStringLiteral("bf16 reference contended"), bf16ContendedReference},
+      {QStringLiteral("2 CPU processes, reference contended"), twoDevicesContendedReference},
+      {QStringLiteral("4 threads on 2 cores"), oversubscribed},
+  };
+  return all;
+}
+
 }  // namespace
 
 class TestAdvisor : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void verdicts_data() {
-    QTest::addColumn<int>("scenario");
+    QTest::addColumn<QString>("scenario");
     QTest::addColumn<QString>("code");
     QTest::addColumn<QString>("contains");  // empty: the verdict must be absent
-    QTest::newRow("data-bound, workers 1 of 4 cores") << 0 << "data-bound" << "Data-bound: 61 % of each step waits for data — raise loader workers from 1 to 4";
-    QTest::newRow("data-bound, workers at max") << 1 << "data-bound" << "already has 4 workers";
-    QTest::newRow("compute-bound is not data-bound") << 2 << "data-bound" << "";
-    QTest::newRow("compute-bound fp32 on CPU") << 2 << "compute-bound" << "forward + backward take 80 %";
-    QTest::newRow("fp16 early skips") << 3 << "fp16-skips" << "fp16 skipped 14 early steps (normal); the scale settled at 8192";
-    QTest::newRow("fp16 late skips") << 4 << "fp16-skips" << "still at step 900 of 1000";
-    QTest::newRow("sharding saving vs cost") << 5 << "sharding" << "saved 47 % peak host memory at 6 % step-time cost";
-    QTest::newRow("sharding saves nothing") << 6 << "sharding" << "too small here to pay";
-    QTest::newRow("early stop savings") << 7 << "early-stop" << "after epoch 3 of 10 (best epoch 1): saved about 70.0 s, 70 %";
-    QTest::newRow("early stop cannot trigger") << 8 << "early-stop" << "cannot trigger in 1 epoch(s)";
-    QTest::newRow("inference eval savings") << 9 << "inference-eval" << "took 200 ms per evaluation vs 400 ms (50 % less)";
-    QTest::newRow("requested but inactive") << 10 << "inactive-pin_memory" << "needs CUDA";
-    QTest::newRow("one change made it slower") << 11 << "slower" << "Changing precision made this run 20 % slower";
-    QTest::newRow("accuracy cost") << 11 << "accuracy" << "2.00 pp below the reference";
-    QTest::newRow("data warnings") << 12 << "warnings" << "corrupt image /data/x.png";
-    QTest::newRow("failed run") << 13 << "status" << "The run failed: rank 1: out of memory";
-    QTest::newRow("early stopping that never fired is not blamed") << 15 << "slower" << "";
-    QTest::newRow("accuracy cost of a larger global batch") << 16 << "accuracy"
-                                                            << "the global batch is 2× the reference's (128 vs 64), so the same epochs are 2× "
-                                                               "fewer optimiser steps — set optim.lr_scaling=linear";
-    QTest::newRow("accuracy cost with the lr already scaled") << 17 << "accuracy"
-                                                              << "the lr is already scaled by 2, so train more epochs";
-    QTest::newRow("accuracy cost with optim.lr_scaling on") << 22 << "accuracy"
-                                                            << "the lr is already scaled by 2, so train more epochs";
-    QTest::newRow("a larger batch per rank: scale optim.lr") << 23 << "accuracy" << "scale optim.lr by 2 (linear scaling rule)";
-    QTest::newRow("devices scaling") << 14 << "scaling" << "2 CPU processes gave 1.20× train samples/s over 1 (60 % scaling efficiency)";
-    QTest::newRow("contended run: not trustworthy") << 18 << "contended" << "Measured under contention: another process used 0.9 of 2 cores";
-    QTest::newRow("contended run: no slower verdict") << 18 << "slower" << "";
-    QTest::newRow("contended reference: not trustworthy") << 19 << "contended-reference" << "another process used 1.2 of 2 cores";
-    QTest::newRow("contended reference: no scaling verdict") << 20 << "scaling" << "";
-    QTest::newRow("oversubscribed cores") << 21 << "oversubscribed" << "asked for 4 threads on 2 cores";
+    auto row = [](const char* name, const char* scenario, const char* code, const char* contains) {
+      QTest::newRow(name) << QString::fromUtf8(scenario) << QString::fromUtf8(code) << QString::fromUtf8(contains);
+    };
+    row("data-bound, workers 1 of 4 cores", "data-bound, workers 1 of 4 cores", "data-bound",
+        "Data-bound: 61 % of each step waits for data — raise loader workers from 1 to 4");
+    row("data-bound, workers at max", "data-bound, workers at max", "data-bound", "already has 4 workers");
+    row("compute-bound is not data-bound", "compute-bound fp32 on CPU", "data-bound", "");
+    row("compute-bound fp32 on CPU", "compute-bound fp32 on CPU", "compute-bound", "forward + backward take 80 %");
+    row("fp16 early skips", "fp16 skips early", "fp16-skips", "fp16 skipped 14 early steps (normal); the scale settled at 8192");
+    row("fp16 late skips", "fp16 skips late", "fp16-skips", "still at step 900 of 1000");
+    row("sharding saving vs cost", "zero1 halves peak memory", "sharding", "saved 47 % peak host memory at 6 % step-time cost");
+    row("sharding saves nothing", "zero1 saves 1 %", "sharding", "too small here to pay");
+    row("early stop savings", "early-stopped after 3 of 10 epochs", "early-stop",
+        "after epoch 3 of 10 (best epoch 1): saved about 70.0 s, 70 %");
+    row("early stop cannot trigger", "patience 2 in 1 epoch", "early-stop", "cannot trigger in 1 epoch(s)");
+    row("inference eval savings", "inference eval vs grad-enabled eval", "inference-eval",
+        "took 200 ms per evaluation vs 400 ms (50 % less)");
+    row("requested but inactive", "pin memory asked on CPU", "inactive-pin_memory", "needs CUDA");
+    row("one change made it slower", "bf16 slower and 2 pp less accurate", "slower", "Changing precision made this run 20 % slower");
+    row("accuracy cost", "bf16 slower and 2 pp less accurate", "accuracy", "2.00 pp below the reference");
+    row("data warnings", "two corrupt images", "warnings", "corrupt image /data/x.png");
+    row("failed run", "rank 1 out of memory", "status", "The run failed: rank 1: out of memory");
+    row("early stopping that never fired is not blamed", "patience set, never fired", "slower", "");
+    row("accuracy cost of a larger global batch", "2 devices, lr unscaled", "accuracy",
+        "the global batch is 2× the reference's (128 vs 64), so the same epochs are 2× fewer optimiser steps — "
+        "set optim.lr_scaling=linear");
+    row("accuracy cost with the lr already scaled", "2 devices, lr scaled", "accuracy",
+        "the lr is already scaled by 2, so train more epochs");
+    row("accuracy cost with optim.lr_scaling on", "2 devices, optim.lr_scaling=linear", "accuracy",
+        "the lr is already scaled by 2, so train more epochs");
+    row("a larger batch per rank: scale optim.lr", "batch 128 per rank on 1 device", "accuracy",
+        "scale optim.lr by 2 (linear scaling rule)");
+    row("devices scaling", "2 CPU processes vs 1", "scaling",
+        "2 CPU processes gave 1.20× train samples/s over 1 (60 % scaling efficiency)");
+    row("contended run: not trustworthy", "bf16 run contended", "contended",
+        "Measured under contention: another process used 0.9 of 2 cores");
+    row("contended run: no slower verdict", "bf16 run contended", "slower", "");
+    row("contended reference: not trustworthy", "bf16 reference contended", "contended-reference",
+        "another process used 1.2 of 2 cores");
+    row("contended reference: no scaling verdict", "2 CPU processes, reference contended", "scaling", "");
+    row("oversubscribed cores", "4 threads on 2 cores", "oversubscribed", "asked for 4 threads on 2 cores");
   }
   void verdicts() {
-    QFETCH(int, scenario);
+    QFETCH(QString, scenario);
     QFETCH(QString, code);
     QFETCH(QString, contains);
-    FakeRun run, ref;
-    bool useRef = false;
-    switch (scenario) {
-      case 0: run = withSplit({6.1, 0, 1.5, 2.0, 0.4, 0}, 1, 4); break;
-      case 1: run = withSplit({6.1, 0, 1.5, 2.0, 0.4, 0}, 4, 8); break;
-      case 2: run = withSplit({0.5, 0, 3.0, 5.0, 1.5, 0}, 0, 4); break;
-      case 3:
-      case 4: {
-        run.set("speedups.precision", "16-mixed").start("cuda:0");
-        const int64_t growthAt = scenario == 3 ? 50 : 900;
-        run.step(1, 10, 640, 1, 1).amp(65536, 10).step(1, growthAt, 6400, 2, 1).amp(8192, 14);
-        run.step(2, 1000, 64000, 3, 1).amp(8192, 14);
-        break;
-      }
-      case 5:
-      case 6: {
-        const double ratio = scenario == 5 ? 0.53 : 0.99;
-        ref.set("speedups.devices", 2).start();
-        ref.step(1, 10, 640, 1, 1, {1, 0, 4, 4, 1, 0}, 1000 << 20).step(1, 20, 1280, 2, 1, {1, 0, 4, 4, 1, 0}, 1000 << 20);
-        run.set("speedups.devices", 2).set("speedups.sharding", "zero1").start();
-        const int64_t peak = static_cast<int64_t>((1000 << 20) * ratio);
-        run.step(1, 10, 640, 1, 1, {1, 0, 4, 4, 1.6, 0}, peak).step(1, 20, 1280, 2, 1, {1, 0, 4, 4, 1.6, 0}, peak);
-        useRef = true;
-        break;
-      }
-      case 7:
-        run.set("train.epochs", 10).set("speedups.early_stopping.patience", 2).start();
-        for (int e = 1; e <= 3; ++e) run.epoch(e, 10.0 * e, 10.0);
-        run.earlyStop(1).end("early-stopped", 31);
-        break;
-      case 8:
-        run.set("train.epochs", 1).set("speedups.early_stopping.patience", 2).start().epoch(1, 10, 10).end("ok", 11);
-        break;
-      case 9:
-        ref.set("speedups.inference_eval", false).start().eval(1, 10, 0.8, 400);
-        run.set("speedups.inference_eval", true).start().eval(1, 9, 0.8, 200);
-        useRef = true;
-        break;
-      case 10:
-        run.set("speedups.pin_memory", true)
-            .start("cpu", 2, {{"pin_memory", {{"requested", true}, {"active", false}, {"note", "needs CUDA; not available"}}},
-                              {"workers", {{"requested", 0}, {"active", false}, {"note", ""}}}});
-        break;
-      case 11:
-        ref.start().eval(1, 9, 0.85).end("ok", 10);
-        run.set("speedups.precision", "bf16-mixed").start().eval(1, 11, 0.83).end("ok", 12);
-        useRef = true;
-        break;
-      case 12: run.start().warning("corrupt image /data/x.png").warning("corrupt image /data/y.png"); break;
-      case 13: {
-        run.start();
-        json err = wb::proto::makeEvent("error", 1, 3.0);
-        err["message"] = "out of memory";
-        run.events.push_back(err);
-        run.end("failed", 3);
-        break;
-      }
-      case 15:
-        ref.set("train.epochs", 5).start().eval(1, 9, 0.85).end("ok", 10);
-        run.set("train.epochs", 5).set("speedups.early_stopping.patience", 2).start().eval(1, 11, 0.85).end("ok", 13);
-        useRef = true;
-        break;
-      case 16:
-        ref.start().eval(1, 9, 0.85).end("ok", 10);
-        run.set("speedups.devices", 2).start().eval(1, 6, 0.82).end("ok", 7);
-        useRef = true;
-        break;
-      case 17:
-        ref.set("optim.lr", 0.01).start().eval(1, 9, 0.85).end("ok", 10);
-        run.set("speedups.devices", 2).set("optim.lr", 0.02).start().eval(1, 6, 0.82).end("ok", 7);
-        useRef = true;
-        break;
-      case 18:  // scenario 11 (precision made it slower), measured beside another load
-      case 19:
-        ref.start().eval(1, 9, 0.85).end("ok", 10);
-        run.set("speedups.precision", "bf16-mixed").start().eval(1, 11, 0.83).end("ok", 12);
-        if (scenario == 18) run.cpu(0.9);
-        else ref.cpu(1.2);
-        useRef = true;
-        break;
-      case 20:  // scenario 14 with a contended reference
-        ref.start().step(1, 10, 1000, 1, 1).step(1, 20, 2000, 2, 1).end("ok", 3);
-        ref.cpu(0.5);
-        run.set("speedups.devices", 2).start().step(1, 10, 1200, 1, 1).step(1, 20, 2400, 2, 1);
-        useRef = true;
-        break;
-      case 22:  // two ranks with optim.lr_scaling=linear: the lr the trainer used is 2 × optim.lr
-        ref.start().eval(1, 9, 0.85).end("ok", 10);
-        run.set("speedups.devices", 2).set("optim.lr_scaling", "linear").start();
-        run.events.back()["world_size"] = 2;
-        run.eval(1, 6, 0.82).end("ok", 7);
-        useRef = true;
-        break;
-      case 23:  // twice the batch per rank on one device: no setting scales that
-        ref.start().eval(1, 9, 0.85).end("ok", 10);
-        run.set("train.batch_size", 128).start().eval(1, 6, 0.82).end("ok", 7);
-        useRef = true;
-        break;
-      case 21:
-        run.set("speedups.devices", 2).start("cpu", 2).end("ok", 3);
-        run.cpu(0.0, 2, 1.9, 4);
-        break;
-      case 14:
-        ref.start().step(1, 10, 1000, 1, 1).step(1, 20, 2000, 2, 1);
-        run.set("speedups.devices", 2).start().step(1, 10, 1200, 1, 1).step(1, 20, 2400, 2, 1);
-        useRef = true;
-        break;
-    }
-    const RunRecord r = run.record("run"), rr = ref.record("ref");
+    const auto it = scenarios().find(scenario);
+    QVERIFY2(it != scenarios().end(), qPrintable(QStringLiteral("no scenario \"%1\"").arg(scenario)));
+    const Scenario s = it->second();
+    const RunRecord r = s.run.record("run"), rr = s.ref.record("ref");
     const RunMetrics m = computeMetrics(r, std::nullopt), rm = computeMetrics(rr, std::nullopt);
-    auto verdicts = useRef ? advise(r, m, &rr, &rm) : advise(r, m);
+    auto verdicts = s.useRef ? advise(r, m, &rr, &rm) : advise(r, m);
     const Verdict* v = find(verdicts, code.toStdString());
     QString all;
     for (const auto& x : verdicts) all += QString::fromStdString(x.code + ": " + x.text) + QLatin1Char('\n');

@@ -3,6 +3,7 @@
 #include <QtTest/QtTest>
 #include <QTemporaryDir>
 
+#include <cmath>
 #include <map>
 
 #include "report_fixture.h"
@@ -26,6 +27,31 @@ json fullSummary() {
 class TestRunRecord : public QObject {
   Q_OBJECT
  private Q_SLOTS:
+  // A live stream fed one event at a time gives the record the whole file gives; out-of-order
+  // ranks are put back in time order; a step's memory is kept for the plots.
+  void eventByEventEqualsTheWholeStream() {
+    FakeRun run;
+    run.start().step(1, 10, 640, 1, 1.0).step(1, 20, 1280, 2, 0.9).eval(1, 2.5, 0.7).epoch(1, 3, 3).end("ok", 4);
+    run.events.insert(run.events.begin() + 2, run.events[2]);  // a late copy of the second step...
+    run.events[2]["t"] = 0.5;                                   // ...stamped earlier
+    RunRecord streamed;
+    for (const auto& ev : run.events) addEvent(streamed, ev);
+    QCOMPARE(streamed.steps[1].t, 0.5);  // arrival order until finished
+    finishRecord(streamed);
+    const RunRecord whole = recordFromEvents(run.events);
+    QCOMPARE(streamed.steps.size(), size_t{3});
+    QCOMPARE(streamed.steps.front().t, 0.5);
+    for (size_t i = 0; i < whole.steps.size(); ++i) QCOMPARE(streamed.steps[i].t, whole.steps[i].t);
+    QCOMPARE(streamed.evals.size(), whole.evals.size());
+    QCOMPARE(streamed.status, whole.status);
+    QCOMPARE(streamed.rss_peak, whole.rss_peak);
+    const StepSample& s = whole.steps.back();
+    QVERIFY(s.mem.has_value());
+    QCOMPARE(QString::fromStdString(s.mem->device), QStringLiteral("cpu"));
+    QCOMPARE(s.mem->rss, double(50 << 20));
+    QVERIFY(std::isnan(s.mem->alloc));  // not written on the CPU
+  }
+
   void readsTheNewSummaryFields() {
     QTemporaryDir dir;
     FakeRun run;

@@ -1,6 +1,8 @@
 // The trainer's in-process speedups, end to end on real Fashion-MNIST (one thread, fixed seed):
 //  - bf16 autocast on the CPU trains lenet to within 2 pp of fp32's accuracy;
-//  - inference-mode evaluation changes how the model is evaluated, not what it scores;
+//  - inference-mode evaluation changes how the model is evaluated, not what it scores: a probe
+//    inside the model's forward sees InferenceMode on (and autograd off) in every evaluation
+//    batch, and autograd on in the naive evaluation;
 //  - early stopping stops at exactly best + patience and best.pt holds the best epoch's weights
 //    (equal to a run that stopped there), while last.pt holds the later ones;
 //  - a loss that goes non-finite ends the run `diverged`, naming the first bad step.
@@ -9,10 +11,13 @@
 #include <cmath>
 #include <filesystem>
 
+#include <torch/library.h>
+#include <torch/script.h>
 #include <torch/torch.h>
 
 #include "wb/common/config.h"
 #include "wb/common/paths.h"
+#include "wb/model/model.h"
 #include "wb/proto/events.h"
 #include "wb/train/checkpoint.h"
 #include "wb/train/trainer.h"
@@ -65,6 +70,59 @@ Ran train(const wb::Config& c, const std::string& runDir = "") {
   return r;
 }
 
+// What the model's forward saw, one record per call: a custom op the scripted model calls reads
+// the autograd modes of the thread that runs it. C++'s TorchScript compiler resolves `torch.<op>`
+// in the aten namespace only (it has no torch.ops), so the test's op is a fragment there.
+struct ForwardMode {
+  bool training, inference, grad;
+};
+std::vector<ForwardMode>& forwardModes() {
+  static std::vector<ForwardMode> modes;
+  return modes;
+}
+torch::Tensor probeModes(const torch::Tensor& x, bool training) {
+  forwardModes().push_back({training, c10::InferenceMode::is_enabled(), torch::GradMode::is_enabled()});
+  return x.clone();
+}
+TORCH_LIBRARY_FRAGMENT(aten, m) { m.def("wbtest_probe(Tensor x, bool training) -> Tensor", probeModes); }
+
+// flatten -> probe -> linear 784 -> 10, as TorchScript (the trainer loads it through
+// torchscript:<file>). Escaped on purpose (moc and raw strings with braces do not mix).
+const char* const kProbeNetSource =
+    "def forward(self, x):\n"
+    "    x = torch.wbtest_probe(x.flatten(1), self.training)\n"
+    "    return torch.matmul(x, self.weight.t()) + self.bias\n";
+
+std::string saveProbeNet(const QString& path) {
+  torch::manual_seed(11);
+  torch::jit::Module net("ProbeNet");
+  net.register_attribute("training", c10::BoolType::get(), true);
+  net.register_parameter("weight", (torch::randn({10, 784}) * 0.01).requires_grad_(), false);
+  net.register_parameter("bias", torch::zeros({10}).requires_grad_(), false);
+  net.define(kProbeNetSource);
+  net.save(path.toStdString());
+  return wb::model::kTorchScriptPrefix + path.toStdString();
+}
+
+// The modes of the forward calls made in eval mode during a run (the model check at load, in
+// eval mode without grad and outside InferenceMode, is told apart by its modes).
+struct EvalModes {
+  int inference = 0, gradOn = 0, trainingWithoutGrad = 0, trainingInference = 0;
+};
+EvalModes modesOf(const std::vector<ForwardMode>& calls) {
+  EvalModes m;
+  for (const auto& c : calls) {
+    if (c.training) {
+      m.trainingWithoutGrad += c.grad ? 0 : 1;
+      m.trainingInference += c.inference ? 1 : 0;
+    } else {
+      m.inference += c.inference && !c.grad ? 1 : 0;
+      m.gradOn += c.grad ? 1 : 0;
+    }
+  }
+  return m;
+}
+
 bool sameParams(const wb::model::NamedTensors& a, const wb::model::NamedTensors& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i)
@@ -107,18 +165,36 @@ class TestTrainer : public QObject {
   }
 
   void inferenceEvalChangesHowNotWhat() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
     wb::Config c = smallConfig();
+    c.model.name = saveProbeNet(dir.filePath(QStringLiteral("probe.pt")));
     c.speedups.inference_eval = false;
+    forwardModes().clear();
     const Ran naive = train(c);
+    const EvalModes naiveModes = modesOf(forwardModes());
     c.speedups.inference_eval = true;
     c.train.eval_batch_size = 500;
+    forwardModes().clear();
     const Ran infer = train(c);
+    const EvalModes inferModes = modesOf(forwardModes());
     const auto e0 = naive.of("eval").at(0);
     const auto e1 = infer.of("eval").at(0);
     QCOMPARE(e0["inference_mode"].get<bool>(), false);
     QCOMPARE(e1["inference_mode"].get<bool>(), true);
     QCOMPARE(e0["eval_samples"].get<int64_t>(), int64_t{1000});
     QCOMPARE(e1["eval_samples"].get<int64_t>(), int64_t{1000});
+    // Inside the forward: every evaluation batch (1000 samples in batches of 500) ran under
+    // InferenceMode; the naive evaluation (batches of 64) kept autograd on, as a naive loop does.
+    QCOMPARE(inferModes.inference, 2);
+    QCOMPARE(inferModes.gradOn, 0);
+    QCOMPARE(naiveModes.inference, 0);
+    QCOMPARE(naiveModes.gradOn, 16);
+    // Training itself is untouched by the toggle: autograd on, never InferenceMode.
+    for (const EvalModes& m : {naiveModes, inferModes}) {
+      QCOMPARE(m.trainingWithoutGrad, 0);
+      QCOMPARE(m.trainingInference, 0);
+    }
     // Same weights (training is identical), so the same score; only the summation order differs.
     QCOMPARE(e0["val_acc"].get<double>(), e1["val_acc"].get<double>());
     QVERIFY(std::abs(e0["val_loss"].get<double>() - e1["val_loss"].get<double>()) < 1e-5);

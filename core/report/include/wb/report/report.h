@@ -58,6 +58,10 @@ nlohmann::json comparisonJson(const Comparison& comparison);
 // Everything `compare`/`export` and the GUI show for a set of runs against a baseline.
 Report buildComparisonReport(const RunRecord& baseline, const std::vector<RunRecord>& runs,
                              std::optional<double> target_acc);
+// The same from a comparison already made of them (compareRuns(baseline, runs, target)), so a
+// view that shows both computes it once.
+Report buildComparisonReport(const Comparison& comparison, const RunRecord& baseline,
+                             const std::vector<RunRecord>& runs);
 
 // What `compare` and `export` do: loads the baseline and the runs (paths), parses the target
 // ("" = the baseline's best; else 0.85 / 85 / 85%) and builds the report. Errors name the folder

@@ -31,6 +31,15 @@ struct StepCpu {
   int cores = 0;
 };
 
+// A step event's `mem`, in bytes; NaN where the writer gave none (alloc/reserved: CUDA only).
+struct StepMemory {
+  std::string device;        // "cpu" | "cuda:0"
+  double alloc = std::numeric_limits<double>::quiet_NaN();
+  double reserved = std::numeric_limits<double>::quiet_NaN();
+  double peak = std::numeric_limits<double>::quiet_NaN();
+  double rss = std::numeric_limits<double>::quiet_NaN();
+};
+
 struct StepSample {          // one rank-0 `step` event
   int epoch = 0;
   int64_t step = 0;
@@ -43,6 +52,7 @@ struct StepSample {          // one rank-0 `step` event
   std::optional<double> amp_scale;
   std::optional<int64_t> amp_skipped;  // cumulative skipped fp16 steps so far
   std::optional<StepCpu> cpu;
+  std::optional<StepMemory> mem;
 };
 
 struct EvalSample {          // one rank-0 `eval` event
@@ -90,6 +100,9 @@ struct RunSummary {
 // A step event's `cpu` object; nullopt when absent or without both busy and process cores.
 std::optional<StepCpu> decodeStepCpu(const nlohmann::json& stepEvent);
 
+// Decodes one step event (any rank); never throws (missing or mistyped fields read as absent).
+StepSample decodeStep(const nlohmann::json& stepEvent);
+
 // Decodes a summary object; never throws (non-objects and wrong types read as absent).
 RunSummary decodeSummary(const nlohmann::json& summary);
 
@@ -127,6 +140,13 @@ struct RunRecord {
 
 // Decodes events (any order of ranks, unknown types ignored). `dir`/`id` are left empty.
 RunRecord recordFromEvents(const std::vector<nlohmann::json>& events);
+
+// The same, one event at a time, for a record that follows a live stream (the window's runs):
+// addEvent() as each event arrives; finishRecord() before the record is read (it puts the
+// curves in time order, which arrival order already is unless ranks interleave, and takes the
+// name from the config). recordFromEvents(events) == addEvent each, then finishRecord.
+void addEvent(RunRecord& record, const nlohmann::json& event);
+void finishRecord(RunRecord& record);
 
 // Loads a run folder: config.json, events.jsonl (wb::proto::readEventsFile), summary.json and
 // env.json when present. A run still in progress (no end, no summary) or cut short (truncated

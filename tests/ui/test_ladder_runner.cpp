@@ -1,0 +1,126 @@
+// The window's ladder runner: a real `workbench-cli ladder --events-stdout` (the CLI this build
+// made) on a tiny Fashion-MNIST budget. It learns the output folder and each rung from the
+// ladder's events, ends in exactly one finished() (succeeded, cancelled or failed, with the
+// reason in words), and the Compare tab opens the ladder it wrote.
+#include <QDir>
+#include <QSignalSpy>
+#include <QtTest/QtTest>
+
+#include <algorithm>
+
+#include "compare/compare_view.h"
+#include "compare/ladder_runner.h"
+#include "compare/speedup_chart.h"
+#include "runs/runs_model.h"
+#include "ui_test_util.h"
+#include "wb/common/paths.h"
+
+using namespace wb::ui;
+namespace t = wb::ui::test;
+
+namespace {
+
+// Baseline and the workers step on 256 training images: two short runs.
+QStringList tinyLadder(const QString& out) {
+  QStringList args{QStringLiteral("--out"), out, QStringLiteral("--steps"), QStringLiteral("workers")};
+  for (const char* kv : {"model.name=mlp", "data.limit_train=256", "data.limit_val=128", "train.epochs=1",
+                         "train.log_every=2", "train.threads=1"})
+    args << QStringLiteral("--set") << QString::fromLatin1(kv);
+  return args;
+}
+
+}  // namespace
+
+class TestLadderRunner : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void initTestCase() {
+    t::setUpEnvironment();
+    if (!QFileInfo::exists(QString::fromStdString(wb::defaultFashionMnistDir().string())))
+      QSKIP("Fashion-MNIST is not installed (bash packaging/setup.sh installs dataset-fashion-mnist)");
+  }
+
+  void runsToTheEndFromItsEvents() {
+    auto root = t::scratchRoot();
+    const QString out = root.filePath(QStringLiteral("ladder"));
+    LadderRunner runner;
+    QSignalSpy progress(&runner, &LadderRunner::progress);
+    QSignalSpy finished(&runner, &LadderRunner::finished);
+    runner.start(t::cliPath(), tinyLadder(out));
+    QVERIFY(runner.isRunning());
+    QVERIFY(finished.wait(240000));
+    QTest::qWait(100);
+    QCOMPARE(finished.size(), 1);
+    const auto args = finished.takeFirst();
+    QCOMPARE(args.at(0).toString(), out);
+    QCOMPARE(args.at(1).toBool(), false);
+    QVERIFY2(args.at(2).toString().isEmpty(), qPrintable(args.at(2).toString()));
+    QVERIFY(!runner.isRunning());
+    QCOMPARE(runner.outDir(), out);
+    // Both steps ended ok (a run measured under contention is run once more: CI runs tests side by side).
+    const QStringList ended = runner.rungsEnded();
+    QVERIFY2(ended.size() >= 2 && ended[0] == QStringLiteral("baseline: ok") && ended[1] == QStringLiteral("workers: ok"),
+             qPrintable(ended.join(QLatin1Char('\n'))));
+    for (const QString& e : ended) QVERIFY2(e.endsWith(QStringLiteral(": ok")), qPrintable(e));
+    QStringList lines;
+    for (const auto& p : progress) lines << p.at(0).toString();
+    QVERIFY2(std::any_of(lines.begin(), lines.end(),
+                         [](const QString& l) { return l.startsWith(QStringLiteral("[2/8] workers: loader workers 0 → ")); }),
+             qPrintable(lines.join(QLatin1Char('\n'))));
+
+    // What it wrote opens in the Compare tab: the baseline and the workers bar.
+    RunsModel model;
+    CompareView view(&model);
+    QString error;
+    QVERIFY2(view.openLadder(out, &error), qPrintable(error));
+    QVERIFY(view.chart()->bars().bars.size() >= 2);
+    QVERIFY(QFileInfo(QDir(out).filePath(QStringLiteral("ladder.png"))).size() > 0);
+    t::grabIfAsked(view, QStringLiteral("ladder-run"));
+    if (qEnvironmentVariableIsSet("WB_GRAB_DIR"))  // the PNG the ladder rendered from its SVG, to look at
+      QFile::copy(QDir(out).filePath(QStringLiteral("ladder.png")), qEnvironmentVariable("WB_GRAB_DIR") + QStringLiteral("/ladder-png.png"));
+  }
+
+  void cancelEndsItOnceKeepingTheTables() {
+    auto root = t::scratchRoot();
+    const QString out = root.filePath(QStringLiteral("ladder"));
+    LadderRunner runner;
+    QSignalSpy finished(&runner, &LadderRunner::finished);
+    QSignalSpy progress(&runner, &LadderRunner::progress);
+    runner.start(t::cliPath(), tinyLadder(out));
+    // Once the baseline ended, stop it during the next rung.
+    QTRY_VERIFY_WITH_TIMEOUT(!runner.rungsEnded().isEmpty(), 240000);
+    runner.cancel();
+    QVERIFY(finished.wait(120000));
+    QTest::qWait(100);
+    QCOMPARE(finished.size(), 1);
+    const auto args = finished.takeFirst();
+    QCOMPARE(args.at(1).toBool(), true);
+    QVERIFY2(args.at(2).toString().isEmpty(), qPrintable(args.at(2).toString()));
+    QVERIFY(QFileInfo::exists(QDir(out).filePath(QStringLiteral("ladder.json"))));  // the steps so far
+  }
+
+  void aBadOptionFailsInWords() {
+    LadderRunner runner;
+    QSignalSpy finished(&runner, &LadderRunner::finished);
+    runner.start(t::cliPath(), {QStringLiteral("--repeats"), QStringLiteral("0")});
+    QVERIFY(finished.wait(60000));
+    QTest::qWait(100);
+    QCOMPARE(finished.size(), 1);
+    const auto args = finished.takeFirst();
+    QVERIFY(args.at(0).toString().isEmpty());
+    QCOMPARE(args.at(1).toBool(), false);
+    QVERIFY2(args.at(2).toString().contains(QStringLiteral("--repeats")), qPrintable(args.at(2).toString()));
+  }
+
+  void aMissingCliFailsInWords() {
+    LadderRunner runner;
+    QSignalSpy finished(&runner, &LadderRunner::finished);
+    runner.start(QStringLiteral("/nonexistent/workbench-cli"), {});
+    QVERIFY(finished.wait(10000) || finished.size() == 1);
+    QCOMPARE(finished.size(), 1);
+    QVERIFY2(finished.at(0).at(2).toString().contains(QStringLiteral("Could not start")), qPrintable(finished.at(0).at(2).toString()));
+  }
+};
+
+QTEST_MAIN(TestLadderRunner)
+#include "test_ladder_runner.moc"

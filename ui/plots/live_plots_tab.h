@@ -1,0 +1,71 @@
+#pragma once
+// LivePlots' insides, shared by its parts (not a public surface): the tab model (which series a
+// tab draws and how far each graph has consumed its run's points) and the drawing helpers.
+//   live_plots.cpp           the widget: controls, the runs it follows, the coalesced replot
+//   live_plots_tabs.cpp      the tab kinds and their plots (set-up, palette, saving)
+//   live_plots_curves.cpp    line tabs (loss, accuracy, throughput, memory, loss scale)
+//   live_plots_steptime.cpp  the stacked step-time bars
+#include <QHash>
+#include <QString>
+#include <QVector>
+
+#include <functional>
+#include <limits>
+#include <vector>
+
+#include "plots/live_plots.h"
+#include "plots/qcp.h"
+
+namespace wb::ui {
+
+namespace plots_detail {
+constexpr double kMiB = 1024.0 * 1024.0;
+constexpr int kAntialiasLimit = 200000;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+bool isDark(const QWidget* w);
+const QVector<QColor>& runColors(bool dark);
+const QVector<QColor>& partColors();
+// As many legend columns as the widest entry allows at the plot's width.
+void fitLegendColumns(QCustomPlot* plot);
+}  // namespace plots_detail
+
+struct LivePlots::SeriesDef {
+  QString label;
+  bool fromEvals = false;
+  std::function<double(const StepPoint&, const RunSeries&)> stepY;
+  std::function<double(const EvalPoint&)> evalY;
+  std::function<bool(const RunSeries&)> applies;  // empty: always
+  std::function<QString(const RunSeries&)> labelFor;  // empty: label
+  bool smooth = false;
+  bool markers = false;
+  bool dashed = false;
+};
+
+struct LivePlots::TabDef {
+  QString key, title, yLabel;
+  std::vector<SeriesDef> series;
+  bool logY = false;
+  bool zeroBased = false;
+  bool bars = false;
+};
+
+struct LivePlots::GraphState {
+  QCPGraph* graph = nullptr;
+  size_t consumed = 0;
+  double ema = kNaN;
+  double xmin = plots_detail::kInf, xmax = -plots_detail::kInf;
+  double ymin = plots_detail::kInf, ymax = -plots_detail::kInf;
+};
+
+struct LivePlots::Tab {
+  TabDef def;
+  QCustomPlot* plot = nullptr;
+  QHash<const Run*, std::vector<GraphState>> graphs;
+  QVector<QCPBars*> bars;
+  QCPItemText* emptyText = nullptr;
+  bool stale = true;
+  bool userZoomed = false;
+};
+
+}  // namespace wb::ui
