@@ -150,6 +150,7 @@ void printSummary(const launch::RunOutcome& out) {
   }
   if (s.contains("error")) std::printf("error         %s\n", proto::stringOr(s, "error", "").c_str());
   if (s.contains("message")) std::printf("note          %s\n", proto::stringOr(s, "message", "").c_str());
+  if (s.contains("best_weights_note")) std::printf("best weights  %s\n", proto::stringOr(s, "best_weights_note", "").c_str());
 }
 
 }  // namespace

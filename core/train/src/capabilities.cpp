@@ -1,0 +1,122 @@
+// What this machine can do, and the config checks that need it.
+#include <algorithm>
+
+#include <torch/torch.h>
+#include <torch/version.h>
+
+#include "wb/common/sysinfo.h"
+#include "wb/model/model.h"
+#include "wb/train/trainer.h"
+
+namespace wb::train {
+using nlohmann::json;
+
+namespace {
+
+bool cudaAvailable() { return torch::cuda::is_available(); }
+int cudaDevices() { return cudaAvailable() ? static_cast<int>(torch::cuda::device_count()) : 0; }
+
+bool ncclAvailable() {
+#if defined(WB_WITH_CUDA)
+  return cudaAvailable();
+#else
+  return false;
+#endif
+}
+
+std::string cudnnVersion() {
+  try {
+    if (cudaAvailable() && at::detail::getCUDAHooks().hasCuDNN())
+      return std::to_string(at::detail::getCUDAHooks().versionCuDNN());
+  } catch (const std::exception&) {
+  }
+  return "";
+}
+
+}  // namespace
+
+json versionsJson() {
+  json v;
+  v["libtorch"] = TORCH_VERSION;
+  v["cuda"] = cudaAvailable() ? at::detail::getCUDAHooks().showConfig().substr(0, 0) + "available" : "";
+#if defined(WB_WITH_CUDA) && defined(CUDA_VERSION)
+  v["cuda"] = std::to_string(CUDA_VERSION / 1000) + "." + std::to_string((CUDA_VERSION % 1000) / 10);
+#endif
+  v["cudnn"] = cudnnVersion();
+  v["nccl"] = ncclAvailable() ? "available" : "";
+  return v;
+}
+
+json capabilitiesJson() {
+  const bool cuda = cudaAvailable();
+  const int gpus = cudaDevices();
+  const int cores = logicalCores();
+  json gpuNames = json::array();
+  json c;
+  c["libtorch"] = TORCH_VERSION;
+  c["cuda"] = cuda;
+  c["gpus"] = gpus;
+  c["gpu_names"] = gpuNames;
+  c["cores"] = cores;
+  c["nccl"] = ncclAvailable();
+  c["gloo"] = true;
+  c["models"] = model::builtinModels();
+  json s;
+  s["workers"] = {{"available", true},
+                  {"default", std::min(cores, 8)},
+                  {"max", 64},
+                  {"note", "Decode/augment threads with ordered prefetch; 0 loads inside the training loop"}};
+  s["pin_memory"] = cuda ? json{{"available", true},
+                                {"note", "Pinned staging buffers and non-blocking host-to-device copies"}}
+                         : json{{"available", false}, {"note", "needs CUDA; not available on this machine"}};
+  s["devices"] = cuda ? json{{"available", true}, {"max", gpus}, {"kind", "gpus"},
+                             {"note", "One process per GPU, gradients all-reduced over NCCL"}}
+                      : json{{"available", true}, {"max", std::max(1, cores)}, {"kind", "cpu-processes"},
+                             {"note", "One CPU process per device over Gloo; the cores are shared, so "
+                                      "expect little speedup from more processes than cores"}};
+  json prec;
+  prec["32-true"] = {{"available", true}, {"note", "fp32 everywhere"}};
+  // Without AVX-512 BF16 or AMX, LibTorch's CPU bf16 kernels convert to fp32 and back: measured
+  // 5x (mnist-cnn) to 25x (resnet18) slower than fp32 on an AVX2 EPYC (tests/bench/bench_speedups).
+  const bool bf16Native = cuda || cpuHasFlag("avx512_bf16") || cpuHasFlag("amx_bf16");
+  prec["bf16-mixed"] = {{"available", true},
+                        {"native", bf16Native},
+                        {"note", cuda ? "bf16 autocast on the GPU"
+                                 : bf16Native ? "bf16 autocast on the CPU (AVX-512 BF16 / AMX)"
+                                              : "bf16 autocast on the CPU; this CPU has no AVX-512 BF16 or AMX, so "
+                                                "bf16 is emulated and runs several times slower than fp32 here"}};
+  prec["16-mixed"] = cuda ? json{{"available", true}, {"note", "fp16 autocast with dynamic loss scaling"}}
+                          : json{{"available", false}, {"note", "needs CUDA; use bf16-mixed on CPU"}};
+  s["precision"] = {{"available", true}, {"values", prec}};
+  s["early_stopping"] = {{"available", true},
+                         {"note", "Stops when the monitored metric stops improving; restores the best weights"}};
+  s["sharding"] = {{"available", true},
+                   {"note", cuda ? "ZeRO-1/2 over NCCL (needs devices > 1)"
+                                 : "ZeRO-1/2 over Gloo (needs devices > 1); Gloo has no reduce-scatter, so "
+                                   "ZeRO-2's gradient-memory saving does not apply"}};
+  s["inference_eval"] = {{"available", true},
+                         {"note", "Evaluate under InferenceMode with the larger eval batch"}};
+  c["speedups"] = s;
+  return c;
+}
+
+std::vector<FieldError> machineConfigErrors(const Config& c, int world_size) {
+  std::vector<FieldError> e;
+  const bool cuda = cudaAvailable();
+  if (c.speedups.precision == "16-mixed" && !cuda)
+    e.push_back({"speedups.precision", "\"16-mixed\"",
+                 "fp16 needs CUDA and this machine has none; use bf16-mixed on CPU"});
+  if (cuda && c.speedups.devices > cudaDevices() && world_size <= 1)
+    e.push_back({"speedups.devices", std::to_string(c.speedups.devices),
+                 "this machine has " + std::to_string(cudaDevices()) + " GPU(s)"});
+  return e;
+}
+
+int defaultThreads(const Config& c, int local_world_size) {
+  // Measured on the 2-core CI machine: intra-op threads beyond the cores each process gets only
+  // add contention; loader workers mostly sleep on the prefetch queue, so they do not count.
+  const int cores = logicalCores();
+  return std::max(1, cores / std::max(1, local_world_size));
+}
+
+}  // namespace wb::train
