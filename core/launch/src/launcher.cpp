@@ -21,10 +21,12 @@
 
 #include "wb/common/clock.h"
 #include "wb/common/paths.h"
+#include "wb/common/resume_rules.h"
 #include "wb/common/sysinfo.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
+#include "wb/proto/run_status.h"
 
 namespace wb::launch {
 using nlohmann::json;
@@ -119,14 +121,6 @@ Status spawnRank(Rank& r, const std::string& cli, const std::vector<std::string>
   return {};
 }
 
-int exitCodeForStatus(const std::string& status, int rankCode) {
-  if (status == proto::kStatusOk || status == proto::kStatusEarlyStopped) return 0;
-  if (status == proto::kStatusCancelled) return 130;
-  if (status == proto::kStatusDiverged) return 4;
-  if (rankCode == 2 || rankCode == 3) return rankCode;
-  return 1;
-}
-
 // What the ranks would refuse when resuming (the trainer checks the same against the checkpoint),
 // found before the run folder is touched, so a refused resume leaves it as it was.
 Status checkResumable(const proto::RunDir& run, const std::string& dir, const std::string& kind, const Config& config) {
@@ -135,21 +129,13 @@ Status checkResumable(const proto::RunDir& run, const std::string& dir, const st
   for (const auto& ev : proto::readEventsFile(run.events().string()))
     if (proto::stringOr(ev, "type", "") == "checkpoint" && proto::stringOr(ev, "kind", "") == kind)
       trained = proto::intOr(ev, "batch_in_epoch", 0) == 0 ? proto::intOr(ev, "epoch", -1) : -1;
-  if (trained >= config.train.epochs)
-    return makeError(Errc::InvalidConfig, "train.epochs: " + dir + " has already trained " + std::to_string(trained) +
-                                              " epoch(s) of " + std::to_string(config.train.epochs) +
-                                              "; resume with --set train.epochs=N (N > " + std::to_string(trained) +
-                                              ") to train further");
+  if (auto st = checkEpochsLeft(dir, trained, config.train.epochs); !st) return st;
   // Optimiser state belongs to the optimiser that wrote it.
   auto previous = proto::readJsonFile(run.config());
   const std::string wasOptim = previous.ok() && previous->is_object()
                                    ? previous->value(json::json_pointer("/optim/name"), std::string())
                                    : std::string();
-  if (!wasOptim.empty() && wasOptim != config.optim.name)
-    return makeError(Errc::InvalidConfig, "optim.name: " + dir + " was trained with " + wasOptim +
-                                              " and this run asks for " + config.optim.name +
-                                              "; resume with the same optimiser, or start a new run to change it");
-  return {};
+  return checkSameOptimizer(dir, wasOptim, config.optim.name);
 }
 
 // A new run into a folder that already holds one would silently replace its results: refused
@@ -211,8 +197,7 @@ Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options)
     auto locked = proto::RunLock::acquire(run);
     if (!locked.ok()) return locked.error();
     lock = std::move(locked).value();
-    if (options.resume_from != "last" && options.resume_from != "best")
-      return makeError(Errc::InvalidConfig, "--from " + options.resume_from + ": resume from last or best");
+    if (auto st = checkResumeFrom(options.resume_from); !st) return st.error();
     const fs::path from = options.resume_from == "best" ? run.bestCheckpoint() : run.lastCheckpoint();
     if (!fs::exists(from))
       return makeError(Errc::Checkpoint, from.string() +
@@ -406,7 +391,7 @@ Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options)
           r.signal = WTERMSIG(wstatus);
           r.exitCode = 128 + r.signal;
         }
-        const bool bad = r.signaled || (r.exitCode != 0 && r.exitCode != 130 && r.exitCode != 4);
+        const bool bad = r.signaled || !proto::isOutcomeExitCode(r.exitCode);
         if (bad && failedRank < 0 && !cancelling) {
           failedRank = r.rank;
           if (r.signaled)
@@ -492,7 +477,7 @@ Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options)
   int rank0Code = r0 ? r0->exitCode : 1;
   if (failedRank >= 0) rank0Code = ranks[static_cast<size_t>(failedRank)].exitCode;
   out.status = status;
-  out.exit_code = exitCodeForStatus(status, rank0Code);
+  out.exit_code = proto::exitCodeForStatus(status, rank0Code);
   out.summary = summary;
   return out;
 }

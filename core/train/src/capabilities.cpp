@@ -1,12 +1,16 @@
-// What this machine can do, and the config checks that need it.
+#include "wb/train/capabilities.h"
+
 #include <algorithm>
 
 #include <torch/torch.h>
 #include <torch/version.h>
 
+#if defined(WB_WITH_CUDA)
+#include <ATen/cuda/CUDAContext.h>
+#endif
+
+#include "wb/common/choices.h"
 #include "wb/common/sysinfo.h"
-#include "wb/model/model.h"
-#include "wb/train/trainer.h"
 
 namespace wb::train {
 using nlohmann::json;
@@ -33,6 +37,22 @@ std::string cudnnVersion() {
   return "";
 }
 
+json gpuNames(int gpus) {
+  json names = json::array();
+#if defined(WB_WITH_CUDA)
+  for (int i = 0; i < gpus; ++i) {
+    try {
+      names.push_back(std::string(at::cuda::getDeviceProperties(i)->name));
+    } catch (const std::exception&) {
+      names.push_back("cuda:" + std::to_string(i));
+    }
+  }
+#else
+  (void)gpus;
+#endif
+  return names;
+}
+
 }  // namespace
 
 json versionsJson() {
@@ -51,42 +71,45 @@ json capabilitiesJson() {
   const bool cuda = cudaAvailable();
   const int gpus = cudaDevices();
   const int cores = logicalCores();
-  json gpuNames = json::array();
+  const json versions = versionsJson();
   json c;
   c["libtorch"] = TORCH_VERSION;
   c["cuda"] = cuda;
+  c["cuda_version"] = versions["cuda"];
+  c["cudnn"] = versions["cudnn"];
   c["gpus"] = gpus;
-  c["gpu_names"] = gpuNames;
+  c["gpu_names"] = gpuNames(gpus);
   c["cores"] = cores;
   c["nccl"] = ncclAvailable();
   c["gloo"] = true;
-  c["models"] = model::builtinModels();
+  json models = json::array();
+  for (const Choice& m : modelChoices()) models.push_back(m.value);
+  c["models"] = models;
   json s;
   s["workers"] = {{"available", true},
                   {"default", std::min(cores, 8)},
                   {"max", 64},
                   {"note", "Decode/augment threads with ordered prefetch; 0 loads inside the training loop"}};
-  s["pin_memory"] = cuda ? json{{"available", true},
-                                {"note", "Pinned staging buffers and non-blocking host-to-device copies"}}
-                         : json{{"available", false}, {"note", "needs CUDA; not available on this machine"}};
+  const Choice& pin = *findChoice(cudaOnlySpeedups(), "pin_memory");
+  s["pin_memory"] = {{"available", cuda}, {"note", cuda ? pin.help : needsCuda(pin.without_cuda)}};
   s["devices"] = cuda ? json{{"available", true}, {"max", gpus}, {"kind", "gpus"},
                              {"note", "One process per GPU, gradients all-reduced over NCCL"}}
                       : json{{"available", true}, {"max", std::max(1, cores)}, {"kind", "cpu-processes"},
                              {"note", "One CPU process per device over Gloo; the cores are shared, so "
                                       "expect little speedup from more processes than cores"}};
   json prec;
-  prec["32-true"] = {{"available", true}, {"note", "fp32 everywhere"}};
+  for (const Choice& p : precisionChoices()) {
+    const bool available = !p.needs_cuda || cuda;
+    prec[p.value] = {{"available", available}, {"note", available ? p.help : needsCuda(p.without_cuda)}};
+  }
   // Without AVX-512 BF16 or AMX, LibTorch's CPU bf16 kernels convert to fp32 and back: measured
   // 5x (mnist-cnn) to 25x (resnet18) slower than fp32 on an AVX2 EPYC (tests/bench/bench_speedups).
   const bool bf16Native = cuda || cpuHasFlag("avx512_bf16") || cpuHasFlag("amx_bf16");
-  prec["bf16-mixed"] = {{"available", true},
-                        {"native", bf16Native},
-                        {"note", cuda ? "bf16 autocast on the GPU"
-                                 : bf16Native ? "bf16 autocast on the CPU (AVX-512 BF16 / AMX)"
-                                              : "bf16 autocast on the CPU; this CPU has no AVX-512 BF16 or AMX, so "
-                                                "bf16 is emulated and runs several times slower than fp32 here"}};
-  prec["16-mixed"] = cuda ? json{{"available", true}, {"note", "fp16 autocast with dynamic loss scaling"}}
-                          : json{{"available", false}, {"note", "needs CUDA; use bf16-mixed on CPU"}};
+  prec["bf16-mixed"]["native"] = bf16Native;
+  prec["bf16-mixed"]["note"] = cuda         ? "bf16 autocast on the GPU"
+                               : bf16Native ? "bf16 autocast on the CPU (AVX-512 BF16 / AMX)"
+                                            : "bf16 autocast on the CPU; this CPU has no AVX-512 BF16 or AMX, so "
+                                              "bf16 is emulated and runs several times slower than fp32 here";
   s["precision"] = {{"available", true}, {"values", prec}};
   s["early_stopping"] = {{"available", true},
                          {"note", "Stops when the monitored metric stops improving; restores the best weights"}};
@@ -103,9 +126,9 @@ json capabilitiesJson() {
 std::vector<FieldError> machineConfigErrors(const Config& c, int world_size) {
   std::vector<FieldError> e;
   const bool cuda = cudaAvailable();
-  if (c.speedups.precision == "16-mixed" && !cuda)
-    e.push_back({"speedups.precision", "\"16-mixed\"",
-                 "fp16 needs CUDA and this machine has none; use bf16-mixed on CPU"});
+  const Choice* precision = findChoice(precisionChoices(), c.speedups.precision);
+  if (precision && precision->needs_cuda && !cuda)
+    e.push_back({"speedups.precision", "\"" + c.speedups.precision + "\"", needsCuda(precision->without_cuda)});
   if (cuda && c.speedups.devices > cudaDevices() && world_size <= 1)
     e.push_back({"speedups.devices", std::to_string(c.speedups.devices),
                  "this machine has " + std::to_string(cudaDevices()) + " GPU(s)"});

@@ -2,8 +2,10 @@
 // summary. The schema: wb/proto/events.h.
 #include "training_run.h"
 
+#include "wb/common/choices.h"
 #include "wb/common/sysinfo.h"
 #include "wb/proto/config_json.h"
+#include "wb/train/capabilities.h"
 
 namespace wb::train::detail {
 using nlohmann::json;
@@ -13,6 +15,8 @@ namespace {
 json speedupStatus(bool requested, bool active, const std::string& note) {
   return json{{"requested", requested}, {"active", active}, {"note", note}};
 }
+
+std::string pinWithoutCuda() { return needsCuda(findChoice(cudaOnlySpeedups(), "pin_memory")->without_cuda); }
 
 }  // namespace
 
@@ -56,8 +60,7 @@ void TrainingRun::emitStart() {
   if (gs_) ev["dist"] = gs_->describe();
   emit(ev);
   if (!resumeNote_.empty()) warn(resumeNote_);
-  if (c_.speedups.pin_memory && !pinActive_)
-    warn("speedups.pin_memory: pinned memory needs CUDA; this run copies from pageable memory (no effect on CPU)");
+  if (c_.speedups.pin_memory && !pinActive_) warn("speedups.pin_memory: " + pinWithoutCuda());
 }
 
 // Each speedup: asked for, active, and how (the `start` event's speedups).
@@ -69,7 +72,7 @@ json TrainingRun::speedupsJson() const {
                                    (sp.workers == 0 ? ": loading inside the training loop" : ""));
   s["pin_memory"] = speedupStatus(sp.pin_memory, pinActive_,
                                   pinActive_       ? "pinned staging buffers, non-blocking copies"
-                                  : sp.pin_memory ? "not available: needs CUDA (this is a CPU run)"
+                                  : sp.pin_memory ? "not available: " + pinWithoutCuda()
                                                   : "off");
   s["devices"] = speedupStatus(sp.devices > 1, o_.world_size > 1,
                                std::to_string(o_.world_size) + (cuda_ ? " GPU process(es), NCCL" : " CPU process(es), Gloo"));

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "wb/common/resume_rules.h"
 #include "wb/common/sysinfo.h"
 #include "wb/proto/config_json.h"
+#include "wb/train/capabilities.h"
 #include "wb/train/checkpoint.h"
 #include "wb/train/compat.h"
 #include "wb/train/divergence.h"
@@ -171,11 +173,7 @@ Status TrainingRun::resume() {
   // Optimiser state belongs to one optimiser: another one cannot take it (LibTorch asserts).
   const std::string wasOptim =
       written.is_object() ? written.value(json::json_pointer("/optim/name"), std::string()) : std::string();
-  if (!wasOptim.empty() && wasOptim != c_.optim.name)
-    return makeError(Errc::InvalidConfig, "optim.name: " + o_.resume_from + " was written by " + wasOptim +
-                                              " and this run asks for " + c_.optim.name +
-                                              "; resume with the same optimiser (--set optim.name=" + wasOptim +
-                                              "), or start a new run to change it");
+  if (auto st = checkSameOptimizer(o_.resume_from, wasOptim, c_.optim.name); !st) return st;
   auto optLoad = gs_ ? gs_->loadOptimizerState(*opt_, ck->optimizer_state)
                      : loadOptimizerStateBytes(*opt_, ck->optimizer_state);
   if (!optLoad.ok()) return optLoad.error();
@@ -189,12 +187,8 @@ Status TrainingRun::resume() {
   at_.iteration =
       ck->extra.count("iteration") ? static_cast<int64_t>(ck->extra.at("iteration")) : at_.optimizer_steps;
   if (ck->extra.count("best_metric")) at_.best_metric = ck->extra.at("best_metric");
-  if (at_.epoch >= c_.train.epochs && at_.batch_in_epoch == 0)
-    return makeError(Errc::InvalidConfig, "train.epochs: " + o_.resume_from + " has already trained " +
-                                              std::to_string(at_.epoch) + " epoch(s) and this run asks for " +
-                                              std::to_string(c_.train.epochs) +
-                                              "; resume with --set train.epochs=N (N > " + std::to_string(at_.epoch) +
-                                              ") to train further");
+  if (at_.batch_in_epoch == 0)  // a whole number of epochs trained
+    if (auto st = checkEpochsLeft(o_.resume_from, at_.epoch, c_.train.epochs); !st) return st;
   // Written by another number of ranks (or batch size): a step there is another number of
   // samples here. Continue at the same sample in the epoch, and the schedule at the same share.
   const int64_t wasGlobalBatch = written.is_object()
