@@ -47,7 +47,7 @@ void resetPeakMemory(const torch::Device& device) {
 
 // Evaluation over this rank's shard of the validation set; sums are reduced across ranks.
 EvalResult evaluate(model::Model& m, data::Loader& loader, const torch::Device& device, bool inference, bool bf16,
-                    GradSync* sync) {
+                    ReplicaGroup& group) {
   Stopwatch sw;
   resetPeakMemory(device);
   m.train(false);
@@ -79,7 +79,7 @@ EvalResult evaluate(model::Model& m, data::Loader& loader, const torch::Device& 
   }
   double sums[3] = {loss_sum.item<double>(), static_cast<double>(correct.item<int64_t>()),
                     static_cast<double>(count)};
-  if (sync) sync->allReduceSum(sums, 3);
+  group.allReduceSum(sums, 3);
   m.train(true);
   EvalResult r;
   r.samples = static_cast<int64_t>(sums[2]);

@@ -57,7 +57,7 @@ void TrainingRun::emitStart() {
     ev["resumed_from"] = {{"path", o_.resume_from}, {"epoch", at_.epoch + 1},
                           {"batch_in_epoch", at_.batch_in_epoch}, {"step", at_.iteration}};
   ev["speedups"] = speedupsJson();
-  if (gs_) ev["dist"] = gs_->describe();
+  if (group_->worldSize() > 1) ev["dist"] = group_->describe();
   emit(ev);
   if (!resumeNote_.empty()) warn(resumeNote_);
   if (c_.speedups.pin_memory && !pinActive_) warn("speedups.pin_memory: " + pinWithoutCuda());
@@ -84,7 +84,7 @@ json TrainingRun::speedupsJson() const {
   s["early_stopping"] = speedupStatus(
       es, es, es ? "monitor " + sp.early_stopping.monitor + ", patience " + std::to_string(sp.early_stopping.patience)
                  : "off");
-  s["sharding"] = gs_ ? gs_->shardingStatus() : speedupStatus(sp.sharding != "off", false, "off");
+  s["sharding"] = group_->shardingStatus();
   s["inference_eval"] = speedupStatus(sp.inference_eval, sp.inference_eval,
                                       sp.inference_eval ? "InferenceMode, eval batch " + std::to_string(c_.train.eval_batch_size)
                                                         : "autograd on, train batch size (a naive loop)");
@@ -101,7 +101,7 @@ void TrainingRun::emitStep(int epoch) {
     return;
   }
   double lossSums[2] = {lossAcc_.item<double>(), static_cast<double>(intervalSteps_)};
-  if (gs_) gs_->allReduceSum(lossSums, 2);  // the loss over every rank's samples
+  group_->allReduceSum(lossSums, 2);  // the loss over every rank's samples
   json ev = event("step");
   ev["epoch"] = epoch + 1;
   ev["step"] = at_.iteration;
@@ -118,7 +118,7 @@ void TrainingRun::emitStep(int epoch) {
   faultsAt_ = faults;
   ev["mem"] = mem;
   ev["cpu"] = cpu_->intervalJson();
-  if (gs_) ev["comm"] = gs_->stats();
+  if (group_->worldSize() > 1) ev["comm"] = group_->stats();
   if (scaler_->enabled()) ev["amp"] = {{"scale", scaler_->readScale()}, {"skipped", scaler_->skippedSteps()}};
   const double total = static_cast<double>(totalSteps_);
   ev["progress"] = totalSteps_ > 0 ? static_cast<double>(at_.iteration) / total : 0.0;

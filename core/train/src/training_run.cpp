@@ -141,11 +141,10 @@ Status TrainingRun::buildModel() {
   net_->to(device_);
   net_->train(true);
 
-  auto sync = makeGradSync(c_, o_.comm, *net_, device_);
-  if (!sync.ok()) return sync.error();
-  group_ = std::move(sync.value());
-  gs_ = group_.get();
-  auto optimizer = gs_ ? gs_->makeOptimizer(c_.optim) : makeOptimizer(c_.optim, net_->parameters());
+  auto group = makeReplicaGroup(c_, o_.comm, *net_);
+  if (!group.ok()) return group.error();
+  group_ = std::move(group.value());
+  auto optimizer = group_->makeOptimizer();
   if (!optimizer.ok()) return optimizer.error();
   opt_ = std::move(optimizer.value());
   schedule_ = std::make_unique<LrSchedule>(c_.optim, totalSteps_, stepsPerEpoch_);
@@ -155,7 +154,7 @@ Status TrainingRun::buildModel() {
   GradScalerOptions so;
   so.enabled = fp16_;
   scaler_ = std::make_unique<GradScaler>(so, device_);
-  if (gs_ && scaler_->enabled()) scaler_->setFoundInfReducer([gs = gs_](double* v) { gs->allReduceSum(v, 1); });
+  if (scaler_->enabled()) scaler_->setFoundInfReducer([g = group_.get()](double* v) { g->allReduceSum(v, 1); });
   stopper_ = std::make_unique<EarlyStopping>(c_.speedups.early_stopping);
   return {};
 }
@@ -174,9 +173,7 @@ Status TrainingRun::resume() {
   const std::string wasOptim =
       written.is_object() ? written.value(json::json_pointer("/optim/name"), std::string()) : std::string();
   if (auto st = checkSameOptimizer(o_.resume_from, wasOptim, c_.optim.name); !st) return st;
-  auto optLoad = gs_ ? gs_->loadOptimizerState(*opt_, ck->optimizer_state)
-                     : loadOptimizerStateBytes(*opt_, ck->optimizer_state);
-  if (!optLoad.ok()) return optLoad.error();
+  if (auto st = group_->loadOptimizerState(ck->optimizer_state); !st) return st;
   scaler_->loadState(ck->scaler);
   stopper_->loadState(ck->early_stopping);
   if (ck->rng_state.defined()) setCpuGeneratorState(ck->rng_state);
@@ -275,7 +272,7 @@ void TrainingRun::trainStep(const data::Batch& batch) {
   auto x = batch.x.to(device_, /*non_blocking=*/pinActive_);
   auto y = batch.y.to(device_, /*non_blocking=*/pinActive_);
   timer.mark(StepTimer::H2D);
-  if (gs_) gs_->syncBuffers();
+  group_->syncBuffers();
   torch::Tensor loss;
   {
     compat::AutocastGuard autocast(device_.type(), fp16_ ? torch::kHalf : torch::kBFloat16, bf16_ || fp16_);
@@ -284,14 +281,12 @@ void TrainingRun::trainStep(const data::Batch& batch) {
   }
   timer.mark(StepTimer::Fwd);
   opt_->zero_grad();
-  if (gs_) gs_->prepareBackward();
+  group_->prepareBackward();
   (scaler_->enabled() ? scaler_->scale(loss) : loss).backward();
   if (bf16_ || fp16_) compat::clearAutocastCache();
   timer.mark(StepTimer::Bwd);
-  if (gs_) {
-    gs_->finishBackward();
-    timer.mark(StepTimer::Comm);
-  }
+  group_->finishBackward();
+  timer.mark(StepTimer::Comm);
   setLearningRate(*opt_, schedule_->lrAt(at_.optimizer_steps));
   bool stepped = true;
   if (scaler_->enabled()) {
@@ -330,7 +325,7 @@ Status TrainingRun::evaluateAndCheckpoint(int epoch) {
   epochsRun_ = epoch + 1;
   EvalResult ev;
   try {
-    ev = evaluate(*net_, *valLoader_, device_, c_.speedups.inference_eval, bf16_, gs_);
+    ev = evaluate(*net_, *valLoader_, device_, c_.speedups.inference_eval, bf16_, *group_);
   } catch (const data::DataError& e) {
     return makeError(Errc::Data, e.what());
   }
@@ -372,13 +367,7 @@ bool TrainingRun::stopRequested() const { return o_.stop_flag && o_.stop_flag->l
 // reaches ranks at different moments, so with more than one rank they agree on it at every
 // log_every-th iteration (the same on all ranks): one small all-reduce per log interval, not a
 // device sync per step.
-bool TrainingRun::stopAgreed() const {
-  if (!gs_) return stopRequested();
-  if (at_.iteration % std::max<int64_t>(1, c_.train.log_every) != 0) return false;
-  double flag = stopRequested() ? 1.0 : 0.0;
-  gs_->allReduceSum(&flag, 1);
-  return flag > 0;
-}
+bool TrainingRun::stopAgreed() { return group_->agreeOnStop(stopRequested(), at_.iteration, c_.train.log_every); }
 
 std::optional<std::string> TrainingRun::fp16Divergence(bool readScale) const {
   if (!scaler_->enabled()) return std::nullopt;
@@ -418,7 +407,7 @@ Status TrainingRun::writeCheckpoint(const std::string& kind, int epoch, int64_t 
   d.samples_seen = at_.samples_seen;
   d.params = net_->namedParameters();
   d.buffers = net_->namedBuffers();
-  d.optimizer_state = gs_ ? gs_->consolidatedOptimizerState(*opt_) : optimizerStateBytes(*opt_);
+  d.optimizer_state = group_->consolidatedOptimizerState();
   d.scaler = scaler_->state();
   d.early_stopping = stopper_->state();
   d.extra["iteration"] = static_cast<double>(at_.iteration);

@@ -23,7 +23,7 @@
 #include "wb/train/host_use.h"
 #include "wb/train/optim.h"
 #include "wb/train/step_timer.h"
-#include "wb/train/sync.h"
+#include "wb/train/replica_group.h"
 #include "wb/train/trainer.h"
 
 namespace wb::train::detail {
@@ -42,7 +42,7 @@ struct EvalResult {
 
 // Evaluation over this rank's shard of the validation set; the sums are reduced across ranks.
 EvalResult evaluate(model::Model& model, data::Loader& loader, const torch::Device& device, bool inference,
-                    bool bf16, GradSync* sync);
+                    bool bf16, ReplicaGroup& group);
 
 // Where the run is: what a checkpoint saves and a resume restores.
 struct Position {
@@ -78,7 +78,7 @@ class TrainingRun {
 
   // ---- stopping
   bool stopRequested() const;
-  bool stopAgreed() const;
+  bool stopAgreed();
   std::optional<std::string> fp16Divergence(bool readScale) const;
   bool checkDiverged();
   void stop(Stop why) { stop_ = why; }
@@ -115,8 +115,7 @@ class TrainingRun {
   std::unique_ptr<data::Loader> trainLoader_, valLoader_;
   std::unique_ptr<model::Model> net_;
   int64_t stepsPerEpoch_ = 0, totalSteps_ = 0;
-  std::unique_ptr<GradSync> group_;
-  GradSync* gs_ = nullptr;
+  std::unique_ptr<ReplicaGroup> group_;  // the ranks; one process is a group of one
   std::unique_ptr<torch::optim::Optimizer> opt_;
   std::unique_ptr<LrSchedule> schedule_;
   bool bf16_ = false, fp16_ = false;
