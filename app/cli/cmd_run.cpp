@@ -20,6 +20,7 @@
 #include "wb/common/resume_rules.h"
 #include "wb/common/sysinfo.h"
 #include "wb/launch/launcher.h"
+#include "wb/proto/capability_keys.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
@@ -411,8 +412,8 @@ int cmdCapabilities(const Argv& argv) {
     return args.ok() ? 0 : 2;
   }
   json c = train::capabilitiesJson();
-  c["version"] = WB_VERSION;
-  c["opencv"] = CV_VERSION;
+  c[proto::caps::kVersion] = WB_VERSION;
+  c[proto::caps::kOpencv] = CV_VERSION;
   if (args.has("json")) {
     std::printf("%s\n", c.dump(2).c_str());
     return 0;

@@ -9,6 +9,7 @@
 #include "plots/qcp.h"
 
 #include "runs/cli.h"
+#include "wb/proto/capability_keys.h"
 
 namespace wb::ui {
 using nlohmann::json;
@@ -57,25 +58,26 @@ void AboutDialog::setCapabilities(const json& caps, const QString& error) {
   auto str = [&](const char* k) {
     return caps.contains(k) && caps[k].is_string() ? QString::fromStdString(caps[k].get<std::string>()) : QString();
   };
-  if (!str("libtorch").isEmpty()) libs_ << QStringLiteral("LibTorch: ") + str("libtorch");
-  const bool cuda = caps.value("cuda", false);
-  QString cudaText = cuda ? (str("cuda_version").isEmpty() ? QStringLiteral("yes") : str("cuda_version")) : QStringLiteral("not available");
-  if (cuda && caps.contains("gpu_names") && caps["gpu_names"].is_array()) {
+  namespace ck = proto::caps;
+  if (!str(ck::kLibtorch).isEmpty()) libs_ << QStringLiteral("LibTorch: ") + str(ck::kLibtorch);
+  const bool cuda = caps.value(ck::kCuda, false);
+  QString cudaText = cuda ? (str(ck::kCudaVersion).isEmpty() ? QStringLiteral("yes") : str(ck::kCudaVersion)) : QStringLiteral("not available");
+  if (cuda && caps.contains(ck::kGpuNames) && caps[ck::kGpuNames].is_array()) {
     QStringList names;
-    for (const auto& n : caps["gpu_names"])
+    for (const auto& n : caps[ck::kGpuNames])
       if (n.is_string()) names << QString::fromStdString(n.get<std::string>());
     if (!names.isEmpty()) cudaText += QStringLiteral(" (") + names.join(QStringLiteral(", ")) + QLatin1Char(')');
   }
   libs_ << QStringLiteral("CUDA: ") + cudaText;
-  if (!str("cudnn").isEmpty()) libs_ << QStringLiteral("cuDNN: ") + str("cudnn");
-  if (caps.contains("nccl")) {
-    const json& n = caps["nccl"];
+  if (!str(ck::kCudnn).isEmpty()) libs_ << QStringLiteral("cuDNN: ") + str(ck::kCudnn);
+  if (caps.contains(ck::kNccl)) {
+    const json& n = caps[ck::kNccl];
     libs_ << QStringLiteral("NCCL: ") + (n.is_string() ? QString::fromStdString(n.get<std::string>())
                                                         : (n.is_boolean() && n.get<bool>() ? QStringLiteral("yes") : QStringLiteral("not available")));
   }
-  if (caps.contains("gloo") && caps["gloo"].is_boolean())
-    libs_ << QStringLiteral("Gloo: ") + (caps["gloo"].get<bool>() ? QStringLiteral("yes") : QStringLiteral("no"));
-  if (!str("opencv").isEmpty()) libs_ << QStringLiteral("OpenCV: ") + str("opencv");
+  if (caps.contains(ck::kGloo) && caps[ck::kGloo].is_boolean())
+    libs_ << QStringLiteral("Gloo: ") + (caps[ck::kGloo].get<bool>() ? QStringLiteral("yes") : QStringLiteral("no"));
+  if (!str(ck::kOpencv).isEmpty()) libs_ << QStringLiteral("OpenCV: ") + str(ck::kOpencv);
   render();
 }
 

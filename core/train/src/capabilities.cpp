@@ -11,6 +11,7 @@
 
 #include "wb/common/choices.h"
 #include "wb/common/sysinfo.h"
+#include "wb/proto/capability_keys.h"
 
 namespace wb::train {
 using nlohmann::json;
@@ -72,19 +73,20 @@ json capabilitiesJson() {
   const int gpus = cudaDevices();
   const int cores = logicalCores();
   const json versions = versionsJson();
+  namespace k = proto::caps;
   json c;
-  c["libtorch"] = TORCH_VERSION;
-  c["cuda"] = cuda;
-  c["cuda_version"] = versions["cuda"];
-  c["cudnn"] = versions["cudnn"];
-  c["gpus"] = gpus;
-  c["gpu_names"] = gpuNames(gpus);
-  c["cores"] = cores;
-  c["nccl"] = ncclAvailable();
-  c["gloo"] = true;
+  c[k::kLibtorch] = TORCH_VERSION;
+  c[k::kCuda] = cuda;
+  c[k::kCudaVersion] = versions["cuda"];
+  c[k::kCudnn] = versions["cudnn"];
+  c[k::kGpus] = gpus;
+  c[k::kGpuNames] = gpuNames(gpus);
+  c[k::kCores] = cores;
+  c[k::kNccl] = ncclAvailable();
+  c[k::kGloo] = true;
   json models = json::array();
   for (const Choice& m : modelChoices()) models.push_back(m.value);
-  c["models"] = models;
+  c[k::kModels] = models;
   json s;
   s["workers"] = {{"available", true},
                   {"default", std::min(cores, 8)},
@@ -119,7 +121,7 @@ json capabilitiesJson() {
                                    "ZeRO-2's gradient-memory saving does not apply"}};
   s["inference_eval"] = {{"available", true},
                          {"note", "Evaluate under InferenceMode with the larger eval batch"}};
-  c["speedups"] = s;
+  c[k::kSpeedups] = s;
   return c;
 }
 

@@ -5,6 +5,7 @@
 #include "wb/common/choices.h"
 #include "wb/common/sysinfo.h"
 #include "wb/proto/config_json.h"
+#include "wb/proto/event_types.h"
 #include "wb/train/capabilities.h"
 
 namespace wb::train::detail {
@@ -102,28 +103,29 @@ void TrainingRun::emitStep(int epoch) {
   }
   double lossSums[2] = {lossAcc_.item<double>(), static_cast<double>(intervalSteps_)};
   group_->allReduceSum(lossSums, 2);  // the loss over every rank's samples
-  json ev = event("step");
-  ev["epoch"] = epoch + 1;
-  ev["step"] = at_.iteration;
-  ev["samples"] = at_.samples_seen;
-  ev["loss"] = lossSums[0] / lossSums[1];
-  ev["lr"] = schedule_->lrAt(std::max<int64_t>(0, at_.optimizer_steps - 1));
-  ev["samples_per_s"] = intervalMs > 0 ? intervalSamples_ * 1000.0 / intervalMs : 0.0;
-  ev["ms"] = timer_->averages(intervalSteps_);
-  ev["step_ms"] = intervalMs / static_cast<double>(intervalSteps_);
-  auto mem = memoryJson(device_);
-  peakBytes_ = std::max<int64_t>(peakBytes_, mem.value("peak", int64_t{0}));
+  proto::StepEvent s;
+  s.epoch = epoch + 1;
+  s.step = at_.iteration;
+  s.samples = at_.samples_seen;
+  s.loss = lossSums[0] / lossSums[1];
+  s.lr = schedule_->lrAt(std::max<int64_t>(0, at_.optimizer_steps - 1));
+  s.samples_per_s = intervalMs > 0 ? intervalSamples_ * 1000.0 / intervalMs : 0.0;
+  s.ms = timer_->averages(intervalSteps_);
+  s.step_ms = intervalMs / static_cast<double>(intervalSteps_);
+  s.mem = memoryJson(device_);
+  peakBytes_ = std::max<int64_t>(peakBytes_, s.mem.value("peak", int64_t{0}));
   const int64_t faults = minorPageFaults();
-  mem["page_faults_per_step"] = static_cast<double>(faults - faultsAt_) / static_cast<double>(intervalSteps_);
+  s.mem["page_faults_per_step"] = static_cast<double>(faults - faultsAt_) / static_cast<double>(intervalSteps_);
   faultsAt_ = faults;
-  ev["mem"] = mem;
-  ev["cpu"] = cpu_->intervalJson();
-  if (group_->worldSize() > 1) ev["comm"] = group_->stats();
-  if (scaler_->enabled()) ev["amp"] = {{"scale", scaler_->readScale()}, {"skipped", scaler_->skippedSteps()}};
+  s.cpu = cpu_->intervalJson();
+  if (group_->worldSize() > 1) s.comm = group_->stats();
+  if (scaler_->enabled()) s.amp = {{"scale", scaler_->readScale()}, {"skipped", scaler_->skippedSteps()}};
   const double total = static_cast<double>(totalSteps_);
-  ev["progress"] = totalSteps_ > 0 ? static_cast<double>(at_.iteration) / total : 0.0;
+  s.progress = totalSteps_ > 0 ? static_cast<double>(at_.iteration) / total : 0.0;
   const int64_t done = at_.iteration - iterationAtStart_;  // steps of this life
-  ev["eta_s"] = done > 0 ? wall_.seconds() / static_cast<double>(done) * (total - static_cast<double>(at_.iteration)) : 0.0;
+  s.eta_s = done > 0 ? wall_.seconds() / static_cast<double>(done) * (total - static_cast<double>(at_.iteration)) : 0.0;
+  json ev = event("step");
+  proto::writeFields(s, ev);
   emit(ev);
   lossAcc_.zero_();
   intervalSteps_ = 0;
@@ -132,27 +134,30 @@ void TrainingRun::emitStep(int epoch) {
 }
 
 void TrainingRun::emitEvalAndEpoch(int epoch, const EvalResult& r, bool epochComplete) {
-  json e = event("eval");
-  e["epoch"] = epoch + 1;
-  e["step"] = at_.iteration;
-  e["samples"] = at_.samples_seen;
-  e["val_loss"] = r.loss;
-  e["val_acc"] = r.acc;
-  e["eval_ms"] = r.ms;
-  e["eval_samples"] = r.samples;
-  e["inference_mode"] = c_.speedups.inference_eval;
-  e["mem"] = r.mem;
-  emit(e);
+  proto::EvalEvent e;
+  e.epoch = epoch + 1;
+  e.step = at_.iteration;
+  e.samples = at_.samples_seen;
+  e.val_loss = r.loss;
+  e.val_acc = r.acc;
+  e.eval_ms = r.ms;
+  e.eval_samples = r.samples;
+  e.inference_mode = c_.speedups.inference_eval;
+  e.mem = r.mem;
+  json ev = event("eval");
+  proto::writeFields(e, ev);
+  emit(ev);
+  proto::EpochEvent p;
+  p.epoch = epoch + 1;
+  p.seconds = epochClock_.seconds();
+  p.train_seconds = (trainMs_ - epochTrainMsAt_) / 1000.0;  // training steps only
+  p.samples = epochSamples_;
+  p.train_samples_per_s = p.train_seconds > 0 ? epochSamples_ / p.train_seconds : 0.0;
+  p.samples_per_s = p.train_samples_per_s;
+  p.train_loss = epochSteps_ > 0 ? epochLossAcc_.item<double>() / static_cast<double>(epochSteps_) : std::nan("");
+  p.complete = epochComplete;
   json ep = event("epoch");
-  ep["epoch"] = epoch + 1;
-  ep["seconds"] = epochClock_.seconds();
-  const double epochTrainS = (trainMs_ - epochTrainMsAt_) / 1000.0;  // training steps only
-  ep["train_seconds"] = epochTrainS;
-  ep["samples"] = epochSamples_;
-  ep["train_samples_per_s"] = epochTrainS > 0 ? epochSamples_ / epochTrainS : 0.0;
-  ep["samples_per_s"] = ep["train_samples_per_s"];  // older readers' name for the same figure
-  ep["train_loss"] = epochSteps_ > 0 ? epochLossAcc_.item<double>() / static_cast<double>(epochSteps_) : std::nan("");
-  ep["complete"] = epochComplete;
+  proto::writeFields(p, ep);
   emit(ep);
 }
 
