@@ -33,7 +33,8 @@ struct TrainerOptions {
   int world_size = 1;
   int local_rank = 0;
   int local_world_size = 0;   // ranks on this host, sharing its cores (0: all of world_size)
-  dist::Communicator* comm = nullptr;   // non-null when world_size > 1 (not owned)
+  dist::Communicator* comm = nullptr;   // non-null when world_size > 1 (not owned); null: a
+                                        // group of one (wb/train/replica_group.h)
   const std::atomic<bool>* stop_flag = nullptr;  // set => finish the step, end `cancelled`
 };
 
@@ -42,7 +43,9 @@ struct TrainOutcome {
   // best/final val acc, epochs, steps, peak_mem, and the clocks, each named for what it covers:
   // train_s / train_samples / train_samples_per_s (training steps only), eval_s, checkpoint_s,
   // time_to_first_step_s (from this process's start), wall_s (the loop: steps + evaluation +
-  // checkpoints), cpu (what the rank got: process vs other cores, threads).
+  // checkpoints), cpu (what the rank got: process vs other cores, threads). Early-stopped with a
+  // folder (rank 0): best_weights_restored, false with best_weights_note when best.pt could not
+  // be loaded back (the model then holds the last epoch's weights).
   nlohmann::json summary;
   std::string message;        // for diverged/failed: what happened, in words
 };
