@@ -15,12 +15,17 @@
 #include "args.h"
 #include "experiment.h"
 #include "commands.h"
+#include "wb/common/choices.h"
 #include "wb/common/paths.h"
+#include "wb/common/resume_rules.h"
 #include "wb/common/sysinfo.h"
 #include "wb/launch/launcher.h"
+#include "wb/proto/capability_keys.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
+#include "wb/proto/run_status.h"
+#include "wb/train/capabilities.h"
 #include "wb/train/checkpoint.h"
 #include "wb/train/trainer.h"
 #include "worker_dist.h"
@@ -58,6 +63,26 @@ Options:
 Exit codes: 0 ok or early-stopped, 1 failed, 2 bad config, 3 data error, 4 diverged, 130 cancelled.
 SIGINT/SIGTERM: every rank finishes its step, writes `end` (cancelled) and last.pt; exit 130.
 )";
+
+// The values of the enum-like fields, from the tables the validator checks against.
+std::string choicesHelp() {
+  const std::pair<const char*, const std::vector<Choice>*> fields[] = {
+      {"data.dataset", &datasetKinds()},        {"model.name", &modelChoices()},
+      {"optim.name", &optimizerChoices()},      {"optim.schedule", &scheduleChoices()},
+      {"speedups.precision", &precisionChoices()}, {"speedups.sharding", &shardingChoices()},
+      {"speedups.early_stopping.monitor", &monitorChoices()}};
+  std::string out = "\nValues (--set KEY=VALUE):\n";
+  for (const auto& [field, choices] : fields) {
+    out += std::string("  ") + field + "\n";
+    for (const Choice& c : *choices) {
+      char line[256];
+      std::snprintf(line, sizeof line, "    %-14s %s%s\n", c.value, c.help, c.needs_cuda ? " (needs CUDA)" : "");
+      out += line;
+    }
+  }
+  out += "    (model.name also takes torchscript:<file.pt>)\n";
+  return out;
+}
 
 const char* kWorkerHelp = R"(Usage: workbench-cli worker [options]
 
@@ -150,6 +175,7 @@ void printSummary(const launch::RunOutcome& out) {
   }
   if (s.contains("error")) std::printf("error         %s\n", proto::stringOr(s, "error", "").c_str());
   if (s.contains("message")) std::printf("note          %s\n", proto::stringOr(s, "message", "").c_str());
+  if (s.contains("best_weights_note")) std::printf("best weights  %s\n", proto::stringOr(s, "best_weights_note", "").c_str());
 }
 
 }  // namespace
@@ -159,6 +185,7 @@ int cmdRun(const Argv& argv) {
             {"config", "set", "runs-root", "run-dir", "resume", "from", "collective-timeout"});
   if (args.has("help")) {
     std::fputs(kRunHelp, stdout);
+    std::fputs(choicesHelp().c_str(), stdout);
     return 0;
   }
   if (!args.ok()) {
@@ -172,10 +199,13 @@ int cmdRun(const Argv& argv) {
     return 2;
   }
   const std::string from = args.get("from", "last");
-  if (args.get("from") && (!resume || (from != "last" && from != "best"))) {
-    std::fprintf(stderr, "workbench-cli run: --from %s: pass --from last or --from best, with --resume RUN_DIR\n",
-                 from.c_str());
-    return 2;
+  if (args.get("from")) {
+    Status st = checkResumeFrom(from);
+    if (st && !resume) st = makeError(Errc::InvalidConfig, "--from " + from + ": pass it with --resume RUN_DIR");
+    if (!st) {
+      std::fprintf(stderr, "workbench-cli run: %s\n", st.error().message.c_str());
+      return 2;
+    }
   }
   if (resume && args.has("overwrite")) {
     std::fprintf(stderr, "workbench-cli run: --overwrite and --resume: --resume continues the run in its folder, "
@@ -359,16 +389,9 @@ int cmdWorker(const Argv& argv) {
   end["summary"] = outcome->summary;
   end["summary"]["status"] = outcome->status;
   sink.write(end);
-  int code = 0;
-  if (outcome->status == proto::kStatusCancelled) code = 130;
-  if (outcome->status == proto::kStatusFailed) {
-    std::fprintf(stderr, "rank %d: failed: %s\n", rank, outcome->message.c_str());
-    code = 1;
-  }
-  if (outcome->status == proto::kStatusDiverged) {
-    std::fprintf(stderr, "rank %d: diverged: %s\n", rank, outcome->message.c_str());
-    code = 4;
-  }
+  const int code = proto::exitCodeForStatus(outcome->status);
+  if (outcome->status == proto::kStatusFailed || outcome->status == proto::kStatusDiverged)
+    std::fprintf(stderr, "rank %d: %s: %s\n", rank, outcome->status.c_str(), outcome->message.c_str());
   // Everything is written (events flushed per record, checkpoints and summary renamed into
   // place). A lone rank leaves without tearing down the loaders, the model and LibTorch's
   // statics (~0.1 s its launcher and the window would wait for); ranks of a group keep the
@@ -389,8 +412,8 @@ int cmdCapabilities(const Argv& argv) {
     return args.ok() ? 0 : 2;
   }
   json c = train::capabilitiesJson();
-  c["version"] = WB_VERSION;
-  c["opencv"] = CV_VERSION;
+  c[proto::caps::kVersion] = WB_VERSION;
+  c[proto::caps::kOpencv] = CV_VERSION;
   if (args.has("json")) {
     std::printf("%s\n", c.dump(2).c_str());
     return 0;

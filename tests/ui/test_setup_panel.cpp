@@ -147,7 +147,7 @@ class TestSetupPanel : public QObject {
     QTest::newRow("empty name") << "name" << "" << "name" << "name: \"\" \u2014 must not be empty";
     QTest::newRow("folder dataset without a folder")
         << "data.kind" << "folder" << "data.dataset"
-        << "data.dataset: \"folder:\" \u2014 must be fashion-mnist | idx:<dir> | cifar10:<dir> | folder:<dir> (e.g. MNIST as idx:<dir>)";
+        << "data.dataset: \"folder:\" \u2014 must be fashion-mnist | folder:<dir> | idx:<dir> | cifar10:<dir> (e.g. MNIST as idx:<dir>)";
   }
   void invalidValueRefused() {
     QFETCH(QString, path);

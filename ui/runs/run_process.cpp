@@ -7,6 +7,8 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "wb/proto/run_status.h"
+
 namespace wb::ui {
 
 namespace {
@@ -128,14 +130,7 @@ QString RunProcess::describeError(QProcess::ProcessError error, const QString& p
   return QStringLiteral("%1 failed: %2").arg(program, qtText);
 }
 
-QString RunProcess::statusForExitCode(int code) {
-  switch (code) {
-    case 0: return QString::fromLatin1(proto::kStatusOk);
-    case 4: return QString::fromLatin1(proto::kStatusDiverged);
-    case 130: return QString::fromLatin1(proto::kStatusCancelled);
-    default: return QString::fromLatin1(proto::kStatusFailed);
-  }
-}
+QString RunProcess::statusForExitCode(int code) { return QString::fromLatin1(proto::statusForExitCode(code)); }
 
 void RunProcess::onError(QProcess::ProcessError error) {
   // Only a failed start has no finished() after it; crashes are handled in onFinished.

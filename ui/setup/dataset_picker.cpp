@@ -14,6 +14,7 @@
 #include "runs/cli.h"
 #include "setup/field_errors.h"
 #include "setup/json_fields.h"
+#include "wb/common/choices.h"
 
 namespace wb::ui {
 using nlohmann::json;
@@ -41,10 +42,7 @@ DatasetPicker::DatasetPicker(FieldErrors* errors, QWidget* parent) : QWidget(par
   form->setContentsMargins(0, 0, 0, 0);
   kind_ = new QComboBox(this);
   kind_->setObjectName(QStringLiteral("data.kind"));
-  kind_->addItem(QStringLiteral("Fashion-MNIST (built in)"), kBuiltIn);
-  kind_->addItem(QStringLiteral("Image folder (one folder per class)"), QStringLiteral("folder"));
-  kind_->addItem(QStringLiteral("IDX files (MNIST format)"), QStringLiteral("idx"));
-  kind_->addItem(QStringLiteral("CIFAR-10 binary"), QStringLiteral("cifar10"));
+  for (const Choice& c : datasetKinds()) kind_->addItem(QString::fromUtf8(c.label), QString::fromUtf8(c.value));
   form->addRow(QStringLiteral("Dataset"), kind_);
 
   pathRow_ = new QWidget(this);

@@ -19,6 +19,7 @@
 #include "setup/dataset_picker.h"
 #include "setup/json_fields.h"
 #include "setup/speedups_group.h"
+#include "wb/common/choices.h"
 #include "wb/proto/config_json.h"
 
 namespace wb::ui {
@@ -64,7 +65,7 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent), base_(proto::configTo
   auto* modelBody = new QWidget(this);
   auto* modelForm = new QFormLayout(modelBody);
   model_ = new QComboBox(modelBody);
-  for (const char* m : {"lenet", "mnist-cnn", "mlp", "resnet18"}) model_->addItem(QString::fromLatin1(m), QString::fromLatin1(m));
+  for (const Choice& c : modelChoices()) model_->addItem(QString::fromUtf8(c.label), QString::fromUtf8(c.value));
   model_->addItem(QStringLiteral("TorchScript file…"), kTorchScript);
   addField(modelForm, QStringLiteral("Model"), QStringLiteral("model.name"), model_);
   scriptRow_ = new QWidget(modelBody);
@@ -85,7 +86,7 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent), base_(proto::configTo
   });
 
   optim_ = new QComboBox(modelBody);
-  for (const char* o : {"sgd", "adam", "adamw", "adadelta"}) optim_->addItem(QString::fromLatin1(o), QString::fromLatin1(o));
+  for (const Choice& c : optimizerChoices()) optim_->addItem(QString::fromUtf8(c.label), QString::fromUtf8(c.value));
   addField(modelForm, QStringLiteral("Optimiser"), QStringLiteral("optim.name"), optim_);
   lr_ = new QLineEdit(modelBody);
   lr_->setToolTip(QStringLiteral("Learning rate, e.g. 0.01 or 1e-3"));
@@ -101,10 +102,7 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent), base_(proto::configTo
   weightDecay_->setSingleStep(0.0001);
   addField(modelForm, QStringLiteral("Weight decay"), QStringLiteral("optim.weight_decay"), weightDecay_);
   schedule_ = new QComboBox(modelBody);
-  schedule_->addItem(QStringLiteral("constant"), QStringLiteral("constant"));
-  schedule_->addItem(QStringLiteral("step decay"), QStringLiteral("step"));
-  schedule_->addItem(QStringLiteral("cosine"), QStringLiteral("cosine"));
-  schedule_->addItem(QStringLiteral("one-cycle"), QStringLiteral("onecycle"));
+  for (const Choice& c : scheduleChoices()) schedule_->addItem(QString::fromUtf8(c.label), QString::fromUtf8(c.value));
   addField(modelForm, QStringLiteral("LR schedule"), QStringLiteral("optim.schedule"), schedule_);
   warmup_ = new QDoubleSpinBox(modelBody);
   warmup_->setRange(0.0, 0.9);

@@ -14,6 +14,7 @@
 
 #include "setup/field_errors.h"
 #include "setup/json_fields.h"
+#include "wb/common/choices.h"
 
 namespace wb::ui {
 using nlohmann::json;
@@ -74,9 +75,7 @@ SpeedupsGroup::SpeedupsGroup(FieldErrors* errors, QWidget* parent)
          QStringLiteral("Data-parallel ranks: one per GPU (NCCL), or CPU processes (Gloo) without one."));
 
   precision_ = new QComboBox(this);
-  precision_->addItem(QStringLiteral("32-bit (off)"), QStringLiteral("32-true"));
-  precision_->addItem(QStringLiteral("bf16 mixed"), QStringLiteral("bf16-mixed"));
-  precision_->addItem(QStringLiteral("fp16 mixed"), QStringLiteral("16-mixed"));
+  for (const Choice& c : precisionChoices()) precision_->addItem(QString::fromUtf8(c.label), QString::fromUtf8(c.value));
   addRow(QStringLiteral("precision"), QStringLiteral("speedups.precision"), QStringLiteral("Precision"), precision_,
          QStringLiteral("Autocast to bf16 (CPU or GPU) or fp16 with dynamic loss scaling (GPU)."));
 
@@ -105,8 +104,7 @@ SpeedupsGroup::SpeedupsGroup(FieldErrors* errors, QWidget* parent)
   moreLayout->setContentsMargins(12, 0, 0, 0);
   monitor_ = new QComboBox(moreBox_);
   monitor_->setObjectName(QStringLiteral("speedups.early_stopping.monitor"));
-  monitor_->addItem(QStringLiteral("validation loss (lower is better)"), QStringLiteral("val_loss"));
-  monitor_->addItem(QStringLiteral("validation accuracy (higher is better)"), QStringLiteral("val_acc"));
+  for (const Choice& c : monitorChoices()) monitor_->addItem(QString::fromUtf8(c.label), QString::fromUtf8(c.value));
   minDelta_ = new QDoubleSpinBox(moreBox_);
   minDelta_->setObjectName(QStringLiteral("speedups.early_stopping.min_delta"));
   minDelta_->setDecimals(4);
@@ -122,9 +120,7 @@ SpeedupsGroup::SpeedupsGroup(FieldErrors* errors, QWidget* parent)
   connect(more_, &QToolButton::toggled, moreBox_, &QWidget::setVisible);
 
   sharding_ = new QComboBox(this);
-  sharding_->addItem(QStringLiteral("off"), QStringLiteral("off"));
-  sharding_->addItem(QStringLiteral("ZeRO-1 (optimiser state)"), QStringLiteral("zero1"));
-  sharding_->addItem(QStringLiteral("ZeRO-2 (+ gradients)"), QStringLiteral("zero2"));
+  for (const Choice& c : shardingChoices()) sharding_->addItem(QString::fromUtf8(c.label), QString::fromUtf8(c.value));
   addRow(QStringLiteral("sharding"), QStringLiteral("speedups.sharding"), QStringLiteral("Sharding"), sharding_,
          QStringLiteral("Splits optimiser state (and gradients) across the ranks to save memory."));
 

@@ -9,6 +9,7 @@
 #include "plots/qcp.h"
 
 #include "runs/cli.h"
+#include "wb/proto/capability_keys.h"
 #include "wb/proto/events.h"
 
 namespace wb::ui {
@@ -63,23 +64,26 @@ void AboutDialog::setCapabilities(const json& caps, const QString& error) {
     render();
     return;
   }
+  namespace ck = proto::caps;
   auto str = [&](const char* k) { return QString::fromStdString(proto::stringOr(caps, k, {})); };
   auto yesNo = [&](const char* k, const QString& no) { return proto::boolOr(caps, k, false) ? QStringLiteral("yes") : no; };
-  if (!str("libtorch").isEmpty()) libs_ << QStringLiteral("LibTorch: ") + str("libtorch");
+  if (!str(ck::kLibtorch).isEmpty()) libs_ << QStringLiteral("LibTorch: ") + str(ck::kLibtorch);
   QString cudaText = QStringLiteral("not available");
-  if (proto::boolOr(caps, "cuda", false)) {
-    const auto gpus = proto::intOr(caps, "gpus", 0);
+  if (proto::boolOr(caps, ck::kCuda, false)) {
+    const auto gpus = proto::intOr(caps, ck::kGpus, 0);
     cudaText = QStringLiteral("yes, %1 GPU(s)").arg(gpus);
+    if (!str(ck::kCudaVersion).isEmpty()) cudaText += QStringLiteral(", CUDA ") + str(ck::kCudaVersion);
     QStringList names;
-    if (caps.contains("gpu_names") && caps["gpu_names"].is_array())
-      for (const auto& n : caps["gpu_names"])
+    if (caps.contains(ck::kGpuNames) && caps[ck::kGpuNames].is_array())
+      for (const auto& n : caps[ck::kGpuNames])
         if (n.is_string()) names << QString::fromStdString(n.get<std::string>());
     if (!names.isEmpty()) cudaText += QStringLiteral(": ") + names.join(QStringLiteral(", "));
   }
   libs_ << QStringLiteral("CUDA: ") + cudaText;
-  libs_ << QStringLiteral("NCCL: ") + yesNo("nccl", QStringLiteral("not available"));
-  libs_ << QStringLiteral("Gloo: ") + yesNo("gloo", QStringLiteral("no"));
-  if (!str("opencv").isEmpty()) libs_ << QStringLiteral("OpenCV: ") + str("opencv");
+  if (!str(ck::kCudnn).isEmpty()) libs_ << QStringLiteral("cuDNN: ") + str(ck::kCudnn);
+  libs_ << QStringLiteral("NCCL: ") + yesNo(ck::kNccl, QStringLiteral("not available"));
+  libs_ << QStringLiteral("Gloo: ") + yesNo(ck::kGloo, QStringLiteral("no"));
+  if (!str(ck::kOpencv).isEmpty()) libs_ << QStringLiteral("OpenCV: ") + str(ck::kOpencv);
   render();
 }
 

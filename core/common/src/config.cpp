@@ -1,6 +1,8 @@
 #include "wb/common/config.h"
 
 #include <cmath>
+
+#include "wb/common/choices.h"
 #include <sstream>
 
 namespace wb {
@@ -14,24 +16,30 @@ std::string str(const T& v) {
 }
 std::string quoted(const std::string& v) { return "\"" + v + "\""; }
 
-bool oneOf(const std::string& v, std::initializer_list<const char*> allowed) {
-  for (const char* a : allowed)
-    if (v == a) return true;
+bool oneOf(const std::string& v, const std::vector<Choice>& allowed) { return findChoice(allowed, v) != nullptr; }
+
+std::string list(const std::vector<Choice>& allowed) { return "one of " + choiceValues(allowed); }
+
+bool startsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+// "fashion-mnist" itself, or <kind>:<dir> with a directory.
+bool datasetSpecOk(const std::string& spec) {
+  const auto& kinds = datasetKinds();
+  if (spec == kinds.front().value) return true;
+  for (size_t i = 1; i < kinds.size(); ++i) {
+    const std::string prefix = std::string(kinds[i].value) + ":";
+    if (startsWith(spec, prefix.c_str()) && spec.size() > prefix.size()) return true;
+  }
   return false;
 }
 
-std::string list(std::initializer_list<const char*> allowed) {
-  std::string out = "one of ";
-  bool first = true;
-  for (const char* a : allowed) {
-    if (!first) out += ", ";
-    out += a;
-    first = false;
-  }
+// "fashion-mnist | idx:<dir> | cifar10:<dir> | folder:<dir>"
+std::string datasetSpecs() {
+  const auto& kinds = datasetKinds();
+  std::string out = kinds.front().value;
+  for (size_t i = 1; i < kinds.size(); ++i) out += std::string(" | ") + kinds[i].value + ":<dir>";
   return out;
 }
-
-bool startsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
 }  // namespace
 
@@ -55,11 +63,8 @@ std::vector<FieldError> validate(const Config& c) {
   if (c.name.empty()) add("name", "\"\"", "must not be empty");
 
   const auto& d = c.data;
-  if (!(d.dataset == "fashion-mnist" ||
-        (startsWith(d.dataset, "idx:") && d.dataset.size() > 4) ||
-        (startsWith(d.dataset, "cifar10:") && d.dataset.size() > 8) ||
-        (startsWith(d.dataset, "folder:") && d.dataset.size() > 7)))
-    add("data.dataset", quoted(d.dataset), "must be fashion-mnist | idx:<dir> | cifar10:<dir> | folder:<dir> (e.g. MNIST as idx:<dir>)");
+  if (!datasetSpecOk(d.dataset))
+    add("data.dataset", quoted(d.dataset), "must be " + datasetSpecs() + " (e.g. MNIST as idx:<dir>)");
   if (d.limit_train < 0) add("data.limit_train", str(d.limit_train), "must be >= 0 (0 = all)");
   if (d.limit_val < 0) add("data.limit_val", str(d.limit_val), "must be >= 0 (0 = all)");
   if (!(d.val_fraction >= 0.0 && d.val_fraction < 1.0))
@@ -72,20 +77,16 @@ std::vector<FieldError> validate(const Config& c) {
     add("data.max_bad_fraction", str(d.max_bad_fraction), "must be in [0, 1]");
 
   const std::string& m = c.model.name;
-  if (!(oneOf(m, {"lenet", "mnist-cnn", "mlp", "resnet18"}) ||
-        (startsWith(m, "torchscript:") && m.size() > 12)))
-    add("model.name", quoted(m), "must be one of lenet, mnist-cnn, mlp, resnet18, torchscript:<file.pt>");
-
+  if (!(oneOf(m, modelChoices()) || (startsWith(m, "torchscript:") && m.size() > 12)))
+    add("model.name", quoted(m), "must be " + list(modelChoices()) + ", torchscript:<file.pt>");
   const auto& o = c.optim;
-  if (!oneOf(o.name, {"sgd", "adam", "adamw", "adadelta"}))
-    add("optim.name", quoted(o.name), list({"sgd", "adam", "adamw", "adadelta"}));
+  if (!oneOf(o.name, optimizerChoices())) add("optim.name", quoted(o.name), list(optimizerChoices()));
   if (!(o.lr > 0.0) || !std::isfinite(o.lr)) add("optim.lr", str(o.lr), "must be > 0");
   if (!(o.momentum >= 0.0 && o.momentum < 1.0)) add("optim.momentum", str(o.momentum), "must be in [0, 1)");
   if (o.nesterov && !(o.momentum > 0.0))
     add("optim.nesterov", "true", "needs optim.momentum > 0");
   if (!(o.weight_decay >= 0.0)) add("optim.weight_decay", str(o.weight_decay), "must be >= 0");
-  if (!oneOf(o.schedule, {"constant", "step", "cosine", "onecycle"}))
-    add("optim.schedule", quoted(o.schedule), list({"constant", "step", "cosine", "onecycle"}));
+  if (!oneOf(o.schedule, scheduleChoices())) add("optim.schedule", quoted(o.schedule), list(scheduleChoices()));
   if (!(o.warmup_fraction >= 0.0 && o.warmup_fraction < 1.0))
     add("optim.warmup_fraction", str(o.warmup_fraction), "must be in [0, 1)");
   if (o.step_size < 1) add("optim.step_size", str(o.step_size), "must be >= 1");
@@ -107,18 +108,16 @@ std::vector<FieldError> validate(const Config& c) {
   const auto& s = c.speedups;
   if (s.workers < 0 || s.workers > 256) add("speedups.workers", str(s.workers), "must be in 0..256");
   if (s.devices < 1 || s.devices > 1024) add("speedups.devices", str(s.devices), "must be in 1..1024");
-  if (!oneOf(s.precision, {"32-true", "bf16-mixed", "16-mixed"}))
-    add("speedups.precision", quoted(s.precision), list({"32-true", "bf16-mixed", "16-mixed"}));
-  if (!oneOf(s.sharding, {"off", "zero1", "zero2"}))
-    add("speedups.sharding", quoted(s.sharding), list({"off", "zero1", "zero2"}));
+  if (!oneOf(s.precision, precisionChoices()))
+    add("speedups.precision", quoted(s.precision), list(precisionChoices()));
+  if (!oneOf(s.sharding, shardingChoices())) add("speedups.sharding", quoted(s.sharding), list(shardingChoices()));
   if (s.sharding != "off" && s.devices < 2)
     add("speedups.sharding", quoted(s.sharding), "needs speedups.devices >= 2 (sharding splits state across ranks)");
   const auto& es = s.early_stopping;
   if (es.patience < 0) add("speedups.early_stopping.patience", str(es.patience), "must be >= 0 (0 = off)");
-  if (!oneOf(es.monitor, {"val_loss", "val_acc"}))
-    add("speedups.early_stopping.monitor", quoted(es.monitor), list({"val_loss", "val_acc"}));
-  if (!oneOf(es.mode, {"min", "max"}))
-    add("speedups.early_stopping.mode", quoted(es.mode), list({"min", "max"}));
+  if (!oneOf(es.monitor, monitorChoices()))
+    add("speedups.early_stopping.monitor", quoted(es.monitor), list(monitorChoices()));
+  if (!oneOf(es.mode, modeChoices())) add("speedups.early_stopping.mode", quoted(es.mode), list(modeChoices()));
   if (!(es.min_delta >= 0.0)) add("speedups.early_stopping.min_delta", str(es.min_delta), "must be >= 0");
   if (!std::isfinite(es.stopping_threshold))
     add("speedups.early_stopping.stopping_threshold", str(es.stopping_threshold), "must be finite (0 = none)");

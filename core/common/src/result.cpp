@@ -1,14 +1,16 @@
 #include "wb/common/result.h"
 
+#include "wb/common/exit_codes.h"
+
 namespace wb {
 
 int exitCodeFor(Errc code) {
   switch (code) {
-    case Errc::InvalidConfig: return 2;
-    case Errc::Data: return 3;
-    case Errc::Diverged: return 4;
-    case Errc::Cancelled: return 130;
-    default: return 1;
+    case Errc::InvalidConfig: return kExitUsage;
+    case Errc::Data: return kExitData;
+    case Errc::Diverged: return kExitDiverged;
+    case Errc::Cancelled: return kExitCancelled;
+    default: return kExitFailed;
   }
 }
 

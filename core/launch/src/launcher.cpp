@@ -16,6 +16,7 @@
 #include "wb/common/sysinfo.h"
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
+#include "wb/proto/run_status.h"
 
 namespace wb::launch {
 using nlohmann::json;
@@ -69,14 +70,6 @@ std::string tailOfFile(const fs::path& path, size_t maxBytes = 2000) {
     if (nl != std::string::npos) s = s.substr(nl + 1);
   }
   return s;
-}
-
-int exitCodeForStatus(const std::string& status, int rankCode) {
-  if (status == proto::kStatusOk || status == proto::kStatusEarlyStopped) return 0;
-  if (status == proto::kStatusCancelled) return 130;
-  if (status == proto::kStatusDiverged) return 4;
-  if (rankCode == 2 || rankCode == 3) return rankCode;
-  return 1;
 }
 
 // What events.jsonl holds at the run's end. Records a failed write held back get a last try;
@@ -441,7 +434,7 @@ Result<RunOutcome> Launch::finish() {
   RunOutcome out;
   out.run_dir = p_.run.root.string();
   out.status = end.status;
-  out.exit_code = exitCodeForStatus(end.status, rankCode);
+  out.exit_code = proto::exitCodeForStatus(end.status, rankCode);
   out.summary = summary;
   return out;
 }

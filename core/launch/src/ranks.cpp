@@ -1,5 +1,7 @@
 #include "ranks.h"
 
+#include "wb/proto/run_status.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -106,7 +108,7 @@ bool reapRank(Rank& r) {
   return true;
 }
 
-bool rankFailed(const Rank& r) { return r.signaled || (r.exitCode != 0 && r.exitCode != 130 && r.exitCode != 4); }
+bool rankFailed(const Rank& r) { return r.signaled || !proto::isOutcomeExitCode(r.exitCode); }
 
 std::string rankFailure(const Rank& r) {
   const std::string who = "rank " + std::to_string(r.rank);

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "wb/common/paths.h"
+#include "wb/common/resume_rules.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/events.h"
 
@@ -21,21 +22,13 @@ Status checkResumable(const proto::RunDir& run, const std::string& dir, const st
   for (const auto& ev : proto::readEventsFile(run.events().string()))
     if (proto::stringOr(ev, "type", "") == "checkpoint" && proto::stringOr(ev, "kind", "") == kind)
       trained = proto::intOr(ev, "batch_in_epoch", 0) == 0 ? proto::intOr(ev, "epoch", -1) : -1;
-  if (trained >= config.train.epochs)
-    return makeError(Errc::InvalidConfig, "train.epochs: " + dir + " has already trained " + std::to_string(trained) +
-                                              " epoch(s) of " + std::to_string(config.train.epochs) +
-                                              "; resume with --set train.epochs=N (N > " + std::to_string(trained) +
-                                              ") to train further");
+  if (auto st = checkEpochsLeft(dir, trained, config.train.epochs); !st) return st;
   // Optimiser state belongs to the optimiser that wrote it.
   auto previous = proto::readJsonFile(run.config());
   const std::string wasOptim = previous.ok() && previous->is_object()
                                    ? previous->value(json::json_pointer("/optim/name"), std::string())
                                    : std::string();
-  if (!wasOptim.empty() && wasOptim != config.optim.name)
-    return makeError(Errc::InvalidConfig, "optim.name: " + dir + " was trained with " + wasOptim +
-                                              " and this run asks for " + config.optim.name +
-                                              "; resume with the same optimiser, or start a new run to change it");
-  return {};
+  return checkSameOptimizer(dir, wasOptim, config.optim.name);
 }
 
 // A new run into a folder that already holds one would silently replace its results: refused
@@ -67,8 +60,7 @@ Status lockForResume(PreparedRun& p, const Config& config, const LaunchOptions& 
   auto locked = proto::RunLock::acquire(p.run);
   if (!locked.ok()) return locked.error();
   p.lock = std::move(locked).value();
-  if (options.resume_from != "last" && options.resume_from != "best")
-    return makeError(Errc::InvalidConfig, "--from " + options.resume_from + ": resume from last or best");
+  if (auto st = checkResumeFrom(options.resume_from); !st) return st.error();
   const fs::path from = options.resume_from == "best" ? p.run.bestCheckpoint() : p.run.lastCheckpoint();
   if (!fs::exists(from))
     return makeError(Errc::Checkpoint, from.string() +

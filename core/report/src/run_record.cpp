@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "wb/proto/event_types.h"
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
 
@@ -55,29 +56,21 @@ std::optional<StepMemory> readStepMemory(const json& ev) {
 }  // namespace
 
 StepSample decodeStep(const json& ev) {
+  const proto::StepEvent e = proto::readStepEvent(ev);
   StepSample s;
-  s.epoch = static_cast<int>(integer(ev, "epoch"));
-  s.step = integer(ev, "step");
-  s.samples = integer(ev, "samples");
+  s.epoch = e.epoch;
+  s.step = e.step;
+  s.samples = e.samples;
   s.t = num(ev, "t", 0);
-  s.loss = num(ev, "loss");
-  s.lr = num(ev, "lr");
-  s.samples_per_s = num(ev, "samples_per_s", 0);
-  if (auto ms = ev.find("ms"); ms != ev.end() && ms->is_object()) {
-    StepTimes st;
-    st.data = num(*ms, "data", 0);
-    st.h2d = num(*ms, "h2d", 0);
-    st.fwd = num(*ms, "fwd", 0);
-    st.bwd = num(*ms, "bwd", 0);
-    st.opt = num(*ms, "opt", 0);
-    st.comm = num(*ms, "comm", 0);
-    s.ms = st;
-  }
+  s.loss = e.loss;
+  s.lr = e.lr;
+  s.samples_per_s = e.samples_per_s;
+  if (e.ms) s.ms = StepTimes{e.ms->data, e.ms->h2d, e.ms->fwd, e.ms->bwd, e.ms->opt, e.ms->comm};
   s.cpu = decodeStepCpu(ev);
-  if (auto amp = ev.find("amp"); amp != ev.end() && amp->is_object()) {
-    double scale = num(*amp, "scale");
+  if (e.amp.is_object()) {
+    double scale = num(e.amp, "scale");
     if (std::isfinite(scale)) s.amp_scale = scale;
-    if (amp->contains("skipped") && (*amp)["skipped"].is_number()) s.amp_skipped = integer(*amp, "skipped");
+    if (e.amp.contains("skipped") && e.amp["skipped"].is_number()) s.amp_skipped = integer(e.amp, "skipped");
   }
   s.mem = readStepMemory(ev);
   return s;
@@ -104,22 +97,24 @@ void readRank0(RunRecord& r, const std::string& type, const json& ev) {
   } else if (type == "step") {
     r.steps.push_back(decodeStep(ev));
   } else if (type == "eval") {
+    const proto::EvalEvent v = proto::readEvalEvent(ev);
     EvalSample e;
-    e.epoch = static_cast<int>(integer(ev, "epoch"));
-    e.step = integer(ev, "step");
+    e.epoch = v.epoch;
+    e.step = v.step;
     e.t = num(ev, "t", 0);
-    e.val_loss = num(ev, "val_loss");
-    e.val_acc = num(ev, "val_acc", 0);
-    e.eval_ms = num(ev, "eval_ms", 0);
+    e.val_loss = v.val_loss;
+    e.val_acc = std::isfinite(v.val_acc) ? v.val_acc : 0.0;
+    e.eval_ms = v.eval_ms;
     r.evals.push_back(e);
   } else if (type == "epoch") {
+    const proto::EpochEvent p = proto::readEpochEvent(ev);
     EpochSample e;
-    e.epoch = static_cast<int>(integer(ev, "epoch"));
+    e.epoch = p.epoch;
     e.t = num(ev, "t", 0);
-    e.seconds = num(ev, "seconds", 0);
-    e.samples_per_s = num(ev, "samples_per_s", 0);
-    e.train_samples_per_s = num(ev, "train_samples_per_s", 0);
-    e.train_loss = num(ev, "train_loss");
+    e.seconds = p.seconds;
+    e.samples_per_s = p.samples_per_s;
+    e.train_samples_per_s = p.train_samples_per_s;
+    e.train_loss = p.train_loss;
     r.epochs.push_back(e);
   } else if (type == "early_stop") {
     r.early_stop = ev;

@@ -159,7 +159,7 @@ class TestConfig : public QObject {
     QCOMPARE(int(errors.size()), 1);
     QCOMPARE(QString::fromStdString(errors[0].path), QStringLiteral("data.dataset"));
     QCOMPARE(QString::fromStdString(errors[0].allowed),
-             QStringLiteral("must be fashion-mnist | idx:<dir> | cifar10:<dir> | folder:<dir> (e.g. MNIST as idx:<dir>)"));
+             QStringLiteral("must be fashion-mnist | folder:<dir> | idx:<dir> | cifar10:<dir> (e.g. MNIST as idx:<dir>)"));
   }
 
   void malformedFileGivesLineAndColumn() {

@@ -2,8 +2,10 @@
 // unknown names, loadState.
 #include <QtTest/QtTest>
 
+#include <algorithm>
 #include <cmath>
 
+#include "wb/common/choices.h"
 #include "wb/model/model.h"
 
 using wb::model::createModel;
@@ -174,6 +176,16 @@ class TestModels : public QObject {
     QCOMPARE(wb::model::builtinModels(),
              (std::vector<std::string>{"mlp", "lenet", "mnist-cnn", "resnet18"}));
     QCOMPARE(wb::model::minImageSize("vgg16"), 0);
+  }
+
+  // The config's table of models (validator, combo box, help, capabilities) is the registry's.
+  void choicesTableIsTheRegistry() {
+    std::vector<std::string> listed;
+    for (const auto& c : wb::modelChoices()) listed.push_back(c.value);
+    std::vector<std::string> built = wb::model::builtinModels();
+    std::sort(listed.begin(), listed.end());
+    std::sort(built.begin(), built.end());
+    QCOMPARE(listed, built);
   }
 
   void loadStateCopiesEveryTensor() {

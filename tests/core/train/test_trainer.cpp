@@ -10,6 +10,8 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <functional>
 
 #include <torch/library.h>
 #include <torch/script.h>
@@ -53,10 +55,15 @@ wb::Config smallConfig() {
   return c;
 }
 
-Ran train(const wb::Config& c, const std::string& runDir = "") {
+// onEvent sees each event as it is written, inside the run (e.g. to damage a file it names).
+Ran train(const wb::Config& c, const std::string& runDir = "",
+          const std::function<void(const json&)>& onEvent = nullptr) {
   Ran r;
   wb::proto::EventSink sink;
-  sink.setObserver([&](const json& e) { r.events.push_back(e); });
+  sink.setObserver([&](const json& e) {
+    r.events.push_back(e);
+    if (onEvent) onEvent(e);
+  });
   wb::train::TrainerOptions o;
   o.config = c;
   o.run_dir = runDir;
@@ -218,6 +225,7 @@ class TestTrainer : public QObject {
     const Ran r = train(c, stopped);
     QCOMPARE(QString::fromStdString(r.outcome.status), QStringLiteral("early-stopped"));
     QCOMPARE(r.outcome.summary["epochs"].get<int>(), 3);  // best (1) + patience (2)
+    QVERIFY(r.outcome.summary.value("best_weights_restored", false));
     QCOMPARE(r.of("eval").size(), size_t{3});
     const auto es = r.of("early_stop");
     QCOMPARE(es.size(), size_t{1});
@@ -237,6 +245,33 @@ class TestTrainer : public QObject {
     QCOMPARE(last->epoch, 3);
     QVERIFY(sameParams(best->params, ref->params));
     QVERIFY(!sameParams(last->params, ref->params));
+  }
+
+  // best.pt unreadable when early stopping restores it: a warning names the file, and the
+  // summary says the best weights were not restored (the run still ends early-stopped).
+  void bestWeightsNotRestoredAreReported() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string runDir = dir.path().toStdString();
+    const std::string bestPt = runDir + "/checkpoints/best.pt";
+    wb::Config c = smallConfig();
+    c.data.limit_train = 256;
+    c.data.limit_val = 128;
+    c.train.epochs = 4;
+    c.speedups.early_stopping.patience = 1;
+    c.speedups.early_stopping.monitor = "val_acc";
+    c.speedups.early_stopping.mode = "max";
+    c.speedups.early_stopping.min_delta = 0.9;  // stops after epoch 2
+    const Ran r = train(c, runDir, [&](const json& e) {
+      if (e.value("type", "") != "early_stop") return;
+      std::ofstream(bestPt, std::ios::binary | std::ios::trunc) << "not a checkpoint";
+    });
+    QCOMPARE(QString::fromStdString(r.outcome.status), QStringLiteral("early-stopped"));
+    QVERIFY(!r.outcome.summary.value("best_weights_restored", true));
+    QVERIFY(r.outcome.summary.value("best_weights_note", "").find(bestPt) != std::string::npos);
+    bool warned = false;
+    for (const auto& w : r.of("warning")) warned = warned || w.value("path", "") == bestPt;
+    QVERIFY(warned);
   }
 
   void nonFiniteLossDivergesNamingTheStep() {

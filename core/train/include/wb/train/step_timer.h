@@ -8,10 +8,10 @@
 #include <array>
 #include <string>
 
-#include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
 #include "wb/common/clock.h"
+#include "wb/proto/event_types.h"
 
 namespace wb::train {
 
@@ -36,16 +36,20 @@ class StepTimer {
     last_ = clock_.ms();
   }
   double totalMs() const { return total_; }
-  // Average ms per step of each phase over `steps` steps.
-  nlohmann::json averages(int64_t steps) const {
-    static const char* names[kPhases] = {"data", "h2d", "fwd", "bwd", "comm", "opt"};
+  // Average ms per step of each phase over `steps` steps (the step event's ms).
+  proto::StepPhases averages(int64_t steps) const {
     double measured = 0;
     for (double v : sums_) measured += v;
     const double scale = (cuda_ && measured > 0) ? total_ / measured : 1.0;
-    nlohmann::json j;
-    for (int i = 0; i < kPhases; ++i)
-      j[names[i]] = steps > 0 ? sums_[i] * scale / static_cast<double>(steps) : 0.0;
-    return j;
+    auto mean = [&](Phase p) { return steps > 0 ? sums_[p] * scale / static_cast<double>(steps) : 0.0; };
+    proto::StepPhases ms;
+    ms.data = mean(Data);
+    ms.h2d = mean(H2D);
+    ms.fwd = mean(Fwd);
+    ms.bwd = mean(Bwd);
+    ms.comm = mean(Comm);
+    ms.opt = mean(Opt);
+    return ms;
   }
 
  private:

@@ -2,7 +2,8 @@
 // The trainer: one rank's training loop. Reads data through wb::data::Loader, trains a
 // wb::model::Model, evaluates each epoch, and reports everything as events on an EventSink
 // (start, step every log_every steps, eval, epoch, checkpoint, early_stop, warning). It does not
-// write `end`: the caller (the worker command) does, from the returned outcome.
+// write `end`: the caller (the worker command) does, from the returned outcome. What the machine
+// can do (and the config checks that need it): wb/train/capabilities.h.
 //
 // Thread affinity: run() on one thread; requestStop() from any thread or a signal handler.
 // No device sync per step: losses accumulate on the device and are read at the log interval.
@@ -16,6 +17,7 @@
 #include "wb/common/config.h"
 #include "wb/common/result.h"
 #include "wb/proto/events.h"
+#include "wb/train/capabilities.h"  // run() refuses what machineConfigErrors() refuses
 
 namespace wb::dist {
 class Communicator;
@@ -31,7 +33,8 @@ struct TrainerOptions {
   int world_size = 1;
   int local_rank = 0;
   int local_world_size = 0;   // ranks on this host, sharing its cores (0: all of world_size)
-  dist::Communicator* comm = nullptr;   // non-null when world_size > 1 (not owned)
+  dist::Communicator* comm = nullptr;   // non-null when world_size > 1 (not owned); null: a
+                                        // group of one (wb/train/replica_group.h)
   const std::atomic<bool>* stop_flag = nullptr;  // set => finish the step, end `cancelled`
 };
 
@@ -40,23 +43,12 @@ struct TrainOutcome {
   // best/final val acc, epochs, steps, peak_mem, and the clocks, each named for what it covers:
   // train_s / train_samples / train_samples_per_s (training steps only), eval_s, checkpoint_s,
   // time_to_first_step_s (from this process's start), wall_s (the loop: steps + evaluation +
-  // checkpoints), cpu (what the rank got: process vs other cores, threads).
+  // checkpoints), cpu (what the rank got: process vs other cores, threads). Early-stopped with a
+  // folder (rank 0): best_weights_restored, false with best_weights_note when best.pt could not
+  // be loaded back (the model then holds the last epoch's weights).
   nlohmann::json summary;
   std::string message;        // for diverged/failed: what happened, in words
 };
-
-// Config checks that need the machine (fp16 without CUDA, pin_memory, devices vs GPUs):
-// errors are field errors (InvalidConfig) naming the field and the alternative.
-std::vector<FieldError> machineConfigErrors(const Config& config, int world_size);
-
-// Default intra-op threads for this process: physical cores shared by the ranks on this host
-// and the loader workers.
-int defaultThreads(const Config& config, int local_world_size);
-
-// Versions of LibTorch, CUDA, cuDNN, NCCL, OpenCV in use.
-nlohmann::json versionsJson();
-// What this machine can do (workbench-cli capabilities --json).
-nlohmann::json capabilitiesJson();
 
 class Trainer {
  public:

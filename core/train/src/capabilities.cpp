@@ -1,0 +1,147 @@
+#include "wb/train/capabilities.h"
+
+#include <algorithm>
+
+#include <torch/torch.h>
+#include <torch/version.h>
+
+#if defined(WB_WITH_CUDA)
+#include <ATen/cuda/CUDAContext.h>
+#endif
+
+#include "wb/common/choices.h"
+#include "wb/common/sysinfo.h"
+#include "wb/proto/capability_keys.h"
+
+namespace wb::train {
+using nlohmann::json;
+
+namespace {
+
+bool cudaAvailable() { return torch::cuda::is_available(); }
+int cudaDevices() { return cudaAvailable() ? static_cast<int>(torch::cuda::device_count()) : 0; }
+
+bool ncclAvailable() {
+#if defined(WB_WITH_CUDA)
+  return cudaAvailable();
+#else
+  return false;
+#endif
+}
+
+std::string cudnnVersion() {
+  try {
+    if (cudaAvailable() && at::detail::getCUDAHooks().hasCuDNN())
+      return std::to_string(at::detail::getCUDAHooks().versionCuDNN());
+  } catch (const std::exception&) {
+  }
+  return "";
+}
+
+json gpuNames(int gpus) {
+  json names = json::array();
+#if defined(WB_WITH_CUDA)
+  for (int i = 0; i < gpus; ++i) {
+    try {
+      names.push_back(std::string(at::cuda::getDeviceProperties(i)->name));
+    } catch (const std::exception&) {
+      names.push_back("cuda:" + std::to_string(i));
+    }
+  }
+#else
+  (void)gpus;
+#endif
+  return names;
+}
+
+}  // namespace
+
+json versionsJson() {
+  json v;
+  v["libtorch"] = TORCH_VERSION;
+  v["cuda"] = cudaAvailable() ? at::detail::getCUDAHooks().showConfig().substr(0, 0) + "available" : "";
+#if defined(WB_WITH_CUDA) && defined(CUDA_VERSION)
+  v["cuda"] = std::to_string(CUDA_VERSION / 1000) + "." + std::to_string((CUDA_VERSION % 1000) / 10);
+#endif
+  v["cudnn"] = cudnnVersion();
+  v["nccl"] = ncclAvailable() ? "available" : "";
+  return v;
+}
+
+json capabilitiesJson() {
+  const bool cuda = cudaAvailable();
+  const int gpus = cudaDevices();
+  const int cores = logicalCores();
+  const json versions = versionsJson();
+  namespace k = proto::caps;
+  json c;
+  c[k::kLibtorch] = TORCH_VERSION;
+  c[k::kCuda] = cuda;
+  c[k::kCudaVersion] = versions["cuda"];
+  c[k::kCudnn] = versions["cudnn"];
+  c[k::kGpus] = gpus;
+  c[k::kGpuNames] = gpuNames(gpus);
+  c[k::kCores] = cores;
+  c[k::kNccl] = ncclAvailable();
+  c[k::kGloo] = true;
+  json models = json::array();
+  for (const Choice& m : modelChoices()) models.push_back(m.value);
+  c[k::kModels] = models;
+  json s;
+  s["workers"] = {{"available", true},
+                  {"default", std::min(cores, 8)},
+                  {"max", 64},
+                  {"note", "Decode/augment threads with ordered prefetch; 0 loads inside the training loop"}};
+  const Choice& pin = *findChoice(cudaOnlySpeedups(), "pin_memory");
+  s["pin_memory"] = {{"available", cuda}, {"note", cuda ? pin.help : needsCuda(pin.without_cuda)}};
+  s["devices"] = cuda ? json{{"available", true}, {"max", gpus}, {"kind", "gpus"},
+                             {"note", "One process per GPU, gradients all-reduced over NCCL"}}
+                      : json{{"available", true}, {"max", std::max(1, cores)}, {"kind", "cpu-processes"},
+                             {"note", "One CPU process per device over Gloo; the cores are shared, so "
+                                      "expect little speedup from more processes than cores"}};
+  json prec;
+  for (const Choice& p : precisionChoices()) {
+    const bool available = !p.needs_cuda || cuda;
+    prec[p.value] = {{"available", available}, {"note", available ? p.help : needsCuda(p.without_cuda)}};
+  }
+  // Without AVX-512 BF16 or AMX, LibTorch's CPU bf16 kernels convert to fp32 and back: measured
+  // 5x (mnist-cnn) to 25x (resnet18) slower than fp32 on an AVX2 EPYC (tests/bench/bench_speedups).
+  const bool bf16Native = cuda || cpuHasFlag("avx512_bf16") || cpuHasFlag("amx_bf16");
+  prec["bf16-mixed"]["native"] = bf16Native;
+  prec["bf16-mixed"]["note"] = cuda         ? "bf16 autocast on the GPU"
+                               : bf16Native ? "bf16 autocast on the CPU (AVX-512 BF16 / AMX)"
+                                            : "bf16 autocast on the CPU; this CPU has no AVX-512 BF16 or AMX, so "
+                                              "bf16 is emulated and runs several times slower than fp32 here";
+  s["precision"] = {{"available", true}, {"values", prec}};
+  s["early_stopping"] = {{"available", true},
+                         {"note", "Stops when the monitored metric stops improving; restores the best weights"}};
+  s["sharding"] = {{"available", true},
+                   {"note", cuda ? "ZeRO-1/2 over NCCL (needs devices > 1)"
+                                 : "ZeRO-1/2 over Gloo (needs devices > 1); Gloo has no reduce-scatter, so "
+                                   "ZeRO-2's gradient-memory saving does not apply"}};
+  s["inference_eval"] = {{"available", true},
+                         {"note", "Evaluate under InferenceMode with the larger eval batch"}};
+  c[k::kSpeedups] = s;
+  return c;
+}
+
+std::vector<FieldError> machineConfigErrors(const Config& c, int world_size) {
+  std::vector<FieldError> e;
+  const bool cuda = cudaAvailable();
+  const Choice* precision = findChoice(precisionChoices(), c.speedups.precision);
+  if (precision && precision->needs_cuda && !cuda)
+    e.push_back({"speedups.precision", "\"" + c.speedups.precision + "\"", needsCuda(precision->without_cuda)});
+  if (cuda && c.speedups.devices > cudaDevices() && world_size <= 1)
+    e.push_back({"speedups.devices", std::to_string(c.speedups.devices),
+                 "this machine has " + std::to_string(cudaDevices()) + " GPU(s)"});
+  return e;
+}
+
+int defaultThreads(const Config& c, int local_world_size) {
+  // Measured on the 2-core CI machine: intra-op threads beyond the cores each process gets only
+  // add contention; loader workers mostly sleep on the prefetch queue, so they do not count.
+  const int cores = logicalCores();
+  return std::max(1, cores / std::max(1, local_world_size));
+}
+
+}  // namespace wb::train

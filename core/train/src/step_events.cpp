@@ -1,0 +1,214 @@
+// The events one training run writes (start, step, eval, epoch, early_stop, warning) and its
+// summary. The schema: wb/proto/events.h.
+#include "training_run.h"
+
+#include "wb/common/choices.h"
+#include "wb/common/sysinfo.h"
+#include "wb/proto/config_json.h"
+#include "wb/proto/event_types.h"
+#include "wb/train/capabilities.h"
+
+namespace wb::train::detail {
+using nlohmann::json;
+
+namespace {
+
+json speedupStatus(bool requested, bool active, const std::string& note) {
+  return json{{"requested", requested}, {"active", active}, {"note", note}};
+}
+
+std::string pinWithoutCuda() { return needsCuda(findChoice(cudaOnlySpeedups(), "pin_memory")->without_cuda); }
+
+}  // namespace
+
+json TrainingRun::event(const std::string& type) const { return proto::makeEvent(type, o_.rank, clock_.seconds()); }
+void TrainingRun::emit(const json& ev) { sink_.write(ev); }
+
+void TrainingRun::warn(const std::string& message, const std::string& path) {
+  json ev = event("warning");
+  ev["message"] = message;
+  if (!path.empty()) ev["path"] = path;
+  emit(ev);
+}
+
+void TrainingRun::emitStart() {
+  const auto& tinfo = splits_.train->info();
+  json ev = event("start");
+  ev["config"] = proto::configToJson(c_);
+  ev["versions"] = versionsJson();
+  ev["host"] = {{"name", hostName()}, {"cpu", cpuModel()}, {"cores", logicalCores()}};
+  ev["device"] = device_.str();
+  ev["threads"] = threads_;
+  ev["host_use"] = {{"memory", memoryNote_},
+                    {"threads", autoThreads_ ? "automatic: the cores this rank's share of the machine has, fewer "
+                                               "while other processes take cores"
+                                             : "fixed by train.threads"}};
+  ev["world_size"] = o_.world_size;
+  ev["local_rank"] = o_.local_rank;
+  ev["model"] = {{"name", net_->name()}, {"parameters", net_->parameterCount()}};
+  ev["dataset"] = {{"name", tinfo.name},          {"train", splits_.train->size()},
+                   {"val", splits_.val->size()},  {"classes", tinfo.num_classes},
+                   {"channels", tinfo.channels},  {"image_size", imageSize_}};
+  ev["steps_per_epoch"] = stepsPerEpoch_;
+  ev["total_steps"] = totalSteps_;
+  ev["batch"] = {{"per_rank", c_.train.batch_size},
+                 {"global", c_.train.batch_size * o_.world_size},
+                 {"note", "train.batch_size is per rank; the global batch is batch_size x devices"}};
+  ev["lr_scaling"] = schedule_->scalingJson();  // the effective lr and why (optim.lr_scaling)
+  if (!o_.resume_from.empty())
+    ev["resumed_from"] = {{"path", o_.resume_from}, {"epoch", at_.epoch + 1},
+                          {"batch_in_epoch", at_.batch_in_epoch}, {"step", at_.iteration}};
+  ev["speedups"] = speedupsJson();
+  if (group_->worldSize() > 1) ev["dist"] = group_->describe();
+  emit(ev);
+  if (!resumeNote_.empty()) warn(resumeNote_);
+  if (c_.speedups.pin_memory && !pinActive_) warn("speedups.pin_memory: " + pinWithoutCuda());
+}
+
+// Each speedup: asked for, active, and how (the `start` event's speedups).
+json TrainingRun::speedupsJson() const {
+  const auto& sp = c_.speedups;
+  json s;
+  s["workers"] = speedupStatus(sp.workers > 0, sp.workers > 0,
+                               std::to_string(sp.workers) + " loader thread(s)" +
+                                   (sp.workers == 0 ? ": loading inside the training loop" : ""));
+  s["pin_memory"] = speedupStatus(sp.pin_memory, pinActive_,
+                                  pinActive_       ? "pinned staging buffers, non-blocking copies"
+                                  : sp.pin_memory ? "not available: " + pinWithoutCuda()
+                                                  : "off");
+  s["devices"] = speedupStatus(sp.devices > 1, o_.world_size > 1,
+                               std::to_string(o_.world_size) + (cuda_ ? " GPU process(es), NCCL" : " CPU process(es), Gloo"));
+  s["precision"] = speedupStatus(sp.precision != "32-true", bf16_ || fp16_,
+                                 fp16_  ? "fp16 autocast + dynamic loss scaling"
+                                 : bf16_ ? std::string("bf16 autocast on ") + (cuda_ ? "CUDA" : "CPU")
+                                         : "fp32");
+  const bool es = stopper_->enabled();
+  s["early_stopping"] = speedupStatus(
+      es, es, es ? "monitor " + sp.early_stopping.monitor + ", patience " + std::to_string(sp.early_stopping.patience)
+                 : "off");
+  s["sharding"] = group_->shardingStatus();
+  s["inference_eval"] = speedupStatus(sp.inference_eval, sp.inference_eval,
+                                      sp.inference_eval ? "InferenceMode, eval batch " + std::to_string(c_.train.eval_batch_size)
+                                                        : "autograd on, train batch size (a naive loop)");
+  return s;
+}
+
+// The interval since the last `step` event: its mean loss over every rank, throughput, the
+// step-time split, memory, CPU and communication. Reads the device (a sync): log interval only.
+void TrainingRun::emitStep(int epoch) {
+  const double intervalMs = timer_->totalMs();
+  trainMs_ += intervalMs;
+  if (intervalSteps_ == 0) {
+    timer_->reset();
+    return;
+  }
+  double lossSums[2] = {lossAcc_.item<double>(), static_cast<double>(intervalSteps_)};
+  group_->allReduceSum(lossSums, 2);  // the loss over every rank's samples
+  proto::StepEvent s;
+  s.epoch = epoch + 1;
+  s.step = at_.iteration;
+  s.samples = at_.samples_seen;
+  s.loss = lossSums[0] / lossSums[1];
+  s.lr = schedule_->lrAt(std::max<int64_t>(0, at_.optimizer_steps - 1));
+  s.samples_per_s = intervalMs > 0 ? intervalSamples_ * 1000.0 / intervalMs : 0.0;
+  s.ms = timer_->averages(intervalSteps_);
+  s.step_ms = intervalMs / static_cast<double>(intervalSteps_);
+  s.mem = memoryJson(device_);
+  peakBytes_ = std::max<int64_t>(peakBytes_, s.mem.value("peak", int64_t{0}));
+  const int64_t faults = minorPageFaults();
+  s.mem["page_faults_per_step"] = static_cast<double>(faults - faultsAt_) / static_cast<double>(intervalSteps_);
+  faultsAt_ = faults;
+  s.cpu = cpu_->intervalJson();
+  if (group_->worldSize() > 1) s.comm = group_->stats();
+  if (scaler_->enabled()) s.amp = {{"scale", scaler_->readScale()}, {"skipped", scaler_->skippedSteps()}};
+  const double total = static_cast<double>(totalSteps_);
+  s.progress = totalSteps_ > 0 ? static_cast<double>(at_.iteration) / total : 0.0;
+  const int64_t done = at_.iteration - iterationAtStart_;  // steps of this life
+  s.eta_s = done > 0 ? wall_.seconds() / static_cast<double>(done) * (total - static_cast<double>(at_.iteration)) : 0.0;
+  json ev = event("step");
+  proto::writeFields(s, ev);
+  emit(ev);
+  lossAcc_.zero_();
+  intervalSteps_ = 0;
+  intervalSamples_ = 0;
+  timer_->reset();
+}
+
+void TrainingRun::emitEvalAndEpoch(int epoch, const EvalResult& r, bool epochComplete) {
+  proto::EvalEvent e;
+  e.epoch = epoch + 1;
+  e.step = at_.iteration;
+  e.samples = at_.samples_seen;
+  e.val_loss = r.loss;
+  e.val_acc = r.acc;
+  e.eval_ms = r.ms;
+  e.eval_samples = r.samples;
+  e.inference_mode = c_.speedups.inference_eval;
+  e.mem = r.mem;
+  json ev = event("eval");
+  proto::writeFields(e, ev);
+  emit(ev);
+  proto::EpochEvent p;
+  p.epoch = epoch + 1;
+  p.seconds = epochClock_.seconds();
+  p.train_seconds = (trainMs_ - epochTrainMsAt_) / 1000.0;  // training steps only
+  p.samples = epochSamples_;
+  p.train_samples_per_s = p.train_seconds > 0 ? epochSamples_ / p.train_seconds : 0.0;
+  p.samples_per_s = p.train_samples_per_s;
+  p.train_loss = epochSteps_ > 0 ? epochLossAcc_.item<double>() / static_cast<double>(epochSteps_) : std::nan("");
+  p.complete = epochComplete;
+  json ep = event("epoch");
+  proto::writeFields(p, ep);
+  emit(ep);
+}
+
+void TrainingRun::emitEarlyStop(int epoch, const EarlyStoppingDecision& decision) {
+  json es = event("early_stop");
+  es["reason"] = decision.reason;
+  es["best_epoch"] = stopper_->bestEpoch();
+  es["best_value"] = stopper_->bestValue();
+  es["monitor"] = c_.speedups.early_stopping.monitor;
+  es["epochs_saved"] = c_.train.epochs - (epoch + 1);
+  emit(es);
+}
+
+json TrainingRun::summaryJson() const {
+  json s;
+  s["epochs"] = epochsRun_;
+  s["steps"] = at_.iteration;
+  s["optimizer_steps"] = at_.optimizer_steps;
+  s["samples"] = at_.samples_seen;
+  s["wall_s"] = wall_.seconds();
+  // This life's samples over this life's training steps (samples_seen includes a resumed run's
+  // earlier ones; evaluation and checkpoints have their own clocks).
+  const int64_t trainSamples = at_.samples_seen - samplesAtStart_;
+  s["train_samples"] = trainSamples;
+  s["train_s"] = trainMs_ / 1000.0;
+  s["train_samples_per_s"] = trainMs_ > 0 ? trainSamples / (trainMs_ / 1000.0) : 0.0;
+  s["eval_s"] = evalS_;
+  s["checkpoint_s"] = checkpointS_;
+  if (firstStepAge_ >= 0) {
+    s["time_to_first_step_s"] = firstStepAge_;  // from this process's start; a launcher counts from its own
+    s["first_step_unix"] = firstStepUnix_;
+  }
+  s["cpu"] = cpu_->totalJson();
+  s["best_val_acc"] = bestValAcc_;
+  s["final_val_acc"] = lastValAcc_;
+  s["best_val_loss"] = bestValLoss_;
+  s["peak_mem"] = peakBytes_;
+  s["device"] = device_.str();
+  s["world_size"] = o_.world_size;
+  if (scaler_->enabled()) s["amp_skipped"] = scaler_->skippedSteps();
+  if (stopper_->enabled() && stopper_->bestEpoch() >= 0) {
+    s["best_epoch"] = stopper_->bestEpoch();
+    s["best_value"] = stopper_->bestValue();
+  }
+  if (stop_ == Stop::EarlyStopped && writeCheckpoints_) {
+    s["best_weights_restored"] = bestWeightsNote_.empty();
+    if (!bestWeightsNote_.empty()) s["best_weights_note"] = bestWeightsNote_;
+  }
+  if (!checkpointError_.empty()) s["error"] = checkpointError_;
+  return s;
+}
+
+}  // namespace wb::train::detail

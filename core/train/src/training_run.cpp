@@ -1,0 +1,477 @@
+#include "training_run.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "wb/common/resume_rules.h"
+#include "wb/common/sysinfo.h"
+#include "wb/proto/config_json.h"
+#include "wb/train/capabilities.h"
+#include "wb/train/checkpoint.h"
+#include "wb/train/compat.h"
+#include "wb/train/divergence.h"
+
+namespace wb::train::detail {
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string fmt(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+// fp16: an overflowing step is skipped and the scale halves; a loss that stays non-finite shows
+// as a streak of skips or a scale below 1 (65536 halves below 1 after 17 straight overflows).
+constexpr int64_t kMaxConsecutiveSkips = 25;
+
+torch::Tensor cpuGeneratorState() {
+  at::Generator gen = at::detail::getDefaultCPUGenerator();
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  return gen.get_state();
+}
+
+void setCpuGeneratorState(const torch::Tensor& state) {
+  at::Generator gen = at::detail::getDefaultCPUGenerator();
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  gen.set_state(state);
+}
+
+}  // namespace
+
+TrainingRun::TrainingRun(const TrainerOptions& options, proto::EventSink& sink)
+    : o_(options), c_(options.config), sink_(sink) {}
+TrainingRun::~TrainingRun() = default;
+
+Result<TrainOutcome> TrainingRun::run() {
+  if (auto st = setUp(); !st) return st.error();
+  if (auto st = resume(); !st) return st.error();
+  emitStart();
+  startLoop();
+  for (int epoch = at_.epoch; epoch < c_.train.epochs && stop_ == Stop::None; ++epoch) {
+    if (auto st = trainEpoch(epoch); !st) return st.error();
+    if (stop_ == Stop::Cancelled || stop_ == Stop::Diverged) break;
+    if (auto st = evaluateAndCheckpoint(epoch); !st) return st.error();
+  }
+  restoreBestWeights();
+  return finish();
+}
+
+// ---- set up ----------------------------------------------------------------------------------
+
+Status TrainingRun::setUp() {
+  if (auto errs = machineConfigErrors(c_, o_.world_size); !errs.empty())
+    return makeError(Errc::InvalidConfig, formatFieldErrors(errs));
+  if (o_.world_size > 1 && !o_.comm)
+    return makeError(Errc::Internal, "rank " + std::to_string(o_.rank) + ": world size " +
+                                         std::to_string(o_.world_size) + " without a communicator");
+  memoryNote_ = keepFreedMemory();
+  autoThreads_ = c_.train.threads <= 0;
+  const int localWorld = o_.local_world_size > 0 ? o_.local_world_size : o_.world_size;
+  threads_ = autoThreads_ ? defaultThreads(c_, localWorld) : c_.train.threads;
+  at::set_num_threads(threads_);
+  cuda_ = torch::cuda::is_available();
+  if (cuda_)
+    device_ = torch::Device(torch::kCUDA,
+                            static_cast<c10::DeviceIndex>(o_.local_rank % static_cast<int>(torch::cuda::device_count())));
+  torch::manual_seed(c_.seed);
+  if (auto st = openData(); !st) return st;
+  if (auto st = buildModel(); !st) return st;
+  writeCheckpoints_ = !o_.run_dir.empty() && o_.rank == 0;
+  ckDir_ = (fs::path(o_.run_dir) / "checkpoints").string();
+  return {};
+}
+
+Status TrainingRun::openData() {
+  auto splits = data::openSplits(c_.data, c_.seed);
+  if (!splits.ok()) return splits.error();
+  splits_ = std::move(splits.value());
+  const auto& tinfo = splits_.train->info();
+  imageSize_ = c_.data.image_size > 0 ? c_.data.image_size : tinfo.height;
+  if (imageSize_ <= 0 || (c_.data.image_size == 0 && tinfo.height != tinfo.width))
+    return makeError(Errc::InvalidConfig, "data.image_size: 0 \u2014 the images of " + c_.data.dataset +
+                                              " vary in size; set data.image_size (e.g. 64)");
+  const bool isFolder = c_.data.dataset.rfind("folder:", 0) == 0;
+  pinActive_ = c_.speedups.pin_memory && cuda_;
+
+  data::LoaderOptions lo;
+  lo.batch_size = c_.train.batch_size;
+  lo.workers = c_.speedups.workers;
+  lo.shuffle = true;
+  lo.seed = c_.seed;
+  lo.rank = o_.rank;
+  lo.world_size = o_.world_size;
+  lo.pin_memory = pinActive_;
+  lo.max_bad_fraction = c_.data.max_bad_fraction;
+  lo.transform.augment = true;
+  lo.transform.crop_padding = c_.data.augment.crop_padding;
+  lo.transform.hflip = c_.data.augment.hflip;
+  lo.transform.image_size = c_.data.image_size;
+  lo.transform.random_resized_crop = isFolder && c_.data.image_size > 0;
+  lo.transform.normalize = c_.data.augment.normalize;
+  trainLoader_ = std::make_unique<data::Loader>(splits_.train, lo);
+
+  data::LoaderOptions vo = lo;
+  vo.shuffle = false;
+  vo.transform.augment = false;
+  vo.transform.random_resized_crop = false;
+  vo.batch_size = c_.speedups.inference_eval ? c_.train.eval_batch_size : c_.train.batch_size;
+  valLoader_ = std::make_unique<data::Loader>(splits_.val, vo);
+
+  auto onWarning = [this](const std::string& message, const std::string& path) { warn(message, path); };
+  trainLoader_->setWarningHandler(onWarning);
+  valLoader_->setWarningHandler(onWarning);
+  stepsPerEpoch_ = trainLoader_->batchesPerEpoch();
+  if (stepsPerEpoch_ == 0)
+    return makeError(Errc::Data, "data: the training split has " + std::to_string(splits_.train->size()) +
+                                     " samples, fewer than one batch per rank; lower train.batch_size "
+                                     "or raise data.limit_train");
+  totalSteps_ = stepsPerEpoch_ * c_.train.epochs;
+  if (c_.train.max_steps > 0) totalSteps_ = std::min(totalSteps_, c_.train.max_steps);
+  return {};
+}
+
+Status TrainingRun::buildModel() {
+  const auto& tinfo = splits_.train->info();
+  auto created = model::createModel({c_.model.name, tinfo.channels, tinfo.num_classes, imageSize_});
+  if (!created.ok()) return created.error();
+  net_ = std::move(created.value());
+  net_->to(device_);
+  net_->train(true);
+
+  auto group = makeReplicaGroup(c_, o_.comm, *net_);
+  if (!group.ok()) return group.error();
+  group_ = std::move(group.value());
+  auto optimizer = group_->makeOptimizer();
+  if (!optimizer.ok()) return optimizer.error();
+  opt_ = std::move(optimizer.value());
+  schedule_ = std::make_unique<LrSchedule>(c_.optim, totalSteps_, stepsPerEpoch_, o_.world_size);
+
+  bf16_ = c_.speedups.precision == "bf16-mixed";
+  fp16_ = c_.speedups.precision == "16-mixed" && cuda_;
+  GradScalerOptions so;
+  so.enabled = fp16_;
+  scaler_ = std::make_unique<GradScaler>(so, device_);
+  if (scaler_->enabled()) scaler_->setFoundInfReducer([g = group_.get()](double* v) { g->allReduceSum(v, 1); });
+  stopper_ = std::make_unique<EarlyStopping>(c_.speedups.early_stopping);
+  return {};
+}
+
+// ---- resume ----------------------------------------------------------------------------------
+
+Status TrainingRun::resume() {
+  if (o_.resume_from.empty()) return {};
+  auto ck = loadCheckpoint(o_.resume_from);
+  if (!ck.ok()) return ck.error();
+  if (auto st = net_->loadState(ck->params, ck->buffers); !st.ok())
+    return makeError(Errc::Checkpoint, o_.resume_from + ": " + st.error().message +
+                                           " (the checkpoint was written for another model; start a new run)");
+  const json written = json::parse(ck->config_json, nullptr, false);
+  // Optimiser state belongs to one optimiser: another one cannot take it (LibTorch asserts).
+  const std::string wasOptim =
+      written.is_object() ? written.value(json::json_pointer("/optim/name"), std::string()) : std::string();
+  if (auto st = checkSameOptimizer(o_.resume_from, wasOptim, c_.optim.name); !st) return st;
+  if (auto st = group_->loadOptimizerState(ck->optimizer_state); !st) return st;
+  scaler_->loadState(ck->scaler);
+  stopper_->loadState(ck->early_stopping);
+  if (ck->rng_state.defined()) setCpuGeneratorState(ck->rng_state);
+  at_.epoch = ck->epoch;
+  at_.batch_in_epoch = ck->batch_in_epoch;
+  at_.optimizer_steps = ck->global_step;
+  at_.samples_seen = ck->samples_seen;
+  at_.iteration =
+      ck->extra.count("iteration") ? static_cast<int64_t>(ck->extra.at("iteration")) : at_.optimizer_steps;
+  if (ck->extra.count("best_metric")) at_.best_metric = ck->extra.at("best_metric");
+  if (at_.batch_in_epoch == 0)  // a whole number of epochs trained
+    if (auto st = checkEpochsLeft(o_.resume_from, at_.epoch, c_.train.epochs); !st) return st;
+  // Written by another number of ranks (or batch size): a step there is another number of
+  // samples here. Continue at the same sample in the epoch, and the schedule at the same share.
+  const int64_t wasGlobalBatch = written.is_object()
+                                     ? written.value(json::json_pointer("/train/batch_size"), int64_t{0}) *
+                                           written.value(json::json_pointer("/speedups/devices"), int64_t{1})
+                                     : 0;
+  const int64_t globalBatch = static_cast<int64_t>(c_.train.batch_size) * o_.world_size;
+  if (wasGlobalBatch > 0 && wasGlobalBatch != globalBatch) {
+    at_.batch_in_epoch = at_.batch_in_epoch * wasGlobalBatch / globalBatch;
+    at_.iteration = at_.epoch * stepsPerEpoch_ + at_.batch_in_epoch;
+    at_.optimizer_steps = at_.iteration;
+    resumeNote_ = "the checkpoint was written with a global batch of " + std::to_string(wasGlobalBatch) +
+                  " and this run's is " + std::to_string(globalBatch) + " (" + std::to_string(o_.world_size) +
+                  " rank(s) x " + std::to_string(c_.train.batch_size) +
+                  "): it continues at the same sample of epoch " + std::to_string(at_.epoch + 1) +
+                  " and the same point of the LR schedule, in steps of the new batch";
+  }
+  return {};
+}
+
+// ---- train an epoch --------------------------------------------------------------------------
+
+void TrainingRun::startLoop() {
+  if (writeCheckpoints_) removeStaleTemporaries(ckDir_);  // from writers killed in an earlier life
+  samplesAtStart_ = at_.samples_seen;
+  iterationAtStart_ = at_.iteration;
+  wall_.reset();
+  timer_ = std::make_unique<StepTimer>(device_);
+  const int localWorld = o_.local_world_size > 0 ? o_.local_world_size : o_.world_size;
+  cpu_ = std::make_unique<CpuMonitor>(CpuMonitor::Options{threads_, autoThreads_, logicalCores(), localWorld});
+  const auto on = [&](torch::ScalarType t) { return torch::TensorOptions().dtype(t).device(device_); };
+  lossAcc_ = torch::zeros({}, on(torch::kFloat));
+  epochLossAcc_ = torch::zeros({}, on(torch::kDouble));
+  firstBad_ = torch::full({2}, -1.0, on(torch::kDouble));
+}
+
+Status TrainingRun::trainEpoch(int epoch) {
+  epochClock_.reset();
+  resetPeakMemory(device_);
+  trainLoader_->startEpoch(epoch, at_.batch_in_epoch);
+  batchInEpoch_ = at_.batch_in_epoch;
+  at_.batch_in_epoch = 0;
+  epochSteps_ = epochSamples_ = 0;
+  epochLossAcc_.zero_();
+  epochTrainMsAt_ = trainMs_;
+  timer_->reset();
+  faultsAt_ = minorPageFaults();
+  try {
+    for (;;) {
+      if (stopAgreed()) {
+        stop(Stop::Cancelled);
+        break;
+      }
+      if (c_.train.max_steps > 0 && at_.iteration >= c_.train.max_steps) {
+        stop(Stop::MaxSteps);
+        break;
+      }
+      if (auto note = cpu_->poll()) warn(*note);
+      timer_->setSampled((at_.iteration + 1) % c_.train.log_every == 0);
+      timer_->begin();
+      auto batch = trainLoader_->next();
+      timer_->mark(StepTimer::Data);
+      if (!batch) break;
+      trainStep(*batch);
+      if (fp16Divergence(false) || at_.iteration % c_.train.log_every == 0) {
+        emitStep(epoch);
+        if (checkDiverged()) break;
+      }
+    }
+  } catch (const data::DataError& e) {
+    return makeError(Errc::Data, e.what());
+  }
+  emitStep(epoch);
+  // A run stopped for its step cap, or already diverged, is not checked again.
+  if (stop_ == Stop::None || stop_ == Stop::Cancelled) checkDiverged();
+  // Keep the position so `run --resume` continues exactly here.
+  if (stop_ == Stop::Cancelled) checkpoint("last", epoch, batchInEpoch_);
+  return {};
+}
+
+// One batch: forward, backward, gradients across ranks, optimiser; the loss stays on the device.
+void TrainingRun::trainStep(const data::Batch& batch) {
+  StepTimer& timer = *timer_;
+  auto x = batch.x.to(device_, /*non_blocking=*/pinActive_);
+  auto y = batch.y.to(device_, /*non_blocking=*/pinActive_);
+  timer.mark(StepTimer::H2D);
+  group_->syncBuffers();
+  torch::Tensor loss;
+  {
+    compat::AutocastGuard autocast(device_.type(), fp16_ ? torch::kHalf : torch::kBFloat16, bf16_ || fp16_);
+    auto logits = net_->forward(x);
+    loss = torch::nn::functional::cross_entropy(logits.to(torch::kFloat), y);
+  }
+  timer.mark(StepTimer::Fwd);
+  opt_->zero_grad();
+  group_->prepareBackward();
+  (scaler_->enabled() ? scaler_->scale(loss) : loss).backward();
+  if (bf16_ || fp16_) compat::clearAutocastCache();
+  timer.mark(StepTimer::Bwd);
+  group_->finishBackward();
+  timer.mark(StepTimer::Comm);
+  setLearningRate(*opt_, schedule_->lrAt(at_.optimizer_steps));
+  bool stepped = true;
+  if (scaler_->enabled()) {
+    stepped = scaler_->step(*opt_);  // syncs once to decide, so reading the loss here is free
+    scaler_->update();
+    if (!stepped && scaler_->consecutiveSkips() == 1) {
+      streakStart_ = at_.iteration + 1;
+      streakLoss_ = loss.detach().item<double>();
+    }
+  } else {
+    opt_->step();
+  }
+  if (stepped) ++at_.optimizer_steps;  // an overflowing fp16 step skips the optimiser and the schedule
+  auto detached = loss.detach();
+  lossAcc_ += detached;
+  epochLossAcc_ += detached.to(torch::kDouble);
+  auto badNow = torch::logical_and(firstBad_[0] < 0, torch::logical_not(torch::isfinite(detached)));
+  auto thisStep = torch::full({}, static_cast<double>(at_.iteration + 1), firstBad_.options());
+  firstBad_.copy_(torch::where(badNow, torch::stack({thisStep, detached.to(torch::kDouble)}), firstBad_));
+  timer.mark(StepTimer::Opt);
+  if (firstStepAge_ < 0) firstStepAge_ = processAgeSeconds(), firstStepUnix_ = unixSeconds();
+  ++at_.iteration;
+  ++batchInEpoch_;
+  ++intervalSteps_;
+  ++epochSteps_;
+  const int64_t globalSamples = batch.x.size(0) * o_.world_size;
+  intervalSamples_ += globalSamples;
+  epochSamples_ += globalSamples;
+  at_.samples_seen += globalSamples;
+}
+
+// ---- evaluate and checkpoint -----------------------------------------------------------------
+
+Status TrainingRun::evaluateAndCheckpoint(int epoch) {
+  const bool epochComplete = batchInEpoch_ >= stepsPerEpoch_;
+  epochsRun_ = epoch + 1;
+  EvalResult ev;
+  try {
+    ev = evaluate(*net_, *valLoader_, device_, c_.speedups.inference_eval, bf16_, *group_);
+  } catch (const data::DataError& e) {
+    return makeError(Errc::Data, e.what());
+  }
+  evalS_ += ev.ms / 1000.0;
+  lastValAcc_ = ev.acc;
+  if (std::isnan(bestValAcc_) || ev.acc > bestValAcc_) bestValAcc_ = ev.acc;
+  if (std::isnan(bestValLoss_) || ev.loss < bestValLoss_) bestValLoss_ = ev.loss;
+  peakBytes_ = std::max<int64_t>(peakBytes_, ev.mem.value("peak", int64_t{0}));
+  emitEvalAndEpoch(epoch, ev, epochComplete);
+
+  const auto& es = c_.speedups.early_stopping;
+  const double monitored = es.monitor == "val_acc" ? ev.acc : ev.loss;
+  EarlyStoppingDecision decision;
+  if (stopper_->enabled()) {
+    decision = stopper_->update(epoch + 1, monitored);
+  } else {  // best.pt without early stopping
+    const double best = at_.best_metric;
+    const bool better = std::isnan(best) || (es.mode == "max" ? monitored > best : monitored < best);
+    decision.improved = better && std::isfinite(monitored);
+  }
+  if (decision.improved) {
+    at_.best_metric = monitored;
+    checkpoint("best", epoch + 1, 0);
+  }
+  checkpoint("last", epochComplete ? epoch + 1 : epoch, epochComplete ? 0 : batchInEpoch_);
+  if (decision.stop) {
+    stop(Stop::EarlyStopped);
+    emitEarlyStop(epoch, decision);
+  }
+  return {};
+}
+
+// ---- stopping --------------------------------------------------------------------------------
+
+bool TrainingRun::stopRequested() const { return o_.stop_flag && o_.stop_flag->load(); }
+
+// Every rank must stop at the same step, or the next collectives mismatch (one rank in the
+// gradient all-reduce, another writing its checkpoint: Gloo "connection reset"). The signal
+// reaches ranks at different moments, so with more than one rank they agree on it at every
+// log_every-th iteration (the same on all ranks): one small all-reduce per log interval, not a
+// device sync per step.
+bool TrainingRun::stopAgreed() { return group_->agreeOnStop(stopRequested(), at_.iteration, c_.train.log_every); }
+
+std::optional<std::string> TrainingRun::fp16Divergence(bool readScale) const {
+  if (!scaler_->enabled()) return std::nullopt;
+  const int64_t streak = scaler_->consecutiveSkips();
+  const double scale = readScale ? scaler_->readScale() : 1.0;
+  if (streak < kMaxConsecutiveSkips && !(readScale && scale < 1.0)) return std::nullopt;
+  return "fp16 loss scaling gave up: " + std::to_string(streak) + " consecutive overflowing steps from step " +
+         std::to_string(streakStart_) + " (loss " + fmt(streakLoss_) + "), scale " + fmt(scaler_->readScale()) +
+         "; " + divergenceAdvice(c_.speedups.precision);
+}
+
+// Reads the device's first non-finite loss (a sync): call it at the log interval only.
+bool TrainingRun::checkDiverged() {
+  std::optional<std::string> why = fp16Divergence(true);
+  if (!why && !fp16_) {  // under fp16 a non-finite loss is a skipped step; the scaler decides
+    auto bad = firstBad_.cpu();
+    const double badStep = bad[0].item<double>();
+    if (badStep >= 0)
+      why = "loss became non-finite at step " + std::to_string(static_cast<int64_t>(badStep)) + " (loss " +
+            fmt(bad[1].item<double>()) + "); " + divergenceAdvice(c_.speedups.precision);
+  }
+  if (!why) return false;
+  message_ = *why;
+  stop(Stop::Diverged);
+  return true;
+}
+
+// ---- checkpoints -----------------------------------------------------------------------------
+
+// Collective under ZeRO (the optimiser state is consolidated on every rank); rank 0 writes.
+Status TrainingRun::writeCheckpoint(const std::string& kind, int epoch, int64_t batchInEpoch) {
+  CheckpointData d;
+  d.config_json = proto::configToJson(c_).dump();
+  d.epoch = epoch;
+  d.batch_in_epoch = batchInEpoch;
+  d.global_step = at_.optimizer_steps;
+  d.samples_seen = at_.samples_seen;
+  d.params = net_->namedParameters();
+  d.buffers = net_->namedBuffers();
+  d.optimizer_state = group_->consolidatedOptimizerState();
+  d.scaler = scaler_->state();
+  d.early_stopping = stopper_->state();
+  d.extra["iteration"] = static_cast<double>(at_.iteration);
+  if (!std::isnan(at_.best_metric)) d.extra["best_metric"] = at_.best_metric;
+  d.rng_state = cpuGeneratorState();
+  if (!writeCheckpoints_) return {};
+  std::error_code ec;
+  fs::create_directories(ckDir_, ec);
+  const std::string path = (fs::path(ckDir_) / (kind + ".pt")).string();
+  if (auto st = saveCheckpoint(path, d); !st.ok()) return st;
+  json ev = event("checkpoint");
+  ev["kind"] = kind;
+  ev["path"] = path;
+  ev["epoch"] = epoch;  // epochs completed when batch_in_epoch is 0
+  ev["batch_in_epoch"] = batchInEpoch;
+  ev["step"] = at_.iteration;
+  emit(ev);
+  return {};
+}
+
+// A checkpoint that is not written is a warning at once and fails the run at its end (the
+// weights it promised are not on disk), after training on: a later save may still succeed.
+void TrainingRun::checkpoint(const std::string& kind, int epoch, int64_t batchInEpoch) {
+  Stopwatch took;
+  Status st = writeCheckpoint(kind, epoch, batchInEpoch);
+  checkpointS_ += took.seconds();
+  if (st.ok()) return;
+  const std::string why = kind + ".pt was not written: " + st.error().message +
+                          " (free space or fix permissions in " + ckDir_ + ", then run again)";
+  warn(why, (fs::path(ckDir_) / (kind + ".pt")).string());
+  if (checkpointError_.empty()) checkpointError_ = why;
+}
+
+// ---- finish ----------------------------------------------------------------------------------
+
+// Early stopping restores the best weights (best.pt holds them). If it cannot, the run says so:
+// a warning naming the file, and the summary's best_weights_restored = false with the reason.
+void TrainingRun::restoreBestWeights() {
+  if (stop_ != Stop::EarlyStopped || !writeCheckpoints_) return;
+  const std::string path = (fs::path(ckDir_) / "best.pt").string();
+  auto best = loadCheckpoint(path);
+  Status st = best.ok() ? net_->loadState(best->params, best->buffers) : Status(best.error());
+  if (st.ok()) return;
+  bestWeightsNote_ = "the best weights were not restored from " + path + ": " + st.error().message +
+                     "; the model holds the last epoch's weights";
+  warn(bestWeightsNote_, path);
+}
+
+TrainOutcome TrainingRun::finish() {
+  TrainOutcome out;
+  switch (stop_) {
+    case Stop::Cancelled: out.status = proto::kStatusCancelled; break;
+    case Stop::Diverged: out.status = proto::kStatusDiverged; break;
+    case Stop::EarlyStopped: out.status = proto::kStatusEarlyStopped; break;
+    default: out.status = proto::kStatusOk; break;
+  }
+  out.message = message_;
+  if (!checkpointError_.empty()) {
+    out.status = proto::kStatusFailed;
+    out.message = checkpointError_;
+  }
+  out.summary = summaryJson();
+  if (!out.message.empty()) out.summary["message"] = out.message;
+  return out;
+}
+
+}  // namespace wb::train::detail

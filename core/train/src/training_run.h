@@ -1,0 +1,158 @@
+#pragma once
+// One rank's training run, in the steps Trainer::run() takes (training_run.cpp):
+//   setUp()       machine (threads, device, seed), data, model, optimiser, schedule
+//   resume()      the position, weights and states of a checkpoint
+//   emitStart()   the `start` event: what runs, and which speedups are active (step_events.cpp)
+//   per epoch:    trainEpoch() -> evaluateAndCheckpoint() (evaluation.cpp for the evaluation)
+//   finish()      best weights back after early stopping; the outcome and its summary
+// Private to wb_train. Thread affinity: the training thread.
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "wb/common/clock.h"
+#include "wb/data/dataset.h"
+#include "wb/data/loader.h"
+#include "wb/model/model.h"
+#include "wb/train/early_stopping.h"
+#include "wb/train/grad_scaler.h"
+#include "wb/train/host_use.h"
+#include "wb/train/optim.h"
+#include "wb/train/step_timer.h"
+#include "wb/train/replica_group.h"
+#include "wb/train/trainer.h"
+
+namespace wb::train::detail {
+
+// Memory as the `step`/`eval` events report it: device allocator figures on CUDA, RSS on CPU.
+nlohmann::json memoryJson(const torch::Device& device);
+void resetPeakMemory(const torch::Device& device);
+
+struct EvalResult {
+  double loss = 0;
+  double acc = 0;
+  int64_t samples = 0;
+  double ms = 0;
+  nlohmann::json mem;
+};
+
+// Evaluation over this rank's shard of the validation set; the sums are reduced across ranks.
+EvalResult evaluate(model::Model& model, data::Loader& loader, const torch::Device& device, bool inference,
+                    bool bf16, ReplicaGroup& group);
+
+// Where the run is: what a checkpoint saves and a resume restores.
+struct Position {
+  int epoch = 0;                  // the epoch a resume starts in (0-based)
+  int64_t batch_in_epoch = 0;     // batches of it already trained
+  int64_t iteration = 0;          // training steps taken, over every life of the run
+  int64_t optimizer_steps = 0;    // steps that moved the weights (fp16 skips overflowing ones)
+  int64_t samples_seen = 0;       // global samples, over every life of the run
+  double best_metric = std::nan("");
+};
+
+// Why the loop stopped before its last epoch.
+enum class Stop { None, Cancelled, MaxSteps, Diverged, EarlyStopped };
+
+class TrainingRun {
+ public:
+  TrainingRun(const TrainerOptions& options, proto::EventSink& sink);
+  ~TrainingRun();
+  Result<TrainOutcome> run();
+
+ private:
+  // ---- the steps (training_run.cpp)
+  Status setUp();
+  Status openData();
+  Status buildModel();
+  Status resume();
+  void startLoop();
+  Status trainEpoch(int epoch);
+  void trainStep(const data::Batch& batch);
+  Status evaluateAndCheckpoint(int epoch);
+  void restoreBestWeights();
+  TrainOutcome finish();
+
+  // ---- stopping
+  bool stopRequested() const;
+  bool stopAgreed();
+  std::optional<std::string> fp16Divergence(bool readScale) const;
+  bool checkDiverged();
+  void stop(Stop why) { stop_ = why; }
+
+  // ---- checkpoints (training_run.cpp)
+  Status writeCheckpoint(const std::string& kind, int epoch, int64_t batchInEpoch);
+  void checkpoint(const std::string& kind, int epoch, int64_t batchInEpoch);
+
+  // ---- events (step_events.cpp)
+  nlohmann::json event(const std::string& type) const;
+  void emit(const nlohmann::json& ev);
+  void warn(const std::string& message, const std::string& path = "");
+  void emitStart();
+  nlohmann::json speedupsJson() const;
+  void emitStep(int epoch);
+  void emitEvalAndEpoch(int epoch, const EvalResult& ev, bool epochComplete);
+  void emitEarlyStop(int epoch, const EarlyStoppingDecision& decision);
+  nlohmann::json summaryJson() const;
+
+  const TrainerOptions& o_;
+  const Config& c_;
+  proto::EventSink& sink_;
+  Stopwatch clock_;  // the events' clock: from the trainer's start
+
+  // set up
+  torch::Device device_{torch::kCPU};
+  bool cuda_ = false;
+  std::string memoryNote_;
+  bool autoThreads_ = false;
+  int threads_ = 1;
+  data::Splits splits_;
+  int imageSize_ = 0;
+  bool pinActive_ = false;
+  std::unique_ptr<data::Loader> trainLoader_, valLoader_;
+  std::unique_ptr<model::Model> net_;
+  int64_t stepsPerEpoch_ = 0, totalSteps_ = 0;
+  std::unique_ptr<ReplicaGroup> group_;  // the ranks; one process is a group of one
+  std::unique_ptr<torch::optim::Optimizer> opt_;
+  std::unique_ptr<LrSchedule> schedule_;
+  bool bf16_ = false, fp16_ = false;
+  std::unique_ptr<GradScaler> scaler_;
+  std::unique_ptr<EarlyStopping> stopper_;
+  bool writeCheckpoints_ = false;  // rank 0 of a run with a folder
+  std::string ckDir_;
+
+  // resumed
+  Position at_;                    // advances as the run trains
+  std::string resumeNote_;         // the checkpoint's global batch differs from this run's
+
+  // the loop
+  int64_t samplesAtStart_ = 0, iterationAtStart_ = 0;  // this life's start
+  Stopwatch wall_;                 // the loop: steps + evaluation + checkpoints
+  std::unique_ptr<StepTimer> timer_;
+  std::unique_ptr<CpuMonitor> cpu_;
+  double trainMs_ = 0, evalS_ = 0, checkpointS_ = 0;  // time in training steps; evaluation; checkpoints
+  double firstStepAge_ = -1, firstStepUnix_ = 0;
+  int64_t faultsAt_ = 0;
+  torch::Tensor lossAcc_, epochLossAcc_;  // on the device, read at the log interval
+  torch::Tensor firstBad_;  // first non-finite loss: {iteration, value}, tracked without a sync
+  int64_t intervalSteps_ = 0, intervalSamples_ = 0;
+  int64_t epochSteps_ = 0, epochSamples_ = 0, batchInEpoch_ = 0;
+  double epochTrainMsAt_ = 0;
+  Stopwatch epochClock_;
+  int64_t streakStart_ = -1;  // fp16: first step of the current streak of overflowing steps
+  double streakLoss_ = 0;
+
+  // results
+  Stop stop_ = Stop::None;
+  std::string message_;          // diverged: what happened
+  std::string checkpointError_;  // the first checkpoint not written: the run then ends `failed`
+  std::string bestWeightsNote_;  // early stopping could not restore the best weights: why
+  double lastValAcc_ = std::nan(""), bestValAcc_ = std::nan(""), bestValLoss_ = std::nan("");
+  int epochsRun_ = 0;
+  int64_t peakBytes_ = 0;
+};
+
+}  // namespace wb::train::detail
