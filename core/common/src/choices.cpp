@@ -32,6 +32,15 @@ const std::vector<Choice>& scheduleChoices() {
   return v;
 }
 
+const std::vector<Choice>& lrScalingChoices() {
+  static const std::vector<Choice> v = {
+      {"none", "none", "optim.lr whatever the devices"},
+      {"linear", "linear", "optim.lr x devices after a warm-up (optim.lr_scaling_warmup): the linear scaling rule"},
+      {"sqrt", "square root", "optim.lr x sqrt(devices) after a warm-up (optim.lr_scaling_warmup)"},
+  };
+  return v;
+}
+
 const std::vector<Choice>& precisionChoices() {
   static const std::vector<Choice> v = {
       {"32-true", "32-bit (off)", "fp32 everywhere"},

@@ -91,8 +91,8 @@ std::vector<FieldError> validate(const Config& c) {
     add("optim.warmup_fraction", str(o.warmup_fraction), "must be in [0, 1)");
   if (o.step_size < 1) add("optim.step_size", str(o.step_size), "must be >= 1");
   if (!(o.gamma > 0.0 && o.gamma <= 1.0)) add("optim.gamma", str(o.gamma), "must be in (0, 1]");
-  if (!oneOf(o.lr_scaling, {"none", "linear", "sqrt"}))
-    add("optim.lr_scaling", quoted(o.lr_scaling), list({"none", "linear", "sqrt"}) + " (lr × devices, × sqrt(devices))");
+  if (!oneOf(o.lr_scaling, lrScalingChoices()))
+    add("optim.lr_scaling", quoted(o.lr_scaling), list(lrScalingChoices()) + " (lr × devices, × sqrt(devices))");
   if (!(o.lr_scaling_warmup >= 0.0 && o.lr_scaling_warmup < 1.0))
     add("optim.lr_scaling_warmup", str(o.lr_scaling_warmup), "must be in [0, 1) (share of the steps)");
 

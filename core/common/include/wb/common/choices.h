@@ -19,6 +19,7 @@ struct Choice {
 const std::vector<Choice>& modelChoices();
 const std::vector<Choice>& optimizerChoices();    // optim.name
 const std::vector<Choice>& scheduleChoices();     // optim.schedule
+const std::vector<Choice>& lrScalingChoices();    // optim.lr_scaling
 const std::vector<Choice>& precisionChoices();    // speedups.precision
 const std::vector<Choice>& shardingChoices();     // speedups.sharding
 const std::vector<Choice>& monitorChoices();      // speedups.early_stopping.monitor
