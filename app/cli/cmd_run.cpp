@@ -283,6 +283,24 @@ int cmdRun(const Argv& argv) {
   return out->exit_code;
 }
 
+namespace {
+
+// A rank 0 that writes events.jsonl itself (under torchrun or srun) settles it as the launcher
+// does (proto::settleEventsFile): records the file still refuses are lost, and the run ends failed.
+void settleOwnEventsFile(proto::EventSink& sink, train::TrainOutcome& outcome) {
+  const proto::EventsFileEnd ef = proto::settleEventsFile(sink, outcome.status);
+  if (!ef.error.empty()) outcome.summary["events_error"] = ef.error;
+  if (ef.late > 0) outcome.summary["events_late"] = ef.late;
+  if (ef.lost == 0) return;
+  outcome.summary["training_status"] = outcome.status;
+  outcome.summary["events_lost"] = ef.lost;
+  outcome.message = outcome.status == proto::kStatusFailed ? outcome.message + "; " + ef.message : ef.message;
+  outcome.summary["error"] = outcome.message;
+  outcome.status = proto::kStatusFailed;
+}
+
+}  // namespace
+
 int cmdWorker(const Argv& argv) {
   Args args(argv, {"events-stdout", "help"}, {"config", "set", "run-dir", "resume", "collective-timeout"});
   if (args.has("help")) {
@@ -336,6 +354,9 @@ int cmdWorker(const Argv& argv) {
       runLock = std::move(locked).value();
       if (auto st = proto::writeJsonAtomic(run.config(), proto::configToJson(*config)); !st.ok()) return fail(st.error());
       if (auto st = sink.openFile(run.events().string()); !st.ok()) return fail(st.error());
+      // A file size limit refuses writes (EFBIG) instead of killing the rank: the sink holds
+      // back what events.jsonl refuses and the end says what was lost.
+      ::signal(SIGXFSZ, SIG_IGN);
       std::fprintf(stderr, "rank 0 writes %s\n", run.root.string().c_str());
     } else {
       sink.setStream(stderr);
@@ -370,6 +391,7 @@ int cmdWorker(const Argv& argv) {
 
   // summary.json before `end`, so a follower that sees the end can read the summary at once.
   if (!eventsOut && rank == 0) {
+    settleOwnEventsFile(sink, *outcome);
     json summary = outcome->summary;
     summary["status"] = outcome->status;
     summary["run_id"] = run.id();
@@ -381,7 +403,7 @@ int cmdWorker(const Argv& argv) {
   if (outcome->status == proto::kStatusFailed) {  // trained, but something it owed is missing
     json ev = proto::makeEvent("error", rank, clock.seconds());
     ev["message"] = outcome->message;
-    ev["code"] = errcName(Errc::Checkpoint);
+    ev["code"] = errcName(outcome->summary.contains("events_lost") ? Errc::Io : Errc::Checkpoint);
     sink.write(ev);
   }
   json end = proto::makeEvent("end", rank, clock.seconds());

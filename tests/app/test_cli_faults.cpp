@@ -2,6 +2,7 @@
 // events.jsonl refused mid-run by a file size limit (RLIMIT_FSIZE set on the running launcher
 // with prlimit(2), then lifted or kept), and a run whose loss really becomes non-finite.
 #include <QtTest/QtTest>
+#include <QElapsedTimer>
 #include <QProcess>
 #include <QTemporaryDir>
 
@@ -198,6 +199,45 @@ class TestCliFaults : public QObject {
                error.c_str());
       QCOMPARE(wb::proto::stringOr(streamed.back(), "status", ""), std::string("failed"));
     }
+  }
+
+  // A rank 0 that writes events.jsonl itself (a worker under torchrun or srun, no launcher)
+  // settles the file as the launcher does: what it still refuses at the end is counted as lost
+  // and the run ends failed, naming the file and the cause.
+  void aStandaloneWorkerReportsLostEvents() {
+    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    QTemporaryDir root;
+    const QString runDir = root.filePath(QStringLiteral("alone"));
+    const wb::proto::RunDir run{runDir.toStdString()};
+    QProcess p;
+    p.setProcessChannelMode(QProcess::ForwardedOutputChannel);
+    p.start(QStringLiteral(WB_CLI_PATH), QStringList{QStringLiteral("worker"), QStringLiteral("--run-dir"), runDir} +
+                                             sets({"data.limit_train=8000", "data.limit_val=500", "train.epochs=2",
+                                                   "train.log_every=1"}));
+    QVERIFY(p.waitForStarted());
+    QElapsedTimer t;
+    t.start();
+    auto steps = [&] { return countType(wb::proto::readEventsFile(run.events().string()), "step"); };
+    while (steps() < 10 && p.state() != QProcess::NotRunning && t.elapsed() < 300000) QTest::qWait(50);
+    QVERIFY2(p.state() != QProcess::NotRunning, "the worker ended before the limit could be set");
+    ::kill(pid_t(p.processId()), SIGSTOP);
+    QVERIFY(setFileSizeLimit(p.processId(), rlim_t(std::filesystem::file_size(run.events()) + 50)));
+    ::kill(pid_t(p.processId()), SIGCONT);
+    QVERIFY(p.waitForFinished(300000));
+    QVERIFY2(p.exitStatus() == QProcess::NormalExit, "the worker was killed (by SIGXFSZ?)");
+    QCOMPARE(p.exitCode(), 1);
+    int64_t malformed = -1;
+    (void)wb::proto::readEventsFile(run.events().string(), &malformed);
+    QCOMPARE(malformed, int64_t(0));
+    auto summary = wb::proto::readJsonFile(run.summary());
+    QVERIFY(summary.ok());
+    QCOMPARE(wb::proto::stringOr(*summary, "status", ""), std::string("failed"));
+    // The limit binds the worker's checkpoints too, so training itself may have ended failed.
+    QVERIFY(!wb::proto::stringOr(*summary, "training_status", "").empty());
+    QVERIFY(wb::proto::intOr(*summary, "events_lost", 0) >= 3);
+    const std::string error = wb::proto::stringOr(*summary, "error", "");
+    QVERIFY2(error.find("events.jsonl") != std::string::npos && error.find("file size limit") != std::string::npos,
+             error.c_str());
   }
 
   // The launcher SIGKILLed from outside (nobody left to read the ranks' events) with rank 1

@@ -72,37 +72,6 @@ std::string tailOfFile(const fs::path& path, size_t maxBytes = 2000) {
   return s;
 }
 
-// What events.jsonl holds at the run's end. Records a failed write held back get a last try;
-// what the file still refuses is lost for good (the run's closing error and end among them),
-// and a run whose record lost anything ends failed: its results cannot be read back from its
-// folder. Records that were only late (written once the file took them again) lose nothing.
-struct EventsFileEnd {
-  int64_t lost = 0;   // records not in the file, counting the closing error and end to come
-  int64_t late = 0;
-  std::string error;  // the file's last failure, in words
-  std::string message;
-};
-
-EventsFileEnd settleEventsFile(proto::EventSink& sink, const std::string& trainingStatus) {
-  EventsFileEnd out;
-  const bool whole = sink.retryPending();
-  if (!whole) sink.abandonFile();
-  const proto::EventFileReport r = sink.fileReport();
-  out.late = r.late;
-  out.error = r.error;
-  if (!whole || r.lost > 0) {
-    out.lost = r.lost + (whole ? 0 : 2);  // abandoned: the error and end written next are lost too
-    out.message = sink.filePath() + ": " + std::to_string(out.lost) + " event record(s) could not be written (" +
-                  r.error + "), the run's end among them; the run's record is incomplete, so it ends failed " +
-                  "(training itself ended " + trainingStatus + "; summary.json holds what it reached). " +
-                  "Free the space or lift the limit before the next run";
-  } else if (r.late > 0) {
-    out.message = sink.filePath() + ": " + std::to_string(r.late) + " event record(s) could not be written when " +
-                  "they came (" + r.error + ") and were written later, in order; nothing is missing";
-  }
-  return out;
-}
-
 // How the run ends, before the summary is written.
 struct RunEnd {
   std::string status;
@@ -367,7 +336,7 @@ json Launch::buildSummary(RunEnd& end) {
       summary["log_tail"] = tailOfFile(p_.run.rankLog(end.failedRank));
     }
   }
-  const EventsFileEnd eventsFile = settleEventsFile(sink_, end.status);
+  const proto::EventsFileEnd eventsFile = proto::settleEventsFile(sink_, end.status);
   if (eventsFile.lost > 0) {
     summary["training_status"] = end.status;
     end.failReason = end.failReason.empty() || end.status != proto::kStatusFailed

@@ -303,4 +303,24 @@ std::vector<json> readEventsFile(const std::string& path, int64_t* malformed) {
   return events;
 }
 
+EventsFileEnd settleEventsFile(EventSink& sink, const std::string& trainingStatus) {
+  EventsFileEnd out;
+  const bool whole = sink.retryPending();
+  if (!whole) sink.abandonFile();
+  const EventFileReport r = sink.fileReport();
+  out.late = r.late;
+  out.error = r.error;
+  if (!whole || r.lost > 0) {
+    out.lost = r.lost + (whole ? 0 : 2);  // abandoned: the error and end written next are lost too
+    out.message = sink.filePath() + ": " + std::to_string(out.lost) + " event record(s) could not be written (" +
+                  r.error + "), the run's end among them; the run's record is incomplete, so it ends failed " +
+                  "(training itself ended " + trainingStatus + "; summary.json holds what it reached). " +
+                  "Free the space or lift the limit before the next run";
+  } else if (r.late > 0) {
+    out.message = sink.filePath() + ": " + std::to_string(r.late) + " event record(s) could not be written when " +
+                  "they came (" + r.error + ") and were written later, in order; nothing is missing";
+  }
+  return out;
+}
+
 }  // namespace wb::proto

@@ -170,6 +170,19 @@ class EventFileReader {
   int64_t malformed_ = 0;
 };
 
+// What events.jsonl holds at the run's end. Records a failed write held back get a last try;
+// what the file still refuses is lost for good (the run's closing error and end among them),
+// and a run whose record lost anything ends failed: its results cannot be read back from its
+// folder. Records that were only late (written once the file took them again) lose nothing.
+struct EventsFileEnd {
+  int64_t lost = 0;   // records not in the file, counting the closing error and end to come
+  int64_t late = 0;
+  std::string error;  // the file's last failure, in words
+  std::string message;
+};
+
+EventsFileEnd settleEventsFile(EventSink& sink, const std::string& trainingStatus);
+
 // Reads a whole events file once.
 std::vector<nlohmann::json> readEventsFile(const std::string& path, int64_t* malformed = nullptr);
 
