@@ -19,6 +19,7 @@
 #include "wb/data/loader.h"
 #include "wb/model/model.h"
 #include "wb/proto/config_json.h"
+#include "wb/train/backend_check.h"
 #include "wb/train/checkpoint.h"
 #include "wb/train/compat.h"
 #include "wb/train/divergence.h"
@@ -306,6 +307,8 @@ Result<TrainOutcome> Trainer::Impl::run() {
   const int threads =
       autoThreads ? defaultThreads(c, o.local_world_size > 0 ? o.local_world_size : o.world_size) : c.train.threads;
   at::set_num_threads(threads);
+  auto backend = checkBackend(o.comm);  // may switch oneDNN off; fails on a build that computes wrong
+  if (!backend.ok()) return backend.error();
   const bool cuda = cudaAvailable();
   if (cuda) device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(o.local_rank % cudaDevices()));
   torch::manual_seed(c.seed);
@@ -449,6 +452,7 @@ Result<TrainOutcome> Trainer::Impl::run() {
     json ev = event("start");
     ev["config"] = proto::configToJson(c);
     ev["versions"] = versionsJson();
+    ev["backend_check"] = backend->toJson();
     ev["host"] = {{"name", hostName()}, {"cpu", cpuModel()}, {"cores", logicalCores()}};
     ev["device"] = device.str();
     ev["threads"] = threads;
@@ -496,6 +500,7 @@ Result<TrainOutcome> Trainer::Impl::run() {
     ev["speedups"] = s;
     if (gs) ev["dist"] = gs->describe();
     emit(ev);
+    if (backend->mkldnn_disabled) warn(backend->detail);
     if (!resumeNote.empty()) warn(resumeNote);
     if (c.speedups.pin_memory && !pinActive)
       warn("speedups.pin_memory: pinned memory needs CUDA; this run copies from pageable memory (no effect on CPU)");
