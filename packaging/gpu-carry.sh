@@ -13,7 +13,7 @@ PKGS=(
   libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev
   libpng16-16 libjpeg62-turbo libwebp7 libtiff6 libdeflate0 liblerc4 libjbig0 libopenjp2-7
   libtbb12 libtbbmalloc2 libblas3 liblapack3 libgfortran5
-  libqt6core6 libqt6test6 qt6-base-dev qt6-base-dev-tools
+  libqt6core6 libqt6test6 qt6-base-dev qt6-base-dev-tools qmake6
   libicu72 libdouble-conversion3 libb2-1 libpcre2-16-0 libglib2.0-0 libzstd1
 )
 mkdir -p .gpu-carry
