@@ -104,7 +104,7 @@ log "building the whole project against $(in_root "dpkg-query -W -f='\${Version}
 build_log="$ROOT$BUILD.build.log"
 mkdir -p "$ROOT$BUILD"
 # The CLI and the LibTorch-facing tests first: a compile error there shows in minutes, not at the end.
-first="workbench-cli test_backend_check test_torchrun"
+first="workbench-cli test_backend_check test_torchrun test_worker_slurm"
 if ! in_root "export CCACHE_DIR=/var/cache/ccache; cd /src && nice -n 15 cmake -S . -B $BUILD -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null && nice -n 15 cmake --build $BUILD -j$(nproc) --target $first && nice -n 15 cmake --build $BUILD -j$(nproc)" >"$build_log" 2>&1; then
   grep -E "error|Error" "$build_log" | head -40 >&2
   log "RESULT: build FAILED against LibTorch 2.x (log: $build_log)"

@@ -10,45 +10,19 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 
-#include <arpa/inet.h>
 #include <csignal>
 #include <dirent.h>
 #include <fstream>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
+#include "worker_launch.h"
 
 using nlohmann::json;
+using namespace wb_test;
 
 namespace {
-
-const QStringList kWorkload = {QStringLiteral("data.limit_train=1280"), QStringLiteral("data.limit_val=256"),
-                               QStringLiteral("train.threads=1"), QStringLiteral("train.log_every=5"),
-                               QStringLiteral("seed=7")};
-
-QStringList sets(const QStringList& kv) {
-  QStringList out;
-  for (const auto& s : kv) out << QStringLiteral("--set") << s;
-  return out;
-}
-
-// A TCP port free on loopback now (the kernel's pick).
-int freePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  int port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
-    port = ntohs(a.sin_port);
-  ::close(fd);
-  return port;
-}
 
 // The reason torchrun 2.x cannot be used here, or empty.
 QString torchrunMissing() {
@@ -73,13 +47,6 @@ QStringList torchrun(const QStringList& launcherArgs, const QString& runDir, con
                      QStringLiteral("60")} +
          sets(kWorkload + extraSets);
 }
-
-json summaryOf(const QString& runDir) {
-  auto s = wb::proto::readJsonFile(wb::proto::RunDir{runDir.toStdString()}.summary());
-  return s.ok() ? *s : json();
-}
-
-QString textOf(QProcess& p) { return QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError()); }
 
 // The pid of the worker of `runDir` whose environment has RANK=<rank>; 0 if none.
 int rankPid(const std::string& runDir, int rank) {
@@ -107,6 +74,12 @@ int rankPid(const std::string& runDir, int rank) {
 class TestTorchrun : public QObject {
   Q_OBJECT
   QString missing_;
+  QTemporaryDir root_;
+  json launcher_;  // the launcher's 2-rank reference (made once)
+  const json& launcherResult() {
+    if (launcher_.is_null()) launcher_ = launcherTwoRanks(root_.filePath(QStringLiteral("launcher")));
+    return launcher_;
+  }
 
  private Q_SLOTS:
   void initTestCase() { missing_ = torchrunMissing(); }
@@ -146,13 +119,7 @@ class TestTorchrun : public QObject {
   void twoNodesTrainToTheLaunchersTwoRanks() {
     if (!missing_.isEmpty()) QSKIP(qPrintable(missing_));
     QTemporaryDir root;
-    const QString viaRun = root.filePath(QStringLiteral("launcher")), viaNodes = root.filePath(QStringLiteral("nodes"));
-    QProcess run;
-    run.start(QStringLiteral(WB_CLI_PATH), QStringList{QStringLiteral("run"), QStringLiteral("--run-dir"), viaRun} +
-                                               sets(kWorkload + QStringList{QStringLiteral("speedups.devices=2")}));
-    QVERIFY(run.waitForFinished(240000));
-    QVERIFY2(run.exitCode() == 0, qPrintable(textOf(run)));
-
+    const QString viaNodes = root.filePath(QStringLiteral("nodes"));
     const QString port = QString::number(freePort());
     QProcess node[2];
     for (int r = 0; r < 2; ++r)
@@ -166,15 +133,7 @@ class TestTorchrun : public QObject {
       QVERIFY(n.waitForFinished(240000));
       QVERIFY2(n.exitCode() == 0, qPrintable(textOf(n)));
     }
-    const json a = summaryOf(viaRun), b = summaryOf(viaNodes);
-    QCOMPARE(b.value("world_size", 0), 2);
-    QCOMPARE(b.value("steps", -1), a.value("steps", -2));
-    // Same data shards, same seed, same fixed threads, Gloo's sum of two: the same numbers.
-    QCOMPARE(b.value("final_val_acc", -1.0), a.value("final_val_acc", -2.0));
-    QVERIFY2(std::abs(b.value("best_val_loss", -1.0) - a.value("best_val_loss", -2.0)) <= 1e-6,
-             qPrintable(QStringLiteral("val loss %1 (nodes) vs %2 (launcher)")
-                            .arg(b.value("best_val_loss", -1.0), 0, 'g', 10)
-                            .arg(a.value("best_val_loss", -2.0), 0, 'g', 10)));
+    compareToLauncher(summaryOf(viaNodes), launcherResult());
   }
 
   void aKilledRankEndsTheJobNamingIt() {
