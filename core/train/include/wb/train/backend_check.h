@@ -43,7 +43,8 @@ struct BackendCheckHooks {
   int trials = 3;  // forward+backward repeats per check (a broken kernel can fail only sometimes)
 };
 
-// Runs the check (and the fallback). Errors: Internal naming the LibTorch and oneDNN versions when
+// Runs the check (and the fallback). Whole-process tests set WB_TEST_BACKEND_FAULT=nan-with-onednn
+// or nan-always for a tamper hook (used only when `hooks` has none). Errors: Internal naming the LibTorch and oneDNN versions when
 // the library computes wrong even without oneDNN; Distributed when the ranks cannot agree.
 Result<BackendCheck> checkBackend(dist::Communicator* comm = nullptr, const BackendCheckHooks& hooks = {});
 
