@@ -7,6 +7,7 @@
 #   bash packaging/torch2-check.sh --root-only  # only create/update the root
 #   bash packaging/torch2-check.sh --build-only # create or reuse the root and build, no tests
 #   bash packaging/torch2-check.sh --bench      # after the tests, the side-by-side bench vs PyTorch 2.x
+#   bash packaging/torch2-check.sh --bench-only # build, then the side-by-side bench (no tests)
 #   bash packaging/torch2-check.sh --shell      # an interactive shell in the root, the source at /src
 #   WB_TORCH2_ROOT=/path  (default /var/tmp/wb-trixie-root)   WB_TORCH2_CTEST="-R regex"  (ctest args)
 #
@@ -23,6 +24,7 @@ case "${1:-}" in
   --root-only) MODE=root ;;
   --build-only) MODE=build ;;
   --bench) MODE=bench ;;
+  --bench-only) MODE=benchonly ;;
   --shell) MODE=shell ;;
   "") ;;
   *) echo "usage: $0 [--root-only|--bench|--shell]" >&2; exit 2 ;;
@@ -113,15 +115,18 @@ fi
 steps=$(grep -c '^\[' "$build_log" || true)
 log "build ok ($steps build steps)"
 [ "$MODE" = build ] && exit 0
+[ "$MODE" = benchonly ] && MODE=bench && WB_TORCH2_SKIP_TESTS=1
 
 test_log="$ROOT$BUILD.ctest.log"
 rc=0
 # WB_TORCH2_CTEST: extra ctest arguments (e.g. "-R torchrun"); Xvfb-needing tests find xvfb-run there.
+if [ -z "${WB_TORCH2_SKIP_TESTS:-}" ]; then
 in_root "cd $BUILD && nice -n 15 ctest --output-on-failure -j2 --timeout 900 ${WB_TORCH2_CTEST:-}" >"$test_log" 2>&1 || rc=$?
 grep -E "tests passed|tests failed|\*\*\*Failed|Not Run|Timeout|Skipped" "$test_log" | tail -30 >&2 || true
 summary=$(grep -E "tests passed" "$test_log" | tail -1)
 log "RESULT: LibTorch $(in_root "dpkg-query -W -f='\${Version}' libtorch-dev"): build ok ($steps steps); ctest: ${summary:-no summary} (log: $test_log)"
 [ "$rc" -ne 0 ] && exit 1
+fi
 
 if [ "$MODE" = bench ]; then
   log "side by side: the workbench vs PyTorch $(in_root "python3 -c 'import torch; print(torch.__version__)'") on the same LibTorch"
