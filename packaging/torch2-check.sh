@@ -75,7 +75,12 @@ make_root() {
 MOUNTED=()
 mount_one() { # src dst [opts]
   mkdir -p "$2"
-  if ! mountpoint -q "$2"; then mount "${@:3}" "$1" "$2"; MOUNTED+=("$2"); fi
+  if ! mountpoint -q "$2"; then
+    mount "${@:3}" "$1" "$2"
+    # a recursive bind must not pass its unmount back to the host's /sys or /dev
+    [ "${3:-}" = --rbind ] && mount --make-rslave "$2"
+    MOUNTED+=("$2")
+  fi
 }
 mount_all() {
   mount_one proc "$ROOT/proc" -t proc
