@@ -61,7 +61,7 @@ Result<c10::intrusive_ptr<c10d::Store>> connectStore(const DistEnv& env, std::ch
   o.waitWorkers = false;  // 1.13 gives up silently on missing workers; our handshake names them
   o.timeout = timeout;
   try {
-    return c10::intrusive_ptr<c10d::Store>(c10::make_intrusive<c10d::TCPStore>(env.master_addr, o));
+    return c10::intrusive_ptr<c10d::Store>(compat::makeTCPStore(env.master_addr, o));
   } catch (const std::exception& e) {
     const std::string why = shortWhat(e);
     if (env.rank == 0 && (contains(why, "already in use") || contains(why, "errno: 98")))

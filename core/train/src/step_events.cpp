@@ -36,6 +36,7 @@ void TrainingRun::emitStart() {
   json ev = event("start");
   ev["config"] = proto::configToJson(c_);
   ev["versions"] = versionsJson();
+  ev["backend_check"] = backend_.toJson();
   ev["host"] = {{"name", hostName()}, {"cpu", cpuModel()}, {"cores", logicalCores()}};
   ev["device"] = device_.str();
   ev["threads"] = threads_;
@@ -61,6 +62,7 @@ void TrainingRun::emitStart() {
   ev["speedups"] = speedupsJson();
   if (group_->worldSize() > 1) ev["dist"] = group_->describe();
   emit(ev);
+  if (backend_.mkldnn_disabled) warn(backend_.detail);
   if (!resumeNote_.empty()) warn(resumeNote_);
   if (c_.speedups.pin_memory && !pinActive_) warn("speedups.pin_memory: " + pinWithoutCuda());
 }

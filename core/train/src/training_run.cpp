@@ -72,6 +72,9 @@ Status TrainingRun::setUp() {
   const int localWorld = o_.local_world_size > 0 ? o_.local_world_size : o_.world_size;
   threads_ = autoThreads_ ? defaultThreads(c_, localWorld) : c_.train.threads;
   at::set_num_threads(threads_);
+  auto backend = checkBackend(o_.comm);  // may switch oneDNN off; fails on a build that computes wrong
+  if (!backend.ok()) return backend.error();
+  backend_ = std::move(backend.value());
   cuda_ = torch::cuda::is_available();
   if (cuda_)
     device_ = torch::Device(torch::kCUDA,

@@ -18,6 +18,7 @@
 #include "wb/data/dataset.h"
 #include "wb/data/loader.h"
 #include "wb/model/model.h"
+#include "wb/train/backend_check.h"
 #include "wb/train/early_stopping.h"
 #include "wb/train/grad_scaler.h"
 #include "wb/train/host_use.h"
@@ -107,6 +108,7 @@ class TrainingRun {
   torch::Device device_{torch::kCPU};
   bool cuda_ = false;
   std::string memoryNote_;
+  BackendCheck backend_;  // the numerical self-check of this LibTorch build (start event)
   bool autoThreads_ = false;
   int threads_ = 1;
   data::Splits splits_;

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# Builds the whole project (core, CLI, GUI, tests) against LibTorch 2.x and runs the test suite there,
+# in a Debian 13 (trixie) root made with debootstrap: trixie carries libtorch-dev 2.6 and its torchrun.
+# Not part of .ci/run (it takes long); run it before closing an issue that touches LibTorch-facing code.
+#
+#   bash packaging/torch2-check.sh            # create or reuse the root, build, run ctest, print the result
+#   bash packaging/torch2-check.sh --root-only  # only create/update the root
+#   bash packaging/torch2-check.sh --build-only # create or reuse the root and build, no tests
+#   bash packaging/torch2-check.sh --bench      # after the tests, the side-by-side bench vs PyTorch 2.x
+#   bash packaging/torch2-check.sh --bench-only # build, then the side-by-side bench (no tests)
+#   bash packaging/torch2-check.sh --shell      # an interactive shell in the root, the source at /src
+#   WB_TORCH2_ROOT=/path  (default /var/tmp/wb-trixie-root)   WB_TORCH2_CTEST="-R regex"  (ctest args)
+#
+# Idempotent: the root is made once (marker .wb-root-ok) and its packages topped up when this list grows;
+# the build folder (build-torch2/ in the source) is reused. Every build in the root runs under nice -n 15.
+# Needs root (debootstrap, chroot, bind mounts) and the Debian mirror.
+set -euo pipefail
+
+ROOT=${WB_TORCH2_ROOT:-/var/tmp/wb-trixie-root}
+MIRROR=${WB_TORCH2_MIRROR:-http://deb.debian.org/debian}
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+MODE=check
+case "${1:-}" in
+  --root-only) MODE=root ;;
+  --build-only) MODE=build ;;
+  --bench) MODE=bench ;;
+  --bench-only) MODE=benchonly ;;
+  --shell) MODE=shell ;;
+  "") ;;
+  *) echo "usage: $0 [--root-only|--bench|--shell]" >&2; exit 2 ;;
+esac
+
+# What the build, the tests and the side-by-side need in the root: packaging/setup.sh's list (OpenBLAS
+# as on the host) plus Python's torch for torchrun and the PyTorch script.
+PKGS=(
+  build-essential cmake ninja-build ccache pkg-config git ca-certificates
+  libtorch-dev libgloo-dev libopenblas0-openmp
+  qt6-base-dev qt6-svg-dev libqcustomplot-dev
+  libopencv-dev nlohmann-json3-dev zlib1g-dev
+  xvfb xauth xfonts-base
+  dataset-fashion-mnist
+  desktop-file-utils appstream dpkg-dev file help2man librsvg2-bin
+  python3 python3-torch python3-numpy
+  procps psmisc
+)
+
+log() { echo "torch2-check: $*" >&2; }
+need_root() {
+  if [ "$(id -u)" -ne 0 ]; then log "needs root (debootstrap, chroot, mounts); run it with sudo"; exit 2; fi
+}
+
+make_root() {
+  need_root
+  if [ ! -f "$ROOT/.wb-debootstrap-ok" ]; then
+    command -v debootstrap >/dev/null || { export DEBIAN_FRONTEND=noninteractive; apt-get install -y -qq debootstrap >/dev/null; }
+    log "debootstrap trixie into $ROOT (minbase; a few minutes, ~600 packages with the build tools)"
+    mkdir -p "$ROOT"
+    nice -n 15 debootstrap --variant=minbase trixie "$ROOT" "$MIRROR" >"$ROOT.debootstrap.log" 2>&1 \
+      || { log "debootstrap failed: see $ROOT.debootstrap.log"; exit 1; }
+    touch "$ROOT/.wb-debootstrap-ok"
+  fi
+  # A chroot is an ordinary machine only when its host name resolves (torchrun, Gloo).
+  printf '127.0.0.1 localhost\n127.0.1.1 %s\n::1 localhost ip6-localhost\n' "$(hostname)" >"$ROOT/etc/hosts"
+  cp /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
+  local want; want=$(printf '%s\n' "${PKGS[@]}" | sort | tr '\n' ' ')
+  if [ "$(cat "$ROOT/.wb-root-ok" 2>/dev/null)" != "$want" ]; then
+    log "installing the build's packages in the root"
+    mount_all
+    in_root "apt-get update -qq && DEBIAN_FRONTEND=noninteractive nice -n 15 apt-get install -y -qq --no-install-recommends ${PKGS[*]} >/dev/null" \
+      || { log "apt-get install in the root failed"; exit 1; }
+    echo "$want" >"$ROOT/.wb-root-ok"
+  fi
+}
+
+MOUNTED=()
+mount_one() { # src dst [opts]
+  mkdir -p "$2"
+  if ! mountpoint -q "$2"; then
+    mount "${@:3}" "$1" "$2"
+    # a recursive bind must not pass its unmount back to the host's /sys or /dev
+    [ "${3:-}" = --rbind ] && mount --make-rslave "$2"
+    MOUNTED+=("$2")
+  fi
+}
+mount_all() {
+  mount_one proc "$ROOT/proc" -t proc
+  mount_one /sys "$ROOT/sys" --rbind
+  mount_one /dev "$ROOT/dev" --rbind
+  mount_one tmpfs "$ROOT/dev/shm" -t tmpfs
+  mount_one "$SRC" "$ROOT/src" --bind
+}
+umount_all() {
+  local i
+  for ((i=${#MOUNTED[@]}-1; i>=0; i--)); do umount -l "${MOUNTED[$i]}" 2>/dev/null || true; done
+  MOUNTED=()
+}
+trap umount_all EXIT
+
+in_root() { chroot "$ROOT" /usr/bin/env -i HOME=/root PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin LANG=C.UTF-8 bash -c "$1"; }
+
+make_root
+[ "$MODE" = root ] && { log "root ready at $ROOT"; exit 0; }
+
+# ---- the build and the tests, in the root (the source bind-mounted at /src, the build in the root)
+BUILD=/build/$(basename "$SRC")
+mount_all
+[ "$MODE" = shell ] && { chroot "$ROOT" /usr/bin/env -i HOME=/root TERM="${TERM:-xterm}" PATH=/usr/bin:/bin:/usr/sbin:/sbin LANG=C.UTF-8 bash -c "cd /src; exec bash -i"; exit $?; }
+
+# Build and test as in .ci/run, with Debian 13's LibTorch; nice: the machine is shared.
+log "building the whole project against $(in_root "dpkg-query -W -f='\${Version}' libtorch-dev") in $ROOT$BUILD"
+build_log="$ROOT$BUILD.build.log"
+mkdir -p "$ROOT$BUILD"
+# The CLI and the LibTorch-facing tests first: a compile error there shows in minutes, not at the end.
+first="workbench-cli test_backend_check test_torchrun test_worker_slurm"
+if ! in_root "export CCACHE_DIR=/var/cache/ccache; cd /src && nice -n 15 cmake -S . -B $BUILD -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null && nice -n 15 cmake --build $BUILD -j$(nproc) --target $first && nice -n 15 cmake --build $BUILD -j$(nproc)" >"$build_log" 2>&1; then
+  grep -E "error|Error" "$build_log" | head -40 >&2
+  log "RESULT: build FAILED against LibTorch 2.x (log: $build_log)"
+  exit 1
+fi
+steps=$(grep -c '^\[' "$build_log" || true)
+log "build ok ($steps build steps)"
+[ "$MODE" = build ] && exit 0
+[ "$MODE" = benchonly ] && MODE=bench && WB_TORCH2_SKIP_TESTS=1
+
+test_log="$ROOT$BUILD.ctest.log"
+rc=0
+# WB_TORCH2_CTEST: extra ctest arguments (e.g. "-R torchrun"); Xvfb-needing tests find xvfb-run there.
+if [ -z "${WB_TORCH2_SKIP_TESTS:-}" ]; then
+in_root "cd $BUILD && nice -n 15 ctest --output-on-failure -j2 --timeout 900 ${WB_TORCH2_CTEST:-}" >"$test_log" 2>&1 || rc=$?
+grep -E "tests passed|tests failed|\*\*\*Failed|Not Run|Timeout|Skipped" "$test_log" | tail -30 >&2 || true
+summary=$(grep -E "tests passed" "$test_log" | tail -1)
+log "RESULT: LibTorch $(in_root "dpkg-query -W -f='\${Version}' libtorch-dev"): build ok ($steps steps); ctest: ${summary:-no summary} (log: $test_log)"
+[ "$rc" -ne 0 ] && exit 1
+fi
+
+if [ "$MODE" = bench ]; then
+  log "side by side: the workbench vs PyTorch $(in_root "python3 -c 'import torch; print(torch.__version__)'") on the same LibTorch"
+  # One thread each: on a shared 2-core machine a fixed team of 2 waits for descheduled threads.
+  in_root "cd $BUILD && nice -n 15 python3 /src/tests/bench/side_by_side.py --cli $BUILD/app/cli/workbench-cli --threads ${WB_BENCH_THREADS:-1} --limit-train 6400 --limit-val 1000 --repeats 3"
+fi
+exit 0
