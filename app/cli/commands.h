@@ -16,6 +16,7 @@ int cmdCompare(const Argv& args);       // comparison table of run dirs on the t
 int cmdExport(const Argv& args);        // comparison tables to md/csv/tex/json/html
 int cmdDataset(const Argv& args);       // dataset export | inspect
 int cmdCapabilities(const Argv& args);  // what this machine can do (JSON for the GUI)
+int cmdProbe(const Argv& args);         // probe workers: the loader worker count to use
 
 // The path of this executable (for spawning ranks and ladder runs).
 std::string selfPath();

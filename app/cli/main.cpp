@@ -24,6 +24,7 @@ Commands:
   export        comparison tables as md | csv | tex | json | html
   dataset       dataset export --to folder:<dir> | dataset inspect <spec>
   capabilities  what this machine can do (CUDA, GPUs, cores, which speedups apply), as JSON
+  probe         probe workers: times the loader, the step and a few worker counts; recommends one
 
 Options:
   --version     print the version and the libraries in use
@@ -68,6 +69,7 @@ int main(int argc, char** argv) {
     if (cmd == "export") return wb::cli::cmdExport(rest);
     if (cmd == "dataset") return wb::cli::cmdDataset(rest);
     if (cmd == "capabilities") return wb::cli::cmdCapabilities(rest);
+    if (cmd == "probe") finishRun(wb::cli::cmdProbe(rest));
     if (cmd.rfind("--", 0) == 0) finishRun(wb::cli::cmdRun(args));  // `workbench-cli --set x=y` = run
     std::fprintf(stderr, "workbench-cli: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
     return 2;
