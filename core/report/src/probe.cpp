@@ -54,14 +54,17 @@ std::string ProbeResult::verdict() const {
           std::to_string(cores) + " cores, so these figures are not this experiment's alone; probe again on a "
           "quiet machine. ";
   if (recommended >= 0)
-    out = "Recommended: " + std::to_string(recommended) + " loader worker(s), the smallest count within " +
+    out += "Recommended: " + std::to_string(recommended) + " loader worker(s), the smallest count within " +
           fmtFixed(kProbeTolerance * 100, 0) + " % of the best samples/s.";
   const double loaderMs = loader_batches_per_s > 0 ? 1000.0 / loader_batches_per_s : 0;
   if (dataNotBottleneck())
     out += " The data path is not the bottleneck: the loader alone makes a batch in " + fmtFixed(loaderMs, 2) +
            " ms and the training step alone takes " + fmtFixed(step_alone_ms, 2) +
            " ms, so workers can hide at most " + percent(dataShare()) +
-           " of a step; more workers cannot help here.";
+           " of a step; more workers cannot help here." +
+           (recommended > 0 ? " A larger difference between the rows comes from elsewhere (other load, thread "
+                              "placement), not from loading."
+                            : "");
   else
     out += " The data path is a bottleneck at 0 workers: the loader alone takes " + fmtFixed(loaderMs, 2) +
            " ms per batch against " + fmtFixed(step_alone_ms, 2) + " ms for the step alone.";

@@ -103,6 +103,13 @@ class TestProbe : public QObject {
     QVERIFY2(verdict.contains(QStringLiteral("Recommended: 0 loader worker(s)")), qPrintable(verdict));
     QCOMPARE(verdict.contains(QStringLiteral("not the bottleneck")), notBottleneck);
     QCOMPARE(verdict.contains(QStringLiteral("cannot help")), notBottleneck);
+    QVERIFY(!r.contended());
+    QVERIFY(!verdict.contains(QStringLiteral("contention")));
+    // Other processes' load during a candidate: the verdict leads with it.
+    r.rows[1].other_cores = 1.2;
+    QVERIFY(r.contended());
+    QVERIFY(QString::fromStdString(r.verdict()).startsWith(QStringLiteral("Measured under contention: other processes used up to 1.2 of 2 cores")));
+    QVERIFY(QString::fromStdString(r.verdict()).contains(QStringLiteral("Recommended: 0")));
   }
 
   void keyFollowsMachineDataModelAndBatchOnly() {
