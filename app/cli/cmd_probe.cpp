@@ -28,8 +28,8 @@ const char* kHelp = R"(Usage: workbench-cli probe workers [options]
 
 Times (a) the loader alone (0 workers, the real dataset and transforms, no model), (b) the
 training step alone (the real model and optimiser on one cached batch, no loading), then (c)
-each candidate worker count for a few seconds on the real experiment (real loader, real steps),
-and recommends the smallest count within 2 % of the best samples/s. Says so when the data path
+each candidate worker count for a few seconds on the real experiment (real loader, real steps;
+two interleaved rounds, so a change in the machine's load falls on every count), and recommends the smallest count within 2 % of the best samples/s. Says so when the data path
 is not the bottleneck (then more workers cannot help).
 
 The result is stored per machine and experiment (host, CPU and the experiment's data, model and

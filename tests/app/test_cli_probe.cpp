@@ -72,7 +72,7 @@ class TestCliProbe : public QObject {
     for (int i = 0; i < 3; ++i) {
       const auto& row = p.rows[size_t(i)];
       QCOMPARE(row.workers, i);
-      QVERIFY(row.steps >= 3 && row.seconds >= 0.3);
+      QVERIFY(row.steps >= 1 && row.seconds >= 0.3);
       QVERIFY(row.data_ms >= 0 && row.step_ms > 0);
       // samples/s is what the row's own clocks say: steps of 32 samples in its seconds.
       QVERIFY(std::abs(row.samples_per_s - row.steps * 32 / row.seconds) <= 1e-6 * row.samples_per_s);

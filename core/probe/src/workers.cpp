@@ -13,6 +13,7 @@
 #include "wb/model/model.h"
 #include "wb/train/compat.h"
 #include "wb/train/grad_scaler.h"
+#include "wb/train/host_use.h"
 #include "wb/train/optim.h"
 #include "wb/train/trainer.h"
 
@@ -54,6 +55,7 @@ struct Bench {
   std::unique_ptr<model::Model> net;
   std::unique_ptr<torch::optim::Optimizer> opt;
   std::unique_ptr<train::GradScaler> scaler;
+  std::unique_ptr<train::CpuMonitor> cpu;  // intra-op threads follow the free cores, as in the trainer
 
   bool stopped() const { return o.stop && o.stop->load(); }
   void say(const std::string& line) const {
@@ -77,7 +79,13 @@ struct Bench {
 Status Bench::open() {
   if (auto errs = train::machineConfigErrors(c, 1); !errs.empty())
     return makeError(Errc::InvalidConfig, formatFieldErrors(errs));
-  at::set_num_threads(c.train.threads > 0 ? c.train.threads : train::defaultThreads(c, 1));
+  const int threads = c.train.threads > 0 ? c.train.threads : train::defaultThreads(c, 1);
+  at::set_num_threads(threads);
+  train::CpuMonitor::Options mo;
+  mo.threads = threads;
+  mo.adapt = c.train.threads <= 0;
+  mo.cores = logicalCores();
+  cpu = std::make_unique<train::CpuMonitor>(mo);
   const bool cuda = torch::cuda::is_available();
   if (cuda) device = torch::Device(torch::kCUDA, 0);
   torch::manual_seed(c.seed);
@@ -113,6 +121,7 @@ Status Bench::open() {
 // One training step as the trainer takes it on one rank (copy, autocast forward, backward with
 // loss scaling under fp16, optimiser).
 void Bench::step(const torch::Tensor& xHost, const torch::Tensor& yHost) {
+  if (auto note = cpu->poll()) say(*note);
   auto x = xHost.to(device, /*non_blocking=*/pin);
   auto y = yHost.to(device, /*non_blocking=*/pin);
   torch::Tensor loss;
@@ -142,7 +151,7 @@ void loaderAlone(Bench& b, double seconds, report::ProbeResult& r) {
   int64_t batches = 0, samples = 0;
   const CpuTimes cpu = readCpuTimes();
   Stopwatch clock;
-  while ((clock.seconds() < seconds || batches < 3) && !b.stopped()) {
+  while ((clock.seconds() < seconds || batches < 1) && !b.stopped()) {
     samples += b.nextBatch(loader, epoch).x.size(0);
     ++batches;
   }
@@ -152,18 +161,18 @@ void loaderAlone(Bench& b, double seconds, report::ProbeResult& r) {
   r.loader_samples_per_s = samples / s;
 }
 
-// (b) steps on one cached batch for `seconds`, after two warm-up steps.
+// (b) steps on one cached batch for `seconds`, after one warm-up step.
 void stepAlone(Bench& b, double seconds, report::ProbeResult& r) {
   data::Loader loader(b.train, trainLoaderOptions(b.c, b.pin, 0));
   int epoch = 0;
   loader.startEpoch(epoch);
   const data::Batch batch = b.nextBatch(loader, epoch);
-  for (int i = 0; i < 2; ++i) b.step(batch.x, batch.y);
+  b.step(batch.x, batch.y);
   b.sync();
   int64_t steps = 0;
   const CpuTimes cpu = readCpuTimes();
   Stopwatch clock;
-  while ((clock.seconds() < seconds || steps < 3) && !b.stopped()) {
+  while ((clock.seconds() < seconds || steps < 1) && !b.stopped()) {
     b.step(batch.x, batch.y);
     ++steps;
     if (steps % 8 == 0) b.sync();
@@ -176,13 +185,13 @@ void stepAlone(Bench& b, double seconds, report::ProbeResult& r) {
 }
 
 // (c) a fresh loader with `workers` feeding real steps: a warm-up (a tenth of the time, at least
-// three steps) while the workers fill their queue, then `seconds` timed.
+// one step) while the workers fill their queue, then `seconds` timed (at least one step).
 report::ProbeRow candidate(Bench& b, int workers, double seconds) {
   data::Loader loader(b.train, trainLoaderOptions(b.c, b.pin, workers));
   int epoch = 0;
   loader.startEpoch(epoch);
   Stopwatch warm;
-  for (int i = 0; (i < 3 || warm.seconds() < seconds / 10) && !b.stopped(); ++i) {
+  for (int i = 0; (i < 1 || warm.seconds() < seconds / 10) && !b.stopped(); ++i) {
     data::Batch batch = b.nextBatch(loader, epoch);
     b.step(batch.x, batch.y);
   }
@@ -193,7 +202,7 @@ report::ProbeRow candidate(Bench& b, int workers, double seconds) {
   int64_t samples = 0;
   const CpuTimes cpu = readCpuTimes();
   Stopwatch clock;
-  while ((clock.seconds() < seconds || row.steps < 3) && !b.stopped()) {
+  while ((clock.seconds() < seconds || row.steps < 1) && !b.stopped()) {
     const double t0 = clock.ms();
     data::Batch batch = b.nextBatch(loader, epoch);
     dataMs += clock.ms() - t0;
@@ -209,6 +218,18 @@ report::ProbeRow candidate(Bench& b, int workers, double seconds) {
   row.data_ms = dataMs / row.steps;
   row.step_ms = (row.seconds * 1000.0 - dataMs) / row.steps;
   return row;
+}
+
+// Two stretches of one candidate as one row: their steps, time and waits added up.
+void merge(report::ProbeRow& into, const report::ProbeRow& more) {
+  const int64_t steps = into.steps + more.steps;
+  const double seconds = into.seconds + more.seconds;
+  into.samples_per_s = (into.samples_per_s * into.seconds + more.samples_per_s * more.seconds) / seconds;
+  into.data_ms = (into.data_ms * into.steps + more.data_ms * more.steps) / steps;
+  into.step_ms = (into.step_ms * into.steps + more.step_ms * more.steps) / steps;
+  into.other_cores = (into.other_cores * into.seconds + more.other_cores * more.seconds) / seconds;
+  into.steps = steps;
+  into.seconds = seconds;
 }
 
 }  // namespace
@@ -236,11 +257,15 @@ Result<report::ProbeResult> probeWorkers(const WorkersProbeOptions& o) {
     loaderAlone(b, o.seconds / 2, r);
     b.say("training step alone (one cached batch)…");
     stepAlone(b, o.seconds / 2, r);
-    for (int w : candidates) {
-      if (b.stopped()) break;
-      b.say("workers " + std::to_string(w) + "…");
-      r.rows.push_back(candidate(b, w, o.seconds));
-    }
+    // Two interleaved rounds of half the time each, so a change in the machine's load while
+    // the probe runs falls on every candidate rather than on the last ones.
+    for (int round = 0; round < 2 && !b.stopped(); ++round)
+      for (size_t i = 0; i < candidates.size() && !b.stopped(); ++i) {
+        b.say("workers " + std::to_string(candidates[i]) + (round == 0 ? " (round 1 of 2)…" : " (round 2 of 2)…"));
+        const report::ProbeRow row = candidate(b, candidates[i], o.seconds / 2);
+        if (round == 0) r.rows.push_back(row);
+        else merge(r.rows[i], row);
+      }
   } catch (const data::DataError& e) {
     return makeError(Errc::Data, e.what());
   }

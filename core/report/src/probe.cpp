@@ -216,7 +216,8 @@ Table probeTable(const ProbeResult& r) {
   t.notes.push_back("Training step alone (one cached batch of " + std::to_string(r.batch_size) + ", no loading): " +
                     fmtFixed(r.step_alone_ms, 2) + " ms, " + fmtFixed(r.step_samples_per_s, 0) + " samples/s.");
   t.notes.push_back("Each candidate: the real loader and real training steps for " +
-                    fmtFixed(r.seconds_per_candidate, 1) + " s after a warm-up; data ms/step is the wait for the "
+                    fmtFixed(r.seconds_per_candidate, 1) + " s in all, in two interleaved rounds of half that, each "
+                    "after a warm-up; data ms/step is the wait for the "
                     "next batch, step ms the rest of the step; other load: cores other processes used meanwhile.");
   t.notes.push_back(r.verdict());
   return t;
