@@ -215,6 +215,13 @@ class TestSpeedupsFront : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(w.setup()->capabilities().contains("cores"), 60000);
     QTest::qWait(500);
     QVERIFY(w.grab().save(qEnvironmentVariable("WB_GRAB_DIR") + QStringLiteral("/window-1280x800.png")));
+    // WB_GRAB_TRY=<key>: press that row's Try vs baseline and take the window once both have run.
+    const QString key = qEnvironmentVariable("WB_GRAB_TRY");
+    if (key.isEmpty()) return;
+    QTest::mouseClick(w.setup()->speedups()->tryButton(key), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!w.queue()->isBusy(), 600000);
+    QTest::qWait(1000);
+    QVERIFY(w.grab().save(qEnvironmentVariable("WB_GRAB_DIR") + QStringLiteral("/window-1280x800-try-") + key + QStringLiteral(".png")));
   }
 };
 

@@ -419,6 +419,7 @@ void SpeedupsGroup::setEffects(const std::map<std::string, report::SpeedupEffect
     if (auto it = ladder.find(key.toStdString()); it != ladder.end() && !(unavailable && it->second.text.rfind("skipped", 0) == 0))
       line(it->second, QStringLiteral("Ladder"));
     row.effect->setText(lines.isEmpty() ? QStringLiteral("Not measured on this machine yet.") : lines.join(QLatin1Char('\n')));
+    row.effect->setVisible(!(lines.isEmpty() && unavailable));  // its reason is shown above
     row.effect->setProperty("speedup", speedup);
   }
   updateColors();

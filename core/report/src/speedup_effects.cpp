@@ -56,7 +56,7 @@ SpeedupEffect probeEffect(const ProbeResult& p) {
   const ProbeRow* pick = p.row(p.recommended);
   const ProbeRow* zero = p.row(0);
   e.text = "probe recommends " + std::to_string(p.recommended) + " worker(s)";
-  if (pick && zero && zero->samples_per_s > 0) {
+  if (pick && zero && pick != zero && zero->samples_per_s > 0) {
     e.speedup = pick->samples_per_s / zero->samples_per_s;
     e.text += " (" + fmtSpeedup(*e.speedup) + " samples/s vs 0)";
   }
