@@ -396,7 +396,7 @@ void SetupPanel::probeWorkers() {
         refreshProbe();
         Q_EMIT probeFinished(true, QString::fromStdString(result->verdict()));
       },
-      120000);
+      600000);  // a slow model probes for minutes (the probe says how long it took)
 }
 
 void SetupPanel::setCapabilitiesError(const QString& error) { speedups_->setCapabilitiesError(error); }

@@ -224,20 +224,27 @@ Table probeTable(const ProbeResult& r) {
 }
 
 Drawing probeChart(const ProbeResult& r) {
-  LineChartSpec spec;
+  // Bars from zero, so a 3 % difference looks like one; the dashed line is 0 workers' rate.
+  BarChartSpec spec;
   const std::string model = r.experiment.value("model", std::string());
   spec.title = "Samples/s against loader workers" +
                (model.empty() ? std::string() : " (" + model + ", batch " + std::to_string(r.batch_size) + ", " +
                                                      std::to_string(r.cores) + " cores)");
-  spec.x_label = "loader workers";
-  spec.y_label = "samples/s";
-  Series all{"measured", {}, false};
-  for (const auto& row : r.rows) all.points.emplace_back(row.workers, row.samples_per_s);
-  std::sort(all.points.begin(), all.points.end());
-  spec.series.push_back(all);
-  if (const ProbeRow* pick = r.row(r.recommended))
-    spec.series.push_back({"recommended: " + std::to_string(pick->workers), {{pick->workers, pick->samples_per_s}}, false});
-  return lineChart(spec);
+  spec.y_label = "samples/s (real loader + steps)";
+  const ProbeRow* zero = r.row(0);
+  spec.reference = zero ? zero->samples_per_s : 0.0;
+  std::vector<ProbeRow> rows = r.rows;
+  std::sort(rows.begin(), rows.end(), [](const ProbeRow& a, const ProbeRow& b) { return a.workers < b.workers; });
+  for (const auto& row : rows) {
+    Bar b;
+    b.label = std::to_string(row.workers) + (row.workers == 1 ? " worker" : " workers");
+    b.value = row.samples_per_s;
+    b.annotation = fmtFixed(row.samples_per_s, 0) + "/s";
+    if (zero && zero->samples_per_s > 0) b.detail = fmtSpeedup(row.samples_per_s / zero->samples_per_s);
+    if (row.workers == r.recommended) b.detail += (b.detail.empty() ? "" : " · ") + std::string("recommended");
+    spec.bars.push_back(std::move(b));
+  }
+  return barChart(spec);
 }
 
 std::string probeDate(const ProbeResult& r) {

@@ -196,8 +196,9 @@ class TestProbe : public QObject {
     QCOMPARE(QString::fromStdString(t.rows[1].back().text), QStringLiteral("← recommended"));
     QVERIFY(t.rows[0].back().text.empty() && t.rows[2].back().text.empty());
     const std::string svg = toSvg(probeChart(r));
-    QVERIFY(svg.find("recommended: 1") != std::string::npos);
-    QVERIFY(svg.find("loader workers") != std::string::npos);
+    QVERIFY(svg.find("1.50× · recommended") != std::string::npos);
+    QVERIFY(svg.find("2 workers") != std::string::npos);
+    QVERIFY(svg.find("1490/s") != std::string::npos);
   }
 
   void ladderWorkersStepUsesTheStoredProbe() {

@@ -103,7 +103,8 @@ void attachProbe(nlohmann::json& capabilities, const std::optional<ProbeResult>&
 // Columns: workers, samples/s, × vs 0 workers, data ms/step, step ms, steps timed; the
 // recommended row marked; notes: the loader alone, the step alone, the verdict.
 Table probeTable(const ProbeResult& result);
-// samples/s against workers (one series; x = worker count).
+// Samples/s against workers: one bar per candidate from zero, × vs 0 workers and the
+// recommendation above the bars, a dashed line at 0 workers' rate.
 Drawing probeChart(const ProbeResult& result);
 
 // "2026-12-01 08:40 UTC" from measured_at (or measured_at as is when it does not parse).
