@@ -15,6 +15,7 @@
 #include "wb/proto/config_json.h"
 #include "wb/proto/events.h"
 #include "wb/report/ladder.h"
+#include "wb/report/probe.h"
 #include "wb/train/trainer.h"
 
 namespace wb::cli {
@@ -27,7 +28,8 @@ const char* kHelp = R"(Usage: workbench-cli ladder [options]
 
 Runs the baseline (every speedup off: workers 0, pin memory off, devices 1, precision 32-true,
 no early stopping, sharding off, grad-enabled evaluation), then adds the speedups one at a time,
-cumulatively: workers (min(cores, 4)) -> pin memory -> devices (the GPUs, or 2 CPU processes) ->
+cumulatively: workers (the stored `probe workers` result for this experiment, else
+min(cores, 4)) -> pin memory -> devices (the GPUs, or 2 CPU processes) ->
 precision (16-mixed on CUDA, bf16-mixed on CPU) -> early stopping (patience 2) -> sharding
 (zero1, needs devices > 1) -> inference-mode evaluation. What this machine cannot do (see
 `workbench-cli capabilities`) is skipped with the reason.
@@ -165,7 +167,9 @@ int cmdLadder(const Argv& argv) {
                  args.get("rerun-contended", "").c_str());
     return 2;
   }
-  auto plan = report::planLadder(*config, train::capabilitiesJson(), args.has("isolated"));
+  json caps = train::capabilitiesJson();
+  report::attachProbe(caps, report::loadProbe(*config));  // the workers step's count, when probed
+  auto plan = report::planLadder(*config, caps, args.has("isolated"));
   if (auto st = report::applyLadderLrScaling(plan, args.get("lr-scaling", config->optim.lr_scaling)); !st.ok()) {
     std::fprintf(stderr, "workbench-cli ladder: %s\n", st.error().message.c_str());
     return 2;

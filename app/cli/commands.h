@@ -17,6 +17,7 @@ int cmdExport(const Argv& args);        // comparison tables to md/csv/tex/json/
 int cmdDataset(const Argv& args);       // dataset export | inspect
 int cmdCapabilities(const Argv& args);  // what this machine can do (JSON for the GUI)
 int cmdWhatIf(const Argv& args);        // whatif early-stopping: a finished run's curve replayed
+int cmdProbe(const Argv& args);         // probe workers: the loader worker count to use
 
 // The path of this executable (for spawning ranks and ladder runs).
 std::string selfPath();

@@ -25,6 +25,7 @@ Commands:
   whatif        whatif early-stopping <run-dir>: each patience / min_delta replayed on a finished run
   dataset       dataset export --to folder:<dir> | dataset inspect <spec>
   capabilities  what this machine can do (CUDA, GPUs, cores, which speedups apply), as JSON
+  probe         probe workers: times the loader, the step and a few worker counts; recommends one
 
 Options:
   --version     print the version and the libraries in use
@@ -70,6 +71,7 @@ int main(int argc, char** argv) {
     if (cmd == "dataset") return wb::cli::cmdDataset(rest);
     if (cmd == "capabilities") return wb::cli::cmdCapabilities(rest);
     if (cmd == "whatif") return wb::cli::cmdWhatIf(rest);
+    if (cmd == "probe") finishRun(wb::cli::cmdProbe(rest));
     if (cmd.rfind("--", 0) == 0) finishRun(wb::cli::cmdRun(args));  // `workbench-cli --set x=y` = run
     std::fprintf(stderr, "workbench-cli: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
     return 2;

@@ -2,8 +2,11 @@
 
 #include <QAbstractSpinBox>
 #include <QComboBox>
+#include <QCoreApplication>
+#include <QDir>
 #include <QDoubleSpinBox>
 #include <QEvent>
+#include <QFile>
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -20,7 +23,10 @@
 #include "setup/json_fields.h"
 #include "setup/speedups_group.h"
 #include "wb/common/choices.h"
+#include "wb/common/paths.h"
 #include "wb/proto/config_json.h"
+#include "wb/proto/rundir.h"
+#include "wb/report/probe.h"
 
 namespace wb::ui {
 using nlohmann::json;
@@ -46,6 +52,10 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent), base_(proto::configTo
   general_->setWordWrap(true);
   general_->hide();
   errors_.setGeneralLabel(general_);
+
+  // The speedups first: they are what the workbench measures.
+  speedups_ = new SpeedupsGroup(&errors_, this);
+  layout->addWidget(speedups_);
 
   // Experiment
   auto* expBody = new QWidget(this);
@@ -128,8 +138,6 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent), base_(proto::configTo
   addField(trainForm, QStringLiteral("Max steps"), QStringLiteral("train.max_steps"), maxSteps_);
   layout->addWidget(section(QStringLiteral("Training"), trainBody));
 
-  speedups_ = new SpeedupsGroup(&errors_, this);
-  layout->addWidget(speedups_);
   layout->addWidget(general_);
   layout->addStretch(1);
 
@@ -162,6 +170,14 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent), base_(proto::configTo
   connect(epochs_, &QSpinBox::valueChanged, this, touched);
   connect(maxSteps_, &QSpinBox::valueChanged, this, touched);
   connect(speedups_, &SpeedupsGroup::changed, this, touched);
+  connect(speedups_, &SpeedupsGroup::tryRequested, this, &SetupPanel::tryRequested);
+  connect(speedups_, &SpeedupsGroup::probeRequested, this, &SetupPanel::probeWorkers);
+  // The stored probe is per experiment: re-read it once the data, model or batch settle.
+  probeReload_ = new QTimer(this);
+  probeReload_->setSingleShot(true);
+  probeReload_->setInterval(300);
+  connect(probeReload_, &QTimer::timeout, this, &SetupPanel::refreshProbe);
+  connect(this, &SetupPanel::changed, probeReload_, qOverload<>(&QTimer::start));
 
   // In a scrolling panel the wheel scrolls: a spin box or combo changes only once focused.
   for (QWidget* w : findChildren<QWidget*>()) {
@@ -294,16 +310,91 @@ void SetupPanel::setCapabilities(const json& caps) {
     }
     selectData(model_, current);
   }
+  caps_ = caps;
   speedups_->setCapabilities(caps);
-  // A fresh default experiment takes the machine's loader workers (default = cores).
-  if (wasPristine && speedups_->suggestedWorkers() >= 0) {
+  // A fresh default experiment takes the stored probe's loader workers, else the machine's
+  // suggestion (default = cores).
+  std::optional<report::ProbeResult> probe;
+  if (auto c = proto::configFromJson(configJson()); c.ok()) probe = report::loadProbe(c.value());
+  const int workers = probe && probe->recommended >= 0 ? probe->recommended : speedups_->suggestedWorkers();
+  if (wasPristine && workers >= 0) {
     json doc = configJson();
-    setField(doc, QStringLiteral("speedups.workers"), speedups_->suggestedWorkers());
+    setField(doc, QStringLiteral("speedups.workers"), workers);
     speedups_->readFrom(doc);
     validate();
     Q_EMIT changed();
     pristine_ = true;
   }
+}
+
+json SetupPanel::capabilities() const {
+  json caps = caps_;
+  if (auto c = proto::configFromJson(configJson()); c.ok()) report::attachProbe(caps, report::loadProbe(c.value()));
+  return caps;
+}
+
+void SetupPanel::setRunsRoot(const QString& root) {
+  runsRoot_ = root;
+  refreshMeasured();
+}
+
+void SetupPanel::refreshMeasured() {
+  std::vector<std::filesystem::path> roots{wb::defaultRunsRoot()};
+  if (!runsRoot_.isEmpty() && QDir(runsRoot_).absolutePath().toStdString() != roots.front().string())
+    roots.insert(roots.begin(), runsRoot_.toStdString());
+  ladderEffects_.clear();
+  ladderSource_.clear();
+  if (auto found = report::latestLadder(roots)) {
+    // Which experiment the ladder measured: it may not be the one set up now.
+    std::string source = found->date;
+    if (!found->ladder.rows.empty()) {
+      const Config& b = found->ladder.rows.front().step.config;
+      source += " (" + b.model.name + " on " + b.data.dataset + ")";
+    }
+    ladderSource_ = QString::fromStdString(source);
+    ladderEffects_ = report::ladderEffects(found->ladder, "");
+  }
+  refreshProbe();
+}
+
+void SetupPanel::refreshProbe() {
+  std::optional<report::SpeedupEffect> probe;
+  if (auto c = proto::configFromJson(configJson()); c.ok())
+    if (auto stored = report::loadProbe(c.value())) probe = report::probeEffect(*stored);
+  speedups_->setEffects(ladderEffects_, probe, ladderSource_);
+}
+
+void SetupPanel::probeWorkers() {
+  auto parsed = proto::configFromJson(configJson());
+  if (!parsed.ok()) {
+    Q_EMIT probeFinished(false, QStringLiteral("Not probed: fix the fields marked in the set-up first."));
+    return;
+  }
+  // The child reads the set-up from a file of its own (the window may change meanwhile).
+  const QString file = QDir::temp().filePath(QStringLiteral("workbench-probe-%1.json").arg(QCoreApplication::applicationPid()));
+  if (auto st = proto::writeJsonAtomic(file.toStdString(), proto::configToJson(parsed.value())); !st.ok()) {
+    Q_EMIT probeFinished(false, QString::fromStdString(st.error().message));
+    return;
+  }
+  speedups_->setProbing(true, QStringLiteral("Probing: the loader, the step, then each worker count for a few seconds…"));
+  QStringList args{QStringLiteral("probe"), QStringLiteral("workers"), QStringLiteral("--json"), QStringLiteral("--config"), file};
+  if (probeSeconds_ > 0) args << QStringLiteral("--seconds") << QString::number(probeSeconds_);
+  CliQuery::run(
+      this, args, true,
+      [this, file](const json& doc, const QString&, const QString& error) {
+        QFile::remove(file);
+        speedups_->setProbing(false);
+        auto result = doc.is_object() ? report::probeFromJson(doc) : Result<report::ProbeResult>(makeError(Errc::Io, ""));
+        if (!error.isEmpty() || !result.ok()) {
+          refreshProbe();
+          Q_EMIT probeFinished(false, QStringLiteral("Probe failed: %1").arg(error.isEmpty() ? QStringLiteral("no result") : error));
+          return;
+        }
+        speedups_->applyProbe(result.value());
+        refreshProbe();
+        Q_EMIT probeFinished(true, QString::fromStdString(result->verdict()));
+      },
+      600000);  // a slow model probes for minutes (the probe says how long it took)
 }
 
 void SetupPanel::setCapabilitiesError(const QString& error) { speedups_->setCapabilitiesError(error); }

@@ -5,13 +5,23 @@
 // checked with wb::proto::configErrors and each message is shown word for word under its field;
 // isValid() is false while any is shown (the window refuses to run it).
 //
+// The speedups come first (the product: what the workbench measures), each with what it measured
+// on this machine: the newest ladder under the runs root and the stored worker probe for this
+// experiment (refreshMeasured). Probe runs `workbench-cli probe workers --json` as a child
+// process on the current set-up and fills Loader workers with its recommendation.
+//
 // Widget object names are the config paths ("optim.lr"); error labels are "error:<path>".
 // Thread affinity: GUI thread.
+#include <QTimer>
 #include <QWidget>
+
+#include <map>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "setup/field_errors.h"
+#include "wb/report/speedup_effects.h"
 
 class QComboBox;
 class QDoubleSpinBox;
@@ -48,12 +58,28 @@ class SetupPanel : public QWidget {
   void queryCapabilities();
   void setDatasetFolder(const QString& dir);
 
+  // The capabilities last applied (with the stored probe attached as speedups.workers.probe,
+  // for wb::report::withOneSpeedup and the ladder); an empty object before the answer.
+  nlohmann::json capabilities() const;
+  // Where ladders are looked for (besides wb::defaultRunsRoot()); re-reads the measurements.
+  void setRunsRoot(const QString& root);
+  // Re-reads the newest ladder and the stored probe for the current experiment.
+  void refreshMeasured();
+  // Runs the worker probe on the current set-up (what the Probe button does).
+  void probeWorkers();
+  // Seconds per candidate the probe is asked for (0: the CLI's default, 3 s).
+  void setProbeSeconds(double seconds) { probeSeconds_ = seconds; }
+
   SpeedupsGroup* speedups() const { return speedups_; }
   DatasetPicker* dataset() const { return dataset_; }
 
  Q_SIGNALS:
   void changed();
   void validityChanged(bool valid);
+  // "Try vs baseline" on a speedup row (key: "workers", "precision", …).
+  void tryRequested(const QString& key);
+  // A probe ended: its result was stored (ok) or the reason it was not.
+  void probeFinished(bool ok, const QString& message);
 
  private:
   QWidget* section(const QString& title, QWidget* body);
@@ -64,7 +90,15 @@ class SetupPanel : public QWidget {
   void changeEvent(QEvent* event) override;
   bool eventFilter(QObject* watched, QEvent* event) override;
 
+  void refreshProbe();
+
   nlohmann::json base_;
+  nlohmann::json caps_ = nlohmann::json::object();
+  QString runsRoot_;
+  std::map<std::string, report::SpeedupEffect> ladderEffects_;
+  QString ladderSource_;
+  double probeSeconds_ = 0;
+  QTimer* probeReload_;
   FieldErrors errors_;
   bool valid_ = true;
   bool pristine_ = true;  // untouched default experiment: capabilities may tune it

@@ -7,6 +7,7 @@
 #include <QFormLayout>
 #include <QGridLayout>
 #include <QLabel>
+#include <QPushButton>
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QToolButton>
@@ -24,6 +25,10 @@ namespace {
 QString mutedColor(const QWidget* w) {
   const bool dark = w->palette().color(QPalette::Window).lightness() < 128;
   return dark ? QStringLiteral("#a8adb4") : QStringLiteral("#5f6368");
+}
+QString measuredColor(const QWidget* w) {
+  const bool dark = w->palette().color(QPalette::Window).lightness() < 128;
+  return dark ? QStringLiteral("#81c995") : QStringLiteral("#1e7b34");
 }
 QString unavailableColor(const QWidget* w) {
   const bool dark = w->palette().color(QPalette::Window).lightness() < 128;
@@ -58,11 +63,34 @@ SpeedupsGroup::SpeedupsGroup(FieldErrors* errors, QWidget* parent)
   capsStatus_->setObjectName(QStringLiteral("speedups.capabilities"));
   capsStatus_->setWordWrap(true);
   layout_->addWidget(capsStatus_);
+  hint_ = new QLabel(QStringLiteral("Change one, then <b>Try vs baseline</b>: it runs the baseline with only that "
+                                    "change and shows the two together."),
+                     this);
+  hint_->setObjectName(QStringLiteral("speedups.hint"));
+  hint_->setWordWrap(true);
+  layout_->addWidget(hint_);
+  source_ = new QLabel(this);
+  source_->setObjectName(QStringLiteral("speedups.measured"));
+  source_->setWordWrap(true);
+  source_->hide();
+  layout_->addWidget(source_);
 
-  workers_ = new QSpinBox(this);
+  auto* workersBox = new QWidget(this);
+  workersBox->setObjectName(QStringLiteral("speedups.workers.box"));
+  auto* workersLayout = new QHBoxLayout(workersBox);
+  workersLayout->setContentsMargins(0, 0, 0, 0);
+  workers_ = new QSpinBox(workersBox);
+  workers_->setObjectName(QStringLiteral("speedups.workers"));
   workers_->setRange(0, 256);
   workers_->setSpecialValueText(QStringLiteral("0 (in the loop)"));
-  addRow(QStringLiteral("workers"), QStringLiteral("speedups.workers"), QStringLiteral("Loader workers"), workers_,
+  probe_ = new QPushButton(QStringLiteral("Probe"), workersBox);
+  probe_->setObjectName(QStringLiteral("speedups.workers.probe"));
+  probe_->setToolTip(QStringLiteral("Time the loader, the step and a few worker counts on this experiment "
+                                    "(workbench-cli probe workers, under 30 s) and set the recommended count"));
+  workersLayout->addWidget(workers_, 1);
+  workersLayout->addWidget(probe_);
+  connect(probe_, &QPushButton::clicked, this, &SpeedupsGroup::probeRequested);
+  addRow(QStringLiteral("workers"), QStringLiteral("speedups.workers"), QStringLiteral("Loader workers"), workersBox,
          QStringLiteral("Threads decode and augment batches ahead of training; 0 loads inside the training loop."));
 
   pinMemory_ = new QCheckBox(this);
@@ -115,7 +143,7 @@ SpeedupsGroup::SpeedupsGroup(FieldErrors* errors, QWidget* parent)
   moreLayout->addRow(QStringLiteral("Min. improvement"), minDelta_);
   moreLayout->addRow(QString(), errors_->makeLabel(QStringLiteral("speedups.early_stopping.min_delta"), moreBox_));
   errors_->addAlias(QStringLiteral("speedups.early_stopping.mode"), QStringLiteral("speedups.early_stopping.monitor"));
-  static_cast<QGridLayout*>(es.box->layout())->addWidget(moreBox_, 4, 0, 1, 2);
+  static_cast<QGridLayout*>(es.box->layout())->addWidget(moreBox_, 5, 0, 1, 3);
   moreBox_->hide();
   connect(more_, &QToolButton::toggled, moreBox_, &QWidget::setVisible);
 
@@ -167,11 +195,20 @@ SpeedupsGroup::Row SpeedupsGroup::addRow(const QString& key, const QString& path
   row.availability->setObjectName(QStringLiteral("availability:") + key);
   row.availability->setWordWrap(true);
   row.availability->hide();
+  row.effect = new QLabel(QStringLiteral("Not measured on this machine yet."), row.box);
+  row.effect->setObjectName(QStringLiteral("effect:") + key);
+  row.effect->setWordWrap(true);
+  row.tryButton = new QPushButton(QStringLiteral("Try vs baseline"), row.box);
+  row.tryButton->setObjectName(QStringLiteral("try:") + key);
+  row.tryButton->setToolTip(QStringLiteral("Run the baseline with only %1 changed, shown against the baseline").arg(title));
+  connect(row.tryButton, &QPushButton::clicked, this, [this, key] { Q_EMIT tryRequested(key); });
   grid->addWidget(row.title, 0, 0);
-  grid->addWidget(control, 0, 1, Qt::AlignRight);
-  grid->addWidget(explain, 1, 0, 1, 2);
-  grid->addWidget(row.availability, 2, 0, 1, 2);
-  grid->addWidget(errors_->makeLabel(path, row.box), 3, 0, 1, 2);
+  grid->addWidget(control, 0, 1);
+  grid->addWidget(row.tryButton, 0, 2);
+  grid->addWidget(explain, 1, 0, 1, 3);
+  grid->addWidget(row.availability, 2, 0, 1, 3);
+  grid->addWidget(row.effect, 3, 0, 1, 3);
+  grid->addWidget(errors_->makeLabel(path, row.box), 4, 0, 1, 3);
   grid->setColumnStretch(0, 1);
   layout_->addWidget(row.box);
   row.control = control;
@@ -228,6 +265,7 @@ void SpeedupsGroup::setAvailability(const QString& key, bool available, const QS
   row.availability->setVisible(!text.isEmpty());
   row.control->setEnabled(available);
   row.control->setToolTip(available ? QString() : text);
+  row.tryButton->setEnabled(available);
 }
 
 void SpeedupsGroup::setCapabilities(const json& caps) {
@@ -344,9 +382,61 @@ void SpeedupsGroup::updateColors() {
     row.availability->setStyleSheet(QStringLiteral("color: %1;").arg(bad ? unavailableColor(this) : mutedColor(this)));
     if (auto* explain = row.box->findChild<QLabel*>(QStringLiteral("explain:") + it.key(), Qt::FindDirectChildrenOnly))
       explain->setStyleSheet(QStringLiteral("color: %1;").arg(mutedColor(this)));
+    const bool measured = row.effect->property("speedup").toBool();
+    row.effect->setStyleSheet(QStringLiteral("color: %1;").arg(measured ? measuredColor(this) : mutedColor(this)));
   }
   capsStatus_->setStyleSheet(QStringLiteral("color: %1;").arg(mutedColor(this)));
+  hint_->setStyleSheet(QStringLiteral("color: %1;").arg(mutedColor(this)));
+  source_->setStyleSheet(QStringLiteral("color: %1;").arg(mutedColor(this)));
 }
+
+QStringList SpeedupsGroup::keys() {
+  return {QStringLiteral("workers"),        QStringLiteral("pin_memory"), QStringLiteral("devices"),
+          QStringLiteral("precision"),      QStringLiteral("early_stopping"), QStringLiteral("sharding"),
+          QStringLiteral("inference_eval")};
+}
+
+void SpeedupsGroup::setEffects(const std::map<std::string, report::SpeedupEffect>& ladder,
+                               const std::optional<report::SpeedupEffect>& probe, const QString& ladderSource) {
+  source_->setText(ladderSource.isEmpty() ? QString() : QStringLiteral("Measured here by the ladder of %1.").arg(ladderSource));
+  source_->setVisible(!ladderSource.isEmpty());
+  for (const QString& key : keys()) {
+    const Row row = rows_.value(key);
+    QStringList lines;
+    bool speedup = false;
+    auto line = [&](const report::SpeedupEffect& e, const QString& what) {
+      const QString when = e.date.empty() ? QString() : QStringLiteral(" (%1)").arg(QString::fromStdString(e.date));
+      lines << QStringLiteral("%1%2: %3").arg(what, when, QString::fromStdString(e.text));
+      speedup = speedup || (e.speedup && *e.speedup > 1.0);
+    };
+    if (key == QLatin1String("workers") && probe) line(*probe, QStringLiteral("Probe"));
+    // A ladder step skipped because this machine cannot do it adds nothing to the row's own reason.
+    const bool unavailable = !available_.value(key, true);
+    if (auto it = ladder.find(key.toStdString()); it != ladder.end() && !(unavailable && it->second.text.rfind("skipped", 0) == 0))
+      line(it->second, QStringLiteral("Ladder"));
+    row.effect->setText(lines.isEmpty() ? QStringLiteral("Not measured on this machine yet.") : lines.join(QLatin1Char('\n')));
+    row.effect->setVisible(!(lines.isEmpty() && unavailable));  // its reason is shown above
+    row.effect->setProperty("speedup", speedup);
+  }
+  updateColors();
+}
+
+QString SpeedupsGroup::effectText(const QString& key) const {
+  const Row row = rows_.value(key);
+  return row.effect ? row.effect->text() : QString();
+}
+
+void SpeedupsGroup::setProbing(bool running, const QString& status) {
+  probe_->setEnabled(!running);
+  probe_->setText(running ? QStringLiteral("Probing…") : QStringLiteral("Probe"));
+  if (!status.isEmpty()) rows_[QStringLiteral("workers")].effect->setText(status);
+}
+
+void SpeedupsGroup::applyProbe(const report::ProbeResult& result) {
+  if (result.recommended >= 0 && workers_->isEnabled()) workers_->setValue(std::min(result.recommended, workers_->maximum()));
+}
+
+QPushButton* SpeedupsGroup::tryButton(const QString& key) const { return rows_.value(key).tryButton; }
 
 void SpeedupsGroup::changeEvent(QEvent* event) {
   QGroupBox::changeEvent(event);

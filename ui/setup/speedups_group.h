@@ -5,17 +5,30 @@
 // Widgets prevent invalid combinations (sharding needs devices > 1; the early-stopping mode
 // follows the monitor); the JSON they produce is the speedups.* part of the config.
 //
-// Widget object names are the config paths ("speedups.workers"), for tests and error labels.
+// Each row also shows what the speedup measured on this machine (setEffects: the newest ladder,
+// the stored worker probe, with their dates) and has a "Try vs baseline" button (tryRequested:
+// the window runs the baseline with only that speedup changed). The workers row has a "Probe"
+// button (probeRequested; showProbe fills the toggle with the recommended count).
+//
+// Widget object names are the config paths ("speedups.workers"), for tests and error labels;
+// "effect:<key>", "try:<key>", "speedups.workers.probe" for the measured lines and buttons.
 // Thread affinity: GUI thread.
 #include <QGroupBox>
 #include <QHash>
 
+#include <map>
+#include <optional>
+#include <string>
+
 #include <nlohmann/json.hpp>
+
+#include "wb/report/speedup_effects.h"
 
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
+class QPushButton;
 class QSpinBox;
 class QToolButton;
 class QWidget;
@@ -42,8 +55,26 @@ class SpeedupsGroup : public QGroupBox {
   // The availability line shown for a toggle key ("pin_memory", "precision", ...).
   QString availabilityText(const QString& key) const;
 
+  // What each speedup measured here: the newest ladder's effects and the stored probe (either
+  // may be empty). Rows without a measurement say "not measured on this machine yet".
+  // ladderSource names the ladder once, above the rows ("2026-12-01 08:55 UTC, lenet on …").
+  void setEffects(const std::map<std::string, report::SpeedupEffect>& ladder,
+                  const std::optional<report::SpeedupEffect>& probe, const QString& ladderSource = QString());
+  QString effectText(const QString& key) const;
+  // A probe is running (the button says so and is disabled) or has finished.
+  void setProbing(bool running, const QString& status = QString());
+  // Sets Loader workers to the probe's recommendation.
+  void applyProbe(const report::ProbeResult& result);
+  QPushButton* tryButton(const QString& key) const;
+  QPushButton* probeButton() const { return probe_; }
+
+  // The speedup keys in display order.
+  static QStringList keys();
+
  Q_SIGNALS:
   void changed();
+  void tryRequested(const QString& key);
+  void probeRequested();
 
  private:
   struct Row {
@@ -51,6 +82,8 @@ class SpeedupsGroup : public QGroupBox {
     QLabel* title = nullptr;
     QWidget* control = nullptr;
     QLabel* availability = nullptr;
+    QLabel* effect = nullptr;
+    QPushButton* tryButton = nullptr;
   };
   Row addRow(const QString& key, const QString& path, const QString& title, QWidget* control, const QString& explanation);
   void setAvailability(const QString& key, bool available, const QString& note);
@@ -65,6 +98,9 @@ class SpeedupsGroup : public QGroupBox {
   QHash<QString, bool> available_;
   QHash<QString, QString> notes_;
   QSpinBox* workers_;
+  QPushButton* probe_;
+  QLabel* hint_;
+  QLabel* source_;
   QCheckBox* pinMemory_;
   QSpinBox* devices_;
   QComboBox* precision_;

@@ -37,6 +37,8 @@
 #include "wb/common/paths.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/rundir.h"
+#include "wb/report/ladder.h"
+#include "wb/report/speedup_effects.h"
 
 namespace wb::ui {
 using nlohmann::json;
@@ -69,6 +71,8 @@ MainWindow::MainWindow(const Options& options, QWidget* parent) : QMainWindow(pa
   buildLayout();
 
   connect(setup_, &SetupPanel::validityChanged, this, &MainWindow::updateActions);
+  connect(setup_, &SetupPanel::tryRequested, this, &MainWindow::trySpeedup);
+  connect(setup_, &SetupPanel::probeFinished, this, [this](bool, const QString& text) { showMessage(text); });
   connect(queue_, &RunQueue::runStarted, this, &MainWindow::updateActions);
   connect(queue_, &RunQueue::runFinished, this, &MainWindow::onRunFinished);
   connect(queue_, &RunQueue::idle, this, [this] {
@@ -240,6 +244,7 @@ void MainWindow::setRunsRoot(const QString& root) {
   }
   queue_->setRunsRoot(QDir(root).absolutePath());
   history_->setRoot(root);
+  setup_->setRunsRoot(history_->root());
   rootLabel_->setText(QStringLiteral("Runs: %1").arg(QDir::toNativeSeparators(history_->root())));
   rootLabel_->setToolTip(QStringLiteral("workbench-cli: %1").arg(queue_->cliPath()));
 }
@@ -263,8 +268,44 @@ Run* MainWindow::runExperiment() {
   return run;
 }
 
+Run* MainWindow::trySpeedup(const QString& key) {
+  auto panel = proto::configFromJson(setup_->configJson());
+  if (!panel.ok()) {
+    showMessage(QStringLiteral("Not started: fix the fields marked in the set-up first."));
+    return nullptr;
+  }
+  Run* baseline = runs_->baseline();
+  auto base = baseline ? proto::configFromJson(baseline->config()) : Result<Config>(report::ladderBaseline(panel.value()));
+  if (!base.ok()) {
+    showMessage(QStringLiteral("The baseline's config cannot be read (%1); pick another baseline.")
+                    .arg(QString::fromStdString(base.error().message)));
+    return nullptr;
+  }
+  auto variant = report::withOneSpeedup(base.value(), panel.value(), key.toStdString(), setup_->capabilities());
+  if (!variant.ok()) {
+    showMessage(QStringLiteral("Not started: %1").arg(QString::fromStdString(variant.error().message)));
+    return nullptr;
+  }
+  const std::string setting = report::speedupSetting(variant.value(), key.toStdString());
+  variant->name = base->name + " + " + setting;
+  if (!baseline) {
+    baseline = queue_->enqueue(proto::configToJson(base.value()));  // the first to finish becomes the baseline
+    runs_->setShown(baseline, true);
+  }
+  Run* run = queue_->enqueue(proto::configToJson(variant.value()));
+  runs_->setShown(baseline, true);
+  runs_->setShown(run, true);
+  runsPanel_->selectRun(run);
+  viewTabs_->setCurrentWidget(plots_);
+  showMessage(QStringLiteral("Queued %1: the baseline with only %2, shown against %3.")
+                  .arg(run->name(), QString::fromStdString(setting), baseline->name()));
+  updateActions();
+  return run;
+}
+
 void MainWindow::onRunFinished(Run* run) {
   updateActions();
+  setup_->refreshMeasured();
   if (!run) return;
   const RunStatus st = run->status();
   if (!runs_->baseline() && (st == RunStatus::Ok || st == RunStatus::EarlyStopped)) {

@@ -61,6 +61,11 @@ class MainWindow : public QMainWindow {
 
   // What Run does: queues the set-up (refused with the errors in the status bar when invalid).
   Run* runExperiment();
+  // "Try vs baseline": queues the baseline's config with only speedup `key` changed (see
+  // wb::report::withOneSpeedup) and shows it with the baseline; without a baseline, queues the
+  // set-up with every speedup off first (it becomes the baseline when it finishes). Returns the
+  // variant's run, or nullptr with the reason in the status bar.
+  Run* trySpeedup(const QString& key);
   bool openExperiment(const QString& path, QString* error = nullptr);
   bool saveExperiment(const QString& path, QString* error = nullptr);
   // A dropped or command-line path: run directory, dataset folder or experiment JSON.

@@ -73,10 +73,14 @@ struct Planner {
   int gpus() const { return intOr(at(caps, {"gpus"}), 0); }
   bool cuda() const { return at(caps, {"cuda"}).is_boolean() && caps["cuda"].get<bool>(); }
   int cores() const { return intOr(at(caps, {"cores"}), 1); }
+  // The stored worker probe for this machine and experiment (speedups.workers.probe, attached
+  // by the caller), else min(cores, 4).
+  const json& probe() const { return at(caps, {"speedups", "workers", "probe"}); }
+  bool probed() const { return at(probe(), {"recommended"}).is_number_integer(); }
   int workers() const {
-    int w = std::min(std::max(1, cores()), 4);
+    int w = probed() ? probe()["recommended"].get<int>() : std::min(std::max(1, cores()), 4);
     const json& max = at(caps, {"speedups", "workers", "max"});
-    if (max.is_number()) w = std::min(w, std::max(1, max.get<int>()));
+    if (max.is_number()) w = std::min(w, std::max(probed() ? 0 : 1, max.get<int>()));
     return w;
   }
   int devices() const {
@@ -123,9 +127,16 @@ std::vector<LadderStep> planLadder(const Config& user, const json& caps, bool is
   {
     const json& node = at(sp, {"workers"});
     const int w = p.workers();
-    p.add("workers", "loader workers 0 → " + std::to_string(w),
-          available(node, true) ? "" : note(node, "loader workers are not available"),
-          [](Config& c, const Planner& pl) { c.speedups.workers = pl.workers(); });
+    const json& date = at(p.probe(), {"date"});
+    std::string probeDate = date.is_string() ? date.get<std::string>() : "an earlier date";
+    if (at(p.probe(), {"contended"}).is_boolean() && p.probe()["contended"].get<bool>()) probeDate += ", measured under contention";
+    std::string skip = available(node, true) ? "" : note(node, "loader workers are not available");
+    if (skip.empty() && p.probed() && w == 0)
+      skip = "the worker probe of " + probeDate + " recommends 0 workers for this experiment on this machine";
+    p.add("workers", "loader workers 0 → " + std::to_string(w), skip,
+          [](Config& c, const Planner& pl) { c.speedups.workers = pl.workers(); },
+          p.probed() ? "workers from the probe of " + probeDate + " (smallest count within 2 % of the best)"
+                     : "workers = min(cores, 4); run `workbench-cli probe workers` to measure the best count");
   }
   // pin memory: CUDA only
   {

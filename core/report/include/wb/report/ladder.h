@@ -33,7 +33,9 @@ Config ladderBaseline(const Config& user);
 
 // The plan. `capabilities` is the JSON of `workbench-cli capabilities --json` (cores, cuda,
 // gpus, speedups.<name>.available/note/max, speedups.precision.values.<p>.available/note).
-// Cumulative: workers = min(cores, 4) → pin memory → devices (GPU count on CUDA, else 2 CPU
+// Cumulative: workers = the stored worker probe's count when `capabilities` carries it as
+// speedups.workers.probe (wb/report/probe.h attachProbe; 0 skips the step), else min(cores, 4)
+// → pin memory → devices (GPU count on CUDA, else 2 CPU
 // processes) → precision (16-mixed on CUDA, bf16-mixed on CPU) → early stopping (patience 2) →
 // sharding (zero1, needs devices > 1) → inference-mode eval. A step the machine cannot do is
 // kept with skipped = true and the reason; later steps build on the last one that ran.

@@ -1,0 +1,278 @@
+#include "wb/probe/workers.h"
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+
+#include <torch/torch.h>
+
+#include "wb/common/clock.h"
+#include "wb/common/sysinfo.h"
+#include "wb/data/dataset.h"
+#include "wb/data/loader.h"
+#include "wb/model/model.h"
+#include "wb/train/compat.h"
+#include "wb/train/grad_scaler.h"
+#include "wb/train/host_use.h"
+#include "wb/train/optim.h"
+#include "wb/train/trainer.h"
+
+namespace wb::probe {
+
+std::vector<int> defaultCandidates(int cores) {
+  std::vector<int> c = {0, 1, 2, 4};
+  if (cores > 4) c.push_back(std::min(cores, 8));
+  return c;
+}
+
+namespace {
+
+// The train loader's options as the trainer builds them for one rank.
+data::LoaderOptions trainLoaderOptions(const Config& c, bool pin, int workers) {
+  data::LoaderOptions lo;
+  lo.batch_size = c.train.batch_size;
+  lo.workers = workers;
+  lo.shuffle = true;
+  lo.seed = c.seed;
+  lo.pin_memory = pin;
+  lo.max_bad_fraction = c.data.max_bad_fraction;
+  lo.transform.augment = true;
+  lo.transform.crop_padding = c.data.augment.crop_padding;
+  lo.transform.hflip = c.data.augment.hflip;
+  lo.transform.image_size = c.data.image_size;
+  lo.transform.random_resized_crop = c.data.dataset.rfind("folder:", 0) == 0 && c.data.image_size > 0;
+  lo.transform.normalize = c.data.augment.normalize;
+  return lo;
+}
+
+// What every phase shares: the data, the model and optimiser, and one training step.
+struct Bench {
+  const WorkersProbeOptions& o;
+  const Config& c;
+  torch::Device device = torch::kCPU;
+  bool pin = false, bf16 = false, fp16 = false;
+  std::shared_ptr<data::Dataset> train;
+  std::unique_ptr<model::Model> net;
+  std::unique_ptr<torch::optim::Optimizer> opt;
+  std::unique_ptr<train::GradScaler> scaler;
+  std::unique_ptr<train::CpuMonitor> cpu;  // intra-op threads follow the free cores, as in the trainer
+
+  bool stopped() const { return o.stop && o.stop->load(); }
+  void say(const std::string& line) const {
+    if (o.progress) o.progress(line);
+  }
+  void sync() const {
+    if (device.is_cuda()) torch::cuda::synchronize();
+  }
+
+  Status open();
+  void step(const torch::Tensor& xHost, const torch::Tensor& yHost);
+  // The next batch of `loader`, starting the next epoch at the end of one.
+  data::Batch nextBatch(data::Loader& loader, int& epoch) {
+    for (;;) {
+      if (auto b = loader.next()) return std::move(*b);
+      loader.startEpoch(++epoch);
+    }
+  }
+};
+
+Status Bench::open() {
+  if (auto errs = train::machineConfigErrors(c, 1); !errs.empty())
+    return makeError(Errc::InvalidConfig, formatFieldErrors(errs));
+  const int threads = c.train.threads > 0 ? c.train.threads : train::defaultThreads(c, 1);
+  at::set_num_threads(threads);
+  train::CpuMonitor::Options mo;
+  mo.threads = threads;
+  mo.adapt = c.train.threads <= 0;
+  mo.cores = logicalCores();
+  cpu = std::make_unique<train::CpuMonitor>(mo);
+  const bool cuda = torch::cuda::is_available();
+  if (cuda) device = torch::Device(torch::kCUDA, 0);
+  torch::manual_seed(c.seed);
+  pin = c.speedups.pin_memory && cuda;
+  bf16 = c.speedups.precision == "bf16-mixed";
+  fp16 = c.speedups.precision == "16-mixed" && cuda;
+
+  auto splits = data::openSplits(c.data, c.seed);
+  if (!splits.ok()) return splits.error();
+  train = splits->train;
+  const auto& info = train->info();
+  const int size = c.data.image_size > 0 ? c.data.image_size : info.height;
+  if (size <= 0 || (c.data.image_size == 0 && info.height != info.width))
+    return makeError(Errc::InvalidConfig, "data.image_size: 0 \u2014 the images of " + c.data.dataset +
+                                              " vary in size; set data.image_size (e.g. 64)");
+  if (train->size() < c.train.batch_size)
+    return makeError(Errc::Data, "data: the training split has " + std::to_string(train->size()) +
+                                     " samples, fewer than one batch; lower train.batch_size or raise data.limit_train");
+  auto created = model::createModel({c.model.name, info.channels, info.num_classes, size});
+  if (!created.ok()) return created.error();
+  net = std::move(created.value());
+  net->to(device);
+  net->train(true);
+  auto optimizer = train::makeOptimizer(c.optim, net->parameters());
+  if (!optimizer.ok()) return optimizer.error();
+  opt = std::move(optimizer.value());
+  train::GradScalerOptions so;
+  so.enabled = fp16;
+  scaler = std::make_unique<train::GradScaler>(so, device);
+  return {};
+}
+
+// One training step as the trainer takes it on one rank (copy, autocast forward, backward with
+// loss scaling under fp16, optimiser).
+void Bench::step(const torch::Tensor& xHost, const torch::Tensor& yHost) {
+  if (auto note = cpu->poll()) say(*note);
+  auto x = xHost.to(device, /*non_blocking=*/pin);
+  auto y = yHost.to(device, /*non_blocking=*/pin);
+  torch::Tensor loss;
+  {
+    compat::AutocastGuard autocast(device.type(), fp16 ? torch::kHalf : torch::kBFloat16, bf16 || fp16);
+    loss = torch::nn::functional::cross_entropy(net->forward(x).to(torch::kFloat), y);
+  }
+  opt->zero_grad();
+  (scaler->enabled() ? scaler->scale(loss) : loss).backward();
+  if (bf16 || fp16) compat::clearAutocastCache();
+  if (scaler->enabled()) {
+    scaler->step(*opt);
+    scaler->update();
+  } else {
+    opt->step();
+  }
+}
+
+double otherCoresSince(const CpuTimes& start) { return cpuShareBetween(start, readCpuTimes()).other_cores; }
+
+// (a) batches from a 0-worker loader for `seconds`, after one warm-up batch.
+void loaderAlone(Bench& b, double seconds, report::ProbeResult& r) {
+  data::Loader loader(b.train, trainLoaderOptions(b.c, b.pin, 0));
+  int epoch = 0;
+  loader.startEpoch(epoch);
+  b.nextBatch(loader, epoch);
+  int64_t batches = 0, samples = 0;
+  const CpuTimes cpu = readCpuTimes();
+  Stopwatch clock;
+  while ((clock.seconds() < seconds || batches < 1) && !b.stopped()) {
+    samples += b.nextBatch(loader, epoch).x.size(0);
+    ++batches;
+  }
+  const double s = clock.seconds();
+  r.alone_other_cores = std::max(r.alone_other_cores, otherCoresSince(cpu));
+  r.loader_batches_per_s = batches / s;
+  r.loader_samples_per_s = samples / s;
+}
+
+// (b) steps on one cached batch for `seconds`, after one warm-up step.
+void stepAlone(Bench& b, double seconds, report::ProbeResult& r) {
+  data::Loader loader(b.train, trainLoaderOptions(b.c, b.pin, 0));
+  int epoch = 0;
+  loader.startEpoch(epoch);
+  const data::Batch batch = b.nextBatch(loader, epoch);
+  b.step(batch.x, batch.y);
+  b.sync();
+  int64_t steps = 0;
+  const CpuTimes cpu = readCpuTimes();
+  Stopwatch clock;
+  while ((clock.seconds() < seconds || steps < 1) && !b.stopped()) {
+    b.step(batch.x, batch.y);
+    ++steps;
+    if (steps % 8 == 0) b.sync();
+  }
+  b.sync();
+  const double s = clock.seconds();
+  r.alone_other_cores = std::max(r.alone_other_cores, otherCoresSince(cpu));
+  r.step_alone_ms = s * 1000.0 / steps;
+  r.step_samples_per_s = steps * batch.x.size(0) / s;
+}
+
+// (c) a fresh loader with `workers` feeding real steps: a warm-up (a tenth of the time, at least
+// one step) while the workers fill their queue, then `seconds` timed (at least one step).
+report::ProbeRow candidate(Bench& b, int workers, double seconds) {
+  data::Loader loader(b.train, trainLoaderOptions(b.c, b.pin, workers));
+  int epoch = 0;
+  loader.startEpoch(epoch);
+  Stopwatch warm;
+  for (int i = 0; (i < 1 || warm.seconds() < seconds / 10) && !b.stopped(); ++i) {
+    data::Batch batch = b.nextBatch(loader, epoch);
+    b.step(batch.x, batch.y);
+  }
+  b.sync();
+  report::ProbeRow row;
+  row.workers = workers;
+  double dataMs = 0;
+  int64_t samples = 0;
+  const CpuTimes cpu = readCpuTimes();
+  Stopwatch clock;
+  while ((clock.seconds() < seconds || row.steps < 1) && !b.stopped()) {
+    const double t0 = clock.ms();
+    data::Batch batch = b.nextBatch(loader, epoch);
+    dataMs += clock.ms() - t0;
+    b.step(batch.x, batch.y);
+    samples += batch.x.size(0);
+    ++row.steps;
+  }
+  b.sync();
+  row.seconds = clock.seconds();
+  row.other_cores = otherCoresSince(cpu);
+  loader.stop();
+  row.samples_per_s = samples / row.seconds;
+  row.data_ms = dataMs / row.steps;
+  row.step_ms = (row.seconds * 1000.0 - dataMs) / row.steps;
+  return row;
+}
+
+// Two stretches of one candidate as one row: their steps, time and waits added up.
+void merge(report::ProbeRow& into, const report::ProbeRow& more) {
+  const int64_t steps = into.steps + more.steps;
+  const double seconds = into.seconds + more.seconds;
+  into.samples_per_s = (into.samples_per_s * into.seconds + more.samples_per_s * more.seconds) / seconds;
+  into.data_ms = (into.data_ms * into.steps + more.data_ms * more.steps) / steps;
+  into.step_ms = (into.step_ms * into.steps + more.step_ms * more.steps) / steps;
+  into.other_cores = (into.other_cores * into.seconds + more.other_cores * more.seconds) / seconds;
+  into.steps = steps;
+  into.seconds = seconds;
+}
+
+}  // namespace
+
+Result<report::ProbeResult> probeWorkers(const WorkersProbeOptions& o) {
+  Stopwatch total;
+  Bench b{o, o.config};
+  if (auto st = b.open(); !st.ok()) return st.error();
+  const report::MachineId machine = report::thisMachine();
+  report::ProbeResult r;
+  r.key = report::probeKey(o.config, machine);
+  r.measured_at = report::utcNowIso();
+  r.host = machine.host;
+  r.cpu = machine.cpu;
+  r.cores = machine.cores;
+  r.device = b.device.str();
+  r.experiment = report::probeExperimentFields(o.config);
+  r.experiment["precision"] = o.config.speedups.precision;
+  r.experiment["threads"] = at::get_num_threads();
+  r.batch_size = o.config.train.batch_size;
+  r.seconds_per_candidate = o.seconds;
+  const std::vector<int> candidates = o.candidates.empty() ? defaultCandidates(machine.cores) : o.candidates;
+  try {
+    b.say("loader alone (0 workers, no model)…");
+    loaderAlone(b, o.seconds / 2, r);
+    b.say("training step alone (one cached batch)…");
+    stepAlone(b, o.seconds / 2, r);
+    // Two interleaved rounds of half the time each, so a change in the machine's load while
+    // the probe runs falls on every candidate rather than on the last ones.
+    for (int round = 0; round < 2 && !b.stopped(); ++round)
+      for (size_t i = 0; i < candidates.size() && !b.stopped(); ++i) {
+        b.say("workers " + std::to_string(candidates[i]) + (round == 0 ? " (round 1 of 2)…" : " (round 2 of 2)…"));
+        const report::ProbeRow row = candidate(b, candidates[i], o.seconds / 2);
+        if (round == 0) r.rows.push_back(row);
+        else merge(r.rows[i], row);
+      }
+  } catch (const data::DataError& e) {
+    return makeError(Errc::Data, e.what());
+  }
+  if (b.stopped()) return makeError(Errc::Cancelled, "probe cancelled; nothing was stored");
+  r.recommended = report::recommendWorkers(r.rows);
+  r.total_s = total.seconds();
+  return r;
+}
+
+}  // namespace wb::probe

@@ -1,0 +1,243 @@
+// The speedups front and centre: they come first in the set-up, each row shows what it measured
+// on this machine (the newest ladder under the runs root, the stored worker probe, with dates),
+// and "Try vs baseline" queues the baseline with only that speedup changed, shown against it.
+#include <QAbstractScrollArea>
+#include <QLabel>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QtTest/QtTest>
+
+#include "runs/run.h"
+#include "runs/run_queue.h"
+#include "runs/runs_model.h"
+#include "setup/setup_panel.h"
+#include "setup/speedups_group.h"
+#include "ui_test_util.h"
+#include "wb/proto/rundir.h"
+#include "wb/report/ladder.h"
+#include "wb/report/probe.h"
+
+using nlohmann::json;
+using namespace wb::report;
+
+namespace {
+
+json cpuCapabilities() {
+  return {{"cuda", false}, {"gpus", 0}, {"cores", 2},
+          {"speedups",
+           {{"workers", {{"available", true}, {"default", 2}, {"max", 64}}},
+            {"pin_memory", {{"available", false}, {"note", "needs CUDA; not available on this machine"}}},
+            {"devices", {{"available", true}, {"max", 2}, {"kind", "cpu-processes"}}},
+            {"precision",
+             {{"available", true},
+              {"values", {{"32-true", {{"available", true}}}, {"bf16-mixed", {{"available", true}}},
+                          {"16-mixed", {{"available", false}, {"note", "needs CUDA"}}}}}}},
+            {"early_stopping", {{"available", true}}},
+            {"sharding", {{"available", true}}},
+            {"inference_eval", {{"available", true}}}}}};
+}
+
+// A finished ladder: precision alone reached the target 1.5× sooner, devices did not reach it.
+Ladder ladderWithResults() {
+  Ladder l;
+  l.target_acc = 0.8;
+  auto row = [](const std::string& key, bool isolated, std::optional<double> target, std::optional<double> x) {
+    LadderRow r;
+    r.step.key = key;
+    r.step.isolated = isolated;
+    r.step.added = key;
+    r.repeats = 1;
+    r.reached = target ? 1 : 0;
+    r.target_s = target;
+    r.cumulative_target = x;
+    r.marginal_target = x;
+    r.val_acc = 0.84;
+    return r;
+  };
+  l.rows = {row("baseline", false, 30.0, 1.0), row("precision", false, 25.0, 1.2), row("precision", true, 20.0, 1.5),
+            row("devices", false, std::nullopt, std::nullopt)};
+  return l;
+}
+
+// Every speedup field of a config JSON that differs between a and b.
+QStringList speedupDifferences(const json& a, const json& b) {
+  QStringList out;
+  for (const auto& [k, v] : a["speedups"].items())
+    if (b["speedups"][k] != v) out << QString::fromStdString(k);
+  return out;
+}
+
+}  // namespace
+
+class TestSpeedupsFront : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void initTestCase() { wb::ui::test::setUpEnvironment(); }
+
+  void speedupsComeFirst() {
+    wb::ui::SetupPanel panel;
+    panel.resize(400, 800);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    auto* speedups = panel.speedups();
+    auto* name = panel.findChild<QWidget*>(QStringLiteral("name"));
+    QVERIFY(speedups && name);
+    QVERIFY(speedups->mapTo(&panel, QPoint(0, 0)).y() < name->mapTo(&panel, QPoint(0, 0)).y());
+    for (const QString& key : wb::ui::SpeedupsGroup::keys()) QVERIFY2(speedups->tryButton(key), qPrintable(key));
+    QVERIFY(speedups->probeButton());
+  }
+
+  void rowsShowWhatWasMeasuredHere() {
+    QTemporaryDir root = wb::ui::test::scratchRoot(), probes;
+    qputenv("WB_PROBES_DIR", probes.path().toUtf8());
+    const QString ladderDir = root.filePath(QStringLiteral("20261201-080000-ladder-ab12"));
+    QVERIFY(QDir().mkpath(ladderDir));
+    QVERIFY(wb::proto::writeJsonAtomic((ladderDir + QStringLiteral("/ladder.json")).toStdString(), ladderJson(ladderWithResults())).ok());
+
+    wb::ui::SetupPanel panel;
+    auto config = wb::proto::configFromJson(panel.configJson());
+    QVERIFY(config.ok());
+    ProbeResult p;
+    p.key = probeKey(config.value(), thisMachine());
+    p.measured_at = "2026-12-01T08:40:12Z";
+    p.loader_batches_per_s = 1000;
+    p.step_alone_ms = 20;
+    p.rows = {{0, 100, 1, 1000, 1, 1}, {2, 100, 1, 1400, 1, 1}};
+    p.recommended = recommendWorkers(p.rows);
+    QVERIFY(saveProbe(p, probes.path().toStdString()).ok());
+
+    panel.setRunsRoot(root.path());
+    auto* s = panel.speedups();
+    const QString precision = s->effectText(QStringLiteral("precision"));
+    QVERIFY2(precision.contains(QStringLiteral("1.50× to target alone")), qPrintable(precision));  // the isolated row wins
+    QVERIFY2(precision.startsWith(QStringLiteral("Ladder: ")), qPrintable(precision));
+    const auto* source = s->findChild<QLabel*>(QStringLiteral("speedups.measured"));
+    QVERIFY(source && source->text().contains(QStringLiteral("UTC (lenet on fashion-mnist)")));
+    QVERIFY(s->effectText(QStringLiteral("devices")).contains(QStringLiteral("did not reach the target")));
+    const QString workers = s->effectText(QStringLiteral("workers"));
+    QVERIFY2(workers.contains(QStringLiteral("Probe (2026-12-01 08:40 UTC): probe recommends 2 worker(s) (1.40× samples/s vs 0)")),
+             qPrintable(workers));
+    QCOMPARE(s->effectText(QStringLiteral("sharding")), QStringLiteral("Not measured on this machine yet."));
+    // The probe is this experiment's: another batch size has none.
+    json doc = panel.configJson();
+    doc["train"]["batch_size"] = 32;
+    panel.setConfigJson(doc);
+    panel.refreshMeasured();
+    QVERIFY(!s->effectText(QStringLiteral("workers")).contains(QStringLiteral("Probe")));
+    // The capabilities carry the stored probe for the ladder's rule.
+    doc["train"]["batch_size"] = 64;
+    panel.setConfigJson(doc);
+    panel.setCapabilities(cpuCapabilities());
+    QCOMPARE(panel.capabilities()["speedups"]["workers"]["probe"]["recommended"].get<int>(), 2);
+    qunsetenv("WB_PROBES_DIR");
+  }
+
+  void probeButtonRunsTheProbeAndFillsTheToggle() {
+    if (!QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")))
+      QSKIP("Fashion-MNIST is not installed (packaging/setup.sh installs dataset-fashion-mnist)");
+    QTemporaryDir probes;
+    qputenv("WB_PROBES_DIR", probes.path().toUtf8());
+    wb::ui::SetupPanel panel;
+    json doc = panel.configJson();
+    doc["data"]["limit_train"] = 256;
+    doc["train"]["batch_size"] = 32;
+    doc["speedups"]["workers"] = 7;
+    panel.setConfigJson(doc);
+    panel.setProbeSeconds(0.3);
+    QSignalSpy finished(&panel, &wb::ui::SetupPanel::probeFinished);
+    QTest::mouseClick(panel.speedups()->probeButton(), Qt::LeftButton);
+    QVERIFY(!panel.speedups()->probeButton()->isEnabled());  // one probe at a time
+    QVERIFY(finished.wait(180000));
+    QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(1).toString()));
+    // The child stored its result for this experiment; the toggle took its recommendation.
+    auto config = wb::proto::configFromJson(panel.configJson());
+    QVERIFY(config.ok());
+    auto stored = loadProbe(config.value(), thisMachine(), probes.path().toStdString());
+    QVERIFY(stored);
+    QCOMPARE(panel.configJson()["speedups"]["workers"].get<int>(), stored->recommended);
+    QVERIFY(panel.speedups()->probeButton()->isEnabled());
+    QVERIFY(panel.speedups()->effectText(QStringLiteral("workers")).contains(QStringLiteral("probe recommends")));
+    qunsetenv("WB_PROBES_DIR");
+  }
+
+  void tryAgainstBaselineChangesOnlyThatSpeedup() {
+    QTemporaryDir root = wb::ui::test::scratchRoot(), probes;
+    qputenv("WB_PROBES_DIR", probes.path().toUtf8());
+    wb::ui::MainWindow w(wb::ui::test::windowOptions(root));
+    json doc = wb::ui::test::smallExperiment("try");
+    doc["speedups"]["inference_eval"] = true;
+    w.setup()->setConfigJson(doc);
+    w.setup()->setCapabilities(cpuCapabilities());
+    QVERIFY(!w.runs()->baseline());
+
+    // No baseline yet: the set-up with every speedup off is queued first, then the variant.
+    wb::ui::Run* variant = w.trySpeedup(QStringLiteral("precision"));
+    QVERIFY(variant);
+    QCOMPARE(w.runs()->runs().size(), 2);
+    wb::ui::Run* base = nullptr;
+    for (wb::ui::Run* r : w.runs()->runs())
+      if (r != variant) base = r;
+    QVERIFY(base);
+    QCOMPARE(base->config()["speedups"]["precision"].get<std::string>(), std::string("32-true"));
+    QCOMPARE(base->config()["speedups"]["inference_eval"].get<bool>(), false);
+    QCOMPARE(speedupDifferences(base->config(), variant->config()), QStringList{QStringLiteral("precision")});
+    QCOMPARE(variant->config()["speedups"]["precision"].get<std::string>(), std::string("bf16-mixed"));
+    QCOMPARE(base->config()["data"], variant->config()["data"]);
+    QVERIFY(w.runs()->isShown(base) && w.runs()->isShown(variant));
+
+    // With a baseline: its config, with only the set-up's workers (3) changed.
+    w.runs()->setBaseline(base);
+    doc["speedups"]["workers"] = 3;
+    w.setup()->setConfigJson(doc);
+    wb::ui::Run* workers = w.trySpeedup(QStringLiteral("workers"));
+    QVERIFY(workers);
+    QCOMPARE(speedupDifferences(base->config(), workers->config()), QStringList{QStringLiteral("workers")});
+    QCOMPARE(workers->config()["speedups"]["workers"].get<int>(), 3);
+
+    // What the machine cannot do is refused with the reason.
+    QVERIFY(!w.trySpeedup(QStringLiteral("pin_memory")));
+    w.queue()->stopAll();
+    QTRY_VERIFY_WITH_TIMEOUT(!w.queue()->isBusy(), 120000);
+    qunsetenv("WB_PROBES_DIR");
+  }
+
+  // At 1280x800 the speedups are where the eye lands: the rows from Loader workers to Sharding,
+  // their Try buttons and the Probe button are in view without scrolling. WB_GRAB_DIR=<folder>
+  // also saves the window as window-1280x800.png for a person to look at (then with the
+  // machine's real capabilities and WB_GRAB_ROOT's runs; WB_GRAB_TRY=<key> presses that row's
+  // Try vs baseline and saves window-1280x800-try-<key>.png once both runs end).
+  void speedupsAreInViewAt1280x800() {
+    const bool grab = qEnvironmentVariableIsSet("WB_GRAB_DIR");
+    QTemporaryDir scratch = wb::ui::test::scratchRoot();
+    wb::ui::MainWindow::Options o = wb::ui::test::windowOptions(scratch);
+    if (grab) o.runsRoot = qEnvironmentVariable("WB_GRAB_ROOT"), o.queryCli = true;
+    wb::ui::MainWindow w(o);
+    if (!grab) w.setup()->setCapabilities(cpuCapabilities());
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QTRY_VERIFY_WITH_TIMEOUT(w.setup()->capabilities().contains("cores"), 60000);
+    auto* scroll = qobject_cast<QAbstractScrollArea*>(w.setup()->parentWidget()->parentWidget());
+    QVERIFY(scroll);
+    QWidget* viewport = scroll->viewport();
+    auto inView = [viewport](const QWidget* wgt) {
+      return viewport->rect().contains(QRect(wgt->mapTo(viewport, QPoint(0, 0)), wgt->size()));
+    };
+    auto* s = w.setup()->speedups();
+    QVERIFY(inView(s->probeButton()));
+    for (const char* key : {"workers", "pin_memory", "devices", "precision", "early_stopping", "sharding"})
+      QVERIFY2(inView(s->tryButton(QString::fromLatin1(key))), key);
+    if (!grab) return;
+    QTest::qWait(500);
+    QVERIFY(w.grab().save(qEnvironmentVariable("WB_GRAB_DIR") + QStringLiteral("/window-1280x800.png")));
+    const QString key = qEnvironmentVariable("WB_GRAB_TRY");
+    if (key.isEmpty()) return;
+    QTest::mouseClick(s->tryButton(key), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(!w.queue()->isBusy(), 600000);
+    QTest::qWait(1000);
+    QVERIFY(w.grab().save(qEnvironmentVariable("WB_GRAB_DIR") + QStringLiteral("/window-1280x800-try-") + key + QStringLiteral(".png")));
+  }
+};
+
+QTEST_MAIN(TestSpeedupsFront)
+#include "test_speedups_front.moc"
