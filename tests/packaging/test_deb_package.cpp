@@ -125,7 +125,7 @@ class TestDebPackage : public QObject {
     QTest::newRow("Version") << QStringLiteral("Version") << QStringLiteral(WB_PROJECT_VERSION);
     QTest::newRow("Section") << QStringLiteral("Section") << QStringLiteral("science");
     QTest::newRow("Architecture") << QStringLiteral("Architecture") << arch;
-    QTest::newRow("Recommends") << QStringLiteral("Recommends") << QStringLiteral("libopenblas0-openmp, dataset-fashion-mnist");
+    QTest::newRow("Recommends") << QStringLiteral("Recommends") << QStringLiteral("libopenblas0-openmp, dataset-fashion-mnist, librsvg2-bin");
   }
   void controlFields() {
     QFETCH(QString, field);
