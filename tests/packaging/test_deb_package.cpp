@@ -59,7 +59,11 @@ QString owningPackage(const QString& path) {
   }
   for (const QString& p : candidates) {
     const auto r = runProcess(QStringLiteral("dpkg"), {QStringLiteral("-S"), p});
-    if (r.rc == 0) return QString::fromUtf8(r.out).section(QLatin1Char(':'), 0, 0).trimmed();
+    if (r.rc != 0) continue;
+    // "diversion by libc6 from: ..." lines (Debian 13's ld-linux) come before the owner's line.
+    for (const QString& line : QString::fromUtf8(r.out).split(QLatin1Char('\n')))
+      if (!line.startsWith(QLatin1String("diversion by")) && line.contains(QLatin1Char(':')))
+        return line.section(QLatin1Char(':'), 0, 0).trimmed();
   }
   return QString();
 }

@@ -202,7 +202,7 @@ class TestCompare : public QObject {
     bool noted = false;
     for (const auto& n : t.notes) noted = noted || QString::fromStdString(n).contains(note);
     QVERIFY(noted);
-    const Bar& bar = comparisonBars(cmp).bars[1];
+    const Bar bar = comparisonBars(cmp).bars[1];  // a copy: comparisonBars returns by value
     QVERIFY(bar.skipped);
     QCOMPARE(QString::fromStdString(bar.annotation), QStringLiteral("contended"));
   }
