@@ -10,6 +10,7 @@
 #include "wb/common/sysinfo.h"
 #include "wb/data/dataset.h"
 #include "wb/data/loader.h"
+#include "wb/data/loader_config.h"
 #include "wb/model/model.h"
 #include "wb/train/compat.h"
 #include "wb/train/grad_scaler.h"
@@ -26,24 +27,6 @@ std::vector<int> defaultCandidates(int cores) {
 }
 
 namespace {
-
-// The train loader's options as the trainer builds them for one rank.
-data::LoaderOptions trainLoaderOptions(const Config& c, bool pin, int workers) {
-  data::LoaderOptions lo;
-  lo.batch_size = c.train.batch_size;
-  lo.workers = workers;
-  lo.shuffle = true;
-  lo.seed = c.seed;
-  lo.pin_memory = pin;
-  lo.max_bad_fraction = c.data.max_bad_fraction;
-  lo.transform.augment = true;
-  lo.transform.crop_padding = c.data.augment.crop_padding;
-  lo.transform.hflip = c.data.augment.hflip;
-  lo.transform.image_size = c.data.image_size;
-  lo.transform.random_resized_crop = c.data.dataset.rfind("folder:", 0) == 0 && c.data.image_size > 0;
-  lo.transform.normalize = c.data.augment.normalize;
-  return lo;
-}
 
 // What every phase shares: the data, the model and optimiser, and one training step.
 struct Bench {
@@ -144,7 +127,7 @@ double otherCoresSince(const CpuTimes& start) { return cpuShareBetween(start, re
 
 // (a) batches from a 0-worker loader for `seconds`, after one warm-up batch.
 void loaderAlone(Bench& b, double seconds, report::ProbeResult& r) {
-  data::Loader loader(b.train, trainLoaderOptions(b.c, b.pin, 0));
+  data::Loader loader(b.train, data::trainLoaderOptions(b.c, b.pin, 0));
   int epoch = 0;
   loader.startEpoch(epoch);
   b.nextBatch(loader, epoch);
@@ -163,7 +146,7 @@ void loaderAlone(Bench& b, double seconds, report::ProbeResult& r) {
 
 // (b) steps on one cached batch for `seconds`, after one warm-up step.
 void stepAlone(Bench& b, double seconds, report::ProbeResult& r) {
-  data::Loader loader(b.train, trainLoaderOptions(b.c, b.pin, 0));
+  data::Loader loader(b.train, data::trainLoaderOptions(b.c, b.pin, 0));
   int epoch = 0;
   loader.startEpoch(epoch);
   const data::Batch batch = b.nextBatch(loader, epoch);
@@ -187,7 +170,7 @@ void stepAlone(Bench& b, double seconds, report::ProbeResult& r) {
 // (c) a fresh loader with `workers` feeding real steps: a warm-up (a tenth of the time, at least
 // one step) while the workers fill their queue, then `seconds` timed (at least one step).
 report::ProbeRow candidate(Bench& b, int workers, double seconds) {
-  data::Loader loader(b.train, trainLoaderOptions(b.c, b.pin, workers));
+  data::Loader loader(b.train, data::trainLoaderOptions(b.c, b.pin, workers));
   int epoch = 0;
   loader.startEpoch(epoch);
   Stopwatch warm;

@@ -5,6 +5,7 @@
 
 #include "wb/common/resume_rules.h"
 #include "wb/common/sysinfo.h"
+#include "wb/data/loader_config.h"
 #include "wb/proto/config_json.h"
 #include "wb/train/capabilities.h"
 #include "wb/train/checkpoint.h"
@@ -96,32 +97,11 @@ Status TrainingRun::openData() {
   if (imageSize_ <= 0 || (c_.data.image_size == 0 && tinfo.height != tinfo.width))
     return makeError(Errc::InvalidConfig, "data.image_size: 0 \u2014 the images of " + c_.data.dataset +
                                               " vary in size; set data.image_size (e.g. 64)");
-  const bool isFolder = c_.data.dataset.rfind("folder:", 0) == 0;
   pinActive_ = c_.speedups.pin_memory && cuda_;
 
-  data::LoaderOptions lo;
-  lo.batch_size = c_.train.batch_size;
-  lo.workers = c_.speedups.workers;
-  lo.shuffle = true;
-  lo.seed = c_.seed;
-  lo.rank = o_.rank;
-  lo.world_size = o_.world_size;
-  lo.pin_memory = pinActive_;
-  lo.max_bad_fraction = c_.data.max_bad_fraction;
-  lo.transform.augment = true;
-  lo.transform.crop_padding = c_.data.augment.crop_padding;
-  lo.transform.hflip = c_.data.augment.hflip;
-  lo.transform.image_size = c_.data.image_size;
-  lo.transform.random_resized_crop = isFolder && c_.data.image_size > 0;
-  lo.transform.normalize = c_.data.augment.normalize;
+  const data::LoaderOptions lo = data::trainLoaderOptions(c_, pinActive_, c_.speedups.workers, o_.rank, o_.world_size);
   trainLoader_ = std::make_unique<data::Loader>(splits_.train, lo);
-
-  data::LoaderOptions vo = lo;
-  vo.shuffle = false;
-  vo.transform.augment = false;
-  vo.transform.random_resized_crop = false;
-  vo.batch_size = c_.speedups.inference_eval ? c_.train.eval_batch_size : c_.train.batch_size;
-  valLoader_ = std::make_unique<data::Loader>(splits_.val, vo);
+  valLoader_ = std::make_unique<data::Loader>(splits_.val, data::evalLoaderOptions(c_, lo));
 
   auto onWarning = [this](const std::string& message, const std::string& path) { warn(message, path); };
   trainLoader_->setWarningHandler(onWarning);
