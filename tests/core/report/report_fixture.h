@@ -13,6 +13,7 @@
 #include "wb/common/config.h"
 #include "wb/common/fs.h"
 #include "wb/proto/config_json.h"
+#include "wb/proto/event_types.h"
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
 #include "wb/report/run_record.h"
@@ -48,15 +49,19 @@ struct FakeRun {
   // A step event; ms = {data, h2d, fwd, bwd, opt, comm}.
   FakeRun& step(int epoch, int64_t step, int64_t samples, double t, double loss,
                 std::vector<double> ms = {1, 0, 2, 3, 1, 0}, int64_t rssPeak = 100 << 20, int rank = 0) {
+    // Written through the trainer's own typed writer (wb/proto/event_types.h), so the fixture
+    // cannot drift from the schema.
+    wb::proto::StepEvent e;
+    e.epoch = epoch;
+    e.step = step;
+    e.samples = samples;
+    e.loss = loss;
+    e.lr = 0.01;
+    e.samples_per_s = 1000.0;
+    e.ms = wb::proto::StepPhases{ms[0], ms[1], ms[2], ms[3], ms[5], ms[4]};
+    e.mem = {{"device", "cpu"}, {"rss", rssPeak / 2}, {"rss_peak", rssPeak}, {"peak", 0}};
     json ev = wb::proto::makeEvent("step", rank, t);
-    ev["epoch"] = epoch;
-    ev["step"] = step;
-    ev["samples"] = samples;
-    ev["loss"] = loss;
-    ev["lr"] = 0.01;
-    ev["samples_per_s"] = 1000.0;
-    ev["ms"] = {{"data", ms[0]}, {"h2d", ms[1]}, {"fwd", ms[2]}, {"bwd", ms[3]}, {"opt", ms[4]}, {"comm", ms[5]}};
-    ev["mem"] = {{"device", "cpu"}, {"rss", rssPeak / 2}, {"rss_peak", rssPeak}, {"peak", 0}};
+    wb::proto::writeFields(e, ev);
     events.push_back(ev);
     return *this;
   }
@@ -75,22 +80,26 @@ struct FakeRun {
     return *this;
   }
   FakeRun& eval(int epoch, double t, double acc, double evalMs = 100) {
+    wb::proto::EvalEvent e;
+    e.epoch = epoch;
+    e.step = epoch * 100;
+    e.val_acc = acc;
+    e.val_loss = 1.0 - acc;
+    e.eval_ms = evalMs;
     json ev = wb::proto::makeEvent("eval", 0, t);
-    ev["epoch"] = epoch;
-    ev["step"] = epoch * 100;
-    ev["val_acc"] = acc;
-    ev["val_loss"] = 1.0 - acc;
-    ev["eval_ms"] = evalMs;
+    wb::proto::writeFields(e, ev);
     events.push_back(ev);
     return *this;
   }
   FakeRun& epoch(int epoch, double t, double seconds, double sps = 1000) {
+    wb::proto::EpochEvent e;
+    e.epoch = epoch;
+    e.seconds = seconds;
+    e.samples_per_s = sps;
+    e.train_samples_per_s = sps;
+    e.train_loss = 0.5;
     json ev = wb::proto::makeEvent("epoch", 0, t);
-    ev["epoch"] = epoch;
-    ev["seconds"] = seconds;
-    ev["samples_per_s"] = sps;
-    ev["train_samples_per_s"] = sps;
-    ev["train_loss"] = 0.5;
+    wb::proto::writeFields(e, ev);
     events.push_back(ev);
     return *this;
   }
