@@ -20,7 +20,12 @@
 
 using nlohmann::json;
 
+#include "../support/rank_processes.h"
+
 namespace {
+using wb::test::hang;
+using wb::test::KillOnExit;
+using wb::test::ranksOf;
 
 bool haveFashionMnist() { return QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")); }
 
@@ -64,22 +69,6 @@ bool setFileSizeLimit(qint64 pid, rlim_t soft) {
   return ::prlimit(pid_t(pid), RLIMIT_FSIZE, &lim, nullptr) == 0;
 }
 
-// The pids of the `workbench-cli worker` processes whose command line names runDir.
-std::vector<pid_t> ranksOf(const std::string& runDir) {
-  std::vector<pid_t> pids;
-  DIR* d = ::opendir("/proc");
-  if (!d) return pids;
-  while (dirent* e = ::readdir(d)) {
-    if (!std::isdigit(static_cast<unsigned char>(e->d_name[0]))) continue;
-    std::ifstream in(std::string("/proc/") + e->d_name + "/cmdline", std::ios::binary);
-    std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (cmd.find(std::string("worker\0", 7)) != std::string::npos && cmd.find(runDir) != std::string::npos)
-      pids.push_back(std::atoi(e->d_name));
-  }
-  ::closedir(d);
-  return pids;
-}
-
 // Gone: no such process, or a zombie waiting for its new parent to reap it.
 bool processGone(pid_t pid) {
   if (::kill(pid, 0) != 0) return true;
@@ -88,34 +77,6 @@ bool processGone(pid_t pid) {
   const auto close = s.rfind(')');
   return close == std::string::npos || (close + 2 < s.size() && s[close + 2] == 'Z');
 }
-
-// Hangs pid for real: every thread ptrace-stopped, as a rank stuck in a driver call or held in a
-// debugger (no signal but SIGKILL acts on it; a plain SIGSTOP would not do: the kernel sends
-// SIGHUP to a stopped process whose process group is orphaned). Falls back to SIGSTOP where
-// ptrace is not allowed. The threads are this thread's tracees until they die.
-bool hang(pid_t pid) {
-  bool traced = true;
-  const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
-  if (DIR* d = ::opendir(tasks.c_str())) {
-    while (dirent* e = ::readdir(d)) {
-      if (!std::isdigit(static_cast<unsigned char>(e->d_name[0]))) continue;
-      const pid_t tid = std::atoi(e->d_name);
-      traced = traced && ::ptrace(PTRACE_SEIZE, tid, nullptr, nullptr) == 0 &&
-               ::ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr) == 0;
-    }
-    ::closedir(d);
-  }
-  if (!traced) ::kill(pid, SIGSTOP);
-  return traced;
-}
-
-// Whatever a failed test leaves running is killed on the way out.
-struct KillOnExit {
-  std::vector<pid_t> pids;
-  ~KillOnExit() {
-    for (pid_t pid : pids) ::kill(pid, SIGKILL);
-  }
-};
 
 }  // namespace
 

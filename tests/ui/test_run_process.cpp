@@ -16,7 +16,12 @@ using nlohmann::json;
 using wb::ui::RunProcess;
 Q_DECLARE_METATYPE(wb::ui::RunProcess::Outcome)
 
+#include "../support/rank_processes.h"
+
 namespace {
+using wb::test::hang;
+using wb::test::KillOnExit;
+using wb::test::ranksOf;
 
 struct Ended {
   int count = 0;
@@ -47,50 +52,6 @@ bool processGone(qint64 pid) {
 }
 
 bool haveFashionMnist() { return QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")); }
-
-// The pids of the `workbench-cli worker` processes whose command line names runDir.
-std::vector<pid_t> ranksOf(const std::string& runDir) {
-  std::vector<pid_t> pids;
-  DIR* d = ::opendir("/proc");
-  if (!d) return pids;
-  while (dirent* e = ::readdir(d)) {
-    if (!std::isdigit(static_cast<unsigned char>(e->d_name[0]))) continue;
-    std::ifstream in(std::string("/proc/") + e->d_name + "/cmdline", std::ios::binary);
-    std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (cmd.find(std::string("worker\0", 7)) != std::string::npos && cmd.find(runDir) != std::string::npos)
-      pids.push_back(std::atoi(e->d_name));
-  }
-  ::closedir(d);
-  return pids;
-}
-
-// Hangs pid for real: every thread ptrace-stopped, as a rank stuck in a driver call or held in a
-// debugger (no signal but SIGKILL acts on it; a plain SIGSTOP would not do: the kernel sends
-// SIGHUP to a stopped process whose process group is orphaned). Falls back to SIGSTOP where
-// ptrace is not allowed. The threads are this thread's tracees until they die.
-bool hang(pid_t pid) {
-  bool traced = true;
-  const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
-  if (DIR* d = ::opendir(tasks.c_str())) {
-    while (dirent* e = ::readdir(d)) {
-      if (!std::isdigit(static_cast<unsigned char>(e->d_name[0]))) continue;
-      const pid_t tid = std::atoi(e->d_name);
-      traced = traced && ::ptrace(PTRACE_SEIZE, tid, nullptr, nullptr) == 0 &&
-               ::ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr) == 0;
-    }
-    ::closedir(d);
-  }
-  if (!traced) ::kill(pid, SIGSTOP);
-  return traced;
-}
-
-// Whatever a failed test leaves running is killed on the way out.
-struct KillOnExit {
-  std::vector<pid_t> pids;
-  ~KillOnExit() {
-    for (pid_t pid : pids) ::kill(pid, SIGKILL);
-  }
-};
 
 }  // namespace
 

@@ -1,21 +1,11 @@
 #include "wb/common/early_stopping.h"
 
+#include "wb/common/format.h"
+
 #include <cmath>
 #include <limits>
-#include <sstream>
 
 namespace wb {
-namespace {
-
-std::string num(double v) {
-  std::ostringstream s;
-  s.precision(6);
-  s << v;
-  return s.str();
-}
-
-}  // namespace
-
 EarlyStopping::EarlyStopping(const EarlyStoppingConfig& config) : config_(config) {
   best_ = maximize() ? -std::numeric_limits<double>::infinity()
                      : std::numeric_limits<double>::infinity();
@@ -41,18 +31,18 @@ EarlyStoppingDecision EarlyStopping::update(int epoch, double value) {
   if (!enabled()) return d;
 
   const std::string& m = config_.monitor;
-  const std::string best_text = "(best " + num(best_) + " at epoch " + std::to_string(best_epoch_) + ")";
+  const std::string best_text = "(best " + shortNumber(best_) + " at epoch " + std::to_string(best_epoch_) + ")";
   if (config_.check_finite && !finite) {
     d.stop = true;
-    d.reason = m + " = " + num(value) + " at epoch " + std::to_string(epoch) + " is not finite " + best_text;
+    d.reason = m + " = " + shortNumber(value) + " at epoch " + std::to_string(epoch) + " is not finite " + best_text;
   } else if (config_.stopping_threshold != 0.0 && finite && better(value, config_.stopping_threshold)) {
     d.stop = true;
-    d.reason = m + " = " + num(value) + " reached the stopping threshold " +
-               (maximize() ? "> " : "< ") + num(config_.stopping_threshold) + " at epoch " +
+    d.reason = m + " = " + shortNumber(value) + " reached the stopping threshold " +
+               (maximize() ? "> " : "< ") + shortNumber(config_.stopping_threshold) + " at epoch " +
                std::to_string(epoch) + " " + best_text;
   } else if (wait_ >= config_.patience) {
     d.stop = true;
-    d.reason = m + " did not improve by more than " + num(config_.min_delta) + " for " +
+    d.reason = m + " did not improve by more than " + shortNumber(config_.min_delta) + " for " +
                std::to_string(wait_) + " evaluations " + best_text;
   }
   return d;

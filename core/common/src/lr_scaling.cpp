@@ -1,21 +1,11 @@
 #include "wb/common/lr_scaling.h"
 
+#include "wb/common/format.h"
+
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 
 namespace wb {
-namespace {
-
-std::string num(double v) {
-  std::ostringstream s;
-  s.precision(6);
-  s << v;
-  return s.str();
-}
-
-}  // namespace
-
 LrScaling lrScaling(const OptimConfig& optim, int devices, int64_t total_steps) {
   LrScaling s;
   s.mode = optim.lr_scaling;
@@ -28,14 +18,14 @@ LrScaling lrScaling(const OptimConfig& optim, int devices, int64_t total_steps) 
   if (s.factor > 1.0)
     s.warmup_steps = std::max<int64_t>(1, std::llround(optim.lr_scaling_warmup * static_cast<double>(total)));
   if (s.mode == "none") {
-    s.note = "optim.lr " + num(s.base_lr) + " as given (optim.lr_scaling none" +
+    s.note = "optim.lr " + shortNumber(s.base_lr) + " as given (optim.lr_scaling none" +
              (s.devices > 1 ? ": the global batch is " + std::to_string(s.devices) + "× the one it was tuned for" : std::string()) + ")";
   } else if (s.factor == 1.0) {
-    s.note = "optim.lr " + num(s.base_lr) + ": " + s.mode + " scaling for 1 device changes nothing";
+    s.note = "optim.lr " + shortNumber(s.base_lr) + ": " + s.mode + " scaling for 1 device changes nothing";
   } else {
-    s.note = "optim.lr " + num(s.base_lr) + " × " + num(s.factor) + " (" + s.mode + " scaling for " +
+    s.note = "optim.lr " + shortNumber(s.base_lr) + " × " + shortNumber(s.factor) + " (" + s.mode + " scaling for " +
              std::to_string(s.devices) + " devices: the global batch is " + std::to_string(s.devices) + "× larger) = " +
-             num(s.effective_lr) + ", reached by a linear warm-up over the first " + std::to_string(s.warmup_steps) +
+             shortNumber(s.effective_lr) + ", reached by a linear warm-up over the first " + std::to_string(s.warmup_steps) +
              (total_steps > 0 ? " of " + std::to_string(total) : std::string()) + " optimiser steps";
   }
   return s;
@@ -48,8 +38,8 @@ double lrScalingFactorAt(const LrScaling& s, int64_t step) {
 }
 
 std::string lrScalingLabel(const LrScaling& s) {
-  if (s.factor == 1.0) return num(s.effective_lr);
-  return num(s.effective_lr) + " (" + s.mode + " \u00d7" + num(s.factor) + ")";
+  if (s.factor == 1.0) return shortNumber(s.effective_lr);
+  return shortNumber(s.effective_lr) + " (" + s.mode + " \u00d7" + shortNumber(s.factor) + ")";
 }
 
 }  // namespace wb
