@@ -50,6 +50,13 @@ QString metainfoValue(const QString& name, const QString& attr = QString()) {
   return QString();
 }
 
+// AppStream before 1.0 (Debian 12's 0.16) does not know the <developer> element that 1.0
+// (Debian 13) requires in place of <developer_name>: the one line either version may print.
+bool predatesDeveloperTag(const QString& validator, const QString& line) {
+  static const bool old = runProcess(validator, {QStringLiteral("--version")}).all().contains(QLatin1String("version: 0."));
+  return old && line.contains(QLatin1String("unknown-tag developer"));
+}
+
 }  // namespace
 
 class TestDesktopFiles : public QObject {
@@ -71,7 +78,8 @@ class TestDesktopFiles : public QObject {
     QVERIFY2(r.rc == 0, r.describe().constData());
     // Errors (E:) fail the exit code; warnings (W:) and infos (I:) must not creep in either.
     for (const QString& line : r.all().split(QLatin1Char('\n')))
-      QVERIFY2(!line.startsWith(QLatin1String("W:")) && !line.startsWith(QLatin1String("I:")),
+      QVERIFY2(!line.startsWith(QLatin1String("W:")) &&
+                   (!line.startsWith(QLatin1String("I:")) || predatesDeveloperTag(validator, line)),
                qPrintable(line));
   }
 
