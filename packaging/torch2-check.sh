@@ -12,7 +12,7 @@
 #   WB_TORCH2_ROOT=/path  (default /var/tmp/wb-trixie-root)   WB_TORCH2_CTEST="-R regex"  (ctest args)
 #
 # Idempotent: the root is made once (marker .wb-root-ok) and its packages topped up when this list grows;
-# the build folder (build-torch2/ in the source) is reused. Every build in the root runs under nice -n 15.
+# the build folder (/build/<source folder's name> inside the root, with the root's own ccache) is reused. Every build in the root runs under nice -n 15.
 # Needs root (debootstrap, chroot, bind mounts) and the Debian mirror.
 set -euo pipefail
 
@@ -27,7 +27,7 @@ case "${1:-}" in
   --bench-only) MODE=benchonly ;;
   --shell) MODE=shell ;;
   "") ;;
-  *) echo "usage: $0 [--root-only|--bench|--shell]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--root-only|--build-only|--bench|--bench-only|--shell]" >&2; exit 2 ;;
 esac
 
 # What the build, the tests and the side-by-side need in the root: packaging/setup.sh's list (OpenBLAS
