@@ -5,6 +5,7 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QScrollArea>
 #include <QtTest/QtTest>
 
 #include "runs/run.h"
@@ -230,6 +231,13 @@ class TestSpeedupsFront : public QObject {
     if (!grab) return;
     QTest::qWait(500);
     QVERIFY(w.grab().save(qEnvironmentVariable("WB_GRAB_DIR") + QStringLiteral("/window-1280x800.png")));
+    // The optimiser fields below the speedups, LR scaling (and its warm-up) beside the learning rate.
+    if (auto* area = qobject_cast<QScrollArea*>(scroll); area && w.setup()->findChild<QWidget*>(QStringLiteral("optim.lr_scaling"))) {
+      area->ensureWidgetVisible(w.setup()->findChild<QWidget*>(QStringLiteral("optim.lr_scaling")), 50, 200);
+      QTest::qWait(200);
+      QVERIFY(w.grab().save(qEnvironmentVariable("WB_GRAB_DIR") + QStringLiteral("/window-1280x800-optimiser.png")));
+      area->ensureWidgetVisible(s->probeButton());
+    }
     const QString key = qEnvironmentVariable("WB_GRAB_TRY");
     if (key.isEmpty()) return;
     QTest::mouseClick(s->tryButton(key), Qt::LeftButton);

@@ -318,7 +318,9 @@ void CompareView::runLadder() {
     return;
   }
   const QString config = QString::fromStdString(wb::proto::RunDir{path8(base->runDir())}.config().string());
-  ladderRunner_->start(locateCli(), {QStringLiteral("--config"), config});
+  QStringList args{QStringLiteral("--config"), config};
+  if (ladderLrScaling_) args << QStringLiteral("--lr-scaling") << ladderLrScaling_();
+  ladderRunner_->start(locateCli(), args);
   ladderButton_->setEnabled(false);
   stopLadderButton_->setEnabled(true);
   summary_->setText(QStringLiteral("Ladder: starting…"));

@@ -70,6 +70,10 @@ class SetupPanel : public QWidget {
   // Seconds per candidate the probe is asked for (0: the CLI's default, 3 s).
   void setProbeSeconds(double seconds) { probeSeconds_ = seconds; }
 
+  // optim.lr_scaling as set here ("none" | "linear" | "sqrt"): what the window's Run ladder
+  // passes as --lr-scaling.
+  QString lrScaling() const;
+
   SpeedupsGroup* speedups() const { return speedups_; }
   DatasetPicker* dataset() const { return dataset_; }
 
@@ -86,6 +90,7 @@ class SetupPanel : public QWidget {
   void addField(QFormLayout* form, const QString& label, const QString& path, QWidget* field);
   void onModelChanged();
   void onOptimChanged();
+  QWidget* lrScalingRow(QWidget* parent);
   void validate();
   void changeEvent(QEvent* event) override;
   bool eventFilter(QObject* watched, QEvent* event) override;
@@ -111,6 +116,8 @@ class SetupPanel : public QWidget {
   QLineEdit* scriptPath_;
   QComboBox* optim_;
   QLineEdit* lr_;
+  QComboBox* lrScaling_;
+  QDoubleSpinBox* lrScalingWarmup_;
   QDoubleSpinBox* momentum_;
   QDoubleSpinBox* weightDecay_;
   QComboBox* schedule_;
