@@ -2,11 +2,9 @@
 
 #include <QAbstractSpinBox>
 #include <QComboBox>
-#include <QCoreApplication>
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QEvent>
-#include <QFile>
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -21,6 +19,7 @@
 #include "runs/cli.h"
 #include "setup/dataset_picker.h"
 #include "setup/json_fields.h"
+#include "setup/probe_runner.h"
 #include "setup/speedups_group.h"
 #include "wb/common/choices.h"
 #include "wb/common/paths.h"
@@ -180,6 +179,12 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent), base_(proto::configTo
   connect(speedups_, &SpeedupsGroup::changed, this, touched);
   connect(speedups_, &SpeedupsGroup::tryRequested, this, &SetupPanel::tryRequested);
   connect(speedups_, &SpeedupsGroup::probeRequested, this, &SetupPanel::probeWorkers);
+  connect(speedups_, &SpeedupsGroup::probeCancelRequested, this, &SetupPanel::cancelProbe);
+  probe_ = new ProbeRunner(this);
+  connect(probe_, &ProbeRunner::finished, this,
+          [this](ProbeRunner::Outcome outcome, const QString& message) { onProbeFinished(int(outcome), message); });
+  connect(probe_, &ProbeRunner::progress, this,
+          [this](const QString& line) { speedups_->setProbing(true, QStringLiteral("Probing: ") + line); });
   // The stored probe is per experiment: re-read it once the data, model or batch settle.
   probeReload_ = new QTimer(this);
   probeReload_->setSingleShot(true);
@@ -415,36 +420,26 @@ void SetupPanel::refreshProbe() {
 }
 
 void SetupPanel::probeWorkers() {
+  if (probe_->isRunning()) return;
   auto parsed = proto::configFromJson(configJson());
   if (!parsed.ok()) {
     Q_EMIT probeFinished(false, QStringLiteral("Not probed: fix the fields marked in the set-up first."));
     return;
   }
-  // The child reads the set-up from a file of its own (the window may change meanwhile).
-  const QString file = QDir::temp().filePath(QStringLiteral("workbench-probe-%1.json").arg(QCoreApplication::applicationPid()));
-  if (auto st = proto::writeJsonAtomic(file.toStdString(), proto::configToJson(parsed.value())); !st.ok()) {
-    Q_EMIT probeFinished(false, QString::fromStdString(st.error().message));
-    return;
-  }
   speedups_->setProbing(true, QStringLiteral("Probing: the loader, the step, then each worker count for a few seconds…"));
-  QStringList args{QStringLiteral("probe"), QStringLiteral("workers"), QStringLiteral("--json"), QStringLiteral("--config"), file};
-  if (probeSeconds_ > 0) args << QStringLiteral("--seconds") << QString::number(probeSeconds_);
-  CliQuery::run(
-      this, args, true,
-      [this, file](const json& doc, const QString&, const QString& error) {
-        QFile::remove(file);
-        speedups_->setProbing(false);
-        auto result = doc.is_object() ? report::probeFromJson(doc) : Result<report::ProbeResult>(makeError(Errc::Io, ""));
-        if (!error.isEmpty() || !result.ok()) {
-          refreshProbe();
-          Q_EMIT probeFinished(false, QStringLiteral("Probe failed: %1").arg(error.isEmpty() ? QStringLiteral("no result") : error));
-          return;
-        }
-        speedups_->applyProbe(result.value());
-        refreshProbe();
-        Q_EMIT probeFinished(true, QString::fromStdString(result->verdict()));
-      },
-      600000);  // a slow model probes for minutes (the probe says how long it took)
+  probe_->start(proto::configToJson(parsed.value()), probeSeconds_);
+}
+
+void SetupPanel::cancelProbe() { probe_->cancel(); }
+
+bool SetupPanel::isProbing() const { return probe_->isRunning(); }
+
+void SetupPanel::onProbeFinished(int outcome, const QString& message) {
+  speedups_->setProbing(false);
+  const bool ok = ProbeRunner::Outcome(outcome) == ProbeRunner::Outcome::Succeeded && probe_->result();
+  if (ok) speedups_->applyProbe(*probe_->result());
+  refreshProbe();  // what is stored now: the new result, or the one before a cancel or failure
+  Q_EMIT probeFinished(ok, message);
 }
 
 void SetupPanel::setCapabilitiesError(const QString& error) { speedups_->setCapabilitiesError(error); }

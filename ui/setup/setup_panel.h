@@ -8,7 +8,8 @@
 // The speedups come first (the product: what the workbench measures), each with what it measured
 // on this machine: the newest ladder under the runs root and the stored worker probe for this
 // experiment (refreshMeasured). Probe runs `workbench-cli probe workers --json` as a child
-// process on the current set-up and fills Loader workers with its recommendation.
+// process on the current set-up (ProbeRunner) and fills Loader workers with its recommendation;
+// while it runs the button cancels it.
 //
 // Widget object names are the config paths ("optim.lr"); error labels are "error:<path>".
 // Thread affinity: GUI thread.
@@ -35,6 +36,7 @@ class QWidget;
 namespace wb::ui {
 
 class DatasetPicker;
+class ProbeRunner;
 class SpeedupsGroup;
 
 class SetupPanel : public QWidget {
@@ -65,8 +67,12 @@ class SetupPanel : public QWidget {
   void setRunsRoot(const QString& root);
   // Re-reads the newest ladder and the stored probe for the current experiment.
   void refreshMeasured();
-  // Runs the worker probe on the current set-up (what the Probe button does).
+  // Runs the worker probe on the current set-up (what the Probe button does; while it runs the
+  // button is Cancel: cancelProbe, which leaves the probe stored before it as it was).
   void probeWorkers();
+  void cancelProbe();
+  bool isProbing() const;
+  ProbeRunner* probeRunner() const { return probe_; }
   // Seconds per candidate the probe is asked for (0: the CLI's default, 3 s).
   void setProbeSeconds(double seconds) { probeSeconds_ = seconds; }
 
@@ -96,6 +102,7 @@ class SetupPanel : public QWidget {
   bool eventFilter(QObject* watched, QEvent* event) override;
 
   void refreshProbe();
+  void onProbeFinished(int outcome, const QString& message);
 
   nlohmann::json base_;
   nlohmann::json caps_ = nlohmann::json::object();
@@ -104,6 +111,7 @@ class SetupPanel : public QWidget {
   QString ladderSource_;
   double probeSeconds_ = 0;
   QTimer* probeReload_;
+  ProbeRunner* probe_;
   FieldErrors errors_;
   bool valid_ = true;
   bool pristine_ = true;  // untouched default experiment: capabilities may tune it
