@@ -1,7 +1,8 @@
 // The window's ladder runner: a real `workbench-cli ladder --events-stdout` (the CLI this build
 // made) on a tiny Fashion-MNIST budget. It learns the output folder and each rung from the
 // ladder's events, ends in exactly one finished() (succeeded, cancelled or failed, with the
-// reason in words), and the Compare tab opens the ladder it wrote.
+// reason in words), and the Compare tab opens the ladder it wrote. Its Run ladder passes the
+// set-up's optim.lr_scaling as --lr-scaling, and the ladder plans the devices step with it.
 #include <QDir>
 #include <QSignalSpy>
 #include <QtTest/QtTest>
@@ -11,10 +12,12 @@
 #include "compare/compare_view.h"
 #include "compare/ladder_runner.h"
 #include "compare/speedup_chart.h"
+#include "runs/run.h"
 #include "runs/runs_model.h"
 #include "ui_test_util.h"
 #include "wb/common/paths.h"
 
+using nlohmann::json;
 using namespace wb::ui;
 namespace t = wb::ui::test;
 
@@ -97,6 +100,46 @@ class TestLadderRunner : public QObject {
     QCOMPARE(args.at(1).toBool(), true);
     QVERIFY2(args.at(2).toString().isEmpty(), qPrintable(args.at(2).toString()));
     QVERIFY(QFileInfo::exists(QDir(out).filePath(QStringLiteral("ladder.json"))));  // the steps so far
+  }
+
+  void runLadderPassesTheSetUpsLrScaling() {
+    auto root = t::scratchRoot();
+    // A finished baseline whose config is a tiny experiment (the ladder starts it before the cancel).
+    const QString dir = t::writeRunDir(root.path(), QStringLiteral("base"), QStringLiteral("base"), QByteArray(),
+                                       QStringLiteral("ok"));
+    json config = t::smallExperiment("base");
+    config["model"]["name"] = "mlp";
+    config["data"]["limit_train"] = 256;
+    config["data"]["limit_val"] = 128;
+    config["optim"]["lr_scaling"] = "none";  // the set-up's choice, not the baseline's, is what the ladder gets
+    t::writeFile(dir + QStringLiteral("/config.json"), QByteArray::fromStdString(config.dump(2)));
+    RunsModel model;
+    Run* base = Run::fromDirectory(dir);
+    model.addRun(base);
+    model.setBaseline(base);
+    CompareView view(&model);
+    view.setLadderLrScaling([] { return QStringLiteral("linear"); });
+    LadderRunner* runner = view.ladderRunner();
+    QSignalSpy finished(runner, &LadderRunner::finished);
+    view.runLadder();
+    QVERIFY(runner->isRunning());
+    const QStringList args = runner->arguments();
+    const int at = args.indexOf(QStringLiteral("--lr-scaling"));
+    QVERIFY2(at > 0 && args.value(at + 1) == QStringLiteral("linear"), qPrintable(args.join(QLatin1Char(' '))));
+    // The ladder took it: its plan's devices step trains at the linearly scaled lr.
+    QTRY_VERIFY_WITH_TIMEOUT(runner->plan().is_array() || !runner->isRunning(), 60000);
+    const json plan = runner->plan();
+    runner->cancel();
+    QVERIFY(finished.wait(120000));
+    if (!runner->outDir().isEmpty()) QDir(runner->outDir()).removeRecursively();
+    QVERIFY2(plan.is_array(), "the ladder announced no plan");
+    bool devices = false;
+    for (const auto& step : plan) {
+      if (step.value("key", "") != "devices" || step.value("skipped", false)) continue;
+      devices = true;
+      QVERIFY2(step.value("added", "").find("(linear \u00d7") != std::string::npos, step.dump().c_str());
+    }
+    if (!devices) QSKIP("this machine allows one process per run: the ladder skips its devices step");
   }
 
   void aBadOptionFailsInWords() {

@@ -15,6 +15,7 @@
 #include "setup/setup_panel.h"
 #include "setup/speedups_group.h"
 #include "ui_test_util.h"
+#include "wb/common/choices.h"
 
 using nlohmann::json;
 using wb::ui::SetupPanel;
@@ -110,6 +111,10 @@ class TestSetupPanel : public QObject {
         << strings({"model.name=mnist-cnn", "optim.name=adam", "optim.lr=0.001", "train.batch_size=128", "train.epochs=3"})
         << "{\"model.name\":\"mnist-cnn\",\"optim.name\":\"adam\",\"optim.lr\":0.001,\"train.batch_size\":128,"
            "\"train.epochs\":3}";
+    QTest::newRow("lr scaling with its warm-up")
+        << strings({"speedups.devices=2", "optim.lr_scaling=linear", "optim.lr_scaling_warmup=0.1"})
+        << "{\"speedups.devices\":2,\"optim.lr_scaling\":\"linear\",\"optim.lr_scaling_warmup\":0.1}";
+    QTest::newRow("lr scaling square root") << strings({"optim.lr_scaling=sqrt"}) << "{\"optim.lr_scaling\":\"sqrt\"}";
     QTest::newRow("dataset subset") << strings({"data.limit_train=2000", "data.limit_val=500"})
                                     << "{\"data.limit_train\":2000,\"data.limit_val\":500,\"data.dataset\":\"fashion-mnist\"}";
   }
@@ -205,6 +210,37 @@ class TestSetupPanel : public QObject {
 
     // A fresh default experiment takes the machine's loader workers (default = cores).
     QCOMPARE(wb::ui::fieldValue(panel.configJson(), QStringLiteral("speedups.workers")), json(2));
+  }
+
+  // optim.lr_scaling: the combo shows what a config file says and writes back what it shows; each
+  // value's help is its tooltip, and the combo says it applies whenever Devices > 1.
+  void lrScalingRoundTripsWithItsHelp() {
+    SetupPanel panel;
+    json doc = wb::proto::configToJson(wb::Config{});
+    doc["optim"]["lr_scaling"] = "sqrt";
+    doc["optim"]["lr_scaling_warmup"] = 0.2;
+    panel.setConfigJson(doc);
+    auto* combo = panel.findChild<QComboBox*>(QStringLiteral("optim.lr_scaling"));
+    auto* warmup = panel.findChild<QAbstractSpinBox*>(QStringLiteral("optim.lr_scaling_warmup"));
+    QVERIFY(combo && warmup);
+    QCOMPARE(combo->currentData().toString(), QStringLiteral("sqrt"));
+    QCOMPARE(panel.lrScaling(), QStringLiteral("sqrt"));
+    QVERIFY(warmup->isEnabled());
+    const json out = panel.configJson();
+    QCOMPARE(out["optim"]["lr_scaling"], json("sqrt"));
+    QCOMPARE(out["optim"]["lr_scaling_warmup"].get<double>(), 0.2);
+    QCOMPARE(combo->count(), int(wb::lrScalingChoices().size()));
+    for (int i = 0; i < combo->count(); ++i) {
+      const wb::Choice* c = wb::findChoice(wb::lrScalingChoices(), combo->itemData(i).toString().toStdString());
+      QVERIFY(c);
+      QCOMPARE(combo->itemData(i, Qt::ToolTipRole).toString(), QString::fromUtf8(c->help));
+    }
+    QVERIFY2(combo->toolTip().contains(QStringLiteral("Devices > 1")), qPrintable(combo->toolTip()));
+    // Back to none: the warm-up has nothing to warm up.
+    doc["optim"]["lr_scaling"] = "none";
+    panel.setConfigJson(doc);
+    QCOMPARE(panel.configJson()["optim"]["lr_scaling"], json("none"));
+    QVERIFY(!warmup->isEnabled());
   }
 
   void keepsFieldsWithoutWidgets() {

@@ -2,14 +2,22 @@
 // on this machine (the newest ladder under the runs root, the stored worker probe, with dates),
 // and "Try vs baseline" queues the baseline with only that speedup changed, shown against it.
 #include <QAbstractScrollArea>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QScrollArea>
 #include <QtTest/QtTest>
+
+#include <cerrno>
+#include <csignal>
 
 #include "runs/run.h"
 #include "runs/run_queue.h"
 #include "runs/runs_model.h"
+#include "setup/probe_runner.h"
 #include "setup/setup_panel.h"
 #include "setup/speedups_group.h"
 #include "ui_test_util.h"
@@ -146,7 +154,8 @@ class TestSpeedupsFront : public QObject {
     panel.setProbeSeconds(0.3);
     QSignalSpy finished(&panel, &wb::ui::SetupPanel::probeFinished);
     QTest::mouseClick(panel.speedups()->probeButton(), Qt::LeftButton);
-    QVERIFY(!panel.speedups()->probeButton()->isEnabled());  // one probe at a time
+    QVERIFY(panel.isProbing());  // one probe at a time: the button now cancels it
+    QCOMPARE(panel.speedups()->probeButton()->text(), QStringLiteral("Cancel"));
     QVERIFY(finished.wait(180000));
     QVERIFY2(finished.first().at(0).toBool(), qPrintable(finished.first().at(1).toString()));
     // The child stored its result for this experiment; the toggle took its recommendation.
@@ -157,6 +166,73 @@ class TestSpeedupsFront : public QObject {
     QCOMPARE(panel.configJson()["speedups"]["workers"].get<int>(), stored->recommended);
     QVERIFY(panel.speedups()->probeButton()->isEnabled());
     QVERIFY(panel.speedups()->effectText(QStringLiteral("workers")).contains(QStringLiteral("probe recommends")));
+    qunsetenv("WB_PROBES_DIR");
+  }
+
+  // Cancel while a real probe runs (30 s per candidate: minutes if left alone): its process
+  // group is gone, the button is Probe again, and the probe stored before it is byte for byte
+  // what it was (nothing else is written beside it).
+  void probeButtonCancelsARunningProbe() {
+    if (!QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")))
+      QSKIP("Fashion-MNIST is not installed (packaging/setup.sh installs dataset-fashion-mnist)");
+    QTemporaryDir probes;
+    qputenv("WB_PROBES_DIR", probes.path().toUtf8());
+    wb::ui::SetupPanel panel;
+    json doc = panel.configJson();
+    doc["data"]["limit_train"] = 2000;
+    doc["speedups"]["workers"] = 3;
+    panel.setConfigJson(doc);
+    auto config = wb::proto::configFromJson(panel.configJson());
+    QVERIFY(config.ok());
+    // An earlier probe of this experiment on this machine, stored.
+    ProbeResult earlier;
+    earlier.key = probeKey(config.value(), thisMachine());
+    earlier.measured_at = "2026-11-30T10:00:00Z";
+    earlier.rows = {{0, 100, 1.0, 1000, 1.0, 9.0}, {2, 100, 1.0, 1500, 0.1, 9.0}};
+    earlier.recommended = 2;
+    QVERIFY(saveProbe(earlier, probes.path().toStdString()).ok());
+    const QString stored = probes.filePath(QString::fromStdString(earlier.key) + QStringLiteral(".json"));
+    QFile before(stored);
+    QVERIFY(before.open(QIODevice::ReadOnly));
+    const QByteArray bytes = before.readAll();
+    before.close();
+
+    panel.setProbeSeconds(30);
+    QSignalSpy finished(&panel, &wb::ui::SetupPanel::probeFinished);
+    QSignalSpy progress(panel.probeRunner(), &wb::ui::ProbeRunner::progress);
+    QPushButton* button = panel.speedups()->probeButton();
+    QTest::mouseClick(button, Qt::LeftButton);
+    QVERIFY(panel.isProbing());
+    // Cancel once it is measuring (it said so on stderr).
+    QTRY_VERIFY_WITH_TIMEOUT(progress.size() > 0 || !panel.isProbing(), 60000);
+    const qint64 pid = panel.probeRunner()->processId();
+    QVERIFY2(pid > 0 && panel.isProbing(), "the probe ended before it could be cancelled");
+    QCOMPARE(button->text(), QStringLiteral("Cancel"));
+    QVERIFY(button->isEnabled());
+    wb::ui::test::grabIfAsked(panel, QStringLiteral("setup-probe-running"), QSize(450, 500));
+    QTest::mouseClick(button, Qt::LeftButton);
+    QVERIFY(finished.wait(30000));
+    QCOMPARE(finished.size(), 1);
+    QCOMPARE(finished.first().at(0).toBool(), false);
+    QVERIFY2(finished.first().at(1).toString().contains(QStringLiteral("cancelled")), qPrintable(finished.first().at(1).toString()));
+    // The process and its whole group are gone.
+    errno = 0;
+    QCOMPARE(::kill(static_cast<pid_t>(pid), 0), -1);
+    QCOMPARE(errno, ESRCH);
+    errno = 0;
+    QCOMPARE(::kill(-static_cast<pid_t>(pid), 0), -1);
+    QCOMPARE(errno, ESRCH);
+    // Idle again; the earlier probe untouched and still shown.
+    QVERIFY(!panel.isProbing());
+    QCOMPARE(button->text(), QStringLiteral("Probe"));
+    QVERIFY(button->isEnabled());
+    QFile after(stored);
+    QVERIFY(after.open(QIODevice::ReadOnly));
+    QCOMPARE(after.readAll(), bytes);
+    QCOMPARE(QDir(probes.path()).entryList(QDir::Files), QStringList{QFileInfo(stored).fileName()});
+    QCOMPARE(panel.configJson()["speedups"]["workers"].get<int>(), 3);  // a cancelled probe sets nothing
+    QVERIFY2(panel.speedups()->effectText(QStringLiteral("workers")).contains(QStringLiteral("2026-11-30")),
+             qPrintable(panel.speedups()->effectText(QStringLiteral("workers"))));
     qunsetenv("WB_PROBES_DIR");
   }
 
@@ -230,6 +306,13 @@ class TestSpeedupsFront : public QObject {
     if (!grab) return;
     QTest::qWait(500);
     QVERIFY(w.grab().save(qEnvironmentVariable("WB_GRAB_DIR") + QStringLiteral("/window-1280x800.png")));
+    // The optimiser fields below the speedups, LR scaling (and its warm-up) beside the learning rate.
+    if (auto* area = qobject_cast<QScrollArea*>(scroll); area && w.setup()->findChild<QWidget*>(QStringLiteral("optim.lr_scaling"))) {
+      area->ensureWidgetVisible(w.setup()->findChild<QWidget*>(QStringLiteral("optim.lr_scaling")), 50, 200);
+      QTest::qWait(200);
+      QVERIFY(w.grab().save(qEnvironmentVariable("WB_GRAB_DIR") + QStringLiteral("/window-1280x800-optimiser.png")));
+      area->ensureWidgetVisible(s->probeButton());
+    }
     const QString key = qEnvironmentVariable("WB_GRAB_TRY");
     if (key.isEmpty()) return;
     QTest::mouseClick(s->tryButton(key), Qt::LeftButton);

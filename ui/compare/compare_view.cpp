@@ -230,9 +230,10 @@ void CompareView::compare(Run& base) {
   std::optional<double> target;
   if (target_->value() > 0) target = target_->value() / 100.0;
   comparison_ = wb::report::compareRuns(baseline, runs, target);
-  report_ = wb::report::buildComparisonReport(*comparison_, baseline, runs);
   std::vector<const wb::report::RunRecord*> records{&baseline};
   for (const auto& run : runs) records.push_back(&run);
+  // The advisor recommends the worker count each run's stored probe measured, when there is one.
+  report_ = wb::report::buildComparisonReport(*comparison_, baseline, runs, wb::report::loadProbesFor(records));
   whatIf_->setRuns(records);
   QString text = QStringLiteral("%1 run(s) against the baseline %2; target %3 val acc.")
                      .arg(runs.size())
@@ -317,7 +318,9 @@ void CompareView::runLadder() {
     return;
   }
   const QString config = QString::fromStdString(wb::proto::RunDir{path8(base->runDir())}.config().string());
-  ladderRunner_->start(locateCli(), {QStringLiteral("--config"), config});
+  QStringList args{QStringLiteral("--config"), config};
+  if (ladderLrScaling_) args << QStringLiteral("--lr-scaling") << ladderLrScaling_();
+  ladderRunner_->start(locateCli(), args);
   ladderButton_->setEnabled(false);
   stopLadderButton_->setEnabled(true);
   summary_->setText(QStringLiteral("Ladder: starting…"));

@@ -21,6 +21,7 @@
 #include <QTimer>
 #include <QWidget>
 
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -58,8 +59,11 @@ class CompareView : public QWidget {
   bool exportTo(const QString& path, QString* error) const;
   // Shows the ladder written in dir (or a ladder.json). False with the reason in *error.
   bool openLadder(const QString& dirOrFile, QString* error);
-  // Starts `workbench-cli ladder` on the baseline's config (output under the runs root).
+  // Starts `workbench-cli ladder` on the baseline's config (output under the runs root), with
+  // --lr-scaling from the source set here (the set-up panel's optim.lr_scaling) when there is one.
   void runLadder();
+  void setLadderLrScaling(std::function<QString()> source) { ladderLrScaling_ = std::move(source); }
+  LadderRunner* ladderRunner() const { return ladderRunner_; }
 
   // What is shown (tests): the comparison table and the chart's bars.
   const QTableWidget* table() const { return table_; }
@@ -103,6 +107,7 @@ class CompareView : public QWidget {
   QTableWidget* ladderTable_;
   WhatIfView* whatIf_;                                   // the early-stopping what-if tab
   LadderRunner* ladderRunner_;
+  std::function<QString()> ladderLrScaling_;
   std::optional<wb::report::Report> report_;             // the comparison
   std::optional<wb::report::Comparison> comparison_;
   std::optional<wb::report::Ladder> ladder_;             // the open ladder

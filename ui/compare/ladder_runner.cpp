@@ -23,13 +23,15 @@ void LadderRunner::start(const QString& program, const QStringList& arguments) {
   rungsEnded_.clear();
   failedRung_.clear();
   endStatus_.clear();
+  plan_ = nullptr;
+  arguments_ = QStringList{QStringLiteral("ladder"), QStringLiteral("--events-stdout")} + arguments;
   process_ = new RunProcess(this);
   connect(process_, &RunProcess::eventReceived, this, &LadderRunner::onEvent);
   connect(process_, &RunProcess::finished, this,
           [this](RunProcess::Outcome outcome, const QString& status, const QString& message) {
             onFinished(int(outcome), status, message);
           });
-  process_->start(program, QStringList{QStringLiteral("ladder"), QStringLiteral("--events-stdout")} + arguments);
+  process_->start(program, arguments_);
 }
 
 void LadderRunner::cancel() {
@@ -40,6 +42,7 @@ void LadderRunner::onEvent(const json& ev) {
   const std::string type = proto::stringOr(ev, "type", {});
   if (type == "ladder") {
     outDir_ = str(ev, "out_dir");
+    plan_ = ev.value("steps", json());
     Q_EMIT progress(QStringLiteral("writing into %1").arg(outDir_));
   } else if (type == "rung_start") {
     Q_EMIT progress(QStringLiteral("[%1/%2] %3: %4")

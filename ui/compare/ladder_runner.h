@@ -32,6 +32,10 @@ class LadderRunner : public QObject {
   const QString& outDir() const { return outDir_; }
   // The runs that ended so far: "workers: ok", in order (tests, the summary line).
   const QStringList& rungsEnded() const { return rungsEnded_; }
+  // The last start()'s arguments after the program ("ladder --events-stdout …").
+  const QStringList& arguments() const { return arguments_; }
+  // The plan the ladder announced (its `ladder` event's steps: key, added, skipped, note); null before.
+  const nlohmann::json& plan() const { return plan_; }
 
  Q_SIGNALS:
   // What the ladder is doing, in words: "[2/8] workers: loader workers 0 → 2".
@@ -47,6 +51,8 @@ class LadderRunner : public QObject {
   RunProcess* process_ = nullptr;
   QString outDir_;
   QStringList rungsEnded_;
+  QStringList arguments_;
+  nlohmann::json plan_;
   QString failedRung_;  // the last rung that did not end ok, in words
   QString endStatus_;   // the `end` event's status
 };

@@ -2,11 +2,9 @@
 
 #include <QAbstractSpinBox>
 #include <QComboBox>
-#include <QCoreApplication>
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QEvent>
-#include <QFile>
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -21,6 +19,7 @@
 #include "runs/cli.h"
 #include "setup/dataset_picker.h"
 #include "setup/json_fields.h"
+#include "setup/probe_runner.h"
 #include "setup/speedups_group.h"
 #include "wb/common/choices.h"
 #include "wb/common/paths.h"
@@ -101,6 +100,9 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent), base_(proto::configTo
   lr_ = new QLineEdit(modelBody);
   lr_->setToolTip(QStringLiteral("Learning rate, e.g. 0.01 or 1e-3"));
   addField(modelForm, QStringLiteral("Learning rate"), QStringLiteral("optim.lr"), lr_);
+  modelForm->addRow(QStringLiteral("LR scaling"), lrScalingRow(modelBody));
+  for (const char* path : {"optim.lr_scaling", "optim.lr_scaling_warmup"})
+    modelForm->addRow(QString(), errors_.makeLabel(QString::fromLatin1(path), modelBody));
   momentum_ = new QDoubleSpinBox(modelBody);
   momentum_->setRange(0.0, 0.999);
   momentum_->setDecimals(3);
@@ -159,6 +161,11 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent), base_(proto::configTo
     touched();
   });
   connect(lr_, &QLineEdit::textChanged, this, touched);
+  connect(lrScaling_, &QComboBox::currentIndexChanged, this, [this, touched] {
+    onOptimChanged();
+    touched();
+  });
+  connect(lrScalingWarmup_, &QDoubleSpinBox::valueChanged, this, touched);
   connect(momentum_, &QDoubleSpinBox::valueChanged, this, touched);
   connect(weightDecay_, &QDoubleSpinBox::valueChanged, this, touched);
   connect(schedule_, &QComboBox::currentIndexChanged, this, [this, touched] {
@@ -172,6 +179,12 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent), base_(proto::configTo
   connect(speedups_, &SpeedupsGroup::changed, this, touched);
   connect(speedups_, &SpeedupsGroup::tryRequested, this, &SetupPanel::tryRequested);
   connect(speedups_, &SpeedupsGroup::probeRequested, this, &SetupPanel::probeWorkers);
+  connect(speedups_, &SpeedupsGroup::probeCancelRequested, this, &SetupPanel::cancelProbe);
+  probe_ = new ProbeRunner(this);
+  connect(probe_, &ProbeRunner::finished, this,
+          [this](ProbeRunner::Outcome outcome, const QString& message) { onProbeFinished(int(outcome), message); });
+  connect(probe_, &ProbeRunner::progress, this,
+          [this](const QString& line) { speedups_->setProbing(true, QStringLiteral("Probing: ") + line); });
   // The stored probe is per experiment: re-read it once the data, model or batch settle.
   probeReload_ = new QTimer(this);
   probeReload_->setSingleShot(true);
@@ -190,6 +203,31 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent), base_(proto::configTo
   setConfigJson(base_);
   pristine_ = true;
 }
+
+// optim.lr_scaling (a combo from wb::lrScalingChoices, each value's help as its tooltip) and
+// optim.lr_scaling_warmup, on one row beside the learning rate.
+QWidget* SetupPanel::lrScalingRow(QWidget* parent) {
+  auto* row = new QWidget(parent);
+  auto* l = new QHBoxLayout(row);
+  l->setContentsMargins(0, 0, 0, 0);
+  lrScaling_ = new QComboBox(row);
+  lrScaling_->setObjectName(QStringLiteral("optim.lr_scaling"));
+  for (const Choice& c : lrScalingChoices()) {
+    lrScaling_->addItem(QString::fromUtf8(c.label), QString::fromUtf8(c.value));
+    lrScaling_->setItemData(lrScaling_->count() - 1, QString::fromUtf8(c.help), Qt::ToolTipRole);
+  }
+  lrScalingWarmup_ = new QDoubleSpinBox(row);
+  lrScalingWarmup_->setObjectName(QStringLiteral("optim.lr_scaling_warmup"));
+  lrScalingWarmup_->setRange(0.0, 0.95);
+  lrScalingWarmup_->setDecimals(2);
+  lrScalingWarmup_->setSingleStep(0.01);
+  lrScalingWarmup_->setPrefix(QStringLiteral("warm-up "));
+  l->addWidget(lrScaling_, 1);
+  l->addWidget(lrScalingWarmup_);
+  return row;
+}
+
+QString SetupPanel::lrScaling() const { return lrScaling_->currentData().toString(); }
 
 bool SetupPanel::eventFilter(QObject* watched, QEvent* event) {
   if (event->type() == QEvent::Wheel) {
@@ -230,6 +268,18 @@ void SetupPanel::onOptimChanged() {
   momentum_->setToolTip(sgd ? QString() : QStringLiteral("Momentum applies to SGD only."));
   const QString sched = schedule_->currentData().toString();
   warmup_->setEnabled(sched == QLatin1String("cosine") || sched == QLatin1String("onecycle"));
+  // LR scaling always applies once Devices > 1 (one device trains at optim.lr as given).
+  const Choice* scaling = findChoice(lrScalingChoices(), lrScaling().toStdString());
+  lrScaling_->setToolTip(QStringLiteral("How the learning rate follows the global batch: applies whenever Devices > 1 "
+                                        "(with one device the lr is optim.lr as given). Run ladder uses it for the "
+                                        "devices step (--lr-scaling). Now: %1.")
+                             .arg(QString::fromUtf8(scaling ? scaling->help : "")));
+  const bool scaled = lrScaling() != QLatin1String("none");
+  lrScalingWarmup_->setEnabled(scaled);
+  lrScalingWarmup_->setToolTip(scaled ? QStringLiteral("Share of the steps over which the scaled lr ramps up from "
+                                                       "optim.lr (optim.lr_scaling_warmup)")
+                                      : QStringLiteral("The warm-up of a scaled lr: set LR scaling to linear or square "
+                                                       "root to use it"));
 }
 
 json SetupPanel::configJson() const {
@@ -242,6 +292,8 @@ json SetupPanel::configJson() const {
            (model == kTorchScript ? QStringLiteral("torchscript:") + scriptPath_->text().trimmed() : model).toStdString());
   setField(doc, QStringLiteral("optim.name"), optim_->currentData().toString().toStdString());
   setField(doc, QStringLiteral("optim.lr"), numberOrText(lr_->text()));
+  setField(doc, QStringLiteral("optim.lr_scaling"), lrScaling().toStdString());
+  setField(doc, QStringLiteral("optim.lr_scaling_warmup"), lrScalingWarmup_->value());
   setField(doc, QStringLiteral("optim.momentum"), momentum_->value());
   setField(doc, QStringLiteral("optim.weight_decay"), weightDecay_->value());
   setField(doc, QStringLiteral("optim.schedule"), schedule_->currentData().toString().toStdString());
@@ -260,7 +312,8 @@ void SetupPanel::setConfigJson(const json& input) {
   base_ = doc;
   {
     const QSignalBlocker b1(name_), b2(seed_), b3(model_), b4(scriptPath_), b5(optim_), b6(lr_), b7(momentum_),
-        b8(weightDecay_), b9(schedule_), b10(warmup_), b11(batch_), b12(epochs_), b13(maxSteps_);
+        b8(weightDecay_), b9(schedule_), b10(warmup_), b11(batch_), b12(epochs_), b13(maxSteps_), b14(lrScaling_),
+        b15(lrScalingWarmup_);
     name_->setText(fieldString(doc, QStringLiteral("name")));
     seed_->setValue(int(fieldNumber(doc, QStringLiteral("seed"), 1)));
     const QString model = fieldString(doc, QStringLiteral("model.name"), QStringLiteral("lenet"));
@@ -274,6 +327,8 @@ void SetupPanel::setConfigJson(const json& input) {
     selectData(optim_, fieldString(doc, QStringLiteral("optim.name"), QStringLiteral("sgd")));
     const json lr = fieldValue(doc, QStringLiteral("optim.lr"));
     lr_->setText(lr.is_number() ? numberText(lr.get<double>()) : QString::fromStdString(lr.is_string() ? lr.get<std::string>() : ""));
+    selectData(lrScaling_, fieldString(doc, QStringLiteral("optim.lr_scaling"), QStringLiteral("none")));
+    lrScalingWarmup_->setValue(fieldNumber(doc, QStringLiteral("optim.lr_scaling_warmup"), 0.05));
     momentum_->setValue(fieldNumber(doc, QStringLiteral("optim.momentum"), 0.0));
     weightDecay_->setValue(fieldNumber(doc, QStringLiteral("optim.weight_decay"), 0.0));
     selectData(schedule_, fieldString(doc, QStringLiteral("optim.schedule"), QStringLiteral("constant")));
@@ -365,36 +420,26 @@ void SetupPanel::refreshProbe() {
 }
 
 void SetupPanel::probeWorkers() {
+  if (probe_->isRunning()) return;
   auto parsed = proto::configFromJson(configJson());
   if (!parsed.ok()) {
     Q_EMIT probeFinished(false, QStringLiteral("Not probed: fix the fields marked in the set-up first."));
     return;
   }
-  // The child reads the set-up from a file of its own (the window may change meanwhile).
-  const QString file = QDir::temp().filePath(QStringLiteral("workbench-probe-%1.json").arg(QCoreApplication::applicationPid()));
-  if (auto st = proto::writeJsonAtomic(file.toStdString(), proto::configToJson(parsed.value())); !st.ok()) {
-    Q_EMIT probeFinished(false, QString::fromStdString(st.error().message));
-    return;
-  }
   speedups_->setProbing(true, QStringLiteral("Probing: the loader, the step, then each worker count for a few seconds…"));
-  QStringList args{QStringLiteral("probe"), QStringLiteral("workers"), QStringLiteral("--json"), QStringLiteral("--config"), file};
-  if (probeSeconds_ > 0) args << QStringLiteral("--seconds") << QString::number(probeSeconds_);
-  CliQuery::run(
-      this, args, true,
-      [this, file](const json& doc, const QString&, const QString& error) {
-        QFile::remove(file);
-        speedups_->setProbing(false);
-        auto result = doc.is_object() ? report::probeFromJson(doc) : Result<report::ProbeResult>(makeError(Errc::Io, ""));
-        if (!error.isEmpty() || !result.ok()) {
-          refreshProbe();
-          Q_EMIT probeFinished(false, QStringLiteral("Probe failed: %1").arg(error.isEmpty() ? QStringLiteral("no result") : error));
-          return;
-        }
-        speedups_->applyProbe(result.value());
-        refreshProbe();
-        Q_EMIT probeFinished(true, QString::fromStdString(result->verdict()));
-      },
-      600000);  // a slow model probes for minutes (the probe says how long it took)
+  probe_->start(proto::configToJson(parsed.value()), probeSeconds_);
+}
+
+void SetupPanel::cancelProbe() { probe_->cancel(); }
+
+bool SetupPanel::isProbing() const { return probe_->isRunning(); }
+
+void SetupPanel::onProbeFinished(int outcome, const QString& message) {
+  speedups_->setProbing(false);
+  const bool ok = ProbeRunner::Outcome(outcome) == ProbeRunner::Outcome::Succeeded && probe_->result();
+  if (ok) speedups_->applyProbe(*probe_->result());
+  refreshProbe();  // what is stored now: the new result, or the one before a cancel or failure
+  Q_EMIT probeFinished(ok, message);
 }
 
 void SetupPanel::setCapabilitiesError(const QString& error) { speedups_->setCapabilitiesError(error); }

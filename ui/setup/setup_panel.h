@@ -8,7 +8,8 @@
 // The speedups come first (the product: what the workbench measures), each with what it measured
 // on this machine: the newest ladder under the runs root and the stored worker probe for this
 // experiment (refreshMeasured). Probe runs `workbench-cli probe workers --json` as a child
-// process on the current set-up and fills Loader workers with its recommendation.
+// process on the current set-up (ProbeRunner) and fills Loader workers with its recommendation;
+// while it runs the button cancels it.
 //
 // Widget object names are the config paths ("optim.lr"); error labels are "error:<path>".
 // Thread affinity: GUI thread.
@@ -35,6 +36,7 @@ class QWidget;
 namespace wb::ui {
 
 class DatasetPicker;
+class ProbeRunner;
 class SpeedupsGroup;
 
 class SetupPanel : public QWidget {
@@ -65,10 +67,18 @@ class SetupPanel : public QWidget {
   void setRunsRoot(const QString& root);
   // Re-reads the newest ladder and the stored probe for the current experiment.
   void refreshMeasured();
-  // Runs the worker probe on the current set-up (what the Probe button does).
+  // Runs the worker probe on the current set-up (what the Probe button does; while it runs the
+  // button is Cancel: cancelProbe, which leaves the probe stored before it as it was).
   void probeWorkers();
+  void cancelProbe();
+  bool isProbing() const;
+  ProbeRunner* probeRunner() const { return probe_; }
   // Seconds per candidate the probe is asked for (0: the CLI's default, 3 s).
   void setProbeSeconds(double seconds) { probeSeconds_ = seconds; }
+
+  // optim.lr_scaling as set here ("none" | "linear" | "sqrt"): what the window's Run ladder
+  // passes as --lr-scaling.
+  QString lrScaling() const;
 
   SpeedupsGroup* speedups() const { return speedups_; }
   DatasetPicker* dataset() const { return dataset_; }
@@ -86,11 +96,13 @@ class SetupPanel : public QWidget {
   void addField(QFormLayout* form, const QString& label, const QString& path, QWidget* field);
   void onModelChanged();
   void onOptimChanged();
+  QWidget* lrScalingRow(QWidget* parent);
   void validate();
   void changeEvent(QEvent* event) override;
   bool eventFilter(QObject* watched, QEvent* event) override;
 
   void refreshProbe();
+  void onProbeFinished(int outcome, const QString& message);
 
   nlohmann::json base_;
   nlohmann::json caps_ = nlohmann::json::object();
@@ -99,6 +111,7 @@ class SetupPanel : public QWidget {
   QString ladderSource_;
   double probeSeconds_ = 0;
   QTimer* probeReload_;
+  ProbeRunner* probe_;
   FieldErrors errors_;
   bool valid_ = true;
   bool pristine_ = true;  // untouched default experiment: capabilities may tune it
@@ -111,6 +124,8 @@ class SetupPanel : public QWidget {
   QLineEdit* scriptPath_;
   QComboBox* optim_;
   QLineEdit* lr_;
+  QComboBox* lrScaling_;
+  QDoubleSpinBox* lrScalingWarmup_;
   QDoubleSpinBox* momentum_;
   QDoubleSpinBox* weightDecay_;
   QComboBox* schedule_;

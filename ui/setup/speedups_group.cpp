@@ -89,7 +89,10 @@ SpeedupsGroup::SpeedupsGroup(FieldErrors* errors, QWidget* parent)
                                     "(workbench-cli probe workers, under 30 s) and set the recommended count"));
   workersLayout->addWidget(workers_, 1);
   workersLayout->addWidget(probe_);
-  connect(probe_, &QPushButton::clicked, this, &SpeedupsGroup::probeRequested);
+  connect(probe_, &QPushButton::clicked, this, [this] {
+    if (probing_) Q_EMIT probeCancelRequested();
+    else Q_EMIT probeRequested();
+  });
   addRow(QStringLiteral("workers"), QStringLiteral("speedups.workers"), QStringLiteral("Loader workers"), workersBox,
          QStringLiteral("Threads decode and augment batches ahead of training; 0 loads inside the training loop."));
 
@@ -427,8 +430,11 @@ QString SpeedupsGroup::effectText(const QString& key) const {
 }
 
 void SpeedupsGroup::setProbing(bool running, const QString& status) {
-  probe_->setEnabled(!running);
-  probe_->setText(running ? QStringLiteral("Probing…") : QStringLiteral("Probe"));
+  if (!probe_->property("probeTip").isValid()) probe_->setProperty("probeTip", probe_->toolTip());
+  probing_ = running;
+  probe_->setText(running ? QStringLiteral("Cancel") : QStringLiteral("Probe"));
+  probe_->setToolTip(running ? QStringLiteral("Stop the probe; the result stored before it stays as it was")
+                             : probe_->property("probeTip").toString());
   if (!status.isEmpty()) rows_[QStringLiteral("workers")].effect->setText(status);
 }
 

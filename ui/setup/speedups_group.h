@@ -8,7 +8,8 @@
 // Each row also shows what the speedup measured on this machine (setEffects: the newest ladder,
 // the stored worker probe, with their dates) and has a "Try vs baseline" button (tryRequested:
 // the window runs the baseline with only that speedup changed). The workers row has a "Probe"
-// button (probeRequested; showProbe fills the toggle with the recommended count).
+// button (probeRequested; applyProbe fills the toggle with the recommended count), a Cancel
+// button while the probe runs (probeCancelRequested).
 //
 // Widget object names are the config paths ("speedups.workers"), for tests and error labels;
 // "effect:<key>", "try:<key>", "speedups.workers.probe" for the measured lines and buttons.
@@ -61,8 +62,9 @@ class SpeedupsGroup : public QGroupBox {
   void setEffects(const std::map<std::string, report::SpeedupEffect>& ladder,
                   const std::optional<report::SpeedupEffect>& probe, const QString& ladderSource = QString());
   QString effectText(const QString& key) const;
-  // A probe is running (the button says so and is disabled) or has finished.
+  // A probe is running (the button turns into Cancel: probeCancelRequested) or has finished.
   void setProbing(bool running, const QString& status = QString());
+  bool isProbing() const { return probing_; }
   // Sets Loader workers to the probe's recommendation.
   void applyProbe(const report::ProbeResult& result);
   QPushButton* tryButton(const QString& key) const;
@@ -75,6 +77,7 @@ class SpeedupsGroup : public QGroupBox {
   void changed();
   void tryRequested(const QString& key);
   void probeRequested();
+  void probeCancelRequested();
 
  private:
   struct Row {
@@ -113,6 +116,7 @@ class SpeedupsGroup : public QGroupBox {
   QCheckBox* inferenceEval_;
   int suggestedWorkers_ = -1;
   bool capsKnown_ = false;
+  bool probing_ = false;
 };
 
 }  // namespace wb::ui

@@ -65,6 +65,7 @@ MainWindow::MainWindow(const Options& options, QWidget* parent) : QMainWindow(pa
   setup_ = new SetupPanel;
   plots_ = new LivePlots(runs_);
   compare_ = new CompareView(runs_);
+  compare_->setLadderLrScaling([this] { return setup_->lrScaling(); });  // Run ladder's --lr-scaling
   runsPanel_ = new RunsPanel(runs_, queue_);
 
   buildActions();

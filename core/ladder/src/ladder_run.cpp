@@ -202,7 +202,10 @@ Result<LadderOutcome> LadderRun::run() {
 
 Status writeLadderOutputs(const fs::path& out, const report::Ladder& ladder, const std::vector<report::LadderStepRuns>& steps,
                           std::string* png_problem) {
-  const report::Report rep = report::buildLadderReport(ladder, steps);
+  std::vector<const report::RunRecord*> runs;  // the advisor reads each step's stored worker probe
+  for (const auto& s : steps)
+    for (const auto& r : s.runs) runs.push_back(&r);
+  const report::Report rep = report::buildLadderReport(ladder, steps, report::loadProbesFor(runs));
   for (auto f : {report::Format::Markdown, report::Format::Csv, report::Format::Latex, report::Format::Json, report::Format::Html})
     if (auto st = report::writeReport(rep, f, out / (std::string("ladder.") + report::formatExtension(f))); !st.ok()) return st;
   const report::Drawing& chart = rep.figures.front().drawing;

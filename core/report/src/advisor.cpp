@@ -79,20 +79,37 @@ void statusVerdicts(const RunRecord& run, Out& out) {
   }
 }
 
-void stepSplitVerdicts(const RunRecord& run, const RunMetrics& m, Out& out) {
+// What to do about a data-bound run with `workers` loader workers, by what the stored probe (or,
+// without one, the rule of thumb) recommends.
+std::string dataBoundFix(int workers, const WorkersAdvice& a) {
+  const std::string rec = std::to_string(a.workers) + (a.workers == 1 ? " worker" : " workers");
+  if (a.measured && a.data_not_bottleneck)
+    return "yet " + a.source() + " found the data path is not the bottleneck for this experiment on this machine (it "
+           "recommends " + rec + "): the wait comes from something the probe did not see, such as other load or colder "
+           "storage; probe again under this run's conditions (`workbench-cli probe workers`)";
+  const std::string cheaper = ": make decoding cheaper (smaller images, lighter augmentation) or the storage faster";
+  if (a.measured)
+    return workers < a.workers ? "raise loader workers from " + std::to_string(workers) + " to " + std::to_string(a.workers) +
+                                     " (" + a.source() + " measured " + rec + " as the best count for this experiment on this machine)"
+                               : "the loader already has " + std::to_string(workers) + " workers, and " + a.source() +
+                                     " found no gain beyond " + rec + cheaper;
+  return workers < a.workers ? "raise loader workers from " + std::to_string(workers) + " to " + std::to_string(a.workers) +
+                                   " (" + a.source() + ", not measured: `workbench-cli probe workers` measures the best "
+                                   "count for this experiment on this machine)"
+                             : "the loader already has " + std::to_string(workers) + " workers" + cheaper +
+                                   " (`workbench-cli probe workers` measures whether more would help)";
+}
+
+void stepSplitVerdicts(const RunRecord& run, const RunMetrics& m, const ProbeResult* probe, Out& out) {
   if (!m.step_ms || m.step_ms->total() <= 0) return;
   const StepTimes& s = *m.step_ms;
   const double total = s.total();
   const int workers = intAt(run, "speedups.workers", 0);
   const int devices = intAt(run, "speedups.devices", 1);
   const double data = s.data / total;
-  if (data >= kDataBoundShare) {
-    const int rec = recommendedWorkers(run.cores());
-    std::string fix = workers < rec ? "raise loader workers from " + std::to_string(workers) + " to " + std::to_string(rec)
-                                    : "the loader already has " + std::to_string(workers) +
-                                          " workers: make decoding cheaper (smaller images, lighter augmentation) or the storage faster";
-    out.push_back({"data-bound", Severity::Tip, "Data-bound: " + pct(data) + " of each step waits for data — " + fix + "."});
-  }
+  if (data >= kDataBoundShare)
+    out.push_back({"data-bound", Severity::Tip, "Data-bound: " + pct(data) + " of each step waits for data — " +
+                                                    dataBoundFix(workers, workersAdvice(probe, run.cores())) + "."});
   if (run.onCuda() && s.h2d / total >= kH2dShare && !boolAt(run, "speedups.pin_memory", false))
     out.push_back({"h2d", Severity::Tip, "Host-to-device copies take " + pct(s.h2d / total) +
                                             " of each step — turn on pin memory so they overlap compute."});
@@ -273,14 +290,12 @@ const char* severityName(Severity s) {
   return "info";
 }
 
-int recommendedWorkers(int cores) { return std::max(1, std::min(cores > 0 ? cores : 1, 4)); }
-
 std::vector<Verdict> advise(const RunRecord& run, const RunMetrics& m, const RunRecord* reference,
-                            const RunMetrics* reference_m) {
+                            const RunMetrics* reference_m, const ProbeResult* probe) {
   Out out;
   statusVerdicts(run, out);
   contentionVerdicts(m, reference ? reference_m : nullptr, out);
-  stepSplitVerdicts(run, m, out);
+  stepSplitVerdicts(run, m, probe, out);
   fp16Verdicts(run, m, out);
   earlyStopVerdicts(run, m, out);
   evalVerdicts(run, m, reference, reference_m, out);

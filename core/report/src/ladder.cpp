@@ -6,6 +6,7 @@
 
 #include "wb/proto/config_json.h"
 #include "wb/proto/rundir.h"
+#include "wb/report/probe.h"
 
 namespace wb::report {
 using nlohmann::json;
@@ -74,13 +75,13 @@ struct Planner {
   bool cuda() const { return at(caps, {"cuda"}).is_boolean() && caps["cuda"].get<bool>(); }
   int cores() const { return intOr(at(caps, {"cores"}), 1); }
   // The stored worker probe for this machine and experiment (speedups.workers.probe, attached
-  // by the caller), else min(cores, 4).
-  const json& probe() const { return at(caps, {"speedups", "workers", "probe"}); }
-  bool probed() const { return at(probe(), {"recommended"}).is_number_integer(); }
+  // by the caller), else the rule of thumb: wb::report::workersAdvice, as the advisor says it.
+  WorkersAdvice workersAdvice() const { return report::workersAdvice(caps); }
   int workers() const {
-    int w = probed() ? probe()["recommended"].get<int>() : std::min(std::max(1, cores()), 4);
+    const WorkersAdvice a = workersAdvice();
+    int w = a.workers;
     const json& max = at(caps, {"speedups", "workers", "max"});
-    if (max.is_number()) w = std::min(w, std::max(probed() ? 0 : 1, max.get<int>()));
+    if (max.is_number()) w = std::min(w, std::max(a.measured ? 0 : 1, max.get<int>()));
     return w;
   }
   int devices() const {
@@ -127,16 +128,14 @@ std::vector<LadderStep> planLadder(const Config& user, const json& caps, bool is
   {
     const json& node = at(sp, {"workers"});
     const int w = p.workers();
-    const json& date = at(p.probe(), {"date"});
-    std::string probeDate = date.is_string() ? date.get<std::string>() : "an earlier date";
-    if (at(p.probe(), {"contended"}).is_boolean() && p.probe()["contended"].get<bool>()) probeDate += ", measured under contention";
+    const WorkersAdvice advice = p.workersAdvice();
     std::string skip = available(node, true) ? "" : note(node, "loader workers are not available");
-    if (skip.empty() && p.probed() && w == 0)
-      skip = "the worker probe of " + probeDate + " recommends 0 workers for this experiment on this machine";
+    if (skip.empty() && advice.measured && w == 0)
+      skip = advice.source() + " recommends 0 workers for this experiment on this machine";
     p.add("workers", "loader workers 0 → " + std::to_string(w), skip,
           [](Config& c, const Planner& pl) { c.speedups.workers = pl.workers(); },
-          p.probed() ? "workers from the probe of " + probeDate + " (smallest count within 2 % of the best)"
-                     : "workers = min(cores, 4); run `workbench-cli probe workers` to measure the best count");
+          advice.measured ? "workers from " + advice.source() + " (the smallest count within 2 % of the best)"
+                          : "workers from " + advice.source() + "; run `workbench-cli probe workers` to measure the best count");
   }
   // pin memory: CUDA only
   {
@@ -569,7 +568,7 @@ Result<Ladder> loadLadder(const std::string& dirOrFile) {
   return ladder;
 }
 
-Report buildLadderReport(const Ladder& ladder, const std::vector<LadderStepRuns>& steps) {
+Report buildLadderReport(const Ladder& ladder, const std::vector<LadderStepRuns>& steps, const StoredProbes& probes) {
   Report r;
   r.title = "Speedup ladder";
   r.intro = "The baseline runs with every speedup off; each following step adds one speedup to the previous step. "
@@ -590,10 +589,10 @@ Report buildLadderReport(const Ladder& ladder, const std::vector<LadderStepRuns>
     std::optional<RunMetrics> rm;
     if (ref) rm = computeMetrics(*ref, ladder.target_acc);
     std::string label = s.step.key + (s.step.isolated ? " (alone)" : "") + " — " + runLabel(*rep);
-    auto verdicts = advise(*rep, m, ref, rm ? &*rm : nullptr);
+    auto verdicts = advise(*rep, m, ref, rm ? &*rm : nullptr, probeFor(probes, *rep));
     // A cumulative step repeats what the step before it was told: show only what is new.
     if (ref && !s.step.isolated) {
-      const auto before = advise(*ref, *rm);
+      const auto before = advise(*ref, *rm, nullptr, nullptr, probeFor(probes, *ref));
       verdicts.erase(std::remove_if(verdicts.begin(), verdicts.end(),
                                     [&](const Verdict& v) {
                                       return std::any_of(before.begin(), before.end(),

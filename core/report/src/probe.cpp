@@ -9,6 +9,7 @@
 #include "wb/common/paths.h"
 #include "wb/common/sysinfo.h"
 #include "wb/proto/config_json.h"
+#include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
 
 namespace wb::report {
@@ -184,6 +185,84 @@ void attachProbe(json& caps, const std::optional<ProbeResult>& r) {
                                           {"measured_at", r->measured_at}, {"key", r->key},
                                           {"data_not_bottleneck", r->dataNotBottleneck()},
                                           {"contended", r->contended()}};
+}
+
+int ruleOfThumbWorkers(int cores) { return std::max(1, std::min(cores > 0 ? cores : 1, kRuleOfThumbMaxWorkers)); }
+
+std::string WorkersAdvice::source() const {
+  if (!measured) return "the rule of thumb min(cores, " + std::to_string(kRuleOfThumbMaxWorkers) + ")";
+  return "the worker probe of " + (date.empty() ? std::string("an earlier date") : date) +
+         (contended ? ", measured under contention" : "");
+}
+
+WorkersAdvice workersAdvice(const ProbeResult* probe, int cores) {
+  WorkersAdvice a;
+  a.workers = ruleOfThumbWorkers(cores);
+  if (!probe || probe->recommended < 0) return a;
+  a.workers = probe->recommended;
+  a.measured = true;
+  a.date = probeDate(*probe);
+  a.contended = probe->contended();
+  a.data_not_bottleneck = probe->dataNotBottleneck();
+  return a;
+}
+
+WorkersAdvice workersAdvice(const json& caps) {
+  const auto object = [](const json& j, const char* key) -> const json* {
+    auto it = j.is_object() ? j.find(key) : j.end();
+    return j.is_object() && it != j.end() && it->is_object() ? &*it : nullptr;
+  };
+  WorkersAdvice a;
+  a.workers = ruleOfThumbWorkers(static_cast<int>(proto::intOr(caps, "cores", 1)));
+  const json* sp = object(caps, "speedups");
+  const json* w = sp ? object(*sp, "workers") : nullptr;
+  const json* probe = w ? object(*w, "probe") : nullptr;
+  if (!probe || !probe->contains("recommended") || !(*probe)["recommended"].is_number_integer()) return a;
+  const int recommended = (*probe)["recommended"].get<int>();
+  if (recommended < 0) return a;
+  a.workers = recommended;
+  a.measured = true;
+  a.date = proto::stringOr(*probe, "date", "");
+  a.contended = proto::boolOr(*probe, "contended", false);
+  a.data_not_bottleneck = proto::boolOr(*probe, "data_not_bottleneck", false);
+  return a;
+}
+
+std::optional<MachineId> runMachine(const RunRecord& run) {
+  for (const json* j : {&run.start, &run.env}) {
+    auto it = j->is_object() ? j->find("host") : j->end();
+    if (!j->is_object() || it == j->end() || !it->is_object()) continue;
+    MachineId m{proto::stringOr(*it, "name", ""), proto::stringOr(*it, "cpu", ""),
+                static_cast<int>(proto::intOr(*it, "cores", 0))};
+    if (!m.host.empty() && m.cores > 0) return m;
+  }
+  return std::nullopt;
+}
+
+namespace {
+// The run's experiment and the machine it ran on; nullopt when either is unknown.
+std::optional<std::pair<Config, MachineId>> runExperiment(const RunRecord& run) {
+  auto machine = runMachine(run);
+  if (!machine) return std::nullopt;
+  auto config = proto::configFromJson(run.config);
+  if (!config.ok()) return std::nullopt;
+  return std::make_pair(std::move(config.value()), std::move(*machine));
+}
+}  // namespace
+
+StoredProbes loadProbesFor(const std::vector<const RunRecord*>& runs, const std::filesystem::path& dir) {
+  StoredProbes out;
+  for (const RunRecord* run : runs)
+    if (auto e = run ? runExperiment(*run) : std::nullopt)
+      if (auto p = loadProbe(e->first, e->second, dir)) out.emplace(p->key, std::move(*p));
+  return out;
+}
+
+const ProbeResult* probeFor(const StoredProbes& probes, const RunRecord& run) {
+  if (probes.empty()) return nullptr;
+  const auto e = runExperiment(run);
+  auto it = e ? probes.find(probeKey(e->first, e->second)) : probes.end();
+  return it == probes.end() ? nullptr : &it->second;
 }
 
 Table probeTable(const ProbeResult& r) {

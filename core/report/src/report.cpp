@@ -160,11 +160,12 @@ json comparisonJson(const Comparison& cmp) {
 }
 
 Report buildComparisonReport(const RunRecord& baseline, const std::vector<RunRecord>& runs,
-                             std::optional<double> target_acc) {
-  return buildComparisonReport(compareRuns(baseline, runs, target_acc), baseline, runs);
+                             std::optional<double> target_acc, const StoredProbes& probes) {
+  return buildComparisonReport(compareRuns(baseline, runs, target_acc), baseline, runs, probes);
 }
 
-Report buildComparisonReport(const Comparison& cmp, const RunRecord& baseline, const std::vector<RunRecord>& runs) {
+Report buildComparisonReport(const Comparison& cmp, const RunRecord& baseline, const std::vector<RunRecord>& runs,
+                             const StoredProbes& probes) {
   Report r;
   r.title = "Speedup comparison against " + runLabel(baseline);
   r.intro = "Each run is measured against the baseline " + runLabel(baseline) +
@@ -182,7 +183,8 @@ Report buildComparisonReport(const Comparison& cmp, const RunRecord& baseline, c
   const RunMetrics& bm = cmp.rows.front().m;
   for (size_t i = 0; i < records.size(); ++i) {
     const bool isBase = i == 0;
-    auto verdicts = advise(*records[i], cmp.rows[i].m, isBase ? nullptr : &baseline, isBase ? nullptr : &bm);
+    auto verdicts = advise(*records[i], cmp.rows[i].m, isBase ? nullptr : &baseline, isBase ? nullptr : &bm,
+                           probeFor(probes, *records[i]));
     r.advice.push_back({cmp.rows[i].label, std::move(verdicts)});
   }
   r.figures.push_back({"speedup", barChart(comparisonBars(cmp)), ""});
@@ -210,7 +212,9 @@ Result<Report> comparisonFromDirs(const std::string& baseline_dir, const std::ve
     for (const auto& r : *runs)
       for (const auto& p : r.problems) problems->push_back(p);
   }
-  return buildComparisonReport(*baseline, *runs, target);
+  std::vector<const RunRecord*> records{&*baseline};
+  for (const auto& r : *runs) records.push_back(&r);
+  return buildComparisonReport(*baseline, *runs, target, loadProbesFor(records));
 }
 
 }  // namespace wb::report

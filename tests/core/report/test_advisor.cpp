@@ -1,11 +1,16 @@
-// Advisor verdicts: each row names a scenario (a run, and maybe a reference, whose events call
-// for one verdict), and checks the verdict's code and the numbers in its sentence.
+// Advisor verdicts: each row names a scenario (a run, and maybe a reference or a stored worker
+// probe, whose events call for one verdict), and checks the verdict's code and the numbers in its
+// sentence. Also: the one rule for the recommended worker count, and the reports handing each
+// run its own stored probe.
+#include <QTemporaryDir>
 #include <QtTest/QtTest>
 
 #include <map>
 
 #include "report_fixture.h"
 #include "wb/report/advisor.h"
+#include "wb/report/probe.h"
+#include "wb/report/report.h"
 
 using fixture::FakeRun;
 using nlohmann::json;
@@ -34,6 +39,7 @@ const Verdict* find(const std::vector<Verdict>& vs, const std::string& code) {
 struct Scenario {
   FakeRun run, ref;
   bool useRef = false;
+  std::optional<ProbeResult> probe;  // the stored worker probe handed to the advisor
 };
 
 using Builder = Scenario (*)();
@@ -45,6 +51,33 @@ Scenario split(std::vector<double> ms, int workers, int cores) {
 }
 Scenario dataBoundFewWorkers() { return split({6.1, 0, 1.5, 2.0, 0.4, 0}, 1, 4); }
 Scenario dataBoundMaxWorkers() { return split({6.1, 0, 1.5, 2.0, 0.4, 0}, 4, 8); }
+
+// A stored probe of `run`'s experiment on its machine (the fixture's testhost with `cores`),
+// measured 2026-12-01 08:40 UTC: candidates (workers, samples/s), the loader alone taking
+// `loaderMs` a batch against a 10 ms step alone.
+ProbeResult probeOf(const FakeRun& run, int cores, std::initializer_list<std::pair<int, double>> rows, double loaderMs) {
+  const auto config = wb::proto::configFromJson(run.config);
+  ProbeResult p;
+  p.key = probeKey(config.value(), {"testhost", "Test CPU", cores});
+  p.measured_at = "2026-12-01T08:40:12Z";
+  p.host = "testhost", p.cpu = "Test CPU", p.cores = cores, p.device = "cpu";
+  p.batch_size = config.value().train.batch_size;
+  p.loader_batches_per_s = 1000.0 / loaderMs;
+  p.step_alone_ms = 10;
+  for (const auto& [w, sps] : rows) p.rows.push_back({w, 100, 1.0, sps, 1.0, 9.0});
+  p.recommended = recommendWorkers(p.rows);
+  return p;
+}
+Scenario probedDataBound(int workers, std::initializer_list<std::pair<int, double>> rows, double loaderMs) {
+  Scenario s = split({6.1, 0, 1.5, 2.0, 0.4, 0}, workers, 4);
+  s.probe = probeOf(s.run, 4, rows, loaderMs);
+  return s;
+}
+// The loader is slow (8 ms a batch, a 10 ms step): 2 workers reach the best rate.
+Scenario dataBoundProbedTwo() { return probedDataBound(1, {{0, 500}, {1, 800}, {2, 1000}, {4, 1010}}, 8.0); }
+Scenario dataBoundProbedTwoHasFour() { return probedDataBound(4, {{0, 500}, {1, 800}, {2, 1000}, {4, 1010}}, 8.0); }
+// The loader alone makes a batch in 0.1 ms: the probe found loading is not what a step waits for.
+Scenario dataBoundProbedNotBottleneck() { return probedDataBound(1, {{0, 1000}, {1, 1001}, {2, 1002}}, 0.1); }
 Scenario computeBound() { return split({0.5, 0, 3.0, 5.0, 1.5, 0}, 0, 4); }
 
 Scenario fp16Skips(int64_t growthAt) {
@@ -187,6 +220,9 @@ const std::map<QString, Builder>& scenarios() {
   static const std::map<QString, Builder> all = {
       {QStringLiteral("data-bound, workers 1 of 4 cores"), dataBoundFewWorkers},
       {QStringLiteral("data-bound, workers at max"), dataBoundMaxWorkers},
+      {QStringLiteral("data-bound, workers 1, probe measured 2"), dataBoundProbedTwo},
+      {QStringLiteral("data-bound, workers 4, probe measured 2"), dataBoundProbedTwoHasFour},
+      {QStringLiteral("data-bound, probe: data path not the bottleneck"), dataBoundProbedNotBottleneck},
       {QStringLiteral("compute-bound fp32 on CPU"), computeBound},
       {QStringLiteral("fp16 skips early"), fp16EarlySkips},
       {QStringLiteral("fp16 skips late"), fp16LateSkips},
@@ -226,8 +262,20 @@ class TestAdvisor : public QObject {
       QTest::newRow(name) << QString::fromUtf8(scenario) << QString::fromUtf8(code) << QString::fromUtf8(contains);
     };
     row("data-bound, workers 1 of 4 cores", "data-bound, workers 1 of 4 cores", "data-bound",
-        "Data-bound: 61 % of each step waits for data — raise loader workers from 1 to 4");
-    row("data-bound, workers at max", "data-bound, workers at max", "data-bound", "already has 4 workers");
+        "Data-bound: 61 % of each step waits for data — raise loader workers from 1 to 4 (the rule of thumb "
+        "min(cores, 4), not measured: `workbench-cli probe workers` measures the best count");
+    row("data-bound, workers at max", "data-bound, workers at max", "data-bound",
+        "already has 4 workers: make decoding cheaper (smaller images, lighter augmentation) or the storage faster "
+        "(`workbench-cli probe workers` measures whether more would help)");
+    row("data-bound, the probe's count", "data-bound, workers 1, probe measured 2", "data-bound",
+        "raise loader workers from 1 to 2 (the worker probe of 2026-12-01 08:40 UTC measured 2 workers as the best "
+        "count for this experiment on this machine)");
+    row("data-bound, more workers than the probe's best", "data-bound, workers 4, probe measured 2", "data-bound",
+        "the loader already has 4 workers, and the worker probe of 2026-12-01 08:40 UTC found no gain beyond 2 workers");
+    row("data-bound, the probe found loading is no bottleneck", "data-bound, probe: data path not the bottleneck",
+        "data-bound",
+        "yet the worker probe of 2026-12-01 08:40 UTC found the data path is not the bottleneck for this experiment "
+        "on this machine (it recommends 0 workers)");
     row("compute-bound is not data-bound", "compute-bound fp32 on CPU", "data-bound", "");
     row("compute-bound fp32 on CPU", "compute-bound fp32 on CPU", "compute-bound", "forward + backward take 80 %");
     row("fp16 early skips", "fp16 skips early", "fp16-skips", "fp16 skipped 14 early steps (normal); the scale settled at 8192");
@@ -273,7 +321,8 @@ class TestAdvisor : public QObject {
     const Scenario s = it->second();
     const RunRecord r = s.run.record("run"), rr = s.ref.record("ref");
     const RunMetrics m = computeMetrics(r, std::nullopt), rm = computeMetrics(rr, std::nullopt);
-    auto verdicts = s.useRef ? advise(r, m, &rr, &rm) : advise(r, m);
+    const ProbeResult* probe = s.probe ? &*s.probe : nullptr;
+    auto verdicts = s.useRef ? advise(r, m, &rr, &rm, probe) : advise(r, m, nullptr, nullptr, probe);
     const Verdict* v = find(verdicts, code.toStdString());
     QString all;
     for (const auto& x : verdicts) all += QString::fromStdString(x.code + ": " + x.text) + QLatin1Char('\n');
@@ -315,10 +364,57 @@ class TestAdvisor : public QObject {
     for (const auto& v : vs) QVERIFY2(v.severity != Severity::Warning && v.severity != Severity::Tip, v.text.c_str());
   }
 
-  void recommendedWorkersIsMinCoresFour() {
-    QCOMPARE(recommendedWorkers(2), 2);
-    QCOMPARE(recommendedWorkers(16), 4);
-    QCOMPARE(recommendedWorkers(0), 1);
+  // One rule for "which worker count": the probe when stored, else min(cores, 4); the ladder
+  // reads the same from the capabilities document attachProbe filled.
+  void workersAdviceIsTheProbeElseMinCoresFour() {
+    QCOMPARE(workersAdvice(nullptr, 2).workers, 2);
+    QCOMPARE(workersAdvice(nullptr, 16).workers, 4);
+    QCOMPARE(workersAdvice(nullptr, 0).workers, 1);
+    QVERIFY(!workersAdvice(nullptr, 2).measured);
+    QCOMPARE(QString::fromStdString(workersAdvice(nullptr, 8).source()), QStringLiteral("the rule of thumb min(cores, 4)"));
+    QCOMPARE(workersAdvice(json{{"cores", 16}}).workers, 4);
+
+    const Scenario s = dataBoundProbedTwo();
+    const WorkersAdvice a = workersAdvice(&*s.probe, 16);
+    QCOMPARE(a.workers, 2);
+    QVERIFY(a.measured && !a.data_not_bottleneck && !a.contended);
+    QCOMPARE(QString::fromStdString(a.date), QStringLiteral("2026-12-01 08:40 UTC"));
+    json caps = {{"cores", 16}};
+    attachProbe(caps, s.probe);
+    const WorkersAdvice fromCaps = workersAdvice(caps);
+    QCOMPARE(fromCaps.workers, a.workers);
+    QCOMPARE(fromCaps.measured, a.measured);
+    QCOMPARE(fromCaps.date, a.date);
+    QCOMPARE(fromCaps.source(), a.source());
+    const Scenario quiet = dataBoundProbedNotBottleneck();
+    json caps0 = {{"cores", 4}};
+    attachProbe(caps0, quiet.probe);
+    QCOMPARE(workersAdvice(caps0).workers, 0);
+    QVERIFY(workersAdvice(caps0).data_not_bottleneck && workersAdvice(&*quiet.probe, 4).data_not_bottleneck);
+  }
+
+  // A comparison hands each run the probe stored for its own experiment on its own machine: the
+  // baseline's (lenet) is found on disk by loadProbesFor, the mlp run has none.
+  void reportsReadEachRunsStoredProbe() {
+    const Scenario lenet = dataBoundProbedTwo();
+    Scenario mlp = split({6.1, 0, 1.5, 2.0, 0.4, 0}, 1, 4);
+    mlp.run.set("model.name", "mlp");
+    QTemporaryDir dir;
+    QVERIFY(saveProbe(*lenet.probe, dir.path().toStdString()).ok());
+    const RunRecord base = lenet.run.record("base"), other = mlp.run.record("mlp");
+    const StoredProbes probes = loadProbesFor({&base, &other}, dir.path().toStdString());
+    QCOMPARE(probes.size(), size_t{1});
+    QVERIFY(probeFor(probes, base) && !probeFor(probes, other));
+    const Report rep = buildComparisonReport(base, {other}, std::nullopt, probes);
+    QCOMPARE(rep.advice.size(), size_t{2});
+    const Verdict* b = find(rep.advice[0].verdicts, "data-bound");
+    const Verdict* o = find(rep.advice[1].verdicts, "data-bound");
+    QVERIFY(b && o);
+    QVERIFY2(b->text.find("the worker probe of 2026-12-01 08:40 UTC measured 2 workers") != std::string::npos, b->text.c_str());
+    QVERIFY2(o->text.find("the rule of thumb min(cores, 4)") != std::string::npos, o->text.c_str());
+    // Without the probes the baseline falls back to the rule of thumb too.
+    const Verdict* plain = find(buildComparisonReport(base, {other}, std::nullopt).advice[0].verdicts, "data-bound");
+    QVERIFY(plain && plain->text.find("rule of thumb") != std::string::npos);
   }
 };
 

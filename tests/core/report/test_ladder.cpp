@@ -288,6 +288,34 @@ class TestLadder : public QObject {
     QVERIFY(!rep.advice.empty());
   }
 
+  // The ladder report's advisor reads each step's stored worker probe: the data-bound baseline is
+  // told the probe's count and date, and without the probe the rule of thumb.
+  void reportAdvisesTheStoredProbesWorkerCount() {
+    FakeRun r;
+    const std::vector<double> split = {6.1, 0, 1.5, 2.0, 0.4, 0};  // 61 % of each step waits for data
+    r.start("cpu", 4).step(1, 10, 640, 1, 1.0, split).step(1, 20, 1280, 2, 0.9, split).step(1, 30, 1920, 3, 0.8, split);
+    r.eval(1, 5, 0.7).end("ok", 6);
+    const RunRecord base = r.record("base");
+    const auto steps = stepsWith({{"baseline", {base}}});
+    const Ladder ladder = summarizeLadder(steps, std::nullopt);
+    ProbeResult p;
+    p.key = probeKey(wb::proto::configFromJson(base.config).value(), {"testhost", "Test CPU", 4});
+    p.measured_at = "2026-12-01T08:40:12Z";
+    p.loader_batches_per_s = 125, p.step_alone_ms = 10;  // the loader is the bottleneck at 0 workers
+    p.rows = {{0, 100, 1.0, 500, 8.0, 9.0}, {2, 100, 1.0, 1000, 0.5, 9.0}, {4, 100, 1.0, 1005, 0.5, 9.0}};
+    p.recommended = recommendWorkers(p.rows);
+    auto dataBound = [](const Report& rep) {
+      for (const auto& v : rep.advice.at(0).verdicts)
+        if (v.code == "data-bound") return v.text;
+      return std::string("(no data-bound verdict)");
+    };
+    const std::string probed = dataBound(buildLadderReport(ladder, steps, {{p.key, p}}));
+    QVERIFY2(probed.find("raise loader workers from 0 to 2 (the worker probe of 2026-12-01 08:40 UTC") != std::string::npos,
+             probed.c_str());
+    const std::string plain = dataBound(buildLadderReport(ladder, steps));
+    QVERIFY2(plain.find("to 4 (the rule of thumb min(cores, 4)") != std::string::npos, plain.c_str());
+  }
+
   // The field report: workers sped the loop up 15× but accuracy fell from 68.5 % to 62.8 % and
   // never reached the target. The headline is at equal accuracy, so that step has none.
   void stepBelowTargetHasNoHeadline() {

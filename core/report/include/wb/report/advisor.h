@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "wb/report/compare.h"
+#include "wb/report/probe.h"
 #include "wb/report/run_record.h"
 
 namespace wb::report {
@@ -20,10 +21,11 @@ struct Verdict {
 };
 
 // Verdicts for `run` (metrics `m`). `reference`/`reference_m` may be null (no comparison verdicts).
+// `probe`: the stored worker probe of the run's experiment on its machine (probeFor /
+// loadProbe), or null; the data-bound verdict recommends its measured count (with its date, and
+// says when it found the data path is not the bottleneck), else the rule of thumb
+// (wb::report::workersAdvice) and how to measure it.
 std::vector<Verdict> advise(const RunRecord& run, const RunMetrics& m, const RunRecord* reference = nullptr,
-                            const RunMetrics* reference_m = nullptr);
-
-// The loader worker count the advisor and the ladder recommend: min(cores, 4), at least 1.
-int recommendedWorkers(int cores);
+                            const RunMetrics* reference_m = nullptr, const ProbeResult* probe = nullptr);
 
 }  // namespace wb::report

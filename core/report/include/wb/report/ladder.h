@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "wb/common/config.h"
+#include "wb/report/probe.h"
 #include "wb/report/report.h"
 
 namespace wb::report {
@@ -119,7 +120,9 @@ Result<Ladder> ladderFromJson(const nlohmann::json& doc);
 // Loads <dir>/ladder.json, or the file itself. Errors name the path.
 Result<Ladder> loadLadder(const std::string& dir_or_file);
 // The ladder table, the chart (file "ladder.svg"), accuracy curves of the cumulative steps,
-// advice per step against the step before it, and the machine (env.json of the baseline run).
-Report buildLadderReport(const Ladder& ladder, const std::vector<LadderStepRuns>& steps);
+// advice per step against the step before it (reading each step's stored worker probe among
+// `probes`: loadProbesFor), and the machine (env.json of the baseline run).
+Report buildLadderReport(const Ladder& ladder, const std::vector<LadderStepRuns>& steps,
+                         const StoredProbes& probes = {});
 
 }  // namespace wb::report

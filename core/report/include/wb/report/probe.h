@@ -8,6 +8,7 @@
 // the host name, CPU model and core count with the experiment's data section, model name and
 // batch size. A probe of another experiment or machine never overwrites this one's.
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "wb/common/config.h"
 #include "wb/common/result.h"
 #include "wb/report/chart.h"
+#include "wb/report/run_record.h"
 #include "wb/report/table.h"
 
 namespace wb::report {
@@ -99,6 +101,34 @@ std::optional<ProbeResult> loadProbe(const Config& config, const MachineId& mach
 // date, measured_at, key, data_not_bottleneck}), where planLadder's workers step reads it.
 // Nothing changes for nullopt.
 void attachProbe(nlohmann::json& capabilities, const std::optional<ProbeResult>& result);
+
+// Which loader worker count the workbench recommends, one home for the advisor's data-bound
+// verdict and the ladder's workers step: the stored probe's measured count when there is one
+// (a probe without candidates counts as none), else the rule of thumb min(cores, 4), at least 1.
+inline constexpr int kRuleOfThumbMaxWorkers = 4;
+int ruleOfThumbWorkers(int cores);
+struct WorkersAdvice {
+  int workers = 1;
+  bool measured = false;             // from a stored probe (else the rule of thumb)
+  std::string date;                  // the probe's probeDate(); "" without one
+  bool contended = false;            // the probe was measured under contention
+  bool data_not_bottleneck = false;  // the probe found the loader is not what a step waits for
+  // "the worker probe of 2026-12-01 08:40 UTC" (", measured under contention" when it was), or
+  // "the rule of thumb min(cores, 4)".
+  std::string source() const;
+};
+WorkersAdvice workersAdvice(const ProbeResult* probe, int cores);
+// The same from a capabilities document: its "cores" and speedups.workers.probe (attachProbe).
+WorkersAdvice workersAdvice(const nlohmann::json& capabilities);
+
+// The machine a run used (its start event's host, else env.json's); nullopt when neither says.
+std::optional<MachineId> runMachine(const RunRecord& run);
+// Stored probes by key: what a report's advisor reads for each run's experiment and machine.
+using StoredProbes = std::map<std::string, ProbeResult>;
+// The stored probe, when there is one, of each run's experiment on the machine it ran on.
+StoredProbes loadProbesFor(const std::vector<const RunRecord*>& runs, const std::filesystem::path& dir = probesDir());
+// The run's probe among `probes`; nullptr when none (or its config or machine is unknown).
+const ProbeResult* probeFor(const StoredProbes& probes, const RunRecord& run);
 
 // Columns: workers, samples/s, × vs 0 workers, data ms/step, step ms, steps timed; the
 // recommended row marked; notes: the loader alone, the step alone, the verdict.

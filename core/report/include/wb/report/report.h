@@ -11,6 +11,7 @@
 #include "wb/report/advisor.h"
 #include "wb/report/chart.h"
 #include "wb/report/compare.h"
+#include "wb/report/probe.h"
 #include "wb/report/run_record.h"
 #include "wb/report/table.h"
 
@@ -56,15 +57,18 @@ BarChartSpec comparisonBars(const Comparison& comparison);
 nlohmann::json comparisonJson(const Comparison& comparison);
 
 // Everything `compare`/`export` and the GUI show for a set of runs against a baseline.
+// `probes`: the stored worker probes the advisor reads for each run (loadProbesFor; none given,
+// its data-bound verdicts fall back to the rule of thumb).
 Report buildComparisonReport(const RunRecord& baseline, const std::vector<RunRecord>& runs,
-                             std::optional<double> target_acc);
+                             std::optional<double> target_acc, const StoredProbes& probes = {});
 // The same from a comparison already made of them (compareRuns(baseline, runs, target)), so a
 // view that shows both computes it once.
 Report buildComparisonReport(const Comparison& comparison, const RunRecord& baseline,
-                             const std::vector<RunRecord>& runs);
+                             const std::vector<RunRecord>& runs, const StoredProbes& probes = {});
 
-// What `compare` and `export` do: loads the baseline and the runs (paths), parses the target
-// ("" = the baseline's best; else 0.85 / 85 / 85%) and builds the report. Errors name the folder
+// What `compare` and `export` do: loads the baseline and the runs (paths) and their stored worker
+// probes (probesDir()), parses the target ("" = the baseline's best; else 0.85 / 85 / 85%) and
+// builds the report. Errors name the folder
 // or the value. Problems that do not stop the comparison (a truncated events file) go to
 // `problems` when it is given.
 Result<Report> comparisonFromDirs(const std::string& baseline_dir, const std::vector<std::string>& run_dirs,
