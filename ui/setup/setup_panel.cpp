@@ -55,129 +55,147 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent), base_(proto::configTo
   // The speedups first: they are what the workbench measures.
   speedups_ = new SpeedupsGroup(&errors_, this);
   layout->addWidget(speedups_);
-
-  // Experiment
-  auto* expBody = new QWidget(this);
-  auto* expForm = new QFormLayout(expBody);
-  name_ = new QLineEdit(expBody);
-  seed_ = new QSpinBox(expBody);
-  seed_->setRange(0, std::numeric_limits<int>::max());
-  addField(expForm, QStringLiteral("Name"), QStringLiteral("name"), name_);
-  addField(expForm, QStringLiteral("Seed"), QStringLiteral("seed"), seed_);
-  layout->addWidget(section(QStringLiteral("Experiment"), expBody));
-
-  // Data
+  layout->addWidget(section(QStringLiteral("Experiment"), experimentBody()));
   dataset_ = new DatasetPicker(&errors_, this);
   layout->addWidget(section(QStringLiteral("Data"), dataset_));
+  layout->addWidget(section(QStringLiteral("Model and optimiser"), modelBody()));
+  layout->addWidget(section(QStringLiteral("Training"), trainingBody()));
+  layout->addWidget(general_);
+  layout->addStretch(1);
 
-  // Model and optimiser
-  auto* modelBody = new QWidget(this);
-  auto* modelForm = new QFormLayout(modelBody);
-  model_ = new QComboBox(modelBody);
-  for (const Choice& c : modelChoices()) model_->addItem(QString::fromUtf8(c.label), QString::fromUtf8(c.value));
-  model_->addItem(QStringLiteral("TorchScript file…"), kTorchScript);
-  addField(modelForm, QStringLiteral("Model"), QStringLiteral("model.name"), model_);
-  scriptRow_ = new QWidget(modelBody);
-  auto* scriptLayout = new QHBoxLayout(scriptRow_);
-  scriptLayout->setContentsMargins(0, 0, 0, 0);
+  connectFields();
+  connectProbe();
+  scrollSafeInputs();
+  setConfigJson(base_);
+  pristine_ = true;
+}
+
+QWidget* SetupPanel::experimentBody() {
+  auto* body = new QWidget(this);
+  auto* form = new QFormLayout(body);
+  name_ = new QLineEdit(body);
+  seed_ = new QSpinBox(body);
+  seed_->setRange(0, std::numeric_limits<int>::max());
+  addField(form, QStringLiteral("Name"), QStringLiteral("name"), name_);
+  addField(form, QStringLiteral("Seed"), QStringLiteral("seed"), seed_);
+  return body;
+}
+
+// The TorchScript file row, shown only when the model is "TorchScript file…".
+QWidget* SetupPanel::scriptFileRow(QWidget* parent) {
+  scriptRow_ = new QWidget(parent);
+  auto* rowLayout = new QHBoxLayout(scriptRow_);
+  rowLayout->setContentsMargins(0, 0, 0, 0);
   scriptPath_ = new QLineEdit(scriptRow_);
   scriptPath_->setObjectName(QStringLiteral("model.file"));
   scriptPath_->setPlaceholderText(QStringLiteral("model.pt (torch.jit.save)"));
-  auto* scriptBrowse = new QPushButton(QStringLiteral("Browse…"), scriptRow_);
-  scriptLayout->addWidget(scriptPath_, 1);
-  scriptLayout->addWidget(scriptBrowse);
-  modelForm->addRow(QStringLiteral("File"), scriptRow_);
-  modelForm_ = modelForm;
-  connect(scriptBrowse, &QPushButton::clicked, this, [this] {
+  auto* browse = new QPushButton(QStringLiteral("Browse…"), scriptRow_);
+  rowLayout->addWidget(scriptPath_, 1);
+  rowLayout->addWidget(browse);
+  connect(browse, &QPushButton::clicked, this, [this] {
     const QString f = QFileDialog::getOpenFileName(this, QStringLiteral("TorchScript model"), scriptPath_->text(),
                                                    QStringLiteral("TorchScript (*.pt *.pth);;All files (*)"));
     if (!f.isEmpty()) scriptPath_->setText(f);
   });
+  return scriptRow_;
+}
 
-  optim_ = new QComboBox(modelBody);
+QWidget* SetupPanel::modelBody() {
+  auto* body = new QWidget(this);
+  auto* form = new QFormLayout(body);
+  modelForm_ = form;
+  model_ = new QComboBox(body);
+  for (const Choice& c : modelChoices()) model_->addItem(QString::fromUtf8(c.label), QString::fromUtf8(c.value));
+  model_->addItem(QStringLiteral("TorchScript file…"), kTorchScript);
+  addField(form, QStringLiteral("Model"), QStringLiteral("model.name"), model_);
+  form->addRow(QStringLiteral("File"), scriptFileRow(body));
+  optim_ = new QComboBox(body);
   for (const Choice& c : optimizerChoices()) optim_->addItem(QString::fromUtf8(c.label), QString::fromUtf8(c.value));
-  addField(modelForm, QStringLiteral("Optimiser"), QStringLiteral("optim.name"), optim_);
-  lr_ = new QLineEdit(modelBody);
+  addField(form, QStringLiteral("Optimiser"), QStringLiteral("optim.name"), optim_);
+  lr_ = new QLineEdit(body);
   lr_->setToolTip(QStringLiteral("Learning rate, e.g. 0.01 or 1e-3"));
-  addField(modelForm, QStringLiteral("Learning rate"), QStringLiteral("optim.lr"), lr_);
-  modelForm->addRow(QStringLiteral("LR scaling"), lrScalingRow(modelBody));
+  addField(form, QStringLiteral("Learning rate"), QStringLiteral("optim.lr"), lr_);
+  form->addRow(QStringLiteral("LR scaling"), lrScalingRow(body));
   for (const char* path : {"optim.lr_scaling", "optim.lr_scaling_warmup"})
-    modelForm->addRow(QString(), errors_.makeLabel(QString::fromLatin1(path), modelBody));
-  momentum_ = new QDoubleSpinBox(modelBody);
+    form->addRow(QString(), errors_.makeLabel(QString::fromLatin1(path), body));
+  addOptimiserNumbers(form, body);
+  return body;
+}
+
+// Momentum, weight decay, the schedule and its warm-up.
+void SetupPanel::addOptimiserNumbers(QFormLayout* form, QWidget* body) {
+  momentum_ = new QDoubleSpinBox(body);
   momentum_->setRange(0.0, 0.999);
   momentum_->setDecimals(3);
   momentum_->setSingleStep(0.05);
-  addField(modelForm, QStringLiteral("Momentum"), QStringLiteral("optim.momentum"), momentum_);
-  weightDecay_ = new QDoubleSpinBox(modelBody);
+  addField(form, QStringLiteral("Momentum"), QStringLiteral("optim.momentum"), momentum_);
+  weightDecay_ = new QDoubleSpinBox(body);
   weightDecay_->setRange(0.0, 1.0);
   weightDecay_->setDecimals(5);
   weightDecay_->setSingleStep(0.0001);
-  addField(modelForm, QStringLiteral("Weight decay"), QStringLiteral("optim.weight_decay"), weightDecay_);
-  schedule_ = new QComboBox(modelBody);
+  addField(form, QStringLiteral("Weight decay"), QStringLiteral("optim.weight_decay"), weightDecay_);
+  schedule_ = new QComboBox(body);
   for (const Choice& c : scheduleChoices()) schedule_->addItem(QString::fromUtf8(c.label), QString::fromUtf8(c.value));
-  addField(modelForm, QStringLiteral("LR schedule"), QStringLiteral("optim.schedule"), schedule_);
-  warmup_ = new QDoubleSpinBox(modelBody);
+  addField(form, QStringLiteral("LR schedule"), QStringLiteral("optim.schedule"), schedule_);
+  warmup_ = new QDoubleSpinBox(body);
   warmup_->setRange(0.0, 0.9);
   warmup_->setDecimals(2);
   warmup_->setSingleStep(0.05);
   warmup_->setToolTip(QStringLiteral("Share of the steps used for a linear warm-up (cosine, one-cycle)"));
-  addField(modelForm, QStringLiteral("Warm-up"), QStringLiteral("optim.warmup_fraction"), warmup_);
-  layout->addWidget(section(QStringLiteral("Model and optimiser"), modelBody));
+  addField(form, QStringLiteral("Warm-up"), QStringLiteral("optim.warmup_fraction"), warmup_);
+}
 
-  // Training length
-  auto* trainBody = new QWidget(this);
-  auto* trainForm = new QFormLayout(trainBody);
-  batch_ = new QSpinBox(trainBody);
+QWidget* SetupPanel::trainingBody() {
+  auto* body = new QWidget(this);
+  auto* form = new QFormLayout(body);
+  batch_ = new QSpinBox(body);
   batch_->setRange(1, 65536);
-  addField(trainForm, QStringLiteral("Batch size"), QStringLiteral("train.batch_size"), batch_);
-  epochs_ = new QSpinBox(trainBody);
+  addField(form, QStringLiteral("Batch size"), QStringLiteral("train.batch_size"), batch_);
+  epochs_ = new QSpinBox(body);
   epochs_->setRange(1, 100000);
-  addField(trainForm, QStringLiteral("Epochs"), QStringLiteral("train.epochs"), epochs_);
-  maxSteps_ = new QSpinBox(trainBody);
+  addField(form, QStringLiteral("Epochs"), QStringLiteral("train.epochs"), epochs_);
+  maxSteps_ = new QSpinBox(body);
   maxSteps_->setRange(0, std::numeric_limits<int>::max());
   maxSteps_->setSpecialValueText(QStringLiteral("no cap"));
   maxSteps_->setToolTip(QStringLiteral("Stop after this many optimiser steps (0 = run every epoch)"));
-  addField(trainForm, QStringLiteral("Max steps"), QStringLiteral("train.max_steps"), maxSteps_);
-  layout->addWidget(section(QStringLiteral("Training"), trainBody));
+  addField(form, QStringLiteral("Max steps"), QStringLiteral("train.max_steps"), maxSteps_);
+  return body;
+}
 
-  layout->addWidget(general_);
-  layout->addStretch(1);
-
+// Every edit marks the set-up touched, re-validates it and says so (changed()).
+void SetupPanel::connectFields() {
   auto touched = [this] {
     pristine_ = false;
     validate();
     Q_EMIT changed();
   };
+  auto touchedAfter = [this, touched](void (SetupPanel::*react)()) {
+    return [this, touched, react] {
+      (this->*react)();
+      touched();
+    };
+  };
   connect(name_, &QLineEdit::textChanged, this, touched);
   connect(seed_, &QSpinBox::valueChanged, this, touched);
   connect(dataset_, &DatasetPicker::changed, this, touched);
-  connect(model_, &QComboBox::currentIndexChanged, this, [this, touched] {
-    onModelChanged();
-    touched();
-  });
+  connect(model_, &QComboBox::currentIndexChanged, this, touchedAfter(&SetupPanel::onModelChanged));
   connect(scriptPath_, &QLineEdit::textChanged, this, touched);
-  connect(optim_, &QComboBox::currentIndexChanged, this, [this, touched] {
-    onOptimChanged();
-    touched();
-  });
+  connect(optim_, &QComboBox::currentIndexChanged, this, touchedAfter(&SetupPanel::onOptimChanged));
   connect(lr_, &QLineEdit::textChanged, this, touched);
-  connect(lrScaling_, &QComboBox::currentIndexChanged, this, [this, touched] {
-    onOptimChanged();
-    touched();
-  });
+  connect(lrScaling_, &QComboBox::currentIndexChanged, this, touchedAfter(&SetupPanel::onOptimChanged));
   connect(lrScalingWarmup_, &QDoubleSpinBox::valueChanged, this, touched);
   connect(momentum_, &QDoubleSpinBox::valueChanged, this, touched);
   connect(weightDecay_, &QDoubleSpinBox::valueChanged, this, touched);
-  connect(schedule_, &QComboBox::currentIndexChanged, this, [this, touched] {
-    onOptimChanged();
-    touched();
-  });
+  connect(schedule_, &QComboBox::currentIndexChanged, this, touchedAfter(&SetupPanel::onOptimChanged));
   connect(warmup_, &QDoubleSpinBox::valueChanged, this, touched);
   connect(batch_, &QSpinBox::valueChanged, this, touched);
   connect(epochs_, &QSpinBox::valueChanged, this, touched);
   connect(maxSteps_, &QSpinBox::valueChanged, this, touched);
   connect(speedups_, &SpeedupsGroup::changed, this, touched);
   connect(speedups_, &SpeedupsGroup::tryRequested, this, &SetupPanel::tryRequested);
+}
+
+void SetupPanel::connectProbe() {
   connect(speedups_, &SpeedupsGroup::probeRequested, this, &SetupPanel::probeWorkers);
   connect(speedups_, &SpeedupsGroup::probeCancelRequested, this, &SetupPanel::cancelProbe);
   probe_ = new ProbeRunner(this);
@@ -191,17 +209,16 @@ SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent), base_(proto::configTo
   probeReload_->setInterval(300);
   connect(probeReload_, &QTimer::timeout, this, &SetupPanel::refreshProbe);
   connect(this, &SetupPanel::changed, probeReload_, qOverload<>(&QTimer::start));
+}
 
-  // In a scrolling panel the wheel scrolls: a spin box or combo changes only once focused.
+// In a scrolling panel the wheel scrolls: a spin box or combo changes only once focused.
+void SetupPanel::scrollSafeInputs() {
   for (QWidget* w : findChildren<QWidget*>()) {
     if (qobject_cast<QAbstractSpinBox*>(w) || qobject_cast<QComboBox*>(w)) {
       w->setFocusPolicy(Qt::StrongFocus);
       w->installEventFilter(this);
     }
   }
-
-  setConfigJson(base_);
-  pristine_ = true;
 }
 
 // optim.lr_scaling (a combo from wb::lrScalingChoices, each value's help as its tooltip) and

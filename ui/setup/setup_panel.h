@@ -97,6 +97,14 @@ class SetupPanel : public QWidget {
   void onModelChanged();
   void onOptimChanged();
   QWidget* lrScalingRow(QWidget* parent);
+  QWidget* experimentBody();
+  QWidget* modelBody();
+  QWidget* scriptFileRow(QWidget* parent);
+  void addOptimiserNumbers(QFormLayout* form, QWidget* body);
+  QWidget* trainingBody();
+  void connectFields();
+  void connectProbe();
+  void scrollSafeInputs();
   void validate();
   void changeEvent(QEvent* event) override;
   bool eventFilter(QObject* watched, QEvent* event) override;
