@@ -59,6 +59,41 @@ SpeedupsGroup::SpeedupsGroup(FieldErrors* errors, QWidget* parent)
   setObjectName(QStringLiteral("speedups"));
   layout_ = new QVBoxLayout(this);
   layout_->setSpacing(6);
+  addHeader();
+  addRow(QStringLiteral("workers"), QStringLiteral("speedups.workers"), QStringLiteral("Loader workers"), workersBox(),
+         QStringLiteral("Threads decode and augment batches ahead of training; 0 loads inside the training loop."));
+  pinMemory_ = new QCheckBox(this);
+  addRow(QStringLiteral("pin_memory"), QStringLiteral("speedups.pin_memory"), QStringLiteral("Pin memory"), pinMemory_,
+         QStringLiteral("Page-locked staging buffers, so host-to-GPU copies overlap compute."));
+
+  devices_ = new QSpinBox(this);
+  devices_->setRange(1, 1024);
+  addRow(QStringLiteral("devices"), QStringLiteral("speedups.devices"), QStringLiteral("Devices"), devices_,
+         QStringLiteral("Data-parallel ranks: one per GPU (NCCL), or CPU processes (Gloo) without one."));
+
+  precision_ = new QComboBox(this);
+  for (const Choice& c : precisionChoices()) precision_->addItem(QString::fromUtf8(c.label), QString::fromUtf8(c.value));
+  addRow(QStringLiteral("precision"), QStringLiteral("speedups.precision"), QStringLiteral("Precision"), precision_,
+         QStringLiteral("Autocast to bf16 (CPU or GPU) or fp16 with dynamic loss scaling (GPU)."));
+
+  addEarlyStoppingRow();
+  sharding_ = new QComboBox(this);
+  for (const Choice& c : shardingChoices()) sharding_->addItem(QString::fromUtf8(c.label), QString::fromUtf8(c.value));
+  addRow(QStringLiteral("sharding"), QStringLiteral("speedups.sharding"), QStringLiteral("Sharding"), sharding_,
+         QStringLiteral("Splits optimiser state (and gradients) across the ranks to save memory."));
+
+  inferenceEval_ = new QCheckBox(this);
+  addRow(QStringLiteral("inference_eval"), QStringLiteral("speedups.inference_eval"),
+         QStringLiteral("Inference-mode evaluation"), inferenceEval_,
+         QStringLiteral("Evaluate under InferenceMode with a larger batch instead of with autograd on."));
+
+  connectFields();
+  updateDependencies();
+  updateColors();
+}
+
+// What this machine can do, the hint, and where the measured effects come from.
+void SpeedupsGroup::addHeader() {
   capsStatus_ = new QLabel(QStringLiteral("Checking what this machine can do…"), this);
   capsStatus_->setObjectName(QStringLiteral("speedups.capabilities"));
   capsStatus_->setWordWrap(true);
@@ -74,43 +109,33 @@ SpeedupsGroup::SpeedupsGroup(FieldErrors* errors, QWidget* parent)
   source_->setWordWrap(true);
   source_->hide();
   layout_->addWidget(source_);
+}
 
-  auto* workersBox = new QWidget(this);
-  workersBox->setObjectName(QStringLiteral("speedups.workers.box"));
-  auto* workersLayout = new QHBoxLayout(workersBox);
-  workersLayout->setContentsMargins(0, 0, 0, 0);
-  workers_ = new QSpinBox(workersBox);
+// Loader workers: the count and the Probe button (Cancel while a probe runs).
+QWidget* SpeedupsGroup::workersBox() {
+  auto* box = new QWidget(this);
+  box->setObjectName(QStringLiteral("speedups.workers.box"));
+  auto* boxLayout = new QHBoxLayout(box);
+  boxLayout->setContentsMargins(0, 0, 0, 0);
+  workers_ = new QSpinBox(box);
   workers_->setObjectName(QStringLiteral("speedups.workers"));
   workers_->setRange(0, 256);
   workers_->setSpecialValueText(QStringLiteral("0 (in the loop)"));
-  probe_ = new QPushButton(QStringLiteral("Probe"), workersBox);
+  probe_ = new QPushButton(QStringLiteral("Probe"), box);
   probe_->setObjectName(QStringLiteral("speedups.workers.probe"));
   probe_->setToolTip(QStringLiteral("Time the loader, the step and a few worker counts on this experiment "
                                     "(workbench-cli probe workers, under 30 s) and set the recommended count"));
-  workersLayout->addWidget(workers_, 1);
-  workersLayout->addWidget(probe_);
+  boxLayout->addWidget(workers_, 1);
+  boxLayout->addWidget(probe_);
   connect(probe_, &QPushButton::clicked, this, [this] {
     if (probing_) Q_EMIT probeCancelRequested();
     else Q_EMIT probeRequested();
   });
-  addRow(QStringLiteral("workers"), QStringLiteral("speedups.workers"), QStringLiteral("Loader workers"), workersBox,
-         QStringLiteral("Threads decode and augment batches ahead of training; 0 loads inside the training loop."));
+  return box;
+}
 
-  pinMemory_ = new QCheckBox(this);
-  addRow(QStringLiteral("pin_memory"), QStringLiteral("speedups.pin_memory"), QStringLiteral("Pin memory"), pinMemory_,
-         QStringLiteral("Page-locked staging buffers, so host-to-GPU copies overlap compute."));
-
-  devices_ = new QSpinBox(this);
-  devices_->setRange(1, 1024);
-  addRow(QStringLiteral("devices"), QStringLiteral("speedups.devices"), QStringLiteral("Devices"), devices_,
-         QStringLiteral("Data-parallel ranks: one per GPU (NCCL), or CPU processes (Gloo) without one."));
-
-  precision_ = new QComboBox(this);
-  for (const Choice& c : precisionChoices()) precision_->addItem(QString::fromUtf8(c.label), QString::fromUtf8(c.value));
-  addRow(QStringLiteral("precision"), QStringLiteral("speedups.precision"), QStringLiteral("Precision"), precision_,
-         QStringLiteral("Autocast to bf16 (CPU or GPU) or fp16 with dynamic loss scaling (GPU)."));
-
-  // Early stopping: patience up front, monitor and min_delta behind "More".
+// Early stopping: patience up front, monitor and min_delta behind "More".
+void SpeedupsGroup::addEarlyStoppingRow() {
   auto* esBox = new QWidget(this);
   auto* esLayout = new QHBoxLayout(esBox);
   esBox->setObjectName(QStringLiteral("speedups.early_stopping"));
@@ -150,16 +175,9 @@ SpeedupsGroup::SpeedupsGroup(FieldErrors* errors, QWidget* parent)
   moreBox_->hide();
   connect(more_, &QToolButton::toggled, moreBox_, &QWidget::setVisible);
 
-  sharding_ = new QComboBox(this);
-  for (const Choice& c : shardingChoices()) sharding_->addItem(QString::fromUtf8(c.label), QString::fromUtf8(c.value));
-  addRow(QStringLiteral("sharding"), QStringLiteral("speedups.sharding"), QStringLiteral("Sharding"), sharding_,
-         QStringLiteral("Splits optimiser state (and gradients) across the ranks to save memory."));
+}
 
-  inferenceEval_ = new QCheckBox(this);
-  addRow(QStringLiteral("inference_eval"), QStringLiteral("speedups.inference_eval"),
-         QStringLiteral("Inference-mode evaluation"), inferenceEval_,
-         QStringLiteral("Evaluate under InferenceMode with a larger batch instead of with autograd on."));
-
+void SpeedupsGroup::connectFields() {
   auto emitChanged = [this] {
     updateDependencies();
     Q_EMIT changed();
@@ -173,8 +191,6 @@ SpeedupsGroup::SpeedupsGroup(FieldErrors* errors, QWidget* parent)
   connect(minDelta_, &QDoubleSpinBox::valueChanged, this, emitChanged);
   connect(sharding_, &QComboBox::currentIndexChanged, this, emitChanged);
   connect(inferenceEval_, &QCheckBox::toggled, this, emitChanged);
-  updateDependencies();
-  updateColors();
 }
 
 SpeedupsGroup::Row SpeedupsGroup::addRow(const QString& key, const QString& path, const QString& title, QWidget* control,

@@ -88,6 +88,10 @@ class SpeedupsGroup : public QGroupBox {
     QLabel* effect = nullptr;
     QPushButton* tryButton = nullptr;
   };
+  void addHeader();
+  QWidget* workersBox();
+  void addEarlyStoppingRow();
+  void connectFields();
   Row addRow(const QString& key, const QString& path, const QString& title, QWidget* control, const QString& explanation);
   void setAvailability(const QString& key, bool available, const QString& note);
   void updateDependencies();
