@@ -37,6 +37,14 @@ class Formatter : public CLI::Formatter {
     name.resize(std::max(name.size() + 2, get_column_width()), ' ');
     return name + d.substr(0, d.find('\n')) + "\n";
   }
+  // A command made of subcommands (probe, dataset, whatif) shows theirs in full below its own.
+  std::string make_help(const CLI::App* app, std::string name, CLI::AppFormatMode mode) const override {
+    std::string out = CLI::Formatter::make_help(app, name, mode);
+    if (app->get_parent() == nullptr || mode != CLI::AppFormatMode::Normal) return out;
+    for (const CLI::App* sub : app->get_subcommands([](const CLI::App* s) { return !s->get_name().empty(); }))
+      out += "\n" + make_help(sub, name + " " + sub->get_name(), mode);
+    return out;
+  }
   // A description of more than its first line is set off from the usage line below it.
   std::string make_description(const CLI::App* app) const override {
     const std::string d = CLI::Formatter::make_description(app);
