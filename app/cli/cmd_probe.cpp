@@ -122,9 +122,9 @@ void addProbe(CLI::App& cli, Commands& out) {
   auto o = std::make_shared<ProbeCliOptions>();
   CLI::App* workers = probe->add_subcommand("workers", kWorkersAbout);
   addExperimentOptions(*workers, o->experiment, "the experiment (default: Fashion-MNIST, lenet)");
-  workers->add_option("--candidates", o->candidates,
-                      "worker counts to time, e.g. 0,1,2,4 (default 0,1,2,4, and the cores when > 4)")
-      ->type_name("N")->delimiter(',')->allow_extra_args(false)->check(inRange(0, 256));
+  addListOption(*workers, "--candidates", o->candidates, inRange(0, 256),
+                "worker counts to time, e.g. 0,1,2,4 (default 0,1,2,4, and the cores when > 4)")
+      ->type_name("N,...");
   workers->add_option("--seconds", o->seconds,
                       "timed seconds per candidate (default 3; the loader and the step alone get\n"
                       "half of it each)")

@@ -79,10 +79,11 @@ void addWhatIf(CLI::App& cli, Commands& out) {
   auto o = std::make_shared<WhatIfCliOptions>();
   CLI::App* es = whatif->add_subcommand("early-stopping", kEarlyStoppingAbout);
   es->add_option("run-dir", o->run_dir, "the finished run")->type_name("DIR")->required();
-  es->add_option("--patience", o->patiences, "patiences to try, comma-separated (default 0,1,2,3,4,5)")
-      ->type_name("N")->delimiter(',')->allow_extra_args(false)->check(inRange(0, 1000));
-  es->add_option("--min-delta", o->min_deltas, "min_delta values to try, comma-separated (default 0,0.001,0.01)")
-      ->type_name("X")->delimiter(',')->allow_extra_args(false)->check(inRange(0.0, std::numeric_limits<double>::max()));
+  addListOption(*es, "--patience", o->patiences, inRange(0, 1000), "patiences to try, comma-separated (default 0,1,2,3,4,5)")
+      ->type_name("N,...");
+  addListOption(*es, "--min-delta", o->min_deltas, inRange(0.0, std::numeric_limits<double>::max()),
+                "min_delta values to try, comma-separated (default 0,0.001,0.01)")
+      ->type_name("X,...");
   es->add_flag("--json", o->json, "the what-if as JSON on stdout");
   es->add_option("--format", o->format, "with --output: md | csv | tex | json | html (default: from the extension)")
       ->type_name("F")->check(checkedBy([](const std::string& f) { return statusOf(report::parseFormat(f)); }, ""));

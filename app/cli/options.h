@@ -39,6 +39,12 @@ void addExperimentOptions(CLI::App& app, ExperimentOptions& into, const std::str
 template <typename T>
 CLI::Validator inRange(T min, T max);
 
+// A comma-separated list option (--candidates 0,1,2), each item checked by `item` (inRange)
+// while parsing and read into `into`; as with every other option the last one given wins.
+template <typename T>
+CLI::Option* addListOption(CLI::App& app, const std::string& name, std::vector<T>& into, const CLI::Validator& item,
+                           const std::string& help);
+
 // One of a choices.h table's values (the help lists them).
 CLI::Validator oneOf(const std::vector<Choice>& choices);
 // The rule of core that `check` applies (its error message, which names the option, is the
@@ -86,6 +92,30 @@ CLI::Validator inRange(T min, T max) {
         return "'" + input + "' is not " + kind + (range[0] == '>' ? " " : " in ") + range;
       },
       range);
+}
+
+template <typename T>
+CLI::Option* addListOption(CLI::App& app, const std::string& name, std::vector<T>& into, const CLI::Validator& item,
+                           const std::string& help) {
+  CLI::Option* opt = app.add_option_function<std::string>(
+      name,
+      [&into](const std::string& text) {
+        into.clear();
+        for (const std::string& s : CLI::detail::split(text, ',')) {
+          T v{};
+          CLI::detail::lexical_cast(s, v);  // `item` accepted it
+          into.push_back(v);
+        }
+      },
+      help);
+  opt->check(CLI::Validator(
+      [item](std::string& text) {
+        for (std::string s : CLI::detail::split(text, ','))
+          if (std::string problem = item(s); !problem.empty()) return problem;
+        return std::string();
+      },
+      item.get_description()));
+  return opt;
 }
 
 }  // namespace wb::cli

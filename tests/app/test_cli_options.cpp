@@ -103,6 +103,8 @@ class TestCliOptions : public QObject {
     QTest::newRow("patience") << words("whatif early-stopping /x --patience 1,a") << "whatif early-stopping" << words("--patience 0..1000");
     QTest::newRow("fractional patience") << words("whatif early-stopping /x --patience 1.5") << "whatif early-stopping"
                                          << words("--patience '1.5' whole");
+    QTest::newRow("empty patience item") << words("whatif early-stopping /x --patience 1,,2") << "whatif early-stopping"
+                                         << words("--patience ''");
     QTest::newRow("min-delta word") << words("whatif early-stopping /x --min-delta abc") << "whatif early-stopping"
                                     << words("--min-delta 'abc'");
     QTest::newRow("min-delta") << words("whatif early-stopping /x --min-delta -1") << "whatif early-stopping" << words("--min-delta >=");
