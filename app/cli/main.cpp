@@ -99,14 +99,11 @@ int parseError(CLI::App& root, const CLI::ParseError& e) {
   std::_Exit(code);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App cli(kAbout, "workbench-cli");
+// Every command on `cli`, each with what it runs; `version` is set by --version.
+Commands addCommands(CLI::App& cli, bool& version) {
   cli.formatter(std::make_shared<Formatter>());
   cli.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // the last one given wins
   cli.require_subcommand(0, 1);
-  bool version = false;
   cli.add_flag("--version", version, "print the version and the libraries in use");
   Commands commands;
   for (auto add : {addRun, addWorker, addLadder, addCompare, addExport, addWhatIf, addDataset, addCapabilities, addProbe})
@@ -114,6 +111,28 @@ int main(int argc, char** argv) {
   for (CLI::App* sub : cli.get_subcommands([](CLI::App*) { return true; })) sub->group("Commands");
   commands.push_back(addChooser(cli, "command"));  // `workbench-cli bogus`
   cli.footer(kFooter);  // after the subcommands: CLI11 copies a parent's footer into those added later
+  return commands;
+}
+
+// The command the parse reached, run; `run` and `probe workers` leave through finishRun.
+int runChosen(CLI::App& cli, const Commands& commands) {
+  CLI::App* chosen = reached(cli);
+  for (CLI::App* a = chosen->get_parent(); a; a = a->get_parent())  // `probe --bogus workers`
+    if (!a->remaining().empty()) return usageError(*a, extrasMessage(*a));
+  for (const Command& c : commands) {
+    if (c.app != chosen) continue;
+    if (c.fast_exit) finishRun(c.run());
+    return c.run();
+  }
+  return wb::kExitFailed;  // every app has its command
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App cli(kAbout, "workbench-cli");
+  bool version = false;
+  const Commands commands = addCommands(cli, version);
   try {
     std::vector<std::string> args = withCommand(argc, argv);
     std::reverse(args.begin(), args.end());  // CLI11 takes the arguments last first
@@ -123,15 +142,7 @@ int main(int argc, char** argv) {
       return parseError(cli, e);
     }
     if (version) return wb::cli::printVersion();
-    CLI::App* chosen = reached(cli);
-    for (CLI::App* a = chosen->get_parent(); a; a = a->get_parent())  // `probe --bogus workers`
-      if (!a->remaining().empty()) return usageError(*a, extrasMessage(*a));
-    for (const Command& c : commands) {
-      if (c.app != chosen) continue;
-      if (c.fast_exit) finishRun(c.run());
-      return c.run();
-    }
-    return wb::kExitFailed;  // every app has its command
+    return runChosen(cli, commands);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "workbench-cli: internal error: %s\n", e.what());
     return 1;
