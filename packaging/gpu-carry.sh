@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Run HERE (Debian 12, with the mirror): downloads the Debian packages the GPU machine lacks to build
-# core + CLI and the gpu tests against its own PyTorch (it has no Qt, no OpenCV or nlohmann headers
-# and no registry) into .gpu-carry/ (git-ignored), for packaging/gpu-check.sh to unpack there with
+# core + CLI and the gpu tests against its own PyTorch (it has no Qt, no OpenCV, nlohmann or CLI11
+# headers and no registry) into .gpu-carry/ (git-ignored), for packaging/gpu-check.sh to unpack there with
 # dpkg -x. About 26 MiB: carry it with the device tool's `carry: [".gpu-carry"]`.
 # OpenCV's image codecs pull in GDAL, GDCM, OpenEXR... (180 MiB): not carried; gpu-check.sh gives
 # the libraries nothing calls on that path an empty stand-in (PNG, JPEG, WebP, TIFF are carried).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PKGS=(
-  nlohmann-json3-dev
+  nlohmann-json3-dev libcli11-dev
   libopencv-core406 libopencv-imgproc406 libopencv-imgcodecs406
   libopencv-core-dev libopencv-imgproc-dev libopencv-imgcodecs-dev
   libpng16-16 libjpeg62-turbo libwebp7 libtiff6 libdeflate0 liblerc4 libjbig0 libopenjp2-7

@@ -93,6 +93,7 @@ export TORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST:-9.0}  # Hopper; spares LibTo
 cmake_args=(-S "$SRC" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWB_USE_CCACHE=OFF
   "-DCMAKE_PREFIX_PATH=$TORCH_PREFIX;$L/cmake;$CARRY/usr/share/cmake;$CARRY/usr/lib/cmake"
   -DOpenCV_DIR=$CARRY/cmake/opencv -Dnlohmann_json_DIR=$CARRY/usr/share/cmake/nlohmann_json
+  -DCLI11_DIR=$CARRY/usr/share/cmake/CLI11
   -DQT_HOST_PATH=$CARRY/usr
   "-DCMAKE_EXE_LINKER_FLAGS=-Wl,--allow-shlib-undefined -Wl,-rpath-link,$L:$CARRY/stubs")
 gpu_tests=$(cd "$SRC" && ls tests/core/*/test_*_gpu.cpp 2>/dev/null | xargs -n1 basename | sed 's/\.cpp$//' | tr '\n' ' ')

@@ -11,7 +11,7 @@ PKGS=(
   # threads) makes mnist-cnn's forward 2.5x faster on the 2-core CI machine.
   libopenblas0-openmp
   qt6-base-dev qt6-svg-dev libqcustomplot-dev
-  libopencv-dev nlohmann-json3-dev zlib1g-dev
+  libopencv-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
   xvfb xauth
   dataset-fashion-mnist
   desktop-file-utils appstream dpkg-dev file

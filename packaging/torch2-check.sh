@@ -36,7 +36,7 @@ PKGS=(
   build-essential cmake ninja-build ccache pkg-config git ca-certificates
   libtorch-dev libgloo-dev libopenblas0-openmp
   qt6-base-dev qt6-svg-dev libqcustomplot-dev
-  libopencv-dev nlohmann-json3-dev zlib1g-dev
+  libopencv-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
   xvfb xauth xfonts-base
   dataset-fashion-mnist
   desktop-file-utils appstream dpkg-dev file help2man librsvg2-bin

@@ -1,7 +1,6 @@
 // workbench-cli compare: the comparison table of run folders against a baseline, on the terminal.
 #include <cstdio>
 
-#include "args.h"
 #include "commands.h"
 #include "wb/report/export.h"
 
@@ -9,19 +8,19 @@ namespace wb::cli {
 
 namespace {
 
-const char* kHelp = R"(Usage: workbench-cli compare <run-dir>... --baseline <run-dir> [--target-acc X]
+const char* kAbout = R"(comparison table of run directories against a baseline, on the terminal
 
 Prints each run against the baseline: time per epoch, samples/s (warm-up left out), wall time,
 time to the target val accuracy (interpolated between evaluations) and the speedup on each,
 best and final val acc (Δ pp), peak memory and its ratio, epochs, skipped fp16 steps, status,
 what differs from the baseline's config, and the advisor's verdicts. Runs still in progress load
-with the numbers so far.
+with the numbers so far.)";
 
-Options:
-  --baseline DIR     the run the others are measured against (required)
-  --target-acc X     target val accuracy: 0.85, 85 or 85% (default: the baseline's best)
-  --wide             one row per run (default: one column per run when there are at most 4)
-)";
+struct CompareOptions {
+  std::vector<std::string> runs;
+  std::string baseline, target_acc;
+  bool wide = false;
+};
 
 // The advisor's verdicts and the config differences, after the table.
 void printDetails(const report::Report& r) {
@@ -34,30 +33,37 @@ void printDetails(const report::Report& r) {
   }
 }
 
-}  // namespace
-
-int cmdCompare(const Argv& argv) {
-  Args args(argv, {"help", "wide"}, {"baseline", "target-acc"});
-  if (args.has("help")) {
-    std::fputs(kHelp, stdout);
-    return 0;
-  }
-  if (!args.ok() || !args.get("baseline")) {
-    std::fprintf(stderr, "workbench-cli compare: %s\n\n%s", args.ok() ? "--baseline <run-dir> is required" : args.error().c_str(), kHelp);
-    return 2;
-  }
+int compareCommand(const CompareOptions& o) {
   std::vector<std::string> problems;
-  auto rep = report::comparisonFromDirs(*args.get("baseline"), args.positionals(), args.get("target-acc", ""), &problems);
+  auto rep = report::comparisonFromDirs(o.baseline, o.runs, o.target_acc, &problems);
   if (!rep.ok()) {
     std::fprintf(stderr, "workbench-cli compare: %s\n", rep.error().message.c_str());
     return rep.error().code == Errc::InvalidConfig ? 2 : 1;
   }
   for (const auto& p : problems) std::fprintf(stderr, "note: %s\n", p.c_str());
   const report::Table& main = rep->tables.front();
-  const bool transpose = !args.has("wide") && main.rows.size() <= 4;
+  const bool transpose = !o.wide && main.rows.size() <= 4;
   std::printf("%s", report::renderText(transpose ? report::transpose(main) : main).c_str());
   printDetails(*rep);
   return 0;
+}
+
+}  // namespace
+
+void addCompare(CLI::App& cli, Commands& out) {
+  auto o = std::make_shared<CompareOptions>();
+  CLI::App* compare = cli.add_subcommand("compare", kAbout);
+  compare->add_option("run-dir", o->runs, "the runs to compare with the baseline")->type_name("DIR");
+  addComparisonOptions(*compare, o->baseline, o->target_acc);
+  compare->add_flag("--wide", o->wide, "one row per run (default: one column per run when there are at most 4)");
+  out.push_back({compare, [o] { return compareCommand(*o); }});
+}
+
+void addComparisonOptions(CLI::App& app, std::string& baseline, std::string& targetAcc) {
+  app.add_option("--baseline", baseline, "the run the others are measured against")
+      ->type_name("DIR")->required();
+  app.add_option("--target-acc", targetAcc, "target val accuracy: 0.85, 85 or 85% (default: the baseline's best)")
+      ->type_name("X")->check(checkedBy([](const std::string& t) { return statusOf(report::parseTargetAccuracy(t)); }, ""));
 }
 
 }  // namespace wb::cli

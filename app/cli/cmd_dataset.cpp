@@ -4,57 +4,48 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
-#include "args.h"
 #include "commands.h"
+#include "options.h"
 #include "wb/common/result.h"
 #include "wb/data/dataset.h"
 
 namespace wb::cli {
 namespace {
 
-const char* kHelp = R"(Usage:
-  workbench-cli dataset export [--dataset SPEC] [--split train|test|both] --to folder:<dir>
-                               [--format png|jpg] [--size N] [--limit N]
-  workbench-cli dataset inspect SPEC [--json]
+const char* kAbout = R"(dataset export --to folder:<dir> | dataset inspect <spec>
 
-SPEC is fashion-mnist (default), idx:<dir>, cifar10:<dir> or folder:<dir>.
+SPEC is fashion-mnist (default), idx:<dir>, cifar10:<dir> or folder:<dir>.)";
 
-export   writes the dataset as an ImageFolder: <dir>/<split>/<label>_<class>/<index>.<format>
-         (class folders keep the original label order), so decode-heavy pipelines can be tried
-         on real images. --size N resizes to N x N; --limit N exports the first N of each split.
-         Progress goes to stderr.
-inspect  prints splits, classes, samples per class, image size, channels and problems found.
-         --json prints one object:
-         {"ok":bool,"spec":"..","splits":{"train":{"size":N,"classes":[..],"class_counts":[..],
-          "channels":C,"height":H,"width":W,"mean":[..],"std":[..]},"test":{..}},"problems":[".."]}
-         (height = width = 0: images vary in size). ok is false when a split that should exist
-         cannot be opened or the splits' classes differ.
+const char* kExportAbout = R"(writes the dataset as an ImageFolder
 
-Exit codes: 0 ok, 1 other failure, 2 bad usage, 3 data error.
-)";
+Writes <dir>/<split>/<label>_<class>/<index>.<format> (class folders keep the original label
+order), so decode-heavy pipelines can be tried on real images. Progress goes to stderr.)";
 
-int usageError(const std::string& message) {
-  std::fprintf(stderr, "workbench-cli dataset: %s\n(see workbench-cli dataset --help)\n", message.c_str());
-  return 2;
-}
+const char* kInspectAbout = R"(prints splits, classes, samples per class, image size, channels and problems found
+
+--json prints one object:
+  {"ok":bool,"spec":"..","splits":{"train":{"size":N,"classes":[..],"class_counts":[..],
+   "channels":C,"height":H,"width":W,"mean":[..],"std":[..]},"test":{..}},"problems":[".."]}
+(height = width = 0: images vary in size). ok is false when a split that should exist
+cannot be opened or the splits' classes differ.)";
+
+const char* kFooter = R"(
+Exit codes: 0 ok, 1 other failure, 2 bad usage, 3 data error.)";
+
+struct ExportDatasetOptions {
+  std::string spec = "fashion-mnist", split = "both", to, format = "png";
+  int size = 0;
+  int64_t limit = 0;
+};
 
 int fail(const Error& e) {
   std::fprintf(stderr, "workbench-cli dataset: %s\n", e.message.c_str());
   return exitCodeFor(e.code);
-}
-
-bool parseCount(const std::string& text, int64_t& out) {
-  try {
-    size_t used = 0;
-    out = std::stoll(text, &used);
-    return used == text.size() && out >= 0;
-  } catch (const std::exception&) {
-    return false;
-  }
 }
 
 Result<std::shared_ptr<data::Dataset>> openLimited(const std::string& spec, const std::string& split, int64_t limit) {
@@ -65,25 +56,11 @@ Result<std::shared_ptr<data::Dataset>> openLimited(const std::string& spec, cons
   return data::subset(*ds, std::move(first), split);
 }
 
-int cmdExportDataset(const Argv& argv) {
-  Args a(argv, {"help"}, {"dataset", "split", "to", "format", "size", "limit"});
-  if (!a.ok()) return usageError(a.error());
-  if (a.has("help")) return std::fputs(kHelp, stdout), 0;
-  if (!a.positionals().empty()) return usageError("unexpected argument '" + a.positionals().front() + "'");
-  const std::string spec = a.get("dataset", "fashion-mnist");
-  const std::string split = a.get("split", "both");
-  const std::string to = a.get("to", "");
-  const std::string format = a.get("format", "png");
-  int64_t size = 0, limit = 0;
-  if (to.rfind("folder:", 0) != 0 || to.size() <= 7) return usageError("--to: '" + to + "' — must be folder:<dir>");
-  if (split != "train" && split != "test" && split != "both")
-    return usageError("--split: '" + split + "' — must be train, test or both");
-  if (format != "png" && format != "jpg") return usageError("--format: '" + format + "' — must be png or jpg");
-  if (!parseCount(a.get("size", "0"), size) || size > 4096)
-    return usageError("--size: '" + a.get("size", "0") + "' — must be an integer in 0..4096 (0 = native size)");
-  if (!parseCount(a.get("limit", "0"), limit))
-    return usageError("--limit: '" + a.get("limit", "0") + "' — must be an integer >= 0 (0 = all)");
-  const std::string dir = to.substr(7);
+int exportDatasetCommand(const ExportDatasetOptions& o) {
+  const std::string& spec = o.spec;
+  const std::string& split = o.split;
+  const int64_t limit = o.limit;
+  const std::string dir = o.to.substr(7);  // folder:<dir>, checked while parsing
 
   const bool tty = ::isatty(2);
   for (const std::string s : {"train", "test"}) {
@@ -101,7 +78,7 @@ int cmdExportDataset(const Argv& argv) {
                      static_cast<long long>(total));
       }
     };
-    auto st = data::exportImageFolder(**ds, dir, format, static_cast<int>(size), progress);
+    auto st = data::exportImageFolder(**ds, dir, o.format, o.size, progress);
     if (tty) std::fputc('\n', stderr);
     if (!st.ok()) return fail(st.error());
   }
@@ -130,12 +107,7 @@ void printHuman(const nlohmann::ordered_json& r) {
   for (const auto& p : r["problems"]) std::cout << "problem: " << p.get<std::string>() << "\n";
 }
 
-int cmdInspect(const Argv& argv) {
-  Args a(argv, {"help", "json"}, {});
-  if (!a.ok()) return usageError(a.error());
-  if (a.has("help")) return std::fputs(kHelp, stdout), 0;
-  if (a.positionals().size() != 1) return usageError("inspect takes one dataset SPEC");
-  const std::string spec = a.positionals().front();
+int inspectCommand(const std::string& spec, bool asJson) {
   auto parsed = data::parseDatasetSpec(spec);
   if (!parsed.ok()) return fail(parsed.error());
 
@@ -163,22 +135,52 @@ int cmdInspect(const Argv& argv) {
       r["problems"].push_back("the test split's classes differ from train's: give both splits the same class folders");
     }
   }
-  if (a.has("json")) std::cout << r.dump() << "\n";
+  if (asJson) std::cout << r.dump() << "\n";
   else printHuman(r);
   return r["ok"].get<bool>() ? 0 : exitCodeFor(Errc::Data);
 }
 
+// --to folder:<dir>
+Status checkExportTarget(const std::string& to) {
+  if (to.rfind("folder:", 0) == 0 && to.size() > 7) return {};
+  return makeError(Errc::InvalidConfig, "'" + to + "' is not folder:<dir>");
+}
+
+void addExportDataset(CLI::App& dataset, Commands& out) {
+  auto o = std::make_shared<ExportDatasetOptions>();
+  CLI::App* exp = dataset.add_subcommand("export", kExportAbout);
+  exp->add_option("--dataset", o->spec, "the dataset to export (default fashion-mnist)")->type_name("SPEC");
+  exp->add_option("--split", o->split, "the split(s) to export (default both)")
+      ->type_name("SPLIT")->check(CLI::IsMember({"train", "test", "both"}));
+  exp->add_option("--to", o->to, "where: folder:<dir>")
+      ->type_name("folder:<dir>")->required()->check(checkedBy(checkExportTarget, ""));
+  exp->add_option("--format", o->format, "the image format (default png)")
+      ->type_name("FORMAT")->check(CLI::IsMember({"png", "jpg"}));
+  exp->add_option("--size", o->size, "resize to N x N (default 0: native size)")->type_name("N")->check(inRange(0, 4096));
+  exp->add_option("--limit", o->limit, "export the first N of each split (default 0: all)")
+      ->type_name("N")->check(inRange<int64_t>(0, std::numeric_limits<int64_t>::max()));
+  exp->footer(kFooter);
+  out.push_back({exp, [o] { return exportDatasetCommand(*o); }});
+}
+
+void addInspect(CLI::App& dataset, Commands& out) {
+  auto spec = std::make_shared<std::string>();
+  auto asJson = std::make_shared<bool>(false);
+  CLI::App* inspect = dataset.add_subcommand("inspect", kInspectAbout);
+  inspect->add_option("spec", *spec, "fashion-mnist, idx:<dir>, cifar10:<dir> or folder:<dir>")
+      ->type_name("SPEC")->required();
+  inspect->add_flag("--json", *asJson, "print one JSON object (below)");
+  inspect->footer(kFooter);
+  out.push_back({inspect, [spec, asJson] { return inspectCommand(*spec, *asJson); }});
+}
+
 }  // namespace
 
-int cmdDataset(const Argv& args) {
-  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    std::fputs(kHelp, args.empty() ? stderr : stdout);
-    return args.empty() ? 2 : 0;
-  }
-  const Argv rest(args.begin() + 1, args.end());
-  if (args[0] == "export") return cmdExportDataset(rest);
-  if (args[0] == "inspect") return cmdInspect(rest);
-  return usageError("unknown subcommand '" + args[0] + "' (export | inspect)");
+void addDataset(CLI::App& cli, Commands& out) {
+  CLI::App* dataset = cli.add_subcommand("dataset", kAbout);
+  addExportDataset(*dataset, out);
+  addInspect(*dataset, out);
+  out.push_back(addChooser(*dataset, "dataset command"));
 }
 
 }  // namespace wb::cli

@@ -1,7 +1,6 @@
 // workbench-cli export: the comparison as md | csv | tex | json | html, written atomically.
 #include <cstdio>
 
-#include "args.h"
 #include "commands.h"
 #include "wb/report/export.h"
 
@@ -9,46 +8,23 @@ namespace wb::cli {
 
 namespace {
 
-const char* kHelp = R"(Usage: workbench-cli export <run-dir>... --baseline <run-dir> --format md|csv|tex|json|html
-                          --output <file> [--target-acc X]
+const char* kAbout = R"(comparison tables as md | csv | tex | json | html
 
 Writes the comparison of the runs against the baseline (the table `compare` prints, the config
 differences, the advisor's verdicts; HTML adds loss/accuracy charts and the machine from env.json
 in one self-contained page). CSV holds the main table only, with exact numbers. The file is
-written to a temporary name and renamed: an unwritable path leaves nothing behind.
+written to a temporary name and renamed: an unwritable path leaves nothing behind.)";
 
-Options:
-  --baseline DIR     the run the others are measured against (required)
-  --format F         md | csv | tex | json | html (default: from the --output extension)
-  --output FILE      where to write (required)
-  --target-acc X     target val accuracy: 0.85, 85 or 85% (default: the baseline's best)
-)";
+struct ExportOptions {
+  std::vector<std::string> runs;
+  std::string baseline, target_acc, format, output;
+};
 
-}  // namespace
-
-int cmdExport(const Argv& argv) {
-  Args args(argv, {"help"}, {"baseline", "format", "output", "target-acc"});
-  if (args.has("help")) {
-    std::fputs(kHelp, stdout);
-    return 0;
-  }
-  std::string usage;
-  if (!args.ok()) usage = args.error();
-  else if (!args.get("baseline")) usage = "--baseline <run-dir> is required";
-  else if (!args.get("output")) usage = "--output <file> is required";
-  if (!usage.empty()) {
-    std::fprintf(stderr, "workbench-cli export: %s\n\n%s", usage.c_str(), kHelp);
-    return 2;
-  }
-  const std::string output = *args.get("output");
+int exportCommand(const ExportOptions& o) {
+  const std::string& output = o.output;
   report::Format format = report::Format::Markdown;
-  if (auto f = args.get("format")) {
-    auto parsed = report::parseFormat(*f);
-    if (!parsed.ok()) {
-      std::fprintf(stderr, "workbench-cli export: %s\n", parsed.error().message.c_str());
-      return 2;
-    }
-    format = *parsed;
+  if (!o.format.empty()) {
+    format = report::parseFormat(o.format).value();  // checked while parsing
   } else if (auto byExt = report::formatForPath(output)) {
     format = *byExt;
   } else {
@@ -57,7 +33,7 @@ int cmdExport(const Argv& argv) {
     return 2;
   }
   std::vector<std::string> problems;
-  auto rep = report::comparisonFromDirs(*args.get("baseline"), args.positionals(), args.get("target-acc", ""), &problems);
+  auto rep = report::comparisonFromDirs(o.baseline, o.runs, o.target_acc, &problems);
   if (!rep.ok()) {
     std::fprintf(stderr, "workbench-cli export: %s\n", rep.error().message.c_str());
     return rep.error().code == Errc::InvalidConfig ? 2 : 1;
@@ -69,6 +45,19 @@ int cmdExport(const Argv& argv) {
   }
   std::fprintf(stderr, "wrote %s (%s)\n", output.c_str(), report::formatExtension(format));
   return 0;
+}
+
+}  // namespace
+
+void addExport(CLI::App& cli, Commands& out) {
+  auto o = std::make_shared<ExportOptions>();
+  CLI::App* exp = cli.add_subcommand("export", kAbout);
+  exp->add_option("run-dir", o->runs, "the runs to compare with the baseline")->type_name("DIR");
+  addComparisonOptions(*exp, o->baseline, o->target_acc);
+  exp->add_option("--format", o->format, "md | csv | tex | json | html (default: from the --output extension)")
+      ->type_name("F")->check(checkedBy([](const std::string& f) { return statusOf(report::parseFormat(f)); }, ""));
+  exp->add_option("--output", o->output, "where to write")->type_name("FILE")->required();
+  out.push_back({exp, [o] { return exportCommand(*o); }});
 }
 
 }  // namespace wb::cli

@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "args.h"
 #include "experiment.h"
 #include "commands.h"
 #include "wb/common/paths.h"
@@ -24,7 +23,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* kHelp = R"(Usage: workbench-cli ladder [options]
+const char* kAbout = R"(baseline, then each speedup added in turn; writes the ladder table and chart
 
 Runs the baseline (every speedup off: workers 0, pin memory off, devices 1, precision 32-true,
 no early stopping, sharding off, grad-enabled evaluation), then adds the speedups one at a time,
@@ -37,33 +36,18 @@ precision (16-mixed on CUDA, bf16-mixed on CPU) -> early stopping (patience 2) -
 Writes into --out: runs/<step>/ (one run folder per step and repeat), ladder.md, ladder.csv,
 ladder.tex, ladder.json, ladder.html (self-contained, with the chart and the advisor's verdicts),
 ladder.svg and ladder.png (the speedup-to-target bar chart). The tables are rewritten after each
-run, so a cancelled ladder keeps what it measured.
+run, so a cancelled ladder keeps what it measured.)";
 
-Options:
-  --config FILE      the experiment (model, data, epochs...); its speedups are replaced by the ladder's
-  --set KEY=VALUE    override one field (repeatable), e.g. --set data.limit_train=2000
-  --out DIR          output folder (default <runs-root>/<timestamp>-ladder-<id>); must be new or empty
-  --runs-root DIR    where the default --out goes (default $WB_RUNS_ROOT or ~/.local/share/speedup-workbench/runs)
-  --repeats N        runs per step (default 1), in interleaved rounds (every step once, then
-                     again); n >= 3 gives a median with its min-max range. A run measured while
-                     other processes used the CPU (contended) is run once more and left out
-  --rerun-contended N  run a contended measurement up to N more times (default 1)
-  --steps KEY,...    run only these steps besides the baseline (workers, pin_memory, devices,
-                     precision, early_stopping, sharding, inference_eval); the others are listed
-                     as left out. Each step keeps its place in the cumulative order
-  --isolated         also run each speedup alone against the baseline
-  --lr-scaling M     linear | sqrt: the steps on more than one device train with optim.lr_scaling=M
-                     (lr x devices or x sqrt(devices), after a short warm-up), so the devices step
-                     reaches the baseline's accuracy in the same epochs (default: the config's)
-  --target-acc X     target val accuracy (default: the lowest best val acc of the baseline's repeats)
-  --dry-run          print the plan and exit
-  --events-stdout    JSON Lines on stdout instead of the table: `ladder` (the plan and --out),
-                     `rung_start` / `rung_end` per run, `warning`, `error`, and `end` (status and
-                     the ladder's result, as ladder.json holds it); see wb/ladder/ladder_run.h
-
+const char* kFooter = R"(
 Exit codes: 0 every step that could run produced a result, 1 a step failed, 2 bad config or
-usage, 130 cancelled (the tables so far are written).
-)";
+usage, 130 cancelled (the tables so far are written).)";
+
+struct LadderCliOptions {
+  ExperimentOptions experiment;
+  std::string out, runs_root, steps, lr_scaling, target_acc;
+  int repeats = 1, rerun_contended = 1;
+  bool isolated = false, dry_run = false, events_stdout = false;
+};
 
 // A planned step this machine's config checks refuse (e.g. fp16 without CUDA) becomes skipped.
 void refuseWhatTheMachineRejects(report::LadderStep& s) {
@@ -105,10 +89,9 @@ void printPlan(const std::vector<report::LadderStep>& plan) {
   std::printf("%s", report::renderText(t).c_str());
 }
 
-Result<fs::path> prepareOut(const Args& args) {
-  fs::path out;
-  if (auto o = args.get("out")) out = *o;
-  else out = fs::path(args.get("runs-root", defaultRunsRoot().string())) / makeRunId("ladder");
+Result<fs::path> prepareOut(const LadderCliOptions& o) {
+  fs::path out = o.out;
+  if (out.empty()) out = fs::path(o.runs_root.empty() ? defaultRunsRoot() : fs::path(o.runs_root)) / makeRunId("ladder");
   std::error_code ec;
   out = fs::absolute(out, ec);
   if (fs::exists(out, ec) && (!fs::is_directory(out, ec) || !fs::is_empty(out, ec)))
@@ -118,86 +101,45 @@ Result<fs::path> prepareOut(const Args& args) {
   return out;
 }
 
-}  // namespace
-
-int cmdLadder(const Argv& argv) {
-  Args args(argv, {"help", "isolated", "dry-run", "events-stdout"},
-            {"config", "set", "out", "runs-root", "repeats", "target-acc", "steps", "rerun-contended", "lr-scaling"});
-  if (args.has("help")) {
-    std::fputs(kHelp, stdout);
-    return 0;
-  }
-  if (!args.ok()) {
-    std::fprintf(stderr, "workbench-cli ladder: %s\n", args.error().c_str());
-    return 2;
-  }
-  auto config = resolveConfig(args);
+int ladderCommand(const LadderCliOptions& o) {
+  auto config = resolveConfig(o.experiment);
   if (!config.ok()) {
     std::fprintf(stderr, "workbench-cli ladder: invalid config:\n%s\n", config.error().message.c_str());
     return 2;
   }
-  int repeats = 1;
-  try {
-    repeats = std::stoi(args.get("repeats", "1"));
-  } catch (const std::exception&) {
-    repeats = 0;
-  }
-  if (repeats < 1 || repeats > 100) {
-    std::fprintf(stderr, "workbench-cli ladder: --repeats %s: must be a whole number from 1 to 100\n", args.get("repeats", "").c_str());
-    return 2;
-  }
   std::optional<double> target;
-  if (auto t = args.get("target-acc")) {
-    auto parsed = report::parseTargetAccuracy(*t);
-    if (!parsed.ok()) {
-      std::fprintf(stderr, "workbench-cli ladder: %s\n", parsed.error().message.c_str());
-      return 2;
-    }
-    target = *parsed;
-  }
-
-  int reruns = 1;
-  try {
-    reruns = std::stoi(args.get("rerun-contended", "1"));
-  } catch (const std::exception&) {
-    reruns = -1;
-  }
-  if (reruns < 0 || reruns > 10) {
-    std::fprintf(stderr, "workbench-cli ladder: --rerun-contended %s: must be a whole number from 0 to 10\n",
-                 args.get("rerun-contended", "").c_str());
-    return 2;
-  }
+  if (!o.target_acc.empty()) target = report::parseTargetAccuracy(o.target_acc).value();  // checked while parsing
   json caps = train::capabilitiesJson();
   report::attachProbe(caps, report::loadProbe(*config));  // the workers step's count, when probed
-  auto plan = report::planLadder(*config, caps, args.has("isolated"));
-  if (auto st = report::applyLadderLrScaling(plan, args.get("lr-scaling", config->optim.lr_scaling)); !st.ok()) {
+  auto plan = report::planLadder(*config, caps, o.isolated);
+  if (auto st = report::applyLadderLrScaling(plan, o.lr_scaling.empty() ? config->optim.lr_scaling : o.lr_scaling); !st.ok()) {
     std::fprintf(stderr, "workbench-cli ladder: %s\n", st.error().message.c_str());
     return 2;
   }
   for (auto& s : plan) refuseWhatTheMachineRejects(s);
-  if (auto only = args.get("steps")) {
-    if (auto st = keepOnlySteps(plan, *only); !st.ok()) {
+  if (!o.steps.empty()) {
+    if (auto st = keepOnlySteps(plan, o.steps); !st.ok()) {
       std::fprintf(stderr, "workbench-cli ladder: %s\n", st.error().message.c_str());
       return 2;
     }
   }
-  if (args.has("dry-run")) {
+  if (o.dry_run) {
     printPlan(plan);
     return 0;
   }
-  auto out = prepareOut(args);
+  auto out = prepareOut(o);
   if (!out.ok()) {
     std::fprintf(stderr, "workbench-cli ladder: %s\n", out.error().message.c_str());
     return 1;
   }
   installStopSignals();
-  std::fprintf(stderr, "ladder -> %s (%zu steps, %d repeat(s) each)\n", out->c_str(), plan.size(), repeats);
-  const bool eventsOut = args.has("events-stdout");
+  std::fprintf(stderr, "ladder -> %s (%zu steps, %d repeat(s) each)\n", out->c_str(), plan.size(), o.repeats);
+  const bool eventsOut = o.events_stdout;
   ladder::LadderOptions lo;
   lo.plan = std::move(plan);
   lo.out = *out;
-  lo.repeats = repeats;
-  lo.rerun_contended = reruns;
+  lo.repeats = o.repeats;
+  lo.rerun_contended = o.rerun_contended;
   lo.target_acc = target;
   lo.cli_path = selfPath();
   lo.stop = &stopFlag();
@@ -222,6 +164,48 @@ int cmdLadder(const Argv& argv) {
                out->c_str(), out->c_str());
   if (result->cancelled) std::fprintf(stderr, "ladder cancelled: the tables hold the steps that finished\n");
   return result->exitCode();
+}
+
+}  // namespace
+
+void addLadder(CLI::App& cli, Commands& out) {
+  auto o = std::make_shared<LadderCliOptions>();
+  CLI::App* ladder = cli.add_subcommand("ladder", kAbout);
+  addExperimentOptions(*ladder, o->experiment,
+                       "the experiment (model, data, epochs...); its speedups are replaced by the ladder's");
+  ladder->add_option("--out", o->out, "output folder (default <runs-root>/<timestamp>-ladder-<id>); must be new or empty")
+      ->type_name("DIR");
+  ladder->add_option("--runs-root", o->runs_root,
+                     "where the default --out goes (default $WB_RUNS_ROOT or ~/.local/share/speedup-workbench/runs)")
+      ->type_name("DIR")->check(utf8Path("--runs-root"));
+  ladder->add_option("--repeats", o->repeats,
+                     "runs per step (default 1), in interleaved rounds (every step once, then\n"
+                     "again); n >= 3 gives a median with its min-max range. A run measured while\n"
+                     "other processes used the CPU (contended) is run once more and left out")
+      ->type_name("N")->check(inRange(1, 100));
+  ladder->add_option("--rerun-contended", o->rerun_contended, "run a contended measurement up to N more times (default 1)")
+      ->type_name("N")->check(inRange(0, 10));
+  ladder->add_option("--steps", o->steps,
+                     "run only these steps besides the baseline (workers, pin_memory, devices,\n"
+                     "precision, early_stopping, sharding, inference_eval); the others are listed\n"
+                     "as left out. Each step keeps its place in the cumulative order")
+      ->type_name("KEY,...");
+  ladder->add_flag("--isolated", o->isolated, "also run each speedup alone against the baseline");
+  ladder->add_option("--lr-scaling", o->lr_scaling,
+                     "the steps on more than one device train with optim.lr_scaling=M\n"
+                     "(lr x devices or x sqrt(devices), after a short warm-up), so the devices step\n"
+                     "reaches the baseline's accuracy in the same epochs (default: the config's)")
+      ->type_name("M")->check(oneOf(lrScalingChoices()));
+  ladder->add_option("--target-acc", o->target_acc,
+                     "target val accuracy: 0.85, 85 or 85% (default: the lowest best val acc of the baseline's repeats)")
+      ->type_name("X")->check(checkedBy([](const std::string& t) { return statusOf(report::parseTargetAccuracy(t)); }, ""));
+  ladder->add_flag("--dry-run", o->dry_run, "print the plan and exit");
+  ladder->add_flag("--events-stdout", o->events_stdout,
+                   "JSON Lines on stdout instead of the table: `ladder` (the plan and --out),\n"
+                   "`rung_start` / `rung_end` per run, `warning`, `error`, and `end` (status and\n"
+                   "the ladder's result, as ladder.json holds it); see wb/ladder/ladder_run.h");
+  ladder->footer(kFooter);
+  out.push_back({ladder, [o] { return ladderCommand(*o); }});
 }
 
 }  // namespace wb::cli

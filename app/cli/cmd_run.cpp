@@ -8,11 +8,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include <opencv2/core/version.hpp>
 #include <torch/torch.h>
 
-#include "args.h"
 #include "experiment.h"
 #include "commands.h"
 #include "wb/common/choices.h"
@@ -36,33 +36,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* kRunHelp = R"(Usage: workbench-cli run [options]
+const char* kRunAbout = R"(train one experiment (spawns one worker per device) and write its run directory
 
 Trains one experiment: spawns one `workbench-cli worker` per device (speedups.devices) with the
 torchrun environment, merges their events and writes the run directory
 <runs-root>/<run-id>/{config.json, events.jsonl, summary.json, env.json, checkpoints/, logs/}.
+`workbench-cli` alone runs the default experiment; `workbench-cli --set KEY=VALUE ...` is `run`.)";
 
-Options:
-  --config FILE        experiment JSON (see README "Config"); every field has a default
-  --set KEY=VALUE      override one field, e.g. --set optim.lr=0.05 (repeatable)
-  --runs-root DIR      where run folders go (default $WB_RUNS_ROOT or ~/.local/share/speedup-workbench/runs)
-  --run-dir DIR        use exactly this run folder; refused (exit 2) while another run is using it,
-                       and when it already holds a run (continue that with --resume, or --overwrite)
-  --overwrite          replace the run already in --run-dir (its events, summary, checkpoints, logs)
-  --resume RUN_DIR     continue RUN_DIR from checkpoints/last.pt (model, optimiser, schedule,
-                       loss scaler, early stopping, RNG and sampler position restored), with its
-                       config.json; --set changes fields of it (train.epochs to train longer,
-                       speedups.devices / speedups.sharding to continue on other ranks), and the
-                       config it replaces is kept as config.before-resume-N.json
-  --from last|best     with --resume: the checkpoint to continue from (default last; best when
-                       last.pt is unreadable; the run continues from best.pt's epoch)
-  --events-stdout      print events as JSON Lines on stdout (for the GUI and scripts)
-  --print-config       print the resolved config and exit
-  --collective-timeout S  seconds before a collective with a dead peer fails (default 300)
-
+const char* kRunExit = R"(
 Exit codes: 0 ok or early-stopped, 1 failed, 2 bad config, 3 data error, 4 diverged, 130 cancelled.
-SIGINT/SIGTERM: every rank finishes its step, writes `end` (cancelled) and last.pt; exit 130.
-)";
+SIGINT/SIGTERM: every rank finishes its step, writes `end` (cancelled) and last.pt; exit 130.)";
 
 // The values of the enum-like fields, from the tables the validator checks against.
 std::string choicesHelp() {
@@ -71,7 +54,7 @@ std::string choicesHelp() {
       {"optim.name", &optimizerChoices()},      {"optim.schedule", &scheduleChoices()},
       {"speedups.precision", &precisionChoices()}, {"speedups.sharding", &shardingChoices()},
       {"speedups.early_stopping.monitor", &monitorChoices()}};
-  std::string out = "\nValues (--set KEY=VALUE):\n";
+  std::string out = "Values (--set KEY=VALUE):\n";
   for (const auto& [field, choices] : fields) {
     out += std::string("  ") + field + "\n";
     for (const Choice& c : *choices) {
@@ -81,10 +64,10 @@ std::string choicesHelp() {
     }
   }
   out += "    (model.name also takes torchscript:<file.pt>)\n";
-  return out;
+  return out + kRunExit;
 }
 
-const char* kWorkerHelp = R"(Usage: workbench-cli worker [options]
+const char* kWorkerAbout = R"(one rank of a run (what `run` spawns; also under torchrun --no-python or srun)
 
 One rank of a run. `workbench-cli run` spawns these; on a cluster run them under
   torchrun --no-python --nproc-per-node N workbench-cli worker --config exp.json --run-dir /shared/runs/x
@@ -93,16 +76,7 @@ The rank reads only RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT (or S
 SLURM_NTASKS, SLURM_LOCALID and MASTER_ADDR/MASTER_PORT under srun); `run` gives its ranks
 WB_STORE_FILE=<run folder>/.rendezvous instead of MASTER_ADDR/MASTER_PORT (a c10d FileStore:
 nothing listens beyond loopback). Without --events-stdout, rank 0
-writes the run directory itself (config.json, events.jsonl, summary.json, checkpoints/).
-
-Options:
-  --config FILE, --set KEY=VALUE   the experiment (as for run)
-  --run-dir DIR        the run folder (shared by all ranks; required without --events-stdout
-                       when WORLD_SIZE > 1)
-  --resume FILE        checkpoint to continue from (a last.pt)
-  --events-stdout      events as JSON Lines on stdout (the launcher reads them)
-  --collective-timeout S  seconds (default 300)
-)";
+writes the run directory itself (config.json, events.jsonl, summary.json, checkpoints/).)";
 
 std::string humanDuration(double s) {
   char buf[32];
@@ -178,36 +152,25 @@ void printSummary(const launch::RunOutcome& out) {
   if (s.contains("best_weights_note")) std::printf("best weights  %s\n", proto::stringOr(s, "best_weights_note", "").c_str());
 }
 
-}  // namespace
+struct RunOptions {
+  ExperimentOptions experiment;
+  std::string runs_root, run_dir, resume, from;
+  bool overwrite = false, events_stdout = false, print_config = false;
+  int collective_timeout = 300;
+};
 
-int cmdRun(const Argv& argv) {
-  Args args(argv, {"events-stdout", "help", "print-config", "overwrite"},
-            {"config", "set", "runs-root", "run-dir", "resume", "from", "collective-timeout"});
-  if (args.has("help")) {
-    std::fputs(kRunHelp, stdout);
-    std::fputs(choicesHelp().c_str(), stdout);
-    return 0;
-  }
-  if (!args.ok()) {
-    std::fprintf(stderr, "workbench-cli run: %s\n", args.error().c_str());
-    return 2;
-  }
-  const auto resume = args.get("resume");
-  if (resume && args.get("config")) {
+// Refusals of option combinations, in the words and exit codes they had before CLI11.
+int checkRunCombination(const RunOptions& o, const std::optional<std::string>& resume) {
+  if (resume && !o.experiment.config.empty()) {
     std::fprintf(stderr, "workbench-cli run: --config and --resume: a resumed run keeps its own config.json; "
                          "change fields of it with --set KEY=VALUE (e.g. --set train.epochs=10)\n");
     return 2;
   }
-  const std::string from = args.get("from", "last");
-  if (args.get("from")) {
-    Status st = checkResumeFrom(from);
-    if (st && !resume) st = makeError(Errc::InvalidConfig, "--from " + from + ": pass it with --resume RUN_DIR");
-    if (!st) {
-      std::fprintf(stderr, "workbench-cli run: %s\n", st.error().message.c_str());
-      return 2;
-    }
+  if (!o.from.empty() && !resume) {
+    std::fprintf(stderr, "workbench-cli run: --from %s: pass it with --resume RUN_DIR\n", o.from.c_str());
+    return 2;
   }
-  if (resume && args.has("overwrite")) {
+  if (resume && o.overwrite) {
     std::fprintf(stderr, "workbench-cli run: --overwrite and --resume: --resume continues the run in its folder, "
                          "--overwrite replaces it; pass one\n");
     return 2;
@@ -217,10 +180,16 @@ int cmdRun(const Argv& argv) {
                          "`run` printed (under --runs-root), not a checkpoint file\n", resume->c_str());
     return 2;
   }
-  Result<Config> config = resolveConfig(args, resume ? (fs::path(*resume) / "config.json").string() : "");
+  return 0;
+}
+
+int runCommand(const RunOptions& o, const std::optional<std::string>& resume) {
+  if (int code = checkRunCombination(o, resume)) return code;
+  const std::string from = o.from.empty() ? "last" : o.from;
+  Result<Config> config = resolveConfig(o.experiment, resume ? (fs::path(*resume) / "config.json").string() : "");
   if (!config.ok()) {
     std::fprintf(stderr, "workbench-cli run: invalid config:\n%s\n", config.error().message.c_str());
-    if (args.has("events-stdout")) {
+    if (o.events_stdout) {
       json ev = proto::makeEvent("error", -1, 0);
       ev["message"] = config.error().message;
       ev["code"] = "invalid_config";
@@ -228,17 +197,12 @@ int cmdRun(const Argv& argv) {
     }
     return 2;
   }
-  if (args.has("print-config")) {
+  if (o.print_config) {
     std::printf("%s\n", proto::configToJson(*config).dump(2).c_str());
     return 0;
   }
   if (auto errs = train::machineConfigErrors(*config, 1); !errs.empty()) {
     std::fprintf(stderr, "workbench-cli run: invalid config for this machine:\n%s\n", formatFieldErrors(errs).c_str());
-    return 2;
-  }
-  auto timeout = args.getInt("collective-timeout", 300, 1, 86400);
-  if (!timeout.ok()) {
-    std::fprintf(stderr, "workbench-cli run: %s\n", timeout.error().message.c_str());
     return 2;
   }
   // A checkpoint the ranks would refuse is refused here, before the launcher appends to the run:
@@ -257,13 +221,13 @@ int cmdRun(const Argv& argv) {
   launch::LaunchOptions lo;
   lo.startup_s = processAgeSeconds();
   lo.cli_path = selfPath();
-  lo.runs_root = args.get("runs-root", "");
-  lo.run_dir = args.get("run-dir", "");
-  lo.resume_dir = args.get("resume", "");
+  lo.runs_root = o.runs_root;
+  lo.run_dir = o.run_dir;
+  lo.resume_dir = resume.value_or("");
   lo.resume_from = from;
-  lo.overwrite = args.has("overwrite");
-  lo.collective_timeout_s = static_cast<int>(*timeout);
-  const bool eventsOut = args.has("events-stdout");
+  lo.overwrite = o.overwrite;
+  lo.collective_timeout_s = o.collective_timeout;
+  const bool eventsOut = o.events_stdout;
   const bool tty = ::isatty(STDERR_FILENO);
   lo.on_event = [&](const json& ev) {
     if (eventsOut) {
@@ -283,6 +247,42 @@ int cmdRun(const Argv& argv) {
   return out->exit_code;
 }
 
+}  // namespace
+
+void addRun(CLI::App& cli, Commands& out) {
+  auto o = std::make_shared<RunOptions>();
+  CLI::App* run = cli.add_subcommand("run", kRunAbout);
+  addExperimentOptions(*run, o->experiment, "experiment JSON (see README \"Config\"); every field has a default");
+  run->add_option("--runs-root", o->runs_root,
+                  "where run folders go (default $WB_RUNS_ROOT or ~/.local/share/speedup-workbench/runs)")
+      ->type_name("DIR")->check(utf8Path("--runs-root"));
+  run->add_option("--run-dir", o->run_dir,
+                  "use exactly this run folder; refused (exit 2) while another run is using it,\n"
+                  "and when it already holds a run (continue that with --resume, or --overwrite)")
+      ->type_name("DIR")->check(utf8Path("--run-dir"));
+  run->add_flag("--overwrite", o->overwrite, "replace the run already in --run-dir (its events, summary, checkpoints, logs)");
+  CLI::Option* resume = run->add_option("--resume", o->resume,
+      "continue RUN_DIR from checkpoints/last.pt (model, optimiser, schedule,\n"
+      "loss scaler, early stopping, RNG and sampler position restored), with its\n"
+      "config.json; --set changes fields of it (train.epochs to train longer,\n"
+      "speedups.devices / speedups.sharding to continue on other ranks), and the\n"
+      "config it replaces is kept as config.before-resume-N.json")
+      ->type_name("RUN_DIR")->check(utf8Path("--resume"));
+  run->add_option("--from", o->from,
+                  "with --resume: the checkpoint to continue from (default last; best when\n"
+                  "last.pt is unreadable; the run continues from best.pt's epoch)")
+      ->type_name("last|best")->check(checkedBy(checkResumeFrom, ""));
+  run->add_flag("--events-stdout", o->events_stdout, "print events as JSON Lines on stdout (for the GUI and scripts)");
+  run->add_flag("--print-config", o->print_config, "print the resolved config and exit");
+  run->add_option("--collective-timeout", o->collective_timeout,
+                  "seconds before a collective with a dead peer fails (default 300)")
+      ->type_name("S")->check(inRange(1, 86400));
+  run->footer(choicesHelp());
+  out.push_back({run, [o, resume] {
+                   return runCommand(*o, *resume ? std::optional<std::string>(o->resume) : std::nullopt);
+                 }, true});
+}
+
 namespace {
 
 // A rank 0 that writes events.jsonl itself (under torchrun or srun) settles it as the launcher
@@ -299,20 +299,16 @@ void settleOwnEventsFile(proto::EventSink& sink, train::TrainOutcome& outcome) {
   outcome.status = proto::kStatusFailed;
 }
 
-}  // namespace
+struct WorkerOptions {
+  ExperimentOptions experiment;
+  std::string run_dir, resume;
+  bool events_stdout = false;
+  int collective_timeout = 300;
+};
 
-int cmdWorker(const Argv& argv) {
-  Args args(argv, {"events-stdout", "help"}, {"config", "set", "run-dir", "resume", "collective-timeout"});
-  if (args.has("help")) {
-    std::fputs(kWorkerHelp, stdout);
-    return 0;
-  }
-  if (!args.ok()) {
-    std::fprintf(stderr, "workbench-cli worker: %s\n", args.error().c_str());
-    return 2;
-  }
+int workerCommand(const WorkerOptions& o) {
   installStopSignals();
-  const bool eventsOut = args.has("events-stdout");
+  const bool eventsOut = o.events_stdout;
   proto::EventSink sink;
   Stopwatch clock;
   int rank = 0;
@@ -333,13 +329,13 @@ int cmdWorker(const Argv& argv) {
   auto env = readDistEnv();
   if (!env.ok()) return fail(env.error());
   rank = env->rank;
-  auto config = resolveConfig(args);
+  auto config = resolveConfig(o.experiment);
   if (!config.ok()) return fail(config.error());
 
   // Standalone (torchrun / srun): rank 0 writes the run directory itself.
   proto::RunDir run;
   proto::RunLock runLock;  // rank 0 of a standalone run holds the folder until it returns
-  if (auto dir = args.get("run-dir")) run.root = fs::absolute(*dir);
+  if (!o.run_dir.empty()) run.root = fs::absolute(o.run_dir);
   if (!eventsOut) {
     if (run.root.empty()) {
       if (env->world_size > 1)
@@ -363,15 +359,13 @@ int cmdWorker(const Argv& argv) {
     }
   }
 
-  auto timeout = args.getInt("collective-timeout", 300, 1, 86400);
-  if (!timeout.ok()) return fail(makeError(Errc::InvalidConfig, timeout.error().message));
-  auto comm = connectDist(*env, *config, static_cast<int>(*timeout));
+  auto comm = connectDist(*env, *config, o.collective_timeout);
   if (!comm.ok()) return fail(comm.error());
 
   train::TrainerOptions to;
   to.config = *config;
   to.run_dir = run.root.string();
-  to.resume_from = args.get("resume", "");
+  to.resume_from = o.resume;
   to.rank = env->rank;
   to.world_size = env->world_size;
   to.local_rank = env->local_rank;
@@ -425,18 +419,11 @@ int cmdWorker(const Argv& argv) {
   return code;
 }
 
-int cmdCapabilities(const Argv& argv) {
-  Args args(argv, {"json", "help"}, {});
-  if (args.has("help") || !args.ok()) {
-    std::fputs("Usage: workbench-cli capabilities [--json]\n\nWhat this machine can do: CUDA, GPUs, cores, and "
-               "each speedup's availability with the reason.\n",
-               args.ok() ? stdout : stderr);
-    return args.ok() ? 0 : 2;
-  }
+int capabilitiesCommand(bool asJson) {
   json c = train::capabilitiesJson();
   c[proto::caps::kVersion] = WB_VERSION;
   c[proto::caps::kOpencv] = CV_VERSION;
-  if (args.has("json")) {
+  if (asJson) {
     std::printf("%s\n", c.dump(2).c_str());
     return 0;
   }
@@ -447,6 +434,34 @@ int cmdCapabilities(const Argv& argv) {
     std::printf("  %-15s %-14s %s\n", name.c_str(), s.value("available", false) ? "available" : "not available",
                 s.value("note", "").c_str());
   return 0;
+}
+
+}  // namespace
+
+void addWorker(CLI::App& cli, Commands& out) {
+  auto o = std::make_shared<WorkerOptions>();
+  CLI::App* worker = cli.add_subcommand("worker", kWorkerAbout);
+  addExperimentOptions(*worker, o->experiment, "the experiment (as for run)");
+  worker->add_option("--run-dir", o->run_dir,
+                     "the run folder (shared by all ranks; required without --events-stdout\n"
+                     "when WORLD_SIZE > 1)")
+      ->type_name("DIR")->check(utf8Path("--run-dir"));
+  worker->add_option("--resume", o->resume, "checkpoint to continue from (a last.pt)")
+      ->type_name("FILE")->check(utf8Path("--resume"));
+  worker->add_flag("--events-stdout", o->events_stdout, "events as JSON Lines on stdout (the launcher reads them)");
+  worker->add_option("--collective-timeout", o->collective_timeout,
+                     "seconds before a collective with a dead peer fails (default 300)")
+      ->type_name("S")->check(inRange(1, 86400));
+  out.push_back({worker, [o] { return workerCommand(*o); }});
+}
+
+void addCapabilities(CLI::App& cli, Commands& out) {
+  auto asJson = std::make_shared<bool>(false);
+  CLI::App* caps = cli.add_subcommand("capabilities",
+      "what this machine can do (CUDA, GPUs, cores, which speedups apply), as JSON\n\n"
+      "What this machine can do: CUDA, GPUs, cores, and each speedup's availability with the reason.");
+  caps->add_flag("--json", *asJson, "print it as one JSON document (what the window reads)");
+  out.push_back({caps, [asJson] { return capabilitiesCommand(*asJson); }});
 }
 
 }  // namespace wb::cli

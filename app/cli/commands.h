@@ -1,23 +1,26 @@
 #pragma once
-// workbench-cli subcommands. Each takes the arguments after its name and returns the process
-// exit code (0 ok, 1 other failure, 2 bad config/usage, 3 data error, 4 diverged, 130 cancelled).
-// Each prints its own --help.
+// workbench-cli subcommands. Each add* registers its subcommand (and those below it) on the one
+// CLI::App of main.cpp, with typed, range-checked options and its help, and appends what to run
+// to `out`. Actions return the process exit code (0 ok, 1 other failure, 2 bad config/usage,
+// 3 data error, 4 diverged, 130 cancelled; wb/common/exit_codes.h).
 #include <string>
-#include <vector>
+
+#include "options.h"
 
 namespace wb::cli {
 
-using Argv = std::vector<std::string>;
+void addRun(CLI::App& cli, Commands& out);           // run one experiment (launcher); cmd_run.cpp
+void addWorker(CLI::App& cli, Commands& out);        // one rank (torchrun/srun-compatible); cmd_run.cpp
+void addCapabilities(CLI::App& cli, Commands& out);  // what this machine can do (JSON for the GUI)
+void addLadder(CLI::App& cli, Commands& out);        // the speedup ladder
+void addCompare(CLI::App& cli, Commands& out);       // comparison table of run dirs on the terminal
+void addExport(CLI::App& cli, Commands& out);        // comparison tables to md/csv/tex/json/html
+void addWhatIf(CLI::App& cli, Commands& out);        // whatif early-stopping: a finished run replayed
+void addDataset(CLI::App& cli, Commands& out);       // dataset export | inspect
+void addProbe(CLI::App& cli, Commands& out);         // probe workers: the loader worker count to use
 
-int cmdRun(const Argv& args);           // run one experiment (launcher)
-int cmdWorker(const Argv& args);        // one rank (what run spawns; torchrun/srun-compatible)
-int cmdLadder(const Argv& args);        // the speedup ladder
-int cmdCompare(const Argv& args);       // comparison table of run dirs on the terminal
-int cmdExport(const Argv& args);        // comparison tables to md/csv/tex/json/html
-int cmdDataset(const Argv& args);       // dataset export | inspect
-int cmdCapabilities(const Argv& args);  // what this machine can do (JSON for the GUI)
-int cmdWhatIf(const Argv& args);        // whatif early-stopping: a finished run's curve replayed
-int cmdProbe(const Argv& args);         // probe workers: the loader worker count to use
+// compare's and export's --baseline DIR (required) and --target-acc X (cmd_compare.cpp).
+void addComparisonOptions(CLI::App& app, std::string& baseline, std::string& targetAcc);
 
 // The path of this executable (for spawning ranks and ladder runs).
 std::string selfPath();

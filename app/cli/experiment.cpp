@@ -6,24 +6,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "wb/common/paths.h"
 #include "wb/launch/launcher.h"
 #include "wb/proto/config_json.h"
 
 namespace wb::cli {
 
-Status checkPathOptions(const Args& args) {
-  for (const char* option : {"config", "run-dir", "runs-root", "resume"})
-    for (const auto& path : args.all(option))
-      if (auto st = requireUtf8Path(std::string("--") + option, path); !st.ok()) return st;
-  return {};
-}
-
-Result<Config> resolveConfig(const Args& args, const std::string& base) {
-  if (auto st = checkPathOptions(args); !st.ok()) return st.error();
+Result<Config> resolveConfig(const ExperimentOptions& options, const std::string& base) {
   nlohmann::json doc = nlohmann::json::object();
-  std::optional<std::string> path = args.get("config");
-  if (!path && !base.empty()) path = base;
+  std::optional<std::string> path;
+  if (!options.config.empty()) path = options.config;
+  else if (!base.empty()) path = base;
   if (path) {
     auto read = proto::readConfigDocument(*path);
     if (!read.ok()) return read.error();
@@ -31,7 +23,7 @@ Result<Config> resolveConfig(const Args& args, const std::string& base) {
   }
   std::string problems;
   auto note = [&](const std::string& line) { problems += (problems.empty() ? "" : "\n") + line; };
-  for (const auto& s : args.all("set"))
+  for (const auto& s : options.sets)
     if (auto st = proto::applyOverride(doc, s); !st.ok()) note(st.error().message);
   if (auto errors = proto::configErrors(doc); !errors.empty()) note(formatFieldErrors(errors));
   if (!problems.empty()) return makeError(Errc::InvalidConfig, (path ? *path + ":\n" : "") + problems);

@@ -1,48 +1,96 @@
-// workbench-cli: the headless workbench (run | worker | ladder | compare | export | dataset |
-// capabilities). c10::Error and std::exception are caught once, here, and turned into a message
-// and exit code 1; subcommands turn their own failures into documented exit codes.
+// workbench-cli: the headless workbench (run | worker | ladder | compare | export | whatif |
+// dataset | capabilities | probe). One CLI::App: each cmd_*.cpp adds its subcommand (commands.h).
+// A parse error is one line on stderr naming the option, exit 2 (CLI11's own exit codes never
+// reach the user). c10::Error and std::exception are caught once, here, and turned into a
+// message and exit code 1; subcommands turn their own failures into documented exit codes.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <exception>
-#include <iostream>
+#include <sstream>
 #include <string>
 
 #include "commands.h"
-
-namespace {
-
-const char* kUsage = R"(workbench-cli — measure which training speedups pay off on your model, data and hardware
-
-Usage: workbench-cli <command> [options]     (workbench-cli <command> --help for each)
-
-Commands:
-  run           train one experiment (spawns one worker per device) and write its run directory
-  worker        one rank of a run (what `run` spawns; also under torchrun --no-python or srun)
-  ladder        baseline, then each speedup added in turn; writes the ladder table and chart
-  compare       comparison table of run directories against a baseline, on the terminal
-  export        comparison tables as md | csv | tex | json | html
-  whatif        whatif early-stopping <run-dir>: each patience / min_delta replayed on a finished run
-  dataset       dataset export --to folder:<dir> | dataset inspect <spec>
-  capabilities  what this machine can do (CUDA, GPUs, cores, which speedups apply), as JSON
-  probe         probe workers: times the loader, the step and a few worker counts; recommends one
-
-Options:
-  --version     print the version and the libraries in use
-  --help        this text
-
-Exit codes: 0 ok, 1 other failure, 2 bad config or usage, 3 data error, 4 diverged, 130 cancelled.
-With no command, `workbench-cli` runs the default experiment (Fashion-MNIST, lenet, 1 epoch).
-)";
-
-}  // namespace
+#include "wb/common/exit_codes.h"
 
 namespace wb::cli {
 int printVersion();  // version.cpp
 }
 
 namespace {
-// The launcher has written and closed everything when cmdRun returns (summary.json fsynced, the
+using namespace wb::cli;
+
+const char* kAbout = "workbench-cli — measure which training speedups pay off on your model, data and hardware";
+
+const char* kFooter = R"(
+Exit codes: 0 ok, 1 other failure, 2 bad config or usage, 3 data error, 4 diverged, 130 cancelled.
+With no command, `workbench-cli` runs the default experiment (Fashion-MNIST, lenet, 1 epoch);
+`workbench-cli --set KEY=VALUE ...` (an option first) is `workbench-cli run --set KEY=VALUE ...`.
+`workbench-cli <command> --help` for each command.)";
+
+// The Commands list shows the first line of each command's description; its --help shows all.
+class Formatter : public CLI::Formatter {
+ public:
+  std::string make_subcommand(const CLI::App* sub) const override {
+    const std::string d = sub->get_description();
+    std::string name = "  " + sub->get_name();
+    name.resize(std::max(name.size() + 2, get_column_width()), ' ');
+    return name + d.substr(0, d.find('\n')) + "\n";
+  }
+  // A command made of subcommands (probe, dataset, whatif) shows theirs in full below its own.
+  std::string make_help(const CLI::App* app, std::string name, CLI::AppFormatMode mode) const override {
+    std::string out = CLI::Formatter::make_help(app, name, mode);
+    if (app->get_parent() == nullptr || mode != CLI::AppFormatMode::Normal) return out;
+    for (const CLI::App* sub : app->get_subcommands([](const CLI::App* s) { return !s->get_name().empty(); }))
+      out += "\n" + make_help(sub, name + " " + sub->get_name(), mode);
+    return out;
+  }
+  // A description of more than its first line is set off from the usage line below it.
+  std::string make_description(const CLI::App* app) const override {
+    const std::string d = CLI::Formatter::make_description(app);
+    return d.find('\n') + 1 < d.size() ? d + "\n" : d;
+  }
+};
+
+// The arguments after the program name, with `run` in front when no command is named.
+std::vector<std::string> withCommand(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) return {"run"};
+  if (args[0] == "help") args[0] = "--help";
+  if (args[0].rfind("--", 0) == 0 && args[0] != "--help" && args[0] != "--version") args.insert(args.begin(), "run");
+  return args;
+}
+
+// The subcommand the parse reached (the deepest one named), or the root.
+CLI::App* reached(CLI::App& root) {
+  CLI::App* at = &root;
+  while (!at->get_subcommands().empty()) at = at->get_subcommands().front();
+  return at;
+}
+
+// CLI11 prefixes a check's message with the option ("--from: --from x: ..."): once is enough.
+std::string withoutRepeatedName(const std::string& message) {
+  const size_t colon = message.find(": ");
+  if (colon == std::string::npos) return message;
+  const std::string name = message.substr(0, colon);
+  if (message.compare(colon + 2, name.size() + 1, name + " ") == 0) return message.substr(colon + 2);
+  return message;
+}
+
+int parseError(CLI::App& root, const CLI::ParseError& e) {
+  if (dynamic_cast<const CLI::CallForHelp*>(&e) || dynamic_cast<const CLI::CallForAllHelp*>(&e)) {
+    std::fputs(root.help().c_str(), stdout);
+    return wb::kExitOk;
+  }
+  CLI::App* at = reached(root);
+  if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
+    for (CLI::App* a = at; a; a = a->get_parent())
+      if (!a->remaining().empty()) return usageError(*a, extrasMessage(*a));
+  }
+  return usageError(*at, withoutRepeatedName(e.what()));
+}
+
+// The launcher has written and closed everything when `run` returns (summary.json fsynced, the
 // events file closed); the libraries' static teardown that a return from main runs (LibTorch's
 // registries among them) costs ~0.1 s that a user and the window would wait for with nothing
 // left to do. Flush stdio and leave.
@@ -50,31 +98,51 @@ namespace {
   std::fflush(nullptr);
   std::_Exit(code);
 }
+
+// Every command on `cli`, each with what it runs; `version` is set by --version.
+Commands addCommands(CLI::App& cli, bool& version) {
+  cli.formatter(std::make_shared<Formatter>());
+  cli.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // the last one given wins
+  cli.require_subcommand(0, 1);
+  cli.add_flag("--version", version, "print the version and the libraries in use");
+  Commands commands;
+  for (auto add : {addRun, addWorker, addLadder, addCompare, addExport, addWhatIf, addDataset, addCapabilities, addProbe})
+    add(cli, commands);
+  for (CLI::App* sub : cli.get_subcommands([](CLI::App*) { return true; })) sub->group("Commands");
+  commands.push_back(addChooser(cli, "command"));  // `workbench-cli bogus`
+  cli.footer(kFooter);  // after the subcommands: CLI11 copies a parent's footer into those added later
+  return commands;
+}
+
+// The command the parse reached, run; `run` and `probe workers` leave through finishRun.
+int runChosen(CLI::App& cli, const Commands& commands) {
+  CLI::App* chosen = reached(cli);
+  for (CLI::App* a = chosen->get_parent(); a; a = a->get_parent())  // `probe --bogus workers`
+    if (!a->remaining().empty()) return usageError(*a, extrasMessage(*a));
+  for (const Command& c : commands) {
+    if (c.app != chosen) continue;
+    if (c.fast_exit) finishRun(c.run());
+    return c.run();
+  }
+  return wb::kExitFailed;  // every app has its command
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
+  CLI::App cli(kAbout, "workbench-cli");
+  bool version = false;
+  const Commands commands = addCommands(cli, version);
   try {
-    if (args.empty()) finishRun(wb::cli::cmdRun({}));
-    const std::string cmd = args[0];
-    std::vector<std::string> rest(args.begin() + 1, args.end());
-    if (cmd == "--help" || cmd == "-h" || cmd == "help") {
-      std::fputs(kUsage, stdout);
-      return 0;
+    std::vector<std::string> args = withCommand(argc, argv);
+    std::reverse(args.begin(), args.end());  // CLI11 takes the arguments last first
+    try {
+      cli.parse(args);
+    } catch (const CLI::ParseError& e) {
+      return parseError(cli, e);
     }
-    if (cmd == "--version") return wb::cli::printVersion();
-    if (cmd == "run") finishRun(wb::cli::cmdRun(rest));
-    if (cmd == "worker") return wb::cli::cmdWorker(rest);
-    if (cmd == "ladder") return wb::cli::cmdLadder(rest);
-    if (cmd == "compare") return wb::cli::cmdCompare(rest);
-    if (cmd == "export") return wb::cli::cmdExport(rest);
-    if (cmd == "dataset") return wb::cli::cmdDataset(rest);
-    if (cmd == "capabilities") return wb::cli::cmdCapabilities(rest);
-    if (cmd == "whatif") return wb::cli::cmdWhatIf(rest);
-    if (cmd == "probe") finishRun(wb::cli::cmdProbe(rest));
-    if (cmd.rfind("--", 0) == 0) finishRun(wb::cli::cmdRun(args));  // `workbench-cli --set x=y` = run
-    std::fprintf(stderr, "workbench-cli: unknown command '%s'\n\n%s", cmd.c_str(), kUsage);
-    return 2;
+    if (version) return wb::cli::printVersion();
+    return runChosen(cli, commands);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "workbench-cli: internal error: %s\n", e.what());
     return 1;

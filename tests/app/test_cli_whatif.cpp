@@ -138,9 +138,9 @@ class TestCliWhatIf : public QObject {
     QTest::addColumn<QString>("says");
     QTest::newRow("no what-if") << QStringList{} << "name the what-if";
     QTest::newRow("unknown what-if") << QStringList{QStringLiteral("lr")} << "unknown what-if 'lr'";
-    QTest::newRow("no run") << QStringList{QStringLiteral("early-stopping")} << "give one run folder";
+    QTest::newRow("no run") << QStringList{QStringLiteral("early-stopping")} << "run-dir is required";
     QTest::newRow("bad patience") << QStringList{QStringLiteral("early-stopping"), QStringLiteral("/x"), QStringLiteral("--patience"), QStringLiteral("a")}
-                                  << "--patience a";
+                                  << "--patience: 'a' is not a whole number";
   }
   void usageErrors() {
     QFETCH(QStringList, args);

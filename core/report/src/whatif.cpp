@@ -151,18 +151,6 @@ std::vector<std::string> notes(const WhatIf& w) {
           kSavedNote};
 }
 
-Result<std::vector<std::string>> splitList(const std::string& text, const char* option) {
-  std::vector<std::string> out;
-  std::string item;
-  std::istringstream in(text);
-  while (std::getline(in, item, ',')) {
-    if (item.empty()) return makeError(Errc::InvalidConfig, std::string(option) + " " + text + ": an empty item (use e.g. 1,2,3)");
-    out.push_back(item);
-  }
-  if (out.empty()) return makeError(Errc::InvalidConfig, std::string(option) + ": give at least one value (e.g. 1,2,3)");
-  return out;
-}
-
 }  // namespace
 
 WhatIf earlyStoppingWhatIf(const RunRecord& run, const WhatIfOptions& options) {
@@ -266,34 +254,6 @@ Table whatIfComparisonTable(const std::vector<const RunRecord*>& runs) {
   }
   for (const auto& p : tooShort) t.notes.push_back(p + ".");
   return t;
-}
-
-Result<std::vector<int>> parsePatienceList(const std::string& text) {
-  auto items = splitList(text, "--patience");
-  if (!items.ok()) return items.error();
-  std::vector<int> out;
-  for (const auto& s : *items) {
-    char* end = nullptr;
-    const long v = std::strtol(s.c_str(), &end, 10);
-    if (end == s.c_str() || *end != '\0' || v < 0 || v > 1000)
-      return makeError(Errc::InvalidConfig, "--patience " + text + ": " + s + " is not a whole number from 0 to 1000 (0 = off)");
-    out.push_back(static_cast<int>(v));
-  }
-  return out;
-}
-
-Result<std::vector<double>> parseMinDeltaList(const std::string& text) {
-  auto items = splitList(text, "--min-delta");
-  if (!items.ok()) return items.error();
-  std::vector<double> out;
-  for (const auto& s : *items) {
-    char* end = nullptr;
-    const double v = std::strtod(s.c_str(), &end);
-    if (end == s.c_str() || *end != '\0' || !(v >= 0) || !std::isfinite(v))
-      return makeError(Errc::InvalidConfig, "--min-delta " + text + ": " + s + " is not a number >= 0");
-    out.push_back(v);
-  }
-  return out;
 }
 
 }  // namespace wb::report

@@ -149,28 +149,6 @@ class TestWhatIf : public QObject {
     QVERIFY(wb::report::whatIfJson(w)["problem"].is_string());
   }
 
-  void listParsers_data() {
-    QTest::addColumn<QString>("patience");
-    QTest::addColumn<QString>("minDelta");
-    QTest::addColumn<bool>("ok");
-    QTest::newRow("good") << "0,1,5" << "0,0.001" << true;
-    QTest::newRow("negative patience") << "-1" << "0" << false;
-    QTest::newRow("fractional patience") << "1.5" << "0" << false;
-    QTest::newRow("empty item") << "1,,2" << "0" << false;
-    QTest::newRow("negative min delta") << "1" << "-0.1" << false;
-    QTest::newRow("word") << "1" << "abc" << false;
-  }
-  void listParsers() {
-    QFETCH(QString, patience);
-    QFETCH(QString, minDelta);
-    QFETCH(bool, ok);
-    auto p = wb::report::parsePatienceList(patience.toStdString());
-    auto d = wb::report::parseMinDeltaList(minDelta.toStdString());
-    QCOMPARE(p.ok() && d.ok(), ok);
-    if (!p.ok()) QVERIFY(QString::fromStdString(p.error().message).startsWith(QStringLiteral("--patience")));
-    if (!d.ok()) QVERIFY(QString::fromStdString(d.error().message).startsWith(QStringLiteral("--min-delta")));
-  }
-
   // The comparison report carries the what-if, and every export writes it.
   void theComparisonReportAndItsExportsCarryIt() {
     const auto base = curveRun({0.5, 0.4, 0.45, 0.46}).record("base");

@@ -77,9 +77,5 @@ nlohmann::json whatIfJson(const WhatIf& w);
 // has one), one table; runs with fewer than two evaluations are named in a note.
 Table whatIfComparisonTable(const std::vector<const RunRecord*>& runs);
 
-// "1,2,3" → {1,2,3}; patiences are whole numbers >= 0, min deltas numbers >= 0. Errors
-// (InvalidConfig) name the option and the value.
-Result<std::vector<int>> parsePatienceList(const std::string& text);
-Result<std::vector<double>> parseMinDeltaList(const std::string& text);
 
 }  // namespace wb::report
