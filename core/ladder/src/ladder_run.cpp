@@ -2,11 +2,13 @@
 // rewritten after each, and the ladder's events (wb/ladder/ladder_run.h) beside the human log.
 #include "wb/ladder/ladder_run.h"
 
+#include <cmath>
 #include <cstdarg>
 
 #include "wb/common/clock.h"
 #include "wb/common/fs.h"
 #include "wb/launch/launcher.h"
+#include "wb/proto/event_types.h"
 #include "wb/proto/events.h"
 #include "wb/report/export.h"
 
@@ -71,8 +73,8 @@ void LadderRun::writeOutputs() {
   if (png.empty() || pngWarned_) return;
   pngWarned_ = true;  // once: the same reason every time
   say("  warning: %s\n", png.c_str());
-  json ev = event("warning");
-  ev["message"] = png;
+  json ev = event(proto::WarningEvent::kType);
+  proto::writeFields(proto::WarningEvent{png, std::nullopt}, ev);
   emit(ev);
 }
 
@@ -112,12 +114,13 @@ void LadderRun::runOnce(size_t i, int round, const fs::path& runDir) {
   lo.run_dir = runDir.string();
   lo.overwrite = true;  // rung folders are the ladder's own: a ladder run again into --out measures afresh
   lo.on_event = [this](const json& ev) {
-    const std::string type = proto::stringOr(ev, "type", "");
-    if (type == "eval" && proto::intOr(ev, "rank", 0) == 0)
-      say("    epoch %d  val acc %.2f %%  (%.1f s)\n", static_cast<int>(proto::intOr(ev, "epoch", 0)),
-          100.0 * proto::numberOr(ev, "val_acc", 0.0), proto::numberOr(ev, "t", 0.0));
-    else if (type == "error")
-      say("    error: %s\n", proto::stringOr(ev, "message", "").c_str());
+    if (proto::isEvent<proto::EvalEvent>(ev) && proto::intOr(ev, "rank", 0) == 0) {
+      const proto::EvalEvent e = proto::readEvalEvent(ev);
+      say("    epoch %d  val acc %.2f %%  (%.1f s)\n", e.epoch, 100.0 * (std::isfinite(e.val_acc) ? e.val_acc : 0.0),
+          proto::numberOr(ev, "t", 0.0));
+    } else if (proto::isEvent<proto::ErrorEvent>(ev)) {
+      say("    error: %s\n", proto::readErrorEvent(ev).message.c_str());
+    }
   };
   // The run's name says which step it is, so the window's run list and `compare` tell them apart.
   Config config = step.step.config;
