@@ -172,6 +172,39 @@ WB_FIELDS(EndEvent) {
   f("summary", e.summary);
 }
 
+WB_FIELDS(LadderEvent) {
+  f("out_dir", e.out_dir);
+  f("repeats", e.repeats);
+  f("steps", e.steps);
+}
+
+WB_FIELDS(RungStartEvent) {
+  f("index", e.index);
+  f("steps", e.steps);
+  f("key", e.key);
+  f("added", e.added);
+  f("round", e.round);
+  f("run_dir", e.run_dir);
+}
+
+WB_FIELDS(RungEndEvent) {
+  f("index", e.index);
+  f("key", e.key);
+  f("round", e.round);
+  f("run_dir", e.run_dir);
+  f("status", e.status);
+  f("error", e.error);
+  f("wall_s", e.wall_s);
+  f("best_val_acc", e.best_val_acc);
+  f("contended", e.contended);
+}
+
+WB_FIELDS(LadderEndEvent) {
+  f("status", e.status);
+  f("out_dir", e.out_dir);
+  f("ladder", e.ladder);
+}
+
 #undef WB_FIELDS
 
 struct Writer {
@@ -271,6 +304,10 @@ void writeFields(const ErrorEvent& e, json& event) { visit(e, Writer{event}); }
 void writeFields(const EarlyStopEvent& e, json& event) { visit(e, Writer{event}); }
 void writeFields(const CheckpointEvent& e, json& event) { visit(e, Writer{event}); }
 void writeFields(const EndEvent& e, json& event) { visit(e, Writer{event}); }
+void writeFields(const LadderEvent& e, json& event) { visit(e, Writer{event}); }
+void writeFields(const RungStartEvent& e, json& event) { visit(e, Writer{event}); }
+void writeFields(const RungEndEvent& e, json& event) { visit(e, Writer{event}); }
+void writeFields(const LadderEndEvent& e, json& event) { visit(e, Writer{event}); }
 void writeFields(const HostInfo& h, json& object) { visit(h, Writer{object}); }
 void writeFields(const SpeedupStatus& s, json& object) { visit(s, Writer{object}); }
 
@@ -284,6 +321,10 @@ ErrorEvent readErrorEvent(const json& event) { return readAs<ErrorEvent>(event);
 EarlyStopEvent readEarlyStopEvent(const json& event) { return readAs<EarlyStopEvent>(event); }
 CheckpointEvent readCheckpointEvent(const json& event) { return readAs<CheckpointEvent>(event); }
 EndEvent readEndEvent(const json& event) { return readAs<EndEvent>(event); }
+LadderEvent readLadderEvent(const json& event) { return readAs<LadderEvent>(event); }
+RungStartEvent readRungStartEvent(const json& event) { return readAs<RungStartEvent>(event); }
+RungEndEvent readRungEndEvent(const json& event) { return readAs<RungEndEvent>(event); }
+LadderEndEvent readLadderEndEvent(const json& event) { return readAs<LadderEndEvent>(event); }
 HostInfo readHostInfo(const json& object) { return readAs<HostInfo>(object); }
 SpeedupStatus readSpeedupStatus(const json& object) { return readAs<SpeedupStatus>(object); }
 

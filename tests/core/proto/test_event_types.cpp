@@ -331,6 +331,43 @@ class TestEventTypes : public QObject {
              withEnvelope({"epoch", "seconds", "train_seconds", "samples", "train_samples_per_s", "samples_per_s",
                            "train_loss", "complete"}));
   }
+  void ladderStreamRoundTrips() {
+    const json l = wb::proto::toEvent(wb::proto::LadderEvent{"/out", 2, json::array({{{"key", "baseline"}}})}, -1, 0);
+    QCOMPARE(keysOf(l), withEnvelope({"out_dir", "repeats", "steps"}));
+    QCOMPARE(wb::proto::readLadderEvent(throughTheWire(l)).steps.size(), size_t{1});
+
+    const json rs = wb::proto::toEvent(wb::proto::RungStartEvent{1, 8, "workers", "loader workers 0 -> 2", 1, "/out/r"}, -1, 1);
+    QCOMPARE(keysOf(rs), withEnvelope({"index", "steps", "key", "added", "round", "run_dir"}));
+    const auto rsr = wb::proto::readRungStartEvent(throughTheWire(rs));
+    QCOMPARE(rsr.steps, int64_t{8});
+    QCOMPARE(rsr.added, std::string("loader workers 0 -> 2"));
+
+    wb::proto::RungEndEvent re;
+    re.index = 1;
+    re.key = "workers";
+    re.status = "ok";
+    re.wall_s = 12.5;
+    re.best_val_acc = wb::proto::kUnknown;  // not known: null on the wire, absent when read
+    re.contended = false;
+    const json rej = throughTheWire(wb::proto::toEvent(re, -1, 2));
+    QCOMPARE(keysOf(rej), withEnvelope({"index", "key", "round", "run_dir", "status", "wall_s", "best_val_acc", "contended"}));
+    QVERIFY(rej["best_val_acc"].is_null());
+    const auto rer = wb::proto::readRungEndEvent(rej);
+    QCOMPARE(rer.wall_s, std::optional<double>(12.5));
+    QVERIFY(!rer.best_val_acc);
+    QCOMPARE(rer.contended, std::optional<bool>(false));
+    QVERIFY(!rer.error);
+    // A rung that never started: no figures at all.
+    wb::proto::RungEndEvent none;
+    none.status = "not-started";
+    none.error = "could not start";
+    QVERIFY(!wb::proto::toEvent(none, -1, 0).contains("wall_s"));
+
+    const json end = wb::proto::toEvent(wb::proto::LadderEndEvent{"ok", "/out", {{"steps", json::array()}}}, -1, 3);
+    QCOMPARE(keysOf(end), withEnvelope({"status", "out_dir", "ladder"}));
+    QCOMPARE(wb::proto::readLadderEndEvent(throughTheWire(end)).out_dir, std::string("/out"));
+    QCOMPARE(wb::proto::readLadderEndEvent(json{{"type", "end"}}).status, std::string(wb::proto::kStatusFailed));
+  }
 };
 
 QTEST_APPLESS_MAIN(TestEventTypes)

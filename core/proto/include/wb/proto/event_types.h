@@ -188,6 +188,45 @@ struct EndEvent {                  // a rank's, and the launcher's single end of
   nlohmann::json summary;          // summary.json's fields (events.h lists its clocks)
 };
 
+// ---- the ladder's stream (workbench-cli ladder --events-stdout; every event rank -1) -------
+
+struct LadderEvent {               // first: where it writes and what it will run
+  static constexpr const char* kType = "ladder";
+  std::string out_dir;
+  int repeats = 0;
+  nlohmann::json steps;            // the plan: [{key, added, config_changes, ...}]
+};
+
+struct RungStartEvent {            // one run of one step begins
+  static constexpr const char* kType = "rung_start";
+  int64_t index = 0;               // the step, 0-based
+  int64_t steps = 0;               // steps in the plan
+  std::string key;                 // baseline | workers | pin_memory | ...
+  std::string added;               // what the step changes, in words
+  int round = 0;                   // 1-based
+  std::string run_dir;
+};
+
+struct RungEndEvent {              // that run ended (or could not start)
+  static constexpr const char* kType = "rung_end";
+  int64_t index = 0;
+  std::string key;
+  int round = 0;
+  std::string run_dir;
+  std::string status;              // a run's status, or not-started
+  std::optional<std::string> error;
+  std::optional<double> wall_s;        // these three once the run started (null: not known)
+  std::optional<double> best_val_acc;
+  std::optional<bool> contended;
+};
+
+struct LadderEndEvent {            // the ladder's single end
+  static constexpr const char* kType = "end";
+  std::string status = kStatusFailed;
+  std::string out_dir;
+  nlohmann::json ladder;           // ladder.json's content
+};
+
 // Adds the struct's fields to `event` (from makeEvent); absent optional parts are left out.
 void writeFields(const StepEvent& e, nlohmann::json& event);
 void writeFields(const EvalEvent& e, nlohmann::json& event);
@@ -199,6 +238,10 @@ void writeFields(const ErrorEvent& e, nlohmann::json& event);
 void writeFields(const EarlyStopEvent& e, nlohmann::json& event);
 void writeFields(const CheckpointEvent& e, nlohmann::json& event);
 void writeFields(const EndEvent& e, nlohmann::json& event);
+void writeFields(const LadderEvent& e, nlohmann::json& event);
+void writeFields(const RungStartEvent& e, nlohmann::json& event);
+void writeFields(const RungEndEvent& e, nlohmann::json& event);
+void writeFields(const LadderEndEvent& e, nlohmann::json& event);
 void writeFields(const HostInfo& h, nlohmann::json& object);
 void writeFields(const SpeedupStatus& s, nlohmann::json& object);
 
@@ -226,6 +269,10 @@ ErrorEvent readErrorEvent(const nlohmann::json& event);
 EarlyStopEvent readEarlyStopEvent(const nlohmann::json& event);
 CheckpointEvent readCheckpointEvent(const nlohmann::json& event);
 EndEvent readEndEvent(const nlohmann::json& event);
+LadderEvent readLadderEvent(const nlohmann::json& event);
+RungStartEvent readRungStartEvent(const nlohmann::json& event);
+RungEndEvent readRungEndEvent(const nlohmann::json& event);
+LadderEndEvent readLadderEndEvent(const nlohmann::json& event);
 HostInfo readHostInfo(const nlohmann::json& object);
 SpeedupStatus readSpeedupStatus(const nlohmann::json& object);
 

@@ -16,6 +16,8 @@
 //   warning     WarningEvent    message, [path]
 //   error       ErrorEvent      message, code, [log_tail]; the event's rank is the one that failed
 //   end         EndEvent        status (ok|failed|cancelled|early-stopped|diverged), summary{...}
+// The ladder's own stream (workbench-cli ladder --events-stdout): ladder (LadderEvent),
+// rung_start, rung_end (RungStartEvent, RungEndEvent), warning, and its end (LadderEndEvent).
 // The summary's clocks, each named for what it covers: train_s, train_samples and
 // train_samples_per_s (training steps only), eval_s, checkpoint_s, wall_s (the training loop:
 // steps + evaluation + checkpoints), time_to_first_step_s and run_wall_s (from the start of the
