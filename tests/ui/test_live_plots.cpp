@@ -18,7 +18,7 @@ Run* addRun(RunsModel& model, const QString& name, int steps, double lossScale =
   auto* run = new Run(Run::Origin::Launched);
   run->setName(name);
   model.addRun(run);
-  std::vector<json> events{t::event("start", {{"steps_per_epoch", 10}, {"device", "cpu"}})};
+  std::vector<json> events{t::startEvent(10, "cpu")};
   for (int i = 1; i <= steps; ++i) {
     json s = t::stepEvent(i, 2.0 / i);
     if (lossScale > 0) s["amp"] = {{"scale", lossScale}, {"skipped", 0}};

@@ -19,9 +19,9 @@ class TestRunHistory : public QObject {
 
   void finishedRunsAppearWithTheirSummary() {
     auto root = t::scratchRoot();
-    QByteArray events = t::line(t::event("start", {{"steps_per_epoch", 10}})) + t::line(t::stepEvent(1, 2.0)) +
+    QByteArray events = t::line(t::startEvent(10)) + t::line(t::stepEvent(1, 2.0)) +
                         t::line(t::event("eval", {{"epoch", 1}, {"step", 10}, {"val_loss", 0.9}, {"val_acc", 0.71}})) +
-                        t::line(t::event("end", {{"status", "ok"}, {"summary", {{"best_val_acc", 0.71}}}}));
+                        t::line(t::endEvent("ok", {{"best_val_acc", 0.71}}));
     t::writeRunDir(root.path(), QStringLiteral("20260101-000000-a-0001"), QStringLiteral("older"), events, QStringLiteral("ok"));
     t::writeRunDir(root.path(), QStringLiteral("20260102-000000-b-0002"), QStringLiteral("newer"), events,
                    QStringLiteral("early-stopped"));
@@ -56,7 +56,7 @@ class TestRunHistory : public QObject {
     auto root = t::scratchRoot();
     // A partial last line (the writer is mid-record) and an unknown type with unknown fields.
     const QByteArray whole = t::line(t::stepEvent(2, 1.8));
-    QByteArray events = t::line(t::event("start", {{"steps_per_epoch", 100}, {"device", "cpu"}})) + t::line(t::stepEvent(1, 2.0)) +
+    QByteArray events = t::line(t::startEvent(100, "cpu")) + t::line(t::stepEvent(1, 2.0)) +
                         t::line(t::event("hologram", {{"shimmer", {{"x", 1}}}})) + whole.left(whole.size() / 2);
     const QString dir = t::writeRunDir(root.path(), QStringLiteral("20260101-000000-live-0001"), QStringLiteral("live"), events);
 
@@ -84,7 +84,7 @@ class TestRunHistory : public QObject {
     QCOMPARE(run->progress(), 0.03);
 
     // Truncated and rewritten under the reader: the curve starts over, nothing is doubled.
-    QVERIFY(t::writeFile(dir + QStringLiteral("/events.jsonl"), t::line(t::event("start", {{"steps_per_epoch", 100}})) +
+    QVERIFY(t::writeFile(dir + QStringLiteral("/events.jsonl"), t::line(t::startEvent(100)) +
                                                                     t::line(t::stepEvent(1, 2.5))));
     QTRY_COMPARE_WITH_TIMEOUT(int(run->series().steps().size()), 1, 10000);
     QCOMPARE(run->series().steps()[0].loss, 2.5);
@@ -92,7 +92,7 @@ class TestRunHistory : public QObject {
     // The end event ends the following, with the status it names.
     QVERIFY(t::writeFile(dir + QStringLiteral("/events.jsonl"),
                          t::line(t::event("error", {{"message", "rank 1: out of memory"}, {"code", "internal"}})) +
-                             t::line(t::event("end", {{"status", "failed"}, {"summary", {{"error", "rank 1: out of memory"}}}})),
+                             t::line(t::endEvent("failed", {{"error", "rank 1: out of memory"}})),
                          QIODevice::Append));
     QTRY_COMPARE_WITH_TIMEOUT(run->status(), RunStatus::Failed, 10000);
     QCOMPARE(run->errorMessage(), QStringLiteral("rank 1: out of memory"));

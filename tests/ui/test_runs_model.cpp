@@ -110,7 +110,7 @@ class TestRunsModel : public QObject {
     QFETCH(int, worldSize);
     QFETCH(QString, note);
     Run run(Run::Origin::Launched);
-    run.ingest(t::event("start", {{"device", "cpu"}, {"world_size", worldSize}}));
+    run.ingest(t::startEvent(0, "cpu", worldSize));
     for (double busy : {1.8, 2.0}) {
       json step = t::stepEvent(10, 2.0);
       step["cpu"] = {{"process_cores", 1.0}, {"machine_busy_cores", busy}, {"cores", 2}};
@@ -118,7 +118,7 @@ class TestRunsModel : public QObject {
     }
     QCOMPARE(run.contentionNote(), note);
     // The summary decides once it arrives.
-    json end = t::event("end", {{"status", "ok"}, {"summary", t::summaryOf(QStringLiteral("ok"), QStringLiteral("x"), QStringLiteral("x"))}});
+    json end = t::endEvent("ok", t::summaryOf(QStringLiteral("ok"), QStringLiteral("x"), QStringLiteral("x")));
     run.ingest(end);
     QVERIFY(!run.contended());
   }

@@ -15,6 +15,7 @@
 
 #include "wb/common/config.h"
 #include "wb/proto/config_json.h"
+#include "wb/proto/event_types.h"
 #include "wb/proto/events.h"
 #include "window/main_window.h"
 
@@ -77,13 +78,32 @@ inline nlohmann::json event(const std::string& type, nlohmann::json fields = nlo
 
 inline QByteArray line(const nlohmann::json& ev) { return QByteArray::fromStdString(wb::proto::encodeEvent(ev) + "\n"); }
 
+// The trainer's events, through its typed writers (wb/proto/event_types.h).
 inline nlohmann::json stepEvent(int step, double loss, int rank = 0) {
-  return event("step",
-               {{"epoch", 1}, {"step", step}, {"samples", step * 64}, {"t", step * 0.1}, {"loss", loss}, {"lr", 0.01},
-                {"samples_per_s", 640.0 + step}, {"progress", step / 100.0}, {"eta_s", 100 - step},
-                {"ms", {{"data", 1.0}, {"h2d", 0.0}, {"fwd", 2.0}, {"bwd", 3.0}, {"opt", 0.5}, {"comm", 0.0}}},
-                {"mem", {{"device", "cpu"}, {"rss", 100.0 * 1024 * 1024}}}},
-               rank);
+  wb::proto::StepEvent e;
+  e.epoch = 1;
+  e.step = step;
+  e.samples = step * 64;
+  e.loss = loss;
+  e.lr = 0.01;
+  e.samples_per_s = 640.0 + step;
+  e.progress = step / 100.0;
+  e.eta_s = 100 - step;
+  e.ms = wb::proto::StepPhases{1.0, 0.0, 2.0, 3.0, 0.0, 0.5};  // data, h2d, fwd, bwd, comm, opt
+  e.mem = {{"device", "cpu"}, {"rss", 100.0 * 1024 * 1024}};
+  return wb::proto::toEvent(e, rank, step * 0.1);
+}
+
+inline nlohmann::json startEvent(int64_t stepsPerEpoch, const std::string& device = "cpu", int worldSize = 1) {
+  wb::proto::StartEvent e;
+  e.steps_per_epoch = stepsPerEpoch;
+  e.device = device;
+  e.world_size = worldSize;
+  return wb::proto::toEvent(e, 0, 0.0);
+}
+
+inline nlohmann::json endEvent(const std::string& status, nlohmann::json summary) {
+  return wb::proto::toEvent(wb::proto::EndEvent{status, std::move(summary)}, 0, 0.0);
 }
 
 inline bool writeFile(const QString& path, const QByteArray& bytes, QIODevice::OpenMode mode = QIODevice::WriteOnly) {

@@ -1,14 +1,11 @@
 #include "compare/ladder_runner.h"
 
 #include "runs/run_process.h"
+#include "wb/proto/event_types.h"
 #include "wb/proto/events.h"
 
 namespace wb::ui {
 using nlohmann::json;
-
-namespace {
-QString str(const json& ev, const char* key) { return QString::fromStdString(proto::stringOr(ev, key, {})); }
-}  // namespace
 
 LadderRunner::LadderRunner(QObject* parent) : QObject(parent) {}
 
@@ -39,28 +36,30 @@ void LadderRunner::cancel() {
 }
 
 void LadderRunner::onEvent(const json& ev) {
+  const auto qs = [](const std::string& s) { return QString::fromStdString(s); };
   const std::string type = proto::stringOr(ev, "type", {});
-  if (type == "ladder") {
-    outDir_ = str(ev, "out_dir");
-    plan_ = ev.value("steps", json());
+  if (type == proto::LadderEvent::kType) {
+    const proto::LadderEvent ladder = proto::readLadderEvent(ev);
+    outDir_ = qs(ladder.out_dir);
+    plan_ = ladder.steps;
     Q_EMIT progress(QStringLiteral("writing into %1").arg(outDir_));
-  } else if (type == "rung_start") {
-    Q_EMIT progress(QStringLiteral("[%1/%2] %3: %4")
-                        .arg(proto::intOr(ev, "index", 0) + 1)
-                        .arg(proto::intOr(ev, "steps", 0))
-                        .arg(str(ev, "key"), str(ev, "added")));
-  } else if (type == "rung_end") {
-    const QString status = str(ev, "status");
-    QString line = QStringLiteral("%1: %2").arg(str(ev, "key"), status);
+  } else if (type == proto::RungStartEvent::kType) {
+    const proto::RungStartEvent rung = proto::readRungStartEvent(ev);
+    Q_EMIT progress(QStringLiteral("[%1/%2] %3: %4").arg(rung.index + 1).arg(rung.steps).arg(qs(rung.key), qs(rung.added)));
+  } else if (type == proto::RungEndEvent::kType) {
+    const proto::RungEndEvent rung = proto::readRungEndEvent(ev);
+    const QString status = qs(rung.status);
+    QString line = QStringLiteral("%1: %2").arg(qs(rung.key), status);
     rungsEnded_ << line;
-    if (const QString error = str(ev, "error"); !error.isEmpty()) line += QStringLiteral(" (") + error + QLatin1Char(')');
+    if (rung.error && !rung.error->empty()) line += QStringLiteral(" (") + qs(*rung.error) + QLatin1Char(')');
     if (status != QLatin1String(proto::kStatusOk) && status != QLatin1String(proto::kStatusEarlyStopped)) failedRung_ = line;
     Q_EMIT progress(line);
-  } else if (type == "warning") {
-    Q_EMIT progress(str(ev, "message"));
-  } else if (type == "end") {
-    endStatus_ = str(ev, "status");
-    if (outDir_.isEmpty()) outDir_ = str(ev, "out_dir");
+  } else if (type == proto::WarningEvent::kType) {
+    Q_EMIT progress(qs(proto::readWarningEvent(ev).message));
+  } else if (type == proto::LadderEndEvent::kType) {
+    const proto::LadderEndEvent end = proto::readLadderEndEvent(ev);
+    endStatus_ = qs(end.status);
+    if (outDir_.isEmpty()) outDir_ = qs(end.out_dir);
   }
 }
 

@@ -3,6 +3,7 @@
 #include <QDir>
 #include <QFileInfo>
 
+#include "wb/proto/event_types.h"
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
 #include "wb/report/compare.h"
@@ -163,9 +164,8 @@ void Run::applySummary(const json& summary) {
 // With one rank, whatever else keeps the machine busy is another process (with more, the other
 // ranks' load is the run's own, and only the summary can tell).
 void Run::noteStepCpu(const json& ev) {
-  const double worldSize = jsonNumber(start_, "world_size");
   const auto cpu = report::decodeStepCpu(ev);
-  if (summaryCpu_ || !cpu || (std::isfinite(worldSize) && worldSize > 1)) return;
+  if (summaryCpu_ || !cpu || record_.start.world_size > 1) return;
   stepLoad_.add(*cpu);
   if (auto use = stepLoad_.use()) contention_ = QString::fromStdString(report::contentionOf(*use).note);
 }
@@ -185,68 +185,65 @@ void Run::ingest(const std::vector<json>& events) {
 }
 
 bool Run::ingestOne(const json& ev) {
-  report::addEvent(record_, ev);
+  report::addEvent(record_, ev);  // the run's record: core/report decodes every event once
   const std::string type = proto::stringOr(ev, "type", {});
   const int rank = jsonRank(ev);
   const double wall = jsonNumber(ev, "wall");
   if (std::isfinite(wall)) lastWall_ = wall;
-  if (!isFinal(status_) && status_ != RunStatus::Stopping && type != "end") status_ = RunStatus::Running;
+  if (!isFinal(status_) && status_ != RunStatus::Stopping && type != proto::EndEvent::kType) status_ = RunStatus::Running;
 
-  if (type == "run") {
-    const QString dir = jsonString(ev, "run_dir");
-    if (!dir.isEmpty()) runDir_ = dir;
-    const QString nm = jsonString(ev, "name");
-    if (!nm.isEmpty()) name_ = nm;
-    if (ev.contains("config") && ev["config"].is_object()) config_ = ev["config"];
-  } else if (type == "start") {
+  if (type == proto::RunEvent::kType) {
+    const proto::RunEvent run = proto::readRunEvent(ev);
+    if (!run.run_dir.empty()) runDir_ = QString::fromStdString(run.run_dir);
+    if (!run.name.empty()) name_ = QString::fromStdString(run.name);
+    if (run.config.is_object()) config_ = run.config;
+  } else if (type == proto::StartEvent::kType) {
     if (rank == 0) {
-      start_ = ev;
-      const double spe = jsonNumber(ev, "steps_per_epoch");
-      if (std::isfinite(spe) && spe > 0) series_.setStepsPerEpoch(spe);
-      const QString device = jsonString(ev, "device");
-      if (!device.isEmpty()) series_.setDevice(device);
-      if (ev.contains("config") && ev["config"].is_object() && config_.empty()) config_ = ev["config"];
+      const proto::StartEvent& start = record_.start;  // what addEvent just read
+      if (start.steps_per_epoch > 0) series_.setStepsPerEpoch(double(start.steps_per_epoch));
+      if (!start.device.empty()) series_.setDevice(QString::fromStdString(start.device));
+      if (start.config.is_object() && config_.empty()) config_ = start.config;
     }
-  } else if (type == "step") {
+  } else if (type == proto::StepEvent::kType) {
     if (rank != 0) return false;
     series_.addStep(record_.steps.back());
-    const double p = jsonNumber(ev, "progress");
-    if (std::isfinite(p)) progress_ = p;
-    const double eta = jsonNumber(ev, "eta_s");
-    if (std::isfinite(eta)) eta_ = eta;
-    const double sps = jsonNumber(ev, "samples_per_s");  // the log interval's training steps
-    if (std::isfinite(sps) && sps > 0) stepTrainSps_ = sps;
+    const proto::StepEvent step = proto::readStepEvent(ev);
+    if (ev.contains("progress")) progress_ = step.progress;
+    if (ev.contains("eta_s")) eta_ = step.eta_s;
+    if (step.samples_per_s > 0) stepTrainSps_ = step.samples_per_s;  // the log interval's training steps
     noteStepCpu(ev);
     return true;
-  } else if (type == "eval") {
+  } else if (type == proto::EvalEvent::kType) {
     if (rank != 0) return false;
-    series_.addEval(record_.evals.back(), jsonNumber(ev, "samples"));
-    const double acc = jsonNumber(ev, "val_acc");
+    const proto::EvalEvent eval = proto::readEvalEvent(ev);
+    series_.addEval(record_.evals.back(), double(eval.samples));
+    const double acc = eval.val_acc;
     if (std::isfinite(acc) && (!std::isfinite(bestValAcc_) || acc > bestValAcc_)) bestValAcc_ = acc;
     return true;
-  } else if (type == "epoch") {
-    double sps = jsonNumber(ev, "train_samples_per_s");
-    if (!std::isfinite(sps)) sps = jsonNumber(ev, "samples_per_s");  // older: epoch less evaluation
-    if (rank == 0 && std::isfinite(sps) && sps > 0) epochTrainSps_ = sps;
-  } else if (type == "warning") {
-    const QString msg = jsonString(ev, "message");
-    const QString path = jsonString(ev, "path");
+  } else if (type == proto::EpochEvent::kType) {
+    const proto::EpochEvent epoch = proto::readEpochEvent(ev);
+    // Older writers gave only samples_per_s (the epoch less its evaluation).
+    const double sps = epoch.train_samples_per_s > 0 ? epoch.train_samples_per_s : epoch.samples_per_s;
+    if (rank == 0 && sps > 0) epochTrainSps_ = sps;
+  } else if (type == proto::WarningEvent::kType) {
+    const proto::WarningEvent w = proto::readWarningEvent(ev);
+    const QString msg = QString::fromStdString(w.message);
+    const QString path = QString::fromStdString(w.path.value_or(std::string()));
     if (!msg.isEmpty()) warnings_ << (path.isEmpty() ? msg : msg + QStringLiteral(" (") + path + QLatin1Char(')'));
     if (warnings_.size() > 50) warnings_.removeFirst();
-  } else if (type == "error") {
-    const QString msg = jsonString(ev, "message");
-    if (!msg.isEmpty()) error_ = msg;
-    const QString tail = jsonString(ev, "log_tail");
-    if (!tail.isEmpty()) appendLogTail(tail);
-  } else if (type == "end") {
-    const auto st = statusFromString(proto::stringOr(ev, "status", "failed"));
-    status_ = st;
-    if (ev.contains("summary") && ev["summary"].is_object()) {
-      json sum = ev["summary"];
-      sum["status"] = proto::stringOr(ev, "status", "failed");
+  } else if (type == proto::ErrorEvent::kType) {
+    const proto::ErrorEvent e = proto::readErrorEvent(ev);
+    if (!e.message.empty()) error_ = QString::fromStdString(e.message);
+    if (e.log_tail && !e.log_tail->empty()) appendLogTail(QString::fromStdString(*e.log_tail));
+  } else if (type == proto::EndEvent::kType) {
+    const proto::EndEvent end = proto::readEndEvent(ev);
+    status_ = statusFromString(end.status);
+    if (end.summary.is_object()) {
+      json sum = end.summary;
+      sum["status"] = end.status;
       applySummary(sum);
     }
-    if (st == RunStatus::Ok || st == RunStatus::EarlyStopped) progress_ = 1.0;
+    if (status_ == RunStatus::Ok || status_ == RunStatus::EarlyStopped) progress_ = 1.0;
     eta_ = kNaN;
   }
   return false;

@@ -103,7 +103,6 @@ class Run : public QObject {
   const nlohmann::json& config() const { return config_; }
   void setConfig(const nlohmann::json& config) { config_ = config; }
   const nlohmann::json& summary() const { return summary_; }
-  const nlohmann::json& startInfo() const { return start_; }
 
   double progress() const { return progress_; }       // 0..1, NaN when unknown
   double etaSeconds() const { return eta_; }          // NaN when unknown
@@ -160,7 +159,6 @@ class Run : public QObject {
   QStringList warnings_;
   nlohmann::json config_ = nlohmann::json::object();
   nlohmann::json summary_ = nlohmann::json::object();
-  nlohmann::json start_ = nlohmann::json::object();
   double progress_ = kNaN, eta_ = kNaN, bestValAcc_ = kNaN, lastWall_ = kNaN;
   double summaryTrainSps_ = kNaN, epochTrainSps_ = kNaN, stepTrainSps_ = kNaN;  // newest of each
   QString contention_;

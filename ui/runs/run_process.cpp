@@ -7,6 +7,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "wb/proto/event_types.h"
 #include "wb/proto/run_status.h"
 
 namespace wb::ui {
@@ -88,11 +89,9 @@ void RunProcess::handleLine(const std::string& line) {
     if (line.find_first_not_of(" \t\r") != std::string::npos) ++malformed_;
     return;
   }
-  const std::string type = proto::stringOr(*ev, "type", {});
-  if (type == "end" && (*ev)["status"].is_string())
-    endStatus_ = QString::fromStdString(proto::stringOr(*ev, "status", {}));
-  if (type == "error" && (*ev)["message"].is_string())
-    errorEventMessage_ = QString::fromStdString(proto::stringOr(*ev, "message", {}));
+  if (proto::isEvent<proto::EndEvent>(*ev)) endStatus_ = QString::fromStdString(proto::readEndEvent(*ev).status);
+  if (proto::isEvent<proto::ErrorEvent>(*ev))
+    if (const std::string msg = proto::readErrorEvent(*ev).message; !msg.empty()) errorEventMessage_ = QString::fromStdString(msg);
   Q_EMIT eventReceived(*ev);
 }
 

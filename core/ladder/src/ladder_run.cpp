@@ -2,11 +2,13 @@
 // rewritten after each, and the ladder's events (wb/ladder/ladder_run.h) beside the human log.
 #include "wb/ladder/ladder_run.h"
 
+#include <cmath>
 #include <cstdarg>
 
 #include "wb/common/clock.h"
 #include "wb/common/fs.h"
 #include "wb/launch/launcher.h"
+#include "wb/proto/event_types.h"
 #include "wb/proto/events.h"
 #include "wb/report/export.h"
 
@@ -31,7 +33,8 @@ class LadderRun {
   void emit(json ev) const {
     if (o_.on_event) o_.on_event(ev);
   }
-  json event(const char* type) const { return proto::makeEvent(type, -1, clock_.seconds()); }
+  template <class E>
+  json toEvent(const E& e) const { return proto::toEvent(e, -1, clock_.seconds()); }
   json planJson() const;
   bool measure(size_t i, int round, const std::string& suffix);
   void runOnce(size_t i, int round, const fs::path& runDir);
@@ -71,53 +74,46 @@ void LadderRun::writeOutputs() {
   if (png.empty() || pngWarned_) return;
   pngWarned_ = true;  // once: the same reason every time
   say("  warning: %s\n", png.c_str());
-  json ev = event("warning");
-  ev["message"] = png;
-  emit(ev);
+  emit(toEvent(proto::WarningEvent{png, std::nullopt}));
 }
 
 void LadderRun::noteRungEnd(size_t i, int round, const fs::path& runDir, const std::string& status,
                             const std::string& error) {
-  json ev = event("rung_end");
-  ev["index"] = i;
-  ev["key"] = steps_[i].step.key;
-  ev["round"] = round;
-  ev["run_dir"] = runDir.string();
-  ev["status"] = status;
-  if (!error.empty()) ev["error"] = error;
+  proto::RungEndEvent ev;
+  ev.index = static_cast<int64_t>(i);
+  ev.key = steps_[i].step.key;
+  ev.round = round;
+  ev.run_dir = runDir.string();
+  ev.status = status;
+  if (!error.empty()) ev.error = error;
   if (status != "not-started" && !steps_[i].runs.empty()) {
     const auto m = report::computeMetrics(steps_[i].runs.back(), std::nullopt);
-    ev["wall_s"] = m.wall_s ? json(*m.wall_s) : json(nullptr);
-    ev["best_val_acc"] = m.best_val_acc ? json(*m.best_val_acc) : json(nullptr);
-    ev["contended"] = m.contention.contended;
+    ev.wall_s = m.wall_s.value_or(proto::kUnknown);  // null: not known
+    ev.best_val_acc = m.best_val_acc.value_or(proto::kUnknown);
+    ev.contended = m.contention.contended;
     say("    %s in %s, best val acc %s\n", status.c_str(), m.wall_s ? report::fmtSeconds(*m.wall_s).c_str() : "?",
         m.best_val_acc ? report::fmtAccuracy(*m.best_val_acc).c_str() : "–");
   }
-  emit(ev);
+  emit(toEvent(ev));
 }
 
 // One run of step i: launched, then loaded back from its folder.
 void LadderRun::runOnce(size_t i, int round, const fs::path& runDir) {
   auto& step = steps_[i];
-  json start = event("rung_start");
-  start["index"] = i;
-  start["steps"] = steps_.size();
-  start["key"] = step.step.key;
-  start["added"] = step.step.added;
-  start["round"] = round;
-  start["run_dir"] = runDir.string();
-  emit(start);
+  emit(toEvent(proto::RungStartEvent{static_cast<int64_t>(i), static_cast<int64_t>(steps_.size()), step.step.key,
+                                     step.step.added, round, runDir.string()}));
   launch::LaunchOptions lo;
   lo.cli_path = o_.cli_path;
   lo.run_dir = runDir.string();
   lo.overwrite = true;  // rung folders are the ladder's own: a ladder run again into --out measures afresh
   lo.on_event = [this](const json& ev) {
-    const std::string type = proto::stringOr(ev, "type", "");
-    if (type == "eval" && proto::intOr(ev, "rank", 0) == 0)
-      say("    epoch %d  val acc %.2f %%  (%.1f s)\n", static_cast<int>(proto::intOr(ev, "epoch", 0)),
-          100.0 * proto::numberOr(ev, "val_acc", 0.0), proto::numberOr(ev, "t", 0.0));
-    else if (type == "error")
-      say("    error: %s\n", proto::stringOr(ev, "message", "").c_str());
+    if (proto::isEvent<proto::EvalEvent>(ev) && proto::intOr(ev, "rank", 0) == 0) {
+      const proto::EvalEvent e = proto::readEvalEvent(ev);
+      say("    epoch %d  val acc %.2f %%  (%.1f s)\n", e.epoch, 100.0 * (std::isfinite(e.val_acc) ? e.val_acc : 0.0),
+          proto::numberOr(ev, "t", 0.0));
+    } else if (proto::isEvent<proto::ErrorEvent>(ev)) {
+      say("    error: %s\n", proto::readErrorEvent(ev).message.c_str());
+    }
   };
   // The run's name says which step it is, so the window's run list and `compare` tell them apart.
   Config config = step.step.config;
@@ -164,11 +160,7 @@ bool LadderRun::anyStepFailed() const {
 }
 
 Result<LadderOutcome> LadderRun::run() {
-  json start = event("ladder");
-  start["out_dir"] = o_.out.string();
-  start["repeats"] = o_.repeats;
-  start["steps"] = planJson();
-  emit(start);
+  emit(toEvent(proto::LadderEvent{o_.out.string(), o_.repeats, planJson()}));
   for (int r = 1; r <= o_.repeats && !stopped() && written_.ok(); ++r) {
     std::vector<size_t> contended;
     for (size_t i = 0; i < steps_.size() && !stopped(); ++i)
@@ -190,11 +182,9 @@ Result<LadderOutcome> LadderRun::run() {
   if (!written_.ok()) return written_.error();
   out.cancelled = stopped();
   out.failed = !out.cancelled && anyStepFailed();
-  json end = event("end");
-  end["status"] = out.cancelled ? proto::kStatusCancelled : out.failed ? proto::kStatusFailed : proto::kStatusOk;
-  end["out_dir"] = o_.out.string();
-  end["ladder"] = report::ladderJson(out.ladder);
-  emit(end);
+  emit(toEvent(proto::LadderEndEvent{
+      out.cancelled ? proto::kStatusCancelled : out.failed ? proto::kStatusFailed : proto::kStatusOk, o_.out.string(),
+      report::ladderJson(out.ladder)}));
   return out;
 }
 

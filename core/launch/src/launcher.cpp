@@ -14,6 +14,7 @@
 #include "run_folder.h"
 #include "wb/common/clock.h"
 #include "wb/common/sysinfo.h"
+#include "wb/proto/event_types.h"
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
 #include "wb/proto/run_status.h"
@@ -107,7 +108,7 @@ class Launch {
   void forwardStops();
   bool pollOutputs();
   void handleLine(Rank& r, const std::string& line);
-  void writeEnvJson(const json& start);
+  void writeEnvJson(const proto::StartEvent& start);
   bool reapRanks();
   RunEnd decideEnd() const;
   json buildSummary(RunEnd& end);
@@ -139,24 +140,25 @@ void Launch::emit(const json& ev) {
   if (options_.on_event) options_.on_event(ev);
   if (eventsFileWarned_ || sink_.fileReport().failed_writes == 0) return;
   eventsFileWarned_ = true;  // said once, at once: the window shows it while the run goes on
-  json warn = proto::makeEvent("warning", -1, clock_.seconds());
-  warn["message"] = sink_.filePath() + " cannot be written (" + sink_.fileReport().error +
-                    "): its records are held back and written, in order, once it takes them again";
-  warn["path"] = sink_.filePath();
+  const json warn = proto::toEvent(
+      proto::WarningEvent{sink_.filePath() + " cannot be written (" + sink_.fileReport().error +
+                              "): its records are held back and written, in order, once it takes them again",
+                          sink_.filePath()},
+      -1, clock_.seconds());
   sink_.write(warn);
   if (options_.on_event) options_.on_event(warn);
 }
 
 void Launch::emitRunEvent() {
-  json ev = proto::makeEvent("run", -1, 0.0);
-  ev["run_dir"] = p_.run.root.string();
-  ev["run_id"] = p_.run.id();
-  ev["name"] = config_.name;
-  ev["world_size"] = config_.speedups.devices;
-  ev["config"] = p_.resolved;
-  if (!p_.resumeCheckpoint.empty()) ev["resume"] = p_.resumeCheckpoint;
-  if (!p_.configChanges.empty()) ev["config_changes"] = p_.configChanges;
-  emit(ev);
+  proto::RunEvent ev;
+  ev.run_dir = p_.run.root.string();
+  ev.run_id = p_.run.id();
+  ev.name = config_.name;
+  ev.world_size = config_.speedups.devices;
+  ev.config = p_.resolved;
+  if (!p_.resumeCheckpoint.empty()) ev.resume = p_.resumeCheckpoint;
+  if (!p_.configChanges.empty()) ev.config_changes = p_.configChanges;
+  emit(proto::toEvent(ev, -1, 0.0));
 }
 
 // One `workbench-cli worker` per rank. The ranks meet through a FileStore in the run folder:
@@ -264,23 +266,25 @@ void Launch::handleLine(Rank& r, const std::string& line) {
   auto ev = proto::decodeEvent(line);
   if (!ev) return;
   if (!ev->contains("rank")) (*ev)["rank"] = r.rank;
-  const std::string type = proto::stringOr(*ev, "type", "");
-  if (type == "end") {
-    r.end = *ev;
+  if (proto::isEvent<proto::EndEvent>(*ev)) {
+    r.end = proto::readEndEvent(*ev);
     return;
   }
-  if (type == "error") r.error = *ev;
-  if (type == "start") r.threads = static_cast<int>(proto::intOr(*ev, "threads", 0));
-  if (type == "start" && r.rank == 0 && !envWritten_) writeEnvJson(*ev);
+  if (proto::isEvent<proto::ErrorEvent>(*ev)) r.error = proto::readErrorEvent(*ev);
+  if (proto::isEvent<proto::StartEvent>(*ev)) {
+    const proto::StartEvent start = proto::readStartEvent(*ev);
+    r.threads = start.threads;
+    if (r.rank == 0 && !envWritten_) writeEnvJson(start);
+  }
   emit(*ev);
 }
 
-void Launch::writeEnvJson(const json& start) {
+void Launch::writeEnvJson(const proto::StartEvent& start) {
   json env;
-  env["host"] = start.value("host", json::object());
-  env["versions"] = start.value("versions", json::object());
-  env["device"] = start.value("device", json(""));
-  env["threads"] = start.value("threads", json(0));
+  proto::writeFields(start.host, env["host"] = json::object());
+  env["versions"] = start.versions.is_null() ? json::object() : start.versions;
+  env["device"] = start.device;
+  env["threads"] = start.threads;
   env["world_size"] = config_.speedups.devices;
   env["run_id"] = p_.run.id();
   (void)proto::writeJsonAtomic(p_.run.env(), env);
@@ -310,8 +314,8 @@ RunEnd Launch::decideEnd() const {
   const Rank* r0 = ranks_.empty() ? nullptr : &ranks_[0];
   if (failedRank_ >= 0 || !startError_.empty()) {
     end.status = proto::kStatusFailed;
-  } else if (r0 && !r0->end.is_null()) {
-    end.status = proto::stringOr(r0->end, "status", proto::kStatusFailed);
+  } else if (r0 && r0->end) {
+    end.status = r0->end->status;
   } else if (cancelling_) {
     end.status = proto::kStatusCancelled;
   } else {
@@ -319,8 +323,8 @@ RunEnd Launch::decideEnd() const {
     end.failReason = "rank 0 ended without reporting a result";
     end.failedRank = 0;
   }
-  if (end.status == proto::kStatusFailed && end.failReason.empty() && r0 && !r0->end.is_null())
-    end.failReason = proto::stringOr(proto::objectOr(r0->end, "summary"), "error", "failed");
+  if (end.status == proto::kStatusFailed && end.failReason.empty() && r0 && r0->end)
+    end.failReason = proto::stringOr(r0->end->summary, "error", "failed");
   return end;
 }
 
@@ -328,7 +332,7 @@ RunEnd Launch::decideEnd() const {
 // command's start, the CPU the ranks got, and what the events file could not hold.
 json Launch::buildSummary(RunEnd& end) {
   const Rank* r0 = ranks_.empty() ? nullptr : &ranks_[0];
-  json summary = (r0 && !r0->end.is_null()) ? proto::objectOr(r0->end, "summary") : json::object();
+  json summary = r0 && r0->end && r0->end->summary.is_object() ? r0->end->summary : json::object();
   if (end.status == proto::kStatusFailed) {
     summary["error"] = end.failReason;
     if (end.failedRank >= 0) {
@@ -359,10 +363,7 @@ json Launch::buildSummary(RunEnd& end) {
     summary["time_to_first_step_s"] = options_.startup_s + first - startUnix_;
   summary["cpu"] = cpuSummary(summary);
   if (eventsFile.lost == 0 && eventsFile.late > 0) {
-    json warn = proto::makeEvent("warning", -1, clock_.seconds());
-    warn["message"] = eventsFile.message;
-    warn["path"] = sink_.filePath();
-    emit(warn);
+    emit(proto::toEvent(proto::WarningEvent{eventsFile.message, sink_.filePath()}, -1, clock_.seconds()));
   }
   return summary;
 }
@@ -385,17 +386,14 @@ Result<RunOutcome> Launch::finish() {
   RunEnd end = decideEnd();
   json summary = buildSummary(end);
   if (end.status == proto::kStatusFailed) {
-    json err = proto::makeEvent("error", end.failedRank, clock_.seconds());
-    err["message"] = end.failReason;
-    err["code"] = summary.contains("events_lost") && end.failedRank < 0 ? "events_lost" : "rank_failed";
-    if (end.failedRank >= 0) err["log_tail"] = summary["log_tail"];
-    emit(err);
+    proto::ErrorEvent err;
+    err.message = end.failReason;
+    err.code = summary.contains("events_lost") && end.failedRank < 0 ? "events_lost" : "rank_failed";
+    if (end.failedRank >= 0) err.log_tail = proto::stringOr(summary, "log_tail", {});
+    emit(proto::toEvent(err, end.failedRank, clock_.seconds()));
   }
   const Status written = proto::writeJsonAtomic(p_.run.summary(), summary);
-  json endEvent = proto::makeEvent("end", -1, clock_.seconds());
-  endEvent["status"] = end.status;
-  endEvent["summary"] = summary;
-  emit(endEvent);
+  emit(proto::toEvent(proto::EndEvent{end.status, summary}, -1, clock_.seconds()));
   if (!written.ok()) return written.error();
 
   int rankCode = ranks_.empty() ? 1 : ranks_[0].exitCode;

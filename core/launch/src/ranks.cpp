@@ -113,7 +113,7 @@ bool rankFailed(const Rank& r) { return r.signaled || !proto::isOutcomeExitCode(
 std::string rankFailure(const Rank& r) {
   const std::string who = "rank " + std::to_string(r.rank);
   if (r.signaled) return who + " was killed by signal " + std::to_string(r.signal) + " (" + strsignal(r.signal) + ")";
-  if (!r.error.is_null()) return who + ": " + proto::stringOr(r.error, "message", "failed");
+  if (r.error) return who + ": " + (r.error->message.empty() ? std::string("failed") : r.error->message);
   return who + " exited with code " + std::to_string(r.exitCode);
 }
 

@@ -5,12 +5,14 @@
 #include <sys/types.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "wb/common/result.h"
+#include "wb/proto/event_types.h"
 #include "wb/proto/events.h"
 
 namespace wb::launch::detail {
@@ -26,8 +28,8 @@ struct Rank {
   int signal = 0;
   double cpu_s = 0;        // CPU seconds of the rank and all its threads (from wait4)
   int threads = 0;         // intra-op threads its start event asked for
-  nlohmann::json end;      // its `end` event, when it wrote one
-  nlohmann::json error;    // its last `error` event
+  std::optional<proto::EndEvent> end;      // its `end` event, when it wrote one
+  std::optional<proto::ErrorEvent> error;  // its last `error` event
 };
 
 struct RankCommand {

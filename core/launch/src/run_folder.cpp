@@ -6,6 +6,7 @@
 #include "wb/common/paths.h"
 #include "wb/common/resume_rules.h"
 #include "wb/proto/config_json.h"
+#include "wb/proto/event_types.h"
 #include "wb/proto/events.h"
 
 namespace wb::launch::detail {
@@ -19,9 +20,11 @@ namespace {
 Status checkResumable(const proto::RunDir& run, const std::string& dir, const std::string& kind, const Config& config) {
   // A finished run has nothing left to train at its train.epochs.
   int64_t trained = -1;
-  for (const auto& ev : proto::readEventsFile(run.events().string()))
-    if (proto::stringOr(ev, "type", "") == "checkpoint" && proto::stringOr(ev, "kind", "") == kind)
-      trained = proto::intOr(ev, "batch_in_epoch", 0) == 0 ? proto::intOr(ev, "epoch", -1) : -1;
+  for (const auto& ev : proto::readEventsFile(run.events().string())) {
+    if (!proto::isEvent<proto::CheckpointEvent>(ev)) continue;
+    const proto::CheckpointEvent c = proto::readCheckpointEvent(ev);
+    if (c.kind == kind) trained = c.batch_in_epoch == 0 ? c.epoch : -1;
+  }
   if (auto st = checkEpochsLeft(dir, trained, config.train.epochs); !st) return st;
   // Optimiser state belongs to the optimiser that wrote it.
   auto previous = proto::readJsonFile(run.config());

@@ -46,14 +46,6 @@ using Out = std::vector<Verdict>;
 
 // Whether a start event's speedups.<key>.requested asks for the speedup (true, workers > 0,
 // devices > 1, a precision or sharding other than the default).
-bool requestedOn(const std::string& key, const json& v) {
-  if (v.is_boolean()) return v.get<bool>();
-  if (v.is_number()) return v.get<double>() > (key == "devices" ? 1 : 0);
-  if (v.is_string()) return v != "off" && v != "32-true" && v != "";
-  if (v.is_object()) return proto::intOr(v, "patience", 0) > 0;  // early_stopping may send its settings
-  return false;
-}
-
 void statusVerdicts(const RunRecord& run, Out& out) {
   if (run.status == "failed" || run.status == "diverged") {
     std::string why = run.errors.empty() ? std::string("see logs/rank-N.log") : run.errors.front();
@@ -66,17 +58,10 @@ void statusVerdicts(const RunRecord& run, Out& out) {
   if (!run.warnings.empty())
     out.push_back({"warnings", Severity::Warning,
                    std::to_string(run.warnings.size()) + " warning(s) during the run, first: " + run.warnings.front()});
-  if (auto sp = run.start.find("speedups"); sp != run.start.end() && sp->is_object()) {
-    for (auto it = sp->begin(); it != sp->end(); ++it) {
-      const json& s = *it;
-      if (!s.is_object()) continue;
-      const bool requested = s.contains("requested") && requestedOn(it.key(), s["requested"]);
-      const bool active = proto::boolOr(s, "active", true);
-      if (requested && !active)
-        out.push_back({"inactive-" + it.key(), Severity::Warning,
-                       it.key() + " was requested but is not active: " + proto::stringOr(s, "note", "no reason given")});
-    }
-  }
+  for (const auto& [name, s] : run.start.speedups)
+    if (s.requested && !s.active)
+      out.push_back({"inactive-" + name, Severity::Warning,
+                     name + " was requested but is not active: " + (s.note.empty() ? "no reason given" : s.note)});
 }
 
 // What to do about a data-bound run with `workers` loader workers, by what the stored probe (or,
@@ -157,7 +142,7 @@ void earlyStopVerdicts(const RunRecord& run, const RunMetrics& m, Out& out) {
   const int planned = intAt(run, "train.epochs", 0);
   if (run.early_stop) {
     const int ran = m.epochs;
-    const int best = static_cast<int>(proto::intOr(*run.early_stop, "best_epoch", 0));
+    const int best = run.early_stop->best_epoch;
     std::string text = "Early stopping ended the run after epoch " + std::to_string(ran) + " of " + std::to_string(planned);
     if (best > 0) text += " (best epoch " + std::to_string(best) + ")";
     if (planned > ran && m.time_per_epoch_s)

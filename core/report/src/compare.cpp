@@ -132,8 +132,7 @@ LrScaling runLrScaling(const RunRecord& run) {
   if (const json& lr = run.configAt("optim.lr"); lr.is_number()) optim.lr = lr.get<double>();
   if (const json& mode = run.configAt("optim.lr_scaling"); mode.is_string()) optim.lr_scaling = mode.get<std::string>();
   if (const json& w = run.configAt("optim.lr_scaling_warmup"); w.is_number()) optim.lr_scaling_warmup = w.get<double>();
-  const json& total = run.start.is_object() ? run.start.value("total_steps", json()) : json();
-  return lrScaling(optim, run.world_size, total.is_number_integer() ? total.get<int64_t>() : 0);
+  return lrScaling(optim, run.world_size, run.start.total_steps);
 }
 
 RunMetrics computeMetrics(const RunRecord& run, std::optional<double> target) {

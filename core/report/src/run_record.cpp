@@ -79,24 +79,26 @@ StepSample decodeStep(const json& ev) {
 namespace {
 
 void readEnd(RunRecord& r, const json& ev) {
+  const proto::EndEvent end = proto::readEndEvent(ev);
   r.finished = true;
-  r.status = text(ev, "status", r.status);
-  if (auto it = ev.find("summary"); it != ev.end() && it->is_object() && r.summary.empty()) r.summary = *it;
+  r.status = end.status;
+  if (end.summary.is_object() && r.summary.empty()) r.summary = end.summary;
 }
 
 void readRank0(RunRecord& r, const std::string& type, const json& ev) {
-  if (type == "run") {
-    if (r.id.empty()) r.id = text(ev, "run_id");
-    r.world_size = static_cast<int>(integer(ev, "world_size", r.world_size));
-    if (auto it = ev.find("config"); it != ev.end() && it->is_object() && r.config.empty()) r.config = *it;
-  } else if (type == "start") {
-    r.start = ev;
-    r.device = text(ev, "device", r.device);
-    r.world_size = static_cast<int>(integer(ev, "world_size", r.world_size));
-    if (auto it = ev.find("config"); it != ev.end() && it->is_object() && r.config.empty()) r.config = *it;
-  } else if (type == "step") {
+  if (type == proto::RunEvent::kType) {
+    const proto::RunEvent run = proto::readRunEvent(ev);
+    if (r.id.empty()) r.id = run.run_id;
+    if (run.world_size > 0) r.world_size = run.world_size;
+    if (run.config.is_object() && r.config.empty()) r.config = run.config;
+  } else if (type == proto::StartEvent::kType) {
+    r.start = proto::readStartEvent(ev);
+    if (!r.start.device.empty()) r.device = r.start.device;
+    if (r.start.world_size > 0) r.world_size = r.start.world_size;
+    if (r.start.config.is_object() && r.config.empty()) r.config = r.start.config;
+  } else if (type == proto::StepEvent::kType) {
     r.steps.push_back(decodeStep(ev));
-  } else if (type == "eval") {
+  } else if (type == proto::EvalEvent::kType) {
     const proto::EvalEvent v = proto::readEvalEvent(ev);
     EvalSample e;
     e.epoch = v.epoch;
@@ -106,7 +108,7 @@ void readRank0(RunRecord& r, const std::string& type, const json& ev) {
     e.val_acc = std::isfinite(v.val_acc) ? v.val_acc : 0.0;
     e.eval_ms = v.eval_ms;
     r.evals.push_back(e);
-  } else if (type == "epoch") {
+  } else if (type == proto::EpochEvent::kType) {
     const proto::EpochEvent p = proto::readEpochEvent(ev);
     EpochSample e;
     e.epoch = p.epoch;
@@ -116,8 +118,8 @@ void readRank0(RunRecord& r, const std::string& type, const json& ev) {
     e.train_samples_per_s = p.train_samples_per_s;
     e.train_loss = p.train_loss;
     r.epochs.push_back(e);
-  } else if (type == "early_stop") {
-    r.early_stop = ev;
+  } else if (type == proto::EarlyStopEvent::kType) {
+    r.early_stop = proto::readEarlyStopEvent(ev);
   }
 }
 
@@ -191,15 +193,10 @@ const json& RunRecord::configAt(const std::string& dotted) const {
 }
 
 int RunRecord::cores() const {
-  for (const json* j : {&start, &env}) {
-    for (const char* section : {"host", "cpu"}) {
-      auto it = j->find(section);
-      if (it != j->end() && it->is_object()) {
-        int64_t c = integer(*it, "cores");
-        if (c > 0) return static_cast<int>(c);
-      }
-    }
-    int64_t c = integer(*j, "cores");
+  if (start.host.cores > 0) return start.host.cores;
+  if (const int c = proto::readHostInfo(proto::objectOr(env, "host")).cores; c > 0) return c;
+  for (const json* j : {&proto::objectOr(env, "cpu"), &env}) {  // other shapes of env.json
+    const int64_t c = integer(*j, "cores");
     if (c > 0) return static_cast<int>(c);
   }
   return 0;
@@ -209,16 +206,21 @@ void addEvent(RunRecord& r, const json& ev) {
   if (!ev.is_object()) return;
   const std::string type = text(ev, "type");
   const int rank = static_cast<int>(integer(ev, "rank", 0));
-  if (type == "warning") r.warnings.push_back(text(ev, "message", "(no message)"));
-  if (type == "error") {
-    std::string msg = text(ev, "message", "(no message)");
+  if (type == proto::WarningEvent::kType) {
+    const std::string msg = proto::readWarningEvent(ev).message;
+    r.warnings.push_back(msg.empty() ? "(no message)" : msg);
+  }
+  if (type == proto::ErrorEvent::kType) {
+    std::string msg = proto::readErrorEvent(ev).message;
+    if (msg.empty()) msg = "(no message)";
     if (ev.contains("rank")) msg = "rank " + std::to_string(rank) + ": " + msg;
     r.errors.push_back(msg);
   }
-  if (type == "end") readEnd(r, ev);
-  if (type == "run") readRank0(r, type, ev);  // the launcher's line (rank -1)
-  if (type == "step" || type == "eval") readMemory(r, rank, ev);
-  if (rank != 0 || type == "run") return;
+  if (type == proto::EndEvent::kType) readEnd(r, ev);
+  const bool launcherLine = type == proto::RunEvent::kType;  // rank -1
+  if (launcherLine) readRank0(r, type, ev);
+  if (type == proto::StepEvent::kType || type == proto::EvalEvent::kType) readMemory(r, rank, ev);
+  if (rank != 0 || launcherLine) return;
   r.last_t = std::max(r.last_t, num(ev, "t", 0));
   readRank0(r, type, ev);
 }

@@ -54,12 +54,14 @@ class DataParallelGroup final : public ReplicaGroup {
     allReduceSum(&flag, 1);
     return flag > 0;
   }
-  json shardingStatus() const override {
-    const bool on = dp_->sharding() != dist::Sharding::Off;
-    json s{{"requested", requested_ != "off"}, {"active", on}, {"note", on ? dp_->describe() : "off"}};
+  proto::SpeedupStatus shardingStatus() const override {
+    proto::SpeedupStatus s;
+    s.requested = requested_ != "off";
+    s.active = dp_->sharding() != dist::Sharding::Off;
+    s.note = s.active ? dp_->describe() : "off";
     if (worldSize() > 1) {
-      s["optimizer_state_bytes"] = dp_->optimizerStateBytes();
-      s["gradient_memory_saved"] = dp_->gradientMemorySaved();
+      s.optimizer_state_bytes = dp_->optimizerStateBytes();
+      s.gradient_memory_saved = dp_->gradientMemorySaved();
     }
     return s;
   }

@@ -1,5 +1,5 @@
 // The events one training run writes (start, step, eval, epoch, early_stop, warning) and its
-// summary. The schema: wb/proto/events.h.
+// summary. The schema: the structs of wb/proto/event_types.h.
 #include "training_run.h"
 
 #include "wb/common/choices.h"
@@ -13,8 +13,12 @@ using nlohmann::json;
 
 namespace {
 
-json speedupStatus(bool requested, bool active, const std::string& note) {
-  return json{{"requested", requested}, {"active", active}, {"note", note}};
+proto::SpeedupStatus speedupStatus(bool requested, bool active, const std::string& note) {
+  proto::SpeedupStatus s;
+  s.requested = requested;
+  s.active = active;
+  s.note = note;
+  return s;
 }
 
 std::string pinWithoutCuda() { return needsCuda(findChoice(cudaOnlySpeedups(), "pin_memory")->without_cuda); }
@@ -25,42 +29,41 @@ json TrainingRun::event(const std::string& type) const { return proto::makeEvent
 void TrainingRun::emit(const json& ev) { sink_.write(ev); }
 
 void TrainingRun::warn(const std::string& message, const std::string& path) {
-  json ev = event("warning");
-  ev["message"] = message;
-  if (!path.empty()) ev["path"] = path;
+  proto::WarningEvent w;
+  w.message = message;
+  if (!path.empty()) w.path = path;
+  json ev = event(proto::WarningEvent::kType);
+  proto::writeFields(w, ev);
   emit(ev);
 }
 
 void TrainingRun::emitStart() {
   const auto& tinfo = splits_.train->info();
-  json ev = event("start");
-  ev["config"] = proto::configToJson(c_);
-  ev["versions"] = versionsJson();
-  ev["backend_check"] = backend_.toJson();
-  ev["host"] = {{"name", hostName()}, {"cpu", cpuModel()}, {"cores", logicalCores()}};
-  ev["device"] = device_.str();
-  ev["threads"] = threads_;
-  ev["host_use"] = {{"memory", memoryNote_},
-                    {"threads", autoThreads_ ? "automatic: the cores this rank's share of the machine has, fewer "
-                                               "while other processes take cores"
-                                             : "fixed by train.threads"}};
-  ev["world_size"] = o_.world_size;
-  ev["local_rank"] = o_.local_rank;
-  ev["model"] = {{"name", net_->name()}, {"parameters", net_->parameterCount()}};
-  ev["dataset"] = {{"name", tinfo.name},          {"train", splits_.train->size()},
-                   {"val", splits_.val->size()},  {"classes", tinfo.num_classes},
-                   {"channels", tinfo.channels},  {"image_size", imageSize_}};
-  ev["steps_per_epoch"] = stepsPerEpoch_;
-  ev["total_steps"] = totalSteps_;
-  ev["batch"] = {{"per_rank", c_.train.batch_size},
-                 {"global", c_.train.batch_size * o_.world_size},
-                 {"note", "train.batch_size is per rank; the global batch is batch_size x devices"}};
-  ev["lr_scaling"] = schedule_->scalingJson();  // the effective lr and why (optim.lr_scaling)
-  if (!o_.resume_from.empty())
-    ev["resumed_from"] = {{"path", o_.resume_from}, {"epoch", at_.epoch + 1},
-                          {"batch_in_epoch", at_.batch_in_epoch}, {"step", at_.iteration}};
-  ev["speedups"] = speedupsJson();
-  if (group_->worldSize() > 1) ev["dist"] = group_->describe();
+  proto::StartEvent s;
+  s.config = proto::configToJson(c_);
+  s.versions = versionsJson();
+  s.backend_check = backend_.toJson();
+  s.host = {hostName(), cpuModel(), logicalCores()};
+  s.device = device_.str();
+  s.threads = threads_;
+  s.host_use = {memoryNote_, autoThreads_ ? "automatic: the cores this rank's share of the machine has, fewer "
+                                            "while other processes take cores"
+                                          : "fixed by train.threads"};
+  s.world_size = o_.world_size;
+  s.local_rank = o_.local_rank;
+  s.model = {net_->name(), net_->parameterCount()};
+  s.dataset = {tinfo.name, static_cast<int64_t>(splits_.train->size()), static_cast<int64_t>(splits_.val->size()),
+               tinfo.num_classes, tinfo.channels, imageSize_};
+  s.steps_per_epoch = stepsPerEpoch_;
+  s.total_steps = totalSteps_;
+  s.batch = {c_.train.batch_size, static_cast<int64_t>(c_.train.batch_size) * o_.world_size,
+             "train.batch_size is per rank; the global batch is batch_size x devices"};
+  s.lr_scaling = schedule_->scalingJson();  // the effective lr and why (optim.lr_scaling)
+  if (!o_.resume_from.empty()) s.resumed_from = proto::ResumedFrom{o_.resume_from, at_.epoch + 1, at_.batch_in_epoch, at_.iteration};
+  s.speedups = speedups();
+  if (group_->worldSize() > 1) s.dist = group_->describe();
+  json ev = event(proto::StartEvent::kType);
+  proto::writeFields(s, ev);
   emit(ev);
   if (backend_.mkldnn_disabled) warn(backend_.detail);
   if (!resumeNote_.empty()) warn(resumeNote_);
@@ -68,9 +71,9 @@ void TrainingRun::emitStart() {
 }
 
 // Each speedup: asked for, active, and how (the `start` event's speedups).
-json TrainingRun::speedupsJson() const {
+std::map<std::string, proto::SpeedupStatus> TrainingRun::speedups() const {
   const auto& sp = c_.speedups;
-  json s;
+  std::map<std::string, proto::SpeedupStatus> s;
   s["workers"] = speedupStatus(sp.workers > 0, sp.workers > 0,
                                std::to_string(sp.workers) + " loader thread(s)" +
                                    (sp.workers == 0 ? ": loading inside the training loop" : ""));
@@ -127,7 +130,7 @@ void TrainingRun::emitStep(int epoch) {
   s.progress = totalSteps_ > 0 ? static_cast<double>(at_.iteration) / total : 0.0;
   const int64_t done = at_.iteration - iterationAtStart_;  // steps of this life
   s.eta_s = done > 0 ? wall_.seconds() / static_cast<double>(done) * (total - static_cast<double>(at_.iteration)) : 0.0;
-  json ev = event("step");
+  json ev = event(proto::StepEvent::kType);
   proto::writeFields(s, ev);
   emit(ev);
   lossAcc_.zero_();
@@ -147,7 +150,7 @@ void TrainingRun::emitEvalAndEpoch(int epoch, const EvalResult& r, bool epochCom
   e.eval_samples = r.samples;
   e.inference_mode = c_.speedups.inference_eval;
   e.mem = r.mem;
-  json ev = event("eval");
+  json ev = event(proto::EvalEvent::kType);
   proto::writeFields(e, ev);
   emit(ev);
   proto::EpochEvent p;
@@ -159,19 +162,21 @@ void TrainingRun::emitEvalAndEpoch(int epoch, const EvalResult& r, bool epochCom
   p.samples_per_s = p.train_samples_per_s;
   p.train_loss = epochSteps_ > 0 ? epochLossAcc_.item<double>() / static_cast<double>(epochSteps_) : std::nan("");
   p.complete = epochComplete;
-  json ep = event("epoch");
+  json ep = event(proto::EpochEvent::kType);
   proto::writeFields(p, ep);
   emit(ep);
 }
 
 void TrainingRun::emitEarlyStop(int epoch, const EarlyStoppingDecision& decision) {
-  json es = event("early_stop");
-  es["reason"] = decision.reason;
-  es["best_epoch"] = stopper_->bestEpoch();
-  es["best_value"] = stopper_->bestValue();
-  es["monitor"] = c_.speedups.early_stopping.monitor;
-  es["epochs_saved"] = c_.train.epochs - (epoch + 1);
-  emit(es);
+  proto::EarlyStopEvent e;
+  e.reason = decision.reason;
+  e.best_epoch = stopper_->bestEpoch();
+  e.best_value = stopper_->bestValue();
+  e.monitor = c_.speedups.early_stopping.monitor;
+  e.epochs_saved = c_.train.epochs - (epoch + 1);
+  json ev = event(proto::EarlyStopEvent::kType);
+  proto::writeFields(e, ev);
+  emit(ev);
 }
 
 json TrainingRun::summaryJson() const {

@@ -401,12 +401,8 @@ Status TrainingRun::writeCheckpoint(const std::string& kind, int epoch, int64_t 
   fs::create_directories(ckDir_, ec);
   const std::string path = (fs::path(ckDir_) / (kind + ".pt")).string();
   if (auto st = saveCheckpoint(path, d); !st.ok()) return st;
-  json ev = event("checkpoint");
-  ev["kind"] = kind;
-  ev["path"] = path;
-  ev["epoch"] = epoch;  // epochs completed when batch_in_epoch is 0
-  ev["batch_in_epoch"] = batchInEpoch;
-  ev["step"] = at_.iteration;
+  json ev = event(proto::CheckpointEvent::kType);
+  proto::writeFields(proto::CheckpointEvent{kind, path, epoch, batchInEpoch, at_.iteration}, ev);
   emit(ev);
   return {};
 }

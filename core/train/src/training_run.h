@@ -7,6 +7,7 @@
 //   finish()      best weights back after early stopping; the outcome and its summary
 // Private to wb_train. Thread affinity: the training thread.
 #include <cmath>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,6 +19,7 @@
 #include "wb/data/dataset.h"
 #include "wb/data/loader.h"
 #include "wb/model/model.h"
+#include "wb/proto/event_types.h"
 #include "wb/train/backend_check.h"
 #include "wb/train/early_stopping.h"
 #include "wb/train/grad_scaler.h"
@@ -93,7 +95,7 @@ class TrainingRun {
   void emit(const nlohmann::json& ev);
   void warn(const std::string& message, const std::string& path = "");
   void emitStart();
-  nlohmann::json speedupsJson() const;
+  std::map<std::string, proto::SpeedupStatus> speedups() const;
   void emitStep(int epoch);
   void emitEvalAndEpoch(int epoch, const EvalResult& ev, bool epochComplete);
   void emitEarlyStop(int epoch, const EarlyStoppingDecision& decision);

@@ -1,11 +1,13 @@
 #pragma once
-// Hand-made runs for the report tests: events written the way the launcher writes them
-// (wb::proto::makeEvent/encodeEvent into events.jsonl, config.json, summary.json, env.json),
+// Hand-made runs for the report tests: events written the way the trainer and the launcher
+// write them (the typed events of wb/proto/event_types.h, encodeEvent into events.jsonl;
+// config.json, summary.json, env.json),
 // so the tests read real files through the same loader as `compare` does.
 #include <QDir>
 #include <QString>
 
 #include <fstream>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,13 +39,14 @@ struct FakeRun {
     config[json::json_pointer(p)] = std::move(value);
     return *this;
   }
-  FakeRun& start(const std::string& device = "cpu", int cores = 4, json speedups = json::object()) {
-    json ev = wb::proto::makeEvent("start", 0, 0.0);
-    ev["device"] = device;
-    ev["host"] = {{"name", "testhost"}, {"cpu", "Test CPU"}, {"cores", cores}};
-    ev["world_size"] = 1;
-    ev["speedups"] = std::move(speedups);
-    events.push_back(ev);
+  using Speedups = std::map<std::string, wb::proto::SpeedupStatus>;
+  FakeRun& start(const std::string& device = "cpu", int cores = 4, Speedups speedups = {}) {
+    wb::proto::StartEvent e;
+    e.device = device;
+    e.host = {"testhost", "Test CPU", cores};
+    e.world_size = 1;
+    e.speedups = std::move(speedups);
+    events.push_back(wb::proto::toEvent(e, 0, 0.0));
     return *this;
   }
   // A step event; ms = {data, h2d, fwd, bwd, opt, comm}.
@@ -60,9 +63,7 @@ struct FakeRun {
     e.samples_per_s = 1000.0;
     e.ms = wb::proto::StepPhases{ms[0], ms[1], ms[2], ms[3], ms[5], ms[4]};
     e.mem = {{"device", "cpu"}, {"rss", rssPeak / 2}, {"rss_peak", rssPeak}, {"peak", 0}};
-    json ev = wb::proto::makeEvent("step", rank, t);
-    wb::proto::writeFields(e, ev);
-    events.push_back(ev);
+    events.push_back(wb::proto::toEvent(e, rank, t));
     return *this;
   }
   // The step event's CPU over its interval (the last step added).
@@ -86,9 +87,7 @@ struct FakeRun {
     e.val_acc = acc;
     e.val_loss = 1.0 - acc;
     e.eval_ms = evalMs;
-    json ev = wb::proto::makeEvent("eval", 0, t);
-    wb::proto::writeFields(e, ev);
-    events.push_back(ev);
+    events.push_back(wb::proto::toEvent(e, 0, t));
     return *this;
   }
   FakeRun& epoch(int epoch, double t, double seconds, double sps = 1000) {
@@ -98,39 +97,40 @@ struct FakeRun {
     e.samples_per_s = sps;
     e.train_samples_per_s = sps;
     e.train_loss = 0.5;
-    json ev = wb::proto::makeEvent("epoch", 0, t);
-    wb::proto::writeFields(e, ev);
-    events.push_back(ev);
+    events.push_back(wb::proto::toEvent(e, 0, t));
     return *this;
   }
   FakeRun& earlyStop(int bestEpoch) {
-    json ev = wb::proto::makeEvent("early_stop", 0, events.empty() ? 0.0 : events.back().value("t", 0.0));
-    ev["reason"] = "no improvement";
-    ev["best_epoch"] = bestEpoch;
-    ev["best_value"] = 0.3;
-    ev["monitor"] = "val_loss";
-    events.push_back(ev);
+    wb::proto::EarlyStopEvent e;
+    e.reason = "no improvement";
+    e.best_epoch = bestEpoch;
+    e.best_value = 0.3;
+    e.monitor = "val_loss";
+    events.push_back(wb::proto::toEvent(e, 0, events.empty() ? 0.0 : events.back().value("t", 0.0)));
     return *this;
   }
   FakeRun& warning(const std::string& message) {
-    json ev = wb::proto::makeEvent("warning", 0, 0.0);
-    ev["message"] = message;
-    events.push_back(ev);
+    events.push_back(wb::proto::toEvent(wb::proto::WarningEvent{message, std::nullopt}, 0, 0.0));
+    return *this;
+  }
+  FakeRun& error(const std::string& message, int rank) {
+    const double t = events.empty() ? 0.0 : events.back().value("t", 0.0);
+    events.push_back(wb::proto::toEvent(wb::proto::ErrorEvent{message, "internal", std::nullopt}, rank, t));
     return *this;
   }
   // The end event and summary.json, as the current writer fills them (train_samples_per_s from
   // the step events' samples and times; no older samples_per_s).
   FakeRun& end(const std::string& status, double wallS) {
-    json ev = wb::proto::makeEvent("end", 0, wallS);
-    ev["status"] = status;
-    ev["summary"] = {{"wall_s", wallS}, {"run_wall_s", wallS + 1.5}, {"time_to_first_step_s", 1.25}, {"eval_s", evalSeconds()}};
+    wb::proto::EndEvent e;
+    e.status = status;
+    e.summary = {{"wall_s", wallS}, {"run_wall_s", wallS + 1.5}, {"time_to_first_step_s", 1.25}, {"eval_s", evalSeconds()}};
     if (double s = trainSeconds(); s > 0) {
-      ev["summary"]["train_s"] = s;
-      ev["summary"]["train_samples"] = trainSamples();
-      ev["summary"]["train_samples_per_s"] = static_cast<double>(trainSamples()) / s;
+      e.summary["train_s"] = s;
+      e.summary["train_samples"] = trainSamples();
+      e.summary["train_samples_per_s"] = static_cast<double>(trainSamples()) / s;
     }
-    events.push_back(ev);
-    summary = ev["summary"];
+    events.push_back(wb::proto::toEvent(e, 0, wallS));
+    summary = e.summary;
     (*summary)["status"] = status;
     return *this;
   }
@@ -157,7 +157,7 @@ struct FakeRun {
   double evalSeconds() const {
     double ms = 0;
     for (const auto& ev : events)
-      if (ev["type"] == "eval") ms += ev.value("eval_ms", 0.0);
+      if (wb::proto::isEvent<wb::proto::EvalEvent>(ev)) ms += ev.value("eval_ms", 0.0);
     return ms / 1000.0;
   }
 
@@ -188,7 +188,7 @@ struct FakeRun {
     double v = 0;
     bool any = false;
     for (const auto& ev : events)
-      if (ev["type"] == "step" && ev.value("rank", 0) == 0 && (last || !any)) v = ev.value(key, 0.0), any = true;
+      if (wb::proto::isEvent<wb::proto::StepEvent>(ev) && ev.value("rank", 0) == 0 && (last || !any)) v = ev.value(key, 0.0), any = true;
     return v;
   }
 

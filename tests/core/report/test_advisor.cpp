@@ -126,8 +126,7 @@ Scenario inferenceEval() {
 Scenario pinMemoryInactive() {
   Scenario s;
   s.run.set("speedups.pin_memory", true)
-      .start("cpu", 2, {{"pin_memory", {{"requested", true}, {"active", false}, {"note", "needs CUDA; not available"}}},
-                        {"workers", {{"requested", 0}, {"active", false}, {"note", ""}}}});
+      .start("cpu", 2, {{"pin_memory", {true, false, "needs CUDA; not available"}}, {"workers", {false, false, ""}}});
   return s;
 }
 Scenario bf16SlowerAndLessAccurate() {
@@ -144,11 +143,7 @@ Scenario dataWarnings() {
 }
 Scenario failedRun() {
   Scenario s;
-  s.run.start();
-  json err = wb::proto::makeEvent("error", 1, 3.0);
-  err["message"] = "out of memory";
-  s.run.events.push_back(err);
-  s.run.end("failed", 3);
+  s.run.start().error("out of memory", 1).end("failed", 3);
   return s;
 }
 Scenario twoDevices() {
@@ -338,9 +333,11 @@ class TestAdvisor : public QObject {
   void nullEventFieldsDoNotThrow() {
     FakeRun run;
     run.set("speedups.early_stopping.patience", 2);
-    run.start("cpu", 4, json{{"workers", {{"requested", 2}, {"active", nullptr}, {"note", nullptr}}},
-                             {"pin_memory", {{"requested", true}, {"active", false}, {"note", 3}}},
-                             {"early_stopping", {{"requested", {{"patience", nullptr}}}}}});
+    run.start("cpu", 4);
+    run.events.back()["speedups"] = json{{"workers", {{"requested", 2}, {"active", nullptr}, {"note", nullptr}}},
+                                         {"pin_memory", {{"requested", true}, {"active", false}, {"note", 3}}},
+                                         {"early_stopping", {{"requested", {{"patience", nullptr}}}}},
+                                         {"sharding", "on"}};
     run.step(1, 10, 640, 1, 1.0).step(1, 20, 1280, 2, 0.9).earlyStop(1).end("early-stopped", 5);
     run.events[run.events.size() - 2]["best_epoch"] = nullptr;
     RunRecord r = run.record();

@@ -91,7 +91,7 @@ class TestReplicaGroup : public QObject {
     double sums[2] = {1.5, 2.0};
     (*group)->allReduceSum(sums, 2);
     QCOMPARE(sums[1], 2.0);
-    QVERIFY(!(*group)->shardingStatus()["active"].get<bool>());
+    QVERIFY(!(*group)->shardingStatus().active);
 
     auto groupOpt = (*group)->makeOptimizer();
     auto plainOpt = wb::train::makeOptimizer(config.optim, (*plain)->parameters());

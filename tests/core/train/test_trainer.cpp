@@ -20,6 +20,7 @@
 #include "wb/common/config.h"
 #include "wb/common/paths.h"
 #include "wb/model/model.h"
+#include "wb/proto/event_types.h"
 #include "wb/proto/events.h"
 #include "wb/train/checkpoint.h"
 #include "wb/train/trainer.h"
@@ -159,9 +160,9 @@ class TestTrainer : public QObject {
     QCOMPARE(QString::fromStdString(fp32.outcome.status), QStringLiteral("ok"));
     QCOMPARE(QString::fromStdString(bf16.outcome.status), QStringLiteral("ok"));
     // The start event says bf16 autocast is active (never silently ignored).
-    const auto start = bf16.of("start").at(0);
-    QVERIFY(start["speedups"]["precision"]["active"].get<bool>());
-    QVERIFY(!fp32.of("start").at(0)["speedups"]["precision"]["active"].get<bool>());
+    // Read back through the typed reader the report and the window use.
+    QVERIFY(wb::proto::readStartEvent(bf16.of("start").at(0)).speedups.at("precision").active);
+    QVERIFY(!wb::proto::readStartEvent(fp32.of("start").at(0)).speedups.at("precision").active);
     const double a32 = fp32.outcome.summary["best_val_acc"];
     const double a16 = bf16.outcome.summary["best_val_acc"];
     qInfo("fp32 %.4f, bf16 %.4f", a32, a16);
@@ -206,7 +207,7 @@ class TestTrainer : public QObject {
     QCOMPARE(e0["val_acc"].get<double>(), e1["val_acc"].get<double>());
     QVERIFY(std::abs(e0["val_loss"].get<double>() - e1["val_loss"].get<double>()) < 1e-5);
     QVERIFY(e0.contains("eval_ms") && e0["mem"].contains("peak"));
-    QVERIFY(infer.of("start").at(0)["speedups"]["inference_eval"]["active"].get<bool>());
+    QVERIFY(wb::proto::readStartEvent(infer.of("start").at(0)).speedups.at("inference_eval").active);
   }
 
   void earlyStoppingStopsAtBestPlusPatienceWithBestWeights() {
@@ -229,9 +230,10 @@ class TestTrainer : public QObject {
     QCOMPARE(r.of("eval").size(), size_t{3});
     const auto es = r.of("early_stop");
     QCOMPARE(es.size(), size_t{1});
-    QCOMPARE(es[0]["best_epoch"].get<int>(), 1);
-    QCOMPARE(es[0]["epochs_saved"].get<int>(), 3);
-    QVERIFY(!es[0]["reason"].get<std::string>().empty());
+    const wb::proto::EarlyStopEvent stop = wb::proto::readEarlyStopEvent(es[0]);
+    QCOMPARE(stop.best_epoch, 1);
+    QCOMPARE(stop.epochs_saved, 3);
+    QVERIFY(!stop.reason.empty());
 
     // best.pt = the weights after epoch 1, bit for bit: a run of exactly one epoch ends there.
     c.train.epochs = 1;

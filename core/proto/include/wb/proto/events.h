@@ -2,21 +2,22 @@
 // The event stream: one JSON object per line (events.jsonl, and stdout with --events-stdout).
 //
 // Schema version kEventVersion. Every event has: v, type, rank, t (seconds since the run
-// started, per rank), wall (unix seconds). Types and their fields:
-//   start       config, versions{libtorch,cuda,cudnn,nccl,opencv}, host{name,cpu,cores}, device,
-//               threads, host_use{memory,threads}, world_size, speedups{<name>:{requested,active,note}},
-//               dataset{train,val,classes,...}
-//   step        epoch, step, samples, loss, lr, samples_per_s (training steps only, over the log
-//               interval), step_ms, ms{data,h2d,fwd,bwd,opt,comm},
-//               mem{device,alloc,reserved,peak,rss,rss_peak,page_faults_per_step}, amp{scale,skipped},
-//               cpu{process_cores,machine_busy_cores,other_cores,cores,threads} over the interval
-//   eval        epoch, step, val_loss, val_acc, eval_ms, samples, mem{...}
-//   epoch       epoch, seconds, train_seconds, samples, train_samples_per_s (= samples_per_s), train_loss
-//   early_stop  reason, best_epoch, best_value, monitor
-//   checkpoint  path, epoch, step, kind (last|best)
-//   warning     message, [path]
-//   error       message, code, [rank]
-//   end         status (ok|failed|cancelled|early-stopped|diverged), summary{...}
+// started, per rank), wall (unix seconds). The fields of each type are code, not this comment:
+// one struct per type in wb/proto/event_types.h (its field lists in event_types.cpp), written
+// with toEvent/writeFields and read with read<Type>Event by every writer and reader:
+//   run         RunEvent        the launcher's first line: run_dir, run_id, name, config, ...
+//   start       StartEvent      each rank: config, versions, host, device, threads, world_size,
+//                               model, dataset, speedups{<name>: SpeedupStatus}, lr_scaling, ...
+//   step        StepEvent       every log interval: loss, throughput, ms{...}, mem, cpu, amp
+//   eval        EvalEvent       val_loss, val_acc, eval_ms
+//   epoch       EpochEvent      seconds, train_seconds, train_samples_per_s, train_loss
+//   early_stop  EarlyStopEvent  reason, best_epoch, best_value, monitor
+//   checkpoint  CheckpointEvent kind (last|best), path, epoch, step
+//   warning     WarningEvent    message, [path]
+//   error       ErrorEvent      message, code, [log_tail]; the event's rank is the one that failed
+//   end         EndEvent        status (ok|failed|cancelled|early-stopped|diverged), summary{...}
+// The ladder's own stream (workbench-cli ladder --events-stdout): ladder (LadderEvent),
+// rung_start, rung_end (RungStartEvent, RungEndEvent), warning, and its end (LadderEndEvent).
 // The summary's clocks, each named for what it covers: train_s, train_samples and
 // train_samples_per_s (training steps only), eval_s, checkpoint_s, wall_s (the training loop:
 // steps + evaluation + checkpoints), time_to_first_step_s and run_wall_s (from the start of the

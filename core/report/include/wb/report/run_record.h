@@ -15,6 +15,7 @@
 
 #include "wb/common/result.h"
 #include "wb/common/sysinfo.h"  // kContendedOtherCores
+#include "wb/proto/event_types.h"
 
 namespace wb::report {
 
@@ -111,7 +112,7 @@ struct RunRecord {
   std::string id;            // folder name, or the run event's run_id
   std::string name;          // config name
   nlohmann::json config = nlohmann::json::object();   // config.json, else the run/start event's
-  nlohmann::json start = nlohmann::json::object();    // rank 0's start event
+  proto::StartEvent start;                            // rank 0's start event
   nlohmann::json env = nlohmann::json::object();      // env.json
   nlohmann::json summary = nlohmann::json::object();  // summary.json, else the end event's summary
   std::string status = "running";  // ok | failed | cancelled | early-stopped | diverged | running
@@ -121,7 +122,7 @@ struct RunRecord {
   std::vector<StepSample> steps;
   std::vector<EvalSample> evals;
   std::vector<EpochSample> epochs;
-  std::optional<nlohmann::json> early_stop;   // the early_stop event
+  std::optional<proto::EarlyStopEvent> early_stop;  // the early_stop event
   std::vector<std::string> warnings;          // warning messages (all ranks)
   std::vector<std::string> errors;            // error messages (all ranks)
   std::map<int, int64_t> device_peak;         // per rank, max mem.peak seen (bytes)

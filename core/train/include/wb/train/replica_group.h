@@ -18,6 +18,7 @@
 #include "wb/common/config.h"
 #include "wb/common/result.h"
 #include "wb/model/model.h"
+#include "wb/proto/event_types.h"
 
 namespace wb::dist {
 class Communicator;
@@ -47,7 +48,7 @@ class ReplicaGroup {
   // mismatch. A group of one stops at once; several ranks agree every `every`-th iteration
   // (the same on all), one small all-reduce per log interval.
   virtual bool agreeOnStop(bool requested, int64_t iteration, int64_t every) = 0;
-  virtual nlohmann::json shardingStatus() const = 0;  // {requested, active, note, ...}
+  virtual proto::SpeedupStatus shardingStatus() const = 0;  // the start event's speedups.sharding
   virtual nlohmann::json describe() const = 0;        // backend, buckets, optimiser bytes per rank...
   virtual nlohmann::json stats() = 0;                 // per log interval: comm ms, overlap share, bytes
 };
