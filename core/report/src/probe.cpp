@@ -229,11 +229,9 @@ WorkersAdvice workersAdvice(const json& caps) {
 }
 
 std::optional<MachineId> runMachine(const RunRecord& run) {
-  for (const json* j : {&run.start, &run.env}) {
-    auto it = j->is_object() ? j->find("host") : j->end();
-    if (!j->is_object() || it == j->end() || !it->is_object()) continue;
-    MachineId m{proto::stringOr(*it, "name", ""), proto::stringOr(*it, "cpu", ""),
-                static_cast<int>(proto::intOr(*it, "cores", 0))};
+  const json& envHost = run.env.is_object() ? proto::objectOr(run.env, "host") : run.env;
+  for (const proto::HostInfo& h : {run.start.host, proto::readHostInfo(envHost)}) {
+    MachineId m{h.name, h.cpu, h.cores};
     if (!m.host.empty() && m.cores > 0) return m;
   }
   return std::nullopt;
