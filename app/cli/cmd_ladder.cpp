@@ -12,6 +12,7 @@
 #include "wb/common/paths.h"
 #include "wb/ladder/ladder_run.h"
 #include "wb/proto/config_json.h"
+#include "wb/proto/event_types.h"
 #include "wb/proto/events.h"
 #include "wb/report/ladder.h"
 #include "wb/report/probe.h"
@@ -152,9 +153,8 @@ int ladderCommand(const LadderCliOptions& o) {
   if (!result.ok()) {
     std::fprintf(stderr, "workbench-cli ladder: %s\n", result.error().message.c_str());
     if (eventsOut) {
-      json ev = proto::makeEvent("error", -1, 0.0);
-      ev["message"] = result.error().message;
-      std::fprintf(stdout, "%s\n", proto::encodeEvent(ev).c_str());
+      const proto::ErrorEvent error{result.error().message, errcName(result.error().code), std::nullopt};
+      std::fprintf(stdout, "%s\n", proto::encodeEvent(proto::toEvent(error, -1, 0.0)).c_str());
     }
     return 1;
   }

@@ -1,4 +1,4 @@
-// workbench-cli run | worker | capabilities.
+// workbench-cli run | capabilities (worker: cmd_worker.cpp).
 #include <signal.h>
 #include <unistd.h>
 
@@ -22,6 +22,7 @@
 #include "wb/launch/launcher.h"
 #include "wb/proto/capability_keys.h"
 #include "wb/proto/config_json.h"
+#include "wb/proto/event_types.h"
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
 #include "wb/proto/run_status.h"
@@ -67,17 +68,6 @@ std::string choicesHelp() {
   return out + kRunExit;
 }
 
-const char* kWorkerAbout = R"(one rank of a run (what `run` spawns; also under torchrun --no-python or srun)
-
-One rank of a run. `workbench-cli run` spawns these; on a cluster run them under
-  torchrun --no-python --nproc-per-node N workbench-cli worker --config exp.json --run-dir /shared/runs/x
-  srun --ntasks N workbench-cli worker --config exp.json --run-dir /shared/runs/x
-The rank reads only RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT (or SLURM_PROCID,
-SLURM_NTASKS, SLURM_LOCALID and MASTER_ADDR/MASTER_PORT under srun); `run` gives its ranks
-WB_STORE_FILE=<run folder>/.rendezvous instead of MASTER_ADDR/MASTER_PORT (a c10d FileStore:
-nothing listens beyond loopback). Without --events-stdout, rank 0
-writes the run directory itself (config.json, events.jsonl, summary.json, checkpoints/).)";
-
 std::string humanDuration(double s) {
   char buf[32];
   if (!std::isfinite(s) || s < 0) return "?";
@@ -87,42 +77,50 @@ std::string humanDuration(double s) {
   return buf;
 }
 
-// The human progress view of the event stream. Any field may be null or missing (a NaN loss is
-// written as null): the accessors never throw.
+// The human progress view of the event stream, one printer per event type. The typed readers
+// never throw: a field that is null or missing (a NaN loss is written as null) keeps its default.
+void printRunLine(const proto::RunEvent& run) {
+  std::fprintf(stderr, "run %s -> %s\n", run.run_id.c_str(), run.run_dir.c_str());
+  if (run.resume) std::fprintf(stderr, "resuming from %s\n", run.resume->c_str());
+  for (const auto& change : run.config_changes.is_array() ? run.config_changes : json::array())
+    if (change.is_string()) std::fprintf(stderr, "  changed %s\n", change.get<std::string>().c_str());
+}
+
+void printStartLine(const proto::StartEvent& start) {
+  std::fprintf(stderr, "%s on %s: %lld train / %lld val samples, %s, %d thread(s), world size %d\n",
+               start.model.name.c_str(), start.dataset.name.c_str(), static_cast<long long>(start.dataset.train),
+               static_cast<long long>(start.dataset.val), start.device.c_str(), start.threads,
+               start.world_size > 0 ? start.world_size : 1);
+  for (const auto& [name, s] : start.speedups)
+    if (s.requested && !s.active)
+      std::fprintf(stderr, "  note: %s requested but not active: %s\n", name.c_str(), s.note.c_str());
+}
+
+void printStepLine(const proto::StepEvent& step, const char* clear, bool tty) {
+  std::fprintf(stderr, "%sepoch %d step %lld  loss %.4f  %.0f train samples/s  %3.0f%%  ETA %s%s", clear, step.epoch,
+               static_cast<long long>(step.step), step.loss, step.samples_per_s, 100.0 * step.progress,
+               humanDuration(step.eta_s).c_str(), tty ? "" : "\n");
+}
+
+void printEvalLine(const proto::EvalEvent& eval, const char* clear) {
+  std::fprintf(stderr, "%sepoch %d  val_loss %.4f  val_acc %.4f  (eval %.0f ms)\n", clear, eval.epoch, eval.val_loss,
+               eval.val_acc, eval.eval_ms);
+}
+
 void printProgress(const json& ev, bool tty) {
-  using proto::intOr, proto::numberOr, proto::objectOr, proto::stringOr;
-  const std::string type = stringOr(ev, "type", "");
+  const std::string type = proto::stringOr(ev, "type", "");
   const char* clear = tty ? "\r\033[K" : "";
-  const bool rank0 = intOr(ev, "rank", 0) == 0;
-  if (type == "run") {
-    std::fprintf(stderr, "run %s -> %s\n", stringOr(ev, "run_id", "").c_str(), stringOr(ev, "run_dir", "").c_str());
-    if (ev.contains("resume")) std::fprintf(stderr, "resuming from %s\n", stringOr(ev, "resume", "?").c_str());
-    for (const auto& change : ev.value("config_changes", json::array()))
-      if (change.is_string()) std::fprintf(stderr, "  changed %s\n", change.get<std::string>().c_str());
-  } else if (type == "start" && rank0) {
-    const json& d = objectOr(ev, "dataset");
-    std::fprintf(stderr, "%s on %s: %lld train / %lld val samples, %s, %lld thread(s), world size %lld\n",
-                 stringOr(objectOr(ev, "model"), "name", "").c_str(), stringOr(d, "name", "").c_str(),
-                 static_cast<long long>(intOr(d, "train", 0)), static_cast<long long>(intOr(d, "val", 0)),
-                 stringOr(ev, "device", "").c_str(), static_cast<long long>(intOr(ev, "threads", 0)),
-                 static_cast<long long>(intOr(ev, "world_size", 1)));
-    for (auto& [name, s] : objectOr(ev, "speedups").items())
-      if (proto::boolOr(s, "requested", false) && !proto::boolOr(s, "active", false))
-        std::fprintf(stderr, "  note: %s requested but not active: %s\n", name.c_str(), stringOr(s, "note", "").c_str());
-  } else if (type == "step" && rank0) {
-    std::fprintf(stderr, "%sepoch %lld step %lld  loss %.4f  %.0f train samples/s  %3.0f%%  ETA %s%s", clear,
-                 static_cast<long long>(intOr(ev, "epoch", 0)), static_cast<long long>(intOr(ev, "step", 0)),
-                 numberOr(ev, "loss", std::nan("")), numberOr(ev, "samples_per_s", 0.0), 100.0 * numberOr(ev, "progress", 0.0),
-                 humanDuration(numberOr(ev, "eta_s", 0.0)).c_str(), tty ? "" : "\n");
-  } else if (type == "eval" && rank0) {
-    std::fprintf(stderr, "%sepoch %lld  val_loss %.4f  val_acc %.4f  (eval %.0f ms)\n", clear,
-                 static_cast<long long>(intOr(ev, "epoch", 0)), numberOr(ev, "val_loss", std::nan("")),
-                 numberOr(ev, "val_acc", std::nan("")), numberOr(ev, "eval_ms", 0.0));
-  } else if (type == "warning" || type == "error") {
-    std::fprintf(stderr, "%s%s: %s\n", clear, type.c_str(), stringOr(ev, "message", "").c_str());
-  } else if (type == "early_stop") {
-    std::fprintf(stderr, "early stop: %s\n", stringOr(ev, "reason", "").c_str());
-  }
+  const bool rank0 = proto::intOr(ev, "rank", 0) == 0;
+  if (type == proto::RunEvent::kType) printRunLine(proto::readRunEvent(ev));
+  else if (type == proto::StartEvent::kType && rank0) printStartLine(proto::readStartEvent(ev));
+  else if (type == proto::StepEvent::kType && rank0) printStepLine(proto::readStepEvent(ev), clear, tty);
+  else if (type == proto::EvalEvent::kType && rank0) printEvalLine(proto::readEvalEvent(ev), clear);
+  else if (type == proto::WarningEvent::kType)
+    std::fprintf(stderr, "%swarning: %s\n", clear, proto::readWarningEvent(ev).message.c_str());
+  else if (type == proto::ErrorEvent::kType)
+    std::fprintf(stderr, "%serror: %s\n", clear, proto::readErrorEvent(ev).message.c_str());
+  else if (type == proto::EarlyStopEvent::kType)
+    std::fprintf(stderr, "early stop: %s\n", proto::readEarlyStopEvent(ev).reason.c_str());
 }
 
 void printSummary(const launch::RunOutcome& out) {
@@ -190,10 +188,8 @@ int runCommand(const RunOptions& o, const std::optional<std::string>& resume) {
   if (!config.ok()) {
     std::fprintf(stderr, "workbench-cli run: invalid config:\n%s\n", config.error().message.c_str());
     if (o.events_stdout) {
-      json ev = proto::makeEvent("error", -1, 0);
-      ev["message"] = config.error().message;
-      ev["code"] = "invalid_config";
-      std::printf("%s\n", proto::encodeEvent(ev).c_str());
+      const proto::ErrorEvent error{config.error().message, errcName(config.error().code), std::nullopt};
+      std::printf("%s\n", proto::encodeEvent(proto::toEvent(error, -1, 0.0)).c_str());
     }
     return 2;
   }
@@ -285,140 +281,6 @@ void addRun(CLI::App& cli, Commands& out) {
 
 namespace {
 
-// A rank 0 that writes events.jsonl itself (under torchrun or srun) settles it as the launcher
-// does (proto::settleEventsFile): records the file still refuses are lost, and the run ends failed.
-void settleOwnEventsFile(proto::EventSink& sink, train::TrainOutcome& outcome) {
-  const proto::EventsFileEnd ef = proto::settleEventsFile(sink, outcome.status);
-  if (!ef.error.empty()) outcome.summary["events_error"] = ef.error;
-  if (ef.late > 0) outcome.summary["events_late"] = ef.late;
-  if (ef.lost == 0) return;
-  outcome.summary["training_status"] = outcome.status;
-  outcome.summary["events_lost"] = ef.lost;
-  outcome.message = outcome.status == proto::kStatusFailed ? outcome.message + "; " + ef.message : ef.message;
-  outcome.summary["error"] = outcome.message;
-  outcome.status = proto::kStatusFailed;
-}
-
-struct WorkerOptions {
-  ExperimentOptions experiment;
-  std::string run_dir, resume;
-  bool events_stdout = false;
-  int collective_timeout = 300;
-};
-
-int workerCommand(const WorkerOptions& o) {
-  installStopSignals();
-  const bool eventsOut = o.events_stdout;
-  proto::EventSink sink;
-  Stopwatch clock;
-  int rank = 0;
-  auto fail = [&](const Error& e) {
-    std::fprintf(stderr, "workbench-cli worker (rank %d): %s\n", rank, e.message.c_str());
-    json ev = proto::makeEvent("error", rank, clock.seconds());
-    ev["message"] = e.message;
-    ev["code"] = errcName(e.code);
-    sink.write(ev);
-    json end = proto::makeEvent("end", rank, clock.seconds());
-    end["status"] = e.code == Errc::Cancelled ? proto::kStatusCancelled : proto::kStatusFailed;
-    end["summary"] = {{"error", e.message}, {"status", end["status"]}};
-    sink.write(end);
-    return exitCodeFor(e.code);
-  };
-  if (eventsOut) sink.setStream(stdout);
-
-  auto env = readDistEnv();
-  if (!env.ok()) return fail(env.error());
-  rank = env->rank;
-  auto config = resolveConfig(o.experiment);
-  if (!config.ok()) return fail(config.error());
-
-  // Standalone (torchrun / srun): rank 0 writes the run directory itself.
-  proto::RunDir run;
-  proto::RunLock runLock;  // rank 0 of a standalone run holds the folder until it returns
-  if (!o.run_dir.empty()) run.root = fs::absolute(o.run_dir);
-  if (!eventsOut) {
-    if (run.root.empty()) {
-      if (env->world_size > 1)
-        return fail(makeError(Errc::InvalidConfig, "--run-dir is required when WORLD_SIZE > 1 without --events-stdout "
-                                                   "(every rank must agree on one shared folder)"));
-      run.root = fs::absolute(defaultRunsRoot() / makeRunId(config->name));
-    }
-    if (rank == 0) {
-      if (auto st = run.create(); !st.ok()) return fail(st.error());
-      auto locked = proto::RunLock::acquire(run);
-      if (!locked.ok()) return fail(locked.error());
-      runLock = std::move(locked).value();
-      if (auto st = proto::writeJsonAtomic(run.config(), proto::configToJson(*config)); !st.ok()) return fail(st.error());
-      if (auto st = sink.openFile(run.events().string()); !st.ok()) return fail(st.error());
-      // A file size limit refuses writes (EFBIG) instead of killing the rank: the sink holds
-      // back what events.jsonl refuses and the end says what was lost.
-      ::signal(SIGXFSZ, SIG_IGN);
-      std::fprintf(stderr, "rank 0 writes %s\n", run.root.string().c_str());
-    } else {
-      sink.setStream(stderr);
-    }
-  }
-
-  auto comm = connectDist(*env, *config, o.collective_timeout);
-  if (!comm.ok()) return fail(comm.error());
-
-  train::TrainerOptions to;
-  to.config = *config;
-  to.run_dir = run.root.string();
-  to.resume_from = o.resume;
-  to.rank = env->rank;
-  to.world_size = env->world_size;
-  to.local_rank = env->local_rank;
-  to.local_world_size = env->local_world_size;
-  to.comm = comm->get();
-  to.stop_flag = &stopFlag();
-  train::Trainer trainer(to, sink);
-  Result<train::TrainOutcome> outcome = makeError(Errc::Internal, "not run");
-  try {
-    outcome = trainer.run();
-  } catch (const c10::Error& e) {
-    outcome = makeError(Errc::Internal, std::string("LibTorch: ") + e.what_without_backtrace());
-  } catch (const std::exception& e) {
-    outcome = makeError(Errc::Internal, "rank " + std::to_string(rank) + ": " + e.what());
-  }
-  if (!outcome.ok()) return fail(outcome.error());
-
-  // summary.json before `end`, so a follower that sees the end can read the summary at once.
-  if (!eventsOut && rank == 0) {
-    settleOwnEventsFile(sink, *outcome);
-    json summary = outcome->summary;
-    summary["status"] = outcome->status;
-    summary["run_id"] = run.id();
-    summary["name"] = config->name;
-    summary["run_dir"] = run.root.string();
-    summary["run_wall_s"] = processAgeSeconds();
-    (void)proto::writeJsonAtomic(run.summary(), summary);
-  }
-  if (outcome->status == proto::kStatusFailed) {  // trained, but something it owed is missing
-    json ev = proto::makeEvent("error", rank, clock.seconds());
-    ev["message"] = outcome->message;
-    ev["code"] = errcName(outcome->summary.contains("events_lost") ? Errc::Io : Errc::Checkpoint);
-    sink.write(ev);
-  }
-  json end = proto::makeEvent("end", rank, clock.seconds());
-  end["status"] = outcome->status;
-  end["summary"] = outcome->summary;
-  end["summary"]["status"] = outcome->status;
-  sink.write(end);
-  const int code = proto::exitCodeForStatus(outcome->status);
-  if (outcome->status == proto::kStatusFailed || outcome->status == proto::kStatusDiverged)
-    std::fprintf(stderr, "rank %d: %s: %s\n", rank, outcome->status.c_str(), outcome->message.c_str());
-  // Everything is written (events flushed per record, checkpoints and summary renamed into
-  // place). A lone rank leaves without tearing down the loaders, the model and LibTorch's
-  // statics (~0.1 s its launcher and the window would wait for); ranks of a group keep the
-  // orderly teardown of their process group.
-  if (env->world_size == 1) {
-    std::fflush(nullptr);
-    std::_Exit(code);
-  }
-  return code;
-}
-
 int capabilitiesCommand(bool asJson) {
   json c = train::capabilitiesJson();
   c[proto::caps::kVersion] = WB_VERSION;
@@ -437,23 +299,6 @@ int capabilitiesCommand(bool asJson) {
 }
 
 }  // namespace
-
-void addWorker(CLI::App& cli, Commands& out) {
-  auto o = std::make_shared<WorkerOptions>();
-  CLI::App* worker = cli.add_subcommand("worker", kWorkerAbout);
-  addExperimentOptions(*worker, o->experiment, "the experiment (as for run)");
-  worker->add_option("--run-dir", o->run_dir,
-                     "the run folder (shared by all ranks; required without --events-stdout\n"
-                     "when WORLD_SIZE > 1)")
-      ->type_name("DIR")->check(utf8Path("--run-dir"));
-  worker->add_option("--resume", o->resume, "checkpoint to continue from (a last.pt)")
-      ->type_name("FILE")->check(utf8Path("--resume"));
-  worker->add_flag("--events-stdout", o->events_stdout, "events as JSON Lines on stdout (the launcher reads them)");
-  worker->add_option("--collective-timeout", o->collective_timeout,
-                     "seconds before a collective with a dead peer fails (default 300)")
-      ->type_name("S")->check(inRange(1, 86400));
-  out.push_back({worker, [o] { return workerCommand(*o); }});
-}
 
 void addCapabilities(CLI::App& cli, Commands& out) {
   auto asJson = std::make_shared<bool>(false);

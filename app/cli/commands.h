@@ -10,7 +10,7 @@
 namespace wb::cli {
 
 void addRun(CLI::App& cli, Commands& out);           // run one experiment (launcher); cmd_run.cpp
-void addWorker(CLI::App& cli, Commands& out);        // one rank (torchrun/srun-compatible); cmd_run.cpp
+void addWorker(CLI::App& cli, Commands& out);        // one rank (torchrun/srun-compatible); cmd_worker.cpp
 void addCapabilities(CLI::App& cli, Commands& out);  // what this machine can do (JSON for the GUI)
 void addLadder(CLI::App& cli, Commands& out);        // the speedup ladder
 void addCompare(CLI::App& cli, Commands& out);       // comparison table of run dirs on the terminal

@@ -1,0 +1,215 @@
+// workbench-cli worker: one rank of a run, under `run`, torchrun or srun.
+#include <signal.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+
+#include <torch/torch.h>
+
+#include "commands.h"
+#include "experiment.h"
+#include "options.h"
+#include "wb/common/clock.h"
+#include "wb/common/paths.h"
+#include "wb/common/sysinfo.h"
+#include "wb/proto/config_json.h"
+#include "wb/proto/event_types.h"
+#include "wb/proto/events.h"
+#include "wb/proto/rundir.h"
+#include "wb/proto/run_status.h"
+#include "wb/train/trainer.h"
+#include "worker_dist.h"
+
+namespace wb::cli {
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kWorkerAbout = R"(one rank of a run (what `run` spawns; also under torchrun --no-python or srun)
+
+One rank of a run. `workbench-cli run` spawns these; on a cluster run them under
+  torchrun --no-python --nproc-per-node N workbench-cli worker --config exp.json --run-dir /shared/runs/x
+  srun --ntasks N workbench-cli worker --config exp.json --run-dir /shared/runs/x
+The rank reads only RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT (or SLURM_PROCID,
+SLURM_NTASKS, SLURM_LOCALID and MASTER_ADDR/MASTER_PORT under srun); `run` gives its ranks
+WB_STORE_FILE=<run folder>/.rendezvous instead of MASTER_ADDR/MASTER_PORT (a c10d FileStore:
+nothing listens beyond loopback). Without --events-stdout, rank 0
+writes the run directory itself (config.json, events.jsonl, summary.json, checkpoints/).)";
+
+struct WorkerOptions {
+  ExperimentOptions experiment;
+  std::string run_dir, resume;
+  bool events_stdout = false;
+  int collective_timeout = 300;
+};
+
+// One rank's stream: where its events go and the clock they carry.
+struct RankEvents {
+  proto::EventSink sink;
+  Stopwatch clock;
+  int rank = 0;
+
+  void write(const nlohmann::json& ev) { sink.write(ev); }
+  template <class E>
+  void write(const E& e) { sink.write(proto::toEvent(e, rank, clock.seconds())); }
+
+  // A rank that cannot train: the error and a failed (or cancelled) end, and its exit code.
+  int fail(const Error& e) {
+    std::fprintf(stderr, "workbench-cli worker (rank %d): %s\n", rank, e.message.c_str());
+    write(proto::ErrorEvent{e.message, errcName(e.code), std::nullopt});
+    proto::EndEvent end;
+    end.status = e.code == Errc::Cancelled ? proto::kStatusCancelled : proto::kStatusFailed;
+    end.summary = {{"error", e.message}, {"status", end.status}};
+    write(end);
+    return exitCodeFor(e.code);
+  }
+};
+
+// A rank 0 that writes events.jsonl itself (under torchrun or srun) settles it as the launcher
+// does (proto::settleEventsFile): records the file still refuses are lost, and the run ends failed.
+void settleOwnEventsFile(proto::EventSink& sink, train::TrainOutcome& outcome) {
+  const proto::EventsFileEnd ef = proto::settleEventsFile(sink, outcome.status);
+  if (!ef.error.empty()) outcome.summary["events_error"] = ef.error;
+  if (ef.late > 0) outcome.summary["events_late"] = ef.late;
+  if (ef.lost == 0) return;
+  outcome.summary["training_status"] = outcome.status;
+  outcome.summary["events_lost"] = ef.lost;
+  outcome.message = outcome.status == proto::kStatusFailed ? outcome.message + "; " + ef.message : ef.message;
+  outcome.summary["error"] = outcome.message;
+  outcome.status = proto::kStatusFailed;
+}
+
+// Standalone (torchrun / srun, no --events-stdout): rank 0 makes the run folder, holds its lock,
+// writes config.json and events.jsonl; the other ranks' events go to stderr.
+Status openStandaloneRun(const WorkerOptions& o, const dist::DistEnv& env, const Config& config, proto::RunDir& run,
+                         proto::RunLock& lock, RankEvents& events) {
+  if (run.root.empty()) {
+    if (env.world_size > 1)
+      return makeError(Errc::InvalidConfig, "--run-dir is required when WORLD_SIZE > 1 without --events-stdout "
+                                            "(every rank must agree on one shared folder)");
+    run.root = fs::absolute(defaultRunsRoot() / makeRunId(config.name));
+  }
+  if (env.rank != 0) {
+    events.sink.setStream(stderr);
+    return {};
+  }
+  if (auto st = run.create(); !st.ok()) return st;
+  auto locked = proto::RunLock::acquire(run);
+  if (!locked.ok()) return locked.error();
+  lock = std::move(locked).value();
+  if (auto st = proto::writeJsonAtomic(run.config(), proto::configToJson(config)); !st.ok()) return st;
+  if (auto st = events.sink.openFile(run.events().string()); !st.ok()) return st;
+  // A file size limit refuses writes (EFBIG) instead of killing the rank: the sink holds back
+  // what events.jsonl refuses and the end says what was lost.
+  ::signal(SIGXFSZ, SIG_IGN);
+  std::fprintf(stderr, "rank 0 writes %s\n", run.root.string().c_str());
+  return {};
+}
+
+// The trainer's run; LibTorch's and the library's exceptions become an error naming the rank.
+Result<train::TrainOutcome> trainRank(const train::TrainerOptions& to, proto::EventSink& sink) {
+  train::Trainer trainer(to, sink);
+  try {
+    return trainer.run();
+  } catch (const c10::Error& e) {
+    return makeError(Errc::Internal, std::string("LibTorch: ") + e.what_without_backtrace());
+  } catch (const std::exception& e) {
+    return makeError(Errc::Internal, "rank " + std::to_string(to.rank) + ": " + e.what());
+  }
+}
+
+void writeOwnSummary(const proto::RunDir& run, const Config& config, const train::TrainOutcome& outcome) {
+  nlohmann::json summary = outcome.summary;
+  summary["status"] = outcome.status;
+  summary["run_id"] = run.id();
+  summary["name"] = config.name;
+  summary["run_dir"] = run.root.string();
+  summary["run_wall_s"] = processAgeSeconds();
+  (void)proto::writeJsonAtomic(run.summary(), summary);
+}
+
+// The rank's end: an error first when it trained but owes something (a checkpoint, lost
+// events), then `end` with the summary; the exit code its status maps to.
+int finishRank(RankEvents& events, const train::TrainOutcome& outcome) {
+  if (outcome.status == proto::kStatusFailed)
+    events.write(proto::ErrorEvent{outcome.message,
+                                   errcName(outcome.summary.contains("events_lost") ? Errc::Io : Errc::Checkpoint),
+                                   std::nullopt});
+  proto::EndEvent end;
+  end.status = outcome.status;
+  end.summary = outcome.summary;
+  end.summary["status"] = outcome.status;
+  events.write(end);
+  if (outcome.status == proto::kStatusFailed || outcome.status == proto::kStatusDiverged)
+    std::fprintf(stderr, "rank %d: %s: %s\n", events.rank, outcome.status.c_str(), outcome.message.c_str());
+  return proto::exitCodeForStatus(outcome.status);
+}
+
+int workerCommand(const WorkerOptions& o) {
+  installStopSignals();
+  RankEvents events;
+  if (o.events_stdout) events.sink.setStream(stdout);
+  auto env = readDistEnv();
+  if (!env.ok()) return events.fail(env.error());
+  events.rank = env->rank;
+  auto config = resolveConfig(o.experiment);
+  if (!config.ok()) return events.fail(config.error());
+
+  proto::RunDir run;
+  proto::RunLock runLock;  // rank 0 of a standalone run holds the folder until it returns
+  if (!o.run_dir.empty()) run.root = fs::absolute(o.run_dir);
+  if (!o.events_stdout)
+    if (auto st = openStandaloneRun(o, *env, *config, run, runLock, events); !st.ok()) return events.fail(st.error());
+  auto comm = connectDist(*env, *config, o.collective_timeout);
+  if (!comm.ok()) return events.fail(comm.error());
+
+  train::TrainerOptions to;
+  to.config = *config;
+  to.run_dir = run.root.string();
+  to.resume_from = o.resume;
+  to.rank = env->rank;
+  to.world_size = env->world_size;
+  to.local_rank = env->local_rank;
+  to.local_world_size = env->local_world_size;
+  to.comm = comm->get();
+  to.stop_flag = &stopFlag();
+  auto outcome = trainRank(to, events.sink);
+  if (!outcome.ok()) return events.fail(outcome.error());
+  // summary.json before `end`, so a follower that sees the end can read the summary at once.
+  if (!o.events_stdout && env->rank == 0) {
+    settleOwnEventsFile(events.sink, *outcome);
+    writeOwnSummary(run, *config, *outcome);
+  }
+  const int code = finishRank(events, *outcome);
+  // Everything is written (events flushed per record, checkpoints and summary renamed into
+  // place). A lone rank leaves without tearing down the loaders, the model and LibTorch's
+  // statics (~0.1 s its launcher and the window would wait for); ranks of a group keep the
+  // orderly teardown of their process group.
+  if (env->world_size == 1) {
+    std::fflush(nullptr);
+    std::_Exit(code);
+  }
+  return code;
+}
+
+}  // namespace
+
+void addWorker(CLI::App& cli, Commands& out) {
+  auto o = std::make_shared<WorkerOptions>();
+  CLI::App* worker = cli.add_subcommand("worker", kWorkerAbout);
+  addExperimentOptions(*worker, o->experiment, "the experiment (as for run)");
+  worker->add_option("--run-dir", o->run_dir,
+                     "the run folder (shared by all ranks; required without --events-stdout\n"
+                     "when WORLD_SIZE > 1)")
+      ->type_name("DIR")->check(utf8Path("--run-dir"));
+  worker->add_option("--resume", o->resume, "checkpoint to continue from (a last.pt)")
+      ->type_name("FILE")->check(utf8Path("--resume"));
+  worker->add_flag("--events-stdout", o->events_stdout, "events as JSON Lines on stdout (the launcher reads them)");
+  worker->add_option("--collective-timeout", o->collective_timeout,
+                     "seconds before a collective with a dead peer fails (default 300)")
+      ->type_name("S")->check(inRange(1, 86400));
+  out.push_back({worker, [o] { return workerCommand(*o); }});
+}
+
+}  // namespace wb::cli
