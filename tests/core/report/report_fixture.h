@@ -24,8 +24,18 @@ namespace fixture {
 
 using nlohmann::json;
 
+// The default experiment's config.json, made once from a named Config (a Config{} temporary
+// trips GCC 12's -Wmaybe-uninitialized on its strings' destructors).
+inline const json& defaultConfigJson() {
+  static const json config = [] {
+    const wb::Config defaults;
+    return wb::proto::configToJson(defaults);
+  }();
+  return config;
+}
+
 struct FakeRun {
-  json config = wb::proto::configToJson(wb::Config{});
+  json config = defaultConfigJson();
   std::vector<json> events;
   std::optional<json> summary;
   json env = json::object();
