@@ -9,28 +9,19 @@
 #include <QProcess>
 #include <QTemporaryDir>
 
+#include "../support/proc.h"
+
 namespace {
 
-struct CliResult {
-  int exitCode = -1;
-  QByteArray out, err;
-};
+using CliResult = wb::test::ProcResult;
 
 // Runs with the runs root and probes in a fresh folder, so a row that parsed by mistake and
 // started work would leave a trace there (checked) instead of in the user's runs.
 CliResult cli(const QStringList& args, const QString& root) {
-  QProcess p;
   QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
   env.insert(QStringLiteral("WB_RUNS_ROOT"), root + QStringLiteral("/runs"));
   env.insert(QStringLiteral("WB_PROBES_DIR"), root + QStringLiteral("/probes"));
-  p.setProcessEnvironment(env);
-  p.start(QStringLiteral(WB_CLI_PATH), args);
-  if (!p.waitForFinished(60000)) {
-    p.kill();
-    p.waitForFinished();
-    return {};
-  }
-  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
+  return wb::test::runProcess(QStringLiteral(WB_CLI_PATH), args, 60000, env);
 }
 
 QStringList words(const char* text) { return QString::fromLatin1(text).split(QLatin1Char(' '), Qt::SkipEmptyParts); }
@@ -71,7 +62,7 @@ class TestCliOptions : public QObject {
     QFETCH(QStringList, lists);
     QTemporaryDir root;
     const CliResult r = cli(args, root.path());
-    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY2(r.rc == 0, r.err.constData());
     QVERIFY2(r.err.isEmpty(), r.err.constData());
     QVERIFY(r.out.contains("Usage: workbench-cli"));
     for (const QString& item : lists) QVERIFY2(r.out.contains(item.toUtf8()), qPrintable(item + QStringLiteral(" not in:\n") + QString::fromUtf8(r.out)));
@@ -125,7 +116,7 @@ class TestCliOptions : public QObject {
     QTemporaryDir root;
     const CliResult r = cli(args, root.path());
     const QString err = QString::fromUtf8(r.err);
-    QVERIFY2(r.exitCode == 2, qPrintable(QStringLiteral("exit %1: %2").arg(r.exitCode).arg(err)));
+    QVERIFY2(r.rc == 2, qPrintable(QStringLiteral("exit %1: %2").arg(r.rc).arg(err)));
     QVERIFY2(r.out.isEmpty(), r.out.constData());
     QVERIFY2(err.count(QLatin1Char('\n')) == 1 && err.endsWith(QLatin1Char('\n')), qPrintable(err));  // one line
     const QString prefix = QStringLiteral("workbench-cli") + (command.isEmpty() ? QString() : QLatin1Char(' ') + command);
@@ -151,7 +142,7 @@ class TestCliOptions : public QObject {
     QFETCH(double, lr);
     QTemporaryDir root;
     const CliResult r = cli(args, root.path());
-    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY2(r.rc == 0, r.err.constData());
     const QJsonObject config = QJsonDocument::fromJson(r.out).object();
     QCOMPARE(config.value(QStringLiteral("train")).toObject().value(QStringLiteral("epochs")).toInt(), epochs);
     if (lr > 0) QCOMPARE(config.value(QStringLiteral("optim")).toObject().value(QStringLiteral("lr")).toDouble(), lr);
@@ -160,7 +151,7 @@ class TestCliOptions : public QObject {
   void ladderDryRunReadsItsOptions() {
     QTemporaryDir root;
     const CliResult r = cli(words("ladder --dry-run --repeats=3 --lr-scaling sqrt --steps=workers --target-acc 85%"), root.path());
-    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY2(r.rc == 0, r.err.constData());
     QVERIFY2(r.out.contains("workers") && r.out.contains("left out (--steps)"), r.out.constData());
   }
 };

@@ -13,21 +13,16 @@
 
 using nlohmann::json;
 
+#include "../support/proc.h"
+
 namespace {
 
-struct CliResult {
-  int exitCode = -1;
-  QByteArray out, err;
-};
+using CliResult = wb::test::ProcResult;
 
 CliResult runCli(const QStringList& args, const QString& probesDir) {
-  QProcess p;
   QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
   env.insert(QStringLiteral("WB_PROBES_DIR"), probesDir);
-  p.setProcessEnvironment(env);
-  p.start(QStringLiteral(WB_CLI_PATH), args);
-  p.waitForFinished(300000);
-  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
+  return wb::test::runProcess(QStringLiteral(WB_CLI_PATH), args, 300000, env);
 }
 
 bool haveFashionMnist() { return QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")); }
@@ -57,7 +52,7 @@ class TestCliProbe : public QObject {
     if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed (packaging/setup.sh installs dataset-fashion-mnist)");
     QTemporaryDir probes;
     auto r = runCli(probeArgs({}), probes.path());
-    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY2(r.rc == 0, r.err.constData());
     const json doc = json::parse(r.out.toStdString(), nullptr, false);
     QVERIFY2(doc.is_object(), r.out.constData());
     auto parsed = wb::report::probeFromJson(doc);
@@ -96,7 +91,7 @@ class TestCliProbe : public QObject {
     auto other = runCli(probeArgs({QStringLiteral("--set"), QStringLiteral("model.name=mlp"), QStringLiteral("--candidates"),
                                    QStringLiteral("0,1")}),
                         probes.path());
-    QVERIFY2(other.exitCode == 0, other.err.constData());
+    QVERIFY2(other.rc == 0, other.err.constData());
     wb::Config mlp = tinyConfig();
     mlp.model.name = "mlp";
     auto mlpStored = wb::report::loadProbe(mlp, wb::report::thisMachine(), dir);
@@ -106,7 +101,7 @@ class TestCliProbe : public QObject {
 
     // The ladder's workers step reads the stored result for this experiment.
     auto plan = runCli(QStringList{QStringLiteral("ladder"), QStringLiteral("--dry-run")} + kTiny, probes.path());
-    QVERIFY2(plan.exitCode == 0, plan.err.constData());
+    QVERIFY2(plan.rc == 0, plan.err.constData());
     const QString text = QString::fromUtf8(plan.out);
     QVERIFY2(text.contains(QStringLiteral("probe of ")), qPrintable(text));
     if (p.recommended > 0)
@@ -123,7 +118,7 @@ class TestCliProbe : public QObject {
                                 QStringLiteral("--no-store")} +
                         kTiny,
                     probes.path());
-    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY2(r.rc == 0, r.err.constData());
     const QString text = QString::fromUtf8(r.out);
     for (const char* heading : {"Workers", "Samples/s", "× vs 0 workers", "Data ms/step", "Step ms", "← recommended",
                                 "Loader alone", "Training step alone"})
@@ -142,7 +137,7 @@ class TestCliProbe : public QObject {
     QFETCH(QStringList, args);
     QTemporaryDir probes;
     auto r = runCli(QStringList{QStringLiteral("probe"), QStringLiteral("workers")} + args, probes.path());
-    QCOMPARE(r.exitCode, 2);
+    QCOMPARE(r.rc, 2);
     QVERIFY(!r.err.isEmpty());
   }
 };

@@ -18,20 +18,14 @@
 
 using nlohmann::json;
 
+#include "../support/proc.h"
+
 namespace {
 
-struct CliResult {
-  int exitCode = -1;
-  QByteArray out;
-  QByteArray err;
-};
+using CliResult = wb::test::ProcResult;
 
 CliResult runCli(const QStringList& args, int timeoutMs = 600000) {
-  QProcess p;
-  p.start(QStringLiteral(WB_CLI_PATH), args);
-  p.waitForFinished(timeoutMs);
-  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
-          p.readAllStandardError()};
+  return wb::test::runProcess(QStringLiteral(WB_CLI_PATH), args, timeoutMs);
 }
 
 std::vector<json> eventsOf(const QByteArray& stdoutBytes) {
@@ -72,7 +66,7 @@ CliResult runCliRaw(std::vector<std::string> args) {
   ::close(err[0]);
   int status = 0;
   ::waitpid(pid, &status, 0);
-  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
 }
 
@@ -143,7 +137,7 @@ class TestCliRun : public QObject {
                      QStringLiteral("--set"), QStringLiteral("optim.name=adam"), QStringLiteral("--set"),
                      QStringLiteral("optim.lr=0.002"), QStringLiteral("--set"), QStringLiteral("train.log_every=10"),
                      QStringLiteral("--set"), QStringLiteral("speedups.workers=1")});
-    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY2(r.rc == 0, r.err.constData());
     auto events = eventsOf(r.out);
     QVERIFY(!events.empty());
     QCOMPARE(QString::fromStdString(events.front()["type"].get<std::string>()), QStringLiteral("run"));
@@ -195,7 +189,7 @@ class TestCliRun : public QObject {
     QTemporaryDir root;
     auto r = runCli({QStringLiteral("run"), QStringLiteral("--runs-root"), root.path(), QStringLiteral("--set"),
                      QStringLiteral("optim.lr=-1"), QStringLiteral("--set"), QStringLiteral("train.batch_size=0")});
-    QCOMPARE(r.exitCode, 2);
+    QCOMPARE(r.rc, 2);
     QVERIFY2(r.err.contains("optim.lr: -1"), r.err.constData());
     QVERIFY2(r.err.contains("train.batch_size: 0"), r.err.constData());
     QVERIFY(QDir(root.path()).entryList(QDir::Dirs | QDir::NoDotAndDotDot).isEmpty());  // nothing started
@@ -240,7 +234,7 @@ class TestCliRun : public QObject {
       args << QStringLiteral("--config") << path;
     }
     auto r = runCli(args, 120000);
-    QVERIFY2(r.exitCode == 2, r.err.constData());
+    QVERIFY2(r.rc == 2, r.err.constData());
     for (const auto& s : says) QVERIFY2(r.err.contains(s.toUtf8()), qPrintable(s + QStringLiteral(" not in: ") + QString::fromUtf8(r.err)));
     QVERIFY2(!r.err.contains("internal error"), r.err.constData());
     QVERIFY(!QDir(root.path() + QStringLiteral("/runs")).exists());  // nothing started
@@ -251,7 +245,7 @@ class TestCliRun : public QObject {
     QTemporaryDir root;
     const std::string dir = root.path().toStdString() + "/x\xE9";
     auto r = runCliRaw({"run", "--run-dir", dir, "--set", "data.limit_train=64", "--set", "data.limit_val=64"});
-    QVERIFY2(r.exitCode == 2, r.err.constData());
+    QVERIFY2(r.rc == 2, r.err.constData());
     QVERIFY2(r.err.contains("--run-dir") && r.err.contains("must be valid UTF-8"), r.err.constData());
     QVERIFY(!std::filesystem::exists(dir));
   }
@@ -260,8 +254,8 @@ class TestCliRun : public QObject {
     QTemporaryDir root;
     auto r = runCli({QStringLiteral("run"), QStringLiteral("--runs-root"), root.path(), QStringLiteral("--set"),
                      QStringLiteral("speedups.precision=16-mixed")});
-    if (r.exitCode == 0) QSKIP("this machine has CUDA: fp16 is allowed");
-    QCOMPARE(r.exitCode, 2);
+    if (r.rc == 0) QSKIP("this machine has CUDA: fp16 is allowed");
+    QCOMPARE(r.rc, 2);
     QVERIFY2(r.err.contains("speedups.precision") && r.err.contains("bf16-mixed"), r.err.constData());
   }
 
@@ -269,7 +263,7 @@ class TestCliRun : public QObject {
     QTemporaryDir root;
     auto r = runCli({QStringLiteral("run"), QStringLiteral("--runs-root"), root.path(), QStringLiteral("--events-stdout"),
                      QStringLiteral("--set"), QStringLiteral("data.dataset=idx:/nonexistent/mnist")});
-    QCOMPARE(r.exitCode, 3);
+    QCOMPARE(r.rc, 3);
     auto events = eventsOf(r.out);
     auto end = ofType(events, "end");
     QCOMPARE(int(end.size()), 1);
@@ -320,7 +314,7 @@ class TestCliRun : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT((out += first.readAllStandardOutput(), out.contains("\"type\":\"step\"")), 300000);
     for (const QStringList& args : {tinyRun(runDir), QStringList{QStringLiteral("run"), QStringLiteral("--resume"), runDir}}) {
       const CliResult second = runCli(args);
-      QVERIFY2(second.exitCode == 2, second.err.constData());
+      QVERIFY2(second.rc == 2, second.err.constData());
       QVERIFY2(second.err.contains(runDir.toUtf8()) && second.err.contains("another run is using it"), second.err.constData());
     }
     ::kill(static_cast<pid_t>(first.processId()), SIGTERM);
@@ -338,15 +332,15 @@ class TestCliRun : public QObject {
     QTemporaryDir root;
     const QString runDir = root.filePath(QStringLiteral("done"));
     const wb::proto::RunDir run{runDir.toStdString()};
-    QCOMPARE(runCli(tinyRun(runDir)).exitCode, 0);
+    QCOMPARE(runCli(tinyRun(runDir)).rc, 0);
     const QByteArray summary = fileBytes(run.summary()), events = fileBytes(run.events());
     const CliResult again = runCli(tinyRun(runDir));
-    QVERIFY2(again.exitCode == 2, again.err.constData());
+    QVERIFY2(again.rc == 2, again.err.constData());
     QVERIFY2(again.err.contains(runDir.toUtf8()) && again.err.contains("--overwrite"), again.err.constData());
     QCOMPARE(fileBytes(run.summary()), summary);
     QCOMPARE(fileBytes(run.events()), events);
     const CliResult replaced = runCli(tinyRun(runDir) << QStringLiteral("--overwrite"));
-    QVERIFY2(replaced.exitCode == 0, replaced.err.constData());
+    QVERIFY2(replaced.rc == 0, replaced.err.constData());
     const auto after = wb::proto::readEventsFile(run.events().string());
     QCOMPARE(int(ofType(after, "run").size()), 1);
     QCOMPARE(int(ofType(after, "end").size()), 1);
@@ -361,7 +355,7 @@ class TestCliRun : public QObject {
     const wb::proto::RunDir run{runDir.toStdString()};
     QVERIFY(QDir().mkpath(QString::fromStdString((run.lastCheckpoint() / "in-the-way").string())));
     const CliResult r = runCli(tinyRun(runDir) << QStringLiteral("--events-stdout"));
-    QCOMPARE(r.exitCode, 1);
+    QCOMPARE(r.rc, 1);
     const json end = eventsOf(r.out).back();
     QCOMPARE(end["status"].get<std::string>(), std::string("failed"));
     auto summary = wb::proto::readJsonFile(run.summary());

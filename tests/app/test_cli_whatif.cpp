@@ -13,21 +13,15 @@
 
 using nlohmann::json;
 
+#include "../support/proc.h"
+
 namespace {
 
 bool haveFashionMnist() { return QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")); }
 
-struct CliResult {
-  int exitCode = -1;
-  QByteArray out, err;
-};
+using CliResult = wb::test::ProcResult;
 
-CliResult cli(const QStringList& args) {
-  QProcess p;
-  p.start(QStringLiteral(WB_CLI_PATH), args);
-  p.waitForFinished(600000);
-  return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(), p.readAllStandardError()};
-}
+CliResult cli(const QStringList& args) { return wb::test::runProcess(QStringLiteral(WB_CLI_PATH), args, 600000); }
 
 // One thread and no loader workers: the same seed gives the same validation curve twice.
 QStringList experiment(int epochs) {
@@ -57,12 +51,12 @@ class TestCliWhatIf : public QObject {
     QTemporaryDir root;
     const QString full = root.filePath(QStringLiteral("full"));
     auto r = cli(QStringList{QStringLiteral("run"), QStringLiteral("--run-dir"), full} + experiment(6));
-    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY2(r.rc == 0, r.err.constData());
 
     // The what-if of the finished run, as JSON; the printed table too.
     auto w = cli({QStringLiteral("whatif"), QStringLiteral("early-stopping"), full, QStringLiteral("--patience"),
                   QStringLiteral("0,1,2,3"), QStringLiteral("--min-delta"), QStringLiteral("0,0.01,0.05"), QStringLiteral("--json")});
-    QVERIFY2(w.exitCode == 0, w.err.constData());
+    QVERIFY2(w.rc == 0, w.err.constData());
     const json doc = json::parse(w.out.toStdString());
     QCOMPARE(doc["evaluations"].get<int>(), 6);
     QCOMPARE(doc["monitor"].get<std::string>(), std::string("val_loss"));
@@ -80,7 +74,7 @@ class TestCliWhatIf : public QObject {
         QCOMPARE(row["wall_saved_s"].get<double>(), 0.0);
       }
     auto table = cli({QStringLiteral("whatif"), QStringLiteral("early-stopping"), full});
-    QVERIFY2(table.exitCode == 0, table.err.constData());
+    QVERIFY2(table.rc == 0, table.err.constData());
     QVERIFY(table.out.contains("Stops after epoch"));
     QVERIFY(table.out.contains("Wall saved"));
 
@@ -91,7 +85,7 @@ class TestCliWhatIf : public QObject {
     r = cli(QStringList{QStringLiteral("run"), QStringLiteral("--run-dir"), stopped} + experiment(6) +
             QStringList{QStringLiteral("--set"), QStringLiteral("speedups.early_stopping.patience=%1").arg(patience),
                         QStringLiteral("--set"), QStringLiteral("speedups.early_stopping.min_delta=%1").arg(minDelta)});
-    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY2(r.rc == 0, r.err.constData());
     int lastEval = 0, bestEpoch = -1;
     for (const auto& e : events(stopped)) {
       if (e["type"] == "eval") lastEval = e["epoch"].get<int>();
@@ -106,7 +100,7 @@ class TestCliWhatIf : public QObject {
     // Its own what-if, at its own setting: marked as the run's, the same stop, later epochs unknown.
     w = cli({QStringLiteral("whatif"), QStringLiteral("early-stopping"), stopped, QStringLiteral("--patience"),
              QString::number(patience), QStringLiteral("--min-delta"), QString::number(minDelta), QStringLiteral("--json")});
-    QVERIFY2(w.exitCode == 0, w.err.constData());
+    QVERIFY2(w.rc == 0, w.err.constData());
     const json own = json::parse(w.out.toStdString());
     QVERIFY(own["truncated"].get<bool>());
     QCOMPARE(int(own["rows"].size()), 1);
@@ -116,7 +110,7 @@ class TestCliWhatIf : public QObject {
     // Written as CSV through the exporters.
     const QString csv = root.filePath(QStringLiteral("whatif.csv"));
     auto out = cli({QStringLiteral("whatif"), QStringLiteral("early-stopping"), full, QStringLiteral("--output"), csv});
-    QVERIFY2(out.exitCode == 0, out.err.constData());
+    QVERIFY2(out.rc == 0, out.err.constData());
     QFile f(csv);
     QVERIFY(f.open(QIODevice::ReadOnly));
     QVERIFY(f.readAll().startsWith("Patience,Min"));
@@ -127,9 +121,9 @@ class TestCliWhatIf : public QObject {
     QTemporaryDir root;
     const QString dir = root.filePath(QStringLiteral("one"));
     auto r = cli(QStringList{QStringLiteral("run"), QStringLiteral("--run-dir"), dir} + experiment(1));
-    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY2(r.rc == 0, r.err.constData());
     auto w = cli({QStringLiteral("whatif"), QStringLiteral("early-stopping"), dir});
-    QCOMPARE(w.exitCode, 1);
+    QCOMPARE(w.rc, 1);
     QVERIFY2(w.err.contains("has 1 evaluation: an early-stopping what-if needs at least 2"), w.err.constData());
   }
 
@@ -146,7 +140,7 @@ class TestCliWhatIf : public QObject {
     QFETCH(QStringList, args);
     QFETCH(QString, says);
     auto r = cli(QStringList{QStringLiteral("whatif")} + args);
-    QCOMPARE(r.exitCode, 2);
+    QCOMPARE(r.rc, 2);
     QVERIFY2(QString::fromUtf8(r.err).contains(says), r.err.constData());
   }
 };

@@ -11,7 +11,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "proc.h"
+#include "../support/proc.h"
 
 using wb::test::ProcResult;
 using wb::test::runProcess;

@@ -7,7 +7,7 @@
 #include <QTest>
 #include <QXmlStreamReader>
 
-#include "proc.h"
+#include "../support/proc.h"
 
 using wb::test::runProcess;
 

@@ -1,5 +1,5 @@
 #pragma once
-// Runs a real child process for the packaging tests and keeps what it printed.
+// Runs a real child process for a test (workbench-cli, the packaging tools) and keeps what it printed.
 #include <QByteArray>
 #include <QProcess>
 #include <QProcessEnvironment>
