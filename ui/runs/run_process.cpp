@@ -3,10 +3,10 @@
 #include <csignal>
 #include <cstring>
 
-#include <sys/prctl.h>
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "runs/process_group.h"
 #include "wb/proto/event_types.h"
 #include "wb/proto/run_status.h"
 
@@ -18,12 +18,7 @@ constexpr int kStderrTailLines = 40;
 
 RunProcess::RunProcess(QObject* parent) : QObject(parent) {
   process_.setProcessChannelMode(QProcess::SeparateChannels);
-  // Own process group: a kill reaches the launcher's ranks too. PDEATHSIG: if the window dies
-  // without cleaning up, the launcher is asked to stop instead of running on unseen.
-  process_.setChildProcessModifier([] {
-    ::setpgid(0, 0);
-    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-  });
+  runInOwnGroup(process_);  // a kill reaches the ranks / loaders it starts
   graceTimer_.setSingleShot(true);
   watchdog_.setSingleShot(true);
   connect(&process_, &QProcess::readyReadStandardOutput, this, &RunProcess::onStdout);
@@ -72,10 +67,7 @@ void RunProcess::kill() {
   killGroup(SIGKILL);
 }
 
-void RunProcess::killGroup(int sig) {
-  if (pgid_ > 0) ::kill(-static_cast<pid_t>(pgid_), sig);
-  else if (process_.state() != QProcess::NotRunning) process_.kill();
-}
+void RunProcess::killGroup(int sig) { signalGroup(process_, pgid_, sig); }
 
 void RunProcess::onStdout() {
   watchdog_.start(watchdogMs_);

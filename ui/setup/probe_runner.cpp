@@ -7,10 +7,10 @@
 
 #include <csignal>
 
-#include <sys/prctl.h>
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "runs/process_group.h"
 #include "runs/cli.h"
 #include "runs/run_process.h"
 #include "wb/proto/config_json.h"
@@ -26,12 +26,7 @@ const QByteArray kProgressPrefix = QByteArrayLiteral("probe: ");
 
 ProbeRunner::ProbeRunner(QObject* parent) : QObject(parent) {
   process_.setProcessChannelMode(QProcess::SeparateChannels);
-  // Own process group, so a kill reaches whatever the probe starts; PDEATHSIG: a window that dies
-  // without cleaning up does not leave a probe running unseen.
-  process_.setChildProcessModifier([] {
-    ::setpgid(0, 0);
-    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-  });
+  runInOwnGroup(process_);  // a kill reaches the ranks / loaders it starts
   grace_.setSingleShot(true);
   timeout_.setSingleShot(true);
   connect(&process_, &QProcess::started, this, [this] { pgid_ = process_.processId(); });
@@ -86,10 +81,7 @@ void ProbeRunner::cancel() {
   grace_.start(graceMs_);
 }
 
-void ProbeRunner::killGroup(int sig) {
-  if (pgid_ > 0) ::kill(-static_cast<pid_t>(pgid_), sig);
-  else if (process_.state() != QProcess::NotRunning) process_.kill();
-}
+void ProbeRunner::killGroup(int sig) { signalGroup(process_, pgid_, sig); }
 
 void ProbeRunner::onStderr() {
   stderrPartial_ += process_.readAllStandardError();
