@@ -16,7 +16,11 @@
 
 using nlohmann::json;
 
+#include "../support/rank_processes.h"
+
 namespace {
+
+using wb::test::processesMentioning;
 
 bool haveFashionMnist() { return QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")); }
 
@@ -25,21 +29,6 @@ std::vector<json> eventsOf(const QByteArray& bytes) {
   for (const auto& line : bytes.split('\n'))
     if (auto ev = wb::proto::decodeEvent(line.toStdString())) out.push_back(*ev);
   return out;
-}
-
-// Processes whose command line mentions `marker` (the run folder): none may outlive a run.
-int processesMentioning(const std::string& marker) {
-  int n = 0;
-  DIR* d = ::opendir("/proc");
-  if (!d) return 0;
-  while (dirent* e = ::readdir(d)) {
-    if (!std::isdigit(static_cast<unsigned char>(e->d_name[0]))) continue;
-    std::ifstream in(std::string("/proc/") + e->d_name + "/cmdline", std::ios::binary);
-    std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (cmd.find(marker) != std::string::npos) ++n;
-  }
-  ::closedir(d);
-  return n;
 }
 
 // A rank's pid: from /proc, the worker under `runDir` whose environment has RANK=<rank>; 0 if none.

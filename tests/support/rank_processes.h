@@ -16,20 +16,33 @@
 
 namespace wb::test {
 
-// The pids of the `workbench-cli worker` processes whose command line names runDir.
-inline std::vector<pid_t> ranksOf(const std::string& runDir) {
+// The pids of the processes whose command line (NUL-separated) `match` accepts.
+template <class Match>
+std::vector<pid_t> pidsWhoseCommandLine(Match match) {
   std::vector<pid_t> pids;
   DIR* d = ::opendir("/proc");
   if (!d) return pids;
   while (dirent* e = ::readdir(d)) {
     if (!std::isdigit(static_cast<unsigned char>(e->d_name[0]))) continue;
     std::ifstream in(std::string("/proc/") + e->d_name + "/cmdline", std::ios::binary);
-    std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (cmd.find(std::string("worker\0", 7)) != std::string::npos && cmd.find(runDir) != std::string::npos)
-      pids.push_back(std::atoi(e->d_name));
+    const std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (match(cmd)) pids.push_back(std::atoi(e->d_name));
   }
   ::closedir(d);
   return pids;
+}
+
+// The pids of the `workbench-cli worker` processes whose command line names runDir.
+inline std::vector<pid_t> ranksOf(const std::string& runDir) {
+  return pidsWhoseCommandLine([&](const std::string& cmd) {
+    return cmd.find(std::string("worker\0", 7)) != std::string::npos && cmd.find(runDir) != std::string::npos;
+  });
+}
+
+// How many processes' command lines mention `marker` (e.g. a run folder): none may outlive a run.
+inline int processesMentioning(const std::string& marker) {
+  return static_cast<int>(
+      pidsWhoseCommandLine([&](const std::string& cmd) { return cmd.find(marker) != std::string::npos; }).size());
 }
 
 // Hangs pid for real: every thread ptrace-stopped, as a rank stuck in a driver call or held in a

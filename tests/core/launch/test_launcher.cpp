@@ -18,7 +18,11 @@
 using nlohmann::json;
 namespace fs = std::filesystem;
 
+#include "../../support/rank_processes.h"
+
 namespace {
+
+using wb::test::processesMentioning;
 
 bool haveFashionMnist() { return QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")); }
 
@@ -30,21 +34,6 @@ wb::Config smallConfig(int devices) {
   c.train.log_every = 5;
   c.speedups.devices = devices;
   return c;
-}
-
-// Processes whose command line names `marker` (the run folder): none may outlive launchRun.
-int processesMentioning(const std::string& marker) {
-  int n = 0;
-  DIR* d = ::opendir("/proc");
-  if (!d) return 0;
-  while (dirent* e = ::readdir(d)) {
-    if (!std::isdigit(static_cast<unsigned char>(e->d_name[0]))) continue;
-    std::ifstream in(std::string("/proc/") + e->d_name + "/cmdline", std::ios::binary);
-    std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (cmd.find(marker) != std::string::npos) ++n;
-  }
-  ::closedir(d);
-  return n;
 }
 
 // A rank program: a shell script that fails as rank `rank` (the script's body) and is the real
