@@ -32,7 +32,7 @@
 namespace wb::train::detail {
 
 // Memory as the `step`/`eval` events report it: device allocator figures on CUDA, RSS on CPU.
-nlohmann::json memoryJson(const torch::Device& device);
+proto::MemoryPart memoryUse(const torch::Device& device);
 void resetPeakMemory(const torch::Device& device);
 
 struct EvalResult {
@@ -40,7 +40,7 @@ struct EvalResult {
   double acc = 0;
   int64_t samples = 0;
   double ms = 0;
-  nlohmann::json mem;
+  proto::MemoryPart mem;
 };
 
 // Evaluation over this rank's shard of the validation set; the sums are reduced across ranks.
@@ -99,7 +99,7 @@ class TrainingRun {
   void emitStep(int epoch);
   void emitEvalAndEpoch(int epoch, const EvalResult& ev, bool epochComplete);
   void emitEarlyStop(int epoch, const EarlyStoppingDecision& decision);
-  nlohmann::json summaryJson() const;
+  proto::RunSummary summary() const;
 
   const TrainerOptions& o_;
   const Config& c_;
