@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "commands.h"
+#include "wb/common/exit_codes.h"
 #include "wb/report/export.h"
 
 namespace wb::cli {
@@ -30,7 +31,7 @@ int exportCommand(const ExportOptions& o) {
   } else {
     std::fprintf(stderr, "workbench-cli export: give --format md|csv|tex|json|html (%s has no known extension)\n",
                  output.c_str());
-    return 2;
+    return kExitUsage;
   }
   std::vector<std::string> problems;
   auto rep = report::comparisonFromDirs(o.baseline, o.runs, o.target_acc, &problems);

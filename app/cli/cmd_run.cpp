@@ -16,9 +16,11 @@
 #include "experiment.h"
 #include "commands.h"
 #include "wb/common/choices.h"
+#include "wb/common/exit_codes.h"
 #include "wb/common/paths.h"
 #include "wb/common/resume_rules.h"
 #include "wb/common/sysinfo.h"
+#include "wb/common/timeouts.h"
 #include "wb/launch/launcher.h"
 #include "wb/proto/capability_keys.h"
 #include "wb/proto/config_json.h"
@@ -108,9 +110,10 @@ void printEvalLine(const proto::EvalEvent& eval, const char* clear) {
 }
 
 void printProgress(const json& ev, bool tty) {
-  const std::string type = proto::stringOr(ev, "type", "");
+  const proto::Envelope envelope = proto::readEnvelope(ev);
+  const std::string& type = envelope.type;
   const char* clear = tty ? "\r\033[K" : "";
-  const bool rank0 = proto::intOr(ev, "rank", 0) == 0;
+  const bool rank0 = envelope.rank.value_or(0) == 0;
   if (type == proto::RunEvent::kType) printRunLine(proto::readRunEvent(ev));
   else if (type == proto::StartEvent::kType && rank0) printStartLine(proto::readStartEvent(ev));
   else if (type == proto::StepEvent::kType && rank0) printStepLine(proto::readStepEvent(ev), clear, tty);
@@ -123,38 +126,45 @@ void printProgress(const json& ev, bool tty) {
     std::fprintf(stderr, "early stop: %s\n", proto::readEarlyStopEvent(ev).reason.c_str());
 }
 
+// A figure of the summary, NaN when it has none (printed only when finite).
+template <class T>
+double figure(const std::optional<T>& v) {
+  return v ? static_cast<double>(*v) : std::nan("");
+}
+
+void printCpu(const proto::RunCpu& c) {
+  std::printf("cpu           %.2f cores used of %.0f asked, other load %.2f of %.0f cores%s\n", figure(c.used_cores),
+              figure(c.asked_cores), figure(c.other_load_cores), static_cast<double>(c.cores),
+              c.contended.value_or(false) ? "  (CONTENDED: not this machine's speed)" : "");
+}
+
 void printSummary(const launch::RunOutcome& out) {
-  const json& s = out.summary;
-  auto num = [&](const char* k) { return proto::numberOr(s, k, std::nan("")); };
+  const proto::RunSummary& s = out.summary;
   std::printf("\nstatus        %s\n", out.status.c_str());
   std::printf("run dir       %s\n", out.run_dir.c_str());
-  if (std::isfinite(num("final_val_acc"))) std::printf("val acc       %.4f (best %.4f)\n", num("final_val_acc"), num("best_val_acc"));
-  if (std::isfinite(num("best_val_loss"))) std::printf("best val loss %.4f\n", num("best_val_loss"));
-  if (std::isfinite(num("epochs"))) std::printf("epochs        %.0f (%.0f steps)\n", num("epochs"), num("steps"));
-  if (std::isfinite(num("train_s")))
-    std::printf("training      %.0f samples/s (training steps only: %.0f samples in %.2f s)\n", num("train_samples_per_s"),
-                num("train_samples"), num("train_s"));
-  if (std::isfinite(num("eval_s"))) std::printf("evaluation    %.2f s\n", num("eval_s"));
-  if (std::isfinite(num("time_to_first_step_s"))) std::printf("first step    %.2f s after start\n", num("time_to_first_step_s"));
-  if (std::isfinite(num("run_wall_s"))) std::printf("whole run     %.2f s\n", num("run_wall_s"));
-  if (std::isfinite(num("peak_mem"))) std::printf("peak memory   %.1f MiB\n", num("peak_mem") / 1048576.0);
-  if (s.contains("cpu") && s["cpu"].is_object()) {
-    const json& c = s["cpu"];
-    auto cn = [&](const char* k) { return proto::numberOr(c, k, std::nan("")); };
-    std::printf("cpu           %.2f cores used of %.0f asked, other load %.2f of %.0f cores%s\n", cn("used_cores"),
-                cn("asked_cores"), cn("other_load_cores"), cn("cores"),
-                proto::boolOr(c, "contended", false) ? "  (CONTENDED: not this machine's speed)" : "");
-  }
-  if (s.contains("error")) std::printf("error         %s\n", proto::stringOr(s, "error", "").c_str());
-  if (s.contains("message")) std::printf("note          %s\n", proto::stringOr(s, "message", "").c_str());
-  if (s.contains("best_weights_note")) std::printf("best weights  %s\n", proto::stringOr(s, "best_weights_note", "").c_str());
+  if (std::isfinite(figure(s.final_val_acc)))
+    std::printf("val acc       %.4f (best %.4f)\n", figure(s.final_val_acc), figure(s.best_val_acc));
+  if (std::isfinite(figure(s.best_val_loss))) std::printf("best val loss %.4f\n", figure(s.best_val_loss));
+  if (s.epochs) std::printf("epochs        %d (%.0f steps)\n", *s.epochs, figure(s.steps));
+  if (std::isfinite(figure(s.train_s)))
+    std::printf("training      %.0f samples/s (training steps only: %.0f samples in %.2f s)\n",
+                figure(s.train_samples_per_s), figure(s.train_samples), figure(s.train_s));
+  if (std::isfinite(figure(s.eval_s))) std::printf("evaluation    %.2f s\n", figure(s.eval_s));
+  if (std::isfinite(figure(s.time_to_first_step_s)))
+    std::printf("first step    %.2f s after start\n", figure(s.time_to_first_step_s));
+  if (std::isfinite(figure(s.run_wall_s))) std::printf("whole run     %.2f s\n", figure(s.run_wall_s));
+  if (s.peak_mem) std::printf("peak memory   %.1f MiB\n", figure(s.peak_mem) / 1048576.0);
+  if (s.cpu) printCpu(*s.cpu);
+  if (s.error) std::printf("error         %s\n", s.error->c_str());
+  if (s.message) std::printf("note          %s\n", s.message->c_str());
+  if (s.best_weights_note) std::printf("best weights  %s\n", s.best_weights_note->c_str());
 }
 
 struct RunOptions {
   ExperimentOptions experiment;
   std::string runs_root, run_dir, resume, from;
   bool overwrite = false, events_stdout = false, print_config = false;
-  int collective_timeout = 300;
+  int collective_timeout = kDefaultCollectiveTimeoutS;
 };
 
 // Refusals of option combinations, in the words and exit codes they had before CLI11.
@@ -162,21 +172,21 @@ int checkRunCombination(const RunOptions& o, const std::optional<std::string>& r
   if (resume && !o.experiment.config.empty()) {
     std::fprintf(stderr, "workbench-cli run: --config and --resume: a resumed run keeps its own config.json; "
                          "change fields of it with --set KEY=VALUE (e.g. --set train.epochs=10)\n");
-    return 2;
+    return kExitUsage;
   }
   if (!o.from.empty() && !resume) {
     std::fprintf(stderr, "workbench-cli run: --from %s: pass it with --resume RUN_DIR\n", o.from.c_str());
-    return 2;
+    return kExitUsage;
   }
   if (resume && o.overwrite) {
     std::fprintf(stderr, "workbench-cli run: --overwrite and --resume: --resume continues the run in its folder, "
                          "--overwrite replaces it; pass one\n");
-    return 2;
+    return kExitUsage;
   }
   if (resume && !fs::is_regular_file(fs::path(*resume) / "config.json")) {
     std::fprintf(stderr, "workbench-cli run: --resume %s: not a run directory (it has no config.json); pass the folder "
                          "`run` printed (under --runs-root), not a checkpoint file\n", resume->c_str());
-    return 2;
+    return kExitUsage;
   }
   return 0;
 }
@@ -191,7 +201,7 @@ int runCommand(const RunOptions& o, const std::optional<std::string>& resume) {
       const proto::ErrorEvent error{config.error().message, errcName(config.error().code), std::nullopt};
       std::printf("%s\n", proto::encodeEvent(proto::toEvent(error, -1, 0.0)).c_str());
     }
-    return 2;
+    return kExitUsage;
   }
   if (o.print_config) {
     std::printf("%s\n", proto::configToJson(*config).dump(2).c_str());
@@ -199,7 +209,7 @@ int runCommand(const RunOptions& o, const std::optional<std::string>& resume) {
   }
   if (auto errs = train::machineConfigErrors(*config, 1); !errs.empty()) {
     std::fprintf(stderr, "workbench-cli run: invalid config for this machine:\n%s\n", formatFieldErrors(errs).c_str());
-    return 2;
+    return kExitUsage;
   }
   // A checkpoint the ranks would refuse is refused here, before the launcher appends to the run:
   // a refused resume leaves the finished run (its events and summary) as it was.
@@ -271,7 +281,8 @@ void addRun(CLI::App& cli, Commands& out) {
   run->add_flag("--events-stdout", o->events_stdout, "print events as JSON Lines on stdout (for the GUI and scripts)");
   run->add_flag("--print-config", o->print_config, "print the resolved config and exit");
   run->add_option("--collective-timeout", o->collective_timeout,
-                  "seconds before a collective with a dead peer fails (default 300)")
+                  "seconds before a collective with a dead peer fails (default " +
+                      std::to_string(kDefaultCollectiveTimeoutS) + ")")
       ->type_name("S")->check(inRange(1, 86400));
   run->footer(choicesHelp());
   out.push_back({run, [o, resume] {

@@ -13,6 +13,8 @@
 #include "wb/common/clock.h"
 #include "wb/common/paths.h"
 #include "wb/common/sysinfo.h"
+#include "wb/common/timeouts.h"
+#include "wb/launch/run_end.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/event_types.h"
 #include "wb/proto/events.h"
@@ -41,7 +43,7 @@ struct WorkerOptions {
   ExperimentOptions experiment;
   std::string run_dir, resume;
   bool events_stdout = false;
-  int collective_timeout = 300;
+  int collective_timeout = kDefaultCollectiveTimeoutS;
 };
 
 // One rank's stream: where its events go and the clock they carry.
@@ -60,25 +62,12 @@ struct RankEvents {
     write(proto::ErrorEvent{e.message, errcName(e.code), std::nullopt});
     proto::EndEvent end;
     end.status = e.code == Errc::Cancelled ? proto::kStatusCancelled : proto::kStatusFailed;
-    end.summary = {{"error", e.message}, {"status", end.status}};
+    end.summary.error = e.message;
+    end.summary.status = end.status;
     write(end);
     return exitCodeFor(e.code);
   }
 };
-
-// A rank 0 that writes events.jsonl itself (under torchrun or srun) settles it as the launcher
-// does (proto::settleEventsFile): records the file still refuses are lost, and the run ends failed.
-void settleOwnEventsFile(proto::EventSink& sink, train::TrainOutcome& outcome) {
-  const proto::EventsFileEnd ef = proto::settleEventsFile(sink, outcome.status);
-  if (!ef.error.empty()) outcome.summary["events_error"] = ef.error;
-  if (ef.late > 0) outcome.summary["events_late"] = ef.late;
-  if (ef.lost == 0) return;
-  outcome.summary["training_status"] = outcome.status;
-  outcome.summary["events_lost"] = ef.lost;
-  outcome.message = outcome.status == proto::kStatusFailed ? outcome.message + "; " + ef.message : ef.message;
-  outcome.summary["error"] = outcome.message;
-  outcome.status = proto::kStatusFailed;
-}
 
 // Standalone (torchrun / srun, no --events-stdout): rank 0 makes the run folder, holds its lock,
 // writes config.json and events.jsonl; the other ranks' events go to stderr.
@@ -119,31 +108,44 @@ Result<train::TrainOutcome> trainRank(const train::TrainerOptions& to, proto::Ev
   }
 }
 
-void writeOwnSummary(const proto::RunDir& run, const Config& config, const train::TrainOutcome& outcome) {
-  nlohmann::json summary = outcome.summary;
-  summary["status"] = outcome.status;
-  summary["run_id"] = run.id();
-  summary["name"] = config.name;
-  summary["run_dir"] = run.root.string();
-  summary["run_wall_s"] = processAgeSeconds();
-  (void)proto::writeJsonAtomic(run.summary(), summary);
+// What a rank that trained but ended badly says on stderr; the exit code its status maps to.
+int rankExitCode(int rank, const std::string& status, const std::string& message) {
+  if (status == proto::kStatusFailed || status == proto::kStatusDiverged)
+    std::fprintf(stderr, "rank %d: %s: %s\n", rank, status.c_str(), message.c_str());
+  return proto::exitCodeForStatus(status);
 }
 
-// The rank's end: an error first when it trained but owes something (a checkpoint, lost
-// events), then `end` with the summary; the exit code its status maps to.
+// A rank under a launcher (or not rank 0): an error first when it trained but owes something (a
+// checkpoint), then `end` with its summary; the launcher, or rank 0, ends the run.
 int finishRank(RankEvents& events, const train::TrainOutcome& outcome) {
   if (outcome.status == proto::kStatusFailed)
-    events.write(proto::ErrorEvent{outcome.message,
-                                   errcName(outcome.summary.contains("events_lost") ? Errc::Io : Errc::Checkpoint),
-                                   std::nullopt});
+    events.write(proto::ErrorEvent{outcome.message, errcName(Errc::Checkpoint), std::nullopt});
   proto::EndEvent end;
   end.status = outcome.status;
   end.summary = outcome.summary;
-  end.summary["status"] = outcome.status;
+  end.summary.status = outcome.status;
   events.write(end);
-  if (outcome.status == proto::kStatusFailed || outcome.status == proto::kStatusDiverged)
-    std::fprintf(stderr, "rank %d: %s: %s\n", events.rank, outcome.status.c_str(), outcome.message.c_str());
-  return proto::exitCodeForStatus(outcome.status);
+  return rankExitCode(events.rank, outcome.status, outcome.message);
+}
+
+// A rank 0 started alone (torchrun / srun, no --events-stdout) owns its run folder: it ends the
+// run as the launcher does (wb/launch/run_end.h), its own clock from its process's start.
+int endOwnRun(RankEvents& events, const proto::RunDir& run, const Config& config, const train::TrainOutcome& outcome) {
+  launch::RunEnding ending;
+  ending.status = outcome.status;
+  ending.error = outcome.message;
+  ending.error_code = errcName(Errc::Checkpoint);
+  ending.summary = outcome.summary;
+  ending.summary.run_wall_s = processAgeSeconds();
+  launch::RunEndEvents out;
+  out.rank = events.rank;
+  out.clock = [&events] { return events.clock.seconds(); };
+  out.send = [&events](const nlohmann::json& ev) { events.write(ev); };
+  out.lost_code = errcName(Errc::Io);
+  const launch::EndedRun ended = launch::endRun(run, config.name, events.sink, std::move(ending), out);
+  if (!ended.written.ok())
+    std::fprintf(stderr, "rank %d: %s\n", events.rank, ended.written.error().message.c_str());
+  return rankExitCode(events.rank, ended.status, ended.error);
 }
 
 int workerCommand(const WorkerOptions& o) {
@@ -176,12 +178,8 @@ int workerCommand(const WorkerOptions& o) {
   to.stop_flag = &stopFlag();
   auto outcome = trainRank(to, events.sink);
   if (!outcome.ok()) return events.fail(outcome.error());
-  // summary.json before `end`, so a follower that sees the end can read the summary at once.
-  if (!o.events_stdout && env->rank == 0) {
-    settleOwnEventsFile(events.sink, *outcome);
-    writeOwnSummary(run, *config, *outcome);
-  }
-  const int code = finishRank(events, *outcome);
+  const int code = !o.events_stdout && env->rank == 0 ? endOwnRun(events, run, *config, *outcome)
+                                                     : finishRank(events, *outcome);
   // Everything is written (events flushed per record, checkpoints and summary renamed into
   // place). A lone rank leaves without tearing down the loaders, the model and LibTorch's
   // statics (~0.1 s its launcher and the window would wait for); ranks of a group keep the
@@ -207,7 +205,8 @@ void addWorker(CLI::App& cli, Commands& out) {
       ->type_name("FILE")->check(utf8Path("--resume"));
   worker->add_flag("--events-stdout", o->events_stdout, "events as JSON Lines on stdout (the launcher reads them)");
   worker->add_option("--collective-timeout", o->collective_timeout,
-                     "seconds before a collective with a dead peer fails (default 300)")
+                     "seconds before a collective with a dead peer fails (default " +
+                         std::to_string(kDefaultCollectiveTimeoutS) + ")")
       ->type_name("S")->check(inRange(1, 86400));
   out.push_back({worker, [o] { return workerCommand(*o); }});
 }

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "wb/common/exit_codes.h"
 #include "wb/common/paths.h"
 
 namespace wb::cli {
@@ -58,7 +59,7 @@ std::string commandPath(const CLI::App& app) {
 int usageError(const CLI::App& app, const std::string& message) {
   const std::string path = commandPath(app);
   std::fprintf(stderr, "%s: %s (see %s --help)\n", path.c_str(), message.c_str(), path.c_str());
-  return 2;
+  return kExitUsage;
 }
 
 std::string extrasMessage(const CLI::App& app) {

@@ -118,7 +118,7 @@ class TestRunsModel : public QObject {
     }
     QCOMPARE(run.contentionNote(), note);
     // The summary decides once it arrives.
-    json end = t::endEvent("ok", t::summaryOf(QStringLiteral("ok"), QStringLiteral("x"), QStringLiteral("x")));
+    json end = t::endEvent("ok", wb::proto::toJson(t::summaryOf(QStringLiteral("ok"), QStringLiteral("x"), QStringLiteral("x"))));
     run.ingest(end);
     QVERIFY(!run.contended());
   }

@@ -17,6 +17,8 @@
 #include "wb/proto/config_json.h"
 #include "wb/proto/event_types.h"
 #include "wb/proto/events.h"
+#include "wb/proto/run_summary.h"
+#include "wb/common/sysinfo.h"
 #include "window/main_window.h"
 
 namespace wb::ui::test {
@@ -104,8 +106,9 @@ inline nlohmann::json startEvent(int64_t stepsPerEpoch, const std::string& devic
   return wb::proto::toEvent(e, 0, 0.0);
 }
 
-inline nlohmann::json endEvent(const std::string& status, nlohmann::json summary) {
-  return wb::proto::toEvent(wb::proto::EndEvent{status, std::move(summary)}, 0, 0.0);
+// The end event; its summary's fields given as JSON go through the summary's own reader.
+inline nlohmann::json endEvent(const std::string& status, const nlohmann::json& summary) {
+  return wb::proto::toEvent(wb::proto::EndEvent{status, wb::proto::readRunSummary(summary)}, 0, 0.0);
 }
 
 inline bool writeFile(const QString& path, const QByteArray& bytes, QIODevice::OpenMode mode = QIODevice::WriteOnly) {
@@ -114,18 +117,42 @@ inline bool writeFile(const QString& path, const QByteArray& bytes, QIODevice::O
   return f.write(bytes) == bytes.size();
 }
 
-// What a finished run writes in summary.json today (train_samples_per_s over training steps,
-// eval_s, time to first step, the command's wall time, the machine's CPU with no other load).
-inline nlohmann::json summaryOf(const QString& status, const QString& id, const QString& name) {
-  return {{"status", status.toStdString()}, {"run_id", id.toStdString()}, {"name", name.toStdString()},
-          {"best_val_acc", 0.8}, {"train_samples_per_s", 1000.0}, {"train_s", 8.0}, {"train_samples", 8000},
-          {"eval_s", 1.5}, {"checkpoint_s", 0.25}, {"time_to_first_step_s", 2.0}, {"run_wall_s", 12.0},
-          {"wall_s", 10.0}, {"epochs", 1},
-          {"cpu", {{"cores", 2}, {"asked_cores", 1}, {"used_cores", 0.97}, {"other_load_cores", 0.05}, {"contended", false}}}};
+// summary.cpu as the launcher fills it (wb/proto/run_summary.h), with no verdict of its own.
+inline wb::proto::RunCpu cpuOf(double otherLoad, double used, int cores = 2) {
+  wb::proto::RunCpu c;
+  c.cores = cores;
+  c.asked_cores = 1;
+  c.used_cores = used;
+  c.other_load_cores = otherLoad;
+  c.contended = otherLoad >= wb::kContendedOtherCores;
+  return c;
+}
+
+// A finished run's summary, filled as the trainer and the launcher fill it (train_samples_per_s
+// over training steps, eval_s, time to first step, the command's wall time, the machine's CPU
+// with no other load); written through the summary's own writer.
+inline wb::proto::RunSummary summaryOf(const QString& status, const QString& id, const QString& name) {
+  wb::proto::RunSummary s;
+  s.status = status.toStdString();
+  s.run_id = id.toStdString();
+  s.name = name.toStdString();
+  s.best_val_acc = 0.8;
+  s.train_samples_per_s = 1000.0;
+  s.train_s = 8.0;
+  s.train_samples = 8000;
+  s.eval_s = 1.5;
+  s.checkpoint_s = 0.25;
+  s.time_to_first_step_s = 2.0;
+  s.run_wall_s = 12.0;
+  s.wall_s = 10.0;
+  s.epochs = 1;
+  s.cpu = cpuOf(0.05, 0.97);
+  return s;
 }
 
 // <root>/<id>/ with config.json (named `name`) and the given events; summary.json when status
-// given (summaryOf, with `summaryFields` set over it: null writes null, a discarded value removes).
+// given (summaryOf, with `summaryFields` set over it, a discarded value removing one, then read
+// and written through the summary's own reader and writer).
 inline QString writeRunDir(const QString& root, const QString& id, const QString& name, const QByteArray& events,
                            const QString& summaryStatus = {}, const nlohmann::json& summaryFields = nlohmann::json::object()) {
   const QString dir = root + QLatin1Char('/') + id;
@@ -135,20 +162,23 @@ inline QString writeRunDir(const QString& root, const QString& id, const QString
   writeFile(dir + QStringLiteral("/config.json"), QByteArray::fromStdString(wb::proto::configToJson(c).dump(2)));
   writeFile(dir + QStringLiteral("/events.jsonl"), events);
   if (!summaryStatus.isEmpty()) {
-    nlohmann::json s = summaryOf(summaryStatus, id, name);
+    nlohmann::json s = wb::proto::toJson(summaryOf(summaryStatus, id, name));
     for (const auto& [key, value] : summaryFields.items()) {
       if (value.is_discarded()) s.erase(key);
       else s[key] = value;
     }
-    writeFile(dir + QStringLiteral("/summary.json"), QByteArray::fromStdString(s.dump(2)));
+    const nlohmann::json written = wb::proto::toJson(wb::proto::readRunSummary(s));
+    writeFile(dir + QStringLiteral("/summary.json"), QByteArray::fromStdString(written.dump(2)));
   }
   return dir;
 }
 
 // summary.cpu of a run that shared its machine with another load of `otherLoad` cores.
 inline nlohmann::json contendedCpu(double otherLoad, int cores = 2) {
-  return {{"cores", cores}, {"asked_cores", 1}, {"used_cores", 0.6}, {"other_load_cores", otherLoad},
-          {"contended", true}, {"note", "another process used the CPU"}};
+  wb::proto::RunCpu c = cpuOf(otherLoad, 0.6, cores);
+  c.contended = true;
+  c.note = "another process used the CPU";
+  return wb::proto::toJson(c);
 }
 
 // WB_GRAB_DIR=<folder>: a picture of the widget as <name>.png, for a person to look at.

@@ -52,13 +52,6 @@ bool isActive(RunStatus s) {
   return s == RunStatus::Starting || s == RunStatus::Running || s == RunStatus::Stopping;
 }
 
-double jsonNumber(const json& ev, const char* key) { return proto::numberOr(ev, key, kNaN); }
-
-namespace {
-QString jsonString(const json& ev, const char* key) { return QString::fromStdString(proto::stringOr(ev, key, {})); }
-int jsonRank(const json& ev) { return static_cast<int>(proto::intOr(ev, "rank", 0)); }
-}  // namespace
-
 // ---- RunSeries ---------------------------------------------------------------
 
 namespace {
@@ -140,24 +133,23 @@ Run* Run::fromDirectory(const QString& dir, QObject* parent) {
   }
   run->status_ = RunStatus::Incomplete;
   if (auto sum = proto::readJsonFile(rd.summary()); sum.ok() && sum->is_object()) {
-    run->applySummary(*sum);
-    run->status_ = statusFromString(proto::stringOr(*sum, "status", "failed"));
+    run->applySummary(proto::readRunSummary(*sum));
+    run->status_ = statusFromString(run->summary_.status.value_or(proto::kStatusFailed));
     if (run->status_ == RunStatus::Ok || run->status_ == RunStatus::EarlyStopped) run->progress_ = 1.0;
   }
   return run;
 }
 
-void Run::applySummary(const json& summary) {
+void Run::applySummary(const proto::RunSummary& summary) {
   summary_ = summary;
-  if (summary.contains("name") && summary["name"].is_string())
-    name_ = QString::fromStdString(summary["name"].get<std::string>());
-  const double best = jsonNumber(summary, "best_val_acc");
-  if (std::isfinite(best)) bestValAcc_ = best;
-  const report::RunSummary measured = report::decodeSummary(summary);
-  summaryTrainSps_ = measured.train_samples_per_s.value_or(kNaN);
-  summaryCpu_ = measured.cpu.has_value();
-  if (summaryCpu_) contention_ = QString::fromStdString(report::contentionOf(*measured.cpu).note);
-  const QString err = jsonString(summary, "error");
+  hasSummary_ = true;
+  if (summary.name) name_ = QString::fromStdString(*summary.name);
+  if (const auto best = proto::finite(summary.best_val_acc)) bestValAcc_ = *best;
+  summaryTrainSps_ = proto::finite(summary.train_samples_per_s).value_or(kNaN);
+  const std::optional<report::CpuUse> cpu = report::cpuUse(summary);
+  summaryCpu_ = cpu.has_value();
+  if (summaryCpu_) contention_ = QString::fromStdString(report::contentionOf(*cpu).note);
+  const QString err = QString::fromStdString(summary.error.value_or(std::string()));
   if (!err.isEmpty() && error_.isEmpty()) error_ = err;
 }
 
@@ -186,10 +178,10 @@ void Run::ingest(const std::vector<json>& events) {
 
 bool Run::ingestOne(const json& ev) {
   report::addEvent(record_, ev);  // the run's record: core/report decodes every event once
-  const std::string type = proto::stringOr(ev, "type", {});
-  const int rank = jsonRank(ev);
-  const double wall = jsonNumber(ev, "wall");
-  if (std::isfinite(wall)) lastWall_ = wall;
+  const proto::Envelope envelope = proto::readEnvelope(ev);
+  const std::string& type = envelope.type;
+  const int rank = envelope.rank.value_or(0);
+  if (std::isfinite(envelope.wall)) lastWall_ = envelope.wall;
   if (!isFinal(status_) && status_ != RunStatus::Stopping && type != proto::EndEvent::kType) status_ = RunStatus::Running;
 
   if (type == proto::RunEvent::kType) {
@@ -238,11 +230,9 @@ bool Run::ingestOne(const json& ev) {
   } else if (type == proto::EndEvent::kType) {
     const proto::EndEvent end = proto::readEndEvent(ev);
     status_ = statusFromString(end.status);
-    if (end.summary.is_object()) {
-      json sum = end.summary;
-      sum["status"] = end.status;
-      applySummary(sum);
-    }
+    proto::RunSummary sum = end.summary;
+    sum.status = end.status;
+    applySummary(sum);
     if (status_ == RunStatus::Ok || status_ == RunStatus::EarlyStopped) progress_ = 1.0;
     eta_ = kNaN;
   }
@@ -259,10 +249,10 @@ report::RunRecord Run::record() const {
       if (auto env = proto::readJsonFile(rd.env()); env.ok() && env->is_object()) env_ = *env;
   }
   if (!config_.empty()) r.config = config_;
-  if (!summary_.empty()) {
+  if (hasSummary_) {
     r.summary = summary_;
     r.finished = true;
-    r.status = proto::stringOr(summary_, "status", r.status);
+    r.status = summary_.status.value_or(r.status);
   }
   r.env = env_;
   report::finishRecord(r);

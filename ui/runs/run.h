@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "wb/proto/run_summary.h"
 #include "wb/report/compare.h"
 #include "wb/report/run_record.h"
 
@@ -102,7 +103,7 @@ class Run : public QObject {
   const QStringList& warnings() const { return warnings_; }
   const nlohmann::json& config() const { return config_; }
   void setConfig(const nlohmann::json& config) { config_ = config; }
-  const nlohmann::json& summary() const { return summary_; }
+  const proto::RunSummary& summary() const { return summary_; }  // empty until the run has one
 
   double progress() const { return progress_; }       // 0..1, NaN when unknown
   double etaSeconds() const { return eta_; }          // NaN when unknown
@@ -147,7 +148,7 @@ class Run : public QObject {
 
  private:
   bool ingestOne(const nlohmann::json& ev);  // true when curves grew
-  void applySummary(const nlohmann::json& summary);
+  void applySummary(const proto::RunSummary& summary);
   void noteStepCpu(const nlohmann::json& stepEvent);
 
   Origin origin_;
@@ -158,7 +159,8 @@ class Run : public QObject {
   QString logTail_;
   QStringList warnings_;
   nlohmann::json config_ = nlohmann::json::object();
-  nlohmann::json summary_ = nlohmann::json::object();
+  proto::RunSummary summary_;
+  bool hasSummary_ = false;                       // summary.json or the end event's was applied
   double progress_ = kNaN, eta_ = kNaN, bestValAcc_ = kNaN, lastWall_ = kNaN;
   double summaryTrainSps_ = kNaN, epochTrainSps_ = kNaN, stepTrainSps_ = kNaN;  // newest of each
   QString contention_;
@@ -170,7 +172,5 @@ class Run : public QObject {
   mutable nlohmann::json env_ = nlohmann::json::object();  // env.json, read once it exists
 };
 
-// Reads a number from ev[key] (NaN when absent or not a number).
-double jsonNumber(const nlohmann::json& ev, const char* key);
 
 }  // namespace wb::ui

@@ -9,6 +9,7 @@
 #include "runs/runs_model.h"
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
+#include "wb/proto/run_summary.h"
 
 namespace wb::ui {
 
@@ -117,7 +118,7 @@ bool RunHistory::pollOne(Followed& f) {
   if (auto sum = proto::readJsonFile(rd.summary()); sum.ok() && sum->is_object()) {
     run->ingest(f.reader->finish());
     if (!isFinal(run->status()))
-      run->setStatus(statusFromString(proto::stringOr(*sum, "status", "failed")));
+      run->setStatus(statusFromString(proto::readRunSummary(*sum).status.value_or(proto::kStatusFailed)));
     return false;
   }
   const bool quiet = f.sinceGrowth.elapsed() > quietAfterS_ * 1000.0;

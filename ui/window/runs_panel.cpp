@@ -20,6 +20,7 @@
 #include "runs/run_queue.h"
 #include "runs/runs_model.h"
 #include "wb/proto/rundir.h"
+#include "wb/proto/run_summary.h"
 
 namespace wb::ui {
 
@@ -158,8 +159,9 @@ void RunsPanel::renameRun(Run* run, const QString& newName) {
     proto::RunDir rd{run->runDir().toStdString()};
     auto sum = proto::readJsonFile(rd.summary());
     if (sum.ok() && sum->is_object()) {
-      (*sum)["name"] = name.toStdString();
-      if (auto st = proto::writeJsonAtomic(rd.summary(), *sum); !st.ok()) {
+      proto::RunSummary renamed = proto::readRunSummary(*sum);  // fields it does not know are kept
+      renamed.name = name.toStdString();
+      if (auto st = proto::writeJsonAtomic(rd.summary(), proto::toJson(renamed)); !st.ok()) {
         Q_EMIT message(QString::fromStdString(st.error().message));
         return;
       }

@@ -14,6 +14,7 @@
 #include "run_folder.h"
 #include "wb/common/clock.h"
 #include "wb/common/sysinfo.h"
+#include "wb/launch/run_end.h"
 #include "wb/proto/event_types.h"
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
@@ -73,13 +74,6 @@ std::string tailOfFile(const fs::path& path, size_t maxBytes = 2000) {
   return s;
 }
 
-// How the run ends, before the summary is written.
-struct RunEnd {
-  std::string status;
-  std::string failReason;
-  int failedRank = -1;
-};
-
 // One launch, from the prepared run folder to the run's single `end`: open the events file,
 // write `run`, spawn the ranks, supervise them (merge their events, forward a stop, tear all
 // down when one fails), then decide the end, write summary.json and `end`. On the thread that
@@ -110,9 +104,9 @@ class Launch {
   void handleLine(Rank& r, const std::string& line);
   void writeEnvJson(const proto::StartEvent& start);
   bool reapRanks();
-  RunEnd decideEnd() const;
-  json buildSummary(RunEnd& end);
-  json cpuSummary(const json& rank0Summary) const;
+  RunEnding decideEnd() const;
+  proto::RunSummary launcherSummary(const RunEnding& end) const;
+  proto::RunCpu cpuSummary(const proto::RunSummary& rank0Summary) const;
   Result<RunOutcome> finish();
 
   const Config& config_;
@@ -265,7 +259,7 @@ bool Launch::pollOutputs() {
 void Launch::handleLine(Rank& r, const std::string& line) {
   auto ev = proto::decodeEvent(line);
   if (!ev) return;
-  if (!ev->contains("rank")) (*ev)["rank"] = r.rank;
+  if (!proto::readEnvelope(*ev).rank) (*ev)["rank"] = r.rank;
   if (proto::isEvent<proto::EndEvent>(*ev)) {
     r.end = proto::readEndEvent(*ev);
     return;
@@ -309,8 +303,11 @@ bool Launch::reapRanks() {
   return allExited;
 }
 
-RunEnd Launch::decideEnd() const {
-  RunEnd end{"", failReason_, failedRank_};
+RunEnding Launch::decideEnd() const {
+  RunEnding end;
+  end.error = failReason_;
+  end.error_code = "rank_failed";
+  end.failed_rank = failedRank_;
   const Rank* r0 = ranks_.empty() ? nullptr : &ranks_[0];
   if (failedRank_ >= 0 || !startError_.empty()) {
     end.status = proto::kStatusFailed;
@@ -320,89 +317,59 @@ RunEnd Launch::decideEnd() const {
     end.status = proto::kStatusCancelled;
   } else {
     end.status = proto::kStatusFailed;
-    end.failReason = "rank 0 ended without reporting a result";
-    end.failedRank = 0;
+    end.error = "rank 0 ended without reporting a result";
+    end.failed_rank = 0;
   }
-  if (end.status == proto::kStatusFailed && end.failReason.empty() && r0 && r0->end)
-    end.failReason = proto::stringOr(r0->end->summary, "error", "failed");
+  if (end.status == proto::kStatusFailed && end.error.empty() && r0 && r0->end)
+    end.error = r0->end->summary.error.value_or("failed");
   return end;
 }
 
-// Rank 0's summary, completed with what only the launcher knows: the end, the clocks from the
-// command's start, the CPU the ranks got, and what the events file could not hold.
-json Launch::buildSummary(RunEnd& end) {
+// Rank 0's summary, completed with what only the launcher knows: the clocks from the command's
+// start, the CPU the ranks got, and the failed rank's last log lines.
+proto::RunSummary Launch::launcherSummary(const RunEnding& end) const {
   const Rank* r0 = ranks_.empty() ? nullptr : &ranks_[0];
-  json summary = r0 && r0->end && r0->end->summary.is_object() ? r0->end->summary : json::object();
-  if (end.status == proto::kStatusFailed) {
-    summary["error"] = end.failReason;
-    if (end.failedRank >= 0) {
-      summary["failed_rank"] = end.failedRank;
-      summary["log_tail"] = tailOfFile(p_.run.rankLog(end.failedRank));
-    }
-  }
-  const proto::EventsFileEnd eventsFile = proto::settleEventsFile(sink_, end.status);
-  if (eventsFile.lost > 0) {
-    summary["training_status"] = end.status;
-    end.failReason = end.failReason.empty() || end.status != proto::kStatusFailed
-                         ? eventsFile.message
-                         : end.failReason + "; " + eventsFile.message;
-    if (end.status != proto::kStatusFailed) end.failedRank = -1;
-    end.status = proto::kStatusFailed;
-    summary["error"] = end.failReason;
-    summary["events_lost"] = eventsFile.lost;
-  }
-  if (!eventsFile.error.empty()) summary["events_error"] = eventsFile.error;
-  if (eventsFile.late > 0) summary["events_late"] = eventsFile.late;
-  summary["status"] = end.status;
-  summary["run_id"] = p_.run.id();
-  summary["name"] = config_.name;
-  summary["run_dir"] = p_.run.root.string();
-  summary["launcher_wall_s"] = clock_.seconds();
-  summary["run_wall_s"] = options_.startup_s + clock_.seconds();
-  if (const double first = proto::numberOr(summary, "first_step_unix", 0); first > 0)
-    summary["time_to_first_step_s"] = options_.startup_s + first - startUnix_;
-  summary["cpu"] = cpuSummary(summary);
-  if (eventsFile.lost == 0 && eventsFile.late > 0) {
-    emit(proto::toEvent(proto::WarningEvent{eventsFile.message, sink_.filePath()}, -1, clock_.seconds()));
-  }
-  return summary;
+  proto::RunSummary s = r0 && r0->end ? r0->end->summary : proto::RunSummary{};
+  if (end.status == proto::kStatusFailed && end.failed_rank >= 0) s.log_tail = tailOfFile(p_.run.rankLog(end.failed_rank));
+  s.launcher_wall_s = clock_.seconds();
+  s.run_wall_s = options_.startup_s + clock_.seconds();
+  if (const double first = s.first_step_unix.value_or(0); first > 0)
+    s.time_to_first_step_s = options_.startup_s + first - startUnix_;
+  s.cpu = cpuSummary(s);
+  return s;
 }
 
-json Launch::cpuSummary(const json& rank0Summary) const {
+proto::RunCpu Launch::cpuSummary(const proto::RunSummary& rank0Summary) const {
   double ranksCpu = 0;
   int asked = 0;
   for (const auto& rk : ranks_) ranksCpu += rk.cpu_s, asked += rk.threads;
   const CpuShare share = cpuShareBetween(cpuAtStart_, readCpuTimes(), ranksCpu);
-  json cpu = runCpuJson(ranksCpu, share.seconds, asked, share.other_cores);
-  const json& ranks0 = proto::objectOr(rank0Summary, "cpu");
-  for (const char* key : {"threads", "min_threads"})  // rank 0's: fewer while others took cores
-    if (ranks0.contains(key)) cpu[key] = ranks0[key];
+  proto::RunCpu cpu = runCpu(ranksCpu, share.seconds, asked, share.other_cores);
+  if (rank0Summary.cpu) {  // rank 0's: fewer threads while others took cores
+    cpu.threads = rank0Summary.cpu->threads;
+    cpu.min_threads = rank0Summary.cpu->min_threads;
+  }
   return cpu;
 }
 
-// The run's single end: `error` when it failed, summary.json (first: whoever sees `end` can
-// read it at once), then `end`.
+// The run's single end (wb/launch/run_end.h), as rank -1.
 Result<RunOutcome> Launch::finish() {
-  RunEnd end = decideEnd();
-  json summary = buildSummary(end);
-  if (end.status == proto::kStatusFailed) {
-    proto::ErrorEvent err;
-    err.message = end.failReason;
-    err.code = summary.contains("events_lost") && end.failedRank < 0 ? "events_lost" : "rank_failed";
-    if (end.failedRank >= 0) err.log_tail = proto::stringOr(summary, "log_tail", {});
-    emit(proto::toEvent(err, end.failedRank, clock_.seconds()));
-  }
-  const Status written = proto::writeJsonAtomic(p_.run.summary(), summary);
-  emit(proto::toEvent(proto::EndEvent{end.status, summary}, -1, clock_.seconds()));
-  if (!written.ok()) return written.error();
+  RunEnding ending = decideEnd();
+  ending.summary = launcherSummary(ending);
+  RunEndEvents events;
+  events.rank = -1;
+  events.clock = [this] { return clock_.seconds(); };
+  events.send = [this](const json& ev) { emit(ev); };
+  const EndedRun ended = endRun(p_.run, config_.name, sink_, std::move(ending), events);
+  if (!ended.written.ok()) return ended.written.error();
 
   int rankCode = ranks_.empty() ? 1 : ranks_[0].exitCode;
-  if (end.failedRank >= 0) rankCode = ranks_[static_cast<size_t>(end.failedRank)].exitCode;
+  if (ended.failed_rank >= 0) rankCode = ranks_[static_cast<size_t>(ended.failed_rank)].exitCode;
   RunOutcome out;
   out.run_dir = p_.run.root.string();
-  out.status = end.status;
-  out.exit_code = proto::exitCodeForStatus(end.status, rankCode);
-  out.summary = summary;
+  out.status = ended.status;
+  out.exit_code = proto::exitCodeForStatus(ended.status, rankCode);
+  out.summary = ended.summary;
   return out;
 }
 
@@ -410,20 +377,20 @@ Result<RunOutcome> Launch::finish() {
 
 void requestStop() { g_stopRequests.fetch_add(1); }
 
-json runCpuJson(double ranksCpuSeconds, double launcherWallSeconds, int askedCores, double otherCores) {
-  const int cores = logicalCores();
-  json c = {{"cores", cores},
-            {"asked_cores", askedCores},
-            {"used_cores", launcherWallSeconds > 0 ? ranksCpuSeconds / launcherWallSeconds : 0.0},
-            {"other_load_cores", otherCores},
-            {"contended", otherCores >= kContendedOtherCores}};
-  if (otherCores >= kContendedOtherCores) {
+proto::RunCpu runCpu(double ranksCpuSeconds, double launcherWallSeconds, int askedCores, double otherCores) {
+  proto::RunCpu c;
+  c.cores = logicalCores();
+  c.asked_cores = askedCores;
+  c.used_cores = launcherWallSeconds > 0 ? ranksCpuSeconds / launcherWallSeconds : 0.0;
+  c.other_load_cores = otherCores;
+  c.contended = isContended(otherCores);
+  if (*c.contended) {
     char note[200];
     std::snprintf(note, sizeof note,
                   "other processes used %.1f of %d cores during this run: its speed is not this machine's, and "
                   "speedups against it are not reported",
-                  otherCores, cores);
-    c["note"] = note;
+                  otherCores, c.cores);
+    c.note = note;
   }
   return c;
 }

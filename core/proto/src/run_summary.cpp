@@ -72,6 +72,12 @@ json toJson(const RunSummary& summary) {
   return out;
 }
 
+json toJson(const RunCpu& cpu) {
+  json out = json::object();
+  fieldsToJson(cpu, out);
+  return out;
+}
+
 RunSummary readRunSummary(const json& summary) { return readAs<RunSummary>(summary); }
 
 }  // namespace wb::proto

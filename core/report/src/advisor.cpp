@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "wb/common/choices.h"
+#include "wb/common/config.h"
+#include "wb/proto/config_json.h"
 #include "wb/proto/events.h"
 
 namespace wb::report {
@@ -24,17 +27,30 @@ constexpr double kScalingPoor = 0.5;       // < 50 % scaling efficiency across d
 
 std::string pct(double fraction) { return std::to_string(static_cast<long>(std::lround(fraction * 100.0))) + " %"; }
 
-int intAt(const RunRecord& r, const char* path, int fallback) {
+// The run's config value at path, or the config's own default (wb::Config) where the run's
+// config.json lacks it or holds another type: the advisor has no defaults of its own.
+template <class Is>
+const json& configValue(const RunRecord& r, const char* path, Is is) {
+  static const RunRecord defaults = [] {
+    RunRecord d;
+    const Config config;
+    d.config = proto::configToJson(config);
+    return d;
+  }();
   const json& j = r.configAt(path);
-  return j.is_number() ? j.get<int>() : fallback;
+  return (j.*is)() ? j : defaults.configAt(path);
 }
-std::string strAt(const RunRecord& r, const char* path, const std::string& fallback) {
-  const json& j = r.configAt(path);
-  return j.is_string() ? j.get<std::string>() : fallback;
+int intAt(const RunRecord& r, const char* path) {
+  const json& j = configValue(r, path, &json::is_number);
+  return j.is_number() ? j.get<int>() : 0;
 }
-bool boolAt(const RunRecord& r, const char* path, bool fallback) {
-  const json& j = r.configAt(path);
-  return j.is_boolean() ? j.get<bool>() : fallback;
+std::string strAt(const RunRecord& r, const char* path) {
+  const json& j = configValue(r, path, &json::is_string);
+  return j.is_string() ? j.get<std::string>() : std::string();
+}
+bool boolAt(const RunRecord& r, const char* path) {
+  const json& j = configValue(r, path, &json::is_boolean);
+  return j.is_boolean() && j.get<bool>();
 }
 
 std::string fmtScale(double s) {
@@ -89,13 +105,13 @@ void stepSplitVerdicts(const RunRecord& run, const RunMetrics& m, const ProbeRes
   if (!m.step_ms || m.step_ms->total() <= 0) return;
   const StepTimes& s = *m.step_ms;
   const double total = s.total();
-  const int workers = intAt(run, "speedups.workers", 0);
-  const int devices = intAt(run, "speedups.devices", 1);
+  const int workers = intAt(run, "speedups.workers");
+  const int devices = intAt(run, "speedups.devices");
   const double data = s.data / total;
   if (data >= kDataBoundShare)
     out.push_back({"data-bound", Severity::Tip, "Data-bound: " + pct(data) + " of each step waits for data — " +
                                                     dataBoundFix(workers, workersAdvice(probe, run.cores())) + "."});
-  if (run.onCuda() && s.h2d / total >= kH2dShare && !boolAt(run, "speedups.pin_memory", false))
+  if (run.onCuda() && s.h2d / total >= kH2dShare && !boolAt(run, "speedups.pin_memory"))
     out.push_back({"h2d", Severity::Tip, "Host-to-device copies take " + pct(s.h2d / total) +
                                             " of each step — turn on pin memory so they overlap compute."});
   if (devices > 1 && s.comm / total >= kCommShare)
@@ -104,7 +120,7 @@ void stepSplitVerdicts(const RunRecord& run, const RunMetrics& m, const ProbeRes
                                                    " devices — a larger batch per rank or fewer devices would waste less."});
   // Compute-bound matters only while precision is still a lever (fp32).
   const double compute = (s.fwd + s.bwd) / total;
-  if (compute >= kComputeShare && strAt(run, "speedups.precision", "32-true") == "32-true") {
+  if (compute >= kComputeShare && strAt(run, "speedups.precision") == choice::kFp32) {
     const std::string tip = run.onCuda() ? " — mixed precision (16-mixed or bf16-mixed) is the lever left."
                                          : " — bf16-mixed is the lever left if this CPU has native bf16.";
     out.push_back({"compute-bound", Severity::Info, "Compute-bound: forward + backward take " + pct(compute) + " of each step" + tip});
@@ -112,7 +128,7 @@ void stepSplitVerdicts(const RunRecord& run, const RunMetrics& m, const ProbeRes
 }
 
 void fp16Verdicts(const RunRecord& run, const RunMetrics& m, Out& out) {
-  if (strAt(run, "speedups.precision", "") != "16-mixed" || !m.skipped_steps) return;
+  if (strAt(run, "speedups.precision") != choice::kFp16Mixed || !m.skipped_steps) return;
   const int64_t skipped = *m.skipped_steps;
   const std::string scale = m.amp_scale ? " the scale settled at " + fmtScale(*m.amp_scale) : " the scale is unknown";
   if (skipped == 0) {
@@ -138,8 +154,8 @@ void fp16Verdicts(const RunRecord& run, const RunMetrics& m, Out& out) {
 }
 
 void earlyStopVerdicts(const RunRecord& run, const RunMetrics& m, Out& out) {
-  const int patience = intAt(run, "speedups.early_stopping.patience", 0);
-  const int planned = intAt(run, "train.epochs", 0);
+  const int patience = intAt(run, "speedups.early_stopping.patience");
+  const int planned = intAt(run, "train.epochs");
   if (run.early_stop) {
     const int ran = m.epochs;
     const int best = run.early_stop->best_epoch;
@@ -177,9 +193,9 @@ void contentionVerdicts(const RunMetrics& m, const RunMetrics* rm, Out& out) {
 }
 
 void evalVerdicts(const RunRecord& run, const RunMetrics& m, const RunRecord* ref, const RunMetrics* rm, Out& out) {
-  const bool inference = boolAt(run, "speedups.inference_eval", true);
+  const bool inference = boolAt(run, "speedups.inference_eval");
   const bool timed = ref && rm && !m.contention.contended && !rm->contention.contended;
-  if (timed && m.eval_ms && rm->eval_ms && boolAt(*ref, "speedups.inference_eval", true) != inference) {
+  if (timed && m.eval_ms && rm->eval_ms && boolAt(*ref, "speedups.inference_eval") != inference) {
     const double saved = 1.0 - *m.eval_ms / *rm->eval_ms;
     std::string text = std::string(inference ? "Inference-mode evaluation" : "Grad-enabled evaluation") + " took " +
                        fmtFixed(*m.eval_ms, 0) + " ms per evaluation vs " + fmtFixed(*rm->eval_ms, 0) + " ms (" +
@@ -209,8 +225,8 @@ void referenceVerdicts(const RunRecord& run, const RunMetrics& m, const RunRecor
   if (m.best_val_acc && rm.best_val_acc) {
     const double drop = (*rm.best_val_acc - *m.best_val_acc) * 100.0;
     // More ranks multiply the global batch: the same epochs are fewer optimiser steps.
-    const int batch = intAt(run, "train.batch_size", 64) * intAt(run, "speedups.devices", 1);
-    const int refBatch = intAt(ref, "train.batch_size", 64) * intAt(ref, "speedups.devices", 1);
+    const int batch = intAt(run, "train.batch_size") * intAt(run, "speedups.devices");
+    const int refBatch = intAt(ref, "train.batch_size") * intAt(ref, "speedups.devices");
     std::string why = ": this speedup costs accuracy.";
     if (batch > refBatch && refBatch > 0) {
       const double ratio = static_cast<double>(batch) / refBatch;
@@ -219,7 +235,7 @@ void referenceVerdicts(const RunRecord& run, const RunMetrics& m, const RunRecor
       const double lr = runLrScaling(run).effective_lr, refLr = runLrScaling(ref).effective_lr;
       const bool lrScaled = refLr > 0 && lr / refLr >= ratio * 0.99;
       // More devices with the same per-rank batch: the setting that scales the lr for them.
-      const bool byDevices = intAt(run, "train.batch_size", 64) == intAt(ref, "train.batch_size", 64);
+      const bool byDevices = intAt(run, "train.batch_size") == intAt(ref, "train.batch_size");
       const std::string fix =
           byDevices ? "set optim.lr_scaling=linear (optim.lr × " + factor + " after a short warm-up; the ladder: "
                       "--lr-scaling linear) or train more epochs."
@@ -232,7 +248,7 @@ void referenceVerdicts(const RunRecord& run, const RunMetrics& m, const RunRecor
     if (drop > kAccDropPp)
       out.push_back({"accuracy", Severity::Warning, "Best val acc is " + fmtFixed(drop, 2) + " pp below the reference" + why});
   }
-  const int devices = intAt(run, "speedups.devices", 1), refDevices = intAt(ref, "speedups.devices", 1);
+  const int devices = intAt(run, "speedups.devices"), refDevices = intAt(ref, "speedups.devices");
   // Scaling efficiency means something only when the device count is all that changed.
   const bool onlyDevices = speedupKeys.size() == 1 && speedupKeys.front() == "devices";
   const auto& sps = m.train_samples_per_s;
@@ -245,8 +261,8 @@ void referenceVerdicts(const RunRecord& run, const RunMetrics& m, const RunRecor
                        " train samples/s over " + std::to_string(refDevices) + " (" + pct(eff) + " scaling efficiency)" +
                        (eff < kScalingPoor ? ": the ranks share cores or wait on communication." : ".")});
   }
-  const std::string sharding = strAt(run, "speedups.sharding", "off");
-  if (sharding != "off" && strAt(ref, "speedups.sharding", "off") == "off" && m.peak_mem_bytes && rm.peak_mem_bytes &&
+  const std::string sharding = strAt(run, "speedups.sharding");
+  if (sharding != "off" && strAt(ref, "speedups.sharding") == "off" && m.peak_mem_bytes && rm.peak_mem_bytes &&
       *rm.peak_mem_bytes > 0) {
     const double saving = 1.0 - *m.peak_mem_bytes / *rm.peak_mem_bytes;
     double cost = 0;

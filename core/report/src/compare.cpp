@@ -10,14 +10,6 @@ using nlohmann::json;
 
 namespace {
 
-std::optional<double> summaryNumber(const json& summary, const char* key) {
-  auto it = summary.find(key);
-  if (it == summary.end() || !it->is_number()) return std::nullopt;
-  double v = it->get<double>();
-  if (!std::isfinite(v)) return std::nullopt;
-  return v;
-}
-
 std::optional<double> throughputAfterWarmup(const std::vector<StepSample>& steps) {
   double samples = 0, seconds = 0;
   for (size_t i = 1; i < steps.size(); ++i) {
@@ -49,14 +41,14 @@ std::optional<double> epochThroughput(const std::vector<EpochSample>& epochs) {
 }
 
 // Training throughput and where it came from (the header's definition, in its order).
-void trainThroughput(const RunRecord& run, const RunSummary& measured, RunMetrics& m) {
+void trainThroughput(const RunRecord& run, RunMetrics& m) {
   using S = ThroughputSource;
   auto take = [&](std::optional<double> v, S source) {
     if (m.train_samples_per_s || !v || !(*v > 0)) return;
     m.train_samples_per_s = v;
     m.throughput_source = source;
   };
-  if (run.finished) take(measured.train_samples_per_s, S::Summary);
+  if (run.finished) take(proto::finite(run.summary.train_samples_per_s), S::Summary);
   take(throughputAfterWarmup(run.steps), S::StepEvents);
   take(epochThroughput(run.epochs), S::EpochEvents);
   if (!run.steps.empty()) take(run.steps.front().samples_per_s, S::StepEventsWithWarmup);
@@ -139,19 +131,19 @@ RunMetrics computeMetrics(const RunRecord& run, std::optional<double> target) {
   RunMetrics m;
   m.status = run.status;
   m.lr = runLrScaling(run);
-  const json& s = run.summary;
+  const proto::RunSummary& s = run.summary;
 
   m.epochs = static_cast<int>(run.epochs.size());
-  if (auto e = summaryNumber(s, "epochs"); e && m.epochs == 0) m.epochs = static_cast<int>(*e);
+  if (s.epochs && m.epochs == 0) m.epochs = *s.epochs;
   m.steps = run.steps.empty() ? 0 : run.steps.back().step;
-  if (auto st = summaryNumber(s, "steps")) m.steps = static_cast<int64_t>(*st);
+  if (s.steps) m.steps = *s.steps;
 
   // Rank 0's clock, the same axis as the time to target (setup + training + evaluation).
   if (run.last_t > 0) {
     m.wall_s = run.last_t;
     m.wall_partial = !run.finished;
   } else {
-    m.wall_s = summaryNumber(s, "wall_s");
+    m.wall_s = proto::finite(s.wall_s);
   }
 
   if (!run.epochs.empty()) {
@@ -162,11 +154,10 @@ RunMetrics computeMetrics(const RunRecord& run, std::optional<double> target) {
     m.time_per_epoch_s = *m.wall_s / m.epochs;
   }
 
-  const RunSummary measured = run.measured();
-  trainThroughput(run, measured, m);
-  m.run_wall_s = measured.run_wall_s;
-  m.time_to_first_step_s = measured.time_to_first_step_s;
-  m.eval_s = measured.eval_s;
+  trainThroughput(run, m);
+  m.run_wall_s = proto::runWallSeconds(s);
+  m.time_to_first_step_s = proto::finite(s.time_to_first_step_s);
+  m.eval_s = proto::finite(s.eval_s);
   if (!m.eval_s && !run.evals.empty()) {
     double ms = 0;
     for (const auto& e : run.evals) ms += e.eval_ms;
@@ -178,8 +169,8 @@ RunMetrics computeMetrics(const RunRecord& run, std::optional<double> target) {
     if (!m.best_val_acc || e.val_acc > *m.best_val_acc) m.best_val_acc = e.val_acc;
     m.final_val_acc = e.val_acc;
   }
-  if (!m.best_val_acc) m.best_val_acc = summaryNumber(s, "best_val_acc");
-  if (!m.final_val_acc) m.final_val_acc = summaryNumber(s, "final_val_acc");
+  if (!m.best_val_acc) m.best_val_acc = proto::finite(s.best_val_acc);
+  if (!m.final_val_acc) m.final_val_acc = proto::finite(s.final_val_acc);
   if (target) m.time_to_target_s = timeToAccuracy(run.evals, *target);
 
   if (run.onCuda() && !run.device_peak.empty()) {
@@ -192,8 +183,8 @@ RunMetrics computeMetrics(const RunRecord& run, std::optional<double> target) {
     for (const auto& [rank, bytes] : run.rss_peak) sum += bytes;
     m.peak_mem_bytes = static_cast<double>(sum);
     m.peak_mem_kind = "host";
-  } else if (auto p = summaryNumber(s, "peak_mem")) {
-    m.peak_mem_bytes = *p;
+  } else if (s.peak_mem) {
+    m.peak_mem_bytes = static_cast<double>(*s.peak_mem);
     m.peak_mem_kind = run.onCuda() ? "device" : "host";
   }
 
@@ -223,7 +214,7 @@ std::optional<CpuUse> StepLoad::use() const {
   CpuUse u;
   u.cores = cores;
   u.other_load_cores = sum / count;
-  u.contended = *u.other_load_cores >= kContendedOtherCores;
+  u.contended = isContended(*u.other_load_cores);
   return u;
 }
 
@@ -239,10 +230,10 @@ Contention contentionOf(const CpuUse& cpu) {
 }
 
 Contention contentionOf(const RunRecord& run) {
-  const RunSummary measured = run.measured();
+  const std::optional<CpuUse> cpu = cpuUse(run.summary);
   Contention c;
-  if (measured.cpu) {
-    c = contentionOf(*measured.cpu);
+  if (cpu) {
+    c = contentionOf(*cpu);
   } else if (!run.finished && run.world_size == 1) {  // with more ranks, the others' load is the run's own
     StepLoad load;
     for (const auto& st : run.steps)

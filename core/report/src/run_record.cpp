@@ -16,9 +16,7 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// Writers may omit fields or write null for non-finite numbers: proto's tolerant readers, with
-// this file's defaults (NaN marks a number that is not known).
-double num(const json& j, const char* key, double fallback = kNaN) { return proto::numberOr(j, key, fallback); }
+// config.json and env.json are free-form: proto's tolerant readers, with this file's defaults.
 int64_t integer(const json& j, const char* key, int64_t fallback = 0) { return proto::intOr(j, key, fallback); }
 std::string text(const json& j, const char* key, const std::string& fallback = {}) {
   return proto::stringOr(j, key, fallback);
@@ -77,9 +75,9 @@ namespace {
 
 void readEnd(RunRecord& r, const json& ev) {
   const proto::EndEvent end = proto::readEndEvent(ev);
+  if (!r.finished) r.summary = end.summary;  // the first end's (summary.json, when read, wins)
   r.finished = true;
   r.status = end.status;
-  if (end.summary.is_object() && r.summary.empty()) r.summary = end.summary;
 }
 
 void readRank0(RunRecord& r, const proto::Envelope& env, const json& ev) {
@@ -121,47 +119,22 @@ void readRank0(RunRecord& r, const proto::Envelope& env, const json& ev) {
   }
 }
 
-std::optional<double> finite(const json& j, const char* key) {
-  const double v = num(j, key);
-  if (!std::isfinite(v)) return std::nullopt;
-  return v;
-}
-
-std::optional<CpuUse> decodeCpu(const json& summary) {
-  auto it = summary.find("cpu");
-  if (it == summary.end() || !it->is_object()) return std::nullopt;
-  const json& j = *it;
-  CpuUse c;
-  c.cores = static_cast<int>(integer(j, "cores"));
-  c.asked_cores = finite(j, "asked_cores");
-  c.used_cores = finite(j, "used_cores");
-  c.other_load_cores = finite(j, "other_load_cores");
-  auto flag = j.find("contended");
-  // A writer that left the verdict out still gave the load it is made of.
-  c.contended = flag != j.end() && flag->is_boolean() ? flag->get<bool>()
-                                                      : c.other_load_cores && *c.other_load_cores >= kContendedOtherCores;
-  c.note = text(j, "note");
-  return c;
-}
-
 }  // namespace
 
 std::optional<StepCpu> decodeStepCpu(const json& ev) { return stepCpu(proto::readStepEvent(ev).cpu); }
 
-RunSummary decodeSummary(const json& s) {
-  RunSummary out;
-  if (!s.is_object()) return out;
-  out.train_samples_per_s = finite(s, "train_samples_per_s");
-  out.train_s = finite(s, "train_s");
-  if (auto n = finite(s, "train_samples")) out.train_samples = static_cast<int64_t>(std::llround(*n));
-  out.eval_s = finite(s, "eval_s");
-  out.checkpoint_s = finite(s, "checkpoint_s");
-  out.time_to_first_step_s = finite(s, "time_to_first_step_s");
-  out.run_wall_s = finite(s, "run_wall_s");
-  if (!out.run_wall_s) out.run_wall_s = finite(s, "launcher_wall_s");  // runs written before run_wall_s
-  out.wall_s = finite(s, "wall_s");
-  out.cpu = decodeCpu(s);
-  return out;
+std::optional<CpuUse> cpuUse(const proto::RunSummary& summary) {
+  if (!summary.cpu) return std::nullopt;
+  const proto::RunCpu& j = *summary.cpu;
+  CpuUse c;
+  c.cores = j.cores;
+  if (j.asked_cores) c.asked_cores = *j.asked_cores;
+  c.used_cores = proto::finite(j.used_cores);
+  c.other_load_cores = proto::finite(j.other_load_cores);
+  // A writer that left the verdict out still gave the load it is made of.
+  c.contended = j.contended ? *j.contended : c.other_load_cores && isContended(*c.other_load_cores);
+  c.note = j.note.value_or("");
+  return c;
 }
 
 const json& RunRecord::configAt(const std::string& dotted) const {
@@ -273,9 +246,9 @@ Result<RunRecord> loadRun(const fs::path& dirIn) {
   loadOptional(rd.env(), r.env);
   json summary;
   if (loadOptional(rd.summary(), summary)) {
-    r.summary = summary;
+    r.summary = proto::readRunSummary(summary);
     r.finished = true;
-    r.status = text(summary, "status", r.status);
+    r.status = r.summary.status.value_or(r.status);
   }
   r.name = text(r.config, "name", r.name);
   r.problems = std::move(problems);

@@ -47,7 +47,9 @@ EarlyStoppingConfig runRule(const RunRecord& run) {
   return c;
 }
 
-double monitored(const EarlyStoppingConfig& c, const Point& p) { return c.monitor == "val_acc" ? p.val_acc : p.val_loss; }
+double monitored(const EarlyStoppingConfig& c, const Point& p) {
+  return c.monitor == choice::kMonitorValAcc ? p.val_acc : p.val_loss;
+}
 
 // Off (patience 0), the trainer keeps best.pt by plain improvement: min_delta plays no part.
 WhatIfRow replay(const std::vector<Point>& curve, EarlyStoppingConfig rule, int patience, double min_delta) {
@@ -101,7 +103,7 @@ std::string num(double v) {
 
 std::string monitorText(const WhatIf& w, double v) {
   if (!std::isfinite(v)) return "–";
-  return w.monitor == "val_acc" ? fmtAccuracy(v) : fmtFixed(v, 4);
+  return w.monitor == choice::kMonitorValAcc ? fmtAccuracy(v) : fmtFixed(v, 4);
 }
 
 Cell stopCell(const WhatIf& w, const WhatIfRow& r) {
@@ -158,7 +160,7 @@ WhatIf earlyStoppingWhatIf(const RunRecord& run, const WhatIfOptions& options) {
   w.run = runLabel(run);
   const EarlyStoppingConfig rule = runRule(run);
   w.monitor = rule.monitor;
-  w.mode = rule.mode == "max" ? "max" : "min";
+  w.mode = rule.mode == choice::kModeMax ? choice::kModeMax : choice::kModeMin;
   const auto curve = curveOf(run);
   w.evaluations = static_cast<int>(curve.size());
   w.last_epoch = curve.empty() ? 0 : curve.back().epoch;

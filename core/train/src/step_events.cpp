@@ -83,7 +83,7 @@ std::map<std::string, proto::SpeedupStatus> TrainingRun::speedups() const {
                                                   : "off");
   s["devices"] = speedupStatus(sp.devices > 1, o_.world_size > 1,
                                std::to_string(o_.world_size) + (cuda_ ? " GPU process(es), NCCL" : " CPU process(es), Gloo"));
-  s["precision"] = speedupStatus(sp.precision != "32-true", bf16_ || fp16_,
+  s["precision"] = speedupStatus(sp.precision != choice::kFp32, bf16_ || fp16_,
                                  fp16_  ? "fp16 autocast + dynamic loss scaling"
                                  : bf16_ ? std::string("bf16 autocast on ") + (cuda_ ? "CUDA" : "CPU")
                                          : "fp32");

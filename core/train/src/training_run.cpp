@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "wb/common/choices.h"
 #include "wb/common/resume_rules.h"
 #include "wb/common/sysinfo.h"
 #include "wb/data/loader_config.h"
@@ -132,8 +133,8 @@ Status TrainingRun::buildModel() {
   opt_ = std::move(optimizer.value());
   schedule_ = std::make_unique<LrSchedule>(c_.optim, totalSteps_, stepsPerEpoch_, o_.world_size);
 
-  bf16_ = c_.speedups.precision == "bf16-mixed";
-  fp16_ = c_.speedups.precision == "16-mixed" && cuda_;
+  bf16_ = c_.speedups.precision == choice::kBf16Mixed;
+  fp16_ = c_.speedups.precision == choice::kFp16Mixed && cuda_;
   GradScalerOptions so;
   so.enabled = fp16_;
   scaler_ = std::make_unique<GradScaler>(so, device_);
@@ -167,6 +168,8 @@ Status TrainingRun::resume() {
   at_.iteration =
       ck->extra.count("iteration") ? static_cast<int64_t>(ck->extra.at("iteration")) : at_.optimizer_steps;
   if (ck->extra.count("best_metric")) at_.best_metric = ck->extra.at("best_metric");
+  // A checkpoint written while early stopping was off kept the best in best_metric alone.
+  if (stopper_->bestEpoch() < 0 && std::isfinite(at_.best_metric)) stopper_->loadState({{"best", at_.best_metric}});
   if (at_.batch_in_epoch == 0)  // a whole number of epochs trained
     if (auto st = checkEpochsLeft(o_.resume_from, at_.epoch, c_.train.epochs); !st) return st;
   // Written by another number of ranks (or batch size): a step there is another number of
@@ -319,16 +322,9 @@ Status TrainingRun::evaluateAndCheckpoint(int epoch) {
   peakBytes_ = std::max<int64_t>(peakBytes_, ev.mem.peak.value_or(0));
   emitEvalAndEpoch(epoch, ev, epochComplete);
 
-  const auto& es = c_.speedups.early_stopping;
-  const double monitored = es.monitor == "val_acc" ? ev.acc : ev.loss;
-  EarlyStoppingDecision decision;
-  if (stopper_->enabled()) {
-    decision = stopper_->update(epoch + 1, monitored);
-  } else {  // best.pt without early stopping
-    const double best = at_.best_metric;
-    const bool better = std::isnan(best) || (es.mode == "max" ? monitored > best : monitored < best);
-    decision.improved = better && std::isfinite(monitored);
-  }
+  const double monitored = c_.speedups.early_stopping.monitor == choice::kMonitorValAcc ? ev.acc : ev.loss;
+  // The tracker keeps the best with early stopping off too (best.pt); only on does it stop.
+  const EarlyStoppingDecision decision = stopper_->update(epoch + 1, monitored);
   if (decision.improved) {
     at_.best_metric = monitored;
     checkpoint("best", epoch + 1, 0);
@@ -448,9 +444,8 @@ TrainOutcome TrainingRun::finish() {
     out.status = proto::kStatusFailed;
     out.message = checkpointError_;
   }
-  proto::RunSummary summary = this->summary();
-  if (!out.message.empty()) summary.message = out.message;
-  out.summary = proto::toJson(summary);
+  out.summary = summary();
+  if (!out.message.empty()) out.summary.message = out.message;
   return out;
 }
 

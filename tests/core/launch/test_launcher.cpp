@@ -130,12 +130,12 @@ class TestLauncher : public QObject {
     QVERIFY2(out.ok(), out.ok() ? "" : out.error().message.c_str());
     QCOMPARE(out->status, std::string("failed"));
     QCOMPARE(out->exit_code, exitCode);
-    QCOMPARE(wb::proto::intOr(out->summary, "failed_rank", -1), int64_t(1));
-    const std::string error = wb::proto::stringOr(out->summary, "error", "");
+    QCOMPARE(out->summary.failed_rank, std::optional<int>(1));
+    const std::string error = out->summary.error.value_or("");
     QVERIFY2(QString::fromStdString(error).startsWith(reason), error.c_str());
-    QVERIFY2(wb::proto::stringOr(out->summary, "log_tail", "").find("rank 1 is going") != std::string::npos ||
-                 wb::proto::stringOr(out->summary, "log_tail", "").find("cannot read its shard") != std::string::npos,
-             out->summary.dump().c_str());
+    const std::string tail = out->summary.log_tail.value_or("");
+    QVERIFY2(tail.find("rank 1 is going") != std::string::npos || tail.find("cannot read its shard") != std::string::npos,
+             wb::proto::toJson(out->summary).dump().c_str());
     const wb::proto::RunDir run{out->run_dir};
     auto summary = wb::proto::readJsonFile(run.summary());
     QVERIFY(summary.ok());
@@ -157,8 +157,8 @@ class TestLauncher : public QObject {
     auto out = wb::launch::launchRun(smallConfig(1), o);
     QVERIFY2(out.ok(), out.ok() ? "" : out.error().message.c_str());
     QCOMPARE(out->status, std::string("failed"));
-    QCOMPARE(wb::proto::intOr(out->summary, "failed_rank", -1), int64_t(0));
-    const std::string tail = wb::proto::stringOr(out->summary, "log_tail", "");
+    QCOMPARE(out->summary.failed_rank, std::optional<int>(0));
+    const std::string tail = out->summary.log_tail.value_or("");
     QVERIFY2(tail.find("cannot execute " + o.cli_path + ": No such file or directory") != std::string::npos, tail.c_str());
   }
 

@@ -305,16 +305,18 @@ class TestEventTypes : public QObject {
   void endRoundTripsAndANamelessEndIsFailed() {
     wb::proto::EndEvent e;
     e.status = wb::proto::kStatusEarlyStopped;
-    e.summary = {{"wall_s", 12.5}, {"train_samples_per_s", 900.0}};
+    e.summary.wall_s = 12.5;
+    e.summary.train_samples_per_s = 900.0;
     const json ev = wb::proto::toEvent(e, -1, 13.0);
     QCOMPARE(keysOf(ev), withEnvelope({"status", "summary"}));
+    QCOMPARE(keysOf(ev["summary"]), (std::set<std::string>{"wall_s", "train_samples_per_s"}));
     const auto r = wb::proto::readEndEvent(throughTheWire(ev));
     QCOMPARE(r.status, std::string("early-stopped"));
-    QCOMPARE(r.summary, e.summary);
+    QCOMPARE(wb::proto::toJson(r.summary), wb::proto::toJson(e.summary));
     QCOMPARE(wb::proto::readEndEvent(json{{"type", "end"}}).status, std::string(wb::proto::kStatusFailed));
     QCOMPARE(wb::proto::readEndEvent(json{{"type", "end"}, {"status", 0}, {"summary", "ok"}}).status,
              std::string(wb::proto::kStatusFailed));
-    QVERIFY(wb::proto::readEndEvent(json{{"type", "end"}, {"summary", "ok"}}).summary.is_null());
+    QVERIFY(wb::proto::toJson(wb::proto::readEndEvent(json{{"type", "end"}, {"summary", "ok"}}).summary).empty());
   }
 
   void runEventRoundTrips() {

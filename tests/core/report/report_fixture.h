@@ -1,8 +1,8 @@
 #pragma once
-// Hand-made runs for the report tests: events written the way the trainer and the launcher
-// write them (the typed events of wb/proto/event_types.h, encodeEvent into events.jsonl;
-// config.json, summary.json, env.json),
-// so the tests read real files through the same loader as `compare` does.
+// Hand-made runs for the report tests: events and summary.json written the way the trainer and
+// the launcher write them (the typed events of wb/proto/event_types.h, encodeEvent into
+// events.jsonl; the typed summary of wb/proto/run_summary.h through its own writer; config.json,
+// env.json), so the tests read real files through the same loader as `compare` does.
 #include <QDir>
 #include <QString>
 
@@ -18,6 +18,7 @@
 #include "wb/proto/event_types.h"
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
+#include "wb/proto/run_summary.h"
 #include "wb/report/run_record.h"
 
 namespace fixture {
@@ -37,7 +38,7 @@ inline const json& defaultConfigJson() {
 struct FakeRun {
   json config = defaultConfigJson();
   std::vector<json> events;
-  std::optional<json> summary;
+  std::optional<wb::proto::RunSummary> summary;
   json env = json::object();
 
   FakeRun() { set("speedups.inference_eval", false); }
@@ -135,37 +136,51 @@ struct FakeRun {
     events.push_back(wb::proto::toEvent(wb::proto::ErrorEvent{message, "internal", std::nullopt}, rank, t));
     return *this;
   }
-  // The end event and summary.json, as the current writer fills them (train_samples_per_s from
-  // the step events' samples and times; no older samples_per_s).
+  // The end event and summary.json, filled as the trainer and the launcher fill them
+  // (train_samples_per_s from the step events' samples and times).
   FakeRun& end(const std::string& status, double wallS) {
     wb::proto::EndEvent e;
     e.status = status;
-    e.summary = {{"wall_s", wallS}, {"run_wall_s", wallS + 1.5}, {"time_to_first_step_s", 1.25}, {"eval_s", evalSeconds()}};
+    e.summary.status = status;
+    e.summary.wall_s = wallS;
+    e.summary.run_wall_s = wallS + 1.5;
+    e.summary.time_to_first_step_s = 1.25;
+    e.summary.eval_s = evalSeconds();
     if (double s = trainSeconds(); s > 0) {
-      e.summary["train_s"] = s;
-      e.summary["train_samples"] = trainSamples();
-      e.summary["train_samples_per_s"] = static_cast<double>(trainSamples()) / s;
+      e.summary.train_s = s;
+      e.summary.train_samples = trainSamples();
+      e.summary.train_samples_per_s = static_cast<double>(trainSamples()) / s;
     }
     events.push_back(wb::proto::toEvent(e, 0, wallS));
     summary = e.summary;
-    (*summary)["status"] = status;
     return *this;
   }
-  // Sets summary fields (summary.json and the end event's summary): null to write null, a
-  // discarded json to remove one.
+  // Changes summary.json and the end event's summary (the last event): the field `key` set to
+  // value (an older writer's key is kept as a field the summary does not know), or removed by a
+  // discarded json; through the summary's own reader and writer.
   FakeRun& measured(const std::string& key, json value) {
-    for (json* s : {&*summary, &events.back()["summary"]}) {
-      if (value.is_discarded()) s->erase(key);
-      else (*s)[key] = value;
-    }
+    json s = wb::proto::toJson(*summary);
+    if (value.is_discarded()) s.erase(key);
+    else s[key] = std::move(value);
+    return setSummary(wb::proto::readRunSummary(s));
+  }
+  FakeRun& setSummary(wb::proto::RunSummary s) {
+    summary = std::move(s);
+    events.back()["summary"] = wb::proto::toJson(*summary);
     return *this;
   }
-  // summary.cpu: the machine's other load while the run ran (contended at 0.3 cores and above).
-  FakeRun& cpu(double otherLoad, int cores = 2, double used = 1.0, double asked = 1.0) {
-    json c = {{"cores", cores}, {"asked_cores", asked}, {"used_cores", used}, {"other_load_cores", otherLoad},
-              {"contended", otherLoad >= 0.3}};
-    if (otherLoad >= 0.3) c["note"] = "busy";
-    return measured("cpu", c);
+  // summary.cpu: the machine's other load while the run ran, judged as the launcher judges it.
+  FakeRun& cpu(double otherLoad, int cores = 2, double used = 1.0, int asked = 1) {
+    wb::proto::RunCpu c;
+    c.cores = cores;
+    c.asked_cores = asked;
+    c.used_cores = used;
+    c.other_load_cores = otherLoad;
+    c.contended = wb::isContended(otherLoad);
+    if (*c.contended) c.note = "busy";
+    wb::proto::RunSummary s = *summary;
+    s.cpu = c;
+    return setSummary(std::move(s));
   }
 
   // Rank 0's samples between its first and last step events, and the seconds between them.
@@ -195,7 +210,7 @@ struct FakeRun {
       }
     }
     out.close();
-    if (summary) (void)wb::proto::writeJsonAtomic(rd.summary(), *summary);
+    if (summary) (void)wb::proto::writeJsonAtomic(rd.summary(), wb::proto::toJson(*summary));
     return dir;
   }
 
@@ -214,7 +229,7 @@ struct FakeRun {
     r.config = config;
     r.id = id;
     r.dir = "/runs/" + id;
-    if (summary) r.summary = *summary, r.finished = true, r.status = (*summary)["status"];
+    if (summary) r.summary = *summary, r.finished = true, r.status = summary->status.value_or("running");
     r.env = env;
     return r;
   }

@@ -4,6 +4,7 @@
 #include <QTemporaryDir>
 
 #include <cmath>
+#include <fstream>
 #include <map>
 
 #include "report_fixture.h"
@@ -57,10 +58,10 @@ class TestRunRecord : public QObject {
     FakeRun run;
     run.start().step(1, 10, 640, 1, 1.0).stepCpu(0.95, 1.9, 2).step(1, 20, 1280, 2, 0.9);
     run.epoch(1, 3, 3, 700).end("ok", 30.5);
-    run.summary = fullSummary();
+    run.summary = wb::proto::readRunSummary(fullSummary());
     auto r = loadRun(run.write(dir.path(), QStringLiteral("r")));
     QVERIFY(r.ok());
-    const RunSummary s = r->measured();
+    const wb::proto::RunSummary& s = r->summary;
     QCOMPARE(*s.train_samples_per_s, 812.5);
     QCOMPARE(*s.train_s, 24.0);
     QCOMPARE(*s.train_samples, int64_t(19500));
@@ -69,13 +70,14 @@ class TestRunRecord : public QObject {
     QCOMPARE(*s.time_to_first_step_s, 3.5);
     QCOMPARE(*s.run_wall_s, 36.0);
     QCOMPARE(*s.wall_s, 30.5);
-    QVERIFY(s.cpu);
-    QCOMPARE(s.cpu->cores, 2);
-    QCOMPARE(*s.cpu->used_cores, 1.8);
-    QCOMPARE(*s.cpu->asked_cores, 2.0);
-    QCOMPARE(*s.cpu->other_load_cores, 0.9);
-    QVERIFY(s.cpu->contended);
-    QCOMPARE(QString::fromStdString(s.cpu->note), QStringLiteral("another process used 0.9 of 2 cores"));
+    const std::optional<CpuUse> cpu = cpuUse(s);
+    QVERIFY(cpu);
+    QCOMPARE(cpu->cores, 2);
+    QCOMPARE(*cpu->used_cores, 1.8);
+    QCOMPARE(*cpu->asked_cores, 2.0);
+    QCOMPARE(*cpu->other_load_cores, 0.9);
+    QVERIFY(cpu->contended);
+    QCOMPARE(QString::fromStdString(cpu->note), QStringLiteral("another process used 0.9 of 2 cores"));
     // Step events' CPU, epoch events' training throughput.
     QVERIFY(r->steps[0].cpu);
     QCOMPARE(r->steps[0].cpu->process_cores, 0.95);
@@ -91,7 +93,7 @@ class TestRunRecord : public QObject {
     run.events.back()["summary"] = fullSummary();
     const RunRecord r = wb::report::recordFromEvents(run.events);
     QVERIFY(r.finished);
-    QCOMPARE(*r.measured().train_samples_per_s, 812.5);
+    QCOMPARE(*r.summary.train_samples_per_s, 812.5);
   }
 
   void survivesNullMissingAndMistyped_data() {
@@ -110,9 +112,11 @@ class TestRunRecord : public QObject {
     FakeRun run;
     run.start().step(1, 10, 640, 1, 1.0).step(1, 20, 1280, 2, 1.0).end("ok", 9);
     RunRecord r = run.record();
-    r.summary = fullSummary();
-    for (const auto& [key, value] : fields.items()) r.summary[key] = value;  // nulls stay null
-    const RunSummary s = r.measured();
+    json onDisk = fullSummary();
+    for (const auto& [key, value] : fields.items()) onDisk[key] = value;  // nulls stay null
+    r.summary = wb::proto::readRunSummary(onDisk);
+    const wb::proto::RunSummary& s = r.summary;
+    const std::optional<CpuUse> cpu = cpuUse(s);
     const std::map<std::string, const std::optional<double>*> numbers{
         {"train_samples_per_s", &s.train_samples_per_s}, {"train_s", &s.train_s},
         {"eval_s", &s.eval_s},                           {"checkpoint_s", &s.checkpoint_s},
@@ -121,31 +125,57 @@ class TestRunRecord : public QObject {
     for (const auto& [key, value] : fields.items())
       if (auto it = numbers.find(key); it != numbers.end()) QVERIFY2(!it->second->has_value(), key.c_str());
     if (fields.contains("cpu")) {
-      QCOMPARE(s.cpu.has_value(), fields["cpu"].is_object());
-      if (s.cpu) QVERIFY(!s.cpu->contended && !s.cpu->other_load_cores && s.cpu->cores == 0);  // no verdict, no load
+      QCOMPARE(cpu.has_value(), fields["cpu"].is_object());
+      if (cpu) QVERIFY(!cpu->contended && !cpu->other_load_cores && cpu->cores == 0);  // no verdict, no load
     }
     // The metrics fall back instead of throwing: the step events still give the throughput.
     const RunMetrics m = computeMetrics(r, 0.5);
     QVERIFY(m.train_samples_per_s.has_value());
-    QCOMPARE(m.contention.contended, s.cpu && s.cpu->contended);
-    QVERIFY(!decodeSummary(json("not an object")).cpu);
+    QCOMPARE(m.contention.contended, cpu && cpu->contended);
+    QVERIFY(!cpuUse(wb::proto::readRunSummary(json("not an object"))));
   }
 
   void contendedWithoutTheWritersVerdict() {
     // A writer that gave the load but not the flag: the load decides, at 0.3 cores.
     json summary = fullSummary();
     summary["cpu"].erase("contended");
-    QVERIFY(decodeSummary(summary).cpu->contended);
+    QVERIFY(cpuUse(wb::proto::readRunSummary(summary))->contended);
     summary["cpu"]["other_load_cores"] = 0.2;
-    QVERIFY(!decodeSummary(summary).cpu->contended);
+    QVERIFY(!cpuUse(wb::proto::readRunSummary(summary))->contended);
   }
 
   void olderRunsKeepTheirFallbacks() {
     // A summary from before this contract: launcher_wall_s is the command's wall time.
-    const RunSummary s = decodeSummary(json::parse(R"({"wall_s":10,"samples_per_s":300,"launcher_wall_s":12.5})"));
-    QCOMPARE(*s.run_wall_s, 12.5);
+    const auto s = wb::proto::readRunSummary(json::parse(R"({"wall_s":10,"samples_per_s":300,"launcher_wall_s":12.5})"));
+    QCOMPARE(*wb::proto::runWallSeconds(s), 12.5);
     QVERIFY(!s.train_samples_per_s);  // samples_per_s is not training throughput
-    QVERIFY(!s.cpu);
+    QVERIFY(!cpuUse(s));
+  }
+
+  // A run folder an earlier version wrote (summary.json as a literal: launcher_wall_s, no
+  // train_* clocks, a cpu without the contended verdict, a field since dropped) loads, and its
+  // figures reach the comparison.
+  void anOldRunFolderLoads() {
+    QTemporaryDir dir;
+    FakeRun run;
+    run.start().step(1, 10, 640, 1, 1.0).step(1, 20, 1280, 2, 0.9).eval(1, 3, 0.81).epoch(1, 3, 3);
+    const std::string folder = run.write(dir.path(), QStringLiteral("old"));
+    std::ofstream(wb::proto::RunDir{folder}.summary()) << R"({
+      "status": "ok", "run_id": "old", "name": "fmnist", "epochs": 1, "steps": 20, "samples": 1280,
+      "wall_s": 3.2, "best_val_acc": 0.81, "final_val_acc": 0.81, "peak_mem": 104857600,
+      "device": "cpu", "world_size": 1, "launcher_wall_s": 5.5, "samples_per_s": 400.0,
+      "cpu": {"cores": 2, "asked_cores": 2, "used_cores": 1.9, "other_load_cores": 0.6}
+    })";
+    auto r = loadRun(folder);
+    QVERIFY(r.ok());
+    QVERIFY(r->problems.empty());
+    QCOMPARE(r->status, std::string("ok"));
+    QVERIFY(r->finished);
+    const RunMetrics m = computeMetrics(*r, 0.8);
+    QCOMPARE(*m.run_wall_s, 5.5);
+    QVERIFY(m.throughput_source != ThroughputSource::Summary);  // samples_per_s is not training throughput
+    QVERIFY(m.contention.contended);                             // judged by its load: 0.6 cores
+    QCOMPARE(r->summary.unknown, (json{{"samples_per_s", 400.0}}));
   }
 };
 

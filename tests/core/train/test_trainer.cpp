@@ -163,8 +163,8 @@ class TestTrainer : public QObject {
     // Read back through the typed reader the report and the window use.
     QVERIFY(wb::proto::readStartEvent(bf16.of("start").at(0)).speedups.at("precision").active);
     QVERIFY(!wb::proto::readStartEvent(fp32.of("start").at(0)).speedups.at("precision").active);
-    const double a32 = fp32.outcome.summary["best_val_acc"];
-    const double a16 = bf16.outcome.summary["best_val_acc"];
+    const double a32 = fp32.outcome.summary.best_val_acc.value_or(0);
+    const double a16 = bf16.outcome.summary.best_val_acc.value_or(0);
     qInfo("fp32 %.4f, bf16 %.4f", a32, a16);
     QVERIFY2(a32 >= 0.65, qPrintable(QString::number(a32)));
     QVERIFY2(std::abs(a32 - a16) <= 0.02, qPrintable(QStringLiteral("fp32 %1 vs bf16 %2").arg(a32).arg(a16)));
@@ -225,8 +225,8 @@ class TestTrainer : public QObject {
     c.speedups.early_stopping.min_delta = 0.9;  // nothing after epoch 1 counts as better
     const Ran r = train(c, stopped);
     QCOMPARE(QString::fromStdString(r.outcome.status), QStringLiteral("early-stopped"));
-    QCOMPARE(r.outcome.summary["epochs"].get<int>(), 3);  // best (1) + patience (2)
-    QVERIFY(r.outcome.summary.value("best_weights_restored", false));
+    QCOMPARE(r.outcome.summary.epochs, std::optional<int>(3));  // best (1) + patience (2)
+    QCOMPARE(r.outcome.summary.best_weights_restored, std::optional<bool>(true));
     QCOMPARE(r.of("eval").size(), size_t{3});
     const auto es = r.of("early_stop");
     QCOMPARE(es.size(), size_t{1});
@@ -269,8 +269,8 @@ class TestTrainer : public QObject {
       std::ofstream(bestPt, std::ios::binary | std::ios::trunc) << "not a checkpoint";
     });
     QCOMPARE(QString::fromStdString(r.outcome.status), QStringLiteral("early-stopped"));
-    QVERIFY(!r.outcome.summary.value("best_weights_restored", true));
-    QVERIFY(r.outcome.summary.value("best_weights_note", "").find(bestPt) != std::string::npos);
+    QCOMPARE(r.outcome.summary.best_weights_restored, std::optional<bool>(false));
+    QVERIFY(r.outcome.summary.best_weights_note.value_or("").find(bestPt) != std::string::npos);
     bool warned = false;
     for (const auto& w : r.of("warning")) warned = warned || w.value("path", "") == bestPt;
     QVERIFY(warned);
@@ -288,7 +288,7 @@ class TestTrainer : public QObject {
     QVERIFY2(msg.contains(QStringLiteral("non-finite at step ")), qPrintable(msg));
     QVERIFY2(msg.contains(QStringLiteral("optim.lr")), qPrintable(msg));
     // It stops at the first log interval that saw it, not at the end of the epoch.
-    QVERIFY(r.outcome.summary["steps"].get<int64_t>() < 47);
+    QVERIFY(r.outcome.summary.steps.value_or(47) < 47);
     QVERIFY(r.of("eval").empty());
   }
 };

@@ -29,6 +29,17 @@ const std::vector<Choice>& datasetKinds();
 // Boolean or numeric speedups whose use needs CUDA (value = the speedups.* field name).
 const std::vector<Choice>& cudaOnlySpeedups();
 
+// The values code compares against (the tables above hold them all, with their words).
+namespace choice {
+inline constexpr const char* kFp32 = "32-true";           // speedups.precision
+inline constexpr const char* kBf16Mixed = "bf16-mixed";
+inline constexpr const char* kFp16Mixed = "16-mixed";
+inline constexpr const char* kMonitorValLoss = "val_loss";  // speedups.early_stopping.monitor
+inline constexpr const char* kMonitorValAcc = "val_acc";
+inline constexpr const char* kModeMin = "min";              // speedups.early_stopping.mode
+inline constexpr const char* kModeMax = "max";
+}  // namespace choice
+
 // The entry of `value`, or nullptr.
 const Choice* findChoice(const std::vector<Choice>& choices, const std::string& value);
 // "sgd, adam, adamw, adadelta" (the values in table order, joined by sep).

@@ -20,6 +20,7 @@
 #include <map>
 #include <string>
 
+#include "wb/common/choices.h"
 #include "wb/common/config.h"
 
 namespace wb {
@@ -44,7 +45,7 @@ class EarlyStopping {
   void loadState(const std::map<std::string, double>& state);
 
  private:
-  bool maximize() const { return config_.mode == "max"; }
+  bool maximize() const { return config_.mode == choice::kModeMax; }
   bool better(double a, double b) const { return maximize() ? a > b : a < b; }
   EarlyStoppingConfig config_;
   double best_;

@@ -11,6 +11,8 @@
 
 #include "wb/common/config.h"
 #include "wb/common/result.h"
+#include "wb/common/timeouts.h"
+#include "wb/proto/run_summary.h"
 
 namespace wb::launch {
 
@@ -21,7 +23,7 @@ struct LaunchOptions {
   std::string resume_dir;        // continue this run from checkpoints/<resume_from>.pt
   std::string resume_from = "last";  // "last" or "best" (an unreadable last.pt's way back)
   bool overwrite = false;        // a run_dir that holds a finished run: replace it (else refused)
-  int collective_timeout_s = 300;
+  int collective_timeout_s = kDefaultCollectiveTimeoutS;
   int kill_grace_s = 10;         // SIGTERM -> SIGKILL grace when tearing ranks down
   // Seconds the command had already run when it called launchRun (its own start-up), counted
   // into the summary's run_wall_s and time_to_first_step_s; 0 for a run inside a longer command
@@ -35,14 +37,14 @@ struct RunOutcome {
   std::string run_dir;
   std::string status;            // ok | failed | cancelled | early-stopped | diverged
   int exit_code = 0;             // the documented CLI exit code for status
-  nlohmann::json summary;        // summary.json contents
+  proto::RunSummary summary;     // summary.json's record
 };
 
 // What the run got from the machine, from the launcher's view: every rank's CPU time (all their
 // threads), against the machine's busy time over the run (/proc/stat). Whatever else was busy is
 // the other load; a run measured while it was >= 0.3 cores is `contended`, and the comparison,
 // the ladder and the advisor do not report its speedups.
-nlohmann::json runCpuJson(double ranksCpuSeconds, double launcherWallSeconds, int askedCores, double otherCores);
+proto::RunCpu runCpu(double ranksCpuSeconds, double launcherWallSeconds, int askedCores, double otherCores);
 
 // Blocks until the run ends, holding the run folder's RunLock throughout. The ranks stay in the
 // caller's process group (a kill of the group reaches them) and are SIGKILLed if the calling

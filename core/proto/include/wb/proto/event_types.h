@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "wb/proto/events.h"
+#include "wb/proto/run_summary.h"
 
 namespace wb::proto {
 
@@ -231,7 +232,7 @@ struct EndEvent {                  // a rank's, and the launcher's single end of
   static constexpr const char* kType = "end";
   std::string status = kStatusFailed;  // ok | failed | cancelled | early-stopped | diverged;
                                        // an end that names none is a failed run
-  nlohmann::json summary;          // summary.json's fields (events.h lists its clocks)
+  RunSummary summary;              // summary.json's record (wb/proto/run_summary.h)
 };
 
 // ---- the ladder's stream (workbench-cli ladder --events-stdout; every event rank -1) -------

@@ -95,9 +95,15 @@ inline std::optional<double> finite(const std::optional<double>& v) {
   return v && std::isfinite(*v) ? v : std::nullopt;
 }
 
+// The command's whole wall time: run_wall_s, or an older run's launcher_wall_s.
+inline std::optional<double> runWallSeconds(const RunSummary& s) {
+  return finite(s.run_wall_s) ? finite(s.run_wall_s) : finite(s.launcher_wall_s);
+}
+
 // summary.json's object: the fields passed on first, then the set members (absent ones left out;
 // a NaN is written as null).
 nlohmann::json toJson(const RunSummary& summary);
+nlohmann::json toJson(const RunCpu& cpu);  // summary.cpu's object
 // Never throws; anything but an object reads as an empty summary.
 RunSummary readRunSummary(const nlohmann::json& summary);
 

@@ -16,6 +16,7 @@
 #include "wb/common/result.h"
 #include "wb/common/sysinfo.h"  // kContendedOtherCores
 #include "wb/proto/event_types.h"
+#include "wb/proto/run_summary.h"
 
 namespace wb::report {
 
@@ -84,28 +85,15 @@ struct CpuUse {
   std::string note;                          // the writer's words, when contended
 };
 
-// What the run measured about itself: summary.json (or the end event's summary). Every field is
-// absent in runs written before it existed, and when the writer wrote null.
-struct RunSummary {
-  std::optional<double> train_samples_per_s;  // samples trained / seconds in training steps (this life)
-  std::optional<double> train_s;              // seconds in training steps (this life)
-  std::optional<int64_t> train_samples;       // samples trained in this life, all ranks
-  std::optional<double> eval_s;               // seconds of evaluation, all of it
-  std::optional<double> checkpoint_s;         // seconds writing checkpoints
-  std::optional<double> time_to_first_step_s; // process start → end of the first training step
-  std::optional<double> run_wall_s;           // the command's whole wall time (older: launcher_wall_s)
-  std::optional<double> wall_s;               // the trainer's loop: training + evaluation + checkpoints
-  std::optional<CpuUse> cpu;
-};
-
 // A step event's `cpu` object; nullopt when absent or without both busy and process cores.
 std::optional<StepCpu> decodeStepCpu(const nlohmann::json& stepEvent);
 
 // Decodes one step event (any rank); never throws (missing or mistyped fields read as absent).
 StepSample decodeStep(const nlohmann::json& stepEvent);
 
-// Decodes a summary object; never throws (non-objects and wrong types read as absent).
-RunSummary decodeSummary(const nlohmann::json& summary);
+// summary.cpu as the report reads it (nullopt when the run has none); a writer that left the
+// verdict out is judged by the load it gave (wb::isContended).
+std::optional<CpuUse> cpuUse(const proto::RunSummary& summary);
 
 struct RunRecord {
   std::string dir;           // absolute run folder ("" for a record built from events alone)
@@ -114,7 +102,7 @@ struct RunRecord {
   nlohmann::json config = nlohmann::json::object();   // config.json, else the run/start event's
   proto::StartEvent start;                            // rank 0's start event
   nlohmann::json env = nlohmann::json::object();      // env.json
-  nlohmann::json summary = nlohmann::json::object();  // summary.json, else the end event's summary
+  proto::RunSummary summary;       // summary.json, else the end event's summary
   std::string status = "running";  // ok | failed | cancelled | early-stopped | diverged | running
   bool finished = false;           // an end event or summary.json was seen
   int world_size = 1;
@@ -132,7 +120,6 @@ struct RunRecord {
   std::vector<std::string> problems;          // what could not be read (missing/corrupt files)
 
   bool onCuda() const { return device.rfind("cuda", 0) == 0; }
-  RunSummary measured() const { return decodeSummary(summary); }
   // A config value by dotted path ("speedups.workers"); null json when absent.
   const nlohmann::json& configAt(const std::string& dotted) const;
   // Logical cores of the machine the run used (start.host.cores, env.json), 0 when unknown.

@@ -17,6 +17,7 @@
 #include "wb/common/config.h"
 #include "wb/common/result.h"
 #include "wb/proto/events.h"
+#include "wb/proto/run_summary.h"
 #include "wb/train/capabilities.h"  // run() refuses what machineConfigErrors() refuses
 
 namespace wb::dist {
@@ -46,7 +47,7 @@ struct TrainOutcome {
   // checkpoints), cpu (what the rank got: process vs other cores, threads). Early-stopped with a
   // folder (rank 0): best_weights_restored, false with best_weights_note when best.pt could not
   // be loaded back (the model then holds the last epoch's weights).
-  nlohmann::json summary;
+  proto::RunSummary summary;  // the trainer's part of summary.json (wb/proto/run_summary.h)
   std::string message;        // for diverged/failed: what happened, in words
 };
 
