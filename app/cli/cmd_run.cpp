@@ -19,6 +19,7 @@
 #include "wb/common/exit_codes.h"
 #include "wb/common/paths.h"
 #include "wb/common/resume_rules.h"
+#include "wb/common/speedups.h"
 #include "wb/common/sysinfo.h"
 #include "wb/common/timeouts.h"
 #include "wb/launch/launcher.h"
@@ -57,7 +58,14 @@ std::string choicesHelp() {
       {"optim.name", &optimizerChoices()},      {"optim.schedule", &scheduleChoices()},
       {"speedups.precision", &precisionChoices()}, {"speedups.sharding", &shardingChoices()},
       {"speedups.early_stopping.monitor", &monitorChoices()}};
-  std::string out = "Values (--set KEY=VALUE):\n";
+  std::string out = "Speedups (the field that turns each on):\n";
+  for (const Speedup& s : speedupTable()) {
+    char line[256];
+    std::snprintf(line, sizeof line, "  %-32s %s%s%s%s\n", s.config_path, s.label, *s.needs ? " (needs " : "", s.needs,
+                  *s.needs ? ")" : "");
+    out += line;
+  }
+  out += "Values (--set KEY=VALUE):\n";
   for (const auto& [field, choices] : fields) {
     out += std::string("  ") + field + "\n";
     for (const Choice& c : *choices) {

@@ -16,12 +16,15 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include <cmath>
+
 #include "runs/cli.h"
 #include "setup/dataset_picker.h"
 #include "setup/json_fields.h"
 #include "setup/probe_runner.h"
 #include "setup/speedups_group.h"
 #include "wb/common/choices.h"
+#include "wb/common/config_ranges.h"
 #include "wb/common/paths.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/rundir.h"
@@ -39,6 +42,27 @@ void selectData(QComboBox* box, const QString& value) {
 }
 
 QString numberText(double v) { return QString::number(v, 'g', 6); }
+
+// A field of doc, or the config's own default (wb::Config) where doc holds another type: the
+// window has no defaults of its own.
+const json& defaultConfig() {
+  static const json doc = [] {
+    const Config defaults;
+    return proto::configToJson(defaults);
+  }();
+  return doc;
+}
+double numberField(const json& doc, const QString& path) {
+  return fieldNumber(doc, path, fieldNumber(defaultConfig(), path, 0.0));
+}
+QString stringField(const json& doc, const QString& path) { return fieldString(doc, path, fieldString(defaultConfig(), path)); }
+
+// The validator's range (wb/common/config_ranges.h), to the box's precision: [0, 1) with two
+// decimals is 0 to 0.99.
+void setRangeOf(QDoubleSpinBox* box, const Range& r) {
+  const double step = std::pow(10.0, -box->decimals());
+  box->setRange(r.min, r.max_included ? r.max : r.max - step);
+}
 }  // namespace
 
 SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent), base_(proto::configToJson(Config{})) {
@@ -125,8 +149,8 @@ QWidget* SetupPanel::modelBody() {
 // Momentum, weight decay, the schedule and its warm-up.
 void SetupPanel::addOptimiserNumbers(QFormLayout* form, QWidget* body) {
   momentum_ = new QDoubleSpinBox(body);
-  momentum_->setRange(0.0, 0.999);
   momentum_->setDecimals(3);
+  setRangeOf(momentum_, range::kMomentum);
   momentum_->setSingleStep(0.05);
   addField(form, QStringLiteral("Momentum"), QStringLiteral("optim.momentum"), momentum_);
   weightDecay_ = new QDoubleSpinBox(body);
@@ -138,8 +162,8 @@ void SetupPanel::addOptimiserNumbers(QFormLayout* form, QWidget* body) {
   for (const Choice& c : scheduleChoices()) schedule_->addItem(QString::fromUtf8(c.label), QString::fromUtf8(c.value));
   addField(form, QStringLiteral("LR schedule"), QStringLiteral("optim.schedule"), schedule_);
   warmup_ = new QDoubleSpinBox(body);
-  warmup_->setRange(0.0, 0.9);
   warmup_->setDecimals(2);
+  setRangeOf(warmup_, range::kWarmupFraction);
   warmup_->setSingleStep(0.05);
   warmup_->setToolTip(QStringLiteral("Share of the steps used for a linear warm-up (cosine, one-cycle)"));
   addField(form, QStringLiteral("Warm-up"), QStringLiteral("optim.warmup_fraction"), warmup_);
@@ -235,8 +259,8 @@ QWidget* SetupPanel::lrScalingRow(QWidget* parent) {
   }
   lrScalingWarmup_ = new QDoubleSpinBox(row);
   lrScalingWarmup_->setObjectName(QStringLiteral("optim.lr_scaling_warmup"));
-  lrScalingWarmup_->setRange(0.0, 0.95);
   lrScalingWarmup_->setDecimals(2);
+  setRangeOf(lrScalingWarmup_, range::kLrScalingWarmup);
   lrScalingWarmup_->setSingleStep(0.01);
   lrScalingWarmup_->setPrefix(QStringLiteral("warm-up "));
   l->addWidget(lrScaling_, 1);
@@ -332,8 +356,8 @@ void SetupPanel::setConfigJson(const json& input) {
         b8(weightDecay_), b9(schedule_), b10(warmup_), b11(batch_), b12(epochs_), b13(maxSteps_), b14(lrScaling_),
         b15(lrScalingWarmup_);
     name_->setText(fieldString(doc, QStringLiteral("name")));
-    seed_->setValue(int(fieldNumber(doc, QStringLiteral("seed"), 1)));
-    const QString model = fieldString(doc, QStringLiteral("model.name"), QStringLiteral("lenet"));
+    seed_->setValue(int(numberField(doc, QStringLiteral("seed"))));
+    const QString model = stringField(doc, QStringLiteral("model.name"));
     if (model.startsWith(kTorchScript + QLatin1Char(':'))) {
       selectData(model_, kTorchScript);
       scriptPath_->setText(model.mid(kTorchScript.size() + 1));
@@ -341,18 +365,18 @@ void SetupPanel::setConfigJson(const json& input) {
       selectData(model_, model);
       scriptPath_->clear();
     }
-    selectData(optim_, fieldString(doc, QStringLiteral("optim.name"), QStringLiteral("sgd")));
+    selectData(optim_, stringField(doc, QStringLiteral("optim.name")));
     const json lr = fieldValue(doc, QStringLiteral("optim.lr"));
     lr_->setText(lr.is_number() ? numberText(lr.get<double>()) : QString::fromStdString(lr.is_string() ? lr.get<std::string>() : ""));
-    selectData(lrScaling_, fieldString(doc, QStringLiteral("optim.lr_scaling"), QStringLiteral("none")));
-    lrScalingWarmup_->setValue(fieldNumber(doc, QStringLiteral("optim.lr_scaling_warmup"), 0.05));
-    momentum_->setValue(fieldNumber(doc, QStringLiteral("optim.momentum"), 0.0));
-    weightDecay_->setValue(fieldNumber(doc, QStringLiteral("optim.weight_decay"), 0.0));
-    selectData(schedule_, fieldString(doc, QStringLiteral("optim.schedule"), QStringLiteral("constant")));
-    warmup_->setValue(fieldNumber(doc, QStringLiteral("optim.warmup_fraction"), 0.0));
-    batch_->setValue(int(fieldNumber(doc, QStringLiteral("train.batch_size"), 64)));
-    epochs_->setValue(int(fieldNumber(doc, QStringLiteral("train.epochs"), 1)));
-    maxSteps_->setValue(int(fieldNumber(doc, QStringLiteral("train.max_steps"), 0)));
+    selectData(lrScaling_, stringField(doc, QStringLiteral("optim.lr_scaling")));
+    lrScalingWarmup_->setValue(numberField(doc, QStringLiteral("optim.lr_scaling_warmup")));
+    momentum_->setValue(numberField(doc, QStringLiteral("optim.momentum")));
+    weightDecay_->setValue(numberField(doc, QStringLiteral("optim.weight_decay")));
+    selectData(schedule_, stringField(doc, QStringLiteral("optim.schedule")));
+    warmup_->setValue(numberField(doc, QStringLiteral("optim.warmup_fraction")));
+    batch_->setValue(int(numberField(doc, QStringLiteral("train.batch_size"))));
+    epochs_->setValue(int(numberField(doc, QStringLiteral("train.epochs"))));
+    maxSteps_->setValue(int(numberField(doc, QStringLiteral("train.max_steps"))));
   }
   dataset_->readFrom(doc);
   speedups_->readFrom(doc);

@@ -16,6 +16,7 @@
 #include "setup/field_errors.h"
 #include "setup/json_fields.h"
 #include "wb/common/choices.h"
+#include "wb/common/speedups.h"
 
 namespace wb::ui {
 using nlohmann::json;
@@ -60,32 +61,25 @@ SpeedupsGroup::SpeedupsGroup(FieldErrors* errors, QWidget* parent)
   layout_ = new QVBoxLayout(this);
   layout_->setSpacing(6);
   addHeader();
-  addRow(QStringLiteral("workers"), QStringLiteral("speedups.workers"), QStringLiteral("Loader workers"), workersBox(),
-         QStringLiteral("Threads decode and augment batches ahead of training; 0 loads inside the training loop."));
+  addSpeedupRow(speedup::kWorkers, workersBox());
   pinMemory_ = new QCheckBox(this);
-  addRow(QStringLiteral("pin_memory"), QStringLiteral("speedups.pin_memory"), QStringLiteral("Pin memory"), pinMemory_,
-         QStringLiteral("Page-locked staging buffers, so host-to-GPU copies overlap compute."));
+  addSpeedupRow(speedup::kPinMemory, pinMemory_);
 
   devices_ = new QSpinBox(this);
   devices_->setRange(1, 1024);
-  addRow(QStringLiteral("devices"), QStringLiteral("speedups.devices"), QStringLiteral("Devices"), devices_,
-         QStringLiteral("Data-parallel ranks: one per GPU (NCCL), or CPU processes (Gloo) without one."));
+  addSpeedupRow(speedup::kDevices, devices_);
 
   precision_ = new QComboBox(this);
   for (const Choice& c : precisionChoices()) precision_->addItem(QString::fromUtf8(c.label), QString::fromUtf8(c.value));
-  addRow(QStringLiteral("precision"), QStringLiteral("speedups.precision"), QStringLiteral("Precision"), precision_,
-         QStringLiteral("Autocast to bf16 (CPU or GPU) or fp16 with dynamic loss scaling (GPU)."));
+  addSpeedupRow(speedup::kPrecision, precision_);
 
   addEarlyStoppingRow();
   sharding_ = new QComboBox(this);
   for (const Choice& c : shardingChoices()) sharding_->addItem(QString::fromUtf8(c.label), QString::fromUtf8(c.value));
-  addRow(QStringLiteral("sharding"), QStringLiteral("speedups.sharding"), QStringLiteral("Sharding"), sharding_,
-         QStringLiteral("Splits optimiser state (and gradients) across the ranks to save memory."));
+  addSpeedupRow(speedup::kSharding, sharding_);
 
   inferenceEval_ = new QCheckBox(this);
-  addRow(QStringLiteral("inference_eval"), QStringLiteral("speedups.inference_eval"),
-         QStringLiteral("Inference-mode evaluation"), inferenceEval_,
-         QStringLiteral("Evaluate under InferenceMode with a larger batch instead of with autograd on."));
+  addSpeedupRow(speedup::kInferenceEval, inferenceEval_);
 
   connectFields();
   updateDependencies();
@@ -152,9 +146,7 @@ void SpeedupsGroup::addEarlyStoppingRow() {
   esLayout->addWidget(patience_, 1);
   esLayout->addWidget(more_);
   patience_->setObjectName(QStringLiteral("speedups.early_stopping.patience"));
-  Row es = addRow(QStringLiteral("early_stopping"), QStringLiteral("speedups.early_stopping.patience"),
-                  QStringLiteral("Early stopping"), esBox,
-                  QStringLiteral("Stop once the monitored value has not improved for this many evaluations."));
+  Row es = addSpeedupRow(speedup::kEarlyStopping, esBox);
   moreBox_ = new QWidget(es.box);
   auto* moreLayout = new QFormLayout(moreBox_);
   moreLayout->setContentsMargins(12, 0, 0, 0);
@@ -191,6 +183,12 @@ void SpeedupsGroup::connectFields() {
   connect(minDelta_, &QDoubleSpinBox::valueChanged, this, emitChanged);
   connect(sharding_, &QComboBox::currentIndexChanged, this, emitChanged);
   connect(inferenceEval_, &QCheckBox::toggled, this, emitChanged);
+}
+
+SpeedupsGroup::Row SpeedupsGroup::addSpeedupRow(const char* key, QWidget* control) {
+  const Speedup& s = *findSpeedup(key);
+  return addRow(QString::fromUtf8(s.key), QString::fromUtf8(s.config_path), QString::fromUtf8(s.label), control,
+                QString::fromUtf8(s.help));
 }
 
 SpeedupsGroup::Row SpeedupsGroup::addRow(const QString& key, const QString& path, const QString& title, QWidget* control,
@@ -292,23 +290,23 @@ void SpeedupsGroup::setCapabilities(const json& caps) {
   const auto entry = [&](const char* k) -> const json& { return capsEntry(caps, k); };
   const auto avail = [&](const json& e) { return !e.contains("available") || e.value("available", true); };
 
-  const json& w = entry("workers");
+  const json& w = entry(speedup::kWorkers);
   if (w.contains("max") && w["max"].is_number_integer()) workers_->setMaximum(std::max(1, w["max"].get<int>()));
   suggestedWorkers_ = (w.contains("default") && w["default"].is_number_integer()) ? w["default"].get<int>() : -1;
-  setAvailability(QStringLiteral("workers"), avail(w), noteOf(w));
+  setAvailability(QString::fromUtf8(speedup::kWorkers), avail(w), noteOf(w));
 
-  const json& pm = entry("pin_memory");
-  setAvailability(QStringLiteral("pin_memory"), avail(pm), noteOf(pm));
+  const json& pm = entry(speedup::kPinMemory);
+  setAvailability(QString::fromUtf8(speedup::kPinMemory), avail(pm), noteOf(pm));
   if (!avail(pm)) pinMemory_->setChecked(false);
 
-  const json& d = entry("devices");
+  const json& d = entry(speedup::kDevices);
   if (d.contains("max") && d["max"].is_number_integer()) devices_->setMaximum(std::max(1, d["max"].get<int>()));
   const bool cpuRanks = d.value("kind", std::string()) == "cpu-processes";
-  rows_[QStringLiteral("devices")].title->setText(cpuRanks ? QStringLiteral("Devices (CPU processes)") : QStringLiteral("Devices (GPUs)"));
-  setAvailability(QStringLiteral("devices"), avail(d), noteOf(d));
+  rows_[QString::fromUtf8(speedup::kDevices)].title->setText(cpuRanks ? QStringLiteral("Devices (CPU processes)") : QStringLiteral("Devices (GPUs)"));
+  setAvailability(QString::fromUtf8(speedup::kDevices), avail(d), noteOf(d));
 
   // Precision: each value on its own; the unavailable ones are greyed with their reason.
-  const json& p = entry("precision");
+  const json& p = entry(speedup::kPrecision);
   QStringList missing;
   if (auto* model = qobject_cast<QStandardItemModel*>(precision_->model())) {
     for (int i = 0; i < precision_->count(); ++i) {
@@ -326,20 +324,20 @@ void SpeedupsGroup::setCapabilities(const json& caps) {
     }
     if (!model->item(precision_->currentIndex())->isEnabled()) precision_->setCurrentIndex(0);
   }
-  setAvailability(QStringLiteral("precision"), avail(p), noteOf(p));
+  setAvailability(QString::fromUtf8(speedup::kPrecision), avail(p), noteOf(p));
   if (avail(p) && !missing.isEmpty()) {  // usable, but not every value: name the ones that aren't
-    QLabel* label = rows_[QStringLiteral("precision")].availability;
+    QLabel* label = rows_[QString::fromUtf8(speedup::kPrecision)].availability;
     label->setText(QStringLiteral("Not available here: ") + missing.join(QStringLiteral("; ")));
     label->setProperty("unavailable", true);
     label->show();
   }
 
-  const json& es = entry("early_stopping");
-  setAvailability(QStringLiteral("early_stopping"), avail(es), noteOf(es));
-  const json& sh = entry("sharding");
-  setAvailability(QStringLiteral("sharding"), avail(sh), noteOf(sh));
-  const json& ie = entry("inference_eval");
-  setAvailability(QStringLiteral("inference_eval"), avail(ie), noteOf(ie));
+  const json& es = entry(speedup::kEarlyStopping);
+  setAvailability(QString::fromUtf8(speedup::kEarlyStopping), avail(es), noteOf(es));
+  const json& sh = entry(speedup::kSharding);
+  setAvailability(QString::fromUtf8(speedup::kSharding), avail(sh), noteOf(sh));
+  const json& ie = entry(speedup::kInferenceEval);
+  setAvailability(QString::fromUtf8(speedup::kInferenceEval), avail(ie), noteOf(ie));
 
   QString summary;
   if (caps.is_object()) {
@@ -369,10 +367,10 @@ QString SpeedupsGroup::availabilityText(const QString& key) const {
 
 void SpeedupsGroup::updateDependencies() {
   // Sharding splits state across ranks: it needs more than one.
-  const bool shardingPossible = available_.value(QStringLiteral("sharding"), true) && devices_->value() > 1;
-  const Row sh = rows_.value(QStringLiteral("sharding"));
+  const bool shardingPossible = available_.value(QString::fromUtf8(speedup::kSharding), true) && devices_->value() > 1;
+  const Row sh = rows_.value(QString::fromUtf8(speedup::kSharding));
   sh.control->setEnabled(shardingPossible);
-  if (!available_.value(QStringLiteral("sharding"), true)) {
+  if (!available_.value(QString::fromUtf8(speedup::kSharding), true)) {
     // setAvailability's reason stays
   } else if (!shardingPossible) {
     sh.availability->setText(QStringLiteral("Needs devices > 1 (set Devices to 2 or more)."));
@@ -410,9 +408,9 @@ void SpeedupsGroup::updateColors() {
 }
 
 QStringList SpeedupsGroup::keys() {
-  return {QStringLiteral("workers"),        QStringLiteral("pin_memory"), QStringLiteral("devices"),
-          QStringLiteral("precision"),      QStringLiteral("early_stopping"), QStringLiteral("sharding"),
-          QStringLiteral("inference_eval")};
+  QStringList out;
+  for (const Speedup& s : speedupTable()) out << QString::fromUtf8(s.key);
+  return out;
 }
 
 void SpeedupsGroup::setEffects(const std::map<std::string, report::SpeedupEffect>& ladder,
@@ -451,7 +449,7 @@ void SpeedupsGroup::setProbing(bool running, const QString& status) {
   probe_->setText(running ? QStringLiteral("Cancel") : QStringLiteral("Probe"));
   probe_->setToolTip(running ? QStringLiteral("Stop the probe; the result stored before it stays as it was")
                              : probe_->property("probeTip").toString());
-  if (!status.isEmpty()) rows_[QStringLiteral("workers")].effect->setText(status);
+  if (!status.isEmpty()) rows_[QString::fromUtf8(speedup::kWorkers)].effect->setText(status);
 }
 
 void SpeedupsGroup::applyProbe(const report::ProbeResult& result) {

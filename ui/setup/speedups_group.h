@@ -93,6 +93,8 @@ class SpeedupsGroup : public QGroupBox {
   void addEarlyStoppingRow();
   void connectFields();
   Row addRow(const QString& key, const QString& path, const QString& title, QWidget* control, const QString& explanation);
+  // The row of one speedup of wb/common/speedups.h's table: its key, field, label and help.
+  Row addSpeedupRow(const char* key, QWidget* control);
   void setAvailability(const QString& key, bool available, const QString& note);
   void updateDependencies();
   void updateColors();

@@ -1,5 +1,7 @@
 #include "wb/common/config.h"
 
+#include "wb/common/config_ranges.h"
+
 #include <cmath>
 
 #include "wb/common/choices.h"
@@ -82,19 +84,21 @@ std::vector<FieldError> validate(const Config& c) {
   const auto& o = c.optim;
   if (!oneOf(o.name, optimizerChoices())) add("optim.name", quoted(o.name), list(optimizerChoices()));
   if (!(o.lr > 0.0) || !std::isfinite(o.lr)) add("optim.lr", str(o.lr), "must be > 0");
-  if (!(o.momentum >= 0.0 && o.momentum < 1.0)) add("optim.momentum", str(o.momentum), "must be in [0, 1)");
+  if (!range::kMomentum.contains(o.momentum))
+    add("optim.momentum", str(o.momentum), "must be in " + range::kMomentum.text());
   if (o.nesterov && !(o.momentum > 0.0))
     add("optim.nesterov", "true", "needs optim.momentum > 0");
   if (!(o.weight_decay >= 0.0)) add("optim.weight_decay", str(o.weight_decay), "must be >= 0");
   if (!oneOf(o.schedule, scheduleChoices())) add("optim.schedule", quoted(o.schedule), list(scheduleChoices()));
-  if (!(o.warmup_fraction >= 0.0 && o.warmup_fraction < 1.0))
-    add("optim.warmup_fraction", str(o.warmup_fraction), "must be in [0, 1)");
+  if (!range::kWarmupFraction.contains(o.warmup_fraction))
+    add("optim.warmup_fraction", str(o.warmup_fraction), "must be in " + range::kWarmupFraction.text());
   if (o.step_size < 1) add("optim.step_size", str(o.step_size), "must be >= 1");
   if (!(o.gamma > 0.0 && o.gamma <= 1.0)) add("optim.gamma", str(o.gamma), "must be in (0, 1]");
   if (!oneOf(o.lr_scaling, lrScalingChoices()))
     add("optim.lr_scaling", quoted(o.lr_scaling), list(lrScalingChoices()) + " (lr × devices, × sqrt(devices))");
-  if (!(o.lr_scaling_warmup >= 0.0 && o.lr_scaling_warmup < 1.0))
-    add("optim.lr_scaling_warmup", str(o.lr_scaling_warmup), "must be in [0, 1) (share of the steps)");
+  if (!range::kLrScalingWarmup.contains(o.lr_scaling_warmup))
+    add("optim.lr_scaling_warmup", str(o.lr_scaling_warmup),
+        "must be in " + range::kLrScalingWarmup.text() + " (share of the steps)");
 
   const auto& t = c.train;
   if (t.epochs < 1) add("train.epochs", str(t.epochs), "must be >= 1");

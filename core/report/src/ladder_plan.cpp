@@ -4,6 +4,9 @@
 
 #include <algorithm>
 
+#include "wb/common/choices.h"
+#include "wb/common/speedups.h"
+#include "wb/proto/capability_keys.h"
 #include "wb/proto/config_json.h"
 #include "wb/report/probe.h"
 
@@ -79,17 +82,17 @@ struct Planner {
   int workers() const {
     const WorkersAdvice a = workersAdvice();
     int w = a.workers;
-    const json& max = at(caps, {"speedups", "workers", "max"});
+    const json& max = at(caps, {proto::caps::kSpeedups, speedup::kWorkers, "max"});
     if (max.is_number()) w = std::min(w, std::max(a.measured ? 0 : 1, max.get<int>()));
     return w;
   }
   int devices() const {
     int d = cuda() ? gpus() : 2;
-    const json& max = at(caps, {"speedups", "devices", "max"});
+    const json& max = at(caps, {proto::caps::kSpeedups, speedup::kDevices, "max"});
     if (max.is_number()) d = std::min(d, max.get<int>());
     return d;
   }
-  std::string precision() const { return cuda() ? "16-mixed" : "bf16-mixed"; }
+  std::string precision() const { return cuda() ? choice::kFp16Mixed : choice::kBf16Mixed; }
 };
 
 }  // namespace
@@ -107,7 +110,7 @@ Config ladderBaseline(const Config& user) {
   c.speedups.workers = 0;
   c.speedups.pin_memory = false;
   c.speedups.devices = 1;
-  c.speedups.precision = "32-true";
+  c.speedups.precision = choice::kFp32;
   c.speedups.early_stopping.patience = 0;
   c.speedups.sharding = "off";
   c.speedups.inference_eval = false;
@@ -125,40 +128,40 @@ std::vector<LadderStep> planLadder(const Config& user, const json& caps, bool is
   const json& sp = at(caps, {"speedups"});
   // workers
   {
-    const json& node = at(sp, {"workers"});
+    const json& node = at(sp, {speedup::kWorkers});
     const int w = p.workers();
     const WorkersAdvice advice = p.workersAdvice();
     std::string skip = available(node, true) ? "" : note(node, "loader workers are not available");
     if (skip.empty() && advice.measured && w == 0)
       skip = advice.source() + " recommends 0 workers for this experiment on this machine";
-    p.add("workers", "loader workers 0 → " + std::to_string(w), skip,
+    p.add(speedup::kWorkers, "loader workers 0 → " + std::to_string(w), skip,
           [](Config& c, const Planner& pl) { c.speedups.workers = pl.workers(); },
           advice.measured ? "workers from " + advice.source() + " (the smallest count within 2 % of the best)"
                           : "workers from " + advice.source() + "; run `workbench-cli probe workers` to measure the best count");
   }
   // pin memory: CUDA only
   {
-    const json& node = at(sp, {"pin_memory"});
-    p.add("pin_memory", "pin memory", available(node, p.cuda()) ? "" : note(node, "needs CUDA; not available on this machine"),
+    const json& node = at(sp, {speedup::kPinMemory});
+    p.add(speedup::kPinMemory, "pin memory", available(node, p.cuda()) ? "" : note(node, "needs CUDA; not available on this machine"),
           [](Config& c, const Planner&) { c.speedups.pin_memory = true; });
   }
   // devices
   {
-    const json& node = at(sp, {"devices"});
+    const json& node = at(sp, {speedup::kDevices});
     const int d = p.devices();
     std::string skip;
     if (!available(node, true)) skip = note(node, "more devices are not available");
     else if (d < 2) skip = p.cuda() ? "only one GPU on this machine" : "this machine allows only one process per run";
     std::string kind = p.cuda() ? " GPUs" : " CPU processes";
-    p.add("devices", "devices 1 → " + std::to_string(std::max(d, 2)) + kind, skip,
+    p.add(speedup::kDevices, "devices 1 → " + std::to_string(std::max(d, 2)) + kind, skip,
           [](Config& c, const Planner& pl) { c.speedups.devices = pl.devices(); },
           p.cuda() || p.cores() >= 2 * std::max(d, 1) ? "" : "the processes share " + std::to_string(p.cores()) + " cores");
   }
   // precision
   {
     const std::string prec = p.precision();
-    const json& node = at(sp, {"precision", "values", prec.c_str()});
-    const bool ok = available(node, available(at(sp, {"precision"}), true));
+    const json& node = at(sp, {speedup::kPrecision, "values", prec.c_str()});
+    const bool ok = available(node, available(at(sp, {speedup::kPrecision}), true));
     // Emulated bf16 (no AVX-512 BF16 / AMX) only slows a CPU run down, and every later cumulative
     // step would carry that: the ladder says so instead of spending the time.
     const bool emulated = at(node, {"native"}).is_boolean() && !node["native"].get<bool>();
@@ -166,38 +169,38 @@ std::vector<LadderStep> planLadder(const Config& user, const json& caps, bool is
     if (ok && emulated)
       skip = note(node, prec + " is emulated on this CPU") +
              " (try it alone: workbench-cli run --set speedups.precision=" + prec + ")";
-    p.add("precision", "precision 32-true → " + prec, skip,
+    p.add(speedup::kPrecision, std::string("precision ") + choice::kFp32 + " → " + prec, skip,
           [](Config& c, const Planner& pl) { c.speedups.precision = pl.precision(); });
   }
   // early stopping
   {
-    const json& node = at(sp, {"early_stopping"});
+    const json& node = at(sp, {speedup::kEarlyStopping});
     const int epochs = user.train.epochs;
     std::string caveat = epochs <= kLadderPatience
                              ? "cannot trigger in " + std::to_string(epochs) + " epoch(s) with patience " +
                                    std::to_string(kLadderPatience)
                              : "";
-    p.add("early_stopping", "early stopping (patience " + std::to_string(kLadderPatience) + ")",
+    p.add(speedup::kEarlyStopping, "early stopping (patience " + std::to_string(kLadderPatience) + ")",
           available(node, true) ? "" : note(node, "early stopping is not available"),
           [](Config& c, const Planner&) { c.speedups.early_stopping.patience = kLadderPatience; }, caveat);
   }
   // sharding: needs more than one device in the cumulative config
   {
-    const json& node = at(sp, {"sharding"});
+    const json& node = at(sp, {speedup::kSharding});
     std::string skip;
     if (p.cum.speedups.devices <= 1) skip = "needs devices > 1 (the devices step did not run)";
     else if (!available(node, true)) skip = note(node, "sharding is not available");
-    p.add("sharding", "sharding zero1", skip, [](Config& c, const Planner& pl) {
+    p.add(speedup::kSharding, "sharding zero1", skip, [](Config& c, const Planner& pl) {
       c.speedups.sharding = "zero1";
       if (c.speedups.devices <= 1) c.speedups.devices = pl.devices();  // alone: bring the devices it needs
     });
-    if (!p.alone.empty() && p.alone.back().key == "sharding")
+    if (!p.alone.empty() && p.alone.back().key == speedup::kSharding)
       p.alone.back().added = "sharding zero1 with devices " + std::to_string(p.devices()) + " (alone)";
   }
   // inference-mode evaluation
   {
-    const json& node = at(sp, {"inference_eval"});
-    p.add("inference_eval", "inference-mode eval", available(node, true) ? "" : note(node, "inference-mode evaluation is not available"),
+    const json& node = at(sp, {speedup::kInferenceEval});
+    p.add(speedup::kInferenceEval, "inference-mode eval", available(node, true) ? "" : note(node, "inference-mode evaluation is not available"),
           [](Config& c, const Planner&) { c.speedups.inference_eval = true; });
   }
   std::vector<LadderStep> out = std::move(p.steps);

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <ctime>
 
+#include "wb/common/speedups.h"
+
 namespace wb::report {
 
 namespace {
@@ -94,13 +96,13 @@ namespace {
 bool copySpeedup(const Config& from, Config& to, const std::string& key) {
   const SpeedupsConfig& f = from.speedups;
   SpeedupsConfig& t = to.speedups;
-  if (key == "workers") t.workers = f.workers;
-  else if (key == "pin_memory") t.pin_memory = f.pin_memory;
-  else if (key == "devices") t.devices = f.devices;
-  else if (key == "precision") t.precision = f.precision;
-  else if (key == "early_stopping") t.early_stopping = f.early_stopping;
-  else if (key == "sharding") t.sharding = f.sharding, t.devices = std::max(t.devices, f.devices);
-  else if (key == "inference_eval") t.inference_eval = f.inference_eval;
+  if (key == speedup::kWorkers) t.workers = f.workers;
+  else if (key == speedup::kPinMemory) t.pin_memory = f.pin_memory;
+  else if (key == speedup::kDevices) t.devices = f.devices;
+  else if (key == speedup::kPrecision) t.precision = f.precision;
+  else if (key == speedup::kEarlyStopping) t.early_stopping = f.early_stopping;
+  else if (key == speedup::kSharding) t.sharding = f.sharding, t.devices = std::max(t.devices, f.devices);
+  else if (key == speedup::kInferenceEval) t.inference_eval = f.inference_eval;
   else return false;
   return true;
 }
@@ -109,13 +111,13 @@ bool copySpeedup(const Config& from, Config& to, const std::string& key) {
 
 std::string speedupSetting(const Config& c, const std::string& key) {
   const SpeedupsConfig& s = c.speedups;
-  if (key == "workers") return "workers " + std::to_string(s.workers);
-  if (key == "pin_memory") return std::string("pin memory ") + (s.pin_memory ? "on" : "off");
-  if (key == "devices") return "devices " + std::to_string(s.devices);
-  if (key == "precision") return "precision " + s.precision;
-  if (key == "early_stopping") return "patience " + std::to_string(s.early_stopping.patience);
-  if (key == "sharding") return "sharding " + s.sharding + " on " + std::to_string(s.devices) + " devices";
-  if (key == "inference_eval") return std::string("inference-mode eval ") + (s.inference_eval ? "on" : "off");
+  if (key == speedup::kWorkers) return "workers " + std::to_string(s.workers);
+  if (key == speedup::kPinMemory) return std::string("pin memory ") + (s.pin_memory ? "on" : "off");
+  if (key == speedup::kDevices) return "devices " + std::to_string(s.devices);
+  if (key == speedup::kPrecision) return "precision " + s.precision;
+  if (key == speedup::kEarlyStopping) return "patience " + std::to_string(s.early_stopping.patience);
+  if (key == speedup::kSharding) return "sharding " + s.sharding + " on " + std::to_string(s.devices) + " devices";
+  if (key == speedup::kInferenceEval) return std::string("inference-mode eval ") + (s.inference_eval ? "on" : "off");
   return key;
 }
 

@@ -10,6 +10,7 @@
 #endif
 
 #include "wb/common/choices.h"
+#include "wb/common/speedups.h"
 #include "wb/common/sysinfo.h"
 #include "wb/proto/capability_keys.h"
 
@@ -88,13 +89,13 @@ json capabilitiesJson() {
   for (const Choice& m : modelChoices()) models.push_back(m.value);
   c[k::kModels] = models;
   json s;
-  s["workers"] = {{"available", true},
+  s[speedup::kWorkers] = {{"available", true},
                   {"default", std::min(cores, 8)},
                   {"max", 64},
                   {"note", "Decode/augment threads with ordered prefetch; 0 loads inside the training loop"}};
-  const Choice& pin = *findChoice(cudaOnlySpeedups(), "pin_memory");
-  s["pin_memory"] = {{"available", cuda}, {"note", cuda ? pin.help : needsCuda(pin.without_cuda)}};
-  s["devices"] = cuda ? json{{"available", true}, {"max", gpus}, {"kind", "gpus"},
+  const Choice& pin = *findChoice(cudaOnlySpeedups(), speedup::kPinMemory);
+  s[speedup::kPinMemory] = {{"available", cuda}, {"note", cuda ? pin.help : needsCuda(pin.without_cuda)}};
+  s[speedup::kDevices] = cuda ? json{{"available", true}, {"max", gpus}, {"kind", "gpus"},
                              {"note", "One process per GPU, gradients all-reduced over NCCL"}}
                       : json{{"available", true}, {"max", std::max(1, cores)}, {"kind", "cpu-processes"},
                              {"note", "One CPU process per device over Gloo; the cores are shared, so "
@@ -112,14 +113,14 @@ json capabilitiesJson() {
                                : bf16Native ? "bf16 autocast on the CPU (AVX-512 BF16 / AMX)"
                                             : "bf16 autocast on the CPU; this CPU has no AVX-512 BF16 or AMX, so "
                                               "bf16 is emulated and runs several times slower than fp32 here";
-  s["precision"] = {{"available", true}, {"values", prec}};
-  s["early_stopping"] = {{"available", true},
+  s[speedup::kPrecision] = {{"available", true}, {"values", prec}};
+  s[speedup::kEarlyStopping] = {{"available", true},
                          {"note", "Stops when the monitored metric stops improving; restores the best weights"}};
-  s["sharding"] = {{"available", true},
+  s[speedup::kSharding] = {{"available", true},
                    {"note", cuda ? "ZeRO-1/2 over NCCL (needs devices > 1)"
                                  : "ZeRO-1/2 over Gloo (needs devices > 1); Gloo has no reduce-scatter, so "
                                    "ZeRO-2's gradient-memory saving does not apply"}};
-  s["inference_eval"] = {{"available", true},
+  s[speedup::kInferenceEval] = {{"available", true},
                          {"note", "Evaluate under InferenceMode with the larger eval batch"}};
   c[k::kSpeedups] = s;
   return c;

@@ -3,6 +3,7 @@
 #include "training_run.h"
 
 #include "wb/common/choices.h"
+#include "wb/common/speedups.h"
 #include "wb/common/sysinfo.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/event_types.h"
@@ -21,7 +22,7 @@ proto::SpeedupStatus speedupStatus(bool requested, bool active, const std::strin
   return s;
 }
 
-std::string pinWithoutCuda() { return needsCuda(findChoice(cudaOnlySpeedups(), "pin_memory")->without_cuda); }
+std::string pinWithoutCuda() { return needsCuda(findChoice(cudaOnlySpeedups(), speedup::kPinMemory)->without_cuda); }
 
 }  // namespace
 
@@ -74,25 +75,25 @@ void TrainingRun::emitStart() {
 std::map<std::string, proto::SpeedupStatus> TrainingRun::speedups() const {
   const auto& sp = c_.speedups;
   std::map<std::string, proto::SpeedupStatus> s;
-  s["workers"] = speedupStatus(sp.workers > 0, sp.workers > 0,
+  s[speedup::kWorkers] = speedupStatus(sp.workers > 0, sp.workers > 0,
                                std::to_string(sp.workers) + " loader thread(s)" +
                                    (sp.workers == 0 ? ": loading inside the training loop" : ""));
-  s["pin_memory"] = speedupStatus(sp.pin_memory, pinActive_,
+  s[speedup::kPinMemory] = speedupStatus(sp.pin_memory, pinActive_,
                                   pinActive_       ? "pinned staging buffers, non-blocking copies"
                                   : sp.pin_memory ? "not available: " + pinWithoutCuda()
                                                   : "off");
-  s["devices"] = speedupStatus(sp.devices > 1, o_.world_size > 1,
+  s[speedup::kDevices] = speedupStatus(sp.devices > 1, o_.world_size > 1,
                                std::to_string(o_.world_size) + (cuda_ ? " GPU process(es), NCCL" : " CPU process(es), Gloo"));
-  s["precision"] = speedupStatus(sp.precision != choice::kFp32, bf16_ || fp16_,
+  s[speedup::kPrecision] = speedupStatus(sp.precision != choice::kFp32, bf16_ || fp16_,
                                  fp16_  ? "fp16 autocast + dynamic loss scaling"
                                  : bf16_ ? std::string("bf16 autocast on ") + (cuda_ ? "CUDA" : "CPU")
                                          : "fp32");
   const bool es = stopper_->enabled();
-  s["early_stopping"] = speedupStatus(
+  s[speedup::kEarlyStopping] = speedupStatus(
       es, es, es ? "monitor " + sp.early_stopping.monitor + ", patience " + std::to_string(sp.early_stopping.patience)
                  : "off");
-  s["sharding"] = group_->shardingStatus();
-  s["inference_eval"] = speedupStatus(sp.inference_eval, sp.inference_eval,
+  s[speedup::kSharding] = group_->shardingStatus();
+  s[speedup::kInferenceEval] = speedupStatus(sp.inference_eval, sp.inference_eval,
                                       sp.inference_eval ? "InferenceMode, eval batch " + std::to_string(c_.train.eval_batch_size)
                                                         : "autograd on, train batch size (a naive loop)");
   return s;

@@ -1,0 +1,42 @@
+#pragma once
+// The seven speedups, once: their keys (the start event's speedups.<key>, `capabilities`'
+// speedups.<key>, the ladder's steps, the measured effects), labels, config fields, when each is
+// available and what it needs. capabilities, the trainer's start event, the ladder plan, the
+// effects, the window's Speedups group and the CLI's help read this table. std-only.
+#include <string>
+#include <vector>
+
+namespace wb {
+
+namespace speedup {  // the keys, for code that treats one speedup on its own
+inline constexpr const char* kWorkers = "workers";
+inline constexpr const char* kPinMemory = "pin_memory";
+inline constexpr const char* kDevices = "devices";
+inline constexpr const char* kPrecision = "precision";
+inline constexpr const char* kEarlyStopping = "early_stopping";
+inline constexpr const char* kSharding = "sharding";
+inline constexpr const char* kInferenceEval = "inference_eval";
+}  // namespace speedup
+
+enum class Availability {
+  Always,          // on every machine
+  NeedsCuda,       // only with a CUDA device (cudaOnlySpeedups() says what to do without)
+  PerChoice,       // by value: the choice's needs_cuda (precisionChoices())
+  NeedsDevices,    // only with devices > 1 (the validator refuses it on one)
+};
+
+struct Speedup {
+  const char* key;
+  const char* label;         // for people: "Loader workers"
+  const char* config_path;   // the field that turns it on: "speedups.workers"
+  Availability availability;
+  const char* needs;         // what it needs, in words ("" when nothing)
+  const char* help;          // one line: what it does
+};
+
+// In the ladder's and the window's order.
+const std::vector<Speedup>& speedupTable();
+// The entry of `key`, or nullptr.
+const Speedup* findSpeedup(const std::string& key);
+
+}  // namespace wb
