@@ -167,7 +167,7 @@ Sample fromPlain(const Finished& f, const wb::CpuTimes& before) {
   // The rule the launcher applies to a workbench run: what else the machine did beside the
   // program (its CPU from wait4) and this bench.
   const wb::CpuShare share = wb::cpuShareBetween(before, wb::readCpuTimes(), f.cpu_s);
-  s.contended = share.other_cores >= wb::kContendedOtherCores;
+  s.contended = wb::isContended(share.other_cores);
   return s;
 }
 
