@@ -81,7 +81,7 @@ inline Measured runOnce(const fs::path& root, const std::string& cli, const std:
   }
   auto metrics = wb::report::computeMetrics(rec.value(), std::nullopt);
   m.ok = out->status == "ok" || out->status == "early-stopped";
-  if (!m.ok) m.error = out->summary.value("message", out->status);
+  if (!m.ok) m.error = out->summary.message.value_or(out->status);
   m.train_sps = metrics.train_samples_per_s.value_or(0);
   m.wall_s = metrics.wall_s.value_or(0);
   m.epochs = metrics.epochs;
