@@ -42,7 +42,7 @@ std::string fmtScale(double s) {
   return fmtFixed(s, 3);
 }
 
-using Out = std::vector<Verdict>;
+using Out = std::vector<Advice>;
 
 // Whether a start event's speedups.<key>.requested asks for the speedup (true, workers > 0,
 // devices > 1, a precision or sharding other than the default).
@@ -275,7 +275,7 @@ const char* severityName(Severity s) {
   return "info";
 }
 
-std::vector<Verdict> advise(const RunRecord& run, const RunMetrics& m, const RunRecord* reference,
+std::vector<Advice> advise(const RunRecord& run, const RunMetrics& m, const RunRecord* reference,
                             const RunMetrics* reference_m, const ProbeResult* probe) {
   Out out;
   statusVerdicts(run, out);

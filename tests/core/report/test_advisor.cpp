@@ -28,7 +28,7 @@ FakeRun withSplit(std::vector<double> ms, int workers, int cores) {
   return r;
 }
 
-const Verdict* find(const std::vector<Verdict>& vs, const std::string& code) {
+const Advice* find(const std::vector<Advice>& vs, const std::string& code) {
   for (const auto& v : vs)
     if (v.code == code) return &v;
   return nullptr;
@@ -318,7 +318,7 @@ class TestAdvisor : public QObject {
     const RunMetrics m = computeMetrics(r, std::nullopt), rm = computeMetrics(rr, std::nullopt);
     const ProbeResult* probe = s.probe ? &*s.probe : nullptr;
     auto verdicts = s.useRef ? advise(r, m, &rr, &rm, probe) : advise(r, m, nullptr, nullptr, probe);
-    const Verdict* v = find(verdicts, code.toStdString());
+    const Advice* v = find(verdicts, code.toStdString());
     QString all;
     for (const auto& x : verdicts) all += QString::fromStdString(x.code + ": " + x.text) + QLatin1Char('\n');
     if (contains.isEmpty()) {
@@ -341,13 +341,13 @@ class TestAdvisor : public QObject {
     run.step(1, 10, 640, 1, 1.0).step(1, 20, 1280, 2, 0.9).earlyStop(1).end("early-stopped", 5);
     run.events[run.events.size() - 2]["best_epoch"] = nullptr;
     RunRecord r = run.record();
-    std::vector<Verdict> vs;
+    std::vector<Advice> vs;
     try {
       vs = advise(r, computeMetrics(r, std::nullopt));
     } catch (const std::exception& e) {
       QFAIL(e.what());
     }
-    const Verdict* inactive = find(vs, "inactive-pin_memory");
+    const Advice* inactive = find(vs, "inactive-pin_memory");
     QVERIFY(inactive);
     QVERIFY2(inactive->text.find("no reason given") != std::string::npos, inactive->text.c_str());
   }
@@ -404,13 +404,13 @@ class TestAdvisor : public QObject {
     QVERIFY(probeFor(probes, base) && !probeFor(probes, other));
     const Report rep = buildComparisonReport(base, {other}, std::nullopt, probes);
     QCOMPARE(rep.advice.size(), size_t{2});
-    const Verdict* b = find(rep.advice[0].verdicts, "data-bound");
-    const Verdict* o = find(rep.advice[1].verdicts, "data-bound");
+    const Advice* b = find(rep.advice[0].verdicts, "data-bound");
+    const Advice* o = find(rep.advice[1].verdicts, "data-bound");
     QVERIFY(b && o);
     QVERIFY2(b->text.find("the worker probe of 2026-12-01 08:40 UTC measured 2 workers") != std::string::npos, b->text.c_str());
     QVERIFY2(o->text.find("the rule of thumb min(cores, 4)") != std::string::npos, o->text.c_str());
     // Without the probes the baseline falls back to the rule of thumb too.
-    const Verdict* plain = find(buildComparisonReport(base, {other}, std::nullopt).advice[0].verdicts, "data-bound");
+    const Advice* plain = find(buildComparisonReport(base, {other}, std::nullopt).advice[0].verdicts, "data-bound");
     QVERIFY(plain && plain->text.find("rule of thumb") != std::string::npos);
   }
 };

@@ -14,7 +14,7 @@ namespace wb::report {
 enum class Severity { Info, Tip, Warning };
 const char* severityName(Severity s);  // "info" | "tip" | "warning"
 
-struct Verdict {
+struct Advice {      // one piece of advice (the speedup verdicts are wb/report/stats.h's Verdict)
   std::string code;   // stable id: "data-bound", "fp16-skips", "sharding", ... (tests, UI icons)
   Severity severity = Severity::Info;
   std::string text;   // one sentence a person can act on
@@ -25,7 +25,7 @@ struct Verdict {
 // loadProbe), or null; the data-bound verdict recommends its measured count (with its date, and
 // says when it found the data path is not the bottleneck), else the rule of thumb
 // (wb::report::workersAdvice) and how to measure it.
-std::vector<Verdict> advise(const RunRecord& run, const RunMetrics& m, const RunRecord* reference = nullptr,
+std::vector<Advice> advise(const RunRecord& run, const RunMetrics& m, const RunRecord* reference = nullptr,
                             const RunMetrics* reference_m = nullptr, const ProbeResult* probe = nullptr);
 
 }  // namespace wb::report

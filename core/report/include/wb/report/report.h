@@ -19,7 +19,7 @@ namespace wb::report {
 
 struct AdviceBlock {
   std::string run;                 // run label
-  std::vector<Verdict> verdicts;
+  std::vector<Advice> verdicts;
 };
 
 struct Figure {
