@@ -9,6 +9,7 @@
 
 #include "report_fixture.h"
 #include "wb/report/advisor.h"
+#include "wb/report/stats.h"
 #include "wb/report/probe.h"
 #include "wb/report/report.h"
 
@@ -283,7 +284,9 @@ class TestAdvisor : public QObject {
     row("inference eval savings", "inference eval vs grad-enabled eval", "inference-eval",
         "took 200 ms per evaluation vs 400 ms (50 % less)");
     row("requested but inactive", "pin memory asked on CPU", "inactive-pin_memory", "needs CUDA");
-    row("one change made it slower", "bf16 slower and 2 pp less accurate", "slower", "Changing precision made this run 20 % slower");
+    // One run each: no interval, so no "slower" from a single pair (the machine's noise is larger).
+    row("one change, one run each: within noise", "bf16 slower and 2 pp less accurate", "within-noise",
+        "Changing precision: 0.83× (1 run each: no interval) — within this machine's run-to-run noise");
     row("accuracy cost", "bf16 slower and 2 pp less accurate", "accuracy", "2.00 pp below the reference");
     row("data warnings", "two corrupt images", "warnings", "corrupt image /data/x.png");
     row("failed run", "rank 1 out of memory", "status", "The run failed: rank 1: out of memory");
@@ -350,6 +353,37 @@ class TestAdvisor : public QObject {
     const Advice* inactive = find(vs, "inactive-pin_memory");
     QVERIFY(inactive);
     QVERIFY2(inactive->text.find("no reason given") != std::string::npos, inactive->text.c_str());
+  }
+
+  // The advisor speaks of a speed effect only when the measured interval clears the noise.
+  void speedAdviceFollowsTheVerdict_data() {
+    QTest::addColumn<double>("point");
+    QTest::addColumn<double>("lo");
+    QTest::addColumn<double>("hi");
+    QTest::addColumn<QString>("code");
+    QTest::addColumn<QString>("absent");
+    QTest::newRow("clearly slower") << 0.70 << 0.62 << 0.79 << QStringLiteral("slower") << QStringLiteral("within-noise");
+    QTest::newRow("clearly faster") << 1.60 << 1.30 << 1.90 << QStringLiteral("faster") << QStringLiteral("slower");
+    QTest::newRow("within noise") << 0.80 << 0.60 << 1.05 << QStringLiteral("within-noise") << QStringLiteral("slower");
+  }
+  void speedAdviceFollowsTheVerdict() {
+    QFETCH(double, point);
+    QFETCH(double, lo);
+    QFETCH(double, hi);
+    QFETCH(QString, code);
+    QFETCH(QString, absent);
+    const Scenario s = bf16SlowerAndLessAccurate();
+    const RunRecord r = s.run.record("run"), rr = s.ref.record("ref");
+    const RunMetrics m = computeMetrics(r, std::nullopt), rm = computeMetrics(rr, std::nullopt);
+    SpeedupEstimate e;
+    e.point = point, e.lo = lo, e.hi = hi, e.noise_band = 0.14, e.pairs = 5;
+    e.verdict = verdictOf(lo, hi, 0.14);
+    const auto advice = advise(r, m, &rr, &rm, nullptr, &e);
+    QString all;
+    for (const auto& x : advice) all += QString::fromStdString(x.code + ": " + x.text) + QLatin1Char('\n');
+    QVERIFY2(find(advice, code.toStdString()), qPrintable(all));
+    QVERIFY2(!find(advice, absent.toStdString()), qPrintable(all));
+    QVERIFY2(all.contains(QString::fromStdString(formatEstimate(e))), qPrintable(all));  // with its interval
   }
 
   void quietRunHasNoTips() {
