@@ -23,6 +23,11 @@ void flattenEnv(const json& j, const std::string& prefix, std::vector<std::pair<
   out.emplace_back(prefix, value);
 }
 
+std::string capitalised(std::string s) {
+  if (!s.empty() && s[0] >= 'a' && s[0] <= 'z') s[0] = static_cast<char>(s[0] - 'a' + 'A');
+  return s;
+}
+
 json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
 Drawing curves(const std::vector<const RunRecord*>& records, bool accuracy) {
@@ -206,7 +211,7 @@ Report buildComparisonReport(const Comparison& cmp, const RunRecord& baseline, c
   r.intro = "Each run is measured against the baseline " + runLabel(baseline) +
             ". A speedup is only shown beside the accuracy it reached; the headline is the time to reach " +
             fmtAccuracy(cmp.target_acc) + " validation accuracy. Train samples/s counts training steps only. "
-            "A run (or baseline) measured while another process used the CPU shows no speedup. " + noiseMessage(cmp.noise) + ".";
+            "A run (or baseline) measured while another process used the CPU shows no speedup. " + capitalised(noiseMessage(cmp.noise)) + ".";
   r.tables.push_back(comparisonTable(cmp));
   r.tables.push_back(configDiffTable(cmp));
 
