@@ -23,6 +23,12 @@ WB_FIELDS(RunCpu) {
   f("other_cores", e.other_cores);
 }
 
+WB_FIELDS(HostSpeedCheck) {
+  f("before_ms", e.before_ms);
+  f("after_ms", e.after_ms);
+  f("kernel", e.kernel);
+}
+
 WB_FIELDS(RunSummary) {
   f("status", e.status);
   f("run_id", e.run_id);
@@ -53,6 +59,7 @@ WB_FIELDS(RunSummary) {
   f("run_wall_s", e.run_wall_s);
   f("launcher_wall_s", e.launcher_wall_s);
   f("cpu", e.cpu);
+  f("host_speed", e.host_speed);
   f("best_val_acc", e.best_val_acc);
   f("final_val_acc", e.final_val_acc);
   f("best_val_loss", e.best_val_loss);

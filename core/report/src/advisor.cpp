@@ -19,7 +19,6 @@ constexpr double kH2dShare = 0.15;         // copies this visible on CUDA: pinne
 constexpr double kCommShare = 0.30;        // communication this large eats most of a 2nd device
 constexpr double kComputeShare = 0.70;     // fwd+bwd dominate: precision is the lever left
 constexpr double kLateSkipFraction = 0.20; // fp16 skips after the first 20 % of steps are not warm-up
-constexpr double kSlowerThan = 0.95;       // > 5 % slower than the reference: a measured loss, not noise
 constexpr double kAccDropPp = 1.0;         // accuracy lost beyond 1 pp is a cost worth naming
 constexpr double kShardingMinSaving = 0.05;// < 5 % memory saved: sharding does nothing useful here
 constexpr double kEvalShare = 0.10;        // evaluation ≥ 10 % of the wall time is worth speeding up
@@ -58,7 +57,7 @@ std::string fmtScale(double s) {
   return fmtFixed(s, 3);
 }
 
-using Out = std::vector<Verdict>;
+using Out = std::vector<Advice>;
 
 // Whether a start event's speedups.<key>.requested asks for the speedup (true, workers > 0,
 // devices > 1, a precision or sharding other than the default).
@@ -211,7 +210,27 @@ void evalVerdicts(const RunRecord& run, const RunMetrics& m, const RunRecord* re
   }
 }
 
-void referenceVerdicts(const RunRecord& run, const RunMetrics& m, const RunRecord& ref, const RunMetrics& rm, Out& out) {
+// The speed effect of the one speedup that changed, only when it clears the noise.
+void effectVerdict(const std::string& key, const RunMetrics& m, const RunMetrics& rm, const SpeedupEstimate* given, Out& out) {
+  SpeedupEstimate e = given ? *given : SpeedupEstimate{};
+  if (!given && rm.wall_s && m.wall_s) e = groupSpeedup({*rm.wall_s}, {*m.wall_s}, kAssumedNoiseBand);
+  if (!std::isfinite(e.point)) return;
+  const std::string measured = formatEstimate(e);
+  if (e.verdict == Verdict::Slower)
+    out.push_back({"slower", Severity::Warning, "Changing " + key + " made this run " + pct(1.0 / e.point - 1.0) +
+                                                    " slower than the reference (" + measured +
+                                                    ", beyond this machine's noise) — leave it off on this machine."});
+  else if (e.verdict == Verdict::Faster)
+    out.push_back({"faster", Severity::Info, "Changing " + key + " made this run " + fmtSpeedup(e.point) +
+                                                 " faster than the reference (" + measured + ", beyond this machine's noise)."});
+  else
+    out.push_back({"within-noise", Severity::Info,
+                   "Changing " + key + ": " + measured + " — within this machine's run-to-run noise, so no speed "
+                       "effect is shown; repeat both configurations (pairs, A B A B) to tell."});
+}
+
+void referenceVerdicts(const RunRecord& run, const RunMetrics& m, const RunRecord& ref, const RunMetrics& rm,
+                       const SpeedupEstimate* effect, Out& out) {
   // Speed verdicts on a contended measurement would be verdicts on the other load.
   const bool speedTrusted = !m.contention.contended && !rm.contention.contended;
   std::vector<std::string> speedupKeys;
@@ -219,9 +238,7 @@ void referenceVerdicts(const RunRecord& run, const RunMetrics& m, const RunRecor
     if (c.path.rfind("speedups.", 0) == 0) speedupKeys.push_back(c.path.substr(9));
   // Early stopping that never fired cannot have changed the speed: any difference is noise.
   const bool inertEarlyStop = speedupKeys.size() == 1 && speedupKeys.front().rfind("early_stopping.", 0) == 0 && !run.early_stop;
-  if (auto sp = speedupOf(rm.wall_s, m.wall_s); speedTrusted && sp && *sp < kSlowerThan && speedupKeys.size() == 1 && !inertEarlyStop)
-    out.push_back({"slower", Severity::Warning, "Changing " + speedupKeys.front() + " made this run " + pct(1.0 / *sp - 1.0) +
-                                                    " slower than the reference — leave it off on this machine."});
+  if (speedTrusted && speedupKeys.size() == 1 && !inertEarlyStop) effectVerdict(speedupKeys.front(), m, rm, effect, out);
   if (m.best_val_acc && rm.best_val_acc) {
     const double drop = (*rm.best_val_acc - *m.best_val_acc) * 100.0;
     // More ranks multiply the global batch: the same epochs are fewer optimiser steps.
@@ -291,8 +308,8 @@ const char* severityName(Severity s) {
   return "info";
 }
 
-std::vector<Verdict> advise(const RunRecord& run, const RunMetrics& m, const RunRecord* reference,
-                            const RunMetrics* reference_m, const ProbeResult* probe) {
+std::vector<Advice> advise(const RunRecord& run, const RunMetrics& m, const RunRecord* reference,
+                           const RunMetrics* reference_m, const ProbeResult* probe, const SpeedupEstimate* effect) {
   Out out;
   statusVerdicts(run, out);
   contentionVerdicts(m, reference ? reference_m : nullptr, out);
@@ -300,7 +317,7 @@ std::vector<Verdict> advise(const RunRecord& run, const RunMetrics& m, const Run
   fp16Verdicts(run, m, out);
   earlyStopVerdicts(run, m, out);
   evalVerdicts(run, m, reference, reference_m, out);
-  if (reference && reference_m) referenceVerdicts(run, m, *reference, *reference_m, out);
+  if (reference && reference_m) referenceVerdicts(run, m, *reference, *reference_m, effect, out);
   return out;
 }
 

@@ -278,9 +278,129 @@ std::string describeDiff(const std::vector<ConfigChange>& diff) {
   return out;
 }
 
+bool sameConfiguration(const json& a, const json& b) {
+  if (!a.is_object() || !b.is_object()) return a == b;
+  json x = a, y = b;
+  for (const auto& field : kRepeatIgnoredFields) x.erase(field), y.erase(field);
+  return x == y;
+}
+
+std::string dataDifference(const json& base, const json& run) {
+  std::string out;
+  for (const auto& field : kDataFields) {
+    std::string path = "/" + field;
+    std::replace(path.begin(), path.end(), '.', '/');
+    const json::json_pointer ptr(path);
+    const json a = base.contains(ptr) ? base.at(ptr) : json(), b = run.contains(ptr) ? run.at(ptr) : json();
+    if (a == b) continue;
+    if (!out.empty()) out += "; ";
+    out += field + " differs (" + (a.is_null() ? "(absent)" : show(a)) + " vs " + (b.is_null() ? "(absent)" : show(b)) + ")";
+  }
+  return out;
+}
+
+std::string unfinishedNote(const std::string& status) {
+  if (status == "ok" || status == "early-stopped") return "";
+  if (status == "running") return "still running: no speedup until it ends";
+  return status + ": a run that did not finish gives no speedup";
+}
+
+double HostSpeed::change() const {
+  if (!(before_ms > 0) || !(after_ms > 0)) return 0;
+  return std::max(before_ms, after_ms) / std::min(before_ms, after_ms) - 1;
+}
+
+std::optional<HostSpeed> hostSpeedOf(const RunRecord& run) {
+  if (!run.summary.host_speed) return std::nullopt;
+  HostSpeed h;
+  h.before_ms = run.summary.host_speed->before_ms;
+  h.after_ms = run.summary.host_speed->after_ms;
+  if (!(h.before_ms > 0) || !(h.after_ms > 0)) return std::nullopt;
+  return h;
+}
+
+std::string hostSpeedNote(const std::optional<HostSpeed>& speed, double noiseBand) {
+  if (!speed || !(speed->change() > noiseBand)) return "";
+  return "the host's speed changed during the run (kernel " + fmtFixed(speed->before_ms, 2) + " → " +
+         fmtFixed(speed->after_ms, 2) + " ms, " + fmtFixed(speed->change() * 100, 0) + " % > ±" +
+         fmtFixed(noiseBand * 100, 0) + " % noise)";
+}
+
+std::string ComparisonRow::noSpeedupReason() const {
+  if (is_baseline) return "";
+  if (!not_comparable.empty()) return "not comparable: " + not_comparable;
+  if (!unfinished.empty()) return unfinished;
+  if (!contended.empty()) return "contended: " + contended;
+  if (!host_changed.empty()) return host_changed;
+  if (repeat_of_baseline) return "repeat of the baseline";
+  return "";
+}
+
+bool Comparison::anyRepeats() const {
+  return std::any_of(rows.begin(), rows.end(), [](const ComparisonRow& r) { return r.group_runs > 1; });
+}
+
+namespace {
+
+// Repeat groups in row order: group 0 is the baseline's configuration.
+void assignGroups(Comparison& cmp, const std::vector<const RunRecord*>& records) {
+  std::vector<const json*> groupConfigs;
+  for (size_t i = 0; i < records.size(); ++i) {
+    const json& config = records[i]->config;
+    auto it = std::find_if(groupConfigs.begin(), groupConfigs.end(),
+                           [&](const json* g) { return sameConfiguration(*g, config); });
+    cmp.rows[i].group = static_cast<int>(it - groupConfigs.begin());
+    if (it == groupConfigs.end()) groupConfigs.push_back(&config);
+  }
+  cmp.groups = static_cast<int>(groupConfigs.size());
+  for (auto& row : cmp.rows) {
+    row.group_runs = static_cast<int>(std::count_if(cmp.rows.begin(), cmp.rows.end(),
+                                                    [&](const ComparisonRow& r) { return r.group == row.group; }));
+    row.repeat_of_baseline = !row.is_baseline && row.group == 0;
+  }
+}
+
+// A row whose own run may count among its group's repeats.
+bool cleanRun(const ComparisonRow& row) {
+  return row.not_comparable.empty() && unfinishedNote(row.m.status).empty() && !row.m.contention.contended &&
+         row.host_changed.empty();
+}
+
+struct GroupValues {
+  std::vector<double> target, rate;
+};
+
+GroupValues groupValues(const Comparison& cmp, int group, const std::vector<bool>& clean) {
+  GroupValues v;
+  for (size_t i = 0; i < cmp.rows.size(); ++i) {
+    const ComparisonRow& row = cmp.rows[i];
+    if (row.group != group || !clean[i]) continue;
+    if (row.m.time_to_target_s) v.target.push_back(*row.m.time_to_target_s);
+    if (row.m.train_samples_per_s) v.rate.push_back(*row.m.train_samples_per_s);
+  }
+  return v;
+}
+
+// Each group's estimates against the baseline's group.
+void estimateGroups(Comparison& cmp) {
+  std::vector<bool> clean;
+  for (const auto& row : cmp.rows) clean.push_back(cleanRun(row));
+  const GroupValues base = groupValues(cmp, 0, clean);
+  for (int g = 1; g < cmp.groups; ++g) {
+    const GroupValues v = groupValues(cmp, g, clean);
+    const SpeedupEstimate target = groupSpeedup(base.target, v.target, cmp.noise.bandFor("time_to_target_s"));
+    const SpeedupEstimate rate = groupRateSpeedup(base.rate, v.rate, cmp.noise.bandFor("train_samples_per_s"));
+    for (auto& row : cmp.rows)
+      if (row.group == g) row.target = target, row.throughput = rate;
+  }
+}
+
+}  // namespace
+
 Comparison compareRuns(const RunRecord& baseline, const std::vector<RunRecord>& runs,
-                       std::optional<double> target_acc) {
+                       std::optional<double> target_acc, const HostNoise& noise) {
   Comparison cmp;
+  cmp.noise = noise;
   cmp.target_user_set = target_acc.has_value();
   cmp.target_acc = target_acc ? *target_acc : computeMetrics(baseline, std::nullopt).best_val_acc.value_or(0.0);
 
@@ -288,6 +408,8 @@ Comparison compareRuns(const RunRecord& baseline, const std::vector<RunRecord>& 
   for (const auto& run : runs)
     if (run.dir.empty() || run.dir != baseline.dir) records.push_back(&run);
   const RunMetrics b = computeMetrics(baseline, cmp.target_acc);
+  const std::string baseUnfinished = unfinishedNote(baseline.status);
+  const std::string baseHost = hostSpeedNote(hostSpeedOf(baseline), noise.band);
   for (const RunRecord* rec : records) {
     ComparisonRow row;
     row.label = runLabel(*rec);
@@ -300,12 +422,23 @@ Comparison compareRuns(const RunRecord& baseline, const std::vector<RunRecord>& 
     row.speedup_target = speedupOf(b.time_to_target_s, row.m.time_to_target_s);
     row.speedup_throughput = speedupOf(row.m.train_samples_per_s, b.train_samples_per_s);  // run / baseline
     row.contended = row.is_baseline ? b.contention.note : contentionNote(row.m, b);
+    row.host_changed = hostSpeedNote(hostSpeedOf(*rec), noise.band);
+    if (!row.is_baseline) {
+      row.not_comparable = dataDifference(baseline.config, rec->config);
+      row.unfinished = unfinishedNote(rec->status);
+      if (row.unfinished.empty() && !baseUnfinished.empty())
+        row.unfinished = "the baseline " + (baseline.status == "running" ? std::string("is still running") : baseline.status) +
+                         ": no speedup against a run that did not finish";
+      if (row.host_changed.empty() && !baseHost.empty()) row.host_changed = "the baseline: " + baseHost;
+    }
     if (b.best_val_acc && row.m.best_val_acc) row.delta_best_pp = (*row.m.best_val_acc - *b.best_val_acc) * 100.0;
     if (b.final_val_acc && row.m.final_val_acc) row.delta_final_pp = (*row.m.final_val_acc - *b.final_val_acc) * 100.0;
     if (b.peak_mem_bytes && row.m.peak_mem_bytes && *b.peak_mem_bytes > 0)
       row.mem_ratio = *row.m.peak_mem_bytes / *b.peak_mem_bytes;
     cmp.rows.push_back(std::move(row));
   }
+  assignGroups(cmp, records);
+  estimateGroups(cmp);
   return cmp;
 }
 
@@ -337,26 +470,56 @@ Cell targetCell(const RunMetrics& m) {
   return Cell::str(m.status == "running" ? "not reached yet" : "not reached");
 }
 
+// A row's speedup cell when it shows none: the reason in a word or two ("" when it shows them).
+std::string withheldText(const ComparisonRow& row) {
+  if (row.is_baseline) return "";
+  if (!row.not_comparable.empty()) return "not comparable";
+  if (!row.unfinished.empty()) return row.unfinished.rfind("the baseline", 0) == 0 ? "baseline unfinished" : row.m.status;
+  if (!row.contended.empty()) return kContendedText;
+  if (!row.host_changed.empty()) return "host speed changed";
+  if (row.repeat_of_baseline) return "repeat of baseline";
+  return "";
+}
+
+std::string fmtBound(double x) { return fmtFixed(x, 2); }
+
+// ×, 95 % low, 95 % high, verdict of one estimate (the row's group against the baseline's).
+std::vector<Cell> estimateCells(const ComparisonRow& row, const SpeedupEstimate& e, const char* missing) {
+  const Cell none = Cell::str("–");
+  if (row.is_baseline) return {Cell::num(fmtSpeedup(1.0), 1.0), none, none, Cell::str("baseline")};
+  if (const std::string w = withheldText(row); !w.empty())
+    return {Cell::str(w), none, none, Cell::str(row.repeat_of_baseline ? "repeat of the baseline: within noise" : w)};
+  if (!std::isfinite(e.point)) return {Cell::str(missing), none, none, none};
+  Cell point = Cell::num(fmtSpeedup(e.point), e.point);
+  point.strong = emphasise(e);
+  if (!e.hasInterval()) return {point, none, none, Cell::str(verdictWord(e.verdict))};
+  return {point, Cell::num(fmtBound(e.lo), e.lo), Cell::num(fmtBound(e.hi), e.hi), Cell::str(verdictWord(e.verdict))};
+}
+
+void append(std::vector<Cell>& cells, std::vector<Cell> more) {
+  for (auto& c : more) cells.push_back(std::move(c));
+}
+
 std::vector<Cell> comparisonCells(const ComparisonRow& row) {
   const RunMetrics& m = row.m;
-  const bool contended = !row.is_baseline && !row.contended.empty();
-  auto speedup = [&](const std::optional<double>& x) { return speedupCell(x, contended); };
+  const std::string withheld = withheldText(row);
+  auto speedup = [&](const std::optional<double>& x) {
+    return withheld.empty() ? speedupCell(x, false) : Cell::str(withheld);
+  };
   Cell wall = optCell(m.wall_s, fmtSeconds);
   if (m.wall_partial) wall.text += " so far";
-  return {Cell::str(row.label + (row.is_baseline ? " (baseline)" : "")),
+  std::vector<Cell> cells{Cell::str(row.label + (row.is_baseline ? " (baseline)" : "")),
           Cell::str(m.status + (m.wall_partial ? " (partial)" : "")),
           Cell::str(row.is_baseline ? "—" : describeDiff(row.diff)),
           Cell::num(std::to_string(m.epochs), m.epochs),
           Cell::num(lrScalingLabel(m.lr), m.lr.effective_lr),
           optCell(m.time_per_epoch_s, fmtSeconds),
           speedup(row.speedup_epoch),
-          throughputCell(m),
-          speedup(row.speedup_throughput),
-          wall,
-          speedup(row.speedup_wall),
-          targetCell(m),
-          m.time_to_target_s ? speedup(row.speedup_target) : Cell::str("–"),
-          optCell(m.best_val_acc, fmtAccuracy),
+          throughputCell(m)};
+  append(cells, estimateCells(row, row.throughput, "–"));
+  append(cells, {wall, speedup(row.speedup_wall), targetCell(m)});
+  append(cells, estimateCells(row, row.target, m.status == "running" ? "not reached yet" : "not reached"));
+  append(cells, {optCell(m.best_val_acc, fmtAccuracy),
           optCell(row.delta_best_pp, fmtPp),
           optCell(m.final_val_acc, fmtAccuracy),
           optCell(row.delta_final_pp, fmtPp),
@@ -372,7 +535,37 @@ std::vector<Cell> comparisonCells(const ComparisonRow& row) {
           }(),
           optCell(row.mem_ratio, fmtRatio),
           m.skipped_steps ? Cell::num(std::to_string(*m.skipped_steps), static_cast<double>(*m.skipped_steps))
-                          : Cell::str("–")};
+                          : Cell::str("–")});
+  return cells;
+}
+
+// "r3, r4" of the rows of a group.
+std::string groupLabels(const Comparison& cmp, int group) {
+  std::string out;
+  for (const auto& row : cmp.rows)
+    if (row.group == group) out += (out.empty() ? "" : ", ") + row.label;
+  return out;
+}
+
+// What the verdicts rest on: the host's noise, the repeat groups, why rows show no speedup.
+void measuringNotes(const Comparison& cmp, std::vector<std::string>& notes) {
+  notes.push_back("Noise: " + noiseMessage(cmp.noise) + ".");
+  notes.push_back("× train samples/s and × to target: the run's configuration against the baseline's, from all their "
+                  "repeats (runs whose configs are equal but for name and seed), with a 95 % interval; faster or "
+                  "slower only when the whole interval clears the noise band, else within noise.");
+  if (!cmp.anyRepeats()) notes.push_back("1 run each: no interval (repeat a configuration to get one).");
+  for (int g = 0; g < cmp.groups; ++g) {
+    const auto it = std::find_if(cmp.rows.begin(), cmp.rows.end(), [&](const ComparisonRow& r) { return r.group == g; });
+    if (it->group_runs < 2) continue;
+    notes.push_back("Repeats (" + std::to_string(it->group_runs) + " runs of one configuration" +
+                    (g == 0 ? ", the baseline's" : "") + "): " + groupLabels(cmp, g) +
+                    (g == 0 ? "; a repeat of the baseline differs from it by noise alone." : "."));
+  }
+  for (const auto& row : cmp.rows) {
+    const std::string why = row.noSpeedupReason();
+    if (why.empty() || row.repeat_of_baseline || !row.contended.empty()) continue;  // contention has its own note
+    notes.push_back(row.label + ": " + why + (row.not_comparable.empty() ? "" : "; no multiplier") + ".");
+  }
 }
 
 }  // namespace
@@ -392,10 +585,16 @@ Table comparisonTable(const Comparison& cmp) {
       {"speedup_epoch", "× epoch", "x"},
       {"train_samples_per_s", "Train samples/s", "1/s"},
       {"speedup_throughput", "× train samples/s", "x"},
+      {"speedup_throughput_lo", "× train samples/s 95 % low", "x"},
+      {"speedup_throughput_hi", "× train samples/s 95 % high", "x"},
+      {"verdict_throughput", "Verdict (train samples/s)", ""},
       {"wall_s", "Wall time", "s"},
       {"speedup_wall", "× wall", "x"},
       {"time_to_target_s", "Time to " + target, "s"},
       {"speedup_target", "× to target", "x"},
+      {"speedup_target_lo", "× to target 95 % low", "x"},
+      {"speedup_target_hi", "× to target 95 % high", "x"},
+      {"verdict_target", "Verdict (to target)", ""},
       {"best_val_acc", "Best val acc", "fraction"},
       {"delta_best_pp", "Δ best", "pp"},
       {"final_val_acc", "Final val acc", "fraction"},
@@ -417,7 +616,9 @@ Table comparisonTable(const Comparison& cmp) {
     anyPartial = anyPartial || row.m.wall_partial;
     if (!row.contended.empty()) contended.push_back(row.label + ": " + row.contended);
   }
-  t.notes.push_back("Speedups are baseline ÷ run for times and run ÷ baseline for train samples/s; > 1× is faster.");
+  t.notes.push_back("Speedups are baseline ÷ run for times and run ÷ baseline for train samples/s; > 1× is faster. "
+                    "× epoch and × wall: this run against the baseline run alone (no interval).");
+  measuringNotes(cmp, t.notes);
   t.notes.push_back("Train samples/s: samples trained ÷ seconds in training steps (no evaluation, checkpoints or set-up). "
                     "Wall time: the trainer's clock (set-up, training, evaluation); run wall s: the whole command.");
   t.notes.push_back("Time to target: first crossing of the target val acc, interpolated linearly between evaluations; "

@@ -45,7 +45,7 @@ void markdownTable(std::ostringstream& os, const Table& t) {
   os << '\n';
   for (const auto& row : t.rows) {
     os << '|';
-    for (const auto& cell : row) os << ' ' << markdownCell(cell.text) << " |";
+    for (const auto& cell : row) os << ' ' << (cell.strong ? "**" + markdownCell(cell.text) + "**" : markdownCell(cell.text)) << " |";
     os << '\n';
   }
   os << '\n';
@@ -63,7 +63,8 @@ void latexTable(std::ostringstream& os, const Table& t) {
   for (size_t i = 0; i < t.columns.size(); ++i) os << (i ? " & " : "") << latexEscape(t.columns[i].title);
   os << " \\\\\n\\midrule\n";
   for (const auto& row : t.rows) {
-    for (size_t i = 0; i < row.size(); ++i) os << (i ? " & " : "") << latexEscape(row[i].text);
+    for (size_t i = 0; i < row.size(); ++i)
+      os << (i ? " & " : "") << (row[i].strong ? "\\textbf{" + latexEscape(row[i].text) + "}" : latexEscape(row[i].text));
     os << " \\\\\n";
   }
   os << "\\bottomrule\n\\end{tabular}%\n}\n";
@@ -92,7 +93,8 @@ void htmlTable(std::ostringstream& os, const Table& t) {
   for (const auto& row : t.rows) {
     os << "<tr>";
     for (size_t i = 0; i < row.size(); ++i)
-      os << (i < numeric.size() && numeric[i] ? "<td class=\"num\">" : "<td>") << xmlEscape(row[i].text) << "</td>";
+      os << (i < numeric.size() && numeric[i] ? "<td class=\"num\">" : "<td>")
+         << (row[i].strong ? "<strong>" + xmlEscape(row[i].text) + "</strong>" : xmlEscape(row[i].text)) << "</td>";
     os << "</tr>\n";
   }
   os << "</tbody>\n</table>\n";

@@ -401,9 +401,9 @@ Report buildLadderReport(const Ladder& ladder, const std::vector<LadderStepRuns>
     if (ref && !s.step.isolated) {
       const auto before = advise(*ref, *rm, nullptr, nullptr, probeFor(probes, *ref));
       verdicts.erase(std::remove_if(verdicts.begin(), verdicts.end(),
-                                    [&](const Verdict& v) {
+                                    [&](const auto& v) {
                                       return std::any_of(before.begin(), before.end(),
-                                                         [&](const Verdict& b) { return b.code == v.code && b.text == v.text; });
+                                                         [&](const auto& b) { return b.code == v.code && b.text == v.text; });
                                     }),
                      verdicts.end());
     }

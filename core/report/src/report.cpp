@@ -23,6 +23,11 @@ void flattenEnv(const json& j, const std::string& prefix, std::vector<std::pair<
   out.emplace_back(prefix, value);
 }
 
+std::string capitalised(std::string s) {
+  if (!s.empty() && s[0] >= 'a' && s[0] <= 'z') s[0] = static_cast<char>(s[0] - 'a' + 'A');
+  return s;
+}
+
 json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
 Drawing curves(const std::vector<const RunRecord*>& records, bool accuracy) {
@@ -53,6 +58,15 @@ const char* throughputSourceName(ThroughputSource s) {
     case ThroughputSource::EpochEvents: return "epoch-events";
   }
   return "none";
+}
+
+json numberOrNull(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+json estimateJson(const SpeedupEstimate& e) {
+  return {{"point", numberOrNull(e.point)}, {"lo", numberOrNull(e.lo)}, {"hi", numberOrNull(e.hi)},
+          {"verdict", verdictWord(e.verdict)}, {"pairs", e.pairs}, {"baseline_runs", e.baseline_runs},
+          {"runs", e.variant_runs}, {"noise_band", e.noise_band}, {"method", e.method},
+          {"text", formatEstimate(e)}};
 }
 
 json contentionJson(const Contention& c) {
@@ -88,17 +102,30 @@ Table configDiffTable(const Comparison& cmp) {
 BarChartSpec comparisonBars(const Comparison& cmp) {
   BarChartSpec spec;
   spec.title = "Speedup to " + fmtAccuracy(cmp.target_acc) + " val acc over the baseline";
-  spec.y_label = "speedup (×)";
+  spec.y_label = "speedup (×), 95 % interval";
   for (const auto& row : cmp.rows) {
     Bar b;
     b.label = row.label;
     if (b.label.size() > 24) b.label = "…" + b.label.substr(b.label.size() - 22);
-    if (!row.is_baseline && !row.contended.empty()) {
+    const std::string withheld = row.noSpeedupReason();
+    if (!withheld.empty()) {
       b.skipped = true;
-      b.annotation = kContendedText;
-    } else if (row.speedup_target) {
-      b.value = *row.speedup_target;
-      b.annotation = fmtSpeedup(*row.speedup_target);
+      b.annotation = !row.contended.empty() ? std::string(kContendedText)
+                     : !row.not_comparable.empty() ? std::string("not comparable")
+                     : row.repeat_of_baseline      ? std::string("repeat of baseline")
+                     : !row.unfinished.empty()     ? row.m.status
+                                                   : std::string("host speed changed");
+    } else if (row.is_baseline && row.m.time_to_target_s) {
+      b.value = 1.0;
+      b.annotation = "baseline";
+      b.bold = false;
+    } else if (std::isfinite(row.target.point)) {
+      b.value = row.target.point;
+      b.lo = row.target.lo;
+      b.hi = row.target.hi;
+      b.annotation = fmtSpeedup(row.target.point) + " " +
+                     (row.target.hasInterval() ? verdictWord(row.target.verdict) : std::string("(1 run each)"));
+      b.bold = emphasise(row.target);
     } else {
       b.skipped = true;
       b.annotation = row.m.status == "running" ? "not reached yet" : "not reached";
@@ -113,6 +140,8 @@ json comparisonJson(const Comparison& cmp) {
   json runs = json::array();
   for (const auto& row : cmp.rows) {
     const RunMetrics& m = row.m;
+    // A run that gives no speedup (other data, unfinished, contended, …) has no multiplier here.
+    auto shown = [&](const std::optional<double>& x) { return row.noSpeedupReason().empty() ? opt(x) : json(nullptr); };
     json diff = json::array();
     for (const auto& c : row.diff) diff.push_back({{"path", c.path}, {"baseline", c.before}, {"run", c.after}});
     json r = {{"label", row.label},
@@ -142,26 +171,37 @@ json comparisonJson(const Comparison& cmp) {
               {"skipped_steps", m.skipped_steps ? json(*m.skipped_steps) : json(nullptr)},
               {"lr", {{"base", m.lr.base_lr}, {"scaling", m.lr.mode}, {"factor", m.lr.factor},
                       {"effective", m.lr.effective_lr}, {"note", m.lr.note}}},
-              {"speedup", {{"epoch", opt(row.speedup_epoch)},
-                           {"train_samples_per_s", opt(row.speedup_throughput)},
-                           {"wall", opt(row.speedup_wall)},
-                           {"to_target", opt(row.speedup_target)}}},
+              {"speedup", {{"epoch", shown(row.speedup_epoch)},
+                           {"train_samples_per_s", shown(row.speedup_throughput)},
+                           {"wall", shown(row.speedup_wall)},
+                           {"to_target", shown(row.speedup_target)}}},
+              {"group", row.group},
+              {"group_runs", row.group_runs},
+              {"repeat_of_baseline", row.repeat_of_baseline},
+              {"not_comparable", row.not_comparable},
+              {"unfinished", row.unfinished},
+              {"host_changed", row.host_changed},
+              {"no_speedup_reason", row.noSpeedupReason()},
               {"delta_best_pp", opt(row.delta_best_pp)},
               {"delta_final_pp", opt(row.delta_final_pp)},
               {"mem_ratio", opt(row.mem_ratio)},
               {"config_diff", diff}};
+    if (!row.is_baseline && row.noSpeedupReason().empty())
+      r["estimate"] = {{"to_target", estimateJson(row.target)}, {"train_samples_per_s", estimateJson(row.throughput)}};
     if (m.step_ms) {
       const StepTimes& s = *m.step_ms;
       r["step_ms"] = {{"data", s.data}, {"h2d", s.h2d}, {"fwd", s.fwd}, {"bwd", s.bwd}, {"opt", s.opt}, {"comm", s.comm}};
     }
     runs.push_back(std::move(r));
   }
-  return {{"target_acc", cmp.target_acc}, {"target_user_set", cmp.target_user_set}, {"runs", runs}};
+  const json noise = {{"band", cmp.noise.band}, {"bands", cmp.noise.bands}, {"measured", cmp.noise.measured},
+                      {"source", cmp.noise.source}, {"message", noiseMessage(cmp.noise)}};
+  return {{"target_acc", cmp.target_acc}, {"target_user_set", cmp.target_user_set}, {"noise", noise}, {"runs", runs}};
 }
 
 Report buildComparisonReport(const RunRecord& baseline, const std::vector<RunRecord>& runs,
-                             std::optional<double> target_acc, const StoredProbes& probes) {
-  return buildComparisonReport(compareRuns(baseline, runs, target_acc), baseline, runs, probes);
+                             std::optional<double> target_acc, const StoredProbes& probes, const HostNoise& noise) {
+  return buildComparisonReport(compareRuns(baseline, runs, target_acc, noise), baseline, runs, probes);
 }
 
 Report buildComparisonReport(const Comparison& cmp, const RunRecord& baseline, const std::vector<RunRecord>& runs,
@@ -171,7 +211,7 @@ Report buildComparisonReport(const Comparison& cmp, const RunRecord& baseline, c
   r.intro = "Each run is measured against the baseline " + runLabel(baseline) +
             ". A speedup is only shown beside the accuracy it reached; the headline is the time to reach " +
             fmtAccuracy(cmp.target_acc) + " validation accuracy. Train samples/s counts training steps only. "
-            "A run (or baseline) measured while another process used the CPU shows no speedup.";
+            "A run (or baseline) measured while another process used the CPU shows no speedup. " + capitalised(noiseMessage(cmp.noise)) + ".";
   r.tables.push_back(comparisonTable(cmp));
   r.tables.push_back(configDiffTable(cmp));
 
@@ -183,8 +223,12 @@ Report buildComparisonReport(const Comparison& cmp, const RunRecord& baseline, c
   const RunMetrics& bm = cmp.rows.front().m;
   for (size_t i = 0; i < records.size(); ++i) {
     const bool isBase = i == 0;
-    auto verdicts = advise(*records[i], cmp.rows[i].m, isBase ? nullptr : &baseline, isBase ? nullptr : &bm,
-                           probeFor(probes, *records[i]));
+    const ComparisonRow& row = cmp.rows[i];
+    const SpeedupEstimate& effect = std::isfinite(row.target.point) ? row.target : row.throughput;
+    // A run that gives no speedup (other data, unfinished, a repeat of the baseline) has no effect to advise on.
+    const SpeedupEstimate none;
+    auto verdicts = advise(*records[i], row.m, isBase ? nullptr : &baseline, isBase ? nullptr : &bm,
+                           probeFor(probes, *records[i]), row.noSpeedupReason().empty() ? &effect : &none);
     r.advice.push_back({cmp.rows[i].label, std::move(verdicts)});
   }
   r.figures.push_back({"speedup", barChart(comparisonBars(cmp)), ""});
@@ -214,7 +258,8 @@ Result<Report> comparisonFromDirs(const std::string& baseline_dir, const std::ve
   }
   std::vector<const RunRecord*> records{&*baseline};
   for (const auto& r : *runs) records.push_back(&r);
-  return buildComparisonReport(*baseline, *runs, target, loadProbesFor(records));
+  const std::optional<MachineId> machine = runMachine(*baseline);
+  return buildComparisonReport(*baseline, *runs, target, loadProbesFor(records), loadNoise(machine ? *machine : thisMachine()));
 }
 
 }  // namespace wb::report

@@ -201,6 +201,8 @@ proto::RunSummary TrainingRun::summary() const {
     s.first_step_unix = firstStepUnix_;
   }
   s.cpu = cpu_->total();
+  if (hostBeforeMs_ > 0 && hostAfterMs_ > 0)
+    s.host_speed = proto::HostSpeedCheck{hostBeforeMs_, hostAfterMs_, "1-thread multiply-add over 64 KiB x96, best of 5"};
   s.best_val_acc = bestValAcc_;
   s.final_val_acc = lastValAcc_;
   s.best_val_loss = bestValLoss_;

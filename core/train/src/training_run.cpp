@@ -12,6 +12,7 @@
 #include "wb/train/checkpoint.h"
 #include "wb/train/compat.h"
 #include "wb/train/divergence.h"
+#include "wb/train/host_speed.h"
 
 namespace wb::train::detail {
 using nlohmann::json;
@@ -50,6 +51,7 @@ TrainingRun::~TrainingRun() = default;
 Result<TrainOutcome> TrainingRun::run() {
   if (auto st = setUp(); !st) return st.error();
   if (auto st = resume(); !st) return st.error();
+  hostBeforeMs_ = timeHostKernel();  // the host's own speed, before and after (wb/train/host_speed.h)
   emitStart();
   startLoop();
   for (int epoch = at_.epoch; epoch < c_.train.epochs && stop_ == Stop::None; ++epoch) {
@@ -58,6 +60,7 @@ Result<TrainOutcome> TrainingRun::run() {
     if (auto st = evaluateAndCheckpoint(epoch); !st) return st.error();
   }
   restoreBestWeights();
+  hostAfterMs_ = timeHostKernel();
   return finish();
 }
 

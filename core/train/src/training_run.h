@@ -139,6 +139,7 @@ class TrainingRun {
   std::unique_ptr<CpuMonitor> cpu_;
   double trainMs_ = 0, evalS_ = 0, checkpointS_ = 0;  // time in training steps; evaluation; checkpoints
   double firstStepAge_ = -1, firstStepUnix_ = 0;
+  double hostBeforeMs_ = 0, hostAfterMs_ = 0;  // the host speed check (wb/train/host_speed.h)
   int64_t faultsAt_ = 0;
   torch::Tensor lossAcc_, epochLossAcc_;  // on the device, read at the log interval
   torch::Tensor firstBad_;  // first non-finite loss: {iteration, value}, tracked without a sync

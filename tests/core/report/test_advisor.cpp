@@ -9,6 +9,7 @@
 
 #include "report_fixture.h"
 #include "wb/report/advisor.h"
+#include "wb/report/stats.h"
 #include "wb/report/probe.h"
 #include "wb/report/report.h"
 
@@ -28,7 +29,7 @@ FakeRun withSplit(std::vector<double> ms, int workers, int cores) {
   return r;
 }
 
-const Verdict* find(const std::vector<Verdict>& vs, const std::string& code) {
+const Advice* find(const std::vector<Advice>& vs, const std::string& code) {
   for (const auto& v : vs)
     if (v.code == code) return &v;
   return nullptr;
@@ -283,7 +284,9 @@ class TestAdvisor : public QObject {
     row("inference eval savings", "inference eval vs grad-enabled eval", "inference-eval",
         "took 200 ms per evaluation vs 400 ms (50 % less)");
     row("requested but inactive", "pin memory asked on CPU", "inactive-pin_memory", "needs CUDA");
-    row("one change made it slower", "bf16 slower and 2 pp less accurate", "slower", "Changing precision made this run 20 % slower");
+    // One run each: no interval, so no "slower" from a single pair (the machine's noise is larger).
+    row("one change, one run each: within noise", "bf16 slower and 2 pp less accurate", "within-noise",
+        "Changing precision: 0.83× (1 run each: no interval) — within this machine's run-to-run noise");
     row("accuracy cost", "bf16 slower and 2 pp less accurate", "accuracy", "2.00 pp below the reference");
     row("data warnings", "two corrupt images", "warnings", "corrupt image /data/x.png");
     row("failed run", "rank 1 out of memory", "status", "The run failed: rank 1: out of memory");
@@ -318,7 +321,7 @@ class TestAdvisor : public QObject {
     const RunMetrics m = computeMetrics(r, std::nullopt), rm = computeMetrics(rr, std::nullopt);
     const ProbeResult* probe = s.probe ? &*s.probe : nullptr;
     auto verdicts = s.useRef ? advise(r, m, &rr, &rm, probe) : advise(r, m, nullptr, nullptr, probe);
-    const Verdict* v = find(verdicts, code.toStdString());
+    const Advice* v = find(verdicts, code.toStdString());
     QString all;
     for (const auto& x : verdicts) all += QString::fromStdString(x.code + ": " + x.text) + QLatin1Char('\n');
     if (contains.isEmpty()) {
@@ -341,15 +344,46 @@ class TestAdvisor : public QObject {
     run.step(1, 10, 640, 1, 1.0).step(1, 20, 1280, 2, 0.9).earlyStop(1).end("early-stopped", 5);
     run.events[run.events.size() - 2]["best_epoch"] = nullptr;
     RunRecord r = run.record();
-    std::vector<Verdict> vs;
+    std::vector<Advice> vs;
     try {
       vs = advise(r, computeMetrics(r, std::nullopt));
     } catch (const std::exception& e) {
       QFAIL(e.what());
     }
-    const Verdict* inactive = find(vs, "inactive-pin_memory");
+    const Advice* inactive = find(vs, "inactive-pin_memory");
     QVERIFY(inactive);
     QVERIFY2(inactive->text.find("no reason given") != std::string::npos, inactive->text.c_str());
+  }
+
+  // The advisor speaks of a speed effect only when the measured interval clears the noise.
+  void speedAdviceFollowsTheVerdict_data() {
+    QTest::addColumn<double>("point");
+    QTest::addColumn<double>("lo");
+    QTest::addColumn<double>("hi");
+    QTest::addColumn<QString>("code");
+    QTest::addColumn<QString>("absent");
+    QTest::newRow("clearly slower") << 0.70 << 0.62 << 0.79 << QStringLiteral("slower") << QStringLiteral("within-noise");
+    QTest::newRow("clearly faster") << 1.60 << 1.30 << 1.90 << QStringLiteral("faster") << QStringLiteral("slower");
+    QTest::newRow("within noise") << 0.80 << 0.60 << 1.05 << QStringLiteral("within-noise") << QStringLiteral("slower");
+  }
+  void speedAdviceFollowsTheVerdict() {
+    QFETCH(double, point);
+    QFETCH(double, lo);
+    QFETCH(double, hi);
+    QFETCH(QString, code);
+    QFETCH(QString, absent);
+    const Scenario s = bf16SlowerAndLessAccurate();
+    const RunRecord r = s.run.record("run"), rr = s.ref.record("ref");
+    const RunMetrics m = computeMetrics(r, std::nullopt), rm = computeMetrics(rr, std::nullopt);
+    SpeedupEstimate e;
+    e.point = point, e.lo = lo, e.hi = hi, e.noise_band = 0.14, e.pairs = 5;
+    e.verdict = verdictOf(lo, hi, 0.14);
+    const auto advice = advise(r, m, &rr, &rm, nullptr, &e);
+    QString all;
+    for (const auto& x : advice) all += QString::fromStdString(x.code + ": " + x.text) + QLatin1Char('\n');
+    QVERIFY2(find(advice, code.toStdString()), qPrintable(all));
+    QVERIFY2(!find(advice, absent.toStdString()), qPrintable(all));
+    QVERIFY2(all.contains(QString::fromStdString(formatEstimate(e))), qPrintable(all));  // with its interval
   }
 
   void quietRunHasNoTips() {
@@ -404,13 +438,13 @@ class TestAdvisor : public QObject {
     QVERIFY(probeFor(probes, base) && !probeFor(probes, other));
     const Report rep = buildComparisonReport(base, {other}, std::nullopt, probes);
     QCOMPARE(rep.advice.size(), size_t{2});
-    const Verdict* b = find(rep.advice[0].verdicts, "data-bound");
-    const Verdict* o = find(rep.advice[1].verdicts, "data-bound");
+    const Advice* b = find(rep.advice[0].verdicts, "data-bound");
+    const Advice* o = find(rep.advice[1].verdicts, "data-bound");
     QVERIFY(b && o);
     QVERIFY2(b->text.find("the worker probe of 2026-12-01 08:40 UTC measured 2 workers") != std::string::npos, b->text.c_str());
     QVERIFY2(o->text.find("the rule of thumb min(cores, 4)") != std::string::npos, o->text.c_str());
     // Without the probes the baseline falls back to the rule of thumb too.
-    const Verdict* plain = find(buildComparisonReport(base, {other}, std::nullopt).advice[0].verdicts, "data-bound");
+    const Advice* plain = find(buildComparisonReport(base, {other}, std::nullopt).advice[0].verdicts, "data-bound");
     QVERIFY(plain && plain->text.find("rule of thumb") != std::string::npos);
   }
 };

@@ -7,7 +7,9 @@
 
 #include "report_fixture.h"
 #include "wb/report/compare.h"
+#include "wb/report/export.h"
 #include "wb/report/report.h"
+#include "wb/report/stats.h"
 
 using fixture::FakeRun;
 using nlohmann::json;
@@ -31,6 +33,149 @@ std::vector<EvalSample> evalsOf(const QList<QPointF>& points) {
 class TestCompare : public QObject {
   Q_OBJECT
  private Q_SLOTS:
+  // ---- repeats, intervals, verdicts (issue: error bars) ----
+
+  void repeatGroupsGiveAnIntervalAndAVerdict() {
+    // Three runs of the baseline's configuration and three of a 3x faster one, on a host whose
+    // runs vary by a few per cent: the fast group is "faster" with its whole interval above 1.
+    std::vector<wb::report::RunRecord> runs;
+    for (double scale : {1.0, 1.04, 0.97}) {
+      FakeRun r = fixture::twoEpochRun(10 * scale, 0.70, 20 * scale, 0.80, static_cast<int64_t>(640 / scale));
+      r.set("seed", static_cast<int>(scale * 100));  // a repeat may have another seed
+      r.end("ok", 21 * scale);
+      runs.push_back(r.record("base" + std::to_string(runs.size())));
+    }
+    for (double scale : {1.0, 1.05, 0.98}) {
+      FakeRun r = fixture::twoEpochRun(10 * scale / 3, 0.70, 20 * scale / 3, 0.80, static_cast<int64_t>(1920 / scale));
+      r.set("speedups.workers", 2).set("name", "fast");
+      r.end("ok", 7 * scale);
+      runs.push_back(r.record("fast" + std::to_string(runs.size())));
+    }
+    HostNoise noise;
+    noise.band = 0.10;
+    noise.measured = true;
+    const Comparison cmp = compareRuns(runs[0], {runs.begin() + 1, runs.end()}, std::nullopt, noise);
+    QCOMPARE(cmp.groups, 2);
+    QVERIFY(cmp.anyRepeats());
+    QVERIFY(cmp.rows[1].repeat_of_baseline);
+    QCOMPARE(cmp.rows[1].group, 0);
+    QCOMPARE(cmp.rows[3].group, 1);
+    QCOMPARE(cmp.rows[3].group_runs, 3);
+    QVERIFY(!cmp.rows[1].showsSpeedup());  // a repeat of the baseline is noise by construction
+    const SpeedupEstimate& t = cmp.rows[4].target;
+    QCOMPARE(t.verdict, Verdict::Faster);
+    QVERIFY2(t.lo > 1.1 && t.point > 2.5 && t.point < 3.5, qPrintable(QString::fromStdString(formatEstimate(t))));
+    QCOMPARE(t.baseline_runs, 3);
+    QCOMPARE(t.variant_runs, 3);
+    QCOMPARE(cmp.rows[4].throughput.verdict, Verdict::Faster);
+
+    const Table table = comparisonTable(cmp);
+    auto col = [&](const char* key) {
+      for (size_t i = 0; i < table.columns.size(); ++i)
+        if (table.columns[i].key == key) return int(i);
+      return -1;
+    };
+    QCOMPARE(QString::fromStdString(table.rows[4][col("verdict_target")].text), QStringLiteral("faster"));
+    QVERIFY(table.rows[4][col("speedup_target")].strong);  // bold: a clear verdict
+    QVERIFY(*table.rows[4][col("speedup_target_lo")].number > 1.1);
+    QCOMPARE(QString::fromStdString(table.rows[1][col("verdict_target")].text),
+             QStringLiteral("repeat of the baseline: within noise"));
+    QVERIFY(!table.rows[1][col("speedup_target")].number.has_value());  // no multiplier for a repeat
+  }
+
+  void oneRunEachHasNoIntervalAndIsNeverBold() {
+    // The issue's A/A case: one run against one run 1.26x apart says so, never "faster".
+    FakeRun base = fixture::twoEpochRun(12.6, 0.70, 25.2, 0.80, 640);
+    base.end("ok", 26);
+    FakeRun other = fixture::twoEpochRun(10, 0.70, 20, 0.80, 800);
+    other.set("speedups.precision", "bf16-mixed").end("ok", 21);
+    const Comparison cmp = compareRuns(base.record("a"), {other.record("b")}, std::nullopt);
+    const ComparisonRow& row = cmp.rows[1];
+    QVERIFY(row.showsSpeedup());
+    QCOMPARE(row.target.verdict, Verdict::NoInterval);
+    QVERIFY(std::fabs(row.target.point - 1.26) < 1e-9);
+    QVERIFY(!cmp.anyRepeats());
+    const Table t = comparisonTable(cmp);
+    const Report rep = buildComparisonReport(base.record("a"), {other.record("b")}, std::nullopt);
+    const std::string md = renderMarkdown(rep);
+    QVERIFY(md.find("1 run each: no interval") != std::string::npos);
+    QVERIFY(md.find("**1.26×**") == std::string::npos);
+    QVERIFY(md.find("runs here are assumed to vary ±15 %") != std::string::npos);
+    // The advisor does not call a one-pair difference a loss or a gain.
+    for (const auto& a : rep.advice[1].verdicts) QVERIFY2(a.code != "slower" && a.code != "faster", a.text.c_str());
+  }
+
+  void differentDataIsNotComparable_data() {
+    QTest::addColumn<QString>("field");
+    QTest::addColumn<int>("value");
+    QTest::addColumn<QString>("says");
+    QTest::newRow("validation subset") << QStringLiteral("data.limit_val") << 500 << QStringLiteral("data.limit_val differs (0 vs 500)");
+    QTest::newRow("training subset") << QStringLiteral("data.limit_train") << 2000 << QStringLiteral("data.limit_train differs (0 vs 2000)");
+    QTest::newRow("image size") << QStringLiteral("data.image_size") << 32 << QStringLiteral("data.image_size differs (0 vs 32)");
+  }
+  void differentDataIsNotComparable() {
+    QFETCH(QString, field);
+    QFETCH(int, value);
+    QFETCH(QString, says);
+    FakeRun base = fixture::twoEpochRun(10, 0.70, 20, 0.80, 640);
+    base.end("ok", 21);
+    FakeRun other = fixture::twoEpochRun(5, 0.70, 10, 0.80, 1280);
+    other.set(field.toStdString(), value).end("ok", 11);
+    const Comparison cmp = compareRuns(base.record("a"), {other.record("b")}, std::nullopt);
+    const ComparisonRow& row = cmp.rows[1];
+    QCOMPARE(QString::fromStdString(row.not_comparable), says);
+    QVERIFY(!row.showsSpeedup());
+    QVERIFY(QString::fromStdString(row.noSpeedupReason()).startsWith(QStringLiteral("not comparable: ")));
+    const Report rep = buildComparisonReport(base.record("a"), {other.record("b")}, std::nullopt);
+    const std::string md = renderMarkdown(rep);
+    QVERIFY(md.find("2.00×") == std::string::npos);  // no multiplier anywhere (× epoch, × wall, to target)
+    QVERIFY(md.find(says.toStdString()) != std::string::npos);
+    const json j = json::parse(renderJson(rep));
+    const json& r = j["comparison"]["runs"][1];
+    QVERIFY(r["speedup"]["to_target"].is_null());
+    QVERIFY(r["speedup"]["wall"].is_null());
+    QCOMPARE(QString::fromStdString(r["not_comparable"].get<std::string>()), says);
+    QVERIFY(!r.contains("estimate"));
+  }
+
+  void unfinishedRunsGiveNoSpeedup_data() {
+    QTest::addColumn<QString>("status");
+    QTest::addColumn<bool>("baselineUnfinished");
+    QTest::newRow("failed run") << QStringLiteral("failed") << false;
+    QTest::newRow("cancelled run") << QStringLiteral("cancelled") << false;
+    QTest::newRow("diverged run") << QStringLiteral("diverged") << false;
+    QTest::newRow("still running") << QStringLiteral("running") << false;
+    QTest::newRow("failed baseline") << QStringLiteral("failed") << true;
+  }
+  void unfinishedRunsGiveNoSpeedup() {
+    QFETCH(QString, status);
+    QFETCH(bool, baselineUnfinished);
+    FakeRun done = fixture::twoEpochRun(10, 0.70, 20, 0.80, 640);
+    done.end("ok", 21);
+    FakeRun cut = fixture::twoEpochRun(5, 0.70, 10, 0.80, 1280);
+    cut.set("speedups.workers", 2);
+    if (status != QStringLiteral("running")) cut.end(status.toStdString(), 11);
+    const RunRecord a = (baselineUnfinished ? cut : done).record("a");
+    const RunRecord b = (baselineUnfinished ? done : cut).record("b");
+    const Comparison cmp = compareRuns(a, {b}, 0.75);
+    QVERIFY(!cmp.rows[1].unfinished.empty());
+    QVERIFY(!cmp.rows[1].showsSpeedup());
+    const Table t = comparisonTable(cmp);
+    for (size_t c = 0; c < t.columns.size(); ++c)
+      if (t.columns[c].key.rfind("speedup", 0) == 0) QVERIFY2(!t.rows[1][c].number, t.rows[1][c].text.c_str());
+  }
+
+  void hostSpeedChangeIsFlagged() {
+    FakeRun base = fixture::twoEpochRun(10, 0.70, 20, 0.80, 640);
+    base.end("ok", 21).measured("host_speed", {{"before_ms", 3.0}, {"after_ms", 3.1}});
+    FakeRun run = fixture::twoEpochRun(5, 0.70, 10, 0.80, 1280);
+    run.set("speedups.workers", 2).end("ok", 11).measured("host_speed", {{"before_ms", 3.0}, {"after_ms", 4.2}});
+    const Comparison cmp = compareRuns(base.record("a"), {run.record("b")}, std::nullopt);
+    QVERIFY(cmp.rows[0].host_changed.empty());  // 3 % is inside the ±15 % band
+    QVERIFY(QString::fromStdString(cmp.rows[1].host_changed).contains(QStringLiteral("3.00 → 4.20 ms")));
+    QVERIFY(!cmp.rows[1].showsSpeedup());
+  }
+
   void timeToTarget_data() {
     QTest::addColumn<QList<QPointF>>("evals");  // (t, val_acc)
     QTest::addColumn<double>("target");
@@ -196,7 +341,9 @@ class TestCompare : public QObject {
     Table t = comparisonTable(cmp);
     for (size_t c = 0; c < t.columns.size(); ++c) {
       if (t.columns[c].unit != "x" || t.columns[c].key == "mem_ratio") continue;
-      QCOMPARE(QString::fromStdString(t.rows[1][c].text), QStringLiteral("contended"));
+      const std::string& key = t.columns[c].key;
+      const bool bound = key.size() > 3 && (key.substr(key.size() - 3) == "_lo" || key.substr(key.size() - 3) == "_hi");
+      QCOMPARE(QString::fromStdString(t.rows[1][c].text), bound ? QStringLiteral("–") : QStringLiteral("contended"));
       QVERIFY(!t.rows[1][c].number);
     }
     bool noted = false;

@@ -40,6 +40,13 @@ struct RunCpu {
   nlohmann::json unknown = nlohmann::json::object();  // fields this list does not know, kept
 };
 
+// summary.host_speed: a fixed single-threaded kernel timed before and after training
+// (wb/train/host_speed.h): a host that changed its own speed during the run shows here.
+struct HostSpeedCheck {
+  double before_ms = 0, after_ms = 0;        // best of a few timings, each side
+  std::string kernel;                        // what was timed, in words
+};
+
 struct RunSummary {
   // ---- how it ended, and which run (the launcher's) ---------------------------------------
   std::optional<std::string> status;           // ok | failed | cancelled | early-stopped | diverged
@@ -75,6 +82,7 @@ struct RunSummary {
   std::optional<double> run_wall_s;            // the command's whole wall time
   std::optional<double> launcher_wall_s;       // the launcher's (older runs' only whole-run clock)
   std::optional<RunCpu> cpu;
+  std::optional<HostSpeedCheck> host_speed;
 
   // ---- what it reached ---------------------------------------------------------------------
   std::optional<double> best_val_acc;          // 0..1; NaN: no evaluation

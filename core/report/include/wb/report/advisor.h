@@ -8,13 +8,14 @@
 #include "wb/report/compare.h"
 #include "wb/report/probe.h"
 #include "wb/report/run_record.h"
+#include "wb/report/stats.h"
 
 namespace wb::report {
 
 enum class Severity { Info, Tip, Warning };
 const char* severityName(Severity s);  // "info" | "tip" | "warning"
 
-struct Verdict {
+struct Advice {      // one piece of advice (the speedup verdicts are wb/report/stats.h's Verdict)
   std::string code;   // stable id: "data-bound", "fp16-skips", "sharding", ... (tests, UI icons)
   Severity severity = Severity::Info;
   std::string text;   // one sentence a person can act on
@@ -25,7 +26,13 @@ struct Verdict {
 // loadProbe), or null; the data-bound verdict recommends its measured count (with its date, and
 // says when it found the data path is not the bottleneck), else the rule of thumb
 // (wb::report::workersAdvice) and how to measure it.
-std::vector<Verdict> advise(const RunRecord& run, const RunMetrics& m, const RunRecord* reference = nullptr,
-                            const RunMetrics* reference_m = nullptr, const ProbeResult* probe = nullptr);
+// `effect`: the measured speedup of this run's configuration over the reference's (to target,
+// with its interval: compareRuns' row.target, or a paired runner's estimate). The advisor speaks
+// of a speed effect only when it clears the noise (Faster / Slower); otherwise it says "within
+// noise". Without one, the single pair's wall-time ratio is used: no interval, so within noise;
+// an estimate without a point (a run that gives no speedup) gives no speed advice.
+std::vector<Advice> advise(const RunRecord& run, const RunMetrics& m, const RunRecord* reference = nullptr,
+                           const RunMetrics* reference_m = nullptr, const ProbeResult* probe = nullptr,
+                           const SpeedupEstimate* effect = nullptr);
 
 }  // namespace wb::report

@@ -28,6 +28,17 @@
 //  - speedups: baseline / run for times, run / baseline for samples/s (> 1 = faster). A speedup
 //    whose run or baseline was measured under contention is computed but flagged (`contended`):
 //    every view shows "contended" and the note instead of the multiplier.
+//  - repeat groups: runs whose configs are equal but for name and seed (kRepeatIgnoredFields) are
+//    repeats of one configuration. The speedup to target and of training throughput of a group
+//    against the baseline's group is an estimate with a 95 % interval and a verdict
+//    (groupSpeedup, wb/report/stats.h) against this host's noise band; a group of 1 against a
+//    group of 1 has none ("1 run each: no interval"). Only clean runs count: finished (ok or
+//    early-stopped), uncontended, host speed steady.
+//  - no speedup at all (ComparisonRow::noSpeedupReason): a run on other data (the data fields of
+//    kDataFields differ: "not comparable: data.limit_val differs (500 vs 200)"), a run or baseline
+//    that did not finish (failed, cancelled, diverged, still running), a contended one, one whose
+//    host changed speed during the run (summary.host_speed), and a repeat of the baseline itself
+//    ("repeat of the baseline": its difference is noise by construction).
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,7 +46,9 @@
 #include <nlohmann/json.hpp>
 
 #include "wb/common/lr_scaling.h"
+#include "wb/report/noise.h"
 #include "wb/report/run_record.h"
+#include "wb/report/stats.h"
 #include "wb/report/table.h"
 
 namespace wb::report {
@@ -122,29 +135,67 @@ std::vector<ConfigChange> configDiff(const nlohmann::json& base, const nlohmann:
 // Fields that always differ between runs and explain nothing (name, seed) are listed too.
 std::string describeDiff(const std::vector<ConfigChange>& diff);
 
+// Config fields that never make two runs different configurations (repeats may differ in them).
+inline const std::vector<std::string> kRepeatIgnoredFields{"name", "seed"};
+// Config fields that change the training or validation data: runs that differ in one are not
+// comparable (accuracy on another validation set, throughput on other data).
+inline const std::vector<std::string> kDataFields{"data.dataset", "data.limit_train", "data.limit_val",
+                                                  "data.val_fraction", "data.image_size"};
+// Whether two configs are repeats of one configuration (equal but for kRepeatIgnoredFields).
+bool sameConfiguration(const nlohmann::json& a, const nlohmann::json& b);
+// "data.limit_val differs (500 vs 200)" for each data field that differs ("" when comparable).
+std::string dataDifference(const nlohmann::json& base, const nlohmann::json& run);
+// Why a run (of `status`) gives no speedup because it did not finish ("" for ok / early-stopped).
+std::string unfinishedNote(const std::string& status);
+
+// The host's speed check (summary.host_speed: a fixed kernel timed before and after training).
+struct HostSpeed {
+  double before_ms = 0, after_ms = 0;
+  double change() const;  // max/min − 1 (0.2 = one 20 % slower than the other)
+};
+std::optional<HostSpeed> hostSpeedOf(const RunRecord& run);
+// "the host's speed changed during the run (kernel 3.10 → 4.20 ms, 35 % > ±14 % noise)" when the
+// change exceeds the band; "" otherwise or without a check.
+std::string hostSpeedNote(const std::optional<HostSpeed>& speed, double noiseBand);
+
 struct ComparisonRow {
   std::string label;
   std::string dir;
   bool is_baseline = false;
   RunMetrics m;
-  std::optional<double> speedup_epoch, speedup_throughput, speedup_wall, speedup_target;
+  std::optional<double> speedup_epoch, speedup_throughput, speedup_wall, speedup_target;  // this run vs the baseline run
   std::optional<double> delta_best_pp, delta_final_pp;
   std::optional<double> mem_ratio;         // run / baseline
   std::vector<ConfigChange> diff;          // vs the baseline's config
   std::string contended;                   // contentionNote(run, baseline): the speedups are not valid
+  int group = 0;                           // repeat group (0 = the baseline's configuration), in row order
+  int group_runs = 1;                      // runs in this row's group
+  bool repeat_of_baseline = false;         // a non-baseline row of the baseline's configuration
+  std::string not_comparable;              // dataDifference(baseline, run): no multiplier at all
+  std::string unfinished;                  // unfinishedNote of the run, or "the baseline …"
+  std::string host_changed;                // hostSpeedNote of the run or the baseline
+  SpeedupEstimate target, throughput;      // this row's group against the baseline's group
+  // Why no speedup of this row is shown ("" when they are): not comparable, unfinished,
+  // contended, host speed changed, repeat of the baseline (in that order).
+  std::string noSpeedupReason() const;
+  bool showsSpeedup() const { return !is_baseline && noSpeedupReason().empty(); }
 };
 
 struct Comparison {
   double target_acc = 0;                   // 0..1
   bool target_user_set = false;
+  HostNoise noise;                         // the band the verdicts use
   std::vector<ComparisonRow> rows;         // rows[0] is the baseline
+  int groups = 1;                          // repeat groups among the rows
+  bool anyRepeats() const;                 // some group holds 2 or more runs
 };
 
 // Compares runs against the baseline. target: user-set (0..1), else the baseline's best val acc
 // (0 when the baseline has no evaluation: then every run "reaches" it at its first eval).
-// A run whose dir equals the baseline's is not repeated.
+// A run whose dir equals the baseline's is not repeated. `noise`: this host's band (loadNoise);
+// the assumed band when not given.
 Comparison compareRuns(const RunRecord& baseline, const std::vector<RunRecord>& runs,
-                       std::optional<double> target_acc);
+                       std::optional<double> target_acc, const HostNoise& noise = HostNoise{});
 
 // The comparison table (one row per run, baseline first) with every column of the contract.
 Table comparisonTable(const Comparison& comparison);

@@ -11,6 +11,7 @@
 #include "wb/report/advisor.h"
 #include "wb/report/chart.h"
 #include "wb/report/compare.h"
+#include "wb/report/noise.h"
 #include "wb/report/probe.h"
 #include "wb/report/run_record.h"
 #include "wb/report/table.h"
@@ -19,7 +20,7 @@ namespace wb::report {
 
 struct AdviceBlock {
   std::string run;                 // run label
-  std::vector<Verdict> verdicts;
+  std::vector<Advice> verdicts;
 };
 
 struct Figure {
@@ -59,15 +60,17 @@ nlohmann::json comparisonJson(const Comparison& comparison);
 // Everything `compare`/`export` and the GUI show for a set of runs against a baseline.
 // `probes`: the stored worker probes the advisor reads for each run (loadProbesFor; none given,
 // its data-bound verdicts fall back to the rule of thumb).
+// `noise`: the host's band the verdicts use (loadNoise; the assumed band when not given).
 Report buildComparisonReport(const RunRecord& baseline, const std::vector<RunRecord>& runs,
-                             std::optional<double> target_acc, const StoredProbes& probes = {});
+                             std::optional<double> target_acc, const StoredProbes& probes = {},
+                             const HostNoise& noise = HostNoise{});
 // The same from a comparison already made of them (compareRuns(baseline, runs, target)), so a
 // view that shows both computes it once.
 Report buildComparisonReport(const Comparison& comparison, const RunRecord& baseline,
                              const std::vector<RunRecord>& runs, const StoredProbes& probes = {});
 
 // What `compare` and `export` do: loads the baseline and the runs (paths) and their stored worker
-// probes (probesDir()), parses the target ("" = the baseline's best; else 0.85 / 85 / 85%) and
+// probes (probesDir()) and the noise stored for the baseline's machine (noiseDir()), parses the target ("" = the baseline's best; else 0.85 / 85 / 85%) and
 // builds the report. Errors name the folder
 // or the value. Problems that do not stop the comparison (a truncated events file) go to
 // `problems` when it is given.

@@ -12,6 +12,7 @@ namespace wb::report {
 struct Cell {
   std::string text;              // what a person reads: "12.3 s", "1.85×", "not reached"
   std::optional<double> number;  // the value behind it in the column's unit, when there is one
+  bool strong = false;           // Markdown/HTML show it bold (a speedup with a clear verdict only)
   static Cell str(std::string s) { return Cell{std::move(s), std::nullopt}; }
   static Cell num(std::string s, double v) { return Cell{std::move(s), v}; }
 };

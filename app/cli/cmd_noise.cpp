@@ -1,0 +1,152 @@
+// workbench-cli noise: this machine's run-to-run spread, measured (an A/A calibration: the same
+// configuration run N times as whole `workbench-cli run` processes) or read from the repeats of
+// existing runs (--from), printed and stored per host (wb/report/noise.h), where compare, export,
+// the ladder and the window read the band their verdicts use.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "commands.h"
+#include "experiment.h"
+#include "wb/common/exit_codes.h"
+#include "wb/report/compare.h"
+#include "wb/report/noise.h"
+
+extern char** environ;
+
+namespace wb::cli {
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kAbout = R"(this machine's run-to-run noise: an A/A calibration, stored per host
+
+Runs the configuration (--config/--set; default: the default run) --runs times, each as a whole
+`workbench-cli run` process into <out>/aa-N, then measures how much the repeats differ: the spread
+of their training throughput and time to the first run's best accuracy, as a band (±, 95 %). Or,
+with --from, reads the repeats from existing run folders (they must be one configuration). The
+band is stored for this host in <noise>/<key>.json ($WB_NOISE_DIR, else "noise" beside the runs
+root); compare, export and the verdicts use it: "faster" only when a speedup's whole 95 % interval
+clears it.)";
+
+struct NoiseOptions {
+  ExperimentOptions experiment;
+  int runs = 6;
+  std::string out;
+  std::vector<std::string> from;
+  bool no_store = false;
+};
+
+// One `workbench-cli run` process into `dir` (its stdout to /dev/null); its exit code, -1 when
+// it could not start or ended on a signal.
+int runOnce(const NoiseOptions& o, const fs::path& dir) {
+  std::vector<std::string> argv{selfPath(), "run", "--run-dir", dir.string(), "--overwrite"};
+  if (!o.experiment.config.empty()) argv.insert(argv.end(), {"--config", o.experiment.config});
+  for (const auto& s : o.experiment.sets) argv.insert(argv.end(), {"--set", s});
+  std::vector<char*> args;
+  for (auto& a : argv) args.push_back(a.data());
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) return -1;
+  int status = 0;
+  if (::waitpid(pid, &status, 0) != pid) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// The A/A runs: their folders, or the exit code that stopped them.
+Result<std::vector<std::string>> calibrate(const NoiseOptions& o) {
+  std::vector<std::string> dirs;
+  for (int i = 1; i <= o.runs; ++i) {
+    if (stopFlag()) return makeError(Errc::Cancelled, "cancelled after " + std::to_string(i - 1) + " runs");
+    const fs::path dir = fs::path(o.out) / ("aa-" + std::to_string(i));
+    std::fprintf(stderr, "noise: run %d of %d into %s\n", i, o.runs, dir.string().c_str());
+    const int rc = runOnce(o, dir);
+    if (rc != 0)
+      return makeError(rc == 2 ? Errc::InvalidConfig : Errc::Io,
+                       "run " + std::to_string(i) + " (" + dir.string() + ") exited " + std::to_string(rc) +
+                           ": see its logs/; nothing was stored");
+    dirs.push_back(dir.string());
+  }
+  return dirs;
+}
+
+// The repeats must be one configuration: a run of another one names itself.
+Status checkRepeats(const std::vector<report::RunRecord>& runs) {
+  for (const auto& r : runs)
+    if (!report::sameConfiguration(runs.front().config, r.config))
+      return makeError(Errc::InvalidConfig, r.dir + " is not a repeat of " + runs.front().dir + " (" +
+                                                report::describeDiff(report::configDiff(runs.front().config, r.config)) +
+                                                "): give runs of one configuration");
+  return {};
+}
+
+void printNoise(const report::HostNoise& n) {
+  std::printf("Run-to-run noise of %s (%d cores), %d runs\n", n.machine.host.c_str(), n.machine.cores, n.runs);
+  for (const auto& [metric, band] : n.bands) std::printf("  %-22s ±%.1f %%\n", metric.c_str(), band * 100.0);
+  std::printf("  band used by verdicts  ±%.1f %%\n%s.\n", n.band * 100.0, report::noiseMessage(n).c_str());
+}
+
+int noiseCommand(const NoiseOptions& o) {
+  installStopSignals();
+  std::vector<std::string> dirs = o.from;
+  if (dirs.empty()) {
+    if (o.out.empty()) {
+      std::fprintf(stderr, "workbench-cli noise: give --out DIR for the A/A runs (or --from RUN_DIR... to use existing runs)\n");
+      return 2;
+    }
+    auto made = calibrate(o);
+    if (!made.ok()) {
+      std::fprintf(stderr, "workbench-cli noise: %s\n", made.error().message.c_str());
+      return made.error().code == Errc::Cancelled ? 130 : made.error().code == Errc::InvalidConfig ? 2 : 1;
+    }
+    dirs = *made;
+  }
+  auto runs = report::loadRuns(dirs);
+  if (!runs.ok()) {
+    std::fprintf(stderr, "workbench-cli noise: %s\n", runs.error().message.c_str());
+    return 1;
+  }
+  if (auto st = checkRepeats(*runs); !st.ok()) {
+    std::fprintf(stderr, "workbench-cli noise: %s\n", st.error().message.c_str());
+    return 2;
+  }
+  const std::string source = (o.from.empty() ? "A/A calibration: " : "repeats of existing runs: ") +
+                             std::to_string(runs->size()) + " runs of " + runs->front().name;
+  auto noise = report::noiseFromRepeats(*runs, source);
+  if (!noise) {
+    std::fprintf(stderr, "workbench-cli noise: fewer than 2 of the runs finished uncontended: no spread to measure\n");
+    return 1;
+  }
+  printNoise(*noise);
+  if (o.no_store) return 0;
+  if (auto st = report::saveNoise(*noise); !st.ok()) {
+    std::fprintf(stderr, "workbench-cli noise: %s\n", st.error().message.c_str());
+    return 1;
+  }
+  std::fprintf(stderr, "stored in %s\n", (report::noiseDir() / (report::noiseKey(noise->machine) + ".json")).string().c_str());
+  return 0;
+}
+
+}  // namespace
+
+void addNoise(CLI::App& cli, Commands& out) {
+  auto o = std::make_shared<NoiseOptions>();
+  CLI::App* noise = cli.add_subcommand("noise", kAbout);
+  addExperimentOptions(*noise, o->experiment, "the configuration to repeat (default: the default run)");
+  noise->add_option("--runs", o->runs, "how many A/A runs")->check(inRange(2, 100));
+  noise->add_option("--out", o->out, "folder for the A/A runs (aa-1, aa-2, ...)")->type_name("DIR")->check(utf8Path("--out"));
+  noise->add_option("--from", o->from, "measure from these existing runs of one configuration instead")
+      ->type_name("RUN_DIR")->take_all();
+  noise->add_flag("--no-store", o->no_store, "print only; keep the stored band as it is");
+  out.push_back({noise, [o] { return noiseCommand(*o); }});
+}
+
+}  // namespace wb::cli

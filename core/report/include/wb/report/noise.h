@@ -1,0 +1,59 @@
+#pragma once
+// This host's run-to-run noise: the band every verdict is judged against (wb/report/stats.h),
+// where it comes from, where it is stored, and the sentence that shows it. Values only, except
+// the load/save functions (files under noiseDir()).
+//
+// Storage: one JSON file per machine, <noiseDir()>/<key>.json, key = FNV-1a 64 of host name, CPU
+// model and logical cores (like the worker probe's store). Written by `workbench-cli noise`
+// (an A/A calibration: the same configuration run repeatedly as whole processes, or the repeats
+// of existing runs with --from). A host with nothing stored gets kAssumedNoiseBand, said so.
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "wb/common/result.h"
+#include "wb/report/probe.h"  // MachineId
+#include "wb/report/run_record.h"
+
+namespace wb::report {
+
+// The band assumed until this host is measured: 2-core shared hosts measured at 1.3-1.4× between
+// repeats of one configuration (±15 %).
+inline constexpr double kAssumedNoiseBand = 0.15;
+
+struct HostNoise {
+  double band = kAssumedNoiseBand;     // ± as a ratio (0.14 = ±14 %), the largest of `bands`
+  std::map<std::string, double> bands; // per metric: "train_samples_per_s", "time_to_target_s", "run_wall_s"
+  bool measured = false;               // false: assumed (nothing stored for this host)
+  int runs = 0;                        // repeats it rests on
+  std::string source;                  // "A/A calibration: 6 runs of fashion-mnist-lenet", "assumed …"
+  std::string measured_at;             // ISO UTC
+  MachineId machine;
+  // The band for one metric; the overall band when that metric was not measured.
+  double bandFor(const std::string& metric) const;
+};
+
+// $WB_NOISE_DIR, else "noise" beside the runs root (~/.local/share/speedup-workbench/noise).
+std::filesystem::path noiseDir();
+std::string noiseKey(const MachineId& machine);
+nlohmann::json noiseJson(const HostNoise& noise);
+Result<HostNoise> noiseFromJson(const nlohmann::json& doc);
+// Writes <dir>/<noiseKey(noise.machine)>.json atomically. Errors name the file.
+Status saveNoise(const HostNoise& noise, const std::filesystem::path& dir = noiseDir());
+// The stored noise of the machine; the assumed band (measured = false) when none or unreadable.
+HostNoise loadNoise(const MachineId& machine, const std::filesystem::path& dir = noiseDir());
+
+// The spread repeats of one configuration show (each metric's bandOfRepeats over the finished,
+// uncontended runs; the host from the first run). nullopt with fewer than 2 such runs.
+std::optional<HostNoise> noiseFromRepeats(const std::vector<RunRecord>& repeats, const std::string& source);
+
+// "runs here vary ±14 % from run to run (A/A calibration: 6 runs, 2026-12-01): with 1 run each,
+// effects under 1.37× cannot be told apart; 3 pairs: 1.44×" — or, unmeasured, "runs here are
+// assumed to vary ±15 % … (run `workbench-cli noise` to measure)".
+std::string noiseMessage(const HostNoise& noise);
+
+}  // namespace wb::report

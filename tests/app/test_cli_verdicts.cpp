@@ -1,0 +1,190 @@
+// Speedups measured against this machine's noise, end to end: real `workbench-cli run`s on a
+// small Fashion-MNIST subset, read back by `compare`, `export` and `noise`. A/A runs (one
+// configuration, or two configurations that differ only in a field that cannot change the speed)
+// must come out "within noise", never a speedup; a real, large effect (a training batch of 8
+// against 256) must come out "faster" with its whole interval above 1. No time is asserted.
+#include <QtTest/QtTest>
+#include <QTemporaryDir>
+
+#include <nlohmann/json.hpp>
+
+#include "../support/proc.h"
+
+using nlohmann::json;
+
+namespace {
+
+bool haveFashionMnist() { return QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")); }
+
+QStringList tiny(const QString& runDir, const QStringList& sets = {}) {
+  QStringList args{QStringLiteral("run"), QStringLiteral("--run-dir"), runDir};
+  for (const QString& s : QStringList{QStringLiteral("data.limit_train=1024"), QStringLiteral("data.limit_val=256"),
+                                      QStringLiteral("train.epochs=2")} + sets)
+    args << QStringLiteral("--set") << s;
+  return args;
+}
+
+json readJson(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) return json();
+  return json::parse(f.readAll().toStdString(), nullptr, false);
+}
+
+}  // namespace
+
+class TestCliVerdicts : public QObject {
+  Q_OBJECT
+  QTemporaryDir dir_;
+  QString noiseDir_;
+
+  wb::test::ProcResult cli(const QStringList& args) {
+    auto env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("WB_NOISE_DIR"), noiseDir_);
+    return wb::test::runProcess(QStringLiteral(WB_CLI_PATH), args, 600000, env);
+  }
+  QString run(const QString& name) const { return dir_.filePath(name); }
+  // Runs of two configurations, interleaved (A B A B ...), into <name><i>.
+  void runPairs(const QString& a, const QStringList& aSets, const QString& b, const QStringList& bSets, int pairs) {
+    for (int i = 1; i <= pairs; ++i)
+      for (const auto& [name, sets] : {std::pair{a, aSets}, std::pair{b, bSets}}) {
+        const auto r = cli(tiny(run(name + QString::number(i)), sets));
+        QVERIFY2(r.rc == 0, r.describe().constData());
+      }
+  }
+  // export --format json of `runs` against `baseline`: the comparison's rows.
+  json exported(const QString& baseline, const QStringList& runs) {
+    const QString out = dir_.filePath(QStringLiteral("cmp.json"));
+    const auto r = cli(QStringList{QStringLiteral("export")} + runs +
+                       QStringList{QStringLiteral("--baseline"), baseline, QStringLiteral("--output"), out});
+    if (r.rc != 0) QTest::qFail(r.describe().constData(), __FILE__, __LINE__);
+    return readJson(out)["comparison"];
+  }
+
+ private Q_SLOTS:
+  void initTestCase() {
+    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed in /usr/share/datasets/fashion-mnist");
+    QVERIFY(dir_.isValid());
+    noiseDir_ = dir_.filePath(QStringLiteral("noise"));
+    // A/A: "a" and "b" differ only in data.max_bad_fraction (no unreadable sample here: the
+    // same training, byte for byte); "big" trains with a batch of 256, "small" of 8.
+    runPairs(QStringLiteral("a"), {}, QStringLiteral("b"), {QStringLiteral("data.max_bad_fraction=0.02")}, 2);
+    runPairs(QStringLiteral("small"), {QStringLiteral("train.batch_size=8")}, QStringLiteral("big"),
+             {QStringLiteral("train.batch_size=256")}, 3);
+  }
+
+  void repeatsOfTheBaselineAreWithinNoise() {
+    const auto r = cli({QStringLiteral("compare"), run(QStringLiteral("a2")), QStringLiteral("--baseline"), run(QStringLiteral("a1"))});
+    QVERIFY2(r.rc == 0, r.describe().constData());
+    QVERIFY2(r.all().contains(QStringLiteral("repeat of the baseline: within noise")), r.describe().constData());
+    const json cmp = exported(run(QStringLiteral("a1")), {run(QStringLiteral("a2"))});
+    QVERIFY(cmp["runs"][1]["repeat_of_baseline"].get<bool>());
+    QVERIFY(cmp["runs"][1]["speedup"]["to_target"].is_null());  // no multiplier from a repeat
+  }
+
+  void aaConfigurationsAreWithinNoise() {
+    const json cmp = exported(run(QStringLiteral("a1")),
+                              {run(QStringLiteral("a2")), run(QStringLiteral("b1")), run(QStringLiteral("b2"))});
+    int judged = 0;
+    for (const json& row : cmp["runs"]) {
+      if (row["baseline"].get<bool>()) continue;
+      // Never a speedup: a row shows an estimate within noise, or none at all (a repeat of the
+      // baseline, or a run measured under contention or while the host changed speed).
+      if (!row.contains("estimate")) {
+        QVERIFY2(!row["no_speedup_reason"].get<std::string>().empty(), row.dump().c_str());
+        QVERIFY(row["speedup"]["to_target"].is_null());
+        continue;
+      }
+      for (const char* metric : {"to_target", "train_samples_per_s"}) {
+        const json& e = row["estimate"][metric];
+        if (e["point"].is_null()) continue;
+        const std::string verdict = e["verdict"].get<std::string>();
+        QVERIFY2(verdict == "within noise" || verdict == "1 run each: no interval",
+                 (row["label"].get<std::string>() + " " + metric + ": " + e["text"].get<std::string>()).c_str());
+        if (e["lo"].is_number()) QVERIFY(e["lo"].get<double>() < 1.0 + e["noise_band"].get<double>());
+        QCOMPARE(e["baseline_runs"].get<int>() + e["runs"].get<int>() >= 3, true);
+        ++judged;
+      }
+    }
+    if (judged == 0) QSKIP("every run was measured under contention or while the host changed speed: no estimate to judge");
+    const auto text = cli({QStringLiteral("compare"), run(QStringLiteral("a2")), run(QStringLiteral("b1")), run(QStringLiteral("b2")),
+                           QStringLiteral("--baseline"), run(QStringLiteral("a1"))});
+    QVERIFY2(text.all().contains(QStringLiteral("within noise")), text.describe().constData());
+    QVERIFY2(!text.all().contains(QStringLiteral("Verdict (train samples/s)  faster")), text.describe().constData());
+  }
+
+  void oneRunEachHasNoInterval() {
+    const auto r = cli({QStringLiteral("compare"), run(QStringLiteral("b1")), QStringLiteral("--baseline"), run(QStringLiteral("a1"))});
+    QVERIFY2(r.rc == 0, r.describe().constData());
+    QVERIFY2(r.all().contains(QStringLiteral("1 run each: no interval")), r.describe().constData());
+    QVERIFY2(r.all().contains(QStringLiteral("effects under")), r.describe().constData());  // the noise, shown
+  }
+
+  void aLargeEffectIsFaster() {
+    const json cmp = exported(run(QStringLiteral("small1")), {run(QStringLiteral("small2")), run(QStringLiteral("small3")),
+                                                               run(QStringLiteral("big1")), run(QStringLiteral("big2")),
+                                                               run(QStringLiteral("big3"))});
+    const json& big = cmp["runs"][3];
+    QCOMPARE(QString::fromStdString(big["label"].get<std::string>()), QStringLiteral("big1"));
+    if (!big.contains("estimate"))
+      QSKIP(qPrintable(QStringLiteral("no estimate: ") + QString::fromStdString(big["no_speedup_reason"].get<std::string>())));
+    const json& e = big["estimate"]["train_samples_per_s"];
+    if (e["lo"].is_null()) QSKIP(qPrintable(QStringLiteral("too few uncontended runs for an interval: ") + QString::fromStdString(e.dump())));
+    QVERIFY2(e["verdict"] == "faster", e.dump().c_str());
+    QVERIFY2(e["lo"].get<double>() > 1.0, e.dump().c_str());
+    QVERIFY(e["baseline_runs"].get<int>() + e["runs"].get<int>() >= 3);  // uncontended repeats only
+    // The Markdown export makes a clear verdict bold, and only that.
+    const QString md = dir_.filePath(QStringLiteral("cmp.md"));
+    const auto r = cli({QStringLiteral("export"), run(QStringLiteral("big1")), QStringLiteral("--baseline"), run(QStringLiteral("small1")),
+                        QStringLiteral("--output"), md});
+    QVERIFY2(r.rc == 0, r.describe().constData());
+    QFile f(md);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(f.readAll());
+    QVERIFY(text.contains(QStringLiteral("1 run each: no interval")) || text.contains(QStringLiteral("contended")));
+    QVERIFY2(!text.contains(QStringLiteral("| **")), qPrintable(text.left(3000)));  // one run each: never bold
+  }
+
+  void differentDataIsNotComparable() {
+    const auto other = cli(tiny(run(QStringLiteral("val500")), {QStringLiteral("data.limit_val=500")}));
+    QVERIFY2(other.rc == 0, other.describe().constData());
+    const auto r = cli({QStringLiteral("compare"), run(QStringLiteral("val500")), QStringLiteral("--baseline"), run(QStringLiteral("a1"))});
+    QVERIFY2(r.rc == 0, r.describe().constData());
+    QVERIFY2(r.all().contains(QStringLiteral("not comparable: data.limit_val differs (256 vs 500)")), r.describe().constData());
+    const json cmp = exported(run(QStringLiteral("a1")), {run(QStringLiteral("val500"))});
+    QVERIFY(cmp["runs"][1]["speedup"]["to_target"].is_null());
+    QVERIFY(cmp["runs"][1]["speedup"]["train_samples_per_s"].is_null());
+  }
+
+  void noiseIsMeasuredStoredAndShown() {
+    // From existing repeats: stored for this host, then compare shows the measured band.
+    auto r = cli({QStringLiteral("noise"), QStringLiteral("--from"), run(QStringLiteral("a1")), run(QStringLiteral("a2"))});
+    QVERIFY2(r.rc == 0, r.describe().constData());
+    QVERIFY2(r.all().contains(QStringLiteral("band used by verdicts")), r.describe().constData());
+    const QStringList stored = QDir(noiseDir_).entryList({QStringLiteral("*.json")});
+    QCOMPARE(stored.size(), 1);
+    const json doc = readJson(noiseDir_ + QStringLiteral("/") + stored.front());
+    QCOMPARE(QString::fromStdString(doc["kind"].get<std::string>()), QStringLiteral("host-noise"));
+    QCOMPARE(doc["runs"].get<int>(), 2);
+    r = cli({QStringLiteral("compare"), run(QStringLiteral("b1")), QStringLiteral("--baseline"), run(QStringLiteral("a1"))});
+    QVERIFY2(r.all().contains(QStringLiteral("runs here vary ±")) && r.all().contains(QStringLiteral("repeats of existing runs")),
+             r.describe().constData());
+    // Runs of two configurations are not repeats: refused, naming the run.
+    r = cli({QStringLiteral("noise"), QStringLiteral("--from"), run(QStringLiteral("a1")), run(QStringLiteral("small1")), QStringLiteral("--no-store")});
+    QCOMPARE(r.rc, 2);
+    QVERIFY2(r.all().contains(QStringLiteral("is not a repeat of")), r.describe().constData());
+    // An A/A calibration of whole `workbench-cli run` processes.
+    r = cli({QStringLiteral("noise"), QStringLiteral("--runs"), QStringLiteral("2"), QStringLiteral("--out"), dir_.filePath(QStringLiteral("aa")),
+             QStringLiteral("--set"), QStringLiteral("data.limit_train=512"), QStringLiteral("--set"), QStringLiteral("data.limit_val=256"),
+             QStringLiteral("--no-store")});
+    QVERIFY2(r.rc == 0, r.describe().constData());
+    QVERIFY(QFile::exists(dir_.filePath(QStringLiteral("aa/aa-2/summary.json"))));
+    QVERIFY2(r.all().contains(QStringLiteral("A/A calibration: 2 runs")), r.describe().constData());
+    // The host's speed check is in every summary.
+    const json summary = readJson(dir_.filePath(QStringLiteral("aa/aa-1/summary.json")));
+    QVERIFY2(summary["host_speed"]["before_ms"].get<double>() > 0, summary.dump().c_str());
+    QVERIFY(summary["host_speed"]["after_ms"].get<double>() > 0);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCliVerdicts)
+#include "test_cli_verdicts.moc"
