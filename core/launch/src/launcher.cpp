@@ -110,6 +110,7 @@ class Launch {
   void handleLine(Rank& r, const std::string& line);
   void writeEnvJson(const proto::StartEvent& start);
   bool reapRanks();
+  void blameStalledRank(const Rank& failed);
   RunEnd decideEnd() const;
   json buildSummary(RunEnd& end);
   json cpuSummary(const json& rank0Summary) const;
@@ -127,6 +128,7 @@ class Launch {
   std::string startError_;
   int failedRank_ = -1;
   std::string failReason_;
+  bool stalledRank_ = false;  // failedRank_ stalled (stopped) rather than died
   bool tearingDown_ = false;
   bool cancelling_ = false;
   double teardownAt_ = 0;
@@ -266,6 +268,7 @@ void Launch::handleLine(Rank& r, const std::string& line) {
   auto ev = proto::decodeEvent(line);
   if (!ev) return;
   if (!ev->contains("rank")) (*ev)["rank"] = r.rank;
+  r.lastEventAt = clock_.seconds();
   if (proto::isEvent<proto::EndEvent>(*ev)) {
     r.end = proto::readEndEvent(*ev);
     return;
@@ -304,9 +307,30 @@ bool Launch::reapRanks() {
     if (!detail::rankFailed(r) || failedRank_ >= 0 || cancelling_) continue;
     failedRank_ = r.rank;
     failReason_ = detail::rankFailure(r);
+    blameStalledRank(r);
     if (!tearingDown_) beginTeardown(SIGTERM);
   }
   return allExited;
+}
+
+// A rank that fails while a peer is stopped (SIGSTOP, a debugger) failed waiting for that peer
+// in a collective: the run names the stalled one as the failed rank, says it stalled rather than
+// died, and keeps what the waiting rank reported. A stopped process acts on no signal but SIGKILL.
+void Launch::blameStalledRank(const Rank& failed) {
+  for (auto& other : ranks_) {
+    if (other.rank == failed.rank) continue;
+    const std::string stall = detail::stallOf(other);
+    if (stall.empty()) continue;
+    const int quiet = static_cast<int>(clock_.seconds() - other.lastEventAt + 0.5);
+    failedRank_ = other.rank;
+    failReason_ = "rank " + std::to_string(other.rank) + " stalled (" + stall + ", no event for " +
+                  std::to_string(quiet) + " s): it did not die, it stopped answering, and the other ranks gave up " +
+                  "waiting for it (" + failReason_ + "); find what stopped it (Ctrl-Z, a debugger, a scheduler's " +
+                  "suspend), then continue the run with `run --resume`";
+    stalledRank_ = true;
+    ::kill(other.pid, SIGKILL);
+    return;
+  }
 }
 
 RunEnd Launch::decideEnd() const {
@@ -337,6 +361,7 @@ json Launch::buildSummary(RunEnd& end) {
     summary["error"] = end.failReason;
     if (end.failedRank >= 0) {
       summary["failed_rank"] = end.failedRank;
+      if (stalledRank_) summary["failed_rank_stalled"] = true;
       summary["log_tail"] = tailOfFile(p_.run.rankLog(end.failedRank));
     }
   }
