@@ -215,6 +215,7 @@ json TrainingRun::summaryJson() const {
     if (!bestWeightsNote_.empty()) s["best_weights_note"] = bestWeightsNote_;
   }
   if (!checkpointError_.empty()) s["error"] = checkpointError_;
+  if (!lateCheckpoints_.empty()) s["checkpoints_late"] = lateCheckpoints_;
   return s;
 }
 

@@ -407,17 +407,48 @@ Status TrainingRun::writeCheckpoint(const std::string& kind, int epoch, int64_t 
   return {};
 }
 
-// A checkpoint that is not written is a warning at once and fails the run at its end (the
-// weights it promised are not on disk), after training on: a later save may still succeed.
+// A checkpoint that is not written is a warning at once, and training goes on: a later write
+// of the same kind (the next epoch's last.pt, a better epoch's best.pt) supersedes it, and then
+// nothing is lost. settleCheckpoints() decides at the end.
 void TrainingRun::checkpoint(const std::string& kind, int epoch, int64_t batchInEpoch) {
   Stopwatch took;
   Status st = writeCheckpoint(kind, epoch, batchInEpoch);
   checkpointS_ += took.seconds();
-  if (st.ok()) return;
-  const std::string why = kind + ".pt was not written: " + st.error().message +
-                          " (free space or fix permissions in " + ckDir_ + ", then run again)";
-  warn(why, (fs::path(ckDir_) / (kind + ".pt")).string());
-  if (checkpointError_.empty()) checkpointError_ = why;
+  const auto missed = missedCheckpoints_.find(kind);
+  const int shownEpoch = batchInEpoch > 0 ? epoch + 1 : epoch;  // 1-based: the epoch it holds (or is in)
+  if (st.ok()) {
+    if (missed == missedCheckpoints_.end()) return;
+    lateCheckpoints_.push_back(kind + ".pt of epoch " + std::to_string(missed->second.epoch) +
+                               " was not written then (" + missed->second.why + "); epoch " + std::to_string(shownEpoch) +
+                               "'s replaced it");
+    missedCheckpoints_.erase(missed);
+    return;
+  }
+  const std::string path = (fs::path(ckDir_) / (kind + ".pt")).string();
+  warn(kind + ".pt was not written: " + st.error().message + " (free space or fix permissions in " + ckDir_ +
+           "; a later write of it makes up for it)",
+       path);
+  if (missed != missedCheckpoints_.end())  // an earlier miss of the same kind is superseded, still unwritten
+    lateCheckpoints_.push_back(kind + ".pt of epoch " + std::to_string(missed->second.epoch) +
+                               " was never written (" + missed->second.why + ")");
+  missedCheckpoints_[kind] = {shownEpoch, st.error().message};
+}
+
+// What the checkpoints folder holds at the end against what the run claims: a kind whose last
+// write failed (last.pt behind the trained position, best.pt not the best epoch's weights) fails
+// the run, naming it; misses that later writes superseded are a warning and the summary's
+// checkpoints_late, and the run ends as it trained.
+void TrainingRun::settleCheckpoints() {
+  for (const auto& [kind, missed] : missedCheckpoints_)
+    checkpointError_ += (checkpointError_.empty() ? "" : "; ") + kind + ".pt of epoch " +
+                        std::to_string(missed.epoch) + " was not written (" + missed.why + ") and no later write " +
+                        "replaced it, so " + ckDir_ + " does not hold what this run reached (free space or fix " +
+                        "permissions there, then run again)";
+  if (!lateCheckpoints_.empty() && checkpointError_.empty()) {
+    std::string said;
+    for (const auto& l : lateCheckpoints_) said += (said.empty() ? "" : "; ") + l;
+    warn("checkpoints written late, nothing lost: " + said, ckDir_);
+  }
 }
 
 // ---- finish ----------------------------------------------------------------------------------
@@ -444,6 +475,7 @@ TrainOutcome TrainingRun::finish() {
     default: out.status = proto::kStatusOk; break;
   }
   out.message = message_;
+  settleCheckpoints();
   if (!checkpointError_.empty()) {
     out.status = proto::kStatusFailed;
     out.message = checkpointError_;

@@ -89,6 +89,7 @@ class TrainingRun {
   // ---- checkpoints (training_run.cpp)
   Status writeCheckpoint(const std::string& kind, int epoch, int64_t batchInEpoch);
   void checkpoint(const std::string& kind, int epoch, int64_t batchInEpoch);
+  void settleCheckpoints();
 
   // ---- events (step_events.cpp)
   nlohmann::json event(const std::string& type) const;
@@ -152,7 +153,14 @@ class TrainingRun {
   // results
   Stop stop_ = Stop::None;
   std::string message_;          // diverged: what happened
-  std::string checkpointError_;  // the first checkpoint not written: the run then ends `failed`
+  // A checkpoint write that failed, until a later write of the same kind supersedes it.
+  struct MissedCheckpoint {
+    int epoch = 0;
+    std::string why;
+  };
+  std::map<std::string, MissedCheckpoint> missedCheckpoints_;  // by kind: still not on disk
+  std::vector<std::string> lateCheckpoints_;  // failed writes a later one superseded (nothing lost)
+  std::string checkpointError_;  // a checkpoint still missing at the end: the run then ends `failed`
   std::string bestWeightsNote_;  // early stopping could not restore the best weights: why
   double lastValAcc_ = std::nan(""), bestValAcc_ = std::nan(""), bestValLoss_ = std::nan("");
   int epochsRun_ = 0;
