@@ -154,6 +154,7 @@ struct RunOptions {
   ExperimentOptions experiment;
   std::string runs_root, run_dir, resume, from;
   bool overwrite = false, events_stdout = false, print_config = false;
+  bool allow_oversubscribe = false;
   int collective_timeout = 300;
 };
 
@@ -197,7 +198,7 @@ int runCommand(const RunOptions& o, const std::optional<std::string>& resume) {
     std::printf("%s\n", proto::configToJson(*config).dump(2).c_str());
     return 0;
   }
-  if (auto errs = train::machineConfigErrors(*config, 1); !errs.empty()) {
+  if (auto errs = train::machineConfigErrors(*config, 1, o.allow_oversubscribe); !errs.empty()) {
     std::fprintf(stderr, "workbench-cli run: invalid config for this machine:\n%s\n", formatFieldErrors(errs).c_str());
     return 2;
   }
@@ -268,6 +269,10 @@ void addRun(CLI::App& cli, Commands& out) {
                   "with --resume: the checkpoint to continue from (default last; best when\n"
                   "last.pt is unreadable; the run continues from best.pt's epoch)")
       ->type_name("last|best")->check(checkedBy(checkResumeFrom, ""));
+  run->add_flag("--allow-oversubscribe", o->allow_oversubscribe,
+                "run more CPU devices (speedups.devices) than the machine has cores (else\n"
+                "refused, exit 2); the run says so in a warning and its summary's\n"
+                "cpu.oversubscribed, and no speedup is taken from it");
   run->add_flag("--events-stdout", o->events_stdout, "print events as JSON Lines on stdout (for the GUI and scripts)");
   run->add_flag("--print-config", o->print_config, "print the resolved config and exit");
   run->add_option("--collective-timeout", o->collective_timeout,

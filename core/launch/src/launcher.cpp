@@ -92,6 +92,8 @@ class Launch {
   Result<RunOutcome> run() {
     if (auto st = sink_.openFile(p_.run.events().string()); !st.ok()) return st.error();
     emitRunEvent();
+    if (const std::string note = oversubscription(); !note.empty())
+      emit(proto::toEvent(proto::WarningEvent{note, std::nullopt}, -1, clock_.seconds()));
     spawnRanks();
     supervise();
     std::error_code ec;
@@ -114,6 +116,7 @@ class Launch {
   RunEnd decideEnd() const;
   json buildSummary(RunEnd& end);
   json cpuSummary(const json& rank0Summary) const;
+  std::string oversubscription() const;
   Result<RunOutcome> finish();
 
   const Config& config_;
@@ -393,6 +396,15 @@ json Launch::buildSummary(RunEnd& end) {
   return summary;
 }
 
+// More ranks than cores (run --allow-oversubscribe): the ranks take turns on the cores. Empty when not.
+std::string Launch::oversubscription() const {
+  const int cores = logicalCores(), devices = config_.speedups.devices;
+  if (devices <= cores) return "";
+  return std::to_string(devices) + " ranks (speedups.devices) on " + std::to_string(cores) +
+         " cores: oversubscribed, the ranks share the cores, so its speed is not this machine's and no speedup is "
+         "taken from it";
+}
+
 json Launch::cpuSummary(const json& rank0Summary) const {
   double ranksCpu = 0;
   int asked = 0;
@@ -402,6 +414,11 @@ json Launch::cpuSummary(const json& rank0Summary) const {
   const json& ranks0 = proto::objectOr(rank0Summary, "cpu");
   for (const char* key : {"threads", "min_threads"})  // rank 0's: fewer while others took cores
     if (ranks0.contains(key)) cpu[key] = ranks0[key];
+  if (const std::string note = oversubscription(); !note.empty()) {  // its speed is not this machine's either
+    cpu["oversubscribed"] = true;
+    cpu["contended"] = true;
+    cpu["note"] = cpu.contains("note") ? cpu["note"].get<std::string>() + "; " + note : note;
+  }
   return cpu;
 }
 
