@@ -96,6 +96,7 @@ class TrainingRun {
   void emit(const nlohmann::json& ev);
   void warn(const std::string& message, const std::string& path = "");
   void emitStart();
+  void warnDataProblems();
   std::map<std::string, proto::SpeedupStatus> speedups() const;
   void emitStep(int epoch);
   void emitEvalAndEpoch(int epoch, const EvalResult& ev, bool epochComplete);
