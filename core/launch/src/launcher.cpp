@@ -163,6 +163,7 @@ void Launch::emitRunEvent() {
   ev.config = p_.resolved;
   if (!p_.resumeCheckpoint.empty()) ev.resume = p_.resumeCheckpoint;
   if (!p_.configChanges.empty()) ev.config_changes = p_.configChanges;
+  if (!p_.fineTunedFrom.empty()) ev.fine_tuned_from = p_.fineTunedFrom;
   emit(proto::toEvent(ev, -1, 0.0));
 }
 
@@ -385,6 +386,7 @@ json Launch::buildSummary(RunEnd& end) {
   summary["run_id"] = p_.run.id();
   summary["name"] = config_.name;
   summary["run_dir"] = p_.run.root.string();
+  if (!p_.fineTunedFrom.empty()) summary["fine_tuned_from"] = p_.fineTunedFrom;
   summary["launcher_wall_s"] = clock_.seconds();
   summary["run_wall_s"] = options_.startup_s + clock_.seconds();
   if (const double first = proto::numberOr(summary, "first_step_unix", 0); first > 0)

@@ -158,7 +158,14 @@ Status TrainingRun::resume() {
   if (auto st = checkSameOptimizer(o_.resume_from, wasOptim, c_.optim.name); !st) return st;
   if (auto st = group_->loadOptimizerState(ck->optimizer_state); !st) return st;
   scaler_->loadState(ck->scaler);
-  stopper_->loadState(ck->early_stopping);
+  // Fine-tuning on another dataset (run --fine-tune): the best metric and early stopping were
+  // measured on the other data's validation set, so they start afresh here.
+  const std::string wasData =
+      written.is_object() ? written.value(json::json_pointer("/data/dataset"), std::string()) : std::string();
+  const bool otherData = !wasData.empty() && !sameDataset(wasData, c_.data.dataset);
+  if (!otherData) stopper_->loadState(ck->early_stopping);
+  else fineTuneNote_ = "fine-tuning on " + c_.data.dataset + " the weights trained on " + wasData +
+                       ": best.pt and early stopping start afresh on this dataset's validation set";
   if (ck->rng_state.defined()) setCpuGeneratorState(ck->rng_state);
   at_.epoch = ck->epoch;
   at_.batch_in_epoch = ck->batch_in_epoch;
@@ -166,7 +173,7 @@ Status TrainingRun::resume() {
   at_.samples_seen = ck->samples_seen;
   at_.iteration =
       ck->extra.count("iteration") ? static_cast<int64_t>(ck->extra.at("iteration")) : at_.optimizer_steps;
-  if (ck->extra.count("best_metric")) at_.best_metric = ck->extra.at("best_metric");
+  if (ck->extra.count("best_metric") && !otherData) at_.best_metric = ck->extra.at("best_metric");
   if (at_.batch_in_epoch == 0)  // a whole number of epochs trained
     if (auto st = checkEpochsLeft(o_.resume_from, at_.epoch, c_.train.epochs); !st) return st;
   // Written by another number of ranks (or batch size): a step there is another number of

@@ -133,6 +133,7 @@ class TrainingRun {
   // resumed
   Position at_;                    // advances as the run trains
   std::string resumeNote_;         // the checkpoint's global batch differs from this run's
+  std::string fineTuneNote_;       // the checkpoint was trained on another dataset
 
   // the loop
   int64_t samplesAtStart_ = 0, iterationAtStart_ = 0;  // this life's start
