@@ -216,7 +216,7 @@ class TestCliFaults : public QObject {
     auto summary = wb::proto::readJsonFile(run.summary());
     QVERIFY(summary.ok());
     if (lifted) {
-      QVERIFY2(p.exitCode() == 0, (err.right(1500) + summary->dump()).constData());
+      QVERIFY2(p.exitCode() == 0, (err.right(1500) + QByteArray::fromStdString(summary->dump())).constData());
       QCOMPARE(wb::proto::stringOr(*summary, "status", ""), std::string("ok"));
       QVERIFY2(!summary->contains("error"), summary->dump().c_str());
       const std::string late = (*summary)["checkpoints_late"].dump();
