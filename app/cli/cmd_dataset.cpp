@@ -112,8 +112,9 @@ int inspectCommand(const std::string& spec, bool asJson) {
   if (!parsed.ok()) return fail(parsed.error());
 
   nlohmann::ordered_json r = {{"ok", true}, {"spec", spec}, {"splits", nlohmann::ordered_json::object()}, {"problems", nlohmann::ordered_json::array()}};
-  const bool singleFolder = parsed->kind == "folder" && std::filesystem::is_directory(parsed->dir) &&
-                            !std::filesystem::is_directory(parsed->dir + "/train");
+  std::error_code ec;  // a folder that is a link loop is the reader's error to name, not an exception
+  const bool singleFolder = parsed->kind == "folder" && std::filesystem::is_directory(parsed->dir, ec) &&
+                            !std::filesystem::is_directory(parsed->dir + "/train", ec);
   std::vector<std::string> trainClasses;
   for (const std::string split : {"train", "test"}) {
     if (split == "test" && singleFolder) {

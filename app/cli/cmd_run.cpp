@@ -31,6 +31,7 @@
 #include "wb/proto/run_status.h"
 #include "wb/train/capabilities.h"
 #include "wb/train/checkpoint.h"
+#include "wb/train/resume_check.h"
 #include "wb/train/trainer.h"
 #include "worker_dist.h"
 
@@ -171,7 +172,8 @@ void printSummary(const launch::RunOutcome& out) {
 struct RunOptions {
   ExperimentOptions experiment;
   std::string runs_root, run_dir, resume, from;
-  bool overwrite = false, events_stdout = false, print_config = false;
+  bool overwrite = false, events_stdout = false, print_config = false, fine_tune = false;
+  bool allow_oversubscribe = false;
   int collective_timeout = kDefaultCollectiveTimeoutS;
 };
 
@@ -186,6 +188,11 @@ int checkRunCombination(const RunOptions& o, const std::optional<std::string>& r
     std::fprintf(stderr, "workbench-cli run: --from %s: pass it with --resume RUN_DIR\n", o.from.c_str());
     return kExitUsage;
   }
+  if (o.fine_tune && !resume) {
+    std::fprintf(stderr, "workbench-cli run: --fine-tune: pass it with --resume RUN_DIR and --set data.dataset=<another "
+                         "dataset> (a new run on that dataset needs no --fine-tune)\n");
+    return kExitUsage;
+  }
   if (resume && o.overwrite) {
     std::fprintf(stderr, "workbench-cli run: --overwrite and --resume: --resume continues the run in its folder, "
                          "--overwrite replaces it; pass one\n");
@@ -197,6 +204,21 @@ int checkRunCombination(const RunOptions& o, const std::optional<std::string>& r
     return kExitUsage;
   }
   return 0;
+}
+
+// A checkpoint the ranks would refuse (corrupt, or written for another model, dataset or image
+// size) is refused here, before the launcher touches the run: a refused resume leaves every file
+// of the finished run as it was. 0 when the resume may go on, else the exit code.
+int checkResumeBeforeLaunch(const Config& config, const std::string& resume, const std::string& from, bool fineTune) {
+  const proto::RunDir run{fs::absolute(resume)};
+  const std::string ckPath = (from == "best" ? run.bestCheckpoint() : run.lastCheckpoint()).string();
+  if (!fs::exists(ckPath)) return 0;  // the launcher says there is nothing to resume from
+  auto ck = train::loadCheckpoint(ckPath);
+  Status st = ck.ok() ? train::checkCheckpointFits(*ck, config, resume, fineTune) : Status(ck.error());
+  if (st.ok()) return 0;
+  std::fprintf(stderr, "workbench-cli run: --resume %s: %s (the run is left as it was)\n", resume.c_str(),
+               st.error().message.c_str());
+  return exitCodeFor(st.error().code);
 }
 
 int runCommand(const RunOptions& o, const std::optional<std::string>& resume) {
@@ -215,22 +237,12 @@ int runCommand(const RunOptions& o, const std::optional<std::string>& resume) {
     std::printf("%s\n", proto::configToJson(*config).dump(2).c_str());
     return 0;
   }
-  if (auto errs = train::machineConfigErrors(*config, 1); !errs.empty()) {
+  if (auto errs = train::machineConfigErrors(*config, 1, o.allow_oversubscribe); !errs.empty()) {
     std::fprintf(stderr, "workbench-cli run: invalid config for this machine:\n%s\n", formatFieldErrors(errs).c_str());
     return kExitUsage;
   }
-  // A checkpoint the ranks would refuse is refused here, before the launcher appends to the run:
-  // a refused resume leaves the finished run (its events and summary) as it was.
-  if (resume) {
-    const proto::RunDir run{fs::absolute(*resume)};
-    const std::string ckPath = (from == "best" ? run.bestCheckpoint() : run.lastCheckpoint()).string();
-    if (fs::exists(ckPath))
-      if (auto ck = train::loadCheckpoint(ckPath); !ck.ok()) {
-        std::fprintf(stderr, "workbench-cli run: --resume %s: %s (the run is left as it was)\n", resume->c_str(),
-                     ck.error().message.c_str());
-        return exitCodeFor(ck.error().code);
-      }
-  }
+  if (resume)
+    if (int code = checkResumeBeforeLaunch(*config, *resume, from, o.fine_tune)) return code;
   installStopSignals();
   launch::LaunchOptions lo;
   lo.startup_s = processAgeSeconds();
@@ -240,6 +252,7 @@ int runCommand(const RunOptions& o, const std::optional<std::string>& resume) {
   lo.resume_dir = resume.value_or("");
   lo.resume_from = from;
   lo.overwrite = o.overwrite;
+  lo.fine_tune = o.fine_tune;
   lo.collective_timeout_s = o.collective_timeout;
   const bool eventsOut = o.events_stdout;
   const bool tty = ::isatty(STDERR_FILENO);
@@ -286,6 +299,15 @@ void addRun(CLI::App& cli, Commands& out) {
                   "with --resume: the checkpoint to continue from (default last; best when\n"
                   "last.pt is unreadable; the run continues from best.pt's epoch)")
       ->type_name("last|best")->check(checkedBy(checkResumeFrom, ""));
+  run->add_flag("--allow-oversubscribe", o->allow_oversubscribe,
+                "run more CPU devices (speedups.devices) than the machine has cores (else\n"
+                "refused, exit 2); the run says so in a warning and its summary's\n"
+                "cpu.oversubscribed, and no speedup is taken from it");
+  run->add_flag("--fine-tune", o->fine_tune,
+                "with --resume and --set data.dataset=<another dataset>: continue the run's\n"
+                "weights on that dataset (same classes, channels and image size); the run\n"
+                "event and summary.json say fine_tuned_from. Without it a resume on another\n"
+                "dataset is refused (exit 2)");
   run->add_flag("--events-stdout", o->events_stdout, "print events as JSON Lines on stdout (for the GUI and scripts)");
   run->add_flag("--print-config", o->print_config, "print the resolved config and exit");
   run->add_option("--collective-timeout", o->collective_timeout,

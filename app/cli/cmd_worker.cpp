@@ -11,6 +11,7 @@
 #include "experiment.h"
 #include "options.h"
 #include "wb/common/clock.h"
+#include "wb/common/format.h"
 #include "wb/common/paths.h"
 #include "wb/common/sysinfo.h"
 #include "wb/common/timeouts.h"
@@ -104,7 +105,7 @@ Result<train::TrainOutcome> trainRank(const train::TrainerOptions& to, proto::Ev
   } catch (const c10::Error& e) {
     return makeError(Errc::Internal, std::string("LibTorch: ") + e.what_without_backtrace());
   } catch (const std::exception& e) {
-    return makeError(Errc::Internal, "rank " + std::to_string(to.rank) + ": " + e.what());
+    return makeError(Errc::Internal, prefixedByRank(to.rank, e.what()));
   }
 }
 

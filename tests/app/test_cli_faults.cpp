@@ -162,6 +162,87 @@ class TestCliFaults : public QObject {
     }
   }
 
+  // Rank 0 cannot write its checkpoints for a while (a file size limit on the rank from epoch 1's
+  // first steps). Lifted after epoch 1's writes were refused: epoch 2's best.pt and last.pt
+  // supersede them, nothing is lost, and the run ends ok (exit 0) with a warning and the
+  // summary's checkpoints_late naming the late ones. Kept: last.pt never holds what the run
+  // reached, and the run ends failed (exit 1) naming it.
+  void aRefusedCheckpointLaterSupersededLosesNothing_data() {
+    QTest::addColumn<bool>("lifted");
+    QTest::newRow("limit lifted after epoch 1") << true;
+    QTest::newRow("limit kept") << false;
+  }
+  void aRefusedCheckpointLaterSupersededLosesNothing() {
+    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    QFETCH(bool, lifted);
+    QTemporaryDir root;
+    const QString runDir = root.filePath(QStringLiteral("late-checkpoints"));
+    const wb::proto::RunDir run{runDir.toStdString()};
+    QProcess p;
+    p.setChildProcessModifier([] { ::signal(SIGXFSZ, SIG_IGN); });  // the ranks inherit it: EFBIG, not death
+    p.start(QStringLiteral(WB_CLI_PATH),
+            QStringList{QStringLiteral("run"), QStringLiteral("--run-dir"), runDir, QStringLiteral("--events-stdout")} +
+                sets({"data.limit_train=8000", "data.limit_val=500", "train.epochs=2", "train.log_every=1"}));
+    QVERIFY(p.waitForStarted());
+    QByteArray out;
+    QVERIFY(waitForSteps(p, out, 10));
+    const auto ranks = ranksOf(runDir.toStdString());
+    QCOMPARE(int(ranks.size()), 1);
+    ::kill(ranks[0], SIGSTOP);
+    const bool limited = setFileSizeLimit(ranks[0], 4096);  // far below a checkpoint's size
+    ::kill(ranks[0], SIGCONT);
+    QVERIFY(limited);
+    QVERIFY2(countType(eventsOf(out), "eval") == 0, "epoch 1 ended before the limit was set");
+    // Epoch 1's best.pt and last.pt refused, said at once, while the run goes on.
+    auto refusedSaid = [&] {
+      int n = 0;
+      for (const auto& e : eventsOf(out))
+        n += wb::proto::stringOr(e, "type", "") == "warning" &&
+             wb::proto::stringOr(e, "message", "").find(".pt was not written") != std::string::npos;
+      return n;
+    };
+    QElapsedTimer t;
+    t.start();
+    while (refusedSaid() < 2 && p.state() != QProcess::NotRunning && t.elapsed() < 300000) {
+      p.waitForReadyRead(50);
+      out += p.readAllStandardOutput();
+    }
+    QVERIFY2(refusedSaid() >= 2, out.right(3000).constData());
+    if (lifted) QVERIFY(setFileSizeLimit(ranks[0], RLIM_INFINITY));
+    QVERIFY(p.waitForFinished(300000));
+    out += p.readAllStandardOutput();
+    const QByteArray err = p.readAllStandardError();
+    QVERIFY2(p.exitStatus() == QProcess::NormalExit, err.right(2000).constData());
+    auto summary = wb::proto::readJsonFile(run.summary());
+    QVERIFY(summary.ok());
+    if (lifted) {
+      QVERIFY2(p.exitCode() == 0, (err.right(1500) + QByteArray::fromStdString(summary->dump())).constData());
+      QCOMPARE(wb::proto::stringOr(*summary, "status", ""), std::string("ok"));
+      QVERIFY2(!summary->contains("error"), summary->dump().c_str());
+      const std::string late = (*summary)["checkpoints_late"].dump();
+      QVERIFY2(late.find("last.pt of epoch 1") != std::string::npos && late.find("best.pt of epoch 1") != std::string::npos,
+               late.c_str());
+      bool warned = false;
+      for (const auto& e : eventsOf(out))
+        warned = warned || (wb::proto::stringOr(e, "type", "") == "warning" &&
+                            wb::proto::stringOr(e, "message", "").find("checkpoints written late") != std::string::npos);
+      QVERIFY(warned);
+      // What the run claims is on disk: last.pt at the end of epoch 2, best.pt of a later write.
+      int64_t lastEpoch = -1;
+      for (const auto& e : wb::proto::readEventsFile(run.events().string()))
+        if (wb::proto::stringOr(e, "type", "") == "checkpoint" && wb::proto::stringOr(e, "kind", "") == "last")
+          lastEpoch = wb::proto::intOr(e, "epoch", -1);
+      QCOMPARE(lastEpoch, int64_t(2));
+      QVERIFY(std::filesystem::file_size(run.lastCheckpoint()) > 4096);
+      QVERIFY(std::filesystem::file_size(run.bestCheckpoint()) > 4096);
+    } else {
+      QVERIFY2(p.exitCode() == 1, err.right(2000).constData());
+      QCOMPARE(wb::proto::stringOr(*summary, "status", ""), std::string("failed"));
+      const std::string error = wb::proto::stringOr(*summary, "error", "");
+      QVERIFY2(error.find("last.pt of epoch 2 was not written") != std::string::npos, error.c_str());
+    }
+  }
+
   // A rank 0 that writes events.jsonl itself (a worker under torchrun or srun, no launcher)
   // settles the file as the launcher does: what it still refuses at the end is counted as lost
   // and the run ends failed, naming the file and the cause.

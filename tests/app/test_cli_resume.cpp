@@ -38,11 +38,76 @@ std::map<int64_t, double> lossesByStep(const std::string& eventsPath) {
 
 bool haveFashionMnist() { return QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")); }
 
+// Every file under dir (relative path -> bytes).
+std::map<std::string, std::string> filesUnder(const std::filesystem::path& dir) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
+    if (!e.is_regular_file()) continue;
+    std::ifstream in(e.path(), std::ios::binary);
+    out[std::filesystem::relative(e.path(), dir).string()] =
+        std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  }
+  return out;
+}
+
+struct Cli {
+  int rc = -1;
+  QByteArray out, err;
+};
+
+Cli runCli(const QStringList& args) {
+  QProcess p;
+  p.start(QStringLiteral(WB_CLI_PATH), args);
+  Cli r;
+  if (!p.waitForFinished(600000)) return r;
+  r.rc = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+  r.out = p.readAllStandardOutput();
+  r.err = p.readAllStandardError();
+  return r;
+}
+
+QStringList setsOf(const QStringList& kvs) {
+  QStringList s;
+  for (const auto& kv : kvs) s << QStringLiteral("--set") << kv;
+  return s;
+}
+
 }  // namespace
 
 class TestCliResume : public QObject {
   Q_OBJECT
+  QTemporaryDir data_;  // same/: a PNG export of Fashion-MNIST; three/: three of its classes
+  QTemporaryDir runs_;
+  std::filesystem::path finished_;  // a finished one-epoch lenet run, copied for each test
+  int copies_ = 0;
+
+  // A fresh copy of the finished run; empty when it could not be made.
+  std::filesystem::path finishedRun() {
+    if (finished_.empty()) return {};
+    const std::filesystem::path copy = runs_.filePath(QStringLiteral("copy-%1").arg(++copies_)).toStdString();
+    std::filesystem::copy(finished_, copy, std::filesystem::copy_options::recursive);
+    return copy;
+  }
+
  private Q_SLOTS:
+  void initTestCase() {
+    if (!haveFashionMnist()) return;
+    const QString same = data_.filePath(QStringLiteral("same")), three = data_.filePath(QStringLiteral("three"));
+    for (const QString& dir : {same, three})
+      QCOMPARE(runCli({QStringLiteral("dataset"), QStringLiteral("export"), QStringLiteral("--limit"), QStringLiteral("300"),
+                       QStringLiteral("--to"), QStringLiteral("folder:") + dir}).rc, 0);
+    for (const char* split : {"train", "test"})
+      for (const auto& e : std::filesystem::directory_iterator((three + QLatin1Char('/') + QLatin1String(split)).toStdString()))
+        if (const std::string name = e.path().filename().string(); !(name.size() > 1 && name[1] == '_' && name[0] <= '2'))
+          std::filesystem::remove_all(e.path());  // keep 0_*, 1_*, 2_*
+    const QString dir = runs_.filePath(QStringLiteral("finished"));
+    const Cli first = runCli(QStringList{QStringLiteral("run"), QStringLiteral("--run-dir"), dir} +
+                             setsOf({QStringLiteral("data.limit_train=512"), QStringLiteral("data.limit_val=256"),
+                                     QStringLiteral("train.epochs=1")}));
+    QVERIFY2(first.rc == 0, first.err.constData());
+    finished_ = dir.toStdString();
+  }
+
   void killedMidEpochResumesBitForBit() {
     if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
     QTemporaryDir root;
@@ -205,6 +270,72 @@ class TestCliResume : public QObject {
     // Trained on, not restarted: a fresh lenet starts at ln(10) = 2.3.
     QVERIFY(firstLoss > 2.0);
     QVERIFY2(lastEval["val_loss"].get<double>() < 1.2, lastEval.dump().c_str());
+  }
+
+  // What a resume cannot continue is refused before the run folder is touched (exit 2, naming
+  // the field), every file of it left byte for byte: another model, another dataset without
+  // --fine-tune, --fine-tune onto data of other classes, and --fine-tune without another dataset.
+  void aResumeThatCannotContinueLeavesEveryFile_data() {
+    QTest::addColumn<QStringList>("changes");
+    QTest::addColumn<bool>("fineTune");
+    QTest::addColumn<QStringList>("said");
+    QTest::newRow("another model") << QStringList{QStringLiteral("model.name=mlp")} << false
+                                   << QStringList{QStringLiteral("model.name"), QStringLiteral("lenet")};
+    QTest::newRow("another dataset") << QStringList{QStringLiteral("data.dataset=folder:@same")} << false
+                                     << QStringList{QStringLiteral("data.dataset"), QStringLiteral("--fine-tune")};
+    QTest::newRow("fine-tune onto other classes") << QStringList{QStringLiteral("data.dataset=folder:@three")} << true
+                                                  << QStringList{QStringLiteral("data.dataset"), QStringLiteral("3 classes")};
+    QTest::newRow("fine-tune on the same dataset") << QStringList{} << true << QStringList{QStringLiteral("--fine-tune")};
+  }
+  void aResumeThatCannotContinueLeavesEveryFile() {
+    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    QFETCH(QStringList, changes);
+    QFETCH(bool, fineTune);
+    QFETCH(QStringList, said);
+    const std::filesystem::path runDir = finishedRun();
+    QVERIFY(!runDir.empty());
+    for (auto& c : changes) c.replace(QStringLiteral("@same"), data_.filePath(QStringLiteral("same")))
+                                .replace(QStringLiteral("@three"), data_.filePath(QStringLiteral("three")));
+    const auto before = filesUnder(runDir);
+    QStringList args = QStringList{QStringLiteral("run"), QStringLiteral("--resume"), QString::fromStdString(runDir.string())} +
+                       setsOf(changes << QStringLiteral("train.epochs=2"));
+    if (fineTune) args << QStringLiteral("--fine-tune");
+    const Cli r = runCli(args);
+    QVERIFY2(r.rc == 2, r.err.constData());
+    for (const auto& s : said) QVERIFY2(r.err.contains(s.toUtf8()), r.err.constData());
+    const auto after = filesUnder(runDir);
+    QCOMPARE(after.size(), before.size());
+    for (const auto& [path, bytes] : before) {
+      QVERIFY2(after.count(path), path.c_str());
+      QVERIFY2(after.at(path) == bytes, (path + " changed").c_str());
+    }
+  }
+
+  // --fine-tune onto another dataset of the same classes, channels and size continues the
+  // weights there, and the run says where they come from: the `run` event and summary.json's
+  // fine_tuned_from, and a warning that best.pt and early stopping start afresh.
+  void aFineTuneOnAnotherDatasetIsMarked() {
+    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    const std::filesystem::path runDir = finishedRun();
+    QVERIFY(!runDir.empty());
+    const QString other = QStringLiteral("folder:") + data_.filePath(QStringLiteral("same"));
+    const Cli r = runCli(QStringList{QStringLiteral("run"), QStringLiteral("--resume"), QString::fromStdString(runDir.string()),
+                                     QStringLiteral("--fine-tune"), QStringLiteral("--events-stdout")} +
+                         setsOf({QStringLiteral("data.dataset=") + other, QStringLiteral("train.epochs=2")}));
+    QVERIFY2(r.rc == 0, r.err.constData());
+    bool marked = false, warned = false;
+    for (const auto& line : r.out.split('\n')) {
+      auto ev = wb::proto::decodeEvent(line.toStdString());
+      if (!ev) continue;
+      if (ev->value("type", "") == "run") marked = ev->value("fine_tuned_from", "") == "fashion-mnist";
+      if (ev->value("type", "") == "warning") warned = warned || ev->value("message", "").find("fine-tuning") != std::string::npos;
+    }
+    QVERIFY2(marked, r.out.left(3000).constData());
+    QVERIFY(warned);
+    auto summary = wb::proto::readJsonFile(wb::proto::RunDir{runDir}.summary());
+    QVERIFY(summary.ok());
+    QCOMPARE(summary->value("fine_tuned_from", ""), std::string("fashion-mnist"));
+    QCOMPARE(summary->value("status", ""), std::string("ok"));
   }
 
   // A resume refused for a corrupt last.pt leaves the finished run as it was: its summary still

@@ -364,6 +364,45 @@ class TestCliRun : public QObject {
     const std::string error = (*summary).value("error", "");
     QVERIFY2(error.find("last.pt") != std::string::npos && error.find("not written") != std::string::npos, error.c_str());
   }
+
+  // More CPU devices than cores is refused before anything starts (exit 2), naming the field,
+  // the cores, `capabilities` and the override; with --allow-oversubscribe the run trains, says
+  // so in a warning, and its summary is marked so that no speedup is taken from it.
+  void devicesBeyondTheCoresAreRefusedOrMarked() {
+    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    const CliResult caps = runCli({QStringLiteral("capabilities"), QStringLiteral("--json")});
+    QCOMPARE(caps.rc, 0);
+    const json capsJson = json::parse(caps.out.toStdString());
+    if (capsJson.value("cuda", false)) QSKIP("this machine has CUDA: devices are GPUs there");
+    const int cores = capsJson["cores"].get<int>();
+    QCOMPARE(capsJson["speedups"]["devices"]["max"].get<int>(), cores);
+    QTemporaryDir root;
+    const QString runDir = root.filePath(QStringLiteral("oversubscribed"));
+    QStringList args = {QStringLiteral("run"), QStringLiteral("--run-dir"), runDir, QStringLiteral("--events-stdout"),
+                        QStringLiteral("--set"), QStringLiteral("speedups.devices=%1").arg(cores + 1),
+                        QStringLiteral("--set"), QStringLiteral("data.limit_train=%1").arg(64 * (cores + 1)),
+                        QStringLiteral("--set"), QStringLiteral("data.limit_val=64"),
+                        QStringLiteral("--set"), QStringLiteral("train.max_steps=1")};
+    const CliResult refused = runCli(args);
+    QVERIFY2(refused.rc == 2, refused.describe().constData());
+    for (const char* said : {"speedups.devices", "CPU core", "capabilities", "--allow-oversubscribe"})
+      QVERIFY2(refused.err.contains(said), refused.err.constData());
+    QVERIFY2(refused.err.contains(QByteArray::number(cores)), refused.err.constData());
+    QVERIFY(!std::filesystem::exists(wb::proto::RunDir{runDir.toStdString()}.events()));
+
+    const CliResult allowed = runCli(args << QStringLiteral("--allow-oversubscribe"));
+    QVERIFY2(allowed.rc == 0, allowed.describe().constData());
+    bool warned = false;
+    for (const auto& w : ofType(eventsOf(allowed.out), "warning"))
+      warned = warned || w.value("message", "").find("oversubscribed") != std::string::npos;
+    QVERIFY(warned);
+    auto summary = wb::proto::readJsonFile(wb::proto::RunDir{runDir.toStdString()}.summary());
+    QVERIFY(summary.ok());
+    const json& cpu = (*summary)["cpu"];
+    QVERIFY2(cpu.value("oversubscribed", false), summary->dump().c_str());
+    QVERIFY2(cpu.value("contended", false), summary->dump().c_str());  // what compare, ladder and advisor read
+    QVERIFY2(cpu.value("note", "").find("oversubscribed") != std::string::npos, summary->dump().c_str());
+  }
 };
 
 QTEST_GUILESS_MAIN(TestCliRun)  // QProcess needs an event loop for QTRY_*

@@ -1,6 +1,7 @@
 // Dataset defaults, subsets, dataset specs and the train/val split policy.
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <sstream>
 
 #include "internal.h"
@@ -109,9 +110,13 @@ Result<std::shared_ptr<Dataset>> openDataset(const std::string& spec, const std:
   if (!parsed.ok()) return parsed.error();
   if (split != "train" && split != "test")
     return makeError(Errc::Internal, "openDataset: split '" + split + "' must be train or test");
-  if (parsed->kind == "idx") return detail::openIdx(parsed->dir, split, spec);
-  if (parsed->kind == "cifar10") return detail::openCifar10(parsed->dir, split, spec);
-  return detail::openImageFolder(parsed->dir, split, spec);
+  try {  // the readers check with error codes; a filesystem error still left is the data's, named
+    if (parsed->kind == "idx") return detail::openIdx(parsed->dir, split, spec);
+    if (parsed->kind == "cifar10") return detail::openCifar10(parsed->dir, split, spec);
+    return detail::openImageFolder(parsed->dir, split, spec);
+  } catch (const std::filesystem::filesystem_error& e) {
+    return makeError(Errc::Data, spec + ": " + e.path1().string() + ": " + e.code().message());
+  }
 }
 
 Result<Splits> openSplits(const DataConfig& config, uint64_t seed) {

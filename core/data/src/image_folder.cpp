@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <unistd.h>
 
 #include <opencv2/imgcodecs.hpp>
@@ -34,6 +35,89 @@ std::string lowerExt(const fs::path& p) {
 bool isImageFile(const fs::path& p) {
   const auto e = lowerExt(p);
   return e == ".jpg" || e == ".jpeg" || e == ".png";
+}
+
+bool isDir(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_directory(p, ec);
+}
+
+// A problem a run must say too (DatasetInfo::warnings).
+void warnAbout(DatasetInfo& info, const std::string& what) {
+  info.problems.push_back(what);
+  info.warnings.push_back(what);
+}
+
+// Whether `inner` is `outer` or lies under it (both canonical).
+bool within(const fs::path& inner, const fs::path& outer) {
+  const std::string i = inner.string(), o = outer.string();
+  return i.compare(0, o.size(), o) == 0 && (i.size() == o.size() || i[o.size()] == '/' || o == "/");
+}
+
+// The images under one class folder. Links are followed, each folder once: a link to a folder
+// that holds it (`ln -s . loop`, `ln -s .. up`) or to one already walked is not followed, and an
+// entry whose link cannot be resolved (a link to itself, a dangling link) is skipped; each is a
+// warning naming it.
+Result<std::vector<std::string>> classImages(const fs::path& classDir, DatasetInfo& info) {
+  std::vector<std::string> found;
+  std::error_code ec;
+  std::set<fs::path> walked{fs::canonical(classDir, ec)};
+  std::vector<std::pair<fs::path, fs::path>> todo{{classDir, *walked.begin()}};  // (path, canonical)
+  while (!todo.empty()) {
+    const auto [dir, dirCanon] = todo.back();
+    todo.pop_back();
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      const fs::path path = it->path();
+      std::error_code sec;
+      const fs::file_status st = fs::status(path, sec);  // through the links
+      if (sec) {
+        warnAbout(info, path.string() + ": skipped, it cannot be resolved (" + sec.message() + ")");
+      } else if (fs::is_directory(st)) {
+        const fs::path canon = fs::canonical(path, sec);
+        if (!sec && within(dirCanon, canon))
+          warnAbout(info, path.string() + ": skipped, a symbolic link loop (it leads back to " + canon.string() +
+                              ", which holds it)");
+        else if (sec || !walked.insert(canon).second)
+          warnAbout(info, path.string() + ": skipped, it leads to " + canon.string() + ", a folder already walked");
+        else
+          todo.emplace_back(path, canon);
+      } else if (fs::is_regular_file(st) && isImageFile(path)) {
+        found.push_back(path.string());
+      }
+    }
+    if (ec) return makeError(Errc::Data, info.name + ": cannot list " + dir.string() + " (" + ec.message() + ")");
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+// The class folders of a split: its sub-folders, but not a hidden one nor a link back to the
+// split folder or above it (each a warning).
+Result<std::vector<fs::path>> classFolders(const fs::path& splitDir, DatasetInfo& info) {
+  std::vector<fs::path> classDirs;
+  std::error_code ec;
+  const fs::path splitCanon = fs::canonical(splitDir, ec);
+  for (fs::directory_iterator it(splitDir, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path path = it->path();
+    if (path.filename().string().rfind('.', 0) == 0) continue;
+    std::error_code sec;
+    const fs::file_status st = fs::status(path, sec);
+    if (sec) {
+      warnAbout(info, path.string() + ": skipped, it cannot be resolved (" + sec.message() + ")");
+      continue;
+    }
+    if (!fs::is_directory(st)) continue;
+    const fs::path canon = fs::canonical(path, sec);
+    if (!sec && within(splitCanon, canon)) {
+      warnAbout(info, path.string() + ": skipped, a symbolic link loop (it leads back to " + canon.string() +
+                          ", which holds it)");
+      continue;
+    }
+    classDirs.push_back(path);
+  }
+  if (ec) return makeError(Errc::Data, info.name + ": cannot list " + splitDir.string() + " (" + ec.message() + ")");
+  std::sort(classDirs.begin(), classDirs.end());
+  return classDirs;
 }
 
 std::string folderLayout(const std::string& dir) {
@@ -138,13 +222,13 @@ void estimateStatistics(const std::vector<std::string>& files, DatasetInfo& info
 Result<std::shared_ptr<Dataset>> openImageFolder(const std::string& dir, const std::string& split,
                                                  const std::string& name) {
   const fs::path root(dir);
-  if (!fs::is_directory(root))
+  if (!isDir(root))
     return makeError(Errc::Data, name + ": " + dir + " is not a directory; " + folderLayout(dir));
   fs::path splitDir;
-  if (fs::is_directory(root / "train")) {
+  if (isDir(root / "train")) {
     if (split == "train") splitDir = root / "train";
-    else if (fs::is_directory(root / "test")) splitDir = root / "test";
-    else if (fs::is_directory(root / "val")) splitDir = root / "val";
+    else if (isDir(root / "test")) splitDir = root / "test";
+    else if (isDir(root / "val")) splitDir = root / "val";
     else
       return makeError(Errc::Data, name + ": " + dir + "/train has no test/ or val/ folder beside it; add one, or set "
                                           "data.val_fraction > 0 to hold out part of train");
@@ -155,35 +239,26 @@ Result<std::shared_ptr<Dataset>> openImageFolder(const std::string& dir, const s
                                         "data.val_fraction > 0 to hold out part of it for validation");
   }
 
-  std::vector<fs::path> classDirs;
-  std::error_code ec;
-  for (fs::directory_iterator it(splitDir, ec), end; !ec && it != end; it.increment(ec))
-    if (it->is_directory() && it->path().filename().string().rfind('.', 0) != 0) classDirs.push_back(it->path());
-  if (ec) return makeError(Errc::Data, name + ": cannot list " + splitDir.string() + " (" + ec.message() + ")");
-  if (classDirs.empty())
-    return makeError(Errc::Data, name + ": " + splitDir.string() + " has no class folders; " + folderLayout(dir));
-  std::sort(classDirs.begin(), classDirs.end());
-
   DatasetInfo info;
   info.name = name;
   info.split = split;
+  auto listed = classFolders(splitDir, info);
+  if (!listed.ok()) return listed.error();
+  const std::vector<fs::path>& classDirs = *listed;
+  if (classDirs.empty())
+    return makeError(Errc::Data, name + ": " + splitDir.string() + " has no class folders; " + folderLayout(dir));
+
   std::vector<std::string> files;
   std::vector<int64_t> labels;
   for (size_t label = 0; label < classDirs.size(); ++label) {
-    std::vector<std::string> found;
-    for (fs::recursive_directory_iterator it(classDirs[label], fs::directory_options::follow_directory_symlink, ec),
-         end;
-         !ec && it != end; it.increment(ec))
-      if (it->is_regular_file() && isImageFile(it->path())) found.push_back(it->path().string());
-    if (ec)
-      return makeError(Errc::Data, name + ": cannot list " + classDirs[label].string() + " (" + ec.message() + ")");
-    std::sort(found.begin(), found.end());
-    if (found.empty())
-      info.problems.push_back("class folder " + classDirs[label].string() +
-                              " has no JPEG/PNG images (kept as label " + std::to_string(label) + " with 0 samples)");
+    auto found = classImages(classDirs[label], info);
+    if (!found.ok()) return found.error();
+    if (found->empty())
+      warnAbout(info, "class folder " + classDirs[label].string() + " has no JPEG/PNG images (kept as label " +
+                          std::to_string(label) + " with 0 samples: add images to it, or remove it)");
     info.class_names.push_back(classDirs[label].filename().string());
-    info.class_counts.push_back(static_cast<int64_t>(found.size()));
-    for (auto& f : found) {
+    info.class_counts.push_back(static_cast<int64_t>(found->size()));
+    for (auto& f : *found) {
       files.push_back(std::move(f));
       labels.push_back(static_cast<int64_t>(label));
     }

@@ -86,6 +86,8 @@ class Launch {
   Result<RunOutcome> run() {
     if (auto st = sink_.openFile(p_.run.events().string()); !st.ok()) return st.error();
     emitRunEvent();
+    if (const std::string note = oversubscription(); !note.empty())
+      emit(proto::toEvent(proto::WarningEvent{note, std::nullopt}, -1, clock_.seconds()));
     spawnRanks();
     supervise();
     std::error_code ec;
@@ -104,9 +106,11 @@ class Launch {
   void handleLine(Rank& r, const std::string& line);
   void writeEnvJson(const proto::StartEvent& start);
   bool reapRanks();
+  void blameStalledRank(const Rank& failed);
   RunEnding decideEnd() const;
   proto::RunSummary launcherSummary(const RunEnding& end) const;
   proto::RunCpu cpuSummary(const proto::RunSummary& rank0Summary) const;
+  std::string oversubscription() const;
   Result<RunOutcome> finish();
 
   const Config& config_;
@@ -121,6 +125,7 @@ class Launch {
   std::string startError_;
   int failedRank_ = -1;
   std::string failReason_;
+  bool stalledRank_ = false;  // failedRank_ stalled (stopped) rather than died
   bool tearingDown_ = false;
   bool cancelling_ = false;
   double teardownAt_ = 0;
@@ -152,6 +157,7 @@ void Launch::emitRunEvent() {
   ev.config = p_.resolved;
   if (!p_.resumeCheckpoint.empty()) ev.resume = p_.resumeCheckpoint;
   if (!p_.configChanges.empty()) ev.config_changes = p_.configChanges;
+  if (!p_.fineTunedFrom.empty()) ev.fine_tuned_from = p_.fineTunedFrom;
   emit(proto::toEvent(ev, -1, 0.0));
 }
 
@@ -260,6 +266,7 @@ void Launch::handleLine(Rank& r, const std::string& line) {
   auto ev = proto::decodeEvent(line);
   if (!ev) return;
   if (!proto::readEnvelope(*ev).rank) (*ev)["rank"] = r.rank;
+  r.lastEventAt = clock_.seconds();
   if (proto::isEvent<proto::EndEvent>(*ev)) {
     r.end = proto::readEndEvent(*ev);
     return;
@@ -298,9 +305,30 @@ bool Launch::reapRanks() {
     if (!detail::rankFailed(r) || failedRank_ >= 0 || cancelling_) continue;
     failedRank_ = r.rank;
     failReason_ = detail::rankFailure(r);
+    blameStalledRank(r);
     if (!tearingDown_) beginTeardown(SIGTERM);
   }
   return allExited;
+}
+
+// A rank that fails while a peer is stopped (SIGSTOP, a debugger) failed waiting for that peer
+// in a collective: the run names the stalled one as the failed rank, says it stalled rather than
+// died, and keeps what the waiting rank reported. A stopped process acts on no signal but SIGKILL.
+void Launch::blameStalledRank(const Rank& failed) {
+  for (auto& other : ranks_) {
+    if (other.rank == failed.rank) continue;
+    const std::string stall = detail::stallOf(other);
+    if (stall.empty()) continue;
+    const int quiet = static_cast<int>(clock_.seconds() - other.lastEventAt + 0.5);
+    failedRank_ = other.rank;
+    failReason_ = "rank " + std::to_string(other.rank) + " stalled (" + stall + ", no event for " +
+                  std::to_string(quiet) + " s): it did not die, it stopped answering, and the other ranks gave up " +
+                  "waiting for it (" + failReason_ + "); find what stopped it (Ctrl-Z, a debugger, a scheduler's " +
+                  "suspend), then continue the run with `run --resume`";
+    stalledRank_ = true;
+    ::kill(other.pid, SIGKILL);
+    return;
+  }
 }
 
 RunEnding Launch::decideEnd() const {
@@ -331,12 +359,23 @@ proto::RunSummary Launch::launcherSummary(const RunEnding& end) const {
   const Rank* r0 = ranks_.empty() ? nullptr : &ranks_[0];
   proto::RunSummary s = r0 && r0->end ? r0->end->summary : proto::RunSummary{};
   if (end.status == proto::kStatusFailed && end.failed_rank >= 0) s.log_tail = tailOfFile(p_.run.rankLog(end.failed_rank));
+  if (end.status == proto::kStatusFailed && end.failed_rank >= 0 && stalledRank_) s.failed_rank_stalled = true;
+  if (!p_.fineTunedFrom.empty()) s.fine_tuned_from = p_.fineTunedFrom;
   s.launcher_wall_s = clock_.seconds();
   s.run_wall_s = options_.startup_s + clock_.seconds();
   if (const double first = s.first_step_unix.value_or(0); first > 0)
     s.time_to_first_step_s = options_.startup_s + first - startUnix_;
   s.cpu = cpuSummary(s);
   return s;
+}
+
+// More ranks than cores (run --allow-oversubscribe): the ranks take turns on the cores. Empty when not.
+std::string Launch::oversubscription() const {
+  const int cores = logicalCores(), devices = config_.speedups.devices;
+  if (devices <= cores) return "";
+  return std::to_string(devices) + " ranks (speedups.devices) on " + std::to_string(cores) +
+         " cores: oversubscribed, the ranks share the cores, so its speed is not this machine's and no speedup is "
+         "taken from it";
 }
 
 proto::RunCpu Launch::cpuSummary(const proto::RunSummary& rank0Summary) const {
@@ -348,6 +387,11 @@ proto::RunCpu Launch::cpuSummary(const proto::RunSummary& rank0Summary) const {
   if (rank0Summary.cpu) {  // rank 0's: fewer threads while others took cores
     cpu.threads = rank0Summary.cpu->threads;
     cpu.min_threads = rank0Summary.cpu->min_threads;
+  }
+  if (const std::string note = oversubscription(); !note.empty()) {  // its speed is not this machine's either
+    cpu.oversubscribed = true;
+    cpu.contended = true;
+    cpu.note = cpu.note ? *cpu.note + "; " + note : note;
   }
   return cpu;
 }

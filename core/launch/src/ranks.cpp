@@ -1,5 +1,6 @@
 #include "ranks.h"
 
+#include "wb/common/format.h"
 #include "wb/proto/run_status.h"
 
 #include <fcntl.h>
@@ -11,6 +12,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 
 extern char** environ;
 
@@ -113,8 +116,21 @@ bool rankFailed(const Rank& r) { return r.signaled || !proto::isOutcomeExitCode(
 std::string rankFailure(const Rank& r) {
   const std::string who = "rank " + std::to_string(r.rank);
   if (r.signaled) return who + " was killed by signal " + std::to_string(r.signal) + " (" + strsignal(r.signal) + ")";
-  if (r.error) return who + ": " + (r.error->message.empty() ? std::string("failed") : r.error->message);
+  if (r.error) return prefixedByRank(r.rank, r.error->message.empty() ? std::string("failed") : r.error->message);
   return who + " exited with code " + std::to_string(r.exitCode);
+}
+
+std::string stallOf(const Rank& r) {
+  if (r.pid <= 0 || r.exited) return "";
+  std::ifstream in("/proc/" + std::to_string(r.pid) + "/stat");
+  const std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto close = stat.rfind(')');  // the command name may hold spaces and parentheses
+  if (close == std::string::npos || close + 2 >= stat.size()) return "";
+  switch (stat[close + 2]) {
+    case 'T': return "stopped";
+    case 't': return "held by a debugger or tracer";
+    default: return "";
+  }
 }
 
 void signalRanks(std::vector<Rank>& ranks, int sig) {

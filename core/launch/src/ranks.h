@@ -28,6 +28,7 @@ struct Rank {
   int signal = 0;
   double cpu_s = 0;        // CPU seconds of the rank and all its threads (from wait4)
   int threads = 0;         // intra-op threads its start event asked for
+  double lastEventAt = 0;  // the launcher's clock when its last event arrived (0: none yet)
   std::optional<proto::EndEvent> end;      // its `end` event, when it wrote one
   std::optional<proto::ErrorEvent> error;  // its last `error` event
 };
@@ -55,6 +56,11 @@ bool rankFailed(const Rank& r);
 
 // Why a failed rank failed, in words naming it.
 std::string rankFailure(const Rank& r);
+
+// Why a rank that has not exited no longer takes part: "stopped" (SIGSTOP, job control) or
+// "held by a debugger or tracer" (ptrace-stopped), from its state in /proc/<pid>/stat; empty when
+// it runs (or sleeps) as a rank should, or its state cannot be read.
+std::string stallOf(const Rank& r);
 
 // Sends sig to every rank still running.
 void signalRanks(std::vector<Rank>& ranks, int sig);

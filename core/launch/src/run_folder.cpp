@@ -17,21 +17,28 @@ namespace {
 
 // What the ranks would refuse when resuming (the trainer checks the same against the checkpoint),
 // found before the run folder is touched, so a refused resume leaves it as it was.
-Status checkResumable(const proto::RunDir& run, const std::string& dir, const std::string& kind, const Config& config) {
+Status checkResumable(PreparedRun& p, const std::string& dir, const std::string& kind, const Config& config,
+                      bool fineTune) {
   // A finished run has nothing left to train at its train.epochs.
   int64_t trained = -1;
-  for (const auto& ev : proto::readEventsFile(run.events().string())) {
+  for (const auto& ev : proto::readEventsFile(p.run.events().string())) {
     if (!proto::isEvent<proto::CheckpointEvent>(ev)) continue;
     const proto::CheckpointEvent c = proto::readCheckpointEvent(ev);
     if (c.kind == kind) trained = c.batch_in_epoch == 0 ? c.epoch : -1;
   }
   if (auto st = checkEpochsLeft(dir, trained, config.train.epochs); !st) return st;
-  // Optimiser state belongs to the optimiser that wrote it.
-  auto previous = proto::readJsonFile(run.config());
-  const std::string wasOptim = previous.ok() && previous->is_object()
-                                   ? previous->value(json::json_pointer("/optim/name"), std::string())
-                                   : std::string();
-  return checkSameOptimizer(dir, wasOptim, config.optim.name);
+  // The weights and the optimiser state belong to the model, the data and the optimiser that
+  // wrote them (another dataset only with --fine-tune).
+  auto previous = proto::readJsonFile(p.run.config());
+  auto was = [&](const char* field) {
+    return previous.ok() && previous->is_object() ? previous->value(json::json_pointer(field), std::string())
+                                                  : std::string();
+  };
+  if (auto st = checkSameModel(dir, was("/model/name"), config.model.name); !st) return st;
+  const std::string wasData = was("/data/dataset");
+  if (auto st = checkSameDataset(dir, wasData, config.data.dataset, fineTune); !st) return st;
+  if (fineTune) p.fineTunedFrom = wasData;
+  return checkSameOptimizer(dir, was("/optim/name"), config.optim.name);
 }
 
 // A new run into a folder that already holds one would silently replace its results: refused
@@ -69,7 +76,7 @@ Status lockForResume(PreparedRun& p, const Config& config, const LaunchOptions& 
     return makeError(Errc::Checkpoint, from.string() +
                                            ": no checkpoint to resume from (the run ended before its first epoch)");
   p.resumeCheckpoint = from.string();
-  return checkResumable(p.run, options.resume_dir, options.resume_from, config);
+  return checkResumable(p, options.resume_dir, options.resume_from, config, options.fine_tune);
 }
 
 // A resume with --set changes: the config it ran with stays, as config.before-resume-N.json,

@@ -19,6 +19,7 @@ struct PreparedRun {
   nlohmann::json resolved;       // the config, as config.json holds it
   std::string resumeCheckpoint;  // what the ranks continue from; empty for a new run
   nlohmann::json configChanges = nlohmann::json::array();  // "field: before -> after" of a resume's --set
+  std::string fineTunedFrom;     // a --fine-tune resume: the data.dataset its weights were trained on
 };
 
 // Errors (InvalidConfig, Checkpoint, Io) name the folder or file and the fix; on an error the

@@ -175,6 +175,7 @@ WB_FIELDS(RunEvent) {
   f("config", e.config);
   f("resume", e.resume);
   f("config_changes", e.config_changes);
+  f("fine_tuned_from", e.fine_tuned_from);
 }
 
 WB_FIELDS(WarningEvent) {

@@ -15,6 +15,7 @@ WB_FIELDS(RunCpu) {
   f("used_cores", e.used_cores);
   f("other_load_cores", e.other_load_cores);
   f("contended", e.contended);
+  f("oversubscribed", e.oversubscribed);
   f("note", e.note);
   f("threads", e.threads);
   f("min_threads", e.min_threads);
@@ -42,6 +43,8 @@ WB_FIELDS(RunSummary) {
   f("events_lost", e.events_lost);
   f("events_late", e.events_late);
   f("events_error", e.events_error);
+  f("failed_rank_stalled", e.failed_rank_stalled);
+  f("fine_tuned_from", e.fine_tuned_from);
   f("device", e.device);
   f("world_size", e.world_size);
   f("epochs", e.epochs);
@@ -69,6 +72,7 @@ WB_FIELDS(RunSummary) {
   f("best_value", e.best_value);
   f("best_weights_restored", e.best_weights_restored);
   f("best_weights_note", e.best_weights_note);
+  f("checkpoints_late", e.checkpoints_late);
 }
 
 }  // namespace

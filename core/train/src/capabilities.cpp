@@ -126,7 +126,7 @@ json capabilitiesJson() {
   return c;
 }
 
-std::vector<FieldError> machineConfigErrors(const Config& c, int world_size) {
+std::vector<FieldError> machineConfigErrors(const Config& c, int world_size, bool allow_oversubscribe) {
   std::vector<FieldError> e;
   const bool cuda = cudaAvailable();
   const Choice* precision = findChoice(precisionChoices(), c.speedups.precision);
@@ -135,6 +135,13 @@ std::vector<FieldError> machineConfigErrors(const Config& c, int world_size) {
   if (cuda && c.speedups.devices > cudaDevices() && world_size <= 1)
     e.push_back({"speedups.devices", std::to_string(c.speedups.devices),
                  "this machine has " + std::to_string(cudaDevices()) + " GPU(s)"});
+  const int cores = std::max(1, logicalCores());
+  if (!cuda && c.speedups.devices > cores && world_size <= 1 && !allow_oversubscribe)
+    e.push_back({"speedups.devices", std::to_string(c.speedups.devices),
+                 "this machine has " + std::to_string(cores) + " CPU core(s), the most CPU devices it takes (" +
+                     "`workbench-cli capabilities` gives the maximum): more processes than cores only share them, so "
+                     "no speedup can be measured; set speedups.devices <= " + std::to_string(cores) +
+                     ", or pass --allow-oversubscribe to run anyway (the run is then marked oversubscribed)"});
   return e;
 }
 

@@ -2,6 +2,8 @@
 // summary. The schema: the structs of wb/proto/event_types.h.
 #include "training_run.h"
 
+#include <set>
+
 #include "wb/common/choices.h"
 #include "wb/common/speedups.h"
 #include "wb/common/sysinfo.h"
@@ -68,7 +70,18 @@ void TrainingRun::emitStart() {
   emit(ev);
   if (backend_.mkldnn_disabled) warn(backend_.detail);
   if (!resumeNote_.empty()) warn(resumeNote_);
+  if (!fineTuneNote_.empty()) warn(fineTuneNote_);
   if (c_.speedups.pin_memory && !pinActive_) warn("speedups.pin_memory: " + pinWithoutCuda());
+  if (o_.rank == 0) warnDataProblems();
+}
+
+// What the dataset reader found that a run must say (an empty class folder, a link loop
+// skipped): a warning each, once though both splits share the folder.
+void TrainingRun::warnDataProblems() {
+  std::set<std::string> said;
+  for (const auto* split : {&splits_.train->info(), &splits_.val->info()})
+    for (const auto& w : split->warnings)
+      if (said.insert(w).second) warn(c_.data.dataset + ": " + w);
 }
 
 // Each speedup: asked for, active, and how (the `start` event's speedups).
@@ -219,6 +232,7 @@ proto::RunSummary TrainingRun::summary() const {
     if (!bestWeightsNote_.empty()) s.best_weights_note = bestWeightsNote_;
   }
   if (!checkpointError_.empty()) s.error = checkpointError_;
+  if (!lateCheckpoints_.empty()) s.checkpoints_late = lateCheckpoints_;
   return s;
 }
 

@@ -162,7 +162,14 @@ Status TrainingRun::resume() {
   if (auto st = checkSameOptimizer(o_.resume_from, wasOptim, c_.optim.name); !st) return st;
   if (auto st = group_->loadOptimizerState(ck->optimizer_state); !st) return st;
   scaler_->loadState(ck->scaler);
-  stopper_->loadState(ck->early_stopping);
+  // Fine-tuning on another dataset (run --fine-tune): the best metric and early stopping were
+  // measured on the other data's validation set, so they start afresh here.
+  const std::string wasData =
+      written.is_object() ? written.value(json::json_pointer("/data/dataset"), std::string()) : std::string();
+  const bool otherData = !wasData.empty() && !sameDataset(wasData, c_.data.dataset);
+  if (!otherData) stopper_->loadState(ck->early_stopping);
+  else fineTuneNote_ = "fine-tuning on " + c_.data.dataset + " the weights trained on " + wasData +
+                       ": best.pt and early stopping start afresh on this dataset's validation set";
   if (ck->rng_state.defined()) setCpuGeneratorState(ck->rng_state);
   at_.epoch = ck->epoch;
   at_.batch_in_epoch = ck->batch_in_epoch;
@@ -170,7 +177,7 @@ Status TrainingRun::resume() {
   at_.samples_seen = ck->samples_seen;
   at_.iteration =
       ck->extra.count("iteration") ? static_cast<int64_t>(ck->extra.at("iteration")) : at_.optimizer_steps;
-  if (ck->extra.count("best_metric")) at_.best_metric = ck->extra.at("best_metric");
+  if (ck->extra.count("best_metric") && !otherData) at_.best_metric = ck->extra.at("best_metric");
   // A checkpoint written while early stopping was off kept the best in best_metric alone.
   if (stopper_->bestEpoch() < 0 && std::isfinite(at_.best_metric)) stopper_->loadState({{"best", at_.best_metric}});
   if (at_.batch_in_epoch == 0)  // a whole number of epochs trained
@@ -406,17 +413,48 @@ Status TrainingRun::writeCheckpoint(const std::string& kind, int epoch, int64_t 
   return {};
 }
 
-// A checkpoint that is not written is a warning at once and fails the run at its end (the
-// weights it promised are not on disk), after training on: a later save may still succeed.
+// A checkpoint that is not written is a warning at once, and training goes on: a later write
+// of the same kind (the next epoch's last.pt, a better epoch's best.pt) supersedes it, and then
+// nothing is lost. settleCheckpoints() decides at the end.
 void TrainingRun::checkpoint(const std::string& kind, int epoch, int64_t batchInEpoch) {
   Stopwatch took;
   Status st = writeCheckpoint(kind, epoch, batchInEpoch);
   checkpointS_ += took.seconds();
-  if (st.ok()) return;
-  const std::string why = kind + ".pt was not written: " + st.error().message +
-                          " (free space or fix permissions in " + ckDir_ + ", then run again)";
-  warn(why, (fs::path(ckDir_) / (kind + ".pt")).string());
-  if (checkpointError_.empty()) checkpointError_ = why;
+  const auto missed = missedCheckpoints_.find(kind);
+  const int shownEpoch = batchInEpoch > 0 ? epoch + 1 : epoch;  // 1-based: the epoch it holds (or is in)
+  if (st.ok()) {
+    if (missed == missedCheckpoints_.end()) return;
+    lateCheckpoints_.push_back(kind + ".pt of epoch " + std::to_string(missed->second.epoch) +
+                               " was not written then (" + missed->second.why + "); epoch " + std::to_string(shownEpoch) +
+                               "'s replaced it");
+    missedCheckpoints_.erase(missed);
+    return;
+  }
+  const std::string path = (fs::path(ckDir_) / (kind + ".pt")).string();
+  warn(kind + ".pt was not written: " + st.error().message + " (free space or fix permissions in " + ckDir_ +
+           "; a later write of it makes up for it)",
+       path);
+  if (missed != missedCheckpoints_.end())  // an earlier miss of the same kind is superseded, still unwritten
+    lateCheckpoints_.push_back(kind + ".pt of epoch " + std::to_string(missed->second.epoch) +
+                               " was never written (" + missed->second.why + ")");
+  missedCheckpoints_[kind] = {shownEpoch, st.error().message};
+}
+
+// What the checkpoints folder holds at the end against what the run claims: a kind whose last
+// write failed (last.pt behind the trained position, best.pt not the best epoch's weights) fails
+// the run, naming it; misses that later writes superseded are a warning and the summary's
+// checkpoints_late, and the run ends as it trained.
+void TrainingRun::settleCheckpoints() {
+  for (const auto& [kind, missed] : missedCheckpoints_)
+    checkpointError_ += (checkpointError_.empty() ? "" : "; ") + kind + ".pt of epoch " +
+                        std::to_string(missed.epoch) + " was not written (" + missed.why + ") and no later write " +
+                        "replaced it, so " + ckDir_ + " does not hold what this run reached (free space or fix " +
+                        "permissions there, then run again)";
+  if (!lateCheckpoints_.empty() && checkpointError_.empty()) {
+    std::string said;
+    for (const auto& l : lateCheckpoints_) said += (said.empty() ? "" : "; ") + l;
+    warn("checkpoints written late, nothing lost: " + said, ckDir_);
+  }
 }
 
 // ---- finish ----------------------------------------------------------------------------------
@@ -443,6 +481,7 @@ TrainOutcome TrainingRun::finish() {
     default: out.status = proto::kStatusOk; break;
   }
   out.message = message_;
+  settleCheckpoints();
   if (!checkpointError_.empty()) {
     out.status = proto::kStatusFailed;
     out.message = checkpointError_;

@@ -89,12 +89,14 @@ class TrainingRun {
   // ---- checkpoints (training_run.cpp)
   Status writeCheckpoint(const std::string& kind, int epoch, int64_t batchInEpoch);
   void checkpoint(const std::string& kind, int epoch, int64_t batchInEpoch);
+  void settleCheckpoints();
 
   // ---- events (step_events.cpp)
   nlohmann::json event(const std::string& type) const;
   void emit(const nlohmann::json& ev);
   void warn(const std::string& message, const std::string& path = "");
   void emitStart();
+  void warnDataProblems();
   std::map<std::string, proto::SpeedupStatus> speedups() const;
   void emitStep(int epoch);
   void emitEvalAndEpoch(int epoch, const EvalResult& ev, bool epochComplete);
@@ -131,6 +133,7 @@ class TrainingRun {
   // resumed
   Position at_;                    // advances as the run trains
   std::string resumeNote_;         // the checkpoint's global batch differs from this run's
+  std::string fineTuneNote_;       // the checkpoint was trained on another dataset
 
   // the loop
   int64_t samplesAtStart_ = 0, iterationAtStart_ = 0;  // this life's start
@@ -153,7 +156,14 @@ class TrainingRun {
   // results
   Stop stop_ = Stop::None;
   std::string message_;          // diverged: what happened
-  std::string checkpointError_;  // the first checkpoint not written: the run then ends `failed`
+  // A checkpoint write that failed, until a later write of the same kind supersedes it.
+  struct MissedCheckpoint {
+    int epoch = 0;
+    std::string why;
+  };
+  std::map<std::string, MissedCheckpoint> missedCheckpoints_;  // by kind: still not on disk
+  std::vector<std::string> lateCheckpoints_;  // failed writes a later one superseded (nothing lost)
+  std::string checkpointError_;  // a checkpoint still missing at the end: the run then ends `failed`
   std::string bestWeightsNote_;  // early stopping could not restore the best weights: why
   double lastValAcc_ = std::nan(""), bestValAcc_ = std::nan(""), bestValLoss_ = std::nan("");
   int epochsRun_ = 0;

@@ -107,12 +107,42 @@ class TestImageFolder : public QObject {
     QCOMPARE((*ds)->label(2), int64_t(2));  // c keeps label 2
     QCOMPARE(info.problems.size(), size_t(1));
     QVERIFY2(info.problems[0].find(root + "/b") != std::string::npos, info.problems[0].c_str());
+    QCOMPARE(info.warnings, info.problems);  // a run on it says so too
 
     const std::string empty = str(tmp.path()) + "/nothing";
     fs::create_directories(empty + "/x");
     auto none = openDataset("folder:" + empty, "train");
     QVERIFY(!none.ok());
     QVERIFY(none.error().message.find("no JPEG/PNG images") != std::string::npos);
+  }
+
+  // Symbolic links that lead back into the folders that hold them, or resolve to nothing, are
+  // skipped with a warning naming them: the dataset opens with each image once, not a
+  // "Too many levels of symbolic links" exception or class a's images counted 40 times over.
+  void symbolicLinkLoopsAreSkippedWithAWarning_data() {
+    QTest::addColumn<QString>("link");    // relative to the folder root
+    QTest::addColumn<QString>("target");
+    QTest::newRow("class folder links to itself (ln -s . loop)") << "a/loop" << ".";
+    QTest::newRow("class folder links to its split") << "a/up" << "..";
+    QTest::newRow("image links to itself") << "a/self.png" << "self.png";
+    QTest::newRow("split folder links to itself") << "loop" << ".";
+    QTest::newRow("dangling link") << "c/gone.png" << "nowhere.png";
+  }
+  void symbolicLinkLoopsAreSkippedWithAWarning() {
+    QFETCH(QString, link);
+    QFETCH(QString, target);
+    QTemporaryDir tmp;
+    const std::string root = str(tmp.path());
+    writeClasses(root, {"a", "c"}, 2, 4, 4, 1);
+    fs::create_symlink(str(target), root + "/" + str(link));
+    auto ds = openDataset("folder:" + root, "train");
+    QVERIFY2(ds.ok(), ds.ok() ? "" : ds.error().message.c_str());
+    const auto& info = (*ds)->info();
+    QCOMPARE(info.class_names, (std::vector<std::string>{"a", "c"}));
+    QCOMPARE(info.class_counts, (std::vector<int64_t>{2, 2}));
+    QCOMPARE(info.warnings.size(), size_t(1));
+    QVERIFY2(info.warnings[0].find(root + "/" + str(link) + ": skipped") != std::string::npos, info.warnings[0].c_str());
+    QCOMPARE(info.problems, info.warnings);
   }
 
   void corruptJpeg_data() {

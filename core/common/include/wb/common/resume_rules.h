@@ -1,7 +1,8 @@
 #pragma once
 // What a resumed run may not change, in one wording wherever it is checked: by `run --resume`
 // before the run folder is touched (app/cli, core/launch: against the run's events and
-// config.json) and by each rank against the checkpoint it loads (core/train). `what` names the
+// config.json; core/train's checkCheckpointFits against the checkpoint's parameter shapes) and
+// by each rank against the checkpoint it loads (core/train). `what` names the
 // run folder or the checkpoint file. Errors are InvalidConfig (exit 2) naming the field.
 #include <cstdint>
 #include <string>
@@ -16,5 +17,14 @@ Status checkResumeFrom(const std::string& from);
 Status checkEpochsLeft(const std::string& what, int64_t trained, int epochs);
 // Optimiser state belongs to the optimiser that wrote it (`was`; empty: unknown, allowed).
 Status checkSameOptimizer(const std::string& what, const std::string& was, const std::string& asked);
+// The weights belong to the model that wrote them (`was` the run's model.name; empty: unknown,
+// allowed). One TorchScript file for another is left to the parameter shapes (core/train).
+Status checkSameModel(const std::string& what, const std::string& was, const std::string& asked);
+// Whether two data.dataset specs name the same data: "fashion-mnist" is idx:<its folder>, and a
+// folder is compared by its absolute, normalised path.
+bool sameDataset(const std::string& a, const std::string& b);
+// A resume trains on the data it trained on; another data.dataset only with `fineTune`
+// (run --fine-tune), which the run then records. --fine-tune without another dataset is refused.
+Status checkSameDataset(const std::string& what, const std::string& was, const std::string& asked, bool fineTune);
 
 }  // namespace wb

@@ -16,7 +16,10 @@
 //            OpenCV on each get() (in the loader threads): 1 channel when every image of the
 //            statistics sample is grayscale, else RGB. An EMPTY CLASS FOLDER IS A WARNING, not an
 //            error: the class keeps its label (count 0) so labels stay aligned across splits, and
-//            DatasetInfo::problems names the folder. A folder with no images at all is an error.
+//            DatasetInfo::problems names the folder (and ::warnings: a run says it too). A
+//            folder with no images at all is an error. Symbolic links are followed, each folder
+//            once: a link back into a folder already walked (`ln -s . loop`), a link to itself
+//            and a dangling link are skipped, each a warning naming it.
 // Normalisation constants: the published ones for MNIST / Fashion-MNIST / CIFAR-10; ImageFolder
 // estimates them from a deterministic sample of up to 256 evenly spaced images.
 #include <cstdint>
@@ -48,6 +51,9 @@ struct DatasetInfo {
   // Warnings found while opening (empty class folders, unreadable images in the statistics
   // sample, mixed image sizes). Empty = nothing found; these never stop a run by themselves.
   std::vector<std::string> problems;
+  // Those of the problems a run on the data must say too (a `warning` event each): an empty
+  // class folder, an entry skipped (a symbolic link loop, a link that cannot be resolved).
+  std::vector<std::string> warnings;
 };
 
 // One decoded sample: uint8 image [C,H,W] (contiguous, CPU) and its label.

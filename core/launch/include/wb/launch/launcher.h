@@ -23,6 +23,9 @@ struct LaunchOptions {
   std::string resume_dir;        // continue this run from checkpoints/<resume_from>.pt
   std::string resume_from = "last";  // "last" or "best" (an unreadable last.pt's way back)
   bool overwrite = false;        // a run_dir that holds a finished run: replace it (else refused)
+  // With resume_dir: continue its weights on another data.dataset (else refused); the `run`
+  // event and the summary then say fine_tuned_from (the dataset they were trained on).
+  bool fine_tune = false;
   int collective_timeout_s = kDefaultCollectiveTimeoutS;
   int kill_grace_s = 10;         // SIGTERM -> SIGKILL grace when tearing ranks down
   // Seconds the command had already run when it called launchRun (its own start-up), counted
@@ -52,7 +55,8 @@ proto::RunCpu runCpu(double ranksCpuSeconds, double launcherWallSeconds, int ask
 // thread that outlives the run. SIGXFSZ is ignored while it runs (a file size limit is an error
 // the run reports); the ranks get the disposition the caller had. Returns an Error only
 // when the run could not start (bad config, unwritable runs root, a folder another run holds,
-// a folder with a finished run and neither resume_dir nor overwrite); a run that started and failed is a RunOutcome with status "failed".
+// a folder with a finished run and neither resume_dir nor overwrite, a resume that changes the
+// model or, without fine_tune, the dataset: then every file of the folder is as it was); a run that started and failed is a RunOutcome with status "failed".
 Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options);
 
 // Asks a running launchRun (from a signal handler or another thread) to stop: ranks get SIGTERM,

@@ -195,6 +195,7 @@ struct RunEvent {                  // the launcher's first line (rank -1)
   nlohmann::json config;           // config.json
   std::optional<std::string> resume;     // the checkpoint a resumed run continues from
   nlohmann::json config_changes;   // a resume's --set: ["field: before -> after", ...]
+  std::optional<std::string> fine_tuned_from;  // run --fine-tune: the data.dataset the weights were trained on
 };
 
 struct WarningEvent {

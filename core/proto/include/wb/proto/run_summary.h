@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -31,6 +32,7 @@ struct RunCpu {
   std::optional<double> used_cores;          // the ranks' CPU seconds / the launcher's wall time
   std::optional<double> other_load_cores;    // busy cores not the run's own, averaged over the run
   std::optional<bool> contended;             // the writer's verdict (wb::isContended(other load))
+  std::optional<bool> oversubscribed;        // more ranks than cores (run --allow-oversubscribe)
   std::optional<std::string> note;           // the writer's words, when contended
   std::optional<int> threads;                // rank 0's intra-op threads at the end
   std::optional<int> min_threads;            // ... and the fewest it had (fewer while others took cores)
@@ -61,6 +63,8 @@ struct RunSummary {
   std::optional<int64_t> events_lost;          // records events.jsonl could not take
   std::optional<int64_t> events_late;          // records written late, once it took them again
   std::optional<std::string> events_error;     // the events file's last failure, in words
+  std::optional<bool> failed_rank_stalled;     // failed_rank stopped answering (stopped), not died
+  std::optional<std::string> fine_tuned_from;  // run --resume --fine-tune: the dataset the weights came from
 
   // ---- what ran (the trainer's) -----------------------------------------------------------
   std::optional<std::string> device;           // rank 0's: "cpu" | "cuda:0"
@@ -94,6 +98,7 @@ struct RunSummary {
   std::optional<double> best_value;
   std::optional<bool> best_weights_restored;   // early-stopped with checkpoints: best.pt reloaded
   std::optional<std::string> best_weights_note;  // why not
+  nlohmann::json checkpoints_late;  // [words]: checkpoint writes that failed, then were superseded (absent: none)
 
   nlohmann::json unknown = nlohmann::json::object();  // fields this list does not know, kept
 };

@@ -10,9 +10,12 @@
 
 namespace wb::train {
 
-// Config checks that need the machine (fp16 without CUDA, devices vs GPUs): errors are field
-// errors (InvalidConfig) naming the field and the alternative.
-std::vector<FieldError> machineConfigErrors(const Config& config, int world_size);
+// Config checks that need the machine (fp16 without CUDA, devices vs GPUs, CPU devices vs
+// cores): errors are field errors (InvalidConfig) naming the field and the alternative. Checked
+// before ranks start (world_size <= 1); a rank of a started group (world_size > 1) is not refused
+// for the device count. More CPU devices than cores is refused unless allow_oversubscribe (run
+// --allow-oversubscribe): the launcher then marks the run oversubscribed.
+std::vector<FieldError> machineConfigErrors(const Config& config, int world_size, bool allow_oversubscribe = false);
 
 // Default intra-op threads for this process: the logical cores shared by the ranks on this host.
 int defaultThreads(const Config& config, int local_world_size);

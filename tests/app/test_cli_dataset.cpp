@@ -1,0 +1,105 @@
+// `workbench-cli dataset inspect` and `run` on image folders a user may really have: class
+// folders holding symbolic-link loops, an image linking to itself, an empty class folder. The
+// folder is a real PNG export of Fashion-MNIST (`dataset export`), the links real symlinks.
+#include <QtTest/QtTest>
+#include <QTemporaryDir>
+
+#include <filesystem>
+
+#include "wb/proto/events.h"
+
+using nlohmann::json;
+
+#include "../support/proc.h"
+
+namespace {
+namespace fs = std::filesystem;
+
+wb::test::ProcResult runCli(const QStringList& args) {
+  return wb::test::runProcess(QStringLiteral(WB_CLI_PATH), args, 600000);
+}
+
+bool haveFashionMnist() { return QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")); }
+
+std::vector<json> eventsOf(const QByteArray& bytes) {
+  std::vector<json> out;
+  for (const auto& line : bytes.split('\n'))
+    if (auto ev = wb::proto::decodeEvent(line.toStdString())) out.push_back(*ev);
+  return out;
+}
+
+// The first class folder of a split of an exported folder.
+fs::path firstClass(const fs::path& split) {
+  std::vector<fs::path> classes;
+  for (const auto& e : fs::directory_iterator(split)) classes.push_back(e.path());
+  std::sort(classes.begin(), classes.end());
+  return classes.front();
+}
+
+}  // namespace
+
+class TestCliDataset : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  // A loop in a class folder (ln -s . loop), an image linking to itself and an empty class
+  // folder: `dataset inspect` names each (exit 0, no "internal error"), and `run` trains with a
+  // warning naming each, instead of ending on a filesystem exception (exit 1).
+  void linkLoopsAndAnEmptyClassAreNamedNotFatal() {
+    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    QTemporaryDir tmp;
+    const fs::path root = tmp.path().toStdString();
+    const QString spec = QStringLiteral("folder:") + tmp.path();
+    const auto exported = runCli({QStringLiteral("dataset"), QStringLiteral("export"), QStringLiteral("--limit"),
+                                  QStringLiteral("200"), QStringLiteral("--to"), spec});
+    QVERIFY2(exported.rc == 0, exported.describe().constData());
+    const fs::path cls = firstClass(root / "train");
+    const fs::path loop = cls / "loop", self = cls / "self.png";
+    fs::create_symlink(".", loop);
+    fs::create_symlink("self.png", self);
+    for (const char* split : {"train", "test"}) fs::create_directories(root / split / "99_empty");
+    const fs::path empty = root / "train" / "99_empty";
+
+    const auto inspected = runCli({QStringLiteral("dataset"), QStringLiteral("inspect"), spec, QStringLiteral("--json")});
+    QVERIFY2(inspected.rc == 0, inspected.describe().constData());
+    const json report = json::parse(inspected.out.toStdString());
+    const std::string problems = report["problems"].dump();
+    for (const fs::path& named : {loop, self, empty})
+      QVERIFY2(problems.find(named.string()) != std::string::npos, problems.c_str());
+    QCOMPARE(report["splits"]["train"]["classes"].size(), size_t(11));
+
+    QTemporaryDir runs;
+    const auto run = runCli({QStringLiteral("run"), QStringLiteral("--runs-root"), runs.path(),
+                             QStringLiteral("--events-stdout"), QStringLiteral("--set"), QStringLiteral("data.dataset=") + spec,
+                             QStringLiteral("--set"), QStringLiteral("train.batch_size=16"), QStringLiteral("--set"),
+                             QStringLiteral("train.max_steps=3")});
+    QVERIFY2(run.rc == 0, run.describe().constData());
+    std::string warnings;
+    for (const auto& e : eventsOf(run.out))
+      if (e.value("type", "") == "warning") warnings += e.value("message", "") + "\n";
+    for (const fs::path& named : {loop, self, empty})
+      QVERIFY2(warnings.find(named.string()) != std::string::npos, warnings.c_str());
+  }
+
+  // A folder whose every entry is a loop has no images: a data error (exit 3) naming it, for
+  // inspect and for run alike.
+  void aFolderOfLoopsIsADataError() {
+    QTemporaryDir tmp;
+    const fs::path root = tmp.path().toStdString();
+    fs::create_directories(root / "a");
+    fs::create_symlink(".", root / "a" / "loop");
+    fs::create_symlink("x.png", root / "a" / "x.png");
+    const QString spec = QStringLiteral("folder:") + tmp.path();
+    const auto inspected = runCli({QStringLiteral("dataset"), QStringLiteral("inspect"), spec});
+    QVERIFY2(inspected.rc == 3, inspected.describe().constData());
+    QVERIFY2(!inspected.all().contains(QStringLiteral("internal error")), inspected.describe().constData());
+    QTemporaryDir runs;
+    const auto run = runCli({QStringLiteral("run"), QStringLiteral("--runs-root"), runs.path(),
+                             QStringLiteral("--set"), QStringLiteral("data.dataset=") + spec, QStringLiteral("--set"),
+                             QStringLiteral("data.val_fraction=0.5")});
+    QVERIFY2(run.rc == 3, run.describe().constData());
+    QVERIFY2(run.all().contains(QString::fromStdString(root.string())), run.describe().constData());
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCliDataset)
+#include "test_cli_dataset.moc"
