@@ -254,6 +254,18 @@ const char* backendName(Backend backend) { return backend == Backend::Nccl ? "nc
 
 bool ncclCompiled() { return WB_DIST_HAVE_NCCL != 0; }
 
+std::string ncclVersion() {
+#if WB_DIST_HAVE_NCCL
+  try {
+    return c10d::getNcclVersion();
+  } catch (const std::exception&) {
+    return "";
+  }
+#else
+  return "";
+#endif
+}
+
 Communicator::Communicator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 Communicator::~Communicator() {
