@@ -86,6 +86,9 @@ function(wb_cuda_prepare)
                         "/usr/local/cuda and PATH). Install the CUDA ${torch_major}.x toolkit, or pass "
                         "-DCMAKE_CUDA_COMPILER=/path/to/nvcc.")
   endif()
+  # Its real place: a toolkit's layout is read from where nvcc lies (on a merged /usr, PATH may give
+  # /bin/nvcc, whose toolkit would be looked for in /include).
+  get_filename_component(nvcc "${nvcc}" REALPATH)
   wb_nvcc_version("${nvcc}" toolkit)
   if(NOT toolkit)
     message(FATAL_ERROR "${nvcc} --version did not run or printed no release: is it a CUDA toolkit's nvcc?")
