@@ -27,6 +27,7 @@
 # --dry-run (WB_GPU_DRY_RUN=1): on a machine without a GPU (packaging/torch2-check.sh --cuda's root):
 # the preflight without the device check, the carried packages, configure; WB_GPU_DRY_BUILD=1 also
 # builds and runs the gpu tests (which skip). Data, ladder and comparison need the GPU.
+# WB_GPU_TIME_SCALE=N multiplies every limit and the budget (for a dry run on a slow, shared machine).
 set -uo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 STEPS=150
@@ -42,7 +43,9 @@ RES=${OUT:-$SRC/gpu-check-out/$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$RES"
 exec > >(tee "$RES/gpu-check.log") 2>&1
 T0=$(date +%s)
-BUDGET=${WB_GPU_BUDGET_S:-480}
+# WB_GPU_TIME_SCALE: every limit and the budget times this (a dry run on a slow, shared machine).
+SCALE=${WB_GPU_TIME_SCALE:-1}
+BUDGET=$(( ${WB_GPU_BUDGET_S:-480} * SCALE ))
 log() { echo "gpu-check [$(( $(date +%s) - T0 ))s]: $*"; }
 note() { echo -e "$*" >>"$RES/results.md"; }
 fail() { log "FAILED: $*"; note "\n**gpu-check failed:** $*"; finish 1; }
@@ -50,7 +53,7 @@ finish() { log "done in $(( $(date +%s) - T0 )) s of ${BUDGET}; results in $RES"
 left() { echo $(( BUDGET - ($(date +%s) - T0) )); }
 # room SECONDS NAME: true when the budget still has SECONDS for phase NAME, else notes it as left out.
 room() {
-  if [ "$(left)" -lt "$1" ]; then
+  if [ "$(left)" -lt $(( $1 * SCALE )) ]; then
     log "left out: $2 (needs ${1} s, $(left) s of the budget left)"
     note "- left out for time: $2 (needs ${1} s, $(left) s left)"
     return 1
@@ -58,7 +61,7 @@ room() {
 }
 # phase SECONDS cmd...: cmd under a limit of SECONDS, or less when the budget has less left.
 phase() {
-  local s=$1; shift
+  local s=$(( $1 * SCALE )); shift
   local l; l=$(left)
   [ "$s" -gt "$l" ] && s=$l
   [ "$s" -lt 1 ] && return 124
@@ -177,7 +180,7 @@ fi
 log "building $targets"
 phase 240 cmake --build "$B" -j"$(nproc)" --target $targets >>"$RES/build.log" 2>&1
 rc=$?
-[ $rc -eq 124 ] && fail "the build ran past its limit (240 s or what the budget had left): $(grep -c '^\[' "$RES/build.log") steps done (build.log)"
+[ $rc -eq 124 ] && fail "the build ran past its limit ($(( 240 * SCALE )) s or what the budget had left): $(grep -c '^\[' "$RES/build.log") steps done (build.log)"
 [ $rc -ne 0 ] && fail "build failed: $(grep -m5 -B2 -A6 'error' "$RES/build.log" | head -30)"
 CLI=$B/app/cli/workbench-cli
 log "built in $(( $(date +%s) - T0 )) s; $($CLI --version 2>&1 | head -1)"
