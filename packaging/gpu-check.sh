@@ -110,7 +110,8 @@ echo "nvcc $NVCC ($NVCC_VERSION); nccl.h ${NCCL_H:-not found}" | tee -a "$RES/en
 [ -n "$NCCL_H" ] || log "no nccl.h: wb_dist builds without NCCL and test_communicator_gpu will skip"
 nvidia-smi -L >>"$RES/env.txt" 2>&1 || true
 [ -d "$SRC/.gpu-carry" ] || fail "no .gpu-carry/ here: run packaging/gpu-carry.sh where the Debian mirror is, and carry .gpu-carry"
-note "- torch $(get torch), CUDA $TORCH_CUDA, nvcc $NVCC_VERSION, $(get gpu)${NCCL_H:+, nccl.h found}"
+GPU=$(get gpu)
+note "- torch $(get torch), CUDA $TORCH_CUDA, nvcc $NVCC_VERSION${GPU:+, $GPU}${NCCL_H:+, nccl.h found}"
 
 # ---- 2. the carried packages, unpacked beside the system (never over it)
 CARRY=/tmp/wb-gpu-carry
