@@ -1,9 +1,14 @@
-# wb_add_test(test_name SOURCES ... LIBS ... [LABELS ...] [TIMEOUT s] [GUI] [TORCH])
+# wb_add_test(test_name SOURCES ... LIBS ... [LABELS ...] [TIMEOUT s] [GUI] [TORCH] [NO_CLI])
 # TORCH: the test includes LibTorch; it reuses the precompiled <torch/torch.h>.
+# NO_CLI: the test never runs workbench-cli (no WB_CLI_PATH, no dependency on building it).
 # A Qt Test executable registered with CTest. Non-GUI tests should use QTEST_APPLESS_MAIN.
 # Tests run with WB_RUNS_ROOT pointing into the build tree so they never touch the user's runs.
+# CTest runs each binary through cmake/run_qt_test.sh, which exits WB_ALL_SKIPPED_RC only when the
+# binary exited 0 and every one of its test functions skipped, and 1 when any function failed.
+set(WB_RUN_QT_TEST ${CMAKE_CURRENT_LIST_DIR}/run_qt_test.sh)
+set(WB_ALL_SKIPPED_RC 77)
 function(wb_add_test name)
-  cmake_parse_arguments(A "GUI;TORCH" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  cmake_parse_arguments(A "GUI;TORCH;NO_CLI" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
   add_executable(${name} ${A_SOURCES})
   if(A_TORCH)
     wb_torch_pch(${name} QT)
@@ -17,21 +22,24 @@ function(wb_add_test name)
   endif()
   target_compile_definitions(${name} PRIVATE
     WB_SOURCE_DIR="${PROJECT_SOURCE_DIR}" WB_BINARY_DIR="${PROJECT_BINARY_DIR}")
-  if(TARGET workbench-cli)
+  if(TARGET workbench-cli AND NOT A_NO_CLI)
     target_compile_definitions(${name} PRIVATE WB_CLI_PATH="$<TARGET_FILE:workbench-cli>")
     add_dependencies(${name} workbench-cli)
   endif()
-  add_test(NAME ${name} COMMAND ${name})
   if(NOT A_TIMEOUT)
     set(A_TIMEOUT 300)
   endif()
+  # Through run_qt_test.sh: a failure in any function fails the test; Skipped only when every
+  # function skipped. The binary gets 10 s less than CTest's limit, so the runner ends it itself.
+  math(EXPR binary_timeout "${A_TIMEOUT} - 10")
+  add_test(NAME ${name} COMMAND bash ${WB_RUN_QT_TEST} ${binary_timeout} $<TARGET_FILE:${name}>)
   set(env "WB_RUNS_ROOT=${PROJECT_BINARY_DIR}/test-runs;QT_QPA_PLATFORM=offscreen")
   set_tests_properties(${name} PROPERTIES TIMEOUT ${A_TIMEOUT} ENVIRONMENT "${env}")
   if(A_LABELS)
     set_tests_properties(${name} PROPERTIES LABELS "${A_LABELS}")
   endif()
-  # A test that QSKIPs (no CUDA, no dataset) is reported by CTest as skipped, never as passed.
-  set_tests_properties(${name} PROPERTIES SKIP_REGULAR_EXPRESSION "SKIP   : ")
+  # A binary whose every function QSKIPped (no CUDA, no dataset) reads as Skipped, never as passed.
+  set_tests_properties(${name} PROPERTIES SKIP_RETURN_CODE ${WB_ALL_SKIPPED_RC})
 endfunction()
 
 # wb_glob_tests(LIBS ...): every test_*.cpp in this folder becomes a test linked to LIBS.

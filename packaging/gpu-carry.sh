@@ -2,7 +2,9 @@
 # Run HERE (Debian 12, with the mirror): downloads the Debian packages the GPU machine lacks to build
 # core + CLI and the gpu tests against its own PyTorch (it has no Qt, no OpenCV, nlohmann or CLI11
 # headers and no registry) into .gpu-carry/ (git-ignored), for packaging/gpu-check.sh to unpack there with
-# dpkg -x. About 26 MiB: carry it with the device tool's `carry: [".gpu-carry"]`.
+# dpkg -x, and a slice of Fashion-MNIST (the GPU machine has no dataset): the first 20,000 training
+# images and the 10,000 test images, as IDX files. About 40 MiB: carry it with the device tool's
+# `carry: [".gpu-carry"]` (64 MiB in all with the work tree).
 # OpenCV's image codecs pull in GDAL, GDCM, OpenEXR... (180 MiB): not carried; gpu-check.sh gives
 # the libraries nothing calls on that path an empty stand-in (PNG, JPEG, WebP, TIFF are carried).
 set -euo pipefail
@@ -23,6 +25,27 @@ for p in "${PKGS[@]}"; do ls "${p}"_*.deb >/dev/null 2>&1 || missing+=("$p"); do
 if [ ${#missing[@]} -gt 0 ]; then
   echo "gpu-carry: downloading ${missing[*]}" >&2
   apt-get download "${missing[@]}" >/dev/null
+fi
+
+# The dataset slice, from Debian's dataset-fashion-mnist installed here (packaging/setup.sh).
+if [ ! -f fashion-mnist/.ok ]; then
+  mkdir -p fashion-mnist
+  python3 - /usr/share/datasets/fashion-mnist fashion-mnist 20000 <<'PY'
+import gzip, os, struct, sys
+src, dst, keep = sys.argv[1], sys.argv[2], int(sys.argv[3])
+for stem, limit in (("train", keep), ("t10k", None)):
+    for kind, per in (("images-idx3-ubyte", 28 * 28), ("labels-idx1-ubyte", 1)):
+        name = f"{stem}-{kind}.gz"
+        data = gzip.open(os.path.join(src, name)).read()
+        dims = data[3]
+        header = 4 + 4 * dims
+        n = struct.unpack(">I", data[4:8])[0]
+        n = min(n, limit) if limit else n
+        out = data[:4] + struct.pack(">I", n) + data[8:header] + data[header:header + n * per]
+        with gzip.open(os.path.join(dst, name), "wb", compresslevel=9) as f:
+            f.write(out)
+PY
+  touch fashion-mnist/.ok
 fi
 echo "gpu-carry: $(ls *.deb | wc -l) packages, $(du -sh . | cut -f1) in .gpu-carry/" >&2
 

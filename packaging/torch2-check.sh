@@ -9,26 +9,47 @@
 #   bash packaging/torch2-check.sh --bench      # after the tests, the side-by-side bench vs PyTorch 2.x
 #   bash packaging/torch2-check.sh --bench-only # build, then the side-by-side bench (no tests)
 #   bash packaging/torch2-check.sh --shell      # an interactive shell in the root, the source at /src
+#   bash packaging/torch2-check.sh --cuda [MODE] # the same in a second root with Debian's CUDA LibTorch
 #   WB_TORCH2_ROOT=/path  (default /var/tmp/wb-trixie-root)   WB_TORCH2_CTEST="-R regex"  (ctest args)
 #
+# --cuda: a trixie root with contrib and non-free (default /var/tmp/wb-trixie-cuda-root), holding
+# libtorch-cuda-dev (2.6, built against Debian's CUDA toolkit), nvidia-cuda-toolkit (nvcc) and NCCL where
+# Debian's build has it. The whole project is built with WB_WITH_CUDA on, so every CUDA path of the core
+# (pinned copies on a side stream, NCCL waits and events, CUDA memory statistics, the gpu tests) is
+# compiled and linked; the tests then run on this machine without a GPU, where the CUDA build must behave
+# as the CPU build does and every gpu test reads as skipped. ~6 GB of packages.
+#
 # Idempotent: the root is made once (marker .wb-root-ok) and its packages topped up when this list grows;
-# the build folder (/build/<source folder's name> inside the root, with the root's own ccache) is reused. Every build in the root runs under nice -n 15.
+# the build folder (/build/<source folder's name> inside the root, with the root's own ccache) is reused. Every build in the root runs under nice -n 15 (--cuda: 19).
 # Needs root (debootstrap, chroot, bind mounts) and the Debian mirror.
 set -euo pipefail
 
-ROOT=${WB_TORCH2_ROOT:-/var/tmp/wb-trixie-root}
 MIRROR=${WB_TORCH2_MIRROR:-http://deb.debian.org/debian}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 MODE=check
-case "${1:-}" in
-  --root-only) MODE=root ;;
-  --build-only) MODE=build ;;
-  --bench) MODE=bench ;;
-  --bench-only) MODE=benchonly ;;
-  --shell) MODE=shell ;;
-  "") ;;
-  *) echo "usage: $0 [--root-only|--build-only|--bench|--bench-only|--shell]" >&2; exit 2 ;;
-esac
+VARIANT=cpu
+for arg in "$@"; do
+  case "$arg" in
+    --cuda) VARIANT=cuda ;;
+    --root-only) MODE=root ;;
+    --build-only) MODE=build ;;
+    --bench) MODE=bench ;;
+    --bench-only) MODE=benchonly ;;
+    --shell) MODE=shell ;;
+    *) echo "usage: $0 [--cuda] [--root-only|--build-only|--bench|--bench-only|--shell]" >&2; exit 2 ;;
+  esac
+done
+NICE=15
+if [ "$VARIANT" = cuda ]; then
+  NICE=19  # its build is the longest: it yields to everything else on the machine
+  ROOT=${WB_TORCH2_ROOT:-/var/tmp/wb-trixie-cuda-root}
+  COMPONENTS=main,contrib,non-free,non-free-firmware
+  TORCH_PKG=libtorch-cuda-dev
+else
+  ROOT=${WB_TORCH2_ROOT:-/var/tmp/wb-trixie-root}
+  COMPONENTS=main
+  TORCH_PKG=libtorch-dev
+fi
 
 # What the build, the tests and the side-by-side need in the root: packaging/setup.sh's list (OpenBLAS
 # as on the host) plus Python's torch for torchrun and the PyTorch script.
@@ -43,6 +64,17 @@ PKGS=(
   python3 python3-torch python3-numpy
   procps psmisc
 )
+# The CUDA root: Debian's CUDA LibTorch and python torch (contrib) in place of the CPU ones, the toolkit
+# whose nvcc a CUDA LibTorch's CMake config asks for (find_package(CUDAToolkit REQUIRED)), and NCCL.
+# Gloo's CUDA build replaces the CPU one (they conflict). cuDNN comes only from NVIDIA's site
+# (nvidia-cudnn downloads it once its licence is agreed to, which this root never does): a
+# stand-in libcudnn.so.9 lets the binaries link and load; without a GPU no cuDNN call is ever made.
+if [ "$VARIANT" = cuda ]; then
+  PKGS=("${PKGS[@]/#libtorch-dev/libtorch-cuda-dev}")
+  PKGS=("${PKGS[@]/#libgloo-dev/libgloo-cuda-dev}")
+  PKGS=("${PKGS[@]/#python3-torch/python3-torch-cuda}")
+  PKGS+=(nvidia-cuda-toolkit nvidia-cuda-dev libnccl-dev binutils)
+fi
 
 log() { echo "torch2-check: $*" >&2; }
 need_root() {
@@ -55,21 +87,43 @@ make_root() {
     command -v debootstrap >/dev/null || { export DEBIAN_FRONTEND=noninteractive; apt-get install -y -qq debootstrap >/dev/null; }
     log "debootstrap trixie into $ROOT (minbase; a few minutes, ~600 packages with the build tools)"
     mkdir -p "$ROOT"
-    nice -n 15 debootstrap --variant=minbase trixie "$ROOT" "$MIRROR" >"$ROOT.debootstrap.log" 2>&1 \
+    nice -n 15 debootstrap --variant=minbase --components="$COMPONENTS" trixie "$ROOT" "$MIRROR" >"$ROOT.debootstrap.log" 2>&1 \
       || { log "debootstrap failed: see $ROOT.debootstrap.log"; exit 1; }
     touch "$ROOT/.wb-debootstrap-ok"
   fi
   # A chroot is an ordinary machine only when its host name resolves (torchrun, Gloo).
   printf '127.0.0.1 localhost\n127.0.1.1 %s\n::1 localhost ip6-localhost\n' "$(hostname)" >"$ROOT/etc/hosts"
   cp /etc/resolv.conf "$ROOT/etc/resolv.conf" 2>/dev/null || true
+  echo "deb $MIRROR trixie ${COMPONENTS//,/ }" >"$ROOT/etc/apt/sources.list"
   local want; want=$(printf '%s\n' "${PKGS[@]}" | sort | tr '\n' ' ')
   if [ "$(cat "$ROOT/.wb-root-ok" 2>/dev/null)" != "$want" ]; then
     log "installing the build's packages in the root"
     mount_all
+    # nvidia-cudnn would download cuDNN from NVIDIA (unreachable) once its licence is agreed to,
+    # which is its default: declined here, so it installs nothing (see make_cudnn_stand_in).
+    [ "$VARIANT" = cuda ] && in_root "echo 'nvidia-cudnn nvidia-cudnn/question select I Decline' | debconf-set-selections"
     in_root "apt-get update -qq && DEBIAN_FRONTEND=noninteractive nice -n 15 apt-get install -y -qq --no-install-recommends ${PKGS[*]} >/dev/null" \
       || { log "apt-get install in the root failed"; exit 1; }
     echo "$want" >"$ROOT/.wb-root-ok"
   fi
+  [ "$VARIANT" = cuda ] && make_cudnn_stand_in
+  return 0
+}
+
+# libcudnn.so.9 with every cudnn* symbol LibTorch takes from it (versioned as the real one), each a
+# trap: reached only on a GPU, where the real cuDNN must be installed instead.
+make_cudnn_stand_in() {
+  local dir=/usr/local/lib/wb-cudnn-stand-in
+  [ -f "$ROOT$dir/libcudnn.so.9" ] && return 0
+  log "making a stand-in libcudnn.so.9 in $ROOT$dir (the real cuDNN is NVIDIA's download)"
+  in_root "set -e; mkdir -p $dir; cd $dir
+    nm -D --undefined-only /usr/lib/x86_64-linux-gnu/libtorch_cuda.so.2.* /usr/lib/x86_64-linux-gnu/libtorch_python.so.2.* 2>/dev/null \
+      | awk '{print \$2}' | grep '@libcudnn.so.9' | sed 's/@.*//' | sort -u >symbols
+    awk '{print \".globl \" \$1 \"\\n.type \" \$1 \",@function\\n\" \$1 \":\\n ud2\"}' symbols >stand-in.s
+    echo 'libcudnn.so.9 { global: *; };' >version.map
+    gcc -shared -nostdlib -x assembler stand-in.s -Wl,-z,noexecstack -Wl,--version-script=version.map -Wl,-soname,libcudnn.so.9 -o libcudnn.so.9
+    echo $dir >/etc/ld.so.conf.d/wb-cudnn-stand-in.conf; ldconfig" \
+    || { log "could not make the cuDNN stand-in"; exit 1; }
 }
 
 MOUNTED=()
@@ -107,18 +161,28 @@ mount_all
 [ "$MODE" = shell ] && { chroot "$ROOT" /usr/bin/env -i HOME=/root TERM="${TERM:-xterm}" PATH=/usr/bin:/bin:/usr/sbin:/sbin LANG=C.UTF-8 bash -c "cd /src; exec bash -i"; exit $?; }
 
 # Build and test as in .ci/run, with Debian 13's LibTorch; nice: the machine is shared.
-log "building the whole project against $(in_root "dpkg-query -W -f='\${Version}' libtorch-dev") in $ROOT$BUILD"
+log "building the whole project against $(in_root "dpkg-query -W -f='\${Version}' $TORCH_PKG") in $ROOT$BUILD"
 build_log="$ROOT$BUILD.build.log"
 mkdir -p "$ROOT$BUILD"
 # The CLI and the LibTorch-facing tests first: a compile error there shows in minutes, not at the end.
 first="workbench-cli test_backend_check test_torchrun test_worker_slurm"
-if ! in_root "export CCACHE_DIR=/var/cache/ccache; cd /src && nice -n 15 cmake -S . -B $BUILD -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null && nice -n 15 cmake --build $BUILD -j$(nproc) --target $first && nice -n 15 cmake --build $BUILD -j$(nproc)" >"$build_log" 2>&1; then
-  grep -E "error|Error" "$build_log" | head -40 >&2
-  log "RESULT: build FAILED against LibTorch 2.x (log: $build_log)"
+if [ "$VARIANT" = cuda ]; then
+  # Every CUDA path first (the gpu tests and the CUDA-facing units), then the rest.
+  gpu_tests=$(cd "$SRC" && ls tests/core/*/test_*_gpu.cpp | xargs -n1 basename | sed 's/\.cpp$//' | tr '\n' ' ')
+  first="workbench-cli $gpu_tests test_gpu_versions test_batch_copy test_device_timeline test_communicator test_data_parallel test_trainer"
+fi
+configure="cmake -S . -B $BUILD -G Ninja -DCMAKE_BUILD_TYPE=Release"
+if ! in_root "export CCACHE_DIR=/var/cache/ccache; cd /src && nice -n $NICE $configure >$BUILD.configure.log && nice -n $NICE cmake --build $BUILD -j$(nproc) --target $first && nice -n $NICE cmake --build $BUILD -j$(nproc)" >"$build_log" 2>&1; then
+  grep -E "error|Error" "$ROOT$BUILD.configure.log" "$build_log" | head -40 >&2
+  log "RESULT: build FAILED against $TORCH_PKG $(in_root "dpkg-query -W -f='\${Version}' $TORCH_PKG") (logs: $ROOT$BUILD.configure.log, $build_log)"
   exit 1
 fi
 steps=$(grep -c '^\[' "$build_log" || true)
-log "build ok ($steps build steps)"
+log "build ok ($steps build steps); $(grep -E 'CUDA LibTorch|wb_dist: NCCL|LibTorch=' "$ROOT$BUILD.configure.log" | sed 's/^-- //' | tr '\n' ';')"
+if [ "$VARIANT" = cuda ] && ! grep -q "CUDA=ON" "$ROOT$BUILD.configure.log"; then
+  log "RESULT: configured without CUDA (WB_WITH_CUDA off) against $TORCH_PKG: the CUDA paths were not compiled"
+  exit 1
+fi
 [ "$MODE" = build ] && exit 0
 [ "$MODE" = benchonly ] && MODE=bench && WB_TORCH2_SKIP_TESTS=1
 
@@ -126,10 +190,16 @@ test_log="$ROOT$BUILD.ctest.log"
 rc=0
 # WB_TORCH2_CTEST: extra ctest arguments (e.g. "-R torchrun"); Xvfb-needing tests find xvfb-run there.
 if [ -z "${WB_TORCH2_SKIP_TESTS:-}" ]; then
-in_root "cd $BUILD && nice -n 15 ctest --output-on-failure -j2 --timeout 900 ${WB_TORCH2_CTEST:-}" >"$test_log" 2>&1 || rc=$?
+in_root "cd $BUILD && nice -n $NICE ctest --output-on-failure -j2 --timeout 900 ${WB_TORCH2_CTEST:-}" >"$test_log" 2>&1 || rc=$?
 grep -E "tests passed|tests failed|\*\*\*Failed|Not Run|Timeout|Skipped" "$test_log" | tail -30 >&2 || true
 summary=$(grep -E "tests passed" "$test_log" | tail -1)
-log "RESULT: LibTorch $(in_root "dpkg-query -W -f='\${Version}' libtorch-dev"): build ok ($steps steps); ctest: ${summary:-no summary} (log: $test_log)"
+if [ "$VARIANT" = cuda ] && ! in_root "nvidia-smi -L" >/dev/null 2>&1; then
+  # No GPU here: every gpu-labelled test must read as Skipped (each skip names its reason).
+  for t in $(cd "$SRC" && ls tests/core/*/test_*_gpu.cpp | xargs -n1 basename | sed 's/\.cpp$//'); do
+    grep -qE "Test +#[0-9]+: $t \.+\*+Skipped" "$test_log" || { log "$t did not read as Skipped without a GPU"; rc=1; }
+  done
+fi
+log "RESULT: LibTorch $(in_root "dpkg-query -W -f='\${Version}' $TORCH_PKG"): build ok ($steps steps); ctest: ${summary:-no summary} (log: $test_log)"
 [ "$rc" -ne 0 ] && exit 1
 fi
 

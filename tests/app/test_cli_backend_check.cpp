@@ -7,11 +7,12 @@
 #include <QTemporaryDir>
 
 #include "wb/proto/events.h"
+#include "../support/datasets.h"
 
 using nlohmann::json;
 
 namespace {
-bool haveFashionMnist() { return QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")); }
+using wb::test::haveFashionMnist;
 
 std::vector<json> eventsOf(const QByteArray& bytes) {
   std::vector<json> out;

@@ -11,12 +11,13 @@
 #include <nlohmann/json.hpp>
 
 #include "wb/proto/events.h"
+#include "../support/datasets.h"
 
 using nlohmann::json;
 
 namespace {
 
-bool haveFashionMnist() { return QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")); }
+using wb::test::haveFashionMnist;
 
 json readJson(const QString& path) {
   std::ifstream in(path.toStdString());

@@ -17,12 +17,13 @@
 using nlohmann::json;
 
 #include "../support/rank_processes.h"
+#include "../support/datasets.h"
 
 namespace {
 
 using wb::test::processesMentioning;
 
-bool haveFashionMnist() { return QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")); }
+using wb::test::haveFashionMnist;
 
 std::vector<json> eventsOf(const QByteArray& bytes) {
   std::vector<json> out;

@@ -21,13 +21,14 @@
 using nlohmann::json;
 
 #include "../support/rank_processes.h"
+#include "../support/datasets.h"
 
 namespace {
 using wb::test::hang;
 using wb::test::KillOnExit;
 using wb::test::ranksOf;
 
-bool haveFashionMnist() { return QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")); }
+using wb::test::haveFashionMnist;
 
 QStringList sets(std::initializer_list<const char*> kvs) {
   QStringList s;

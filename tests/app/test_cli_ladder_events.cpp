@@ -15,12 +15,13 @@
 #include <nlohmann/json.hpp>
 
 #include "wb/proto/events.h"
+#include "../support/datasets.h"
 
 using nlohmann::json;
 
 namespace {
 
-bool haveFashionMnist() { return QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")); }
+using wb::test::haveFashionMnist;
 
 std::string slurp(const QString& path) {
   std::ifstream in(path.toStdString(), std::ios::binary);

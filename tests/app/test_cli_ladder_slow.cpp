@@ -10,12 +10,13 @@
 #include <map>
 
 #include <nlohmann/json.hpp>
+#include "../support/datasets.h"
 
 using nlohmann::json;
 
 namespace {
 
-bool haveFashionMnist() { return QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")); }
+using wb::test::haveFashionMnist;
 
 std::string slurp(const QString& path) {
   std::ifstream in(path.toStdString(), std::ios::binary);

@@ -10,12 +10,13 @@
 
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
+#include "../support/datasets.h"
 
 using nlohmann::json;
 
 namespace {
 
-bool haveFashionMnist() { return QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")); }
+using wb::test::haveFashionMnist;
 
 struct Outcome {
   double acc = -1;     // best val acc

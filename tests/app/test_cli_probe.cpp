@@ -14,6 +14,7 @@
 using nlohmann::json;
 
 #include "../support/proc.h"
+#include "../support/datasets.h"
 
 namespace {
 
@@ -25,7 +26,7 @@ CliResult runCli(const QStringList& args, const QString& probesDir) {
   return wb::test::runProcess(QStringLiteral(WB_CLI_PATH), args, 300000, env);
 }
 
-bool haveFashionMnist() { return QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")); }
+using wb::test::haveFashionMnist;
 
 // The tiny experiment's overrides, and the same as a Config (for its key).
 const QStringList kTiny = {QStringLiteral("--set"), QStringLiteral("data.limit_train=256"), QStringLiteral("--set"),

@@ -14,6 +14,7 @@
 
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
+#include "../support/datasets.h"
 
 using nlohmann::json;
 
@@ -36,7 +37,7 @@ std::map<int64_t, double> lossesByStep(const std::string& eventsPath) {
   return out;
 }
 
-bool haveFashionMnist() { return QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")); }
+using wb::test::haveFashionMnist;
 
 // Every file under dir (relative path -> bytes).
 std::map<std::string, std::string> filesUnder(const std::filesystem::path& dir) {

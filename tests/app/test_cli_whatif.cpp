@@ -14,10 +14,11 @@
 using nlohmann::json;
 
 #include "../support/proc.h"
+#include "../support/datasets.h"
 
 namespace {
 
-bool haveFashionMnist() { return QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")); }
+using wb::test::haveFashionMnist;
 
 using CliResult = wb::test::ProcResult;
 

@@ -17,6 +17,7 @@ using wb::ui::RunProcess;
 Q_DECLARE_METATYPE(wb::ui::RunProcess::Outcome)
 
 #include "../support/rank_processes.h"
+#include "../support/datasets.h"
 
 namespace {
 using wb::test::hang;
@@ -51,7 +52,7 @@ bool processGone(qint64 pid) {
   return close > 0 && s.mid(close + 2, 1) == "Z";
 }
 
-bool haveFashionMnist() { return QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")); }
+using wb::test::haveFashionMnist;
 
 }  // namespace
 

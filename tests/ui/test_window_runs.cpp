@@ -26,11 +26,6 @@ namespace {
 
 using t::smallExperiment;
 
-bool cliRunMissing(const Run* run) {
-  return run->errorMessage().contains(QStringLiteral("not implemented")) ||
-         run->logTail().contains(QStringLiteral("not implemented"));
-}
-
 }  // namespace
 
 class TestWindowRuns : public QObject {
@@ -50,8 +45,6 @@ class TestWindowRuns : public QObject {
     QVERIFY(w.runs()->isShown(run));
     w.plots()->showTab(QStringLiteral("loss"));
     QTRY_VERIFY_WITH_TIMEOUT(isFinal(run->status()), 240000);
-    if (run->status() == RunStatus::Failed && cliRunMissing(run))
-      QSKIP("workbench-cli run is not implemented in this build yet");
     QVERIFY2(run->status() == RunStatus::Ok,
              qPrintable(statusWord(run->status()) + QStringLiteral(": ") + run->errorMessage() + QLatin1Char('\n') + run->logTail()));
     QVERIFY(!run->series().steps().empty());
@@ -77,7 +70,6 @@ class TestWindowRuns : public QObject {
     QVERIFY(proc);
     // Killed once it is really running (its first event came), not while it starts.
     QTRY_VERIFY_WITH_TIMEOUT(run->status() == RunStatus::Running || isFinal(run->status()), 60000);
-    if (isFinal(run->status()) && cliRunMissing(run)) QSKIP("workbench-cli run is not implemented in this build yet");
     QVERIFY(::kill(pid_t(proc->processId()), SIGKILL) == 0);
     QTRY_COMPARE_WITH_TIMEOUT(run->status(), RunStatus::Failed, 30000);
     QVERIFY2(run->errorMessage().contains(QStringLiteral("killed by signal 9")), qPrintable(run->errorMessage()));

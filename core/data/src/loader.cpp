@@ -187,6 +187,9 @@ Batch Loader::Impl::assemble(const EpochPlan& p, std::vector<int64_t> indices, B
     for (int64_t k = 0; k < images.size(0); ++k) detail::cropFlipInPlace(base + k * c * h * w, c, h, w, t, rngs[k]);
   }
   images = detail::convertChannels(images, outChannels);
+  // Pinned: the labels too, so the trainer's copy of both is asynchronous (a pageable source
+  // makes a non_blocking copy synchronous).
+  if (pinned) labels = labels.pin_memory();
   return Batch{detail::toFloat(images, table, pinned), labels, 0, 0};
 }
 

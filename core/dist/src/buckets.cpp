@@ -131,6 +131,7 @@ void DataParallel::Impl::launch(size_t b) {
   Bucket& B = buckets[b];
   B.launch_t = nowSeconds();
   B.done_t->store(0.0);
+  if (onDevice()) B.launch_point = timeline->mark();  // where the GPU has the bucket's gradients
   try {
     if (native_rs) {
       B.work = ci.pg->_reduce_scatter_base(B.out, B.flat);
@@ -147,12 +148,18 @@ void DataParallel::Impl::launch(size_t b) {
                                    e);
     return;
   }
+  if (onDevice()) return;  // NCCL's future completes on the host long before the GPU is done
   try {
     auto slot = B.done_t;
     B.work->getFuture()->addCallback([slot](c10::ivalue::Future&) { slot->store(nowSeconds()); });
   } catch (const std::exception&) {
     // no future on this backend: completion is taken as the end of the wait
   }
+}
+
+bool DataParallel::Impl::onDevice() {
+  if (!timeline) timeline = std::make_unique<DeviceTimeline>(ci.options.backend == Backend::Nccl);
+  return timeline->onDevice();
 }
 
 // Writes `values` (the bucket's averaged sums for `segment`) into params[i].grad. Under zero2 a
@@ -199,6 +206,7 @@ void DataParallel::Impl::resetStep() {
   next_launch = 0;
   launch_ms = 0;
   hook_error.reset();
+  if (timeline) timeline->clear();
 }
 
 Status DataParallel::Impl::installHooks() {
@@ -217,6 +225,8 @@ Status DataParallel::finishGradients() {
   if (!d.grouped()) return {};
   const double backward_end = nowSeconds();
   std::lock_guard<std::mutex> lock(d.mu);  // backward has returned: no hook is running
+  const bool device = d.onDevice();
+  const size_t backward_point = device ? d.timeline->mark() : 0;
   // Parameters whose hook did not fire (unused this step) go as they are, so buckets stay in step.
   for (size_t i = 0; i < d.params.size(); ++i) {
     if (d.ready[i]) continue;
@@ -231,6 +241,7 @@ Status DataParallel::finishGradients() {
     return e;
   }
   double last_done = 0;
+  size_t done_point = 0;
   for (size_t b = 0; b < d.buckets.size(); ++b) {
     Bucket& B = d.buckets[b];
     auto st = waitWork(d.ci, std::string(d.native_rs ? "gradient reduce-scatter" : "gradient all-reduce") + " of bucket " +
@@ -240,6 +251,9 @@ Status DataParallel::finishGradients() {
       d.resetStep();
       return st;
     }
+    // NCCL: the wait made the compute stream wait for the collective; the point after it is
+    // where the GPU could go on (never before backward's end on that stream).
+    if (device) done_point = d.timeline->mark();
     const double done = B.done_t->load();
     last_done = std::max(last_done, done > 0 ? done : nowSeconds());
   }
@@ -247,8 +261,6 @@ Status DataParallel::finishGradients() {
 
   CommStats& s = d.last;
   s.launch_ms = d.launch_ms;
-  s.wait_ms = (nowSeconds() - backward_end) * 1000.0;
-  s.comm_ms = s.launch_ms + s.wait_ms;
   s.buckets = static_cast<int>(d.buckets.size());
   double first_launch = last_done;
   for (const Bucket& B : d.buckets) {
@@ -256,9 +268,19 @@ Status DataParallel::finishGradients() {
     if (B.launch_t < backward_end) ++s.buckets_in_backward;
     s.bytes_reduced += B.flat_numel * static_cast<int64_t>(d.params.front().element_size());
   }
-  const double window = last_done - first_launch;
-  const double overlapped = std::clamp(std::min(backward_end, last_done) - first_launch, 0.0, std::max(window, 0.0));
-  s.overlap = window > 0 ? overlapped / window : 0.0;
+  if (device && !d.buckets.empty()) {
+    // Device times, from the first launch (buckets launch in order): bucket 0 went first.
+    DeviceTimeline& t = *d.timeline;
+    const size_t first = d.buckets.front().launch_point;
+    const double to_backward_end = t.msBetween(first, backward_point);
+    const double to_done = t.msBetween(first, done_point);
+    s.wait_ms = std::max(0.0, to_done - to_backward_end);
+    s.overlap = overlapShare(0.0, to_backward_end, to_done);
+  } else {
+    s.wait_ms = (nowSeconds() - backward_end) * 1000.0;
+    s.overlap = overlapShare(first_launch, backward_end, last_done);
+  }
+  s.comm_ms = s.launch_ms + s.wait_ms;
   d.resetStep();
   return {};
 }

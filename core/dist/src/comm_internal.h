@@ -24,7 +24,8 @@ std::string shortWhat(const std::exception& e);
 // log); collectives give up after 300 s (CommOptions::timeout)."
 Error collectiveError(const Communicator::Impl& impl, const std::string& op, const std::exception& e);
 
-// Waits for `work`; a failure becomes collectiveError(op).
+// Waits until `work` has completed (on NCCL too: the host blocks until the device has finished it,
+// within CommOptions::timeout); a failure or a timeout becomes collectiveError(op).
 Status waitWork(const Communicator::Impl& impl, const std::string& op, const c10::intrusive_ptr<c10d::Work>& work);
 
 }  // namespace wb::dist

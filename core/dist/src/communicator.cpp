@@ -232,7 +232,12 @@ Error collectiveError(const Communicator::Impl& impl, const std::string& op, con
 
 Status waitWork(const Communicator::Impl& impl, const std::string& op, const c10::intrusive_ptr<c10d::Work>& work) {
   try {
-    work->wait();
+    // NCCL: wait() without a timeout only makes the current stream wait for NCCL's, and returns
+    // at once; with one it blocks until the collective has completed, and throws once it runs
+    // past the timeout, so a dead or stalled peer is reported here. Gloo's wait() blocks, and its
+    // own timeout (the same CommOptions::timeout) ends it.
+    if (impl.options.backend == Backend::Nccl) work->wait(impl.options.timeout);
+    else work->wait();
     return {};
   } catch (const std::exception& e) {
     return collectiveError(impl, op, e);
@@ -248,6 +253,18 @@ Result<Backend> parseBackend(const std::string& name) {
 const char* backendName(Backend backend) { return backend == Backend::Nccl ? "nccl" : "gloo"; }
 
 bool ncclCompiled() { return WB_DIST_HAVE_NCCL != 0; }
+
+std::string ncclVersion() {
+#if WB_DIST_HAVE_NCCL
+  try {
+    return c10d::getNcclVersion();
+  } catch (const std::exception&) {
+    return "";
+  }
+#else
+  return "";
+#endif
+}
 
 Communicator::Communicator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 

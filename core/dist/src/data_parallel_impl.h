@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "comm_internal.h"
+#include "device_timeline.h"
 #include "wb/dist/data_parallel.h"
 
 namespace wb::dist {
@@ -36,8 +37,9 @@ struct Bucket {
   torch::Tensor out;              // reduce-scatter: this rank's chunk of the sums
   size_t pending = 0;             // params whose gradient is not yet in `flat` this step
   c10::intrusive_ptr<c10d::Work> work;
-  double launch_t = 0;
-  std::shared_ptr<std::atomic<double>> done_t = std::make_shared<std::atomic<double>>(0.0);
+  double launch_t = 0;            // host clock, seconds
+  std::shared_ptr<std::atomic<double>> done_t = std::make_shared<std::atomic<double>>(0.0);  // Gloo
+  size_t launch_point = 0;        // NCCL: the DeviceTimeline point of the launch
 };
 
 struct DataParallel::Impl {
@@ -71,6 +73,7 @@ struct DataParallel::Impl {
   size_t next_launch = 0;
   double launch_ms = 0;
   std::optional<Error> hook_error;
+  std::unique_ptr<DeviceTimeline> timeline;  // NCCL: the step's points on the GPU's timeline
   CommStats last;
 
   int rank() const { return comm.rank(); }
@@ -97,6 +100,7 @@ struct DataParallel::Impl {
   void copyIn(size_t i);
   void launchInOrder();
   void launch(size_t b);
+  bool onDevice();  // NCCL: the step's statistics come from CUDA events (makes the timeline)
   void setGrad(size_t i, const torch::Tensor& flat_values, const Segment& segment);
   void copyOut();
   void resetStep();

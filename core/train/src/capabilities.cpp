@@ -12,7 +12,9 @@
 #include "wb/common/choices.h"
 #include "wb/common/speedups.h"
 #include "wb/common/sysinfo.h"
+#include "wb/dist/communicator.h"
 #include "wb/proto/capability_keys.h"
+#include "wb/train/gpu_versions.h"
 
 namespace wb::train {
 using nlohmann::json;
@@ -22,13 +24,8 @@ namespace {
 bool cudaAvailable() { return torch::cuda::is_available(); }
 int cudaDevices() { return cudaAvailable() ? static_cast<int>(torch::cuda::device_count()) : 0; }
 
-bool ncclAvailable() {
-#if defined(WB_WITH_CUDA)
-  return cudaAvailable();
-#else
-  return false;
-#endif
-}
+// Only where wb_dist compiled ProcessGroupNCCL: a CUDA LibTorch alone is not enough.
+bool ncclAvailable() { return train::ncclAvailable(dist::ncclCompiled(), cudaAvailable()); }
 
 std::string cudnnVersion() {
   try {
@@ -60,12 +57,10 @@ json gpuNames(int gpus) {
 json versionsJson() {
   json v;
   v["libtorch"] = TORCH_VERSION;
-  v["cuda"] = cudaAvailable() ? at::detail::getCUDAHooks().showConfig().substr(0, 0) + "available" : "";
-#if defined(WB_WITH_CUDA) && defined(CUDA_VERSION)
-  v["cuda"] = std::to_string(CUDA_VERSION / 1000) + "." + std::to_string((CUDA_VERSION % 1000) / 10);
-#endif
+  // The CUDA runtime this build was compiled against, where a device is usable.
+  v["cuda"] = cudaAvailable() ? cudaVersionText(cudaRuntimeVersionOfBuild()) : "";
   v["cudnn"] = cudnnVersion();
-  v["nccl"] = ncclAvailable() ? "available" : "";
+  v["nccl"] = ncclAvailable() ? dist::ncclVersion() : "";
   return v;
 }
 

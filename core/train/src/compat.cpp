@@ -1,6 +1,13 @@
 #include "wb/train/compat.h"
 
+#include <stdexcept>
+#include <string>
+
 #include <ATen/autocast_mode.h>
+
+#if defined(WB_WITH_CUDA)
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
 
 // LibTorch 2.4 replaced the per-device autocast setters (set_enabled / set_cpu_enabled,
 // set_autocast_gpu_dtype / set_autocast_cpu_dtype) with ones taking the device type, and
@@ -46,7 +53,41 @@ void setDtypeFor(c10::DeviceType d, at::ScalarType t) {
 }
 #endif
 
+#if defined(WB_WITH_CUDA)
+// LibTorch 2.6 moved Stat, StatType, StatArray and DeviceStats from c10::cuda::CUDACachingAllocator
+// to c10::CachingDeviceAllocator (c10/core/CachingDeviceAllocator.h); later versions define the
+// Stat types in c10::CachingAllocator and pull them into c10::CachingDeviceAllocator with a
+// using-directive, so that name serves 2.6 to 2.11 (read against 2.6's headers and 2.11's).
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 6)
+using CudaStatType = c10::CachingDeviceAllocator::StatType;
+#else
+using CudaStatType = c10::cuda::CUDACachingAllocator::StatType;
+#endif
+#endif
+
 }  // namespace
+
+CudaMemory cudaMemory(c10::DeviceIndex device) {
+#if defined(WB_WITH_CUDA)
+  const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device);
+  const auto all = static_cast<size_t>(CudaStatType::AGGREGATE);
+  CudaMemory m;
+  m.allocated = stats.allocated_bytes[all].current;
+  m.reserved = stats.reserved_bytes[all].current;
+  m.peak = stats.allocated_bytes[all].peak;
+  return m;
+#else
+  throw std::logic_error("cudaMemory(" + std::to_string(device) + "): this build has no CUDA");
+#endif
+}
+
+void resetCudaPeakMemory(c10::DeviceIndex device) {
+#if defined(WB_WITH_CUDA)
+  c10::cuda::CUDACachingAllocator::resetPeakStats(device);
+#else
+  throw std::logic_error("resetCudaPeakMemory(" + std::to_string(device) + "): this build has no CUDA");
+#endif
+}
 
 AutocastGuard::AutocastGuard(c10::DeviceType device_type, at::ScalarType dtype, bool enabled)
     : device_type_(device_type) {

@@ -1,10 +1,6 @@
 // Evaluation over the validation split, and the memory figures the events report.
 #include <cmath>
 
-#if defined(WB_WITH_CUDA)
-#include <c10/cuda/CUDACachingAllocator.h>
-#endif
-
 #include "training_run.h"
 #include "wb/common/sysinfo.h"
 #include "wb/train/compat.h"
@@ -16,18 +12,14 @@ proto::MemoryPart memoryUse(const torch::Device& device) {
   proto::MemoryPart m;
   m.rss = currentRssBytes();
   m.rss_peak = peakRssBytes();
-#if defined(WB_WITH_CUDA)
   if (device.is_cuda()) {
-    auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index());
-    using c10::cuda::CUDACachingAllocator::StatType;
-    const auto agg = static_cast<size_t>(StatType::AGGREGATE);
+    const compat::CudaMemory cuda = compat::cudaMemory(device.index());
     m.device = "cuda:" + std::to_string(device.index());
-    m.alloc = stats.allocated_bytes[agg].current;
-    m.reserved = stats.reserved_bytes[agg].current;
-    m.peak = stats.allocated_bytes[agg].peak;
+    m.alloc = cuda.allocated;
+    m.reserved = cuda.reserved;
+    m.peak = cuda.peak;
     return m;
   }
-#endif
   m.device = "cpu";
   m.alloc = m.rss;
   m.reserved = m.rss;
@@ -36,18 +28,16 @@ proto::MemoryPart memoryUse(const torch::Device& device) {
 }
 
 void resetPeakMemory(const torch::Device& device) {
-#if defined(WB_WITH_CUDA)
   if (device.is_cuda()) {
-    c10::cuda::CUDACachingAllocator::resetPeakStats(device.index());
+    compat::resetCudaPeakMemory(device.index());
     return;
   }
-#endif
   resetPeakRss();
 }
 
 // Evaluation over this rank's shard of the validation set; sums are reduced across ranks.
-EvalResult evaluate(model::Model& m, data::Loader& loader, const torch::Device& device, bool inference, bool bf16,
-                    ReplicaGroup& group) {
+EvalResult evaluate(model::Model& m, data::Loader& loader, BatchCopier& copier, const torch::Device& device,
+                    bool inference, bool bf16, ReplicaGroup& group) {
   Stopwatch sw;
   resetPeakMemory(device);
   m.train(false);
@@ -56,8 +46,7 @@ EvalResult evaluate(model::Model& m, data::Loader& loader, const torch::Device& 
   int64_t count = 0;
   loader.startEpoch(0);
   auto body = [&](const data::Batch& b) {
-    auto x = b.x.to(device, /*non_blocking=*/true);
-    auto y = b.y.to(device, /*non_blocking=*/true);
+    auto [x, y] = copier.toDevice(b.x, b.y);
     compat::AutocastGuard autocast(device.type(), torch::kBFloat16, bf16);
     auto logits = m.forward(x).to(torch::kFloat);
     loss_sum += torch::nn::functional::cross_entropy(

@@ -106,6 +106,7 @@ Status TrainingRun::openData() {
   const data::LoaderOptions lo = data::trainLoaderOptions(c_, pinActive_, c_.speedups.workers, o_.rank, o_.world_size);
   trainLoader_ = std::make_unique<data::Loader>(splits_.train, lo);
   valLoader_ = std::make_unique<data::Loader>(splits_.val, data::evalLoaderOptions(c_, lo));
+  copier_ = std::make_unique<BatchCopier>(device_, trainLoader_->pinMemoryActive());
 
   auto onWarning = [this](const std::string& message, const std::string& path) { warn(message, path); };
   trainLoader_->setWarningHandler(onWarning);
@@ -265,8 +266,7 @@ Status TrainingRun::trainEpoch(int epoch) {
 // One batch: forward, backward, gradients across ranks, optimiser; the loss stays on the device.
 void TrainingRun::trainStep(const data::Batch& batch) {
   StepTimer& timer = *timer_;
-  auto x = batch.x.to(device_, /*non_blocking=*/pinActive_);
-  auto y = batch.y.to(device_, /*non_blocking=*/pinActive_);
+  auto [x, y] = copier_->toDevice(batch.x, batch.y);
   timer.mark(StepTimer::H2D);
   group_->syncBuffers();
   torch::Tensor loss;
@@ -321,7 +321,7 @@ Status TrainingRun::evaluateAndCheckpoint(int epoch) {
   epochsRun_ = epoch + 1;
   EvalResult ev;
   try {
-    ev = evaluate(*net_, *valLoader_, device_, c_.speedups.inference_eval, bf16_, *group_);
+    ev = evaluate(*net_, *valLoader_, *copier_, device_, c_.speedups.inference_eval, bf16_, *group_);
   } catch (const data::DataError& e) {
     return makeError(Errc::Data, e.what());
   }

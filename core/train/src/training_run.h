@@ -21,6 +21,7 @@
 #include "wb/model/model.h"
 #include "wb/proto/event_types.h"
 #include "wb/train/backend_check.h"
+#include "wb/train/batch_copy.h"
 #include "wb/train/early_stopping.h"
 #include "wb/train/grad_scaler.h"
 #include "wb/train/host_use.h"
@@ -44,8 +45,8 @@ struct EvalResult {
 };
 
 // Evaluation over this rank's shard of the validation set; the sums are reduced across ranks.
-EvalResult evaluate(model::Model& model, data::Loader& loader, const torch::Device& device, bool inference,
-                    bool bf16, ReplicaGroup& group);
+EvalResult evaluate(model::Model& model, data::Loader& loader, BatchCopier& copier, const torch::Device& device,
+                    bool inference, bool bf16, ReplicaGroup& group);
 
 // Where the run is: what a checkpoint saves and a resume restores.
 struct Position {
@@ -119,6 +120,7 @@ class TrainingRun {
   int imageSize_ = 0;
   bool pinActive_ = false;
   std::unique_ptr<data::Loader> trainLoader_, valLoader_;
+  std::unique_ptr<BatchCopier> copier_;  // host to device (a side stream with pinned memory)
   std::unique_ptr<model::Model> net_;
   int64_t stepsPerEpoch_ = 0, totalSteps_ = 0;
   std::unique_ptr<ReplicaGroup> group_;  // the ranks; one process is a group of one

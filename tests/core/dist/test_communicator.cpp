@@ -149,7 +149,7 @@ class TestCommunicator : public QObject {
   }
 
   void ncclWithoutCudaBuildIsAClearError() {
-    if (wb::dist::ncclCompiled()) QSKIP("this build has NCCL; test_nccl_gpu covers it");
+    if (wb::dist::ncclCompiled()) QSKIP("this build has NCCL; test_communicator_gpu covers it");
     wb::dist::CommOptions o;
     o.backend = wb::dist::Backend::Nccl;
     auto comm = Communicator::create(wb::dist::DistEnv::local(0, 2, 1), o);

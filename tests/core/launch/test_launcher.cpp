@@ -19,12 +19,13 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 #include "../../support/rank_processes.h"
+#include "../../support/datasets.h"
 
 namespace {
 
 using wb::test::processesMentioning;
 
-bool haveFashionMnist() { return QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")); }
+using wb::test::haveFashionMnist;
 
 wb::Config smallConfig(int devices) {
   wb::Config c;

@@ -32,6 +32,8 @@ Result<Backend> parseBackend(const std::string& name);
 const char* backendName(Backend backend);
 // True when this build of wb_dist has ProcessGroupNCCL compiled in (LibTorch with CUDA + NCCL).
 bool ncclCompiled();
+// The NCCL library this process runs with ("2.22.3", from NCCL itself); "" without NCCL.
+std::string ncclVersion();
 
 enum class ReduceOp { Sum, Mean, Max, Min };
 

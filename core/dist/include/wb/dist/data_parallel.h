@@ -95,19 +95,27 @@ struct DataParallelOptions {
 
 // Communication of one step (finishGradients + step), for the `step` event.
 struct CommStats {
-  double comm_ms = 0;      // host time spent on communication: launch_ms + wait_ms + gather_ms (ms.comm)
-  double launch_ms = 0;    // in the hooks during backward: copying into buckets + launching
-  double wait_ms = 0;      // in finishGradients: launching the rest, waiting, averaging back
+  double comm_ms = 0;      // time spent on communication: launch_ms + wait_ms + gather_ms (ms.comm)
+  double launch_ms = 0;    // host time in the hooks during backward: copying into buckets + launching
+  // The wait after backward for the gradients. Gloo: host time in finishGradients (launching the
+  // rest, waiting, averaging back). NCCL: device time (CUDA events on the compute stream) from the
+  // end of backward to the last bucket's completion, i.e. the communication backward did not hide.
+  double wait_ms = 0;
   double gather_ms = 0;    // in step(): ZeRO parameter all-gather
   // Share (0..1) of the gradient-communication window [first launch, last completion] that
-  // passed before backward ended (finishGradients was called). Completion is when the backend
-  // marks the work done: exact for Gloo; for NCCL it is the host-side enqueue (an upper bound).
+  // passed before backward ended (overlapShare). Gloo: host times, completion when Gloo marks the
+  // work done. NCCL: device times (CUDA events), a launch where the gradients were ready on the
+  // GPU, completion where the GPU had finished the collective.
   double overlap = 0;
   int64_t bytes_reduced = 0;    // gradient bytes all-reduced / reduce-scattered (incl. padding)
   int64_t bytes_gathered = 0;   // parameter bytes all-gathered (ZeRO; incl. padding)
   int buckets = 0;
   int buckets_in_backward = 0;  // launched before backward ended
 };
+
+// Share (0..1) of the communication window [first_launch, last_done] that passed before
+// backward_end; 0 for an empty window. Any one clock (seconds or ms from any origin).
+double overlapShare(double first_launch, double backward_end, double last_done);
 
 // One rank's part of one parameter tensor: elements [offset, offset + numel) of it, flattened.
 struct ShardPiece {

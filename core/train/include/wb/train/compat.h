@@ -1,6 +1,8 @@
 #pragma once
 // The one place that knows which LibTorch API moved between 1.13 (Debian) and 2.x (PyTorch
-// 2.11's bundled LibTorch on the GPU machine): autocast and c10d.
+// 2.11's bundled LibTorch on the GPU machine): autocast, c10d and the CUDA allocator's statistics.
+#include <cstdint>
+
 #include <torch/torch.h>
 #include <torch/version.h>
 
@@ -31,5 +33,15 @@ void clearAutocastCache();
 // The calling thread's autocast state for device_type (kCPU or kCUDA).
 bool autocastEnabled(c10::DeviceType device_type);
 at::ScalarType autocastDtype(c10::DeviceType device_type);
+
+// The CUDA caching allocator's figures for one device, in bytes (all pools together).
+struct CudaMemory {
+  int64_t allocated = 0;  // held by tensors now
+  int64_t reserved = 0;   // held by the allocator from the driver now
+  int64_t peak = 0;       // most held by tensors since the last resetCudaPeakMemory
+};
+// Throw std::logic_error in a build without CUDA (WB_WITH_CUDA unset).
+CudaMemory cudaMemory(c10::DeviceIndex device);
+void resetCudaPeakMemory(c10::DeviceIndex device);
 
 }  // namespace wb::compat

@@ -45,7 +45,7 @@ struct GpuProblem {
 
 }  // namespace
 
-class TestCudaAmpGpu : public QObject {
+class TestGradScalerGpu : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void init() {
@@ -86,5 +86,5 @@ class TestCudaAmpGpu : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestCudaAmpGpu)
-#include "test_cuda_amp_gpu.moc"
+QTEST_APPLESS_MAIN(TestGradScalerGpu)
+#include "test_grad_scaler_gpu.moc"
