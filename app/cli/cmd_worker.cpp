@@ -18,6 +18,8 @@
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
 #include "wb/proto/run_status.h"
+#include "wb/probe/peak.h"
+#include "wb/report/peak.h"
 #include "wb/train/trainer.h"
 #include "worker_dist.h"
 
@@ -107,6 +109,18 @@ Status openStandaloneRun(const WorkerOptions& o, const dist::DistEnv& env, const
   return {};
 }
 
+// The peaks this run's FLOP/s are set against: this machine's stored calibration (and, on a
+// GPU, its datasheet entry). Without a calibration the figures say how to make one.
+proto::FlopsFigures runPeaks(const Config& c, int localRank, int worldSize) {
+  proto::FlopsFigures f;
+  const auto gpus = probe::machineGpus();
+  const auto peak = report::loadPeak(report::thisMachine(), gpus);
+  const bool cuda = torch::cuda::is_available() && !gpus.empty();
+  const std::string gpu = cuda ? gpus[static_cast<size_t>(localRank) % gpus.size()] : "";
+  report::setPeaks(f, peak ? &*peak : nullptr, cuda ? "cuda:0" : "cpu", gpu, c.speedups.precision, worldSize);
+  return f;
+}
+
 // The trainer's run; LibTorch's and the library's exceptions become an error naming the rank.
 Result<train::TrainOutcome> trainRank(const train::TrainerOptions& to, proto::EventSink& sink) {
   train::Trainer trainer(to, sink);
@@ -174,6 +188,7 @@ int workerCommand(const WorkerOptions& o) {
   to.local_world_size = env->local_world_size;
   to.comm = comm->get();
   to.stop_flag = &stopFlag();
+  to.peaks = runPeaks(*config, env->local_rank, env->world_size);
   auto outcome = trainRank(to, events.sink);
   if (!outcome.ok()) return events.fail(outcome.error());
   // summary.json before `end`, so a follower that sees the end can read the summary at once.

@@ -6,6 +6,7 @@
 #include "wb/common/sysinfo.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/event_types.h"
+#include "wb/proto/flops.h"
 #include "wb/train/capabilities.h"
 
 namespace wb::train::detail {
@@ -132,6 +133,7 @@ void TrainingRun::emitStep(int epoch) {
   s.eta_s = done > 0 ? wall_.seconds() / static_cast<double>(done) * (total - static_cast<double>(at_.iteration)) : 0.0;
   json ev = event(proto::StepEvent::kType);
   proto::writeFields(s, ev);
+  ev[proto::kFlopsKey] = proto::flopsJson(flopsFigures(static_cast<double>(intervalSamples_), intervalMs));
   emit(ev);
   lossAcc_.zero_();
   intervalSteps_ = 0;
@@ -215,6 +217,11 @@ json TrainingRun::summaryJson() const {
     if (!bestWeightsNote_.empty()) s["best_weights_note"] = bestWeightsNote_;
   }
   if (!checkpointError_.empty()) s["error"] = checkpointError_;
+  const int64_t steps = at_.iteration - iterationAtStart_;
+  proto::FlopsFigures f = flopsFigures(static_cast<double>(trainSamples), trainMs_);
+  f.compute_only_step_ms = computeOnlyMs_;
+  if (steps > 0) f.step_ms = trainMs_ / static_cast<double>(steps);
+  s[proto::kFlopsKey] = proto::flopsJson(f);
   return s;
 }
 
