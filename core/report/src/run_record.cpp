@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "wb/proto/event_types.h"
+#include "wb/proto/flops.h"
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
 
@@ -73,6 +74,11 @@ StepSample decodeStep(const json& ev) {
     if (e.amp.contains("skipped") && e.amp["skipped"].is_number()) s.amp_skipped = integer(e.amp, "skipped");
   }
   s.mem = readStepMemory(ev);
+  if (auto f = proto::readFlops(ev); f && f->per_step > 0) {
+    s.gflop_per_s = f->achieved_gflop_per_s;
+    s.pct_of_peak = f->pctOfPeak();
+    s.pct_of_datasheet = f->pctOfDatasheet();
+  }
   return s;
 }
 
