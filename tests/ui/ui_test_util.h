@@ -90,7 +90,9 @@ inline nlohmann::json stepEvent(int step, double loss, int rank = 0) {
   e.progress = step / 100.0;
   e.eta_s = 100 - step;
   e.ms = wb::proto::StepPhases{1.0, 0.0, 2.0, 3.0, 0.0, 0.5};  // data, h2d, fwd, bwd, comm, opt
-  e.mem = {{"device", "cpu"}, {"rss", 100.0 * 1024 * 1024}};
+  e.mem = wb::proto::MemoryPart{};
+  e.mem->device = "cpu";
+  e.mem->rss = int64_t{100} << 20;
   return wb::proto::toEvent(e, rank, step * 0.1);
 }
 

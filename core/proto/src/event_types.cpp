@@ -1,18 +1,55 @@
 #include "wb/proto/event_types.h"
 
-#include <type_traits>
-#include <utility>
+#include "fields.h"
 
 namespace wb::proto {
 using nlohmann::json;
 
 namespace {
 
-// Each struct's fields, once: visit(e, f) calls f(name, member) in schema order, for the
-// writer (const e) and the reader alike.
-#define WB_FIELDS(T) \
-  template <class E, class F> \
-  std::enable_if_t<std::is_same_v<std::remove_const_t<E>, T>> visit(E& e, F&& f)
+WB_FIELDS(Envelope) {
+  f("v", e.v);
+  f("type", e.type);
+  f("rank", e.rank);
+  f("t", e.t);
+  f("wall", e.wall);
+}
+
+WB_FIELDS(MemoryPart) {
+  f("device", e.device);
+  f("alloc", e.alloc);
+  f("reserved", e.reserved);
+  f("peak", e.peak);
+  f("rss", e.rss);
+  f("rss_peak", e.rss_peak);
+  f("page_faults_per_step", e.page_faults_per_step);
+}
+
+WB_FIELDS(CpuPart) {
+  f("process_cores", e.process_cores);
+  f("machine_busy_cores", e.machine_busy_cores);
+  f("other_cores", e.other_cores);
+  f("cores", e.cores);
+  f("threads", e.threads);
+}
+
+WB_FIELDS(CommPart) {
+  f("comm_ms", e.comm_ms);
+  f("launch_ms", e.launch_ms);
+  f("wait_ms", e.wait_ms);
+  f("gather_ms", e.gather_ms);
+  f("overlap", e.overlap);
+  f("bytes_reduced", e.bytes_reduced);
+  f("bytes_gathered", e.bytes_gathered);
+  f("buckets", e.buckets);
+  f("buckets_in_backward", e.buckets_in_backward);
+  f("optimizer_state_bytes", e.optimizer_state_bytes);
+}
+
+WB_FIELDS(AmpPart) {
+  f("scale", e.scale);
+  f("skipped", e.skipped);
+}
 
 WB_FIELDS(StepPhases) {
   f("data", e.data);
@@ -36,6 +73,7 @@ WB_FIELDS(StepEvent) {
   f("cpu", e.cpu);
   f("comm", e.comm);
   f("amp", e.amp);
+  f("flops", e.flops);
   f("progress", e.progress);
   f("eta_s", e.eta_s);
 }
@@ -205,112 +243,36 @@ WB_FIELDS(LadderEndEvent) {
   f("ladder", e.ladder);
 }
 
-#undef WB_FIELDS
-
-struct Writer {
-  json& out;
-  void operator()(const char* key, int v) const { out[key] = v; }
-  void operator()(const char* key, int64_t v) const { out[key] = v; }
-  void operator()(const char* key, double v) const { out[key] = v; }
-  void operator()(const char* key, bool v) const { out[key] = v; }
-  void operator()(const char* key, const std::string& v) const { out[key] = v; }
-  void operator()(const char* key, const json& v) const {
-    if (!v.is_null()) out[key] = v;  // an absent part stays absent
-  }
-  template <class T>
-  void operator()(const char* key, const std::optional<T>& v) const {
-    if (v) (*this)(key, *v);
-  }
-  template <class T>
-  void operator()(const char* key, const std::map<std::string, T>& items) const {
-    json o = json::object();
-    for (const auto& [name, item] : items) visit(item, Writer{o[name] = json::object()});
-    out[key] = std::move(o);
-  }
-  template <class T>  // a struct of its own: an object
-  auto operator()(const char* key, const T& v) const -> decltype(visit(v, std::declval<const Writer&>()), void()) {
-    json o = json::object();
-    visit(v, Writer{o});
-    out[key] = std::move(o);
-  }
-};
-
-// Whether j holds a value a member of type T can take (for optional members).
-template <class T>
-bool holds(const json& j) {
-  if constexpr (std::is_same_v<T, std::string>) return j.is_string();
-  else if constexpr (std::is_same_v<T, bool>) return j.is_boolean();
-  else if constexpr (std::is_arithmetic_v<T>) return j.is_number();
-  else return j.is_object() && !j.empty();
-}
-
-struct Reader {
-  const json& in;
-  void operator()(const char* key, int& v) const { v = static_cast<int>(intOr(in, key, v)); }
-  void operator()(const char* key, int64_t& v) const { v = intOr(in, key, v); }
-  void operator()(const char* key, double& v) const { v = numberOr(in, key, v); }
-  void operator()(const char* key, bool& v) const { v = boolOr(in, key, v); }
-  void operator()(const char* key, std::string& v) const { v = stringOr(in, key, v); }
-  void operator()(const char* key, json& v) const {  // a free-form part: an object or a list
-    const json* j = find(key);
-    if (j && ((j->is_object() && !j->empty()) || j->is_array())) v = *j;
-  }
-  template <class T>
-  void operator()(const char* key, std::optional<T>& v) const {
-    const json* j = find(key);
-    if (!j || !holds<T>(*j)) return;
-    T value{};
-    (*this)(key, value);
-    v = std::move(value);
-  }
-  template <class T>
-  void operator()(const char* key, std::map<std::string, T>& items) const {
-    const json& o = objectOr(in, key);
-    for (auto it = o.begin(); it != o.end(); ++it) {
-      if (!it->is_object()) continue;
-      T item{};
-      visit(item, Reader{*it});
-      items[it.key()] = std::move(item);
-    }
-  }
-  template <class T>
-  auto operator()(const char* key, T& v) const -> decltype(visit(v, std::declval<const Reader&>()), void()) {
-    visit(v, Reader{objectOr(in, key)});
-  }
-
-  const json* find(const char* key) const {
-    if (!in.is_object()) return nullptr;
-    auto it = in.find(key);
-    return it == in.end() ? nullptr : &*it;
-  }
-};
-
-template <class E>
-E readAs(const json& j) {
-  E e{};
-  visit(e, Reader{j});
-  return e;
-}
-
 }  // namespace
 
-void writeFields(const StepEvent& e, json& event) { visit(e, Writer{event}); }
-void writeFields(const EvalEvent& e, json& event) { visit(e, Writer{event}); }
-void writeFields(const EpochEvent& e, json& event) { visit(e, Writer{event}); }
-void writeFields(const StartEvent& e, json& event) { visit(e, Writer{event}); }
-void writeFields(const RunEvent& e, json& event) { visit(e, Writer{event}); }
-void writeFields(const WarningEvent& e, json& event) { visit(e, Writer{event}); }
-void writeFields(const ErrorEvent& e, json& event) { visit(e, Writer{event}); }
-void writeFields(const EarlyStopEvent& e, json& event) { visit(e, Writer{event}); }
-void writeFields(const CheckpointEvent& e, json& event) { visit(e, Writer{event}); }
-void writeFields(const EndEvent& e, json& event) { visit(e, Writer{event}); }
-void writeFields(const LadderEvent& e, json& event) { visit(e, Writer{event}); }
-void writeFields(const RungStartEvent& e, json& event) { visit(e, Writer{event}); }
-void writeFields(const RungEndEvent& e, json& event) { visit(e, Writer{event}); }
-void writeFields(const LadderEndEvent& e, json& event) { visit(e, Writer{event}); }
-void writeFields(const HostInfo& h, json& object) { visit(h, Writer{object}); }
-void writeFields(const SpeedupStatus& s, json& object) { visit(s, Writer{object}); }
+json makeEvent(const std::string& type, int rank, double t) {
+  json ev = json::object();
+  fieldsToJson(Envelope{kEventVersion, type, rank, t, unixSeconds()}, ev);
+  return ev;
+}
 
+void writeFields(const StepEvent& e, json& event) { fieldsToJson(e, event); }
+void writeFields(const EvalEvent& e, json& event) { fieldsToJson(e, event); }
+void writeFields(const EpochEvent& e, json& event) { fieldsToJson(e, event); }
+void writeFields(const StartEvent& e, json& event) { fieldsToJson(e, event); }
+void writeFields(const RunEvent& e, json& event) { fieldsToJson(e, event); }
+void writeFields(const WarningEvent& e, json& event) { fieldsToJson(e, event); }
+void writeFields(const ErrorEvent& e, json& event) { fieldsToJson(e, event); }
+void writeFields(const EarlyStopEvent& e, json& event) { fieldsToJson(e, event); }
+void writeFields(const CheckpointEvent& e, json& event) { fieldsToJson(e, event); }
+void writeFields(const EndEvent& e, json& event) { fieldsToJson(e, event); }
+void writeFields(const LadderEvent& e, json& event) { fieldsToJson(e, event); }
+void writeFields(const RungStartEvent& e, json& event) { fieldsToJson(e, event); }
+void writeFields(const RungEndEvent& e, json& event) { fieldsToJson(e, event); }
+void writeFields(const LadderEndEvent& e, json& event) { fieldsToJson(e, event); }
+void writeFields(const HostInfo& h, json& object) { fieldsToJson(h, object); }
+void writeFields(const SpeedupStatus& s, json& object) { fieldsToJson(s, object); }
+void writeFields(const MemoryPart& m, json& object) { fieldsToJson(m, object); }
+void writeFields(const CpuPart& c, json& object) { fieldsToJson(c, object); }
+void writeFields(const CommPart& c, json& object) { fieldsToJson(c, object); }
+void writeFields(const AmpPart& a, json& object) { fieldsToJson(a, object); }
+
+Envelope readEnvelope(const json& event) { return readAs<Envelope>(event); }
 StepEvent readStepEvent(const json& event) { return readAs<StepEvent>(event); }
 EvalEvent readEvalEvent(const json& event) { return readAs<EvalEvent>(event); }
 EpochEvent readEpochEvent(const json& event) { return readAs<EpochEvent>(event); }
@@ -327,5 +289,8 @@ RungEndEvent readRungEndEvent(const json& event) { return readAs<RungEndEvent>(e
 LadderEndEvent readLadderEndEvent(const json& event) { return readAs<LadderEndEvent>(event); }
 HostInfo readHostInfo(const json& object) { return readAs<HostInfo>(object); }
 SpeedupStatus readSpeedupStatus(const json& object) { return readAs<SpeedupStatus>(object); }
+MemoryPart readMemoryPart(const json& object) { return readAs<MemoryPart>(object); }
+CpuPart readCpuPart(const json& object) { return readAs<CpuPart>(object); }
+CommPart readCommPart(const json& object) { return readAs<CommPart>(object); }
 
 }  // namespace wb::proto

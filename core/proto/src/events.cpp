@@ -13,10 +13,6 @@
 namespace wb::proto {
 using nlohmann::json;
 
-json makeEvent(const std::string& type, int rank, double t) {
-  return json{{"v", kEventVersion}, {"type", type}, {"rank", rank}, {"t", t}, {"wall", unixSeconds()}};
-}
-
 namespace {
 void sanitize(json& j) {
   if (j.is_number_float()) {

@@ -31,27 +31,25 @@ void notePeak(std::map<int, int64_t>& peaks, int rank, int64_t bytes) {
   p = std::max(p, bytes);
 }
 
-void readMemory(RunRecord& r, int rank, const json& ev) {
-  auto it = ev.find("mem");
-  if (it == ev.end() || !it->is_object()) return;
-  const json& mem = *it;
-  const std::string device = text(mem, "device", "cpu");
-  if (device.rfind("cuda", 0) == 0) notePeak(r.device_peak, rank, integer(mem, "peak"));
-  int64_t rss = integer(mem, "rss_peak");
-  if (rss <= 0) rss = integer(mem, "rss");
+void readMemory(RunRecord& r, int rank, const std::optional<proto::MemoryPart>& mem) {
+  if (!mem) return;
+  if (mem->device.rfind("cuda", 0) == 0) notePeak(r.device_peak, rank, mem->peak.value_or(0));
+  int64_t rss = mem->rss_peak.value_or(0);
+  if (rss <= 0) rss = mem->rss.value_or(0);
   notePeak(r.rss_peak, rank, rss);
 }
 
-std::optional<StepMemory> readStepMemory(const json& ev) {
-  auto it = ev.find("mem");
-  if (it == ev.end() || !it->is_object()) return std::nullopt;
-  StepMemory m;
-  m.device = text(*it, "device");
-  m.alloc = num(*it, "alloc");
-  m.reserved = num(*it, "reserved");
-  m.peak = num(*it, "peak");
-  m.rss = num(*it, "rss");
-  return m;
+double bytesOrNaN(const std::optional<int64_t>& v) { return v ? static_cast<double>(*v) : kNaN; }
+
+std::optional<StepMemory> stepMemory(const std::optional<proto::MemoryPart>& mem) {
+  if (!mem) return std::nullopt;
+  return StepMemory{mem->device, bytesOrNaN(mem->alloc), bytesOrNaN(mem->reserved), bytesOrNaN(mem->peak),
+                    bytesOrNaN(mem->rss)};
+}
+
+std::optional<StepCpu> stepCpu(const std::optional<proto::CpuPart>& cpu) {
+  if (!cpu || !std::isfinite(cpu->process_cores) || !std::isfinite(cpu->machine_busy_cores)) return std::nullopt;
+  return StepCpu{cpu->process_cores, cpu->machine_busy_cores, cpu->cores};
 }
 
 }  // namespace
@@ -62,22 +60,21 @@ StepSample decodeStep(const json& ev) {
   s.epoch = e.epoch;
   s.step = e.step;
   s.samples = e.samples;
-  s.t = num(ev, "t", 0);
+  s.t = proto::readEnvelope(ev).t;
   s.loss = e.loss;
   s.lr = e.lr;
   s.samples_per_s = e.samples_per_s;
   if (e.ms) s.ms = StepTimes{e.ms->data, e.ms->h2d, e.ms->fwd, e.ms->bwd, e.ms->opt, e.ms->comm};
-  s.cpu = decodeStepCpu(ev);
-  if (e.amp.is_object()) {
-    double scale = num(e.amp, "scale");
-    if (std::isfinite(scale)) s.amp_scale = scale;
-    if (e.amp.contains("skipped") && e.amp["skipped"].is_number()) s.amp_skipped = integer(e.amp, "skipped");
+  s.cpu = stepCpu(e.cpu);
+  if (e.amp) {
+    if (std::isfinite(e.amp->scale)) s.amp_scale = e.amp->scale;
+    s.amp_skipped = e.amp->skipped;
   }
-  s.mem = readStepMemory(ev);
-  if (auto f = proto::readFlops(ev); f && f->per_step > 0) {
-    s.gflop_per_s = f->achieved_gflop_per_s;
-    s.pct_of_peak = f->pctOfPeak();
-    s.pct_of_datasheet = f->pctOfDatasheet();
+  s.mem = stepMemory(e.mem);
+  if (e.flops && e.flops->per_step > 0) {
+    s.gflop_per_s = e.flops->achieved_gflop_per_s;
+    s.pct_of_peak = e.flops->pctOfPeak();
+    s.pct_of_datasheet = e.flops->pctOfDatasheet();
   }
   return s;
 }
@@ -91,7 +88,8 @@ void readEnd(RunRecord& r, const json& ev) {
   if (end.summary.is_object() && r.summary.empty()) r.summary = end.summary;
 }
 
-void readRank0(RunRecord& r, const std::string& type, const json& ev) {
+void readRank0(RunRecord& r, const proto::Envelope& env, const json& ev) {
+  const std::string& type = env.type;
   if (type == proto::RunEvent::kType) {
     const proto::RunEvent run = proto::readRunEvent(ev);
     if (r.id.empty()) r.id = run.run_id;
@@ -109,7 +107,7 @@ void readRank0(RunRecord& r, const std::string& type, const json& ev) {
     EvalSample e;
     e.epoch = v.epoch;
     e.step = v.step;
-    e.t = num(ev, "t", 0);
+    e.t = env.t;
     e.val_loss = v.val_loss;
     e.val_acc = std::isfinite(v.val_acc) ? v.val_acc : 0.0;
     e.eval_ms = v.eval_ms;
@@ -118,7 +116,7 @@ void readRank0(RunRecord& r, const std::string& type, const json& ev) {
     const proto::EpochEvent p = proto::readEpochEvent(ev);
     EpochSample e;
     e.epoch = p.epoch;
-    e.t = num(ev, "t", 0);
+    e.t = env.t;
     e.seconds = p.seconds;
     e.samples_per_s = p.samples_per_s;
     e.train_samples_per_s = p.train_samples_per_s;
@@ -154,16 +152,7 @@ std::optional<CpuUse> decodeCpu(const json& summary) {
 
 }  // namespace
 
-std::optional<StepCpu> decodeStepCpu(const json& ev) {
-  auto cpu = ev.find("cpu");
-  if (cpu == ev.end() || !cpu->is_object()) return std::nullopt;
-  StepCpu c;
-  c.process_cores = num(*cpu, "process_cores");
-  c.machine_busy_cores = num(*cpu, "machine_busy_cores");
-  c.cores = static_cast<int>(integer(*cpu, "cores"));
-  if (!std::isfinite(c.process_cores) || !std::isfinite(c.machine_busy_cores)) return std::nullopt;
-  return c;
-}
+std::optional<StepCpu> decodeStepCpu(const json& ev) { return stepCpu(proto::readStepEvent(ev).cpu); }
 
 RunSummary decodeSummary(const json& s) {
   RunSummary out;
@@ -210,8 +199,9 @@ int RunRecord::cores() const {
 
 void addEvent(RunRecord& r, const json& ev) {
   if (!ev.is_object()) return;
-  const std::string type = text(ev, "type");
-  const int rank = static_cast<int>(integer(ev, "rank", 0));
+  const proto::Envelope env = proto::readEnvelope(ev);
+  const std::string& type = env.type;
+  const int rank = env.rank.value_or(0);
   if (type == proto::WarningEvent::kType) {
     const std::string msg = proto::readWarningEvent(ev).message;
     r.warnings.push_back(msg.empty() ? "(no message)" : msg);
@@ -219,16 +209,17 @@ void addEvent(RunRecord& r, const json& ev) {
   if (type == proto::ErrorEvent::kType) {
     std::string msg = proto::readErrorEvent(ev).message;
     if (msg.empty()) msg = "(no message)";
-    if (ev.contains("rank")) msg = "rank " + std::to_string(rank) + ": " + msg;
+    if (env.rank) msg = "rank " + std::to_string(rank) + ": " + msg;
     r.errors.push_back(msg);
   }
   if (type == proto::EndEvent::kType) readEnd(r, ev);
   const bool launcherLine = type == proto::RunEvent::kType;  // rank -1
-  if (launcherLine) readRank0(r, type, ev);
-  if (type == proto::StepEvent::kType || type == proto::EvalEvent::kType) readMemory(r, rank, ev);
+  if (launcherLine) readRank0(r, env, ev);
+  if (type == proto::StepEvent::kType) readMemory(r, rank, proto::readStepEvent(ev).mem);
+  if (type == proto::EvalEvent::kType) readMemory(r, rank, proto::readEvalEvent(ev).mem);
   if (rank != 0 || launcherLine) return;
-  r.last_t = std::max(r.last_t, num(ev, "t", 0));
-  readRank0(r, type, ev);
+  r.last_t = std::max(r.last_t, env.t);
+  readRank0(r, env, ev);
 }
 
 void finishRecord(RunRecord& r) {

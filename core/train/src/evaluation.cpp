@@ -12,26 +12,26 @@
 namespace wb::train::detail {
 using nlohmann::json;
 
-json memoryJson(const torch::Device& device) {
-  json m;
-  m["rss"] = currentRssBytes();
-  m["rss_peak"] = peakRssBytes();
+proto::MemoryPart memoryUse(const torch::Device& device) {
+  proto::MemoryPart m;
+  m.rss = currentRssBytes();
+  m.rss_peak = peakRssBytes();
 #if defined(WB_WITH_CUDA)
   if (device.is_cuda()) {
     auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index());
     using c10::cuda::CUDACachingAllocator::StatType;
     const auto agg = static_cast<size_t>(StatType::AGGREGATE);
-    m["device"] = "cuda:" + std::to_string(device.index());
-    m["alloc"] = stats.allocated_bytes[agg].current;
-    m["reserved"] = stats.reserved_bytes[agg].current;
-    m["peak"] = stats.allocated_bytes[agg].peak;
+    m.device = "cuda:" + std::to_string(device.index());
+    m.alloc = stats.allocated_bytes[agg].current;
+    m.reserved = stats.reserved_bytes[agg].current;
+    m.peak = stats.allocated_bytes[agg].peak;
     return m;
   }
 #endif
-  m["device"] = "cpu";
-  m["alloc"] = m["rss"];
-  m["reserved"] = m["rss"];
-  m["peak"] = m["rss_peak"];
+  m.device = "cpu";
+  m.alloc = m.rss;
+  m.reserved = m.rss;
+  m.peak = m.rss_peak;
   return m;
 }
 
@@ -86,7 +86,7 @@ EvalResult evaluate(model::Model& m, data::Loader& loader, const torch::Device& 
   r.loss = sums[2] > 0 ? sums[0] / sums[2] : std::nan("");
   r.acc = sums[2] > 0 ? sums[1] / sums[2] : 0.0;
   r.ms = sw.ms();
-  r.mem = memoryJson(device);
+  r.mem = memoryUse(device);
   return r;
 }
 

@@ -55,31 +55,25 @@ std::optional<std::string> CpuMonitor::poll() {
   return std::string(buf);
 }
 
-namespace {
-json shareJson(const CpuShare& s, int cores) {
-  return json{{"process_cores", s.process_cores},
-              {"machine_busy_cores", s.process_cores + s.other_cores},
-              {"other_cores", s.other_cores},
-              {"cores", cores}};
-}
-}  // namespace
-
-json CpuMonitor::intervalJson() {
+proto::CpuPart CpuMonitor::interval() {
   const CpuTimes now = readCpuTimes();
-  json j = shareJson(cpuShareBetween(lastInterval_, now), o_.cores);
-  j["threads"] = threads_;
+  const CpuShare s = cpuShareBetween(lastInterval_, now);
   lastInterval_ = now;
-  return j;
+  return proto::CpuPart{s.process_cores, s.process_cores + s.other_cores, s.other_cores, o_.cores, threads_};
 }
 
-json CpuMonitor::totalJson() const {
+proto::RunCpu CpuMonitor::total() const {
   const CpuShare s = cpuShareBetween(start_, readCpuTimes());
-  json j = shareJson(s, o_.cores);
-  j["threads"] = threads_;
-  j["min_threads"] = minThreads_;
-  j["asked_cores"] = o_.threads;
-  if (o_.local_world <= 1) j["contended"] = s.other_cores >= kContendedOtherCores;
-  return j;
+  proto::RunCpu c;
+  c.process_cores = s.process_cores;
+  c.machine_busy_cores = s.process_cores + s.other_cores;
+  c.other_cores = s.other_cores;
+  c.cores = o_.cores;
+  c.threads = threads_;
+  c.min_threads = minThreads_;
+  c.asked_cores = o_.threads;
+  if (o_.local_world <= 1) c.contended = isContended(s.other_cores);
+  return c;
 }
 
 }  // namespace wb::train

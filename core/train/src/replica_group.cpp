@@ -75,14 +75,20 @@ class DataParallelGroup final : public ReplicaGroup {
                 {"gradient_memory_saved", dp_->gradientMemorySaved()},
                 {"description", dp_->describe()}};
   }
-  json stats() override {
-    auto s = dp_->lastStats();
-    return json{{"comm_ms", s.comm_ms},           {"launch_ms", s.launch_ms},
-                {"wait_ms", s.wait_ms},           {"gather_ms", s.gather_ms},
-                {"overlap", s.overlap},           {"bytes_reduced", s.bytes_reduced},
-                {"bytes_gathered", s.bytes_gathered}, {"buckets", s.buckets},
-                {"buckets_in_backward", s.buckets_in_backward},
-                {"optimizer_state_bytes", dp_->optimizerStateBytes()}};
+  proto::CommPart stats() override {
+    const auto s = dp_->lastStats();
+    proto::CommPart c;
+    c.comm_ms = s.comm_ms;
+    c.launch_ms = s.launch_ms;
+    c.wait_ms = s.wait_ms;
+    c.gather_ms = s.gather_ms;
+    c.overlap = s.overlap;
+    c.bytes_reduced = s.bytes_reduced;
+    c.bytes_gathered = s.bytes_gathered;
+    c.buckets = s.buckets;
+    c.buckets_in_backward = s.buckets_in_backward;
+    c.optimizer_state_bytes = dp_->optimizerStateBytes();
+    return c;
   }
 
  private:

@@ -119,21 +119,21 @@ void TrainingRun::emitStep(int epoch) {
   s.samples_per_s = intervalMs > 0 ? intervalSamples_ * 1000.0 / intervalMs : 0.0;
   s.ms = timer_->averages(intervalSteps_);
   s.step_ms = intervalMs / static_cast<double>(intervalSteps_);
-  s.mem = memoryJson(device_);
-  peakBytes_ = std::max<int64_t>(peakBytes_, s.mem.value("peak", int64_t{0}));
+  s.mem = memoryUse(device_);
+  peakBytes_ = std::max<int64_t>(peakBytes_, s.mem->peak.value_or(0));
   const int64_t faults = minorPageFaults();
-  s.mem["page_faults_per_step"] = static_cast<double>(faults - faultsAt_) / static_cast<double>(intervalSteps_);
+  s.mem->page_faults_per_step = static_cast<double>(faults - faultsAt_) / static_cast<double>(intervalSteps_);
   faultsAt_ = faults;
-  s.cpu = cpu_->intervalJson();
+  s.cpu = cpu_->interval();
   if (group_->worldSize() > 1) s.comm = group_->stats();
-  if (scaler_->enabled()) s.amp = {{"scale", scaler_->readScale()}, {"skipped", scaler_->skippedSteps()}};
+  if (scaler_->enabled()) s.amp = proto::AmpPart{scaler_->readScale(), scaler_->skippedSteps()};
   const double total = static_cast<double>(totalSteps_);
   s.progress = totalSteps_ > 0 ? static_cast<double>(at_.iteration) / total : 0.0;
   const int64_t done = at_.iteration - iterationAtStart_;  // steps of this life
   s.eta_s = done > 0 ? wall_.seconds() / static_cast<double>(done) * (total - static_cast<double>(at_.iteration)) : 0.0;
+  s.flops = flopsFigures(static_cast<double>(intervalSamples_), intervalMs);
   json ev = event(proto::StepEvent::kType);
   proto::writeFields(s, ev);
-  ev[proto::kFlopsKey] = proto::flopsJson(flopsFigures(static_cast<double>(intervalSamples_), intervalMs));
   emit(ev);
   lossAcc_.zero_();
   intervalSteps_ = 0;
@@ -181,47 +181,48 @@ void TrainingRun::emitEarlyStop(int epoch, const EarlyStoppingDecision& decision
   emit(ev);
 }
 
-json TrainingRun::summaryJson() const {
-  json s;
-  s["epochs"] = epochsRun_;
-  s["steps"] = at_.iteration;
-  s["optimizer_steps"] = at_.optimizer_steps;
-  s["samples"] = at_.samples_seen;
-  s["wall_s"] = wall_.seconds();
+// The trainer's part of summary.json (the launcher, or a rank started alone, completes it).
+proto::RunSummary TrainingRun::summary() const {
+  proto::RunSummary s;
+  s.epochs = epochsRun_;
+  s.steps = at_.iteration;
+  s.optimizer_steps = at_.optimizer_steps;
+  s.samples = at_.samples_seen;
+  s.wall_s = wall_.seconds();
   // This life's samples over this life's training steps (samples_seen includes a resumed run's
   // earlier ones; evaluation and checkpoints have their own clocks).
   const int64_t trainSamples = at_.samples_seen - samplesAtStart_;
-  s["train_samples"] = trainSamples;
-  s["train_s"] = trainMs_ / 1000.0;
-  s["train_samples_per_s"] = trainMs_ > 0 ? trainSamples / (trainMs_ / 1000.0) : 0.0;
-  s["eval_s"] = evalS_;
-  s["checkpoint_s"] = checkpointS_;
+  s.train_samples = trainSamples;
+  s.train_s = trainMs_ / 1000.0;
+  s.train_samples_per_s = trainMs_ > 0 ? trainSamples / (trainMs_ / 1000.0) : 0.0;
+  s.eval_s = evalS_;
+  s.checkpoint_s = checkpointS_;
   if (firstStepAge_ >= 0) {
-    s["time_to_first_step_s"] = firstStepAge_;  // from this process's start; a launcher counts from its own
-    s["first_step_unix"] = firstStepUnix_;
+    s.time_to_first_step_s = firstStepAge_;  // from this process's start; a launcher counts from its own
+    s.first_step_unix = firstStepUnix_;
   }
-  s["cpu"] = cpu_->totalJson();
-  s["best_val_acc"] = bestValAcc_;
-  s["final_val_acc"] = lastValAcc_;
-  s["best_val_loss"] = bestValLoss_;
-  s["peak_mem"] = peakBytes_;
-  s["device"] = device_.str();
-  s["world_size"] = o_.world_size;
-  if (scaler_->enabled()) s["amp_skipped"] = scaler_->skippedSteps();
+  s.cpu = cpu_->total();
+  s.best_val_acc = bestValAcc_;
+  s.final_val_acc = lastValAcc_;
+  s.best_val_loss = bestValLoss_;
+  s.peak_mem = peakBytes_;
+  s.device = device_.str();
+  s.world_size = o_.world_size;
+  if (scaler_->enabled()) s.amp_skipped = scaler_->skippedSteps();
   if (stopper_->enabled() && stopper_->bestEpoch() >= 0) {
-    s["best_epoch"] = stopper_->bestEpoch();
-    s["best_value"] = stopper_->bestValue();
+    s.best_epoch = stopper_->bestEpoch();
+    s.best_value = stopper_->bestValue();
   }
   if (stop_ == Stop::EarlyStopped && writeCheckpoints_) {
-    s["best_weights_restored"] = bestWeightsNote_.empty();
-    if (!bestWeightsNote_.empty()) s["best_weights_note"] = bestWeightsNote_;
+    s.best_weights_restored = bestWeightsNote_.empty();
+    if (!bestWeightsNote_.empty()) s.best_weights_note = bestWeightsNote_;
   }
-  if (!checkpointError_.empty()) s["error"] = checkpointError_;
+  if (!checkpointError_.empty()) s.error = checkpointError_;
   const int64_t steps = at_.iteration - iterationAtStart_;
   proto::FlopsFigures f = flopsFigures(static_cast<double>(trainSamples), trainMs_);
   f.compute_only_step_ms = computeOnlyMs_;
   if (steps > 0) f.step_ms = trainMs_ / static_cast<double>(steps);
-  s[proto::kFlopsKey] = proto::flopsJson(f);
+  s.flops = f;
   return s;
 }
 

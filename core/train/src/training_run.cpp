@@ -326,7 +326,7 @@ Status TrainingRun::evaluateAndCheckpoint(int epoch) {
   lastValAcc_ = ev.acc;
   if (std::isnan(bestValAcc_) || ev.acc > bestValAcc_) bestValAcc_ = ev.acc;
   if (std::isnan(bestValLoss_) || ev.loss < bestValLoss_) bestValLoss_ = ev.loss;
-  peakBytes_ = std::max<int64_t>(peakBytes_, ev.mem.value("peak", int64_t{0}));
+  peakBytes_ = std::max<int64_t>(peakBytes_, ev.mem.peak.value_or(0));
   emitEvalAndEpoch(epoch, ev, epochComplete);
 
   const auto& es = c_.speedups.early_stopping;
@@ -458,8 +458,9 @@ TrainOutcome TrainingRun::finish() {
     out.status = proto::kStatusFailed;
     out.message = checkpointError_;
   }
-  out.summary = summaryJson();
-  if (!out.message.empty()) out.summary["message"] = out.message;
+  proto::RunSummary summary = this->summary();
+  if (!out.message.empty()) summary.message = out.message;
+  out.summary = proto::toJson(summary);
   return out;
 }
 

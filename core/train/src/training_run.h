@@ -33,7 +33,7 @@
 namespace wb::train::detail {
 
 // Memory as the `step`/`eval` events report it: device allocator figures on CUDA, RSS on CPU.
-nlohmann::json memoryJson(const torch::Device& device);
+proto::MemoryPart memoryUse(const torch::Device& device);
 void resetPeakMemory(const torch::Device& device);
 
 struct EvalResult {
@@ -41,7 +41,7 @@ struct EvalResult {
   double acc = 0;
   int64_t samples = 0;
   double ms = 0;
-  nlohmann::json mem;
+  proto::MemoryPart mem;
 };
 
 // Evaluation over this rank's shard of the validation set; the sums are reduced across ranks.
@@ -103,8 +103,8 @@ class TrainingRun {
   void emitStep(int epoch);
   void emitEvalAndEpoch(int epoch, const EvalResult& ev, bool epochComplete);
   void emitEarlyStop(int epoch, const EarlyStoppingDecision& decision);
-  nlohmann::json summaryJson() const;
-  proto::FlopsFigures flopsFigures(double samples, double ms) const;  // step events' and summary's "flops"
+  proto::RunSummary summary() const;
+  proto::FlopsFigures flopsFigures(double samples, double ms) const;  // step events\' and summary\'s "flops"
 
   const TrainerOptions& o_;
   const Config& c_;

@@ -71,6 +71,60 @@ const std::set<std::string> kStartKeys = {"config", "versions", "backend_check",
 class TestEventTypes : public QObject {
   Q_OBJECT
  private Q_SLOTS:
+  void envelopeReadsWhatMakeEventWrites() {
+    const json ev = throughTheWire(wb::proto::makeEvent("step", 2, 1.5));
+    QCOMPARE(keysOf(ev), kEnvelope);
+    const auto env = wb::proto::readEnvelope(ev);
+    QCOMPARE(env.v, wb::proto::kEventVersion);
+    QCOMPARE(env.type, std::string("step"));
+    QCOMPARE(env.rank, std::optional<int>(2));
+    QCOMPARE(env.t, 1.5);
+    QVERIFY(env.wall > 1.6e9);
+    // A rank's line before the launcher stamps it has no rank; a broken envelope keeps defaults.
+    const auto bare = wb::proto::readEnvelope(json{{"type", "end"}, {"t", "late"}, {"wall", nullptr}});
+    QVERIFY(!bare.rank);
+    QCOMPARE(bare.t, 0.0);
+    QVERIFY(std::isnan(bare.wall));
+  }
+
+  void stepPartsRoundTrip() {
+    wb::proto::StepEvent s;
+    s.mem = wb::proto::MemoryPart{"cuda:0", int64_t{10}, int64_t{20}, int64_t{30}, int64_t{40}, int64_t{50}, 0.5};
+    s.cpu = wb::proto::CpuPart{0.9, 1.9, 1.0, 2, 2};
+    wb::proto::CommPart comm;
+    comm.comm_ms = 1.5;
+    comm.overlap = 0.25;
+    comm.bytes_reduced = 4096;
+    comm.buckets = 3;
+    s.comm = comm;
+    s.amp = wb::proto::AmpPart{65536.0, int64_t{2}};
+    const json ev = throughTheWire(wb::proto::toEvent(s, 0, 1));
+    QCOMPARE(keysOf(ev["mem"]),
+             (std::set<std::string>{"device", "alloc", "reserved", "peak", "rss", "rss_peak", "page_faults_per_step"}));
+    QCOMPARE(keysOf(ev["cpu"]), (std::set<std::string>{"process_cores", "machine_busy_cores", "other_cores", "cores", "threads"}));
+    QCOMPARE(keysOf(ev["comm"]), (std::set<std::string>{"comm_ms", "launch_ms", "wait_ms", "gather_ms", "overlap",
+                                                        "bytes_reduced", "bytes_gathered", "buckets",
+                                                        "buckets_in_backward", "optimizer_state_bytes"}));
+    QCOMPARE(keysOf(ev["amp"]), (std::set<std::string>{"scale", "skipped"}));
+    const auto r = wb::proto::readStepEvent(ev);
+    QCOMPARE(r.mem->device, std::string("cuda:0"));
+    QCOMPARE(r.mem->peak, std::optional<int64_t>(30));
+    QCOMPARE(r.mem->page_faults_per_step, std::optional<double>(0.5));
+    QCOMPARE(r.cpu->machine_busy_cores, 1.9);
+    QCOMPARE(r.cpu->threads, std::optional<int>(2));
+    QCOMPARE(r.comm->bytes_reduced, int64_t{4096});
+    QCOMPARE(r.comm->overlap, 0.25);
+    QCOMPARE(r.amp->scale, 65536.0);
+    QCOMPARE(r.amp->skipped, std::optional<int64_t>(2));
+    // The CPU's memory has no allocator figures; an older step no threads.
+    const auto old = wb::proto::readStepEvent(json{{"mem", {{"device", "cpu"}, {"rss", 5.0e7}}},
+                                                   {"cpu", {{"process_cores", 1}, {"machine_busy_cores", 1.5}}}});
+    QVERIFY(!old.mem->alloc && !old.mem->peak);
+    QCOMPARE(old.mem->rss, std::optional<int64_t>(50000000));
+    QVERIFY(!old.cpu->threads && std::isnan(old.cpu->other_cores));
+    QVERIFY(!old.comm && !old.amp);
+  }
+
   void stepRoundTrips() {
     wb::proto::StepEvent s;
     s.epoch = 2;
@@ -81,7 +135,9 @@ class TestEventTypes : public QObject {
     s.samples_per_s = 1234.5;
     s.step_ms = 51.8;
     s.ms = wb::proto::StepPhases{1, 2, 3, 4, 5, 6};
-    s.mem = {{"device", "cpu"}, {"peak", 1000}};
+    s.mem = wb::proto::MemoryPart{};
+    s.mem->device = "cpu";
+    s.mem->peak = 1000;
     s.progress = 0.5;
     s.eta_s = 12;
     json ev = wb::proto::makeEvent("step", 0, 1.0);
@@ -96,8 +152,8 @@ class TestEventTypes : public QObject {
     QVERIFY(r.ms.has_value());
     QCOMPARE(r.ms->data, 1.0);
     QCOMPARE(r.ms->opt, 6.0);
-    QCOMPARE(r.mem.value("peak", 0), 1000);
-    QVERIFY(r.comm.is_null());
+    QCOMPARE(r.mem->peak, std::optional<int64_t>(1000));
+    QVERIFY(!r.comm);
     QCOMPARE(r.eta_s, 12.0);
   }
 

@@ -72,22 +72,29 @@ struct FakeRun {
     e.lr = 0.01;
     e.samples_per_s = 1000.0;
     e.ms = wb::proto::StepPhases{ms[0], ms[1], ms[2], ms[3], ms[5], ms[4]};
-    e.mem = {{"device", "cpu"}, {"rss", rssPeak / 2}, {"rss_peak", rssPeak}, {"peak", 0}};
+    e.mem = wb::proto::MemoryPart{};
+    e.mem->device = "cpu";
+    e.mem->rss = rssPeak / 2;
+    e.mem->rss_peak = rssPeak;
+    e.mem->peak = 0;
     events.push_back(wb::proto::toEvent(e, rank, t));
     return *this;
   }
   // The step event's CPU over its interval (the last step added).
   FakeRun& stepCpu(double processCores, double machineBusyCores, int cores = 2) {
-    events.back()["cpu"] = {{"process_cores", processCores}, {"machine_busy_cores", machineBusyCores}, {"cores", cores}};
+    const wb::proto::CpuPart cpu{processCores, machineBusyCores, machineBusyCores - processCores, cores, std::nullopt};
+    wb::proto::writeFields(cpu, events.back()["cpu"] = json::object());
     return *this;
   }
   FakeRun& amp(double scale, int64_t skipped) {
-    events.back()["amp"] = {{"scale", scale}, {"skipped", skipped}};
+    wb::proto::writeFields(wb::proto::AmpPart{scale, skipped}, events.back()["amp"] = json::object());
     return *this;
   }
   FakeRun& deviceMem(int64_t peak) {
-    events.back()["mem"]["device"] = "cuda:0";
-    events.back()["mem"]["peak"] = peak;
+    wb::proto::MemoryPart mem = *wb::proto::readStepEvent(events.back()).mem;
+    mem.device = "cuda:0";
+    mem.peak = peak;
+    wb::proto::writeFields(mem, events.back()["mem"] = json::object());
     return *this;
   }
   FakeRun& eval(int epoch, double t, double acc, double evalMs = 100) {

@@ -33,6 +33,8 @@ struct CpuShare {
 CpuShare cpuShareBetween(const CpuTimes& a, const CpuTimes& b, double ownedElsewhere = 0);
 // Other processes' use of the machine, in cores, that marks a measurement as contended.
 inline constexpr double kContendedOtherCores = 0.3;
+// The one rule: a measurement while other processes used otherCores is contended.
+inline bool isContended(double otherCores) { return otherCores >= kContendedOtherCores; }
 
 // Minor page faults of this process so far (getrusage ru_minflt).
 int64_t minorPageFaults();

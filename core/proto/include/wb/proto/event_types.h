@@ -6,7 +6,7 @@
 // the window) spell each field once: here and in event_types.cpp's field lists.
 // Decoding is tolerant, as numberOr & co: a missing field, null (a non-finite number) or a value
 // of another type keeps the member's default; it never throws. Parts that are free-form objects
-// of their own (config, versions, backend_check, mem, ...) stay JSON.
+// of their own (config, versions, backend_check, dist, ...) stay JSON.
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -16,12 +16,59 @@
 #include <nlohmann/json.hpp>
 
 #include "wb/proto/events.h"
+#include "wb/proto/flops.h"
 
 namespace wb::proto {
 
 inline constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
 
+// ---- the envelope ------------------------------------------------------------------------
+
+// What every event has (makeEvent writes it): the schema version, the type, the rank that wrote
+// it (-1: the launcher) and its clocks.
+struct Envelope {
+  int v = 0;
+  std::string type;
+  std::optional<int> rank;         // absent: a rank's line the launcher has not stamped yet
+  double t = 0;                    // seconds since the writer started
+  double wall = kUnknown;          // unix seconds
+};
+
 // ---- the run's figures -------------------------------------------------------------------
+
+// A step's (and an evaluation's) mem, in bytes. On the CPU alloc and reserved are the rss, and
+// peak the rss peak; on CUDA they are the caching allocator's.
+struct MemoryPart {
+  std::string device;              // "cpu" | "cuda:0"
+  std::optional<int64_t> alloc, reserved, peak;
+  std::optional<int64_t> rss, rss_peak;
+  std::optional<double> page_faults_per_step;  // minor faults per step over the interval
+};
+
+// A step's cpu: cores' worth of CPU over the log interval.
+struct CpuPart {
+  double process_cores = kUnknown;       // this rank's process
+  double machine_busy_cores = kUnknown;  // the whole machine
+  double other_cores = kUnknown;         // the difference: everything else
+  int cores = 0;                         // logical cores; 0: unknown
+  std::optional<int> threads;            // the rank's intra-op threads
+};
+
+// A step's comm (several ranks): the gradient exchange of the last step.
+struct CommPart {
+  double comm_ms = 0, launch_ms = 0, wait_ms = 0, gather_ms = 0;
+  double overlap = 0;              // 0..1: the share of communication hidden behind backward
+  int64_t bytes_reduced = 0, bytes_gathered = 0;
+  int buckets = 0, buckets_in_backward = 0;
+  int64_t optimizer_state_bytes = 0;  // this rank's
+};
+
+// A step's amp (fp16 loss scaling).
+struct AmpPart {
+  double scale = kUnknown;
+  std::optional<int64_t> skipped;  // steps skipped so far
+};
+
 
 // A step event's ms: mean milliseconds per step of each phase over the log interval.
 struct StepPhases {
@@ -38,10 +85,11 @@ struct StepEvent {                 // every log interval
   double samples_per_s = 0;        // training steps only, over the interval
   double step_ms = 0;              // mean step time over the interval
   std::optional<StepPhases> ms;
-  nlohmann::json mem;              // {device, alloc, reserved, peak, rss, rss_peak, page_faults_per_step}
-  nlohmann::json cpu;              // {process_cores, machine_busy_cores, other_cores, cores, threads}
-  nlohmann::json comm;             // several ranks: {comm_ms, overlap, bytes_reduced, ...}
-  nlohmann::json amp;              // fp16: {scale, skipped}
+  std::optional<MemoryPart> mem;
+  std::optional<CpuPart> cpu;
+  std::optional<CommPart> comm;    // several ranks
+  std::optional<AmpPart> amp;      // fp16
+  std::optional<FlopsFigures> flops;  // FLOPs per step, achieved GFLOP/s against the peaks (flops.h)
   double progress = 0;             // 0..1 of the planned steps
   double eta_s = 0;
 };
@@ -56,7 +104,7 @@ struct EvalEvent {                 // after each epoch
   double eval_ms = 0;
   int64_t eval_samples = 0;
   bool inference_mode = false;
-  nlohmann::json mem;
+  std::optional<MemoryPart> mem;
 };
 
 struct EpochEvent {                // after each evaluation
@@ -244,6 +292,10 @@ void writeFields(const RungEndEvent& e, nlohmann::json& event);
 void writeFields(const LadderEndEvent& e, nlohmann::json& event);
 void writeFields(const HostInfo& h, nlohmann::json& object);
 void writeFields(const SpeedupStatus& s, nlohmann::json& object);
+void writeFields(const MemoryPart& m, nlohmann::json& object);
+void writeFields(const CpuPart& c, nlohmann::json& object);
+void writeFields(const CommPart& c, nlohmann::json& object);
+void writeFields(const AmpPart& a, nlohmann::json& object);
 
 // makeEvent(E::kType, rank, t) with e's fields.
 template <class E>
@@ -259,6 +311,7 @@ bool isEvent(const nlohmann::json& event) {
   return stringOr(event, "type", {}) == E::kType;
 }
 
+Envelope readEnvelope(const nlohmann::json& event);
 StepEvent readStepEvent(const nlohmann::json& event);
 EvalEvent readEvalEvent(const nlohmann::json& event);
 EpochEvent readEpochEvent(const nlohmann::json& event);
@@ -275,5 +328,8 @@ RungEndEvent readRungEndEvent(const nlohmann::json& event);
 LadderEndEvent readLadderEndEvent(const nlohmann::json& event);
 HostInfo readHostInfo(const nlohmann::json& object);
 SpeedupStatus readSpeedupStatus(const nlohmann::json& object);
+MemoryPart readMemoryPart(const nlohmann::json& object);
+CpuPart readCpuPart(const nlohmann::json& object);
+CommPart readCommPart(const nlohmann::json& object);
 
 }  // namespace wb::proto

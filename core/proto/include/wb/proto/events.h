@@ -2,13 +2,15 @@
 // The event stream: one JSON object per line (events.jsonl, and stdout with --events-stdout).
 //
 // Schema version kEventVersion. Every event has: v, type, rank, t (seconds since the run
-// started, per rank), wall (unix seconds). The fields of each type are code, not this comment:
+// started, per rank), wall (unix seconds): wb/proto/event_types.h's Envelope (readEnvelope).
+// The fields of each type are code, not this comment:
 // one struct per type in wb/proto/event_types.h (its field lists in event_types.cpp), written
 // with toEvent/writeFields and read with read<Type>Event by every writer and reader:
 //   run         RunEvent        the launcher's first line: run_dir, run_id, name, config, ...
 //   start       StartEvent      each rank: config, versions, host, device, threads, world_size,
 //                               model, dataset, speedups{<name>: SpeedupStatus}, lr_scaling, ...
-//   step        StepEvent       every log interval: loss, throughput, ms{...}, mem, cpu, amp
+//   step        StepEvent       every log interval: loss, throughput, ms{...}, mem, cpu, comm, amp
+//                               (MemoryPart, CpuPart, CommPart, AmpPart)
 //   eval        EvalEvent       val_loss, val_acc, eval_ms
 //   epoch       EpochEvent      seconds, train_seconds, train_samples_per_s, train_loss
 //   early_stop  EarlyStopEvent  reason, best_epoch, best_value, monitor
@@ -18,11 +20,8 @@
 //   end         EndEvent        status (ok|failed|cancelled|early-stopped|diverged), summary{...}
 // The ladder's own stream (workbench-cli ladder --events-stdout): ladder (LadderEvent),
 // rung_start, rung_end (RungStartEvent, RungEndEvent), warning, and its end (LadderEndEvent).
-// The summary's clocks, each named for what it covers: train_s, train_samples and
-// train_samples_per_s (training steps only), eval_s, checkpoint_s, wall_s (the training loop:
-// steps + evaluation + checkpoints), time_to_first_step_s and run_wall_s (from the start of the
-// command the user ran), and cpu{cores,asked_cores,used_cores,other_load_cores,contended,note}.
-// Any number may be null (a non-finite value) or missing (an older writer).
+// The end's summary is summary.json's record: wb/proto/run_summary.h (RunSummary), whose field
+// list names each clock for what it covers.
 // Readers ignore unknown fields and types; writers never change the meaning of a field
 // without bumping kEventVersion.
 #include <cstdio>

@@ -20,6 +20,8 @@
 
 #include "wb/common/clock.h"
 #include "wb/common/sysinfo.h"
+#include "wb/proto/event_types.h"
+#include "wb/proto/run_summary.h"
 
 namespace wb::train {
 
@@ -43,12 +45,12 @@ class CpuMonitor {
   std::optional<std::string> poll();
   int threads() const { return threads_; }
 
-  // Cores used by this process and by everything else since the last intervalJson() (or start):
-  // {"process_cores", "machine_busy_cores", "other_cores", "cores", "threads"}.
-  nlohmann::json intervalJson();
-  // The same over the whole training so far, plus "asked_cores", "min_threads" and, for a lone
-  // rank, "contended" (other_cores >= kContendedOtherCores).
-  nlohmann::json totalJson() const;
+  // Cores used by this process and by everything else since the last interval() (or start):
+  // the step event's cpu.
+  proto::CpuPart interval();
+  // The same over the whole training so far, plus asked_cores, min_threads and, for a lone
+  // rank, the contended verdict: the summary's cpu (a launcher replaces it with its own view).
+  proto::RunCpu total() const;
 
  private:
   Options o_;

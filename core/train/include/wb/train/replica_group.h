@@ -50,7 +50,7 @@ class ReplicaGroup {
   virtual bool agreeOnStop(bool requested, int64_t iteration, int64_t every) = 0;
   virtual proto::SpeedupStatus shardingStatus() const = 0;  // the start event's speedups.sharding
   virtual nlohmann::json describe() const = 0;        // backend, buckets, optimiser bytes per rank...
-  virtual nlohmann::json stats() = 0;                 // per log interval: comm ms, overlap share, bytes
+  virtual proto::CommPart stats() = 0;                // per log interval: comm ms, overlap share, bytes
 };
 
 // comm null (or of world size 1): a group of one process.

@@ -1,0 +1,160 @@
+#pragma once
+// The machinery behind every typed record of core/proto (the events of event_types.cpp,
+// summary.json of run_summary.cpp): each struct lists its fields once, as
+//   WB_FIELDS(MyStruct) { f("key", e.member); ... }
+// and that one list drives the writer (fieldsToJson), the tolerant reader (fieldsFromJson: a
+// missing key, null or a value of another type keeps the member's default; never throws) and,
+// for a struct with a member `nlohmann::json unknown`, the passing on of fields it does not know
+// (read into `unknown`, written back first), so a read-modify-write keeps a newer writer's fields.
+//
+// Private to core/proto/src. Everything here is in an unnamed namespace: each .cpp that
+// includes it has its own copy, and finds its own field lists through the tag Fields by ADL.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "wb/proto/events.h"
+#include "wb/proto/run_summary.h"
+
+namespace wb::proto {
+namespace {
+
+struct Fields {};  // visit(Fields{}, e, f): the field lists of the including file
+
+#define WB_FIELDS(T) \
+  template <class E, class F> \
+  std::enable_if_t<std::is_same_v<std::remove_const_t<E>, T>> visit(Fields, E& e, F&& f)
+
+template <class T, class = void>
+struct HasUnknown : std::false_type {};
+template <class T>
+struct HasUnknown<T, std::void_t<decltype(std::declval<T&>().unknown)>> : std::true_type {};
+
+template <class T>
+void fieldsToJson(const T& v, nlohmann::json& out);
+template <class T>
+void fieldsFromJson(const nlohmann::json& in, T& v);
+
+struct Writer {
+  nlohmann::json& out;
+  void operator()(const char* key, int v) const { out[key] = v; }
+  void operator()(const char* key, int64_t v) const { out[key] = v; }
+  void operator()(const char* key, double v) const { out[key] = v; }
+  void operator()(const char* key, bool v) const { out[key] = v; }
+  void operator()(const char* key, const std::string& v) const { out[key] = v; }
+  void operator()(const char* key, const nlohmann::json& v) const {
+    if (!v.is_null()) out[key] = v;  // an absent part stays absent
+  }
+  void operator()(const char* key, const RunSummary& v) const { out[key] = toJson(v); }  // run_summary.cpp's
+  void operator()(const char* key, const FlopsFigures& v) const { out[key] = flopsJson(v); }  // flops.cpp's
+  template <class T>
+  void operator()(const char* key, const std::optional<T>& v) const {
+    if (v) (*this)(key, *v);
+  }
+  template <class T>
+  void operator()(const char* key, const std::map<std::string, T>& items) const {
+    nlohmann::json o = nlohmann::json::object();
+    for (const auto& [name, item] : items) fieldsToJson(item, o[name] = nlohmann::json::object());
+    out[key] = std::move(o);
+  }
+  template <class T>  // a struct of its own: an object
+  auto operator()(const char* key, const T& v) const
+      -> decltype(visit(Fields{}, v, std::declval<const Writer&>()), void()) {
+    nlohmann::json o = nlohmann::json::object();
+    fieldsToJson(v, o);
+    out[key] = std::move(o);
+  }
+};
+
+// Whether j holds a value a member of type T can take (for optional members).
+template <class T>
+bool holds(const nlohmann::json& j) {
+  if constexpr (std::is_same_v<T, std::string>) return j.is_string();
+  else if constexpr (std::is_same_v<T, bool>) return j.is_boolean();
+  else if constexpr (std::is_arithmetic_v<T>) return j.is_number();
+  else return j.is_object() && !j.empty();
+}
+
+struct Reader {
+  const nlohmann::json& in;
+  void operator()(const char* key, int& v) const { v = static_cast<int>(intOr(in, key, v)); }
+  void operator()(const char* key, int64_t& v) const { v = intOr(in, key, v); }
+  void operator()(const char* key, double& v) const { v = numberOr(in, key, v); }
+  void operator()(const char* key, bool& v) const { v = boolOr(in, key, v); }
+  void operator()(const char* key, std::string& v) const { v = stringOr(in, key, v); }
+  void operator()(const char* key, nlohmann::json& v) const {  // a free-form part: an object or a list
+    const nlohmann::json* j = find(key);
+    if (j && ((j->is_object() && !j->empty()) || j->is_array())) v = *j;
+  }
+  void operator()(const char* key, RunSummary& v) const { v = readRunSummary(objectOr(in, key)); }
+  void operator()(const char* key, FlopsFigures& v) const {
+    if (auto f = readFlops(nlohmann::json{{kFlopsKey, objectOr(in, key)}})) v = std::move(*f);
+  }
+  template <class T>
+  void operator()(const char* key, std::optional<T>& v) const {
+    const nlohmann::json* j = find(key);
+    if (!j || !holds<T>(*j)) return;
+    T value{};
+    (*this)(key, value);
+    v = std::move(value);
+  }
+  template <class T>
+  void operator()(const char* key, std::map<std::string, T>& items) const {
+    const nlohmann::json& o = objectOr(in, key);
+    for (auto it = o.begin(); it != o.end(); ++it) {
+      if (!it->is_object()) continue;
+      T item{};
+      fieldsFromJson(*it, item);
+      items[it.key()] = std::move(item);
+    }
+  }
+  template <class T>
+  auto operator()(const char* key, T& v) const -> decltype(visit(Fields{}, v, std::declval<const Reader&>()), void()) {
+    fieldsFromJson(objectOr(in, key), v);
+  }
+
+  const nlohmann::json* find(const char* key) const {
+    if (!in.is_object()) return nullptr;
+    auto it = in.find(key);
+    return it == in.end() ? nullptr : &*it;
+  }
+};
+
+// Adds v's fields to out (an object): the fields it passed on first, then its own.
+template <class T>
+void fieldsToJson(const T& v, nlohmann::json& out) {
+  if constexpr (HasUnknown<T>::value) {
+    if (v.unknown.is_object())
+      for (auto it = v.unknown.begin(); it != v.unknown.end(); ++it) out[it.key()] = *it;
+  }
+  visit(Fields{}, v, Writer{out});
+}
+
+// Reads v's fields from in; with an `unknown` member, keeps the fields the list does not name.
+template <class T>
+void fieldsFromJson(const nlohmann::json& in, T& v) {
+  visit(Fields{}, v, Reader{in});
+  if constexpr (HasUnknown<T>::value) {
+    if (!in.is_object()) return;
+    std::set<std::string> known;
+    visit(Fields{}, v, [&known](const char* key, const auto&) { known.insert(key); });
+    for (auto it = in.begin(); it != in.end(); ++it)
+      if (!known.count(it.key())) v.unknown[it.key()] = *it;
+  }
+}
+
+template <class T>
+T readAs(const nlohmann::json& j) {
+  T v{};
+  fieldsFromJson(j, v);
+  return v;
+}
+
+}  // namespace
+}  // namespace wb::proto
