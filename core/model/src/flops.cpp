@@ -84,8 +84,12 @@ std::optional<double> poolFlops(const std::string& op, const Inputs& in, const s
   if (op.find("pool") == std::string::npos) return std::nullopt;
   if (op.find("adaptive") != std::string::npos) return numel(in[0]);
   if (in.size() < 2 || !in[1].isIntList()) return outNumel(out);
+  // kernel_size [2] on a 2-d pool is 2 x 2: one value stands for every spatial dimension.
+  const auto kernel = in[1].toIntVector();
+  const int64_t dims = op.find("3d") != std::string::npos ? 3 : op.find("2d") != std::string::npos ? 2 : 1;
   double window = 1;
-  for (int64_t k : in[1].toIntVector()) window *= static_cast<double>(k);
+  for (int64_t d = 0; d < (kernel.size() == 1 ? dims : static_cast<int64_t>(kernel.size())); ++d)
+    window *= static_cast<double>(kernel.size() == 1 ? kernel[0] : kernel[static_cast<size_t>(d)]);
   return outNumel(out) * window;
 }
 

@@ -47,6 +47,7 @@ void TrainingRun::measureComputeOnly() {
   auto sync = [&] {
     if (device_.is_cuda()) torch::cuda::synchronize();
   };
+  const auto scalerState = scaler_->state();  // its skips and scale stay the training's
   computeStep(lastX_, lastY_, scratch, loss);
   sync();
   std::vector<double> ms;
@@ -56,6 +57,7 @@ void TrainingRun::measureComputeOnly() {
     sync();
     ms.push_back(step.ms());
   }
+  scaler_->loadState(scalerState);
   std::sort(ms.begin(), ms.end());
   computeOnlyMs_ = ms[ms.size() / 2];
 }

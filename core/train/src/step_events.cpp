@@ -188,7 +188,7 @@ proto::RunSummary TrainingRun::summary() const {
   s.steps = at_.iteration;
   s.optimizer_steps = at_.optimizer_steps;
   s.samples = at_.samples_seen;
-  s.wall_s = wall_.seconds();
+  s.wall_s = loopWallS_ >= 0 ? loopWallS_ : wall_.seconds();
   // This life's samples over this life's training steps (samples_seen includes a resumed run's
   // earlier ones; evaluation and checkpoints have their own clocks).
   const int64_t trainSamples = at_.samples_seen - samplesAtStart_;

@@ -56,8 +56,9 @@ Result<TrainOutcome> TrainingRun::run() {
     if (stop_ == Stop::Cancelled || stop_ == Stop::Diverged) break;
     if (auto st = evaluateAndCheckpoint(epoch); !st) return st.error();
   }
-  measureComputeOnly();  // after last.pt: the steps it takes move weights nobody saves
   restoreBestWeights();
+  loopWallS_ = wall_.seconds();  // wall_s is the loop's: the compute-only steps come after it
+  measureComputeOnly();          // after last.pt: the steps it takes move weights nobody saves
   return finish();
 }
 

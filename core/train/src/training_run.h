@@ -159,6 +159,7 @@ class TrainingRun {
   std::string flopsError_;                 // why there is no count
   torch::Tensor lastX_, lastY_;            // the last batch trained, on the device
   std::optional<double> computeOnlyMs_;    // the same step on that batch, median
+  double loopWallS_ = -1;                  // the loop's wall time, before the compute-only steps
 
   // results
   Stop stop_ = Stop::None;
