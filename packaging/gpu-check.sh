@@ -19,6 +19,8 @@
 # If the build is slow, the phases after it are left out from the end back: Lightning, plain PyTorch,
 # the workbench run, then the ladder; the gpu tests are the last to go. results.md names each phase
 # left out and why; a phase that ran out of its own time is cut there and the rest goes on.
+#   8 (after 7, only with budget left): how far from the limit: `probe peak` right after the build, then
+#      lenet, mnist-cnn and resnet18 on the PNGs: FLOPs per step, GFLOP/s, % of measured and datasheet peak
 # Writes one results folder: $OUT when set (the device tool's), else gpu-check-out/<time>/:
 #   results.md (the tables), gpu-check.log, build.log, gpu-tests.log, ladder.md, ladder.json, env.txt
 #
@@ -186,6 +188,9 @@ rc=$?
 CLI=$B/app/cli/workbench-cli
 log "built in $(( $(date +%s) - T0 )) s; $($CLI --version 2>&1 | head -1)"
 note "- built: $targets ($(( $(date +%s) - T0 )) s from the start)"
+# This machine's peak, before any run, into a scratch store: every run below reports % of it.
+export WB_PROBES_DIR=/tmp/wb-gpu-probes
+phase 60 $CLI probe peak --seconds 0.5 >"$RES/peak.txt" 2>&1 || log "probe peak failed: $(tail -3 "$RES/peak.txt")"
 
 # ---- 4. the gpu-labelled tests
 if [ -n "$gpu_tests" ] && room 20 "gpu tests (ctest -L gpu)"; then
@@ -263,4 +268,37 @@ for n, r in zip(names, rows):
     print(f"| {n} | {sps:.0f} | {ratio} | {r.get('process_s', float('nan')):.1f} | {r.get('val_acc') or float('nan'):.3f} |")
 PY
 tail -5 /tmp/wb-gpu-plain.txt /tmp/wb-gpu-lightning.txt 2>/dev/null | sed 's/^/    /' >>"$RES/gpu-check.log" || true
+
+# ---- 8. how far from the limit (tests/bench/bench_flops' table, for this GPU)
+{ echo; echo "## peak of this machine (workbench-cli probe peak)"; echo '```'; cat "$RES/peak.txt"; echo '```'; } >>"$RES/results.md"
+for m in lenet mnist-cnn resnet18; do
+  rm -rf /tmp/wb-gpu-flops-$m
+  phase 60 $CLI run --run-dir /tmp/wb-gpu-flops-$m --set model.name=$m --set data.dataset=folder:$DATA \
+    --set data.image_size=32 --set train.batch_size=128 --set train.max_steps=200 --set data.limit_val=512 \
+    --set speedups.workers=4 --set speedups.pin_memory=true >/dev/null 2>&1 || log "the $m flops run failed"
+done
+"$PY" - >>"$RES/results.md" <<'PY'
+import json
+print("\n## how far from the limit: 32x32 PNGs, batch 128, 200 steps, workers 4, pinned, fp32 (TF32 peak)")
+print("1 multiply-add = 2 FLOPs; training step = 3 x forward; compute-only: the same step on a batch in memory\n")
+print("| net | GFLOP/step | step ms | compute-only ms | GFLOP/s | % of measured peak | % of datasheet | data path |")
+print("|---|---|---|---|---|---|---|---|")
+notes = set()
+for m in ["lenet", "mnist-cnn", "resnet18"]:
+    try:
+        f = json.load(open(f"/tmp/wb-gpu-flops-{m}/summary.json"))["flops"]
+    except Exception:
+        print(f"| {m} | failed (see gpu-check.log) | | | | | | |")
+        continue
+    pct = lambda k: f"{f[k]:.2f} %" if k in f else "–"
+    share = f"{100 * f['data_path_share']:.1f} %" if "data_path_share" in f else "–"
+    print(f"| {m} | {f['per_step'] / 1e9:.3f} | {f.get('step_ms', float('nan')):.2f} | "
+          f"{f.get('compute_only_step_ms', float('nan')):.2f} | {f['achieved_gflop_per_s']:.0f} | "
+          f"{pct('pct_of_peak')} | {pct('pct_of_datasheet')} | {share} |")
+    for k in ("peak", "datasheet"):
+        if k in f: notes.add(f"{k}: {f[k]['what']} = {f[k]['gflop_per_s']:.0f} GFLOP/s")
+    for k in ("no_peak", "no_datasheet"):
+        if k in f: notes.add(f[k])
+for n in sorted(notes): print(f"\n- {n}")
+PY
 finish 0

@@ -12,7 +12,9 @@
 
 #include "commands.h"
 #include "experiment.h"
+#include "wb/probe/peak.h"
 #include "wb/probe/workers.h"
+#include "wb/report/peak.h"
 #include "wb/report/probe.h"
 
 extern char** environ;
@@ -23,7 +25,19 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* kAbout = R"(probe workers: times the loader, the step and a few worker counts; recommends one)";
+const char* kAbout = R"(probe workers | peak: the loader and worker counts; this machine's attainable FLOP/s)";
+
+const char* kPeakAbout = R"(this machine's attainable peak: matrix multiply and convolution GFLOP/s per precision
+
+Times a square matrix multiply and a ResNet-like 3x3 convolution at each precision this machine
+runs natively (CPU: fp32, and bf16 where the CPU has AVX-512 BF16 or AMX; GPU: fp32, TF32, bf16,
+fp16), each repeated until two consecutive timed windows agree within 3 % (about a second each).
+FLOPs count a multiply and an add as two. The CPU is timed with all its logical cores, as a run
+with train.threads = 0 uses them.
+
+The result is stored per machine (host, CPU, cores and GPU names) in <probes>/peak-<key>.json;
+every later run on this machine reports its achieved GFLOP/s as a percentage of it (step events,
+summary.json, compare, the ladder, exports, the window), and `capabilities` shows it.)";
 
 const char* kWorkersAbout = R"(how many loader workers this experiment wants on this machine
 
@@ -115,6 +129,56 @@ int probeWorkersCommand(const ProbeCliOptions& cli) {
   return problem.empty() ? 0 : 1;
 }
 
+struct PeakCliOptions {
+  double seconds = probe::PeakProbeOptions().seconds;
+  bool json = false, no_store = false, cpu_only = false;
+};
+
+int probePeakCommand(const PeakCliOptions& cli) {
+  probe::PeakProbeOptions o;
+  o.seconds = cli.seconds;
+  o.cuda = !cli.cpu_only;
+  o.progress = [](const std::string& line) { std::fprintf(stderr, "peak: %s\n", line.c_str()); };
+  installStopSignals();
+  o.stop = &stopFlag();
+  auto result = probe::measurePeak(o);
+  if (!result.ok()) {
+    std::fprintf(stderr, "workbench-cli probe peak: %s\n", result.error().message.c_str());
+    return exitCodeFor(result.error().code);
+  }
+  std::string stored, problem;
+  if (!cli.no_store) {
+    if (auto st = report::savePeak(*result); st.ok())
+      stored = report::peakPath(result->key).string();
+    else
+      problem = st.error().message;
+  }
+  if (!problem.empty()) std::fprintf(stderr, "workbench-cli probe peak: not stored: %s\n", problem.c_str());
+  if (cli.json) {
+    json doc = report::peakJson(*result);
+    doc["file"] = stored;
+    std::printf("%s\n", doc.dump(2).c_str());
+  } else {
+    std::printf("%s", report::renderText(report::peakTable(*result)).c_str());
+    std::printf("\nMeasured in %.1f s.\n", result->total_s);
+    if (!stored.empty()) std::printf("json %s\n", stored.c_str());
+  }
+  return problem.empty() ? 0 : 1;
+}
+
+void addPeak(CLI::App& probe, Commands& out) {
+  auto o = std::make_shared<PeakCliOptions>();
+  CLI::App* peak = probe.add_subcommand("peak", kPeakAbout);
+  peak->add_option("--seconds", o->seconds, "about how long each kernel is timed (default 1)")
+      ->type_name("S")->check(inRange(0.1, 30.0));
+  peak->add_flag("--json", o->json, "print the result as one JSON document (progress goes to stderr)");
+  peak->add_flag("--no-store", o->no_store, "do not store the result");
+  peak->add_flag("--cpu-only", o->cpu_only, "measure the CPU only, also on a GPU machine");
+  peak->footer(R"(
+Exit codes: 0 ok, 1 other failure (e.g. not stored), 2 usage, 130 cancelled.)");
+  out.push_back({peak, [o] { return probePeakCommand(*o); }, true});
+}
+
 }  // namespace
 
 void addProbe(CLI::App& cli, Commands& out) {
@@ -133,6 +197,7 @@ void addProbe(CLI::App& cli, Commands& out) {
   workers->add_flag("--no-store", o->no_store, "do not store the result (nor write the plot)");
   workers->footer(kFooter);
   out.push_back({workers, [o] { return probeWorkersCommand(*o); }, true});
+  addPeak(*probe, out);
   out.push_back(addChooser(*probe, "probe"));
 }
 

@@ -29,6 +29,8 @@
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
 #include "wb/proto/run_status.h"
+#include "wb/probe/peak.h"
+#include "wb/report/peak.h"
 #include "wb/train/capabilities.h"
 #include "wb/train/checkpoint.h"
 #include "wb/train/resume_check.h"
@@ -322,10 +324,38 @@ void addRun(CLI::App& cli, Commands& out) {
 
 namespace {
 
+// The stored peak, one line per device: "peak (measured 2026-12-01): cpu, 2 threads: fp32 matmul
+// 95.1, conv 80.2 GFLOP/s; ..." and, on a GPU, its datasheet entry or that it has none.
+void printPeak(const json& peak) {
+  if (!proto::boolOr(peak, "measured", false)) {
+    std::printf("peak: not measured on this machine (workbench-cli probe peak, about 5 s)\n");
+    return;
+  }
+  auto doc = report::peakFromJson(peak);
+  if (!doc.ok()) return;
+  std::printf("peak (measured %s; 1 multiply-add = 2 FLOPs):\n", proto::stringOr(peak, "date", "").c_str());
+  for (const auto& d : doc->devices) {
+    std::string line = "  " + d.device + (d.device == "cpu" ? ", " + std::to_string(d.threads) + " threads" : "") + ":";
+    for (const auto& k : d.kernels)
+      line += " " + k.precision + " " + k.kernel + " " + report::fmtFixed(k.gflop_per_s, 1) + ";";
+    line += " GFLOP/s";
+    for (const auto& s : d.skipped) line += "; " + s.precision + " not measured: " + s.why;
+    std::printf("%s\n", line.c_str());
+    if (d.device.rfind("cuda", 0) != 0) continue;
+    const report::DatasheetEntry* e = report::datasheetFor(d.name);
+    if (e)
+      std::printf("  datasheet (dense) %s: fp32 %.1f, tf32 %.1f, bf16 %.1f, fp16 %.1f TFLOP/s (%s)\n", e->gpu.c_str(), e->fp32,
+                  e->tf32, e->bf16, e->fp16, e->source.c_str());
+    else
+      std::printf("  datasheet: %s is not in the table (no datasheet percentage)\n", d.name.c_str());
+  }
+}
+
 int capabilitiesCommand(bool asJson) {
   json c = train::capabilitiesJson();
   c[proto::caps::kVersion] = WB_VERSION;
   c[proto::caps::kOpencv] = CV_VERSION;
+  report::attachPeak(c, probe::storedPeak());
   if (asJson) {
     std::printf("%s\n", c.dump(2).c_str());
     return 0;
@@ -336,6 +366,7 @@ int capabilitiesCommand(bool asJson) {
   for (auto& [name, s] : c["speedups"].items())
     std::printf("  %-15s %-14s %s\n", name.c_str(), s.value("available", false) ? "available" : "not available",
                 s.value("note", "").c_str());
+  printPeak(c[proto::caps::kPeak]);
   return 0;
 }
 

@@ -21,6 +21,8 @@
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
 #include "wb/proto/run_status.h"
+#include "wb/probe/peak.h"
+#include "wb/report/peak.h"
 #include "wb/train/trainer.h"
 #include "worker_dist.h"
 
@@ -95,6 +97,18 @@ Status openStandaloneRun(const WorkerOptions& o, const dist::DistEnv& env, const
   ::signal(SIGXFSZ, SIG_IGN);
   std::fprintf(stderr, "rank 0 writes %s\n", run.root.string().c_str());
   return {};
+}
+
+// The peaks this run's FLOP/s are set against: this machine's stored calibration (and, on a
+// GPU, its datasheet entry). Without a calibration the figures say how to make one.
+proto::FlopsFigures runPeaks(const Config& c, int localRank, int worldSize) {
+  proto::FlopsFigures f;
+  const auto gpus = probe::machineGpus();
+  const auto peak = report::loadPeak(report::thisMachine(), gpus);
+  const bool cuda = torch::cuda::is_available() && !gpus.empty();
+  const std::string gpu = cuda ? gpus[static_cast<size_t>(localRank) % gpus.size()] : "";
+  report::setPeaks(f, peak ? &*peak : nullptr, cuda ? "cuda:0" : "cpu", gpu, c.speedups.precision, worldSize);
+  return f;
 }
 
 // The trainer's run; LibTorch's and the library's exceptions become an error naming the rank.
@@ -177,6 +191,7 @@ int workerCommand(const WorkerOptions& o) {
   to.local_world_size = env->local_world_size;
   to.comm = comm->get();
   to.stop_flag = &stopFlag();
+  to.peaks = runPeaks(*config, env->local_rank, env->world_size);
   auto outcome = trainRank(to, events.sink);
   if (!outcome.ok()) return events.fail(outcome.error());
   const int code = !o.events_stdout && env->rank == 0 ? endOwnRun(events, run, *config, *outcome)

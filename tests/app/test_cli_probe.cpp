@@ -8,7 +8,10 @@
 
 #include <filesystem>
 
+#include "wb/common/sysinfo.h"
+#include "wb/proto/flops.h"
 #include "wb/proto/rundir.h"
+#include "wb/report/peak.h"
 #include "wb/report/probe.h"
 
 using nlohmann::json;
@@ -125,6 +128,70 @@ class TestCliProbe : public QObject {
                                 "Loader alone", "Training step alone"})
       QVERIFY2(text.contains(QString::fromUtf8(heading)), qPrintable(text));
     QVERIFY(QDir(probes.path()).isEmpty());  // --no-store wrote nothing
+  }
+
+  // `probe peak`: each precision this CPU runs natively timed to a steady rate and stored per
+  // machine; `capabilities` shows it; a run then reports its GFLOP/s as % of it, with the
+  // compute-only step beside the real one (and says how to get a peak when none is stored).
+  void peakIsStoredShownAndUsed() {
+    QTemporaryDir probes;
+    auto r = runCli({QStringLiteral("probe"), QStringLiteral("peak"), QStringLiteral("--seconds"), QStringLiteral("0.2"),
+                     QStringLiteral("--cpu-only"), QStringLiteral("--json")},
+                    probes.path());
+    QVERIFY2(r.rc == 0, r.err.constData());
+    const json doc = json::parse(r.out.toStdString(), nullptr, false);
+    auto peak = wb::report::peakFromJson(doc);
+    QVERIFY2(peak.ok(), r.out.constData());
+    const wb::report::PeakDevice* cpu = peak->device("cpu");
+    QVERIFY(cpu);
+    for (const char* kernel : {"matmul", "conv"}) {
+      const auto* k = cpu->find(kernel, "fp32");
+      QVERIFY2(k && k->gflop_per_s > 0 && k->calls >= 2 && k->flops_per_call > 0, kernel);
+      QVERIFY(std::abs(k->gflop_per_s - k->flops_per_call * k->calls / k->seconds / 1e9) < 1e-6 * k->gflop_per_s);
+    }
+    const bool bf16 = wb::cpuHasFlag("avx512_bf16") || wb::cpuHasFlag("amx_bf16");
+    QCOMPARE(cpu->find("matmul", "bf16") != nullptr, bf16);
+    QCOMPARE(cpu->skipped.size(), size_t{bf16 ? 0u : 1u});
+    QVERIFY(QFile::exists(QString::fromStdString(doc.value("file", std::string()))));
+    QVERIFY(wb::report::loadPeak(wb::report::thisMachine(), peak->gpus, probes.path().toStdString()).has_value());
+
+    auto caps = runCli({QStringLiteral("capabilities"), QStringLiteral("--json")}, probes.path());
+    QVERIFY2(caps.rc == 0, caps.err.constData());
+    const json capsDoc = json::parse(caps.out.toStdString(), nullptr, false);
+    QCOMPARE(capsDoc["peak"].value("key", std::string()), peak->key);
+    auto text = runCli({QStringLiteral("capabilities")}, probes.path());
+    QVERIFY2(QString::fromUtf8(text.out).contains(QStringLiteral("fp32 matmul")), text.out.constData());
+
+    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed (packaging/setup.sh installs dataset-fashion-mnist)");
+    QTemporaryDir runs;
+    const QString dir = runs.path() + QStringLiteral("/run");
+    auto run = runCli(QStringList{QStringLiteral("run"), QStringLiteral("--run-dir"), dir, QStringLiteral("--set"),
+                                  QStringLiteral("train.max_steps=6"), QStringLiteral("--set"),
+                                  QStringLiteral("train.log_every=3"), QStringLiteral("--set"),
+                                  QStringLiteral("data.limit_val=64")} +
+                          kTiny,
+                      probes.path());
+    QVERIFY2(run.rc == 0, run.err.constData());
+    auto summary = wb::proto::readJsonFile((dir + QStringLiteral("/summary.json")).toStdString());
+    QVERIFY(summary.ok());
+    const auto f = wb::proto::readFlops(*summary);
+    QVERIFY2(f.has_value(), summary->dump().c_str());
+    QVERIFY(f->per_step > 0 && f->achieved_gflop_per_s > 0);
+    QCOMPARE(f->per_sample * 32, f->per_step);
+    QVERIFY(f->peak && f->peak->gflop_per_s == cpu->find("matmul", "fp32")->gflop_per_s);
+    QVERIFY(f->pctOfPeak() && *f->pctOfPeak() > 0);
+    QVERIFY(f->compute_only_step_ms && *f->compute_only_step_ms > 0 && f->step_ms);
+
+    QTemporaryDir empty;
+    auto bare = runCli(QStringList{QStringLiteral("run"), QStringLiteral("--run-dir"), dir, QStringLiteral("--overwrite"),
+                                   QStringLiteral("--set"), QStringLiteral("train.max_steps=3"), QStringLiteral("--set"),
+                                   QStringLiteral("data.limit_val=64")} +
+                           kTiny,
+                       empty.path());
+    QVERIFY2(bare.rc == 0, bare.err.constData());
+    const auto none = wb::proto::readFlops(*wb::proto::readJsonFile((dir + QStringLiteral("/summary.json")).toStdString()));
+    QVERIFY(none && !none->peak);
+    QVERIFY2(QString::fromStdString(none->no_peak).contains(QStringLiteral("workbench-cli probe peak")), none->no_peak.c_str());
   }
 
   void refusesBadOptions_data() {

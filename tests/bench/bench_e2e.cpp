@@ -3,6 +3,12 @@
 // medians and ratios. Not a test: it prints tables and never asserts a time.
 //
 //   bench_e2e [--repeats N] [--sections lenet,workers,mnist-cnn,resnet18,devices,eval] [--quick]
+//             [--plain-variants]   lenet also against plain_train --malloc keep (both samplers)
+//
+// The yardstick is plain_train as LibTorch's MNIST example is written (sequential sampler, glibc's
+// default malloc); its shuffling variant (RandomSampler) runs beside it. Each table says which
+// row its ratios are against; a ratio is taken per interleaved round and shown as the median
+// with its min–max.
 //
 // For each configuration it prints the steady step time (median of rank 0's step events after
 // the first; plain: median step after the first 10), training throughput (training steps only),
@@ -198,13 +204,21 @@ fs::path resolvedConfig(const fs::path& scratch, const std::string& tag, const s
   return path;
 }
 
-Variant plain(const Workload& w, const std::string& name = "plain LibTorch program") {
-  return {name, [w](const fs::path&) {
+// The plain LibTorch program as LibTorch's MNIST example is written (sequential sampler), or with
+// `extra` options: --sampler random (its shuffling variant), --malloc keep (the workbench's mallopt).
+Variant plain(const Workload& w, const std::string& name = "plain LibTorch (as the MNIST example: sequential)",
+              std::vector<std::string> extra = {}) {
+  return {name, [w, extra](const fs::path&) {
             std::vector<std::string> argv = {kPlain, "--data", w.plainData, "--threads", std::to_string(wb::logicalCores())};
             argv.insert(argv.end(), w.plainArgs.begin(), w.plainArgs.end());
+            argv.insert(argv.end(), extra.begin(), extra.end());
             const wb::CpuTimes before = wb::readCpuTimes();
             return fromPlain(runProcess(argv, {}, true), before);
           }};
+}
+
+Variant plainShuffled(const Workload& w) {
+  return plain(w, "plain LibTorch, shuffling (RandomSampler)", {"--sampler", "random"});
 }
 
 Variant cliRun(const Workload& w, const std::string& name, std::vector<std::string> extra = {}) {
@@ -269,6 +283,21 @@ struct Row {
   }
 };
 
+// The ratio run / reference of each round (the two ran side by side), as "median (min–max)".
+Cell pairedRatio(const Row& r, const Row& ref, double Sample::*field) {
+  std::vector<double> ratios;
+  for (size_t i = 0; i < r.samples.size() && i < ref.samples.size(); ++i) {
+    const double a = r.samples[i].*field, b = ref.samples[i].*field;
+    if (std::isfinite(a) && std::isfinite(b) && b > 0) ratios.push_back(a / b);
+  }
+  if (ratios.empty()) return Cell::str("–");
+  std::sort(ratios.begin(), ratios.end());
+  char buf[64];
+  if (ratios.size() == 1) std::snprintf(buf, sizeof buf, "%.2f×", ratios[0]);
+  else std::snprintf(buf, sizeof buf, "%.2f× (%.2f–%.2f)", median(ratios), ratios.front(), ratios.back());
+  return Cell::str(buf);
+}
+
 void printRows(const std::string& title, const std::vector<Row>& rows, size_t reference) {
   wb::report::Table t;
   t.columns = {{"config", "Configuration", ""},        {"step", "Steady step ms", "ms"},
@@ -285,12 +314,13 @@ void printRows(const std::string& title, const std::vector<Row>& rows, size_t re
     if (contended) note += ", " + std::to_string(contended) + " contended";
     if (failed) note += ", " + std::to_string(failed) + " FAILED";
     t.rows.push_back({Cell::str(r.name), cellOf(m.step_ms, "%.2f"), cellOf(m.train_sps, "%.0f"),
-                      cellOf(m.train_sps / ref.train_sps, "%.2f×"), cellOf(m.eval_s, "%.2f"),
-                      cellOf(m.first_step_s, "%.2f"), cellOf(m.wall_s, "%.2f"), cellOf(m.wall_s / ref.wall_s, "%.2f×"),
+                      pairedRatio(r, rows[reference], &Sample::train_sps), cellOf(m.eval_s, "%.2f"),
+                      cellOf(m.first_step_s, "%.2f"), cellOf(m.wall_s, "%.2f"), pairedRatio(r, rows[reference], &Sample::wall_s),
                       cellOf(100.0 * m.acc, "%.2f"), Cell::str(note)});
   }
-  std::printf("\n## %s\n(ratios against \"%s\"; medians)\n%s", title.c_str(), rows[reference].name.c_str(),
-              wb::report::renderText(t).c_str());
+  t.notes.push_back("Every ratio is against \"" + rows[reference].name + "\": per round (the two ran in the same "
+                    "interleaved round), the median and the min–max over rounds.");
+  std::printf("\n## %s\n%s", title.c_str(), wb::report::renderText(t).c_str());
   std::fflush(stdout);
 }
 
@@ -340,12 +370,13 @@ std::optional<fs::path> pngFolder(const fs::path& scratch, int limit, int size) 
 int main(int argc, char** argv) {
   int repeats = 3;
   std::string sections = "lenet,workers,mnist-cnn,resnet18,devices,eval";
-  bool quick = false;
+  bool quick = false, plainVariants = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--repeats" && i + 1 < argc) repeats = std::max(1, std::atoi(argv[++i]));
     else if (a == "--sections" && i + 1 < argc) sections = argv[++i];
     else if (a == "--quick") quick = true, repeats = 1;
+    else if (a == "--plain-variants") plainVariants = true;
   }
   auto want = [&](const char* s) { return ("," + sections + ",").find("," + std::string(s) + ",") != std::string::npos; };
   const fs::path scratch = fs::temp_directory_path() / ("wb-bench-e2e-" + std::to_string(::getpid()));
@@ -362,9 +393,15 @@ int main(int argc, char** argv) {
                  {"data.dataset=idx:" + idx->string(), "train.eval_batch_size=64"}, {"--eval-batch", "64"}};
 
   if (want("lenet")) {
-    const std::vector<Variant> v = {plain(lenet), cliRun(lenet, "workbench-cli run (all toggles off)"),
+    const std::vector<Variant> v = {plain(lenet), plainShuffled(lenet),
+                                    cliRun(lenet, "workbench-cli run (all toggles off)"),
                                     workersByHand(lenet, "workbench-cli worker alone (same config)", scratch, {}, 1)};
-    printRows("lenet, Fashion-MNIST 60k, batch 64, 1 epoch, eval batch 64", measure(scratch, v, repeats), 0);
+    std::vector<Variant> all = v;
+    if (plainVariants) {
+      all.push_back(plain(lenet, "plain LibTorch, sequential, --malloc keep", {"--malloc", "keep"}));
+      all.push_back(plain(lenet, "plain LibTorch, shuffling, --malloc keep", {"--sampler", "random", "--malloc", "keep"}));
+    }
+    printRows("lenet, Fashion-MNIST 60k, batch 64, 1 epoch, eval batch 64", measure(scratch, all, repeats), 0);
   }
   if (want("workers")) {
     // Each toggle through the launcher against the same config's worker started alone.
@@ -381,7 +418,7 @@ int main(int argc, char** argv) {
     Workload cnn = lenet;
     cnn.sets.push_back("model.name=mnist-cnn");
     cnn.plainArgs = {"--model", "mnist-cnn", "--eval-batch", "64"};
-    const std::vector<Variant> v = {plain(cnn), cliRun(cnn, "workbench-cli run (all toggles off)"),
+    const std::vector<Variant> v = {plain(cnn), plainShuffled(cnn), cliRun(cnn, "workbench-cli run (all toggles off)"),
                                     cliRun(cnn, "workbench-cli run, workers 2", {"speedups.workers=2"})};
     printRows("mnist-cnn, Fashion-MNIST 60k, batch 64, 1 epoch", measure(scratch, v, repeats), 0);
   }
@@ -394,7 +431,7 @@ int main(int argc, char** argv) {
                   {"data.dataset=folder:" + png->string(), "model.name=resnet18", "train.eval_batch_size=64",
                    "data.augment.normalize=true"},
                   {"--model", "resnet18", "--eval-batch", "64", "--image-size", "32"}};
-      const std::vector<Variant> v = {plain(rn), cliRun(rn, "workbench-cli run (all toggles off)"),
+      const std::vector<Variant> v = {plain(rn), plainShuffled(rn), cliRun(rn, "workbench-cli run (all toggles off)"),
                                       cliRun(rn, "workbench-cli run, workers 2", {"speedups.workers=2"}),
                                       workersByHand(rn, "worker alone, workers 2", scratch, {"speedups.workers=2"}, 1)};
       printRows("resnet18, PNG ImageFolder (Fashion-MNIST exported, 32x32), batch 64, 1 epoch", measure(scratch, v, repeats), 0);

@@ -1,20 +1,26 @@
 // plain_train: the reference the end-to-end benchmark (bench_e2e) holds `workbench-cli run`
 // against. Written the way LibTorch's own examples/cpp/mnist is: a torch::data dataset, the
-// Normalize and Stack transforms, a random sampler, one loop of zero_grad / forward /
-// cross_entropy / backward / step, then a test pass under InferenceMode. No workbench code except
-// the net definitions (wb::model), so both sides train the same net.
+// Normalize and Stack transforms, the example's sequential sampler, one loop of zero_grad /
+// forward / cross_entropy / backward / step, then a test pass under InferenceMode. No workbench
+// code except the net definitions (wb::model), so both sides train the same net.
 //
 //   plain_train --data idx:<dir>|folder:<dir> --model lenet --batch 64 --eval-batch 64 --epochs 1
 //               --threads 2 --lr 0.01 --momentum 0.5 [--image-size 32]
+//               [--sampler sequential|random]   sequential: the example's (default); random: the
+//                                               shuffling variant (torch::data's RandomSampler)
+//               [--malloc default|keep]         keep: freed memory stays in the process (the
+//                                               workbench's mallopt: no mmap'd blocks, no trimming)
 //
 // Prints one JSON line: steady step ms (median of the steps after the first 10), training
 // samples/s (steps only), evaluation seconds, seconds from process start to the end of the first
 // step, validation accuracy.
+#include <malloc.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -91,7 +97,7 @@ class ImageFolder : public torch::data::datasets::Dataset<ImageFolder> {
 };
 
 struct Options {
-  std::string data, model = "lenet";
+  std::string data, model = "lenet", sampler = "sequential", malloc_mode = "default";
   int batch = 64, eval_batch = 64, epochs = 1, threads = 0, image_size = 0;
   double lr = 0.01, momentum = 0.5;
 };
@@ -110,6 +116,8 @@ Options parse(int argc, char** argv) {
   o.image_size = std::stoi(get("--image-size", "0"));
   o.lr = std::stod(get("--lr", "0.01"));
   o.momentum = std::stod(get("--momentum", "0.5"));
+  o.sampler = get("--sampler", o.sampler);
+  o.malloc_mode = get("--malloc", o.malloc_mode);
   return o;
 }
 
@@ -151,14 +159,14 @@ void test(wb::model::Model& net, Loader& loader, Timing& t) {
   t.val_acc = count > 0 ? static_cast<double>(correct) / static_cast<double>(count) : 0.0;
 }
 
-template <typename TrainSet, typename ValSet>
-Timing trainAndTest(const Options& o, TrainSet train, ValSet val, int channels, int classes, int side) {
+template <typename Sampler, typename TrainSet, typename ValSet>
+Timing trainAndTestWith(const Options& o, TrainSet train, ValSet val, int channels, int classes, int side) {
   auto created = wb::model::createModel({o.model, channels, classes, side});
   if (!created.ok()) throw std::runtime_error(created.error().message);
   auto& net = *created.value();
   torch::optim::SGD opt(net.parameters(), torch::optim::SGDOptions(o.lr).momentum(o.momentum));
-  auto trainLoader = torch::data::make_data_loader<torch::data::samplers::RandomSampler>(
-      std::move(train), torch::data::DataLoaderOptions(static_cast<size_t>(o.batch)));
+  auto trainLoader = torch::data::make_data_loader<Sampler>(std::move(train),
+                                                            torch::data::DataLoaderOptions(static_cast<size_t>(o.batch)));
   auto valLoader = torch::data::make_data_loader<torch::data::samplers::SequentialSampler>(
       std::move(val), torch::data::DataLoaderOptions(static_cast<size_t>(o.eval_batch)));
   Timing t;
@@ -167,6 +175,14 @@ Timing trainAndTest(const Options& o, TrainSet train, ValSet val, int channels, 
     test(net, valLoader, t);
   }
   return t;
+}
+
+template <typename TrainSet, typename ValSet>
+Timing trainAndTest(const Options& o, TrainSet train, ValSet val, int channels, int classes, int side) {
+  if (o.sampler == "random")
+    return trainAndTestWith<torch::data::samplers::RandomSampler>(o, std::move(train), std::move(val), channels, classes, side);
+  return trainAndTestWith<torch::data::samplers::SequentialSampler>(o, std::move(train), std::move(val), channels, classes,
+                                                                    side);
 }
 
 Timing runIdx(const Options& o) {
@@ -197,6 +213,16 @@ Timing runFolder(const Options& o) {
 
 int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
+  if (o.sampler != "sequential" && o.sampler != "random") {
+    std::fprintf(stderr, "plain_train: --sampler %s: sequential | random\n", o.sampler.c_str());
+    return 2;
+  }
+  if (o.malloc_mode == "keep")
+    ::mallopt(M_MMAP_MAX, 0), ::mallopt(M_TRIM_THRESHOLD, INT_MAX), ::mallopt(M_TOP_PAD, 16 << 20);
+  else if (o.malloc_mode != "default") {
+    std::fprintf(stderr, "plain_train: --malloc %s: default | keep\n", o.malloc_mode.c_str());
+    return 2;
+  }
   if (o.threads > 0) at::set_num_threads(o.threads);
   torch::manual_seed(1);
   Timing t;
@@ -215,8 +241,9 @@ int main(int argc, char** argv) {
   std::sort(steady.begin(), steady.end());
   const double median = steady.empty() ? 0.0 : steady[steady.size() / 2];
   std::printf("{\"steady_step_ms\": %.4f, \"train_samples_per_s\": %.2f, \"train_s\": %.4f, \"eval_s\": %.4f, "
-              "\"time_to_first_step_s\": %.4f, \"val_acc\": %.5f, \"samples\": %lld}\n",
+              "\"time_to_first_step_s\": %.4f, \"val_acc\": %.5f, \"samples\": %lld, \"sampler\": \"%s\", "
+              "\"malloc\": \"%s\"}\n",
               median, t.train_s > 0 ? t.samples / t.train_s : 0.0, t.train_s, t.eval_s, t.first_step_age, t.val_acc,
-              static_cast<long long>(t.samples));
+              static_cast<long long>(t.samples), o.sampler.c_str(), o.malloc_mode.c_str());
   return 0;
 }

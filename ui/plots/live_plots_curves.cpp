@@ -78,7 +78,7 @@ void LivePlots::syncTab(Tab& tab) {
       const size_t available = def.fromEvals ? rs.evals().size() : rs.steps().size();
       if (!g.graph) {
         if (available == 0 || (def.applies && !def.applies(rs))) continue;
-        g.graph = tab.plot->addGraph();
+        g.graph = def.rightAxis ? tab.plot->addGraph(tab.plot->xAxis, tab.plot->yAxis2) : tab.plot->addGraph();
         styleGraph(g.graph, run, def);
       }
       if (available < g.consumed) {  // the series started over (a rewritten events file)
@@ -140,15 +140,20 @@ void LivePlots::fitAxes(Tab& tab) {
     syncBars(tab);
     return;
   }
-  double xmin = kInf, xmax = -kInf, ymin = kInf, ymax = -kInf;
+  double xmin = kInf, xmax = -kInf, ymin = kInf, ymax = -kInf, y2max = -kInf;
   for (const auto& states : tab.graphs)
     for (const auto& g : states) {
       if (!g.graph) continue;
       xmin = std::min(xmin, g.xmin);
       xmax = std::max(xmax, g.xmax);
+      if (g.graph->valueAxis() == tab.plot->yAxis2) {  // percentages: from 0, their own scale
+        y2max = std::max(y2max, g.ymax);
+        continue;
+      }
       ymin = std::min(ymin, g.ymin);
       ymax = std::max(ymax, g.ymax);
     }
+  if (y2max > 0) tab.plot->yAxis2->setRange(0.0, y2max * 1.1);
   if (!(xmin <= xmax) || !(ymin <= ymax)) return;
   if (xmax - xmin <= 0) {
     xmin -= 0.5;
@@ -186,7 +191,8 @@ void LivePlots::onMouseMove(Tab& tab, QMouseEvent* event) {
       if (d < best) {
         best = d;
         text = QStringLiteral("%1\n%2 = %3\n%4 = %5")
-                   .arg(g->name(), xLabel(), QString::number(cand->key, 'g', 6), tab.def.yLabel,
+                   .arg(g->name(), xLabel(), QString::number(cand->key, 'g', 6),
+                        g->valueAxis() == plot->yAxis2 ? tab.def.y2Label : tab.def.yLabel,
                         QString::number(cand->value, 'g', 5));
       }
     }

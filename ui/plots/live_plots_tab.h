@@ -40,6 +40,7 @@ struct LivePlots::SeriesDef {
   bool smooth = false;
   bool markers = false;
   bool dashed = false;
+  bool rightAxis = false;  // drawn against yAxis2 (TabDef::y2Label)
 };
 
 struct LivePlots::TabDef {
@@ -48,6 +49,7 @@ struct LivePlots::TabDef {
   bool logY = false;
   bool zeroBased = false;
   bool bars = false;
+  QString y2Label;         // non-empty: a right axis for the series with rightAxis
 };
 
 struct LivePlots::GraphState {

@@ -7,6 +7,7 @@
 #include <QToolTip>
 
 #include <algorithm>
+#include <cmath>
 
 #include "plots/live_plots_tab.h"
 #ifdef WB_HAVE_QTSVG
@@ -85,6 +86,19 @@ std::vector<LivePlots::TabDef> LivePlots::tabDefs() {
   {
     TabDef t{QStringLiteral("throughput"), QStringLiteral("Throughput"), QStringLiteral("train samples / s"), {}};
     t.series.push_back(stepSeries(QStringLiteral("train samples/s"), [](const StepPoint& p, const RunSeries&) { return p.samplesPerS; }, true));
+    // How far from the limit: achieved GFLOP/s as % of the measured peak (and, on a GPU, of
+    // the datasheet's), on the right axis; runs without these figures draw none.
+    auto pctSeries = [&](QString label, double StepPoint::*field, bool markers) {
+      SeriesDef s = stepSeries(std::move(label), [field](const StepPoint& p, const RunSeries&) { return p.*field; }, true);
+      s.rightAxis = true;
+      s.dashed = true;
+      s.markers = markers;
+      s.applies = [field](const RunSeries& rs) { return !rs.steps().empty() && std::isfinite(rs.steps().back().*field); };
+      return s;
+    };
+    t.series.push_back(pctSeries(QStringLiteral("% of measured peak"), &StepPoint::pctOfPeak, false));
+    t.series.push_back(pctSeries(QStringLiteral("% of datasheet peak"), &StepPoint::pctOfDatasheet, true));
+    t.y2Label = QStringLiteral("% of peak FLOP/s (1 multiply-add = 2 FLOPs)");
     t.zeroBased = true;
     defs.push_back(std::move(t));
   }
@@ -161,6 +175,10 @@ void LivePlots::setUpPlot(Tab& tab) {
   plot->setNoAntialiasingOnDrag(true);
   plot->setPlottingHint(QCP::phFastPolylines, true);
   plot->yAxis->setLabel(tab.def.yLabel);
+  if (!tab.def.y2Label.isEmpty()) {
+    plot->yAxis2->setVisible(true);
+    plot->yAxis2->setLabel(tab.def.y2Label);
+  }
   plot->xAxis->setLabel(tab.def.bars ? QString() : xLabel());
   if (tab.def.logY) {
     plot->yAxis->setScaleType(QCPAxis::stLogarithmic);

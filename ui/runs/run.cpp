@@ -73,6 +73,9 @@ void RunSeries::addStep(const report::StepSample& s) {
     if (device_.isEmpty()) device_ = QString::fromStdString(s.mem->device);
   }
   if (s.amp_scale) p.ampScale = *s.amp_scale;
+  p.gflopPerS = s.gflop_per_s.value_or(kNaN);
+  p.pctOfPeak = s.pct_of_peak.value_or(kNaN);
+  p.pctOfDatasheet = s.pct_of_datasheet.value_or(kNaN);
   // A fractional epoch makes the epoch axis continuous between evaluations.
   if (stepsPerEpoch_ > 0) p.epoch = p.step / stepsPerEpoch_;
   appendStep(p);

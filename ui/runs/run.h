@@ -42,6 +42,7 @@ struct StepPoint {
   std::array<double, 6> ms{kNaN, kNaN, kNaN, kNaN, kNaN, kNaN};
   double alloc = kNaN, reserved = kNaN, peak = kNaN, rss = kNaN;
   double ampScale = kNaN;
+  double gflopPerS = kNaN, pctOfPeak = kNaN, pctOfDatasheet = kNaN;  // the step event's flops
 };
 
 struct EvalPoint {

@@ -11,6 +11,8 @@
 #include "runs/cli.h"
 #include "wb/proto/capability_keys.h"
 #include "wb/proto/events.h"
+#include "wb/report/peak.h"
+#include "wb/report/table.h"
 
 namespace wb::ui {
 using nlohmann::json;
@@ -51,11 +53,40 @@ void AboutDialog::setCliVersion(const QString& line, const QString& error) {
 
 // The keys `workbench-cli capabilities --json` writes (app/cli cmdCapabilities over
 // train::capabilitiesJson): libtorch, opencv (strings), cuda, nccl, gloo (bools), gpus (a count)
-// and gpu_names (an array, empty when the names are not known).
+// and gpu_names (an array, empty when the names are not known), peak (the stored calibration).
 QStringList AboutDialog::capabilityKeys() {
   return {QStringLiteral("libtorch"), QStringLiteral("cuda"), QStringLiteral("gpus"), QStringLiteral("gpu_names"),
-          QStringLiteral("nccl"),     QStringLiteral("gloo"), QStringLiteral("opencv")};
+          QStringLiteral("nccl"),     QStringLiteral("gloo"), QStringLiteral("opencv"), QStringLiteral("peak")};
 }
+
+namespace {
+
+// The stored peak calibration (capabilities' "peak"): one line per device measured, and on a
+// GPU its datasheet entry or that it has none.
+QStringList peakLines(const json& caps) {
+  const json& peak = proto::objectOr(caps, proto::caps::kPeak);
+  auto r = report::peakFromJson(peak);
+  if (!proto::boolOr(peak, "measured", false) || !r.ok())
+    return {QStringLiteral("Peak: not measured on this machine (workbench-cli probe peak)")};
+  QStringList lines;
+  const QString date = QString::fromStdString(proto::stringOr(peak, "date", ""));
+  for (const auto& d : r->devices) {
+    QStringList rates;
+    for (const auto& k : d.kernels)
+      rates << QString::fromStdString(k.precision + " " + k.kernel + " " + report::fmtFixed(k.gflop_per_s, 1));
+    const QString where = QString::fromStdString(d.device) +
+                          (d.device == "cpu" ? QStringLiteral(", %1 threads").arg(d.threads) : QString());
+    lines << QStringLiteral("Peak (%1, measured %2): %3 GFLOP/s").arg(where, date, rates.join(QStringLiteral(", ")));
+    if (d.device.rfind("cuda", 0) != 0) continue;
+    const report::DatasheetEntry* e = report::datasheetFor(d.name);
+    lines << (e ? QStringLiteral("Datasheet (dense): bf16 %1, tf32 %2 TFLOP/s (%3)")
+                      .arg(e->bf16).arg(e->tf32).arg(QString::fromStdString(e->source))
+                : QStringLiteral("Datasheet: %1 is not in the table").arg(QString::fromStdString(d.name)));
+  }
+  return lines;
+}
+
+}  // namespace
 
 void AboutDialog::setCapabilities(const json& caps, const QString& error) {
   libs_.clear();
@@ -84,6 +115,7 @@ void AboutDialog::setCapabilities(const json& caps, const QString& error) {
   libs_ << QStringLiteral("NCCL: ") + yesNo(ck::kNccl, QStringLiteral("not available"));
   libs_ << QStringLiteral("Gloo: ") + yesNo(ck::kGloo, QStringLiteral("no"));
   if (!str(ck::kOpencv).isEmpty()) libs_ << QStringLiteral("OpenCV: ") + str(ck::kOpencv);
+  libs_ << peakLines(caps);
   render();
 }
 

@@ -73,6 +73,7 @@ WB_FIELDS(StepEvent) {
   f("cpu", e.cpu);
   f("comm", e.comm);
   f("amp", e.amp);
+  f("flops", e.flops);
   f("progress", e.progress);
   f("eta_s", e.eta_s);
 }

@@ -52,6 +52,7 @@ struct Writer {
     if (!v.is_null()) out[key] = v;  // an absent part stays absent
   }
   void operator()(const char* key, const RunSummary& v) const { out[key] = toJson(v); }  // run_summary.cpp's
+  void operator()(const char* key, const FlopsFigures& v) const { out[key] = flopsJson(v); }  // flops.cpp's
   template <class T>
   void operator()(const char* key, const std::optional<T>& v) const {
     if (v) (*this)(key, *v);
@@ -92,6 +93,9 @@ struct Reader {
     if (j && ((j->is_object() && !j->empty()) || j->is_array())) v = *j;
   }
   void operator()(const char* key, RunSummary& v) const { v = readRunSummary(objectOr(in, key)); }
+  void operator()(const char* key, FlopsFigures& v) const {
+    if (auto f = readFlops(nlohmann::json{{kFlopsKey, objectOr(in, key)}})) v = std::move(*f);
+  }
   template <class T>
   void operator()(const char* key, std::optional<T>& v) const {
     const nlohmann::json* j = find(key);

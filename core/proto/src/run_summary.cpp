@@ -73,6 +73,7 @@ WB_FIELDS(RunSummary) {
   f("best_weights_restored", e.best_weights_restored);
   f("best_weights_note", e.best_weights_note);
   f("checkpoints_late", e.checkpoints_late);
+  f("flops", e.flops);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "wb/common/config.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/events.h"
+#include "wb/report/mfu.h"
 
 namespace wb::report {
 using nlohmann::json;
@@ -23,6 +24,11 @@ constexpr double kAccDropPp = 1.0;         // accuracy lost beyond 1 pp is a cos
 constexpr double kShardingMinSaving = 0.05;// < 5 % memory saved: sharding does nothing useful here
 constexpr double kEvalShare = 0.10;        // evaluation ≥ 10 % of the wall time is worth speeding up
 constexpr double kScalingPoor = 0.5;       // < 50 % scaling efficiency across devices
+// % of the measured matmul peak: below kOverheadPct while the loader is not the bottleneck, the step
+// is spent in per-operation overhead (dispatch, small kernels, memory traffic), not arithmetic
+// (lenet at batch 64 on a CPU: ~1-3 %); from kNearPeakPct arithmetic itself is the limit.
+constexpr double kOverheadPct = 10.0;
+constexpr double kNearPeakPct = 50.0;
 
 std::string pct(double fraction) { return std::to_string(static_cast<long>(std::lround(fraction * 100.0))) + " %"; }
 
@@ -117,13 +123,53 @@ void stepSplitVerdicts(const RunRecord& run, const RunMetrics& m, const ProbeRes
     out.push_back({"comm-bound", Severity::Tip, "Communication takes " + pct(s.comm / total) + " of each step on " +
                                                    std::to_string(devices) +
                                                    " devices — a larger batch per rank or fewer devices would waste less."});
-  // Compute-bound matters only while precision is still a lever (fp32).
+  // Compute-bound matters only while precision is still a lever (fp32), and not when the step
+  // is overhead-bound (rooflineVerdicts says so instead: precision does not cut overhead).
   const double compute = (s.fwd + s.bwd) / total;
-  if (compute >= kComputeShare && strAt(run, "speedups.precision") == choice::kFp32) {
+  const auto pctOfPeak = m.flops ? m.flops->pctOfPeak() : std::nullopt;
+  const bool overheadBound = pctOfPeak && *pctOfPeak < kOverheadPct;
+  if (compute >= kComputeShare && !overheadBound && strAt(run, "speedups.precision") == choice::kFp32) {
     const std::string tip = run.onCuda() ? " — mixed precision (16-mixed or bf16-mixed) is the lever left."
                                          : " — bf16-mixed is the lever left if this CPU has native bf16.";
     out.push_back({"compute-bound", Severity::Info, "Compute-bound: forward + backward take " + pct(compute) + " of each step" + tip});
   }
+}
+
+// How far from the limit: the run's achieved GFLOP/s against this machine's measured peak.
+void rooflineVerdicts(const RunRecord& run, const RunMetrics& m, Out& out) {
+  if (!m.flops || !(m.flops->per_step > 0)) return;
+  const proto::FlopsFigures& f = *m.flops;
+  const auto share = f.dataPathShare();
+  const std::string dataPath =
+      share ? " The data path costs " + pct(*share) + " of each step (the same step on a batch already in memory: " +
+                  fmtFixed(*f.compute_only_step_ms, 2) + " ms against " + fmtFixed(*f.step_ms, 2) + " ms)."
+            : "";
+  const auto pctOfPeak = f.pctOfPeak();
+  if (!pctOfPeak) {
+    out.push_back({"no-peak", Severity::Info, "Achieved " + fmtGflops(f.achieved_gflop_per_s) + " GFLOP/s; " +
+                                                  f.no_peak + " to see how far from the limit that is." + dataPath});
+    return;
+  }
+  const std::string who = strAt(run, "model.name") + " at batch " +
+                          std::to_string(intAt(run, "train.batch_size", 0)) + " reaches " +
+                          fmtFixed(*pctOfPeak, *pctOfPeak < 10 ? 1 : 0) + " % of this " +
+                          (run.onCuda() ? "GPU" : "CPU") + "'s " + f.peak->what.substr(0, f.peak->what.find(" measured")) +
+                          " peak (" + fmtGflops(f.achieved_gflop_per_s) + " of " + fmtGflops(f.peak->gflop_per_s) +
+                          " GFLOP/s)";
+  // Far below the peak while the loader is not what the step waits for (the data-bound verdict
+  // covers that): the arithmetic is not what takes the time.
+  const double data = m.step_ms && m.step_ms->total() > 0 ? m.step_ms->data / m.step_ms->total() : 0;
+  if (*pctOfPeak < kOverheadPct && data < kDataBoundShare)
+    out.push_back({"overhead-bound", Severity::Tip,
+                   who + ": the step is bound by per-operation overhead, not arithmetic; a larger batch "
+                         "(train.batch_size) gives each operation more work for the same overhead, and mixed "
+                         "precision would change little." + dataPath});
+  else if (*pctOfPeak >= kNearPeakPct)
+    out.push_back({"near-peak", Severity::Info,
+                   who + ": arithmetic is the limit; only less of it (lower precision where it is native, a "
+                         "smaller model) or more hardware makes the step faster." + dataPath});
+  else
+    out.push_back({"mfu", Severity::Info, who + "." + dataPath});
 }
 
 void fp16Verdicts(const RunRecord& run, const RunMetrics& m, Out& out) {
@@ -314,6 +360,7 @@ std::vector<Advice> advise(const RunRecord& run, const RunMetrics& m, const RunR
   statusVerdicts(run, out);
   contentionVerdicts(m, reference ? reference_m : nullptr, out);
   stepSplitVerdicts(run, m, probe, out);
+  rooflineVerdicts(run, m, out);
   fp16Verdicts(run, m, out);
   earlyStopVerdicts(run, m, out);
   evalVerdicts(run, m, reference, reference_m, out);

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "wb/report/mfu.h"
+
 namespace wb::report {
 using nlohmann::json;
 
@@ -164,6 +166,7 @@ RunMetrics computeMetrics(const RunRecord& run, std::optional<double> target) {
     if (ms > 0) m.eval_s = ms / 1000.0;
   }
   m.contention = contentionOf(run);
+  m.flops = runFlops(run);
 
   for (const auto& e : run.evals) {
     if (!m.best_val_acc || e.val_acc > *m.best_val_acc) m.best_val_acc = e.val_acc;
@@ -568,6 +571,12 @@ void measuringNotes(const Comparison& cmp, std::vector<std::string>& notes) {
   }
 }
 
+std::vector<Cell> comparisonCellsWithMfu(const ComparisonRow& row) {
+  std::vector<Cell> cells = comparisonCells(row);
+  for (auto& c : mfuCells(row.m.flops)) cells.push_back(std::move(c));
+  return cells;
+}
+
 }  // namespace
 
 Table comparisonTable(const Comparison& cmp) {
@@ -608,10 +617,11 @@ Table comparisonTable(const Comparison& cmp) {
       {"mem_ratio", "Memory ratio", "x"},
       {"skipped_steps", "fp16 skipped", ""},
   };
+  for (auto& c : mfuColumns()) t.columns.push_back(std::move(c));
   bool anyWarmup = false, anyPartial = false;
   std::vector<std::string> contended;
   for (const auto& row : cmp.rows) {
-    t.rows.push_back(comparisonCells(row));
+    t.rows.push_back(comparisonCellsWithMfu(row));
     anyWarmup = anyWarmup || row.m.throughputIncludesWarmup();
     anyPartial = anyPartial || row.m.wall_partial;
     if (!row.contended.empty()) contended.push_back(row.label + ": " + row.contended);
@@ -629,6 +639,9 @@ Table comparisonTable(const Comparison& cmp) {
   if (anyPartial) t.notes.push_back("\"so far\": the run has not ended (no end event, no summary.json).");
   for (const auto& c : contended)
     t.notes.push_back("Contended, speedups not shown — " + c + ". Rerun on an idle machine.");
+  std::vector<std::optional<proto::FlopsFigures>> flops;
+  for (const auto& row : cmp.rows) flops.push_back(row.m.flops);
+  for (auto& n : mfuNotes(flops)) t.notes.push_back(std::move(n));
   return t;
 }
 

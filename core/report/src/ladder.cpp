@@ -6,6 +6,8 @@
 
 #include "wb/proto/config_json.h"
 #include "wb/proto/rundir.h"
+#include "wb/proto/flops.h"
+#include "wb/report/mfu.h"
 #include "wb/report/probe.h"
 
 namespace wb::report {
@@ -57,7 +59,7 @@ namespace {
 LadderRow summarizeStep(const LadderStepRuns& s, std::optional<double> target, std::string* ownContention) {
   LadderRow row;
   row.step = s.step;
-  std::vector<double> walls, targets, accs, mems, rates;
+  std::vector<double> walls, targets, accs, mems, rates, gflops, pcts;
   std::vector<std::string> problems = s.failures;
   std::vector<RunMetrics> metrics;
   for (const auto& r : s.runs) {
@@ -76,6 +78,8 @@ LadderRow summarizeStep(const LadderStepRuns& s, std::optional<double> target, s
     if (m.best_val_acc) accs.push_back(*m.best_val_acc);
     if (m.train_samples_per_s) rates.push_back(*m.train_samples_per_s);
     if (m.peak_mem_bytes) mems.push_back(*m.peak_mem_bytes), row.mem_kind = m.peak_mem_kind;
+    if (m.flops && m.flops->per_step > 0) gflops.push_back(m.flops->achieved_gflop_per_s);
+    if (m.flops && m.flops->pctOfPeak()) pcts.push_back(*m.flops->pctOfPeak());
     if (m.contention.contended && ownContention->empty()) *ownContention = m.contention.note;
   }
   if (row.contended > 0 && !allContended)
@@ -86,6 +90,8 @@ LadderRow summarizeStep(const LadderStepRuns& s, std::optional<double> target, s
   if (!accs.empty()) row.val_acc = median(accs);
   if (!rates.empty()) row.train_sps = median(rates);
   if (!mems.empty()) row.peak_mem = median(mems);
+  if (!gflops.empty()) row.gflop_per_s = median(gflops);
+  if (!pcts.empty()) row.pct_of_peak = median(pcts);
   for (const auto& p : problems) row.problems += (row.problems.empty() ? "" : "; ") + p;
   return row;
 }
@@ -169,7 +175,7 @@ Cell targetTimeCell(const LadderRow& row) {
 std::vector<Cell> ladderCells(const LadderRow& row, const std::string& stepName) {
   std::vector<Cell> cells{Cell::str(stepName), Cell::str(row.step.added)};
   if (row.step.skipped) {
-    for (int i = 0; i < 9; ++i) cells.push_back(Cell::str("–"));
+    for (int i = 0; i < 11; ++i) cells.push_back(Cell::str("–"));
     cells.push_back(Cell::str("skipped: " + row.step.note));
     return cells;
   }
@@ -186,6 +192,10 @@ std::vector<Cell> ladderCells(const LadderRow& row, const std::string& stepName)
                              reached ? speedupCell(row.marginal_target, contended) : Cell::str("–"),
                              optCell(row.val_acc, fmtAccuracy), optCell(row.train_sps, fmtRate), wall,
                              speedupCell(row.cumulative, contended), speedupCell(row.marginal, contended), mem,
+                             optCell(row.gflop_per_s, fmtGflops),
+                             row.pct_of_peak ? Cell::num(fmtFixed(*row.pct_of_peak, *row.pct_of_peak < 10 ? 2 : 1) + " %",
+                                                         *row.pct_of_peak)
+                                             : Cell::str("–"),
                              Cell::str(noteText)});
   return cells;
 }
@@ -209,6 +219,8 @@ Table ladderTable(const Ladder& ladder) {
                {"cumulative", "× wall", "x"},
                {"marginal", "Step × wall", "x"},
                {"peak_mem_bytes", "Peak memory", "bytes"},
+               {"gflop_per_s", "GFLOP/s", "GFLOP/s"},
+               {"pct_of_peak", "% of peak", "%"},
                {"note", "Note", ""}};
   int index = 0, repeats = 0;
   bool anyContended = false;
@@ -224,6 +236,9 @@ Table ladderTable(const Ladder& ladder) {
   if (anyContended)
     t.notes.push_back("contended: measured while another process used the CPU; the speedups are not shown "
                       "(see the note) — rerun the ladder on an idle machine.");
+  t.notes.push_back(std::string("GFLOP/s: training FLOPs per step (") + proto::kFlopsConventionShort +
+                    ") x steps ÷ seconds in training steps; % of peak: against this machine's measured matmul peak "
+                    "at the step's precision (workbench-cli probe peak; \"–\" without one).");
   if (repeats >= 2)
     t.notes.push_back("Times are medians over " + std::to_string(repeats) + " repeats, with the min–max range.");
   return t;
@@ -301,6 +316,8 @@ json ladderJson(const Ladder& ladder) {
                     {"best_val_acc", opt(row.val_acc)},
                     {"train_samples_per_s", opt(row.train_sps)},
                     {"peak_mem_bytes", opt(row.peak_mem)},
+                    {"gflop_per_s", opt(row.gflop_per_s)},
+                    {"pct_of_peak", opt(row.pct_of_peak)},
                     {"peak_mem_kind", row.mem_kind},
                     {"config", proto::configToJson(row.step.config)},
                     {"run_dirs", row.run_dirs}});
@@ -356,6 +373,8 @@ Result<Ladder> ladderFromJson(const json& docIn) {
     row.train_sps = optNum(s.value("train_samples_per_s", json()));
     row.val_acc = optNum(s.value("best_val_acc", json()));
     row.peak_mem = optNum(s.value("peak_mem_bytes", json()));
+    row.gflop_per_s = optNum(s.value("gflop_per_s", json()));
+    row.pct_of_peak = optNum(s.value("pct_of_peak", json()));
     row.mem_kind = s.value("peak_mem_kind", "");
     for (const auto& d : s.value("run_dirs", json::array()))
       if (d.is_string()) row.run_dirs.push_back(d.get<std::string>());

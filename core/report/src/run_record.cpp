@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "wb/proto/event_types.h"
+#include "wb/proto/flops.h"
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
 
@@ -68,6 +69,11 @@ StepSample decodeStep(const json& ev) {
     s.amp_skipped = e.amp->skipped;
   }
   s.mem = stepMemory(e.mem);
+  if (e.flops && e.flops->per_step > 0) {
+    s.gflop_per_s = e.flops->achieved_gflop_per_s;
+    s.pct_of_peak = e.flops->pctOfPeak();
+    s.pct_of_datasheet = e.flops->pctOfDatasheet();
+  }
   return s;
 }
 

@@ -9,6 +9,7 @@
 #include "wb/common/sysinfo.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/event_types.h"
+#include "wb/proto/flops.h"
 #include "wb/train/capabilities.h"
 
 namespace wb::train::detail {
@@ -144,6 +145,7 @@ void TrainingRun::emitStep(int epoch) {
   s.progress = totalSteps_ > 0 ? static_cast<double>(at_.iteration) / total : 0.0;
   const int64_t done = at_.iteration - iterationAtStart_;  // steps of this life
   s.eta_s = done > 0 ? wall_.seconds() / static_cast<double>(done) * (total - static_cast<double>(at_.iteration)) : 0.0;
+  s.flops = flopsFigures(static_cast<double>(intervalSamples_), intervalMs);
   json ev = event(proto::StepEvent::kType);
   proto::writeFields(s, ev);
   emit(ev);
@@ -200,7 +202,7 @@ proto::RunSummary TrainingRun::summary() const {
   s.steps = at_.iteration;
   s.optimizer_steps = at_.optimizer_steps;
   s.samples = at_.samples_seen;
-  s.wall_s = wall_.seconds();
+  s.wall_s = loopWallS_ >= 0 ? loopWallS_ : wall_.seconds();
   // This life's samples over this life's training steps (samples_seen includes a resumed run's
   // earlier ones; evaluation and checkpoints have their own clocks).
   const int64_t trainSamples = at_.samples_seen - samplesAtStart_;
@@ -233,6 +235,11 @@ proto::RunSummary TrainingRun::summary() const {
   }
   if (!checkpointError_.empty()) s.error = checkpointError_;
   if (!lateCheckpoints_.empty()) s.checkpoints_late = lateCheckpoints_;
+  const int64_t steps = at_.iteration - iterationAtStart_;
+  proto::FlopsFigures f = flopsFigures(static_cast<double>(trainSamples), trainMs_);
+  f.compute_only_step_ms = computeOnlyMs_;
+  if (steps > 0) f.step_ms = trainMs_ / static_cast<double>(steps);
+  s.flops = f;
   return s;
 }
 

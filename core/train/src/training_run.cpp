@@ -61,6 +61,8 @@ Result<TrainOutcome> TrainingRun::run() {
   }
   restoreBestWeights();
   hostAfterMs_ = timeHostKernel();
+  loopWallS_ = wall_.seconds();  // wall_s is the loop's: the compute-only steps come after it
+  measureComputeOnly();          // after last.pt: the steps it takes move weights nobody saves
   return finish();
 }
 
@@ -87,6 +89,7 @@ Status TrainingRun::setUp() {
   torch::manual_seed(c_.seed);
   if (auto st = openData(); !st) return st;
   if (auto st = buildModel(); !st) return st;
+  countFlops();
   writeCheckpoints_ = !o_.run_dir.empty() && o_.rank == 0;
   ckDir_ = (fs::path(o_.run_dir) / "checkpoints").string();
   return {};
@@ -268,32 +271,13 @@ void TrainingRun::trainStep(const data::Batch& batch) {
   StepTimer& timer = *timer_;
   auto [x, y] = copier_->toDevice(batch.x, batch.y);
   timer.mark(StepTimer::H2D);
-  group_->syncBuffers();
+  lastX_ = x;
+  lastY_ = y;
   torch::Tensor loss;
-  {
-    compat::AutocastGuard autocast(device_.type(), fp16_ ? torch::kHalf : torch::kBFloat16, bf16_ || fp16_);
-    auto logits = net_->forward(x);
-    loss = torch::nn::functional::cross_entropy(logits.to(torch::kFloat), y);
-  }
-  timer.mark(StepTimer::Fwd);
-  opt_->zero_grad();
-  group_->prepareBackward();
-  (scaler_->enabled() ? scaler_->scale(loss) : loss).backward();
-  if (bf16_ || fp16_) compat::clearAutocastCache();
-  timer.mark(StepTimer::Bwd);
-  group_->finishBackward();
-  timer.mark(StepTimer::Comm);
-  setLearningRate(*opt_, schedule_->lrAt(at_.optimizer_steps));
-  bool stepped = true;
-  if (scaler_->enabled()) {
-    stepped = scaler_->step(*opt_);  // syncs once to decide, so reading the loss here is free
-    scaler_->update();
-    if (!stepped && scaler_->consecutiveSkips() == 1) {
-      streakStart_ = at_.iteration + 1;
-      streakLoss_ = loss.detach().item<double>();
-    }
-  } else {
-    opt_->step();
+  const bool stepped = computeStep(x, y, timer, loss);
+  if (scaler_->enabled() && !stepped && scaler_->consecutiveSkips() == 1) {
+    streakStart_ = at_.iteration + 1;
+    streakLoss_ = loss.detach().item<double>();  // the scaler has synced to decide: free here
   }
   if (stepped) ++at_.optimizer_steps;  // an overflowing fp16 step skips the optimiser and the schedule
   auto detached = loss.detach();
@@ -312,6 +296,33 @@ void TrainingRun::trainStep(const data::Batch& batch) {
   intervalSamples_ += globalSamples;
   epochSamples_ += globalSamples;
   at_.samples_seen += globalSamples;
+}
+
+// The arithmetic of a step on a batch already on the device: forward, backward, gradients across
+// ranks, optimiser. False when fp16 loss scaling skipped the optimiser.
+bool TrainingRun::computeStep(const torch::Tensor& x, const torch::Tensor& y, StepTimer& timer, torch::Tensor& loss) {
+  group_->syncBuffers();
+  {
+    compat::AutocastGuard autocast(device_.type(), fp16_ ? torch::kHalf : torch::kBFloat16, bf16_ || fp16_);
+    auto logits = net_->forward(x);
+    loss = torch::nn::functional::cross_entropy(logits.to(torch::kFloat), y);
+  }
+  timer.mark(StepTimer::Fwd);
+  opt_->zero_grad();
+  group_->prepareBackward();
+  (scaler_->enabled() ? scaler_->scale(loss) : loss).backward();
+  if (bf16_ || fp16_) compat::clearAutocastCache();
+  timer.mark(StepTimer::Bwd);
+  group_->finishBackward();
+  timer.mark(StepTimer::Comm);
+  setLearningRate(*opt_, schedule_->lrAt(at_.optimizer_steps));
+  if (!scaler_->enabled()) {
+    opt_->step();
+    return true;
+  }
+  const bool stepped = scaler_->step(*opt_);
+  scaler_->update();
+  return stepped;
 }
 
 // ---- evaluate and checkpoint -----------------------------------------------------------------

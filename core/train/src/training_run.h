@@ -18,6 +18,7 @@
 #include "wb/common/clock.h"
 #include "wb/data/dataset.h"
 #include "wb/data/loader.h"
+#include "wb/model/flops.h"
 #include "wb/model/model.h"
 #include "wb/proto/event_types.h"
 #include "wb/train/backend_check.h"
@@ -76,6 +77,9 @@ class TrainingRun {
   void startLoop();
   Status trainEpoch(int epoch);
   void trainStep(const data::Batch& batch);
+  bool computeStep(const torch::Tensor& x, const torch::Tensor& y, StepTimer& timer, torch::Tensor& loss);
+  void countFlops();
+  void measureComputeOnly();
   Status evaluateAndCheckpoint(int epoch);
   void restoreBestWeights();
   TrainOutcome finish();
@@ -103,6 +107,7 @@ class TrainingRun {
   void emitEvalAndEpoch(int epoch, const EvalResult& ev, bool epochComplete);
   void emitEarlyStop(int epoch, const EarlyStoppingDecision& decision);
   proto::RunSummary summary() const;
+  proto::FlopsFigures flopsFigures(double samples, double ms) const;  // step events\' and summary\'s "flops"
 
   const TrainerOptions& o_;
   const Config& c_;
@@ -154,6 +159,13 @@ class TrainingRun {
   Stopwatch epochClock_;
   int64_t streakStart_ = -1;  // fp16: first step of the current streak of overflowing steps
   double streakLoss_ = 0;
+
+  // FLOPs (flops.cpp)
+  std::optional<model::FlopCount> flops_;  // one forward on a batch of train.batch_size
+  std::string flopsError_;                 // why there is no count
+  torch::Tensor lastX_, lastY_;            // the last batch trained, on the device
+  std::optional<double> computeOnlyMs_;    // the same step on that batch, median
+  double loopWallS_ = -1;                  // the loop's wall time, before the compute-only steps
 
   // results
   Stop stop_ = Stop::None;

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "report_fixture.h"
+#include "wb/proto/flops.h"
 #include "wb/report/advisor.h"
 #include "wb/report/stats.h"
 #include "wb/report/probe.h"
@@ -212,6 +213,28 @@ Scenario largerBatchPerRank() {  // twice the batch per rank on one device: no s
   return s;
 }
 
+// A compute-bound lenet run whose summary says it reached `achieved` GFLOP/s; against a measured
+// 95 GFLOP/s fp32 matmul peak unless `peak` is false; 3.0 ms compute-only against a 3.5 ms step.
+Scenario withFlops(double achieved, bool peak) {
+  Scenario s = computeBound();
+  s.run.set("model.name", "lenet").set("train.batch_size", 64);
+  s.run.end("ok", 10);
+  wb::proto::FlopsFigures f;
+  f.per_step = 5.8e7;
+  f.achieved_gflop_per_s = achieved;
+  if (peak)
+    f.peak = wb::proto::PeakFigure{95.0, "fp32 matmul measured on this CPU (2 threads), 2026-12-01"};
+  else
+    f.no_peak = "no peak measured on this machine: run `workbench-cli probe peak`";
+  f.compute_only_step_ms = 3.0;
+  f.step_ms = 3.5;
+  s.run.measured(wb::proto::kFlopsKey, wb::proto::flopsJson(f));
+  return s;
+}
+Scenario overheadBound() { return withFlops(1.9, true); }
+Scenario nearPeak() { return withFlops(57.0, true); }
+Scenario noPeakStored() { return withFlops(1.9, false); }
+
 const std::map<QString, Builder>& scenarios() {
   static const std::map<QString, Builder> all = {
       {QStringLiteral("data-bound, workers 1 of 4 cores"), dataBoundFewWorkers},
@@ -241,6 +264,9 @@ const std::map<QString, Builder>& scenarios() {
       {QStringLiteral("bf16 reference contended"), bf16ContendedReference},
       {QStringLiteral("2 CPU processes, reference contended"), twoDevicesContendedReference},
       {QStringLiteral("4 threads on 2 cores"), oversubscribed},
+      {QStringLiteral("lenet at 2 % of the peak"), overheadBound},
+      {QStringLiteral("lenet at 60 % of the peak"), nearPeak},
+      {QStringLiteral("no peak stored"), noPeakStored},
   };
   return all;
 }
@@ -309,6 +335,16 @@ class TestAdvisor : public QObject {
         "another process used 1.2 of 2 cores");
     row("contended reference: no scaling verdict", "2 CPU processes, reference contended", "scaling", "");
     row("oversubscribed cores", "4 threads on 2 cores", "oversubscribed", "asked for 4 threads on 2 cores");
+    row("overhead-bound", "lenet at 2 % of the peak", "overhead-bound",
+        "lenet at batch 64 reaches 2.0 % of this CPU's fp32 matmul peak (1.90 of 95.0 GFLOP/s): the step is bound by "
+        "per-operation overhead, not arithmetic; a larger batch");
+    row("overhead-bound: the data path's cost", "lenet at 2 % of the peak", "overhead-bound",
+        "The data path costs 14 % of each step (the same step on a batch already in memory: 3.00 ms against 3.50 ms)");
+    row("overhead-bound: precision is not the lever", "lenet at 2 % of the peak", "compute-bound", "");
+    row("near the peak", "lenet at 60 % of the peak", "near-peak", "reaches 60 % of this CPU's fp32 matmul peak");
+    row("near the peak is still compute-bound", "lenet at 60 % of the peak", "compute-bound", "forward + backward");
+    row("no peak: how to measure one", "no peak stored", "no-peak",
+        "Achieved 1.90 GFLOP/s; no peak measured on this machine: run `workbench-cli probe peak` to see how far");
   }
   void verdicts() {
     QFETCH(QString, scenario);

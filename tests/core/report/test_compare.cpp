@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "report_fixture.h"
+#include "wb/proto/flops.h"
 #include "wb/report/compare.h"
 #include "wb/report/export.h"
 #include "wb/report/report.h"
@@ -290,6 +291,54 @@ class TestCompare : public QObject {
     QCOMPARE(int(m.throughput_source), source);
     if (expected < 0) QVERIFY(!m.train_samples_per_s);
     else QCOMPARE(*m.train_samples_per_s, expected);
+  }
+
+  // How far from the limit: GFLOP/s, % of the measured peak (or "no peak"), % of the datasheet
+  // peak ("not in table" for a GPU without an entry), the compute-only step and the data path,
+  // and the notes saying which peak and which convention; a run without the figures shows "–".
+  void mfuColumns() {
+    FakeRun base = fixture::twoEpochRun(10, 0.70, 20, 0.80, 640);
+    base.end("ok", 21);
+    wb::proto::FlopsFigures f;
+    f.per_step = 5.8e7;
+    f.achieved_gflop_per_s = 1.9;
+    f.peak = wb::proto::PeakFigure{95.0, "fp32 matmul measured on this CPU (2 threads), 2026-12-01"};
+    f.compute_only_step_ms = 3.0;
+    f.step_ms = 4.0;
+    base.measured(wb::proto::kFlopsKey, wb::proto::flopsJson(f));
+    FakeRun gpu = fixture::twoEpochRun(10, 0.70, 20, 0.80, 640);
+    gpu.end("ok", 21);
+    wb::proto::FlopsFigures g = f;
+    g.peak.reset();
+    g.no_peak = "no peak measured on this machine: run `workbench-cli probe peak`";
+    g.no_datasheet = "Tesla T4 is not in the datasheet table: no datasheet percentage";
+    gpu.measured(wb::proto::kFlopsKey, wb::proto::flopsJson(g));
+    FakeRun older = fixture::twoEpochRun(10, 0.70, 20, 0.80, 640);
+    older.end("ok", 21);
+    Table t = comparisonTable(compareRuns(base.record("base"), {gpu.record("gpu"), older.record("older")}, std::nullopt));
+    auto col = [&](const char* key) {
+      for (size_t i = 0; i < t.columns.size(); ++i)
+        if (t.columns[i].key == key) return i;
+      throw std::logic_error(key);
+    };
+    auto text = [&](size_t row, const char* key) { return QString::fromStdString(t.rows[row][col(key)].text); };
+    QCOMPARE(*t.rows[0][col("gflop_per_s")].number, 1.9);
+    QCOMPARE(text(0, "pct_of_peak"), QStringLiteral("2.00 %"));
+    QCOMPARE(text(0, "compute_only_step_ms"), QStringLiteral("3.00 ms"));
+    QCOMPARE(text(0, "data_path_share"), QStringLiteral("25.0 %"));
+    QCOMPARE(text(0, "pct_of_datasheet"), QStringLiteral("–"));  // a CPU has none
+    QCOMPARE(text(1, "pct_of_peak"), QStringLiteral("no peak"));
+    QCOMPARE(text(1, "pct_of_datasheet"), QStringLiteral("not in table"));
+    QCOMPARE(text(2, "gflop_per_s"), QStringLiteral("–"));
+    const std::string notes = [&] {
+      std::string all;
+      for (const auto& n : t.notes) all += n + "\n";
+      return all;
+    }();
+    QVERIFY2(notes.find("1 multiply-add = 2 FLOPs") != std::string::npos, notes.c_str());
+    QVERIFY2(notes.find("% of peak: against fp32 matmul measured on this CPU (2 threads), 2026-12-01 (95.0 GFLOP/s)") !=
+                 std::string::npos, notes.c_str());
+    QVERIFY2(notes.find("Tesla T4 is not in the datasheet table") != std::string::npos, notes.c_str());
   }
 
   void tableNamesWhatEachFigureMeasures() {

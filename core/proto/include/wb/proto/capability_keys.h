@@ -16,6 +16,8 @@ inline constexpr const char* kCores = "cores";               // logical cores
 inline constexpr const char* kNccl = "nccl";                 // bool
 inline constexpr const char* kGloo = "gloo";                 // bool
 inline constexpr const char* kModels = "models";             // the built-in model names
-inline constexpr const char* kSpeedups = "speedups";         // {<speedup>: {available, note, ...}}
+inline constexpr const char* kSpeedups = "speedups";
+inline constexpr const char* kPeak = "peak";                 // the stored peak calibration (wb/report/peak.h's
+                                                             // peakJson + measured, date), or {measured: false}         // {<speedup>: {available, note, ...}}
 
 }  // namespace wb::proto::caps

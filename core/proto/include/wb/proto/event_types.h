@@ -17,6 +17,7 @@
 
 #include "wb/proto/events.h"
 #include "wb/proto/run_summary.h"
+#include "wb/proto/flops.h"
 
 namespace wb::proto {
 
@@ -89,6 +90,7 @@ struct StepEvent {                 // every log interval
   std::optional<CpuPart> cpu;
   std::optional<CommPart> comm;    // several ranks
   std::optional<AmpPart> amp;      // fp16
+  std::optional<FlopsFigures> flops;  // FLOPs per step, achieved GFLOP/s against the peaks (flops.h)
   double progress = 0;             // 0..1 of the planned steps
   double eta_s = 0;
 };

@@ -21,6 +21,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "wb/proto/flops.h"
+
 namespace wb::proto {
 
 // summary.cpu: the machine's CPU over the whole run, in cores. The launcher's view (used_cores,
@@ -99,6 +101,7 @@ struct RunSummary {
   std::optional<bool> best_weights_restored;   // early-stopped with checkpoints: best.pt reloaded
   std::optional<std::string> best_weights_note;  // why not
   nlohmann::json checkpoints_late;  // [words]: checkpoint writes that failed, then were superseded (absent: none)
+  std::optional<FlopsFigures> flops;           // FLOPs per step, GFLOP/s against the peaks, compute-only step
 
   nlohmann::json unknown = nlohmann::json::object();  // fields this list does not know, kept
 };

@@ -47,6 +47,7 @@
 
 #include "wb/common/lr_scaling.h"
 #include "wb/report/noise.h"
+#include "wb/proto/flops.h"
 #include "wb/report/run_record.h"
 #include "wb/report/stats.h"
 #include "wb/report/table.h"
@@ -86,6 +87,7 @@ struct RunMetrics {
   std::optional<double> amp_scale;         // last loss scale (fp16)
   std::optional<StepTimes> step_ms;        // mean split after warm-up
   std::optional<double> eval_ms;           // mean evaluation time
+  std::optional<proto::FlopsFigures> flops;  // achieved GFLOP/s against the peaks (summary "flops")
   std::string status;
   LrScaling lr;                            // the lr it trained at (runLrScaling)
   // Older or shorter runs: the estimate holds the first log interval (warm-up).

@@ -74,6 +74,8 @@ struct LadderRow {
   std::optional<double> val_acc;      // median best val acc
   std::optional<double> train_sps;    // median train samples/s (training steps only)
   std::optional<double> peak_mem;     // median peak memory (bytes)
+  std::optional<double> gflop_per_s;  // median achieved GFLOP/s (summary "flops")
+  std::optional<double> pct_of_peak;  // median % of the measured peak
   std::string mem_kind;               // "device" | "host"
   int contended = 0;                  // repeats measured under contention
   std::string contention;             // why this row's speedups are not valid ("" = they are):

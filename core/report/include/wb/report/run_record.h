@@ -55,6 +55,9 @@ struct StepSample {          // one rank-0 `step` event
   std::optional<int64_t> amp_skipped;  // cumulative skipped fp16 steps so far
   std::optional<StepCpu> cpu;
   std::optional<StepMemory> mem;
+  std::optional<double> gflop_per_s;       // the interval's achieved GFLOP/s (the event's flops)
+  std::optional<double> pct_of_peak;       // ... as % of the measured peak
+  std::optional<double> pct_of_datasheet;  // ... as % of the datasheet peak (GPU)
 };
 
 struct EvalSample {          // one rank-0 `eval` event

@@ -18,6 +18,7 @@
 #include "wb/common/result.h"
 #include "wb/proto/events.h"
 #include "wb/proto/run_summary.h"
+#include "wb/proto/flops.h"
 #include "wb/train/capabilities.h"  // run() refuses what machineConfigErrors() refuses
 
 namespace wb::dist {
@@ -37,6 +38,15 @@ struct TrainerOptions {
   dist::Communicator* comm = nullptr;   // non-null when world_size > 1 (not owned); null: a
                                         // group of one (wb/train/replica_group.h)
   const std::atomic<bool>* stop_flag = nullptr;  // set => finish the step, end `cancelled`
+  // The peaks this run's FLOP/s are set against: peak / no_peak (and datasheet / no_datasheet on
+  // a GPU) as wb::report::setPeaks fills them from the stored calibration; the trainer adds
+  // its FLOPs per step and achieved rate and writes the whole as the step events' and the
+  // summary's "flops" (wb/proto/flops.h). Left empty: "no peak given".
+  proto::FlopsFigures peaks;
+  // After the last epoch, the same step this many times on the last batch, already in memory
+  // (no loading, no copying): the summary's flops.compute_only_step_ms, next to the real step.
+  // One rank only; 0 skips it. The weights it moves are never saved (last.pt is already written).
+  int compute_only_steps = 3;
 };
 
 struct TrainOutcome {

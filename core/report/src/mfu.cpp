@@ -1,0 +1,69 @@
+#include "wb/report/mfu.h"
+
+#include <set>
+
+namespace wb::report {
+
+std::optional<proto::FlopsFigures> runFlops(const RunRecord& run) { return proto::readFlops(run.summary); }
+
+std::string fmtGflops(double g) {
+  if (g >= 10000) return fmtFixed(g / 1000.0, 1) + "k";
+  return fmtFixed(g, g < 10 ? 2 : g < 100 ? 1 : 0);
+}
+
+std::vector<Column> mfuColumns() {
+  return {{"gflop_per_s", "GFLOP/s", "GFLOP/s"},
+          {"pct_of_peak", "% of peak", "%"},
+          {"pct_of_datasheet", "% of datasheet", "%"},
+          {"compute_only_step_ms", "Compute-only step", "ms"},
+          {"data_path_share", "Data path", "%"}};
+}
+
+namespace {
+
+Cell pctCell(const std::optional<double>& pct, const std::string& absent) {
+  if (!pct) return Cell::str(absent);
+  return Cell::num(fmtFixed(*pct, *pct < 10 ? 2 : 1) + " %", *pct);
+}
+
+}  // namespace
+
+std::vector<Cell> mfuCells(const std::optional<proto::FlopsFigures>& f) {
+  if (!f || !(f->per_step > 0)) return std::vector<Cell>(mfuColumns().size(), Cell::str("–"));
+  std::vector<Cell> cells;
+  cells.push_back(Cell::num(fmtGflops(f->achieved_gflop_per_s), f->achieved_gflop_per_s));
+  cells.push_back(pctCell(f->pctOfPeak(), "no peak"));
+  cells.push_back(pctCell(f->pctOfDatasheet(), f->no_datasheet.empty() ? "–" : "not in table"));
+  cells.push_back(f->compute_only_step_ms
+                      ? Cell::num(fmtFixed(*f->compute_only_step_ms, 2) + " ms", *f->compute_only_step_ms)
+                      : Cell::str("–"));
+  const auto share = f->dataPathShare();
+  cells.push_back(share ? Cell::num(fmtFixed(*share * 100, 1) + " %", *share * 100) : Cell::str("–"));
+  return cells;
+}
+
+std::vector<std::string> mfuNotes(const std::vector<std::optional<proto::FlopsFigures>>& flops) {
+  std::set<std::string> peaks, missing, uncounted;
+  bool any = false;
+  for (const auto& f : flops) {
+    if (!f || !(f->per_step > 0)) continue;
+    any = true;
+    if (f->peak) peaks.insert("% of peak: against " + f->peak->what + " (" + fmtGflops(f->peak->gflop_per_s) + " GFLOP/s)");
+    else if (!f->no_peak.empty()) missing.insert("% of peak: " + f->no_peak);
+    if (f->datasheet) peaks.insert("% of datasheet: against " + f->datasheet->what);
+    else if (!f->no_datasheet.empty()) missing.insert("% of datasheet: " + f->no_datasheet);
+    if (!f->uncounted.empty()) uncounted.insert("FLOPs " + f->uncounted + " (the rate is a lower bound)");
+  }
+  if (!any) return {};
+  std::vector<std::string> notes = {
+      std::string("GFLOP/s: training FLOPs per step (counted per layer from the model's shapes; ") +
+      proto::kFlopsConventionShort + ") x steps ÷ seconds in training steps."};
+  notes.insert(notes.end(), peaks.begin(), peaks.end());
+  notes.insert(notes.end(), missing.begin(), missing.end());
+  notes.insert(notes.end(), uncounted.begin(), uncounted.end());
+  notes.push_back("Compute-only step: the same step on a batch already in memory (no loading, no copying), timed "
+                  "after training; data path: the share of the real step beyond it.");
+  return notes;
+}
+
+}  // namespace wb::report
