@@ -1,0 +1,546 @@
+#include "wb/ladder/ladder.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "wb/proto/config_json.h"
+#include "wb/proto/events.h"
+#include "wb/report/estimate_json.h"
+#include "wb/proto/rundir.h"
+#include "wb/report/probe.h"
+
+namespace wb::ladder {
+using namespace report;  // records, metrics, tables and charts
+using nlohmann::json;
+
+namespace {
+
+struct Range {
+  std::optional<double> mid, lo, hi;
+};
+Range rangeOf(const std::vector<double>& v) {
+  if (v.empty()) return {};
+  return {median(v), *std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end())};
+}
+
+std::string withRange(const std::optional<double>& mid, const std::optional<double>& lo, const std::optional<double>& hi,
+                      int n) {
+  if (!mid) return "–";
+  std::string s = fmtSeconds(*mid);
+  if (n >= 2 && lo && hi) s += " (" + fmtSeconds(*lo) + "–" + fmtSeconds(*hi) + ")";
+  return s;
+}
+
+json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+// The repeat whose wall time is the median: what advice and curves show for a step.
+const RunRecord* representative(const LadderStepRuns& s, std::optional<double> target) {
+  const RunRecord* best = nullptr;
+  double bestDist = 0;
+  std::vector<double> walls;
+  for (const auto& r : s.runs)
+    if (auto w = computeMetrics(r, target).wall_s) walls.push_back(*w);
+  const double mid = median(walls);
+  for (const auto& r : s.runs) {
+    auto w = computeMetrics(r, target).wall_s;
+    double dist = w && std::isfinite(mid) ? std::fabs(*w - mid) : 1e300;
+    if (!best || dist < bestDist) best = &r, bestDist = dist;
+  }
+  return best;
+}
+
+}  // namespace
+
+namespace {
+
+// One step's runs: medians, ranges, problems, and the contention of its own measurements. Runs
+// of pairs that do not count (contended) are left out of the times when counted ones exist; a
+// step with only contended runs is itself contended.
+LadderRow summarizeStep(const LadderStepRuns& s, std::optional<double> target, std::string* ownContention) {
+  LadderRow row;
+  row.step = s.step;
+  row.settled = s.settled;
+  row.not_run = s.not_run;
+  std::vector<double> walls, targets, accs, mems, rates;
+  std::vector<std::string> problems = s.failures;
+  std::vector<RunMetrics> metrics;
+  for (const auto& r : s.runs) {
+    metrics.push_back(computeMetrics(r, target));
+    ++row.repeats;
+    row.run_dirs.push_back(r.dir);
+    if (metrics.back().contention.contended) ++row.contended;
+    if (r.status != "ok" && r.status != "early-stopped")
+      problems.push_back(runLabel(r) + " " + r.status + (r.errors.empty() ? "" : ": " + r.errors.front()));
+  }
+  const bool allContended = row.contended > 0 && row.contended == row.repeats;
+  for (const auto& m : metrics) {
+    if (m.contention.contended && !allContended) continue;
+    if (m.wall_s) walls.push_back(*m.wall_s);
+    if (m.time_to_target_s) targets.push_back(*m.time_to_target_s), ++row.reached;
+    if (m.best_val_acc) accs.push_back(*m.best_val_acc);
+    if (m.train_samples_per_s) rates.push_back(*m.train_samples_per_s);
+    if (m.peak_mem_bytes) mems.push_back(*m.peak_mem_bytes), row.mem_kind = m.peak_mem_kind;
+    if (m.contention.contended && ownContention->empty()) *ownContention = m.contention.note;
+  }
+  if (row.contended > 0 && !allContended)
+    problems.push_back(std::to_string(row.contended) + " run(s) measured under contention left out");
+  if (s.not_run) problems.push_back(kNotRunCancelled);
+  const Range w = rangeOf(walls), t = rangeOf(targets);
+  row.wall_s = w.mid, row.wall_min = w.lo, row.wall_max = w.hi;
+  row.target_s = t.mid, row.target_min = t.lo, row.target_max = t.hi;
+  if (!accs.empty()) row.val_acc = median(accs);
+  if (!rates.empty()) row.train_sps = median(rates);
+  if (!mems.empty()) row.peak_mem = median(mems);
+  for (const auto& p : problems) row.problems += (row.problems.empty() ? "" : "; ") + p;
+  return row;
+}
+
+void addNote(std::string& into, const std::string& who, const std::string& note) {
+  if (note.empty()) return;
+  into += (into.empty() ? "" : "; ") + who + note;
+}
+
+// Per-run values of the counted runs (all runs when `counted` is empty).
+struct Values {
+  std::vector<double> target, rate, wall;
+};
+Values valuesOf(const std::vector<RunRecord>& runs, const std::vector<bool>& counted, std::optional<double> target) {
+  Values v;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (!counted.empty() && (i >= counted.size() || !counted[i])) continue;
+    const RunMetrics m = computeMetrics(runs[i], target);
+    if (m.contention.contended && counted.empty()) continue;
+    const double nan = std::nan("");
+    v.target.push_back(m.time_to_target_s.value_or(nan));
+    v.rate.push_back(m.train_samples_per_s.value_or(nan));
+    v.wall.push_back(m.wall_s.value_or(nan));
+  }
+  return v;
+}
+
+// The step's speedups over the baseline: from its pairs when it has them, else from the groups.
+void estimateStep(LadderRow& row, const LadderStepRuns& s, const LadderStepRuns& base, std::optional<double> target,
+                  double band) {
+  if (!s.references.empty()) {
+    const Values a = valuesOf(s.references, s.counted, target), b = valuesOf(s.runs, s.counted, target);
+    row.estimates.to_target = pairedSpeedup(a.target, b.target, band);
+    row.estimates.throughput = pairedRateSpeedup(a.rate, b.rate, band);
+    row.estimates.wall = pairedSpeedup(a.wall, b.wall, band);
+    return;
+  }
+  const Values a = valuesOf(base.runs, {}, target), b = valuesOf(s.runs, {}, target);
+  row.estimates.to_target = groupSpeedup(a.target, b.target, band);
+  row.estimates.throughput = groupRateSpeedup(a.rate, b.rate, band);
+  row.estimates.wall = groupSpeedup(a.wall, b.wall, band);
+}
+
+std::optional<double> pointOf(const SpeedupEstimate& e) {
+  return std::isfinite(e.point) ? std::optional<double>(e.point) : std::nullopt;
+}
+
+}  // namespace
+
+Ladder summarizeLadder(const std::vector<LadderStepRuns>& steps, std::optional<double> target_acc, double noise_band,
+                       const LadderStatus& status) {
+  Ladder ladder;
+  ladder.target_user_set = target_acc.has_value();
+  ladder.target_acc = target_acc;
+  ladder.noise_band = noise_band;
+  ladder.status = status.status;
+  ladder.cancelled_at = status.cancelled_at;
+  if (status.status == proto::kStatusCancelled)
+    ladder.status_note = "cancelled at step " + (status.cancelled_at.empty() ? std::string("?") : status.cancelled_at);
+  if (!target_acc) {
+    for (const auto& s : steps) {
+      if (s.step.key != "baseline") continue;
+      for (const auto& r : s.runs)
+        if (auto best = computeMetrics(r, std::nullopt).best_val_acc)
+          ladder.target_acc = ladder.target_acc ? std::min(*ladder.target_acc, *best) : *best;
+    }
+  }
+  // Indices, not pointers: the rows vector grows. own[i]: row i's own contention.
+  std::optional<size_t> baseline, previous;
+  std::vector<std::string> own;
+  ladder.rows.reserve(steps.size());
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const LadderStepRuns& s = steps[i];
+    own.emplace_back();
+    ladder.rows.push_back(summarizeStep(s, ladder.target_acc, &own.back()));
+    LadderRow& added = ladder.rows[i];
+    if (s.step.key == "baseline") baseline = i;
+    addNote(added.contention, "", own[i]);
+    if (baseline && !s.step.skipped && !s.runs.empty()) {
+      const LadderRow& base = ladder.rows[*baseline];
+      if (*baseline == i) {
+        added.cumulative = speedupOf(base.wall_s, added.wall_s);
+        added.cumulative_target = speedupOf(base.target_s, added.target_s);
+      } else {
+        estimateStep(added, s, steps[*baseline], ladder.target_acc, noise_band);
+        added.cumulative = pointOf(added.estimates.wall);
+        added.cumulative_target = added.target_s ? pointOf(added.estimates.to_target) : std::nullopt;
+        addNote(added.contention, "the baseline: ", own[*baseline]);
+      }
+      if (!s.step.isolated && previous && i != *baseline) {
+        const LadderRow& prev = ladder.rows[*previous];
+        const Values a = valuesOf(steps[*previous].runs, {}, ladder.target_acc), b = valuesOf(s.runs, {}, ladder.target_acc);
+        added.estimates.marginal_to_target = groupSpeedup(a.target, b.target, noise_band);
+        added.marginal = speedupOf(prev.wall_s, added.wall_s);
+        added.marginal_target = added.target_s ? pointOf(added.estimates.marginal_to_target) : std::nullopt;
+        if (*previous != *baseline) addNote(added.contention, "the step before: ", own[*previous]);
+      }
+    }
+    if (!s.step.isolated && !s.step.skipped && added.wall_s) previous = i;
+  }
+  return ladder;
+}
+
+LadderHeadline ladderHeadline(const LadderRow& row) {
+  LadderHeadline h;
+  if (row.val_acc) h.detail = "acc " + fmtFixed(*row.val_acc * 100.0, 1) + " %";
+  if (row.step.skipped) return {std::nullopt, "skipped", "", false, {}, {}};
+  if (row.not_run && row.repeats == 0) return {std::nullopt, kNotRunCancelled, "", false, {}, {}};
+  if (row.repeats == 0) return {std::nullopt, "–", "", false, {}, {}};
+  if (!row.contention.empty()) h.text = kContendedText;
+  else if (!row.target_s) h.text = "not reached";
+  else if (!row.cumulative_target) h.text = "–";
+  else if (row.step.key == "baseline") h.speedup = row.cumulative_target, h.text = fmtSpeedup(*row.cumulative_target);
+  else {
+    const SpeedupEstimate& e = row.estimates.to_target;
+    h.speedup = row.cumulative_target;
+    h.text = formatEstimate(e);
+    h.emphasise = emphasise(e);
+    if (e.hasInterval()) h.lo = e.lo, h.hi = e.hi;
+  }
+  return h;
+}
+
+namespace {
+
+// "not reached · 62.8 %": the headline and the accuracy behind it, in one cell.
+Cell headlineCell(const LadderRow& row) {
+  const LadderHeadline h = ladderHeadline(row);
+  if (h.speedup) return Cell::num(h.text, *h.speedup);
+  if (h.text == "not reached" && row.val_acc) return Cell::str(h.text + " · " + fmtFixed(*row.val_acc * 100.0, 1) + " %");
+  return Cell::str(h.text);
+}
+
+Cell targetTimeCell(const LadderRow& row) {
+  if (!row.target_s) return Cell::str(row.repeats == 0 ? "–" : "not reached");
+  Cell c = Cell::num(withRange(row.target_s, row.target_min, row.target_max, row.reached), *row.target_s);
+  if (row.reached < row.repeats) c.text += " (" + std::to_string(row.reached) + "/" + std::to_string(row.repeats) + " reached)";
+  return c;
+}
+
+// An estimate's cell: "1.31× [1.12, 1.52] faster", its point as the number.
+Cell estimateCell(const SpeedupEstimate& e, bool contended) {
+  if (contended) return Cell::str(kContendedText);
+  if (!std::isfinite(e.point)) return Cell::str("–");
+  return Cell::num(formatEstimate(e), e.point);
+}
+Cell boundCell(const LadderHeadline& h, bool low) {
+  const auto& v = low ? h.lo : h.hi;
+  return v ? Cell::num(fmtSpeedup(*v), *v) : Cell::str("–");
+}
+
+std::string pairsText(const LadderRow& row) {
+  if (row.step.key == "baseline") return std::to_string(row.repeats) + " run(s)";
+  const int n = row.estimates.to_target.pairs > 0 ? row.estimates.to_target.pairs : row.estimates.wall.pairs;
+  std::string t = std::to_string(n);
+  if (!row.settled.empty()) t += " (" + row.settled + ")";
+  return t;
+}
+
+constexpr int kLadderColumns = 15;
+
+std::vector<Cell> ladderCells(const LadderRow& row, const std::string& stepName) {
+  std::vector<Cell> cells{Cell::str(stepName), Cell::str(row.step.added)};
+  if (row.step.skipped || (row.not_run && row.repeats == 0)) {
+    for (int i = 0; i < kLadderColumns - 3; ++i) cells.push_back(Cell::str("–"));
+    cells.push_back(Cell::str(row.step.skipped ? "skipped: " + row.step.note : std::string(kNotRunCancelled)));
+    return cells;
+  }
+  const bool contended = !row.contention.empty();
+  const bool isBaseline = row.step.key == "baseline";
+  Cell wall = optCell(row.wall_s, fmtSeconds);
+  wall.text = withRange(row.wall_s, row.wall_min, row.wall_max, row.repeats);
+  Cell mem = optCell(row.peak_mem, fmtBytes);
+  if (row.peak_mem) mem.text += " (" + row.mem_kind + ")";
+  std::string noteText = row.step.note;
+  if (contended) noteText += (noteText.empty() ? "" : "; ") + std::string("contended: ") + row.contention;
+  if (!row.problems.empty()) noteText += (noteText.empty() ? "" : "; ") + row.problems;
+  const bool reached = row.target_s.has_value();
+  const LadderHeadline h = ladderHeadline(row);
+  cells.insert(cells.end(),
+               {Cell::str(pairsText(row)), targetTimeCell(row), headlineCell(row), boundCell(h, true), boundCell(h, false),
+                reached && !isBaseline ? estimateCell(row.estimates.marginal_to_target, contended) : Cell::str("–"),
+                optCell(row.val_acc, fmtAccuracy), optCell(row.train_sps, fmtRate),
+                isBaseline ? Cell::str("–") : estimateCell(row.estimates.throughput, contended), wall,
+                isBaseline ? speedupCell(row.cumulative, contended) : estimateCell(row.estimates.wall, contended), mem,
+                Cell::str(noteText)});
+  return cells;
+}
+
+}  // namespace
+
+Table ladderTable(const Ladder& ladder) {
+  Table t;
+  const std::string target = ladder.target_acc ? fmtAccuracy(*ladder.target_acc) : std::string("target");
+  t.title = "Speedup ladder (target val acc " +
+            (ladder.target_acc ? target + (ladder.target_user_set ? ", set by the user)" : ", the baseline's best)")
+                               : std::string("unknown: the baseline has no evaluation)"));
+  if (!ladder.status_note.empty()) t.title += " — " + ladder.status_note;
+  t.columns = {{"step", "Step", ""},
+               {"added", "What was added", ""},
+               {"pairs", "Pairs", ""},
+               {"time_to_target_s", "Time to " + target, "s"},
+               {"cumulative_target", "× to target", "x"},
+               {"cumulative_target_lo", "95 % low", "x"},
+               {"cumulative_target_hi", "95 % high", "x"},
+               {"marginal_target", "Step × to target", "x"},
+               {"val_acc", "Best val acc", "fraction"},
+               {"train_samples_per_s", "Train samples/s", "1/s"},
+               {"throughput", "× samples/s", "x"},
+               {"wall_s", "Wall time", "s"},
+               {"cumulative", "× wall", "x"},
+               {"peak_mem_bytes", "Peak memory", "bytes"},
+               {"note", "Note", ""}};
+  int index = 0;
+  bool anyContended = false;
+  for (const auto& row : ladder.rows) {
+    t.rows.push_back(ladderCells(row, row.step.isolated ? "alone" : std::to_string(index++)));
+    anyContended = anyContended || !row.contention.empty();
+  }
+  t.notes.push_back("× to target (the headline): the baseline's time to the target accuracy ÷ this step's, so the "
+                    "speedup is at equal accuracy; \"not reached\" gives the accuracy the step reached instead.");
+  t.notes.push_back("Each step runs as pairs with the baseline (baseline then step, then step then baseline, ...): "
+                    "the speedup is the median of the pairs' ratios with its 95 % interval, called faster or slower only "
+                    "when the interval clears this machine's noise band" +
+                    (ladder.noise_band > 0 ? " (±" + fmtFixed(ladder.noise_band * 100, 0) + " %)" : std::string()) +
+                    "; one pair has no interval. Pairs: how many, and why no more were run.");
+  t.notes.push_back("Step ×: the step before ÷ this step, from their runs (not paired). × wall: the same on the training loop's "
+                    "time, whatever accuracy was reached. Train samples/s: training steps only.");
+  if (anyContended)
+    t.notes.push_back("contended: measured while another process used the CPU; the speedups are not shown "
+                      "(see the note) — rerun the ladder on an idle machine.");
+  return t;
+}
+
+Drawing ladderChart(const Ladder& ladder) { return barChart(ladderBars(ladder)); }
+
+namespace {
+
+std::string barLabel(const LadderRow& row) {
+  std::string label = row.step.key == "baseline" ? std::string("baseline") : "+ " + row.step.key;
+  std::replace(label.begin(), label.end(), '_', ' ');
+  return label;
+}
+
+// Without a target accuracy nothing is at equal accuracy: wall time, and the title says so.
+BarChartSpec wallBars(const Ladder& ladder) {
+  BarChartSpec spec;
+  spec.title = "Speedup ladder: wall-time speedup (no target accuracy: the baseline has no evaluation)";
+  spec.y_label = "wall-time speedup (×)";
+  for (const auto& row : ladder.rows) {
+    if (row.step.isolated) continue;
+    Bar b;
+    b.label = barLabel(row);
+    const bool valid = row.cumulative && row.contention.empty() && !row.step.skipped;
+    const bool isBaseline = row.step.key == "baseline";
+    b.skipped = !valid;
+    b.value = valid ? *row.cumulative : 0;
+    b.annotation = valid ? (isBaseline ? fmtSpeedup(*row.cumulative) : formatEstimate(row.estimates.wall))
+                         : row.step.skipped ? "skipped" : !row.contention.empty() ? kContendedText
+                         : row.not_run ? kNotRunCancelled : "no result";
+    b.bold = valid && !isBaseline && emphasise(row.estimates.wall);
+    if (valid && !isBaseline && row.estimates.wall.hasInterval()) b.lo = row.estimates.wall.lo, b.hi = row.estimates.wall.hi;
+    spec.bars.push_back(b);
+  }
+  return spec;
+}
+
+}  // namespace
+
+BarChartSpec ladderBars(const Ladder& ladder) {
+  if (!ladder.target_acc) return wallBars(ladder);
+  BarChartSpec spec;
+  spec.title = "Speedup ladder: speedup to " + fmtAccuracy(*ladder.target_acc) + " val acc over the baseline";
+  spec.y_label = "speedup at equal accuracy (×)";
+  for (const auto& row : ladder.rows) {
+    if (row.step.isolated) continue;
+    const LadderHeadline h = ladderHeadline(row);
+    Bar b;
+    b.label = barLabel(row);
+    b.skipped = !h.speedup;
+    b.value = h.speedup.value_or(0);
+    b.annotation = h.text;
+    b.detail = h.detail;
+    b.bold = h.emphasise;
+    if (h.lo && h.hi) b.lo = *h.lo, b.hi = *h.hi;
+    spec.bars.push_back(b);
+  }
+  return spec;
+}
+
+json ladderJson(const Ladder& ladder) {
+  json rows = json::array();
+  for (const auto& row : ladder.rows) {
+    rows.push_back({{"key", row.step.key},
+                    {"added", row.step.added},
+                    {"isolated", row.step.isolated},
+                    {"skipped", row.step.skipped},
+                    {"note", row.step.note},
+                    {"problems", row.problems},
+                    {"repeats", row.repeats},
+                    {"reached_target", row.reached},
+                    {"wall_s", {{"median", opt(row.wall_s)}, {"min", opt(row.wall_min)}, {"max", opt(row.wall_max)}}},
+                    {"time_to_target_s", {{"median", opt(row.target_s)}, {"min", opt(row.target_min)}, {"max", opt(row.target_max)}}},
+                    {"headline", "cumulative_to_target"},
+                    {"speedup", {{"cumulative", opt(row.cumulative)}, {"marginal", opt(row.marginal)},
+                                 {"cumulative_to_target", opt(row.cumulative_target)},
+                                 {"marginal_to_target", opt(row.marginal_target)}}},
+                    {"contended_repeats", row.contended},
+                    {"pairs", row.estimates.to_target.pairs > 0 ? row.estimates.to_target.pairs : row.estimates.wall.pairs},
+                    {"settled", row.settled},
+                    {"not_run", row.not_run},
+                    {"estimate", {{"to_target", estimateJson(row.estimates.to_target)},
+                                  {"throughput", estimateJson(row.estimates.throughput)},
+                                  {"wall", estimateJson(row.estimates.wall)},
+                                  {"marginal_to_target", estimateJson(row.estimates.marginal_to_target)}}},
+                    {"contention", row.contention},
+                    {"best_val_acc", opt(row.val_acc)},
+                    {"train_samples_per_s", opt(row.train_sps)},
+                    {"peak_mem_bytes", opt(row.peak_mem)},
+                    {"peak_mem_kind", row.mem_kind},
+                    {"config", proto::configToJson(row.step.config)},
+                    {"run_dirs", row.run_dirs}});
+  }
+  return {{"target_acc", opt(ladder.target_acc)}, {"target_user_set", ladder.target_user_set},
+          {"status", ladder.status},          {"status_note", ladder.status_note},
+          {"cancelled_at", ladder.cancelled_at}, {"noise_band", ladder.noise_band},
+          {"steps", rows}};
+}
+
+namespace {
+
+int intOr(const json& j, int fallback) { return j.is_number() ? j.get<int>() : fallback; }
+
+std::optional<double> optNum(const json& j) {
+  if (!j.is_number()) return std::nullopt;
+  return j.get<double>();
+}
+
+}  // namespace
+
+Result<Ladder> ladderFromJson(const json& docIn) {
+  const json& doc = docIn.contains("ladder") ? docIn["ladder"] : docIn;
+  if (!doc.is_object() || !doc.contains("steps") || !doc["steps"].is_array())
+    return makeError(Errc::InvalidConfig, "not a ladder: no \"steps\" list (expected a ladder.json written by workbench-cli ladder)");
+  Ladder ladder;
+  ladder.target_acc = optNum(doc.value("target_acc", json()));
+  ladder.target_user_set = doc.value("target_user_set", false);
+  ladder.status = doc.value("status", "ok");  // older ladders wrote none
+  ladder.status_note = doc.value("status_note", "");
+  ladder.cancelled_at = doc.value("cancelled_at", "");
+  ladder.noise_band = doc.value("noise_band", 0.0);
+  for (const json& s : doc["steps"]) {
+    if (!s.is_object()) continue;
+    LadderRow row;
+    row.step.key = s.value("key", "");
+    row.step.added = s.value("added", "");
+    row.step.isolated = s.value("isolated", false);
+    row.step.skipped = s.value("skipped", false);
+    row.step.note = s.value("note", "");
+    if (s.contains("config")) {
+      if (auto c = proto::configFromJson(s["config"]); c.ok()) row.step.config = *c;
+    }
+    row.problems = s.value("problems", "");
+    row.repeats = s.value("repeats", 0);
+    row.reached = s.value("reached_target", 0);
+    const json wall = s.value("wall_s", json::object()), target = s.value("time_to_target_s", json::object()),
+               speed = s.value("speedup", json::object());
+    row.wall_s = optNum(wall.value("median", json())), row.wall_min = optNum(wall.value("min", json())),
+    row.wall_max = optNum(wall.value("max", json()));
+    row.target_s = optNum(target.value("median", json())), row.target_min = optNum(target.value("min", json())),
+    row.target_max = optNum(target.value("max", json()));
+    row.cumulative = optNum(speed.value("cumulative", json()));
+    row.marginal = optNum(speed.value("marginal", json()));
+    row.cumulative_target = optNum(speed.value("cumulative_to_target", json()));
+    row.marginal_target = optNum(speed.value("marginal_to_target", json()));
+    row.contended = intOr(s.value("contended_repeats", json()), 0);
+    const json contention = s.value("contention", json());
+    row.contention = contention.is_string() ? contention.get<std::string>() : "";
+    row.train_sps = optNum(s.value("train_samples_per_s", json()));
+    row.val_acc = optNum(s.value("best_val_acc", json()));
+    row.peak_mem = optNum(s.value("peak_mem_bytes", json()));
+    row.mem_kind = s.value("peak_mem_kind", "");
+    row.settled = s.value("settled", "");
+    row.not_run = s.value("not_run", false);
+    const json est = s.value("estimate", json::object());
+    row.estimates.to_target = estimateFromJson(est.value("to_target", json()));
+    row.estimates.throughput = estimateFromJson(est.value("throughput", json()));
+    row.estimates.wall = estimateFromJson(est.value("wall", json()));
+    row.estimates.marginal_to_target = estimateFromJson(est.value("marginal_to_target", json()));
+    for (const auto& d : s.value("run_dirs", json::array()))
+      if (d.is_string()) row.run_dirs.push_back(d.get<std::string>());
+    ladder.rows.push_back(std::move(row));
+  }
+  return ladder;
+}
+
+Result<Ladder> loadLadder(const std::string& dirOrFile) {
+  std::filesystem::path p(dirOrFile);
+  std::error_code ec;
+  if (std::filesystem::is_directory(p, ec)) p /= "ladder.json";
+  auto doc = proto::readJsonFile(p);
+  if (!doc.ok()) return makeError(Errc::Io, doc.error().message + " (pick a folder written by workbench-cli ladder --out)");
+  auto ladder = ladderFromJson(*doc);
+  if (!ladder.ok()) return makeError(Errc::InvalidConfig, p.string() + ": " + ladder.error().message);
+  return ladder;
+}
+
+Report buildLadderReport(const Ladder& ladder, const std::vector<LadderStepRuns>& steps, const StoredProbes& probes) {
+  Report r;
+  r.title = "Speedup ladder";
+  r.intro = "The baseline runs with every speedup off; each following step adds one speedup to the previous step. "
+            "What this machine cannot do is skipped with the reason. The headline is the speedup at equal accuracy (time to "
+            "the target accuracy); a step that never reached the target has none and shows the accuracy it reached. "
+            "A step measured while another process used the CPU shows no speedup.";
+  r.tables.push_back(ladderTable(ladder));
+  r.figures.push_back({"ladder", ladderChart(ladder), "ladder.svg"});
+
+  std::vector<const RunRecord*> curves;
+  const RunRecord* previous = nullptr;
+  for (const auto& s : steps) {
+    const RunRecord* rep = representative(s, ladder.target_acc);
+    if (!rep) continue;
+    const RunMetrics m = computeMetrics(*rep, ladder.target_acc);
+    // Advice against the step this one builds on (isolated steps: the baseline).
+    const RunRecord* ref = s.step.isolated ? (curves.empty() ? nullptr : curves.front()) : previous;
+    std::optional<RunMetrics> rm;
+    if (ref) rm = computeMetrics(*ref, ladder.target_acc);
+    std::string label = s.step.key + (s.step.isolated ? " (alone)" : "") + " — " + runLabel(*rep);
+    auto verdicts = advise(*rep, m, ref, rm ? &*rm : nullptr, probeFor(probes, *rep));
+    // A cumulative step repeats what the step before it was told: show only what is new.
+    if (ref && !s.step.isolated) {
+      const auto before = advise(*ref, *rm, nullptr, nullptr, probeFor(probes, *ref));
+      verdicts.erase(std::remove_if(verdicts.begin(), verdicts.end(),
+                                    [&](const auto& v) {
+                                      return std::any_of(before.begin(), before.end(),
+                                                         [&](const auto& b) { return b.code == v.code && b.text == v.text; });
+                                    }),
+                     verdicts.end());
+    }
+    r.advice.push_back({label, std::move(verdicts)});
+    if (!s.step.isolated) {
+      curves.push_back(rep);
+      previous = rep;
+    }
+    if (r.machine.empty()) r.machine = machineInfo(rep->env);
+  }
+  if (!curves.empty()) r.figures.push_back({"accuracy", accuracyCurves(curves), ""});
+  r.data["ladder"] = ladderJson(ladder);
+  return r;
+}
+
+}  // namespace wb::ladder

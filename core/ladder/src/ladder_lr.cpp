@@ -1,0 +1,24 @@
+// The ladder's --lr-scaling: the devices step (and what builds on it) at equal accuracy.
+#include "wb/common/lr_scaling.h"
+#include "wb/ladder/ladder.h"
+
+namespace wb::ladder {
+using namespace report;  // records, metrics, tables and charts
+
+Status applyLadderLrScaling(std::vector<LadderStep>& plan, const std::string& mode) {
+  if (mode != "none" && mode != "linear" && mode != "sqrt")
+    return makeError(Errc::InvalidConfig, "--lr-scaling " + mode + ": must be one of none, linear, sqrt");
+  for (auto& step : plan) {
+    if (step.skipped || step.config.speedups.devices <= 1) continue;
+    step.config.optim.lr_scaling = mode;
+    if (mode == "none") continue;
+    // Only the steps that bring the devices say it (devices, and sharding alone): the later
+    // cumulative ones inherit it.
+    if (step.key != "devices" && !step.isolated) continue;
+    const LrScaling s = lrScaling(step.config.optim, step.config.speedups.devices, 0);
+    step.added += ", lr " + lrScalingLabel(s);
+  }
+  return {};
+}
+
+}  // namespace wb::ladder

@@ -1,0 +1,209 @@
+// The ladder's plan: the baseline every step starts from and the speedups added in turn, each
+// with its availability on this machine (from capabilities) and the stored worker probe.
+#include "wb/ladder/ladder.h"
+
+#include <algorithm>
+
+#include "wb/proto/config_json.h"
+#include "wb/report/probe.h"
+
+namespace wb::ladder {
+using namespace report;  // records, metrics, tables and charts
+using nlohmann::json;
+
+namespace {
+
+constexpr int kLadderPatience = 2;  // the recipe's early-stopping patience (in evaluations)
+
+const json& at(const json& j, std::initializer_list<const char*> path) {
+  static const json kNull;
+  const json* cur = &j;
+  for (const char* key : path) {
+    if (!cur->is_object()) return kNull;
+    auto it = cur->find(key);
+    if (it == cur->end()) return kNull;
+    cur = &*it;
+  }
+  return *cur;
+}
+
+// A capability's availability; `fallback` when capabilities does not mention it.
+bool available(const json& node, bool fallback) {
+  const json& a = at(node, {"available"});
+  return a.is_boolean() ? a.get<bool>() : fallback;
+}
+std::string note(const json& node, const std::string& fallback) {
+  const json& n = at(node, {"note"});
+  return n.is_string() && !n.get<std::string>().empty() ? n.get<std::string>() : fallback;
+}
+int intOr(const json& j, int fallback) { return j.is_number() ? j.get<int>() : fallback; }
+
+struct Planner {
+  const json& caps;
+  Config base, cum;
+  std::vector<LadderStep> steps;
+  std::vector<LadderStep> alone;  // isolated variants
+  bool isolated;
+
+  // Adds a cumulative step (and its isolated twin) or a skipped one.
+  void add(const std::string& key, const std::string& added, const std::string& skipReason,
+           void (*apply)(Config&, const Planner&), std::string caveat = {}) {
+    LadderStep s;
+    s.key = key;
+    s.added = added;
+    if (!skipReason.empty()) {
+      s.skipped = true;
+      s.note = skipReason;
+      s.config = cum;
+      steps.push_back(s);
+      return;
+    }
+    apply(cum, *this);
+    s.config = cum;
+    s.note = caveat;
+    steps.push_back(s);
+    if (!isolated) return;
+    LadderStep a = s;
+    a.isolated = true;
+    a.added = added + " (alone)";
+    a.config = base;
+    apply(a.config, *this);
+    alone.push_back(a);
+  }
+
+  int gpus() const { return intOr(at(caps, {"gpus"}), 0); }
+  bool cuda() const { return at(caps, {"cuda"}).is_boolean() && caps["cuda"].get<bool>(); }
+  int cores() const { return intOr(at(caps, {"cores"}), 1); }
+  // The stored worker probe for this machine and experiment (speedups.workers.probe, attached
+  // by the caller), else the rule of thumb: wb::report::workersAdvice, as the advisor says it.
+  WorkersAdvice workersAdvice() const { return report::workersAdvice(caps); }
+  int workers() const {
+    const WorkersAdvice a = workersAdvice();
+    int w = a.workers;
+    const json& max = at(caps, {"speedups", "workers", "max"});
+    if (max.is_number()) w = std::min(w, std::max(a.measured ? 0 : 1, max.get<int>()));
+    return w;
+  }
+  int devices() const {
+    int d = cuda() ? gpus() : 2;
+    const json& max = at(caps, {"speedups", "devices", "max"});
+    if (max.is_number()) d = std::min(d, max.get<int>());
+    return d;
+  }
+  std::string precision() const { return cuda() ? "16-mixed" : "bf16-mixed"; }
+};
+
+}  // namespace
+
+std::string LadderStep::slug(int index) const {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%02d-", index);
+  std::string k = key;
+  std::replace(k.begin(), k.end(), '_', '-');
+  return isolated ? "alone-" + k : buf + k;
+}
+
+Config ladderBaseline(const Config& user) {
+  Config c = user;
+  c.speedups.workers = 0;
+  c.speedups.pin_memory = false;
+  c.speedups.devices = 1;
+  c.speedups.precision = "32-true";
+  c.speedups.early_stopping.patience = 0;
+  c.speedups.sharding = "off";
+  c.speedups.inference_eval = false;
+  return c;
+}
+
+std::vector<LadderStep> planLadder(const Config& user, const json& caps, bool isolated) {
+  Planner p{caps, ladderBaseline(user), ladderBaseline(user), {}, {}, isolated};
+  LadderStep baseline;
+  baseline.key = "baseline";
+  baseline.added = "all speedups off (workers 0, 32-true, 1 device)";
+  baseline.config = p.base;
+  p.steps.push_back(baseline);
+
+  const json& sp = at(caps, {"speedups"});
+  // workers
+  {
+    const json& node = at(sp, {"workers"});
+    const int w = p.workers();
+    const WorkersAdvice advice = p.workersAdvice();
+    std::string skip = available(node, true) ? "" : note(node, "loader workers are not available");
+    if (skip.empty() && advice.measured && w == 0)
+      skip = advice.source() + " recommends 0 workers for this experiment on this machine";
+    p.add("workers", "loader workers 0 → " + std::to_string(w), skip,
+          [](Config& c, const Planner& pl) { c.speedups.workers = pl.workers(); },
+          advice.measured ? "workers from " + advice.source() + " (the smallest count within 2 % of the best)"
+                          : "workers from " + advice.source() + "; run `workbench-cli probe workers` to measure the best count");
+  }
+  // pin memory: CUDA only
+  {
+    const json& node = at(sp, {"pin_memory"});
+    p.add("pin_memory", "pin memory", available(node, p.cuda()) ? "" : note(node, "needs CUDA; not available on this machine"),
+          [](Config& c, const Planner&) { c.speedups.pin_memory = true; });
+  }
+  // devices
+  {
+    const json& node = at(sp, {"devices"});
+    const int d = p.devices();
+    std::string skip;
+    if (!available(node, true)) skip = note(node, "more devices are not available");
+    else if (d < 2) skip = p.cuda() ? "only one GPU on this machine" : "this machine allows only one process per run";
+    std::string kind = p.cuda() ? " GPUs" : " CPU processes";
+    p.add("devices", "devices 1 → " + std::to_string(std::max(d, 2)) + kind, skip,
+          [](Config& c, const Planner& pl) { c.speedups.devices = pl.devices(); },
+          p.cuda() || p.cores() >= 2 * std::max(d, 1) ? "" : "the processes share " + std::to_string(p.cores()) + " cores");
+  }
+  // precision
+  {
+    const std::string prec = p.precision();
+    const json& node = at(sp, {"precision", "values", prec.c_str()});
+    const bool ok = available(node, available(at(sp, {"precision"}), true));
+    // Emulated bf16 (no AVX-512 BF16 / AMX) only slows a CPU run down, and every later cumulative
+    // step would carry that: the ladder says so instead of spending the time.
+    const bool emulated = at(node, {"native"}).is_boolean() && !node["native"].get<bool>();
+    std::string skip = ok ? "" : note(node, prec + " is not available on this machine");
+    if (ok && emulated)
+      skip = note(node, prec + " is emulated on this CPU") +
+             " (try it alone: workbench-cli run --set speedups.precision=" + prec + ")";
+    p.add("precision", "precision 32-true → " + prec, skip,
+          [](Config& c, const Planner& pl) { c.speedups.precision = pl.precision(); });
+  }
+  // early stopping
+  {
+    const json& node = at(sp, {"early_stopping"});
+    const int epochs = user.train.epochs;
+    std::string caveat = epochs <= kLadderPatience
+                             ? "cannot trigger in " + std::to_string(epochs) + " epoch(s) with patience " +
+                                   std::to_string(kLadderPatience)
+                             : "";
+    p.add("early_stopping", "early stopping (patience " + std::to_string(kLadderPatience) + ")",
+          available(node, true) ? "" : note(node, "early stopping is not available"),
+          [](Config& c, const Planner&) { c.speedups.early_stopping.patience = kLadderPatience; }, caveat);
+  }
+  // sharding: needs more than one device in the cumulative config
+  {
+    const json& node = at(sp, {"sharding"});
+    std::string skip;
+    if (p.cum.speedups.devices <= 1) skip = "needs devices > 1 (the devices step did not run)";
+    else if (!available(node, true)) skip = note(node, "sharding is not available");
+    p.add("sharding", "sharding zero1", skip, [](Config& c, const Planner& pl) {
+      c.speedups.sharding = "zero1";
+      if (c.speedups.devices <= 1) c.speedups.devices = pl.devices();  // alone: bring the devices it needs
+    });
+    if (!p.alone.empty() && p.alone.back().key == "sharding")
+      p.alone.back().added = "sharding zero1 with devices " + std::to_string(p.devices()) + " (alone)";
+  }
+  // inference-mode evaluation
+  {
+    const json& node = at(sp, {"inference_eval"});
+    p.add("inference_eval", "inference-mode eval", available(node, true) ? "" : note(node, "inference-mode evaluation is not available"),
+          [](Config& c, const Planner&) { c.speedups.inference_eval = true; });
+  }
+  std::vector<LadderStep> out = std::move(p.steps);
+  out.insert(out.end(), p.alone.begin(), p.alone.end());
+  return out;
+}
+
+}  // namespace wb::ladder

@@ -1,0 +1,199 @@
+#include "wb/ladder/speedup_effects.h"
+
+#include "wb/proto/rundir.h"
+#include "wb/report/estimate_json.h"
+
+#include <algorithm>
+#include <cmath>
+#include <chrono>
+#include <ctime>
+
+namespace wb::ladder {
+using namespace report;  // records, metrics, tables and charts
+
+namespace {
+
+std::string accDetail(const LadderRow& row) {
+  return row.val_acc ? " (acc " + fmtFixed(*row.val_acc * 100.0, 1) + " %)" : "";
+}
+
+SpeedupEffect effectOf(const LadderRow& row, const std::string& date) {
+  SpeedupEffect e{"", std::nullopt, "ladder", date};
+  const LadderHeadline h = ladderHeadline(row);
+  const std::string how = row.step.isolated ? " alone" : " as a ladder step";
+  if (row.step.skipped) e.text = "skipped: " + row.step.note;
+  else if (h.text == kContendedText) e.text = "contended (other work used the CPU): no figure";
+  else if (row.repeats == 0) e.text = "no result";
+  else if (!row.target_s) e.text = "did not reach the target" + accDetail(row);
+  else {
+    const std::optional<double> x = row.step.isolated ? row.cumulative_target : row.marginal_target;
+    const SpeedupEstimate& est = row.step.isolated ? row.estimates.to_target : row.estimates.marginal_to_target;
+    // Only a clear "faster" is a speedup; within noise or one run each says so beside the figure.
+    const std::string figure = std::isfinite(est.point) ? formatEstimate(est) : x ? fmtSpeedup(*x) + " (no interval)" : "";
+    if (x) e.text = figure + " to target" + how + accDetail(row);
+    else e.text = "reached the target" + accDetail(row);
+    if (x && est.verdict == Verdict::Faster) e.speedup = x;
+  }
+  return e;
+}
+
+std::string utcOf(std::filesystem::file_time_type t) {
+  const auto sys = std::chrono::system_clock::now() + (t - std::filesystem::file_time_type::clock::now());
+  const std::time_t tt = std::chrono::system_clock::to_time_t(sys);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
+  return buf;
+}
+
+}  // namespace
+
+std::map<std::string, SpeedupEffect> ladderEffects(const Ladder& ladder, const std::string& date) {
+  std::map<std::string, SpeedupEffect> out;
+  for (const auto& row : ladder.rows) {
+    if (row.step.key == "baseline") continue;
+    auto it = out.find(row.step.key);
+    // The speedup alone against the baseline says more about it than its place in the ladder.
+    if (it == out.end() || row.step.isolated) out[row.step.key] = effectOf(row, date);
+  }
+  return out;
+}
+
+SpeedupEffect probeEffect(const ProbeResult& p) {
+  SpeedupEffect e{"", std::nullopt, "probe", probeDate(p)};
+  const ProbeRow* pick = p.row(p.recommended);
+  const ProbeRow* zero = p.row(0);
+  e.text = "probe recommends " + std::to_string(p.recommended) + " worker(s)";
+  if (pick && zero && pick != zero && zero->samples_per_s > 0) {
+    e.speedup = pick->samples_per_s / zero->samples_per_s;
+    e.text += " (" + fmtSpeedup(*e.speedup) + " samples/s vs 0)";
+  }
+  if (p.dataNotBottleneck()) e.text += "; the data path is not the bottleneck here";
+  if (p.contended()) e.text += " (measured under contention: probe again on a quiet machine)", e.speedup.reset();
+  return e;
+}
+
+std::optional<FoundLadder> latestLadder(const std::vector<std::filesystem::path>& roots) {
+  namespace fs = std::filesystem;
+  std::optional<std::pair<fs::file_time_type, fs::path>> best;
+  auto consider = [&](const fs::path& dir) {
+    std::error_code ec;
+    const fs::path file = dir / "ladder.json";
+    if (!fs::is_regular_file(file, ec)) return;
+    const auto t = fs::last_write_time(file, ec);
+    if (!ec && (!best || t > best->first)) best = {t, dir};
+  };
+  for (const auto& root : roots) {
+    std::error_code ec;
+    if (root.empty() || !fs::is_directory(root, ec)) continue;
+    consider(root);
+    for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec))
+      if (it->is_directory(ec)) consider(it->path());
+  }
+  if (!best) return std::nullopt;
+  auto ladder = loadLadder(best->second.string());
+  if (!ladder.ok()) return std::nullopt;
+  return FoundLadder{best->second.string(), utcOf(best->first), std::move(ladder.value())};
+}
+
+namespace {
+
+// The newest try.json per speedup key under the roots (each root and its direct sub-folders).
+std::map<std::string, std::pair<std::filesystem::file_time_type, nlohmann::json>> newestTries(
+    const std::vector<std::filesystem::path>& roots) {
+  namespace fs = std::filesystem;
+  std::map<std::string, std::pair<fs::file_time_type, nlohmann::json>> best;
+  auto consider = [&](const fs::path& dir) {
+    std::error_code ec;
+    const fs::path file = dir / "try.json";
+    if (!fs::is_regular_file(file, ec)) return;
+    const auto t = fs::last_write_time(file, ec);
+    auto doc = proto::readJsonFile(file);
+    if (ec || !doc.ok() || !doc->is_object()) return;
+    const std::string key = doc->value("speedup", "");
+    if (key.empty() || doc->value("pairs", 0) < 1) return;
+    if (auto it = best.find(key); it == best.end() || t > it->second.first) best[key] = {t, *doc};
+  };
+  for (const auto& root : roots) {
+    std::error_code ec;
+    if (root.empty() || !fs::is_directory(root, ec)) continue;
+    consider(root);
+    for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec))
+      if (it->is_directory(ec)) consider(it->path());
+  }
+  return best;
+}
+
+}  // namespace
+
+SpeedupEffect tryEffect(const nlohmann::json& doc, const std::string& date) {
+  SpeedupEffect e{"", std::nullopt, "try", date};
+  const nlohmann::json est = doc.value("estimate", nlohmann::json::object());
+  const bool reached = doc.value("reached", false);
+  const SpeedupEstimate x = estimateFromJson(est.value(reached ? "to_target" : "wall", nlohmann::json()));
+  const int pairs = doc.value("pairs", 0);
+  e.text = doc.value("setting", std::string()) + ": " + formatEstimate(x) + (reached ? " to target" : " on wall time") + ", " +
+           std::to_string(pairs) + " pair(s)";
+  if (x.verdict == Verdict::Faster) e.speedup = x.point;
+  return e;
+}
+
+std::map<std::string, SpeedupEffect> latestTries(const std::vector<std::filesystem::path>& roots) {
+  std::map<std::string, SpeedupEffect> out;
+  for (const auto& [key, found] : newestTries(roots)) out[key] = tryEffect(found.second, utcOf(found.first));
+  return out;
+}
+
+namespace {
+
+// Copies speedup `key` from `from` into `to`; false for an unknown key.
+bool copySpeedup(const Config& from, Config& to, const std::string& key) {
+  const SpeedupsConfig& f = from.speedups;
+  SpeedupsConfig& t = to.speedups;
+  if (key == "workers") t.workers = f.workers;
+  else if (key == "pin_memory") t.pin_memory = f.pin_memory;
+  else if (key == "devices") t.devices = f.devices;
+  else if (key == "precision") t.precision = f.precision;
+  else if (key == "early_stopping") t.early_stopping = f.early_stopping;
+  else if (key == "sharding") t.sharding = f.sharding, t.devices = std::max(t.devices, f.devices);
+  else if (key == "inference_eval") t.inference_eval = f.inference_eval;
+  else return false;
+  return true;
+}
+
+}  // namespace
+
+std::string speedupSetting(const Config& c, const std::string& key) {
+  const SpeedupsConfig& s = c.speedups;
+  if (key == "workers") return "workers " + std::to_string(s.workers);
+  if (key == "pin_memory") return std::string("pin memory ") + (s.pin_memory ? "on" : "off");
+  if (key == "devices") return "devices " + std::to_string(s.devices);
+  if (key == "precision") return "precision " + s.precision;
+  if (key == "early_stopping") return "patience " + std::to_string(s.early_stopping.patience);
+  if (key == "sharding") return "sharding " + s.sharding + " on " + std::to_string(s.devices) + " devices";
+  if (key == "inference_eval") return std::string("inference-mode eval ") + (s.inference_eval ? "on" : "off");
+  return key;
+}
+
+Result<Config> withOneSpeedup(const Config& baseline, const Config& panel, const std::string& key,
+                              const nlohmann::json& caps) {
+  Config variant = baseline;
+  if (!copySpeedup(panel, variant, key))
+    return makeError(Errc::InvalidConfig, "speedup '" + key + "' is not one of the workbench's speedups");
+  if (speedupSetting(variant, key) != speedupSetting(baseline, key)) return variant;
+  // The set-up has it as the baseline does: try what the ladder would run for it alone.
+  for (const auto& step : planLadder(baseline, caps, true)) {
+    if (step.key != key) continue;
+    if (step.skipped) return makeError(Errc::InvalidConfig, key + ": " + step.note);
+    if (!step.isolated) continue;
+    variant = baseline;
+    copySpeedup(step.config, variant, key);
+    if (speedupSetting(variant, key) == speedupSetting(baseline, key))
+      return makeError(Errc::InvalidConfig, key + ": the baseline already runs it (" + speedupSetting(baseline, key) + ")");
+    return variant;
+  }
+  return makeError(Errc::InvalidConfig, key + ": the ladder has no step for it on this machine");
+}
+
+}  // namespace wb::ladder

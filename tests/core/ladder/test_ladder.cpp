@@ -1,0 +1,490 @@
+// The ladder plan (what runs, what is skipped and why, for CPU and CUDA capabilities) and its
+// summary (medians over repeats, speedups with their intervals and verdicts from the pairs, the
+// ladder-level status of a cancelled ladder, the table and the chart).
+#include <QtTest/QtTest>
+
+#include "report_fixture.h"
+#include "wb/report/export.h"
+#include "wb/ladder/ladder.h"
+
+#include <cmath>
+#include <map>
+
+using fixture::FakeRun;
+using nlohmann::json;
+using namespace wb::report;
+using namespace wb::ladder;
+
+namespace {
+
+// What `workbench-cli capabilities --json` says on a 2-core CPU machine (the contract's example).
+json cpuCaps(int devicesMax = 2) {
+  return json::parse(
+      "{\"version\":\"0.1.0\",\"cuda\":false,\"gpus\":0,\"cores\":2,"
+      "\"speedups\":{\"workers\":{\"available\":true,\"default\":2,\"max\":64},"
+      "\"pin_memory\":{\"available\":false,\"note\":\"needs CUDA; not available on this machine\"},"
+      "\"devices\":{\"available\":true,\"max\":" + std::to_string(devicesMax) + ",\"kind\":\"cpu-processes\"},"
+      "\"precision\":{\"available\":true,\"values\":{\"32-true\":{\"available\":true},"
+      "\"bf16-mixed\":{\"available\":true},\"16-mixed\":{\"available\":false,\"note\":\"needs CUDA\"}}},"
+      "\"early_stopping\":{\"available\":true},\"sharding\":{\"available\":true},"
+      "\"inference_eval\":{\"available\":true}}}");
+}
+
+json cudaCaps() {
+  json c = cpuCaps(4);
+  c["cuda"] = true;
+  c["gpus"] = 4;
+  c["cores"] = 16;
+  c["speedups"]["pin_memory"] = {{"available", true}};
+  c["speedups"]["precision"]["values"]["16-mixed"] = {{"available", true}};
+  return c;
+}
+
+QStringList keys(const std::vector<LadderStep>& steps) {
+  QStringList out;
+  for (const auto& s : steps) out << QString::fromStdString((s.isolated ? "alone:" : "") + s.key + (s.skipped ? "(skipped)" : ""));
+  return out;
+}
+
+const LadderStep& stepOf(const std::vector<LadderStep>& steps, const std::string& key, bool isolated = false) {
+  for (const auto& s : steps)
+    if (s.key == key && s.isolated == isolated) return s;
+  throw std::logic_error("no step " + key);
+}
+
+// One repeat: best val acc `acc` reached at `accT`, ended at `wall`; otherLoad: summary.cpu.
+RunRecord runWith(double wall, double acc, double accT, int64_t rss = 100 << 20, double sps = 500,
+                  double otherLoad = 0.0) {
+  FakeRun r;
+  r.start().step(1, 10, 640, 1, 1.0, {1, 0, 2, 3, 1, 0}, rss).eval(1, accT, acc).end("ok", wall);
+  r.measured("train_samples_per_s", sps).cpu(otherLoad);
+  static int n = 0;
+  return r.record("r" + std::to_string(++n));
+}
+
+// A cumulative-only plan on the CPU machine with `runs` for the steps named; the rest ran nothing.
+std::vector<LadderStepRuns> stepsWith(const std::map<std::string, std::vector<RunRecord>>& runs) {
+  std::vector<LadderStepRuns> steps;
+  for (const auto& s : planLadder(wb::Config{}, cpuCaps(), false)) {
+    LadderStepRuns r{s, {}, {}};
+    if (auto it = runs.find(s.key); it != runs.end()) r.runs = it->second;
+    steps.push_back(std::move(r));
+  }
+  return steps;
+}
+
+const LadderRow& rowOf(const Ladder& l, const std::string& key) {
+  for (const auto& r : l.rows)
+    if (r.step.key == key && !r.step.isolated) return r;
+  throw std::logic_error("no row " + key);
+}
+
+// Column of the ladder table by key.
+int column(const Table& t, const std::string& key) {
+  for (size_t i = 0; i < t.columns.size(); ++i)
+    if (t.columns[i].key == key) return int(i);
+  return -1;
+}
+
+QString cell(const Table& t, size_t row, const std::string& key) {
+  return QString::fromStdString(t.rows[row][size_t(column(t, key))].text);
+}
+
+const Bar& barOf(const BarChartSpec& spec, const std::string& label) {
+  for (const auto& b : spec.bars)
+    if (b.label == label) return b;
+  throw std::logic_error("no bar " + label);
+}
+
+}  // namespace
+
+class TestLadder : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void cpuPlanSkipsWhatItCannotDo() {
+    wb::Config user;
+    user.speedups.workers = 3;       // the user's speedups are reset for the baseline
+    user.speedups.inference_eval = true;
+    user.train.epochs = 1;
+    auto plan = planLadder(user, cpuCaps(), false);
+    QCOMPARE(keys(plan).join(QLatin1Char(',')),
+             QStringLiteral("baseline,workers,pin_memory(skipped),devices,precision,early_stopping,sharding,inference_eval"));
+    const auto& base = plan[0].config.speedups;
+    QCOMPARE(base.workers, 0);
+    QCOMPARE(base.devices, 1);
+    QCOMPARE(QString::fromStdString(base.precision), QStringLiteral("32-true"));
+    QCOMPARE(base.inference_eval, false);
+    QCOMPARE(base.early_stopping.patience, 0);
+    QCOMPARE(QString::fromStdString(stepOf(plan, "pin_memory").note), QStringLiteral("needs CUDA; not available on this machine"));
+    // Cumulative: each step keeps what came before.
+    const auto& last = plan.back().config.speedups;
+    QCOMPARE(last.workers, 2);       // min(cores 2, 4)
+    QCOMPARE(last.pin_memory, false);
+    QCOMPARE(last.devices, 2);
+    QCOMPARE(QString::fromStdString(last.precision), QStringLiteral("bf16-mixed"));
+    QCOMPARE(last.early_stopping.patience, 2);
+    QCOMPARE(QString::fromStdString(last.sharding), QStringLiteral("zero1"));
+    QCOMPARE(last.inference_eval, true);
+    QCOMPARE(stepOf(plan, "precision").config.speedups.early_stopping.patience, 0);  // not yet
+    QVERIFY(QString::fromStdString(stepOf(plan, "early_stopping").note).contains(QStringLiteral("cannot trigger in 1 epoch")));
+    QCOMPARE(QString::fromStdString(stepOf(plan, "devices").added), QStringLiteral("devices 1 → 2 CPU processes"));
+    for (const auto& s : plan) QVERIFY(wb::validate(s.config).empty());
+  }
+
+  void oneDeviceSkipsDevicesAndSharding() {
+    auto plan = planLadder(wb::Config{}, cpuCaps(1), false);
+    QVERIFY(stepOf(plan, "devices").skipped);
+    const auto& sharding = stepOf(plan, "sharding");
+    QVERIFY(sharding.skipped);
+    QVERIFY(QString::fromStdString(sharding.note).contains(QStringLiteral("needs devices > 1")));
+    QCOMPARE(plan.back().config.speedups.devices, 1);
+  }
+
+  void emulatedBf16IsSkippedWithTheReason() {
+    json caps = cpuCaps();
+    caps["speedups"]["precision"]["values"]["bf16-mixed"] = {
+        {"available", true}, {"native", false}, {"note", "this CPU has no AVX-512 BF16 or AMX"}};
+    auto plan = planLadder(wb::Config{}, caps, true);
+    const auto& prec = stepOf(plan, "precision");
+    QVERIFY(prec.skipped);
+    QVERIFY(QString::fromStdString(prec.note).contains(QStringLiteral("no AVX-512 BF16")));
+    QVERIFY(QString::fromStdString(prec.note).contains(QStringLiteral("speedups.precision=bf16-mixed")));
+    // Later steps do not carry bf16; with native bf16 the step runs.
+    QCOMPARE(QString::fromStdString(plan.back().config.speedups.precision), QStringLiteral("32-true"));
+    caps["speedups"]["precision"]["values"]["bf16-mixed"]["native"] = true;
+    QVERIFY(!stepOf(planLadder(wb::Config{}, caps, false), "precision").skipped);
+  }
+
+  void cudaPlanUsesGpusAndFp16() {
+    auto plan = planLadder(wb::Config{}, cudaCaps(), false);
+    QVERIFY(!stepOf(plan, "pin_memory").skipped);
+    QCOMPARE(stepOf(plan, "workers").config.speedups.workers, 4);
+    QCOMPARE(stepOf(plan, "devices").config.speedups.devices, 4);
+    QCOMPARE(QString::fromStdString(stepOf(plan, "precision").config.speedups.precision), QStringLiteral("16-mixed"));
+  }
+
+  void isolatedAddsEachSpeedupAlone() {
+    auto plan = planLadder(wb::Config{}, cpuCaps(), true);
+    const auto& alone = stepOf(plan, "precision", true);
+    QCOMPARE(QString::fromStdString(alone.config.speedups.precision), QStringLiteral("bf16-mixed"));
+    QCOMPARE(alone.config.speedups.workers, 0);  // alone: nothing else on
+    QCOMPARE(alone.config.speedups.devices, 1);
+    const auto& shard = stepOf(plan, "sharding", true);
+    QCOMPARE(shard.config.speedups.devices, 2);  // sharding alone brings the devices it needs
+    QCOMPARE(QString::fromStdString(shard.config.speedups.sharding), QStringLiteral("zero1"));
+    bool pinAlone = false;
+    for (const auto& s : plan) pinAlone = pinAlone || (s.isolated && s.key == "pin_memory");
+    QVERIFY(!pinAlone);  // a skipped speedup does not run alone either
+    QCOMPARE(QString::fromStdString(alone.slug(9)), QStringLiteral("alone-precision"));
+    QCOMPARE(QString::fromStdString(plan[3].slug(3)), QStringLiteral("03-devices"));
+  }
+
+  // ladder --lr-scaling: every step on more than one device scales its lr; the one-device steps
+  // (the baseline among them) keep optim.lr as it is; the devices step says so in its `added`.
+  void lrScalingAppliesFromTheDevicesStep_data() {
+    QTest::addColumn<QString>("mode");
+    QTest::addColumn<QString>("devicesAdded");  // what the devices step says it adds
+    QTest::newRow("linear") << "linear" << "devices 1 → 2 CPU processes, lr 0.02 (linear ×2)";
+    QTest::newRow("sqrt") << "sqrt" << "devices 1 → 2 CPU processes, lr 0.0141421 (sqrt ×1.41421)";
+  }
+  void lrScalingAppliesFromTheDevicesStep() {
+    QFETCH(QString, mode);
+    QFETCH(QString, devicesAdded);
+    auto plan = planLadder(wb::Config{}, cpuCaps(), true);
+    QVERIFY(applyLadderLrScaling(plan, mode.toStdString()).ok());
+    for (const auto& s : plan) {
+      const bool many = s.config.speedups.devices > 1;
+      QCOMPARE(QString::fromStdString(s.config.optim.lr_scaling), many ? mode : QStringLiteral("none"));
+    }
+    QCOMPARE(QString::fromStdString(stepOf(plan, "devices").added), devicesAdded);
+    QVERIFY(QString::fromStdString(stepOf(plan, "sharding", true).added).contains(QStringLiteral(", lr ")));
+    QVERIFY(!QString::fromStdString(stepOf(plan, "precision").added).contains(QStringLiteral(", lr ")));  // inherits it
+    QCOMPARE(QString::fromStdString(stepOf(plan, "precision").config.optim.lr_scaling), mode);
+    QCOMPARE(QString::fromStdString(stepOf(plan, "baseline").config.optim.lr_scaling), QStringLiteral("none"));
+  }
+  void lrScalingOnOneDeviceOrBadModes() {
+    auto plan = planLadder(wb::Config{}, cpuCaps(1), false);  // one process only: devices is skipped
+    QVERIFY(applyLadderLrScaling(plan, "linear").ok());
+    for (const auto& s : plan) QCOMPARE(QString::fromStdString(s.config.optim.lr_scaling), QStringLiteral("none"));
+    // An explicit none undoes a config's own setting on the steps with devices.
+    wb::Config user;
+    user.optim.lr_scaling = "linear";
+    auto undone = planLadder(user, cpuCaps(), false);
+    QVERIFY(applyLadderLrScaling(undone, "none").ok());
+    QCOMPARE(QString::fromStdString(stepOf(undone, "devices").config.optim.lr_scaling), QStringLiteral("none"));
+    QCOMPARE(QString::fromStdString(stepOf(undone, "devices").added), QStringLiteral("devices 1 → 2 CPU processes"));
+    auto bad = applyLadderLrScaling(plan, "cubic");
+    QVERIFY(!bad.ok());
+    QCOMPARE(QString::fromStdString(bad.error().message), QStringLiteral("--lr-scaling cubic: must be one of none, linear, sqrt"));
+  }
+
+  void summaryMediansAndSpeedups() {
+    auto plan = planLadder(wb::Config{}, cpuCaps(), true);
+    std::vector<LadderStepRuns> steps;
+    for (const auto& s : plan) {
+      LadderStepRuns r{s, {}, {}};
+      if (s.key == "baseline" && !s.isolated) r.runs = {runWith(19, 0.80, 18), runWith(20, 0.81, 19), runWith(24, 0.82, 23)};
+      if (s.key == "workers" && !s.isolated) r.runs = {runWith(10, 0.81, 9), runWith(11, 0.81, 10), runWith(12, 0.79, 11)};
+      if (s.key == "devices" && !s.isolated) r.runs = {runWith(8, 0.81, 7, 200 << 20)};
+      if (s.key == "precision" && !s.isolated) r.failures = {"could not start: bad config"};
+      if (s.key == "workers" && s.isolated) r.runs = {runWith(10, 0.81, 9)};
+      steps.push_back(std::move(r));
+    }
+    Ladder ladder = summarizeLadder(steps, std::nullopt);
+    QVERIFY(!ladder.target_user_set);
+    QCOMPARE(*ladder.target_acc, 0.80);  // the lowest best of the baseline repeats
+    const LadderRow& base = ladder.rows[0];
+    QCOMPARE(*base.wall_s, 20.0);
+    QCOMPARE(*base.wall_min, 19.0);
+    QCOMPARE(*base.wall_max, 24.0);
+    QCOMPARE(base.reached, 3);
+    const LadderRow& workers = ladder.rows[1];
+    QCOMPARE(*workers.cumulative, 20.0 / 11.0);  // medians: 20 / 11
+    QCOMPARE(workers.reached, 2);         // the 0.79 repeat never reached 0.80
+    QCOMPARE(*workers.target_s, 9.5);
+    QCOMPARE(*workers.cumulative_target, 19.0 / std::sqrt(90.0));  // unpaired: the groups' median log times
+    const LadderRow& pin = ladder.rows[2];
+    QVERIFY(pin.step.skipped);
+    QVERIFY(!pin.cumulative);
+    const LadderRow& devices = ladder.rows[3];
+    QCOMPARE(*devices.marginal, 11.0 / 8.0);  // against workers, the step before that ran
+    QCOMPARE(*devices.cumulative, 20.0 / 8.0);
+    QVERIFY(QString::fromStdString(ladder.rows[4].problems).contains(QStringLiteral("could not start")));
+
+    Table t = ladderTable(ladder);
+    QCOMPARE(t.rows.size(), ladder.rows.size());
+    QCOMPARE(cell(t, 0, "wall_s"), QStringLiteral("20.0 s (19.0 s–24.0 s)"));
+    QVERIFY(cell(t, 1, "time_to_target_s").contains(QStringLiteral("(2/3 reached)")));
+    QVERIFY(cell(t, 1, "cumulative_target").startsWith(QStringLiteral("2.00× [")));  // the headline, with its interval
+    QCOMPARE(cell(t, 2, "note"), QStringLiteral("skipped: needs CUDA; not available on this machine"));
+    QCOMPARE(cell(t, 2, "step"), QStringLiteral("2"));
+    QCOMPARE(cell(t, 0, "train_samples_per_s"), QStringLiteral("500/s"));
+    bool aloneRow = false;
+    for (size_t i = 0; i < t.rows.size(); ++i)
+      aloneRow = aloneRow || (cell(t, i, "step") == QStringLiteral("alone") && cell(t, i, "cumulative").startsWith(QStringLiteral("2.00×")));
+    QVERIFY(aloneRow);
+
+    Drawing chart = ladderChart(ladder);
+    int bars = 0;
+    for (const auto& r : chart.rects) bars += r.w < chart.width ? 1 : 0;
+    QCOMPARE(bars, 8);  // cumulative steps only, skipped ones drawn empty
+    json j = ladderJson(ladder);
+    QCOMPARE(int(j["steps"].size()), int(ladder.rows.size()));
+    QCOMPARE(j["steps"][1]["speedup"]["cumulative"].get<double>(), 20.0 / 11.0);
+
+    // ladder.json reads back into the same ladder (what the GUI's "Open ladder" shows).
+    auto back = ladderFromJson(json::parse(renderJson(buildLadderReport(ladder, steps))));
+    QVERIFY(back.ok());
+    QCOMPARE(back->rows.size(), ladder.rows.size());
+    QCOMPARE(*back->target_acc, *ladder.target_acc);
+    for (size_t i = 0; i < ladder.rows.size(); ++i) {
+      QCOMPARE(back->rows[i].step.key, ladder.rows[i].step.key);
+      QCOMPARE(back->rows[i].step.skipped, ladder.rows[i].step.skipped);
+      QCOMPARE(back->rows[i].cumulative.has_value(), ladder.rows[i].cumulative.has_value());
+      QCOMPARE(back->rows[i].step.config.speedups.workers, ladder.rows[i].step.config.speedups.workers);
+    }
+    QCOMPARE(renderText(ladderTable(*back)), renderText(ladderTable(ladder)));
+    QVERIFY(!ladderFromJson(json::object()).ok());
+
+    Report rep = buildLadderReport(ladder, steps);
+    QCOMPARE(QString::fromStdString(rep.figures[0].file), QStringLiteral("ladder.svg"));
+    QVERIFY(!rep.advice.empty());
+  }
+
+  // The ladder report's advisor reads each step's stored worker probe: the data-bound baseline is
+  // told the probe's count and date, and without the probe the rule of thumb.
+  void reportAdvisesTheStoredProbesWorkerCount() {
+    FakeRun r;
+    const std::vector<double> split = {6.1, 0, 1.5, 2.0, 0.4, 0};  // 61 % of each step waits for data
+    r.start("cpu", 4).step(1, 10, 640, 1, 1.0, split).step(1, 20, 1280, 2, 0.9, split).step(1, 30, 1920, 3, 0.8, split);
+    r.eval(1, 5, 0.7).end("ok", 6);
+    const RunRecord base = r.record("base");
+    const auto steps = stepsWith({{"baseline", {base}}});
+    const Ladder ladder = summarizeLadder(steps, std::nullopt);
+    ProbeResult p;
+    p.key = probeKey(wb::proto::configFromJson(base.config).value(), {"testhost", "Test CPU", 4});
+    p.measured_at = "2026-12-01T08:40:12Z";
+    p.loader_batches_per_s = 125, p.step_alone_ms = 10;  // the loader is the bottleneck at 0 workers
+    p.rows = {{0, 100, 1.0, 500, 8.0, 9.0}, {2, 100, 1.0, 1000, 0.5, 9.0}, {4, 100, 1.0, 1005, 0.5, 9.0}};
+    p.recommended = recommendWorkers(p.rows);
+    auto dataBound = [](const Report& rep) {
+      for (const auto& v : rep.advice.at(0).verdicts)
+        if (v.code == "data-bound") return v.text;
+      return std::string("(no data-bound verdict)");
+    };
+    const std::string probed = dataBound(buildLadderReport(ladder, steps, {{p.key, p}}));
+    QVERIFY2(probed.find("raise loader workers from 0 to 2 (the worker probe of 2026-12-01 08:40 UTC") != std::string::npos,
+             probed.c_str());
+    const std::string plain = dataBound(buildLadderReport(ladder, steps));
+    QVERIFY2(plain.find("to 4 (the rule of thumb min(cores, 4)") != std::string::npos, plain.c_str());
+  }
+
+  // The field report: workers sped the loop up 15× but accuracy fell from 68.5 % to 62.8 % and
+  // never reached the target. The headline is at equal accuracy, so that step has none.
+  void stepBelowTargetHasNoHeadline() {
+    Ladder ladder = summarizeLadder(stepsWith({{"baseline", {runWith(151, 0.685, 150)}},
+                                               {"workers", {runWith(10, 0.628, 9)}},
+                                               {"devices", {runWith(60, 0.70, 50)}}}),
+                                    std::nullopt);
+    const LadderRow& workers = rowOf(ladder, "workers");
+    QVERIFY(workers.cumulative.has_value());  // the wall-time speedup is still measured…
+    QVERIFY(!workers.cumulative_target);      // …but there is no speedup at equal accuracy
+    const LadderHeadline h = ladderHeadline(workers);
+    QVERIFY(!h.speedup);
+    QCOMPARE(QString::fromStdString(h.text), QStringLiteral("not reached"));
+    QCOMPARE(*rowOf(ladder, "devices").cumulative_target, 3.0);  // 150 / 50
+    QVERIFY(!rowOf(ladder, "devices").marginal_target);          // the step before has no time to target
+
+    Table t = ladderTable(ladder);
+    QCOMPARE(cell(t, 1, "cumulative_target"), QStringLiteral("not reached · 62.8 %"));
+    QVERIFY(!t.rows[1][size_t(column(t, "cumulative_target"))].number);
+    QCOMPARE(cell(t, 1, "time_to_target_s"), QStringLiteral("not reached"));
+    QCOMPARE(cell(t, 1, "marginal_target"), QStringLiteral("–"));
+    QCOMPARE(cell(t, 1, "cumulative"), QStringLiteral("15.1× (1 run each: no interval)"));  // secondary, on wall time
+    QCOMPARE(QString::fromStdString(t.columns[size_t(column(t, "cumulative"))].title), QStringLiteral("× wall"));
+
+    const BarChartSpec bars = ladderBars(ladder);
+    QVERIFY(QString::fromStdString(bars.title).contains(QStringLiteral("speedup to 68.50 % val acc")));
+    QVERIFY(!QString::fromStdString(bars.title).contains(QStringLiteral("wall")));
+    const Bar& w = barOf(bars, "+ workers");
+    QVERIFY(w.skipped);
+    QCOMPARE(QString::fromStdString(w.annotation), QStringLiteral("not reached"));
+    QCOMPARE(QString::fromStdString(w.detail), QStringLiteral("acc 62.8 %"));
+    QCOMPARE(barOf(bars, "+ devices").value, 3.0);
+    // Nothing in the drawing claims the wall-time multiplier, and only reached steps are bold.
+    for (const auto& text : ladderChart(ladder).texts) {
+      QVERIFY2(text.text.find("15.1") == std::string::npos, text.text.c_str());
+      if (text.bold && text.text != bars.title) QVERIFY2(text.text.find("×") != std::string::npos, text.text.c_str());
+    }
+  }
+
+  void withoutATargetTheChartSaysWallTime() {
+    FakeRun noEval;
+    noEval.start().step(1, 10, 640, 1, 1.0).end("ok", 20);
+    Ladder ladder = summarizeLadder(stepsWith({{"baseline", {noEval.record("b")}}}), std::nullopt);
+    QVERIFY(!ladder.target_acc);
+    QVERIFY(QString::fromStdString(ladderBars(ladder).title).contains(QStringLiteral("wall-time speedup")));
+  }
+
+  void contendedStepShowsNoSpeedup_data() {
+    QTest::addColumn<bool>("baselineContended");
+    QTest::addColumn<QString>("note");
+    QTest::newRow("the step's own repeats") << false << "another process used 0.9 of 2 cores";
+    QTest::newRow("the baseline") << true << "the baseline: another process used 0.9 of 2 cores";
+  }
+  void contendedStepShowsNoSpeedup() {
+    QFETCH(bool, baselineContended);
+    QFETCH(QString, note);
+    const double baseLoad = baselineContended ? 0.9 : 0.0, stepLoad = baselineContended ? 0.0 : 0.9;
+    Ladder ladder = summarizeLadder(
+        stepsWith({{"baseline", {runWith(20, 0.80, 18, 100 << 20, 500, baseLoad)}},
+                   {"workers", {runWith(10, 0.81, 9, 100 << 20, 900, stepLoad), runWith(11, 0.81, 9, 100 << 20, 1000, stepLoad)}}}),
+        std::nullopt);
+    const LadderRow& workers = rowOf(ladder, "workers");
+    QCOMPARE(workers.contended, baselineContended ? 0 : 2);
+    QCOMPARE(QString::fromStdString(workers.contention), note);
+    QCOMPARE(*workers.train_sps, 950.0);  // median of the repeats' summary.train_samples_per_s
+    QVERIFY(!ladderHeadline(workers).speedup);
+    Table t = ladderTable(ladder);
+    QCOMPARE(cell(t, 1, "cumulative_target"), QStringLiteral("contended"));
+    QCOMPARE(cell(t, 1, "cumulative"), QStringLiteral("contended"));
+    QVERIFY(cell(t, 1, "note").contains(note));
+    const Bar& w = barOf(ladderBars(ladder), "+ workers");
+    QVERIFY(w.skipped);
+    QCOMPARE(QString::fromStdString(w.annotation), QStringLiteral("contended"));
+    // ladder.json keeps the numbers and the flag; reading it back shows the same table.
+    auto back = ladderFromJson(ladderJson(ladder));
+    QVERIFY(back.ok());
+    QCOMPARE(renderText(ladderTable(*back)), renderText(t));
+  }
+
+  // The ladder runs a contended rung again: a clean repeat stands, the contended one is left out.
+  void aContendedRepeatIsLeftOutWhenACleanOneExists() {
+    Ladder ladder = summarizeLadder(
+        stepsWith({{"baseline", {runWith(20, 0.80, 18, 100 << 20, 500)}},
+                   {"workers", {runWith(5, 0.81, 4, 100 << 20, 4000, 0.9), runWith(10, 0.81, 9, 100 << 20, 1000)}}}),
+        std::nullopt);
+    const LadderRow& workers = rowOf(ladder, "workers");
+    QCOMPARE(workers.contended, 1);
+    QVERIFY(workers.contention.empty());
+    QCOMPARE(*workers.train_sps, 1000.0);  // the clean repeat's, not the median with the contended one
+    QCOMPARE(*workers.wall_s, 10.0);
+    QVERIFY(ladderHeadline(workers).speedup);
+    QVERIFY(QString::fromStdString(workers.problems).contains(QStringLiteral("1 run(s) measured under contention left out")));
+  }
+
+  // Pairs: each step run next to a baseline run, the speedup the median of the pairs' ratios with
+  // its interval; "faster" (bold) only when the interval clears the noise band, else "within
+  // noise" (not bold); one pair is labelled as such.
+  void pairedStepsGiveIntervalsAndVerdicts_data() {
+    QTest::addColumn<QList<double>>("baseline");
+    QTest::addColumn<QList<double>>("step");
+    QTest::addColumn<QString>("verdict");
+    QTest::addColumn<bool>("bold");
+    QTest::newRow("3x, 3 pairs") << QList<double>{30, 33, 31} << QList<double>{10, 11, 10.5} << "faster" << true;
+    QTest::newRow("A/A, 5 pairs") << QList<double>{20, 21, 20, 22, 20} << QList<double>{20.5, 20, 21, 21, 19.5} << "within noise"
+                                  << false;
+    QTest::newRow("3x, 1 pair") << QList<double>{30} << QList<double>{10} << "1 run each: no interval" << false;
+  }
+  void pairedStepsGiveIntervalsAndVerdicts() {
+    QFETCH(QList<double>, baseline);
+    QFETCH(QList<double>, step);
+    QFETCH(QString, verdict);
+    QFETCH(bool, bold);
+    auto steps = stepsWith({});
+    for (auto& s : steps) {
+      if (s.step.key != "workers") continue;
+      for (int i = 0; i < baseline.size(); ++i) {
+        s.references.push_back(runWith(baseline[i], 0.80, baseline[i] - 1));
+        s.runs.push_back(runWith(step[i], 0.80, step[i] - 1));
+        s.counted.push_back(true);
+      }
+      steps[0].runs = s.references;  // the baseline step holds every baseline run
+    }
+    const Ladder ladder = summarizeLadder(steps, std::nullopt, 0.15);
+    const LadderRow& workers = rowOf(ladder, "workers");
+    QCOMPARE(workers.estimates.to_target.pairs, int(baseline.size()));
+    QCOMPARE(QString::fromStdString(verdictWord(workers.estimates.to_target.verdict)), verdict);
+    const LadderHeadline h = ladderHeadline(workers);
+    QVERIFY(h.speedup);
+    QVERIFY2(QString::fromStdString(h.text).endsWith(verdict), h.text.c_str());
+    QCOMPARE(h.emphasise, bold);
+    if (verdict == QLatin1String("faster")) QVERIFY(*h.lo > 1.15);
+    const Bar& b = barOf(ladderBars(ladder), "+ workers");
+    QCOMPARE(b.bold, bold);
+    QCOMPARE(std::isfinite(b.lo), baseline.size() > 1);
+    const Table t = ladderTable(ladder);
+    QVERIFY(cell(t, 1, "cumulative_target").endsWith(verdict));
+    QCOMPARE(t.rows[1][size_t(column(t, "cumulative_target_lo"))].number.has_value(), baseline.size() > 1);
+    auto back = ladderFromJson(ladderJson(ladder));
+    QVERIFY(back.ok());
+    QCOMPARE(renderText(ladderTable(*back)), renderText(t));
+  }
+
+  // A cancelled ladder: the status says at which step, the steps not run say so and give no speedup.
+  void aCancelledLadderSaysWhereAndTheRestIsNotRun() {
+    auto steps = stepsWith({{"baseline", {runWith(20, 0.80, 18)}}});
+    for (auto& s : steps)
+      if (!s.step.skipped && s.step.key != "baseline") s.not_run = true;
+    const Ladder ladder = summarizeLadder(steps, std::nullopt, 0.15, {"cancelled", "workers"});
+    QCOMPARE(QString::fromStdString(ladder.status_note), QStringLiteral("cancelled at step workers"));
+    const LadderRow& workers = rowOf(ladder, "workers");
+    QVERIFY(!workers.cumulative && !workers.cumulative_target);
+    QCOMPARE(QString::fromStdString(ladderHeadline(workers).text), QStringLiteral("not run (cancelled)"));
+    const Table t = ladderTable(ladder);
+    QVERIFY(QString::fromStdString(t.title).contains(QStringLiteral("cancelled at step workers")));
+    QCOMPARE(cell(t, 1, "note"), QStringLiteral("not run (cancelled)"));
+    QCOMPARE(cell(t, 1, "cumulative_target"), QStringLiteral("–"));
+    const json j = ladderJson(ladder);
+    QCOMPARE(j["status"].get<std::string>(), std::string("cancelled"));
+    QCOMPARE(j["cancelled_at"].get<std::string>(), std::string("workers"));
+    auto back = ladderFromJson(j);
+    QVERIFY(back.ok());
+    QCOMPARE(back->status_note, ladder.status_note);
+    QCOMPARE(renderText(ladderTable(*back)), renderText(t));
+    QCOMPARE(QString::fromStdString(ladderFromJson(json{{"steps", json::array()}})->status), QStringLiteral("ok"));  // older files
+  }
+};
+
+QTEST_APPLESS_MAIN(TestLadder)
+#include "test_ladder.moc"
