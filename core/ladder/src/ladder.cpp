@@ -208,7 +208,7 @@ LadderHeadline ladderHeadline(const LadderRow& row) {
   else {
     const SpeedupEstimate& e = row.estimates.to_target;
     h.speedup = row.cumulative_target;
-    h.text = formatEstimate(e);
+    h.text = std::isfinite(e.point) ? formatEstimate(e) : fmtSpeedup(*row.cumulative_target) + " (no interval)";  // older files
     h.emphasise = emphasise(e);
     if (e.hasInterval()) h.lo = e.lo, h.hi = e.hi;
   }
@@ -232,10 +232,12 @@ Cell targetTimeCell(const LadderRow& row) {
   return c;
 }
 
-// An estimate's cell: "1.31× [1.12, 1.52] faster", its point as the number.
-Cell estimateCell(const SpeedupEstimate& e, bool contended) {
+// An estimate's cell: "1.31× [1.12, 1.52] faster", its point as the number. A ladder.json of an
+// older version has the figure (`fallback`) without an estimate: "15.1× (no interval)".
+Cell estimateCell(const SpeedupEstimate& e, bool contended, std::optional<double> fallback = std::nullopt) {
   if (contended) return Cell::str(kContendedText);
-  if (!std::isfinite(e.point)) return Cell::str("–");
+  if (!std::isfinite(e.point))
+    return fallback ? Cell::num(fmtSpeedup(*fallback) + " (no interval)", *fallback) : Cell::str("–");
   return Cell::num(formatEstimate(e), e.point);
 }
 Cell boundCell(const LadderHeadline& h, bool low) {
@@ -273,10 +275,12 @@ std::vector<Cell> ladderCells(const LadderRow& row, const std::string& stepName)
   const LadderHeadline h = ladderHeadline(row);
   cells.insert(cells.end(),
                {Cell::str(pairsText(row)), targetTimeCell(row), headlineCell(row), boundCell(h, true), boundCell(h, false),
-                reached && !isBaseline ? estimateCell(row.estimates.marginal_to_target, contended) : Cell::str("–"),
+                reached && !isBaseline ? estimateCell(row.estimates.marginal_to_target, contended, row.marginal_target)
+                                       : Cell::str("–"),
                 optCell(row.val_acc, fmtAccuracy), optCell(row.train_sps, fmtRate),
                 isBaseline ? Cell::str("–") : estimateCell(row.estimates.throughput, contended), wall,
-                isBaseline ? speedupCell(row.cumulative, contended) : estimateCell(row.estimates.wall, contended), mem,
+                isBaseline ? speedupCell(row.cumulative, contended) : estimateCell(row.estimates.wall, contended, row.cumulative),
+                mem,
                 Cell::str(noteText)});
   return cells;
 }

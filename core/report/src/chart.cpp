@@ -160,8 +160,10 @@ Drawing barChart(const BarChartSpec& spec) {
   d.height = spec.height;
   d.title = spec.title;
   double hi = spec.reference;
-  for (const auto& b : spec.bars)
+  for (const auto& b : spec.bars) {
     if (!b.skipped && std::isfinite(b.value)) hi = std::max(hi, b.value);
+    if (!b.skipped && std::isfinite(b.hi)) hi = std::max(hi, b.hi);
+  }
   const auto yt = niceTicks(0, hi * 1.18, 5);  // head room for two annotation lines
   Plot p{62, 44, d.width - 16.0, d.height - 92.0, 0, 1, yt.front(), yt.back()};
   titleAndLabels(d, spec.title, "", spec.y_label, p);
@@ -180,11 +182,18 @@ Drawing barChart(const BarChartSpec& spec) {
       d.rects.push_back({cx - barW / 2, top, barW, p.bottom - top, seriesColor(0), ""});
     }
     double annY = (b.skipped ? p.py(spec.reference) : p.py(std::max(0.0, b.value))) - 6;
+    if (!b.skipped && std::isfinite(b.lo) && std::isfinite(b.hi)) {  // the 95 % interval as an error bar
+      const double yl = p.py(std::max(0.0, b.lo)), yh = p.py(b.hi), cap = barW / 4;
+      d.lines.push_back({cx, yl, cx, yh, kAxis, 1.5});
+      d.lines.push_back({cx - cap, yl, cx + cap, yl, kAxis, 1.5});
+      d.lines.push_back({cx - cap, yh, cx + cap, yh, kAxis, 1.5});
+      annY = std::min(annY, yh - 6);
+    }
     if (!b.detail.empty()) {
       d.texts.push_back({cx, annY, b.detail, 10, Anchor::Middle, false, 0, "#555555"});
       annY -= 14;
     }
-    d.texts.push_back({cx, annY, b.annotation, 12, Anchor::Middle, !b.skipped, 0, b.skipped ? "#777777" : "#222222"});
+    d.texts.push_back({cx, annY, b.annotation, 12, Anchor::Middle, !b.skipped && b.bold, 0, b.skipped ? "#777777" : "#222222"});
     // Labels under the bars, tilted so long names fit.
     d.texts.push_back({cx, p.bottom + 14, b.label, 11, Anchor::End, false, -30});
   }

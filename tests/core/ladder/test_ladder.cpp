@@ -447,14 +447,14 @@ class TestLadder : public QObject {
     QCOMPARE(QString::fromStdString(verdictWord(workers.estimates.to_target.verdict)), verdict);
     const LadderHeadline h = ladderHeadline(workers);
     QVERIFY(h.speedup);
-    QVERIFY2(QString::fromStdString(h.text).endsWith(verdict), h.text.c_str());
+    QVERIFY2(QString::fromStdString(h.text).contains(verdict), h.text.c_str());
     QCOMPARE(h.emphasise, bold);
     if (verdict == QLatin1String("faster")) QVERIFY(*h.lo > 1.15);
     const Bar& b = barOf(ladderBars(ladder), "+ workers");
     QCOMPARE(b.bold, bold);
     QCOMPARE(std::isfinite(b.lo), baseline.size() > 1);
     const Table t = ladderTable(ladder);
-    QVERIFY(cell(t, 1, "cumulative_target").endsWith(verdict));
+    QVERIFY(cell(t, 1, "cumulative_target").contains(verdict));
     QCOMPARE(t.rows[1][size_t(column(t, "cumulative_target_lo"))].number.has_value(), baseline.size() > 1);
     auto back = ladderFromJson(ladderJson(ladder));
     QVERIFY(back.ok());

@@ -158,13 +158,16 @@ struct LadderStatus {
 Ladder summarizeLadder(const std::vector<LadderStepRuns>& steps, std::optional<double> target_acc,
                        double noise_band = 0, const LadderStatus& status = {});
 
-// Columns: step, what was added, time to target, × to target (the headline: "not reached ·
-// 62.8 %" for a step that did not reach it, "contended" for one measured under contention), step
-// × to target, best val acc, train samples/s, wall time, × wall and step × wall (secondary), peak
-// memory, note.
+// Columns: step, what was added, pairs (and why no more ran), time to target, × to target (the
+// headline with its interval and verdict: "2.10× [1.80, 2.45] faster"; "not reached · 62.8 %"
+// for a step that did not reach it, "contended" for one measured under contention, "not run
+// (cancelled)"), its 95 % low and high ends, step × to target, best val acc, train samples/s, ×
+// samples/s, wall time, × wall (secondary, with their intervals), peak memory, note. The title
+// carries a cancelled ladder's status ("cancelled at step devices").
 report::Table ladderTable(const Ladder& ladder);
-// The headline bars: cumulative speedup to the target accuracy (isolated rows left out; skipped,
-// not reached and contended steps drawn empty with their reason and accuracy). Without a target
+// The headline bars: cumulative speedup to the target accuracy with its interval as an error bar,
+// its annotation bold only for a clear faster/slower (isolated rows left out; skipped, not
+// reached, not run and contended steps drawn empty with their reason and accuracy). Without a target
 // (the baseline has no evaluation) the wall-time speedup, titled so. As data (the GUI draws them
 // with QCustomPlot) and as a drawing (SVG, and the PNG of `ladder`).
 report::BarChartSpec ladderBars(const Ladder& ladder);

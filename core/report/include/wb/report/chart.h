@@ -2,6 +2,7 @@
 // Charts as resolution-free drawings: a chart is laid out once into a Drawing (rectangles, lines,
 // polylines, text in pixel coordinates) which toSvg() writes as a standalone SVG and which
 // app/cli rasterises to PNG with OpenCV (core/report stays OpenCV-free). Values only.
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -58,6 +59,9 @@ struct Bar {
   std::string annotation; // above the bar ("1.85×", "skipped")
   bool skipped = false;   // drawn as an empty outline at the reference line
   std::string detail;     // a smaller line between the annotation and the bar ("acc 84.1 %")
+  double lo = std::numeric_limits<double>::quiet_NaN();  // error bar (95 % interval), drawn when both finite
+  double hi = std::numeric_limits<double>::quiet_NaN();
+  bool bold = true;       // the annotation in bold (only a clear verdict should be)
 };
 struct BarChartSpec {
   std::string title, y_label;
