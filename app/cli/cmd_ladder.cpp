@@ -100,7 +100,7 @@ experiment::Policy policyOf(const LadderCliOptions& o) {
   p.fixed_pairs = o.repeats;
   p.max_pairs = o.max_pairs;
   p.budget_s = o.budget_s;
-  p.noise_band = o.noise_band >= 0 ? o.noise_band : hostNoiseBand();
+  p.noise_band = o.noise_band >= 0 ? o.noise_band : experiment::hostNoiseBand();
   p.rerun_contended = o.rerun_contended;
   if (!o.target_acc.empty()) p.target_acc = report::parseTargetAccuracy(o.target_acc).value();  // checked while parsing
   return p;
