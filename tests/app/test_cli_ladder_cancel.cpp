@@ -108,7 +108,8 @@ class TestCliLadderCancel : public QObject {
     QVERIFY(stepOf(cut, "inference_eval")["not_run"].get<bool>());
     QVERIFY(QString::fromStdString(stepOf(cut, "inference_eval")["problems"].get<std::string>()).contains(QStringLiteral("not run (cancelled)")));
     QCOMPARE(stepOf(cut, "workers")["run_dirs"].size(), size_t{1});  // the finished pair stands
-    QVERIFY(stepOf(cut, "workers")["speedup"]["cumulative"].is_number());
+    // Its speedup, unless the machine was busy (a contended pair gives none).
+    QVERIFY(stepOf(cut, "workers")["speedup"]["cumulative"].is_number() || !stepOf(cut, "workers")["contention"].get<std::string>().empty());
     QFile md(QDir(out).filePath(QStringLiteral("ladder.md")));
     QVERIFY(md.open(QIODevice::ReadOnly));
     const QByteArray table = md.readAll();

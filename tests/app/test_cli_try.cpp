@@ -70,6 +70,7 @@ class TestCliTry : public QObject {
     const json doc = tryJson(args, &proc);
     QVERIFY2(proc.rc == 0 && doc.is_object(), proc.describe().constData());
     QVERIFY(!doc["same_config"].get<bool>());
+    if (doc["pairs"].get<int>() == 0) QSKIP("every pair was measured under contention (another process used the CPU): no speedup is taken from them");
     QVERIFY(doc["reached"].get<bool>());  // evaluation batches change nothing the model learns
     QCOMPARE(verdictOf(doc, "to_target"), std::string("faster"));
     QVERIFY(doc["estimate"]["to_target"]["lo"].get<double>() > 1.0);
