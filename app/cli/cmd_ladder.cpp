@@ -1,20 +1,23 @@
 // workbench-cli ladder: the baseline, then each speedup added in turn (the recipe's order). This
 // file reads the options and decides the plan with what only the trainer knows (the machine's
-// capabilities and config checks); the plan and the maths live in wb/report/ladder.h, the loop
+// capabilities and config checks); the plan and the maths live in wb/ladder/ladder.h, the loop
 // (runs through wb::launch, outputs, the PNG from the SVG, the ladder's events) in
 // wb/ladder/ladder_run.h.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 
 #include "experiment.h"
 #include "commands.h"
+#include "wb/common/exit_codes.h"
 #include "wb/common/paths.h"
+#include "wb/experiment/paired_runner.h"
 #include "wb/ladder/ladder_run.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/event_types.h"
 #include "wb/proto/events.h"
-#include "wb/report/ladder.h"
+#include "wb/ladder/ladder.h"
 #include "wb/report/probe.h"
 #include "wb/train/trainer.h"
 
@@ -34,52 +37,32 @@ precision (16-mixed on CUDA, bf16-mixed on CPU) -> early stopping (patience 2) -
 (zero1, needs devices > 1) -> inference-mode evaluation. What this machine cannot do (see
 `workbench-cli capabilities`) is skipped with the reason.
 
-Writes into --out: runs/<step>/ (one run folder per step and repeat), ladder.md, ladder.csv,
-ladder.tex, ladder.json, ladder.html (self-contained, with the chart and the advisor's verdicts),
-ladder.svg and ladder.png (the speedup-to-target bar chart). The tables are rewritten after each
-run, so a cancelled ladder keeps what it measured.)";
+Each step runs as pairs with the baseline, close in time and in alternating order (baseline then
+step, then step then baseline); its speedup is the median of the pairs' ratios with a 95 %
+interval, "faster" or "slower" only when the interval clears the noise band (--noise-band),
+else "within noise". Pairs are added until the verdict is clear, at most --max-pairs per step
+and --budget-s seconds (--repeats N: exactly N pairs).
+
+Writes into --out: runs/<step>-p<N> and runs/<step>-p<N>-baseline (each pair's runs),
+pairs.json (the plan and the finished pairs), ladder.md, ladder.csv, ladder.tex, ladder.json,
+ladder.html (self-contained, with the chart and the advisor's verdicts), ladder.svg and
+ladder.png (the speedup-to-target bar chart). The tables are rewritten after each pair, so a
+cancelled ladder keeps what it measured; a pair cut short gives no speedup, and `ladder --out`
+on that folder continues the ladder (a different plan is refused, saying what differs).)";
 
 const char* kFooter = R"(
 Exit codes: 0 every step that could run produced a result, 1 a step failed, 2 bad config or
-usage, 130 cancelled (the tables so far are written).)";
+usage (or --out holds another plan's ladder), 130 cancelled (the tables so far are written).)";
 
 struct LadderCliOptions {
   ExperimentOptions experiment;
   std::string out, runs_root, steps, lr_scaling, target_acc;
-  int repeats = 1, rerun_contended = 1;
+  int repeats = 0, rerun_contended = 1, max_pairs = experiment::kDefaultMaxPairs;
+  double budget_s = experiment::kDefaultBudgetS, noise_band = -1;  // < 0: this host's
   bool isolated = false, dry_run = false, events_stdout = false;
 };
 
-// A planned step this machine's config checks refuse (e.g. fp16 without CUDA) becomes skipped.
-void refuseWhatTheMachineRejects(report::LadderStep& s) {
-  if (s.skipped) return;
-  auto errs = validate(s.config);
-  for (auto& e : train::machineConfigErrors(s.config, 1)) errs.push_back(e);
-  if (errs.empty()) return;
-  s.skipped = true;
-  s.note = formatFieldErrors(errs);
-}
-
-// --steps: the baseline and the listed steps run; the others stay in the plan, left out with a note.
-Status keepOnlySteps(std::vector<report::LadderStep>& plan, const std::string& list) {
-  std::vector<std::string> keys;
-  for (size_t at = 0; at <= list.size();) {
-    const size_t comma = std::min(list.find(',', at), list.size());
-    if (comma > at) keys.push_back(list.substr(at, comma - at));
-    at = comma + 1;
-  }
-  std::string known;
-  for (const auto& s : plan) known += (known.empty() ? "" : ", ") + s.key;
-  for (const auto& k : keys)
-    if (std::none_of(plan.begin(), plan.end(), [&](const report::LadderStep& s) { return s.key == k; }))
-      return makeError(Errc::InvalidConfig, "--steps: unknown step '" + k + "' (this plan has " + known + ")");
-  for (auto& s : plan)
-    if (s.key != "baseline" && !s.skipped && std::find(keys.begin(), keys.end(), s.key) == keys.end())
-      s.skipped = true, s.note = "left out (--steps)";
-  return {};
-}
-
-void printPlan(const std::vector<report::LadderStep>& plan) {
+void printPlan(const std::vector<ladder::LadderStep>& plan) {
   report::Table t;
   t.columns = {{"step", "Step", ""}, {"added", "What is added", ""}, {"note", "Note", ""}};
   for (size_t i = 0; i < plan.size(); ++i) {
@@ -90,42 +73,60 @@ void printPlan(const std::vector<report::LadderStep>& plan) {
   std::printf("%s", report::renderText(t).c_str());
 }
 
+// The command line as run, for "continue it with ..." when --out holds another plan.
+std::string commandLine() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string all((std::istreambuf_iterator<char>(in)), {}), line;
+  for (char c : all) line += c == '\0' ? ' ' : c;
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+  return line;
+}
+
+// A new or empty folder, or one holding a ladder to continue (its pairs.json).
 Result<fs::path> prepareOut(const LadderCliOptions& o) {
   fs::path out = o.out;
   if (out.empty()) out = fs::path(o.runs_root.empty() ? defaultRunsRoot() : fs::path(o.runs_root)) / makeRunId("ladder");
   std::error_code ec;
   out = fs::absolute(out, ec);
-  if (fs::exists(out, ec) && (!fs::is_directory(out, ec) || !fs::is_empty(out, ec)))
-    return makeError(Errc::Io, "--out " + out.string() + ": exists and is not an empty folder (choose a new one)");
+  if (fs::exists(out, ec) && (!fs::is_directory(out, ec) || (!fs::is_empty(out, ec) && !experiment::holdsPairs(out))))
+    return makeError(Errc::Io, "--out " + out.string() + ": exists and is neither an empty folder nor a ladder to continue (choose a new one)");
   fs::create_directories(out / "runs", ec);
   if (ec) return makeError(Errc::Io, "--out " + out.string() + ": cannot create it: " + ec.message());
   return out;
+}
+
+experiment::Policy policyOf(const LadderCliOptions& o) {
+  experiment::Policy p;
+  p.fixed_pairs = o.repeats;
+  p.max_pairs = o.max_pairs;
+  p.budget_s = o.budget_s;
+  p.noise_band = o.noise_band >= 0 ? o.noise_band : experiment::hostNoiseBand();
+  p.rerun_contended = o.rerun_contended;
+  if (!o.target_acc.empty()) p.target_acc = report::parseTargetAccuracy(o.target_acc).value();  // checked while parsing
+  return p;
+}
+
+void printEvent(const json& ev) {
+  std::fprintf(stdout, "%s\n", proto::encodeEvent(ev).c_str());
+  std::fflush(stdout);
 }
 
 int ladderCommand(const LadderCliOptions& o) {
   auto config = resolveConfig(o.experiment);
   if (!config.ok()) {
     std::fprintf(stderr, "workbench-cli ladder: invalid config:\n%s\n", config.error().message.c_str());
-    return 2;
+    return kExitUsage;
   }
-  std::optional<double> target;
-  if (!o.target_acc.empty()) target = report::parseTargetAccuracy(o.target_acc).value();  // checked while parsing
   json caps = train::capabilitiesJson();
   report::attachProbe(caps, report::loadProbe(*config));  // the workers step's count, when probed
-  auto plan = report::planLadder(*config, caps, o.isolated);
-  if (auto st = report::applyLadderLrScaling(plan, o.lr_scaling.empty() ? config->optim.lr_scaling : o.lr_scaling); !st.ok()) {
-    std::fprintf(stderr, "workbench-cli ladder: %s\n", st.error().message.c_str());
-    return 2;
-  }
-  for (auto& s : plan) refuseWhatTheMachineRejects(s);
-  if (!o.steps.empty()) {
-    if (auto st = keepOnlySteps(plan, o.steps); !st.ok()) {
-      std::fprintf(stderr, "workbench-cli ladder: %s\n", st.error().message.c_str());
-      return 2;
-    }
+  auto plan = ladder::planForMachine(*config, caps, {o.isolated, o.lr_scaling, o.steps},
+                                     [](const Config& c) { return train::machineConfigErrors(c, 1); });
+  if (!plan.ok()) {
+    std::fprintf(stderr, "workbench-cli ladder: %s\n", plan.error().message.c_str());
+    return kExitUsage;
   }
   if (o.dry_run) {
-    printPlan(plan);
+    printPlan(*plan);
     return 0;
   }
   auto out = prepareOut(o);
@@ -134,35 +135,33 @@ int ladderCommand(const LadderCliOptions& o) {
     return 1;
   }
   installStopSignals();
-  std::fprintf(stderr, "ladder -> %s (%zu steps, %d repeat(s) each)\n", out->c_str(), plan.size(), o.repeats);
+  const bool continuing = experiment::holdsPairs(*out);
+  std::fprintf(stderr, "ladder -> %s (%zu steps, %s)%s\n", out->c_str(), plan->size(),
+               o.repeats > 0 ? (std::to_string(o.repeats) + " pair(s) each").c_str()
+                             : ("pairs until the verdict is clear, at most " + std::to_string(o.max_pairs) + " each").c_str(),
+               continuing ? ", continuing the pairs already there" : "");
   const bool eventsOut = o.events_stdout;
   ladder::LadderOptions lo;
-  lo.plan = std::move(plan);
+  lo.plan = std::move(*plan);
   lo.out = *out;
-  lo.repeats = o.repeats;
-  lo.rerun_contended = o.rerun_contended;
-  lo.target_acc = target;
+  lo.policy = policyOf(o);
   lo.cli_path = selfPath();
   lo.stop = &stopFlag();
-  if (eventsOut)
-    lo.on_event = [](const json& ev) {
-      std::fprintf(stdout, "%s\n", proto::encodeEvent(ev).c_str());
-      std::fflush(stdout);
-    };
+  lo.command = commandLine();
+  if (eventsOut) lo.on_event = printEvent;
   auto result = ladder::runLadder(lo);
   if (!result.ok()) {
     std::fprintf(stderr, "workbench-cli ladder: %s\n", result.error().message.c_str());
-    if (eventsOut) {
-      const proto::ErrorEvent error{result.error().message, errcName(result.error().code), std::nullopt};
-      std::fprintf(stdout, "%s\n", proto::encodeEvent(proto::toEvent(error, -1, 0.0)).c_str());
-    }
-    return 1;
+    if (eventsOut) printEvent(proto::toEvent(proto::ErrorEvent{result.error().message, errcName(result.error().code), std::nullopt}, -1, 0.0));
+    return result.error().code == Errc::InvalidConfig ? kExitUsage : kExitFailed;  // another plan's folder: usage
   }
-  const std::string table = report::renderText(report::ladderTable(result->ladder));
+  const std::string table = report::renderText(ladder::ladderTable(result->ladder));
   std::fprintf(eventsOut ? stderr : stdout, "%s\n", table.c_str());
   std::fprintf(eventsOut ? stderr : stdout, "wrote %s/ladder.{md,csv,tex,json,html,svg,png} and the runs in %s/runs\n",
                out->c_str(), out->c_str());
-  if (result->cancelled) std::fprintf(stderr, "ladder cancelled: the tables hold the steps that finished\n");
+  if (result->cancelled)
+    std::fprintf(stderr, "ladder %s: the tables hold the pairs that finished; `workbench-cli ladder --out %s` with the same options continues it\n",
+                 result->ladder.status_note.c_str(), out->c_str());
   return result->exitCode();
 }
 
@@ -173,17 +172,29 @@ void addLadder(CLI::App& cli, Commands& out) {
   CLI::App* ladder = cli.add_subcommand("ladder", kAbout);
   addExperimentOptions(*ladder, o->experiment,
                        "the experiment (model, data, epochs...); its speedups are replaced by the ladder's");
-  ladder->add_option("--out", o->out, "output folder (default <runs-root>/<timestamp>-ladder-<id>); must be new or empty")
+  ladder->add_option("--out", o->out,
+                     "output folder (default <runs-root>/<timestamp>-ladder-<id>): new, empty, or a\n"
+                     "ladder cut short, which is continued (its finished pairs are kept)")
       ->type_name("DIR");
   ladder->add_option("--runs-root", o->runs_root,
                      "where the default --out goes (default $WB_RUNS_ROOT or ~/.local/share/speedup-workbench/runs)")
       ->type_name("DIR")->check(utf8Path("--runs-root"));
   ladder->add_option("--repeats", o->repeats,
-                     "runs per step (default 1), in interleaved rounds (every step once, then\n"
-                     "again); n >= 3 gives a median with its min-max range. A run measured while\n"
-                     "other processes used the CPU (contended) is run once more and left out")
+                     "exactly N pairs per step (baseline and step, order alternating), no early\n"
+                     "stop (default: adaptive, see --max-pairs); 1 gives no interval")
       ->type_name("N")->check(inRange(1, 100));
-  ladder->add_option("--rerun-contended", o->rerun_contended, "run a contended measurement up to N more times (default 1)")
+  ladder->add_option("--max-pairs", o->max_pairs,
+                     "adaptive: pairs are added to a step until its 95 % interval clears the noise\n"
+                     "band, at most N (default 5; a 3x effect needs 2)")
+      ->type_name("N")->check(inRange(1, 100));
+  ladder->add_option("--budget-s", o->budget_s, "adaptive: no new pair for a step whose pairs took S seconds (default 600)")
+      ->type_name("S")->check(inRange(0.0, 1e7));
+  ladder->add_option("--noise-band", o->noise_band,
+                     "this machine's run-to-run spread, e.g. 0.10 = +/-10 %: faster or slower only\n"
+                     "when the interval clears it (default: this host's measured band, else 0.15)")
+      ->type_name("F")->check(inRange(0.0, 1.0));
+  ladder->add_option("--rerun-contended", o->rerun_contended,
+                     "a pair measured under contention does not count; up to N more pairs replace such pairs (default 1)")
       ->type_name("N")->check(inRange(0, 10));
   ladder->add_option("--steps", o->steps,
                      "run only these steps besides the baseline (workers, pin_memory, devices,\n"
@@ -202,8 +213,8 @@ void addLadder(CLI::App& cli, Commands& out) {
   ladder->add_flag("--dry-run", o->dry_run, "print the plan and exit");
   ladder->add_flag("--events-stdout", o->events_stdout,
                    "JSON Lines on stdout instead of the table: `ladder` (the plan and --out),\n"
-                   "`rung_start` / `rung_end` per run, `warning`, `error`, and `end` (status and\n"
-                   "the ladder's result, as ladder.json holds it); see wb/ladder/ladder_run.h");
+                   "`rung_start` / `rung_end` per run, `pair_end` per pair, `warning`, `error`,\n"
+                   "and `end` (status and the ladder's result, as ladder.json holds it); see wb/ladder/ladder_run.h");
   ladder->footer(kFooter);
   out.push_back({ladder, [o] { return ladderCommand(*o); }});
 }

@@ -1,14 +1,7 @@
-// workbench-cli probe workers: how many loader workers this experiment wants on this machine.
-// The measuring is wb::probe (core/probe), the record, rule, table and chart wb::report (probe.h);
-// this file reads the options, prints, stores the result and writes the plot (PNG through
-// rsvg-convert when it is installed).
-#include <spawn.h>
-#include <sys/wait.h>
-
+// workbench-cli probe workers: option parsing over core/probe (wb/probe/workers.h measures and
+// stores; the record, rule, table and chart are wb/report/probe.h); this file prints.
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 
 #include "commands.h"
 #include "experiment.h"
@@ -16,8 +9,6 @@
 #include "wb/probe/workers.h"
 #include "wb/report/peak.h"
 #include "wb/report/probe.h"
-
-extern char** environ;
 
 namespace wb::cli {
 using nlohmann::json;
@@ -64,36 +55,6 @@ struct ProbeCliOptions {
   bool json = false, no_store = false;
 };
 
-// Runs argv[0] from PATH; true when it exited 0. False when it is not installed.
-bool runProgram(std::vector<std::string> argv) {
-  std::vector<char*> args;
-  for (auto& a : argv) args.push_back(a.data());
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  if (posix_spawnp(&pid, args[0], nullptr, nullptr, args.data(), environ) != 0) return false;
-  int status = 0;
-  if (::waitpid(pid, &status, 0) != pid) return false;
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
-// Stores the result and its plot; the files written, by kind ("json", "svg", "png").
-json storeResult(const report::ProbeResult& r, std::string* problem) {
-  json files = json::object();
-  const fs::path dir = report::probesDir();
-  if (auto st = report::saveProbe(r, dir); !st.ok()) {
-    *problem = st.error().message;
-    return files;
-  }
-  files["json"] = (dir / (r.key + ".json")).string();
-  const fs::path svg = dir / (r.key + ".svg");
-  std::ofstream(svg) << report::toSvg(report::probeChart(r));
-  files["svg"] = svg.string();
-  const fs::path png = dir / (r.key + ".png");
-  if (runProgram({"rsvg-convert", "--zoom", "2", "--background-color", "white", "-o", png.string(), svg.string()}))
-    files["png"] = png.string();
-  return files;
-}
-
 int probeWorkersCommand(const ProbeCliOptions& cli) {
   auto config = resolveConfig(cli.experiment);
   if (!config.ok()) {
@@ -115,7 +76,7 @@ int probeWorkersCommand(const ProbeCliOptions& cli) {
     return exitCodeFor(result.error().code);
   }
   std::string problem;
-  const json files = cli.no_store ? json::object() : storeResult(*result, &problem);
+  const json files = cli.no_store ? json::object() : probe::storeProbe(*result, report::probesDir(), &problem);
   if (!problem.empty()) std::fprintf(stderr, "workbench-cli probe workers: not stored: %s\n", problem.c_str());
   if (cli.json) {
     json doc = report::probeJson(*result);

@@ -13,6 +13,7 @@ void addRun(CLI::App& cli, Commands& out);           // run one experiment (laun
 void addWorker(CLI::App& cli, Commands& out);        // one rank (torchrun/srun-compatible); cmd_worker.cpp
 void addCapabilities(CLI::App& cli, Commands& out);  // what this machine can do (JSON for the GUI)
 void addLadder(CLI::App& cli, Commands& out);        // the speedup ladder
+void addTry(CLI::App& cli, Commands& out);           // one change against its baseline, as pairs; cmd_try.cpp
 void addCompare(CLI::App& cli, Commands& out);       // comparison table of run dirs on the terminal
 void addExport(CLI::App& cli, Commands& out);        // comparison tables to md/csv/tex/json/html
 void addWhatIf(CLI::App& cli, Commands& out);        // whatif early-stopping: a finished run replayed

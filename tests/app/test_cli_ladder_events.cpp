@@ -1,7 +1,8 @@
 // `workbench-cli ladder --events-stdout`: stdout is JSON Lines only, each event versioned like a
 // run's (v, type, rank -1, t, wall): `ladder` (the plan and --out), one `rung_start` and one
-// `rung_end` per run, and the `end` with the status and the ladder's result (what ladder.json
-// holds). The PNG is the SVG rendered (librsvg), at twice its pixel size.
+// `rung_end` per run, a `pair_end` after each pair (baseline and step), and the `end` with the
+// status and the ladder's result (what ladder.json holds). The PNG is the SVG rendered
+// (librsvg), at twice its pixel size.
 #include <QDir>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -10,7 +11,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -56,7 +56,7 @@ class TestCliLadderEvents : public QObject {
     QTemporaryDir root;
     const QString out = root.filePath(QStringLiteral("ladder"));
     QStringList args{QStringLiteral("ladder"), QStringLiteral("--events-stdout"), QStringLiteral("--out"), out,
-                     QStringLiteral("--steps"), QStringLiteral("workers")};
+                     QStringLiteral("--steps"), QStringLiteral("workers"), QStringLiteral("--repeats"), QStringLiteral("1")};
     for (const char* kv : {"model.name=mlp", "data.limit_train=256", "data.limit_val=128", "train.epochs=1",
                            "train.log_every=2", "train.threads=1"})
       args << QStringLiteral("--set") << QString::fromLatin1(kv);
@@ -79,31 +79,40 @@ class TestCliLadderEvents : public QObject {
       types << QString::fromStdString((*ev)["type"].get<std::string>());
       events.push_back(*ev);
     }
-    // ladder, then a rung_start / rung_end pair per run, then end. A run measured under
-    // contention (CI runs tests side by side) is run once more, and only then.
-    QVERIFY(types.size() >= 6 && types.size() % 2 == 0);
+    // ladder, then per pair: rung_start / rung_end of each of its two runs and a pair_end; then
+    // end. A pair measured under contention (CI runs tests side by side) does not count and is
+    // run once more, and only then.
     QCOMPARE(types.first(), QStringLiteral("ladder"));
     QCOMPARE(types.last(), QStringLiteral("end"));
     QCOMPARE(QString::fromStdString(events[0]["out_dir"].get<std::string>()), out);
     QCOMPARE(events[0]["steps"].size(), size_t{8});
-    QStringList keys;
-    std::map<QString, bool> contended;  // per step: its last run was measured under contention
-    for (int i = 1; i + 1 < int(types.size()); i += 2) {
-      QCOMPARE(types[i], QStringLiteral("rung_start"));
-      QCOMPARE(types[i + 1], QStringLiteral("rung_end"));
-      const json& start = events[size_t(i)];
-      const json& end = events[size_t(i) + 1];
-      QCOMPARE(end["index"], start["index"]);
-      QCOMPARE(end["run_dir"], start["run_dir"]);
-      QCOMPARE(end["status"].get<std::string>(), std::string("ok"));
-      QVERIFY(end["best_val_acc"].is_number() && end["wall_s"].is_number());
-      QVERIFY(QFile::exists(QString::fromStdString(end["run_dir"].get<std::string>()) + QStringLiteral("/summary.json")));
-      const QString key = QString::fromStdString(start["key"].get<std::string>());
-      if (keys.contains(key)) QVERIFY2(contended[key], "a run repeated without contention");
-      else keys << key;
-      contended[key] = end["contended"].get<bool>();
+    const int pairs = int(types.count(QStringLiteral("pair_end")));
+    QVERIFY(pairs == 1 || pairs == 2);
+    QCOMPARE(int(types.size()), 2 + 5 * pairs);
+    for (int p = 0; p < pairs; ++p) {
+      const int at = 1 + 5 * p;
+      QStringList keys;
+      for (int r = 0; r < 2; ++r) {
+        QCOMPARE(types[at + 2 * r], QStringLiteral("rung_start"));
+        QCOMPARE(types[at + 2 * r + 1], QStringLiteral("rung_end"));
+        const json& start = events[size_t(at + 2 * r)];
+        const json& end = events[size_t(at + 2 * r + 1)];
+        QCOMPARE(end["run_dir"], start["run_dir"]);
+        QCOMPARE(end["status"].get<std::string>(), std::string("ok"));
+        QVERIFY(end["best_val_acc"].is_number() && end["wall_s"].is_number());
+        QVERIFY(QFile::exists(QString::fromStdString(end["run_dir"].get<std::string>()) + QStringLiteral("/summary.json")));
+        keys << QString::fromStdString(start["key"].get<std::string>());
+      }
+      // Pair 1 runs the baseline first, pair 2 the step first.
+      QCOMPARE(keys, p == 0 ? (QStringList{QStringLiteral("baseline"), QStringLiteral("workers")})
+                            : (QStringList{QStringLiteral("workers"), QStringLiteral("baseline")}));
+      const json& pairEnd = events[size_t(at + 4)];
+      QCOMPARE(types[at + 4], QStringLiteral("pair_end"));
+      QCOMPARE(pairEnd["key"].get<std::string>(), std::string("workers"));
+      QCOMPARE(pairEnd["pair"].get<int>(), p + 1);
+      QCOMPARE(pairEnd["counted"].get<bool>(), p == pairs - 1);  // only a contended pair is run again
+      QVERIFY(pairEnd["estimate"]["wall"]["verdict"].is_string());
     }
-    QCOMPARE(keys, (QStringList{QStringLiteral("baseline"), QStringLiteral("workers")}));
     const json& end = events.back();
     QCOMPARE(end["status"].get<std::string>(), std::string("ok"));
     // The result is ladder.json's.

@@ -1,6 +1,7 @@
 // `workbench-cli ladder` on a small Fashion-MNIST budget (lenet, 2000 train / 500 val samples,
-// 1 epoch): writes the ladder table in every format with every step this machine can run, and
-// the reason for each one it cannot (decided from `workbench-cli capabilities --json`).
+// 1 epoch), adaptive pairs (the default): writes the ladder table in every format with every step
+// this machine can run, each with its pairs and verdict, and the reason for each one it cannot
+// (decided from `workbench-cli capabilities --json`).
 #include <QtTest/QtTest>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -87,6 +88,7 @@ class TestCliLadderSlow : public QObject {
              QStringLiteral("baseline,workers,pin_memory,devices,precision,early_stopping,sharding,inference_eval"));
     const std::string md = slurp(QDir(out).filePath(QStringLiteral("ladder.md")));
     const std::string stdoutText = ladder.readAllStandardOutput().toStdString();
+    int baselineRuns = 0;
     for (const auto& s : steps) {
       const std::string key = s["key"];
       QVERIFY2(md.find(s["added"].get<std::string>()) != std::string::npos, key.c_str());
@@ -97,9 +99,16 @@ class TestCliLadderSlow : public QObject {
         QVERIFY2(md.find("skipped: " + note) != std::string::npos, key.c_str());  // the reason is in the table
         continue;
       }
-      // A step that ran: one run folder that ended, with a time and an accuracy beside it; a run
-      // measured under contention (CI runs two tests at once) is run once more, and only then.
-      QCOMPARE(s["repeats"].get<int>(), 1 + std::min(1, s["contended_repeats"].get<int>()));
+      // A step that ran: pairs with the baseline, added until the verdict was clear or the cap
+      // (5 pairs, and one more for a contended one), each run folder ended, with a time and an
+      // accuracy beside it and the speedup's verdict.
+      const int pairs = s["repeats"].get<int>();
+      if (key != "baseline") {
+        QVERIFY2(pairs >= 1 && pairs <= 6, key.c_str());
+        QVERIFY2(!s["settled"].get<std::string>().empty(), key.c_str());
+        QVERIFY2(s["estimate"]["wall"]["verdict"].is_string(), key.c_str());
+        baselineRuns += pairs;
+      }
       QVERIFY2(s["wall_s"]["median"].is_number(), key.c_str());
       QVERIFY2(s["best_val_acc"].is_number(), key.c_str());
       QVERIFY2(s["speedup"]["cumulative"].is_number(), key.c_str());
@@ -108,6 +117,7 @@ class TestCliLadderSlow : public QObject {
       QVERIFY2(s["best_val_acc"].get<double>() > 0.3, key.c_str());  // lenet learns something in one epoch
     }
     QCOMPARE(steps[0]["speedup"]["cumulative"].get<double>(), 1.0);
+    QCOMPARE(steps[0]["repeats"].get<int>(), baselineRuns);  // one baseline run in every pair
     // The last step carries every speedup that ran.
     const json& last = steps.back()["config"]["speedups"];
     QCOMPARE(last["workers"].get<int>(), std::min(std::max(1, caps.value("cores", 1)), 4));

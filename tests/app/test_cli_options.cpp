@@ -35,15 +35,16 @@ class TestCliOptions : public QObject {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QStringList>("lists");
     QTest::newRow("workbench-cli") << words("--help")
-                                   << words("Commands: run worker ladder compare export whatif dataset capabilities probe --version");
+                                   << words("Commands: run worker ladder try compare export whatif dataset capabilities probe --version");
     QTest::newRow("help") << words("help") << words("Commands: run probe");
     QTest::newRow("run") << words("run --help")
                          << words("--config --set --runs-root --run-dir --overwrite --resume --from --events-stdout "
                                   "--print-config --collective-timeout 1..86400 Values model.name bf16-mixed Exit");
     QTest::newRow("worker") << words("worker -h") << words("--config --set --run-dir --resume --events-stdout --collective-timeout torchrun");
     QTest::newRow("ladder") << words("ladder --help")
-                            << words("--out --runs-root --repeats 1..100 --rerun-contended --steps --isolated "
+                            << words("--out --runs-root --repeats 1..100 --max-pairs --budget-s --noise-band --rerun-contended --steps --isolated "
                                      "--lr-scaling none|linear|sqrt --target-acc --dry-run --events-stdout");
+    QTest::newRow("try") << words("try --help") << words("--vary --variant-config --speedup --out --repeats --max-pairs --events-stdout --json");
     QTest::newRow("compare") << words("compare --help") << words("run-dir --baseline --target-acc --wide");
     QTest::newRow("export") << words("export --help") << words("run-dir --baseline --format --output --target-acc");
     QTest::newRow("whatif") << words("whatif --help") << words("early-stopping");

@@ -23,9 +23,10 @@ namespace t = wb::ui::test;
 
 namespace {
 
-// Baseline and the workers step on 256 training images: two short runs.
+// Baseline and the workers step on 256 training images, one pair: two short runs.
 QStringList tinyLadder(const QString& out) {
-  QStringList args{QStringLiteral("--out"), out, QStringLiteral("--steps"), QStringLiteral("workers")};
+  QStringList args{QStringLiteral("--out"), out, QStringLiteral("--steps"), QStringLiteral("workers"),
+                   QStringLiteral("--repeats"), QStringLiteral("1")};
   for (const char* kv : {"model.name=mlp", "data.limit_train=256", "data.limit_val=128", "train.epochs=1",
                          "train.log_every=2", "train.threads=1"})
     args << QStringLiteral("--set") << QString::fromLatin1(kv);

@@ -1,6 +1,6 @@
 // The speedups front and centre: they come first in the set-up, each row shows what it measured
 // on this machine (the newest ladder under the runs root, the stored worker probe, with dates),
-// and "Try vs baseline" queues the baseline with only that speedup changed, shown against it.
+// and "Try vs baseline" runs `workbench-cli try` (pairs) with only that speedup changed, its result then the row's.
 #include <QAbstractScrollArea>
 #include <QDir>
 #include <QFile>
@@ -19,10 +19,11 @@
 #include "runs/runs_model.h"
 #include "setup/probe_runner.h"
 #include "setup/setup_panel.h"
+#include "compare/ladder_runner.h"
 #include "setup/speedups_group.h"
 #include "ui_test_util.h"
 #include "wb/proto/rundir.h"
-#include "wb/report/ladder.h"
+#include "wb/ladder/ladder.h"
 #include "wb/report/probe.h"
 
 using nlohmann::json;
@@ -64,6 +65,8 @@ Ladder ladderWithResults() {
   };
   l.rows = {row("baseline", false, 30.0, 1.0), row("precision", false, 25.0, 1.2), row("precision", true, 20.0, 1.5),
             row("devices", false, std::nullopt, std::nullopt)};
+  auto& alone = l.rows[2].estimates.to_target;  // 3 pairs, clearly faster
+  alone.point = 1.5, alone.lo = 1.3, alone.hi = 1.7, alone.pairs = 3, alone.verdict = wb::report::Verdict::Faster;
   return l;
 }
 
@@ -117,7 +120,7 @@ class TestSpeedupsFront : public QObject {
     panel.setRunsRoot(root.path());
     auto* s = panel.speedups();
     const QString precision = s->effectText(QStringLiteral("precision"));
-    QVERIFY2(precision.contains(QStringLiteral("1.50× to target alone")), qPrintable(precision));  // the isolated row wins
+    QVERIFY2(precision.contains(QStringLiteral("1.50× [1.30, 1.70] faster to target alone")), qPrintable(precision));  // the isolated row wins
     QVERIFY2(precision.startsWith(QStringLiteral("Ladder: ")), qPrintable(precision));
     const auto* source = s->findChild<QLabel*>(QStringLiteral("speedups.measured"));
     QVERIFY(source && source->text().contains(QStringLiteral("UTC (lenet on fashion-mnist)")));
@@ -236,6 +239,8 @@ class TestSpeedupsFront : public QObject {
     qunsetenv("WB_PROBES_DIR");
   }
 
+  // Try vs baseline runs `workbench-cli try` with the baseline's config and the same with only
+  // that speedup changed; one try at a time; what the machine cannot do is refused.
   void tryAgainstBaselineChangesOnlyThatSpeedup() {
     QTemporaryDir root = wb::ui::test::scratchRoot(), probes;
     qputenv("WB_PROBES_DIR", probes.path().toUtf8());
@@ -246,34 +251,51 @@ class TestSpeedupsFront : public QObject {
     w.setup()->setCapabilities(cpuCapabilities());
     QVERIFY(!w.runs()->baseline());
 
-    // No baseline yet: the set-up with every speedup off is queued first, then the variant.
-    wb::ui::Run* variant = w.trySpeedup(QStringLiteral("precision"));
-    QVERIFY(variant);
-    QCOMPARE(w.runs()->runs().size(), 2);
-    wb::ui::Run* base = nullptr;
-    for (wb::ui::Run* r : w.runs()->runs())
-      if (r != variant) base = r;
-    QVERIFY(base);
-    QCOMPARE(base->config()["speedups"]["precision"].get<std::string>(), std::string("32-true"));
-    QCOMPARE(base->config()["speedups"]["inference_eval"].get<bool>(), false);
-    QCOMPARE(speedupDifferences(base->config(), variant->config()), QStringList{QStringLiteral("precision")});
-    QCOMPARE(variant->config()["speedups"]["precision"].get<std::string>(), std::string("bf16-mixed"));
-    QCOMPARE(base->config()["data"], variant->config()["data"]);
-    QVERIFY(w.runs()->isShown(base) && w.runs()->isShown(variant));
-
-    // With a baseline: its config, with only the set-up's workers (3) changed.
-    w.runs()->setBaseline(base);
-    doc["speedups"]["workers"] = 3;
-    w.setup()->setConfigJson(doc);
-    wb::ui::Run* workers = w.trySpeedup(QStringLiteral("workers"));
-    QVERIFY(workers);
-    QCOMPARE(speedupDifferences(base->config(), workers->config()), QStringList{QStringLiteral("workers")});
-    QCOMPARE(workers->config()["speedups"]["workers"].get<int>(), 3);
+    // No baseline run: the set-up with every speedup off is the baseline.
+    QVERIFY(w.trySpeedup(QStringLiteral("precision")));
+    const QStringList args = w.tryRunner()->arguments();
+    QCOMPARE(args.mid(0, 2), (QStringList{QStringLiteral("try"), QStringLiteral("--events-stdout")}));
+    auto fileAfter = [&](const char* option) {
+      return wb::proto::readJsonFile(args.at(args.indexOf(QString::fromLatin1(option)) + 1).toStdString());
+    };
+    const auto base = fileAfter("--config"), variant = fileAfter("--variant-config");
+    QVERIFY(base.ok() && variant.ok());
+    QCOMPARE((*base)["speedups"]["precision"].get<std::string>(), std::string("32-true"));
+    QCOMPARE((*base)["speedups"]["inference_eval"].get<bool>(), false);
+    QCOMPARE(speedupDifferences(*base, *variant), QStringList{QStringLiteral("precision")});
+    QCOMPARE((*variant)["speedups"]["precision"].get<std::string>(), std::string("bf16-mixed"));
+    QCOMPARE((*base)["data"], (*variant)["data"]);
+    QCOMPARE(args.at(args.indexOf(QStringLiteral("--speedup")) + 1), QStringLiteral("precision"));
+    QVERIFY(!w.trySpeedup(QStringLiteral("workers")));  // one try at a time
+    w.tryRunner()->cancel();
+    QTRY_VERIFY_WITH_TIMEOUT(!w.tryRunner()->isRunning(), 120000);
 
     // What the machine cannot do is refused with the reason.
     QVERIFY(!w.trySpeedup(QStringLiteral("pin_memory")));
-    w.queue()->stopAll();
-    QTRY_VERIFY_WITH_TIMEOUT(!w.queue()->isBusy(), 120000);
+    qunsetenv("WB_PROBES_DIR");
+  }
+
+  // A finished try: the status bar gives the estimate with its interval and verdict, and the
+  // speedup's row says what it measured (no longer "Not measured on this machine yet").
+  void aFinishedTryIsTheRowsMeasuredEffect() {
+    QTemporaryDir root = wb::ui::test::scratchRoot(), probes;
+    qputenv("WB_PROBES_DIR", probes.path().toUtf8());
+    wb::ui::MainWindow w(wb::ui::test::windowOptions(root));
+    json doc = wb::ui::test::smallExperiment("try-effect");
+    doc["data"]["limit_train"] = 256, doc["data"]["limit_val"] = 256, doc["train"]["threads"] = 1;
+    w.setup()->setConfigJson(doc);
+    w.setup()->setCapabilities(cpuCapabilities());
+    QCOMPARE(w.setup()->speedups()->effectText(QStringLiteral("inference_eval")), QStringLiteral("Not measured on this machine yet."));
+    QSignalSpy done(w.tryRunner(), &wb::ui::LadderRunner::finished);
+    QVERIFY(w.trySpeedup(QStringLiteral("inference_eval")));
+    QVERIFY(done.wait(280000));
+    QCOMPARE(done.first().at(2).toString(), QString());  // no error
+    const QString effect = w.setup()->speedups()->effectText(QStringLiteral("inference_eval"));
+    QVERIFY2(effect.startsWith(QStringLiteral("Try (")), qPrintable(effect));
+    QVERIFY2(effect.contains(QStringLiteral("faster")) || effect.contains(QStringLiteral("slower")) ||
+                 effect.contains(QStringLiteral("within noise")) || effect.contains(QStringLiteral("no interval")),
+             qPrintable(effect));
+    QVERIFY(w.tryRunner()->result()["pairs"].get<int>() >= 1);
     qunsetenv("WB_PROBES_DIR");
   }
 
@@ -316,7 +338,7 @@ class TestSpeedupsFront : public QObject {
     const QString key = qEnvironmentVariable("WB_GRAB_TRY");
     if (key.isEmpty()) return;
     QTest::mouseClick(s->tryButton(key), Qt::LeftButton);
-    QTRY_VERIFY_WITH_TIMEOUT(!w.queue()->isBusy(), 600000);
+    QTRY_VERIFY_WITH_TIMEOUT(!w.tryRunner()->isRunning(), 600000);
     QTest::qWait(1000);
     QVERIFY(w.grab().save(qEnvironmentVariable("WB_GRAB_DIR") + QStringLiteral("/window-1280x800-try-") + key + QStringLiteral(".png")));
   }

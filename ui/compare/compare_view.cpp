@@ -273,8 +273,8 @@ void CompareView::showComparison() {
 
 void CompareView::showLadder() {
   if (ladder_) {
-    chart_->setBars(wb::report::ladderBars(*ladder_));
-    fillTable(ladderTable_, wb::report::ladderTable(*ladder_));
+    chart_->setBars(wb::ladder::ladderBars(*ladder_));
+    fillTable(ladderTable_, wb::ladder::ladderTable(*ladder_));
   } else {
     chart_->setBars(comparison_ ? wb::report::comparisonBars(*comparison_) : wb::report::BarChartSpec{});
     ladderTable_->clear();
@@ -297,7 +297,7 @@ void CompareView::showAdvice() {
 }
 
 bool CompareView::openLadder(const QString& dirOrFile, QString* error) {
-  auto ladder = wb::report::loadLadder(path8(dirOrFile));
+  auto ladder = wb::ladder::loadLadder(path8(dirOrFile));
   if (!ladder.ok()) {
     if (error) *error = qs(ladder.error().message);
     return false;
@@ -355,14 +355,14 @@ bool CompareView::exportTo(const QString& path, QString* error) const {
   }
   wb::report::Report rep;
   if (report_) rep = *report_;
-  else if (ladder_) rep = wb::report::buildLadderReport(*ladder_, {});
+  else if (ladder_) rep = wb::ladder::buildLadderReport(*ladder_, {});
   else {
     if (error) *error = QStringLiteral("Nothing to export yet: set a baseline and tick runs, or open a ladder.");
     return false;
   }
   if (report_ && ladder_) {  // the open ladder travels with the comparison
-    rep.tables.push_back(wb::report::ladderTable(*ladder_));
-    rep.figures.push_back({"ladder", wb::report::ladderChart(*ladder_), ""});
+    rep.tables.push_back(wb::ladder::ladderTable(*ladder_));
+    rep.figures.push_back({"ladder", wb::ladder::ladderChart(*ladder_), ""});
   }
   auto st = wb::report::writeReport(rep, *format, path8(path));
   if (!st.ok() && error) *error = qs(st.error().message);

@@ -25,7 +25,7 @@
 #include <memory>
 #include <optional>
 
-#include "wb/report/ladder.h"
+#include "wb/ladder/ladder.h"
 #include "wb/report/report.h"
 
 class QDoubleSpinBox;
@@ -110,7 +110,7 @@ class CompareView : public QWidget {
   std::function<QString()> ladderLrScaling_;
   std::optional<wb::report::Report> report_;             // the comparison
   std::optional<wb::report::Comparison> comparison_;
-  std::optional<wb::report::Ladder> ladder_;             // the open ladder
+  std::optional<wb::ladder::Ladder> ladder_;             // the open ladder
   QString ladderDir_;
   bool canExport_ = false;
   bool dirty_ = false;     // something changed while hidden

@@ -2,12 +2,14 @@
 
 #include "runs/run_process.h"
 #include "wb/proto/event_types.h"
+#include "wb/proto/experiment_events.h"
 #include "wb/proto/events.h"
+#include "wb/report/estimate_json.h"
 
 namespace wb::ui {
 using nlohmann::json;
 
-LadderRunner::LadderRunner(QObject* parent) : QObject(parent) {}
+LadderRunner::LadderRunner(QObject* parent, const QString& command) : QObject(parent), command_(command) {}
 
 LadderRunner::~LadderRunner() = default;  // RunProcess kills a ladder still running
 
@@ -21,7 +23,8 @@ void LadderRunner::start(const QString& program, const QStringList& arguments) {
   failedRung_.clear();
   endStatus_.clear();
   plan_ = nullptr;
-  arguments_ = QStringList{QStringLiteral("ladder"), QStringLiteral("--events-stdout")} + arguments;
+  result_ = nullptr;
+  arguments_ = QStringList{command_, QStringLiteral("--events-stdout")} + arguments;
   process_ = new RunProcess(this);
   connect(process_, &RunProcess::eventReceived, this, &LadderRunner::onEvent);
   connect(process_, &RunProcess::finished, this,
@@ -54,12 +57,21 @@ void LadderRunner::onEvent(const json& ev) {
     if (rung.error && !rung.error->empty()) line += QStringLiteral(" (") + qs(*rung.error) + QLatin1Char(')');
     if (status != QLatin1String(proto::kStatusOk) && status != QLatin1String(proto::kStatusEarlyStopped)) failedRung_ = line;
     Q_EMIT progress(line);
+  } else if (type == proto::PairEndEvent::kType) {
+    const proto::PairEndEvent pair = proto::readPairEndEvent(ev);
+    const json wall = pair.estimate.value("wall", json::object());
+    Q_EMIT progress(QStringLiteral("%1 after %2 pair(s): %3 on wall time%4")
+                        .arg(qs(pair.key))
+                        .arg(pair.pair)
+                        .arg(qs(report::formatEstimate(report::estimateFromJson(wall))))
+                        .arg(pair.settled.empty() ? QString() : QStringLiteral(" (") + qs(pair.settled) + QLatin1Char(')')));
   } else if (type == proto::WarningEvent::kType) {
     Q_EMIT progress(qs(proto::readWarningEvent(ev).message));
   } else if (type == proto::LadderEndEvent::kType) {
     const proto::LadderEndEvent end = proto::readLadderEndEvent(ev);
     endStatus_ = qs(end.status);
     if (outDir_.isEmpty()) outDir_ = qs(end.out_dir);
+    result_ = ev.contains("result") ? ev["result"] : end.ladder;  // try's end, or the ladder's
   }
 }
 

@@ -1,10 +1,13 @@
 #pragma once
-// Runs `workbench-cli ladder --events-stdout` as one child process (the window never links the
-// trainer) through RunProcess: its own process group, a watchdog for a hung child, SIGTERM then
-// SIGKILL of the group after a grace period, never an orphan, exactly one end. The ladder's
-// events (wb/ladder/ladder_run.h) say where it writes (`ladder`), each run it starts and ends
-// (`rung_start`, `rung_end`) and how it ended (`end`); nothing is read from its human text.
-// cancel() asks the ladder to stop its current run and write the tables so far.
+// Runs an experiment of many runs, `workbench-cli ladder --events-stdout` or `workbench-cli try
+// --events-stdout` (the same runner, core/experiment, so the same stream), as one child process
+// (the window never links the trainer) through RunProcess: its own process group, a watchdog for
+// a hung child, SIGTERM then SIGKILL of the group after a grace period, never an orphan, exactly
+// one end. The events (wb/ladder/ladder_run.h, wb/experiment/try.h) say where it writes
+// (`ladder`; try: its --out), each run it starts and ends (`rung_start`, `rung_end`), each pair
+// (`pair_end`, with the estimate so far) and how it ended (`end`, with ladder.json's or
+// try.json's content); nothing is read from its human text. cancel() asks it to stop its current
+// run and write what it measured (a cut pair gives nothing; the same command continues it).
 //
 // Thread affinity: GUI thread.
 #include <QObject>
@@ -20,10 +23,11 @@ class RunProcess;
 class LadderRunner : public QObject {
   Q_OBJECT
  public:
-  explicit LadderRunner(QObject* parent = nullptr);
+  // command: "ladder" or "try".
+  explicit LadderRunner(QObject* parent = nullptr, const QString& command = QStringLiteral("ladder"));
   ~LadderRunner() override;
 
-  // arguments: after "ladder --events-stdout" (e.g. --config F --out DIR). program: workbench-cli.
+  // arguments: after "<command> --events-stdout" (e.g. --config F --out DIR). program: workbench-cli.
   // Ignored while a ladder runs.
   void start(const QString& program, const QStringList& arguments);
   void cancel();
@@ -36,6 +40,8 @@ class LadderRunner : public QObject {
   const QStringList& arguments() const { return arguments_; }
   // The plan the ladder announced (its `ladder` event's steps: key, added, skipped, note); null before.
   const nlohmann::json& plan() const { return plan_; }
+  // The `end` event's result (ladder.json's ladder, or try.json); null before the end.
+  const nlohmann::json& result() const { return result_; }
 
  Q_SIGNALS:
   // What the ladder is doing, in words: "[2/8] workers: loader workers 0 → 2".
@@ -53,6 +59,8 @@ class LadderRunner : public QObject {
   QStringList rungsEnded_;
   QStringList arguments_;
   nlohmann::json plan_;
+  nlohmann::json result_;
+  QString command_;
   QString failedRung_;  // the last rung that did not end ok, in words
   QString endStatus_;   // the `end` event's status
 };

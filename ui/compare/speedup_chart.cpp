@@ -78,7 +78,7 @@ void SpeedupChart::setBars(const wb::report::BarChartSpec& spec) {
     text->setTextAlignment(Qt::AlignHCenter);
     text->setColor(b.skipped ? muted : ink);
     QFont annotationFont = font();
-    annotationFont.setBold(!b.skipped);  // as in the SVG: a multiplier is bold, a reason is not
+    annotationFont.setBold(!b.skipped && b.bold);  // as in the SVG: a clear verdict is bold; a reason, noise or one pair is not
     text->setFont(annotationFont);
   }
   x->setTicker(ticker);

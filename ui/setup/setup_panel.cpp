@@ -440,7 +440,7 @@ void SetupPanel::refreshMeasured() {
     roots.insert(roots.begin(), runsRoot_.toStdString());
   ladderEffects_.clear();
   ladderSource_.clear();
-  if (auto found = report::latestLadder(roots)) {
+  if (auto found = ladder::latestLadder(roots)) {
     // Which experiment the ladder measured: it may not be the one set up now.
     std::string source = found->date;
     if (!found->ladder.rows.empty()) {
@@ -448,16 +448,17 @@ void SetupPanel::refreshMeasured() {
       source += " (" + b.model.name + " on " + b.data.dataset + ")";
     }
     ladderSource_ = QString::fromStdString(source);
-    ladderEffects_ = report::ladderEffects(found->ladder, "");
+    ladderEffects_ = ladder::ladderEffects(found->ladder, "");
   }
+  tryEffects_ = ladder::latestTries(roots);  // Try vs baseline's pairs
   refreshProbe();
 }
 
 void SetupPanel::refreshProbe() {
-  std::optional<report::SpeedupEffect> probe;
+  std::optional<ladder::SpeedupEffect> probe;
   if (auto c = proto::configFromJson(configJson()); c.ok())
-    if (auto stored = report::loadProbe(c.value())) probe = report::probeEffect(*stored);
-  speedups_->setEffects(ladderEffects_, probe, ladderSource_);
+    if (auto stored = report::loadProbe(c.value())) probe = ladder::probeEffect(*stored);
+  speedups_->setEffects(ladderEffects_, probe, ladderSource_, tryEffects_);
 }
 
 void SetupPanel::probeWorkers() {

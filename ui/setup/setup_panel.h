@@ -22,7 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "setup/field_errors.h"
-#include "wb/report/speedup_effects.h"
+#include "wb/ladder/speedup_effects.h"
 
 class QComboBox;
 class QDoubleSpinBox;
@@ -61,7 +61,7 @@ class SetupPanel : public QWidget {
   void setDatasetFolder(const QString& dir);
 
   // The capabilities last applied (with the stored probe attached as speedups.workers.probe,
-  // for wb::report::withOneSpeedup and the ladder); an empty object before the answer.
+  // for wb::ladder::withOneSpeedup and the ladder); an empty object before the answer.
   nlohmann::json capabilities() const;
   // Where ladders are looked for (besides wb::defaultRunsRoot()); re-reads the measurements.
   void setRunsRoot(const QString& root);
@@ -115,7 +115,8 @@ class SetupPanel : public QWidget {
   nlohmann::json base_;
   nlohmann::json caps_ = nlohmann::json::object();
   QString runsRoot_;
-  std::map<std::string, report::SpeedupEffect> ladderEffects_;
+  std::map<std::string, ladder::SpeedupEffect> ladderEffects_;
+  std::map<std::string, ladder::SpeedupEffect> tryEffects_;  // the newest try of each speedup
   QString ladderSource_;
   double probeSeconds_ = 0;
   QTimer* probeReload_;

@@ -413,15 +413,16 @@ QStringList SpeedupsGroup::keys() {
   return out;
 }
 
-void SpeedupsGroup::setEffects(const std::map<std::string, report::SpeedupEffect>& ladder,
-                               const std::optional<report::SpeedupEffect>& probe, const QString& ladderSource) {
+void SpeedupsGroup::setEffects(const std::map<std::string, ladder::SpeedupEffect>& ladder,
+                               const std::optional<ladder::SpeedupEffect>& probe, const QString& ladderSource,
+                               const std::map<std::string, ladder::SpeedupEffect>& tries) {
   source_->setText(ladderSource.isEmpty() ? QString() : QStringLiteral("Measured here by the ladder of %1.").arg(ladderSource));
   source_->setVisible(!ladderSource.isEmpty());
   for (const QString& key : keys()) {
     const Row row = rows_.value(key);
     QStringList lines;
     bool speedup = false;
-    auto line = [&](const report::SpeedupEffect& e, const QString& what) {
+    auto line = [&](const ladder::SpeedupEffect& e, const QString& what) {
       const QString when = e.date.empty() ? QString() : QStringLiteral(" (%1)").arg(QString::fromStdString(e.date));
       lines << QStringLiteral("%1%2: %3").arg(what, when, QString::fromStdString(e.text));
       speedup = speedup || (e.speedup && *e.speedup > 1.0);
@@ -431,6 +432,7 @@ void SpeedupsGroup::setEffects(const std::map<std::string, report::SpeedupEffect
     const bool unavailable = !available_.value(key, true);
     if (auto it = ladder.find(key.toStdString()); it != ladder.end() && !(unavailable && it->second.text.rfind("skipped", 0) == 0))
       line(it->second, QStringLiteral("Ladder"));
+    if (auto it = tries.find(key.toStdString()); it != tries.end()) line(it->second, QStringLiteral("Try"));
     row.effect->setText(lines.isEmpty() ? QStringLiteral("Not measured on this machine yet.") : lines.join(QLatin1Char('\n')));
     row.effect->setVisible(!(lines.isEmpty() && unavailable));  // its reason is shown above
     row.effect->setProperty("speedup", speedup);

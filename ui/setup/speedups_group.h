@@ -23,7 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "wb/report/speedup_effects.h"
+#include "wb/ladder/speedup_effects.h"
 
 class QCheckBox;
 class QComboBox;
@@ -59,8 +59,10 @@ class SpeedupsGroup : public QGroupBox {
   // What each speedup measured here: the newest ladder's effects and the stored probe (either
   // may be empty). Rows without a measurement say "not measured on this machine yet".
   // ladderSource names the ladder once, above the rows ("2026-12-01 08:55 UTC, lenet on …").
-  void setEffects(const std::map<std::string, report::SpeedupEffect>& ladder,
-                  const std::optional<report::SpeedupEffect>& probe, const QString& ladderSource = QString());
+  // tries: the newest Try vs baseline of each speedup (its estimate with interval and verdict).
+  void setEffects(const std::map<std::string, ladder::SpeedupEffect>& ladder,
+                  const std::optional<ladder::SpeedupEffect>& probe, const QString& ladderSource = QString(),
+                  const std::map<std::string, ladder::SpeedupEffect>& tries = {});
   QString effectText(const QString& key) const;
   // A probe is running (the button turns into Cancel: probeCancelRequested) or has finished.
   void setProbing(bool running, const QString& status = QString());

@@ -25,6 +25,7 @@
 #include <QVBoxLayout>
 
 #include "compare/compare_view.h"
+#include "compare/ladder_runner.h"
 #include "plots/live_plots.h"
 #include "runs/cli.h"
 #include "runs/run_history.h"
@@ -37,8 +38,8 @@
 #include "wb/common/paths.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/rundir.h"
-#include "wb/report/ladder.h"
-#include "wb/report/speedup_effects.h"
+#include "wb/ladder/ladder.h"
+#include "wb/ladder/speedup_effects.h"
 
 namespace wb::ui {
 using nlohmann::json;
@@ -65,6 +66,9 @@ MainWindow::MainWindow(const Options& options, QWidget* parent) : QMainWindow(pa
   setup_ = new SetupPanel;
   plots_ = new LivePlots(runs_);
   compare_ = new CompareView(runs_);
+  tryRunner_ = new LadderRunner(this, QStringLiteral("try"));
+  connect(tryRunner_, &LadderRunner::progress, this, [this](const QString& line) { showMessage(QStringLiteral("Try: ") + line); });
+  connect(tryRunner_, &LadderRunner::finished, this, &MainWindow::onTryFinished);
   compare_->setLadderLrScaling([this] { return setup_->lrScaling(); });  // Run ladder's --lr-scaling
   runsPanel_ = new RunsPanel(runs_, queue_);
 
@@ -269,39 +273,60 @@ Run* MainWindow::runExperiment() {
   return run;
 }
 
-Run* MainWindow::trySpeedup(const QString& key) {
+bool MainWindow::trySpeedup(const QString& key) {
+  if (tryRunner_->isRunning()) {
+    showMessage(QStringLiteral("A try is running (%1): wait for it or stop it first.").arg(tryKey_));
+    return false;
+  }
   auto panel = proto::configFromJson(setup_->configJson());
   if (!panel.ok()) {
     showMessage(QStringLiteral("Not started: fix the fields marked in the set-up first."));
-    return nullptr;
+    return false;
   }
   Run* baseline = runs_->baseline();
-  auto base = baseline ? proto::configFromJson(baseline->config()) : Result<Config>(report::ladderBaseline(panel.value()));
+  auto base = baseline ? proto::configFromJson(baseline->config()) : Result<Config>(ladder::ladderBaseline(panel.value()));
   if (!base.ok()) {
     showMessage(QStringLiteral("The baseline's config cannot be read (%1); pick another baseline.")
                     .arg(QString::fromStdString(base.error().message)));
-    return nullptr;
+    return false;
   }
-  auto variant = report::withOneSpeedup(base.value(), panel.value(), key.toStdString(), setup_->capabilities());
+  auto variant = ladder::withOneSpeedup(base.value(), panel.value(), key.toStdString(), setup_->capabilities());
   if (!variant.ok()) {
     showMessage(QStringLiteral("Not started: %1").arg(QString::fromStdString(variant.error().message)));
-    return nullptr;
+    return false;
   }
-  const std::string setting = report::speedupSetting(variant.value(), key.toStdString());
+  const std::string setting = ladder::speedupSetting(variant.value(), key.toStdString());
   variant->name = base->name + " + " + setting;
-  if (!baseline) {
-    baseline = queue_->enqueue(proto::configToJson(base.value()));  // the first to finish becomes the baseline
-    runs_->setShown(baseline, true);
+  // The try's folder holds both configs, its pairs and try.json (where the speedup row reads it).
+  const QString out = QDir(history_->root()).filePath(QString::fromStdString(makeRunId("try-" + key.toStdString())));
+  const QString basePath = out + QStringLiteral("/baseline.config.json"), variantPath = out + QStringLiteral("/variant.config.json");
+  if (!QDir().mkpath(out) || !proto::writeJsonAtomic(basePath.toStdString(), proto::configToJson(base.value())).ok() ||
+      !proto::writeJsonAtomic(variantPath.toStdString(), proto::configToJson(variant.value())).ok()) {
+    showMessage(QStringLiteral("Not started: cannot write into %1").arg(out));
+    return false;
   }
-  Run* run = queue_->enqueue(proto::configToJson(variant.value()));
-  runs_->setShown(baseline, true);
-  runs_->setShown(run, true);
-  runsPanel_->selectRun(run);
-  viewTabs_->setCurrentWidget(plots_);
-  showMessage(QStringLiteral("Queued %1: the baseline with only %2, shown against %3.")
-                  .arg(run->name(), QString::fromStdString(setting), baseline->name()));
-  updateActions();
-  return run;
+  tryKey_ = QString::fromStdString(setting);
+  tryRunner_->start(queue_->cliPath(), {QStringLiteral("--config"), basePath, QStringLiteral("--variant-config"), variantPath,
+                                        QStringLiteral("--label"), tryKey_, QStringLiteral("--speedup"), key, QStringLiteral("--out"), out});
+  showMessage(QStringLiteral("Trying %1 against %2: pairs of runs, their order alternating, until the verdict is clear…")
+                  .arg(tryKey_, baseline ? baseline->name() : QStringLiteral("the set-up with every speedup off")));
+  return true;
+}
+
+// The try's estimate in words, and the speedup row's measured effect from its try.json.
+void MainWindow::onTryFinished(const QString& outDir, bool cancelled, const QString& error) {
+  setup_->refreshMeasured();
+  if (!error.isEmpty()) {
+    showMessage(QStringLiteral("Try %1 failed: %2").arg(tryKey_, error));
+    return;
+  }
+  const json& doc = tryRunner_->result();
+  if (cancelled || !doc.is_object()) {
+    showMessage(QStringLiteral("Try %1 stopped: a pair cut short gives nothing (%2).").arg(tryKey_, outDir));
+    return;
+  }
+  const ladder::SpeedupEffect e = ladder::tryEffect(doc, "");
+  showMessage(QStringLiteral("Try %1").arg(QString::fromStdString(e.text)));
 }
 
 void MainWindow::onRunFinished(Run* run) {

@@ -26,6 +26,7 @@ namespace wb::ui {
 
 class AboutDialog;
 class CompareView;
+class LadderRunner;
 class HelpTour;
 class LivePlots;
 class Run;
@@ -61,11 +62,13 @@ class MainWindow : public QMainWindow {
 
   // What Run does: queues the set-up (refused with the errors in the status bar when invalid).
   Run* runExperiment();
-  // "Try vs baseline": queues the baseline's config with only speedup `key` changed (see
-  // wb::report::withOneSpeedup) and shows it with the baseline; without a baseline, queues the
-  // set-up with every speedup off first (it becomes the baseline when it finishes). Returns the
-  // variant's run, or nullptr with the reason in the status bar.
-  Run* trySpeedup(const QString& key);
+  // "Try vs baseline": the baseline's config (the set-up with every speedup off when there is no
+  // baseline run) against the same with only speedup `key` changed (wb::ladder::withOneSpeedup),
+  // run as pairs through `workbench-cli try` (tryRunner()) into <runs root>/<id>-try-<key>/; when
+  // it ends the status bar gives the estimate with its interval and verdict and the speedup's row
+  // its measured effect. False, with the reason in the status bar, when it cannot start.
+  bool trySpeedup(const QString& key);
+  LadderRunner* tryRunner() const { return tryRunner_; }
   bool openExperiment(const QString& path, QString* error = nullptr);
   bool saveExperiment(const QString& path, QString* error = nullptr);
   // A dropped or command-line path: run directory, dataset folder or experiment JSON.
@@ -81,6 +84,7 @@ class MainWindow : public QMainWindow {
   void dropEvent(QDropEvent* event) override;
 
  private:
+  void onTryFinished(const QString& outDir, bool cancelled, const QString& error);
   void buildActions();
   void buildLayout();
   void restoreSettings();
@@ -98,6 +102,8 @@ class MainWindow : public QMainWindow {
   SetupPanel* setup_;
   LivePlots* plots_;
   CompareView* compare_;
+  LadderRunner* tryRunner_;
+  QString tryKey_;  // the speedup the running try measures
   RunsPanel* runsPanel_;
   QTabWidget* viewTabs_;
   QSplitter* hsplit_;

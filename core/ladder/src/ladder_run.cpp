@@ -1,16 +1,15 @@
-// The ladder's loop: rounds of rungs, each a launched run loaded back into its step, the outputs
-// rewritten after each, and the ladder's events (wb/ladder/ladder_run.h) beside the human log.
+// The ladder on the paired runner: the plan becomes a reference (the baseline) and variants (the
+// steps that run), the runner's outcome becomes the steps' runs, and after each pair the outputs
+// are rewritten. The ladder's own events (wb/ladder/ladder_run.h) come before and after the
+// runner's.
 #include "wb/ladder/ladder_run.h"
-
-#include <cmath>
-#include <cstdarg>
 
 #include "wb/common/clock.h"
 #include "wb/common/fs.h"
-#include "wb/launch/launcher.h"
 #include "wb/proto/event_types.h"
 #include "wb/proto/events.h"
 #include "wb/report/export.h"
+#include "wb/report/svg_png.h"
 
 namespace wb::ladder {
 namespace fs = std::filesystem;
@@ -18,190 +17,134 @@ using nlohmann::json;
 
 namespace {
 
-// One ladder in progress: the steps' runs so far, its clock, where its words and events go.
 class LadderRun {
  public:
-  explicit LadderRun(const LadderOptions& o) : o_(o) {
-    for (const auto& s : o.plan) steps_.push_back({s, {}, {}});
-  }
-
+  explicit LadderRun(const LadderOptions& o) : o_(o) {}
   Result<LadderOutcome> run();
 
  private:
-  bool stopped() const { return o_.stop && o_.stop->load(); }
-  void say(const char* fmt, ...) const __attribute__((format(printf, 2, 3)));
-  void emit(json ev) const {
+  void emit(const json& ev) const {
     if (o_.on_event) o_.on_event(ev);
   }
   template <class E>
   json toEvent(const E& e) const { return proto::toEvent(e, -1, clock_.seconds()); }
   json planJson() const;
-  bool measure(size_t i, int round, const std::string& suffix);
-  void runOnce(size_t i, int round, const fs::path& runDir);
-  void noteRungEnd(size_t i, int round, const fs::path& runDir, const std::string& status, const std::string& error);
-  void writeOutputs();
-  bool anyStepFailed() const;
+  experiment::Plan runnerPlan() const;
+  std::vector<LadderStepRuns> stepsOf(const experiment::Outcome& o) const;
+  LadderStatus statusOf(const experiment::Outcome& o) const;
+  void writeOutputs(const experiment::Outcome& o);
 
   const LadderOptions& o_;
-  std::vector<report::LadderStepRuns> steps_;
   Stopwatch clock_;
   Status written_;
   bool pngWarned_ = false;
 };
 
-void LadderRun::say(const char* fmt, ...) const {
-  if (!o_.log) return;
-  va_list args;
-  va_start(args, fmt);
-  std::vfprintf(o_.log, fmt, args);
-  va_end(args);
-}
-
 json LadderRun::planJson() const {
   json steps = json::array();
-  for (size_t i = 0; i < steps_.size(); ++i) {
-    const auto& s = steps_[i].step;
+  for (size_t i = 0; i < o_.plan.size(); ++i) {
+    const auto& s = o_.plan[i];
     steps.push_back({{"index", i}, {"key", s.key}, {"added", s.added}, {"skipped", s.skipped}, {"note", s.note},
                      {"isolated", s.isolated}});
   }
   return steps;
 }
 
-void LadderRun::writeOutputs() {
+// The baseline is the reference; every other step that runs is a variant paired with it.
+experiment::Plan LadderRun::runnerPlan() const {
+  experiment::Plan p;
+  p.steps = static_cast<int>(o_.plan.size());
+  for (size_t i = 0; i < o_.plan.size(); ++i) {
+    const LadderStep& s = o_.plan[i];
+    experiment::Arm arm{s.key, s.added, s.slug(static_cast<int>(i)), static_cast<int>(i), s.config};
+    if (s.key == "baseline") p.reference = arm;
+    else if (!s.skipped) p.variants.push_back(arm);
+  }
+  return p;
+}
+
+std::vector<LadderStepRuns> LadderRun::stepsOf(const experiment::Outcome& o) const {
+  std::vector<LadderStepRuns> steps;
+  for (const auto& s : o_.plan) steps.push_back({s, {}, {}, {}, {}, {}, false});
+  auto stepOf = [&](const std::string& key) -> LadderStepRuns* {
+    for (auto& s : steps)
+      if (s.step.key == key && !s.step.skipped) return &s;
+    return nullptr;
+  };
+  LadderStepRuns* base = stepOf("baseline");
+  if (base) base->runs = o.lone_reference;
+  for (const auto& v : o.variants) {
+    LadderStepRuns* s = stepOf(v.arm.key);
+    if (!s) continue;
+    s->runs = v.variants;
+    s->references = v.references;
+    for (size_t i = 0; i < v.pairs.size(); ++i) s->counted.push_back(v.counted(i));
+    s->failures = v.failures;
+    s->settled = v.settled;
+    s->not_run = o.cancelled && v.pairs.empty();
+    if (base) base->runs.insert(base->runs.end(), v.references.begin(), v.references.end());
+  }
+  if (base) base->not_run = o.cancelled && base->runs.empty();
+  return steps;
+}
+
+LadderStatus LadderRun::statusOf(const experiment::Outcome& o) const {
+  if (o.cancelled) return {proto::kStatusCancelled, o.cancelled_at};
+  return {o.failed ? proto::kStatusFailed : proto::kStatusOk, ""};
+}
+
+void LadderRun::writeOutputs(const experiment::Outcome& o) {
   if (!written_.ok()) return;
+  const auto steps = stepsOf(o);
+  LadderStatus status = statusOf(o);
+  if (status.status == proto::kStatusOk) status.status = "running";  // until the runner returns
   std::string png;
-  written_ = writeLadderOutputs(o_.out, report::summarizeLadder(steps_, o_.target_acc), steps_, &png);
+  written_ = writeLadderOutputs(o_.out, summarizeLadder(steps, o_.policy.target_acc, o_.policy.noise_band, status), steps, &png);
   if (png.empty() || pngWarned_) return;
   pngWarned_ = true;  // once: the same reason every time
-  say("  warning: %s\n", png.c_str());
+  if (o_.log) std::fprintf(o_.log, "  warning: %s\n", png.c_str());
   emit(toEvent(proto::WarningEvent{png, std::nullopt}));
 }
 
-void LadderRun::noteRungEnd(size_t i, int round, const fs::path& runDir, const std::string& status,
-                            const std::string& error) {
-  proto::RungEndEvent ev;
-  ev.index = static_cast<int64_t>(i);
-  ev.key = steps_[i].step.key;
-  ev.round = round;
-  ev.run_dir = runDir.string();
-  ev.status = status;
-  if (!error.empty()) ev.error = error;
-  if (status != "not-started" && !steps_[i].runs.empty()) {
-    const auto m = report::computeMetrics(steps_[i].runs.back(), std::nullopt);
-    ev.wall_s = m.wall_s.value_or(proto::kUnknown);  // null: not known
-    ev.best_val_acc = m.best_val_acc.value_or(proto::kUnknown);
-    ev.contended = m.contention.contended;
-    say("    %s in %s, best val acc %s\n", status.c_str(), m.wall_s ? report::fmtSeconds(*m.wall_s).c_str() : "?",
-        m.best_val_acc ? report::fmtAccuracy(*m.best_val_acc).c_str() : "–");
-  }
-  emit(toEvent(ev));
-}
-
-// One run of step i: launched, then loaded back from its folder.
-void LadderRun::runOnce(size_t i, int round, const fs::path& runDir) {
-  auto& step = steps_[i];
-  emit(toEvent(proto::RungStartEvent{static_cast<int64_t>(i), static_cast<int64_t>(steps_.size()), step.step.key,
-                                     step.step.added, round, runDir.string()}));
-  launch::LaunchOptions lo;
-  lo.cli_path = o_.cli_path;
-  lo.run_dir = runDir.string();
-  lo.overwrite = true;  // rung folders are the ladder's own: a ladder run again into --out measures afresh
-  lo.on_event = [this](const json& ev) {
-    if (proto::isEvent<proto::EvalEvent>(ev) && proto::intOr(ev, "rank", 0) == 0) {
-      const proto::EvalEvent e = proto::readEvalEvent(ev);
-      say("    epoch %d  val acc %.2f %%  (%.1f s)\n", e.epoch, 100.0 * (std::isfinite(e.val_acc) ? e.val_acc : 0.0),
-          proto::numberOr(ev, "t", 0.0));
-    } else if (proto::isEvent<proto::ErrorEvent>(ev)) {
-      say("    error: %s\n", proto::readErrorEvent(ev).message.c_str());
-    }
-  };
-  // The run's name says which step it is, so the window's run list and `compare` tell them apart.
-  Config config = step.step.config;
-  config.name += " / " + runDir.filename().string();
-  auto outcome = launch::launchRun(config, lo);
-  if (!outcome.ok()) {
-    step.failures.push_back(runDir.filename().string() + " could not start: " + outcome.error().message);
-    say("    could not start: %s\n", outcome.error().message.c_str());
-    noteRungEnd(i, round, runDir, "not-started", outcome.error().message);
-    return;
-  }
-  auto rec = report::loadRun(runDir);
-  if (!rec.ok()) {
-    step.failures.push_back(rec.error().message);
-    noteRungEnd(i, round, runDir, "not-started", rec.error().message);
-    return;
-  }
-  step.runs.push_back(std::move(rec.value()));
-  noteRungEnd(i, round, runDir, outcome->status, {});
-}
-
-// Runs step i once in round r (its folder "NN-key[-rR][suffix]") and rewrites the outputs; true
-// when that run was measured under contention.
-bool LadderRun::measure(size_t i, int round, const std::string& suffix) {
-  auto& step = steps_[i];
-  say("[%zu/%zu%s] %s: %s%s\n", i + 1, steps_.size(), o_.repeats > 1 ? (", round " + std::to_string(round)).c_str() : "",
-      step.step.key.c_str(), step.step.added.c_str(), step.step.skipped ? (" — skipped: " + step.step.note).c_str() : "");
-  if (step.step.skipped) return false;
-  std::string name = step.step.slug(static_cast<int>(i));
-  if (o_.repeats > 1) name += "-r" + std::to_string(round);
-  const size_t before = step.runs.size();
-  runOnce(i, round, o_.out / "runs" / (name + suffix));
-  writeOutputs();
-  return step.runs.size() > before && report::computeMetrics(step.runs.back(), std::nullopt).contention.contended;
-}
-
-bool LadderRun::anyStepFailed() const {
-  for (const auto& step : steps_) {
-    bool ok = step.step.skipped;
-    for (const auto& rec : step.runs) ok = ok || rec.status == proto::kStatusOk || rec.status == proto::kStatusEarlyStopped;
-    if (!ok) return true;
-  }
-  return false;
-}
-
 Result<LadderOutcome> LadderRun::run() {
-  emit(toEvent(proto::LadderEvent{o_.out.string(), o_.repeats, planJson()}));
-  for (int r = 1; r <= o_.repeats && !stopped() && written_.ok(); ++r) {
-    std::vector<size_t> contended;
-    for (size_t i = 0; i < steps_.size() && !stopped(); ++i)
-      if (measure(i, r, "")) contended.push_back(i);
-    for (int again = 1; again <= o_.rerun_contended && !contended.empty() && !stopped(); ++again) {
-      std::vector<size_t> still;
-      for (size_t i : contended) {
-        if (stopped()) break;
-        say("  %s was measured under contention: once more\n", steps_[i].step.key.c_str());
-        if (measure(i, r, "-again" + (again > 1 ? std::to_string(again) : std::string()))) still.push_back(i);
-      }
-      contended = std::move(still);
-    }
-  }
+  emit(toEvent(proto::LadderEvent{o_.out.string(), o_.policy.fixed_pairs, planJson()}));
+  experiment::Hooks hooks;
+  hooks.cli_path = o_.cli_path;
+  hooks.stop = o_.stop;
+  hooks.on_event = o_.on_event;
+  hooks.log = o_.log;
+  hooks.command = o_.command;
+  hooks.on_pair = [this](const experiment::Outcome& o) { writeOutputs(o); };
+  const experiment::Plan plan = runnerPlan();
+  auto outcome = experiment::runPairs(plan, o_.policy, o_.out, hooks);
+  if (!outcome.ok()) return outcome.error();
   if (!written_.ok()) return written_.error();
+  const auto steps = stepsOf(*outcome);
   LadderOutcome out;
-  out.ladder = report::summarizeLadder(steps_, o_.target_acc);
-  writeOutputs();
-  if (!written_.ok()) return written_.error();
-  out.cancelled = stopped();
-  out.failed = !out.cancelled && anyStepFailed();
-  emit(toEvent(proto::LadderEndEvent{
-      out.cancelled ? proto::kStatusCancelled : out.failed ? proto::kStatusFailed : proto::kStatusOk, o_.out.string(),
-      report::ladderJson(out.ladder)}));
+  out.ladder = summarizeLadder(steps, o_.policy.target_acc, o_.policy.noise_band, statusOf(*outcome));
+  std::string png;
+  if (auto st = writeLadderOutputs(o_.out, out.ladder, steps, &png); !st.ok()) return st.error();
+  out.cancelled = outcome->cancelled;
+  out.failed = outcome->failed;
+  out.resumed = outcome->resumed;
+  emit(toEvent(proto::LadderEndEvent{out.ladder.status, o_.out.string(), ladderJson(out.ladder)}));
   return out;
 }
 
 }  // namespace
 
-Status writeLadderOutputs(const fs::path& out, const report::Ladder& ladder, const std::vector<report::LadderStepRuns>& steps,
+Status writeLadderOutputs(const fs::path& out, const Ladder& ladder, const std::vector<LadderStepRuns>& steps,
                           std::string* png_problem) {
   std::vector<const report::RunRecord*> runs;  // the advisor reads each step's stored worker probe
   for (const auto& s : steps)
     for (const auto& r : s.runs) runs.push_back(&r);
-  const report::Report rep = report::buildLadderReport(ladder, steps, report::loadProbesFor(runs));
+  const report::Report rep = ladder::buildLadderReport(ladder, steps, report::loadProbesFor(runs));
   for (auto f : {report::Format::Markdown, report::Format::Csv, report::Format::Latex, report::Format::Json, report::Format::Html})
     if (auto st = report::writeReport(rep, f, out / (std::string("ladder.") + report::formatExtension(f))); !st.ok()) return st;
   const report::Drawing& chart = rep.figures.front().drawing;
   if (auto st = writeFileAtomic(out / "ladder.svg", report::toSvg(chart)); !st.ok()) return st;
   // Twice the SVG's pixel size: crisp on high-DPI screens.
-  if (auto st = svgToPng(out / "ladder.svg", out / "ladder.png", 2.0); !st.ok() && png_problem)
+  if (auto st = report::svgToPng(out / "ladder.svg", out / "ladder.png", 2.0); !st.ok() && png_problem)
     *png_problem = st.error().message;
   return {};
 }

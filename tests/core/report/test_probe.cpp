@@ -1,10 +1,9 @@
 // The worker probe's pure parts: the recommendation rule on measured-looking rows, the verdict on
 // the data path, the storage key and files (one per machine and experiment), the JSON round trip,
-// the table, and the ladder's workers step reading a stored result.
+// the table (the ladder's workers step reading a stored result: tests/core/ladder/test_ladder_plan.cpp).
 #include <QtTest/QtTest>
 #include <QTemporaryDir>
 
-#include "wb/report/ladder.h"
 #include "wb/report/probe.h"
 #include "wb/proto/rundir.h"
 
@@ -38,17 +37,6 @@ ProbeResult resultFor(const wb::Config& c, const MachineId& m, std::vector<Probe
   r.recommended = recommendWorkers(r.rows);
   r.seconds_per_candidate = 3;
   return r;
-}
-
-json cpuCaps() {
-  return {{"cuda", false}, {"gpus", 0}, {"cores", 2},
-          {"speedups", {{"workers", {{"available", true}, {"max", 64}}}}}};
-}
-
-const LadderStep& workersStep(const std::vector<LadderStep>& plan) {
-  for (const auto& s : plan)
-    if (s.key == "workers" && !s.isolated) return s;
-  throw std::logic_error("no workers step");
 }
 
 }  // namespace
@@ -199,34 +187,6 @@ class TestProbe : public QObject {
     QVERIFY(svg.find("1.50× · recommended") != std::string::npos);
     QVERIFY(svg.find("2 workers") != std::string::npos);
     QVERIFY(svg.find("1490/s") != std::string::npos);
-  }
-
-  void ladderWorkersStepUsesTheStoredProbe() {
-    const MachineId m{"h", "c", 2};
-    wb::Config user;
-    // No probe: the old rule, and the note says how to measure.
-    json caps = cpuCaps();
-    const LadderStep& plain = workersStep(planLadder(user, caps, false));
-    QCOMPARE(plain.config.speedups.workers, 2);  // min(cores 2, 4)
-    QVERIFY(QString::fromStdString(plain.note).contains(QStringLiteral("probe workers")));
-
-    attachProbe(caps, resultFor(user, m, rowsOf({{0, 500}, {1, 800}, {3, 1000}, {4, 1001}})));
-    const auto plan = planLadder(user, caps, true);
-    const LadderStep& probed = workersStep(plan);
-    QCOMPARE(probed.config.speedups.workers, 3);
-    QVERIFY(!probed.skipped);
-    QVERIFY2(QString::fromStdString(probed.note).contains(QStringLiteral("probe of 2026-12-01 08:40 UTC")),
-             probed.note.c_str());
-    QCOMPARE(QString::fromStdString(probed.added), QStringLiteral("loader workers 0 → 3"));
-    for (const auto& s : plan)
-      if (s.key == "workers" && s.isolated) QCOMPARE(s.config.speedups.workers, 3);
-
-    // A probe that recommends 0: the step says why it does not run.
-    json caps0 = cpuCaps();
-    attachProbe(caps0, resultFor(user, m, rowsOf({{0, 1000}, {1, 990}})));
-    const LadderStep& zero = workersStep(planLadder(user, caps0, false));
-    QVERIFY(zero.skipped);
-    QVERIFY(QString::fromStdString(zero.note).contains(QStringLiteral("recommends 0 workers")));
   }
 };
 

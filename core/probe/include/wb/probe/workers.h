@@ -6,7 +6,9 @@
 //       loader with N workers feeding real training steps), after a short warm-up;
 // then the recommendation (wb::report::recommendWorkers: the smallest count within 2 % of the
 // best samples/s). The model keeps training across the candidates (its weights do not change
-// what a step costs); nothing is written: storing the result is the caller's choice.
+// what a step costs); nothing is written by probeWorkers: storing it (storeProbe) is the
+// caller's choice. The record, rule, storage, table and chart are core/report's (wb/report/probe.h:
+// the advisor reads stored probes); `workbench-cli probe workers` is option parsing over these.
 //
 // One process, one rank (the workers setting is per rank). Threads: intra-op threads as the
 // trainer picks them (train.threads, or wb::train::defaultThreads). On CUDA the device is
@@ -14,12 +16,15 @@
 // Errors: the trainer's (InvalidConfig for a config this machine cannot run, Data, Model);
 // Cancelled when `stop` is set.
 #include <atomic>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "wb/common/config.h"
 #include "wb/common/result.h"
+#include <nlohmann/json.hpp>
+
 #include "wb/report/probe.h"
 
 namespace wb::probe {
@@ -36,5 +41,10 @@ struct WorkersProbeOptions {
 std::vector<int> defaultCandidates(int cores);
 
 Result<report::ProbeResult> probeWorkers(const WorkersProbeOptions& options);
+
+// Stores the result in `dir` (report::saveProbe: <key>.json) with its plot beside it (<key>.svg,
+// and <key>.png when rsvg-convert is installed). The files written, by kind ("json", "svg",
+// "png"); what could not be written goes to *problem.
+nlohmann::json storeProbe(const report::ProbeResult& result, const std::filesystem::path& dir, std::string* problem);
 
 }  // namespace wb::probe

@@ -1,8 +1,11 @@
 #pragma once
-// The worker-count probe's result and rules (no LibTorch: the window reads them too). The
-// measuring lives in core/train (wb/train/probe.h); this header holds what a result is, how the
-// recommendation follows from its rows, where results are stored and how they are keyed, the
-// table and the chart. Values only, except the load/save functions (files under probesDir()).
+// The worker-count probe's result and rules (no LibTorch: the window and the advisor read them).
+// The measuring is core/probe (wb/probe/workers.h, `workbench-cli probe workers`); this header
+// holds what a result is, how the recommendation follows from its rows, where results are stored
+// and how they are keyed, the table and the chart. It stays in core/report because the advisor
+// and the comparison report read stored probes (a record in core/probe would make the two
+// libraries depend on each other). Values only, except the load/save functions (files under
+// probesDir()).
 //
 // Storage: one JSON file per machine and experiment, <probesDir()>/<key>.json, where key hashes
 // the host name, CPU model and core count with the experiment's data section, model name and

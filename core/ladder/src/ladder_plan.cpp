@@ -1,6 +1,6 @@
 // The ladder's plan: the baseline every step starts from and the speedups added in turn, each
 // with its availability on this machine (from capabilities) and the stored worker probe.
-#include "wb/report/ladder.h"
+#include "wb/ladder/ladder.h"
 
 #include <algorithm>
 
@@ -10,7 +10,8 @@
 #include "wb/proto/config_json.h"
 #include "wb/report/probe.h"
 
-namespace wb::report {
+namespace wb::ladder {
+using namespace report;  // records, metrics, tables and charts
 using nlohmann::json;
 
 namespace {
@@ -208,4 +209,4 @@ std::vector<LadderStep> planLadder(const Config& user, const json& caps, bool is
   return out;
 }
 
-}  // namespace wb::report
+}  // namespace wb::ladder

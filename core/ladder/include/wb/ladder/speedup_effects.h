@@ -1,23 +1,24 @@
 #pragma once
 // What each speedup measured on this machine, for the window's speedup rows: from the newest
-// ladder (its isolated row when it ran one, else the step's own speedup over the step before it)
-// and from the stored worker probe, each with its date. Values only, except latestLadder (reads
-// the folders under the runs roots).
+// ladder (its isolated row when it ran one, else the step's own speedup over the step before it),
+// from the newest `try` of that speedup (Try vs baseline) and from the stored worker probe, each
+// with its date, its interval and verdict; only a clear "faster" counts as a speedup. Values
+// only, except latestLadder and latestTries (read the folders under the runs roots).
 #include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "wb/report/ladder.h"
+#include "wb/ladder/ladder.h"
 #include "wb/report/probe.h"
 
-namespace wb::report {
+namespace wb::ladder {
 
 struct SpeedupEffect {
   std::string text;        // "1.42× to target alone (acc 84.1 %)", "not reached (acc 62.8 %)", "skipped: …"
   std::optional<double> speedup;  // set only for a valid speedup at equal accuracy
-  std::string source;      // "ladder" | "probe"
+  std::string source;      // "ladder" | "try" | "probe"
   std::string date;        // "2026-12-01 08:40 UTC"
 };
 
@@ -27,7 +28,14 @@ std::map<std::string, SpeedupEffect> ladderEffects(const Ladder& ladder, const s
 
 // The probe's line for the workers row: the count it recommends, its samples/s against 0
 // workers, and whether the data path is the bottleneck.
-SpeedupEffect probeEffect(const ProbeResult& probe);
+SpeedupEffect probeEffect(const report::ProbeResult& probe);
+
+// A try.json's line (wb/experiment/try.h): "precision bf16-mixed: 1.02× [0.91, 1.14] within
+// noise to target, 3 pair(s)".
+SpeedupEffect tryEffect(const nlohmann::json& tryDoc, const std::string& date);
+// Per speedup key, the newest try.json naming it under the roots (each root and its direct
+// sub-folders, where `workbench-cli try` writes by default).
+std::map<std::string, SpeedupEffect> latestTries(const std::vector<std::filesystem::path>& roots);
 
 struct FoundLadder {
   std::string dir;
@@ -50,4 +58,4 @@ Result<Config> withOneSpeedup(const Config& baseline, const Config& panel, const
 // The speedup's setting in words: "workers 2", "precision bf16-mixed", "patience 2", …
 std::string speedupSetting(const Config& config, const std::string& key);
 
-}  // namespace wb::report
+}  // namespace wb::ladder

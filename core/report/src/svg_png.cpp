@@ -1,5 +1,4 @@
-// The ladder's PNG: its SVG rendered by librsvg (rsvg-convert), so the PNG shows what the SVG
-// shows, Unicode included ("1.85×"), in the fonts the system has.
+// rsvg-convert as a child process (posix_spawnp), its exit status and what it left.
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -12,11 +11,11 @@
 #include <vector>
 
 #include "wb/common/fs.h"
-#include "wb/ladder/ladder_run.h"
+#include "wb/report/svg_png.h"
 
 extern char** environ;
 
-namespace wb::ladder {
+namespace wb::report {
 namespace fs = std::filesystem;
 
 namespace {
@@ -63,4 +62,4 @@ Status svgToPng(const fs::path& svg, const fs::path& png, double zoom) {
   return {};
 }
 
-}  // namespace wb::ladder
+}  // namespace wb::report

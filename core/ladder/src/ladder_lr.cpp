@@ -1,8 +1,9 @@
 // The ladder's --lr-scaling: the devices step (and what builds on it) at equal accuracy.
 #include "wb/common/lr_scaling.h"
-#include "wb/report/ladder.h"
+#include "wb/ladder/ladder.h"
 
-namespace wb::report {
+namespace wb::ladder {
+using namespace report;  // records, metrics, tables and charts
 
 Status applyLadderLrScaling(std::vector<LadderStep>& plan, const std::string& mode) {
   if (mode != "none" && mode != "linear" && mode != "sqrt")
@@ -20,4 +21,4 @@ Status applyLadderLrScaling(std::vector<LadderStep>& plan, const std::string& mo
   return {};
 }
 
-}  // namespace wb::report
+}  // namespace wb::ladder

@@ -1,16 +1,19 @@
 // The ladder plan (what runs, what is skipped and why, for CPU and CUDA capabilities) and its
-// summary (medians over repeats, cumulative and marginal speedups, the table and the chart).
+// summary (medians over repeats, speedups with their intervals and verdicts from the pairs, the
+// ladder-level status of a cancelled ladder, the table and the chart).
 #include <QtTest/QtTest>
 
 #include "report_fixture.h"
 #include "wb/report/export.h"
-#include "wb/report/ladder.h"
+#include "wb/ladder/ladder.h"
 
+#include <cmath>
 #include <map>
 
 using fixture::FakeRun;
 using nlohmann::json;
 using namespace wb::report;
+using namespace wb::ladder;
 
 namespace {
 
@@ -239,7 +242,7 @@ class TestLadder : public QObject {
     QCOMPARE(*workers.cumulative, 20.0 / 11.0);  // medians: 20 / 11
     QCOMPARE(workers.reached, 2);         // the 0.79 repeat never reached 0.80
     QCOMPARE(*workers.target_s, 9.5);
-    QCOMPARE(*workers.cumulative_target, 19.0 / 9.5);
+    QCOMPARE(*workers.cumulative_target, 19.0 / std::sqrt(90.0));  // unpaired: the groups' median log times
     const LadderRow& pin = ladder.rows[2];
     QVERIFY(pin.step.skipped);
     QVERIFY(!pin.cumulative);
@@ -252,13 +255,13 @@ class TestLadder : public QObject {
     QCOMPARE(t.rows.size(), ladder.rows.size());
     QCOMPARE(cell(t, 0, "wall_s"), QStringLiteral("20.0 s (19.0 s–24.0 s)"));
     QVERIFY(cell(t, 1, "time_to_target_s").contains(QStringLiteral("(2/3 reached)")));
-    QCOMPARE(cell(t, 1, "cumulative_target"), QStringLiteral("2.00×"));  // 19 / 9.5: the headline
+    QVERIFY(cell(t, 1, "cumulative_target").startsWith(QStringLiteral("2.00× [")));  // the headline, with its interval
     QCOMPARE(cell(t, 2, "note"), QStringLiteral("skipped: needs CUDA; not available on this machine"));
     QCOMPARE(cell(t, 2, "step"), QStringLiteral("2"));
     QCOMPARE(cell(t, 0, "train_samples_per_s"), QStringLiteral("500/s"));
     bool aloneRow = false;
     for (size_t i = 0; i < t.rows.size(); ++i)
-      aloneRow = aloneRow || (cell(t, i, "step") == QStringLiteral("alone") && cell(t, i, "cumulative") == QStringLiteral("2.00×"));
+      aloneRow = aloneRow || (cell(t, i, "step") == QStringLiteral("alone") && cell(t, i, "cumulative").startsWith(QStringLiteral("2.00×")));
     QVERIFY(aloneRow);
 
     Drawing chart = ladderChart(ladder);
@@ -337,7 +340,7 @@ class TestLadder : public QObject {
     QVERIFY(!t.rows[1][size_t(column(t, "cumulative_target"))].number);
     QCOMPARE(cell(t, 1, "time_to_target_s"), QStringLiteral("not reached"));
     QCOMPARE(cell(t, 1, "marginal_target"), QStringLiteral("–"));
-    QCOMPARE(cell(t, 1, "cumulative"), QStringLiteral("15.1×"));  // secondary, named for wall time
+    QCOMPARE(cell(t, 1, "cumulative"), QStringLiteral("15.1× (1 run each: no interval)"));  // secondary, on wall time
     QCOMPARE(QString::fromStdString(t.columns[size_t(column(t, "cumulative"))].title), QStringLiteral("× wall"));
 
     const BarChartSpec bars = ladderBars(ladder);
@@ -407,7 +410,79 @@ class TestLadder : public QObject {
     QCOMPARE(*workers.train_sps, 1000.0);  // the clean repeat's, not the median with the contended one
     QCOMPARE(*workers.wall_s, 10.0);
     QVERIFY(ladderHeadline(workers).speedup);
-    QVERIFY(QString::fromStdString(workers.problems).contains(QStringLiteral("1 repeat(s) measured under contention left out")));
+    QVERIFY(QString::fromStdString(workers.problems).contains(QStringLiteral("1 run(s) measured under contention left out")));
+  }
+
+  // Pairs: each step run next to a baseline run, the speedup the median of the pairs' ratios with
+  // its interval; "faster" (bold) only when the interval clears the noise band, else "within
+  // noise" (not bold); one pair is labelled as such.
+  void pairedStepsGiveIntervalsAndVerdicts_data() {
+    QTest::addColumn<QList<double>>("baseline");
+    QTest::addColumn<QList<double>>("step");
+    QTest::addColumn<QString>("verdict");
+    QTest::addColumn<bool>("bold");
+    QTest::newRow("3x, 3 pairs") << QList<double>{30, 33, 31} << QList<double>{10, 11, 10.5} << "faster" << true;
+    QTest::newRow("A/A, 5 pairs") << QList<double>{20, 21, 20, 22, 20} << QList<double>{20.5, 20, 21, 21, 19.5} << "within noise"
+                                  << false;
+    QTest::newRow("3x, 1 pair") << QList<double>{30} << QList<double>{10} << "1 run each: no interval" << false;
+  }
+  void pairedStepsGiveIntervalsAndVerdicts() {
+    QFETCH(QList<double>, baseline);
+    QFETCH(QList<double>, step);
+    QFETCH(QString, verdict);
+    QFETCH(bool, bold);
+    auto steps = stepsWith({});
+    for (auto& s : steps) {
+      if (s.step.key != "workers") continue;
+      for (int i = 0; i < baseline.size(); ++i) {
+        s.references.push_back(runWith(baseline[i], 0.80, baseline[i] - 1));
+        s.runs.push_back(runWith(step[i], 0.80, step[i] - 1));
+        s.counted.push_back(true);
+      }
+      steps[0].runs = s.references;  // the baseline step holds every baseline run
+    }
+    const Ladder ladder = summarizeLadder(steps, std::nullopt, 0.15);
+    const LadderRow& workers = rowOf(ladder, "workers");
+    QCOMPARE(workers.estimates.to_target.pairs, int(baseline.size()));
+    QCOMPARE(QString::fromStdString(verdictWord(workers.estimates.to_target.verdict)), verdict);
+    const LadderHeadline h = ladderHeadline(workers);
+    QVERIFY(h.speedup);
+    QVERIFY2(QString::fromStdString(h.text).contains(verdict), h.text.c_str());
+    QCOMPARE(h.emphasise, bold);
+    if (verdict == QLatin1String("faster")) QVERIFY(*h.lo > 1.15);
+    const Bar& b = barOf(ladderBars(ladder), "+ workers");
+    QCOMPARE(b.bold, bold);
+    QCOMPARE(std::isfinite(b.lo), baseline.size() > 1);
+    const Table t = ladderTable(ladder);
+    QVERIFY(cell(t, 1, "cumulative_target").contains(verdict));
+    QCOMPARE(t.rows[1][size_t(column(t, "cumulative_target_lo"))].number.has_value(), baseline.size() > 1);
+    auto back = ladderFromJson(ladderJson(ladder));
+    QVERIFY(back.ok());
+    QCOMPARE(renderText(ladderTable(*back)), renderText(t));
+  }
+
+  // A cancelled ladder: the status says at which step, the steps not run say so and give no speedup.
+  void aCancelledLadderSaysWhereAndTheRestIsNotRun() {
+    auto steps = stepsWith({{"baseline", {runWith(20, 0.80, 18)}}});
+    for (auto& s : steps)
+      if (!s.step.skipped && s.step.key != "baseline") s.not_run = true;
+    const Ladder ladder = summarizeLadder(steps, std::nullopt, 0.15, {"cancelled", "workers"});
+    QCOMPARE(QString::fromStdString(ladder.status_note), QStringLiteral("cancelled at step workers"));
+    const LadderRow& workers = rowOf(ladder, "workers");
+    QVERIFY(!workers.cumulative && !workers.cumulative_target);
+    QCOMPARE(QString::fromStdString(ladderHeadline(workers).text), QStringLiteral("not run (cancelled)"));
+    const Table t = ladderTable(ladder);
+    QVERIFY(QString::fromStdString(t.title).contains(QStringLiteral("cancelled at step workers")));
+    QCOMPARE(cell(t, 1, "note"), QStringLiteral("not run (cancelled)"));
+    QCOMPARE(cell(t, 1, "cumulative_target"), QStringLiteral("–"));
+    const json j = ladderJson(ladder);
+    QCOMPARE(j["status"].get<std::string>(), std::string("cancelled"));
+    QCOMPARE(j["cancelled_at"].get<std::string>(), std::string("workers"));
+    auto back = ladderFromJson(j);
+    QVERIFY(back.ok());
+    QCOMPARE(back->status_note, ladder.status_note);
+    QCOMPARE(renderText(ladderTable(*back)), renderText(t));
+    QCOMPARE(QString::fromStdString(ladderFromJson(json{{"steps", json::array()}})->status), QStringLiteral("ok"));  // older files
   }
 };
 

@@ -4,10 +4,11 @@
 #include <QtTest/QtTest>
 
 #include "wb/proto/config_json.h"
-#include "wb/report/speedup_effects.h"
+#include "wb/ladder/speedup_effects.h"
 
 using nlohmann::json;
 using namespace wb::report;
+using namespace wb::ladder;
 
 namespace {
 
@@ -107,11 +108,18 @@ class TestSpeedupEffects : public QObject {
     skipped.step.note = "needs CUDA";
     l.rows = {row("baseline", false, 30.0, 1.0), row("workers", false, 20.0, 1.5), row("workers", true, 18.0, 1.7),
               row("precision", false, 25.0, 1.2), contended, skipped, row("early_stopping", false, std::nullopt, std::nullopt)};
+    // workers alone: 3 pairs, clearly faster; precision: one pair (no interval); an older ladder.json
+    // without estimates (devices) keeps its figure, unclaimed.
+    l.rows[2].estimates.to_target.point = 1.7, l.rows[2].estimates.to_target.lo = 1.4, l.rows[2].estimates.to_target.hi = 2.0;
+    l.rows[2].estimates.to_target.pairs = 3, l.rows[2].estimates.to_target.verdict = Verdict::Faster;
+    l.rows[3].estimates.marginal_to_target.point = 1.08, l.rows[3].estimates.marginal_to_target.pairs = 1;
     const auto e = ladderEffects(l, "2026-12-01 09:00 UTC");
     QVERIFY(!e.count("baseline"));
-    QCOMPARE(QString::fromStdString(e.at("workers").text), QStringLiteral("1.70× to target alone (acc 84.1 %)"));
+    QCOMPARE(QString::fromStdString(e.at("workers").text), QStringLiteral("1.70× [1.40, 2.00] faster to target alone (acc 84.1 %)"));
     QCOMPARE(*e.at("workers").speedup, 1.7);
-    QCOMPARE(QString::fromStdString(e.at("precision").text), QStringLiteral("1.08× to target as a ladder step (acc 84.1 %)"));
+    QCOMPARE(QString::fromStdString(e.at("precision").text),
+             QStringLiteral("1.08× (1 run each: no interval) to target as a ladder step (acc 84.1 %)"));
+    QVERIFY(!e.at("precision").speedup);  // no interval: not claimed
     QVERIFY(!e.at("devices").speedup);
     QVERIFY(QString::fromStdString(e.at("devices").text).startsWith(QStringLiteral("contended")));
     QCOMPARE(QString::fromStdString(e.at("pin_memory").text), QStringLiteral("skipped: needs CUDA"));

@@ -1,12 +1,17 @@
-#include "wb/report/speedup_effects.h"
+#include "wb/ladder/speedup_effects.h"
+
+#include "wb/proto/rundir.h"
+#include "wb/report/estimate_json.h"
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <ctime>
 
 #include "wb/common/speedups.h"
 
-namespace wb::report {
+namespace wb::ladder {
+using namespace report;  // records, metrics, tables and charts
 
 namespace {
 
@@ -24,8 +29,12 @@ SpeedupEffect effectOf(const LadderRow& row, const std::string& date) {
   else if (!row.target_s) e.text = "did not reach the target" + accDetail(row);
   else {
     const std::optional<double> x = row.step.isolated ? row.cumulative_target : row.marginal_target;
-    if (x) e.speedup = x, e.text = fmtSpeedup(*x) + " to target" + how + accDetail(row);
+    const SpeedupEstimate& est = row.step.isolated ? row.estimates.to_target : row.estimates.marginal_to_target;
+    // Only a clear "faster" is a speedup; within noise or one run each says so beside the figure.
+    const std::string figure = std::isfinite(est.point) ? formatEstimate(est) : x ? fmtSpeedup(*x) + " (no interval)" : "";
+    if (x) e.text = figure + " to target" + how + accDetail(row);
     else e.text = "reached the target" + accDetail(row);
+    if (x && est.verdict == Verdict::Faster) e.speedup = x;
   }
   return e;
 }
@@ -92,6 +101,54 @@ std::optional<FoundLadder> latestLadder(const std::vector<std::filesystem::path>
 
 namespace {
 
+// The newest try.json per speedup key under the roots (each root and its direct sub-folders).
+std::map<std::string, std::pair<std::filesystem::file_time_type, nlohmann::json>> newestTries(
+    const std::vector<std::filesystem::path>& roots) {
+  namespace fs = std::filesystem;
+  std::map<std::string, std::pair<fs::file_time_type, nlohmann::json>> best;
+  auto consider = [&](const fs::path& dir) {
+    std::error_code ec;
+    const fs::path file = dir / "try.json";
+    if (!fs::is_regular_file(file, ec)) return;
+    const auto t = fs::last_write_time(file, ec);
+    auto doc = proto::readJsonFile(file);
+    if (ec || !doc.ok() || !doc->is_object()) return;
+    const std::string key = doc->value("speedup", "");
+    if (key.empty() || doc->value("pairs", 0) < 1) return;
+    if (auto it = best.find(key); it == best.end() || t > it->second.first) best[key] = {t, *doc};
+  };
+  for (const auto& root : roots) {
+    std::error_code ec;
+    if (root.empty() || !fs::is_directory(root, ec)) continue;
+    consider(root);
+    for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec))
+      if (it->is_directory(ec)) consider(it->path());
+  }
+  return best;
+}
+
+}  // namespace
+
+SpeedupEffect tryEffect(const nlohmann::json& doc, const std::string& date) {
+  SpeedupEffect e{"", std::nullopt, "try", date};
+  const nlohmann::json est = doc.value("estimate", nlohmann::json::object());
+  const bool reached = doc.value("reached", false);
+  const SpeedupEstimate x = estimateFromJson(est.value(reached ? "to_target" : "wall", nlohmann::json()));
+  const int pairs = doc.value("pairs", 0);
+  e.text = doc.value("setting", std::string()) + ": " + formatEstimate(x) + (reached ? " to target" : " on wall time") + ", " +
+           std::to_string(pairs) + " pair(s)";
+  if (x.verdict == Verdict::Faster) e.speedup = x.point;
+  return e;
+}
+
+std::map<std::string, SpeedupEffect> latestTries(const std::vector<std::filesystem::path>& roots) {
+  std::map<std::string, SpeedupEffect> out;
+  for (const auto& [key, found] : newestTries(roots)) out[key] = tryEffect(found.second, utcOf(found.first));
+  return out;
+}
+
+namespace {
+
 // Copies speedup `key` from `from` into `to`; false for an unknown key.
 bool copySpeedup(const Config& from, Config& to, const std::string& key) {
   const SpeedupsConfig& f = from.speedups;
@@ -141,4 +198,4 @@ Result<Config> withOneSpeedup(const Config& baseline, const Config& panel, const
   return makeError(Errc::InvalidConfig, key + ": the ladder has no step for it on this machine");
 }
 
-}  // namespace wb::report
+}  // namespace wb::ladder

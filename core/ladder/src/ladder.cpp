@@ -1,16 +1,19 @@
-#include "wb/report/ladder.h"
+#include "wb/ladder/ladder.h"
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 
 #include "wb/proto/config_json.h"
+#include "wb/proto/events.h"
+#include "wb/report/estimate_json.h"
 #include "wb/proto/rundir.h"
 #include "wb/proto/flops.h"
 #include "wb/report/mfu.h"
 #include "wb/report/probe.h"
 
-namespace wb::report {
+namespace wb::ladder {
+using namespace report;  // records, metrics, tables and charts
 using nlohmann::json;
 
 namespace {
@@ -53,12 +56,14 @@ const RunRecord* representative(const LadderStepRuns& s, std::optional<double> t
 
 namespace {
 
-// One step's repeats: medians, ranges, problems, and the contention of its own measurements.
-// Repeats measured under contention are left out of the times when clean ones exist (the ladder
-// runs a contended rung again); a step with only contended repeats is itself contended.
+// One step's runs: medians, ranges, problems, and the contention of its own measurements. Runs
+// of pairs that do not count (contended) are left out of the times when counted ones exist; a
+// step with only contended runs is itself contended.
 LadderRow summarizeStep(const LadderStepRuns& s, std::optional<double> target, std::string* ownContention) {
   LadderRow row;
   row.step = s.step;
+  row.settled = s.settled;
+  row.not_run = s.not_run;
   std::vector<double> walls, targets, accs, mems, rates, gflops, pcts;
   std::vector<std::string> problems = s.failures;
   std::vector<RunMetrics> metrics;
@@ -83,7 +88,8 @@ LadderRow summarizeStep(const LadderStepRuns& s, std::optional<double> target, s
     if (m.contention.contended && ownContention->empty()) *ownContention = m.contention.note;
   }
   if (row.contended > 0 && !allContended)
-    problems.push_back(std::to_string(row.contended) + " repeat(s) measured under contention left out");
+    problems.push_back(std::to_string(row.contended) + " run(s) measured under contention left out");
+  if (s.not_run) problems.push_back(kNotRunCancelled);
   const Range w = rangeOf(walls), t = rangeOf(targets);
   row.wall_s = w.mid, row.wall_min = w.lo, row.wall_max = w.hi;
   row.target_s = t.mid, row.target_min = t.lo, row.target_max = t.hi;
@@ -101,12 +107,56 @@ void addNote(std::string& into, const std::string& who, const std::string& note)
   into += (into.empty() ? "" : "; ") + who + note;
 }
 
+// Per-run values of the counted runs (all runs when `counted` is empty).
+struct Values {
+  std::vector<double> target, rate, wall;
+};
+Values valuesOf(const std::vector<RunRecord>& runs, const std::vector<bool>& counted, std::optional<double> target) {
+  Values v;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (!counted.empty() && (i >= counted.size() || !counted[i])) continue;
+    const RunMetrics m = computeMetrics(runs[i], target);
+    if (m.contention.contended && counted.empty()) continue;
+    const double nan = std::nan("");
+    v.target.push_back(m.time_to_target_s.value_or(nan));
+    v.rate.push_back(m.train_samples_per_s.value_or(nan));
+    v.wall.push_back(m.wall_s.value_or(nan));
+  }
+  return v;
+}
+
+// The step's speedups over the baseline: from its pairs when it has them, else from the groups.
+void estimateStep(LadderRow& row, const LadderStepRuns& s, const LadderStepRuns& base, std::optional<double> target,
+                  double band) {
+  if (!s.references.empty()) {
+    const Values a = valuesOf(s.references, s.counted, target), b = valuesOf(s.runs, s.counted, target);
+    row.estimates.to_target = pairedSpeedup(a.target, b.target, band);
+    row.estimates.throughput = pairedRateSpeedup(a.rate, b.rate, band);
+    row.estimates.wall = pairedSpeedup(a.wall, b.wall, band);
+    return;
+  }
+  const Values a = valuesOf(base.runs, {}, target), b = valuesOf(s.runs, {}, target);
+  row.estimates.to_target = groupSpeedup(a.target, b.target, band);
+  row.estimates.throughput = groupRateSpeedup(a.rate, b.rate, band);
+  row.estimates.wall = groupSpeedup(a.wall, b.wall, band);
+}
+
+std::optional<double> pointOf(const SpeedupEstimate& e) {
+  return std::isfinite(e.point) ? std::optional<double>(e.point) : std::nullopt;
+}
+
 }  // namespace
 
-Ladder summarizeLadder(const std::vector<LadderStepRuns>& steps, std::optional<double> target_acc) {
+Ladder summarizeLadder(const std::vector<LadderStepRuns>& steps, std::optional<double> target_acc, double noise_band,
+                       const LadderStatus& status) {
   Ladder ladder;
   ladder.target_user_set = target_acc.has_value();
   ladder.target_acc = target_acc;
+  ladder.noise_band = noise_band;
+  ladder.status = status.status;
+  ladder.cancelled_at = status.cancelled_at;
+  if (status.status == proto::kStatusCancelled)
+    ladder.status_note = "cancelled at step " + (status.cancelled_at.empty() ? std::string("?") : status.cancelled_at);
   if (!target_acc) {
     for (const auto& s : steps) {
       if (s.step.key != "baseline") continue;
@@ -119,22 +169,30 @@ Ladder summarizeLadder(const std::vector<LadderStepRuns>& steps, std::optional<d
   std::optional<size_t> baseline, previous;
   std::vector<std::string> own;
   ladder.rows.reserve(steps.size());
-  for (const auto& s : steps) {
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const LadderStepRuns& s = steps[i];
     own.emplace_back();
     ladder.rows.push_back(summarizeStep(s, ladder.target_acc, &own.back()));
-    const size_t i = ladder.rows.size() - 1;
     LadderRow& added = ladder.rows[i];
     if (s.step.key == "baseline") baseline = i;
     addNote(added.contention, "", own[i]);
-    if (baseline && !s.step.skipped) {
+    if (baseline && !s.step.skipped && !s.runs.empty()) {
       const LadderRow& base = ladder.rows[*baseline];
-      added.cumulative = speedupOf(base.wall_s, added.wall_s);
-      added.cumulative_target = speedupOf(base.target_s, added.target_s);
-      if (*baseline != i) addNote(added.contention, "the baseline: ", own[*baseline]);
+      if (*baseline == i) {
+        added.cumulative = speedupOf(base.wall_s, added.wall_s);
+        added.cumulative_target = speedupOf(base.target_s, added.target_s);
+      } else {
+        estimateStep(added, s, steps[*baseline], ladder.target_acc, noise_band);
+        added.cumulative = pointOf(added.estimates.wall);
+        added.cumulative_target = added.target_s ? pointOf(added.estimates.to_target) : std::nullopt;
+        addNote(added.contention, "the baseline: ", own[*baseline]);
+      }
       if (!s.step.isolated && previous && i != *baseline) {
         const LadderRow& prev = ladder.rows[*previous];
+        const Values a = valuesOf(steps[*previous].runs, {}, ladder.target_acc), b = valuesOf(s.runs, {}, ladder.target_acc);
+        added.estimates.marginal_to_target = groupSpeedup(a.target, b.target, noise_band);
         added.marginal = speedupOf(prev.wall_s, added.wall_s);
-        added.marginal_target = speedupOf(prev.target_s, added.target_s);
+        added.marginal_target = added.target_s ? pointOf(added.estimates.marginal_to_target) : std::nullopt;
         if (*previous != *baseline) addNote(added.contention, "the step before: ", own[*previous]);
       }
     }
@@ -146,12 +204,20 @@ Ladder summarizeLadder(const std::vector<LadderStepRuns>& steps, std::optional<d
 LadderHeadline ladderHeadline(const LadderRow& row) {
   LadderHeadline h;
   if (row.val_acc) h.detail = "acc " + fmtFixed(*row.val_acc * 100.0, 1) + " %";
-  if (row.step.skipped) return {std::nullopt, "skipped", ""};
-  if (row.repeats == 0) return {std::nullopt, "–", ""};
+  if (row.step.skipped) return {std::nullopt, "skipped", "", false, {}, {}};
+  if (row.not_run && row.repeats == 0) return {std::nullopt, kNotRunCancelled, "", false, {}, {}};
+  if (row.repeats == 0) return {std::nullopt, "–", "", false, {}, {}};
   if (!row.contention.empty()) h.text = kContendedText;
   else if (!row.target_s) h.text = "not reached";
   else if (!row.cumulative_target) h.text = "–";
-  else h.speedup = row.cumulative_target, h.text = fmtSpeedup(*row.cumulative_target);
+  else if (row.step.key == "baseline") h.speedup = row.cumulative_target, h.text = fmtSpeedup(*row.cumulative_target);
+  else {
+    const SpeedupEstimate& e = row.estimates.to_target;
+    h.speedup = row.cumulative_target;
+    h.text = std::isfinite(e.point) ? formatEstimate(e) : fmtSpeedup(*row.cumulative_target) + " (no interval)";  // older files
+    h.emphasise = emphasise(e);
+    if (e.hasInterval()) h.lo = e.lo, h.hi = e.hi;
+  }
   return h;
 }
 
@@ -172,14 +238,38 @@ Cell targetTimeCell(const LadderRow& row) {
   return c;
 }
 
+// An estimate's cell: "1.31× [1.12, 1.52] faster", its point as the number. A ladder.json of an
+// older version has the figure (`fallback`) without an estimate: "15.1× (no interval)".
+Cell estimateCell(const SpeedupEstimate& e, bool contended, std::optional<double> fallback = std::nullopt) {
+  if (contended) return Cell::str(kContendedText);
+  if (!std::isfinite(e.point))
+    return fallback ? Cell::num(fmtSpeedup(*fallback) + " (no interval)", *fallback) : Cell::str("–");
+  return Cell::num(formatEstimate(e), e.point);
+}
+Cell boundCell(const LadderHeadline& h, bool low) {
+  const auto& v = low ? h.lo : h.hi;
+  return v ? Cell::num(fmtSpeedup(*v), *v) : Cell::str("–");
+}
+
+std::string pairsText(const LadderRow& row) {
+  if (row.step.key == "baseline") return std::to_string(row.repeats) + " run(s)";
+  const int n = row.estimates.to_target.pairs > 0 ? row.estimates.to_target.pairs : row.estimates.wall.pairs;
+  std::string t = std::to_string(n);
+  if (!row.settled.empty()) t += " (" + row.settled + ")";
+  return t;
+}
+
+constexpr int kLadderColumns = 17;  // ladderTable's columns
+
 std::vector<Cell> ladderCells(const LadderRow& row, const std::string& stepName) {
   std::vector<Cell> cells{Cell::str(stepName), Cell::str(row.step.added)};
-  if (row.step.skipped) {
-    for (int i = 0; i < 11; ++i) cells.push_back(Cell::str("–"));
-    cells.push_back(Cell::str("skipped: " + row.step.note));
+  if (row.step.skipped || (row.not_run && row.repeats == 0)) {
+    for (int i = 0; i < kLadderColumns - 3; ++i) cells.push_back(Cell::str("–"));
+    cells.push_back(Cell::str(row.step.skipped ? "skipped: " + row.step.note : std::string(kNotRunCancelled)));
     return cells;
   }
   const bool contended = !row.contention.empty();
+  const bool isBaseline = row.step.key == "baseline";
   Cell wall = optCell(row.wall_s, fmtSeconds);
   wall.text = withRange(row.wall_s, row.wall_min, row.wall_max, row.repeats);
   Cell mem = optCell(row.peak_mem, fmtBytes);
@@ -188,15 +278,19 @@ std::vector<Cell> ladderCells(const LadderRow& row, const std::string& stepName)
   if (contended) noteText += (noteText.empty() ? "" : "; ") + std::string("contended: ") + row.contention;
   if (!row.problems.empty()) noteText += (noteText.empty() ? "" : "; ") + row.problems;
   const bool reached = row.target_s.has_value();
-  cells.insert(cells.end(), {targetTimeCell(row), headlineCell(row),
-                             reached ? speedupCell(row.marginal_target, contended) : Cell::str("–"),
-                             optCell(row.val_acc, fmtAccuracy), optCell(row.train_sps, fmtRate), wall,
-                             speedupCell(row.cumulative, contended), speedupCell(row.marginal, contended), mem,
-                             optCell(row.gflop_per_s, fmtGflops),
-                             row.pct_of_peak ? Cell::num(fmtFixed(*row.pct_of_peak, *row.pct_of_peak < 10 ? 2 : 1) + " %",
-                                                         *row.pct_of_peak)
-                                             : Cell::str("–"),
-                             Cell::str(noteText)});
+  const LadderHeadline h = ladderHeadline(row);
+  cells.insert(cells.end(),
+               {Cell::str(pairsText(row)), targetTimeCell(row), headlineCell(row), boundCell(h, true), boundCell(h, false),
+                reached && !isBaseline ? estimateCell(row.estimates.marginal_to_target, contended, row.marginal_target)
+                                       : Cell::str("–"),
+                optCell(row.val_acc, fmtAccuracy), optCell(row.train_sps, fmtRate),
+                isBaseline ? Cell::str("–") : estimateCell(row.estimates.throughput, contended), wall,
+                isBaseline ? speedupCell(row.cumulative, contended) : estimateCell(row.estimates.wall, contended, row.cumulative),
+                mem, optCell(row.gflop_per_s, fmtGflops),
+                row.pct_of_peak ? Cell::num(fmtFixed(*row.pct_of_peak, *row.pct_of_peak < 10 ? 2 : 1) + " %",
+                                            *row.pct_of_peak)
+                                : Cell::str("–"),
+                Cell::str(noteText)});
   return cells;
 }
 
@@ -208,39 +302,45 @@ Table ladderTable(const Ladder& ladder) {
   t.title = "Speedup ladder (target val acc " +
             (ladder.target_acc ? target + (ladder.target_user_set ? ", set by the user)" : ", the baseline's best)")
                                : std::string("unknown: the baseline has no evaluation)"));
+  if (!ladder.status_note.empty()) t.title += " — " + ladder.status_note;
   t.columns = {{"step", "Step", ""},
                {"added", "What was added", ""},
+               {"pairs", "Pairs", ""},
                {"time_to_target_s", "Time to " + target, "s"},
                {"cumulative_target", "× to target", "x"},
+               {"cumulative_target_lo", "95 % low", "x"},
+               {"cumulative_target_hi", "95 % high", "x"},
                {"marginal_target", "Step × to target", "x"},
                {"val_acc", "Best val acc", "fraction"},
                {"train_samples_per_s", "Train samples/s", "1/s"},
+               {"throughput", "× samples/s", "x"},
                {"wall_s", "Wall time", "s"},
                {"cumulative", "× wall", "x"},
-               {"marginal", "Step × wall", "x"},
                {"peak_mem_bytes", "Peak memory", "bytes"},
                {"gflop_per_s", "GFLOP/s", "GFLOP/s"},
                {"pct_of_peak", "% of peak", "%"},
                {"note", "Note", ""}};
-  int index = 0, repeats = 0;
+  int index = 0;
   bool anyContended = false;
   for (const auto& row : ladder.rows) {
     t.rows.push_back(ladderCells(row, row.step.isolated ? "alone" : std::to_string(index++)));
-    repeats = std::max(repeats, row.repeats);
     anyContended = anyContended || !row.contention.empty();
   }
   t.notes.push_back("× to target (the headline): the baseline's time to the target accuracy ÷ this step's, so the "
                     "speedup is at equal accuracy; \"not reached\" gives the accuracy the step reached instead.");
-  t.notes.push_back("Step ×: the step before ÷ this step. × wall: the same on wall time, whatever accuracy was reached. "
-                    "Train samples/s: training steps only (no evaluation, checkpoints or set-up).");
+  t.notes.push_back("Each step runs as pairs with the baseline (baseline then step, then step then baseline, ...): "
+                    "the speedup is the median of the pairs' ratios with its 95 % interval, called faster or slower only "
+                    "when the interval clears this machine's noise band" +
+                    (ladder.noise_band > 0 ? " (±" + fmtFixed(ladder.noise_band * 100, 0) + " %)" : std::string()) +
+                    "; one pair has no interval. Pairs: how many, and why no more were run.");
+  t.notes.push_back("Step ×: the step before ÷ this step, from their runs (not paired). × wall: the same on the training loop's "
+                    "time, whatever accuracy was reached. Train samples/s: training steps only.");
   if (anyContended)
     t.notes.push_back("contended: measured while another process used the CPU; the speedups are not shown "
                       "(see the note) — rerun the ladder on an idle machine.");
   t.notes.push_back(std::string("GFLOP/s: training FLOPs per step (") + proto::kFlopsConventionShort +
                     ") x steps ÷ seconds in training steps; % of peak: against this machine's measured matmul peak "
                     "at the step's precision (workbench-cli probe peak; \"–\" without one).");
-  if (repeats >= 2)
-    t.notes.push_back("Times are medians over " + std::to_string(repeats) + " repeats, with the min–max range.");
   return t;
 }
 
@@ -264,10 +364,14 @@ BarChartSpec wallBars(const Ladder& ladder) {
     Bar b;
     b.label = barLabel(row);
     const bool valid = row.cumulative && row.contention.empty() && !row.step.skipped;
+    const bool isBaseline = row.step.key == "baseline";
     b.skipped = !valid;
     b.value = valid ? *row.cumulative : 0;
-    b.annotation = valid ? fmtSpeedup(*row.cumulative)
-                         : row.step.skipped ? "skipped" : !row.contention.empty() ? kContendedText : "no result";
+    b.annotation = valid ? (isBaseline ? fmtSpeedup(*row.cumulative) : formatEstimate(row.estimates.wall))
+                         : row.step.skipped ? "skipped" : !row.contention.empty() ? kContendedText
+                         : row.not_run ? kNotRunCancelled : "no result";
+    b.bold = valid && !isBaseline && emphasise(row.estimates.wall);
+    if (valid && !isBaseline && row.estimates.wall.hasInterval()) b.lo = row.estimates.wall.lo, b.hi = row.estimates.wall.hi;
     spec.bars.push_back(b);
   }
   return spec;
@@ -289,6 +393,8 @@ BarChartSpec ladderBars(const Ladder& ladder) {
     b.value = h.speedup.value_or(0);
     b.annotation = h.text;
     b.detail = h.detail;
+    b.bold = h.emphasise;
+    if (h.lo && h.hi) b.lo = *h.lo, b.hi = *h.hi;
     spec.bars.push_back(b);
   }
   return spec;
@@ -312,6 +418,13 @@ json ladderJson(const Ladder& ladder) {
                                  {"cumulative_to_target", opt(row.cumulative_target)},
                                  {"marginal_to_target", opt(row.marginal_target)}}},
                     {"contended_repeats", row.contended},
+                    {"pairs", row.estimates.to_target.pairs > 0 ? row.estimates.to_target.pairs : row.estimates.wall.pairs},
+                    {"settled", row.settled},
+                    {"not_run", row.not_run},
+                    {"estimate", {{"to_target", estimateJson(row.estimates.to_target)},
+                                  {"throughput", estimateJson(row.estimates.throughput)},
+                                  {"wall", estimateJson(row.estimates.wall)},
+                                  {"marginal_to_target", estimateJson(row.estimates.marginal_to_target)}}},
                     {"contention", row.contention},
                     {"best_val_acc", opt(row.val_acc)},
                     {"train_samples_per_s", opt(row.train_sps)},
@@ -322,7 +435,10 @@ json ladderJson(const Ladder& ladder) {
                     {"config", proto::configToJson(row.step.config)},
                     {"run_dirs", row.run_dirs}});
   }
-  return {{"target_acc", opt(ladder.target_acc)}, {"target_user_set", ladder.target_user_set}, {"steps", rows}};
+  return {{"target_acc", opt(ladder.target_acc)}, {"target_user_set", ladder.target_user_set},
+          {"status", ladder.status},          {"status_note", ladder.status_note},
+          {"cancelled_at", ladder.cancelled_at}, {"noise_band", ladder.noise_band},
+          {"steps", rows}};
 }
 
 namespace {
@@ -343,6 +459,10 @@ Result<Ladder> ladderFromJson(const json& docIn) {
   Ladder ladder;
   ladder.target_acc = optNum(doc.value("target_acc", json()));
   ladder.target_user_set = doc.value("target_user_set", false);
+  ladder.status = doc.value("status", "ok");  // older ladders wrote none
+  ladder.status_note = doc.value("status_note", "");
+  ladder.cancelled_at = doc.value("cancelled_at", "");
+  ladder.noise_band = doc.value("noise_band", 0.0);
   for (const json& s : doc["steps"]) {
     if (!s.is_object()) continue;
     LadderRow row;
@@ -376,6 +496,13 @@ Result<Ladder> ladderFromJson(const json& docIn) {
     row.gflop_per_s = optNum(s.value("gflop_per_s", json()));
     row.pct_of_peak = optNum(s.value("pct_of_peak", json()));
     row.mem_kind = s.value("peak_mem_kind", "");
+    row.settled = s.value("settled", "");
+    row.not_run = s.value("not_run", false);
+    const json est = s.value("estimate", json::object());
+    row.estimates.to_target = estimateFromJson(est.value("to_target", json()));
+    row.estimates.throughput = estimateFromJson(est.value("throughput", json()));
+    row.estimates.wall = estimateFromJson(est.value("wall", json()));
+    row.estimates.marginal_to_target = estimateFromJson(est.value("marginal_to_target", json()));
     for (const auto& d : s.value("run_dirs", json::array()))
       if (d.is_string()) row.run_dirs.push_back(d.get<std::string>());
     ladder.rows.push_back(std::move(row));
@@ -438,4 +565,4 @@ Report buildLadderReport(const Ladder& ladder, const std::vector<LadderStepRuns>
   return r;
 }
 
-}  // namespace wb::report
+}  // namespace wb::ladder

@@ -1,0 +1,149 @@
+// workbench-cli try: option parsing over wb/experiment/try.h (one variant against its baseline,
+// as pairs through the runner); prints its table or, with --events-stdout, its events.
+#include <cstdio>
+#include <filesystem>
+
+#include "commands.h"
+#include "experiment.h"
+#include "wb/common/exit_codes.h"
+#include "wb/common/paths.h"
+#include "wb/experiment/try.h"
+#include "wb/proto/event_types.h"
+#include "wb/proto/experiment_events.h"
+#include "wb/proto/events.h"
+#include "wb/report/compare.h"
+
+namespace wb::cli {
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kAbout = R"(one change against its baseline, as pairs of runs, with the interval and verdict
+
+Runs the experiment (--config/--set: the baseline) and the same with --vary applied (the
+variant) as pairs, close in time and in alternating order (baseline then variant, then variant
+then baseline, ...), each run a whole `workbench-cli run`. The speedup on time to the target
+accuracy, on training throughput and on wall time is the median of the pairs' ratios with a 95 %
+interval: "faster" or "slower" only when the interval clears this machine's noise band, else
+"within noise". Pairs are added until the verdict is clear (at most --max-pairs, --budget-s), or
+exactly --repeats. A --vary that changes nothing is an A/A check of this machine's noise.
+
+Writes into --out: runs/ (each pair's runs), pairs.json and try.json (the result). Run again on
+the same --out, a cut try continues.)";
+
+const char* kFooter = R"(
+Exit codes: 0 ok, 1 a run failed, 2 bad config or usage, 130 cancelled.)";
+
+struct TryCliOptions {
+  ExperimentOptions experiment;
+  std::vector<std::string> vary;
+  std::string variant_config, label, speedup, out, runs_root, target_acc;
+  int repeats = 0, max_pairs = experiment::kDefaultMaxPairs, rerun_contended = 1;
+  double budget_s = experiment::kDefaultBudgetS, noise_band = -1;
+  bool events_stdout = false, json = false;
+};
+
+void printEvent(const json& ev) {
+  std::fprintf(stdout, "%s\n", proto::encodeEvent(ev).c_str());
+  std::fflush(stdout);
+}
+
+std::string settingOf(const std::vector<std::string>& vary) {
+  std::string s;
+  for (const auto& v : vary) s += (s.empty() ? "" : ", ") + v;
+  return s;
+}
+
+int tryCommand(const TryCliOptions& o) {
+  auto baseline = resolveConfig(o.experiment);
+  if (o.vary.empty() && o.variant_config.empty()) {
+    std::fprintf(stderr, "workbench-cli try: say what the variant changes: --vary KEY=VALUE or --variant-config FILE\n");
+    return kExitUsage;
+  }
+  ExperimentOptions withVary = o.experiment;
+  if (!o.variant_config.empty()) withVary.config = o.variant_config;
+  withVary.sets.insert(withVary.sets.end(), o.vary.begin(), o.vary.end());
+  auto variant = baseline.ok() ? resolveConfig(withVary) : baseline;
+  if (!variant.ok()) {
+    std::fprintf(stderr, "workbench-cli try: invalid config:\n%s\n", variant.error().message.c_str());
+    return kExitUsage;
+  }
+  experiment::TryOptions t;
+  t.baseline = *baseline;
+  t.variant = *variant;
+  t.speedup = o.speedup;
+  t.setting = !o.label.empty() ? o.label : !o.vary.empty() ? settingOf(o.vary) : "the config of " + o.variant_config;
+  t.out = o.out.empty() ? fs::path(o.runs_root.empty() ? defaultRunsRoot() : fs::path(o.runs_root)) / makeRunId("try")
+                        : fs::path(o.out);
+  std::error_code ec;
+  t.out = fs::absolute(t.out, ec);
+  if (fs::exists(t.out, ec) && (!fs::is_directory(t.out, ec) || (!fs::is_empty(t.out, ec) && !experiment::holdsPairs(t.out)))) {
+    std::fprintf(stderr, "workbench-cli try: --out %s: exists and is neither an empty folder nor a try to continue\n", t.out.c_str());
+    return kExitFailed;
+  }
+  t.policy.fixed_pairs = o.repeats;
+  t.policy.max_pairs = o.max_pairs;
+  t.policy.budget_s = o.budget_s;
+  t.policy.rerun_contended = o.rerun_contended;
+  t.policy.noise_band = o.noise_band >= 0 ? o.noise_band : experiment::hostNoiseBand();
+  if (!o.target_acc.empty()) t.policy.target_acc = report::parseTargetAccuracy(o.target_acc).value();  // checked while parsing
+  installStopSignals();
+  experiment::Hooks hooks;
+  hooks.cli_path = selfPath();
+  hooks.stop = &stopFlag();
+  if (o.events_stdout) hooks.on_event = printEvent;
+  std::fprintf(stderr, "try -> %s: %s against the baseline\n", t.out.c_str(), t.setting.c_str());
+  auto result = experiment::runTry(t, hooks);
+  if (!result.ok()) {
+    std::fprintf(stderr, "workbench-cli try: %s\n", result.error().message.c_str());
+    if (o.events_stdout) printEvent(proto::toEvent(proto::ErrorEvent{result.error().message, errcName(result.error().code), std::nullopt}, -1, 0.0));
+    return result.error().code == Errc::InvalidConfig ? kExitUsage : kExitFailed;
+  }
+  if (o.events_stdout)
+    printEvent(proto::toEvent(proto::TryEndEvent{result->doc.value("status", ""), t.out.string(), result->doc}, -1, 0.0));
+  else if (o.json)
+    std::printf("%s\n", result->doc.dump(2).c_str());
+  else
+    std::printf("%s", report::renderText(experiment::tryTable(result->doc)).c_str());
+  std::fprintf(stderr, "wrote %s/try.json and the runs in %s/runs\n", t.out.c_str(), t.out.c_str());
+  return result->exitCode();
+}
+
+}  // namespace
+
+void addTry(CLI::App& cli, Commands& out) {
+  auto o = std::make_shared<TryCliOptions>();
+  CLI::App* t = cli.add_subcommand("try", kAbout);
+  addExperimentOptions(*t, o->experiment, "the baseline experiment (default: Fashion-MNIST, lenet)");
+  t->add_option("--vary", o->vary, "KEY=VALUE: what the variant changes (like --set; repeat it for more)")
+      ->type_name("KEY=VALUE")->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  t->add_option("--variant-config", o->variant_config,
+                "the variant's own config (then the --set and --vary apply to it); what the window passes")
+      ->type_name("FILE")->check(utf8Path("--variant-config"));
+  t->add_option("--label", o->label, "what the variant changes, in words (default: the --vary list)")->type_name("TEXT");
+  t->add_option("--speedup", o->speedup, "the speedup this tries (workers, precision, ...), kept in try.json for the window")
+      ->type_name("KEY");
+  t->add_option("--out", o->out, "output folder (default <runs-root>/<timestamp>-try-<id>): new, empty, or a try to continue")
+      ->type_name("DIR");
+  t->add_option("--runs-root", o->runs_root, "where the default --out goes")->type_name("DIR")->check(utf8Path("--runs-root"));
+  t->add_option("--repeats", o->repeats, "exactly N pairs, no early stop (default: adaptive)")->type_name("N")->check(inRange(1, 100));
+  t->add_option("--max-pairs", o->max_pairs, "adaptive: at most N pairs (default 5)")->type_name("N")->check(inRange(1, 100));
+  t->add_option("--budget-s", o->budget_s, "adaptive: no new pair once the pairs took S seconds (default 600)")
+      ->type_name("S")->check(inRange(0.0, 1e7));
+  t->add_option("--noise-band", o->noise_band,
+                "this machine's run-to-run spread, e.g. 0.10 = +/-10 % (default: this host's measured band, else 0.15)")
+      ->type_name("F")->check(inRange(0.0, 1.0));
+  t->add_option("--rerun-contended", o->rerun_contended, "up to N more pairs replace pairs measured under contention (default 1)")
+      ->type_name("N")->check(inRange(0, 10));
+  t->add_option("--target-acc", o->target_acc, "target val accuracy: 0.85, 85 or 85% (default: the lowest best of the baseline's runs)")
+      ->type_name("X")->check(checkedBy([](const std::string& x) { return statusOf(report::parseTargetAccuracy(x)); }, ""));
+  t->add_flag("--events-stdout", o->events_stdout,
+              "JSON Lines on stdout: rung_start / rung_end per run, pair_end per pair, then end\n"
+              "(status, out_dir, result: try.json)");
+  t->add_flag("--json", o->json, "print try.json instead of the table");
+  t->footer(kFooter);
+  out.push_back({t, [o] { return tryCommand(*o); }});
+}
+
+}  // namespace wb::cli

@@ -1,0 +1,141 @@
+#pragma once
+// The one runner of experiments of many runs (the ladder, `try`): a plan of configurations, each
+// variant run as pairs against the reference, A B then B A (alternating, never all A's then all
+// B's), every run a whole `workbench-cli` launch (wb::launch::launchRun) loaded back as a record.
+// Pairs are added, in rounds over the variants not yet settled, until the variant's interval
+// clears this machine's noise band (wb::report::verdictIsClear) or a cap is reached (pairs, time);
+// with Policy::fixed_pairs, exactly that many. Why pairs: the host changes speed from one minute
+// to the next, so two runs next to each other in time, their order alternated, compare better than
+// medians of runs far apart (wb/report/stats.h has the statistics).
+//
+// The folder (out) is the experiment's record and makes it resumable: out/pairs.json holds the
+// plan and every finished pair, rewritten atomically after each; runs go to out/runs/<slug>-pN
+// (the variant) and out/runs/<slug>-pN-<reference key> (its reference). A pair that did not
+// finish (cancelled, SIGINT/SIGTERM) is not in pairs.json and gives no speedup; run again on the
+// same folder, the runner reloads the finished pairs and continues; a folder of another plan is
+// refused (Error naming the step that differs and what to do).
+//
+// Events (JSON Lines like a run's, rank -1; see wb/proto/event_types.h): rung_start and rung_end
+// around every run, pair_end after every pair (its estimate so far). Thread affinity: runPairs
+// blocks its caller; hooks are called on that thread.
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "wb/report/noise.h"
+#include "wb/common/config.h"
+#include "wb/common/result.h"
+#include "wb/report/run_record.h"
+#include "wb/report/stats.h"
+
+namespace wb::experiment {
+
+// Defaults of the caps (the CLI's --max-pairs, --budget-s, --noise-band).
+inline constexpr int kDefaultMaxPairs = 5;
+inline constexpr double kDefaultBudgetS = 600;   // per variant
+inline constexpr double kDefaultNoiseBand = report::kAssumedNoiseBand;  // until this host is measured
+
+// One configuration of the plan.
+struct Arm {
+  std::string key;     // unique in the plan: "baseline", "workers", "variant"
+  std::string label;   // what it changes, in words: "loader workers 0 → 2"
+  std::string slug;    // run-folder stem: "01-workers"
+  int index = 0;       // its place in the caller's plan (the events' index)
+  Config config;
+};
+
+struct Plan {
+  Arm reference;
+  std::vector<Arm> variants;  // each compared with the reference; none: the reference runs once
+  int steps = 0;              // the caller's plan length (the events' `steps`), skipped steps included
+};
+
+struct Policy {
+  int fixed_pairs = 0;        // > 0: exactly this many counted pairs per variant, no early stop
+  int max_pairs = kDefaultMaxPairs;   // adaptive: at most this many counted pairs per variant
+  double budget_s = kDefaultBudgetS;  // adaptive: no new pair once a variant's pairs took this long
+  double noise_band = kDefaultNoiseBand;
+  int rerun_contended = 1;    // pairs measured under contention are not counted; at most this many
+                              // more pairs per variant replace them
+  std::optional<double> target_acc;  // nullopt: the lowest best val acc of the reference's runs
+};
+
+// One finished pair, as pairs.json keeps it.
+struct PairRecord {
+  std::string key;            // the variant's
+  int number = 0;             // 1-based, per variant
+  bool variant_first = false; // the order it ran in
+  std::string reference_dir, variant_dir;
+};
+
+// What a variant's pairs measured: the speedup on time to the target accuracy (the headline,
+// counted from the run's start), training throughput (training steps only) and wall time (the
+// training loop: steps, evaluation, checkpoints), each from the pairs (pairedSpeedup).
+struct PairEstimates {
+  report::SpeedupEstimate to_target, throughput, wall;
+  bool reached = false;       // the variant reached the target in a counted pair
+  // The headline the runner stops on: to_target when the target is known and reached, else wall.
+  const report::SpeedupEstimate& headline(bool haveTarget) const {
+    return haveTarget && reached ? to_target : wall;
+  }
+};
+
+struct VariantRuns {
+  Arm arm;
+  std::vector<PairRecord> pairs;                  // finished pairs, in order
+  std::vector<report::RunRecord> references, variants;  // aligned with pairs
+  std::vector<std::string> failures;              // runs that failed or could not start
+  std::string settled;        // why no more pairs: "clear", "max pairs", "budget", "fixed", "failed", "" (running)
+  double spent_s = 0;         // wall time of this variant's pairs
+  // The i-th pair counts: both runs ended ok (or early-stopped) and neither was contended.
+  bool counted(size_t i) const;
+  int countedPairs() const;
+};
+
+struct Outcome {
+  std::vector<VariantRuns> variants;
+  std::vector<report::RunRecord> lone_reference;  // the reference's run when the plan has no variants
+  std::optional<double> target_acc;               // the policy's, else from the reference's runs
+  bool cancelled = false;
+  std::string cancelled_at;   // the variant whose pair was cut (or came next) when cancelled
+  bool failed = false;        // a variant ended with a failed run
+  bool resumed = false;       // finished pairs were reloaded from the folder
+  int exitCode() const { return cancelled ? 130 : failed ? 1 : 0; }
+};
+
+// The estimates of one variant's counted pairs at `target` (nullopt: wall time only).
+PairEstimates estimatePairs(const VariantRuns& v, std::optional<double> target, double noise_band);
+// The target accuracy the pairs are compared at: the policy's, else the lowest best val acc over
+// every reference run (so each reaches it).
+std::optional<double> referenceTarget(const Outcome& o, std::optional<double> user);
+
+struct Hooks {
+  std::string cli_path;                          // workbench-cli for the ranks
+  const std::atomic<bool>* stop = nullptr;       // set => no new run; the running one is stopped
+                                                 // through launch::requestStop by the caller
+  std::function<void(const nlohmann::json&)> on_event;
+  std::function<void(const Outcome&)> on_pair;   // after each pair (rewrite outputs)
+  std::FILE* log = stderr;                       // progress lines; nullptr for none
+  std::string command;                           // the command line, kept in pairs.json for "continue with"
+};
+
+// Runs (or continues) the plan in `out` (created with runs/ when missing). An Error only when
+// the folder cannot be used: another plan's pairs.json (InvalidConfig, naming the step), or a
+// file that cannot be written (Io, naming it).
+Result<Outcome> runPairs(const Plan& plan, const Policy& policy, const std::filesystem::path& out, const Hooks& hooks);
+
+// The noise band verdicts are judged against when none is given: this host's stored band, else
+// kDefaultNoiseBand.
+double hostNoiseBand();
+
+// pairs.json's name in a folder; true when `out` holds one (a folder the runner can continue).
+std::filesystem::path pairsFile(const std::filesystem::path& out);
+bool holdsPairs(const std::filesystem::path& out);
+
+}  // namespace wb::experiment

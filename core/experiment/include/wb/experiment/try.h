@@ -1,0 +1,48 @@
+#pragma once
+// `try`: one variant against its baseline, as pairs through the runner (paired_runner.h) — what
+// the window's "Try vs baseline" runs. Its folder holds pairs.json, runs/ and try.json (written
+// after each pair and at the end):
+//   {status (running | ok | failed | cancelled), cancelled_at, speedup (the speedup's key when the
+//    caller names one: "precision"), setting ("precision bf16-mixed"), baseline {key, label,
+//    config}, variant {key, label, config}, measured_at (UTC), target_acc, noise_band, pairs,
+//    settled, reached, estimate {to_target, throughput, wall} (wb/report/estimate_json.h),
+//    runs [{pair, variant_first, counted, reference_dir, variant_dir}], same_config (an A/A check)}
+// Readers ignore unknown fields.
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "wb/experiment/paired_runner.h"
+#include "wb/report/table.h"
+
+namespace wb::experiment {
+
+struct TryOptions {
+  Config baseline, variant;
+  std::string speedup;      // the speedup's key ("precision"), or ""
+  std::string setting;      // what the variant changes, in words
+  std::filesystem::path out;
+  Policy policy;
+};
+
+struct TryResult {
+  Outcome outcome;
+  nlohmann::json doc;       // try.json
+  PairEstimates estimates;
+  int exitCode() const { return outcome.exitCode(); }
+};
+
+// Runs (or continues) the try in options.out. Errors as runPairs.
+Result<TryResult> runTry(const TryOptions& options, const Hooks& hooks);
+
+// try.json of the outcome so far.
+nlohmann::json tryJson(const TryOptions& options, const Outcome& outcome, const std::string& status);
+
+// Rows: time to the target, train samples/s, wall time (the training loop); columns: the
+// baseline's and the variant's medians over the counted pairs, the speedup with its interval and
+// verdict. Notes: the pairs, their order, the noise band; an A/A check says so.
+report::Table tryTable(const nlohmann::json& tryDoc);
+
+}  // namespace wb::experiment

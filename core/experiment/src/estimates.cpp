@@ -1,0 +1,73 @@
+// A variant's speedups from its pairs: the per-pair times go to wb::report::pairedSpeedup (the
+// statistics and why are there); a pair whose variant did not reach the target gives no
+// time-to-target ratio.
+#include <algorithm>
+#include <cmath>
+
+#include "wb/experiment/paired_runner.h"
+#include "wb/proto/event_types.h"
+#include "wb/report/compare.h"
+#include "wb/report/noise.h"
+
+namespace wb::experiment {
+
+namespace {
+
+bool endedOk(const report::RunRecord& r) { return r.status == proto::kStatusOk || r.status == proto::kStatusEarlyStopped; }
+
+}  // namespace
+
+bool VariantRuns::counted(size_t i) const {
+  if (i >= references.size() || i >= variants.size()) return false;
+  const auto& a = references[i];
+  const auto& b = variants[i];
+  if (!endedOk(a) || !endedOk(b)) return false;
+  return !report::computeMetrics(a, std::nullopt).contention.contended &&
+         !report::computeMetrics(b, std::nullopt).contention.contended;
+}
+
+int VariantRuns::countedPairs() const {
+  int n = 0;
+  for (size_t i = 0; i < pairs.size(); ++i) n += counted(i) ? 1 : 0;
+  return n;
+}
+
+PairEstimates estimatePairs(const VariantRuns& v, std::optional<double> target, double noise_band) {
+  std::vector<double> refTarget, varTarget, refRate, varRate, refWall, varWall;
+  PairEstimates e;
+  for (size_t i = 0; i < v.pairs.size(); ++i) {
+    if (!v.counted(i)) continue;
+    const report::RunMetrics a = report::computeMetrics(v.references[i], target);
+    const report::RunMetrics b = report::computeMetrics(v.variants[i], target);
+    if (target && a.time_to_target_s && b.time_to_target_s) {
+      refTarget.push_back(*a.time_to_target_s), varTarget.push_back(*b.time_to_target_s);
+      e.reached = true;
+    }
+    // Throughput as time per sample, so that every ratio reads "baseline ÷ variant".
+    if (a.train_samples_per_s && b.train_samples_per_s && *a.train_samples_per_s > 0 && *b.train_samples_per_s > 0)
+      refRate.push_back(1.0 / *a.train_samples_per_s), varRate.push_back(1.0 / *b.train_samples_per_s);
+    if (a.wall_s && b.wall_s) refWall.push_back(*a.wall_s), varWall.push_back(*b.wall_s);  // the training loop
+  }
+  e.to_target = report::pairedSpeedup(refTarget, varTarget, noise_band);
+  e.throughput = report::pairedSpeedup(refRate, varRate, noise_band);
+  e.wall = report::pairedSpeedup(refWall, varWall, noise_band);
+  return e;
+}
+
+std::optional<double> referenceTarget(const Outcome& o, std::optional<double> user) {
+  if (user) return user;
+  std::optional<double> lowest;
+  auto consider = [&](const report::RunRecord& r) {
+    if (!endedOk(r)) return;
+    if (auto best = report::computeMetrics(r, std::nullopt).best_val_acc) lowest = lowest ? std::min(*lowest, *best) : *best;
+  };
+  for (const auto& v : o.variants)
+    for (const auto& r : v.references) consider(r);
+  for (const auto& r : o.lone_reference) consider(r);
+  return lowest;
+}
+
+// This host's measured band (workbench-cli noise), else the assumed one (wb/report/noise.h).
+double hostNoiseBand() { return report::loadNoise(report::thisMachine()).band; }
+
+}  // namespace wb::experiment

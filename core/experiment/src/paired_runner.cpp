@@ -1,0 +1,283 @@
+// The runner's loop: rounds over the variants not yet settled, one pair each, the order of a
+// pair alternating with its number and the variant's place (pair 1 of the first variant runs the
+// reference first, pair 2 the variant first, ...), so neither side always takes the later minute.
+#include "wb/experiment/paired_runner.h"
+
+#include <cmath>
+#include <cstdarg>
+
+#include "pairs_file.h"
+#include "wb/common/clock.h"
+#include "wb/launch/launcher.h"
+#include "wb/proto/event_types.h"
+#include "wb/proto/experiment_events.h"
+#include "wb/proto/events.h"
+#include "wb/report/compare.h"
+#include "wb/report/estimate_json.h"
+#include "wb/report/table.h"
+
+namespace wb::experiment {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+bool endedOk(const std::string& status) { return status == proto::kStatusOk || status == proto::kStatusEarlyStopped; }
+
+
+class Runner {
+ public:
+  Runner(const Plan& plan, const Policy& policy, const fs::path& out, const Hooks& hooks)
+      : plan_(plan), policy_(policy), out_(out), hooks_(hooks) {
+    state_.plan = plan;
+    state_.command = hooks.command;
+    for (const auto& a : plan.variants) o_.variants.push_back({a, {}, {}, {}, {}, {}, 0});
+  }
+  Result<Outcome> run();
+
+ private:
+  bool stopped() const { return hooks_.stop && hooks_.stop->load(); }
+  void say(const char* fmt, ...) const __attribute__((format(printf, 2, 3)));
+  void emit(const json& ev) const {
+    if (hooks_.on_event) hooks_.on_event(ev);
+  }
+  template <class E>
+  json toEvent(const E& e) const { return proto::toEvent(e, -1, clock_.seconds()); }
+
+  Status resume();
+  Status save();
+  void settle(VariantRuns& v);
+  bool runPair(size_t j);
+  // One run of `arm` into `dir`: its record, or nullopt (could not start, or cancelled).
+  std::optional<report::RunRecord> runOne(const Arm& arm, int pair, const fs::path& dir, std::string* failure);
+  void noteRungEnd(const Arm& arm, int pair, const fs::path& dir, const std::string& status, const std::string& error,
+                   const report::RunRecord* rec);
+  json estimatesJson(const VariantRuns& v) const;
+  Status runLoneReference();
+
+  const Plan& plan_;
+  const Policy& policy_;
+  fs::path out_;
+  const Hooks& hooks_;
+  PairsState state_;
+  Outcome o_;
+  Stopwatch clock_;
+};
+
+void Runner::say(const char* fmt, ...) const {
+  if (!hooks_.log) return;
+  va_list args;
+  va_start(args, fmt);
+  std::vfprintf(hooks_.log, fmt, args);
+  va_end(args);
+}
+
+Status Runner::save() { return savePairs(out_, state_); }
+
+json Runner::estimatesJson(const VariantRuns& v) const {
+  const PairEstimates e = estimatePairs(v, o_.target_acc, policy_.noise_band);
+  return {{"to_target", report::estimateJson(e.to_target)}, {"throughput", report::estimateJson(e.throughput)},
+          {"wall", report::estimateJson(e.wall)}, {"reached", e.reached}};
+}
+
+// Reloads the finished pairs of this plan from out/pairs.json; a pair whose folders no longer
+// load is dropped (and run again).
+Status Runner::resume() {
+  if (!holdsPairs(out_)) return {};
+  std::string lone;
+  auto pairs = loadPairs(out_, plan_, &lone);
+  if (!pairs.ok()) return pairs.error();
+  for (const auto& p : *pairs) {
+    for (auto& v : o_.variants) {
+      if (v.arm.key != p.key) continue;
+      auto a = report::loadRun(out_ / p.reference_dir);
+      auto b = report::loadRun(out_ / p.variant_dir);
+      if (!a.ok() || !b.ok()) break;
+      v.pairs.push_back(p);
+      v.references.push_back(std::move(*a));
+      v.variants.push_back(std::move(*b));
+      state_.pairs.push_back(p);
+      o_.resumed = true;
+    }
+  }
+  if (!lone.empty())
+    if (auto r = report::loadRun(out_ / lone); r.ok()) o_.lone_reference.push_back(std::move(*r)), state_.lone_reference = lone;
+  o_.target_acc = referenceTarget(o_, policy_.target_acc);
+  return {};
+}
+
+// Why variant v takes no more pairs ("" while it still does).
+void Runner::settle(VariantRuns& v) {
+  v.spent_s = 0;
+  bool failed = !v.failures.empty();
+  for (size_t i = 0; i < v.pairs.size(); ++i) {
+    for (const auto* r : {&v.references[i], &v.variants[i]}) {
+      const auto m = report::computeMetrics(*r, std::nullopt);
+      v.spent_s += m.run_wall_s.value_or(m.wall_s.value_or(0.0));
+      failed = failed || !endedOk(r->status);
+    }
+  }
+  const int counted = v.countedPairs();
+  const int tried = static_cast<int>(v.pairs.size());
+  if (failed) v.settled = "failed";
+  else if (policy_.fixed_pairs > 0)
+    v.settled = counted >= policy_.fixed_pairs || tried >= policy_.fixed_pairs + policy_.rerun_contended ? "fixed" : "";
+  else if (counted > 0 && report::verdictIsClear(estimatePairs(v, o_.target_acc, policy_.noise_band).headline(o_.target_acc.has_value())))
+    v.settled = "clear";
+  else if (counted >= policy_.max_pairs || tried >= policy_.max_pairs + policy_.rerun_contended) v.settled = "max pairs";
+  else if (v.spent_s >= policy_.budget_s) v.settled = "budget";
+  else v.settled.clear();
+}
+
+void Runner::noteRungEnd(const Arm& arm, int pair, const fs::path& dir, const std::string& status, const std::string& error,
+                         const report::RunRecord* rec) {
+  proto::RungEndEvent ev;
+  ev.index = arm.index;
+  ev.key = arm.key;
+  ev.round = pair;
+  ev.run_dir = dir.string();
+  ev.status = status;
+  if (!error.empty()) ev.error = error;
+  if (rec) {
+    const auto m = report::computeMetrics(*rec, std::nullopt);
+    ev.wall_s = m.wall_s.value_or(proto::kUnknown);
+    ev.best_val_acc = m.best_val_acc.value_or(proto::kUnknown);
+    ev.contended = m.contention.contended;
+    say("    %s in %s, best val acc %s%s\n", status.c_str(), m.wall_s ? report::fmtSeconds(*m.wall_s).c_str() : "?",
+        m.best_val_acc ? report::fmtAccuracy(*m.best_val_acc).c_str() : "–", m.contention.contended ? " (contended)" : "");
+  }
+  emit(toEvent(ev));
+}
+
+std::optional<report::RunRecord> Runner::runOne(const Arm& arm, int pair, const fs::path& dir, std::string* failure) {
+  emit(toEvent(proto::RungStartEvent{arm.index, plan_.steps, arm.key, arm.label, pair, dir.string()}));
+  say("  %s: %s\n", arm.key.c_str(), dir.filename().c_str());
+  launch::LaunchOptions lo;
+  lo.cli_path = hooks_.cli_path;
+  lo.run_dir = dir.string();
+  lo.overwrite = true;  // the folder is this experiment's own: a pair cut before is measured afresh
+  lo.on_event = [this](const json& ev) {
+    if (proto::isEvent<proto::ErrorEvent>(ev)) say("    error: %s\n", proto::readErrorEvent(ev).message.c_str());
+  };
+  Config config = arm.config;
+  config.name += " / " + dir.filename().string();  // the run list and `compare` tell them apart
+  auto outcome = launch::launchRun(config, lo);
+  if (!outcome.ok()) {
+    *failure = dir.filename().string() + " could not start: " + outcome.error().message;
+    say("    could not start: %s\n", outcome.error().message.c_str());
+    noteRungEnd(arm, pair, dir, "not-started", outcome.error().message, nullptr);
+    return std::nullopt;
+  }
+  auto rec = report::loadRun(dir);
+  if (!rec.ok()) {
+    *failure = rec.error().message;
+    noteRungEnd(arm, pair, dir, "not-started", rec.error().message, nullptr);
+    return std::nullopt;
+  }
+  noteRungEnd(arm, pair, dir, outcome->status, {}, &*rec);
+  if (outcome->status == proto::kStatusCancelled) {  // by us (stop), or by someone else: then a failure
+    *failure = dir.filename().string() + " was cancelled";
+    return std::nullopt;
+  }
+  return std::move(*rec);
+}
+
+// One pair of variant j; false when it was cut (cancelled) or could not run.
+bool Runner::runPair(size_t j) {
+  VariantRuns& v = o_.variants[j];
+  const int number = static_cast<int>(v.pairs.size()) + 1;
+  const bool variantFirst = (number - 1 + static_cast<int>(j)) % 2 == 1;
+  const std::string stem = v.arm.slug + "-p" + std::to_string(number);
+  const fs::path refDir = out_ / "runs" / (stem + "-" + plan_.reference.key), varDir = out_ / "runs" / stem;
+  say("[%d/%d] %s, pair %d (%s first): %s\n", v.arm.index + 1, plan_.steps, v.arm.key.c_str(), number,
+      variantFirst ? v.arm.key.c_str() : plan_.reference.key.c_str(), v.arm.label.c_str());
+  std::optional<report::RunRecord> ref, var;
+  std::string failure;
+  for (int side = 0; side < 2; ++side) {
+    if (stopped()) break;
+    const bool variantNow = (side == 0) == variantFirst;
+    auto rec = variantNow ? runOne(v.arm, number, varDir, &failure) : runOne(plan_.reference, number, refDir, &failure);
+    if (!rec) break;
+    (variantNow ? var : ref) = std::move(rec);
+  }
+  if (!failure.empty() && !stopped()) v.failures.push_back(failure);
+  if (!ref || !var) {  // cut short: the pair gives nothing
+    if (stopped()) o_.cancelled = true, o_.cancelled_at = v.arm.key;
+    settle(v);
+    return false;
+  }
+  PairRecord p{v.arm.key, number, variantFirst, fs::relative(refDir, out_).string(), fs::relative(varDir, out_).string()};
+  v.pairs.push_back(p);
+  v.references.push_back(std::move(*ref));
+  v.variants.push_back(std::move(*var));
+  state_.pairs.push_back(p);
+  o_.target_acc = referenceTarget(o_, policy_.target_acc);
+  settle(v);
+  proto::PairEndEvent ev{v.arm.index, v.arm.key, number, variantFirst, v.counted(v.pairs.size() - 1), v.settled, estimatesJson(v)};
+  emit(toEvent(ev));
+  const auto est = estimatePairs(v, o_.target_acc, policy_.noise_band).headline(o_.target_acc.has_value());
+  say("  %s after %d pair(s): %s%s\n", v.arm.key.c_str(), static_cast<int>(v.pairs.size()), report::formatEstimate(est).c_str(),
+      v.settled.empty() ? "" : (" — " + v.settled).c_str());
+  return true;
+}
+
+Status Runner::runLoneReference() {
+  if (!o_.lone_reference.empty() || stopped()) return {};
+  const fs::path dir = out_ / "runs" / plan_.reference.slug;
+  std::string failure;
+  auto rec = runOne(plan_.reference, 1, dir, &failure);
+  if (!rec) {
+    if (stopped()) o_.cancelled = true, o_.cancelled_at = plan_.reference.key;
+    else o_.failed = true;
+    return {};
+  }
+  o_.failed = !endedOk(rec->status);
+  o_.lone_reference.push_back(std::move(*rec));
+  state_.lone_reference = fs::relative(dir, out_).string();
+  o_.target_acc = referenceTarget(o_, policy_.target_acc);
+  return {};
+}
+
+Result<Outcome> Runner::run() {
+  std::error_code ec;
+  fs::create_directories(out_ / "runs", ec);
+  if (ec) return makeError(Errc::Io, out_.string() + ": cannot create it: " + ec.message());
+  if (auto st = resume(); !st.ok()) return st.error();
+  if (auto st = save(); !st.ok()) return st.error();
+  if (plan_.variants.empty()) {
+    if (auto st = runLoneReference(); !st.ok()) return st.error();
+  }
+  for (auto& v : o_.variants) settle(v);
+  while (!stopped() && !o_.cancelled) {
+    bool any = false;
+    for (size_t j = 0; j < o_.variants.size() && !stopped(); ++j) {
+      if (!o_.variants[j].settled.empty()) continue;
+      any = true;
+      runPair(j);
+      if (auto st = save(); !st.ok()) return st.error();
+      if (hooks_.on_pair) hooks_.on_pair(o_);
+    }
+    if (!any) break;
+  }
+  if (stopped() && !o_.cancelled) {
+    o_.cancelled = true;  // stopped between pairs: the next variant not settled is where it stopped
+    for (const auto& v : o_.variants)
+      if (v.settled.empty()) {
+        o_.cancelled_at = v.arm.key;
+        break;
+      }
+  }
+  for (const auto& v : o_.variants) o_.failed = o_.failed || v.settled == "failed";
+  state_.status = o_.cancelled ? proto::kStatusCancelled : o_.failed ? proto::kStatusFailed : proto::kStatusOk;
+  state_.cancelled_at = o_.cancelled_at;
+  if (auto st = save(); !st.ok()) return st.error();
+  return std::move(o_);
+}
+
+}  // namespace
+
+Result<Outcome> runPairs(const Plan& plan, const Policy& policy, const fs::path& out, const Hooks& hooks) {
+  return Runner(plan, policy, out, hooks).run();
+}
+
+}  // namespace wb::experiment

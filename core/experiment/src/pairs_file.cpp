@@ -1,0 +1,95 @@
+// out/pairs.json: the plan and the finished pairs, what makes an experiment's folder resumable.
+#include "pairs_file.h"
+
+#include "wb/common/fs.h"
+#include "wb/proto/config_json.h"
+#include "wb/proto/rundir.h"
+
+namespace wb::experiment {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+fs::path pairsFile(const fs::path& out) { return out / "pairs.json"; }
+
+bool holdsPairs(const fs::path& out) {
+  std::error_code ec;
+  return fs::is_regular_file(pairsFile(out), ec);
+}
+
+namespace {
+
+json armJson(const Arm& a) { return {{"key", a.key}, {"label", a.label}, {"config", proto::configToJson(a.config)}}; }
+
+json planJson(const Plan& plan) {
+  json variants = json::array();
+  for (const auto& v : plan.variants) variants.push_back(armJson(v));
+  return {{"reference", armJson(plan.reference)}, {"variants", variants}};
+}
+
+// "speedups.workers" from a JSON patch path "/speedups/workers".
+std::string fieldOf(const std::string& pointer) {
+  std::string s = pointer.empty() ? pointer : pointer.substr(1);
+  for (auto& c : s)
+    if (c == '/') c = '.';
+  return s;
+}
+
+// "" when the arms run the same; else what differs, in words.
+std::string armDifference(const json& stored, const json& now) {
+  if (stored.value("key", "") != now.value("key", "")) return "step '" + now.value("key", "") + "' is '" + stored.value("key", "") + "' there";
+  json a = stored.value("config", json::object()), b = now.value("config", json::object());
+  a.erase("name"), b.erase("name");  // the name says nothing about what runs
+  const json patch = json::diff(a, b);
+  if (patch.empty()) return {};
+  return "step '" + now.value("key", "") + "' differs in " + fieldOf(patch[0].value("path", ""));
+}
+
+std::string planDifference(const json& stored, const json& now) {
+  if (auto d = armDifference(stored.value("reference", json::object()), now["reference"]); !d.empty()) return d;
+  const json sv = stored.value("variants", json::array()), nv = now["variants"];
+  for (size_t i = 0; i < std::max(sv.size(), nv.size()); ++i) {
+    if (i >= sv.size()) return "step '" + nv[i].value("key", "") + "' is not in the plan there";
+    if (i >= nv.size()) return "step '" + sv[i].value("key", "") + "' is there but not in this plan";
+    if (auto d = armDifference(sv[i], nv[i]); !d.empty()) return d;
+  }
+  return {};
+}
+
+}  // namespace
+
+Status savePairs(const fs::path& out, const PairsState& st) {
+  json pairs = json::array();
+  for (const auto& p : st.pairs)
+    pairs.push_back({{"key", p.key}, {"pair", p.number}, {"variant_first", p.variant_first},
+                     {"reference_dir", p.reference_dir}, {"variant_dir", p.variant_dir}});
+  json doc = {{"version", 1},   {"command", st.command},        {"plan", planJson(st.plan)}, {"pairs", pairs},
+              {"status", st.status}, {"cancelled_at", st.cancelled_at}, {"lone_reference", st.lone_reference}};
+  return writeFileAtomic(pairsFile(out), doc.dump(2) + "\n");
+}
+
+Result<std::vector<PairRecord>> loadPairs(const fs::path& out, const Plan& plan, std::string* lone) {
+  auto doc = proto::readJsonFile(pairsFile(out));
+  if (!doc.ok()) return doc.error();
+  const json now = planJson(plan);
+  if (const std::string d = planDifference(doc->value("plan", json::object()), now); !d.empty()) {
+    const std::string cmd = doc->value("command", "");
+    return makeError(Errc::InvalidConfig,
+                     out.string() + " holds the pairs of another plan (" + d + "): continue it with the options it was started with" +
+                         (cmd.empty() ? std::string() : " (" + cmd + ")") + ", or choose a new --out");
+  }
+  std::vector<PairRecord> pairs;
+  for (const json& p : doc->value("pairs", json::array())) {
+    if (!p.is_object()) continue;
+    PairRecord r;
+    r.key = p.value("key", "");
+    r.number = p.value("pair", 0);
+    r.variant_first = p.value("variant_first", false);
+    r.reference_dir = p.value("reference_dir", "");
+    r.variant_dir = p.value("variant_dir", "");
+    pairs.push_back(std::move(r));
+  }
+  if (lone) *lone = doc->value("lone_reference", "");
+  return pairs;
+}
+
+}  // namespace wb::experiment

@@ -1,0 +1,156 @@
+// `try` on the runner: a plan of one variant, its record try.json and its table.
+#include "wb/experiment/try.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "wb/common/fs.h"
+#include "wb/proto/config_json.h"
+#include "wb/proto/events.h"
+#include "wb/report/compare.h"
+#include "wb/report/estimate_json.h"
+#include "wb/report/probe.h"
+
+namespace wb::experiment {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+Plan planOf(const TryOptions& o) {
+  Plan p;
+  p.steps = 2;
+  p.reference = {"baseline", "the baseline", "00-baseline", 0, o.baseline};
+  p.variants.push_back({"variant", o.setting.empty() ? std::string("the variant") : o.setting, "01-variant", 1, o.variant});
+  return p;
+}
+
+bool sameConfig(const Config& a, const Config& b) {
+  json x = proto::configToJson(a), y = proto::configToJson(b);
+  x.erase("name"), y.erase("name");
+  return x == y;
+}
+
+json num(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+// The median of one metric over the counted pairs' runs of one side.
+std::optional<double> medianOf(const std::vector<report::RunRecord>& runs, const VariantRuns& v,
+                               std::optional<double> target, std::optional<double> (*pick)(const report::RunMetrics&)) {
+  std::vector<double> xs;
+  for (size_t i = 0; i < runs.size(); ++i)
+    if (v.counted(i))
+      if (auto x = pick(report::computeMetrics(runs[i], target))) xs.push_back(*x);
+  if (xs.empty()) return std::nullopt;
+  return report::median(xs);
+}
+
+std::optional<double> ttt(const report::RunMetrics& m) { return m.time_to_target_s; }
+std::optional<double> sps(const report::RunMetrics& m) { return m.train_samples_per_s; }
+std::optional<double> wall(const report::RunMetrics& m) { return m.wall_s; }
+
+}  // namespace
+
+json tryJson(const TryOptions& o, const Outcome& outcome, const std::string& status) {
+  json runs = json::array();
+  json medians = json::object();
+  json estimate = json::object();
+  int pairs = 0;
+  std::string settled;
+  bool reached = false;
+  if (!outcome.variants.empty()) {
+    const VariantRuns& v = outcome.variants.front();
+    for (size_t i = 0; i < v.pairs.size(); ++i)
+      runs.push_back({{"pair", v.pairs[i].number}, {"variant_first", v.pairs[i].variant_first}, {"counted", v.counted(i)},
+                      {"reference_dir", v.pairs[i].reference_dir}, {"variant_dir", v.pairs[i].variant_dir}});
+    const PairEstimates e = estimatePairs(v, outcome.target_acc, o.policy.noise_band);
+    estimate = {{"to_target", report::estimateJson(e.to_target)}, {"throughput", report::estimateJson(e.throughput)},
+                {"wall", report::estimateJson(e.wall)}};
+    for (auto [name, pick] : {std::pair{"time_to_target_s", &ttt}, std::pair{"train_samples_per_s", &sps}, std::pair{"wall_s", &wall}})
+      medians[name] = {{"baseline", num(medianOf(v.references, v, outcome.target_acc, pick))},
+                       {"variant", num(medianOf(v.variants, v, outcome.target_acc, pick))}};
+    pairs = v.countedPairs();
+    settled = v.settled;
+    reached = e.reached;
+  }
+  return {{"status", status},
+          {"cancelled_at", outcome.cancelled_at},
+          {"speedup", o.speedup},
+          {"setting", o.setting},
+          {"measured_at", report::utcNowIso()},
+          {"baseline", {{"label", "the baseline"}, {"config", proto::configToJson(o.baseline)}}},
+          {"variant", {{"label", o.setting}, {"config", proto::configToJson(o.variant)}}},
+          {"same_config", sameConfig(o.baseline, o.variant)},
+          {"target_acc", num(outcome.target_acc)},
+          {"noise_band", o.policy.noise_band},
+          {"pairs", pairs},
+          {"settled", settled},
+          {"reached", reached},
+          {"medians", medians},
+          {"estimate", estimate},
+          {"runs", runs}};
+}
+
+Result<TryResult> runTry(const TryOptions& o, const Hooks& hooks) {
+  Hooks h = hooks;
+  h.on_pair = [&](const Outcome& outcome) {
+    (void)writeFileAtomic(o.out / "try.json", tryJson(o, outcome, "running").dump(2) + "\n");
+    if (hooks.on_pair) hooks.on_pair(outcome);
+  };
+  auto outcome = runPairs(planOf(o), o.policy, o.out, h);
+  if (!outcome.ok()) return outcome.error();
+  TryResult r;
+  r.outcome = std::move(*outcome);
+  const std::string status =
+      r.outcome.cancelled ? proto::kStatusCancelled : r.outcome.failed ? proto::kStatusFailed : proto::kStatusOk;
+  r.doc = tryJson(o, r.outcome, status);
+  if (!r.outcome.variants.empty())
+    r.estimates = estimatePairs(r.outcome.variants.front(), r.outcome.target_acc, o.policy.noise_band);
+  if (auto st = writeFileAtomic(o.out / "try.json", r.doc.dump(2) + "\n"); !st.ok()) return st.error();
+  return r;
+}
+
+namespace {
+
+report::Cell valueCell(const json& medians, const char* metric, const char* side, std::string (*fmt)(double)) {
+  const json v = medians.value(metric, json::object()).value(side, json());
+  return v.is_number() ? report::Cell::num(fmt(v.get<double>()), v.get<double>()) : report::Cell::str("–");
+}
+
+report::Cell estimateCell(const json& est) {
+  const report::SpeedupEstimate e = report::estimateFromJson(est);
+  if (!std::isfinite(e.point)) return report::Cell::str("–");
+  report::Cell c = report::Cell::num(report::formatEstimate(e), e.point);
+  return c;
+}
+
+}  // namespace
+
+report::Table tryTable(const json& doc) {
+  report::Table t;
+  const json target = doc.value("target_acc", json());
+  const std::string targetText = target.is_number() ? report::fmtAccuracy(target.get<double>()) : std::string("target");
+  t.title = "Try: " + doc.value("setting", std::string("the variant")) + " against the baseline";
+  t.columns = {{"measure", "Measure", ""}, {"baseline", "Baseline", ""}, {"variant", "Variant", ""}, {"speedup", "Speedup", "x"}};
+  const json medians = doc.value("medians", json::object()), est = doc.value("estimate", json::object());
+  t.rows.push_back({report::Cell::str("Time to " + targetText), valueCell(medians, "time_to_target_s", "baseline", report::fmtSeconds),
+                    valueCell(medians, "time_to_target_s", "variant", report::fmtSeconds),
+                    doc.value("reached", false) ? estimateCell(est.value("to_target", json())) : report::Cell::str("not reached")});
+  t.rows.push_back({report::Cell::str("Train samples/s"), valueCell(medians, "train_samples_per_s", "baseline", report::fmtRate),
+                    valueCell(medians, "train_samples_per_s", "variant", report::fmtRate),
+                    estimateCell(est.value("throughput", json()))});
+  t.rows.push_back({report::Cell::str("Wall time (steps, evaluation, checkpoints)"), valueCell(medians, "wall_s", "baseline", report::fmtSeconds),
+                    valueCell(medians, "wall_s", "variant", report::fmtSeconds), estimateCell(est.value("wall", json()))});
+  const double band = doc.value("noise_band", 0.0);
+  t.notes.push_back(std::to_string(doc.value("pairs", 0)) + " counted pair(s), each the baseline and the variant next to each "
+                    "other in time, their order alternating; medians over those pairs. The speedup is the median of the "
+                    "pairs' ratios with its 95 % interval: faster or slower only when the interval clears this machine's "
+                    "noise band (±" + report::fmtFixed(band * 100, 0) + " %)" +
+                    (doc.value("settled", std::string()).empty() ? std::string(".") : "; no more pairs: " + doc.value("settled", std::string()) + "."));
+  if (doc.value("same_config", false))
+    t.notes.push_back("The variant runs the baseline's config (an A/A check): any speedup shown is this machine's noise.");
+  if (doc.value("status", std::string()) == proto::kStatusCancelled)
+    t.notes.push_back("Cancelled: the pair cut short gives nothing; the same command on the same --out continues.");
+  return t;
+}
+
+}  // namespace wb::experiment

@@ -1,0 +1,37 @@
+#pragma once
+// The events of experiments of many runs (wb/experiment/paired_runner.h: the ladder and `try`)
+// beyond the ladder's own (wb/proto/event_types.h: ladder, rung_start, rung_end, end): every
+// event rank -1, versioned like a run's. Readers ignore unknown fields.
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "wb/proto/event_types.h"
+
+namespace wb::proto {
+
+struct PairEndEvent {              // a pair of runs (reference, variant) finished
+  static constexpr const char* kType = "pair_end";
+  int64_t index = 0;               // the variant's step
+  std::string key;                 // the variant's
+  int pair = 0;                    // 1-based, per variant
+  bool variant_first = false;      // the order it ran in
+  bool counted = false;            // both ended ok and neither was contended
+  std::string settled;             // why no more pairs follow ("clear", "max pairs", ...), or ""
+  nlohmann::json estimate;         // the variant's estimates so far: {to_target, throughput, wall}
+};
+
+struct TryEndEvent {               // `try`'s single end (after its rung_start/rung_end/pair_end)
+  static constexpr const char* kType = "end";
+  std::string status = kStatusFailed;
+  std::string out_dir;
+  nlohmann::json result;           // try.json's content (wb/experiment/try.h)
+};
+
+void writeFields(const PairEndEvent& e, nlohmann::json& event);
+void writeFields(const TryEndEvent& e, nlohmann::json& event);
+PairEndEvent readPairEndEvent(const nlohmann::json& event);
+TryEndEvent readTryEndEvent(const nlohmann::json& event);
+
+}  // namespace wb::proto

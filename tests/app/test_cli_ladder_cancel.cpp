@@ -1,0 +1,149 @@
+// `workbench-cli ladder` cut by SIGTERM in the middle of a rung, then continued: the cut rung
+// gives no speedup (not in ladder.json, not in the tables), ladder.json says where the ladder was
+// cancelled and which steps did not run; the same command on the same --out continues, reusing
+// the finished pairs; another plan on that folder is refused, saying what to do. Real processes
+// on a tiny Fashion-MNIST budget.
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest/QtTest>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "../support/proc.h"
+#include "wb/proto/events.h"
+
+using nlohmann::json;
+
+namespace {
+
+bool haveFashionMnist() { return QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")); }
+
+json readJson(const QString& path) {
+  std::ifstream in(path.toStdString());
+  return json::parse(in, nullptr, false);
+}
+
+QStringList ladderArgs(const QString& out, const QString& steps) {
+  QStringList args{QStringLiteral("ladder"), QStringLiteral("--events-stdout"), QStringLiteral("--out"), out,
+                   QStringLiteral("--steps"), steps, QStringLiteral("--repeats"), QStringLiteral("1")};
+  for (const char* kv : {"model.name=mlp", "data.limit_train=512", "data.limit_val=128", "train.epochs=1",
+                         "train.log_every=1", "train.threads=1", "train.batch_size=16"})
+    args << QStringLiteral("--set") << QString::fromLatin1(kv);
+  return args;
+}
+
+// Reads the ladder's events until `until` says stop (or the process ends); false on a timeout.
+bool readEvents(QProcess& p, std::vector<json>& events, const std::function<bool(const json&)>& until, int timeoutMs) {
+  QElapsedTimer clock;
+  clock.start();
+  while (clock.elapsed() < timeoutMs) {
+    while (p.canReadLine()) {
+      auto ev = wb::proto::decodeEvent(p.readLine().trimmed().toStdString());
+      if (!ev) continue;
+      events.push_back(*ev);
+      if (until(*ev)) return true;
+    }
+    if (p.state() == QProcess::NotRunning) return false;
+    p.waitForReadyRead(200);
+  }
+  return false;
+}
+
+// True once the run folder's events hold a training step (the rung is mid-training).
+bool trainingIn(const QString& runDir) {
+  QFile f(runDir + QStringLiteral("/events.jsonl"));
+  return f.open(QIODevice::ReadOnly) && f.readAll().contains("\"type\":\"step\"");
+}
+
+const json& stepOf(const json& ladderDoc, const std::string& key) {
+  for (const auto& s : ladderDoc["ladder"]["steps"])
+    if (s["key"] == key) return s;
+  static const json none;
+  return none;
+}
+
+}  // namespace
+
+class TestCliLadderCancel : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void aCutRungGivesNoSpeedupAndTheLadderContinues() {
+    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed (/usr/share/datasets/fashion-mnist)");
+    QTemporaryDir root;
+    const QString out = root.filePath(QStringLiteral("ladder"));
+    const QString steps = QStringLiteral("workers,early_stopping,inference_eval");
+    QProcess ladder;
+    ladder.setProcessChannelMode(QProcess::SeparateChannels);
+    ladder.start(QStringLiteral(WB_CLI_PATH), ladderArgs(out, steps));
+    QVERIFY(ladder.waitForStarted());
+
+    // The workers pair finishes; the early-stopping pair starts (its variant first): cut it mid-training.
+    std::vector<json> events;
+    QVERIFY2(readEvents(ladder, events, [](const json& e) { return e["type"] == "pair_end" && e["key"] == "workers"; }, 240000),
+             ladder.readAllStandardError().constData());
+    QVERIFY(readEvents(ladder, events, [](const json& e) { return e["type"] == "rung_start"; }, 60000));
+    QCOMPARE(events.back()["key"].get<std::string>(), std::string("early_stopping"));
+    const QString cutDir = QString::fromStdString(events.back()["run_dir"].get<std::string>());
+    QElapsedTimer waited;
+    waited.start();
+    while (!trainingIn(cutDir) && waited.elapsed() < 60000 && ladder.state() == QProcess::Running) QTest::qWait(100);
+    QVERIFY2(trainingIn(cutDir), "the early-stopping rung never started training");
+    ladder.terminate();  // SIGTERM
+    QVERIFY(ladder.waitForFinished(120000));
+    QCOMPARE(ladder.exitCode(), 130);
+
+    const json cut = readJson(QDir(out).filePath(QStringLiteral("ladder.json")));
+    QCOMPARE(cut["ladder"]["status"].get<std::string>(), std::string("cancelled"));
+    QCOMPARE(cut["ladder"]["cancelled_at"].get<std::string>(), std::string("early_stopping"));
+    QCOMPARE(cut["ladder"]["status_note"].get<std::string>(), std::string("cancelled at step early_stopping"));
+    const json& es = stepOf(cut, "early_stopping");
+    QVERIFY(es["speedup"]["cumulative_to_target"].is_null() && es["speedup"]["cumulative"].is_null());
+    QCOMPARE(es["run_dirs"].size(), size_t{0});  // the cut run is not in the record
+    QVERIFY(es["not_run"].get<bool>());
+    QVERIFY(stepOf(cut, "inference_eval")["not_run"].get<bool>());
+    QVERIFY(QString::fromStdString(stepOf(cut, "inference_eval")["problems"].get<std::string>()).contains(QStringLiteral("not run (cancelled)")));
+    QCOMPARE(stepOf(cut, "workers")["run_dirs"].size(), size_t{1});  // the finished pair stands
+    // Its speedup, unless the machine was busy (a contended pair gives none).
+    QVERIFY(stepOf(cut, "workers")["speedup"]["cumulative"].is_number() || !stepOf(cut, "workers")["contention"].get<std::string>().empty());
+    QFile md(QDir(out).filePath(QStringLiteral("ladder.md")));
+    QVERIFY(md.open(QIODevice::ReadOnly));
+    const QByteArray table = md.readAll();
+    QVERIFY(table.contains("cancelled at step early_stopping"));
+    QVERIFY(table.contains("not run (cancelled)"));
+
+    // The same command continues: the workers pair is reused, the rest runs.
+    const auto workersSummary = QFileInfo(QString::fromStdString(stepOf(cut, "workers")["run_dirs"][0].get<std::string>()) +
+                                          QStringLiteral("/summary.json")).lastModified();
+    const auto again = wb::test::runProcess(QStringLiteral(WB_CLI_PATH), ladderArgs(out, steps), 300000);
+    QVERIFY2(again.rc == 0, again.describe().constData());
+    QStringList started;
+    for (const QByteArray& line : again.out.split('\n'))
+      if (auto ev = wb::proto::decodeEvent(line.toStdString()); ev && (*ev)["type"] == "rung_start")
+        started << QString::fromStdString((*ev)["key"].get<std::string>());
+    QVERIFY2(!started.contains(QStringLiteral("workers")), qPrintable(started.join(QLatin1Char(','))));
+    QVERIFY(started.contains(QStringLiteral("early_stopping")) && started.contains(QStringLiteral("inference_eval")));
+    const json done = readJson(QDir(out).filePath(QStringLiteral("ladder.json")));
+    QCOMPARE(done["ladder"]["status"].get<std::string>(), std::string("ok"));
+    for (const char* key : {"workers", "early_stopping", "inference_eval"}) {
+      QCOMPARE(stepOf(done, key)["run_dirs"].size(), size_t{1});
+      QVERIFY(!stepOf(done, key)["not_run"].get<bool>());
+    }
+    QCOMPARE(stepOf(done, "baseline")["run_dirs"].size(), size_t{3});  // one per pair
+    QCOMPARE(QFileInfo(QString::fromStdString(stepOf(done, "workers")["run_dirs"][0].get<std::string>()) +
+                       QStringLiteral("/summary.json")).lastModified(), workersSummary);
+
+    // Another plan on that folder: refused, saying what differs and what to do.
+    const auto other = wb::test::runProcess(QStringLiteral(WB_CLI_PATH), ladderArgs(out, QStringLiteral("workers")), 120000);
+    QCOMPARE(other.rc, 2);
+    QVERIFY2(other.err.contains("holds the pairs of another plan") && other.err.contains("choose a new --out"),
+             other.describe().constData());
+  }
+};
+
+QTEST_APPLESS_MAIN(TestCliLadderCancel)
+#include "test_cli_ladder_cancel.moc"

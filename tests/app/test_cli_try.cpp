@@ -1,0 +1,83 @@
+// `workbench-cli try`: real pairs of runs on tiny data. An A/A try (the variant is the baseline's
+// config) is never called a speedup; a large real effect (evaluation one sample at a time with
+// gradients against 256 at a time under inference mode) is "faster" with an interval above 1.
+// The pairs alternate their order. No test asserts a time.
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest/QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include "../support/proc.h"
+
+using nlohmann::json;
+
+namespace {
+
+bool haveFashionMnist() { return QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")); }
+
+QStringList tiny(std::initializer_list<const char*> extra) {
+  QStringList args;
+  for (const char* kv : {"model.name=lenet", "data.limit_train=256", "train.epochs=1", "train.threads=1", "train.log_every=4"})
+    args << QStringLiteral("--set") << QString::fromLatin1(kv);
+  for (const char* kv : extra) args << QStringLiteral("--set") << QString::fromLatin1(kv);
+  return args;
+}
+
+json tryJson(const QStringList& args, wb::test::ProcResult* proc) {
+  *proc = wb::test::runProcess(QStringLiteral(WB_CLI_PATH), args, 280000);
+  return json::parse(proc->out.toStdString(), nullptr, false);
+}
+
+std::string verdictOf(const json& doc, const char* metric) { return doc["estimate"][metric]["verdict"].get<std::string>(); }
+
+}  // namespace
+
+class TestCliTry : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void anAaTryIsNeverASpeedup() {
+    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed (/usr/share/datasets/fashion-mnist)");
+    QTemporaryDir root;
+    QStringList args{QStringLiteral("try"), QStringLiteral("--json"), QStringLiteral("--out"), root.filePath(QStringLiteral("aa")),
+                     QStringLiteral("--vary"), QStringLiteral("speedups.workers=0"), QStringLiteral("--repeats"), QStringLiteral("3")};
+    args << tiny({"data.limit_val=128"});
+    wb::test::ProcResult proc;
+    const json doc = tryJson(args, &proc);
+    QVERIFY2(proc.rc == 0 && doc.is_object(), proc.describe().constData());
+    QVERIFY(doc["same_config"].get<bool>());
+    const int pairs = doc["pairs"].get<int>();  // counted: a pair measured under contention is not
+    QVERIFY(doc["runs"].size() >= 3);
+    for (const char* metric : {"to_target", "throughput", "wall"}) {
+      const std::string v = verdictOf(doc, metric);
+      QVERIFY2(v != "faster" && v != "slower", (std::string(metric) + ": " + v).c_str());
+      if (pairs >= 2) QCOMPARE(v, std::string("within noise"));  // (1 counted pair when CI's load made others contended)
+    }
+    // A B, then B A: the order alternates.
+    const json& runs = doc["runs"];
+    for (size_t i = 0; i < runs.size(); ++i) QCOMPARE(runs[i]["variant_first"].get<bool>(), i % 2 == 1);
+  }
+
+  void aLargeEffectIsFasterWithAnIntervalAboveOne() {
+    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed (/usr/share/datasets/fashion-mnist)");
+    QTemporaryDir root;
+    QStringList args{QStringLiteral("try"), QStringLiteral("--json"), QStringLiteral("--out"), root.filePath(QStringLiteral("eval")),
+                     QStringLiteral("--vary"), QStringLiteral("train.eval_batch_size=256"), QStringLiteral("--vary"),
+                     QStringLiteral("speedups.inference_eval=true"), QStringLiteral("--max-pairs"), QStringLiteral("4"),
+                     QStringLiteral("--rerun-contended"), QStringLiteral("3")};
+    args << tiny({"data.limit_val=4000", "train.eval_batch_size=1", "speedups.inference_eval=false"});
+    wb::test::ProcResult proc;
+    const json doc = tryJson(args, &proc);
+    QVERIFY2(proc.rc == 0 && doc.is_object(), proc.describe().constData());
+    QVERIFY(!doc["same_config"].get<bool>());
+    if (doc["pairs"].get<int>() == 0) QSKIP("every pair was measured under contention (another process used the CPU): no speedup is taken from them");
+    QVERIFY(doc["reached"].get<bool>());  // evaluation batches change nothing the model learns
+    QCOMPARE(verdictOf(doc, "to_target"), std::string("faster"));
+    QVERIFY(doc["estimate"]["to_target"]["lo"].get<double>() > 1.0);
+    QVERIFY(doc["pairs"].get<int>() >= 2);  // an interval needs two pairs
+    QCOMPARE(doc["settled"].get<std::string>(), std::string("clear"));
+  }
+};
+
+QTEST_APPLESS_MAIN(TestCliTry)
+#include "test_cli_try.moc"

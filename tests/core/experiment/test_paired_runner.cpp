@@ -1,0 +1,120 @@
+// The paired runner's parts that need no training: the estimates from a variant's pairs (only
+// counted pairs: both ended ok, neither contended), the target the pairs are compared at, and a
+// folder holding another plan's pairs refused with what differs and what to do. Its runs as real
+// processes are tested through the CLI (tests/app/test_cli_try.cpp, test_cli_ladder_cancel.cpp).
+#include <QTemporaryDir>
+#include <QtTest/QtTest>
+
+#include <atomic>
+
+#include "report_fixture.h"
+#include "wb/experiment/paired_runner.h"
+
+using fixture::FakeRun;
+using namespace wb::experiment;
+
+namespace {
+
+// A run that reached `acc` at `accT` s, ended at `wall` s; otherLoad: the machine's other load.
+wb::report::RunRecord runWith(double wall, double acc, double accT, double otherLoad = 0.0) {
+  FakeRun r;
+  r.start().step(1, 10, 640, 1, 1.0, {1, 0, 2, 3, 1, 0}).eval(1, accT, acc).end("ok", wall);
+  r.measured("train_samples_per_s", 6400 / wall).cpu(otherLoad);
+  static int n = 0;
+  return r.record("r" + std::to_string(++n));
+}
+
+VariantRuns pairsOf(std::initializer_list<std::pair<double, double>> walls, double contendedLoad = 0.0) {
+  VariantRuns v;
+  v.arm.key = "variant";
+  int n = 0;
+  for (auto [a, b] : walls) {
+    v.pairs.push_back({"variant", ++n, n % 2 == 0, "a", "b"});
+    v.references.push_back(runWith(a, 0.8, a - 1));
+    v.variants.push_back(runWith(b, 0.8, b - 1, n == 1 ? contendedLoad : 0.0));
+  }
+  return v;
+}
+
+Plan planWith(int variantWorkers) {
+  Plan p;
+  p.steps = 2;
+  p.reference = {"baseline", "the baseline", "00-baseline", 0, wb::Config{}};
+  wb::Config v;
+  v.speedups.workers = variantWorkers;
+  p.variants.push_back({"workers", "loader workers 0 → 2", "01-workers", 1, v});
+  return p;
+}
+
+}  // namespace
+
+class TestPairedRunner : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void estimatesComeFromTheCountedPairs() {
+    const VariantRuns fast = pairsOf({{31, 10}, {33, 11}, {30, 10.5}});
+    QCOMPARE(fast.countedPairs(), 3);
+    const PairEstimates e = estimatePairs(fast, 0.8, 0.15);
+    QVERIFY(e.reached);
+    QCOMPARE(e.to_target.pairs, 3);
+    QCOMPARE(e.to_target.verdict, wb::report::Verdict::Faster);
+    QVERIFY(e.to_target.lo > 1.15);
+    QCOMPARE(e.wall.verdict, wb::report::Verdict::Faster);
+    QCOMPARE(e.throughput.verdict, wb::report::Verdict::Faster);  // samples/s: 6400 / wall
+    QVERIFY(wb::report::verdictIsClear(e.headline(true)));
+
+    // The first pair measured under contention does not count: two pairs remain.
+    const VariantRuns contended = pairsOf({{31, 3}, {33, 11}, {30, 10.5}}, 0.9);
+    QCOMPARE(contended.countedPairs(), 2);
+    QCOMPARE(estimatePairs(contended, 0.8, 0.15).wall.pairs, 2);
+
+    // One pair: a figure, no interval.
+    const PairEstimates one = estimatePairs(pairsOf({{30, 10}}), 0.8, 0.15);
+    QCOMPARE(one.to_target.verdict, wb::report::Verdict::NoInterval);
+    QVERIFY(std::isfinite(one.to_target.point));
+    QVERIFY(!wb::report::verdictIsClear(one.to_target));
+
+    // Not reached: no time-to-target ratio, the wall time still.
+    const PairEstimates high = estimatePairs(fast, 0.95, 0.15);
+    QVERIFY(!high.reached);
+    QVERIFY(!std::isfinite(high.to_target.point));
+    QCOMPARE(&high.headline(true), &high.wall);
+  }
+
+  void theTargetIsTheLowestBestOfTheReferenceRuns() {
+    Outcome o;
+    o.variants.push_back(pairsOf({{30, 10}}));
+    o.variants.front().references.front() = runWith(30, 0.75, 29);
+    o.variants.push_back(pairsOf({{31, 10}}));
+    QCOMPARE(*referenceTarget(o, std::nullopt), 0.75);
+    QCOMPARE(*referenceTarget(o, 0.5), 0.5);
+  }
+
+  // A folder holding another plan's pairs: refused before anything runs, naming the step that
+  // differs and what to do. (Stopped before the first run: only the plan is written.)
+  void aFolderOfAnotherPlanIsRefused() {
+    QTemporaryDir dir;
+    std::atomic<bool> stop{true};
+    Hooks hooks;
+    hooks.stop = &stop;
+    hooks.log = nullptr;
+    hooks.command = "workbench-cli ladder --out X";
+    auto first = runPairs(planWith(2), Policy{}, dir.path().toStdString(), hooks);
+    QVERIFY(first.ok());
+    QVERIFY(first->cancelled);
+    QCOMPARE(QString::fromStdString(first->cancelled_at), QStringLiteral("workers"));
+    QVERIFY(holdsPairs(dir.path().toStdString()));
+    auto same = runPairs(planWith(2), Policy{}, dir.path().toStdString(), hooks);
+    QVERIFY(same.ok());  // the same plan continues
+    auto other = runPairs(planWith(3), Policy{}, dir.path().toStdString(), hooks);
+    QVERIFY(!other.ok());
+    QCOMPARE(other.error().code, wb::Errc::InvalidConfig);
+    const QString why = QString::fromStdString(other.error().message);
+    QVERIFY2(why.contains(QStringLiteral("step 'workers' differs in speedups.workers")), qPrintable(why));
+    QVERIFY2(why.contains(QStringLiteral("workbench-cli ladder --out X")) && why.contains(QStringLiteral("choose a new --out")),
+             qPrintable(why));
+  }
+};
+
+QTEST_APPLESS_MAIN(TestPairedRunner)
+#include "test_paired_runner.moc"

@@ -1,0 +1,119 @@
+// The ladder plan reading the stored worker probe (the workers step's count and note), and the
+// plan for this machine: --steps, --lr-scaling and what the machine's checks refuse.
+#include <QtTest/QtTest>
+
+#include "wb/ladder/ladder.h"
+#include "wb/report/probe.h"
+
+using nlohmann::json;
+using namespace wb::report;
+using namespace wb::ladder;
+
+namespace {
+
+std::vector<ProbeRow> rowsOf(std::initializer_list<std::pair<int, double>> pairs) {
+  std::vector<ProbeRow> rows;
+  for (const auto& [w, sps] : pairs) rows.push_back({w, 100, 1.0, sps, 1.0, 2.0});
+  return rows;
+}
+
+ProbeResult resultFor(const wb::Config& c, const MachineId& m, std::vector<ProbeRow> rows) {
+  ProbeResult r;
+  r.key = probeKey(c, m);
+  r.measured_at = "2026-12-01T08:40:12Z";
+  r.host = m.host, r.cpu = m.cpu, r.cores = m.cores;
+  r.device = "cpu";
+  r.experiment = probeExperimentFields(c);
+  r.batch_size = c.train.batch_size;
+  r.loader_batches_per_s = 1000;
+  r.step_alone_ms = 20;
+  r.rows = std::move(rows);
+  r.recommended = recommendWorkers(r.rows);
+  r.seconds_per_candidate = 3;
+  return r;
+}
+
+json cpuCaps() {
+  return {{"cuda", false}, {"gpus", 0}, {"cores", 2},
+          {"speedups", {{"workers", {{"available", true}, {"max", 64}}}}}};
+}
+
+const LadderStep& workersStep(const std::vector<LadderStep>& plan) {
+  for (const auto& s : plan)
+    if (s.key == "workers" && !s.isolated) return s;
+  throw std::logic_error("no workers step");
+}
+
+const LadderStep& stepOf(const std::vector<LadderStep>& plan, const std::string& key) {
+  for (const auto& s : plan)
+    if (s.key == key && !s.isolated) return s;
+  throw std::logic_error("no step " + key);
+}
+
+}  // namespace
+
+class TestLadderPlan : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void ladderWorkersStepUsesTheStoredProbe() {
+    const MachineId m{"h", "c", 2};
+    wb::Config user;
+    // No probe: the old rule, and the note says how to measure.
+    json caps = cpuCaps();
+    const LadderStep& plain = workersStep(planLadder(user, caps, false));
+    QCOMPARE(plain.config.speedups.workers, 2);  // min(cores 2, 4)
+    QVERIFY(QString::fromStdString(plain.note).contains(QStringLiteral("probe workers")));
+
+    attachProbe(caps, resultFor(user, m, rowsOf({{0, 500}, {1, 800}, {3, 1000}, {4, 1001}})));
+    const auto plan = planLadder(user, caps, true);
+    const LadderStep& probed = workersStep(plan);
+    QCOMPARE(probed.config.speedups.workers, 3);
+    QVERIFY(!probed.skipped);
+    QVERIFY2(QString::fromStdString(probed.note).contains(QStringLiteral("probe of 2026-12-01 08:40 UTC")),
+             probed.note.c_str());
+    QCOMPARE(QString::fromStdString(probed.added), QStringLiteral("loader workers 0 → 3"));
+    for (const auto& s : plan)
+      if (s.key == "workers" && s.isolated) QCOMPARE(s.config.speedups.workers, 3);
+
+    // A probe that recommends 0: the step says why it does not run.
+    json caps0 = cpuCaps();
+    attachProbe(caps0, resultFor(user, m, rowsOf({{0, 1000}, {1, 990}})));
+    const LadderStep& zero = workersStep(planLadder(user, caps0, false));
+    QVERIFY(zero.skipped);
+    QVERIFY(QString::fromStdString(zero.note).contains(QStringLiteral("recommends 0 workers")));
+  }
+
+  // The plan as it runs here: --steps leaves the others out with a note, an unknown key is an
+  // error naming the known ones, and what the machine's check refuses is skipped with its words.
+  void planForMachineAppliesStepsAndTheMachinesChecks() {
+    wb::Config user;
+    PlanOptions o;
+    o.steps = "workers,precision";
+    auto refuseBf16 = [](const wb::Config& c) {
+      std::vector<wb::FieldError> errs;
+      if (c.speedups.precision == "bf16-mixed") errs.push_back({"speedups.precision", "bf16-mixed", "not on this test machine"});
+      return errs;
+    };
+    json caps = cpuCaps();
+    caps["speedups"]["precision"] = {{"available", true}, {"values", {{"bf16-mixed", {{"available", true}}}}}};
+    auto plan = planForMachine(user, caps, o, refuseBf16);
+    QVERIFY(plan.ok());
+    QVERIFY(!stepOf(*plan, "workers").skipped);
+    QVERIFY(stepOf(*plan, "precision").skipped);
+    QVERIFY2(QString::fromStdString(stepOf(*plan, "precision").note).contains(QStringLiteral("not on this test machine")),
+             stepOf(*plan, "precision").note.c_str());
+    QCOMPARE(QString::fromStdString(stepOf(*plan, "devices").note), QStringLiteral("left out (--steps)"));
+    QVERIFY(stepOf(*plan, "inference_eval").skipped);  // it builds on the refused bf16: refused too
+    o.steps = "warp_drive";
+    auto bad = planForMachine(user, caps, o, nullptr);
+    QVERIFY(!bad.ok());
+    QVERIFY(QString::fromStdString(bad.error().message).contains(QStringLiteral("unknown step 'warp_drive'")));
+    QVERIFY(QString::fromStdString(bad.error().message).contains(QStringLiteral("inference_eval")));
+    o.steps.clear();
+    o.lr_scaling = "cubic";
+    QVERIFY(!planForMachine(user, caps, o, nullptr).ok());
+  }
+};
+
+QTEST_APPLESS_MAIN(TestLadderPlan)
+#include "test_ladder_plan.moc"
