@@ -48,6 +48,7 @@ struct LivePlots::TabDef {
   bool logY = false;
   bool zeroBased = false;
   bool bars = false;
+  QString emptyWithRuns;  // shown when ticked runs have nothing for this tab ("" = a general line)
 };
 
 struct LivePlots::GraphState {
