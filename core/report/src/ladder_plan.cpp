@@ -1,6 +1,7 @@
 // The ladder's plan: the baseline every step starts from and the speedups added in turn, each
 // with its availability on this machine (from capabilities) and the stored worker probe.
 #include "wb/report/ladder.h"
+#include "wb/report/speedup_effects.h"
 
 #include <algorithm>
 
@@ -173,10 +174,7 @@ std::vector<LadderStep> planLadder(const Config& user, const json& caps, bool is
   {
     const json& node = at(sp, {"early_stopping"});
     const int epochs = user.train.epochs;
-    std::string caveat = epochs <= kLadderPatience
-                             ? "cannot trigger in " + std::to_string(epochs) + " epoch(s) with patience " +
-                                   std::to_string(kLadderPatience)
-                             : "";
+    std::string caveat = earlyStoppingCaveat(epochs, kLadderPatience);
     p.add("early_stopping", "early stopping (patience " + std::to_string(kLadderPatience) + ")",
           available(node, true) ? "" : note(node, "early stopping is not available"),
           [](Config& c, const Planner&) { c.speedups.early_stopping.patience = kLadderPatience; }, caveat);

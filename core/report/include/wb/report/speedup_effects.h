@@ -29,6 +29,11 @@ std::map<std::string, SpeedupEffect> ladderEffects(const Ladder& ladder, const s
 // workers, and whether the data path is the bottleneck.
 SpeedupEffect probeEffect(const ProbeResult& probe);
 
+// Why early stopping with `patience` cannot stop a run of `epochs` (one evaluation per epoch):
+// "cannot trigger in 1 epoch(s) with patience 2"; "" when it can, or when it is off. The ladder's
+// early-stopping step and the window's set-up say it alike.
+std::string earlyStoppingCaveat(int epochs, int patience);
+
 struct FoundLadder {
   std::string dir;
   std::string date;        // ladder.json's modification time, UTC
