@@ -163,7 +163,9 @@ class TestRunsModel : public QObject {
     QVERIFY2(tip.contains(QStringLiteral("exp")) && tip.contains(bf16->runDir()), qPrintable(tip));
     // Another baseline: the names follow it.
     model.setBaseline(bf16);
-    QCOMPARE(cell(model, base, RunsModel::ColName).toString(), QStringLiteral("fp32"));
+    // (the two repeats read alike with it: each carries its start time)
+    QCOMPARE(cell(model, base, RunsModel::ColName).toString(), QStringLiteral("fp32 · 10:00:00"));
+    QCOMPARE(cell(model, again1, RunsModel::ColName).toString(), QStringLiteral("fp32 · 10:30:00"));
     bf16->setName(QStringLiteral("my bf16 try"));
     model.setBaseline(base);
     QCOMPARE(cell(model, bf16, RunsModel::ColName).toString(), QStringLiteral("my bf16 try"));

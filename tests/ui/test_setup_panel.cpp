@@ -150,9 +150,7 @@ class TestSetupPanel : public QObject {
     QTest::newRow("learning rate not a number") << "optim.lr" << "fast" << "optim.lr"
                                                 << "optim.lr: \"fast\" \u2014 must be a number";
     QTest::newRow("empty name") << "name" << "" << "name" << "name: \"\" \u2014 must not be empty";
-    QTest::newRow("folder dataset without a folder")
-        << "data.kind" << "folder" << "data.dataset"
-        << "data.dataset: \"folder:\" \u2014 must be fashion-mnist | folder:<dir> | idx:<dir> | cifar10:<dir> (e.g. MNIST as idx:<dir>)";
+    // (a folder kind without its folder asks for one instead: aFolderKindAsksForItsFolder)
   }
   void invalidValueRefused() {
     QFETCH(QString, path);

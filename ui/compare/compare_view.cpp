@@ -124,7 +124,7 @@ CompareView::CompareView(RunsModel* model, QWidget* parent)
   target_->setRange(0, 100);
   target_->setDecimals(2);
   target_->setSuffix(QStringLiteral(" %"));
-  target_->setSpecialValueText(QStringLiteral("the baseline's best"));
+  target_->setSpecialValueText(QStringLiteral("baseline's best"));
   target_->setToolTip(QStringLiteral("Time to target is measured to this validation accuracy (0 = the baseline's best)"));
   controls->addWidget(target_);
   controls->addStretch(1);
@@ -132,6 +132,7 @@ CompareView::CompareView(RunsModel* model, QWidget* parent)
   ladderButton_->setToolTip(QStringLiteral("Run the baseline's experiment with every speedup off, then add them one at a time"));
   stopLadderButton_ = new QPushButton(QStringLiteral("Stop ladder"), this);
   stopLadderButton_->setEnabled(false);
+  stopLadderButton_->hide();  // in Run ladder's place while one runs: the row fits a 1024 px window
   auto* openLadderButton = new QPushButton(QStringLiteral("Open ladder…"), this);
   exportButton_ = new QPushButton(QStringLiteral("Export…"), this);
   for (auto* b : {ladderButton_, stopLadderButton_, openLadderButton, exportButton_}) controls->addWidget(b);
@@ -480,6 +481,8 @@ void CompareView::runLadder() {
   ladderRunner_->start(locateCli(), args);
   ladderButton_->setEnabled(false);
   stopLadderButton_->setEnabled(true);
+  ladderButton_->hide();
+  stopLadderButton_->show();
   summary_->setText(QStringLiteral("Ladder: starting…"));
 }
 
@@ -488,6 +491,8 @@ void CompareView::onLadderFinished(const QString& outDir, bool cancelled, const 
   setLadderTabText(QStringLiteral("Ladder"));
   ladderButton_->setEnabled(true);
   stopLadderButton_->setEnabled(false);
+  stopLadderButton_->hide();
+  ladderButton_->show();
   QString loadError;
   const bool opened = !outDir.isEmpty() && QFileInfo::exists(QDir(outDir).filePath(QStringLiteral("ladder.json"))) &&
                       openLadder(outDir, &loadError);

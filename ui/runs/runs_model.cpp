@@ -194,6 +194,8 @@ QVariant RunsModel::toolTip(const Run* run, int col) const {
                ? QStringLiteral("Samples trained per second of training steps (no evaluation, checkpoints or set-up).")
                : QStringLiteral("Not known yet (older runs: tick the run to estimate it from its step events).");
   if (col == ColStatus && !run->errorMessage().isEmpty()) return run->errorMessage();
+  if (col == ColStatus && isActive(run->status()) && !progressText(run).isEmpty())
+    return QStringLiteral("%1 done (m:ss: the time it still needs, estimated from its steps so far)").arg(progressText(run));
   if (col == ColSpeedupThroughput || col == ColSpeedupTarget) return speedupTip(run, col);
   return {};
 }
@@ -253,7 +255,7 @@ QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int rol
       case ColName: return QStringLiteral("Run");
       case ColStatus: return QStringLiteral("Status");
       case ColProgress: return QStringLiteral("Progress");
-      case ColThroughput: return QStringLiteral("Samples/s");
+      case ColThroughput: return QStringLiteral("Train samples/s");
       case ColBestAcc: return QStringLiteral("Best acc");
       case ColSpeedupThroughput: return QStringLiteral("× throughput");
       case ColSpeedupTarget: return QStringLiteral("× to target");

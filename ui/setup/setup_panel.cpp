@@ -508,7 +508,7 @@ void SetupPanel::showEarlyStoppingCaveat() {
 // An error that appears under the field being edited is scrolled into view (it may sit below
 // the scroll area's edge).
 void SetupPanel::revealFocusedError() {
-  QWidget* focus = QApplication::focusWidget();
+  QWidget* focus = window()->focusWidget();  // the field being edited (also while the window is inactive)
   if (!focus || !isAncestorOf(focus)) return;
   QLabel* label = nullptr;
   for (QWidget* w = focus; w && w != this && !label; w = w->parentWidget())
@@ -517,7 +517,9 @@ void SetupPanel::revealFocusedError() {
   for (QWidget* p = parentWidget(); p; p = p->parentWidget())
     if (auto* scroll = qobject_cast<QScrollArea*>(p)) {
       QTimer::singleShot(0, scroll, [scroll, label = QPointer<QLabel>(label)] {
-        if (label) scroll->ensureWidgetVisible(label, 8, 16);
+        if (!label) return;
+        for (int i = 0; i < 4; ++i) QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);  // where it lands now
+        scroll->ensureWidgetVisible(label, 8, 16);
       });
       return;
     }

@@ -27,13 +27,16 @@ namespace {
 
 constexpr int kSideBySideWidth = 820;  // px: below it the details pane goes under the list
 
-// Progress column: a bar with "45 % · ETA 1:23" on it.
-class ProgressDelegate : public QStyledItemDelegate {
+// Status column: the status word, and for a run under way a bar with "45 % · 1:23" on it (the
+// model's Progress column, folded in: one column fewer keeps every figure in view at 1024 px).
+class StatusDelegate : public QStyledItemDelegate {
  public:
   using QStyledItemDelegate::QStyledItemDelegate;
   void paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const override {
-    const double p = index.data(RunsModel::ProgressRole).toDouble();
-    if (!std::isfinite(p)) {
+    const QModelIndex progress = index.siblingAtColumn(RunsModel::ColProgress);
+    const double p = progress.data(RunsModel::ProgressRole).toDouble();
+    auto* run = qobject_cast<Run*>(index.data(RunsModel::RunRole).value<QObject*>());
+    if (!run || !isActive(run->status()) || !std::isfinite(p)) {
       QStyledItemDelegate::paint(painter, option, index);
       return;
     }
@@ -46,7 +49,7 @@ class ProgressDelegate : public QStyledItemDelegate {
     bar.minimum = 0;
     bar.maximum = 1000;
     bar.progress = int(std::clamp(p, 0.0, 1.0) * 1000);
-    bar.text = index.data(Qt::DisplayRole).toString();
+    bar.text = progress.data(Qt::DisplayRole).toString();
     bar.textVisible = true;
     bar.textAlignment = Qt::AlignCenter;
     bar.state = option.state | QStyle::State_Horizontal;
@@ -85,7 +88,8 @@ RunsPanel::RunsPanel(RunsModel* model, RunQueue* queue, QWidget* parent)
   view_->setContextMenuPolicy(Qt::CustomContextMenu);
   view_->verticalHeader()->hide();
   view_->verticalHeader()->setDefaultSectionSize(view_->fontMetrics().height() + 10);
-  view_->setItemDelegateForColumn(RunsModel::ColProgress, new ProgressDelegate(view_));
+  view_->setItemDelegateForColumn(RunsModel::ColStatus, new StatusDelegate(view_));
+  view_->setColumnHidden(RunsModel::ColProgress, true);
   view_->setWordWrap(false);
   view_->setTextElideMode(Qt::ElideMiddle);  // ladder runs share a name and differ at the end
   sizeColumns();
@@ -134,10 +138,9 @@ void RunsPanel::sizeColumns() {
   const QFontMetrics fm = view_->fontMetrics();
   const auto width = [&](const char* widest, int column) {
     const QString header = model_->headerData(column, Qt::Horizontal, Qt::DisplayRole).toString();
-    return std::max(fm.horizontalAdvance(QString::fromUtf8(widest)), fm.horizontalAdvance(header)) + 18;
+    return std::max(fm.horizontalAdvance(QString::fromUtf8(widest)), fm.horizontalAdvance(header)) + 12;
   };
-  h->resizeSection(RunsModel::ColStatus, width("early-stopped", RunsModel::ColStatus));
-  h->resizeSection(RunsModel::ColProgress, width("100 % · 10:00", RunsModel::ColProgress));
+  h->resizeSection(RunsModel::ColStatus, width("100 % · 10:00", RunsModel::ColStatus));
   h->resizeSection(RunsModel::ColThroughput, width("12,345", RunsModel::ColThroughput));
   h->resizeSection(RunsModel::ColBestAcc, width("88.88 %", RunsModel::ColBestAcc));
   h->resizeSection(RunsModel::ColSpeedupThroughput, width("contended", RunsModel::ColSpeedupThroughput));
