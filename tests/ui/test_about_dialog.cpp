@@ -1,6 +1,6 @@
 // Help: the About box names the versions in use and agrees with `workbench-cli --version` and
 // with what `workbench-cli capabilities --json` really prints (the CLI this build made is run);
-// the tour opens the README at its tour.
+// the tour opens the README at the window's tour.
 #include <QLabel>
 #include <QProcess>
 #include <QTextBlock>
@@ -117,6 +117,8 @@ class TestAboutDialog : public QObject {
     const QTextBlock block = tour.browser()->textCursor().block();
     QVERIFY(block.blockFormat().headingLevel() > 0);
     QVERIFY(block.text().contains(QStringLiteral("tour"), Qt::CaseInsensitive));
+    // A user of the window lands on the window's tour, not on the CLI's.
+    QCOMPARE(block.text(), QStringLiteral("A tour of the window"));
   }
 };
 

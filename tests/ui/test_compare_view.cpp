@@ -3,6 +3,7 @@
 // (a step that never reached the target says so with the accuracy it reached, in the chart and
 // in the ladder table). It compares what the runs ingested (not their files, read again), and
 // only while it is shown: a hidden tab catches up when shown.
+#include <QFile>
 #include <QLabel>
 #include <QTableWidget>
 #include <QtTest/QtTest>
@@ -11,7 +12,9 @@
 #include "compare/speedup_chart.h"
 #include "runs/run.h"
 #include "runs/runs_model.h"
+#include "plots/qcp.h"
 #include "ui_test_util.h"
+#include "wb/proto/config_json.h"
 #include "wb/proto/rundir.h"
 
 using nlohmann::json;
@@ -67,6 +70,22 @@ QByteArray evalLine(int epoch, double t, double acc) {
   return t::line(t::event("eval", {{"epoch", epoch}, {"step", epoch * 20}, {"t", t}, {"val_acc", acc}, {"eval_ms", 100}}));
 }
 
+// One CSV line's fields (quoted fields may hold commas and doubled quotes).
+QStringList csvFields(const QString& line) {
+  QStringList out;
+  QString field;
+  bool quoted = false;
+  for (int i = 0; i < line.size(); ++i) {
+    const QChar c = line[i];
+    if (quoted && c == QLatin1Char('"') && i + 1 < line.size() && line[i + 1] == QLatin1Char('"')) field += c, ++i;
+    else if (c == QLatin1Char('"')) quoted = !quoted;
+    else if (c == QLatin1Char(',') && !quoted) out << field, field.clear();
+    else field += c;
+  }
+  out << field;
+  return out;
+}
+
 std::vector<json> eventsOf(const QByteArray& lines) {
   std::vector<json> out;
   for (const QByteArray& l : lines.split('\n'))
@@ -107,6 +126,105 @@ class TestCompareView : public QObject {
     QCOMPARE(QString::fromStdString(view.chart()->bars().bars[1].annotation), QStringLiteral("contended"));
     QVERIFY(view.findChild<QLabel*>(QStringLiteral("compareSummary"))->text().contains(QStringLiteral("their speedups are not shown")));
     t::grabIfAsked(view, QStringLiteral("contended"));
+  }
+
+  // A run that did not finish gets no speedup in the window's table, chart and exports; every
+  // run is labelled as the runs list names it (the whole name: the chart elides it to its bar).
+  void unfinishedRunsGetNoSpeedupAnywhere_data() {
+    QTest::addColumn<QString>("status");
+    QTest::newRow("failed") << "failed";
+    QTest::newRow("cancelled") << "cancelled";
+  }
+  void unfinishedRunsGetNoSpeedupAnywhere() {
+    QFETCH(QString, status);
+    auto root = t::scratchRoot();
+    RunsModel model;
+    const QString baseDir = t::writeRunDir(root.path(), QStringLiteral("base"), QStringLiteral("exp"), eventsReaching(0.8), QStringLiteral("ok"));
+    const QString runDir = t::writeRunDir(root.path(), QStringLiteral("stopped"), QStringLiteral("exp"), eventsReaching(0.85), status,
+                                          {{"wall_s", 1.0}, {"run_wall_s", 1.2}});
+    json config = wb::proto::configToJson(wb::Config{});
+    config["name"] = "exp";
+    config["speedups"]["precision"] = "bf16-mixed";
+    QVERIFY(t::writeFile(runDir + QStringLiteral("/config.json"), QByteArray::fromStdString(config.dump(2))));
+    Run* base = Run::fromDirectory(baseDir);
+    Run* run = Run::fromDirectory(runDir);
+    model.addRun(base), model.addRun(run);
+    CompareView view(&model);
+    model.setBaseline(base);
+    model.setShown(run, true);
+    view.refreshNow();
+    const QTableWidget* table = view.table();
+    QCOMPARE(table->rowCount(), 2);
+    QCOMPARE(table->item(1, 0)->text(), QStringLiteral("+ bf16"));
+    for (const char* title : {"× to target", "× wall", "× train samples/s", "× epoch"}) {
+      const int c = columnOf(table, QString::fromUtf8(title));
+      QVERIFY2(c >= 0, title);
+      QVERIFY2(!table->item(1, c)->text().contains(QStringLiteral("×")), qPrintable(table->item(1, c)->text()));
+    }
+    const auto& bar = view.chart()->bars().bars.at(1);
+    QVERIFY(bar.skipped);
+    QCOMPARE(QString::fromStdString(bar.annotation), status + QStringLiteral(": no speedup"));
+    QCOMPARE(QString::fromStdString(bar.label), QStringLiteral("+ bf16"));
+    QVERIFY(view.findChild<QLabel*>(QStringLiteral("compareSummary"))->text().contains(QStringLiteral("did not finish")));
+    // The exports from the window say the same.
+    const QString csv = root.filePath(QStringLiteral("out.csv"));
+    QString error;
+    QVERIFY2(view.exportTo(csv, &error), qPrintable(error));
+    QFile f(csv);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(f.readAll()).split(QStringLiteral("\r\n"));
+    const QStringList header = csvFields(lines.value(0)), row = csvFields(lines.value(2));
+    QCOMPARE(row.value(0), QStringLiteral("+ bf16"));
+    int speedupColumns = 0;
+    for (int c = 0; c < header.size(); ++c) {
+      if (!header[c].startsWith(QStringLiteral("x ")) && !header[c].startsWith(QStringLiteral("× "))) continue;
+      ++speedupColumns;
+      bool number = false;
+      row.value(c).toDouble(&number);
+      QVERIFY2(!number, qPrintable(header[c] + QStringLiteral(": ") + row.value(c)));
+    }
+    QVERIFY(speedupColumns >= 4);
+  }
+
+  // Laid out at a small size, the chart's labels, annotations and title fit their room.
+  void theChartFitsItsWidth() {
+    wb::report::BarChartSpec spec;
+    spec.title = "Speedup to 74.35 % val acc over the baseline fashion-mnist-lenet with a long name";
+    for (int i = 0; i < 8; ++i) {
+      wb::report::Bar b;
+      b.label = "fashion-mnist-lenet / 0" + std::to_string(i) + "-precision-bf16-mixed-d473";
+      b.skipped = i % 2 == 1;
+      b.annotation = b.skipped ? "not reached" : "1.23×";
+      b.value = 1.23;
+      b.detail = "acc 11.5 %";
+      spec.bars.push_back(b);
+    }
+    SpeedupChart chart;
+    chart.resize(420, 260);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    chart.setBars(spec);
+    QCustomPlot* plot = chart.plot();
+    plot->replot(QCustomPlot::rpImmediateRefresh);
+    // The annotations of neighbouring bars never overlap.
+    QVector<QRectF> boxes;
+    for (int i = 0; i < plot->itemCount(); ++i)
+      if (auto* text = qobject_cast<QCPItemText*>(plot->item(i)); text && !text->text().isEmpty() && text->position->type() == QCPItemPosition::ptPlotCoords) {
+        const QFontMetrics fm(text->font());
+        double w = 0;
+        for (const QString& line : text->text().split(QLatin1Char('\n'))) w = std::max<double>(w, fm.horizontalAdvance(line));
+        const double x = text->position->pixelPosition().x();
+        boxes << QRectF(x - w / 2, 0, w, 1);
+      }
+    QCOMPARE(boxes.size(), 8);
+    for (int i = 1; i < boxes.size(); ++i) QVERIFY2(boxes[i - 1].right() <= boxes[i].left(), qPrintable(QString::number(i)));
+    // The title wraps instead of running off both edges.
+    auto* title = qobject_cast<QCPTextElement*>(plot->plotLayout()->element(0, 0));
+    QVERIFY(title);
+    for (const QString& line : title->text().split(QLatin1Char('\n')))
+      QVERIFY2(QFontMetrics(title->font()).horizontalAdvance(line) <= plot->width(), qPrintable(line));
+    // The tick labels are not slanted (a slanted label takes the bars' height).
+    QCOMPARE(plot->axisRect()->axis(QCPAxis::atBottom)->tickLabelRotation(), 0.0);
   }
 
   void ladderLeadsWithSpeedupAtEqualAccuracy() {

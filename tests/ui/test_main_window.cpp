@@ -3,12 +3,25 @@
 // open as the CLI's JSON; the last set-up comes back; the runs list's actions work on run
 // directories. (Real runs from the window: test_window_runs.cpp.)
 #include <QAction>
+#include <QComboBox>
+#include <QLabel>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTableWidget>
+#include <QHeaderView>
+#include <QStatusBar>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QSettings>
 #include <QtTest/QtTest>
 
+#include "compare/compare_view.h"
+#include "compare/speedup_chart.h"
 #include "plots/live_plots.h"
+#include "plots/qcp.h"
 #include "runs/run.h"
 #include "runs/run_history.h"
 #include "runs/run_process.h"
@@ -53,6 +66,130 @@ class TestMainWindow : public QObject {
     QVERIFY(w.setup()->errorsShown().contains(QStringLiteral("optim.lr: 0 \u2014 must be > 0")));
     QVERIFY(!w.runExperiment());
     QCOMPARE(w.runs()->rowCount(), 0);
+  }
+
+  // With nine runs ticked, at 1024x700, 1280x800 and 1920x1080 on each tab: every column of the
+  // runs list in view with room for names, legends that leave the plot its height, a Compare
+  // chart and table that keep theirs, and a window that goes down to 1024 px.
+  void fitsTheScreen_data() {
+    QTest::addColumn<QSize>("size");
+    QTest::newRow("1024x700") << QSize(1024, 700);
+    QTest::newRow("1280x800") << QSize(1280, 800);
+    QTest::newRow("1920x1080") << QSize(1920, 1080);
+  }
+  void fitsTheScreen() {
+    QFETCH(QSize, size);
+    auto root = t::scratchRoot();
+    const QString baseDir = t::writeManyRuns(root.path());
+    MainWindow w(t::windowOptions(root));
+    RunsModel* runs = w.runs();
+    runs->setBaseline(runs->findByDir(baseDir));
+    for (Run* r : runs->runs()) runs->setShown(r, true);
+    w.resize(size);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY2(w.minimumSizeHint().width() <= 1024, qPrintable(QString::number(w.minimumSizeHint().width())));
+    QTRY_COMPARE(w.size(), size);
+    QTest::qWait(100);
+    const QString tag = QString::fromLatin1(QTest::currentDataTag());
+
+    // The runs list: no column behind a scroll bar, and room for a name.
+    auto* view = w.runsPanel()->view();
+    QVERIFY2(!view->horizontalScrollBar()->isVisible(), "the runs list scrolls sideways");
+    QVERIFY2(view->columnWidth(RunsModel::ColName) >= 110, qPrintable(QString::number(view->columnWidth(RunsModel::ColName))));
+
+    // The loss plot keeps most of its height for the curves.
+    w.plots()->showTab(QStringLiteral("loss"));
+    w.plots()->flush(true);
+    QCustomPlot* loss = w.plots()->plot(QStringLiteral("loss"));
+    QVERIFY2(loss->axisRect()->height() >= loss->height() * 2 / 5,
+             qPrintable(QStringLiteral("curves %1 of %2 px").arg(loss->axisRect()->height()).arg(loss->height())));
+    t::grabIfAsked(w, tag + QStringLiteral("-live"), size);
+
+    // The Compare tab: a chart with its height, a table with rows, whichever detail tab is shown.
+    auto* views = w.findChild<QTabWidget*>(QStringLiteral("viewTabs"));
+    views->setCurrentWidget(w.compare());
+    w.compare()->refreshNow();
+    for (QTabWidget* details : w.compare()->findChildren<QTabWidget*>()) {
+      for (int i = 0; i < details->count(); ++i) {
+        details->setCurrentIndex(i);
+        QCoreApplication::processEvents();
+        QWidget* shown = details->currentWidget();
+        QVERIFY2(shown->width() >= 300 && shown->height() >= 150,
+                 qPrintable(details->tabText(i) + QStringLiteral(": %1x%2").arg(shown->width()).arg(shown->height())));
+        if (shown == w.compare()->chart()) {
+          QCustomPlot* chart = w.compare()->chart()->plot();
+          chart->replot(QCustomPlot::rpImmediateRefresh);
+          QVERIFY2(chart->axisRect()->height() >= 100,
+                   qPrintable(QStringLiteral("chart %1x%2, bars %3 px high").arg(chart->width()).arg(chart->height()).arg(chart->axisRect()->height())));
+        }
+        const QTableWidget* table = w.compare()->table();
+        QVERIFY2(table->viewport()->height() >= 3 * table->verticalHeader()->defaultSectionSize(),
+                 qPrintable(QStringLiteral("comparison table %1 px").arg(table->viewport()->height())));
+        t::grabIfAsked(w, tag + QStringLiteral("-compare-") + QString::number(i), size);
+      }
+    }
+  }
+
+  // Every shortcut does one thing (F5 was both Run and Refresh: Qt ran neither); F5 is Run.
+  void shortcutsAreUnambiguous() {
+    auto root = t::scratchRoot();
+    MainWindow w(t::windowOptions(root));
+    QHash<QString, QString> owner;
+    for (QAction* a : w.findChildren<QAction*>()) {
+      for (const QKeySequence& k : a->shortcuts()) {
+        const QString key = k.toString();
+        QVERIFY2(!owner.contains(key), qPrintable(key + QStringLiteral(": ") + owner.value(key) + QStringLiteral(" and ") + a->text()));
+        owner.insert(key, a->text());
+      }
+    }
+    QVERIFY(w.runAction()->shortcuts().contains(QKeySequence(Qt::Key_F5)));
+  }
+
+  // Reset says what it did.
+  void resetSaysSo() {
+    auto root = t::scratchRoot();
+    MainWindow w(t::windowOptions(root));
+    QAction* reset = nullptr;
+    for (QAction* a : w.findChildren<QAction*>())
+      if (a->text() == QStringLiteral("Reset set-up to defaults")) reset = a;
+    QVERIFY(reset);
+    reset->trigger();
+    QVERIFY2(w.statusBar()->currentMessage().contains(QStringLiteral("reset")), qPrintable(w.statusBar()->currentMessage()));
+    QCOMPARE(wb::ui::fieldValue(w.setup()->configJson(), QStringLiteral("speedups.workers")), json(0));
+  }
+
+  // An error under the field being edited shows its message, and Run is refused.
+  void anErrorShowsUnderItsField() {
+    auto root = t::scratchRoot();
+    MainWindow w(t::windowOptions(root));
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto* lr = w.setup()->findChild<QLineEdit*>(QStringLiteral("optim.lr"));
+    auto* scroll = w.findChild<QScrollArea*>();
+    QVERIFY(lr && scroll);
+    scroll->ensureWidgetVisible(lr, 0, 0);
+    lr->setFocus();
+    lr->selectAll();
+    QTest::keyClicks(lr, QStringLiteral("-1"));
+    auto* error = w.setup()->findChild<QLabel*>(QStringLiteral("error:optim.lr"));
+    QVERIFY(error && !error->isHidden());
+    QVERIFY(error->text().contains(QStringLiteral("must be > 0")));
+    QVERIFY(!w.runExperiment());
+  }
+
+  // A folder kind with no folder: Run is refused, and the button says why.
+  void runIsRefusedWithoutAFolder() {
+    auto root = t::scratchRoot();
+    MainWindow w(t::windowOptions(root));
+    auto* kind = w.setup()->findChild<QComboBox*>(QStringLiteral("data.kind"));
+    kind->setCurrentIndex(kind->findData(QStringLiteral("folder")));
+    QVERIFY(!w.runAction()->isEnabled());
+    QVERIFY(!w.runExperiment());
+    QCOMPARE(w.runs()->rowCount(), 0);
+    QVERIFY(w.statusBar()->currentMessage().contains(QStringLiteral("Pick the dataset folder")));
+    QCOMPARE(w.findChild<QPushButton*>(QStringLiteral("runButton"))->toolTip(), QStringLiteral("Pick the dataset folder first."));
   }
 
   void launcherThatCannotStartFails() {
@@ -151,7 +288,9 @@ class TestMainWindow : public QObject {
 
     w.runsPanel()->setBaseline(runA);
     QCOMPARE(w.runs()->baseline(), runA);
-    QCOMPARE(w.runs()->index(w.runs()->rowOf(runA), RunsModel::ColSpeedup).data().toString(), QStringLiteral("baseline"));
+    QCOMPARE(w.runs()->index(w.runs()->rowOf(runA), RunsModel::ColSpeedupThroughput).data().toString(), QStringLiteral("baseline"));
+    // A name the user gave is the name the list shows.
+    QCOMPARE(w.runs()->displayName(runA), QStringLiteral("renamed"));
 
     QVERIFY(w.runsPanel()->deleteRun(runA, /*ask=*/false));
     QVERIFY(!QFileInfo::exists(a));

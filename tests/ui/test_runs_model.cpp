@@ -6,6 +6,7 @@
 #include "runs/run.h"
 #include "runs/runs_model.h"
 #include "ui_test_util.h"
+#include "wb/proto/config_json.h"
 
 using nlohmann::json;
 using namespace wb::ui;
@@ -14,6 +15,25 @@ namespace t = wb::ui::test;
 namespace {
 
 const json kRemove = json(json::value_t::discarded);
+
+// Evaluations at t = 5 and 10 reaching `acc`.
+QByteArray evalsReaching(double acc, double t1 = 5.0, double t2 = 10.0) {
+  return t::line(t::event("eval", {{"epoch", 1}, {"step", 20}, {"t", t1}, {"val_acc", acc - 0.1}, {"eval_ms", 100}})) +
+         t::line(t::event("eval", {{"epoch", 2}, {"step", 40}, {"t", t2}, {"val_acc", acc}, {"eval_ms", 100}}));
+}
+
+// A run folder with the given config changes and status, loaded as the history loads it.
+Run* runWith(const QTemporaryDir& root, const QString& id, const json& configPatch, const QString& status,
+             const QByteArray& events, RunsModel& model, const json& summaryFields = json::object()) {
+  const QString dir = t::writeRunDir(root.path(), id, QStringLiteral("exp"), events, status, summaryFields);
+  json config = wb::proto::configToJson(wb::Config{});
+  config["name"] = "exp";
+  config.merge_patch(configPatch);
+  t::writeFile(dir + QStringLiteral("/config.json"), QByteArray::fromStdString(config.dump(2)));
+  Run* run = Run::fromDirectory(dir);
+  model.addRun(run, false);
+  return run;
+}
 
 // A finished run folder loaded as the history loads it (summary.json only, events on demand).
 Run* historyRun(const QTemporaryDir& root, const QString& id, const json& summaryFields, RunsModel& model) {
@@ -69,8 +89,86 @@ class TestRunsModel : public QObject {
     Run* base = historyRun(root, QStringLiteral("base"), json::object(), model);
     Run* fast = historyRun(root, QStringLiteral("fast"), {{"train_samples_per_s", 2500.0}, {"samples_per_s", 100.0}}, model);
     model.setBaseline(base);
-    QCOMPARE(cell(model, fast, RunsModel::ColSpeedup).toString(), QStringLiteral("2.50×"));
+    QCOMPARE(cell(model, fast, RunsModel::ColSpeedupThroughput).toString(), QStringLiteral("2.50×"));
     QVERIFY(cell(model, fast, RunsModel::ColName, Qt::DecorationRole).isNull());
+  }
+
+  // One word, one meaning: two columns, each named for what it measures.
+  void twoSpeedupsEachNamed() {
+    auto root = t::scratchRoot();
+    RunsModel model;
+    Run* base = runWith(root, QStringLiteral("20261201-100000-exp-0001"), json::object(), QStringLiteral("ok"), evalsReaching(0.8), model);
+    // Trains 2× faster but reaches the baseline's 80 % at t = 8 (the baseline at t = 10).
+    Run* fast = runWith(root, QStringLiteral("20261201-101000-exp-0002"), {{"speedups", {{"workers", 2}}}}, QStringLiteral("ok"),
+                        evalsReaching(0.8, 4.0, 8.0), model, {{"train_samples_per_s", 2000.0}});
+    model.setBaseline(base);
+    model.setShown(fast, true);
+    QCOMPARE(model.headerData(RunsModel::ColSpeedupThroughput, Qt::Horizontal, Qt::DisplayRole).toString(), QStringLiteral("× throughput"));
+    QCOMPARE(model.headerData(RunsModel::ColSpeedupTarget, Qt::Horizontal, Qt::DisplayRole).toString(), QStringLiteral("× to target"));
+    QCOMPARE(cell(model, fast, RunsModel::ColSpeedupThroughput).toString(), QStringLiteral("2.00×"));
+    QCOMPARE(cell(model, fast, RunsModel::ColSpeedupTarget).toString(), QStringLiteral("1.25×"));
+    QVERIFY(cell(model, fast, RunsModel::ColSpeedupTarget, Qt::ToolTipRole).toString().contains(QStringLiteral("best val acc")));
+    QCOMPARE(cell(model, base, RunsModel::ColSpeedupTarget).toString(), QStringLiteral("baseline"));
+  }
+
+  // A run that did not finish (or against a baseline that did not) gets no speedup.
+  void unfinishedRunsGetNoSpeedup_data() {
+    QTest::addColumn<QString>("status");  // "" = no summary (incomplete)
+    QTest::addColumn<bool>("baselineToo");
+    QTest::newRow("cancelled at 43 %") << "cancelled" << false;
+    QTest::newRow("failed") << "failed" << false;
+    QTest::newRow("incomplete") << "" << false;
+    QTest::newRow("the baseline cancelled") << "cancelled" << true;
+  }
+  void unfinishedRunsGetNoSpeedup() {
+    QFETCH(QString, status);
+    QFETCH(bool, baselineToo);
+    auto root = t::scratchRoot();
+    RunsModel model;
+    Run* base = runWith(root, QStringLiteral("base"), json::object(), baselineToo ? status : QStringLiteral("ok"), evalsReaching(0.8), model);
+    Run* run = runWith(root, QStringLiteral("run"), {{"speedups", {{"precision", "bf16-mixed"}}}}, baselineToo ? QStringLiteral("ok") : status,
+                       evalsReaching(0.8, 4.0, 8.0), model, {{"train_samples_per_s", 1010.0}});
+    model.setBaseline(base);
+    model.setShown(run, true);
+    for (int col : {int(RunsModel::ColSpeedupThroughput), int(RunsModel::ColSpeedupTarget)}) {
+      QCOMPARE(cell(model, run, col).toString(), QStringLiteral("–"));
+      const QString tip = cell(model, run, col, Qt::ToolTipRole).toString();
+      QVERIFY2(tip.startsWith(QStringLiteral("No speedup: ")) && tip.contains(baselineToo ? QStringLiteral("the baseline") : QStringLiteral("the run")),
+               qPrintable(tip));
+    }
+    QVERIFY(std::isnan(model.speedupVsBaseline(run)));
+    QVERIFY(std::isnan(model.speedupToTarget(run)));
+  }
+
+  // A run is named by what it changed against the baseline; a name the user gave wins; runs
+  // that would read alike carry their start time.
+  void runsAreNamedByWhatTheyChanged() {
+    auto root = t::scratchRoot();
+    RunsModel model;
+    Run* base = runWith(root, QStringLiteral("20261201-100000-exp-0001"), json::object(), QStringLiteral("ok"), evalsReaching(0.8), model);
+    Run* bf16 = runWith(root, QStringLiteral("20261201-101000-exp-0002"), {{"speedups", {{"precision", "bf16-mixed"}}}},
+                        QStringLiteral("ok"), evalsReaching(0.8), model);
+    Run* png = runWith(root, QStringLiteral("20261201-102000-exp-0003"), {{"data", {{"dataset", "folder:/tmp/fmnist/png"}}}},
+                       QStringLiteral("ok"), evalsReaching(0.8), model);
+    Run* again1 = runWith(root, QStringLiteral("20261201-103000-exp-0004"), json::object(), QStringLiteral("ok"), evalsReaching(0.8), model);
+    Run* again2 = runWith(root, QStringLiteral("20261201-104500-exp-0005"), json::object(), QStringLiteral("ok"), evalsReaching(0.8), model);
+    model.setBaseline(base);
+    QCOMPARE(cell(model, bf16, RunsModel::ColName).toString(), QStringLiteral("+ bf16"));
+    QCOMPARE(cell(model, png, RunsModel::ColName).toString(), QStringLiteral("folder png"));
+    QCOMPARE(cell(model, again1, RunsModel::ColName).toString(), QStringLiteral("same as baseline · 10:30:00"));
+    QCOMPARE(cell(model, again2, RunsModel::ColName).toString(), QStringLiteral("same as baseline · 10:45:00"));
+    QCOMPARE(cell(model, base, RunsModel::ColName).toString(), QStringLiteral("exp"));
+    // The whole story in the tooltip: the experiment's name and the folder.
+    const QString tip = cell(model, bf16, RunsModel::ColName, Qt::ToolTipRole).toString();
+    QVERIFY2(tip.contains(QStringLiteral("exp")) && tip.contains(bf16->runDir()), qPrintable(tip));
+    // Another baseline: the names follow it.
+    model.setBaseline(bf16);
+    // (the two repeats read alike with it: each carries its start time)
+    QCOMPARE(cell(model, base, RunsModel::ColName).toString(), QStringLiteral("fp32 · 10:00:00"));
+    QCOMPARE(cell(model, again1, RunsModel::ColName).toString(), QStringLiteral("fp32 · 10:30:00"));
+    bf16->setName(QStringLiteral("my bf16 try"));
+    model.setBaseline(base);
+    QCOMPARE(cell(model, bf16, RunsModel::ColName).toString(), QStringLiteral("my bf16 try"));
   }
 
   void contendedRunIsMarked_data() {
@@ -93,9 +191,10 @@ class TestRunsModel : public QObject {
     QVERIFY(cell(model, marked, RunsModel::ColName, Qt::ToolTipRole).toString().contains(QStringLiteral("0.9 of 2 cores")));
     QVERIFY(cell(model, baselineContended ? run : base, RunsModel::ColName, Qt::DecorationRole).isNull());
     // No multiplier for the run either way: its speedup rests on a contended measurement.
-    QCOMPARE(cell(model, run, RunsModel::ColSpeedup).toString(), QStringLiteral("contended"));
+    QCOMPARE(cell(model, run, RunsModel::ColSpeedupThroughput).toString(), QStringLiteral("contended"));
+    QCOMPARE(cell(model, run, RunsModel::ColSpeedupTarget).toString(), QStringLiteral("contended"));
     QVERIFY(std::isnan(model.speedupVsBaseline(run)));
-    const QString why = cell(model, run, RunsModel::ColSpeedup, Qt::ToolTipRole).toString();
+    const QString why = cell(model, run, RunsModel::ColSpeedupThroughput, Qt::ToolTipRole).toString();
     QVERIFY2(why.contains(baselineContended ? QStringLiteral("the baseline: another process") : QStringLiteral("another process")),
              qPrintable(why));
   }

@@ -150,9 +150,7 @@ class TestSetupPanel : public QObject {
     QTest::newRow("learning rate not a number") << "optim.lr" << "fast" << "optim.lr"
                                                 << "optim.lr: \"fast\" \u2014 must be a number";
     QTest::newRow("empty name") << "name" << "" << "name" << "name: \"\" \u2014 must not be empty";
-    QTest::newRow("folder dataset without a folder")
-        << "data.kind" << "folder" << "data.dataset"
-        << "data.dataset: \"folder:\" \u2014 must be fashion-mnist | folder:<dir> | idx:<dir> | cifar10:<dir> (e.g. MNIST as idx:<dir>)";
+    // (a folder kind without its folder asks for one instead: aFolderKindAsksForItsFolder)
   }
   void invalidValueRefused() {
     QFETCH(QString, path);
@@ -208,8 +206,9 @@ class TestSetupPanel : public QObject {
     QVERIFY(drive(&panel, QStringLiteral("speedups.devices"), QStringLiteral("2")));
     QVERIFY(sharding->isEnabled());
 
-    // A fresh default experiment takes the machine's loader workers (default = cores).
-    QCOMPARE(wb::ui::fieldValue(panel.configJson(), QStringLiteral("speedups.workers")), json(2));
+    // The default experiment keeps Loader workers at 0 whatever the machine suggests: the first
+    // run, the baseline, has every speedup off.
+    QCOMPARE(wb::ui::fieldValue(panel.configJson(), QStringLiteral("speedups.workers")), json(0));
   }
 
   // optim.lr_scaling: the combo shows what a config file says and writes back what it shows; each
@@ -275,6 +274,66 @@ class TestSetupPanel : public QObject {
     SetupPanel panel;
     panel.setDatasetFolder(dir.path());
     QCOMPARE(wb::ui::fieldString(panel.configJson(), QStringLiteral("data.dataset")), kind + QLatin1Char(':') + dir.path());
+  }
+
+  // "Image folder" chosen before a folder is picked: the picker asks for one, no raw config
+  // message; Run is refused until there is a folder, and says why.
+  void aFolderKindAsksForItsFolder() {
+    SetupPanel panel;
+    QVERIFY(panel.isValid());
+    QVERIFY(drive(&panel, QStringLiteral("data.kind"), QStringLiteral("folder")));
+    QVERIFY(!panel.isValid());
+    for (const QString& e : panel.errorsShown()) QVERIFY2(!e.startsWith(QStringLiteral("data.dataset")), qPrintable(e));
+    QVERIFY(panel.findChild<QLabel*>(QStringLiteral("error:data.dataset"))->isHidden());
+    QCOMPARE(panel.dataset()->checkText(), QStringLiteral("Pick a folder."));
+    QCOMPARE(panel.whyNotValid(), QStringLiteral("Pick the dataset folder first."));
+    // The placeholder fits the field; the whole hint is its tooltip.
+    auto* path = panel.findChild<QLineEdit*>(QStringLiteral("data.path"));
+    QVERIFY(path->fontMetrics().horizontalAdvance(path->placeholderText()) < 200);
+    QVERIFY(path->toolTip().contains(QStringLiteral("drop it on the window")));
+  }
+
+  // A folder the check finds unusable (it does not exist) refuses Run, as an invalid field does.
+  void aMissingDatasetFolderRefusesRun() {
+    SetupPanel panel;
+    QSignalSpy checked(panel.dataset(), &wb::ui::DatasetPicker::checkFinished);
+    panel.setDatasetFolder(QStringLiteral("/nonexistent/fmnist-png"));
+    QVERIFY(checked.wait(120000));
+    if (panel.dataset()->checkText().startsWith(QStringLiteral("Could not check")))
+      QSKIP("workbench-cli dataset inspect could not run here");
+    QVERIFY(panel.dataset()->refused());
+    QVERIFY(!panel.isValid());
+    QVERIFY2(panel.whyNotValid().startsWith(QStringLiteral("The dataset cannot be read")), qPrintable(panel.whyNotValid()));
+    // Back to the built-in dataset: valid again.
+    QVERIFY(drive(&panel, QStringLiteral("data.kind"), QStringLiteral("fashion-mnist")));
+    QVERIFY(panel.isValid());
+  }
+
+  // Early stopping that cannot trigger in the experiment says so (as the ladder's step does).
+  void earlyStoppingThatCannotTriggerSaysSo_data() {
+    QTest::addColumn<int>("epochs");
+    QTest::addColumn<int>("patience");
+    QTest::addColumn<bool>("warned");
+    QTest::newRow("patience 2 in 1 epoch") << 1 << 2 << true;
+    QTest::newRow("patience 2 in 2 epochs") << 2 << 2 << true;
+    QTest::newRow("patience 2 in 3 epochs") << 3 << 2 << false;
+    QTest::newRow("off") << 1 << 0 << false;
+  }
+  void earlyStoppingThatCannotTriggerSaysSo() {
+    QFETCH(int, epochs);
+    QFETCH(int, patience);
+    QFETCH(bool, warned);
+    SetupPanel panel;
+    panel.show();
+    json doc = panel.configJson();
+    doc["train"]["epochs"] = epochs;
+    doc["speedups"]["early_stopping"]["patience"] = patience;
+    panel.setConfigJson(doc);
+    auto* caveat = panel.findChild<QLabel*>(QStringLiteral("caveat:early_stopping"));
+    QVERIFY(caveat);
+    QCOMPARE(caveat->isVisible(), warned);
+    if (warned) QVERIFY2(caveat->text().contains(QStringLiteral("cannot trigger in %1 epoch(s)").arg(epochs)), qPrintable(caveat->text()));
+    QVERIFY(panel.isValid());  // a warning, not an error
   }
 
   void datasetIsCheckedWithTheCli() {

@@ -143,7 +143,38 @@ class TestSpeedupsFront : public QObject {
     qunsetenv("WB_PROBES_DIR");
   }
 
-  void probeButtonRunsTheProbeAndFillsTheToggle() {
+  // A probe's recommendation is offered, never applied: "Use 2 workers" sets the count on a
+  // click; no offer where the data path is not the bottleneck (more workers cannot help), nor
+  // once the count set is the recommended one.
+  void probeIsOfferedNotApplied_data() {
+    QTest::addColumn<double>("loaderBatchesPerS");  // the loader alone
+    QTest::addColumn<bool>("offered");
+    QTest::newRow("data-bound: 20 ms a batch for a 10 ms step") << 50.0 << true;
+    QTest::newRow("not the bottleneck: 0.1 ms a batch") << 10000.0 << false;
+  }
+  void probeIsOfferedNotApplied() {
+    QFETCH(double, loaderBatchesPerS);
+    QFETCH(bool, offered);
+    wb::ui::SetupPanel panel;
+    ProbeResult probe;
+    probe.cores = 2;
+    probe.loader_batches_per_s = loaderBatchesPerS;
+    probe.step_alone_ms = 10;
+    probe.rows = {{0, 100, 1.0, 1000, 9.0, 10.0}, {2, 100, 1.0, 1500, 0.5, 10.0}};
+    probe.recommended = 2;
+    wb::ui::SpeedupsGroup* s = panel.speedups();
+    s->offerProbe(probe);
+    QCOMPARE(panel.configJson()["speedups"]["workers"].get<int>(), 0);
+    QPushButton* use = s->useProbeButton();
+    QCOMPARE(!use->isHidden(), offered);
+    if (!offered) return;
+    QCOMPARE(use->text(), QStringLiteral("Use 2 workers"));
+    QTest::mouseClick(use, Qt::LeftButton);
+    QCOMPARE(panel.configJson()["speedups"]["workers"].get<int>(), 2);
+    QVERIFY(use->isHidden());
+  }
+
+  void probeButtonRunsTheProbeAndOffersItsCount() {
     if (!QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")))
       QSKIP("Fashion-MNIST is not installed (packaging/setup.sh installs dataset-fashion-mnist)");
     QTemporaryDir probes;
@@ -166,9 +197,18 @@ class TestSpeedupsFront : public QObject {
     QVERIFY(config.ok());
     auto stored = loadProbe(config.value(), thisMachine(), probes.path().toStdString());
     QVERIFY(stored);
-    QCOMPARE(panel.configJson()["speedups"]["workers"].get<int>(), stored->recommended);
+    // Nothing changed without asking: the recommendation is offered as a button.
+    QCOMPARE(panel.configJson()["speedups"]["workers"].get<int>(), 7);
     QVERIFY(panel.speedups()->probeButton()->isEnabled());
     QVERIFY(panel.speedups()->effectText(QStringLiteral("workers")).contains(QStringLiteral("probe recommends")));
+    QPushButton* use = panel.speedups()->useProbeButton();
+    const bool offered = stored->recommended != 7 && !stored->dataNotBottleneck() && !stored->contended();
+    QCOMPARE(!use->isHidden(), offered);
+    if (offered) {
+      QTest::mouseClick(use, Qt::LeftButton);
+      QCOMPARE(panel.configJson()["speedups"]["workers"].get<int>(), stored->recommended);
+      QVERIFY(use->isHidden());
+    }
     qunsetenv("WB_PROBES_DIR");
   }
 

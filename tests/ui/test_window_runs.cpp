@@ -3,10 +3,15 @@
 // as failed with its error, and the window stays usable.
 #include <QAction>
 #include <QPlainTextEdit>
+#include <QSignalSpy>
+#include <QTableWidget>
 #include <QtTest/QtTest>
 
 #include <csignal>
 
+#include "compare/compare_view.h"
+#include "compare/ladder_runner.h"
+#include "compare/speedup_chart.h"
 #include "plots/live_plots.h"
 #include "runs/run.h"
 #include "runs/run_history.h"
@@ -57,6 +62,58 @@ class TestWindowRuns : public QObject {
     // The history scan does not list the window's own run twice.
     w.history()->rescan();
     QCOMPARE(w.runs()->rowCount(), 1);
+  }
+
+  // Run ladder from the window: each rung joins the runs list (ticked, followed live) as it
+  // starts, the Ladder tab shows the plan with the step running, the ladder opens when it ends,
+  // and a window opened later lists it from the runs folder.
+  void aLadderShowsItsRungsAsTheyRun() {
+    if (!QFileInfo::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")))
+      QSKIP("Fashion-MNIST is not installed (packaging/setup.sh installs dataset-fashion-mnist)");
+    auto root = t::scratchRoot();
+    json tiny = smallExperiment("ladder-base");
+    tiny["model"]["name"] = "mlp";
+    tiny["data"]["limit_train"] = 256;
+    tiny["data"]["limit_val"] = 128;
+    tiny["train"]["threads"] = 1;
+    const QString baseDir = t::writeRunDir(root.path(), QStringLiteral("20261201-100000-ladder-base-0001"), QStringLiteral("ladder-base"),
+                                           t::line(t::stepEvent(5, 1.0)), QStringLiteral("ok"));
+    QVERIFY(t::writeFile(baseDir + QStringLiteral("/config.json"), QByteArray::fromStdString(tiny.dump(2))));
+    MainWindow w(t::windowOptions(root));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    Run* base = w.runs()->findByDir(baseDir);
+    QVERIFY(base);
+    w.runs()->setBaseline(base);
+    auto* ladderTable = w.compare()->findChild<QTableWidget*>(QStringLiteral("ladderTable"));
+    QVERIFY(ladderTable);
+    LadderRunner* runner = w.compare()->ladderRunner();
+    QStringList rungDirs, statusAtStart;
+    connect(runner, &LadderRunner::rungStarted, this, [&](int index, int, const QString&, const QString& dir) {
+      rungDirs << dir;
+      const QTableWidgetItem* status = ladderTable->item(index, 2);
+      statusAtStart << (status ? status->text() : QString());
+    });
+    QSignalSpy finished(runner, &LadderRunner::finished);
+    w.compare()->runLadder();
+    QVERIFY(runner->isRunning());
+    QTRY_VERIFY_WITH_TIMEOUT(!rungDirs.isEmpty(), 120000);
+    QCOMPARE(statusAtStart.first(), QStringLiteral("running"));
+    // The first rung is in the list and on the plots while the ladder goes on.
+    QTRY_VERIFY_WITH_TIMEOUT(w.runs()->findByDir(rungDirs.first()) != nullptr, 20000);
+    QVERIFY(w.runs()->isShown(w.runs()->findByDir(rungDirs.first())));
+    QVERIFY(finished.wait(300000));
+    QVERIFY2(finished.first().at(2).toString().isEmpty(), qPrintable(finished.first().at(2).toString()));
+    const QString out = finished.first().at(0).toString();
+    QVERIFY2(out.startsWith(root.path()), qPrintable(out));  // into the runs folder the window shows
+    QVERIFY(rungDirs.size() >= 2);
+    for (const QString& dir : rungDirs) QTRY_VERIFY_WITH_TIMEOUT(w.runs()->findByDir(dir) != nullptr, 20000);
+    QVERIFY(!w.compare()->chart()->bars().bars.empty());
+    // After a restart, the Ladder tab lists it.
+    MainWindow again(t::windowOptions(root));
+    QCOMPARE(again.compare()->laddersOnDisk().value(0), out);
+    auto* listed = again.compare()->findChild<QTableWidget*>(QStringLiteral("ladderTable"));
+    QCOMPARE(listed->item(0, 0)->data(Qt::UserRole).toString(), out);
   }
 
   void killedLauncherShowsFailedAndWindowStaysUsable() {

@@ -181,6 +181,54 @@ inline nlohmann::json contendedCpu(double otherLoad, int cores = 2) {
   return wb::proto::toJson(c);
 }
 
+// A run's curves for hand-written run folders: a start, steps, and three evaluations rising to
+// `acc` at t = 2, 4, 6.
+inline QByteArray curvesReaching(double acc) {
+  QByteArray out = line(startEvent(40));
+  for (int step = 5; step <= 40; step += 5) out += line(stepEvent(step, 2.0 - step / 40.0));
+  for (int e = 1; e <= 3; ++e)
+    out += line(event("eval", {{"epoch", e}, {"step", e * 13}, {"t", 2.0 * e}, {"val_acc", acc * e / 3}, {"val_loss", 1.0 / e}, {"eval_ms", 50}}));
+  return out;
+}
+
+// <root>/<id> as writeRunDir, with `configPatch` merged over the default config (named `name`).
+inline QString writeRunDirWith(const QString& root, const QString& id, const QString& name, const nlohmann::json& configPatch,
+                               const QByteArray& events, const QString& summaryStatus = {},
+                               const nlohmann::json& summaryFields = nlohmann::json::object()) {
+  const QString dir = writeRunDir(root, id, name, events, summaryStatus, summaryFields);
+  nlohmann::json config = wb::proto::configToJson(wb::Config{});
+  config["name"] = name.toStdString();
+  config.merge_patch(configPatch);
+  writeFile(dir + QStringLiteral("/config.json"), QByteArray::fromStdString(config.dump(2)));
+  return dir;
+}
+
+// Nine runs of every kind in `root`, as a newcomer's list looks after a while: a baseline (its
+// folder is returned), three that changed one thing, a failed one, a cancelled one, two measured
+// under contention and one without a summary.
+inline QString writeManyRuns(const QString& root) {
+  using nlohmann::json;
+  const QString base = writeRunDirWith(root, QStringLiteral("20261201-100000-fashion-mnist-lenet-0001"), QStringLiteral("fashion-mnist-lenet"),
+                                       json::object(), curvesReaching(0.8), QStringLiteral("ok"));
+  const json changes[] = {{{"speedups", {{"precision", "bf16-mixed"}}}},
+                          {{"speedups", {{"workers", 2}}}},
+                          {{"data", {{"dataset", "folder:/tmp/fmnist/png"}}}}};
+  for (int i = 0; i < 3; ++i)
+    writeRunDirWith(root, QStringLiteral("20261201-10%1000-fashion-mnist-lenet-00%1").arg(i + 1), QStringLiteral("fashion-mnist-lenet"),
+                    changes[i], curvesReaching(0.75 + 0.05 * i), QStringLiteral("ok"), {{"train_samples_per_s", 900.0 + 200 * i}});
+  writeRunDirWith(root, QStringLiteral("20261201-110000-fashion-mnist-lenet-0005"), QStringLiteral("fashion-mnist-lenet"),
+                  {{"data", {{"dataset", "folder:/nonexistent"}}}}, curvesReaching(0.3), QStringLiteral("failed"),
+                  {{"error", "the dataset folder does not exist"}});
+  writeRunDirWith(root, QStringLiteral("20261201-111000-fashion-mnist-lenet-0006"), QStringLiteral("fashion-mnist-lenet"),
+                  {{"train", {{"epochs", 5}}}}, curvesReaching(0.5), QStringLiteral("cancelled"));
+  for (int i = 0; i < 2; ++i)
+    writeRunDirWith(root, QStringLiteral("20261201-12%1000-fashion-mnist-lenet-000%1").arg(i + 7), QStringLiteral("fashion-mnist-lenet"),
+                    {{"speedups", {{"workers", 1}}}}, curvesReaching(0.8), QStringLiteral("ok"), {{"cpu", contendedCpu(0.9)}});
+  writeRunDirWith(root, QStringLiteral("20261201-130000-fashion-mnist-lenet-0009"), QStringLiteral("fashion-mnist-lenet"),
+                  {{"speedups", {{"devices", 2}}}}, curvesReaching(0.6));
+  return base;
+}
+
 // WB_GRAB_DIR=<folder>: a picture of the widget as <name>.png, for a person to look at.
 inline void grabIfAsked(QWidget& widget, const QString& name, QSize size = QSize(1200, 760)) {
   if (!qEnvironmentVariableIsSet("WB_GRAB_DIR")) return;

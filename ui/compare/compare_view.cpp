@@ -4,6 +4,7 @@
 
 #include <QApplication>
 #include <QClipboard>
+#include <QDateTime>
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QEvent>
@@ -28,6 +29,7 @@
 #include "compare/whatif_view.h"
 #include "runs/cli.h"
 #include "runs/runs_model.h"
+#include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
 #include "wb/report/export.h"
 
@@ -84,6 +86,31 @@ QString adviceHtml(const std::vector<wb::report::AdviceBlock>& blocks, const QPa
   return html;
 }
 
+// A run that did not finish (failed, cancelled, diverged, still running) gets no speedup: its
+// times stop wherever it stopped.
+bool finishedStatus(const std::string& status) { return status == "ok" || status == "early-stopped"; }
+
+void withholdUnfinished(wb::report::Comparison& cmp) {
+  for (auto& row : cmp.rows) {
+    if (row.is_baseline || finishedStatus(row.m.status)) continue;
+    row.speedup_epoch.reset(), row.speedup_throughput.reset(), row.speedup_wall.reset(), row.speedup_target.reset();
+  }
+}
+
+// The comparison's bars with each run's whole label (the chart elides it to its width) and an
+// unfinished run's reason instead of "not reached".
+wb::report::BarChartSpec comparisonBarsOf(const wb::report::Comparison& cmp) {
+  wb::report::BarChartSpec spec = wb::report::comparisonBars(cmp);
+  for (size_t i = 0; i < spec.bars.size() && i < cmp.rows.size(); ++i) {
+    const auto& row = cmp.rows[i];
+    spec.bars[i].label = row.label;
+    if (row.is_baseline || finishedStatus(row.m.status) || !row.contended.empty()) continue;
+    spec.bars[i].skipped = true;
+    spec.bars[i].annotation = row.m.status == "running" ? "running" : row.m.status + ": no speedup";
+  }
+  return spec;
+}
+
 }  // namespace
 
 CompareView::CompareView(RunsModel* model, QWidget* parent)
@@ -97,7 +124,7 @@ CompareView::CompareView(RunsModel* model, QWidget* parent)
   target_->setRange(0, 100);
   target_->setDecimals(2);
   target_->setSuffix(QStringLiteral(" %"));
-  target_->setSpecialValueText(QStringLiteral("the baseline's best"));
+  target_->setSpecialValueText(QStringLiteral("baseline's best"));
   target_->setToolTip(QStringLiteral("Time to target is measured to this validation accuracy (0 = the baseline's best)"));
   controls->addWidget(target_);
   controls->addStretch(1);
@@ -105,6 +132,7 @@ CompareView::CompareView(RunsModel* model, QWidget* parent)
   ladderButton_->setToolTip(QStringLiteral("Run the baseline's experiment with every speedup off, then add them one at a time"));
   stopLadderButton_ = new QPushButton(QStringLiteral("Stop ladder"), this);
   stopLadderButton_->setEnabled(false);
+  stopLadderButton_->hide();  // in Run ladder's place while one runs: the row fits a 1024 px window
   auto* openLadderButton = new QPushButton(QStringLiteral("Open ladder…"), this);
   exportButton_ = new QPushButton(QStringLiteral("Export…"), this);
   for (auto* b : {ladderButton_, stopLadderButton_, openLadderButton, exportButton_}) controls->addWidget(b);
@@ -115,32 +143,33 @@ CompareView::CompareView(RunsModel* model, QWidget* parent)
   summary_->setWordWrap(true);
   layout->addWidget(summary_);
 
+  // The table over one set of tabs: the chart first, with the whole width (beside another
+  // tab it was squeezed to a sliver), then the advisor, the ladder and the what-if.
   auto* split = new QSplitter(Qt::Vertical, this);
   table_ = new QTableWidget(this);
   table_->setObjectName(QStringLiteral("compareTable"));
   table_->setContextMenuPolicy(Qt::CustomContextMenu);
   table_->verticalHeader()->setVisible(false);
+  table_->setWordWrap(false);  // one line a run: more rows in view (each cell's tooltip has it all)
   split->addWidget(table_);
-  auto* bottom = new QSplitter(Qt::Horizontal, split);
-  chart_ = new SpeedupChart(bottom);
-  detailTabs_ = new QTabWidget(bottom);
+  detailTabs_ = new QTabWidget(split);
+  detailTabs_->setObjectName(QStringLiteral("compareTabs"));
+  chart_ = new SpeedupChart(detailTabs_);
   advice_ = new QTextBrowser(detailTabs_);
   advice_->setObjectName(QStringLiteral("compareAdvice"));
   ladderTable_ = new QTableWidget(detailTabs_);
   ladderTable_->setObjectName(QStringLiteral("ladderTable"));
   ladderTable_->verticalHeader()->setVisible(false);
+  detailTabs_->addTab(chart_, QStringLiteral("Chart"));
   detailTabs_->addTab(advice_, QStringLiteral("Advisor"));
   detailTabs_->addTab(ladderTable_, QStringLiteral("Ladder"));
   whatIf_ = new WhatIfView(detailTabs_);
   detailTabs_->addTab(whatIf_, QStringLiteral("Early-stopping what-if"));
-  bottom->addWidget(chart_);
-  bottom->addWidget(detailTabs_);
-  bottom->setStretchFactor(0, 3);  // the chart gets the larger half
-  bottom->setStretchFactor(1, 2);
-  bottom->setSizes({600, 400});
-  split->addWidget(bottom);
-  split->setStretchFactor(0, 1);
-  split->setStretchFactor(1, 2);
+  split->addWidget(detailTabs_);
+  split->setChildrenCollapsible(false);
+  table_->setMinimumHeight(table_->verticalHeader()->defaultSectionSize() * 3 + 4);
+  split->setStretchFactor(0, 1);  // the table and the chart share the height
+  split->setStretchFactor(1, 1);
   layout->addWidget(split, 1);
 
   debounce_.setSingleShot(true);
@@ -154,7 +183,8 @@ CompareView::CompareView(RunsModel* model, QWidget* parent)
   connect(ladderButton_, &QPushButton::clicked, this, &CompareView::runLadder);
   connect(stopLadderButton_, &QPushButton::clicked, ladderRunner_, &LadderRunner::cancel);
   connect(openLadderButton, &QPushButton::clicked, this, [this] {
-    const QString dir = QFileDialog::getExistingDirectory(this, QStringLiteral("Open a ladder folder (written by workbench-cli ladder)"));
+    const QString dir = QFileDialog::getExistingDirectory(this, QStringLiteral("Open a ladder folder (written by workbench-cli ladder)"),
+                                                          runsRoot_);
     if (dir.isEmpty()) return;
     QString error;
     if (!openLadder(dir, &error)) QMessageBox::warning(this, QStringLiteral("Open ladder"), error);
@@ -162,6 +192,25 @@ CompareView::CompareView(RunsModel* model, QWidget* parent)
   connect(table_, &QTableWidget::customContextMenuRequested, this, &CompareView::tableMenu);
   connect(ladderRunner_, &LadderRunner::progress, this, [this](const QString& line) { summary_->setText(QStringLiteral("Ladder: ") + line); });
   connect(ladderRunner_, &LadderRunner::finished, this, &CompareView::onLadderFinished);
+  connect(ladderRunner_, &LadderRunner::planned, this, [this] {
+    livePlan_ = ladderRunner_->plan();
+    for (auto& step : livePlan_) {
+      const bool skipped = wb::proto::boolOr(step, "skipped", false);
+      step["status"] = skipped ? "skipped: " + wb::proto::stringOr(step, "note", "not available here") : std::string("waiting");
+    }
+    detailTabs_->setCurrentWidget(ladderTable_);
+    showLivePlan();
+  });
+  connect(ladderRunner_, &LadderRunner::rungStarted, this,
+          [this](int index, int steps, const QString& key, const QString&) { onRungStarted(index, steps, key); });
+  connect(ladderRunner_, &LadderRunner::rungEnded, this,
+          [this](int index, const QString&, const QString&, const QString& status) { onRungEnded(index, status); });
+  connect(ladderTable_, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
+    const QTableWidgetItem* item = ladderTable_->item(row, 0);
+    const QString dir = item ? item->data(Qt::UserRole).toString() : QString();
+    QString error;
+    if (!dir.isEmpty() && !openLadder(dir, &error)) summary_->setText(error);
+  });
 
   connect(model_, &RunsModel::shownChanged, this, [this] { scheduleRefresh(); });
   connect(model_, &RunsModel::baselineChanged, this, [this] { scheduleRefresh(); });
@@ -220,16 +269,17 @@ void CompareView::refreshNow() {
 // one comparison, and the report built from it.
 void CompareView::compare(Run& base) {
   base.ensureEventsLoaded();
-  const wb::report::RunRecord baseline = base.record();
+  const wb::report::RunRecord baseline = labelled(base);
   std::vector<wb::report::RunRecord> runs;
   for (Run* run : model_->shownRuns()) {
     if (run == &base || run->runDir().isEmpty()) continue;
     run->ensureEventsLoaded();
-    runs.push_back(run->record());
+    runs.push_back(labelled(*run));
   }
   std::optional<double> target;
   if (target_->value() > 0) target = target_->value() / 100.0;
   comparison_ = wb::report::compareRuns(baseline, runs, target);
+  withholdUnfinished(*comparison_);
   std::vector<const wb::report::RunRecord*> records{&baseline};
   for (const auto& run : runs) records.push_back(&run);
   // The advisor recommends the worker count each run's stored probe measured, when there is one.
@@ -240,11 +290,22 @@ void CompareView::compare(Run& base) {
                      .arg(qs(wb::report::runLabel(baseline)), qs(wb::report::fmtAccuracy(comparison_->target_acc)));
   if (runs.empty()) text += QStringLiteral(" Tick runs in the list to compare them.");
   const auto contended = std::count_if(comparison_->rows.begin(), comparison_->rows.end(),
-                                       [](const auto& row) { return !row.contended.empty(); });
+                                       [](const auto& row) { return !row.is_baseline && !row.contended.empty(); });
   if (contended > 0)
     text += QStringLiteral("\n\u26A0 %1 row(s) measured while another process used the CPU: their speedups are not shown.")
                 .arg(contended);
+  const auto unfinished = std::count_if(comparison_->rows.begin(), comparison_->rows.end(),
+                                        [](const auto& row) { return !row.is_baseline && !finishedStatus(row.m.status); });
+  if (unfinished > 0) text += QStringLiteral("\n%1 run(s) did not finish: no speedup is taken from them.").arg(unfinished);
   summary_->setText(text);
+}
+
+// The run's record under the name the window lists it by (runLabel reads the id first), so the
+// table, the chart, the what-if and the exports name it as the list does.
+wb::report::RunRecord CompareView::labelled(const Run& run) const {
+  wb::report::RunRecord r = run.record();
+  r.id = model_->displayName(&run).toStdString();
+  return r;
 }
 
 void CompareView::noteCanExport(bool can) {
@@ -272,15 +333,106 @@ void CompareView::showComparison() {
 }
 
 void CompareView::showLadder() {
-  if (ladder_) {
-    chart_->setBars(wb::ladder::ladderBars(*ladder_));
-    fillTable(ladderTable_, wb::ladder::ladderTable(*ladder_));
-  } else {
-    chart_->setBars(comparison_ ? wb::report::comparisonBars(*comparison_) : wb::report::BarChartSpec{});
-    ladderTable_->clear();
-    ladderTable_->setRowCount(0);
-    ladderTable_->setColumnCount(0);
+  if (ladder_) chart_->setBars(wb::ladder::ladderBars(*ladder_));
+  else chart_->setBars(comparison_ ? comparisonBarsOf(*comparison_) : wb::report::BarChartSpec{});
+  if (ladderRunning_) showLivePlan();
+  else if (ladder_) fillTable(ladderTable_, wb::ladder::ladderTable(*ladder_));
+  else showLaddersOnDisk();
+}
+
+void CompareView::setRunsRoot(const QString& root) {
+  runsRoot_ = root;
+  if (!ladder_ && !ladderRunning_) showLaddersOnDisk();
+}
+
+QStringList CompareView::laddersOnDisk() const {
+  if (runsRoot_.isEmpty()) return {};
+  QFileInfoList found;
+  const QDir root(runsRoot_);
+  if (root.exists(QStringLiteral("ladder.json"))) found << QFileInfo(root.filePath(QStringLiteral("ladder.json")));
+  for (const QString& sub : root.entryList(QDir::Dirs | QDir::NoDotAndDotDot))
+    if (QFileInfo f(root.filePath(sub + QStringLiteral("/ladder.json"))); f.isFile()) found << f;
+  std::sort(found.begin(), found.end(), [](const QFileInfo& a, const QFileInfo& b) { return a.lastModified() > b.lastModified(); });
+  QStringList dirs;
+  for (const QFileInfo& f : found) dirs << f.absolutePath();
+  return dirs;
+}
+
+// No ladder open: the ladders under the runs root, newest first (double-click opens one).
+void CompareView::showLaddersOnDisk() {
+  const QStringList dirs = laddersOnDisk();
+  ladderTable_->clear();
+  ladderTable_->setColumnCount(2);
+  ladderTable_->setHorizontalHeaderLabels({QStringLiteral("Ladders in the runs folder (double-click to open)"), QStringLiteral("Written")});
+  ladderTable_->setRowCount(dirs.isEmpty() ? 1 : int(dirs.size()));
+  if (dirs.isEmpty()) {
+    auto* hint = new QTableWidgetItem(QStringLiteral("None yet: Run ladder measures the baseline, then each speedup added in turn."));
+    hint->setFlags(Qt::ItemIsEnabled);
+    ladderTable_->setItem(0, 0, hint);
   }
+  for (int r = 0; r < int(dirs.size()); ++r) {
+    auto* name = new QTableWidgetItem(QFileInfo(dirs[r]).fileName());
+    name->setData(Qt::UserRole, dirs[r]);
+    name->setToolTip(dirs[r]);
+    name->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
+    auto* when = new QTableWidgetItem(QFileInfo(dirs[r] + QStringLiteral("/ladder.json")).lastModified().toString(QStringLiteral("yyyy-MM-dd HH:mm")));
+    when->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
+    ladderTable_->setItem(r, 0, name);
+    ladderTable_->setItem(r, 1, when);
+  }
+  ladderTable_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+  ladderTable_->resizeColumnToContents(1);
+}
+
+// A running ladder: every step of its plan with where it stands (waiting, running, its status).
+void CompareView::showLivePlan() {
+  ladderTable_->clear();
+  ladderTable_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+  ladderTable_->setColumnCount(3);
+  ladderTable_->setHorizontalHeaderLabels({QStringLiteral("Step"), QStringLiteral("Adds"), QStringLiteral("Status")});
+  ladderTable_->setRowCount(int(livePlan_.size()));
+  for (int r = 0; r < int(livePlan_.size()); ++r) {
+    const auto& step = livePlan_[size_t(r)];
+    const QString status = qs(wb::proto::stringOr(step, "status", {}));
+    const QStringList cells{qs(wb::proto::stringOr(step, "key", {})), qs(wb::proto::stringOr(step, "added", {})), status};
+    for (int c = 0; c < cells.size(); ++c) {
+      auto* item = new QTableWidgetItem(cells[c]);
+      item->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
+      item->setToolTip(cells[c]);
+      if (status == QLatin1String("running")) {
+        QFont bold = item->font();
+        bold.setBold(true);
+        item->setFont(bold);
+      }
+      ladderTable_->setItem(r, c, item);
+    }
+  }
+  ladderTable_->resizeColumnsToContents();
+}
+
+void CompareView::setLadderTabText(const QString& text) { detailTabs_->setTabText(detailTabs_->indexOf(ladderTable_), text); }
+
+void CompareView::onRungStarted(int index, int steps, const QString& key) {
+  if (index >= 0 && index < int(livePlan_.size())) livePlan_[size_t(index)]["status"] = "running";
+  setLadderTabText(QStringLiteral("Ladder %1/%2").arg(index + 1).arg(steps));
+  summary_->setText(QStringLiteral("Ladder: step %1 of %2 (%3) running; its run is in the list and on the plots.")
+                        .arg(index + 1)
+                        .arg(steps)
+                        .arg(key));
+  showLivePlan();
+}
+
+// A step ended: its status in the plan, and the ladder so far (ladder.json is rewritten after
+// each step) on the chart.
+void CompareView::onRungEnded(int index, const QString& status) {
+  if (index >= 0 && index < int(livePlan_.size())) livePlan_[size_t(index)]["status"] = status.toStdString();
+  const QString out = ladderRunner_->outDir();
+  if (!out.isEmpty() && QFileInfo::exists(QDir(out).filePath(QStringLiteral("ladder.json"))))
+    if (auto partial = wb::report::loadLadder(path8(out)); partial.ok()) {
+      ladder_ = std::move(partial.value());
+      ladderDir_ = out;
+    }
+  showLadder();
 }
 
 void CompareView::changeEvent(QEvent* event) {
@@ -319,16 +471,28 @@ void CompareView::runLadder() {
   }
   const QString config = QString::fromStdString(wb::proto::RunDir{path8(base->runDir())}.config().string());
   QStringList args{QStringLiteral("--config"), config};
+  // Into the runs folder the window shows (the Ladder tab lists it there after a restart).
+  if (!runsRoot_.isEmpty())
+    args << QStringLiteral("--out")
+         << QDir(runsRoot_).filePath(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")) + QStringLiteral("-ladder"));
   if (ladderLrScaling_) args << QStringLiteral("--lr-scaling") << ladderLrScaling_();
+  ladderRunning_ = true;
+  livePlan_ = nlohmann::json::array();
   ladderRunner_->start(locateCli(), args);
   ladderButton_->setEnabled(false);
   stopLadderButton_->setEnabled(true);
+  ladderButton_->hide();
+  stopLadderButton_->show();
   summary_->setText(QStringLiteral("Ladder: starting…"));
 }
 
 void CompareView::onLadderFinished(const QString& outDir, bool cancelled, const QString& error) {
+  ladderRunning_ = false;
+  setLadderTabText(QStringLiteral("Ladder"));
   ladderButton_->setEnabled(true);
   stopLadderButton_->setEnabled(false);
+  stopLadderButton_->hide();
+  ladderButton_->show();
   QString loadError;
   const bool opened = !outDir.isEmpty() && QFileInfo::exists(QDir(outDir).filePath(QStringLiteral("ladder.json"))) &&
                       openLadder(outDir, &loadError);

@@ -63,6 +63,11 @@ class CompareView : public QWidget {
   // --lr-scaling from the source set here (the set-up panel's optim.lr_scaling) when there is one.
   void runLadder();
   void setLadderLrScaling(std::function<QString()> source) { ladderLrScaling_ = std::move(source); }
+  // Where Open ladder… starts and where the Ladder tab looks for ladders on disk (the runs root).
+  void setRunsRoot(const QString& root);
+  // The ladders found under the runs root (folders holding a ladder.json), newest first: what the
+  // Ladder tab lists while none is open.
+  QStringList laddersOnDisk() const;
   LadderRunner* ladderRunner() const { return ladderRunner_; }
 
   // What is shown (tests): the comparison table and the chart's bars.
@@ -85,6 +90,7 @@ class CompareView : public QWidget {
  private:
   void scheduleRefresh();
   void compare(Run& base);
+  wb::report::RunRecord labelled(const Run& run) const;
   void noteCanExport(bool can);
   void watch(Run* run);
   void showComparison();
@@ -92,6 +98,11 @@ class CompareView : public QWidget {
   void showAdvice();
   void tableMenu(const QPoint& pos);
   void onLadderFinished(const QString& outDir, bool cancelled, const QString& error);
+  void onRungStarted(int index, int steps, const QString& key);
+  void onRungEnded(int index, const QString& status);
+  void showLivePlan();
+  void showLaddersOnDisk();
+  void setLadderTabText(const QString& text);
 
   RunsModel* model_;
   QTimer debounce_;
@@ -112,6 +123,9 @@ class CompareView : public QWidget {
   std::optional<wb::report::Comparison> comparison_;
   std::optional<wb::ladder::Ladder> ladder_;             // the open ladder
   QString ladderDir_;
+  QString runsRoot_;
+  nlohmann::json livePlan_;                              // the running ladder's steps, with "status"
+  bool ladderRunning_ = false;
   bool canExport_ = false;
   bool dirty_ = false;     // something changed while hidden
 };

@@ -46,9 +46,11 @@ void LadderRunner::onEvent(const json& ev) {
     outDir_ = qs(ladder.out_dir);
     plan_ = ladder.steps;
     Q_EMIT progress(QStringLiteral("writing into %1").arg(outDir_));
+    Q_EMIT planned(outDir_);
   } else if (type == proto::RungStartEvent::kType) {
     const proto::RungStartEvent rung = proto::readRungStartEvent(ev);
     Q_EMIT progress(QStringLiteral("[%1/%2] %3: %4").arg(rung.index + 1).arg(rung.steps).arg(qs(rung.key), qs(rung.added)));
+    Q_EMIT rungStarted(int(rung.index), int(rung.steps), qs(rung.key), qs(rung.run_dir));
   } else if (type == proto::RungEndEvent::kType) {
     const proto::RungEndEvent rung = proto::readRungEndEvent(ev);
     const QString status = qs(rung.status);
@@ -57,6 +59,7 @@ void LadderRunner::onEvent(const json& ev) {
     if (rung.error && !rung.error->empty()) line += QStringLiteral(" (") + qs(*rung.error) + QLatin1Char(')');
     if (status != QLatin1String(proto::kStatusOk) && status != QLatin1String(proto::kStatusEarlyStopped)) failedRung_ = line;
     Q_EMIT progress(line);
+    Q_EMIT rungEnded(int(rung.index), qs(rung.key), qs(rung.run_dir), status);
   } else if (type == proto::PairEndEvent::kType) {
     const proto::PairEndEvent pair = proto::readPairEndEvent(ev);
     const json wall = pair.estimate.value("wall", json::object());

@@ -46,6 +46,11 @@ class LadderRunner : public QObject {
  Q_SIGNALS:
   // What the ladder is doing, in words: "[2/8] workers: loader workers 0 → 2".
   void progress(const QString& line);
+  // The plan arrived (plan() holds it), a rung began in runDir, a rung ended with its status
+  // ("ok", "failed", "not-started", …): the window shows the rungs as they run.
+  void planned(const QString& outDir);
+  void rungStarted(int index, int steps, const QString& key, const QString& runDir);
+  void rungEnded(int index, const QString& key, const QString& runDir, const QString& status);
   // Exactly once per start(). outDir may be empty when the ladder failed before creating it.
   // error: in words, empty on success and on cancel.
   void finished(const QString& outDir, bool cancelled, const QString& error);

@@ -14,12 +14,71 @@
 
 namespace wb::ui {
 
+namespace {
+
+// `text` broken at spaces into lines no wider than `width` (a long title wraps, never clips).
+QString wrapped(const QString& text, const QFontMetrics& fm, int width) {
+  QStringList lines;
+  QString line;
+  for (const QString& word : text.split(QLatin1Char(' '))) {
+    const QString longer = line.isEmpty() ? word : line + QLatin1Char(' ') + word;
+    if (!line.isEmpty() && fm.horizontalAdvance(longer) > width) {
+      lines << line;
+      line = word;
+    } else {
+      line = longer;
+    }
+  }
+  if (!line.isEmpty()) lines << line;
+  return lines.join(QLatin1Char('\n'));
+}
+
+// A bar's label in at most two lines of `width` px: broken at spaces, the rest elided in the
+// middle (names end in what tells them apart).
+QString twoLines(const QString& label, const QFontMetrics& fm, int width) {
+  QStringList lines = wrapped(label, fm, width).split(QLatin1Char('\n'));
+  if (lines.size() > 2) lines = QStringList{lines.front(), lines.mid(1).join(QLatin1Char(' '))};
+  for (QString& line : lines) line = fm.elidedText(line, Qt::ElideMiddle, width);
+  return lines.join(QLatin1Char('\n'));
+}
+
+}  // namespace
+
+int SpeedupChart::barRoom(int bars) const {
+  return std::max(36, (plot_->width() - 70) / std::max(1, bars) - 10);
+}
+
+// The annotation (and its detail line) in `font`, made to fit `room` px: a smaller font first,
+// then the annotation alone, elided as a last resort.
+QString SpeedupChart::fittedAnnotation(const wb::report::Bar& bar, QFont font, int room, QCPItemText* item) const {
+  const QString annotation = QString::fromStdString(bar.annotation), detail = QString::fromStdString(bar.detail);
+  const auto widest = [&](const QFont& f, bool withDetail) {
+    const QFontMetrics fm(f);
+    return std::max(fm.horizontalAdvance(annotation), withDetail ? fm.horizontalAdvance(detail) : 0);
+  };
+  for (bool withDetail : {true, false}) {
+    if (!withDetail && detail.isEmpty()) break;
+    QFont f = font;
+    for (double size = font.pointSizeF(); size >= 7.0; size -= 1.0) {
+      f.setPointSizeF(size);
+      if (widest(f, withDetail && !detail.isEmpty()) <= room) {
+        item->setFont(f);
+        return withDetail && !detail.isEmpty() ? annotation + QLatin1Char('\n') + detail : annotation;
+      }
+    }
+  }
+  font.setPointSizeF(7.0);
+  item->setFont(font);
+  return QFontMetrics(font).elidedText(annotation, Qt::ElideRight, room);
+}
+
 SpeedupChart::SpeedupChart(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(plot_);
   plot_->setObjectName(QStringLiteral("speedupChart"));
-  plot_->setMinimumHeight(220);
+  plot_->setMinimumHeight(200);
+  plot_->setMinimumWidth(220);
   setBars({});
 }
 
@@ -35,7 +94,9 @@ void SpeedupChart::setBars(const wb::report::BarChartSpec& spec) {
   plot_->setBackground(base);
   auto* rect = new QCPAxisRect(plot_);
   rect->setBackground(base);
-  auto* title = new QCPTextElement(plot_, QString::fromStdString(spec.title), QFont(font().family(), 11, QFont::Bold));
+  const QFont titleFont(font().family(), 11, QFont::Bold);
+  auto* title = new QCPTextElement(plot_, wrapped(QString::fromStdString(spec.title), QFontMetrics(titleFont), plot_->width() - 16),
+                                   titleFont);
   title->setTextColor(ink);
   plot_->plotLayout()->addElement(0, 0, title);
   plot_->plotLayout()->addElement(1, 0, rect);
@@ -54,16 +115,16 @@ void SpeedupChart::setBars(const wb::report::BarChartSpec& spec) {
   skipped->setWidth(0.6);
 
   QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-  // Labels elided in the middle to their bar's share of the width (run names end in an id), so
-  // neighbours never run into each other; slanted labels (more than 4 bars) get a fixed room.
-  const int bars = std::max<int>(1, static_cast<int>(spec.bars.size()));
-  const int room = bars > 4 ? 160 : std::max(40, (plot_->width() - 80) / bars - 12);
+  // Each bar has its share of the width: its label is elided in the middle to it (names end in
+  // what tells them apart) and its annotation fits it (a smaller font, then without the detail
+  // line), so neighbours never run into each other.
+  const int room = barRoom(int(spec.bars.size()));
   const QFontMetrics metrics(x->tickLabelFont());
   double top = spec.reference;
   for (size_t i = 0; i < spec.bars.size(); ++i) {
     const auto& b = spec.bars[i];
     const double key = static_cast<double>(i + 1);
-    ticker->addTick(key, metrics.elidedText(QString::fromStdString(b.label), Qt::ElideMiddle, room));
+    ticker->addTick(key, twoLines(QString::fromStdString(b.label), metrics, room));
     const double value = b.skipped ? spec.reference : b.value;
     (b.skipped ? skipped : done)->addData(key, value);
     top = std::max(top, value);
@@ -72,17 +133,15 @@ void SpeedupChart::setBars(const wb::report::BarChartSpec& spec) {
     text->position->setAxes(x, y);
     text->position->setCoords(key, value);
     text->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
-    QString label = QString::fromStdString(b.annotation);
-    if (!b.detail.empty()) label += QLatin1Char('\n') + QString::fromStdString(b.detail);
-    text->setText(label);
     text->setTextAlignment(Qt::AlignHCenter);
     text->setColor(b.skipped ? muted : ink);
     QFont annotationFont = font();
     annotationFont.setBold(!b.skipped && b.bold);  // as in the SVG: a clear verdict is bold; a reason, noise or one pair is not
     text->setFont(annotationFont);
+    text->setText(fittedAnnotation(b, annotationFont, room, text));
   }
   x->setTicker(ticker);
-  x->setTickLabelRotation(spec.bars.size() > 4 ? -30 : 0);  // ends at the tick: the last label stays inside
+  x->setTickLabelRotation(0);  // a slanted label takes the height the bars need
   x->setRange(0.4, std::max<double>(1, spec.bars.size()) + 0.6);
   x->grid()->setVisible(false);
   y->setRange(0, top * 1.3);

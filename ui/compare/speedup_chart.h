@@ -14,6 +14,7 @@
 #include "wb/report/chart.h"
 
 class QCustomPlot;
+class QCPItemText;
 
 namespace wb::ui {
 
@@ -35,6 +36,9 @@ class SpeedupChart : public QWidget {
   void resizeEvent(QResizeEvent* event) override;
 
  private:
+  int barRoom(int bars) const;  // px of width each bar's label and annotation may take
+  QString fittedAnnotation(const wb::report::Bar& bar, QFont font, int room, QCPItemText* item) const;
+
   QCustomPlot* plot_;
   wb::report::BarChartSpec spec_;
 };

@@ -23,6 +23,9 @@ WhatIfView::WhatIfView(QWidget* parent) : QWidget(parent) {
   runs_ = new QComboBox(this);
   runs_->setObjectName(QStringLiteral("whatIfRun"));
   runs_->setToolTip(QStringLiteral("The run whose validation curve is replayed through the early-stopping rule"));
+  // Long run names must not widen the tab (and squeeze the chart beside it): elided in the box.
+  runs_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  runs_->setMinimumContentsLength(14);
   top->addWidget(runs_, 1);
   layout->addLayout(top);
   summary_ = new QLabel(this);

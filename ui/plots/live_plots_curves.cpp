@@ -71,7 +71,12 @@ void LivePlots::syncTab(Tab& tab) {
     const RunSeries& rs = run->series();
     auto& states = tab.graphs[run];
     states.resize(size_t(nSeries));
-    const QString baseName = run == model_->baseline() ? run->name() + QStringLiteral(" (baseline)") : run->name();
+    // Elided in the middle so that two legend columns fit: a long name never stacks the legend
+    // into one column that squeezes the plot (the list's tooltip has the whole name).
+    const int room = std::max(110, tab.plot->width() / 2 - 60);
+    const QString baseName = QFontMetrics(tab.plot->legend->font())
+                                 .elidedText(model_->displayName(run), Qt::ElideMiddle, room) +
+                             (run == model_->baseline() ? QStringLiteral(" (baseline)") : QString());
     for (int s = 0; s < nSeries; ++s) {
       const SeriesDef& def = tab.def.series[size_t(s)];
       GraphState& g = states[size_t(s)];
@@ -80,13 +85,14 @@ void LivePlots::syncTab(Tab& tab) {
         if (available == 0 || (def.applies && !def.applies(rs))) continue;
         g.graph = def.rightAxis ? tab.plot->addGraph(tab.plot->xAxis, tab.plot->yAxis2) : tab.plot->addGraph();
         styleGraph(g.graph, run, def);
+        if (s > 0) g.graph->removeFromLegend();  // one legend entry per run: the line style tells the series
       }
       if (available < g.consumed) {  // the series started over (a rewritten events file)
         g.graph->data()->clear();
         g = GraphState{g.graph};
       }
       const QString label = def.labelFor ? def.labelFor(rs) : def.label;
-      const QString name = nSeries > 1 ? baseName + QStringLiteral(" · ") + label : baseName;
+      const QString name = nSeries > 1 && s > 0 ? baseName + QStringLiteral(" · ") + label : baseName;
       if (g.graph->name() != name) g.graph->setName(name);
       if (available <= g.consumed) {
         any = any || g.graph->data()->size() > 0;
@@ -126,6 +132,10 @@ void LivePlots::syncTab(Tab& tab) {
     }
   }
   tab.emptyText->setVisible(!any);
+  if (!any)
+    tab.emptyText->setText(runs.isEmpty() ? QStringLiteral("Tick runs in the list to draw them here.")
+                           : !tab.def.emptyWithRuns.isEmpty() ? tab.def.emptyWithRuns
+                                                              : QStringLiteral("The runs ticked have no points here yet."));
   // Past a few hundred thousand points, antialiasing the curves costs more than it shows.
   int total = 0;
   for (int i = 0; i < tab.plot->graphCount(); ++i) total += tab.plot->graph(i)->data()->size();
@@ -155,9 +165,9 @@ void LivePlots::fitAxes(Tab& tab) {
     }
   if (y2max > 0) tab.plot->yAxis2->setRange(0.0, y2max * 1.1);
   if (!(xmin <= xmax) || !(ymin <= ymax)) return;
-  if (xmax - xmin <= 0) {
-    xmin -= 0.5;
-    xmax += 0.5;
+  if (xmax - xmin <= 0) {  // one point (a single evaluation): from the axis's start to a little past it
+    xmin = std::min(0.0, xmin);
+    xmax = xmax > 0 ? xmax * 1.05 : xmax + 1.0;
   } else {  // a little air, so end markers are not cut in half
     const double air = (xmax - xmin) * 0.015;
     xmin -= air;

@@ -33,8 +33,9 @@ void LivePlots::syncBars(Tab& tab) {
   double top = 0;
   for (int r = 0; r < runs.size(); ++r) {
     const Run* run = runs[r];
-    QString name = run->name();
-    if (name.size() > 18) name = name.left(17) + QStringLiteral("…");
+    // Elided in the middle to the bar's share of the width: the start and the end tell runs apart.
+    const int room = std::max(60, (plot->width() - 80) / std::max(1, int(runs.size())) - 8);
+    QString name = QFontMetrics(plot->xAxis->tickLabelFont()).elidedText(model_->displayName(run), Qt::ElideMiddle, room);
     if (run == model_->baseline()) name += QStringLiteral("\n(baseline)");
     ticker->addTick(r + 1, name);
     keys << r + 1;

@@ -50,6 +50,7 @@ struct LivePlots::TabDef {
   bool zeroBased = false;
   bool bars = false;
   QString y2Label;         // non-empty: a right axis for the series with rightAxis
+  QString emptyWithRuns;  // shown when ticked runs have nothing for this tab ("" = a general line)
 };
 
 struct LivePlots::GraphState {

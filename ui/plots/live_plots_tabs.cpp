@@ -72,7 +72,7 @@ std::vector<LivePlots::TabDef> LivePlots::tabDefs() {
   };
   std::vector<TabDef> defs;
   {
-    TabDef t{QStringLiteral("loss"), QStringLiteral("Loss"), QStringLiteral("loss"), {}};
+    TabDef t{QStringLiteral("loss"), QStringLiteral("Loss"), QStringLiteral("loss (solid: train, dashed: val)"), {}};
     t.series.push_back(stepSeries(QStringLiteral("train"), [](const StepPoint& p, const RunSeries&) { return p.loss; }, true));
     t.series.push_back(evalSeries(QStringLiteral("val"), [](const EvalPoint& p) { return p.valLoss; }));
     t.series.back().dashed = true;
@@ -103,7 +103,8 @@ std::vector<LivePlots::TabDef> LivePlots::tabDefs() {
     defs.push_back(std::move(t));
   }
   {
-    TabDef t{QStringLiteral("memory"), QStringLiteral("Memory"), QStringLiteral("MiB (device alloc / reserved, or host RSS)"), {}};
+    TabDef t{QStringLiteral("memory"), QStringLiteral("Memory"),
+             QStringLiteral("MiB (host RSS, or device alloc solid / reserved dashed)"), {}};
     SeriesDef a = stepSeries(QStringLiteral("memory"), [](const StepPoint& p, const RunSeries& rs) {
       return (rs.onCuda() ? p.alloc : p.rss) / kMiB;
     }, false);
@@ -129,6 +130,8 @@ std::vector<LivePlots::TabDef> LivePlots::tabDefs() {
     s.applies = [](const RunSeries& rs) { return rs.hasAmpScale(); };
     t.series.push_back(s);
     t.logY = true;
+    t.emptyWithRuns = QStringLiteral("Only fp16 runs (precision 16-mixed, on a GPU) have a loss scale; the runs ticked "
+                                     "train in fp32 or bf16, which need none.");
     defs.push_back(std::move(t));
   }
   return defs;
@@ -235,7 +238,9 @@ void LivePlots::applyPalette(QCustomPlot* plot) {
   QFont f = font();
   f.setPointSizeF(f.pointSizeF() * 0.9);
   plot->legend->setFont(f);
-  for (int i = 0; i < plot->legend->itemCount(); ++i) plot->legend->item(i)->setTextColor(text);
+  // A legend re-flowed into columns holds empty cells: item(i) is null there.
+  for (int i = 0; i < plot->legend->itemCount(); ++i)
+    if (QCPAbstractLegendItem* item = plot->legend->item(i)) item->setTextColor(text);
   if (auto* empty = plot->findChild<QCPItemText*>()) empty->setColor(text);
   for (int i = 0; i < plot->itemCount(); ++i)
     if (auto* t = qobject_cast<QCPItemText*>(plot->item(i))) t->setColor(pal.color(QPalette::PlaceholderText));

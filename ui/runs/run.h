@@ -122,6 +122,8 @@ class Run : public QObject {
   double lastEventWall() const { return lastWall_; }  // unix seconds of the newest event
 
   const RunSeries& series() const { return series_; }
+  // Rank 0's evaluations as core/report decoded them (time to a target accuracy is read here).
+  const std::vector<report::EvalSample>& evalSamples() const { return record_.evals; }
   RunSeries& mutableSeries() { return series_; }
   // The run as core/report sees it, from the events this Run ingested (no file is read again
   // but env.json, once): what the Compare tab compares. config and summary as this Run has them.

@@ -151,7 +151,7 @@ void RunProcess::onFinished(int exitCode, QProcess::ExitStatus exitStatus) {
     if (endStatus_ == QLatin1String(proto::kStatusOk) || endStatus_ == QLatin1String(proto::kStatusEarlyStopped))
       finish(Outcome::Succeeded, endStatus_, QString());
     else if (endStatus_ == QLatin1String(proto::kStatusCancelled))
-      finish(Outcome::Cancelled, endStatus_, QStringLiteral("Stopped."));
+      finish(Outcome::Cancelled, endStatus_, QStringLiteral("stopped before it finished (it wrote its end and last.pt)."));
     else
       finish(Outcome::Failed, endStatus_, errorEventMessage_.isEmpty() ? tail : errorEventMessage_);
     return;
@@ -163,8 +163,8 @@ void RunProcess::onFinished(int exitCode, QProcess::ExitStatus exitStatus) {
   }
   if (stopRequested_) {
     finish(Outcome::Cancelled, QString::fromLatin1(proto::kStatusCancelled),
-           killedAfterGrace_ ? QStringLiteral("Stopped (killed after a %1 s grace period).").arg(graceMs_ / 1000)
-                             : QStringLiteral("Stopped."));
+           killedAfterGrace_ ? QStringLiteral("stopped before it finished (killed after a %1 s grace period).").arg(graceMs_ / 1000)
+                             : QStringLiteral("stopped before it finished."));
     return;
   }
   if (crashed) {

@@ -7,6 +7,11 @@
 #include <QStyle>
 #include <QLocale>
 
+#include "wb/common/config.h"
+#include "wb/proto/config_json.h"
+#include "wb/report/compare.h"
+#include "wb/report/run_names.h"
+
 namespace wb::ui {
 
 RunsModel::RunsModel(QObject* parent) : QAbstractTableModel(parent) {}
@@ -30,11 +35,84 @@ QString RunsModel::contentionVsBaseline(const Run* run) const {
   return note;
 }
 
+namespace {
+bool finished(const Run* run) { return run->status() == RunStatus::Ok || run->status() == RunStatus::EarlyStopped; }
+
+// "it was cancelled", "it is still running", "it failed".
+QString unfinishedWords(const Run* run, const QString& who) {
+  const RunStatus st = run->status();
+  if (isActive(st) || st == RunStatus::Queued) return who + QStringLiteral(" has not finished yet");
+  if (st == RunStatus::Incomplete) return who + QStringLiteral(" ended without a summary");
+  return who + QStringLiteral(" did not finish (") + statusWord(st) + QLatin1Char(')');
+}
+}  // namespace
+
+QString RunsModel::noSpeedupReason(const Run* run) const {
+  if (!run || !baseline_) return QStringLiteral("no baseline");
+  if (!finished(run)) return unfinishedWords(run, QStringLiteral("the run"));
+  if (!finished(baseline_)) return unfinishedWords(baseline_, QStringLiteral("the baseline"));
+  const QString contention = contentionVsBaseline(run);
+  return contention.isEmpty() ? QString() : QStringLiteral("measured under contention (") + contention + QLatin1Char(')');
+}
+
 double RunsModel::speedupVsBaseline(const Run* run) const {
-  if (!baseline_ || !run || !contentionVsBaseline(run).isEmpty()) return kNaN;
+  if (!noSpeedupReason(run).isEmpty()) return kNaN;
   const double b = baseline_->trainSamplesPerSecond(), r = run->trainSamplesPerSecond();
   if (!(b > 0) || !(r > 0)) return kNaN;
   return r / b;
+}
+
+double RunsModel::speedupToTarget(const Run* run) const {
+  if (!noSpeedupReason(run).isEmpty()) return kNaN;
+  const double target = baseline_->bestValAcc();
+  if (!std::isfinite(target)) return kNaN;
+  const auto b = report::timeToAccuracy(baseline_->evalSamples(), target);
+  const auto r = report::timeToAccuracy(run->evalSamples(), target);
+  const auto s = report::speedupOf(b, r);
+  return s ? *s : kNaN;
+}
+
+// ---- names ------------------------------------------------------------------------
+
+namespace {
+// HH:MM:SS of a run id "20261201-194512-name-ab12", else the id.
+QString startTimeOf(const Run* run) {
+  const QString id = run->runId();
+  if (id.size() >= 15 && id.at(8) == QLatin1Char('-'))
+    return id.mid(9, 2) + QLatin1Char(':') + id.mid(11, 2) + QLatin1Char(':') + id.mid(13, 2);
+  return id.isEmpty() ? statusWord(run->status()) : id;
+}
+
+QString configName(const Run* run) { return QString::fromStdString(run->config().value("name", std::string())); }
+
+// A name the user gave (Rename…) differs from the config's.
+bool renamed(const Run* run) { return !configName(run).isEmpty() && run->name() != configName(run); }
+}  // namespace
+
+void RunsModel::updateNames() const {
+  names_.clear();
+  // Against the baseline's config; without one (or before it is known), the default experiment.
+  const nlohmann::json reference = baseline_ && !baseline_->config().empty() ? baseline_->config() : proto::configToJson(Config{});
+  QHash<QString, int> uses;
+  for (const Run* run : runs_) {
+    QString name = run->name();
+    if (run != baseline_ && !renamed(run) && !run->config().empty()) {
+      const QString diff = QString::fromStdString(report::differenceName(run->config(), reference));
+      if (!diff.isEmpty()) name = diff;
+      else if (baseline_ && run->name() == baseline_->name()) name = QStringLiteral("same as baseline");
+    }
+    names_.insert(run, name);
+    ++uses[name];
+  }
+  for (auto it = names_.begin(); it != names_.end(); ++it)
+    if (uses.value(it.value()) > 1 && it.key() != baseline_) it.value() += QStringLiteral(" · ") + startTimeOf(it.key());
+  namesStale_ = false;
+}
+
+QString RunsModel::displayName(const Run* run) const {
+  if (!run) return {};
+  if (namesStale_) updateNames();
+  return names_.value(run, run->name());
 }
 
 namespace {
@@ -48,10 +126,79 @@ QString progressText(const Run* run) {
   if (!std::isfinite(p)) return isActive(run->status()) ? QStringLiteral("starting…") : QString();
   QString text = QStringLiteral("%1 %").arg(int(p * 100.0 + 0.5));
   const QString eta = RunsModel::formatEta(run->etaSeconds());
-  if (isActive(run->status()) && !eta.isEmpty()) text += QStringLiteral(" · ETA ") + eta;
+  if (isActive(run->status()) && !eta.isEmpty()) text += QStringLiteral(" · ") + eta;
   return text;
 }
+
+QString times(double s) { return std::isfinite(s) ? QLocale().toString(s, 'f', 2) + QStringLiteral("×") : QString(); }
 }  // namespace
+
+// A speedup cell: the multiplier, "baseline", "contended", or "–" when the run gets none.
+QString RunsModel::speedupText(const Run* run, int col) const {
+  if (run == baseline_) return QStringLiteral("baseline");
+  if (!baseline_) return {};
+  const QString why = noSpeedupReason(run);
+  if (!contentionVsBaseline(run).isEmpty() && why.startsWith(QLatin1String("measured"))) return QStringLiteral("contended");
+  if (!why.isEmpty()) return isActive(run->status()) || run->status() == RunStatus::Queued ? QString() : QStringLiteral("–");
+  if (col == ColSpeedupThroughput) return times(speedupVsBaseline(run));
+  const double s = speedupToTarget(run);
+  if (std::isfinite(s)) return times(s);
+  if (run->evalSamples().empty()) return {};
+  return QStringLiteral("not reached");
+}
+
+QString RunsModel::speedupTip(const Run* run, int col) const {
+  if (run == baseline_) return QStringLiteral("The baseline: speedups are measured against it.");
+  const QString why = baseline_ ? noSpeedupReason(run) : QString();
+  if (!why.isEmpty()) return QStringLiteral("No speedup: ") + why + QLatin1Char('.');
+  if (col == ColSpeedupThroughput)
+    return QStringLiteral("Train samples/s against the baseline's (training steps only: no evaluation, checkpoints or "
+                          "start-up).");
+  QString tip = QStringLiteral("The baseline's time to its best val acc (%1) over this run's time to reach it; all of "
+                               "each run's time counts. The Compare tab can set another target.")
+                    .arg(baseline_ && std::isfinite(baseline_->bestValAcc())
+                             ? QLocale().toString(baseline_->bestValAcc() * 100.0, 'f', 2) + QStringLiteral(" %")
+                             : QStringLiteral("unknown"));
+  if (run->evalSamples().empty()) tip += QStringLiteral("\nTick the run to read its evaluations.");
+  return tip;
+}
+
+QVariant RunsModel::displayText(const Run* run, int col) const {
+  const QLocale loc;
+  switch (col) {
+    case ColName: return displayName(run);
+    case ColStatus: return statusWord(run->status());
+    case ColProgress: return progressText(run);
+    case ColThroughput:
+      return std::isfinite(run->trainSamplesPerSecond()) ? loc.toString(run->trainSamplesPerSecond(), 'f', 0) : QString();
+    case ColBestAcc:
+      return std::isfinite(run->bestValAcc()) ? loc.toString(run->bestValAcc() * 100.0, 'f', 2) + QStringLiteral(" %")
+                                              : QString();
+    case ColSpeedupThroughput:
+    case ColSpeedupTarget: return speedupText(run, col);
+  }
+  return {};
+}
+
+QVariant RunsModel::toolTip(const Run* run, int col) const {
+  const bool isBase = run == baseline_;
+  if (col == ColName) {
+    QString where = configName(run) + QLatin1Char('\n') + (run->runDir().isEmpty() ? run->name() : run->runDir());
+    if (displayName(run) != run->name()) where.prepend(displayName(run) + QLatin1Char('\n'));
+    if (run->contended()) where += QStringLiteral("\nMeasured under contention: ") + run->contentionNote() +
+                                   QStringLiteral(". Its times and speedups are not trustworthy.");
+    return isBase ? where + QStringLiteral("\n(the baseline: speedups are measured against it)") : where;
+  }
+  if (col == ColThroughput)
+    return std::isfinite(run->trainSamplesPerSecond())
+               ? QStringLiteral("Samples trained per second of training steps (no evaluation, checkpoints or set-up).")
+               : QStringLiteral("Not known yet (older runs: tick the run to estimate it from its step events).");
+  if (col == ColStatus && !run->errorMessage().isEmpty()) return run->errorMessage();
+  if (col == ColStatus && isActive(run->status()) && !progressText(run).isEmpty())
+    return QStringLiteral("%1 done (m:ss: the time it still needs, estimated from its steps so far)").arg(progressText(run));
+  if (col == ColSpeedupThroughput || col == ColSpeedupTarget) return speedupTip(run, col);
+  return {};
+}
 
 QVariant RunsModel::data(const QModelIndex& index, int role) const {
   Run* run = runAt(index.row());
@@ -59,35 +206,19 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
   if (role == RunRole) return QVariant::fromValue(static_cast<QObject*>(run));
   const int col = index.column();
   const bool isBase = run == baseline_;
-  const QLocale loc;
   switch (role) {
-    case Qt::DisplayRole:
-      switch (col) {
-        case ColName: return run->name();
-        case ColStatus: return statusWord(run->status());
-        case ColProgress: return progressText(run);
-        case ColThroughput:
-          return std::isfinite(run->trainSamplesPerSecond()) ? loc.toString(run->trainSamplesPerSecond(), 'f', 0) : QString();
-        case ColBestAcc:
-          return std::isfinite(run->bestValAcc()) ? loc.toString(run->bestValAcc() * 100.0, 'f', 2) + QStringLiteral(" %")
-                                                  : QString();
-        case ColSpeedup: {
-          if (isBase) return QStringLiteral("baseline");
-          if (baseline_ && !contentionVsBaseline(run).isEmpty()) return QStringLiteral("contended");
-          const double s = speedupVsBaseline(run);
-          return std::isfinite(s) ? loc.toString(s, 'f', 2) + QStringLiteral("×") : QString();
-        }
-      }
-      break;
+    case Qt::DisplayRole: return displayText(run, col);
+    case Qt::ToolTipRole: return toolTip(run, col);
     case ProgressRole: return run->progress();
     case SortRole:
       switch (col) {
-        case ColName: return run->name();
+        case ColName: return displayName(run);
         case ColStatus: return int(run->status());
         case ColProgress: return run->progress();
         case ColThroughput: return run->trainSamplesPerSecond();
         case ColBestAcc: return run->bestValAcc();
-        case ColSpeedup: return speedupVsBaseline(run);
+        case ColSpeedupThroughput: return speedupVsBaseline(run);
+        case ColSpeedupTarget: return speedupToTarget(run);
       }
       break;
     case Qt::DecorationRole:
@@ -97,7 +228,7 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
       if (col == ColName) return isShown(run) ? Qt::Checked : Qt::Unchecked;
       break;
     case Qt::FontRole:
-      if (isBase && (col == ColName || col == ColSpeedup)) {
+      if (isBase && (col == ColName || col >= ColSpeedupThroughput)) {
         QFont f;
         f.setBold(true);
         return f;
@@ -105,24 +236,6 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
       break;
     case Qt::TextAlignmentRole:
       if (col >= ColThroughput) return int(Qt::AlignRight | Qt::AlignVCenter);
-      break;
-    case Qt::ToolTipRole:
-      if (col == ColName) {
-        QString where = run->runDir().isEmpty() ? run->name() : run->runDir();
-        if (run->contended()) where += QStringLiteral("\nMeasured under contention: ") + run->contentionNote() +
-                                       QStringLiteral(". Its times and speedups are not trustworthy.");
-        return isBase ? where + QStringLiteral("\n(the baseline: speedups are measured against it)") : where;
-      }
-      if (col == ColThroughput)
-        return std::isfinite(run->trainSamplesPerSecond())
-                   ? QStringLiteral("Samples trained per second of training steps (no evaluation, checkpoints or set-up).")
-                   : QStringLiteral("Not known yet (older runs: tick the run to estimate it from its step events).");
-      if (col == ColStatus && !run->errorMessage().isEmpty()) return run->errorMessage();
-      if (col == ColSpeedup) {
-        const QString why = baseline_ && !isBase ? contentionVsBaseline(run) : QString();
-        if (!why.isEmpty()) return QStringLiteral("No speedup: measured under contention (") + why + QStringLiteral(").");
-        return QStringLiteral("Train samples/s against the baseline's. Time to the target accuracy is on the Compare tab.");
-      }
       break;
   }
   return {};
@@ -143,11 +256,25 @@ QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int rol
       case ColStatus: return QStringLiteral("Status");
       case ColProgress: return QStringLiteral("Progress");
       case ColThroughput: return QStringLiteral("Train samples/s");
-      case ColBestAcc: return QStringLiteral("Best val acc");
-      case ColSpeedup: return QStringLiteral("Speedup");
+      case ColBestAcc: return QStringLiteral("Best acc");
+      case ColSpeedupThroughput: return QStringLiteral("× throughput");
+      case ColSpeedupTarget: return QStringLiteral("× to target");
     }
   }
-  if (role == Qt::ToolTipRole && section == ColName) return QStringLiteral("Tick a run to draw it on the plots and compare it.");
+  if (role != Qt::ToolTipRole) return {};
+  switch (section) {
+    case ColName:
+      return QStringLiteral("Tick a run to draw it on the plots and compare it. A run is named by what it changed "
+                            "against the baseline; hover a name for the experiment and its folder.");
+    case ColThroughput: return QStringLiteral("Train samples/s: training steps only (no evaluation, checkpoints or start-up).");
+    case ColBestAcc: return QStringLiteral("Best validation accuracy");
+    case ColSpeedupThroughput:
+      return QStringLiteral("Speedup of training throughput: the run's train samples/s over the baseline's. "
+                            "Finished runs only.");
+    case ColSpeedupTarget:
+      return QStringLiteral("Speedup to the target: the baseline's time to its best val acc over the run's time to "
+                            "reach it (what the Compare tab's chart shows). Finished runs only.");
+  }
   return {};
 }
 
@@ -162,6 +289,7 @@ void RunsModel::addRun(Run* run, bool atTop) {
   beginInsertRows({}, row, row);
   run->setParent(this);
   runs_.insert(row, run);
+  namesStale_ = true;
   endInsertRows();
   connect(run, &Run::changed, this, [this, run] { onRunChanged(run); });
   Q_EMIT runAdded(run);
@@ -175,6 +303,8 @@ void RunsModel::removeRun(Run* run) {
   if (baseline_ == run) setBaseline(nullptr);
   beginRemoveRows({}, row, row);
   runs_.removeAt(row);
+  names_.remove(run);
+  namesStale_ = true;
   endRemoveRows();
   run->disconnect(this);
   run->deleteLater();
@@ -212,6 +342,7 @@ void RunsModel::setBaseline(Run* run) {
   if (run == baseline_) return;
   if (run) run->ensureEventsLoaded();
   baseline_ = run;
+  namesStale_ = true;
   if (!runs_.isEmpty()) Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
   Q_EMIT baselineChanged(run);
 }
@@ -219,6 +350,7 @@ void RunsModel::setBaseline(Run* run) {
 void RunsModel::onRunChanged(Run* run) {
   const int row = rowOf(run);
   if (row < 0) return;
+  namesStale_ = true;  // a name or config may have changed
   if (run == baseline_) {  // every speedup depends on it
     Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
     return;

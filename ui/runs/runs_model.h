@@ -2,14 +2,21 @@
 // Every run the window knows (launched here, found under the runs root, or opened from
 // elsewhere), as a table: name (checkable: shown on the plots; a warning icon when the run was
 // measured under CPU contention), status, progress with ETA, train samples/s (training steps
-// only), best val acc, train-throughput speedup vs the baseline ("contended" instead when the
-// run or the baseline shared its CPU). Newest first.
+// only), best val acc, and two speedups against the baseline, each named for what it measures:
+// "× throughput" (train samples/s) and "× to target" (time to the baseline's best val acc, as
+// the Compare tab's chart). A run that did not finish (or whose baseline did not), or one
+// measured under contention, gets neither: the cell says why. Newest first.
+//
+// Names: a run is listed (and drawn, and compared) under what its config changed against the
+// baseline's (wb::report::differenceName: "+ bf16", "workers 2"); a name the user gave it wins;
+// runs that would read alike carry their start time.
 //
 // The list other widgets build on: the plots draw shownRuns() + baseline(), the Compare tab
 // compares shownRuns() against baseline(). Signals say when any of that changes.
 //
 // Thread affinity: GUI thread. Ownership: the model owns its Runs (deleted on removeRun).
 #include <QAbstractTableModel>
+#include <QHash>
 #include <QPointer>
 #include <QVector>
 
@@ -20,7 +27,7 @@ namespace wb::ui {
 class RunsModel : public QAbstractTableModel {
   Q_OBJECT
  public:
-  enum Column { ColName, ColStatus, ColProgress, ColThroughput, ColBestAcc, ColSpeedup, ColumnCount };
+  enum Column { ColName, ColStatus, ColProgress, ColThroughput, ColBestAcc, ColSpeedupThroughput, ColSpeedupTarget, ColumnCount };
   enum Role { RunRole = Qt::UserRole + 1, ProgressRole, SortRole };
 
   explicit RunsModel(QObject* parent = nullptr);
@@ -50,10 +57,19 @@ class RunsModel : public QAbstractTableModel {
   void setBaseline(Run* run);  // nullptr clears
 
   // Speedup of run's training throughput over the baseline's (NaN when either is unknown, or
-  // when either was measured under contention: see contentionVsBaseline).
+  // when the run has no speedup: see noSpeedupReason).
   double speedupVsBaseline(const Run* run) const;
+  // Speedup to the baseline's best val acc: the baseline's time to it / the run's (NaN when
+  // either is unknown or not reached, or when the run has no speedup).
+  double speedupToTarget(const Run* run) const;
   // Why run's speedup is not valid ("" when it is): its own or the baseline's contention.
   QString contentionVsBaseline(const Run* run) const;
+  // Why run gets no speedup at all ("" when it gets one): no baseline, it or the baseline did
+  // not finish ("it was cancelled"), or contention.
+  QString noSpeedupReason(const Run* run) const;
+
+  // The name the window shows for run (list, legends, charts, exports): see the header.
+  QString displayName(const Run* run) const;
 
   static QString formatEta(double seconds);
 
@@ -65,8 +81,15 @@ class RunsModel : public QAbstractTableModel {
 
  private:
   void onRunChanged(Run* run);
+  void updateNames() const;
+  QVariant displayText(const Run* run, int col) const;
+  QVariant toolTip(const Run* run, int col) const;
+  QString speedupText(const Run* run, int col) const;
+  QString speedupTip(const Run* run, int col) const;
 
   QVector<Run*> runs_;
+  mutable QHash<const Run*, QString> names_;  // displayName, recomputed when namesStale_
+  mutable bool namesStale_ = true;
   QVector<Run*> shown_;
   QPointer<Run> baseline_;
 };

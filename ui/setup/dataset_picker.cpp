@@ -50,7 +50,8 @@ DatasetPicker::DatasetPicker(FieldErrors* errors, QWidget* parent) : QWidget(par
   pathLayout->setContentsMargins(0, 0, 0, 0);
   path_ = new QLineEdit(pathRow_);
   path_->setObjectName(QStringLiteral("data.path"));
-  path_->setPlaceholderText(QStringLiteral("folder (pick, type or drop it on the window)"));
+  path_->setPlaceholderText(QStringLiteral("pick or type a folder"));
+  path_->setToolTip(QStringLiteral("The dataset folder: pick it with Browse…, type its path, or drop it on the window"));
   browse_ = new QPushButton(QStringLiteral("Browse…"), pathRow_);
   pathLayout->addWidget(path_, 1);
   pathLayout->addWidget(browse_);
@@ -107,6 +108,10 @@ QString DatasetPicker::spec() const {
 
 QString DatasetPicker::checkText() const { return check_->text(); }
 
+bool DatasetPicker::needsFolder() const {
+  return kind_->currentData().toString() != kBuiltIn && path_->text().trimmed().isEmpty();
+}
+
 void DatasetPicker::onKindChanged() {
   setPathVisible(kind_->currentData().toString() != kBuiltIn);
   scheduleCheck();
@@ -159,7 +164,8 @@ void DatasetPicker::scheduleCheck() {
   if (spec() == checkedSpec_ && checkState_ >= 0) return;
   if (query_) query_->cancel();
   checkState_ = -1;
-  if (kind_->currentData().toString() != kBuiltIn && path_->text().trimmed().isEmpty()) {
+  refused_ = false;
+  if (needsFolder()) {
     check_->setText(QStringLiteral("Pick a folder."));
     checkSoon_.stop();
     return;
@@ -184,6 +190,7 @@ void DatasetPicker::showCheck(const json& doc, const QString& error) {
   const QString color = FieldErrors::errorColor(this);
   if (!doc.is_object()) {
     checkState_ = 0;
+    refused_ = false;  // the check could not run: the run itself will tell
     check_->setStyleSheet(QString());
     check_->setText(QStringLiteral("Could not check the dataset: ") + error);
     Q_EMIT checkFinished(false);
@@ -231,6 +238,7 @@ void DatasetPicker::showCheck(const json& doc, const QString& error) {
   check_->setStyleSheet(ok ? QString() : QStringLiteral("color: %1;").arg(color));
   check_->setText(text.isEmpty() ? QStringLiteral("The dataset could not be read.") : text);
   checkState_ = ok ? 1 : 0;
+  refused_ = !ok;
   Q_EMIT checkFinished(ok);
 }
 

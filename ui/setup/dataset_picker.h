@@ -43,6 +43,11 @@ class DatasetPicker : public QWidget {
   QString checkText() const;
   // Check state: -1 checking/unknown, 0 problems, 1 fine.
   int checkState() const { return checkState_; }
+  // The last check read the dataset and found it unusable (a missing folder, no images): a run
+  // on it would fail. False while checking, when fine, or when the check itself could not run.
+  bool refused() const { return checkState_ == 0 && refused_; }
+  // A folder kind is chosen but no folder given yet.
+  bool needsFolder() const;
 
  Q_SIGNALS:
   void changed();
@@ -70,6 +75,7 @@ class DatasetPicker : public QWidget {
   QPointer<CliQuery> query_;
   QString checkedSpec_;
   int checkState_ = -1;
+  bool refused_ = false;
 };
 
 }  // namespace wb::ui

@@ -56,6 +56,12 @@ void FieldErrors::show(const std::vector<FieldError>& errors) {
   apply(general_);
 }
 
+QLabel* FieldErrors::visibleLabel(const QString& path) const {
+  if (path.isEmpty()) return nullptr;
+  QLabel* l = labels_.value(path);
+  return l && !l->isHidden() ? l : nullptr;
+}
+
 void FieldErrors::updateColors() {
   for (const auto& l : labels_)
     if (l) l->setStyleSheet(QStringLiteral("color: %1;").arg(errorColor(l->parentWidget())));

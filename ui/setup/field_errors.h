@@ -33,6 +33,9 @@ class FieldErrors {
   // Recolours the labels for the current palette (dark or light).
   void updateColors();
 
+  // The label of `path` (a config path) when it shows an error now, else nullptr.
+  QLabel* visibleLabel(const QString& path) const;
+
   static QString errorColor(const QWidget* w);
 
  private:

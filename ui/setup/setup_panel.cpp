@@ -1,6 +1,9 @@
 #include "setup/setup_panel.h"
 
 #include <QAbstractSpinBox>
+#include <QApplication>
+#include <QPointer>
+#include <QScrollArea>
 #include <QComboBox>
 #include <QDir>
 #include <QDoubleSpinBox>
@@ -16,6 +19,7 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 #include "runs/cli.h"
@@ -29,6 +33,7 @@
 #include "wb/proto/config_json.h"
 #include "wb/proto/rundir.h"
 #include "wb/report/probe.h"
+#include "wb/ladder/speedup_effects.h"
 
 namespace wb::ui {
 using nlohmann::json;
@@ -202,6 +207,7 @@ void SetupPanel::connectFields() {
   connect(name_, &QLineEdit::textChanged, this, touched);
   connect(seed_, &QSpinBox::valueChanged, this, touched);
   connect(dataset_, &DatasetPicker::changed, this, touched);
+  connect(dataset_, &DatasetPicker::checkFinished, this, [this] { validate(); });
   connect(model_, &QComboBox::currentIndexChanged, this, touchedAfter(&SetupPanel::onModelChanged));
   connect(scriptPath_, &QLineEdit::textChanged, this, touched);
   connect(optim_, &QComboBox::currentIndexChanged, this, touchedAfter(&SetupPanel::onOptimChanged));
@@ -388,14 +394,11 @@ void SetupPanel::setConfigJson(const json& input) {
 }
 
 void SetupPanel::resetToDefaults() {
-  json doc = proto::configToJson(Config{});
-  if (speedups_->suggestedWorkers() >= 0) setField(doc, QStringLiteral("speedups.workers"), speedups_->suggestedWorkers());
-  setConfigJson(doc);
+  setConfigJson(proto::configToJson(Config{}));  // every speedup off, as the first baseline
   pristine_ = true;
 }
 
 void SetupPanel::setCapabilities(const json& caps) {
-  const bool wasPristine = pristine_;
   if (caps.contains("models") && caps["models"].is_array()) {
     const QSignalBlocker block(model_);
     const QString current = model_->currentData().toString();
@@ -408,19 +411,9 @@ void SetupPanel::setCapabilities(const json& caps) {
   }
   caps_ = caps;
   speedups_->setCapabilities(caps);
-  // A fresh default experiment takes the stored probe's loader workers, else the machine's
-  // suggestion (default = cores).
-  std::optional<report::ProbeResult> probe;
-  if (auto c = proto::configFromJson(configJson()); c.ok()) probe = report::loadProbe(c.value());
-  const int workers = probe && probe->recommended >= 0 ? probe->recommended : speedups_->suggestedWorkers();
-  if (wasPristine && workers >= 0) {
-    json doc = configJson();
-    setField(doc, QStringLiteral("speedups.workers"), workers);
-    speedups_->readFrom(doc);
-    validate();
-    Q_EMIT changed();
-    pristine_ = true;
-  }
+  // The default experiment keeps Loader workers at 0: the first run, which becomes the baseline,
+  // has every speedup off (as the ladder's baseline). A stored probe is offered, not applied.
+  refreshProbe();
 }
 
 json SetupPanel::capabilities() const {
@@ -456,9 +449,11 @@ void SetupPanel::refreshMeasured() {
 
 void SetupPanel::refreshProbe() {
   std::optional<ladder::SpeedupEffect> probe;
-  if (auto c = proto::configFromJson(configJson()); c.ok())
-    if (auto stored = report::loadProbe(c.value())) probe = ladder::probeEffect(*stored);
+  std::optional<report::ProbeResult> stored;
+  if (auto c = proto::configFromJson(configJson()); c.ok()) stored = report::loadProbe(c.value());
+  if (stored) probe = ladder::probeEffect(*stored);
   speedups_->setEffects(ladderEffects_, probe, ladderSource_, tryEffects_);
+  speedups_->offerProbe(stored);  // "Use N workers": the user decides
 }
 
 void SetupPanel::probeWorkers() {
@@ -479,8 +474,8 @@ bool SetupPanel::isProbing() const { return probe_->isRunning(); }
 void SetupPanel::onProbeFinished(int outcome, const QString& message) {
   speedups_->setProbing(false);
   const bool ok = ProbeRunner::Outcome(outcome) == ProbeRunner::Outcome::Succeeded && probe_->result();
-  if (ok) speedups_->applyProbe(*probe_->result());
-  refreshProbe();  // what is stored now: the new result, or the one before a cancel or failure
+  refreshProbe();  // what is stored now (the new result, or the one before a cancel or failure), offered
+  if (ok) speedups_->setProbeVerdict(message);
   Q_EMIT probeFinished(ok, message);
 }
 
@@ -497,13 +492,61 @@ void SetupPanel::queryCapabilities() {
 void SetupPanel::setDatasetFolder(const QString& dir) { dataset_->setFolder(dir); }
 
 void SetupPanel::validate() {
-  const auto errors = proto::configErrors(configJson());
+  std::vector<FieldError> errors = proto::configErrors(configJson());
+  // A folder kind chosen before its folder: the picker asks for one ("Pick a folder."), in place
+  // of the config's raw message about an empty spec.
+  const bool needsFolder = dataset_->needsFolder();
+  if (needsFolder)
+    errors.erase(std::remove_if(errors.begin(), errors.end(), [](const FieldError& e) { return e.path == "data.dataset"; }),
+                 errors.end());
   errors_.show(errors);
-  const bool valid = errors.empty();
+  showEarlyStoppingCaveat();
+  revealFocusedError();
+  // Invalid fields, a folder still to pick, or a dataset its check found unusable: a run would fail.
+  const bool valid = errors.empty() && !needsFolder && !dataset_->refused();
   if (valid != valid_) {
     valid_ = valid;
     Q_EMIT validityChanged(valid);
   }
+}
+
+QString SetupPanel::whyNotValid() const {
+  if (valid_) return {};
+  if (!errors_.shown().isEmpty()) return QStringLiteral("Fix the fields marked in red first.");
+  if (dataset_->needsFolder()) return QStringLiteral("Pick the dataset folder first.");
+  return QStringLiteral("The dataset cannot be read: ") + dataset_->checkText().section(QLatin1Char('\n'), 0, 0);
+}
+
+// Early stopping that cannot stop this experiment (too few evaluations for its patience) says
+// so under its row, as the ladder does for its step.
+void SetupPanel::showEarlyStoppingCaveat() {
+  const int patience = int(fieldNumber(configJson(), QStringLiteral("speedups.early_stopping.patience"), 0));
+  const std::string caveat = ladder::earlyStoppingCaveat(epochs_->value(), patience);
+  speedups_->setEarlyStoppingCaveat(
+      caveat.empty() ? QString()
+                     : QStringLiteral("Early stopping %1: it evaluates once per epoch. Set Epochs above %2 for it to save time.")
+                           .arg(QString::fromStdString(caveat))
+                           .arg(patience));
+}
+
+// An error that appears under the field being edited is scrolled into view (it may sit below
+// the scroll area's edge).
+void SetupPanel::revealFocusedError() {
+  QWidget* focus = window()->focusWidget();  // the field being edited (also while the window is inactive)
+  if (!focus || !isAncestorOf(focus)) return;
+  QLabel* label = nullptr;
+  for (QWidget* w = focus; w && w != this && !label; w = w->parentWidget())
+    label = errors_.visibleLabel(w->objectName());
+  if (!label) return;
+  for (QWidget* p = parentWidget(); p; p = p->parentWidget())
+    if (auto* scroll = qobject_cast<QScrollArea*>(p)) {
+      QTimer::singleShot(0, scroll, [scroll, label = QPointer<QLabel>(label)] {
+        if (!label) return;
+        for (int i = 0; i < 4; ++i) QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);  // where it lands now
+        scroll->ensureWidgetVisible(label, 8, 16);
+      });
+      return;
+    }
 }
 
 void SetupPanel::changeEvent(QEvent* event) {

@@ -52,6 +52,8 @@ class SetupPanel : public QWidget {
   void resetToDefaults();
 
   bool isValid() const { return valid_; }
+  // Why Run is refused, in words ("" when valid): the fields, the folder to pick, the dataset.
+  QString whyNotValid() const;
   QStringList errorsShown() const { return errors_.shown(); }
 
   void setCapabilities(const nlohmann::json& caps);
@@ -106,6 +108,8 @@ class SetupPanel : public QWidget {
   void connectProbe();
   void scrollSafeInputs();
   void validate();
+  void showEarlyStoppingCaveat();
+  void revealFocusedError();
   void changeEvent(QEvent* event) override;
   bool eventFilter(QObject* watched, QEvent* event) override;
 

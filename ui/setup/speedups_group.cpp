@@ -118,9 +118,16 @@ QWidget* SpeedupsGroup::workersBox() {
   probe_ = new QPushButton(QStringLiteral("Probe"), box);
   probe_->setObjectName(QStringLiteral("speedups.workers.probe"));
   probe_->setToolTip(QStringLiteral("Time the loader, the step and a few worker counts on this experiment "
-                                    "(workbench-cli probe workers, under 30 s) and set the recommended count"));
+                                    "(workbench-cli probe workers, under 30 s); its recommendation is offered, not set"));
+  useProbe_ = new QPushButton(box);
+  useProbe_->setObjectName(QStringLiteral("speedups.workers.use"));
+  useProbe_->hide();
   boxLayout->addWidget(workers_, 1);
   boxLayout->addWidget(probe_);
+  boxLayout->addWidget(useProbe_);
+  connect(useProbe_, &QPushButton::clicked, this, [this] {
+    if (offered_ >= 0) workers_->setValue(std::min(offered_, workers_->maximum()));
+  });
   connect(probe_, &QPushButton::clicked, this, [this] {
     if (probing_) Q_EMIT probeCancelRequested();
     else Q_EMIT probeRequested();
@@ -165,6 +172,11 @@ void SpeedupsGroup::addEarlyStoppingRow() {
   errors_->addAlias(QStringLiteral("speedups.early_stopping.mode"), QStringLiteral("speedups.early_stopping.monitor"));
   static_cast<QGridLayout*>(es.box->layout())->addWidget(moreBox_, 5, 0, 1, 3);
   moreBox_->hide();
+  esCaveat_ = new QLabel(es.box);
+  esCaveat_->setObjectName(QStringLiteral("caveat:early_stopping"));
+  esCaveat_->setWordWrap(true);
+  esCaveat_->hide();
+  static_cast<QGridLayout*>(es.box->layout())->addWidget(esCaveat_, 6, 0, 1, 3);
   connect(more_, &QToolButton::toggled, moreBox_, &QWidget::setVisible);
 
 }
@@ -175,6 +187,7 @@ void SpeedupsGroup::connectFields() {
     Q_EMIT changed();
   };
   connect(workers_, &QSpinBox::valueChanged, this, emitChanged);
+  connect(workers_, &QSpinBox::valueChanged, this, &SpeedupsGroup::updateProbeOffer);
   connect(pinMemory_, &QCheckBox::toggled, this, emitChanged);
   connect(devices_, &QSpinBox::valueChanged, this, emitChanged);
   connect(precision_, &QComboBox::currentIndexChanged, this, emitChanged);
@@ -403,6 +416,7 @@ void SpeedupsGroup::updateColors() {
     row.effect->setStyleSheet(QStringLiteral("color: %1;").arg(measured ? measuredColor(this) : mutedColor(this)));
   }
   capsStatus_->setStyleSheet(QStringLiteral("color: %1;").arg(mutedColor(this)));
+  if (esCaveat_) esCaveat_->setStyleSheet(QStringLiteral("color: %1;").arg(unavailableColor(this)));
   hint_->setStyleSheet(QStringLiteral("color: %1;").arg(mutedColor(this)));
   source_->setStyleSheet(QStringLiteral("color: %1;").arg(mutedColor(this)));
 }
@@ -449,6 +463,7 @@ void SpeedupsGroup::setProbing(bool running, const QString& status) {
   if (!probe_->property("probeTip").isValid()) probe_->setProperty("probeTip", probe_->toolTip());
   probing_ = running;
   probe_->setText(running ? QStringLiteral("Cancel") : QStringLiteral("Probe"));
+  updateProbeOffer();
   probe_->setToolTip(running ? QStringLiteral("Stop the probe; the result stored before it stays as it was")
                              : probe_->property("probeTip").toString());
   if (!status.isEmpty()) rows_[QString::fromUtf8(speedup::kWorkers)].effect->setText(status);
@@ -457,6 +472,34 @@ void SpeedupsGroup::setProbing(bool running, const QString& status) {
 void SpeedupsGroup::applyProbe(const report::ProbeResult& result) {
   if (result.recommended >= 0 && workers_->isEnabled()) workers_->setValue(std::min(result.recommended, workers_->maximum()));
 }
+
+// The probe's recommendation as a button ("Use 2 workers"), shown while it differs from the
+// count set; never when the probe found the data path is not the bottleneck (more workers cannot
+// help: the count set stays), nor for a contended probe.
+void SpeedupsGroup::offerProbe(const std::optional<report::ProbeResult>& result) {
+  offered_ = result && result->recommended >= 0 && !result->dataNotBottleneck() && !result->contended() ? result->recommended : -1;
+  updateProbeOffer();
+}
+
+void SpeedupsGroup::updateProbeOffer() {
+  if (!useProbe_) return;
+  const bool show = offered_ >= 0 && offered_ != workers_->value() && workers_->isEnabled() && !probing_;
+  useProbe_->setText(offered_ == 1 ? QStringLiteral("Use 1 worker") : QStringLiteral("Use %1 workers").arg(offered_));
+  useProbe_->setToolTip(QStringLiteral("Set Loader workers to %1, the count the probe recommends for this experiment").arg(offered_));
+  useProbe_->setVisible(show);
+}
+
+void SpeedupsGroup::setProbeVerdict(const QString& verdict) {
+  rows_[QStringLiteral("workers")].effect->setToolTip(verdict);
+}
+
+void SpeedupsGroup::setEarlyStoppingCaveat(const QString& text) {
+  esCaveat_->setText(text);
+  esCaveat_->setVisible(!text.isEmpty());
+  updateColors();
+}
+
+QString SpeedupsGroup::earlyStoppingCaveat() const { return esCaveat_->text(); }
 
 QPushButton* SpeedupsGroup::tryButton(const QString& key) const { return rows_.value(key).tryButton; }
 

@@ -69,6 +69,15 @@ class SpeedupsGroup : public QGroupBox {
   bool isProbing() const { return probing_; }
   // Sets Loader workers to the probe's recommendation.
   void applyProbe(const report::ProbeResult& result);
+  // Offers the probe's recommendation as a "Use N" button beside Probe (the count set is never
+  // changed without a click); nullopt withdraws the offer.
+  void offerProbe(const std::optional<report::ProbeResult>& result);
+  // The probe's whole verdict, as the tooltip of the workers row's measured line.
+  void setProbeVerdict(const QString& verdict);
+  QPushButton* useProbeButton() const { return useProbe_; }
+  // A warning under early stopping (it cannot trigger in this experiment), "" to hide it.
+  void setEarlyStoppingCaveat(const QString& text);
+  QString earlyStoppingCaveat() const;
   QPushButton* tryButton(const QString& key) const;
   QPushButton* probeButton() const { return probe_; }
 
@@ -99,6 +108,7 @@ class SpeedupsGroup : public QGroupBox {
   Row addSpeedupRow(const char* key, QWidget* control);
   void setAvailability(const QString& key, bool available, const QString& note);
   void updateDependencies();
+  void updateProbeOffer();
   void updateColors();
   void changeEvent(QEvent* event) override;
 
@@ -110,6 +120,8 @@ class SpeedupsGroup : public QGroupBox {
   QHash<QString, QString> notes_;
   QSpinBox* workers_;
   QPushButton* probe_;
+  QPushButton* useProbe_ = nullptr;
+  int offered_ = -1;
   QLabel* hint_;
   QLabel* source_;
   QCheckBox* pinMemory_;
@@ -117,6 +129,7 @@ class SpeedupsGroup : public QGroupBox {
   QComboBox* precision_;
   QSpinBox* patience_;
   QToolButton* more_;
+  QLabel* esCaveat_ = nullptr;
   QWidget* moreBox_;
   QComboBox* monitor_;
   QDoubleSpinBox* minDelta_;

@@ -56,18 +56,25 @@ void HelpTour::showEvent(QShowEvent* event) {
   if (!path_.isEmpty()) QTimer::singleShot(0, this, &HelpTour::scrollToTour);
 }
 
-void HelpTour::scrollToTour() {
-  // Markdown headings carry no anchors in Qt: find the first heading that names the tour.
-  for (QTextBlock b = browser_->document()->begin(); b.isValid(); b = b.next()) {
-    if (b.blockFormat().headingLevel() > 0 && b.text().contains(QLatin1String("tour"), Qt::CaseInsensitive)) {
-      QTextCursor c(b);
-      browser_->setTextCursor(c);
-      // Put the heading at the top rather than wherever ensureCursorVisible leaves it.
-      browser_->verticalScrollBar()->setValue(browser_->verticalScrollBar()->maximum());
-      browser_->ensureCursorVisible();
-      return;
-    }
+QTextBlock tourHeading(const QTextDocument* doc) {
+  QTextBlock first;
+  for (QTextBlock b = doc->begin(); b.isValid(); b = b.next()) {
+    if (b.blockFormat().headingLevel() <= 0 || !b.text().contains(QLatin1String("tour"), Qt::CaseInsensitive)) continue;
+    if (b.text().contains(QLatin1String("window"), Qt::CaseInsensitive)) return b;
+    if (!first.isValid()) first = b;
   }
+  return first;
+}
+
+void HelpTour::scrollToTour() {
+  // Markdown headings carry no anchors in Qt: find the heading of the window's tour (a user of
+  // the window comes here), else the first that names a tour.
+  const QTextBlock heading = tourHeading(browser_->document());
+  if (!heading.isValid()) return;
+  browser_->setTextCursor(QTextCursor(heading));
+  // Put the heading at the top rather than wherever ensureCursorVisible leaves it.
+  browser_->verticalScrollBar()->setValue(browser_->verticalScrollBar()->maximum());
+  browser_->ensureCursorVisible();
 }
 
 }  // namespace wb::ui

@@ -5,12 +5,16 @@
 #include <QDialog>
 #include <QStringList>
 
+class QTextBlock;
 class QTextBrowser;
+class QTextDocument;
 
 namespace wb::ui {
 
 // Where README.md may be, most specific first.
 QStringList readmeCandidates();
+// The heading Help → Tour opens at: "A tour of the window", else the first that names a tour.
+QTextBlock tourHeading(const QTextDocument* doc);
 
 class HelpTour : public QDialog {
   Q_OBJECT

@@ -32,6 +32,7 @@
 #include "runs/run_queue.h"
 #include "runs/runs_model.h"
 #include "setup/setup_panel.h"
+#include "setup/speedups_group.h"
 #include "window/about_dialog.h"
 #include "window/help_tour.h"
 #include "window/runs_panel.h"
@@ -77,7 +78,11 @@ MainWindow::MainWindow(const Options& options, QWidget* parent) : QMainWindow(pa
 
   connect(setup_, &SetupPanel::validityChanged, this, &MainWindow::updateActions);
   connect(setup_, &SetupPanel::tryRequested, this, &MainWindow::trySpeedup);
-  connect(setup_, &SetupPanel::probeFinished, this, [this](bool, const QString& text) { showMessage(text); });
+  // The probe's verdict is the workers row's (word-wrapped, with its tooltip); the status bar
+  // says in one short line that it ended.
+  connect(setup_, &SetupPanel::probeFinished, this, [this](bool ok, const QString& text) {
+    showMessage(ok ? QStringLiteral("Probe finished: its recommendation is under Loader workers.") : text.section(QLatin1Char('.'), 0, 0) + QLatin1Char('.'));
+  });
   connect(queue_, &RunQueue::runStarted, this, &MainWindow::updateActions);
   connect(queue_, &RunQueue::runFinished, this, &MainWindow::onRunFinished);
   connect(queue_, &RunQueue::idle, this, [this] {
@@ -91,6 +96,9 @@ MainWindow::MainWindow(const Options& options, QWidget* parent) : QMainWindow(pa
   connect(runsPanel_, &RunsPanel::message, this, &MainWindow::showMessage);
   connect(runsPanel_, &RunsPanel::currentRunChanged, this, &MainWindow::updateActions);
   connect(runs_, &QAbstractItemModel::dataChanged, this, &MainWindow::updateActions);
+  // A running ladder's rungs join the list and the plots as they start.
+  connect(compare_->ladderRunner(), &LadderRunner::rungStarted, this,
+          [this](int, int, const QString&, const QString& dir) { showLadderRung(dir, 0); });
 
   QString root = options_.runsRoot;
   if (options_.useSettings) restoreSettings();
@@ -155,7 +163,10 @@ void MainWindow::buildActions() {
   sideBySideAction_->setToolTip(QStringLiteral("Start queued runs at once instead of one after another (timings then share the machine)"));
   connect(sideBySideAction_, &QAction::toggled, queue_, &RunQueue::setSideBySide);
   run->addSeparator();
-  run->addAction(QStringLiteral("Reset set-up to defaults"), this, [this] { setup_->resetToDefaults(); });
+  run->addAction(QStringLiteral("Reset set-up to defaults"), this, [this] {
+    setup_->resetToDefaults();
+    showMessage(QStringLiteral("Set-up reset to the default experiment: Fashion-MNIST, lenet, 1 epoch, every speedup off."));
+  });
 
   QMenu* view = menuBar()->addMenu(QStringLiteral("&View"));
   QMenu* themeMenu = view->addMenu(QStringLiteral("&Theme"));
@@ -170,7 +181,10 @@ void MainWindow::buildActions() {
   connect(themeMenu, &QMenu::aboutToShow, this, [this, group] {
     for (QAction* a : group->actions()) a->setChecked(a->data().toString() == themeToString(theme_));
   });
-  view->addAction(QStringLiteral("Refresh runs"), QKeySequence::Refresh, this, [this] { history_->rescan(); });
+  // Not QKeySequence::Refresh: on Linux it is F5 and Ctrl+R, which Run experiment has.
+  view->addAction(QStringLiteral("Refresh runs"), QKeySequence(QStringLiteral("Ctrl+Shift+R")), this, [this] {
+    showMessage(QStringLiteral("Runs folder read again: %1 new run(s).").arg(history_->rescan()));
+  });
 
   QMenu* help = menuBar()->addMenu(QStringLiteral("&Help"));
   help->addAction(QStringLiteral("&Tour"), QKeySequence::HelpContents, this, &MainWindow::showTour);
@@ -239,6 +253,23 @@ void MainWindow::buildLayout() {
 
 void MainWindow::showMessage(const QString& text) { statusBar()->showMessage(text, 10000); }
 
+// A rung's folder gets its config and first events a moment after the ladder announces it: try
+// again for a few seconds. Shown ticked, followed live by the history.
+void MainWindow::showLadderRung(const QString& dir, int attempt) {
+  if (dir.isEmpty()) return;
+  if (Run* known = runs_->findByDir(dir)) {
+    runs_->setShown(known, true);
+    return;
+  }
+  if (!proto::RunDir{dir.toStdString()}.looksLikeRun()) {
+    if (attempt < 40) QTimer::singleShot(250, this, [this, dir, attempt] { showLadderRung(dir, attempt + 1); });
+    return;
+  }
+  QString error;
+  if (Run* run = history_->openDirectory(dir, &error)) runs_->setShown(run, true);
+  else showMessage(error);
+}
+
 void MainWindow::setRunsRoot(const QString& root) {
   // Runs of the previous root that are not running and not open elsewhere leave the list.
   if (!history_->root().isEmpty() && QDir(root).absolutePath() != history_->root()) {
@@ -250,6 +281,7 @@ void MainWindow::setRunsRoot(const QString& root) {
   queue_->setRunsRoot(QDir(root).absolutePath());
   history_->setRoot(root);
   setup_->setRunsRoot(history_->root());
+  compare_->setRunsRoot(history_->root());
   rootLabel_->setText(QStringLiteral("Runs: %1").arg(QDir::toNativeSeparators(history_->root())));
   rootLabel_->setToolTip(QStringLiteral("workbench-cli: %1").arg(queue_->cliPath()));
 }
@@ -257,8 +289,9 @@ void MainWindow::setRunsRoot(const QString& root) {
 Run* MainWindow::runExperiment() {
   const json doc = setup_->configJson();
   auto parsed = proto::configFromJson(doc);
-  if (!parsed.ok()) {
-    showMessage(QStringLiteral("Not started: fix the fields marked in the set-up first."));
+  if (!parsed.ok() || !setup_->isValid()) {
+    const QString why = setup_->whyNotValid();
+    showMessage(QStringLiteral("Not started: ") + (why.isEmpty() ? QStringLiteral("fix the fields marked in the set-up first.") : why));
     return nullptr;
   }
   Run* run = queue_->enqueue(proto::configToJson(parsed.value()));
@@ -266,9 +299,11 @@ Run* MainWindow::runExperiment() {
   runsPanel_->selectRun(run);
   viewTabs_->setCurrentWidget(plots_);
   if (options_.useSettings) QSettings().setValue(QStringLiteral("setup/lastExperiment"), QString::fromStdString(doc.dump()));
-  showMessage(queue_->activeCount() > 0 && !queue_->sideBySide() && run->status() == RunStatus::Queued
-                  ? QStringLiteral("Queued %1: it starts when the current run ends.").arg(run->name())
-                  : QStringLiteral("Started %1.").arg(run->name()));
+  QString message = queue_->activeCount() > 0 && !queue_->sideBySide() && run->status() == RunStatus::Queued
+                        ? QStringLiteral("Queued %1: it starts when the current run ends.").arg(run->name())
+                        : QStringLiteral("Started %1.").arg(run->name());
+  if (const QString caveat = setup_->speedups()->earlyStoppingCaveat(); !caveat.isEmpty()) message += QLatin1Char(' ') + caveat;
+  showMessage(message);
   updateActions();
   return run;
 }
@@ -364,7 +399,7 @@ void MainWindow::updateActions() {
   const bool valid = setup_->isValid();
   runAction_->setEnabled(valid);
   runButton_->setEnabled(valid);
-  runButton_->setToolTip(valid ? QStringLiteral("Ctrl+R") : QStringLiteral("Fix the fields marked in red first."));
+  runButton_->setToolTip(valid ? QStringLiteral("Ctrl+R") : setup_->whyNotValid());
   bool anyActive = false;
   for (Run* r : runs_->runs())
     if (isActive(r->status()) || r->status() == RunStatus::Queued) anyActive = true;

@@ -94,6 +94,7 @@ class MainWindow : public QMainWindow {
   void onRunFinished(Run* run);
   void showAbout();
   void showTour();
+  void showLadderRung(const QString& dir, int attempt);
 
   Options options_;
   RunsModel* runs_;

@@ -26,13 +26,18 @@ namespace wb::ui {
 
 namespace {
 
-// Progress column: a bar with "45 % · ETA 1:23" on it.
-class ProgressDelegate : public QStyledItemDelegate {
+constexpr int kSideBySideWidth = 820;  // px: below it the details pane goes under the list
+
+// Status column: the status word, and for a run under way a bar with "45 % · 1:23" on it (the
+// model's Progress column, folded in: one column fewer keeps every figure in view at 1024 px).
+class StatusDelegate : public QStyledItemDelegate {
  public:
   using QStyledItemDelegate::QStyledItemDelegate;
   void paint(QPainter* painter, const QStyleOptionViewItem& option, const QModelIndex& index) const override {
-    const double p = index.data(RunsModel::ProgressRole).toDouble();
-    if (!std::isfinite(p)) {
+    const QModelIndex progress = index.siblingAtColumn(RunsModel::ColProgress);
+    const double p = progress.data(RunsModel::ProgressRole).toDouble();
+    auto* run = qobject_cast<Run*>(index.data(RunsModel::RunRole).value<QObject*>());
+    if (!run || !isActive(run->status()) || !std::isfinite(p)) {
       QStyledItemDelegate::paint(painter, option, index);
       return;
     }
@@ -45,7 +50,7 @@ class ProgressDelegate : public QStyledItemDelegate {
     bar.minimum = 0;
     bar.maximum = 1000;
     bar.progress = int(std::clamp(p, 0.0, 1.0) * 1000);
-    bar.text = index.data(Qt::DisplayRole).toString();
+    bar.text = progress.data(Qt::DisplayRole).toString();
     bar.textVisible = true;
     bar.textAlignment = Qt::AlignCenter;
     bar.state = option.state | QStyle::State_Horizontal;
@@ -72,7 +77,7 @@ RunsPanel::RunsPanel(RunsModel* model, RunQueue* queue, QWidget* parent)
   setObjectName(QStringLiteral("runsPanel"));
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
-  auto* split = new QSplitter(Qt::Horizontal, this);
+  auto* split = split_ = new QSplitter(Qt::Horizontal, this);
   layout->addWidget(split);
 
   view_ = new QTableView(split);
@@ -84,26 +89,23 @@ RunsPanel::RunsPanel(RunsModel* model, RunQueue* queue, QWidget* parent)
   view_->setContextMenuPolicy(Qt::CustomContextMenu);
   view_->verticalHeader()->hide();
   view_->verticalHeader()->setDefaultSectionSize(view_->fontMetrics().height() + 10);
-  view_->setItemDelegateForColumn(RunsModel::ColProgress, new ProgressDelegate(view_));
+  view_->setItemDelegateForColumn(RunsModel::ColStatus, new StatusDelegate(view_));
+  view_->setColumnHidden(RunsModel::ColProgress, true);
   view_->setWordWrap(false);
   view_->setTextElideMode(Qt::ElideMiddle);  // ladder runs share a name and differ at the end
-  QHeaderView* h = view_->horizontalHeader();
-  h->setSectionResizeMode(RunsModel::ColName, QHeaderView::Stretch);
-  const QFontMetrics fm = view_->fontMetrics();
-  h->resizeSection(RunsModel::ColStatus, fm.horizontalAdvance(QStringLiteral("early-stopped")) + 24);
-  h->resizeSection(RunsModel::ColProgress, fm.horizontalAdvance(QStringLiteral("100 % · ETA 10:00:00")) + 16);
-  h->resizeSection(RunsModel::ColThroughput, fm.horizontalAdvance(QStringLiteral("Train samples/s")) + 24);
-  h->resizeSection(RunsModel::ColBestAcc, fm.horizontalAdvance(QStringLiteral("Best val acc")) + 24);
-  h->resizeSection(RunsModel::ColSpeedup, fm.horizontalAdvance(QStringLiteral("Speedup")) + 28);
-  h->setMinimumSectionSize(40);
+  sizeColumns();
 
   details_ = new QPlainTextEdit(split);
   details_->setObjectName(QStringLiteral("runDetails"));
   details_->setReadOnly(true);
   details_->setPlaceholderText(QStringLiteral("Select a run to see its folder, error and log tail."));
   details_->setLineWrapMode(QPlainTextEdit::WidgetWidth);
-  split->setStretchFactor(0, 3);
+  // The list needs the width (names, then the figures); the details take what is left.
+  split->setStretchFactor(0, 4);
   split->setStretchFactor(1, 1);
+  split->setSizes({800, 200});
+  split->setChildrenCollapsible(false);
+  details_->setMinimumSize(140, 40);
 
   connect(view_, &QWidget::customContextMenuRequested, this, &RunsPanel::showContextMenu);
   connect(view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this] {
@@ -114,6 +116,37 @@ RunsPanel::RunsPanel(RunsModel* model, RunQueue* queue, QWidget* parent)
     const int row = view_->currentIndex().row();
     if (row >= a.row() && row <= b.row()) updateDetails();
   });
+}
+
+// The name takes the room the figures leave; each figure column is as wide as its header or its
+// widest usual value, so all of them stay in view at 1024 px and names are elided in the middle
+// (the full name is the tooltip).
+// Narrow (a 1024 px screen): the details go under the list, which keeps the whole width.
+void RunsPanel::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  const Qt::Orientation want = width() < kSideBySideWidth ? Qt::Vertical : Qt::Horizontal;
+  if (split_->orientation() == want) return;
+  split_->setOrientation(want);
+  split_->setSizes(want == Qt::Vertical ? QList<int>{3 * height() / 4, height() / 4} : QList<int>{4 * width() / 5, width() / 5});
+}
+
+void RunsPanel::sizeColumns() {
+  QHeaderView* h = view_->horizontalHeader();
+  h->setSectionResizeMode(QHeaderView::Interactive);
+  h->setSectionResizeMode(RunsModel::ColName, QHeaderView::Stretch);
+  h->setStretchLastSection(false);
+  h->setMinimumSectionSize(36);
+  const QFontMetrics fm = view_->fontMetrics();
+  const auto width = [&](const char* widest, int column) {
+    const QString header = model_->headerData(column, Qt::Horizontal, Qt::DisplayRole).toString();
+    return std::max(fm.horizontalAdvance(QString::fromUtf8(widest)), fm.horizontalAdvance(header)) + 12;
+  };
+  h->resizeSection(RunsModel::ColStatus, width("100 % · 10:00", RunsModel::ColStatus));
+  h->resizeSection(RunsModel::ColThroughput, width("12,345", RunsModel::ColThroughput));
+  h->resizeSection(RunsModel::ColBestAcc, width("88.88 %", RunsModel::ColBestAcc));
+  h->resizeSection(RunsModel::ColSpeedupThroughput, width("contended", RunsModel::ColSpeedupThroughput));
+  h->resizeSection(RunsModel::ColSpeedupTarget, width("not reached", RunsModel::ColSpeedupTarget));
+  view_->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
 }
 
 Run* RunsPanel::currentRun() const { return model_->runAt(view_->currentIndex().row()); }
@@ -130,9 +163,16 @@ void RunsPanel::updateDetails() {
     return;
   }
   QStringList out;
-  out << run->name() + QStringLiteral(" — ") + statusWord(run->status());
+  out << model_->displayName(run) + QStringLiteral(" — ") + statusWord(run->status());
+  if (model_->displayName(run) != run->name()) out << QStringLiteral("Experiment: ") + run->name();
   if (!run->runDir().isEmpty()) out << run->runDir();
-  if (!run->errorMessage().isEmpty()) out << QString() << QStringLiteral("Error: ") + run->errorMessage();
+  // A stopped run has no error: what ended it, in words.
+  const bool stopped = run->status() == RunStatus::Cancelled;
+  if (!run->errorMessage().isEmpty())
+    out << QString() << (stopped ? QStringLiteral("Cancelled: ") : QStringLiteral("Error: ")) + run->errorMessage();
+  if (stopped)
+    out << QStringLiteral("It gets no speedup (it did not finish); its folder keeps what it wrote, and "
+                          "`workbench-cli run --resume` continues it from checkpoints/last.pt.");
   QString tail = run->logTail();
   if (tail.isEmpty() && run->status() == RunStatus::Failed && !run->runDir().isEmpty())
     tail = readTail(QString::fromStdString(proto::RunDir{run->runDir().toStdString()}.rankLog(0).string()), 30);

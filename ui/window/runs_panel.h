@@ -9,6 +9,7 @@
 class QAction;
 class QLabel;
 class QPlainTextEdit;
+class QSplitter;
 class QTableView;
 
 namespace wb::ui {
@@ -38,7 +39,11 @@ class RunsPanel : public QWidget {
   void currentRunChanged(wb::ui::Run* run);
   void message(const QString& text);
 
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
  private:
+  void sizeColumns();
   void showContextMenu(const QPoint& pos);
   void updateDetails();
 
@@ -46,6 +51,7 @@ class RunsPanel : public QWidget {
   RunQueue* queue_;
   QTableView* view_;
   QPlainTextEdit* details_;
+  QSplitter* split_;
 };
 
 }  // namespace wb::ui

@@ -177,10 +177,7 @@ std::vector<LadderStep> planLadder(const Config& user, const json& caps, bool is
   {
     const json& node = at(sp, {speedup::kEarlyStopping});
     const int epochs = user.train.epochs;
-    std::string caveat = epochs <= kLadderPatience
-                             ? "cannot trigger in " + std::to_string(epochs) + " epoch(s) with patience " +
-                                   std::to_string(kLadderPatience)
-                             : "";
+    std::string caveat = earlyStoppingCaveat(epochs, kLadderPatience);
     p.add(speedup::kEarlyStopping, "early stopping (patience " + std::to_string(kLadderPatience) + ")",
           available(node, true) ? "" : note(node, "early stopping is not available"),
           [](Config& c, const Planner&) { c.speedups.early_stopping.patience = kLadderPatience; }, caveat);

@@ -166,6 +166,11 @@ bool copySpeedup(const Config& from, Config& to, const std::string& key) {
 
 }  // namespace
 
+std::string earlyStoppingCaveat(int epochs, int patience) {
+  if (patience <= 0 || epochs > patience) return {};
+  return "cannot trigger in " + std::to_string(epochs) + " epoch(s) with patience " + std::to_string(patience);
+}
+
 std::string speedupSetting(const Config& c, const std::string& key) {
   const SpeedupsConfig& s = c.speedups;
   if (key == speedup::kWorkers) return "workers " + std::to_string(s.workers);

@@ -37,6 +37,11 @@ SpeedupEffect tryEffect(const nlohmann::json& tryDoc, const std::string& date);
 // sub-folders, where `workbench-cli try` writes by default).
 std::map<std::string, SpeedupEffect> latestTries(const std::vector<std::filesystem::path>& roots);
 
+// Why early stopping with `patience` cannot stop a run of `epochs` (one evaluation per epoch):
+// "cannot trigger in 1 epoch(s) with patience 2"; "" when it can, or when it is off. The ladder's
+// early-stopping step and the window's set-up say it alike.
+std::string earlyStoppingCaveat(int epochs, int patience);
+
 struct FoundLadder {
   std::string dir;
   std::string date;        // ladder.json's modification time, UTC

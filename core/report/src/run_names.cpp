@@ -1,0 +1,108 @@
+#include "wb/report/run_names.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+namespace wb::report {
+using nlohmann::json;
+
+namespace {
+
+void flatten(const json& j, const std::string& prefix, std::vector<std::pair<std::string, json>>& out) {
+  if (!j.is_object()) {
+    out.emplace_back(prefix, j);
+    return;
+  }
+  for (auto it = j.begin(); it != j.end(); ++it) flatten(it.value(), prefix.empty() ? it.key() : prefix + "." + it.key(), out);
+}
+
+const json* find(const std::vector<std::pair<std::string, json>>& leaves, const std::string& path) {
+  for (const auto& [p, v] : leaves)
+    if (p == path) return &v;
+  return nullptr;
+}
+
+std::string valueText(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_boolean()) return v.get<bool>() ? "on" : "off";
+  if (v.is_number_float()) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v.get<double>());
+    return buf;
+  }
+  if (v.is_null()) return "none";
+  return v.dump();
+}
+
+std::string leafOf(const std::string& path) {
+  const auto dot = path.rfind('.');
+  return dot == std::string::npos ? path : path.substr(dot + 1);
+}
+
+// "folder:/data/fmnist-png/" → "folder fmnist-png"; "fashion-mnist" stays.
+std::string datasetName(const std::string& spec) {
+  const auto colon = spec.find(':');
+  if (colon == std::string::npos) return spec;
+  std::string dir = spec.substr(colon + 1);
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  const auto slash = dir.rfind('/');
+  const std::string base = slash == std::string::npos ? dir : dir.substr(slash + 1);
+  return spec.substr(0, colon) + " " + (base.empty() ? dir : base);
+}
+
+std::string precisionName(const std::string& p) {
+  if (p == "bf16-mixed") return "+ bf16";
+  if (p == "16-mixed") return "+ fp16";
+  if (p == "32-true") return "fp32";
+  return "precision " + p;
+}
+
+std::string onOff(const json& v, const std::string& what) {
+  return (v.is_boolean() && v.get<bool>() ? "+ " : "− ") + what;
+}
+
+}  // namespace
+
+std::string changeName(const std::string& path, const json& value) {
+  if (path == "speedups.precision" && value.is_string()) return precisionName(value.get<std::string>());
+  if (path == "speedups.pin_memory") return onOff(value, "pinned memory");
+  if (path == "speedups.inference_eval") return onOff(value, "inference eval");
+  if (path == "speedups.sharding" && value.is_string())
+    return value.get<std::string>() == "off" ? "no sharding" : "+ " + value.get<std::string>();
+  if (path == "speedups.early_stopping.patience")
+    return value.is_number() && value.get<double>() > 0 ? "patience " + valueText(value) : "no early stopping";
+  if (path == "data.dataset" && value.is_string()) return datasetName(value.get<std::string>());
+  if (path == "model.name" && value.is_string()) return value.get<std::string>();
+  if (path == "optim.name" && value.is_string()) return value.get<std::string>();
+  if (path == "optim.lr") return "lr " + valueText(value);
+  if (path == "speedups.early_stopping.monitor" || path == "speedups.early_stopping.mode") return "monitor " + valueText(value);
+  return leafOf(path) + " " + valueText(value);
+}
+
+std::string differenceName(const json& run, const json& reference) {
+  if (!run.is_object() || !reference.is_object()) return {};
+  std::vector<std::pair<std::string, json>> a, b;
+  flatten(reference, "", a);
+  flatten(run, "", b);
+  std::vector<std::string> parts;
+  bool monitorNamed = false;
+  for (const auto& [path, value] : b) {
+    if (path == "name") continue;
+    const json* before = find(a, path);
+    if (before && *before == value) continue;
+    const bool monitor = path == "speedups.early_stopping.monitor" || path == "speedups.early_stopping.mode";
+    if (monitor && monitorNamed) continue;  // the mode follows the monitor: one change
+    monitorNamed = monitorNamed || monitor;
+    const json* named = monitor ? find(b, "speedups.early_stopping.monitor") : nullptr;
+    parts.push_back(changeName(named ? "speedups.early_stopping.monitor" : path, named ? *named : value));
+  }
+  std::string out;
+  const int shown = std::min<int>(kNameParts, static_cast<int>(parts.size()));
+  for (int i = 0; i < shown; ++i) out += (i ? ", " : "") + parts[size_t(i)];
+  if (static_cast<int>(parts.size()) > shown) out += ", +" + std::to_string(parts.size() - size_t(shown)) + " more";
+  return out;
+}
+
+}  // namespace wb::report

@@ -1,0 +1,79 @@
+// A run is named by what its config changed against the baseline's: each kind of change in
+// words, several joined, the rest counted, the name alone never a difference.
+#include <QtTest/QtTest>
+
+#include "wb/proto/config_json.h"
+#include "wb/report/run_names.h"
+
+using nlohmann::json;
+using namespace wb::report;
+
+namespace {
+json defaults() { return wb::proto::configToJson(wb::Config{}); }
+json with(const char* path, json value) {
+  json doc = defaults();
+  doc[json::json_pointer(std::string("/") + QString::fromLatin1(path).replace(QLatin1Char('.'), QLatin1Char('/')).toStdString())] =
+      std::move(value);
+  return doc;
+}
+}  // namespace
+
+class TestRunNames : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void oneChange_data() {
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<QString>("value");  // JSON
+    QTest::addColumn<QString>("expected");
+    QTest::newRow("bf16") << "speedups.precision" << "\"bf16-mixed\"" << "+ bf16";
+    QTest::newRow("fp16") << "speedups.precision" << "\"16-mixed\"" << "+ fp16";
+    QTest::newRow("workers") << "speedups.workers" << "2" << "workers 2";
+    QTest::newRow("devices") << "speedups.devices" << "2" << "devices 2";
+    QTest::newRow("pinned") << "speedups.pin_memory" << "true" << "+ pinned memory";
+    QTest::newRow("no inference eval") << "speedups.inference_eval" << "false" << "− inference eval";
+    QTest::newRow("zero2") << "speedups.sharding" << "\"zero2\"" << "+ zero2";
+    QTest::newRow("patience") << "speedups.early_stopping.patience" << "2" << "patience 2";
+    QTest::newRow("folder") << "data.dataset" << "\"folder:/tmp/fmnist/png/\"" << "folder png";
+    QTest::newRow("model") << "model.name" << "\"mnist-cnn\"" << "mnist-cnn";
+    QTest::newRow("lr") << "optim.lr" << "0.05" << "lr 0.05";
+    QTest::newRow("epochs") << "train.epochs" << "2" << "epochs 2";
+    QTest::newRow("seed") << "seed" << "7" << "seed 7";
+  }
+  void oneChange() {
+    QFETCH(QString, path);
+    QFETCH(QString, value);
+    QFETCH(QString, expected);
+    const json run = with(path.toLatin1().constData(), json::parse(value.toStdString()));
+    QCOMPARE(QString::fromStdString(differenceName(run, defaults())), expected);
+  }
+
+  void theNameAloneIsNoDifference() {
+    json run = defaults();
+    run["name"] = "something else";
+    QCOMPARE(QString::fromStdString(differenceName(run, defaults())), QString());
+    QCOMPARE(QString::fromStdString(differenceName(json(), defaults())), QString());
+  }
+
+  void severalChangesJoinedAndTheRestCounted() {
+    json run = defaults();
+    run["speedups"]["precision"] = "bf16-mixed";
+    run["speedups"]["workers"] = 2;
+    const std::string two = differenceName(run, defaults());
+    QVERIFY2(two.find("+ bf16") != std::string::npos && two.find("workers 2") != std::string::npos, two.c_str());
+    run["speedups"]["devices"] = 2;
+    run["optim"]["lr"] = 0.02;
+    run["train"]["epochs"] = 3;
+    const std::string many = differenceName(run, defaults());
+    QVERIFY2(many.find(", +2 more") != std::string::npos, many.c_str());
+  }
+
+  void theMonitorAndItsModeAreOneChange() {
+    json run = defaults();
+    run["speedups"]["early_stopping"]["monitor"] = "val_acc";
+    run["speedups"]["early_stopping"]["mode"] = "max";
+    QCOMPARE(QString::fromStdString(differenceName(run, defaults())), QStringLiteral("monitor val_acc"));
+  }
+};
+
+QTEST_APPLESS_MAIN(TestRunNames)
+#include "test_run_names.moc"
