@@ -179,7 +179,11 @@ std::unique_ptr<at::ObserverContext> onStart(const at::RecordFunction& fn) {
   if (!c) return nullptr;
   if (c->depth++ > 0) return nullptr;
   auto ctx = std::make_unique<OpContext>();
-  for (const auto& v : fn.inputs()) ctx->inputs.push_back(v);
+  try {  // some calls are recorded without their inputs (LibTorch asserts on inputs() then)
+    for (const auto& v : fn.inputs()) ctx->inputs.push_back(v);
+  } catch (const c10::Error&) {
+    ctx->inputs.clear();
+  }
   return ctx;
 }
 
