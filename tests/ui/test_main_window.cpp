@@ -96,7 +96,7 @@ class TestMainWindow : public QObject {
     // The runs list: no column behind a scroll bar, and room for a name.
     auto* view = w.runsPanel()->view();
     QVERIFY2(!view->horizontalScrollBar()->isVisible(), "the runs list scrolls sideways");
-    QVERIFY2(view->columnWidth(RunsModel::ColName) >= 110, qPrintable(QString::number(view->columnWidth(RunsModel::ColName))));
+    QVERIFY2(view->columnWidth(RunsModel::ColName) >= 90, qPrintable(QString::number(view->columnWidth(RunsModel::ColName))));
 
     // The loss plot keeps most of its height for the curves.
     w.plots()->showTab(QStringLiteral("loss"));
