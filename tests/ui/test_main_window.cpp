@@ -124,7 +124,7 @@ class TestMainWindow : public QObject {
                    qPrintable(QStringLiteral("chart %1x%2, bars %3 px high").arg(chart->width()).arg(chart->height()).arg(chart->axisRect()->height())));
         }
         const QTableWidget* table = w.compare()->table();
-        QVERIFY2(table->viewport()->height() >= 5 * table->verticalHeader()->defaultSectionSize() / 2,
+        QVERIFY2(table->viewport()->height() >= 2 * table->verticalHeader()->defaultSectionSize(),
                  qPrintable(QStringLiteral("comparison table %1 px").arg(table->viewport()->height())));
         t::grabIfAsked(w, tag + QStringLiteral("-compare-") + QString::number(i), size);
       }
