@@ -96,7 +96,7 @@ class TestMainWindow : public QObject {
     // The runs list: no column behind a scroll bar, and room for a name.
     auto* view = w.runsPanel()->view();
     QVERIFY2(!view->horizontalScrollBar()->isVisible(), "the runs list scrolls sideways");
-    QVERIFY2(view->columnWidth(RunsModel::ColName) >= 110, qPrintable(QString::number(view->columnWidth(RunsModel::ColName))));
+    QVERIFY2(view->columnWidth(RunsModel::ColName) >= 90, qPrintable(QString::number(view->columnWidth(RunsModel::ColName))));
 
     // The loss plot keeps most of its height for the curves.
     w.plots()->showTab(QStringLiteral("loss"));
@@ -124,7 +124,7 @@ class TestMainWindow : public QObject {
                    qPrintable(QStringLiteral("chart %1x%2, bars %3 px high").arg(chart->width()).arg(chart->height()).arg(chart->axisRect()->height())));
         }
         const QTableWidget* table = w.compare()->table();
-        QVERIFY2(table->viewport()->height() >= 3 * table->verticalHeader()->defaultSectionSize(),
+        QVERIFY2(table->viewport()->height() >= 2 * table->verticalHeader()->defaultSectionSize(),
                  qPrintable(QStringLiteral("comparison table %1 px").arg(table->viewport()->height())));
         t::grabIfAsked(w, tag + QStringLiteral("-compare-") + QString::number(i), size);
       }

@@ -15,6 +15,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QMenu>
+#include <QScrollBar>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSplitter>
@@ -167,7 +168,9 @@ CompareView::CompareView(RunsModel* model, QWidget* parent)
   detailTabs_->addTab(whatIf_, QStringLiteral("Early-stopping what-if"));
   split->addWidget(detailTabs_);
   split->setChildrenCollapsible(false);
-  table_->setMinimumHeight(table_->verticalHeader()->defaultSectionSize() * 3 + 4);
+  // Three rows in view at least, under the header (a 1024x700 window left it two).
+  table_->setMinimumHeight(table_->horizontalHeader()->sizeHint().height() + table_->verticalHeader()->defaultSectionSize() * 3 +
+                           2 * table_->frameWidth() + table_->horizontalScrollBar()->sizeHint().height());
   split->setStretchFactor(0, 1);  // the table and the chart share the height
   split->setStretchFactor(1, 1);
   layout->addWidget(split, 1);
