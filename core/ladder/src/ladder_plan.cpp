@@ -6,6 +6,7 @@
 
 #include "wb/common/choices.h"
 #include "wb/common/speedups.h"
+#include "wb/ladder/speedup_effects.h"
 #include "wb/proto/capability_keys.h"
 #include "wb/proto/config_json.h"
 #include "wb/report/probe.h"

@@ -4,7 +4,7 @@
 
 namespace wb::report {
 
-std::optional<proto::FlopsFigures> runFlops(const RunRecord& run) { return proto::readFlops(run.summary); }
+std::optional<proto::FlopsFigures> runFlops(const RunRecord& run) { return run.summary.flops; }
 
 std::string fmtGflops(double g) {
   if (g >= 10000) return fmtFixed(g / 1000.0, 1) + "k";
