@@ -431,7 +431,7 @@ void CompareView::onRungEnded(int index, const QString& status) {
   if (index >= 0 && index < int(livePlan_.size())) livePlan_[size_t(index)]["status"] = status.toStdString();
   const QString out = ladderRunner_->outDir();
   if (!out.isEmpty() && QFileInfo::exists(QDir(out).filePath(QStringLiteral("ladder.json"))))
-    if (auto partial = wb::report::loadLadder(path8(out)); partial.ok()) {
+    if (auto partial = wb::ladder::loadLadder(path8(out)); partial.ok()) {
       ladder_ = std::move(partial.value());
       ladderDir_ = out;
     }
