@@ -63,10 +63,10 @@ class TestFlops : public QObject {
     QFETCH(int, size);
     QFETCH(double, matmulGflops);
     QFETCH(double, tolerance);
-    const FlopCount c = countOf(model.toStdString(), channels, model == "resnet18" ? 1000 : 10, size, 1);
+    const FlopCount c = countOf(model.toStdString(), channels, model == QLatin1String("resnet18") ? 1000 : 10, size, 1);
     if (kConvShapesMissing && model != QLatin1String("mlp")) QEXPECT_FAIL("", kConvShapesWhy, Abort);
     QVERIFY2(std::abs(c.matmul / 1e9 - matmulGflops) <= tolerance * matmulGflops,
-             qPrintable(QString("%1: %2 GFLOPs in convolutions and matrix products, expected %3")
+             qPrintable(QStringLiteral("%1: %2 GFLOPs in convolutions and matrix products, expected %3")
                             .arg(model).arg(c.matmul / 1e9, 0, 'f', 6).arg(matmulGflops, 0, 'f', 6)));
     // Pooling, normalisation and activations come on top, and are a small share.
     QVERIFY(c.forward > c.matmul);
@@ -105,7 +105,7 @@ class TestFlops : public QObject {
   // A TorchScript model: its matmul is counted from the graph, cumsum is named as not counted.
   void torchScriptNamesWhatItCannotCount() {
     QTemporaryDir dir;
-    const std::string path = (dir.path() + "/net.pt").toStdString();
+    const std::string path = (dir.path() + QStringLiteral("/net.pt")).toStdString();
     auto cu = std::make_shared<torch::jit::CompilationUnit>();
     torch::jit::Module net("Net", cu);
     net.register_attribute("training", c10::BoolType::get(), true);
@@ -118,7 +118,7 @@ class TestFlops : public QObject {
     QVERIFY(c.ok());
     QCOMPARE(c->matmul, 2.0 * 8 * 784 * 10);
     QCOMPARE(c->uncounted.count("aten::cumsum"), size_t{1});
-    QVERIFY(QString::fromStdString(c->uncountedNote()).contains("aten::cumsum (1 call)"));
+    QVERIFY(QString::fromStdString(c->uncountedNote()).contains(QStringLiteral("aten::cumsum (1 call)")));
   }
 };
 
