@@ -151,7 +151,7 @@ void rooflineVerdicts(const RunRecord& run, const RunMetrics& m, Out& out) {
     return;
   }
   const std::string who = strAt(run, "model.name") + " at batch " +
-                          std::to_string(intAt(run, "train.batch_size", 0)) + " reaches " +
+                          std::to_string(intAt(run, "train.batch_size")) + " reaches " +
                           fmtFixed(*pctOfPeak, *pctOfPeak < 10 ? 1 : 0) + " % of this " +
                           (run.onCuda() ? "GPU" : "CPU") + "'s " + f.peak->what.substr(0, f.peak->what.find(" measured")) +
                           " peak (" + fmtGflops(f.achieved_gflop_per_s) + " of " + fmtGflops(f.peak->gflop_per_s) +
