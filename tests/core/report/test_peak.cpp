@@ -121,16 +121,16 @@ class TestPeak : public QObject {
     setPeaks(f, &p, "cpu", "", "32-true", 2);  // two CPU processes share the one CPU
     QVERIFY(f.peak.has_value());
     QCOMPARE(f.peak->gflop_per_s, 95.4);
-    QVERIFY(QString::fromStdString(f.peak->what).contains("fp32 matmul"));
+    QVERIFY(QString::fromStdString(f.peak->what).contains(QStringLiteral("fp32 matmul")));
     QVERIFY(std::abs(*f.pctOfPeak() - 10.0) < 1e-9);
     QVERIFY(!f.datasheet && f.no_datasheet.empty());  // no datasheet for a CPU
     wb::proto::FlopsFigures bf;
     setPeaks(bf, &p, "cpu", "", "bf16-mixed", 1);
     QVERIFY(!bf.peak);
-    QVERIFY(QString::fromStdString(bf.no_peak).contains("bf16 was not measured"));
+    QVERIFY(QString::fromStdString(bf.no_peak).contains(QStringLiteral("bf16 was not measured")));
     wb::proto::FlopsFigures none;
     setPeaks(none, nullptr, "cpu", "", "32-true", 1);
-    QVERIFY(QString::fromStdString(none.no_peak).contains("workbench-cli probe peak"));
+    QVERIFY(QString::fromStdString(none.no_peak).contains(QStringLiteral("workbench-cli probe peak")));
     QVERIFY(!none.pctOfPeak());
   }
 
@@ -141,12 +141,12 @@ class TestPeak : public QObject {
     setPeaks(f, &p, "cuda:0", "NVIDIA H200", "bf16-mixed", 2);
     QCOMPARE(f.peak->gflop_per_s, 2 * 700000.0);
     QCOMPARE(f.datasheet->gflop_per_s, 2 * 989500.0);
-    QVERIFY(QString::fromStdString(f.datasheet->what).contains("dense"));
+    QVERIFY(QString::fromStdString(f.datasheet->what).contains(QStringLiteral("dense")));
     QVERIFY(std::abs(*f.pctOfDatasheet() - 10.0) < 1e-9);
     wb::proto::FlopsFigures unknown;
     setPeaks(unknown, &p, "cuda:0", "Tesla T4", "16-mixed", 1);
     QVERIFY(!unknown.datasheet);
-    QVERIFY(QString::fromStdString(unknown.no_datasheet).contains("not in the datasheet table"));
+    QVERIFY(QString::fromStdString(unknown.no_datasheet).contains(QStringLiteral("not in the datasheet table")));
   }
 
   void flopsObjectRoundTrip() {
