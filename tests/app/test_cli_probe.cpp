@@ -189,7 +189,9 @@ class TestCliProbe : public QObject {
                            kTiny,
                        empty.path());
     QVERIFY2(bare.rc == 0, bare.err.constData());
-    const auto none = wb::proto::readFlops(*wb::proto::readJsonFile((dir + QStringLiteral("/summary.json")).toStdString()));
+    auto bareSummary = wb::proto::readJsonFile((dir + QStringLiteral("/summary.json")).toStdString());
+    QVERIFY(bareSummary.ok());
+    const auto none = wb::proto::readFlops(*bareSummary);
     QVERIFY(none && !none->peak);
     QVERIFY2(QString::fromStdString(none->no_peak).contains(QStringLiteral("workbench-cli probe peak")), none->no_peak.c_str());
   }
