@@ -28,6 +28,7 @@
 
 using nlohmann::json;
 using namespace wb::report;
+using namespace wb::ladder;
 
 namespace {
 
