@@ -4,7 +4,6 @@
 #include <QtTest/QtTest>
 
 #include <torch/script.h>
-#include <torch/version.h>
 
 #include "wb/model/flops.h"
 #include "wb/model/model.h"
@@ -13,11 +12,6 @@ using wb::model::FlopCount;
 
 namespace {
 
-// Known defect, kept visible: on LibTorch 1.x (Debian 12's 1.13) the RecordFunction callback the
-// counter uses gets no inputs for convolutions, so they count as 0 (issue 26 stays open for it).
-constexpr bool kConvShapesMissing = TORCH_VERSION_MAJOR < 2;
-constexpr const char* kConvShapesWhy =
-    "LibTorch 1.x records aten::conv2d without its inputs: convolutions are not counted yet";
 
 FlopCount countOf(const std::string& name, int channels, int classes, int size, int64_t batch) {
   auto m = wb::model::createModel({name, channels, classes, size});
@@ -64,7 +58,6 @@ class TestFlops : public QObject {
     QFETCH(double, matmulGflops);
     QFETCH(double, tolerance);
     const FlopCount c = countOf(model.toStdString(), channels, model == QLatin1String("resnet18") ? 1000 : 10, size, 1);
-    if (kConvShapesMissing && model != QLatin1String("mlp")) QEXPECT_FAIL("", kConvShapesWhy, Abort);
     QVERIFY2(std::abs(c.matmul / 1e9 - matmulGflops) <= tolerance * matmulGflops,
              qPrintable(QStringLiteral("%1: %2 GFLOPs in convolutions and matrix products, expected %3")
                             .arg(model).arg(c.matmul / 1e9, 0, 'f', 6).arg(matmulGflops, 0, 'f', 6)));

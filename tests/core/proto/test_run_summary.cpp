@@ -190,11 +190,11 @@ class TestRunSummary : public QObject {
     const json newer = {{"status", "ok"},
                         {"name", "before"},
                         {"train_s", 10.0},
-                        {"host_speed", {{"factor", 0.97}, {"changed", false}}},
+                        {"gpu_clock", {{"factor", 0.97}, {"changed", false}}},
                         {"repeat_group", "g1"},
                         {"cpu", {{"cores", 8}, {"steal_cores", 0.2}}}};
     RunSummary s = wb::proto::readRunSummary(throughAFile(newer));
-    QCOMPARE(s.unknown, (json{{"host_speed", newer["host_speed"]}, {"repeat_group", "g1"}}));
+    QCOMPARE(s.unknown, (json{{"gpu_clock", newer["gpu_clock"]}, {"repeat_group", "g1"}}));
     s.name = "after";
     const json written = throughAFile(wb::proto::toJson(s));
     json expected = newer;
