@@ -6,16 +6,40 @@
 # CTest runs each binary through cmake/run_qt_test.sh, which exits WB_ALL_SKIPPED_RC only when the
 # binary exited 0 and every one of its test functions skipped, and 1 when any function failed.
 set(WB_RUN_QT_TEST ${CMAKE_CURRENT_LIST_DIR}/run_qt_test.sh)
+
+# A test keeps its Q_OBJECT class in its .cpp and ends with #include "<file>.moc". moc runs on
+# that file alone, without include paths: AUTOMOC would hand moc every LibTorch include folder,
+# which it follows (~5 s a test), and add a mocs_compilation.cpp to compile (~3 s).
+function(wb_test_moc target)
+  set(dir ${CMAKE_CURRENT_BINARY_DIR}/${target}_moc)
+  set(defs "")
+  if(WB_WITH_CUDA)
+    set(defs -DWB_WITH_CUDA=1)  # the gpu tests' CUDA-only functions
+  endif()
+  foreach(src IN LISTS ARGN)
+    get_filename_component(src ${src} ABSOLUTE)
+    get_filename_component(stem ${src} NAME_WE)
+    file(STRINGS ${src} has_object REGEX "Q_OBJECT")
+    if(NOT has_object)
+      continue()
+    endif()
+    add_custom_command(OUTPUT ${dir}/${stem}.moc
+                       COMMAND ${CMAKE_COMMAND} -E make_directory ${dir}
+                       COMMAND Qt6::moc ${defs} ${src} -o ${dir}/${stem}.moc
+                       DEPENDS ${src} Qt6::moc VERBATIM)
+    target_sources(${target} PRIVATE ${dir}/${stem}.moc)
+    set_source_files_properties(${dir}/${stem}.moc PROPERTIES HEADER_FILE_ONLY ON GENERATED ON)
+  endforeach()
+  target_include_directories(${target} PRIVATE ${dir})
+endfunction()
 set(WB_ALL_SKIPPED_RC 77)
 function(wb_add_test name)
   cmake_parse_arguments(A "GUI;TORCH;NO_CLI" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
   add_executable(${name} ${A_SOURCES})
   if(A_TORCH)
     wb_torch_pch(${name} QT)
-    set_source_files_properties(${CMAKE_CURRENT_BINARY_DIR}/${name}_autogen/mocs_compilation.cpp
-                                PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
   endif()
-  set_target_properties(${name} PROPERTIES AUTOMOC ON)
+  wb_test_moc(${name} ${A_SOURCES})
   target_link_libraries(${name} PRIVATE Qt6::Test wb_qt_defs wb_warnings ${A_LIBS})
   if(A_GUI)
     target_link_libraries(${name} PRIVATE Qt6::Widgets)
