@@ -129,7 +129,12 @@ Values valuesOf(const std::vector<RunRecord>& runs, const std::vector<bool>& cou
 void estimateStep(LadderRow& row, const LadderStepRuns& s, const LadderStepRuns& base, std::optional<double> target,
                   double band) {
   if (!s.references.empty()) {
-    const Values a = valuesOf(s.references, s.counted, target), b = valuesOf(s.runs, s.counted, target);
+    // With no pair counted, every pair gives the estimate and the row says it is contended (its
+    // multipliers are then not shown as speedups).
+    const bool anyCounted = std::find(s.counted.begin(), s.counted.end(), true) != s.counted.end();
+    const std::vector<bool> use = anyCounted ? s.counted : std::vector<bool>(s.references.size(), true);
+    if (!anyCounted) addNote(row.contention, "", "every pair was measured under contention");
+    const Values a = valuesOf(s.references, use, target), b = valuesOf(s.runs, use, target);
     row.estimates.to_target = pairedSpeedup(a.target, b.target, band);
     row.estimates.throughput = pairedRateSpeedup(a.rate, b.rate, band);
     row.estimates.wall = pairedSpeedup(a.wall, b.wall, band);
@@ -259,12 +264,11 @@ std::string pairsText(const LadderRow& row) {
   return t;
 }
 
-constexpr int kLadderColumns = 17;  // ladderTable's columns
-
-std::vector<Cell> ladderCells(const LadderRow& row, const std::string& stepName) {
+// One row of ladderTable, `columns` cells wide.
+std::vector<Cell> ladderCells(const LadderRow& row, const std::string& stepName, size_t columns) {
   std::vector<Cell> cells{Cell::str(stepName), Cell::str(row.step.added)};
   if (row.step.skipped || (row.not_run && row.repeats == 0)) {
-    for (int i = 0; i < kLadderColumns - 3; ++i) cells.push_back(Cell::str("–"));
+    while (cells.size() + 1 < columns) cells.push_back(Cell::str("–"));
     cells.push_back(Cell::str(row.step.skipped ? "skipped: " + row.step.note : std::string(kNotRunCancelled)));
     return cells;
   }
@@ -323,7 +327,7 @@ Table ladderTable(const Ladder& ladder) {
   int index = 0;
   bool anyContended = false;
   for (const auto& row : ladder.rows) {
-    t.rows.push_back(ladderCells(row, row.step.isolated ? "alone" : std::to_string(index++)));
+    t.rows.push_back(ladderCells(row, row.step.isolated ? "alone" : std::to_string(index++), t.columns.size()));
     anyContended = anyContended || !row.contention.empty();
   }
   t.notes.push_back("× to target (the headline): the baseline's time to the target accuracy ÷ this step's, so the "

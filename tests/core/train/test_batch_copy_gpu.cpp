@@ -14,7 +14,7 @@
 class TestBatchCopyGpu : public QObject {
   Q_OBJECT
  private Q_SLOTS:
-  void init() {
+  void initTestCase() {
 #if !defined(WB_WITH_CUDA)
     QSKIP("this build's LibTorch has no CUDA: the side-stream copy is not compiled in");
 #endif
