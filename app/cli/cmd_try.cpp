@@ -55,6 +55,24 @@ std::string settingOf(const std::vector<std::string>& vary) {
   return s;
 }
 
+// Whether `out` holds nothing but this try's own input configs (the window writes them there).
+bool holdsOnlyInputs(const fs::path& out, const TryCliOptions& o) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(out, ec)) {
+    const auto same = [&](const std::string& input) { return !input.empty() && fs::equivalent(entry.path(), input, ec); };
+    if (!same(o.experiment.config) && !same(o.variant_config)) return false;
+  }
+  return !ec;
+}
+
+// --out may be new, empty, a try to continue, or hold only the try's own configs.
+bool usableOut(const fs::path& out, const TryCliOptions& o) {
+  std::error_code ec;
+  if (!fs::exists(out, ec)) return true;
+  if (!fs::is_directory(out, ec)) return false;
+  return fs::is_empty(out, ec) || experiment::holdsPairs(out) || holdsOnlyInputs(out, o);
+}
+
 int tryCommand(const TryCliOptions& o) {
   auto baseline = resolveConfig(o.experiment);
   if (o.vary.empty() && o.variant_config.empty()) {
@@ -78,8 +96,11 @@ int tryCommand(const TryCliOptions& o) {
                         : fs::path(o.out);
   std::error_code ec;
   t.out = fs::absolute(t.out, ec);
-  if (fs::exists(t.out, ec) && (!fs::is_directory(t.out, ec) || (!fs::is_empty(t.out, ec) && !experiment::holdsPairs(t.out)))) {
-    std::fprintf(stderr, "workbench-cli try: --out %s: exists and is neither an empty folder nor a try to continue\n", t.out.c_str());
+  if (!usableOut(t.out, o)) {
+    std::fprintf(stderr,
+                 "workbench-cli try: --out %s: exists and is neither an empty folder, a try to continue nor a folder "
+                 "holding only this try's configs: give a new --out\n",
+                 t.out.c_str());
     return kExitFailed;
   }
   t.policy.fixed_pairs = o.repeats;
