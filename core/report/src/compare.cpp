@@ -339,6 +339,16 @@ std::string ComparisonRow::noSpeedupReason() const {
   return "";
 }
 
+std::string ComparisonRow::withheldWord() const {
+  if (is_baseline) return "";
+  if (!not_comparable.empty()) return "not comparable";
+  if (!unfinished.empty()) return unfinished.rfind("the baseline", 0) == 0 ? "baseline unfinished" : m.status;
+  if (!contended.empty()) return kContendedText;
+  if (!host_changed.empty()) return "host speed changed";
+  if (repeat_of_baseline) return "repeat of baseline";
+  return "";
+}
+
 bool Comparison::anyRepeats() const {
   return std::any_of(rows.begin(), rows.end(), [](const ComparisonRow& r) { return r.group_runs > 1; });
 }
@@ -474,15 +484,6 @@ Cell targetCell(const RunMetrics& m) {
 }
 
 // A row's speedup cell when it shows none: the reason in a word or two ("" when it shows them).
-std::string withheldText(const ComparisonRow& row) {
-  if (row.is_baseline) return "";
-  if (!row.not_comparable.empty()) return "not comparable";
-  if (!row.unfinished.empty()) return row.unfinished.rfind("the baseline", 0) == 0 ? "baseline unfinished" : row.m.status;
-  if (!row.contended.empty()) return kContendedText;
-  if (!row.host_changed.empty()) return "host speed changed";
-  if (row.repeat_of_baseline) return "repeat of baseline";
-  return "";
-}
 
 std::string fmtBound(double x) { return fmtFixed(x, 2); }
 
@@ -490,7 +491,7 @@ std::string fmtBound(double x) { return fmtFixed(x, 2); }
 std::vector<Cell> estimateCells(const ComparisonRow& row, const SpeedupEstimate& e, const char* missing) {
   const Cell none = Cell::str("–");
   if (row.is_baseline) return {Cell::num(fmtSpeedup(1.0), 1.0), none, none, Cell::str("baseline")};
-  if (const std::string w = withheldText(row); !w.empty())
+  if (const std::string w = row.withheldWord(); !w.empty())
     return {Cell::str(w), none, none, Cell::str(row.repeat_of_baseline ? "repeat of the baseline: within noise" : w)};
   if (!std::isfinite(e.point)) return {Cell::str(missing), none, none, none};
   Cell point = Cell::num(fmtSpeedup(e.point), e.point);
@@ -505,7 +506,7 @@ void append(std::vector<Cell>& cells, std::vector<Cell> more) {
 
 std::vector<Cell> comparisonCells(const ComparisonRow& row) {
   const RunMetrics& m = row.m;
-  const std::string withheld = withheldText(row);
+  const std::string withheld = row.withheldWord();
   auto speedup = [&](const std::optional<double>& x) {
     return withheld.empty() ? speedupCell(x, false) : Cell::str(withheld);
   };

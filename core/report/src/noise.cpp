@@ -125,6 +125,11 @@ std::optional<HostNoise> noiseFromRepeats(const std::vector<RunRecord>& repeats,
   return n;
 }
 
+HostNoise noiseOfRunHost(const RunRecord& run) {
+  const std::optional<MachineId> machine = runMachine(run);
+  return loadNoise(machine ? *machine : thisMachine());
+}
+
 std::string noiseMessage(const HostNoise& n) {
   const std::string spread = n.measured ? "runs here vary ±" + percent(n.band) + " from run to run (" + n.source +
                                               (n.measured_at.empty() ? "" : ", " + n.measured_at.substr(0, 10)) + ")"

@@ -107,14 +107,11 @@ BarChartSpec comparisonBars(const Comparison& cmp) {
     Bar b;
     b.label = row.label;
     if (b.label.size() > 24) b.label = "…" + b.label.substr(b.label.size() - 22);
-    const std::string withheld = row.noSpeedupReason();
-    if (!withheld.empty()) {
+    if (const std::string withheld = row.withheldWord(); !withheld.empty()) {
       b.skipped = true;
-      b.annotation = !row.contended.empty() ? std::string(kContendedText)
-                     : !row.not_comparable.empty() ? std::string("not comparable")
-                     : row.repeat_of_baseline      ? std::string("repeat of baseline")
-                     : !row.unfinished.empty()     ? row.m.status
-                                                   : std::string("host speed changed");
+      // A run that ended unfinished says so ("failed: no speedup"); one still running, "running".
+      const bool ended = withheld == row.m.status && row.m.status != "running";
+      b.annotation = ended ? withheld + ": no speedup" : withheld;
     } else if (row.is_baseline && row.m.time_to_target_s) {
       b.value = 1.0;
       b.annotation = "baseline";
@@ -258,8 +255,7 @@ Result<Report> comparisonFromDirs(const std::string& baseline_dir, const std::ve
   }
   std::vector<const RunRecord*> records{&*baseline};
   for (const auto& r : *runs) records.push_back(&r);
-  const std::optional<MachineId> machine = runMachine(*baseline);
-  return buildComparisonReport(*baseline, *runs, target, loadProbesFor(records), loadNoise(machine ? *machine : thisMachine()));
+  return buildComparisonReport(*baseline, *runs, target, loadProbesFor(records), noiseOfRunHost(*baseline));
 }
 
 }  // namespace wb::report

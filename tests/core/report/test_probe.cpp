@@ -7,6 +7,8 @@
 #include "wb/report/probe.h"
 #include "wb/proto/rundir.h"
 
+#include "../../support/probe_rows.h"
+
 using nlohmann::json;
 using namespace wb::report;
 
@@ -14,30 +16,8 @@ Q_DECLARE_METATYPE(std::vector<ProbeRow>)
 
 namespace {
 
-// rows from (workers, samples/s) pairs, in the order given.
-std::vector<ProbeRow> rowsOf(std::initializer_list<std::pair<int, double>> pairs) {
-  std::vector<ProbeRow> rows;
-  for (const auto& [w, sps] : pairs) rows.push_back({w, 100, 1.0, sps, 1.0, 2.0});
-  return rows;
-}
-
-ProbeResult resultFor(const wb::Config& c, const MachineId& m, std::vector<ProbeRow> rows) {
-  ProbeResult r;
-  r.key = probeKey(c, m);
-  r.measured_at = "2026-12-01T08:40:12Z";
-  r.host = m.host;
-  r.cpu = m.cpu;
-  r.cores = m.cores;
-  r.device = "cpu";
-  r.experiment = probeExperimentFields(c);
-  r.batch_size = c.train.batch_size;
-  r.loader_batches_per_s = 1000;  // 1 ms a batch
-  r.step_alone_ms = 20;
-  r.rows = std::move(rows);
-  r.recommended = recommendWorkers(r.rows);
-  r.seconds_per_candidate = 3;
-  return r;
-}
+using wb::test::resultFor;
+using wb::test::rowsOf;
 
 }  // namespace
 

@@ -180,6 +180,9 @@ struct ComparisonRow {
   // Why no speedup of this row is shown ("" when they are): not comparable, unfinished,
   // contended, host speed changed, repeat of the baseline (in that order).
   std::string noSpeedupReason() const;
+  // The same in a word or two for a table cell or a bar ("not comparable", "failed",
+  // "baseline unfinished", "contended", "host speed changed", "repeat of baseline"; "" when shown).
+  std::string withheldWord() const;
   bool showsSpeedup() const { return !is_baseline && noSpeedupReason().empty(); }
 };
 

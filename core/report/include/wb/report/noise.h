@@ -47,6 +47,9 @@ Status saveNoise(const HostNoise& noise, const std::filesystem::path& dir = nois
 // The stored noise of the machine; the assumed band (measured = false) when none or unreadable.
 HostNoise loadNoise(const MachineId& machine, const std::filesystem::path& dir = noiseDir());
 
+// The stored noise of the host `run` ran on (its env's machine; this host when it does not say).
+HostNoise noiseOfRunHost(const RunRecord& run);
+
 // The spread repeats of one configuration show (each metric's bandOfRepeats over the finished,
 // uncontended runs; the host from the first run). nullopt with fewer than 2 such runs.
 std::optional<HostNoise> noiseFromRepeats(const std::vector<RunRecord>& repeats, const std::string& source);
