@@ -1,6 +1,7 @@
 // The runs list: its throughput column is training throughput (summary.train_samples_per_s, never
 // the older steps + evaluation samples_per_s), and a run measured under CPU contention is marked
 // and gives no speedup against the baseline (nor does a contended baseline).
+#include <QFont>
 #include <QtTest/QtTest>
 
 #include "runs/run.h"
@@ -86,11 +87,44 @@ class TestRunsModel : public QObject {
   void speedupIsOnTrainingThroughput() {
     auto root = t::scratchRoot();
     RunsModel model;
-    Run* base = historyRun(root, QStringLiteral("base"), json::object(), model);
-    Run* fast = historyRun(root, QStringLiteral("fast"), {{"train_samples_per_s", 2500.0}, {"samples_per_s", 100.0}}, model);
+    Run* base = runWith(root, QStringLiteral("base"), json::object(), QStringLiteral("ok"), evalsReaching(0.8), model);
+    Run* fast = runWith(root, QStringLiteral("fast"), {{"speedups", {{"workers", 2}}}}, QStringLiteral("ok"), evalsReaching(0.8), model,
+                        {{"train_samples_per_s", 2500.0}, {"samples_per_s", 100.0}});
     model.setBaseline(base);
-    QCOMPARE(cell(model, fast, RunsModel::ColSpeedupThroughput).toString(), QStringLiteral("2.50×"));
+    // One run each: the multiplier says so, and is not bold.
+    QCOMPARE(cell(model, fast, RunsModel::ColSpeedupThroughput).toString(), QStringLiteral("2.50× · 1 run each"));
+    QVERIFY(!cell(model, fast, RunsModel::ColSpeedupThroughput, Qt::FontRole).value<QFont>().bold());
     QVERIFY(cell(model, fast, RunsModel::ColName, Qt::DecorationRole).isNull());
+  }
+
+  // Repeats of one configuration are grouped: an interval and a verdict against the host's
+  // noise band, bold only when clear. A repeat of the baseline is never a speedup.
+  void repeatsGiveAVerdict() {
+    // (setUpEnvironment: no stored noise, the assumed ±15 % band)
+    auto root = t::scratchRoot();
+    RunsModel model;
+    Run* base = runWith(root, QStringLiteral("b1"), json::object(), QStringLiteral("ok"), evalsReaching(0.8), model);
+    Run* again = runWith(root, QStringLiteral("b2"), json::object(), QStringLiteral("ok"), evalsReaching(0.8), model,
+                         {{"train_samples_per_s", 1020.0}});
+    runWith(root, QStringLiteral("b3"), json::object(), QStringLiteral("ok"), evalsReaching(0.8), model, {{"train_samples_per_s", 980.0}});
+    QList<Run*> fast, same;
+    for (double rate : {3000.0, 3060.0, 2940.0})
+      fast << runWith(root, QStringLiteral("w%1").arg(rate), {{"speedups", {{"workers", 2}}}}, QStringLiteral("ok"), evalsReaching(0.8),
+                      model, {{"train_samples_per_s", rate}});
+    for (double rate : {1010.0, 990.0, 1000.0})
+      same << runWith(root, QStringLiteral("p%1").arg(rate), {{"speedups", {{"pin_memory", true}}}}, QStringLiteral("ok"),
+                      evalsReaching(0.8), model, {{"train_samples_per_s", rate}});
+    model.setBaseline(base);
+    const QString faster = cell(model, fast[0], RunsModel::ColSpeedupThroughput).toString();
+    QVERIFY2(faster.endsWith(QStringLiteral(" · faster")), qPrintable(faster));
+    QVERIFY(cell(model, fast[0], RunsModel::ColSpeedupThroughput, Qt::FontRole).value<QFont>().bold());
+    const QString tip = cell(model, fast[0], RunsModel::ColSpeedupThroughput, Qt::ToolTipRole).toString();
+    QVERIFY2(tip.contains(QStringLiteral("faster")) && tip.contains(QStringLiteral("[")) && tip.contains(QStringLiteral("±15")),
+             qPrintable(tip));
+    const QString noise = cell(model, same[0], RunsModel::ColSpeedupThroughput).toString();
+    QVERIFY2(noise.endsWith(QStringLiteral(" · within noise")), qPrintable(noise));
+    QVERIFY(!cell(model, same[0], RunsModel::ColSpeedupThroughput, Qt::FontRole).value<QFont>().bold());
+    QCOMPARE(cell(model, again, RunsModel::ColSpeedupThroughput).toString(), QStringLiteral("repeat of baseline"));
   }
 
   // One word, one meaning: two columns, each named for what it measures.
@@ -105,8 +139,8 @@ class TestRunsModel : public QObject {
     model.setShown(fast, true);
     QCOMPARE(model.headerData(RunsModel::ColSpeedupThroughput, Qt::Horizontal, Qt::DisplayRole).toString(), QStringLiteral("× throughput"));
     QCOMPARE(model.headerData(RunsModel::ColSpeedupTarget, Qt::Horizontal, Qt::DisplayRole).toString(), QStringLiteral("× to target"));
-    QCOMPARE(cell(model, fast, RunsModel::ColSpeedupThroughput).toString(), QStringLiteral("2.00×"));
-    QCOMPARE(cell(model, fast, RunsModel::ColSpeedupTarget).toString(), QStringLiteral("1.25×"));
+    QCOMPARE(cell(model, fast, RunsModel::ColSpeedupThroughput).toString(), QStringLiteral("2.00× · 1 run each"));
+    QCOMPARE(cell(model, fast, RunsModel::ColSpeedupTarget).toString(), QStringLiteral("1.25× · 1 run each"));
     QVERIFY(cell(model, fast, RunsModel::ColSpeedupTarget, Qt::ToolTipRole).toString().contains(QStringLiteral("best val acc")));
     QCOMPARE(cell(model, base, RunsModel::ColSpeedupTarget).toString(), QStringLiteral("baseline"));
   }
@@ -131,10 +165,12 @@ class TestRunsModel : public QObject {
     model.setBaseline(base);
     model.setShown(run, true);
     for (int col : {int(RunsModel::ColSpeedupThroughput), int(RunsModel::ColSpeedupTarget)}) {
-      QCOMPARE(cell(model, run, col).toString(), QStringLiteral("–"));
+      // A word for why (the run's status, or the baseline's), the reason in the tooltip.
+      const QString word = baselineToo ? QStringLiteral("baseline unfinished") : status.isEmpty() ? QStringLiteral("incomplete") : status;
+      QCOMPARE(cell(model, run, col).toString(), word);
       const QString tip = cell(model, run, col, Qt::ToolTipRole).toString();
-      QVERIFY2(tip.startsWith(QStringLiteral("No speedup: ")) && tip.contains(baselineToo ? QStringLiteral("the baseline") : QStringLiteral("the run")),
-               qPrintable(tip));
+      const QString why = baselineToo ? QStringLiteral("the baseline") : status.isEmpty() ? QStringLiteral("without a summary") : status;
+      QVERIFY2(tip.startsWith(QStringLiteral("No speedup: ")) && tip.contains(why), qPrintable(tip));
     }
     QVERIFY(std::isnan(model.speedupVsBaseline(run)));
     QVERIFY(std::isnan(model.speedupToTarget(run)));

@@ -7,6 +7,8 @@
 #include <QImage>
 #include <QtTest/QtTest>
 
+#include <cmath>
+
 #include "compare/speedup_chart.h"
 #include "plots/qcp.h"
 #include "ui_test_util.h"
@@ -67,6 +69,29 @@ class TestSpeedupChart : public QObject {
     chart.setBars({});
     QVERIFY(chart.isEmpty());
     QVERIFY(barsOf(chart.plot(), false).isEmpty());
+  }
+
+  // A bar with a 95 % interval gets an error bar from lo to hi and its annotation above the
+  // whisker; one without (1 run each) gets none.
+  void drawsEachIntervalAsAnErrorBar() {
+    SpeedupChart chart;
+    chart.resize(800, 400);
+    auto spec = threeBars();
+    spec.bars[1].lo = 1.40, spec.bars[1].hi = 2.30;
+    chart.setBars(spec);
+    QCPErrorBars* errors = nullptr;
+    for (int i = 0; i < chart.plot()->plottableCount(); ++i)
+      if (auto* e = qobject_cast<QCPErrorBars*>(chart.plot()->plottable(i))) errors = e;
+    QVERIFY(errors);
+    QCOMPARE(errors->dataCount(), 2);  // one per measured bar: baseline and workers
+    QVERIFY(std::isnan(errors->data()->at(0).errorMinus));  // the baseline: no interval
+    QCOMPARE(errors->data()->at(1).errorMinus, 1.85 - 1.40);
+    QCOMPARE(errors->data()->at(1).errorPlus, 2.30 - 1.85);
+    for (int i = 0; i < chart.plot()->itemCount(); ++i) {
+      auto* t = qobject_cast<QCPItemText*>(chart.plot()->item(i));
+      if (t && t->text().startsWith(QStringLiteral("1.85×"))) QCOMPARE(t->position->value(), 2.30);
+    }
+    QVERIFY(chart.plot()->axisRect()->axis(QCPAxis::atLeft)->range().upper > 2.30);
   }
 
   void savesSvgPngAndPdf() {

@@ -87,28 +87,10 @@ QString adviceHtml(const std::vector<wb::report::AdviceBlock>& blocks, const QPa
   return html;
 }
 
-// A run that did not finish (failed, cancelled, diverged, still running) gets no speedup: its
-// times stop wherever it stopped.
-bool finishedStatus(const std::string& status) { return status == "ok" || status == "early-stopped"; }
-
-void withholdUnfinished(wb::report::Comparison& cmp) {
-  for (auto& row : cmp.rows) {
-    if (row.is_baseline || finishedStatus(row.m.status)) continue;
-    row.speedup_epoch.reset(), row.speedup_throughput.reset(), row.speedup_wall.reset(), row.speedup_target.reset();
-  }
-}
-
-// The comparison's bars with each run's whole label (the chart elides it to its width) and an
-// unfinished run's reason instead of "not reached".
+// The comparison's bars with each run's whole label (the chart elides it to its width).
 wb::report::BarChartSpec comparisonBarsOf(const wb::report::Comparison& cmp) {
   wb::report::BarChartSpec spec = wb::report::comparisonBars(cmp);
-  for (size_t i = 0; i < spec.bars.size() && i < cmp.rows.size(); ++i) {
-    const auto& row = cmp.rows[i];
-    spec.bars[i].label = row.label;
-    if (row.is_baseline || finishedStatus(row.m.status) || !row.contended.empty()) continue;
-    spec.bars[i].skipped = true;
-    spec.bars[i].annotation = row.m.status == "running" ? "running" : row.m.status + ": no speedup";
-  }
+  for (size_t i = 0; i < spec.bars.size() && i < cmp.rows.size(); ++i) spec.bars[i].label = cmp.rows[i].label;
   return spec;
 }
 
@@ -281,8 +263,7 @@ void CompareView::compare(Run& base) {
   }
   std::optional<double> target;
   if (target_->value() > 0) target = target_->value() / 100.0;
-  comparison_ = wb::report::compareRuns(baseline, runs, target);
-  withholdUnfinished(*comparison_);
+  comparison_ = wb::report::compareRuns(baseline, runs, target, wb::report::noiseOfRunHost(baseline));
   std::vector<const wb::report::RunRecord*> records{&baseline};
   for (const auto& run : runs) records.push_back(&run);
   // The advisor recommends the worker count each run's stored probe measured, when there is one.
@@ -292,13 +273,16 @@ void CompareView::compare(Run& base) {
                      .arg(runs.size())
                      .arg(qs(wb::report::runLabel(baseline)), qs(wb::report::fmtAccuracy(comparison_->target_acc)));
   if (runs.empty()) text += QStringLiteral(" Tick runs in the list to compare them.");
+  // The band every verdict is judged against, and what it means for 1 run each (the table's
+  // verdict columns and the runs list's tooltips name it too).
+  summary_->setToolTip(qs(wb::report::noiseMessage(comparison_->noise)));
   const auto contended = std::count_if(comparison_->rows.begin(), comparison_->rows.end(),
                                        [](const auto& row) { return !row.is_baseline && !row.contended.empty(); });
   if (contended > 0)
     text += QStringLiteral("\n\u26A0 %1 row(s) measured while another process used the CPU: their speedups are not shown.")
                 .arg(contended);
   const auto unfinished = std::count_if(comparison_->rows.begin(), comparison_->rows.end(),
-                                        [](const auto& row) { return !row.is_baseline && !finishedStatus(row.m.status); });
+                                        [](const auto& row) { return !row.is_baseline && !row.unfinished.empty(); });
   if (unfinished > 0) text += QStringLiteral("\n%1 run(s) did not finish: no speedup is taken from them.").arg(unfinished);
   summary_->setText(text);
 }

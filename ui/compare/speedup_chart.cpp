@@ -8,6 +8,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
 
 #include "plots/qcp.h"
 #include "wb/common/fs.h"
@@ -44,8 +45,10 @@ QString twoLines(const QString& label, const QFontMetrics& fm, int width) {
 
 }  // namespace
 
+// The chart's own width: the plot fills it (no margins), and a hidden chart's layout has not yet
+// passed a resize on to the plot.
 int SpeedupChart::barRoom(int bars) const {
-  return std::max(36, (plot_->width() - 70) / std::max(1, bars) - 10);
+  return std::max(36, (width() - 70) / std::max(1, bars) - 10);
 }
 
 // The annotation (and its detail line) in `font`, made to fit `room` px: a smaller font first,
@@ -95,7 +98,7 @@ void SpeedupChart::setBars(const wb::report::BarChartSpec& spec) {
   auto* rect = new QCPAxisRect(plot_);
   rect->setBackground(base);
   const QFont titleFont(font().family(), 11, QFont::Bold);
-  auto* title = new QCPTextElement(plot_, wrapped(QString::fromStdString(spec.title), QFontMetrics(titleFont), plot_->width() - 16),
+  auto* title = new QCPTextElement(plot_, wrapped(QString::fromStdString(spec.title), QFontMetrics(titleFont), width() - 16),
                                    titleFont);
   title->setTextColor(ink);
   plot_->plotLayout()->addElement(0, 0, title);
@@ -113,6 +116,12 @@ void SpeedupChart::setBars(const wb::report::BarChartSpec& spec) {
   skipped->setBrush(Qt::NoBrush);
   skipped->setPen(QPen(QColor(0x99, 0x99, 0x99), 1, Qt::DashLine));
   skipped->setWidth(0.6);
+  // Each measured bar's 95 % interval as an error bar (NaN: none, e.g. 1 run each).
+  auto* interval = new QCPErrorBars(x, y);
+  interval->setDataPlottable(done);
+  interval->setPen(QPen(ink, 1.2));
+  interval->setWhiskerWidth(10);
+  QVector<double> below, above;
 
   QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
   // Each bar has its share of the width: its label is elided in the middle to it (names end in
@@ -127,11 +136,14 @@ void SpeedupChart::setBars(const wb::report::BarChartSpec& spec) {
     ticker->addTick(key, twoLines(QString::fromStdString(b.label), metrics, room));
     const double value = b.skipped ? spec.reference : b.value;
     (b.skipped ? skipped : done)->addData(key, value);
-    top = std::max(top, value);
+    const bool hasInterval = !b.skipped && std::isfinite(b.lo) && std::isfinite(b.hi);
+    if (!b.skipped) below << (hasInterval ? value - b.lo : qQNaN()), above << (hasInterval ? b.hi - value : qQNaN());
+    const double textAt = hasInterval ? std::max(value, b.hi) : value;  // above the whisker
+    top = std::max(top, textAt);
     auto* text = new QCPItemText(plot_);
     text->setClipAxisRect(rect);
     text->position->setAxes(x, y);
-    text->position->setCoords(key, value);
+    text->position->setCoords(key, textAt);
     text->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
     text->setTextAlignment(Qt::AlignHCenter);
     text->setColor(b.skipped ? muted : ink);
@@ -140,6 +152,7 @@ void SpeedupChart::setBars(const wb::report::BarChartSpec& spec) {
     text->setFont(annotationFont);
     text->setText(fittedAnnotation(b, annotationFont, room, text));
   }
+  interval->setData(below, above);
   x->setTicker(ticker);
   x->setTickLabelRotation(0);  // a slanted label takes the height the bars need
   x->setRange(0.4, std::max<double>(1, spec.bars.size()) + 0.6);

@@ -27,49 +27,75 @@ QString RunsModel::formatEta(double s) {
   return QStringLiteral("%1:%2").arg(m).arg(sec, 2, 10, QLatin1Char('0'));
 }
 
-QString RunsModel::contentionVsBaseline(const Run* run) const {
-  if (!run) return {};
-  QString note = run->contentionNote();
-  if (baseline_ && baseline_ != run && baseline_->contended())
-    note += (note.isEmpty() ? QString() : QStringLiteral("; ")) + QStringLiteral("the baseline: ") + baseline_->contentionNote();
-  return note;
-}
-
 namespace {
-bool finished(const Run* run) { return run->status() == RunStatus::Ok || run->status() == RunStatus::EarlyStopped; }
-
-// "it was cancelled", "it is still running", "it failed".
-QString unfinishedWords(const Run* run, const QString& who) {
-  const RunStatus st = run->status();
-  if (isActive(st) || st == RunStatus::Queued) return who + QStringLiteral(" has not finished yet");
-  if (st == RunStatus::Incomplete) return who + QStringLiteral(" ended without a summary");
-  return who + QStringLiteral(" did not finish (") + statusWord(st) + QLatin1Char(')');
-}
+bool pending(const Run* run) { return isActive(run->status()) || run->status() == RunStatus::Queued; }
 }  // namespace
+
+// What the comparison depends on: the baseline, and each ended run's status, evaluations read
+// and summary (cheap to build; the comparison itself is not).
+QString RunsModel::comparisonKey() const {
+  if (!baseline_) return {};
+  QString key = QString::number(quintptr(baseline_.data()), 16);
+  for (const Run* run : runs_) {
+    if (pending(run) || run->runDir().isEmpty()) continue;
+    key += QStringLiteral("|%1:%2:%3:%4")
+               .arg(quintptr(run), 0, 16)
+               .arg(int(run->status()))
+               .arg(run->evalSamples().size())
+               .arg(run->trainSamplesPerSecond());
+  }
+  return key;
+}
+
+void RunsModel::updateComparison() const {
+  const QString key = comparisonKey();
+  if (key == comparisonKey_ && (comparison_ || !baseline_)) return;
+  comparisonKey_ = key;
+  comparison_.reset();
+  comparisonRows_.clear();
+  if (!baseline_ || baseline_->runDir().isEmpty()) return;
+  std::vector<report::RunRecord> records;
+  for (const Run* run : runs_)
+    if (run != baseline_ && !pending(run) && !run->runDir().isEmpty()) records.push_back(run->record());
+  const report::RunRecord base = baseline_->record();
+  comparison_ = report::compareRuns(base, records, std::nullopt, report::noiseOfRunHost(base));
+  for (int i = 0; i < int(comparison_->rows.size()); ++i)
+    comparisonRows_.insert(QString::fromStdString(comparison_->rows[size_t(i)].dir), i);
+}
+
+const report::ComparisonRow* RunsModel::comparisonRow(const Run* run) const {
+  if (!run || !baseline_ || run == baseline_ || pending(run)) return nullptr;
+  updateComparison();
+  if (!comparison_) return nullptr;
+  const auto it = comparisonRows_.constFind(QString::fromStdString(run->record().dir));
+  return it == comparisonRows_.constEnd() ? nullptr : &comparison_->rows[size_t(*it)];
+}
 
 QString RunsModel::noSpeedupReason(const Run* run) const {
   if (!run || !baseline_) return QStringLiteral("no baseline");
-  if (!finished(run)) return unfinishedWords(run, QStringLiteral("the run"));
-  if (!finished(baseline_)) return unfinishedWords(baseline_, QStringLiteral("the baseline"));
-  const QString contention = contentionVsBaseline(run);
-  return contention.isEmpty() ? QString() : QStringLiteral("measured under contention (") + contention + QLatin1Char(')');
+  if (pending(run)) return QStringLiteral("the run has not finished yet");
+  if (run->status() == RunStatus::Incomplete) return QStringLiteral("the run ended without a summary");
+  const report::ComparisonRow* row = comparisonRow(run);
+  if (!row) return QStringLiteral("the run is not in the comparison");
+  return QString::fromStdString(row->noSpeedupReason());
+}
+
+// The estimate behind a speedup cell (null when the run gets none).
+const report::SpeedupEstimate* RunsModel::estimateFor(const Run* run, int col) const {
+  const report::ComparisonRow* row = comparisonRow(run);
+  if (!row || !row->showsSpeedup()) return nullptr;
+  const report::SpeedupEstimate& e = col == ColSpeedupThroughput ? row->throughput : row->target;
+  return std::isfinite(e.point) ? &e : nullptr;
 }
 
 double RunsModel::speedupVsBaseline(const Run* run) const {
-  if (!noSpeedupReason(run).isEmpty()) return kNaN;
-  const double b = baseline_->trainSamplesPerSecond(), r = run->trainSamplesPerSecond();
-  if (!(b > 0) || !(r > 0)) return kNaN;
-  return r / b;
+  const report::SpeedupEstimate* e = estimateFor(run, ColSpeedupThroughput);
+  return e ? e->point : kNaN;
 }
 
 double RunsModel::speedupToTarget(const Run* run) const {
-  if (!noSpeedupReason(run).isEmpty()) return kNaN;
-  const double target = baseline_->bestValAcc();
-  if (!std::isfinite(target)) return kNaN;
-  const auto b = report::timeToAccuracy(baseline_->evalSamples(), target);
-  const auto r = report::timeToAccuracy(run->evalSamples(), target);
-  const auto s = report::speedupOf(b, r);
-  return s ? *s : kNaN;
+  const report::SpeedupEstimate* e = estimateFor(run, ColSpeedupTarget);
+  return e ? e->point : kNaN;
 }
 
 // ---- names ------------------------------------------------------------------------
@@ -133,33 +159,47 @@ QString progressText(const Run* run) {
 QString times(double s) { return std::isfinite(s) ? QLocale().toString(s, 'f', 2) + QStringLiteral("×") : QString(); }
 }  // namespace
 
-// A speedup cell: the multiplier, "baseline", "contended", or "–" when the run gets none.
+namespace {
+// "within noise" is long for a cell; the tooltip has the whole sentence.
+QString shortVerdict(const report::SpeedupEstimate& e) {
+  return e.verdict == report::Verdict::NoInterval ? QStringLiteral("1 run each") : QString::fromStdString(report::verdictWord(e.verdict));
+}
+}  // namespace
+
+// A speedup cell: the multiplier and its verdict, "baseline", the word for why there is none
+// ("contended", "failed", "not comparable", …), "not reached", or nothing while it runs.
 QString RunsModel::speedupText(const Run* run, int col) const {
   if (run == baseline_) return QStringLiteral("baseline");
-  if (!baseline_) return {};
-  const QString why = noSpeedupReason(run);
-  if (!contentionVsBaseline(run).isEmpty() && why.startsWith(QLatin1String("measured"))) return QStringLiteral("contended");
-  if (!why.isEmpty()) return isActive(run->status()) || run->status() == RunStatus::Queued ? QString() : QStringLiteral("–");
-  if (col == ColSpeedupThroughput) return times(speedupVsBaseline(run));
-  const double s = speedupToTarget(run);
-  if (std::isfinite(s)) return times(s);
-  if (run->evalSamples().empty()) return {};
-  return QStringLiteral("not reached");
+  if (!baseline_ || pending(run)) return {};
+  if (run->status() == RunStatus::Incomplete) return statusWord(run->status());
+  const report::ComparisonRow* row = comparisonRow(run);
+  if (!row) return QStringLiteral("–");
+  if (const std::string word = row->withheldWord(); !word.empty()) return QString::fromStdString(word);
+  if (const report::SpeedupEstimate* e = estimateFor(run, col))
+    return QString::fromStdString(report::fmtSpeedup(e->point)) + QStringLiteral(" · ") + shortVerdict(*e);
+  if (col == ColSpeedupThroughput) return QStringLiteral("–");
+  return run->evalSamples().empty() ? QString() : QStringLiteral("not reached");
 }
 
 QString RunsModel::speedupTip(const Run* run, int col) const {
   if (run == baseline_) return QStringLiteral("The baseline: speedups are measured against it.");
   const QString why = baseline_ ? noSpeedupReason(run) : QString();
   if (!why.isEmpty()) return QStringLiteral("No speedup: ") + why + QLatin1Char('.');
-  if (col == ColSpeedupThroughput)
-    return QStringLiteral("Train samples/s against the baseline's (training steps only: no evaluation, checkpoints or "
-                          "start-up).");
-  QString tip = QStringLiteral("The baseline's time to its best val acc (%1) over this run's time to reach it; all of "
-                               "each run's time counts. The Compare tab can set another target.")
-                    .arg(baseline_ && std::isfinite(baseline_->bestValAcc())
-                             ? QLocale().toString(baseline_->bestValAcc() * 100.0, 'f', 2) + QStringLiteral(" %")
-                             : QStringLiteral("unknown"));
-  if (run->evalSamples().empty()) tip += QStringLiteral("\nTick the run to read its evaluations.");
+  QString tip = col == ColSpeedupThroughput
+                    ? QStringLiteral("Train samples/s against the baseline's (training steps only: no evaluation, "
+                                     "checkpoints or start-up).")
+                    : QStringLiteral("The baseline's time to its best val acc (%1) over this run's time to reach it; all "
+                                     "of each run's time counts. The Compare tab can set another target.")
+                          .arg(std::isfinite(baseline_->bestValAcc())
+                                   ? QLocale().toString(baseline_->bestValAcc() * 100.0, 'f', 2) + QStringLiteral(" %")
+                                   : QStringLiteral("unknown"));
+  if (const report::SpeedupEstimate* e = estimateFor(run, col)) {
+    tip += QStringLiteral("\n") + QString::fromStdString(report::formatEstimate(*e));
+    if (!e->method.empty()) tip += QStringLiteral(" (") + QString::fromStdString(e->method) + QLatin1Char(')');
+    tip += QStringLiteral(".\nRepeats of one configuration are grouped; ") +
+           QString::fromStdString(report::noiseMessage(comparison_->noise)) + QLatin1Char('.');
+  }
+  if (col == ColSpeedupTarget && run->evalSamples().empty()) tip += QStringLiteral("\nTick the run to read its evaluations.");
   return tip;
 }
 
@@ -228,9 +268,10 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
       if (col == ColName) return isShown(run) ? Qt::Checked : Qt::Unchecked;
       break;
     case Qt::FontRole:
-      if (isBase && (col == ColName || col >= ColSpeedupThroughput)) {
+      if ((isBase && (col == ColName || col >= ColSpeedupThroughput)) ||
+          (col >= ColSpeedupThroughput && estimateFor(run, col) && report::emphasise(*estimateFor(run, col)))) {
         QFont f;
-        f.setBold(true);
+        f.setBold(true);  // the baseline, and a speedup whose verdict is clear
         return f;
       }
       break;
@@ -351,7 +392,8 @@ void RunsModel::onRunChanged(Run* run) {
   const int row = rowOf(run);
   if (row < 0) return;
   namesStale_ = true;  // a name or config may have changed
-  if (run == baseline_) {  // every speedup depends on it
+  // Every speedup depends on the baseline, and on the other repeats of each configuration.
+  if (run == baseline_ || comparisonKey() != comparisonKey_) {
     Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
     return;
   }

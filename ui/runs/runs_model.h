@@ -4,8 +4,12 @@
 // measured under CPU contention), status, progress with ETA, train samples/s (training steps
 // only), best val acc, and two speedups against the baseline, each named for what it measures:
 // "× throughput" (train samples/s) and "× to target" (time to the baseline's best val acc, as
-// the Compare tab's chart). A run that did not finish (or whose baseline did not), or one
-// measured under contention, gets neither: the cell says why. Newest first.
+// the Compare tab's chart). Both are core's comparison (wb::report::compareRuns) of every
+// finished run against the baseline: repeats of one configuration grouped, each speedup with
+// its verdict against this host's noise band ("1.85× · faster", "1.02× · within noise",
+// "1.26× · 1 run each"), bold only for a clear verdict, the 95 % interval in the tooltip. A run
+// that gets no speedup (unfinished, on other data, contended, host speed changed, a repeat of
+// the baseline) shows a word for why, the reason in the tooltip. Newest first.
 //
 // Names: a run is listed (and drawn, and compared) under what its config changed against the
 // baseline's (wb::report::differenceName: "+ bf16", "workers 2"); a name the user gave it wins;
@@ -20,7 +24,10 @@
 #include <QPointer>
 #include <QVector>
 
+#include <optional>
+
 #include "runs/run.h"
+#include "wb/report/compare.h"
 
 namespace wb::ui {
 
@@ -62,11 +69,12 @@ class RunsModel : public QAbstractTableModel {
   // Speedup to the baseline's best val acc: the baseline's time to it / the run's (NaN when
   // either is unknown or not reached, or when the run has no speedup).
   double speedupToTarget(const Run* run) const;
-  // Why run's speedup is not valid ("" when it is): its own or the baseline's contention.
-  QString contentionVsBaseline(const Run* run) const;
-  // Why run gets no speedup at all ("" when it gets one): no baseline, it or the baseline did
-  // not finish ("it was cancelled"), or contention.
+  // Why run gets no speedup at all ("" when it gets one): no baseline, it or the baseline has
+  // not finished, or core's reason (ComparisonRow::noSpeedupReason).
   QString noSpeedupReason(const Run* run) const;
+  // run's row of the comparison against the baseline (null without a baseline, for the
+  // baseline itself, and for a run not finished).
+  const report::ComparisonRow* comparisonRow(const Run* run) const;
 
   // The name the window shows for run (list, legends, charts, exports): see the header.
   QString displayName(const Run* run) const;
@@ -87,7 +95,16 @@ class RunsModel : public QAbstractTableModel {
   QString speedupText(const Run* run, int col) const;
   QString speedupTip(const Run* run, int col) const;
 
+  QString comparisonKey() const;
+  void updateComparison() const;
+  const report::SpeedupEstimate* estimateFor(const Run* run, int col) const;
+
   QVector<Run*> runs_;
+  // The comparison behind the speedup cells, recomputed when comparisonKey() changes (a run
+  // ends, is added or removed, reads its evaluations; the baseline changes).
+  mutable std::optional<report::Comparison> comparison_;
+  mutable QString comparisonKey_;
+  mutable QHash<QString, int> comparisonRows_;  // run dir → index into comparison_->rows
   mutable QHash<const Run*, QString> names_;  // displayName, recomputed when namesStale_
   mutable bool namesStale_ = true;
   QVector<Run*> shown_;
