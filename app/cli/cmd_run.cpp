@@ -2,6 +2,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -120,7 +121,18 @@ void printEvalLine(const proto::EvalEvent& eval, const char* clear) {
                eval.val_acc, eval.eval_ms);
 }
 
-void printProgress(const json& ev, bool tty) {
+// An error once: the launcher's word on a failed rank repeats what the rank said ("rank 0:
+// <its message>"); an error that ends with one already printed is not printed again.
+void printError(const std::string& message, const char* clear, std::vector<std::string>& printed) {
+  const auto repeats = [&](const std::string& e) {
+    return message.size() >= e.size() && message.compare(message.size() - e.size(), e.size(), e) == 0;
+  };
+  if (std::any_of(printed.begin(), printed.end(), repeats)) return;
+  printed.push_back(message);
+  std::fprintf(stderr, "%serror: %s\n", clear, message.c_str());
+}
+
+void printProgress(const json& ev, bool tty, std::vector<std::string>& printedErrors) {
   const proto::Envelope envelope = proto::readEnvelope(ev);
   const std::string& type = envelope.type;
   const char* clear = tty ? "\r\033[K" : "";
@@ -132,7 +144,7 @@ void printProgress(const json& ev, bool tty) {
   else if (type == proto::WarningEvent::kType)
     std::fprintf(stderr, "%swarning: %s\n", clear, proto::readWarningEvent(ev).message.c_str());
   else if (type == proto::ErrorEvent::kType)
-    std::fprintf(stderr, "%serror: %s\n", clear, proto::readErrorEvent(ev).message.c_str());
+    printError(proto::readErrorEvent(ev).message, clear, printedErrors);
   else if (type == proto::EarlyStopEvent::kType)
     std::fprintf(stderr, "early stop: %s\n", proto::readEarlyStopEvent(ev).reason.c_str());
 }
@@ -258,13 +270,14 @@ int runCommand(const RunOptions& o, const std::optional<std::string>& resume) {
   lo.collective_timeout_s = o.collective_timeout;
   const bool eventsOut = o.events_stdout;
   const bool tty = ::isatty(STDERR_FILENO);
+  std::vector<std::string> printedErrors;
   lo.on_event = [&](const json& ev) {
     if (eventsOut) {
       std::string line = proto::encodeEvent(ev) + "\n";
       std::fwrite(line.data(), 1, line.size(), stdout);
       std::fflush(stdout);
     } else {
-      printProgress(ev, tty);
+      printProgress(ev, tty, printedErrors);
     }
   };
   auto out = launch::launchRun(*config, lo);

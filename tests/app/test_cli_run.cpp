@@ -277,6 +277,18 @@ class TestCliRun : public QObject {
              end[0].dump().c_str());
   }
 
+  // On the terminal the rank's error is said once (the launcher's "rank 0: ..." repeat is not).
+  void aRanksErrorIsPrintedOnce() {
+    QTemporaryDir root;
+    auto r = runCli({QStringLiteral("run"), QStringLiteral("--runs-root"), root.path(), QStringLiteral("--set"),
+                     QStringLiteral("data.dataset=idx:/nonexistent/mnist")});
+    QCOMPARE(r.rc, 3);
+    int errorLines = 0;
+    for (const QByteArray& line : r.err.split('\n'))
+      if (line.startsWith("error: ") && line.contains("/nonexistent/mnist")) ++errorLines;
+    QVERIFY2(errorLines == 1, r.err.constData());
+  }
+
   void sigtermCancelsAfterTheStepAndKeepsEverything() {
     if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
     QTemporaryDir root;

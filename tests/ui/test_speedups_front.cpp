@@ -333,10 +333,13 @@ class TestSpeedupsFront : public QObject {
     QCOMPARE(done.first().at(2).toString(), QString());  // no error
     const QString effect = w.setup()->speedups()->effectText(QStringLiteral("inference_eval"));
     QVERIFY2(effect.startsWith(QStringLiteral("Try (")), qPrintable(effect));
-    QVERIFY2(effect.contains(QStringLiteral("faster")) || effect.contains(QStringLiteral("slower")) ||
-                 effect.contains(QStringLiteral("within noise")) || effect.contains(QStringLiteral("no interval")),
-             qPrintable(effect));
-    QVERIFY(w.tryRunner()->result()["pairs"].get<int>() >= 1);
+    // A verdict, or (CI's load: every pair contended) why there is none.
+    if (w.tryRunner()->result()["pairs"].get<int>() == 0)
+      QVERIFY2(effect.contains(QStringLiteral("no speedup taken (every pair was measured under contention")), qPrintable(effect));
+    else
+      QVERIFY2(effect.contains(QStringLiteral("faster")) || effect.contains(QStringLiteral("slower")) ||
+                   effect.contains(QStringLiteral("within noise")) || effect.contains(QStringLiteral("no interval")),
+               qPrintable(effect));
     qunsetenv("WB_PROBES_DIR");
   }
 

@@ -160,9 +160,23 @@ QString times(double s) { return std::isfinite(s) ? QLocale().toString(s, 'f', 2
 }  // namespace
 
 namespace {
-// "within noise" is long for a cell; the tooltip has the whole sentence.
+// A speedup cell is narrow: the verdict and core's reason words in short (the tooltip has them
+// whole, and the header says what each means).
 QString shortVerdict(const report::SpeedupEstimate& e) {
-  return e.verdict == report::Verdict::NoInterval ? QStringLiteral("1 run each") : QString::fromStdString(report::verdictWord(e.verdict));
+  switch (e.verdict) {
+    case report::Verdict::Faster: return QStringLiteral("faster");
+    case report::Verdict::Slower: return QStringLiteral("slower");
+    case report::Verdict::WithinNoise: return QStringLiteral("noise");
+    case report::Verdict::NoInterval: break;
+  }
+  return QStringLiteral("1 run");
+}
+QString shortWithheld(const std::string& word) {
+  if (word == "not comparable") return QStringLiteral("other data");
+  if (word == "repeat of baseline") return QStringLiteral("repeat");
+  if (word == "baseline unfinished") return QStringLiteral("–");
+  if (word == "host speed changed") return QStringLiteral("host changed");
+  return QString::fromStdString(word);
 }
 }  // namespace
 
@@ -174,9 +188,9 @@ QString RunsModel::speedupText(const Run* run, int col) const {
   if (run->status() == RunStatus::Incomplete) return statusWord(run->status());
   const report::ComparisonRow* row = comparisonRow(run);
   if (!row) return QStringLiteral("–");
-  if (const std::string word = row->withheldWord(); !word.empty()) return QString::fromStdString(word);
+  if (const std::string word = row->withheldWord(); !word.empty()) return shortWithheld(word);
   if (const report::SpeedupEstimate* e = estimateFor(run, col))
-    return QString::fromStdString(report::fmtSpeedup(e->point)) + QStringLiteral(" · ") + shortVerdict(*e);
+    return QString::fromStdString(report::fmtSpeedup(e->point)) + QLatin1Char(' ') + shortVerdict(*e);
   if (col == ColSpeedupThroughput) return QStringLiteral("–");
   return run->evalSamples().empty() ? QString() : QStringLiteral("not reached");
 }
@@ -289,6 +303,13 @@ bool RunsModel::setData(const QModelIndex& index, const QVariant& value, int rol
   return true;
 }
 
+namespace {
+const QString kVerdictsTip = QStringLiteral(
+    "\nRepeats of one configuration are grouped. faster / slower: the 95 % interval clears this host's noise "
+    "band; noise: it does not; 1 run: one run each, no interval. other data: the runs trained or validated on "
+    "other data; repeat: the baseline's own configuration.");
+}  // namespace
+
 QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal) return {};
   if (role == Qt::DisplayRole) {
@@ -311,10 +332,10 @@ QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int rol
     case ColBestAcc: return QStringLiteral("Best validation accuracy");
     case ColSpeedupThroughput:
       return QStringLiteral("Speedup of training throughput: the run's train samples/s over the baseline's. "
-                            "Finished runs only.");
+                            "Finished runs only.") + kVerdictsTip;
     case ColSpeedupTarget:
       return QStringLiteral("Speedup to the target: the baseline's time to its best val acc over the run's time to "
-                            "reach it (what the Compare tab's chart shows). Finished runs only.");
+                            "reach it (what the Compare tab's chart shows). Finished runs only.") + kVerdictsTip;
   }
   return {};
 }

@@ -144,8 +144,8 @@ void RunsPanel::sizeColumns() {
   h->resizeSection(RunsModel::ColStatus, width("100 % · 10:00", RunsModel::ColStatus));
   h->resizeSection(RunsModel::ColThroughput, width("12,345", RunsModel::ColThroughput));
   h->resizeSection(RunsModel::ColBestAcc, width("88.88 %", RunsModel::ColBestAcc));
-  h->resizeSection(RunsModel::ColSpeedupThroughput, width("contended", RunsModel::ColSpeedupThroughput));
-  h->resizeSection(RunsModel::ColSpeedupTarget, width("not reached", RunsModel::ColSpeedupTarget));
+  h->resizeSection(RunsModel::ColSpeedupThroughput, width("1.85× faster", RunsModel::ColSpeedupThroughput));
+  h->resizeSection(RunsModel::ColSpeedupTarget, width("1.85× faster", RunsModel::ColSpeedupTarget));
   view_->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
 }
 

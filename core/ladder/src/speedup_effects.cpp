@@ -114,7 +114,7 @@ std::map<std::string, std::pair<std::filesystem::file_time_type, nlohmann::json>
     auto doc = proto::readJsonFile(file);
     if (ec || !doc.ok() || !doc->is_object()) return;
     const std::string key = doc->value("speedup", "");
-    if (key.empty() || doc->value("pairs", 0) < 1) return;
+    if (key.empty()) return;  // (a try with no counted pair is the newest word too: it says why)
     if (auto it = best.find(key); it == best.end() || t > it->second.first) best[key] = {t, *doc};
   };
   for (const auto& root : roots) {
@@ -135,6 +135,12 @@ SpeedupEffect tryEffect(const nlohmann::json& doc, const std::string& date) {
   const bool reached = doc.value("reached", false);
   const SpeedupEstimate x = estimateFromJson(est.value(reached ? "to_target" : "wall", nlohmann::json()));
   const int pairs = doc.value("pairs", 0);
+  if (pairs < 1) {
+    const bool ran = !doc.value("runs", nlohmann::json::array()).empty();
+    e.text = doc.value("setting", std::string()) + ": no speedup taken (" +
+             (ran ? "every pair was measured under contention: another process used the CPU" : "no pair finished") + ")";
+    return e;
+  }
   e.text = doc.value("setting", std::string()) + ": " + formatEstimate(x) + (reached ? " to target" : " on wall time") + ", " +
            std::to_string(pairs) + " pair(s)";
   if (x.verdict == Verdict::Faster) e.speedup = x.point;

@@ -144,6 +144,20 @@ class TestSpeedupEffects : public QObject {
     QVERIFY(!e.speedup);
     QVERIFY(QString::fromStdString(e.text).contains(QStringLiteral("measured under contention")));
   }
+
+  // A try's line: its estimate with the verdict; with no counted pair, why there is no speedup.
+  void tryLineSaysItsVerdictOrWhyNone() {
+    json doc = {{"setting", "precision bf16-mixed"}, {"reached", true}, {"pairs", 3},
+                {"estimate", {{"to_target", {{"point", 1.5}, {"lo", 1.3}, {"hi", 1.7}, {"verdict", "faster"}, {"pairs", 3}}}}}};
+    SpeedupEffect e = tryEffect(doc, "2026-12-01 09:00 UTC");
+    QCOMPARE(QString::fromStdString(e.text), QStringLiteral("precision bf16-mixed: 1.50× [1.30, 1.70] faster to target, 3 pair(s)"));
+    QCOMPARE(e.speedup.value_or(0), 1.5);
+    doc["pairs"] = 0;
+    doc["runs"] = json::array({{{"pair", 1}, {"counted", false}}});
+    e = tryEffect(doc, "2026-12-01 09:00 UTC");
+    QVERIFY(!e.speedup);
+    QVERIFY2(QString::fromStdString(e.text).contains(QStringLiteral("every pair was measured under contention")), e.text.c_str());
+  }
 };
 
 QTEST_APPLESS_MAIN(TestSpeedupEffects)
