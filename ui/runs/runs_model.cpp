@@ -282,10 +282,9 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
       if (col == ColName) return isShown(run) ? Qt::Checked : Qt::Unchecked;
       break;
     case Qt::FontRole:
-      if ((isBase && (col == ColName || col >= ColSpeedupThroughput)) ||
-          (col >= ColSpeedupThroughput && estimateFor(run, col) && report::emphasise(*estimateFor(run, col)))) {
+      if (isBase && (col == ColName || col >= ColSpeedupThroughput)) {
         QFont f;
-        f.setBold(true);  // the baseline, and a speedup whose verdict is clear
+        f.setBold(true);  // (a verdict is said in words here; the Compare tab sets a clear one bold)
         return f;
       }
       break;

@@ -7,7 +7,7 @@
 // the Compare tab's chart). Both are core's comparison (wb::report::compareRuns) of every
 // finished run against the baseline: repeats of one configuration grouped, each speedup with
 // its verdict against this host's noise band ("1.85× faster", "1.02× noise", "1.26× 1 run"),
-// bold only for a clear verdict, the 95 % interval in the tooltip. A run
+// the verdict in words, the 95 % interval in the tooltip. A run
 // that gets no speedup (unfinished, on other data, contended, host speed changed, a repeat of
 // the baseline) shows a word for why, the reason in the tooltip. Newest first.
 //

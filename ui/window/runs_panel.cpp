@@ -141,7 +141,7 @@ void RunsPanel::sizeColumns() {
     const QString header = model_->headerData(column, Qt::Horizontal, Qt::DisplayRole).toString();
     return std::max(fm.horizontalAdvance(QString::fromUtf8(widest)), fm.horizontalAdvance(header)) + 12;
   };
-  h->resizeSection(RunsModel::ColStatus, width("100 % · 10:00", RunsModel::ColStatus));
+  h->resizeSection(RunsModel::ColStatus, width("99 % · 10:00", RunsModel::ColStatus));  // a running run: never 100 % with time to go
   h->resizeSection(RunsModel::ColThroughput, width("12,345", RunsModel::ColThroughput));
   h->resizeSection(RunsModel::ColBestAcc, width("88.88 %", RunsModel::ColBestAcc));
   h->resizeSection(RunsModel::ColSpeedupThroughput, width("1.85× faster", RunsModel::ColSpeedupThroughput));
