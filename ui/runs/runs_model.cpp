@@ -55,19 +55,21 @@ void RunsModel::updateComparison() const {
   comparisonRows_.clear();
   if (!baseline_ || baseline_->runDir().isEmpty()) return;
   std::vector<report::RunRecord> records;
+  std::vector<const Run*> whose;
   for (const Run* run : runs_)
-    if (run != baseline_ && !pending(run) && !run->runDir().isEmpty()) records.push_back(run->record());
+    if (run != baseline_ && !pending(run) && !run->runDir().isEmpty()) records.push_back(run->record()), whose.push_back(run);
   const report::RunRecord base = baseline_->record();
   comparison_ = report::compareRuns(base, records, std::nullopt, report::noiseOfRunHost(base));
   for (int i = 0; i < int(comparison_->rows.size()); ++i)
-    comparisonRows_.insert(QString::fromStdString(comparison_->rows[size_t(i)].dir), i);
+    for (size_t r = 0; r < records.size(); ++r)
+      if (comparison_->rows[size_t(i)].dir == records[r].dir) comparisonRows_.insert(whose[r], i);
 }
 
 const report::ComparisonRow* RunsModel::comparisonRow(const Run* run) const {
   if (!run || !baseline_ || run == baseline_ || pending(run)) return nullptr;
   updateComparison();
   if (!comparison_) return nullptr;
-  const auto it = comparisonRows_.constFind(QString::fromStdString(run->record().dir));
+  const auto it = comparisonRows_.constFind(run);
   return it == comparisonRows_.constEnd() ? nullptr : &comparison_->rows[size_t(*it)];
 }
 

@@ -104,7 +104,7 @@ class RunsModel : public QAbstractTableModel {
   // ends, is added or removed, reads its evaluations; the baseline changes).
   mutable std::optional<report::Comparison> comparison_;
   mutable QString comparisonKey_;
-  mutable QHash<QString, int> comparisonRows_;  // run dir → index into comparison_->rows
+  mutable QHash<const Run*, int> comparisonRows_;  // run → index into comparison_->rows
   mutable QHash<const Run*, QString> names_;  // displayName, recomputed when namesStale_
   mutable bool namesStale_ = true;
   QVector<Run*> shown_;
