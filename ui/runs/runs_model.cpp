@@ -7,6 +7,8 @@
 #include <QStyle>
 #include <QLocale>
 
+#include <map>
+
 #include "wb/common/config.h"
 #include "wb/proto/config_json.h"
 #include "wb/report/compare.h"
@@ -48,21 +50,23 @@ QString RunsModel::comparisonKey() const {
 }
 
 void RunsModel::updateComparison() const {
-  const QString key = comparisonKey();
-  if (key == comparisonKey_ && (comparison_ || !baseline_)) return;
-  comparisonKey_ = key;
+  if (!comparisonStale_) return;
+  comparisonStale_ = false;
+  comparisonKey_ = comparisonKey();
   comparison_.reset();
   comparisonRows_.clear();
   if (!baseline_ || baseline_->runDir().isEmpty()) return;
   std::vector<report::RunRecord> records;
-  std::vector<const Run*> whose;
-  for (const Run* run : runs_)
-    if (run != baseline_ && !pending(run) && !run->runDir().isEmpty()) records.push_back(run->record()), whose.push_back(run);
+  std::map<std::string, const Run*> byDir;
+  for (const Run* run : runs_) {
+    if (run == baseline_ || pending(run) || run->runDir().isEmpty()) continue;
+    records.push_back(run->record());
+    byDir[records.back().dir] = run;
+  }
   const report::RunRecord base = baseline_->record();
   comparison_ = report::compareRuns(base, records, std::nullopt, report::noiseOfRunHost(base));
   for (int i = 0; i < int(comparison_->rows.size()); ++i)
-    for (size_t r = 0; r < records.size(); ++r)
-      if (comparison_->rows[size_t(i)].dir == records[r].dir) comparisonRows_.insert(whose[r], i);
+    if (auto it = byDir.find(comparison_->rows[size_t(i)].dir); it != byDir.end()) comparisonRows_.insert(it->second, i);
 }
 
 const report::ComparisonRow* RunsModel::comparisonRow(const Run* run) const {
@@ -158,7 +162,6 @@ QString progressText(const Run* run) {
   return text;
 }
 
-QString times(double s) { return std::isfinite(s) ? QLocale().toString(s, 'f', 2) + QStringLiteral("×") : QString(); }
 }  // namespace
 
 namespace {
@@ -353,6 +356,7 @@ void RunsModel::addRun(Run* run, bool atTop) {
   run->setParent(this);
   runs_.insert(row, run);
   namesStale_ = true;
+  comparisonStale_ = true;
   endInsertRows();
   connect(run, &Run::changed, this, [this, run] { onRunChanged(run); });
   Q_EMIT runAdded(run);
@@ -368,6 +372,7 @@ void RunsModel::removeRun(Run* run) {
   runs_.removeAt(row);
   names_.remove(run);
   namesStale_ = true;
+  comparisonStale_ = true;
   endRemoveRows();
   run->disconnect(this);
   run->deleteLater();
@@ -406,6 +411,7 @@ void RunsModel::setBaseline(Run* run) {
   if (run) run->ensureEventsLoaded();
   baseline_ = run;
   namesStale_ = true;
+  comparisonStale_ = true;
   if (!runs_.isEmpty()) Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
   Q_EMIT baselineChanged(run);
 }
@@ -416,6 +422,7 @@ void RunsModel::onRunChanged(Run* run) {
   namesStale_ = true;  // a name or config may have changed
   // Every speedup depends on the baseline, and on the other repeats of each configuration.
   if (run == baseline_ || comparisonKey() != comparisonKey_) {
+    comparisonStale_ = true;
     Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
     return;
   }

@@ -100,9 +100,11 @@ class RunsModel : public QAbstractTableModel {
   const report::SpeedupEstimate* estimateFor(const Run* run, int col) const;
 
   QVector<Run*> runs_;
-  // The comparison behind the speedup cells, recomputed when comparisonKey() changes (a run
-  // ends, is added or removed, reads its evaluations; the baseline changes).
+  // The comparison behind the speedup cells, recomputed on the next read after it goes stale: a
+  // run added or removed, another baseline, or a change of comparisonKey() (a run ends, reads its
+  // evaluations) seen when a run changes.
   mutable std::optional<report::Comparison> comparison_;
+  mutable bool comparisonStale_ = true;
   mutable QString comparisonKey_;
   mutable QHash<const Run*, int> comparisonRows_;  // run → index into comparison_->rows
   mutable QHash<const Run*, QString> names_;  // displayName, recomputed when namesStale_
