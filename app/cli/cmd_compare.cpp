@@ -2,6 +2,8 @@
 #include <cstdio>
 
 #include "commands.h"
+#include "wb/common/exit_codes.h"
+#include "wb/probe/record.h"
 #include "wb/report/export.h"
 
 namespace wb::cli {
@@ -35,10 +37,10 @@ void printDetails(const report::Report& r) {
 
 int compareCommand(const CompareOptions& o) {
   std::vector<std::string> problems;
-  auto rep = report::comparisonFromDirs(o.baseline, o.runs, o.target_acc, &problems);
+  auto rep = report::comparisonFromDirs(o.baseline, o.runs, o.target_acc, probe::storedWorkersAdvice(), &problems);
   if (!rep.ok()) {
     std::fprintf(stderr, "workbench-cli compare: %s\n", rep.error().message.c_str());
-    return rep.error().code == Errc::InvalidConfig ? 2 : 1;
+    return rep.error().code == Errc::InvalidConfig ? kExitUsage : kExitFailed;
   }
   for (const auto& p : problems) std::fprintf(stderr, "note: %s\n", p.c_str());
   const report::Table& main = rep->tables.front();

@@ -3,6 +3,7 @@
 
 #include "commands.h"
 #include "wb/common/exit_codes.h"
+#include "wb/probe/record.h"
 #include "wb/report/export.h"
 
 namespace wb::cli {
@@ -34,10 +35,10 @@ int exportCommand(const ExportOptions& o) {
     return kExitUsage;
   }
   std::vector<std::string> problems;
-  auto rep = report::comparisonFromDirs(o.baseline, o.runs, o.target_acc, &problems);
+  auto rep = report::comparisonFromDirs(o.baseline, o.runs, o.target_acc, probe::storedWorkersAdvice(), &problems);
   if (!rep.ok()) {
     std::fprintf(stderr, "workbench-cli export: %s\n", rep.error().message.c_str());
-    return rep.error().code == Errc::InvalidConfig ? 2 : 1;
+    return rep.error().code == Errc::InvalidConfig ? kExitUsage : kExitFailed;
   }
   for (const auto& p : problems) std::fprintf(stderr, "note: %s\n", p.c_str());
   if (auto st = report::writeReport(*rep, format, output); !st.ok()) {

@@ -18,7 +18,7 @@
 #include "wb/proto/event_types.h"
 #include "wb/proto/events.h"
 #include "wb/ladder/ladder.h"
-#include "wb/report/probe.h"
+#include "wb/probe/record.h"
 #include "wb/train/trainer.h"
 
 namespace wb::cli {
@@ -118,7 +118,7 @@ int ladderCommand(const LadderCliOptions& o) {
     return kExitUsage;
   }
   json caps = train::capabilitiesJson();
-  report::attachProbe(caps, report::loadProbe(*config));  // the workers step's count, when probed
+  probe::attachProbe(caps, probe::loadProbe(*config));  // the workers step's count, when probed
   auto plan = ladder::planForMachine(*config, caps, {o.isolated, o.lr_scaling, o.steps},
                                      [](const Config& c) { return train::machineConfigErrors(c, 1); });
   if (!plan.ok()) {

@@ -1,14 +1,14 @@
 // workbench-cli probe workers: option parsing over core/probe (wb/probe/workers.h measures and
-// stores; the record, rule, table and chart are wb/report/probe.h); this file prints.
+// stores; the record, rule, table and chart are wb/probe/record.h); this file prints.
 #include <algorithm>
 #include <cstdio>
 
 #include "commands.h"
 #include "experiment.h"
+#include "wb/common/exit_codes.h"
 #include "wb/probe/peak.h"
 #include "wb/probe/workers.h"
 #include "wb/report/peak.h"
-#include "wb/report/probe.h"
 
 namespace wb::cli {
 using nlohmann::json;
@@ -34,10 +34,14 @@ const char* kWorkersAbout = R"(how many loader workers this experiment wants on 
 
 Times (a) the loader alone (0 workers, the real dataset and transforms, no model), (b) the
 training step alone (the real model and optimiser on one cached batch, no loading), then (c)
-each candidate worker count for a few seconds on the real experiment (real loader, real steps;
-two interleaved rounds, so a change in the machine's load falls on every count), and recommends
-the smallest count within 2 % of the best samples/s. Says so when the data path is not the
-bottleneck (then more workers cannot help).
+each candidate worker count for a few seconds on the real experiment (real loader, real steps),
+in interleaved rounds (every count once a round, so a change in the machine's speed falls on
+every count): at least --min-rounds, then more until the choice is settled or --max-rounds.
+The rounds' own noise (what is left of the log rates once each count's and each round's level
+are taken out) gives every count's speedup over 0 workers a 95 % interval, and the probe
+recommends the smallest count the fastest one is not clearly faster than: more workers only for
+a gain larger than the noise. Says so when the data path is not the bottleneck (then more
+workers cannot help).
 
 The result is stored per machine and experiment (host, CPU and the experiment's data, model and
 batch size) in <probes>/<key>.json, with the plot of samples/s against workers beside it
@@ -52,6 +56,7 @@ struct ProbeCliOptions {
   ExperimentOptions experiment;
   std::vector<int> candidates;
   double seconds = probe::WorkersProbeOptions().seconds;
+  int min_rounds = probe::WorkersProbeOptions().min_rounds, max_rounds = probe::WorkersProbeOptions().max_rounds;
   bool json = false, no_store = false;
 };
 
@@ -59,13 +64,20 @@ int probeWorkersCommand(const ProbeCliOptions& cli) {
   auto config = resolveConfig(cli.experiment);
   if (!config.ok()) {
     std::fprintf(stderr, "workbench-cli probe workers: %s\n", config.error().message.c_str());
-    return 2;
+    return kExitUsage;
+  }
+  if (cli.max_rounds < cli.min_rounds) {
+    std::fprintf(stderr, "workbench-cli probe workers: --max-rounds %d is below --min-rounds %d; raise --max-rounds\n",
+                 cli.max_rounds, cli.min_rounds);
+    return kExitUsage;
   }
   probe::WorkersProbeOptions o;
   o.config = *config;
   for (int c : cli.candidates)  // in the order given, each once
     if (std::find(o.candidates.begin(), o.candidates.end(), c) == o.candidates.end()) o.candidates.push_back(c);
   o.seconds = cli.seconds;
+  o.min_rounds = cli.min_rounds;
+  o.max_rounds = cli.max_rounds;
   o.progress = [](const std::string& line) { std::fprintf(stderr, "probe: %s\n", line.c_str()); };
   installStopSignals();
   o.stop = &stopFlag();
@@ -79,11 +91,11 @@ int probeWorkersCommand(const ProbeCliOptions& cli) {
   const json files = cli.no_store ? json::object() : probe::storeProbe(*result, report::probesDir(), &problem);
   if (!problem.empty()) std::fprintf(stderr, "workbench-cli probe workers: not stored: %s\n", problem.c_str());
   if (cli.json) {
-    json doc = report::probeJson(*result);
+    json doc = probe::probeJson(*result);
     doc["files"] = files;
     std::printf("%s\n", doc.dump(2).c_str());
   } else {
-    std::printf("%s", report::renderText(report::probeTable(*result)).c_str());
+    std::printf("%s", report::renderText(probe::probeTable(*result)).c_str());
     std::printf("\nMeasured in %.1f s.\n", result->total_s);
     for (const auto& [kind, path] : files.items()) std::printf("%-4s %s\n", kind.c_str(), path.get<std::string>().c_str());
   }
@@ -151,9 +163,14 @@ void addProbe(CLI::App& cli, Commands& out) {
                 "worker counts to time, e.g. 0,1,2,4 (default 0,1,2,4, and the cores when > 4)")
       ->type_name("N,...");
   workers->add_option("--seconds", o->seconds,
-                      "timed seconds per candidate (default 3; the loader and the step alone get\n"
-                      "half of it each)")
+                      "timed seconds per candidate over two rounds (default 3: each round times each\n"
+                      "count for half of it; the loader and the step alone get half of it each)")
       ->type_name("S")->check(inRange(0.2, 60.0));
+  workers->add_option("--min-rounds", o->min_rounds, "interleaved rounds at least (default 2; 1 gives no interval)")
+      ->type_name("N")->check(inRange(1, 20));
+  workers->add_option("--max-rounds", o->max_rounds,
+                      "rounds at most, added while the choice is not settled (default 4)")
+      ->type_name("N")->check(inRange(1, 20));
   workers->add_flag("--json", o->json, "print the result as one JSON document (progress goes to stderr)");
   workers->add_flag("--no-store", o->no_store, "do not store the result (nor write the plot)");
   workers->footer(kFooter);

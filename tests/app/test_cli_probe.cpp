@@ -12,7 +12,7 @@
 #include "wb/proto/flops.h"
 #include "wb/proto/rundir.h"
 #include "wb/report/peak.h"
-#include "wb/report/probe.h"
+#include "wb/probe/record.h"
 
 using nlohmann::json;
 
@@ -43,7 +43,8 @@ wb::Config tinyConfig() {
 
 QStringList probeArgs(const QStringList& extra) {
   return QStringList{QStringLiteral("probe"), QStringLiteral("workers"), QStringLiteral("--candidates"),
-                     QStringLiteral("0,1,2"), QStringLiteral("--seconds"), QStringLiteral("0.3"), QStringLiteral("--json")} +
+                     QStringLiteral("0,1,2"), QStringLiteral("--seconds"), QStringLiteral("0.3"), QStringLiteral("--max-rounds"),
+                     QStringLiteral("3"), QStringLiteral("--json")} +
          kTiny + extra;
 }
 
@@ -59,15 +60,18 @@ class TestCliProbe : public QObject {
     QVERIFY2(r.rc == 0, r.err.constData());
     const json doc = json::parse(r.out.toStdString(), nullptr, false);
     QVERIFY2(doc.is_object(), r.out.constData());
-    auto parsed = wb::report::probeFromJson(doc);
+    auto parsed = wb::probe::probeFromJson(doc);
     QVERIFY(parsed.ok());
-    const wb::report::ProbeResult& p = *parsed;
+    const wb::probe::ProbeResult& p = *parsed;
 
     // (a) and (b) measured, (c) one row per candidate in the order asked, each really timed.
     QVERIFY(p.loader_batches_per_s > 0 && p.loader_samples_per_s > 0);
     QVERIFY(std::abs(p.loader_samples_per_s / p.loader_batches_per_s - 32.0) < 1e-6);  // full batches of 32
     QVERIFY(p.step_alone_ms > 0 && p.step_samples_per_s > 0);
     QCOMPARE(p.rows.size(), size_t{3});
+    // Interleaved rounds: at least 2, at most --max-rounds, each count timed once a round.
+    QVERIFY2(p.rounds >= 2 && p.rounds <= 3, r.err.constData());
+    QCOMPARE(doc["noise"]["df"].get<int>(), 2 * (p.rounds - 1));
     for (int i = 0; i < 3; ++i) {
       const auto& row = p.rows[size_t(i)];
       QCOMPARE(row.workers, i);
@@ -76,18 +80,26 @@ class TestCliProbe : public QObject {
       // samples/s is what the row's own clocks say: steps of 32 samples in its seconds.
       QVERIFY(std::abs(row.samples_per_s - row.steps * 32 / row.seconds) <= 1e-6 * row.samples_per_s);
       QVERIFY(std::abs((row.data_ms + row.step_ms) * row.steps - row.seconds * 1000) <= 1e-6 * row.seconds * 1000);
+      QCOMPARE(row.round_rates.size(), size_t(p.rounds));
+      if (i > 0) QVERIFY(doc["candidates"][i]["vs_reference"]["lo"].is_number());
     }
-    QCOMPARE(p.recommended, wb::report::recommendWorkers(p.rows));
+    // The recommendation follows from the rounds: the fastest count is clearly faster than every
+    // smaller count, and not clearly faster than the one recommended.
+    QCOMPARE(p.recommended, wb::probe::recommendWorkers(p));
+    const wb::probe::ProbeRow* best = p.fastest();
+    for (const auto& row : p.rows)
+      if (row.workers < p.recommended) QCOMPARE(p.speedupOver(row, *best).verdict, wb::report::Verdict::Faster);
+    QVERIFY(p.speedupOver(*p.row(p.recommended), *best).verdict != wb::report::Verdict::Faster);
     QCOMPARE(doc["verdict"].get<std::string>(), p.verdict());
 
     // Stored under this machine's and this experiment's key, with the plot beside it.
-    const std::string key = wb::report::probeKey(tinyConfig(), wb::report::thisMachine());
+    const std::string key = wb::probe::probeKey(tinyConfig(), wb::report::thisMachine());
     QCOMPARE(p.key, key);
     const std::filesystem::path dir = probes.path().toStdString();
     QVERIFY(std::filesystem::exists(dir / (key + ".json")));
     QVERIFY(std::filesystem::file_size(dir / (key + ".svg")) > 0);
     QCOMPARE(QString::fromStdString(doc["files"]["json"].get<std::string>()), QString::fromStdString((dir / (key + ".json")).string()));
-    auto stored = wb::report::loadProbe(tinyConfig(), wb::report::thisMachine(), dir);
+    auto stored = wb::probe::loadProbe(tinyConfig(), wb::report::thisMachine(), dir);
     QVERIFY(stored);
     QCOMPARE(stored->recommended, p.recommended);
 
@@ -98,10 +110,10 @@ class TestCliProbe : public QObject {
     QVERIFY2(other.rc == 0, other.err.constData());
     wb::Config mlp = tinyConfig();
     mlp.model.name = "mlp";
-    auto mlpStored = wb::report::loadProbe(mlp, wb::report::thisMachine(), dir);
+    auto mlpStored = wb::probe::loadProbe(mlp, wb::report::thisMachine(), dir);
     QVERIFY(mlpStored && mlpStored->key != key);
     QCOMPARE(mlpStored->rows.size(), size_t{2});
-    QCOMPARE(wb::report::loadProbe(tinyConfig(), wb::report::thisMachine(), dir)->rows.size(), size_t{3});
+    QCOMPARE(wb::probe::loadProbe(tinyConfig(), wb::report::thisMachine(), dir)->rows.size(), size_t{3});
 
     // The ladder's workers step reads the stored result for this experiment.
     auto plan = runCli(QStringList{QStringLiteral("ladder"), QStringLiteral("--dry-run")} + kTiny, probes.path());
@@ -202,6 +214,9 @@ class TestCliProbe : public QObject {
     QTest::newRow("negative candidate") << QStringList{QStringLiteral("--candidates"), QStringLiteral("-1")};
     QTest::newRow("seconds out of range") << QStringList{QStringLiteral("--seconds"), QStringLiteral("0")};
     QTest::newRow("bad config field") << QStringList{QStringLiteral("--set"), QStringLiteral("train.batch_size=0")};
+    QTest::newRow("no rounds") << QStringList{QStringLiteral("--min-rounds"), QStringLiteral("0")};
+    QTest::newRow("max rounds below min rounds")
+        << QStringList{QStringLiteral("--min-rounds"), QStringLiteral("3"), QStringLiteral("--max-rounds"), QStringLiteral("2")};
   }
   void refusesBadOptions() {
     QFETCH(QStringList, args);
@@ -209,6 +224,10 @@ class TestCliProbe : public QObject {
     auto r = runCli(QStringList{QStringLiteral("probe"), QStringLiteral("workers")} + args, probes.path());
     QCOMPARE(r.rc, 2);
     QVERIFY(!r.err.isEmpty());
+    // The error names the option it refuses.
+    const QString option = args.size() > 2 ? args[2] : args[0];
+    QVERIFY2(QString::fromUtf8(r.err).contains(option == QStringLiteral("--set") ? QStringLiteral("batch_size") : option),
+             r.err.constData());
   }
 };
 

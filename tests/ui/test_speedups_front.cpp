@@ -24,11 +24,12 @@
 #include "ui_test_util.h"
 #include "wb/proto/rundir.h"
 #include "wb/ladder/ladder.h"
-#include "wb/report/probe.h"
+#include "wb/probe/record.h"
 
 using nlohmann::json;
 using namespace wb::report;
 using namespace wb::ladder;
+using namespace wb::probe;
 
 namespace {
 
@@ -114,8 +115,9 @@ class TestSpeedupsFront : public QObject {
     p.measured_at = "2026-12-01T08:40:12Z";
     p.loader_batches_per_s = 1000;
     p.step_alone_ms = 20;
-    p.rows = {{0, 100, 1, 1000, 1, 1}, {2, 100, 1, 1400, 1, 1}};
-    p.recommended = recommendWorkers(p.rows);
+    p.rows = {{0, 100, 1, 1000, 1, 1, 0, {1000, 1000}}, {2, 100, 1, 1400, 1, 1, 0, {1400, 1400}}};
+    p.rounds = 2;
+    p.recommended = recommendWorkers(p);
     QVERIFY(saveProbe(p, probes.path().toStdString()).ok());
 
     panel.setRunsRoot(root.path());
@@ -127,7 +129,7 @@ class TestSpeedupsFront : public QObject {
     QVERIFY(source && source->text().contains(QStringLiteral("UTC (lenet on fashion-mnist)")));
     QVERIFY(s->effectText(QStringLiteral("devices")).contains(QStringLiteral("did not reach the target")));
     const QString workers = s->effectText(QStringLiteral("workers"));
-    QVERIFY2(workers.contains(QStringLiteral("Probe (2026-12-01 08:40 UTC): probe recommends 2 worker(s) (1.40× samples/s vs 0)")),
+    QVERIFY2(workers.contains(QStringLiteral("Probe (2026-12-01 08:40 UTC): probe recommends 2 worker(s) (1.40× [1.40, 1.40] faster samples/s vs 0)")),
              qPrintable(workers));
     QCOMPARE(s->effectText(QStringLiteral("sharding")), QStringLiteral("Not measured on this machine yet."));
     // The probe is this experiment's: another batch size has none.

@@ -32,6 +32,7 @@
 #include "runs/runs_model.h"
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
+#include "wb/probe/record.h"
 #include "wb/report/export.h"
 
 namespace wb::ui {
@@ -267,7 +268,7 @@ void CompareView::compare(Run& base) {
   std::vector<const wb::report::RunRecord*> records{&baseline};
   for (const auto& run : runs) records.push_back(&run);
   // The advisor recommends the worker count each run's stored probe measured, when there is one.
-  report_ = wb::report::buildComparisonReport(*comparison_, baseline, runs, wb::report::loadProbesFor(records));
+  report_ = wb::report::buildComparisonReport(*comparison_, baseline, runs, wb::probe::storedWorkersAdvice());
   whatIf_->setRuns(records);
   QString text = QStringLiteral("%1 run(s) against the baseline %2; target %3 val acc.")
                      .arg(runs.size())

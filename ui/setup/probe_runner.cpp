@@ -108,7 +108,7 @@ void ProbeRunner::onFinished(int code, QProcess::ExitStatus status) {
   }
   const QByteArray out = process_.readAllStandardOutput();
   const json doc = json::parse(out.constData(), out.constData() + out.size(), nullptr, false);
-  auto parsed = doc.is_object() ? report::probeFromJson(doc) : Result<report::ProbeResult>(makeError(Errc::Io, ""));
+  auto parsed = doc.is_object() ? probe::probeFromJson(doc) : Result<probe::ProbeResult>(makeError(Errc::Io, ""));
   if (status == QProcess::NormalExit && code == 0 && parsed.ok()) {
     result_ = std::move(parsed.value());
     end(Outcome::Succeeded, QString::fromStdString(result_->verdict()));

@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "wb/report/probe.h"
+#include "wb/probe/record.h"
 
 namespace wb::ui {
 
@@ -39,7 +39,7 @@ class ProbeRunner : public QObject {
   // The running probe's process id, which is also its process group's id; 0 when none.
   qint64 processId() const { return running_ ? pgid_ : 0; }
   // The result of the last probe that succeeded.
-  const std::optional<report::ProbeResult>& result() const { return result_; }
+  const std::optional<probe::ProbeResult>& result() const { return result_; }
   void setGraceMs(int ms) { graceMs_ = ms; }
 
  Q_SIGNALS:
@@ -65,7 +65,7 @@ class ProbeRunner : public QObject {
   bool running_ = false;
   bool cancelled_ = false;
   bool timedOut_ = false;
-  std::optional<report::ProbeResult> result_;
+  std::optional<probe::ProbeResult> result_;
 };
 
 }  // namespace wb::ui

@@ -32,7 +32,7 @@
 #include "wb/common/paths.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/rundir.h"
-#include "wb/report/probe.h"
+#include "wb/probe/record.h"
 #include "wb/ladder/speedup_effects.h"
 
 namespace wb::ui {
@@ -418,7 +418,7 @@ void SetupPanel::setCapabilities(const json& caps) {
 
 json SetupPanel::capabilities() const {
   json caps = caps_;
-  if (auto c = proto::configFromJson(configJson()); c.ok()) report::attachProbe(caps, report::loadProbe(c.value()));
+  if (auto c = proto::configFromJson(configJson()); c.ok()) probe::attachProbe(caps, probe::loadProbe(c.value()));
   return caps;
 }
 
@@ -449,8 +449,8 @@ void SetupPanel::refreshMeasured() {
 
 void SetupPanel::refreshProbe() {
   std::optional<ladder::SpeedupEffect> probe;
-  std::optional<report::ProbeResult> stored;
-  if (auto c = proto::configFromJson(configJson()); c.ok()) stored = report::loadProbe(c.value());
+  std::optional<probe::ProbeResult> stored;
+  if (auto c = proto::configFromJson(configJson()); c.ok()) stored = probe::loadProbe(c.value());
   if (stored) probe = ladder::probeEffect(*stored);
   speedups_->setEffects(ladderEffects_, probe, ladderSource_, tryEffects_);
   speedups_->offerProbe(stored);  // "Use N workers": the user decides

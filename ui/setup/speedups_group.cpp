@@ -469,14 +469,14 @@ void SpeedupsGroup::setProbing(bool running, const QString& status) {
   if (!status.isEmpty()) rows_[QString::fromUtf8(speedup::kWorkers)].effect->setText(status);
 }
 
-void SpeedupsGroup::applyProbe(const report::ProbeResult& result) {
+void SpeedupsGroup::applyProbe(const probe::ProbeResult& result) {
   if (result.recommended >= 0 && workers_->isEnabled()) workers_->setValue(std::min(result.recommended, workers_->maximum()));
 }
 
 // The probe's recommendation as a button ("Use 2 workers"), shown while it differs from the
 // count set; never when the probe found the data path is not the bottleneck (more workers cannot
 // help: the count set stays), nor for a contended probe.
-void SpeedupsGroup::offerProbe(const std::optional<report::ProbeResult>& result) {
+void SpeedupsGroup::offerProbe(const std::optional<probe::ProbeResult>& result) {
   offered_ = result && result->recommended >= 0 && !result->dataNotBottleneck() && !result->contended() ? result->recommended : -1;
   updateProbeOffer();
 }

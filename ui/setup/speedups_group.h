@@ -68,10 +68,10 @@ class SpeedupsGroup : public QGroupBox {
   void setProbing(bool running, const QString& status = QString());
   bool isProbing() const { return probing_; }
   // Sets Loader workers to the probe's recommendation.
-  void applyProbe(const report::ProbeResult& result);
+  void applyProbe(const probe::ProbeResult& result);
   // Offers the probe's recommendation as a "Use N" button beside Probe (the count set is never
   // changed without a click); nullopt withdraws the offer.
-  void offerProbe(const std::optional<report::ProbeResult>& result);
+  void offerProbe(const std::optional<probe::ProbeResult>& result);
   // The probe's whole verdict, as the tooltip of the workers row's measured line.
   void setProbeVerdict(const QString& verdict);
   QPushButton* useProbeButton() const { return useProbe_; }

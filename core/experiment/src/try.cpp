@@ -9,7 +9,7 @@
 #include "wb/proto/events.h"
 #include "wb/report/compare.h"
 #include "wb/report/estimate_json.h"
-#include "wb/report/probe.h"
+#include "wb/report/host.h"
 
 namespace wb::experiment {
 namespace fs = std::filesystem;

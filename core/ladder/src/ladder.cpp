@@ -10,7 +10,6 @@
 #include "wb/proto/rundir.h"
 #include "wb/proto/flops.h"
 #include "wb/report/mfu.h"
-#include "wb/report/probe.h"
 
 namespace wb::ladder {
 using namespace report;  // records, metrics, tables and charts
@@ -525,7 +524,8 @@ Result<Ladder> loadLadder(const std::string& dirOrFile) {
   return ladder;
 }
 
-Report buildLadderReport(const Ladder& ladder, const std::vector<LadderStepRuns>& steps, const StoredProbes& probes) {
+Report buildLadderReport(const Ladder& ladder, const std::vector<LadderStepRuns>& steps, const WorkersAdviceFor& workers) {
+  const auto adviceFor = [&](const RunRecord& run) { return workers ? workers(run) : ruleOfThumbFor(run); };
   Report r;
   r.title = "Speedup ladder";
   r.intro = "The baseline runs with every speedup off; each following step adds one speedup to the previous step. "
@@ -546,10 +546,12 @@ Report buildLadderReport(const Ladder& ladder, const std::vector<LadderStepRuns>
     std::optional<RunMetrics> rm;
     if (ref) rm = computeMetrics(*ref, ladder.target_acc);
     std::string label = s.step.key + (s.step.isolated ? " (alone)" : "") + " — " + runLabel(*rep);
-    auto verdicts = advise(*rep, m, ref, rm ? &*rm : nullptr, probeFor(probes, *rep));
+    const WorkersAdvice repWorkers = adviceFor(*rep);
+    auto verdicts = advise(*rep, m, ref, rm ? &*rm : nullptr, &repWorkers);
     // A cumulative step repeats what the step before it was told: show only what is new.
     if (ref && !s.step.isolated) {
-      const auto before = advise(*ref, *rm, nullptr, nullptr, probeFor(probes, *ref));
+      const WorkersAdvice refWorkers = adviceFor(*ref);
+      const auto before = advise(*ref, *rm, nullptr, nullptr, &refWorkers);
       verdicts.erase(std::remove_if(verdicts.begin(), verdicts.end(),
                                     [&](const auto& v) {
                                       return std::any_of(before.begin(), before.end(),

@@ -9,7 +9,7 @@
 #include "wb/ladder/speedup_effects.h"
 #include "wb/proto/capability_keys.h"
 #include "wb/proto/config_json.h"
-#include "wb/report/probe.h"
+#include "wb/report/workers_advice.h"
 
 namespace wb::ladder {
 using namespace report;  // records, metrics, tables and charts
@@ -138,7 +138,7 @@ std::vector<LadderStep> planLadder(const Config& user, const json& caps, bool is
       skip = advice.source() + " recommends 0 workers for this experiment on this machine";
     p.add(speedup::kWorkers, "loader workers 0 → " + std::to_string(w), skip,
           [](Config& c, const Planner& pl) { c.speedups.workers = pl.workers(); },
-          advice.measured ? "workers from " + advice.source() + " (the smallest count within 2 % of the best)"
+          advice.measured ? "workers from " + advice.source() + " (the smallest count the fastest is not clearly faster than)"
                           : "workers from " + advice.source() + "; run `workbench-cli probe workers` to measure the best count");
   }
   // pin memory: CUDA only

@@ -8,6 +8,7 @@
 #include "wb/common/fs.h"
 #include "wb/proto/event_types.h"
 #include "wb/proto/events.h"
+#include "wb/probe/record.h"
 #include "wb/report/export.h"
 #include "wb/report/svg_png.h"
 
@@ -135,10 +136,8 @@ Result<LadderOutcome> LadderRun::run() {
 
 Status writeLadderOutputs(const fs::path& out, const Ladder& ladder, const std::vector<LadderStepRuns>& steps,
                           std::string* png_problem) {
-  std::vector<const report::RunRecord*> runs;  // the advisor reads each step's stored worker probe
-  for (const auto& s : steps)
-    for (const auto& r : s.runs) runs.push_back(&r);
-  const report::Report rep = ladder::buildLadderReport(ladder, steps, report::loadProbesFor(runs));
+  // The advisor reads each step's stored worker probe.
+  const report::Report rep = ladder::buildLadderReport(ladder, steps, probe::storedWorkersAdvice());
   for (auto f : {report::Format::Markdown, report::Format::Csv, report::Format::Latex, report::Format::Json, report::Format::Html})
     if (auto st = report::writeReport(rep, f, out / (std::string("ladder.") + report::formatExtension(f))); !st.ok()) return st;
   const report::Drawing& chart = rep.figures.front().drawing;

@@ -62,14 +62,18 @@ std::map<std::string, SpeedupEffect> ladderEffects(const Ladder& ladder, const s
   return out;
 }
 
-SpeedupEffect probeEffect(const ProbeResult& p) {
-  SpeedupEffect e{"", std::nullopt, "probe", probeDate(p)};
-  const ProbeRow* pick = p.row(p.recommended);
-  const ProbeRow* zero = p.row(0);
+SpeedupEffect probeEffect(const probe::ProbeResult& p) {
+  SpeedupEffect e{"", std::nullopt, "probe", probe::probeDate(p)};
+  const probe::ProbeRow* pick = p.row(p.recommended);
+  const probe::ProbeRow* ref = p.reference();
   e.text = "probe recommends " + std::to_string(p.recommended) + " worker(s)";
-  if (pick && zero && pick != zero && zero->samples_per_s > 0) {
-    e.speedup = pick->samples_per_s / zero->samples_per_s;
-    e.text += " (" + fmtSpeedup(*e.speedup) + " samples/s vs 0)";
+  if (pick && ref && pick != ref && ref->samples_per_s > 0) {
+    // Only a clear "faster" over the rounds' noise is a speedup; a probe stored without rounds has no interval.
+    const SpeedupEstimate est = p.speedupOver(*ref, *pick);
+    const std::string figure = est.hasInterval() ? formatEstimate(est)
+                                                 : fmtSpeedup(pick->samples_per_s / ref->samples_per_s) + " (no interval)";
+    e.text += " (" + figure + " samples/s vs " + std::to_string(ref->workers) + ")";
+    if (est.verdict == Verdict::Faster) e.speedup = est.point;
   }
   if (p.dataNotBottleneck()) e.text += "; the data path is not the bottleneck here";
   if (p.contended()) e.text += " (measured under contention: probe again on a quiet machine)", e.speedup.reset();

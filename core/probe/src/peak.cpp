@@ -13,7 +13,7 @@
 #include "wb/common/sysinfo.h"
 #include "wb/model/flops.h"
 #include "wb/proto/capability_keys.h"
-#include "wb/report/probe.h"
+#include "wb/report/host.h"
 #include "wb/train/capabilities.h"
 
 namespace wb::probe {

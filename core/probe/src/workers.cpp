@@ -126,7 +126,7 @@ void Bench::step(const torch::Tensor& xHost, const torch::Tensor& yHost) {
 double otherCoresSince(const CpuTimes& start) { return cpuShareBetween(start, readCpuTimes()).other_cores; }
 
 // (a) batches from a 0-worker loader for `seconds`, after one warm-up batch.
-void loaderAlone(Bench& b, double seconds, report::ProbeResult& r) {
+void loaderAlone(Bench& b, double seconds, ProbeResult& r) {
   data::Loader loader(b.train, data::trainLoaderOptions(b.c, b.pin, 0));
   int epoch = 0;
   loader.startEpoch(epoch);
@@ -145,7 +145,7 @@ void loaderAlone(Bench& b, double seconds, report::ProbeResult& r) {
 }
 
 // (b) steps on one cached batch for `seconds`, after one warm-up step.
-void stepAlone(Bench& b, double seconds, report::ProbeResult& r) {
+void stepAlone(Bench& b, double seconds, ProbeResult& r) {
   data::Loader loader(b.train, data::trainLoaderOptions(b.c, b.pin, 0));
   int epoch = 0;
   loader.startEpoch(epoch);
@@ -169,7 +169,7 @@ void stepAlone(Bench& b, double seconds, report::ProbeResult& r) {
 
 // (c) a fresh loader with `workers` feeding real steps: a warm-up (a tenth of the time, at least
 // one step) while the workers fill their queue, then `seconds` timed (at least one step).
-report::ProbeRow candidate(Bench& b, int workers, double seconds) {
+ProbeRow candidate(Bench& b, int workers, double seconds) {
   data::Loader loader(b.train, data::trainLoaderOptions(b.c, b.pin, workers));
   int epoch = 0;
   loader.startEpoch(epoch);
@@ -179,7 +179,7 @@ report::ProbeRow candidate(Bench& b, int workers, double seconds) {
     b.step(batch.x, batch.y);
   }
   b.sync();
-  report::ProbeRow row;
+  ProbeRow row;
   row.workers = workers;
   double dataMs = 0;
   int64_t samples = 0;
@@ -204,7 +204,7 @@ report::ProbeRow candidate(Bench& b, int workers, double seconds) {
 }
 
 // Two stretches of one candidate as one row: their steps, time and waits added up.
-void merge(report::ProbeRow& into, const report::ProbeRow& more) {
+void merge(ProbeRow& into, const ProbeRow& more) {
   const int64_t steps = into.steps + more.steps;
   const double seconds = into.seconds + more.seconds;
   into.samples_per_s = (into.samples_per_s * into.seconds + more.samples_per_s * more.seconds) / seconds;
@@ -213,47 +213,61 @@ void merge(report::ProbeRow& into, const report::ProbeRow& more) {
   into.other_cores = (into.other_cores * into.seconds + more.other_cores * more.seconds) / seconds;
   into.steps = steps;
   into.seconds = seconds;
+  into.round_rates.push_back(more.samples_per_s);
+}
+
+// Rounds of every candidate in turn (0 1 2 4, 0 1 2 4, …), so a change in the machine's speed
+// falls on every count: at least min_rounds, then one more while the choice is not settled.
+void interleavedRounds(Bench& b, const std::vector<int>& candidates, ProbeResult& r) {
+  const int minRounds = std::max(1, b.o.min_rounds), maxRounds = std::max(minRounds, b.o.max_rounds);
+  for (int round = 0; round < maxRounds && !b.stopped(); ++round) {
+    if (round >= minRounds && r.settled()) break;
+    for (size_t i = 0; i < candidates.size() && !b.stopped(); ++i) {
+      b.say("workers " + std::to_string(candidates[i]) + " (round " + std::to_string(round + 1) + ", at most " +
+            std::to_string(maxRounds) + ")…");
+      const ProbeRow row = candidate(b, candidates[i], b.o.seconds / 2);
+      if (round == 0) {
+        r.rows.push_back(row);
+        r.rows.back().round_rates = {row.samples_per_s};
+      } else {
+        merge(r.rows[i], row);
+      }
+    }
+    if (!b.stopped()) r.rounds = round + 1;
+  }
 }
 
 }  // namespace
 
-Result<report::ProbeResult> probeWorkers(const WorkersProbeOptions& o) {
+Result<ProbeResult> probeWorkers(const WorkersProbeOptions& o) {
   Stopwatch total;
   Bench b{o, o.config};
   if (auto st = b.open(); !st.ok()) return st.error();
   const report::MachineId machine = report::thisMachine();
-  report::ProbeResult r;
-  r.key = report::probeKey(o.config, machine);
+  ProbeResult r;
+  r.key = probeKey(o.config, machine);
   r.measured_at = report::utcNowIso();
   r.host = machine.host;
   r.cpu = machine.cpu;
   r.cores = machine.cores;
   r.device = b.device.str();
-  r.experiment = report::probeExperimentFields(o.config);
+  r.experiment = probeExperimentFields(o.config);
   r.experiment["precision"] = o.config.speedups.precision;
   r.experiment["threads"] = at::get_num_threads();
   r.batch_size = o.config.train.batch_size;
-  r.seconds_per_candidate = o.seconds;
+  r.seconds_per_round = o.seconds / 2;
   const std::vector<int> candidates = o.candidates.empty() ? defaultCandidates(machine.cores) : o.candidates;
   try {
     b.say("loader alone (0 workers, no model)…");
     loaderAlone(b, o.seconds / 2, r);
     b.say("training step alone (one cached batch)…");
     stepAlone(b, o.seconds / 2, r);
-    // Two interleaved rounds of half the time each, so a change in the machine's load while
-    // the probe runs falls on every candidate rather than on the last ones.
-    for (int round = 0; round < 2 && !b.stopped(); ++round)
-      for (size_t i = 0; i < candidates.size() && !b.stopped(); ++i) {
-        b.say("workers " + std::to_string(candidates[i]) + (round == 0 ? " (round 1 of 2)…" : " (round 2 of 2)…"));
-        const report::ProbeRow row = candidate(b, candidates[i], o.seconds / 2);
-        if (round == 0) r.rows.push_back(row);
-        else merge(r.rows[i], row);
-      }
+    interleavedRounds(b, candidates, r);
   } catch (const data::DataError& e) {
     return makeError(Errc::Data, e.what());
   }
   if (b.stopped()) return makeError(Errc::Cancelled, "probe cancelled; nothing was stored");
-  r.recommended = report::recommendWorkers(r.rows);
+  r.recommended = recommendWorkers(r);
   r.total_s = total.seconds();
   return r;
 }

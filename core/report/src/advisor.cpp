@@ -106,7 +106,7 @@ std::string dataBoundFix(int workers, const WorkersAdvice& a) {
                                    " (`workbench-cli probe workers` measures whether more would help)";
 }
 
-void stepSplitVerdicts(const RunRecord& run, const RunMetrics& m, const ProbeResult* probe, Out& out) {
+void stepSplitVerdicts(const RunRecord& run, const RunMetrics& m, const WorkersAdvice& advice, Out& out) {
   if (!m.step_ms || m.step_ms->total() <= 0) return;
   const StepTimes& s = *m.step_ms;
   const double total = s.total();
@@ -115,7 +115,7 @@ void stepSplitVerdicts(const RunRecord& run, const RunMetrics& m, const ProbeRes
   const double data = s.data / total;
   if (data >= kDataBoundShare)
     out.push_back({"data-bound", Severity::Tip, "Data-bound: " + pct(data) + " of each step waits for data — " +
-                                                    dataBoundFix(workers, workersAdvice(probe, run.cores())) + "."});
+                                                    dataBoundFix(workers, advice) + "."});
   if (run.onCuda() && s.h2d / total >= kH2dShare && !boolAt(run, "speedups.pin_memory"))
     out.push_back({"h2d", Severity::Tip, "Host-to-device copies take " + pct(s.h2d / total) +
                                             " of each step — turn on pin memory so they overlap compute."});
@@ -355,11 +355,11 @@ const char* severityName(Severity s) {
 }
 
 std::vector<Advice> advise(const RunRecord& run, const RunMetrics& m, const RunRecord* reference,
-                           const RunMetrics* reference_m, const ProbeResult* probe, const SpeedupEstimate* effect) {
+                           const RunMetrics* reference_m, const WorkersAdvice* workers, const SpeedupEstimate* effect) {
   Out out;
   statusVerdicts(run, out);
   contentionVerdicts(m, reference ? reference_m : nullptr, out);
-  stepSplitVerdicts(run, m, probe, out);
+  stepSplitVerdicts(run, m, workers ? *workers : ruleOfThumbFor(run), out);
   rooflineVerdicts(run, m, out);
   fp16Verdicts(run, m, out);
   earlyStopVerdicts(run, m, out);

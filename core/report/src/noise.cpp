@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 
 #include "wb/common/paths.h"
@@ -35,14 +34,7 @@ std::filesystem::path noiseDir() {
   return defaultRunsRoot().parent_path() / "noise";
 }
 
-std::string noiseKey(const MachineId& m) {
-  const std::string text = json{{"host", m.host}, {"cpu", m.cpu}, {"cores", m.cores}}.dump();
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : text) h = (h ^ c) * 1099511628211ULL;
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
+std::string noiseKey(const MachineId& m) { return storeKey(machineIdentity(m)); }
 
 json noiseJson(const HostNoise& n) {
   return {{"v", 1},

@@ -1,7 +1,6 @@
 #include "wb/report/peak.h"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "wb/common/sysinfo.h"
 #include "wb/proto/capability_keys.h"
@@ -27,13 +26,9 @@ const PeakDevice* PeakResult::device(const std::string& name) const {
 bool PeakResult::contended() const { return other_cores >= kContendedOtherCores; }
 
 std::string peakKey(const MachineId& machine, const std::vector<std::string>& gpus) {
-  const json doc = {{"host", machine.host}, {"cpu", machine.cpu}, {"cores", machine.cores}, {"gpus", gpus}};
-  const std::string text = doc.dump();
-  uint64_t h = 1469598103934665603ULL;  // FNV-1a 64, as probeKey
-  for (unsigned char c : text) h = (h ^ c) * 1099511628211ULL;
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
+  json identity = machineIdentity(machine);
+  identity["gpus"] = gpus;
+  return storeKey(identity);
 }
 
 std::filesystem::path peakPath(const std::string& key, const std::filesystem::path& dir) {

@@ -197,12 +197,12 @@ json comparisonJson(const Comparison& cmp) {
 }
 
 Report buildComparisonReport(const RunRecord& baseline, const std::vector<RunRecord>& runs,
-                             std::optional<double> target_acc, const StoredProbes& probes, const HostNoise& noise) {
-  return buildComparisonReport(compareRuns(baseline, runs, target_acc, noise), baseline, runs, probes);
+                             std::optional<double> target_acc, const WorkersAdviceFor& workers, const HostNoise& noise) {
+  return buildComparisonReport(compareRuns(baseline, runs, target_acc, noise), baseline, runs, workers);
 }
 
 Report buildComparisonReport(const Comparison& cmp, const RunRecord& baseline, const std::vector<RunRecord>& runs,
-                             const StoredProbes& probes) {
+                             const WorkersAdviceFor& workers) {
   Report r;
   r.title = "Speedup comparison against " + runLabel(baseline);
   r.intro = "Each run is measured against the baseline " + runLabel(baseline) +
@@ -224,8 +224,9 @@ Report buildComparisonReport(const Comparison& cmp, const RunRecord& baseline, c
     const SpeedupEstimate& effect = std::isfinite(row.target.point) ? row.target : row.throughput;
     // A run that gives no speedup (other data, unfinished, a repeat of the baseline) has no effect to advise on.
     const SpeedupEstimate none;
-    auto verdicts = advise(*records[i], row.m, isBase ? nullptr : &baseline, isBase ? nullptr : &bm,
-                           probeFor(probes, *records[i]), row.noSpeedupReason().empty() ? &effect : &none);
+    const WorkersAdvice advice = workers ? workers(*records[i]) : ruleOfThumbFor(*records[i]);
+    auto verdicts = advise(*records[i], row.m, isBase ? nullptr : &baseline, isBase ? nullptr : &bm, &advice,
+                           row.noSpeedupReason().empty() ? &effect : &none);
     r.advice.push_back({cmp.rows[i].label, std::move(verdicts)});
   }
   r.figures.push_back({"speedup", barChart(comparisonBars(cmp)), ""});
@@ -237,7 +238,8 @@ Report buildComparisonReport(const Comparison& cmp, const RunRecord& baseline, c
 }
 
 Result<Report> comparisonFromDirs(const std::string& baseline_dir, const std::vector<std::string>& run_dirs,
-                                  const std::string& target_acc, std::vector<std::string>* problems) {
+                                  const std::string& target_acc, const WorkersAdviceFor& workers,
+                                  std::vector<std::string>* problems) {
   std::optional<double> target;
   if (!target_acc.empty()) {
     auto t = parseTargetAccuracy(target_acc);
@@ -253,9 +255,7 @@ Result<Report> comparisonFromDirs(const std::string& baseline_dir, const std::ve
     for (const auto& r : *runs)
       for (const auto& p : r.problems) problems->push_back(p);
   }
-  std::vector<const RunRecord*> records{&*baseline};
-  for (const auto& r : *runs) records.push_back(&r);
-  return buildComparisonReport(*baseline, *runs, target, loadProbesFor(records), noiseOfRunHost(*baseline));
+  return buildComparisonReport(*baseline, *runs, target, workers, noiseOfRunHost(*baseline));
 }
 
 }  // namespace wb::report

@@ -124,6 +124,59 @@ SpeedupEstimate pairedSpeedup(const std::vector<double>& baseline, const std::ve
   return e;
 }
 
+double RoundsNoise::band() const { return df > 0 ? bandOfLogSigma(sigma) : kNaN; }
+
+RoundsNoise roundsNoise(const std::vector<std::vector<double>>& rates) {
+  RoundsNoise out;
+  size_t rounds = rates.empty() ? 0 : rates.front().size();
+  for (const auto& c : rates) rounds = std::min(rounds, c.size());
+  const size_t cands = rates.size();
+  if (cands < 2 || rounds < 2) return out;
+  std::vector<double> candMean(cands, 0), roundMean(rounds, 0);
+  double grand = 0;
+  for (size_t c = 0; c < cands; ++c)
+    for (size_t r = 0; r < rounds; ++r) {
+      if (!usable(rates[c][r])) return out;
+      const double l = std::log(rates[c][r]);
+      candMean[c] += l / double(rounds);
+      roundMean[r] += l / double(cands);
+      grand += l / double(cands * rounds);
+    }
+  double ss = 0;
+  for (size_t c = 0; c < cands; ++c)
+    for (size_t r = 0; r < rounds; ++r) {
+      const double e = std::log(rates[c][r]) - candMean[c] - roundMean[r] + grand;
+      ss += e * e;
+    }
+  out.df = static_cast<int>((cands - 1) * (rounds - 1));
+  out.sigma = std::sqrt(ss / out.df);
+  return out;
+}
+
+SpeedupEstimate roundsRateSpeedup(const std::vector<double>& baseline, const std::vector<double>& variant,
+                                  const RoundsNoise& noise, double noiseBand) {
+  std::vector<double> ratios;
+  for (size_t i = 0; i < std::min(baseline.size(), variant.size()); ++i)
+    if (usable(baseline[i]) && usable(variant[i])) ratios.push_back(std::log(variant[i] / baseline[i]));
+  SpeedupEstimate e;
+  e.pairs = e.baseline_runs = e.variant_runs = static_cast<int>(ratios.size());
+  if (ratios.empty()) {
+    e.method = "no round with both rates";
+    return e;
+  }
+  const double centre = medianOf(ratios);
+  const int n = static_cast<int>(ratios.size());
+  if (noise.df < 1 || n < 2 || !std::isfinite(noise.sigma)) {
+    e.point = std::exp(centre);
+    e.method = std::to_string(n) + (n == 1 ? " round" : " rounds") + ": no interval";
+    return e;
+  }
+  setInterval(e, centre, tQuantile975(noise.df) * std::sqrt(2.0) * noise.sigma / std::sqrt(double(n)), noiseBand);
+  e.method = "median of " + std::to_string(n) + " per-round log-ratios, 95% t interval on the rounds' pooled noise (" +
+             std::to_string(noise.df) + " df)";
+  return e;
+}
+
 SpeedupEstimate groupSpeedup(const std::vector<double>& baseline, const std::vector<double>& variant,
                              double noiseBand) {
   const std::vector<double> lb = logsOf(baseline), lv = logsOf(variant);

@@ -301,18 +301,20 @@ class TestLadder : public QObject {
     const RunRecord base = r.record("base");
     const auto steps = stepsWith({{"baseline", {base}}});
     const Ladder ladder = summarizeLadder(steps, std::nullopt);
-    ProbeResult p;
-    p.key = probeKey(wb::proto::configFromJson(base.config).value(), {"testhost", "Test CPU", 4});
-    p.measured_at = "2026-12-01T08:40:12Z";
-    p.loader_batches_per_s = 125, p.step_alone_ms = 10;  // the loader is the bottleneck at 0 workers
-    p.rows = {{0, 100, 1.0, 500, 8.0, 9.0}, {2, 100, 1.0, 1000, 0.5, 9.0}, {4, 100, 1.0, 1005, 0.5, 9.0}};
-    p.recommended = recommendWorkers(p.rows);
+    // The stored probe's advice: 2 workers, measured 2026-12-01 08:40 UTC, the loader the bottleneck.
+    WorkersAdvice probe;
+    probe.workers = 2;
+    probe.measured = true;
+    probe.date = "2026-12-01 08:40 UTC";
+    const WorkersAdviceFor stored = [&](const RunRecord& run) {
+      return run.dir == base.dir ? probe : ruleOfThumbFor(run);
+    };
     auto dataBound = [](const Report& rep) {
       for (const auto& v : rep.advice.at(0).verdicts)
         if (v.code == "data-bound") return v.text;
       return std::string("(no data-bound verdict)");
     };
-    const std::string probed = dataBound(buildLadderReport(ladder, steps, {{p.key, p}}));
+    const std::string probed = dataBound(buildLadderReport(ladder, steps, stored));
     QVERIFY2(probed.find("raise loader workers from 0 to 2 (the worker probe of 2026-12-01 08:40 UTC") != std::string::npos,
              probed.c_str());
     const std::string plain = dataBound(buildLadderReport(ladder, steps));

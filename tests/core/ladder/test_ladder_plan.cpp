@@ -3,13 +3,14 @@
 #include <QtTest/QtTest>
 
 #include "wb/ladder/ladder.h"
-#include "wb/report/probe.h"
+#include "wb/probe/record.h"
 
 #include "../../support/probe_rows.h"
 
 using nlohmann::json;
 using namespace wb::report;
 using namespace wb::ladder;
+using wb::probe::attachProbe;
 
 namespace {
 

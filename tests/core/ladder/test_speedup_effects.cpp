@@ -6,6 +6,8 @@
 #include "wb/proto/config_json.h"
 #include "wb/ladder/speedup_effects.h"
 
+#include "../../support/probe_rows.h"
+
 using nlohmann::json;
 using namespace wb::report;
 using namespace wb::ladder;
@@ -128,17 +130,21 @@ class TestSpeedupEffects : public QObject {
   }
 
   void probeLineSaysWhatTheProbeFound() {
-    ProbeResult p;
-    p.measured_at = "2026-12-01T08:40:12Z";
-    p.cores = 2;
-    p.loader_batches_per_s = 1000;
-    p.step_alone_ms = 20;
-    p.rows = {{0, 100, 1, 1000, 1, 1, 0}, {2, 100, 1, 1250, 1, 1, 0}};
-    p.recommended = recommendWorkers(p.rows);
+    // 2 workers 1.25× faster in each of 3 rounds: a speedup with its interval.
+    wb::probe::ProbeResult p = wb::test::resultFor(wb::Config{}, {"h", "c", 2},
+                                                   wb::test::roundsOf({{0, {1000, 1010, 990}}, {2, {1250, 1262, 1238}}}));
     SpeedupEffect e = probeEffect(p);
-    QCOMPARE(QString::fromStdString(e.text), QStringLiteral("probe recommends 2 worker(s) (1.25× samples/s vs 0); "
-                                                            "the data path is not the bottleneck here"));
+    const QString text = QString::fromStdString(e.text);
+    QVERIFY2(text.startsWith(QStringLiteral("probe recommends 2 worker(s) (1.25× [")), qPrintable(text));
+    QVERIFY2(text.endsWith(QStringLiteral("] faster samples/s vs 0); the data path is not the bottleneck here")), qPrintable(text));
+    QVERIFY(e.speedup && std::abs(*e.speedup - 1.25) < 0.01);
     QCOMPARE(e.date, std::string("2026-12-01 08:40 UTC"));
+    // Stored before rounds were kept: the ratio, said to have no interval, and no speedup claimed.
+    wb::probe::ProbeResult old = wb::test::resultFor(wb::Config{}, {"h", "c", 2}, wb::test::rowsOf({{0, 1000}, {2, 1250}}));
+    e = probeEffect(old);
+    QCOMPARE(QString::fromStdString(e.text), QStringLiteral("probe recommends 2 worker(s) (1.25× (no interval) samples/s vs 0); "
+                                                            "the data path is not the bottleneck here"));
+    QVERIFY(!e.speedup);
     p.rows[1].other_cores = 1.0;
     e = probeEffect(p);
     QVERIFY(!e.speedup);

@@ -19,6 +19,7 @@
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
 #include "wb/proto/run_summary.h"
+#include "wb/report/advisor.h"
 #include "wb/report/run_record.h"
 
 namespace fixture {
@@ -254,6 +255,24 @@ inline FakeRun twoEpochRun(double t1, double acc1, double t2, double acc2, int64
     t = epochEnd;
   }
   return r;
+}
+
+// A run with three step events (the first is warm-up and ignored) with the split `ms` (data,
+// copy, forward, backward, optimiser, comm), `workers` loader workers on `cores` cores.
+inline FakeRun withSplit(std::vector<double> ms, int workers, int cores) {
+  FakeRun r;
+  r.set("speedups.workers", workers);
+  r.start("cpu", cores);
+  r.step(1, 10, 640, 1, 1.0, {50, 0, 1, 1, 1, 0});  // warm-up: would look data-bound
+  r.step(1, 20, 1280, 2, 0.9, ms).step(1, 30, 1920, 3, 0.8, ms);
+  return r;
+}
+
+// The advisor's verdict with `code` among `vs`; null when there is none.
+inline const wb::report::Advice* findAdvice(const std::vector<wb::report::Advice>& vs, const std::string& code) {
+  for (const auto& v : vs)
+    if (v.code == code) return &v;
+  return nullptr;
 }
 
 }  // namespace fixture

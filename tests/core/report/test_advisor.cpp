@@ -1,8 +1,7 @@
 // Advisor verdicts: each row names a scenario (a run, and maybe a reference or a stored worker
 // probe, whose events call for one verdict), and checks the verdict's code and the numbers in its
-// sentence. Also: the one rule for the recommended worker count, and the reports handing each
-// run its own stored probe.
-#include <QTemporaryDir>
+// sentence. Also: the one rule for the recommended worker count (the stored probe's, read from
+// it in tests/core/probe).
 #include <QtTest/QtTest>
 
 #include <map>
@@ -11,37 +10,22 @@
 #include "wb/proto/flops.h"
 #include "wb/report/advisor.h"
 #include "wb/report/stats.h"
-#include "wb/report/probe.h"
+#include "wb/report/workers_advice.h"
 #include "wb/report/report.h"
 
 using fixture::FakeRun;
+using fixture::withSplit;
 using nlohmann::json;
 using namespace wb::report;
 
 namespace {
-
-// Runs with three step events (the first is warm-up and ignored) with the split `ms`.
-FakeRun withSplit(std::vector<double> ms, int workers, int cores) {
-  FakeRun r;
-  r.set("speedups.workers", workers);
-  r.start("cpu", cores);
-  r.step(1, 10, 640, 1, 1.0, {50, 0, 1, 1, 1, 0});  // warm-up: would look data-bound
-  r.step(1, 20, 1280, 2, 0.9, ms).step(1, 30, 1920, 3, 0.8, ms);
-  return r;
-}
-
-const Advice* find(const std::vector<Advice>& vs, const std::string& code) {
-  for (const auto& v : vs)
-    if (v.code == code) return &v;
-  return nullptr;
-}
 
 // One scenario: the run (and, when the verdict needs one, the reference) whose events call for
 // a verdict. Built by name, so a row says which situation it checks.
 struct Scenario {
   FakeRun run, ref;
   bool useRef = false;
-  std::optional<ProbeResult> probe;  // the stored worker probe handed to the advisor
+  std::optional<WorkersAdvice> workers;  // the stored worker probe's advice handed to the advisor
 };
 
 using Builder = Scenario (*)();
@@ -54,32 +38,26 @@ Scenario split(std::vector<double> ms, int workers, int cores) {
 Scenario dataBoundFewWorkers() { return split({6.1, 0, 1.5, 2.0, 0.4, 0}, 1, 4); }
 Scenario dataBoundMaxWorkers() { return split({6.1, 0, 1.5, 2.0, 0.4, 0}, 4, 8); }
 
-// A stored probe of `run`'s experiment on its machine (the fixture's testhost with `cores`),
-// measured 2026-12-01 08:40 UTC: candidates (workers, samples/s), the loader alone taking
-// `loaderMs` a batch against a 10 ms step alone.
-ProbeResult probeOf(const FakeRun& run, int cores, std::initializer_list<std::pair<int, double>> rows, double loaderMs) {
-  const auto config = wb::proto::configFromJson(run.config);
-  ProbeResult p;
-  p.key = probeKey(config.value(), {"testhost", "Test CPU", cores});
-  p.measured_at = "2026-12-01T08:40:12Z";
-  p.host = "testhost", p.cpu = "Test CPU", p.cores = cores, p.device = "cpu";
-  p.batch_size = config.value().train.batch_size;
-  p.loader_batches_per_s = 1000.0 / loaderMs;
-  p.step_alone_ms = 10;
-  for (const auto& [w, sps] : rows) p.rows.push_back({w, 100, 1.0, sps, 1.0, 9.0});
-  p.recommended = recommendWorkers(p.rows);
-  return p;
+// What a worker probe of `run`'s experiment measured on 2026-12-01 08:40 UTC: its recommended
+// count, and whether the loader alone was fast enough not to be the bottleneck.
+WorkersAdvice probed(int recommended, bool notBottleneck) {
+  WorkersAdvice a;
+  a.workers = recommended;
+  a.measured = true;
+  a.date = "2026-12-01 08:40 UTC";
+  a.data_not_bottleneck = notBottleneck;
+  return a;
 }
-Scenario probedDataBound(int workers, std::initializer_list<std::pair<int, double>> rows, double loaderMs) {
+Scenario probedDataBound(int workers, int recommended, bool notBottleneck) {
   Scenario s = split({6.1, 0, 1.5, 2.0, 0.4, 0}, workers, 4);
-  s.probe = probeOf(s.run, 4, rows, loaderMs);
+  s.workers = probed(recommended, notBottleneck);
   return s;
 }
 // The loader is slow (8 ms a batch, a 10 ms step): 2 workers reach the best rate.
-Scenario dataBoundProbedTwo() { return probedDataBound(1, {{0, 500}, {1, 800}, {2, 1000}, {4, 1010}}, 8.0); }
-Scenario dataBoundProbedTwoHasFour() { return probedDataBound(4, {{0, 500}, {1, 800}, {2, 1000}, {4, 1010}}, 8.0); }
+Scenario dataBoundProbedTwo() { return probedDataBound(1, 2, false); }
+Scenario dataBoundProbedTwoHasFour() { return probedDataBound(4, 2, false); }
 // The loader alone makes a batch in 0.1 ms: the probe found loading is not what a step waits for.
-Scenario dataBoundProbedNotBottleneck() { return probedDataBound(1, {{0, 1000}, {1, 1001}, {2, 1002}}, 0.1); }
+Scenario dataBoundProbedNotBottleneck() { return probedDataBound(1, 0, true); }
 Scenario computeBound() { return split({0.5, 0, 3.0, 5.0, 1.5, 0}, 0, 4); }
 
 Scenario fp16Skips(int64_t growthAt) {
@@ -355,9 +333,9 @@ class TestAdvisor : public QObject {
     const Scenario s = it->second();
     const RunRecord r = s.run.record("run"), rr = s.ref.record("ref");
     const RunMetrics m = computeMetrics(r, std::nullopt), rm = computeMetrics(rr, std::nullopt);
-    const ProbeResult* probe = s.probe ? &*s.probe : nullptr;
-    auto verdicts = s.useRef ? advise(r, m, &rr, &rm, probe) : advise(r, m, nullptr, nullptr, probe);
-    const Advice* v = find(verdicts, code.toStdString());
+    const WorkersAdvice* workers = s.workers ? &*s.workers : nullptr;
+    auto verdicts = s.useRef ? advise(r, m, &rr, &rm, workers) : advise(r, m, nullptr, nullptr, workers);
+    const Advice* v = fixture::findAdvice(verdicts, code.toStdString());
     QString all;
     for (const auto& x : verdicts) all += QString::fromStdString(x.code + ": " + x.text) + QLatin1Char('\n');
     if (contains.isEmpty()) {
@@ -386,7 +364,7 @@ class TestAdvisor : public QObject {
     } catch (const std::exception& e) {
       QFAIL(e.what());
     }
-    const Advice* inactive = find(vs, "inactive-pin_memory");
+    const Advice* inactive = fixture::findAdvice(vs, "inactive-pin_memory");
     QVERIFY(inactive);
     QVERIFY2(inactive->text.find("no reason given") != std::string::npos, inactive->text.c_str());
   }
@@ -417,8 +395,8 @@ class TestAdvisor : public QObject {
     const auto advice = advise(r, m, &rr, &rm, nullptr, &e);
     QString all;
     for (const auto& x : advice) all += QString::fromStdString(x.code + ": " + x.text) + QLatin1Char('\n');
-    QVERIFY2(find(advice, code.toStdString()), qPrintable(all));
-    QVERIFY2(!find(advice, absent.toStdString()), qPrintable(all));
+    QVERIFY2(fixture::findAdvice(advice, code.toStdString()), qPrintable(all));
+    QVERIFY2(!fixture::findAdvice(advice, absent.toStdString()), qPrintable(all));
     QVERIFY2(all.contains(QString::fromStdString(formatEstimate(e))), qPrintable(all));  // with its interval
   }
 
@@ -431,57 +409,32 @@ class TestAdvisor : public QObject {
     for (const auto& v : vs) QVERIFY2(v.severity != Severity::Warning && v.severity != Severity::Tip, v.text.c_str());
   }
 
-  // One rule for "which worker count": the probe when stored, else min(cores, 4); the ladder
-  // reads the same from the capabilities document attachProbe filled.
+  // One rule for "which worker count": the probe's when stored, else min(cores, 4); the ladder
+  // reads the same from the capabilities document it is attached to.
   void workersAdviceIsTheProbeElseMinCoresFour() {
-    QCOMPARE(workersAdvice(nullptr, 2).workers, 2);
-    QCOMPARE(workersAdvice(nullptr, 16).workers, 4);
-    QCOMPARE(workersAdvice(nullptr, 0).workers, 1);
-    QVERIFY(!workersAdvice(nullptr, 2).measured);
-    QCOMPARE(QString::fromStdString(workersAdvice(nullptr, 8).source()), QStringLiteral("the rule of thumb min(cores, 4)"));
+    QCOMPARE(ruleOfThumbAdvice(2).workers, 2);
+    QCOMPARE(ruleOfThumbAdvice(16).workers, 4);
+    QCOMPARE(ruleOfThumbAdvice(0).workers, 1);
+    QVERIFY(!ruleOfThumbAdvice(2).measured);
+    QCOMPARE(QString::fromStdString(ruleOfThumbAdvice(8).source()), QStringLiteral("the rule of thumb min(cores, 4)"));
     QCOMPARE(workersAdvice(json{{"cores", 16}}).workers, 4);
 
-    const Scenario s = dataBoundProbedTwo();
-    const WorkersAdvice a = workersAdvice(&*s.probe, 16);
-    QCOMPARE(a.workers, 2);
-    QVERIFY(a.measured && !a.data_not_bottleneck && !a.contended);
-    QCOMPARE(QString::fromStdString(a.date), QStringLiteral("2026-12-01 08:40 UTC"));
+    const WorkersAdvice a = probed(2, false);
     json caps = {{"cores", 16}};
-    attachProbe(caps, s.probe);
+    attachWorkersAdvice(caps, a);
     const WorkersAdvice fromCaps = workersAdvice(caps);
     QCOMPARE(fromCaps.workers, a.workers);
     QCOMPARE(fromCaps.measured, a.measured);
     QCOMPARE(fromCaps.date, a.date);
     QCOMPARE(fromCaps.source(), a.source());
-    const Scenario quiet = dataBoundProbedNotBottleneck();
+    QCOMPARE(QString::fromStdString(a.source()), QStringLiteral("the worker probe of 2026-12-01 08:40 UTC"));
     json caps0 = {{"cores", 4}};
-    attachProbe(caps0, quiet.probe);
+    attachWorkersAdvice(caps0, probed(0, true));
     QCOMPARE(workersAdvice(caps0).workers, 0);
-    QVERIFY(workersAdvice(caps0).data_not_bottleneck && workersAdvice(&*quiet.probe, 4).data_not_bottleneck);
-  }
-
-  // A comparison hands each run the probe stored for its own experiment on its own machine: the
-  // baseline's (lenet) is found on disk by loadProbesFor, the mlp run has none.
-  void reportsReadEachRunsStoredProbe() {
-    const Scenario lenet = dataBoundProbedTwo();
-    Scenario mlp = split({6.1, 0, 1.5, 2.0, 0.4, 0}, 1, 4);
-    mlp.run.set("model.name", "mlp");
-    QTemporaryDir dir;
-    QVERIFY(saveProbe(*lenet.probe, dir.path().toStdString()).ok());
-    const RunRecord base = lenet.run.record("base"), other = mlp.run.record("mlp");
-    const StoredProbes probes = loadProbesFor({&base, &other}, dir.path().toStdString());
-    QCOMPARE(probes.size(), size_t{1});
-    QVERIFY(probeFor(probes, base) && !probeFor(probes, other));
-    const Report rep = buildComparisonReport(base, {other}, std::nullopt, probes);
-    QCOMPARE(rep.advice.size(), size_t{2});
-    const Advice* b = find(rep.advice[0].verdicts, "data-bound");
-    const Advice* o = find(rep.advice[1].verdicts, "data-bound");
-    QVERIFY(b && o);
-    QVERIFY2(b->text.find("the worker probe of 2026-12-01 08:40 UTC measured 2 workers") != std::string::npos, b->text.c_str());
-    QVERIFY2(o->text.find("the rule of thumb min(cores, 4)") != std::string::npos, o->text.c_str());
-    // Without the probes the baseline falls back to the rule of thumb too.
-    const Advice* plain = find(buildComparisonReport(base, {other}, std::nullopt).advice[0].verdicts, "data-bound");
-    QVERIFY(plain && plain->text.find("rule of thumb") != std::string::npos);
+    QVERIFY(workersAdvice(caps0).data_not_bottleneck);
+    json none = {{"cores", 4}};
+    attachWorkersAdvice(none, ruleOfThumbAdvice(4));  // nothing measured: nothing attached
+    QVERIFY(!none.contains("speedups"));
   }
 };
 

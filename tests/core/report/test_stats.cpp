@@ -181,6 +181,33 @@ class TestStats : public QObject {
     QVERIFY(std::isnan(smallestDetectable(3, 0.0)));
   }
 
+  // Candidates in interleaved rounds: a factor shared by a whole round is not noise; what the
+  // candidates disagree on from round to round is, pooled with (C − 1)(R − 1) degrees of freedom.
+  void roundsNoiseIsTheTwoWayResidual() {
+    const RoundsNoise none = roundsNoise({{100, 50, 200}, {300, 150, 600}});
+    QCOMPARE(none.df, 2);
+    QVERIFY(none.sigma < 1e-12);
+    QVERIFY(!(roundsNoise({{100, 110}}).df));           // one candidate: nothing to pool
+    QVERIFY(!(roundsNoise({{100}, {120}}).df));          // one round
+    QVERIFY(!(roundsNoise({{100, 0}, {120, 130}}).df));  // a rate that is not a rate
+    // Residuals ±e in a 2 x 2 layout: each is ±ln(1.1)/2, σ = ln(1.1) / 2 · 2 = ln(1.1).
+    const RoundsNoise two = roundsNoise({{110, 100}, {100, 110}});
+    QCOMPARE(two.df, 1);
+    QVERIFY(std::abs(two.sigma - std::log(1.1)) < 1e-9);
+    QVERIFY(std::abs(two.band() - bandOfLogSigma(two.sigma)) < 1e-12);
+    // The interval uses the pooled noise: a quiet pair of counts inside a noisy probe is as wide
+    // as the probe's noise says.
+    const RoundsNoise n{0.05, 6};
+    const SpeedupEstimate e = roundsRateSpeedup({100, 100, 100, 100}, {150, 150, 150, 150}, n, 0.1);
+    QVERIFY(e.hasInterval());
+    QVERIFY(std::abs(e.point - 1.5) < 1e-9);
+    const double half = tQuantile975(6) * std::sqrt(2.0) * 0.05 / 2.0;
+    QVERIFY(std::abs(std::log(e.hi / e.point) - half) < 1e-9);
+    QCOMPARE(e.verdict, Verdict::Faster);
+    QVERIFY(!roundsRateSpeedup({100}, {150}, n, 0.1).hasInterval());
+    QVERIFY(!roundsRateSpeedup({100, 100}, {150, 150}, RoundsNoise{}, 0.1).hasInterval());
+  }
+
   void tQuantiles() {
     QCOMPARE(tQuantile975(1), 12.706);
     QCOMPARE(tQuantile975(4), 2.776);

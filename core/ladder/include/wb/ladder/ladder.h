@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "wb/common/config.h"
-#include "wb/report/probe.h"
+#include "wb/report/workers_advice.h"
 #include "wb/report/report.h"
 #include "wb/report/stats.h"
 
@@ -40,7 +40,7 @@ Config ladderBaseline(const Config& user);
 // The plan. `capabilities` is the JSON of `workbench-cli capabilities --json` (cores, cuda,
 // gpus, speedups.<name>.available/note/max, speedups.precision.values.<p>.available/note).
 // Cumulative: workers = the stored worker probe's count when `capabilities` carries it as
-// speedups.workers.probe (wb/report/probe.h attachProbe; 0 skips the step), else min(cores, 4)
+// speedups.workers.probe (wb/report/workers_advice.h attachWorkersAdvice; 0 skips the step), else min(cores, 4)
 // → pin memory → devices (GPU count on CUDA, else 2 CPU
 // processes) → precision (16-mixed on CUDA, bf16-mixed on CPU) → early stopping (patience 2) →
 // sharding (zero1, needs devices > 1) → inference-mode eval. A step the machine cannot do is
@@ -181,9 +181,10 @@ Result<Ladder> ladderFromJson(const nlohmann::json& doc);
 // Loads <dir>/ladder.json, or the file itself. Errors name the path.
 Result<Ladder> loadLadder(const std::string& dir_or_file);
 // The ladder table, the chart (file "ladder.svg"), accuracy curves of the cumulative steps,
-// advice per step against the step before it (reading each step's stored worker probe among
-// `probes`: loadProbesFor), and the machine (env.json of the baseline run).
+// advice per step against the step before it (with each step's worker advice from `workers`:
+// core/probe's storedWorkersAdvice; none given, the rule of thumb), and the machine (env.json of
+// the baseline run).
 report::Report buildLadderReport(const Ladder& ladder, const std::vector<LadderStepRuns>& steps,
-                                 const report::StoredProbes& probes = {});
+                                 const report::WorkersAdviceFor& workers = {});
 
 }  // namespace wb::ladder

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "wb/ladder/ladder.h"
-#include "wb/report/probe.h"
+#include "wb/probe/record.h"
 
 namespace wb::ladder {
 
@@ -27,8 +27,9 @@ struct SpeedupEffect {
 std::map<std::string, SpeedupEffect> ladderEffects(const Ladder& ladder, const std::string& date);
 
 // The probe's line for the workers row: the count it recommends, its samples/s against 0
-// workers, and whether the data path is the bottleneck.
-SpeedupEffect probeEffect(const report::ProbeResult& probe);
+// workers with the interval over the probe's rounds (a speedup only when clearly faster), and
+// whether the data path is the bottleneck.
+SpeedupEffect probeEffect(const probe::ProbeResult& probe);
 
 // A try.json's line (wb/experiment/try.h): "precision bf16-mixed: 1.02× [0.91, 1.14] within
 // noise to target, 3 pair(s)".

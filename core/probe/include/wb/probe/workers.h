@@ -3,12 +3,14 @@
 //   (a) the loader alone, 0 workers: the real dataset and transforms, no model;
 //   (b) the training step alone: the real model and optimiser on one cached batch, no loading;
 //   (c) each candidate worker count for a bounded few seconds on the real experiment (a fresh
-//       loader with N workers feeding real training steps), after a short warm-up;
-// then the recommendation (wb::report::recommendWorkers: the smallest count within 2 % of the
-// best samples/s). The model keeps training across the candidates (its weights do not change
-// what a step costs); nothing is written by probeWorkers: storing it (storeProbe) is the
-// caller's choice. The record, rule, storage, table and chart are core/report's (wb/report/probe.h:
-// the advisor reads stored probes); `workbench-cli probe workers` is option parsing over these.
+//       loader with N workers feeding real training steps), after a short warm-up, in
+//       interleaved rounds (every count once a round): at least min_rounds, then more until the
+//       choice is settled (ProbeResult::settled) or max_rounds;
+// then the recommendation (recommendWorkers in wb/probe/record.h: the smallest count the fastest
+// is not clearly faster than, judged against the rounds' own noise). The model keeps training
+// across the candidates (its weights do not change what a step costs); nothing is written by
+// probeWorkers: storing it (storeProbe) is the caller's choice. The record, rule, storage, table
+// and chart are wb/probe/record.h; `workbench-cli probe workers` is option parsing over these.
 //
 // One process, one rank (the workers setting is per rank). Threads: intra-op threads as the
 // trainer picks them (train.threads, or wb::train::defaultThreads). On CUDA the device is
@@ -25,14 +27,16 @@
 #include "wb/common/result.h"
 #include <nlohmann/json.hpp>
 
-#include "wb/report/probe.h"
+#include "wb/probe/record.h"
 
 namespace wb::probe {
 
 struct WorkersProbeOptions {
   Config config;
   std::vector<int> candidates;  // empty: defaultCandidates(cores)
-  double seconds = 3.0;         // per candidate; (a) and (b) take half of it each
+  double seconds = 3.0;         // per candidate in two rounds: each round times each count for half of
+                                // it; (a) and (b) take half of it each
+  int min_rounds = 2, max_rounds = 4;  // interleaved rounds (max_rounds ≥ min_rounds ≥ 1)
   std::function<void(const std::string&)> progress;  // one line per phase (may be null)
   const std::atomic<bool>* stop = nullptr;
 };
@@ -40,11 +44,6 @@ struct WorkersProbeOptions {
 // 0, 1, 2, 4, and the core count when it is above 4 (at most 8).
 std::vector<int> defaultCandidates(int cores);
 
-Result<report::ProbeResult> probeWorkers(const WorkersProbeOptions& options);
-
-// Stores the result in `dir` (report::saveProbe: <key>.json) with its plot beside it (<key>.svg,
-// and <key>.png when rsvg-convert is installed). The files written, by kind ("json", "svg",
-// "png"); what could not be written goes to *problem.
-nlohmann::json storeProbe(const report::ProbeResult& result, const std::filesystem::path& dir, std::string* problem);
+Result<ProbeResult> probeWorkers(const WorkersProbeOptions& options);
 
 }  // namespace wb::probe

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "wb/report/compare.h"
-#include "wb/report/probe.h"
+#include "wb/report/workers_advice.h"
 #include "wb/report/run_record.h"
 #include "wb/report/stats.h"
 
@@ -22,17 +22,17 @@ struct Advice {      // one piece of advice (the speedup verdicts are wb/report/
 };
 
 // Verdicts for `run` (metrics `m`). `reference`/`reference_m` may be null (no comparison verdicts).
-// `probe`: the stored worker probe of the run's experiment on its machine (probeFor /
-// loadProbe), or null; the data-bound verdict recommends its measured count (with its date, and
-// says when it found the data path is not the bottleneck), else the rule of thumb
-// (wb::report::workersAdvice) and how to measure it.
+// `workers`: the worker advice for the run's experiment on its machine (core/probe's
+// storedWorkersAdvice), or null for the rule of thumb; the data-bound verdict recommends a
+// measured count with its date (and says when the probe found the data path is not the
+// bottleneck), else the rule of thumb and how to measure it.
 // `effect`: the measured speedup of this run's configuration over the reference's (to target,
 // with its interval: compareRuns' row.target, or a paired runner's estimate). The advisor speaks
 // of a speed effect only when it clears the noise (Faster / Slower); otherwise it says "within
 // noise". Without one, the single pair's wall-time ratio is used: no interval, so within noise;
 // an estimate without a point (a run that gives no speedup) gives no speed advice.
 std::vector<Advice> advise(const RunRecord& run, const RunMetrics& m, const RunRecord* reference = nullptr,
-                           const RunMetrics* reference_m = nullptr, const ProbeResult* probe = nullptr,
+                           const RunMetrics* reference_m = nullptr, const WorkersAdvice* workers = nullptr,
                            const SpeedupEstimate* effect = nullptr);
 
 }  // namespace wb::report

@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "wb/common/result.h"
-#include "wb/report/probe.h"  // MachineId
+#include "wb/report/host.h"
 #include "wb/report/run_record.h"
 
 namespace wb::report {

@@ -14,7 +14,7 @@
 
 #include "wb/common/result.h"
 #include "wb/proto/flops.h"
-#include "wb/report/probe.h"
+#include "wb/report/host.h"
 #include "wb/report/table.h"
 
 namespace wb::report {

@@ -12,7 +12,7 @@
 #include "wb/report/chart.h"
 #include "wb/report/compare.h"
 #include "wb/report/noise.h"
-#include "wb/report/probe.h"
+#include "wb/report/workers_advice.h"
 #include "wb/report/run_record.h"
 #include "wb/report/table.h"
 
@@ -58,23 +58,24 @@ BarChartSpec comparisonBars(const Comparison& comparison);
 nlohmann::json comparisonJson(const Comparison& comparison);
 
 // Everything `compare`/`export` and the GUI show for a set of runs against a baseline.
-// `probes`: the stored worker probes the advisor reads for each run (loadProbesFor; none given,
-// its data-bound verdicts fall back to the rule of thumb).
+// `workers`: the worker advice the advisor reads for each run (core/probe's storedWorkersAdvice;
+// none given, its data-bound verdicts use the rule of thumb).
 // `noise`: the host's band the verdicts use (loadNoise; the assumed band when not given).
 Report buildComparisonReport(const RunRecord& baseline, const std::vector<RunRecord>& runs,
-                             std::optional<double> target_acc, const StoredProbes& probes = {},
+                             std::optional<double> target_acc, const WorkersAdviceFor& workers = {},
                              const HostNoise& noise = HostNoise{});
 // The same from a comparison already made of them (compareRuns(baseline, runs, target)), so a
 // view that shows both computes it once.
 Report buildComparisonReport(const Comparison& comparison, const RunRecord& baseline,
-                             const std::vector<RunRecord>& runs, const StoredProbes& probes = {});
+                             const std::vector<RunRecord>& runs, const WorkersAdviceFor& workers = {});
 
-// What `compare` and `export` do: loads the baseline and the runs (paths) and their stored worker
-// probes (probesDir()) and the noise stored for the baseline's machine (noiseDir()), parses the target ("" = the baseline's best; else 0.85 / 85 / 85%) and
-// builds the report. Errors name the folder
-// or the value. Problems that do not stop the comparison (a truncated events file) go to
-// `problems` when it is given.
+// What `compare` and `export` do: loads the baseline and the runs (paths) and the noise stored
+// for the baseline's machine (noiseDir()), parses the target ("" = the baseline's best; else 0.85
+// / 85 / 85%) and builds the report with `workers` (the stored probes' advice: core/probe's
+// storedWorkersAdvice). Errors name the folder or the value. Problems that do not stop the
+// comparison (a truncated events file) go to `problems` when it is given.
 Result<Report> comparisonFromDirs(const std::string& baseline_dir, const std::vector<std::string>& run_dirs,
-                                  const std::string& target_acc, std::vector<std::string>* problems = nullptr);
+                                  const std::string& target_acc, const WorkersAdviceFor& workers,
+                                  std::vector<std::string>* problems = nullptr);
 
 }  // namespace wb::report

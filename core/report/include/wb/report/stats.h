@@ -73,6 +73,25 @@ inline SpeedupEstimate groupRateSpeedup(const std::vector<double>& baselineRates
   return groupSpeedup(variantRates, baselineRates, noiseBand);
 }
 
+// Several candidates measured in interleaved rounds inside one process (the worker probe: every
+// round times each candidate once, seconds apart). Such stretches share the host's speed far more
+// than whole runs do, so their noise is measured from the rounds themselves: what is left of the
+// log rates once each candidate's level and each round's level are taken out (a two-way layout:
+// (C − 1)(R − 1) degrees of freedom pooled over all candidates, where one comparison alone has
+// R − 1). rates[c][r]: candidate c's rate in round r; only the rounds every candidate has count.
+struct RoundsNoise {
+  double sigma = std::numeric_limits<double>::quiet_NaN();  // sd of one stretch's log rate
+  int df = 0;                                               // 0: fewer than 2 candidates or rounds
+  double band() const;                                      // bandOfLogSigma(sigma); NaN without df
+};
+RoundsNoise roundsNoise(const std::vector<std::vector<double>>& rates);
+// Candidate `variant` against `baseline` over the same rounds (speedup = variant rate / baseline
+// rate): the median per-round log-ratio, a t interval (noise.df degrees of freedom) with the
+// pooled noise √2·σ/√R, the verdict against `noiseBand` (the caller's: at least noise.band()).
+// NoInterval without noise.df.
+SpeedupEstimate roundsRateSpeedup(const std::vector<double>& baselineRates, const std::vector<double>& variantRates,
+                                  const RoundsNoise& noise, double noiseBand);
+
 // The verdict of an estimate by the rule above (pairedSpeedup/groupSpeedup already set it).
 Verdict verdictOf(double lo, double hi, double noiseBand);
 bool verdictIsClear(const SpeedupEstimate& estimate);  // for adaptive stopping (see above)

@@ -1,21 +1,21 @@
 // Storing a probe result: its JSON record, and its plot beside it (SVG, PNG from the SVG).
 #include "wb/common/fs.h"
-#include "wb/probe/workers.h"
+#include "wb/probe/record.h"
 #include "wb/report/svg_png.h"
 
 namespace wb::probe {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-json storeProbe(const report::ProbeResult& r, const fs::path& dir, std::string* problem) {
+json storeProbe(const ProbeResult& r, const fs::path& dir, std::string* problem) {
   json files = json::object();
-  if (auto st = report::saveProbe(r, dir); !st.ok()) {
+  if (auto st = saveProbe(r, dir); !st.ok()) {
     *problem = st.error().message;
     return files;
   }
   files["json"] = (dir / (r.key + ".json")).string();
   const fs::path svg = dir / (r.key + ".svg");
-  if (auto st = writeFileAtomic(svg, report::toSvg(report::probeChart(r))); !st.ok()) {
+  if (auto st = writeFileAtomic(svg, report::toSvg(probeChart(r))); !st.ok()) {
     *problem = st.error().message;
     return files;
   }

@@ -1,0 +1,287 @@
+#include "wb/probe/record.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "wb/proto/config_json.h"
+#include "wb/proto/events.h"
+#include "wb/proto/rundir.h"
+#include "wb/report/estimate_json.h"
+
+namespace wb::probe {
+using nlohmann::json;
+using report::SpeedupEstimate;
+using report::Verdict;
+
+double ProbeResult::dataShare() const {
+  if (loader_batches_per_s <= 0 || step_alone_ms <= 0) return 1.0;
+  return (1000.0 / loader_batches_per_s) / step_alone_ms;
+}
+
+double ProbeResult::maxOtherCores() const {
+  double m = alone_other_cores;
+  for (const auto& r : rows) m = std::max(m, r.other_cores);
+  return m;
+}
+
+bool ProbeResult::contended() const { return maxOtherCores() >= kContendedOtherCores; }
+
+const ProbeRow* ProbeResult::row(int workers) const {
+  for (const auto& r : rows)
+    if (r.workers == workers) return &r;
+  return nullptr;
+}
+
+const ProbeRow* ProbeResult::fastest() const {
+  const ProbeRow* best = nullptr;
+  for (const auto& r : rows)
+    if (!best || r.samples_per_s > best->samples_per_s) best = &r;
+  return best;
+}
+
+const ProbeRow* ProbeResult::reference() const {
+  if (const ProbeRow* zero = row(0)) return zero;
+  const ProbeRow* least = nullptr;
+  for (const auto& r : rows)
+    if (!least || r.workers < least->workers) least = &r;
+  return least;
+}
+
+report::RoundsNoise ProbeResult::noise() const {
+  std::vector<std::vector<double>> rates;
+  for (const auto& r : rows) rates.push_back(r.round_rates);
+  return report::roundsNoise(rates);
+}
+
+double ProbeResult::noiseBand() const {
+  const double band = noise().band();
+  return std::isfinite(band) ? std::max(band, kProbeMinBand) : kProbeMinBand;
+}
+
+SpeedupEstimate ProbeResult::speedupOver(const ProbeRow& baseline, const ProbeRow& r) const {
+  return report::roundsRateSpeedup(baseline.round_rates, r.round_rates, noise(), noiseBand());
+}
+
+bool ProbeResult::settled() const {
+  const ProbeRow* best = fastest();
+  if (!best || rounds < 2) return false;
+  for (const auto& r : rows)
+    if (&r != best && !report::verdictIsClear(speedupOver(r, *best))) return false;
+  return true;
+}
+
+int recommendWorkers(const ProbeResult& r) {
+  const ProbeRow* best = r.fastest();
+  if (!best) return -1;
+  int pick = -1;
+  for (const auto& row : r.rows) {
+    const SpeedupEstimate e = r.speedupOver(row, *best);
+    const bool asGood = &row == best ||
+                        (e.hasInterval() ? e.verdict != Verdict::Faster
+                                         : row.samples_per_s >= best->samples_per_s * (1.0 - kProbeMinBand));
+    if (asGood && (pick < 0 || row.workers < pick)) pick = row.workers;
+  }
+  return pick;
+}
+
+namespace {
+std::string percent(double share) { return share < 0.001 ? "under 0.1 %" : report::fmtFixed(share * 100, share < 0.1 ? 1 : 0) + " %"; }
+std::string workersWord(int n) { return std::to_string(n) + (n == 1 ? " worker" : " workers"); }
+
+std::string contentionSentence(const ProbeResult& r) {
+  if (!r.contended()) return "";
+  return "Measured under contention: other processes used up to " + report::fmtFixed(r.maxOtherCores(), 1) + " of " +
+         std::to_string(r.cores) + " cores, so these figures are not this experiment's alone; probe again on a "
+         "quiet machine. ";
+}
+
+// The recommendation and what it rests on: the rounds' noise and the interval of the choice.
+std::string recommendationSentence(const ProbeResult& r) {
+  if (r.recommended < 0) return "";
+  const std::string rec = "Recommended: " + std::to_string(r.recommended) + " loader worker(s)";
+  const ProbeRow* best = r.fastest();
+  const ProbeRow* chosen = r.row(r.recommended);
+  const ProbeRow* ref = r.reference();
+  if (r.rounds < 2 || !best || !chosen || !ref || !r.noise().df)
+    return rec + ", the smallest count within " + report::fmtFixed(kProbeMinBand * 100, 0) + " % of the best samples/s (no interval: fewer than 2 rounds).";
+  const std::string rounds = std::to_string(r.rounds) + " interleaved rounds, whose noise is ±" + percent(r.noiseBand());
+  std::string out = rec + ", the smallest count the fastest (" + workersWord(best->workers) +
+                    ") is not clearly faster than, over " + rounds + ".";
+  if (chosen != ref)
+    out += " " + workersWord(chosen->workers) + " against " + workersWord(ref->workers) + ": " +
+           report::formatEstimate(r.speedupOver(*ref, *chosen)) + ".";
+  if (best != chosen)
+    out += " " + workersWord(best->workers) + " against " + workersWord(chosen->workers) + ": " +
+           report::formatEstimate(r.speedupOver(*chosen, *best)) + ".";
+  return out;
+}
+
+std::string bottleneckSentence(const ProbeResult& r) {
+  const double loaderMs = r.loader_batches_per_s > 0 ? 1000.0 / r.loader_batches_per_s : 0;
+  if (!r.dataNotBottleneck())
+    return " The data path is a bottleneck at 0 workers: the loader alone takes " + report::fmtFixed(loaderMs, 2) +
+           " ms per batch against " + report::fmtFixed(r.step_alone_ms, 2) + " ms for the step alone.";
+  return " The data path is not the bottleneck: the loader alone makes a batch in " + report::fmtFixed(loaderMs, 2) +
+         " ms and the training step alone takes " + report::fmtFixed(r.step_alone_ms, 2) +
+         " ms, so workers can hide at most " + percent(r.dataShare()) + " of a step; more workers cannot help here." +
+         (r.recommended > 0 ? " A larger difference between the rows comes from elsewhere (other load, thread "
+                              "placement), not from loading."
+                            : "");
+}
+}  // namespace
+
+std::string ProbeResult::verdict() const {
+  return contentionSentence(*this) + recommendationSentence(*this) + bottleneckSentence(*this);
+}
+
+json probeExperimentFields(const Config& config) {
+  const json all = proto::configToJson(config);
+  return {{"data", all.at("data")}, {"model", config.model.name}, {"batch_size", config.train.batch_size}};
+}
+
+std::string probeKey(const Config& config, const report::MachineId& machine) {
+  json identity = report::machineIdentity(machine);
+  identity["experiment"] = probeExperimentFields(config);
+  return report::storeKey(identity);
+}
+
+namespace {
+json rowJson(const ProbeResult& r, const ProbeRow& row) {
+  json j = {{"workers", row.workers}, {"steps", row.steps}, {"seconds", row.seconds},
+            {"samples_per_s", row.samples_per_s}, {"data_ms", row.data_ms}, {"step_ms", row.step_ms},
+            {"other_cores", row.other_cores}, {"rounds", row.round_rates}};
+  if (const ProbeRow* ref = r.reference()) j["vs_reference"] = report::estimateJson(r.speedupOver(*ref, row));
+  return j;
+}
+
+ProbeRow rowFromJson(const json& c) {
+  ProbeRow row{c.value("workers", 0), c.value("steps", int64_t{0}), c.value("seconds", 0.0),
+               c.value("samples_per_s", 0.0), c.value("data_ms", 0.0), c.value("step_ms", 0.0),
+               c.value("other_cores", 0.0), {}};
+  if (c.contains("rounds") && c["rounds"].is_array())
+    for (const auto& v : c["rounds"])
+      if (v.is_number()) row.round_rates.push_back(v.get<double>());
+  return row;
+}
+}  // namespace
+
+json probeJson(const ProbeResult& r) {
+  json rows = json::array();
+  for (const auto& row : r.rows) rows.push_back(rowJson(r, row));
+  const report::RoundsNoise noise = r.noise();
+  return {{"v", 2},
+          {"kind", "probe-workers"},
+          {"key", r.key},
+          {"measured_at", r.measured_at},
+          {"host", {{"name", r.host}, {"cpu", r.cpu}, {"cores", r.cores}}},
+          {"device", r.device},
+          {"experiment", r.experiment},
+          {"batch_size", r.batch_size},
+          {"loader_alone", {{"workers", 0}, {"batches_per_s", r.loader_batches_per_s},
+                            {"samples_per_s", r.loader_samples_per_s}}},
+          {"step_alone", {{"ms", r.step_alone_ms}, {"samples_per_s", r.step_samples_per_s}}},
+          {"candidates", rows},
+          {"rounds", r.rounds},
+          {"noise", {{"band", r.noiseBand()}, {"sigma", std::isfinite(noise.sigma) ? json(noise.sigma) : json()},
+                     {"df", noise.df}}},
+          {"settled", r.settled()},
+          {"seconds_per_round", r.seconds_per_round},
+          {"total_s", r.total_s},
+          {"alone_other_cores", r.alone_other_cores},
+          {"contended", r.contended()},
+          {"recommended", r.recommended},
+          {"data_share", r.dataShare()},
+          {"data_not_bottleneck", r.dataNotBottleneck()},
+          {"verdict", r.verdict()}};
+}
+
+Result<ProbeResult> probeFromJson(const json& doc) {
+  if (!doc.is_object() || doc.value("kind", std::string()) != "probe-workers" || !doc.contains("candidates") ||
+      !doc["candidates"].is_array())
+    return makeError(Errc::InvalidConfig, "not a worker-probe result (kind \"probe-workers\" with candidates)");
+  try {
+    ProbeResult r;
+    r.key = doc.value("key", std::string());
+    r.measured_at = doc.value("measured_at", std::string());
+    const json host = doc.value("host", json::object());
+    r.host = host.value("name", std::string());
+    r.cpu = host.value("cpu", std::string());
+    r.cores = host.value("cores", 0);
+    r.device = doc.value("device", std::string());
+    r.experiment = doc.value("experiment", json::object());
+    r.batch_size = doc.value("batch_size", 0);
+    const json la = doc.value("loader_alone", json::object()), sa = doc.value("step_alone", json::object());
+    r.loader_batches_per_s = la.value("batches_per_s", 0.0);
+    r.loader_samples_per_s = la.value("samples_per_s", 0.0);
+    r.step_alone_ms = sa.value("ms", 0.0);
+    r.step_samples_per_s = sa.value("samples_per_s", 0.0);
+    for (const auto& c : doc["candidates"]) r.rows.push_back(rowFromJson(c));
+    r.rounds = doc.value("rounds", 0);
+    // Before the rounds were kept a result stored the time per candidate, over two rounds.
+    r.seconds_per_round = doc.value("seconds_per_round", doc.value("seconds_per_candidate", 0.0) / 2);
+    r.total_s = doc.value("total_s", 0.0);
+    r.alone_other_cores = doc.value("alone_other_cores", 0.0);
+    r.recommended = doc.value("recommended", recommendWorkers(r));
+    return r;
+  } catch (const json::exception& e) {
+    return makeError(Errc::InvalidConfig, std::string("worker-probe result: ") + e.what());
+  }
+}
+
+Status saveProbe(const ProbeResult& result, const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return makeError(Errc::Io, dir.string() + ": cannot create the probes folder (" + ec.message() + ")");
+  return proto::writeJsonAtomic(dir / (result.key + ".json"), probeJson(result));
+}
+
+namespace {
+std::optional<ProbeResult> loadKey(const std::string& key, const std::filesystem::path& dir) {
+  const auto path = dir / (key + ".json");
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
+  auto doc = proto::readJsonFile(path);
+  if (!doc.ok()) return std::nullopt;
+  auto r = probeFromJson(*doc);
+  if (!r.ok() || r->key != key) return std::nullopt;
+  return std::move(r.value());
+}
+}  // namespace
+
+std::optional<ProbeResult> loadProbe(const Config& config, const report::MachineId& machine,
+                                     const std::filesystem::path& dir) {
+  return loadKey(probeKey(config, machine), dir);
+}
+
+report::WorkersAdvice workersAdvice(const ProbeResult* probe, int cores) {
+  report::WorkersAdvice a = report::ruleOfThumbAdvice(cores);
+  if (!probe || probe->recommended < 0) return a;
+  a.workers = probe->recommended;
+  a.measured = true;
+  a.date = probeDate(*probe);
+  a.contended = probe->contended();
+  a.data_not_bottleneck = probe->dataNotBottleneck();
+  return a;
+}
+
+void attachProbe(json& caps, const std::optional<ProbeResult>& r) {
+  if (r) report::attachWorkersAdvice(caps, workersAdvice(&*r, r->cores));
+}
+
+report::WorkersAdviceFor storedWorkersAdvice(const std::filesystem::path& dir) {
+  auto cache = std::make_shared<std::map<std::string, std::optional<ProbeResult>>>();
+  return [cache, dir](const report::RunRecord& run) {
+    const auto machine = report::runMachine(run);
+    auto config = proto::configFromJson(run.config);
+    if (!machine || !config.ok()) return report::ruleOfThumbFor(run);
+    const std::string key = probeKey(config.value(), *machine);
+    auto it = cache->find(key);
+    if (it == cache->end()) it = cache->emplace(key, loadKey(key, dir)).first;
+    return it->second ? workersAdvice(&*it->second, run.cores()) : report::ruleOfThumbFor(run);
+  };
+}
+
+std::string probeDate(const ProbeResult& r) { return report::shortUtcDate(r.measured_at); }
+
+}  // namespace wb::probe

@@ -1,0 +1,59 @@
+#include "wb/report/host.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+
+#include "wb/common/paths.h"
+#include "wb/common/sysinfo.h"
+#include "wb/proto/events.h"
+#include "wb/proto/rundir.h"
+
+namespace wb::report {
+using nlohmann::json;
+
+MachineId thisMachine() { return {hostName(), cpuModel(), logicalCores()}; }
+
+std::optional<MachineId> runMachine(const RunRecord& run) {
+  const json& envHost = run.env.is_object() ? proto::objectOr(run.env, "host") : run.env;
+  for (const proto::HostInfo& h : {run.start.host, proto::readHostInfo(envHost)}) {
+    MachineId m{h.name, h.cpu, h.cores};
+    if (!m.host.empty() && m.cores > 0) return m;
+  }
+  return std::nullopt;
+}
+
+std::filesystem::path probesDir() {
+  if (const char* env = std::getenv("WB_PROBES_DIR"); env && *env) return env;
+  return defaultRunsRoot().parent_path() / "probes";
+}
+
+json machineIdentity(const MachineId& m) { return {{"host", m.host}, {"cpu", m.cpu}, {"cores", m.cores}}; }
+
+std::string storeKey(const json& identity) {
+  const std::string text = identity.dump();  // object keys sorted: canonical
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ULL;
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+std::string utcNowIso() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string shortUtcDate(const std::string& iso) {
+  int y, mo, d, h, mi;
+  if (std::sscanf(iso.c_str(), "%d-%d-%dT%d:%d", &y, &mo, &d, &h, &mi) != 5) return iso;
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02d %02d:%02d UTC", y, mo, d, h, mi);
+  return buf;
+}
+
+}  // namespace wb::report
