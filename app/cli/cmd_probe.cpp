@@ -20,10 +20,12 @@ const char* kAbout = R"(probe workers | peak: the loader and worker counts; this
 
 const char* kPeakAbout = R"(this machine's attainable peak: matrix multiply and convolution GFLOP/s per precision
 
-Times a square matrix multiply and a ResNet-like 3x3 convolution at each precision this machine
-runs natively (CPU: fp32, and bf16 where the CPU has AVX-512 BF16 or AMX; GPU: fp32, TF32, bf16,
-fp16), each repeated until two consecutive timed windows agree within 3 % (about a second each).
-FLOPs count a multiply and an add as two. The CPU is timed with all its logical cores, as a run
+Times a square matrix multiply and ResNet-like 3x3 convolutions (on a CPU an early layer, 64
+channels at 56 x 56, and a deep one, 256 channels at 14 x 14, NCHW as the models run them) at each
+precision this machine runs natively (CPU: fp32, and bf16 where the CPU has AVX-512 BF16 or AMX;
+GPU: fp32, TF32, bf16, fp16), each repeated until two consecutive timed windows agree within 3 %
+(about a second each). The peak at a precision is its fastest kernel. FLOPs count a multiply and
+an add as two. The CPU is timed with all its logical cores, as a run
 with train.threads = 0 uses them.
 
 The result is stored per machine (host, CPU, cores and GPU names) in <probes>/peak-<key>.json;

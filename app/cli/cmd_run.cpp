@@ -338,7 +338,8 @@ void addRun(CLI::App& cli, Commands& out) {
 namespace {
 
 // The stored peak, one line per device: "peak (measured 2026-12-01): cpu, 2 threads: fp32 matmul
-// 95.1, conv 80.2 GFLOP/s; ..." and, on a GPU, its datasheet entry or that it has none.
+// 95.1; fp32 conv (3x3 64->64, …) 30.2; fp32 conv (3x3 256->256, …) 250.3 (peak); … GFLOP/s" (a
+// shape where a kernel ran in more than one) and, on a GPU, its datasheet entry or that it has none.
 void printPeak(const json& peak) {
   if (!proto::boolOr(peak, "measured", false)) {
     std::printf("peak: not measured on this machine (workbench-cli probe peak, about 5 s)\n");
@@ -349,8 +350,13 @@ void printPeak(const json& peak) {
   std::printf("peak (measured %s; 1 multiply-add = 2 FLOPs):\n", proto::stringOr(peak, "date", "").c_str());
   for (const auto& d : doc->devices) {
     std::string line = "  " + d.device + (d.device == "cpu" ? ", " + std::to_string(d.threads) + " threads" : "") + ":";
-    for (const auto& k : d.kernels)
-      line += " " + k.precision + " " + k.kernel + " " + report::fmtFixed(k.gflop_per_s, 1) + ";";
+    for (const auto& k : d.kernels) {
+      const bool several = std::count_if(d.kernels.begin(), d.kernels.end(), [&](const report::PeakKernel& o) {
+                             return o.kernel == k.kernel && o.precision == k.precision;
+                           }) > 1;
+      line += " " + k.precision + " " + k.kernel + (several ? " (" + k.shape + ")" : "") + " " +
+              report::fmtFixed(k.gflop_per_s, 1) + (d.best(k.precision) == &k ? " (peak)" : "") + ";";
+    }
     line += " GFLOP/s";
     for (const auto& s : d.skipped) line += "; " + s.precision + " not measured: " + s.why;
     std::printf("%s\n", line.c_str());

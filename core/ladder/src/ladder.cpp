@@ -342,8 +342,8 @@ Table ladderTable(const Ladder& ladder) {
     t.notes.push_back("contended: measured while another process used the CPU; the speedups are not shown "
                       "(see the note) — rerun the ladder on an idle machine.");
   t.notes.push_back(std::string("GFLOP/s: training FLOPs per step (") + proto::kFlopsConventionShort +
-                    ") x steps ÷ seconds in training steps; % of peak: against this machine's measured matmul peak "
-                    "at the step's precision (workbench-cli probe peak; \"–\" without one).");
+                    ") x steps ÷ seconds in training steps; % of peak: against this machine's measured peak "
+                    "at the step's precision (its fastest kernel) (workbench-cli probe peak; \"–\" without one).");
   return t;
 }
 

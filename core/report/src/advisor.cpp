@@ -24,7 +24,7 @@ constexpr double kAccDropPp = 1.0;         // accuracy lost beyond 1 pp is a cos
 constexpr double kShardingMinSaving = 0.05;// < 5 % memory saved: sharding does nothing useful here
 constexpr double kEvalShare = 0.10;        // evaluation ≥ 10 % of the wall time is worth speeding up
 constexpr double kScalingPoor = 0.5;       // < 50 % scaling efficiency across devices
-// % of the measured matmul peak: below kOverheadPct while the loader is not the bottleneck, the step
+// % of the measured peak (the fastest kernel at the run's precision): below kOverheadPct while the loader is not the bottleneck, the step
 // is spent in per-operation overhead (dispatch, small kernels, memory traffic), not arithmetic
 // (lenet at batch 64 on a CPU: ~1-3 %); from kNearPeakPct arithmetic itself is the limit.
 constexpr double kOverheadPct = 10.0;

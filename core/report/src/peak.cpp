@@ -17,6 +17,13 @@ const PeakKernel* PeakDevice::find(const std::string& kernel, const std::string&
   return best;
 }
 
+const PeakKernel* PeakDevice::best(const std::string& precision) const {
+  const PeakKernel* top = nullptr;
+  for (const auto& k : kernels)
+    if (k.precision == precision && (!top || k.gflop_per_s > top->gflop_per_s)) top = &k;
+  return top;
+}
+
 const PeakDevice* PeakResult::device(const std::string& name) const {
   for (const auto& d : devices)
     if (d.device == name) return &d;
@@ -228,12 +235,12 @@ void setPeaks(proto::FlopsFigures& f, const PeakResult* peak, const std::string&
   const int n = cuda ? std::max(1, devices) : 1;  // CPU processes share the one CPU's peak
   const std::string times = n > 1 ? " x " + std::to_string(n) + " GPUs" : "";
   const PeakDevice* d = peak ? peak->device(cuda ? "cuda:0" : "cpu") : nullptr;
-  const PeakKernel* k = d ? d->find("matmul", precision) : nullptr;
+  const PeakKernel* k = d ? d->best(precision) : nullptr;
   if (k) {
-    f.peak = proto::PeakFigure{k->gflop_per_s * n, precision + " matmul measured on this " +
-                                                       std::string(cuda ? "GPU" : "CPU") +
-                                                       (cuda ? "" : " (" + std::to_string(d->threads) + " threads)") +
-                                                       times + ", " + dateOf(peak->measured_at)};
+    f.peak = proto::PeakFigure{k->gflop_per_s * n, precision + " " + k->kernel + " measured on this " +
+                                                       std::string(cuda ? "GPU" : "CPU") + " (" +
+                                                       (cuda ? "" : std::to_string(d->threads) + " threads; ") + k->shape +
+                                                       ")" + times + ", " + dateOf(peak->measured_at)};
   } else {
     f.no_peak = !peak ? "no peak measured on this machine: run `workbench-cli probe peak`"
                 : !d  ? "the stored peak has no " + std::string(cuda ? "GPU" : "CPU") +

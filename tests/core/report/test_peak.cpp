@@ -132,6 +132,19 @@ class TestPeak : public QObject {
     setPeaks(none, nullptr, "cpu", "", "32-true", 1);
     QVERIFY(QString::fromStdString(none.no_peak).contains(QStringLiteral("workbench-cli probe peak")));
     QVERIFY(!none.pctOfPeak());
+    // The peak is the fastest kernel at the precision, whichever it is: a deep convolution that
+    // oneDNN runs faster than the matrix product becomes the peak, named with its shape.
+    PeakResult deep = sample(kHere);
+    deep.devices[0].kernels.push_back({"conv", "fp32", "3x3 256->256, 32 x 14 x 14", 7.4e9, 40, 1.0, 296.0, 0.01});
+    QCOMPARE(deep.devices[0].best("fp32")->gflop_per_s, 296.0);
+    QVERIFY(!deep.devices[0].best("fp16"));
+    wb::proto::FlopsFigures d;
+    d.achieved_gflop_per_s = 148.0;
+    setPeaks(d, &deep, "cpu", "", "32-true", 1);
+    QCOMPARE(d.peak->gflop_per_s, 296.0);
+    QCOMPARE(QString::fromStdString(d.peak->what),
+             QStringLiteral("fp32 conv measured on this CPU (2 threads; 3x3 256->256, 32 x 14 x 14), 2026-12-01"));
+    QVERIFY(std::abs(*d.pctOfPeak() - 50.0) < 1e-9);
   }
 
   void gpuRunAgainstDatasheet() {

@@ -45,6 +45,10 @@ struct PeakDevice {
   std::vector<PeakSkipped> skipped;
   // The best measured rate of `kernel` at `precision`; nullptr when not measured.
   const PeakKernel* find(const std::string& kernel, const std::string& precision) const;
+  // The attainable peak at `precision`: the fastest kernel measured at it, whichever it is (on a
+  // CPU oneDNN's convolutions reach the FMA roof where the BLAS matrix product may not);
+  // nullptr when nothing was measured at it.
+  const PeakKernel* best(const std::string& precision) const;
 };
 
 struct PeakResult {
