@@ -100,23 +100,23 @@ int noiseCommand(const NoiseOptions& o) {
   if (dirs.empty()) {
     if (o.out.empty()) {
       std::fprintf(stderr, "workbench-cli noise: give --out DIR for the A/A runs (or --from RUN_DIR... to use existing runs)\n");
-      return 2;
+      return kExitUsage;
     }
     auto made = calibrate(o);
     if (!made.ok()) {
       std::fprintf(stderr, "workbench-cli noise: %s\n", made.error().message.c_str());
-      return made.error().code == Errc::Cancelled ? 130 : made.error().code == Errc::InvalidConfig ? 2 : 1;
+      return exitCodeFor(made.error().code);
     }
     dirs = *made;
   }
   auto runs = report::loadRuns(dirs);
   if (!runs.ok()) {
     std::fprintf(stderr, "workbench-cli noise: %s\n", runs.error().message.c_str());
-    return 1;
+    return kExitFailed;
   }
   if (auto st = checkRepeats(*runs); !st.ok()) {
     std::fprintf(stderr, "workbench-cli noise: %s\n", st.error().message.c_str());
-    return 2;
+    return kExitUsage;
   }
   const std::string source = (o.from.empty() ? "A/A calibration: " : "repeats of existing runs: ") +
                              std::to_string(runs->size()) + " runs of " + runs->front().name;

@@ -12,6 +12,8 @@ using nlohmann::json;
 
 #include "../support/proc.h"
 
+#include "../support/datasets.h"
+
 namespace {
 namespace fs = std::filesystem;
 
@@ -19,7 +21,7 @@ wb::test::ProcResult runCli(const QStringList& args) {
   return wb::test::runProcess(QStringLiteral(WB_CLI_PATH), args, 600000);
 }
 
-bool haveFashionMnist() { return QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")); }
+using wb::test::haveFashionMnist;
 
 std::vector<json> eventsOf(const QByteArray& bytes) {
   std::vector<json> out;

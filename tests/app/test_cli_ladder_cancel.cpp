@@ -19,9 +19,11 @@
 
 using nlohmann::json;
 
+#include "../support/datasets.h"
+
 namespace {
 
-bool haveFashionMnist() { return QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")); }
+using wb::test::haveFashionMnist;
 
 json readJson(const QString& path) {
   std::ifstream in(path.toStdString());

@@ -12,9 +12,11 @@
 
 using nlohmann::json;
 
+#include "../support/datasets.h"
+
 namespace {
 
-bool haveFashionMnist() { return QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")); }
+using wb::test::haveFashionMnist;
 
 QStringList tiny(std::initializer_list<const char*> extra) {
   QStringList args;

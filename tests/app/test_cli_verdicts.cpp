@@ -12,9 +12,11 @@
 
 using nlohmann::json;
 
+#include "../support/datasets.h"
+
 namespace {
 
-bool haveFashionMnist() { return QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")); }
+using wb::test::haveFashionMnist;
 
 QStringList tiny(const QString& runDir, const QStringList& sets = {}) {
   QStringList args{QStringLiteral("run"), QStringLiteral("--run-dir"), runDir};

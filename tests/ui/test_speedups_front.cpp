@@ -26,6 +26,8 @@
 #include "wb/ladder/ladder.h"
 #include "wb/probe/record.h"
 
+#include "../support/datasets.h"
+
 using nlohmann::json;
 using namespace wb::report;
 using namespace wb::ladder;
@@ -178,7 +180,7 @@ class TestSpeedupsFront : public QObject {
   }
 
   void probeButtonRunsTheProbeAndOffersItsCount() {
-    if (!QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")))
+    if (!wb::test::haveFashionMnist())
       QSKIP("Fashion-MNIST is not installed (packaging/setup.sh installs dataset-fashion-mnist)");
     QTemporaryDir probes;
     qputenv("WB_PROBES_DIR", probes.path().toUtf8());
@@ -219,7 +221,7 @@ class TestSpeedupsFront : public QObject {
   // group is gone, the button is Probe again, and the probe stored before it is byte for byte
   // what it was (nothing else is written beside it).
   void probeButtonCancelsARunningProbe() {
-    if (!QFile::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")))
+    if (!wb::test::haveFashionMnist())
       QSKIP("Fashion-MNIST is not installed (packaging/setup.sh installs dataset-fashion-mnist)");
     QTemporaryDir probes;
     qputenv("WB_PROBES_DIR", probes.path().toUtf8());

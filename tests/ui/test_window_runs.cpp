@@ -23,6 +23,8 @@
 #include "window/main_window.h"
 #include "window/runs_panel.h"
 
+#include "../support/datasets.h"
+
 using nlohmann::json;
 using namespace wb::ui;
 namespace t = wb::ui::test;
@@ -68,7 +70,7 @@ class TestWindowRuns : public QObject {
   // starts, the Ladder tab shows the plan with the step running, the ladder opens when it ends,
   // and a window opened later lists it from the runs folder.
   void aLadderShowsItsRungsAsTheyRun() {
-    if (!QFileInfo::exists(QStringLiteral("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")))
+    if (!wb::test::haveFashionMnist())
       QSKIP("Fashion-MNIST is not installed (packaging/setup.sh installs dataset-fashion-mnist)");
     auto root = t::scratchRoot();
     json tiny = smallExperiment("ladder-base");

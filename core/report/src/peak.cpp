@@ -30,7 +30,7 @@ const PeakDevice* PeakResult::device(const std::string& name) const {
   return nullptr;
 }
 
-bool PeakResult::contended() const { return other_cores >= kContendedOtherCores; }
+bool PeakResult::contended() const { return isContended(other_cores); }
 
 std::string peakKey(const MachineId& machine, const std::vector<std::string>& gpus) {
   json identity = machineIdentity(machine);

@@ -1,5 +1,7 @@
 #include "wb/probe/record.h"
 
+#include "wb/common/sysinfo.h"
+
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -25,7 +27,7 @@ double ProbeResult::maxOtherCores() const {
   return m;
 }
 
-bool ProbeResult::contended() const { return maxOtherCores() >= kContendedOtherCores; }
+bool ProbeResult::contended() const { return isContended(maxOtherCores()); }
 
 const ProbeRow* ProbeResult::row(int workers) const {
   for (const auto& r : rows)

@@ -48,7 +48,7 @@ report::Table probeTable(const ProbeResult& r) {
     cells.push_back(Cell::num(report::fmtFixed(row.data_ms, 2), row.data_ms));
     cells.push_back(Cell::num(report::fmtFixed(row.step_ms, 2), row.step_ms));
     cells.push_back(Cell::num(std::to_string(row.steps), static_cast<double>(row.steps)));
-    cells.push_back(Cell::num(report::fmtFixed(row.other_cores, 1) + (row.other_cores >= kContendedOtherCores ? " (contended)" : ""),
+    cells.push_back(Cell::num(report::fmtFixed(row.other_cores, 1) + (isContended(row.other_cores) ? " (contended)" : ""),
                               row.other_cores));
     cells.push_back(Cell::str(row.workers == r.recommended ? "← recommended" : ""));
     t.rows.push_back(std::move(cells));
