@@ -169,7 +169,8 @@ int main(int argc, char** argv) {
     }
   }
   const fs::path raw = unpackRawMnist();
-  const int threads = wb::train::defaultThreads(wb::Config{}, 1);
+  const wb::Config defaults;  // named: a Config{} temporary trips GCC 12's -Wmaybe-uninitialized
+  const int threads = wb::train::defaultThreads(defaults, 1);
   at::set_num_threads(threads);
   std::printf("bench_core: Fashion-MNIST, %lld train samples, batch %d, %d intra-op thread(s), median of %d\n\n",
               static_cast<long long>(samples), kBatch, threads, repeats);

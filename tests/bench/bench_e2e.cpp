@@ -305,7 +305,6 @@ void printRows(const std::string& title, const std::vector<Row>& rows, size_t re
                {"eval", "Eval s", "s"},                  {"first", "First step s", "s"},
                {"wall", "Whole process s", "s"},         {"x_wall", "× wall", "x"},
                {"acc", "Val acc", "%"},                  {"note", "Note", ""}};
-  const Sample ref = rows[reference].med();
   for (const auto& r : rows) {
     const Sample m = r.med();
     int contended = 0, failed = 0;

@@ -50,7 +50,8 @@ struct Measured {
 inline Measured runOnce(const fs::path& root, const std::string& cli, const std::string& tag,
                         const std::vector<std::string>& sets) {
   Measured m;
-  json doc = wb::proto::configToJson(wb::Config{});
+  const wb::Config defaults;  // named: a Config{} temporary trips GCC 12's -Wmaybe-uninitialized
+  json doc = wb::proto::configToJson(defaults);
   doc["name"] = tag;
   for (const auto& s : sets) {
     if (auto st = wb::proto::applyOverride(doc, s); !st.ok()) {

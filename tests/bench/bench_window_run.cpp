@@ -124,7 +124,8 @@ int main(int argc, char** argv) {
   }
   qputenv("WB_CLI", WB_CLI_PATH);
   QTemporaryDir root;
-  json experiment = wb::proto::configToJson(wb::Config{});
+  const wb::Config defaults;  // named: a Config{} temporary trips GCC 12's -Wmaybe-uninitialized
+  json experiment = wb::proto::configToJson(defaults);
   experiment["name"] = "bench-window-run";
   experiment["data"]["limit_train"] = limit;
   std::vector<Sample> window, cli;
