@@ -49,6 +49,14 @@ void setInterval(SpeedupEstimate& e, double centre, double halfWidth, double noi
   e.verdict = verdictOf(e.lo, e.hi, noiseBand);
 }
 
+// ln(num[i] / den[i]) for each i both have, skipping a value that is not finite and > 0.
+std::vector<double> logRatios(const std::vector<double>& num, const std::vector<double>& den) {
+  std::vector<double> out;
+  for (size_t i = 0; i < std::min(num.size(), den.size()); ++i)
+    if (usable(num[i]) && usable(den[i])) out.push_back(std::log(num[i] / den[i]));
+  return out;
+}
+
 std::string runsWord(int n) { return std::to_string(n) + (n == 1 ? " run" : " runs"); }
 
 std::string fmt2(double x) {
@@ -100,9 +108,7 @@ Verdict verdictOf(double lo, double hi, double noiseBand) {
 
 SpeedupEstimate pairedSpeedup(const std::vector<double>& baseline, const std::vector<double>& variant,
                               double noiseBand) {
-  std::vector<double> ratios;
-  for (size_t i = 0; i < std::min(baseline.size(), variant.size()); ++i)
-    if (usable(baseline[i]) && usable(variant[i])) ratios.push_back(std::log(baseline[i] / variant[i]));
+  const std::vector<double> ratios = logRatios(baseline, variant);
   SpeedupEstimate e;
   e.pairs = e.baseline_runs = e.variant_runs = static_cast<int>(ratios.size());
   if (ratios.empty()) {
@@ -155,9 +161,7 @@ RoundsNoise roundsNoise(const std::vector<std::vector<double>>& rates) {
 
 SpeedupEstimate roundsRateSpeedup(const std::vector<double>& baseline, const std::vector<double>& variant,
                                   const RoundsNoise& noise, double noiseBand) {
-  std::vector<double> ratios;
-  for (size_t i = 0; i < std::min(baseline.size(), variant.size()); ++i)
-    if (usable(baseline[i]) && usable(variant[i])) ratios.push_back(std::log(variant[i] / baseline[i]));
+  const std::vector<double> ratios = logRatios(variant, baseline);
   SpeedupEstimate e;
   e.pairs = e.baseline_runs = e.variant_runs = static_cast<int>(ratios.size());
   if (ratios.empty()) {
