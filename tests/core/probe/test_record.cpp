@@ -29,7 +29,7 @@ ProbeResult probed(std::vector<ProbeRow> rows) { return resultFor(wb::Config{}, 
 
 }  // namespace
 
-class TestProbe : public QObject {
+class TestRecord : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   // Each count once a round, rates per round: the recommendation is the smallest count the
@@ -287,5 +287,5 @@ class TestProbe : public QObject {
   }
 };
 
-QTEST_APPLESS_MAIN(TestProbe)
+QTEST_APPLESS_MAIN(TestRecord)
 #include "test_record.moc"
