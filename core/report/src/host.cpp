@@ -39,6 +39,21 @@ std::string storeKey(const json& identity) {
   return buf;
 }
 
+Status writeStored(const std::filesystem::path& dir, const std::string& file, const json& doc) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return makeError(Errc::Io, dir.string() + ": cannot create the folder (" + ec.message() + ")");
+  return proto::writeJsonAtomic(dir / file, doc);
+}
+
+std::optional<json> readStored(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
+  auto doc = proto::readJsonFile(path);
+  if (!doc.ok()) return std::nullopt;
+  return std::move(doc.value());
+}
+
 std::string utcNowIso() {
   const std::time_t now = std::time(nullptr);
   std::tm tm{};

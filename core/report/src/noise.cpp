@@ -68,21 +68,15 @@ Result<HostNoise> noiseFromJson(const json& doc) {
 }
 
 Status saveNoise(const HostNoise& noise, const std::filesystem::path& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return makeError(Errc::Io, dir.string() + ": cannot create the noise folder (" + ec.message() + ")");
-  return proto::writeJsonAtomic(dir / (noiseKey(noise.machine) + ".json"), noiseJson(noise));
+  return writeStored(dir, noiseKey(noise.machine) + ".json", noiseJson(noise));
 }
 
 HostNoise loadNoise(const MachineId& machine, const std::filesystem::path& dir) {
   HostNoise assumed;
   assumed.machine = machine;
   assumed.source = "assumed: not measured on this host";
-  const auto path = dir / (noiseKey(machine) + ".json");
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return assumed;
-  auto doc = proto::readJsonFile(path);
-  if (!doc.ok()) return assumed;
+  const auto doc = readStored(dir / (noiseKey(machine) + ".json"));
+  if (!doc) return assumed;
   auto n = noiseFromJson(*doc);
   if (!n.ok()) return assumed;
   return std::move(n.value());

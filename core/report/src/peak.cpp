@@ -125,20 +125,14 @@ Result<PeakResult> peakFromJson(const json& doc) {
 }
 
 Status savePeak(const PeakResult& result, const std::filesystem::path& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return makeError(Errc::Io, dir.string() + ": cannot create the probes folder (" + ec.message() + ")");
-  return proto::writeJsonAtomic(peakPath(result.key, dir), peakJson(result));
+  return writeStored(dir, peakPath(result.key, dir).filename().string(), peakJson(result));
 }
 
 std::optional<PeakResult> loadPeak(const MachineId& machine, const std::vector<std::string>& gpus,
                                    const std::filesystem::path& dir) {
   const std::string key = peakKey(machine, gpus);
-  const auto path = peakPath(key, dir);
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
-  auto doc = proto::readJsonFile(path);
-  if (!doc.ok()) return std::nullopt;
+  const auto doc = readStored(peakPath(key, dir));
+  if (!doc) return std::nullopt;
   auto r = peakFromJson(*doc);
   if (!r.ok() || r->key != key) return std::nullopt;
   return std::move(r.value());

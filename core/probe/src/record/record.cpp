@@ -232,19 +232,13 @@ Result<ProbeResult> probeFromJson(const json& doc) {
 }
 
 Status saveProbe(const ProbeResult& result, const std::filesystem::path& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return makeError(Errc::Io, dir.string() + ": cannot create the probes folder (" + ec.message() + ")");
-  return proto::writeJsonAtomic(dir / (result.key + ".json"), probeJson(result));
+  return report::writeStored(dir, result.key + ".json", probeJson(result));
 }
 
 namespace {
 std::optional<ProbeResult> loadKey(const std::string& key, const std::filesystem::path& dir) {
-  const auto path = dir / (key + ".json");
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
-  auto doc = proto::readJsonFile(path);
-  if (!doc.ok()) return std::nullopt;
+  const auto doc = report::readStored(dir / (key + ".json"));
+  if (!doc) return std::nullopt;
   auto r = probeFromJson(*doc);
   if (!r.ok() || r->key != key) return std::nullopt;
   return std::move(r.value());

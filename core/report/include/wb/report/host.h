@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "wb/common/result.h"
 #include "wb/report/run_record.h"
 
 namespace wb::report {
@@ -30,6 +31,12 @@ std::filesystem::path probesDir();
 std::string storeKey(const nlohmann::json& identity);
 // The identity fields of a machine as JSON ({host, cpu, cores}), what every stored key starts from.
 nlohmann::json machineIdentity(const MachineId& machine);
+
+// A stored result's file: written atomically into `dir` (made when missing; errors name the
+// folder or the file), and read back as JSON; nullopt when it is missing or does not parse (a
+// stored result that cannot be read counts as none, never as an error).
+Status writeStored(const std::filesystem::path& dir, const std::string& file, const nlohmann::json& doc);
+std::optional<nlohmann::json> readStored(const std::filesystem::path& path);
 
 // Now as UTC ISO 8601 ("2026-12-01T08:40:12Z").
 std::string utcNowIso();
