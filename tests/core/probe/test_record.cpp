@@ -47,6 +47,8 @@ class TestRecord : public QObject {
         << roundsOf({{0, {1000, 1001, 999, 1000}}, {1, {1015, 1016, 1014, 1015}}}) << 0 << true;
     QTest::newRow("rounds disagree by 10 %: 1 worker's 3 % is noise, 0")
         << roundsOf({{0, {1000, 1100, 950, 1050}}, {1, {1080, 1050, 1030, 1000}}}) << 0 << false;
+    QTest::newRow("1 worker 3 % faster on average, rounds disagree by 10 %: noise, 0 (2 % alone would say 1)")
+        << roundsOf({{0, {1000, 1100, 950, 1050}}, {1, {1100, 1080, 1000, 1050}}}) << 0 << false;
     QTest::newRow("the whole machine slows in round 2: a shared shift is no noise")
         << roundsOf({{0, {1000, 700, 1000, 700}}, {2, {1200, 840, 1200, 840}}}) << 2 << true;
     QTest::newRow("workers slow it down: 0")
