@@ -21,6 +21,7 @@ with the numbers so far.)";
 struct CompareOptions {
   std::vector<std::string> runs;
   std::string baseline, target_acc;
+  double min_effect = report::kDefaultMinEffect;
   bool wide = false;
 };
 
@@ -37,7 +38,7 @@ void printDetails(const report::Report& r) {
 
 int compareCommand(const CompareOptions& o) {
   std::vector<std::string> problems;
-  auto rep = report::comparisonFromDirs(o.baseline, o.runs, o.target_acc, probe::storedWorkersAdvice(), &problems);
+  auto rep = report::comparisonFromDirs(o.baseline, o.runs, o.target_acc, probe::storedWorkersAdvice(), &problems, o.min_effect);
   if (!rep.ok()) {
     std::fprintf(stderr, "workbench-cli compare: %s\n", rep.error().message.c_str());
     return rep.error().code == Errc::InvalidConfig ? kExitUsage : kExitFailed;
@@ -57,6 +58,7 @@ void addCompare(CLI::App& cli, Commands& out) {
   CLI::App* compare = cli.add_subcommand("compare", kAbout);
   compare->add_option("run-dir", o->runs, "the runs to compare with the baseline")->type_name("DIR");
   addComparisonOptions(*compare, o->baseline, o->target_acc);
+  addMinEffectOption(*compare, o->min_effect);
   compare->add_flag("--wide", o->wide, "one row per run (default: one column per run when there are at most 4)");
   out.push_back({compare, [o] { return compareCommand(*o); }});
 }
@@ -66,6 +68,13 @@ void addComparisonOptions(CLI::App& app, std::string& baseline, std::string& tar
       ->type_name("DIR")->required();
   app.add_option("--target-acc", targetAcc, "target val accuracy: 0.85, 85 or 85% (default: the baseline's best)")
       ->type_name("X")->check(checkedBy([](const std::string& t) { return statusOf(report::parseTargetAccuracy(t)); }, ""));
+}
+
+void addMinEffectOption(CLI::App& app, double& minEffect) {
+  app.add_option("--min-effect", minEffect,
+                 "the smallest effect a verdict calls faster or slower, e.g. 0.02 = 2 % (default);\n"
+                 "smaller ones read \"within noise\" however many pairs show them")
+      ->type_name("F")->check(inRange(0.0, 1.0));
 }
 
 }  // namespace wb::cli

@@ -20,6 +20,7 @@ written to a temporary name and renamed: an unwritable path leaves nothing behin
 struct ExportOptions {
   std::vector<std::string> runs;
   std::string baseline, target_acc, format, output;
+  double min_effect = report::kDefaultMinEffect;
 };
 
 int exportCommand(const ExportOptions& o) {
@@ -35,7 +36,7 @@ int exportCommand(const ExportOptions& o) {
     return kExitUsage;
   }
   std::vector<std::string> problems;
-  auto rep = report::comparisonFromDirs(o.baseline, o.runs, o.target_acc, probe::storedWorkersAdvice(), &problems);
+  auto rep = report::comparisonFromDirs(o.baseline, o.runs, o.target_acc, probe::storedWorkersAdvice(), &problems, o.min_effect);
   if (!rep.ok()) {
     std::fprintf(stderr, "workbench-cli export: %s\n", rep.error().message.c_str());
     return rep.error().code == Errc::InvalidConfig ? kExitUsage : kExitFailed;
@@ -56,6 +57,7 @@ void addExport(CLI::App& cli, Commands& out) {
   CLI::App* exp = cli.add_subcommand("export", kAbout);
   exp->add_option("run-dir", o->runs, "the runs to compare with the baseline")->type_name("DIR");
   addComparisonOptions(*exp, o->baseline, o->target_acc);
+  addMinEffectOption(*exp, o->min_effect);
   exp->add_option("--format", o->format, "md | csv | tex | json | html (default: from the --output extension)")
       ->type_name("F")->check(checkedBy([](const std::string& f) { return statusOf(report::parseFormat(f)); }, ""));
   exp->add_option("--output", o->output, "where to write")->type_name("FILE")->required();

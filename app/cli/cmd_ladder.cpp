@@ -38,9 +38,9 @@ precision (16-mixed on CUDA, bf16-mixed on CPU) -> early stopping (patience 2) -
 `workbench-cli capabilities`) is skipped with the reason.
 
 Each step runs as pairs with the baseline, close in time and in alternating order (baseline then
-step, then step then baseline); its speedup is the median of the pairs' ratios with a 95 %
-interval, "faster" or "slower" only when the interval clears the noise band (--noise-band),
-else "within noise". Pairs are added until the verdict is clear, at most --max-pairs per step
+step, then step then baseline); its speedup is the geometric mean of the pairs' ratios with its
+interval, "faster" or "slower" only when the interval excludes 1 and the estimate is beyond
+--min-effect (2 %), else "within noise"; each look spends its share of a 5 % false-alarm rate. Pairs are added until the verdict is clear, at most --max-pairs per step
 and --budget-s seconds (--repeats N: exactly N pairs).
 
 Writes into --out: runs/<step>-p<N> and runs/<step>-p<N>-baseline (each pair's runs),
@@ -59,6 +59,7 @@ struct LadderCliOptions {
   std::string out, runs_root, steps, lr_scaling, target_acc;
   int repeats = 0, rerun_contended = 1, max_pairs = experiment::kDefaultMaxPairs;
   double budget_s = experiment::kDefaultBudgetS, noise_band = -1;  // < 0: this host's
+  double min_effect = report::kDefaultMinEffect;
   bool isolated = false, dry_run = false, events_stdout = false;
 };
 
@@ -100,7 +101,8 @@ experiment::Policy policyOf(const LadderCliOptions& o) {
   p.fixed_pairs = o.repeats;
   p.max_pairs = o.max_pairs;
   p.budget_s = o.budget_s;
-  p.noise_band = o.noise_band >= 0 ? o.noise_band : experiment::hostNoiseBand();
+  p.floor_band = o.noise_band >= 0 ? o.noise_band : experiment::hostFloorBand();
+  p.min_effect = o.min_effect;
   p.rerun_contended = o.rerun_contended;
   if (!o.target_acc.empty()) p.target_acc = report::parseTargetAccuracy(o.target_acc).value();  // checked while parsing
   return p;
@@ -184,15 +186,16 @@ void addLadder(CLI::App& cli, Commands& out) {
                      "stop (default: adaptive, see --max-pairs); 1 gives no interval")
       ->type_name("N")->check(inRange(1, 100));
   ladder->add_option("--max-pairs", o->max_pairs,
-                     "adaptive: pairs are added to a step until its 95 % interval clears the noise\n"
-                     "band, at most N (default 5; a 3x effect needs 2)")
+                     "adaptive: pairs are added to a step until its verdict is clear, at most N\n"
+                     "(default 5)")
       ->type_name("N")->check(inRange(1, 100));
   ladder->add_option("--budget-s", o->budget_s, "adaptive: no new pair for a step whose pairs took S seconds (default 600)")
       ->type_name("S")->check(inRange(0.0, 1e7));
   ladder->add_option("--noise-band", o->noise_band,
-                     "this machine's run-to-run spread, e.g. 0.10 = +/-10 %: faster or slower only\n"
-                     "when the interval clears it (default: this host's measured band, else 0.15)")
+                     "a floor for the spread of few pairs, e.g. 0.10 = +/-10 % (default: this host's\n"
+                     "measured band, else none: the pairs alone carry the noise)")
       ->type_name("F")->check(inRange(0.0, 1.0));
+  addMinEffectOption(*ladder, o->min_effect);
   ladder->add_option("--rerun-contended", o->rerun_contended,
                      "a pair measured under contention does not count; up to N more pairs replace such pairs (default 1)")
       ->type_name("N")->check(inRange(0, 10));

@@ -29,8 +29,10 @@ Runs the configuration (--config/--set; default: the default run) --runs times, 
 of their training throughput and time to the first run's best accuracy, as a band (±, 95 %). Or,
 with --from, reads the repeats from existing run folders (they must be one configuration). The
 band is stored for this host in <noise>/<key>.json ($WB_NOISE_DIR, else "noise" beside the runs
-root); compare, export and the verdicts use it: "faster" only when a speedup's whole 95 % interval
-clears it.)";
+root). Each run gets its own seed (the configuration's seed + i), so the spread of their best
+accuracies is measured too and stored for this experiment. Verdicts use the band as a floor under
+the spread of very few pairs (never as the threshold); the host speed check uses the kernel's own
+A/A spread; time to target compares at the baseline's best less the accuracy spread.)";
 
 struct NoiseOptions {
   ExperimentOptions experiment;
@@ -42,10 +44,11 @@ struct NoiseOptions {
 
 // One `workbench-cli run` process into `dir` (its stdout to /dev/null); its exit code, -1 when
 // it could not start or ended on a signal.
-int runOnce(const NoiseOptions& o, const fs::path& dir) {
+int runOnce(const NoiseOptions& o, const fs::path& dir, uint64_t seed) {
   std::vector<std::string> argv{selfPath(), "run", "--run-dir", dir.string(), "--overwrite"};
   if (!o.experiment.config.empty()) argv.insert(argv.end(), {"--config", o.experiment.config});
   for (const auto& s : o.experiment.sets) argv.insert(argv.end(), {"--set", s});
+  argv.insert(argv.end(), {"--set", "seed=" + std::to_string(seed)});  // the accuracy's chance spread too
   std::vector<char*> args;
   for (auto& a : argv) args.push_back(a.data());
   args.push_back(nullptr);
@@ -63,12 +66,15 @@ int runOnce(const NoiseOptions& o, const fs::path& dir) {
 
 // The A/A runs: their folders, or the exit code that stopped them.
 Result<std::vector<std::string>> calibrate(const NoiseOptions& o) {
+  auto resolved = resolveConfig(o.experiment);
+  if (!resolved.ok()) return resolved.error();
+  const Config base = *resolved;
   std::vector<std::string> dirs;
   for (int i = 1; i <= o.runs; ++i) {
     if (stopFlag()) return makeError(Errc::Cancelled, "cancelled after " + std::to_string(i - 1) + " runs");
     const fs::path dir = fs::path(o.out) / ("aa-" + std::to_string(i));
     std::fprintf(stderr, "noise: run %d of %d into %s\n", i, o.runs, dir.string().c_str());
-    const int rc = runOnce(o, dir);
+    const int rc = runOnce(o, dir, base.seed + i - 1);
     if (rc != 0)
       return makeError(rc == 2 ? Errc::InvalidConfig : Errc::Io,
                        "run " + std::to_string(i) + " (" + dir.string() + ") exited " + std::to_string(rc) +
@@ -88,9 +94,16 @@ Status checkRepeats(const std::vector<report::RunRecord>& runs) {
   return {};
 }
 
-void printNoise(const report::HostNoise& n) {
+void printNoise(const report::HostNoise& n, const std::optional<report::AccuracySpread>& acc) {
   std::printf("Run-to-run noise of %s (%d cores), %d runs\n", n.machine.host.c_str(), n.machine.cores, n.runs);
-  for (const auto& [metric, band] : n.bands) std::printf("  %-22s ±%.1f %%\n", metric.c_str(), band * 100.0);
+  for (const auto& [metric, band] : n.bands)
+    if (metric != "host_kernel") std::printf("  %-22s ±%.1f %%\n", metric.c_str(), band * 100.0);
+  if (n.hostKernelMeasured())
+    std::printf("  host speed check       a change beyond ±%.1f %% withholds a run's speedup (the kernel's own A/A\n"
+                "                         spread at a 0.1 %% false-alarm rate per run)\n", n.hostKernelBand() * 100.0);
+  if (acc)
+    std::printf("  best val acc           sd %.2f points over %d seeds: time to target compares at the baseline's\n"
+                "                         best less this\n", acc->sd_pp, acc->runs);
   std::printf("  band used by verdicts  ±%.1f %%\n%s.\n", n.band * 100.0, report::noiseMessage(n).c_str());
 }
 
@@ -125,8 +138,12 @@ int noiseCommand(const NoiseOptions& o) {
     std::fprintf(stderr, "workbench-cli noise: fewer than 2 of the runs finished uncontended: no spread to measure\n");
     return 1;
   }
-  printNoise(*noise);
+  const auto acc = report::accuracySpreadOfRepeats(*runs, source);
+  printNoise(*noise, acc);
   if (o.no_store) return 0;
+  if (acc)
+    if (auto st = report::saveAccuracySpread(runs->front().config, *acc); !st.ok())
+      std::fprintf(stderr, "workbench-cli noise: %s\n", st.error().message.c_str());
   if (auto st = report::saveNoise(*noise); !st.ok()) {
     std::fprintf(stderr, "workbench-cli noise: %s\n", st.error().message.c_str());
     return 1;

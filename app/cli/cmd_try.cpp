@@ -24,10 +24,12 @@ const char* kAbout = R"(one change against its baseline, as pairs of runs, with 
 Runs the experiment (--config/--set: the baseline) and the same with --vary applied (the
 variant) as pairs, close in time and in alternating order (baseline then variant, then variant
 then baseline, ...), each run a whole `workbench-cli run`. The speedup on time to the target
-accuracy, on training throughput and on wall time is the median of the pairs' ratios with a 95 %
-interval: "faster" or "slower" only when the interval clears this machine's noise band, else
-"within noise". Pairs are added until the verdict is clear (at most --max-pairs, --budget-s), or
-exactly --repeats. A --vary that changes nothing is an A/A check of this machine's noise.
+accuracy, on training throughput and on wall time is the geometric mean of the pairs' ratios
+with its interval: "faster" or "slower" only when the interval excludes 1 and the estimate is
+beyond --min-effect (2 %), else "within noise". Pairs are added until the verdict is clear (at
+most --max-pairs, --budget-s; each look spends its share of a 5 % false-alarm rate), or exactly
+--repeats. The target accuracy is the baseline's best less its chance spread (said in the table).
+A --vary that changes nothing is an A/A check of this machine's noise.
 
 Writes into --out: runs/ (each pair's runs), pairs.json and try.json (the result). Run again on
 the same --out, a cut try continues.)";
@@ -40,7 +42,7 @@ struct TryCliOptions {
   std::vector<std::string> vary;
   std::string variant_config, label, speedup, out, runs_root, target_acc;
   int repeats = 0, max_pairs = experiment::kDefaultMaxPairs, rerun_contended = 1;
-  double budget_s = experiment::kDefaultBudgetS, noise_band = -1;
+  double budget_s = experiment::kDefaultBudgetS, noise_band = -1, min_effect = report::kDefaultMinEffect;
   bool events_stdout = false, json = false;
 };
 
@@ -107,7 +109,8 @@ int tryCommand(const TryCliOptions& o) {
   t.policy.max_pairs = o.max_pairs;
   t.policy.budget_s = o.budget_s;
   t.policy.rerun_contended = o.rerun_contended;
-  t.policy.noise_band = o.noise_band >= 0 ? o.noise_band : experiment::hostNoiseBand();
+  t.policy.floor_band = o.noise_band >= 0 ? o.noise_band : experiment::hostFloorBand();
+  t.policy.min_effect = o.min_effect;
   if (!o.target_acc.empty()) t.policy.target_acc = report::parseTargetAccuracy(o.target_acc).value();  // checked while parsing
   installStopSignals();
   experiment::Hooks hooks;
@@ -153,11 +156,13 @@ void addTry(CLI::App& cli, Commands& out) {
   t->add_option("--budget-s", o->budget_s, "adaptive: no new pair once the pairs took S seconds (default 600)")
       ->type_name("S")->check(inRange(0.0, 1e7));
   t->add_option("--noise-band", o->noise_band,
-                "this machine's run-to-run spread, e.g. 0.10 = +/-10 % (default: this host's measured band, else 0.15)")
+                "a floor for the spread of few pairs, e.g. 0.10 = +/-10 % (default: this host's measured\n"
+                "band, else none: the pairs alone carry the noise)")
       ->type_name("F")->check(inRange(0.0, 1.0));
+  addMinEffectOption(*t, o->min_effect);
   t->add_option("--rerun-contended", o->rerun_contended, "up to N more pairs replace pairs measured under contention (default 1)")
       ->type_name("N")->check(inRange(0, 10));
-  t->add_option("--target-acc", o->target_acc, "target val accuracy: 0.85, 85 or 85% (default: the lowest best of the baseline's runs)")
+  t->add_option("--target-acc", o->target_acc, "target val accuracy: 0.85, 85 or 85% (default: the lowest best of the baseline's runs\nless its chance spread)")
       ->type_name("X")->check(checkedBy([](const std::string& x) { return statusOf(report::parseTargetAccuracy(x)); }, ""));
   t->add_flag("--events-stdout", o->events_stdout,
               "JSON Lines on stdout: rung_start / rung_end per run, pair_end per pair, then end\n"

@@ -23,6 +23,8 @@ void addNoise(CLI::App& cli, Commands& out);         // noise: this host's run-t
 
 // compare's and export's --baseline DIR (required) and --target-acc X (cmd_compare.cpp).
 void addComparisonOptions(CLI::App& app, std::string& baseline, std::string& targetAcc);
+// --min-effect F: the verdicts' practical threshold (compare, export, try, ladder).
+void addMinEffectOption(CLI::App& app, double& minEffect);
 
 // The path of this executable (for spawning ranks and ladder runs).
 std::string selfPath();

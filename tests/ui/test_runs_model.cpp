@@ -97,10 +97,11 @@ class TestRunsModel : public QObject {
     QVERIFY(cell(model, fast, RunsModel::ColName, Qt::DecorationRole).isNull());
   }
 
-  // Repeats of one configuration are grouped: an interval and a verdict against the host's
-  // noise band, said in words (never bold here). A repeat of the baseline is never a speedup.
+  // Repeats of one configuration are grouped: an interval and a verdict by the product's rule,
+  // said in words (never bold here). A repeat of the baseline is never a speedup. The smallest
+  // effect that counts (the Compare tab's setting) moves the verdict.
   void repeatsGiveAVerdict() {
-    // (setUpEnvironment: no stored noise, the assumed ±15 % band)
+    // (setUpEnvironment: no stored noise: the repeats alone carry it)
     auto root = t::scratchRoot();
     RunsModel model;
     Run* base = runWith(root, QStringLiteral("b1"), json::object(), QStringLiteral("ok"), evalsReaching(0.8), model);
@@ -118,12 +119,18 @@ class TestRunsModel : public QObject {
     const QString faster = cell(model, fast[0], RunsModel::ColSpeedupThroughput).toString();
     QVERIFY2(faster.endsWith(QStringLiteral("× faster")), qPrintable(faster));
     const QString tip = cell(model, fast[0], RunsModel::ColSpeedupThroughput, Qt::ToolTipRole).toString();
-    QVERIFY2(tip.contains(QStringLiteral("faster")) && tip.contains(QStringLiteral("[")) && tip.contains(QStringLiteral("±15")),
+    QVERIFY2(tip.contains(QStringLiteral("faster")) && tip.contains(QStringLiteral("[")) && tip.contains(QStringLiteral("not measured")),
              qPrintable(tip));
     const QString noise = cell(model, same[0], RunsModel::ColSpeedupThroughput).toString();
     QVERIFY2(noise.endsWith(QStringLiteral("× noise")), qPrintable(noise));
     QVERIFY(!cell(model, same[0], RunsModel::ColSpeedupThroughput, Qt::FontRole).value<QFont>().bold());
     QCOMPARE(cell(model, again, RunsModel::ColSpeedupThroughput).toString(), QStringLiteral("repeat"));
+    // A 3× effect is below a 250 % smallest effect: within noise, then faster again at 2 %.
+    model.setMinEffect(2.5);
+    QVERIFY2(cell(model, fast[0], RunsModel::ColSpeedupThroughput).toString().endsWith(QStringLiteral("× noise")),
+             qPrintable(cell(model, fast[0], RunsModel::ColSpeedupThroughput).toString()));
+    model.setMinEffect(0.02);
+    QVERIFY(cell(model, fast[0], RunsModel::ColSpeedupThroughput).toString().endsWith(QStringLiteral("× faster")));
   }
 
   // One word, one meaning: two columns, each named for what it measures.

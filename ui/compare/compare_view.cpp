@@ -102,15 +102,26 @@ CompareView::CompareView(RunsModel* model, QWidget* parent)
   auto* layout = new QVBoxLayout(this);
 
   auto* controls = new QHBoxLayout;
-  controls->addWidget(new QLabel(QStringLiteral("Target val acc:"), this));
+  controls->addWidget(new QLabel(QStringLiteral("Target:"), this));
   target_ = new QDoubleSpinBox(this);
   target_->setObjectName(QStringLiteral("compareTarget"));
   target_->setRange(0, 100);
   target_->setDecimals(2);
   target_->setSuffix(QStringLiteral(" %"));
-  target_->setSpecialValueText(QStringLiteral("baseline's best"));
-  target_->setToolTip(QStringLiteral("Time to target is measured to this validation accuracy (0 = the baseline's best)"));
+  target_->setSpecialValueText(QStringLiteral("auto"));
+  target_->setToolTip(QStringLiteral("Time to target is measured to this validation accuracy. auto: the baseline's best less "
+                                     "how much a best accuracy moves by chance (the summary below says which)"));
   controls->addWidget(target_);
+  controls->addWidget(new QLabel(QStringLiteral("Effect ≥"), this));
+  minEffect_ = new QDoubleSpinBox(this);
+  minEffect_->setObjectName(QStringLiteral("compareMinEffect"));
+  minEffect_->setRange(0, 50);
+  minEffect_->setDecimals(0);  // whole per cent: the row fits a 1024 px window
+  minEffect_->setSuffix(QStringLiteral(" %"));
+  minEffect_->setValue(wb::report::kDefaultMinEffect * 100);
+  minEffect_->setToolTip(QStringLiteral("A speedup is called faster or slower only when its interval excludes 1 and it is "
+                                        "at least this large; smaller effects read \"within noise\" however sure"));
+  controls->addWidget(minEffect_);
   controls->addStretch(1);
   ladderButton_ = new QPushButton(QStringLiteral("Run ladder"), this);
   ladderButton_->setToolTip(QStringLiteral("Run the baseline's experiment with every speedup off, then add them one at a time"));
@@ -165,6 +176,10 @@ CompareView::CompareView(RunsModel* model, QWidget* parent)
     else dirty_ = true;
   });
   connect(target_, &QDoubleSpinBox::valueChanged, this, [this] { scheduleRefresh(); });
+  connect(minEffect_, &QDoubleSpinBox::valueChanged, this, [this](double percent) {
+    model_->setMinEffect(percent / 100.0);
+    scheduleRefresh();
+  });
   connect(exportButton_, &QPushButton::clicked, this, &CompareView::exportDialog);
   connect(ladderButton_, &QPushButton::clicked, this, &CompareView::runLadder);
   connect(stopLadderButton_, &QPushButton::clicked, ladderRunner_, &LadderRunner::cancel);
@@ -264,19 +279,22 @@ void CompareView::compare(Run& base) {
   }
   std::optional<double> target;
   if (target_->value() > 0) target = target_->value() / 100.0;
-  comparison_ = wb::report::compareRuns(baseline, runs, target, wb::report::noiseOfRunHost(baseline));
+  comparison_ = wb::report::compareRuns(baseline, runs, target, wb::report::noiseOfRunHost(baseline),
+                                        minEffect_->value() / 100.0);
   std::vector<const wb::report::RunRecord*> records{&baseline};
   for (const auto& run : runs) records.push_back(&run);
   // The advisor recommends the worker count each run's stored probe measured, when there is one.
   report_ = wb::report::buildComparisonReport(*comparison_, baseline, runs, wb::probe::storedWorkersAdvice());
   whatIf_->setRuns(records);
-  QString text = QStringLiteral("%1 run(s) against the baseline %2; target %3 val acc.")
+  QString text = QStringLiteral("%1 run(s) against the baseline %2; target %3 val acc%4.")
                      .arg(runs.size())
-                     .arg(qs(wb::report::runLabel(baseline)), qs(wb::report::fmtAccuracy(comparison_->target_acc)));
+                     .arg(qs(wb::report::runLabel(baseline)), qs(wb::report::fmtAccuracy(comparison_->target_acc)),
+                          comparison_->target_user_set ? QString() : QStringLiteral(" (auto)"));
   if (runs.empty()) text += QStringLiteral(" Tick runs in the list to compare them.");
   // The band every verdict is judged against, and what it means for 1 run each (the table's
   // verdict columns and the runs list's tooltips name it too).
-  summary_->setToolTip(qs(wb::report::noiseMessage(comparison_->noise)));
+  summary_->setToolTip(QStringLiteral("Target: %1.\n%2.")
+                           .arg(qs(comparison_->target.describe()), qs(wb::report::noiseMessage(comparison_->noise))));
   const auto contended = std::count_if(comparison_->rows.begin(), comparison_->rows.end(),
                                        [](const auto& row) { return !row.is_baseline && !row.contended.empty(); });
   if (contended > 0)

@@ -107,6 +107,7 @@ class CompareView : public QWidget {
   RunsModel* model_;
   QTimer debounce_;
   QDoubleSpinBox* target_;
+  QDoubleSpinBox* minEffect_;
   QPushButton* exportButton_;
   QPushButton* ladderButton_;
   QPushButton* stopLadderButton_;

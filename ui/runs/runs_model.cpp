@@ -64,7 +64,7 @@ void RunsModel::updateComparison() const {
     byDir[records.back().dir] = run;
   }
   const report::RunRecord base = baseline_->record();
-  comparison_ = report::compareRuns(base, records, std::nullopt, report::noiseOfRunHost(base));
+  comparison_ = report::compareRuns(base, records, std::nullopt, report::noiseOfRunHost(base), minEffect_);
   for (int i = 0; i < int(comparison_->rows.size()); ++i)
     if (auto it = byDir.find(comparison_->rows[size_t(i)].dir); it != byDir.end()) comparisonRows_.insert(it->second, i);
 }
@@ -309,8 +309,8 @@ bool RunsModel::setData(const QModelIndex& index, const QVariant& value, int rol
 
 namespace {
 const QString kVerdictsTip = QStringLiteral(
-    "\nRepeats of one configuration are grouped. faster / slower: the 95 % interval clears this host's noise "
-    "band; noise: it does not; 1 run: one run each, no interval. other data: the runs trained or validated on "
+    "\nRepeats of one configuration are grouped. faster / slower: the 95 % interval excludes 1 and the effect "
+    "is beyond the smallest effect that counts (Compare tab, 2 % by default); noise: it is not; 1 run: one run each, no interval. other data: the runs trained or validated on "
     "other data; repeat: the baseline's own configuration.");
 }  // namespace
 
@@ -414,6 +414,13 @@ void RunsModel::setBaseline(Run* run) {
   comparisonStale_ = true;
   if (!runs_.isEmpty()) Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
   Q_EMIT baselineChanged(run);
+}
+
+void RunsModel::setMinEffect(double minEffect) {
+  if (minEffect == minEffect_) return;
+  minEffect_ = minEffect;
+  comparisonStale_ = true;
+  if (!runs_.isEmpty()) Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
 }
 
 void RunsModel::onRunChanged(Run* run) {

@@ -6,7 +6,7 @@
 // "× throughput" (train samples/s) and "× to target" (time to the baseline's best val acc, as
 // the Compare tab's chart). Both are core's comparison (wb::report::compareRuns) of every
 // finished run against the baseline: repeats of one configuration grouped, each speedup with
-// its verdict against this host's noise band ("1.85× faster", "1.02× noise", "1.26× 1 run"),
+// its verdict by the product's rule (minEffect(); "1.85× faster", "1.02× noise", "1.26× 1 run"),
 // the verdict in words, the 95 % interval in the tooltip. A run
 // that gets no speedup (unfinished, on other data, contended, host speed changed, a repeat of
 // the baseline) shows a word for why, the reason in the tooltip. Newest first.
@@ -62,6 +62,9 @@ class RunsModel : public QAbstractTableModel {
 
   Run* baseline() const { return baseline_; }
   void setBaseline(Run* run);  // nullptr clears
+  // The verdicts' practical threshold (the Compare tab's "Smallest effect"; 0.02 = 2 %).
+  double minEffect() const { return minEffect_; }
+  void setMinEffect(double minEffect);
 
   // Speedup of run's training throughput over the baseline's (NaN when either is unknown, or
   // when the run has no speedup: see noSpeedupReason).
@@ -104,6 +107,7 @@ class RunsModel : public QAbstractTableModel {
   // run added or removed, another baseline, or a change of comparisonKey() (a run ends, reads its
   // evaluations) seen when a run changes.
   mutable std::optional<report::Comparison> comparison_;
+  double minEffect_ = report::kDefaultMinEffect;
   mutable bool comparisonStale_ = true;
   mutable QString comparisonKey_;
   mutable QHash<const Run*, int> comparisonRows_;  // run → index into comparison_->rows

@@ -32,7 +32,7 @@ int VariantRuns::countedPairs() const {
   return n;
 }
 
-PairEstimates estimatePairs(const VariantRuns& v, std::optional<double> target, double noise_band) {
+PairEstimates estimatePairs(const VariantRuns& v, std::optional<double> target, const report::Sequential& seq) {
   std::vector<double> refTarget, varTarget, refRate, varRate, refWall, varWall;
   PairEstimates e;
   for (size_t i = 0; i < v.pairs.size(); ++i) {
@@ -48,26 +48,31 @@ PairEstimates estimatePairs(const VariantRuns& v, std::optional<double> target, 
       refRate.push_back(1.0 / *a.train_samples_per_s), varRate.push_back(1.0 / *b.train_samples_per_s);
     if (a.wall_s && b.wall_s) refWall.push_back(*a.wall_s), varWall.push_back(*b.wall_s);  // the training loop
   }
-  e.to_target = report::pairedSpeedup(refTarget, varTarget, noise_band);
-  e.throughput = report::pairedSpeedup(refRate, varRate, noise_band);
-  e.wall = report::pairedSpeedup(refWall, varWall, noise_band);
+  const report::VerdictRule rule = seq.at(v.countedPairs());
+  e.to_target = report::pairedSpeedup(refTarget, varTarget, rule);
+  e.throughput = report::pairedSpeedup(refRate, varRate, rule);
+  e.wall = report::pairedSpeedup(refWall, varWall, rule);
   return e;
 }
 
-std::optional<double> referenceTarget(const Outcome& o, std::optional<double> user) {
-  if (user) return user;
-  std::optional<double> lowest;
-  auto consider = [&](const report::RunRecord& r) {
-    if (!endedOk(r)) return;
-    if (auto best = report::computeMetrics(r, std::nullopt).best_val_acc) lowest = lowest ? std::min(*lowest, *best) : *best;
-  };
+std::optional<report::FairTarget> referenceFairTarget(const Outcome& o, std::optional<double> user) {
+  std::vector<const report::RunRecord*> refs;
   for (const auto& v : o.variants)
-    for (const auto& r : v.references) consider(r);
-  for (const auto& r : o.lone_reference) consider(r);
-  return lowest;
+    for (const auto& r : v.references)
+      if (endedOk(r)) refs.push_back(&r);
+  for (const auto& r : o.lone_reference)
+    if (endedOk(r)) refs.push_back(&r);
+  return report::fairTargetOf(user, refs);
 }
 
-// This host's measured band (workbench-cli noise), else the assumed one (wb/report/noise.h).
-double hostNoiseBand() { return report::loadNoise(report::thisMachine()).band; }
+std::optional<double> referenceTarget(const Outcome& o, std::optional<double> user) {
+  const auto t = referenceFairTarget(o, user);
+  return t ? std::optional<double>(t->acc) : std::nullopt;
+}
+
+double hostFloorBand() {
+  const report::HostNoise n = report::loadNoise(report::thisMachine());
+  return n.measured ? n.band : 0.0;
+}
 
 }  // namespace wb::experiment

@@ -75,7 +75,7 @@ void Runner::say(const char* fmt, ...) const {
 Status Runner::save() { return savePairs(out_, state_); }
 
 json Runner::estimatesJson(const VariantRuns& v) const {
-  const PairEstimates e = estimatePairs(v, o_.target_acc, policy_.noise_band);
+  const PairEstimates e = estimatePairs(v, o_.target_acc, policy_.sequential());
   return {{"to_target", report::estimateJson(e.to_target)}, {"throughput", report::estimateJson(e.throughput)},
           {"wall", report::estimateJson(e.wall)}, {"reached", e.reached}};
 }
@@ -122,7 +122,7 @@ void Runner::settle(VariantRuns& v) {
   if (failed) v.settled = "failed";
   else if (policy_.fixed_pairs > 0)
     v.settled = counted >= policy_.fixed_pairs || tried >= policy_.fixed_pairs + policy_.rerun_contended ? "fixed" : "";
-  else if (counted > 0 && report::verdictIsClear(estimatePairs(v, o_.target_acc, policy_.noise_band).headline(o_.target_acc.has_value())))
+  else if (counted > 0 && report::verdictIsClear(estimatePairs(v, o_.target_acc, policy_.sequential()).headline(o_.target_acc.has_value())))
     v.settled = "clear";
   else if (counted >= policy_.max_pairs || tried >= policy_.max_pairs + policy_.rerun_contended) v.settled = "max pairs";
   else if (v.spent_s >= policy_.budget_s) v.settled = "budget";
@@ -215,7 +215,7 @@ bool Runner::runPair(size_t j) {
   settle(v);
   proto::PairEndEvent ev{v.arm.index, v.arm.key, number, variantFirst, v.counted(v.pairs.size() - 1), v.settled, estimatesJson(v)};
   emit(toEvent(ev));
-  const auto est = estimatePairs(v, o_.target_acc, policy_.noise_band).headline(o_.target_acc.has_value());
+  const auto est = estimatePairs(v, o_.target_acc, policy_.sequential()).headline(o_.target_acc.has_value());
   say("  %s after %d pair(s): %s%s\n", v.arm.key.c_str(), static_cast<int>(v.pairs.size()), report::formatEstimate(est).c_str(),
       v.settled.empty() ? "" : (" — " + v.settled).c_str());
   return true;

@@ -62,7 +62,7 @@ json tryJson(const TryOptions& o, const Outcome& outcome, const std::string& sta
     for (size_t i = 0; i < v.pairs.size(); ++i)
       runs.push_back({{"pair", v.pairs[i].number}, {"variant_first", v.pairs[i].variant_first}, {"counted", v.counted(i)},
                       {"reference_dir", v.pairs[i].reference_dir}, {"variant_dir", v.pairs[i].variant_dir}});
-    const PairEstimates e = estimatePairs(v, outcome.target_acc, o.policy.noise_band);
+    const PairEstimates e = estimatePairs(v, outcome.target_acc, o.policy.sequential());
     estimate = {{"to_target", report::estimateJson(e.to_target)}, {"throughput", report::estimateJson(e.throughput)},
                 {"wall", report::estimateJson(e.wall)}};
     for (auto [name, pick] : {std::pair{"time_to_target_s", &ttt}, std::pair{"train_samples_per_s", &sps}, std::pair{"wall_s", &wall}})
@@ -81,7 +81,14 @@ json tryJson(const TryOptions& o, const Outcome& outcome, const std::string& sta
           {"variant", {{"label", o.setting}, {"config", proto::configToJson(o.variant)}}},
           {"same_config", sameConfig(o.baseline, o.variant)},
           {"target_acc", num(outcome.target_acc)},
-          {"noise_band", o.policy.noise_band},
+          {"target", [&] {
+             const auto t = referenceFairTarget(outcome, o.policy.target_acc);
+             return t ? json(t->describe()) : json();
+           }()},
+          {"noise_band", o.policy.floor_band},
+          {"min_effect", o.policy.min_effect},
+          {"max_pairs", o.policy.max_pairs},
+          {"fixed_pairs", o.policy.fixed_pairs},
           {"pairs", pairs},
           {"settled", settled},
           {"reached", reached},
@@ -104,7 +111,7 @@ Result<TryResult> runTry(const TryOptions& o, const Hooks& hooks) {
       r.outcome.cancelled ? proto::kStatusCancelled : r.outcome.failed ? proto::kStatusFailed : proto::kStatusOk;
   r.doc = tryJson(o, r.outcome, status);
   if (!r.outcome.variants.empty())
-    r.estimates = estimatePairs(r.outcome.variants.front(), r.outcome.target_acc, o.policy.noise_band);
+    r.estimates = estimatePairs(r.outcome.variants.front(), r.outcome.target_acc, o.policy.sequential());
   if (auto st = writeFileAtomic(o.out / "try.json", r.doc.dump(2) + "\n"); !st.ok()) return st.error();
   return r;
 }
@@ -140,12 +147,17 @@ report::Table tryTable(const json& doc) {
                     estimateCell(est.value("throughput", json()))});
   t.rows.push_back({report::Cell::str("Wall time (steps, evaluation, checkpoints)"), valueCell(medians, "wall_s", "baseline", report::fmtSeconds),
                     valueCell(medians, "wall_s", "variant", report::fmtSeconds), estimateCell(est.value("wall", json()))});
-  const double band = doc.value("noise_band", 0.0);
+  report::Sequential seq;
+  seq.floor_band = doc.value("noise_band", 0.0);
+  seq.min_effect = doc.value("min_effect", report::kDefaultMinEffect);
+  seq.max_pairs = doc.value("max_pairs", kDefaultMaxPairs);
+  seq.fixed_pairs = doc.value("fixed_pairs", 0);
+  const std::string settled = doc.value("settled", std::string());
   t.notes.push_back(std::to_string(doc.value("pairs", 0)) + " counted pair(s), each the baseline and the variant next to each "
-                    "other in time, their order alternating; medians over those pairs. The speedup is the median of the "
-                    "pairs' ratios with its 95 % interval: faster or slower only when the interval clears this machine's "
-                    "noise band (±" + report::fmtFixed(band * 100, 0) + " %)" +
-                    (doc.value("settled", std::string()).empty() ? std::string(".") : "; no more pairs: " + doc.value("settled", std::string()) + "."));
+                    "other in time, their order alternating; medians over those pairs" +
+                    (settled.empty() ? std::string(".") : "; stopped: " + settled + "."));
+  t.notes.push_back(report::describeRule(seq));
+  if (doc.value("target", json()).is_string()) t.notes.push_back("Target: " + doc["target"].get<std::string>() + ".");
   if (doc.value("same_config", false))
     t.notes.push_back("The variant runs the baseline's config (an A/A check): any speedup shown is this machine's noise.");
   if (doc.value("status", std::string()) == proto::kStatusCancelled)

@@ -126,7 +126,7 @@ Values valuesOf(const std::vector<RunRecord>& runs, const std::vector<bool>& cou
 
 // The step's speedups over the baseline: from its pairs when it has them, else from the groups.
 void estimateStep(LadderRow& row, const LadderStepRuns& s, const LadderStepRuns& base, std::optional<double> target,
-                  double band) {
+                  const Sequential& seq) {
   if (!s.references.empty()) {
     // With no pair counted, every pair gives the estimate and the row says it is contended (its
     // multipliers are then not shown as speedups).
@@ -134,15 +134,17 @@ void estimateStep(LadderRow& row, const LadderStepRuns& s, const LadderStepRuns&
     const std::vector<bool> use = anyCounted ? s.counted : std::vector<bool>(s.references.size(), true);
     if (!anyCounted) addNote(row.contention, "", "every pair was measured under contention");
     const Values a = valuesOf(s.references, use, target), b = valuesOf(s.runs, use, target);
-    row.estimates.to_target = pairedSpeedup(a.target, b.target, band);
-    row.estimates.throughput = pairedRateSpeedup(a.rate, b.rate, band);
-    row.estimates.wall = pairedSpeedup(a.wall, b.wall, band);
+    const VerdictRule rule = seq.at(static_cast<int>(std::count(use.begin(), use.end(), true)));
+    row.estimates.to_target = pairedSpeedup(a.target, b.target, rule);
+    row.estimates.throughput = pairedRateSpeedup(a.rate, b.rate, rule);
+    row.estimates.wall = pairedSpeedup(a.wall, b.wall, rule);
     return;
   }
   const Values a = valuesOf(base.runs, {}, target), b = valuesOf(s.runs, {}, target);
-  row.estimates.to_target = groupSpeedup(a.target, b.target, band);
-  row.estimates.throughput = groupRateSpeedup(a.rate, b.rate, band);
-  row.estimates.wall = groupSpeedup(a.wall, b.wall, band);
+  const VerdictRule rule = Sequential{1, 1, seq.min_effect, seq.floor_band}.at(1);  // one look
+  row.estimates.to_target = groupSpeedup(a.target, b.target, rule);
+  row.estimates.throughput = groupRateSpeedup(a.rate, b.rate, rule);
+  row.estimates.wall = groupSpeedup(a.wall, b.wall, rule);
 }
 
 std::optional<double> pointOf(const SpeedupEstimate& e) {
@@ -151,23 +153,24 @@ std::optional<double> pointOf(const SpeedupEstimate& e) {
 
 }  // namespace
 
-Ladder summarizeLadder(const std::vector<LadderStepRuns>& steps, std::optional<double> target_acc, double noise_band,
+Ladder summarizeLadder(const std::vector<LadderStepRuns>& steps, std::optional<double> target_acc, const Sequential& seq,
                        const LadderStatus& status) {
   Ladder ladder;
   ladder.target_user_set = target_acc.has_value();
   ladder.target_acc = target_acc;
-  ladder.noise_band = noise_band;
+  ladder.noise_band = seq.floor_band;
+  ladder.verdicts = seq;
   ladder.status = status.status;
   ladder.cancelled_at = status.cancelled_at;
   if (status.status == proto::kStatusCancelled)
     ladder.status_note = "cancelled at step " + (status.cancelled_at.empty() ? std::string("?") : status.cancelled_at);
-  if (!target_acc) {
-    for (const auto& s : steps) {
-      if (s.step.key != "baseline") continue;
-      for (const auto& r : s.runs)
-        if (auto best = computeMetrics(r, std::nullopt).best_val_acc)
-          ladder.target_acc = ladder.target_acc ? std::min(*ladder.target_acc, *best) : *best;
-    }
+  std::vector<const RunRecord*> references;
+  for (const auto& s : steps)
+    if (s.step.key == "baseline")
+      for (const auto& r : s.runs) references.push_back(&r);
+  if (const auto fair = fairTargetOf(target_acc, references)) {
+    ladder.target_acc = fair->acc;
+    ladder.target_note = fair->describe();
   }
   // Indices, not pointers: the rows vector grows. own[i]: row i's own contention.
   std::optional<size_t> baseline, previous;
@@ -186,7 +189,7 @@ Ladder summarizeLadder(const std::vector<LadderStepRuns>& steps, std::optional<d
         added.cumulative = speedupOf(base.wall_s, added.wall_s);
         added.cumulative_target = speedupOf(base.target_s, added.target_s);
       } else {
-        estimateStep(added, s, steps[*baseline], ladder.target_acc, noise_band);
+        estimateStep(added, s, steps[*baseline], ladder.target_acc, seq);
         added.cumulative = pointOf(added.estimates.wall);
         added.cumulative_target = added.target_s ? pointOf(added.estimates.to_target) : std::nullopt;
         addNote(added.contention, "the baseline: ", own[*baseline]);
@@ -194,7 +197,7 @@ Ladder summarizeLadder(const std::vector<LadderStepRuns>& steps, std::optional<d
       if (!s.step.isolated && previous && i != *baseline) {
         const LadderRow& prev = ladder.rows[*previous];
         const Values a = valuesOf(steps[*previous].runs, {}, ladder.target_acc), b = valuesOf(s.runs, {}, ladder.target_acc);
-        added.estimates.marginal_to_target = groupSpeedup(a.target, b.target, noise_band);
+        added.estimates.marginal_to_target = groupSpeedup(a.target, b.target, Sequential{1, 1, seq.min_effect, seq.floor_band}.at(1));
         added.marginal = speedupOf(prev.wall_s, added.wall_s);
         added.marginal_target = added.target_s ? pointOf(added.estimates.marginal_to_target) : std::nullopt;
         if (*previous != *baseline) addNote(added.contention, "the step before: ", own[*previous]);
@@ -332,10 +335,9 @@ Table ladderTable(const Ladder& ladder) {
   t.notes.push_back("× to target (the headline): the baseline's time to the target accuracy ÷ this step's, so the "
                     "speedup is at equal accuracy; \"not reached\" gives the accuracy the step reached instead.");
   t.notes.push_back("Each step runs as pairs with the baseline (baseline then step, then step then baseline, ...): "
-                    "the speedup is the median of the pairs' ratios with its 95 % interval, called faster or slower only "
-                    "when the interval clears this machine's noise band" +
-                    (ladder.noise_band > 0 ? " (±" + fmtFixed(ladder.noise_band * 100, 0) + " %)" : std::string()) +
-                    "; one pair has no interval. Pairs: how many, and why no more were run.");
+                    "the speedup is the geometric mean of the pairs' ratios with its interval; one pair has no "
+                    "interval. Pairs: how many, and why no more were run. " + describeRule(ladder.verdicts));
+  if (!ladder.target_note.empty()) t.notes.push_back("Target: " + ladder.target_note + ".");
   t.notes.push_back("Step ×: the step before ÷ this step, from their runs (not paired). × wall: the same on the training loop's "
                     "time, whatever accuracy was reached. Train samples/s: training steps only.");
   if (anyContended)
@@ -441,6 +443,8 @@ json ladderJson(const Ladder& ladder) {
   return {{"target_acc", opt(ladder.target_acc)}, {"target_user_set", ladder.target_user_set},
           {"status", ladder.status},          {"status_note", ladder.status_note},
           {"cancelled_at", ladder.cancelled_at}, {"noise_band", ladder.noise_band},
+          {"min_effect", ladder.verdicts.min_effect}, {"max_pairs", ladder.verdicts.max_pairs},
+          {"fixed_pairs", ladder.verdicts.fixed_pairs}, {"target_note", ladder.target_note},
           {"steps", rows}};
 }
 
@@ -466,6 +470,11 @@ Result<Ladder> ladderFromJson(const json& docIn) {
   ladder.status_note = doc.value("status_note", "");
   ladder.cancelled_at = doc.value("cancelled_at", "");
   ladder.noise_band = doc.value("noise_band", 0.0);
+  ladder.target_note = doc.value("target_note", "");
+  ladder.verdicts.floor_band = ladder.noise_band;
+  ladder.verdicts.min_effect = doc.value("min_effect", report::kDefaultMinEffect);
+  ladder.verdicts.max_pairs = doc.value("max_pairs", ladder.verdicts.max_pairs);
+  ladder.verdicts.fixed_pairs = doc.value("fixed_pairs", 0);
   for (const json& s : doc["steps"]) {
     if (!s.is_object()) continue;
     LadderRow row;

@@ -100,7 +100,7 @@ void LadderRun::writeOutputs(const experiment::Outcome& o) {
   LadderStatus status = statusOf(o);
   if (status.status == proto::kStatusOk) status.status = "running";  // until the runner returns
   std::string png;
-  written_ = writeLadderOutputs(o_.out, summarizeLadder(steps, o_.policy.target_acc, o_.policy.noise_band, status), steps, &png);
+  written_ = writeLadderOutputs(o_.out, summarizeLadder(steps, o_.policy.target_acc, o_.policy.sequential(), status), steps, &png);
   if (png.empty() || pngWarned_) return;
   pngWarned_ = true;  // once: the same reason every time
   if (o_.log) std::fprintf(o_.log, "  warning: %s\n", png.c_str());
@@ -122,7 +122,7 @@ Result<LadderOutcome> LadderRun::run() {
   if (!written_.ok()) return written_.error();
   const auto steps = stepsOf(*outcome);
   LadderOutcome out;
-  out.ladder = summarizeLadder(steps, o_.policy.target_acc, o_.policy.noise_band, statusOf(*outcome));
+  out.ladder = summarizeLadder(steps, o_.policy.target_acc, o_.policy.sequential(), statusOf(*outcome));
   std::string png;
   if (auto st = writeLadderOutputs(o_.out, out.ladder, steps, &png); !st.ok()) return st.error();
   out.cancelled = outcome->cancelled;

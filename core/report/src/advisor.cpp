@@ -259,7 +259,7 @@ void evalVerdicts(const RunRecord& run, const RunMetrics& m, const RunRecord* re
 // The speed effect of the one speedup that changed, only when it clears the noise.
 void effectVerdict(const std::string& key, const RunMetrics& m, const RunMetrics& rm, const SpeedupEstimate* given, Out& out) {
   SpeedupEstimate e = given ? *given : SpeedupEstimate{};
-  if (!given && rm.wall_s && m.wall_s) e = groupSpeedup({*rm.wall_s}, {*m.wall_s}, kAssumedNoiseBand);
+  if (!given && rm.wall_s && m.wall_s) e = groupSpeedup({*rm.wall_s}, {*m.wall_s});
   if (!std::isfinite(e.point)) return;
   const std::string measured = formatEstimate(e);
   if (e.verdict == Verdict::Slower)

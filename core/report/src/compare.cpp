@@ -322,11 +322,55 @@ std::optional<HostSpeed> hostSpeedOf(const RunRecord& run) {
   return h;
 }
 
-std::string hostSpeedNote(const std::optional<HostSpeed>& speed, double noiseBand) {
-  if (!speed || !(speed->change() > noiseBand)) return "";
+std::string hostSpeedNote(const std::optional<HostSpeed>& speed, const HostNoise& noise) {
+  const double band = noise.hostKernelBand();
+  if (!speed || !(speed->change() > band)) return "";
   return "the host's speed changed during the run (kernel " + fmtFixed(speed->before_ms, 2) + " → " +
-         fmtFixed(speed->after_ms, 2) + " ms, " + fmtFixed(speed->change() * 100, 0) + " % > ±" +
-         fmtFixed(noiseBand * 100, 0) + " % noise)";
+         fmtFixed(speed->after_ms, 2) + " ms, " + fmtFixed(speed->change() * 100, 0) + " % > the check's own ±" +
+         fmtFixed(band * 100, 0) + " % " + (noise.hostKernelMeasured() ? "measured noise)" : "assumed noise)");
+}
+
+std::string FairTarget::describe() const {
+  const std::string acc_text = fmtAccuracy(acc);
+  if (user_set) return acc_text + " (set by the user)";
+  if (!(spread_pp > 0)) return acc_text + " (the baseline's best)";
+  return acc_text + " (the baseline's best " + fmtAccuracy(reference_best) + " less " + fmtFixed(spread_pp, 2) +
+         " points: " + spread_source + ")";
+}
+
+FairTarget fairTarget(std::optional<double> user, double referenceBest, int64_t valImages,
+                      const std::optional<AccuracySpread>& measured) {
+  FairTarget t;
+  t.reference_best = referenceBest;
+  if (user) {
+    t.acc = *user, t.user_set = true;
+    return t;
+  }
+  if (measured && measured->runs >= 2) {
+    t.spread_pp = measured->sd_pp;
+    t.spread_source = "seed-to-seed sd of " + std::to_string(measured->runs) + " runs";
+  } else if (valImages > 0 && referenceBest > 0 && referenceBest < 1) {
+    t.spread_pp = 100.0 * std::sqrt(referenceBest * (1 - referenceBest) / double(valImages));
+    t.spread_source = "1 SE of " + std::to_string(valImages) + " validation images";
+  }
+  t.acc = std::max(0.0, referenceBest - t.spread_pp / 100.0);
+  return t;
+}
+
+std::optional<FairTarget> fairTargetOf(std::optional<double> user, const std::vector<const RunRecord*>& references) {
+  std::optional<double> lowest;
+  int64_t images = 0;
+  const RunRecord* first = nullptr;
+  for (const RunRecord* r : references) {
+    if (!unfinishedNote(r->status).empty() && r->status != "running") continue;
+    const auto best = computeMetrics(*r, std::nullopt).best_val_acc;
+    if (!best) continue;
+    lowest = lowest ? std::min(*lowest, *best) : *best;
+    if (!r->evals.empty()) images = std::max(images, r->evals.back().eval_samples);
+    if (!first) first = r;
+  }
+  if (!lowest && !user) return std::nullopt;
+  return fairTarget(user, lowest.value_or(0.0), images, first ? loadAccuracySpread(first->config) : std::nullopt);
 }
 
 std::string ComparisonRow::noSpeedupReason() const {
@@ -394,6 +438,14 @@ GroupValues groupValues(const Comparison& cmp, int group, const std::vector<bool
   return v;
 }
 
+// One comparison of existing runs: one look, the host's measured band as the floor.
+VerdictRule ruleFor(const Comparison& cmp, const std::string& metric) {
+  VerdictRule r;
+  r.min_effect = cmp.min_effect;
+  r.floor_band = cmp.noise.floorFor(metric);
+  return r;
+}
+
 // Each group's estimates against the baseline's group.
 void estimateGroups(Comparison& cmp) {
   std::vector<bool> clean;
@@ -401,8 +453,8 @@ void estimateGroups(Comparison& cmp) {
   const GroupValues base = groupValues(cmp, 0, clean);
   for (int g = 1; g < cmp.groups; ++g) {
     const GroupValues v = groupValues(cmp, g, clean);
-    const SpeedupEstimate target = groupSpeedup(base.target, v.target, cmp.noise.bandFor("time_to_target_s"));
-    const SpeedupEstimate rate = groupRateSpeedup(base.rate, v.rate, cmp.noise.bandFor("train_samples_per_s"));
+    const SpeedupEstimate target = groupSpeedup(base.target, v.target, ruleFor(cmp, "time_to_target_s"));
+    const SpeedupEstimate rate = groupRateSpeedup(base.rate, v.rate, ruleFor(cmp, "train_samples_per_s"));
     for (auto& row : cmp.rows)
       if (row.group == g) row.target = target, row.throughput = rate;
   }
@@ -411,18 +463,20 @@ void estimateGroups(Comparison& cmp) {
 }  // namespace
 
 Comparison compareRuns(const RunRecord& baseline, const std::vector<RunRecord>& runs,
-                       std::optional<double> target_acc, const HostNoise& noise) {
+                       std::optional<double> target_acc, const HostNoise& noise, double min_effect) {
   Comparison cmp;
   cmp.noise = noise;
-  cmp.target_user_set = target_acc.has_value();
-  cmp.target_acc = target_acc ? *target_acc : computeMetrics(baseline, std::nullopt).best_val_acc.value_or(0.0);
-
+  cmp.min_effect = min_effect;
   std::vector<const RunRecord*> records{&baseline};
   for (const auto& run : runs)
     if (run.dir.empty() || run.dir != baseline.dir) records.push_back(&run);
+  cmp.target = fairTargetOf(target_acc, {&baseline}).value_or(FairTarget{});
+  cmp.target_user_set = cmp.target.user_set;
+  cmp.target_acc = cmp.target.acc;
+
   const RunMetrics b = computeMetrics(baseline, cmp.target_acc);
   const std::string baseUnfinished = unfinishedNote(baseline.status);
-  const std::string baseHost = hostSpeedNote(hostSpeedOf(baseline), noise.band);
+  const std::string baseHost = hostSpeedNote(hostSpeedOf(baseline), noise);
   for (const RunRecord* rec : records) {
     ComparisonRow row;
     row.label = runLabel(*rec);
@@ -435,7 +489,7 @@ Comparison compareRuns(const RunRecord& baseline, const std::vector<RunRecord>& 
     row.speedup_target = speedupOf(b.time_to_target_s, row.m.time_to_target_s);
     row.speedup_throughput = speedupOf(row.m.train_samples_per_s, b.train_samples_per_s);  // run / baseline
     row.contended = row.is_baseline ? b.contention.note : contentionNote(row.m, b);
-    row.host_changed = hostSpeedNote(hostSpeedOf(*rec), noise.band);
+    row.host_changed = hostSpeedNote(hostSpeedOf(*rec), noise);
     if (!row.is_baseline) {
       row.not_comparable = dataDifference(baseline.config, rec->config);
       row.unfinished = unfinishedNote(rec->status);
@@ -556,7 +610,9 @@ void measuringNotes(const Comparison& cmp, std::vector<std::string>& notes) {
   notes.push_back("Noise: " + noiseMessage(cmp.noise) + ".");
   notes.push_back("× train samples/s and × to target: the run's configuration against the baseline's, from all their "
                   "repeats (runs whose configs are equal but for name and seed), with a 95 % interval; faster or "
-                  "slower only when the whole interval clears the noise band, else within noise.");
+                  "slower only when the interval excludes 1 and the estimate is beyond ±" +
+                  fmtFixed(cmp.min_effect * 100, 1) + " % (the practical threshold), else within noise.");
+  notes.push_back("Target: " + cmp.target.describe() + ".");
   if (!cmp.anyRepeats()) notes.push_back("1 run each: no interval (repeat a configuration to get one).");
   for (int g = 0; g < cmp.groups; ++g) {
     const auto it = std::find_if(cmp.rows.begin(), cmp.rows.end(), [&](const ComparisonRow& r) { return r.group == g; });
@@ -583,8 +639,7 @@ std::vector<Cell> comparisonCellsWithMfu(const ComparisonRow& row) {
 Table comparisonTable(const Comparison& cmp) {
   Table t;
   const std::string target = fmtAccuracy(cmp.target_acc);
-  t.title = "Runs against the baseline (target val acc " + target +
-            (cmp.target_user_set ? ", set by the user)" : ", the baseline's best)");
+  t.title = "Runs against the baseline (target val acc " + cmp.target.describe() + ")";
   t.columns = {
       {"run", "Run", ""},
       {"status", "Status", ""},

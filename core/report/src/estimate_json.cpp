@@ -17,7 +17,8 @@ json estimateJson(const SpeedupEstimate& e) {
   return {{"point", num(e.point)},   {"lo", num(e.lo)},
           {"hi", num(e.hi)},         {"pairs", e.pairs},
           {"verdict", verdictWord(e.verdict)}, {"method", e.method},
-          {"noise_band", e.noise_band}, {"baseline_runs", e.baseline_runs}, {"variant_runs", e.variant_runs}};
+          {"noise_band", e.noise_band}, {"baseline_runs", e.baseline_runs}, {"variant_runs", e.variant_runs},
+          {"level", e.level},        {"min_effect", e.min_effect}, {"set_aside", e.set_aside}};
 }
 
 Verdict verdictFromWord(const std::string& word) {
@@ -38,6 +39,9 @@ SpeedupEstimate estimateFromJson(const json& j) {
   e.noise_band = j.value("noise_band", 0.0);
   e.baseline_runs = j.value("baseline_runs", 0);
   e.variant_runs = j.value("variant_runs", 0);
+  e.level = j.value("level", 0.95);             // older files: 95 % intervals
+  e.min_effect = j.value("min_effect", 0.0);    // older files: judged against the band alone
+  e.set_aside = j.value("set_aside", 0);
   return e;
 }
 

@@ -29,6 +29,67 @@ double HostNoise::bandFor(const std::string& metric) const {
   return it != bands.end() && std::isfinite(it->second) ? it->second : band;
 }
 
+double HostNoise::hostKernelBand() const {
+  auto it = bands.find("host_kernel");
+  return measured && it != bands.end() && std::isfinite(it->second) ? it->second : kAssumedKernelBand;
+}
+
+double kernelBandOfRuns(const std::vector<std::pair<double, double>>& beforeAfterMs) {
+  std::vector<double> changes;
+  for (const auto& [before, after] : beforeAfterMs)
+    if (before > 0 && after > 0) changes.push_back(std::log(after / before));
+  if (changes.size() < 2) return std::nan("");
+  double mean = 0, ss = 0;
+  for (double c : changes) mean += c / double(changes.size());
+  for (double c : changes) ss += (c - mean) * (c - mean);
+  // The spread around 0, not the mean: a host that drifts one way in every run is still a change.
+  const double sigma = std::sqrt((ss + changes.size() * mean * mean) / double(changes.size() - 1));
+  return std::max(kMinKernelBand, std::expm1(kKernelAlarmZ * sigma));
+}
+
+std::string experimentKey(const json& config) {
+  json c = config;
+  if (c.is_object()) {
+    for (const char* f : {"name", "seed", "speedups"}) c.erase(f);
+  }
+  return storeKey(c);
+}
+
+Status saveAccuracySpread(const json& config, const AccuracySpread& s, const std::filesystem::path& dir) {
+  return writeStored(dir, "accuracy-" + experimentKey(config) + ".json",
+                     {{"v", 1}, {"kind", "accuracy-spread"}, {"sd_pp", s.sd_pp}, {"runs", s.runs}, {"source", s.source},
+                      {"measured_at", s.measured_at}});
+}
+
+std::optional<AccuracySpread> loadAccuracySpread(const json& config, const std::filesystem::path& dir) {
+  const auto doc = readStored(dir / ("accuracy-" + experimentKey(config) + ".json"));
+  if (!doc || doc->value("kind", std::string()) != "accuracy-spread" || !(*doc)["sd_pp"].is_number()) return std::nullopt;
+  AccuracySpread s;
+  s.sd_pp = (*doc)["sd_pp"].get<double>();
+  if (!(std::isfinite(s.sd_pp) && s.sd_pp >= 0)) return std::nullopt;
+  s.runs = doc->value("runs", 0);
+  s.source = doc->value("source", std::string());
+  s.measured_at = doc->value("measured_at", std::string());
+  return s;
+}
+
+std::optional<AccuracySpread> accuracySpreadOfRepeats(const std::vector<RunRecord>& repeats, const std::string& source) {
+  std::vector<double> best;
+  for (const auto& run : repeats)
+    if (auto b = computeMetrics(run, std::nullopt).best_val_acc; b && cleanRepeat(run, computeMetrics(run, std::nullopt)))
+      best.push_back(*b * 100.0);
+  if (best.size() < 2) return std::nullopt;
+  double mean = 0, ss = 0;
+  for (double b : best) mean += b / double(best.size());
+  for (double b : best) ss += (b - mean) * (b - mean);
+  AccuracySpread s;
+  s.sd_pp = std::sqrt(ss / double(best.size() - 1));
+  s.runs = static_cast<int>(best.size());
+  s.source = source;
+  s.measured_at = utcNowIso();
+  return s;
+}
+
 std::filesystem::path noiseDir() {
   if (const char* env = std::getenv("WB_NOISE_DIR"); env && *env) return env;
   return defaultRunsRoot().parent_path() / "noise";
@@ -84,6 +145,7 @@ HostNoise loadNoise(const MachineId& machine, const std::filesystem::path& dir) 
 
 std::optional<HostNoise> noiseFromRepeats(const std::vector<RunRecord>& repeats, const std::string& source) {
   std::vector<double> rates, targets, walls;
+  std::vector<std::pair<double, double>> kernel;
   const std::optional<double> target =
       repeats.empty() ? std::nullopt : computeMetrics(repeats.front(), std::nullopt).best_val_acc;
   for (const auto& run : repeats) {
@@ -92,6 +154,7 @@ std::optional<HostNoise> noiseFromRepeats(const std::vector<RunRecord>& repeats,
     if (m.train_samples_per_s) rates.push_back(*m.train_samples_per_s);
     if (m.time_to_target_s) targets.push_back(*m.time_to_target_s);
     if (m.run_wall_s) walls.push_back(*m.run_wall_s);
+    if (auto h = hostSpeedOf(run)) kernel.emplace_back(h->before_ms, h->after_ms);
   }
   if (rates.size() < 2 && targets.size() < 2) return std::nullopt;
   HostNoise n;
@@ -105,6 +168,7 @@ std::optional<HostNoise> noiseFromRepeats(const std::vector<RunRecord>& repeats,
     n.runs = std::max(n.runs, static_cast<int>(values->size()));
     if (std::string(metric) != "run_wall_s") n.band = std::max(n.band, b);  // the verdicts' metrics
   }
+  if (const double k = kernelBandOfRuns(kernel); std::isfinite(k)) n.bands["host_kernel"] = k;
   n.source = source;
   n.measured_at = utcNowIso();
   if (auto m = runMachine(repeats.front())) n.machine = *m;
@@ -119,12 +183,13 @@ HostNoise noiseOfRunHost(const RunRecord& run) {
 std::string noiseMessage(const HostNoise& n) {
   const std::string spread = n.measured ? "runs here vary ±" + percent(n.band) + " from run to run (" + n.source +
                                               (n.measured_at.empty() ? "" : ", " + n.measured_at.substr(0, 10)) + ")"
-                                        : "runs here are assumed to vary ±" + percent(n.band) +
-                                              " from run to run (not measured on this host: `workbench-cli noise` "
-                                              "measures it)";
-  if (!(n.band > 0)) return spread;
-  return spread + ": with 1 run each, effects under " + fmtSpeedup(smallestDetectable(1, n.band)) +
-         " cannot be told apart; with 5 pairs, under " + fmtSpeedup(smallestDetectable(5, n.band));
+                                        : "this host's run-to-run noise is not measured: each verdict rests on "
+                                          "its own pairs' spread (`workbench-cli noise` measures the host, which "
+                                          "steadies verdicts on few pairs)";
+  if (!n.measured || !(n.band > 0)) return spread;
+  return spread + ": with 3 pairs, effects under " + fmtSpeedup(smallestDetectable(3, n.band)) +
+         " cannot be told apart; with 5 pairs, under " + fmtSpeedup(smallestDetectable(5, n.band)) +
+         "; with 10, under " + fmtSpeedup(smallestDetectable(10, n.band));
 }
 
 }  // namespace wb::report

@@ -66,7 +66,7 @@ json estimateJson(const SpeedupEstimate& e) {
   return {{"point", numberOrNull(e.point)}, {"lo", numberOrNull(e.lo)}, {"hi", numberOrNull(e.hi)},
           {"verdict", verdictWord(e.verdict)}, {"pairs", e.pairs}, {"baseline_runs", e.baseline_runs},
           {"runs", e.variant_runs}, {"noise_band", e.noise_band}, {"method", e.method},
-          {"text", formatEstimate(e)}};
+          {"level", e.level}, {"min_effect", e.min_effect}, {"text", formatEstimate(e)}};
 }
 
 json contentionJson(const Contention& c) {
@@ -193,12 +193,14 @@ json comparisonJson(const Comparison& cmp) {
   }
   const json noise = {{"band", cmp.noise.band}, {"bands", cmp.noise.bands}, {"measured", cmp.noise.measured},
                       {"source", cmp.noise.source}, {"message", noiseMessage(cmp.noise)}};
-  return {{"target_acc", cmp.target_acc}, {"target_user_set", cmp.target_user_set}, {"noise", noise}, {"runs", runs}};
+  return {{"target_acc", cmp.target_acc}, {"target_user_set", cmp.target_user_set}, {"target", cmp.target.describe()},
+          {"min_effect", cmp.min_effect}, {"noise", noise}, {"runs", runs}};
 }
 
 Report buildComparisonReport(const RunRecord& baseline, const std::vector<RunRecord>& runs,
-                             std::optional<double> target_acc, const WorkersAdviceFor& workers, const HostNoise& noise) {
-  return buildComparisonReport(compareRuns(baseline, runs, target_acc, noise), baseline, runs, workers);
+                             std::optional<double> target_acc, const WorkersAdviceFor& workers, const HostNoise& noise,
+                             double min_effect) {
+  return buildComparisonReport(compareRuns(baseline, runs, target_acc, noise, min_effect), baseline, runs, workers);
 }
 
 Report buildComparisonReport(const Comparison& cmp, const RunRecord& baseline, const std::vector<RunRecord>& runs,
@@ -239,7 +241,7 @@ Report buildComparisonReport(const Comparison& cmp, const RunRecord& baseline, c
 
 Result<Report> comparisonFromDirs(const std::string& baseline_dir, const std::vector<std::string>& run_dirs,
                                   const std::string& target_acc, const WorkersAdviceFor& workers,
-                                  std::vector<std::string>* problems) {
+                                  std::vector<std::string>* problems, double min_effect) {
   std::optional<double> target;
   if (!target_acc.empty()) {
     auto t = parseTargetAccuracy(target_acc);
@@ -255,7 +257,7 @@ Result<Report> comparisonFromDirs(const std::string& baseline_dir, const std::ve
     for (const auto& r : *runs)
       for (const auto& p : r.problems) problems->push_back(p);
   }
-  return buildComparisonReport(*baseline, *runs, target, workers, noiseOfRunHost(*baseline));
+  return buildComparisonReport(*baseline, *runs, target, workers, noiseOfRunHost(*baseline), min_effect);
 }
 
 }  // namespace wb::report

@@ -40,13 +40,49 @@ std::vector<double> logsOf(const std::vector<double>& values) {
   return out;
 }
 
-// Fills point/lo/hi/verdict from a centre and half width on the log scale.
-void setInterval(SpeedupEstimate& e, double centre, double halfWidth, double noiseBand) {
+// Fills point/lo/hi/level/verdict from a centre and half width on the log scale.
+void setInterval(SpeedupEstimate& e, double centre, double halfWidth, const VerdictRule& rule) {
   e.point = std::exp(centre);
-  e.noise_band = std::isfinite(noiseBand) && noiseBand > 0 ? noiseBand : 0.0;
   e.lo = std::exp(centre - halfWidth);
   e.hi = std::exp(centre + halfWidth);
-  e.verdict = verdictOf(e.lo, e.hi, noiseBand);
+  e.level = 1 - rule.alpha;
+  e.min_effect = rule.min_effect;
+  e.verdict = verdictOf(e.point, e.lo, e.hi, rule.min_effect);
+}
+
+double meanOf(const std::vector<double>& v) {
+  return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+}
+
+// The spread s of `df` degrees of freedom, pooled with a floor σ worth one more degree of
+// freedom when the floor is larger (a measured band steadies few pairs; its weight fades).
+double flooredSpread(double s, int df, double floorSigma) {
+  if (!(floorSigma > s)) return s;
+  return std::sqrt((df * s * s + floorSigma * floorSigma) / (df + 1));
+}
+
+// "95%", "98.6%": the interval's level as the method names it.
+std::string levelWord(double level) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, level >= 0.9495 && level <= 0.9505 ? "%.0f%%" : "%.1f%%", level * 100);
+  return buf;
+}
+
+// The index of a pair that lies more than kOutlierFence spreads from the median of the others
+// (n ≥ 4; the farthest such), or -1.
+int flippedPair(const std::vector<double>& r, double floorSigma) {
+  if (r.size() < 4) return -1;
+  int worst = -1;
+  double worstScore = 0;
+  for (size_t i = 0; i < r.size(); ++i) {
+    std::vector<double> others;
+    for (size_t j = 0; j < r.size(); ++j)
+      if (j != i) others.push_back(r[j]);
+    const double scale = std::max({sampleSd(others), floorSigma, kOutlierMinScale});
+    const double score = std::abs(r[i] - medianOf(others)) / scale;
+    if (score > kOutlierFence && score > worstScore) worst = static_cast<int>(i), worstScore = score;
+  }
+  return worst;
 }
 
 // ln(num[i] / den[i]) for each i both have, skipping a value that is not finite and > 0.
@@ -77,6 +113,87 @@ double tQuantile975(int df) {
   return kZ975;
 }
 
+namespace {
+
+// Regularised incomplete beta I_x(a, b) by its continued fraction (Lentz), for the t CDF.
+double betaContinuedFraction(double a, double b, double x) {
+  const double tiny = 1e-300;
+  double c = 1, d = 1 - (a + b) * x / (a + 1);
+  d = 1 / (std::abs(d) < tiny ? tiny : d);
+  double h = d;
+  for (int m = 1; m <= 300; ++m) {
+    const double m2 = 2.0 * m;
+    double aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
+    d = 1 + aa * d, c = 1 + aa / c;
+    d = 1 / (std::abs(d) < tiny ? tiny : d), c = std::abs(c) < tiny ? tiny : c;
+    h *= d * c;
+    aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
+    d = 1 + aa * d, c = 1 + aa / c;
+    d = 1 / (std::abs(d) < tiny ? tiny : d), c = std::abs(c) < tiny ? tiny : c;
+    const double del = d * c;
+    h *= del;
+    if (std::abs(del - 1) < 1e-14) break;
+  }
+  return h;
+}
+
+double incompleteBeta(double a, double b, double x) {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  const double front = std::exp(std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x));
+  return x < (a + 1) / (a + b + 2) ? front * betaContinuedFraction(a, b, x) / a
+                                   : 1 - front * betaContinuedFraction(b, a, 1 - x) / b;
+}
+
+// P(T ≤ t) for Student's t with df degrees of freedom, t ≥ 0.
+double tCdfUpper(double t, int df) {
+  const double x = df / (df + t * t);
+  return 1 - 0.5 * incompleteBeta(0.5 * df, 0.5, x);
+}
+
+}  // namespace
+
+double tQuantile(double p, int df) {
+  if (df < 1 || !(p > 0.5 && p < 1)) return kNaN;
+  double lo = 0, hi = 1;
+  while (tCdfUpper(hi, df) < p) hi *= 2;
+  for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (tCdfUpper(mid, df) < p ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+double spentAlpha(int pairs, int maxPairs) {
+  if (pairs < 2) return 0;
+  if (maxPairs <= 2 || pairs >= maxPairs) return kFalseAlarmRate;
+  const double f = double(pairs - 1) / double(maxPairs - 1);
+  return kFalseAlarmRate * f * f * f;
+}
+
+double lookAlpha(int pairs, int maxPairs) { return spentAlpha(pairs, maxPairs) - spentAlpha(pairs - 1, maxPairs); }
+
+std::string describeRule(const Sequential& seq) {
+  std::string s = "Faster or slower only when the interval excludes 1 and the estimate is beyond ±" +
+                  fmtFixed(seq.min_effect * 100, 1) + " % (the practical threshold); ";
+  s += seq.fixed_pairs > 0 ? std::to_string(seq.fixed_pairs) + " pairs, one look at a 5 % false-alarm rate"
+                           : "up to " + std::to_string(seq.max_pairs) +
+                                 " pairs, stopping once clear, each look spending its share of a 5 % false-alarm rate";
+  s += seq.floor_band > 0 ? "; the spread of few pairs steadied by this host's measured band (±" +
+                                fmtFixed(seq.floor_band * 100, 1) + " %)."
+                          : "; the pairs alone carry the noise (this host's band is not measured).";
+  return s;
+}
+
+VerdictRule Sequential::at(int pairs) const {
+  VerdictRule r;
+  r.min_effect = min_effect;
+  r.floor_band = floor_band;
+  r.alpha = fixed_pairs > 0 ? kFalseAlarmRate : lookAlpha(std::min(pairs, max_pairs), max_pairs);
+  if (!(r.alpha > 0)) r.alpha = kFalseAlarmRate;  // before the first look: shown, never a verdict
+  return r;
+}
+
 double runLogSigma(double noiseBand) {
   return std::isfinite(noiseBand) && noiseBand > 0 ? std::log1p(noiseBand) / kZ975 : 0.0;
 }
@@ -92,41 +209,50 @@ double bandOfPairs(const std::vector<double>& a, const std::vector<double>& b) {
   return bandOfLogSigma(sampleSd(ratios) / std::sqrt(2.0));
 }
 
-double smallestDetectable(int pairs, double noiseBand) {
-  if (pairs < 1 || !(std::isfinite(noiseBand) && noiseBand > 0)) return kNaN;
-  const double q = pairs == 1 ? kZ975 : tQuantile975(pairs - 1);
-  return (1 + noiseBand) * std::exp(q * std::sqrt(2.0) * runLogSigma(noiseBand) / std::sqrt(double(pairs)));
+double smallestDetectable(int pairs, double noiseBand, double minEffect) {
+  if (pairs < 2 || !(std::isfinite(noiseBand) && noiseBand > 0)) return kNaN;
+  const double half = tQuantile975(pairs - 1) * std::sqrt(2.0) * runLogSigma(noiseBand) / std::sqrt(double(pairs));
+  return std::max(1 + minEffect, std::exp(half));
 }
 
-Verdict verdictOf(double lo, double hi, double noiseBand) {
-  if (!std::isfinite(lo) || !std::isfinite(hi)) return Verdict::NoInterval;
-  const double edge = 1 + (std::isfinite(noiseBand) && noiseBand > 0 ? noiseBand : 0.0);
-  if (lo > edge) return Verdict::Faster;
-  if (hi < 1 / edge) return Verdict::Slower;
+Verdict verdictOf(double point, double lo, double hi, double minEffect) {
+  if (!std::isfinite(lo) || !std::isfinite(hi) || !std::isfinite(point)) return Verdict::NoInterval;
+  const double edge = 1 + (std::isfinite(minEffect) && minEffect > 0 ? minEffect : 0.0);
+  if (lo > 1 && point >= edge) return Verdict::Faster;
+  if (hi < 1 && point <= 1 / edge) return Verdict::Slower;
   return Verdict::WithinNoise;
 }
 
 SpeedupEstimate pairedSpeedup(const std::vector<double>& baseline, const std::vector<double>& variant,
-                              double noiseBand) {
-  const std::vector<double> ratios = logRatios(baseline, variant);
+                              const VerdictRule& rule) {
+  std::vector<double> ratios = logRatios(baseline, variant);
   SpeedupEstimate e;
   e.pairs = e.baseline_runs = e.variant_runs = static_cast<int>(ratios.size());
+  e.min_effect = rule.min_effect;
   if (ratios.empty()) {
     e.method = "no pair with both times";
     return e;
   }
-  const double centre = medianOf(ratios);
-  const int n = static_cast<int>(ratios.size());
-  if (n < 2) {
-    e.point = std::exp(centre);
+  if (ratios.size() < 2) {
+    e.point = std::exp(ratios.front());
     e.method = "1 pair: no interval";
     return e;
   }
-  const double floor = std::sqrt(2.0) * runLogSigma(noiseBand);
-  const double sd = std::max(sampleSd(ratios), floor);
-  setInterval(e, centre, tQuantile975(n - 1) * sd / std::sqrt(double(n)), noiseBand);
-  e.method = "median of " + std::to_string(n) + " per-pair log-ratios, 95% t interval";
-  if (floor > 0) e.method += " (spread at least this host's)";
+  const double floor = std::sqrt(2.0) * runLogSigma(rule.floor_band);
+  std::string aside;
+  if (const int flip = flippedPair(ratios, floor); flip >= 0) {
+    aside = "; pair " + std::to_string(flip + 1) + " set aside (" + fmt2(std::exp(ratios[flip])) +
+            "× against the others' " + fmt2(std::exp(medianOf(ratios))) + "×: the host changed speed?)";
+    ratios.erase(ratios.begin() + flip);
+    e.set_aside = 1;
+  }
+  const int n = static_cast<int>(ratios.size());
+  const double sd = flooredSpread(sampleSd(ratios), n - 1, floor);
+  e.noise_band = floor > 0 ? rule.floor_band : 0.0;
+  setInterval(e, meanOf(ratios), tQuantile(1 - rule.alpha / 2, n - 1) * sd / std::sqrt(double(n)), rule);
+  e.method = "mean of " + std::to_string(n) + " per-pair log-ratios, " + levelWord(e.level) + " t interval";
+  if (floor > 0) e.method += " (spread steadied by this host's measured band)";
+  e.method += aside;
   return e;
 }
 
@@ -160,10 +286,11 @@ RoundsNoise roundsNoise(const std::vector<std::vector<double>>& rates) {
 }
 
 SpeedupEstimate roundsRateSpeedup(const std::vector<double>& baseline, const std::vector<double>& variant,
-                                  const RoundsNoise& noise, double noiseBand) {
+                                  const RoundsNoise& noise, const VerdictRule& rule) {
   const std::vector<double> ratios = logRatios(variant, baseline);
   SpeedupEstimate e;
   e.pairs = e.baseline_runs = e.variant_runs = static_cast<int>(ratios.size());
+  e.min_effect = rule.min_effect;
   if (ratios.empty()) {
     e.method = "no round with both rates";
     return e;
@@ -175,24 +302,26 @@ SpeedupEstimate roundsRateSpeedup(const std::vector<double>& baseline, const std
     e.method = std::to_string(n) + (n == 1 ? " round" : " rounds") + ": no interval";
     return e;
   }
-  setInterval(e, centre, tQuantile975(noise.df) * std::sqrt(2.0) * noise.sigma / std::sqrt(double(n)), noiseBand);
-  e.method = "median of " + std::to_string(n) + " per-round log-ratios, 95% t interval on the rounds' pooled noise (" +
-             std::to_string(noise.df) + " df)";
+  const double t = tQuantile(1 - rule.alpha / 2, noise.df);
+  setInterval(e, centre, t * std::sqrt(2.0) * noise.sigma / std::sqrt(double(n)), rule);
+  e.method = "median of " + std::to_string(n) + " per-round log-ratios, " + levelWord(e.level) +
+             " t interval on the rounds' pooled noise (" + std::to_string(noise.df) + " df)";
   return e;
 }
 
 SpeedupEstimate groupSpeedup(const std::vector<double>& baseline, const std::vector<double>& variant,
-                             double noiseBand) {
+                             const VerdictRule& rule) {
   const std::vector<double> lb = logsOf(baseline), lv = logsOf(variant);
   SpeedupEstimate e;
   e.baseline_runs = static_cast<int>(lb.size());
   e.variant_runs = static_cast<int>(lv.size());
   e.pairs = std::min(e.baseline_runs, e.variant_runs);
+  e.min_effect = rule.min_effect;
   if (lb.empty() || lv.empty()) {
     e.method = "no run with a time in one of the groups";
     return e;
   }
-  const double centre = medianOf(lb) - medianOf(lv);
+  const double centre = meanOf(lb) - meanOf(lv);
   const int m = e.baseline_runs, k = e.variant_runs;
   const std::string groups = runsWord(m) + " vs " + runsWord(k);
   if (m + k < 3) {
@@ -204,18 +333,20 @@ SpeedupEstimate groupSpeedup(const std::vector<double>& baseline, const std::vec
   if (m > 1) ss += sumSquares(lb);
   if (k > 1) ss += sumSquares(lv);
   const int df = m + k - 2;
-  const double sigma = std::max(std::sqrt(ss / df), runLogSigma(noiseBand));
-  setInterval(e, centre, tQuantile975(df) * sigma * std::sqrt(1.0 / m + 1.0 / k), noiseBand);
-  e.method = "difference of median log times, " + groups + ", 95% pooled t interval";
-  if (noiseBand > 0) e.method += " (spread at least this host's)";
+  const double floor = runLogSigma(rule.floor_band);
+  const double sigma = flooredSpread(std::sqrt(ss / df), df, floor);
+  e.noise_band = floor > 0 ? rule.floor_band : 0.0;
+  setInterval(e, centre, tQuantile(1 - rule.alpha / 2, df) * sigma * std::sqrt(1.0 / m + 1.0 / k), rule);
+  e.method = "difference of mean log times, " + groups + ", " + levelWord(e.level) + " pooled t interval";
+  if (floor > 0) e.method += " (spread steadied by this host's measured band)";
   return e;
 }
 
 bool verdictIsClear(const SpeedupEstimate& e) {
   if (e.verdict == Verdict::Faster || e.verdict == Verdict::Slower) return true;
-  if (e.verdict != Verdict::WithinNoise || !(e.noise_band > 0)) return false;
-  // Within noise for good: the whole interval sits inside the band.
-  const double edge = 1 + e.noise_band;
+  if (e.verdict != Verdict::WithinNoise) return false;
+  // Within noise for good: the whole interval inside the practical threshold.
+  const double edge = 1 + std::max(e.min_effect, 0.0);
   return e.lo >= 1 / edge && e.hi <= edge;
 }
 

@@ -48,13 +48,20 @@ Plan planWith(int variantWorkers) {
 
 }  // namespace
 
+// The looks of an adaptive experiment of at most 5 pairs, on a host measured at ±band.
+wb::report::Sequential floored(double band) {
+  wb::report::Sequential s;
+  s.floor_band = band;
+  return s;
+}
+
 class TestPairedRunner : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void estimatesComeFromTheCountedPairs() {
     const VariantRuns fast = pairsOf({{31, 10}, {33, 11}, {30, 10.5}});
     QCOMPARE(fast.countedPairs(), 3);
-    const PairEstimates e = estimatePairs(fast, 0.8, 0.15);
+    const PairEstimates e = estimatePairs(fast, 0.8, floored(0.15));
     QVERIFY(e.reached);
     QCOMPARE(e.to_target.pairs, 3);
     QCOMPARE(e.to_target.verdict, wb::report::Verdict::Faster);
@@ -66,16 +73,16 @@ class TestPairedRunner : public QObject {
     // The first pair measured under contention does not count: two pairs remain.
     const VariantRuns contended = pairsOf({{31, 3}, {33, 11}, {30, 10.5}}, 0.9);
     QCOMPARE(contended.countedPairs(), 2);
-    QCOMPARE(estimatePairs(contended, 0.8, 0.15).wall.pairs, 2);
+    QCOMPARE(estimatePairs(contended, 0.8, floored(0.15)).wall.pairs, 2);
 
     // One pair: a figure, no interval.
-    const PairEstimates one = estimatePairs(pairsOf({{30, 10}}), 0.8, 0.15);
+    const PairEstimates one = estimatePairs(pairsOf({{30, 10}}), 0.8, floored(0.15));
     QCOMPARE(one.to_target.verdict, wb::report::Verdict::NoInterval);
     QVERIFY(std::isfinite(one.to_target.point));
     QVERIFY(!wb::report::verdictIsClear(one.to_target));
 
     // Not reached: no time-to-target ratio, the wall time still.
-    const PairEstimates high = estimatePairs(fast, 0.95, 0.15);
+    const PairEstimates high = estimatePairs(fast, 0.95, floored(0.15));
     QVERIFY(!high.reached);
     QVERIFY(!std::isfinite(high.to_target.point));
     QCOMPARE(&high.headline(true), &high.wall);

@@ -98,6 +98,13 @@ const Bar& barOf(const BarChartSpec& spec, const std::string& label) {
 
 }  // namespace
 
+// The looks of an adaptive ladder (up to 5 pairs a step) on a host measured at ±band.
+wb::report::Sequential floored(double band) {
+  wb::report::Sequential s;
+  s.floor_band = band;
+  return s;
+}
+
 class TestLadder : public QObject {
   Q_OBJECT
  private Q_SLOTS:
@@ -239,29 +246,29 @@ class TestLadder : public QObject {
     QCOMPARE(*base.wall_max, 24.0);
     QCOMPARE(base.reached, 3);
     const LadderRow& workers = ladder.rows[1];
-    QCOMPARE(*workers.cumulative, 20.0 / 11.0);  // medians: 20 / 11
+    QCOMPARE(*workers.cumulative, std::cbrt(19.0 * 20 * 24) / std::cbrt(10.0 * 11 * 12));  // geometric means
     QCOMPARE(workers.reached, 2);         // the 0.79 repeat never reached 0.80
     QCOMPARE(*workers.target_s, 9.5);
-    QCOMPARE(*workers.cumulative_target, 19.0 / std::sqrt(90.0));  // unpaired: the groups' median log times
+    QCOMPARE(*workers.cumulative_target, std::cbrt(18.0 * 19 * 23) / std::sqrt(90.0));  // unpaired: the groups' mean log times
     const LadderRow& pin = ladder.rows[2];
     QVERIFY(pin.step.skipped);
     QVERIFY(!pin.cumulative);
     const LadderRow& devices = ladder.rows[3];
     QCOMPARE(*devices.marginal, 11.0 / 8.0);  // against workers, the step before that ran
-    QCOMPARE(*devices.cumulative, 20.0 / 8.0);
+    QCOMPARE(*devices.cumulative, std::cbrt(19.0 * 20 * 24) / 8.0);
     QVERIFY(QString::fromStdString(ladder.rows[4].problems).contains(QStringLiteral("could not start")));
 
     Table t = ladderTable(ladder);
     QCOMPARE(t.rows.size(), ladder.rows.size());
     QCOMPARE(cell(t, 0, "wall_s"), QStringLiteral("20.0 s (19.0 s–24.0 s)"));
     QVERIFY(cell(t, 1, "time_to_target_s").contains(QStringLiteral("(2/3 reached)")));
-    QVERIFY(cell(t, 1, "cumulative_target").startsWith(QStringLiteral("2.00× [")));  // the headline, with its interval
+    QVERIFY(cell(t, 1, "cumulative_target").startsWith(QStringLiteral("2.10× [")));  // the headline, with its interval
     QCOMPARE(cell(t, 2, "note"), QStringLiteral("skipped: needs CUDA; not available on this machine"));
     QCOMPARE(cell(t, 2, "step"), QStringLiteral("2"));
     QCOMPARE(cell(t, 0, "train_samples_per_s"), QStringLiteral("500/s"));
     bool aloneRow = false;
     for (size_t i = 0; i < t.rows.size(); ++i)
-      aloneRow = aloneRow || (cell(t, i, "step") == QStringLiteral("alone") && cell(t, i, "cumulative").startsWith(QStringLiteral("2.00×")));
+      aloneRow = aloneRow || (cell(t, i, "step") == QStringLiteral("alone") && cell(t, i, "cumulative").startsWith(QStringLiteral("2.09×")));
     QVERIFY(aloneRow);
 
     Drawing chart = ladderChart(ladder);
@@ -270,7 +277,7 @@ class TestLadder : public QObject {
     QCOMPARE(bars, 8);  // cumulative steps only, skipped ones drawn empty
     json j = ladderJson(ladder);
     QCOMPARE(int(j["steps"].size()), int(ladder.rows.size()));
-    QCOMPARE(j["steps"][1]["speedup"]["cumulative"].get<double>(), 20.0 / 11.0);
+    QCOMPARE(j["steps"][1]["speedup"]["cumulative"].get<double>(), std::cbrt(19.0 * 20 * 24) / std::cbrt(10.0 * 11 * 12));
 
     // ladder.json reads back into the same ladder (what the GUI's "Open ladder" shows).
     auto back = ladderFromJson(json::parse(renderJson(buildLadderReport(ladder, steps))));
@@ -415,9 +422,9 @@ class TestLadder : public QObject {
     QVERIFY(QString::fromStdString(workers.problems).contains(QStringLiteral("1 run(s) measured under contention left out")));
   }
 
-  // Pairs: each step run next to a baseline run, the speedup the median of the pairs' ratios with
-  // its interval; "faster" (bold) only when the interval clears the noise band, else "within
-  // noise" (not bold); one pair is labelled as such.
+  // Pairs: each step run next to a baseline run, the speedup the geometric mean of the pairs'
+  // ratios with its interval; "faster" (bold) only by the verdict rule (wb/report/stats.h), else
+  // "within noise" (not bold); one pair is labelled as such.
   void pairedStepsGiveIntervalsAndVerdicts_data() {
     QTest::addColumn<QList<double>>("baseline");
     QTest::addColumn<QList<double>>("step");
@@ -443,7 +450,7 @@ class TestLadder : public QObject {
       }
       steps[0].runs = s.references;  // the baseline step holds every baseline run
     }
-    const Ladder ladder = summarizeLadder(steps, std::nullopt, 0.15);
+    const Ladder ladder = summarizeLadder(steps, std::nullopt, floored(0.15));
     const LadderRow& workers = rowOf(ladder, "workers");
     QCOMPARE(workers.estimates.to_target.pairs, int(baseline.size()));
     QCOMPARE(QString::fromStdString(verdictWord(workers.estimates.to_target.verdict)), verdict);
@@ -468,7 +475,7 @@ class TestLadder : public QObject {
     auto steps = stepsWith({{"baseline", {runWith(20, 0.80, 18)}}});
     for (auto& s : steps)
       if (!s.step.skipped && s.step.key != "baseline") s.not_run = true;
-    const Ladder ladder = summarizeLadder(steps, std::nullopt, 0.15, {"cancelled", "workers"});
+    const Ladder ladder = summarizeLadder(steps, std::nullopt, floored(0.15), {"cancelled", "workers"});
     QCOMPARE(QString::fromStdString(ladder.status_note), QStringLiteral("cancelled at step workers"));
     const LadderRow& workers = rowOf(ladder, "workers");
     QVERIFY(!workers.cumulative && !workers.cumulative_target);

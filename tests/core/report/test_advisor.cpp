@@ -391,7 +391,7 @@ class TestAdvisor : public QObject {
     const RunMetrics m = computeMetrics(r, std::nullopt), rm = computeMetrics(rr, std::nullopt);
     SpeedupEstimate e;
     e.point = point, e.lo = lo, e.hi = hi, e.noise_band = 0.14, e.pairs = 5;
-    e.verdict = verdictOf(lo, hi, 0.14);
+    e.verdict = verdictOf(point, lo, hi, kDefaultMinEffect);
     const auto advice = advise(r, m, &rr, &rm, nullptr, &e);
     QString all;
     for (const auto& x : advice) all += QString::fromStdString(x.code + ": " + x.text) + QLatin1Char('\n');

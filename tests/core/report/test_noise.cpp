@@ -4,6 +4,7 @@
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
 
+#include <cmath>
 #include <fstream>
 
 #include "wb/report/noise.h"
@@ -42,6 +43,43 @@ class TestNoise : public QObject {
     const auto st = saveNoise(n, blocked / "noise");
     QVERIFY(!st.ok());
     QVERIFY2(st.error().message.find((blocked / "noise").string()) != std::string::npos, st.error().message.c_str());
+  }
+
+  // The host speed check's own threshold: the kernel's A/A spread around 0 at a 0.1 % per-run
+  // false-alarm rate, never below 3 %; assumed ±10 % until measured.
+  void kernelBandFromAaRuns() {
+    QVERIFY(std::isnan(kernelBandOfRuns({{2.7, 2.8}})));
+    QCOMPARE(kernelBandOfRuns({{2.7, 2.7}, {2.8, 2.8}, {2.9, 2.9}}), kMinKernelBand);
+    const double b = kernelBandOfRuns({{2.70, 2.75}, {2.75, 2.70}, {5.40, 5.50}, {5.50, 5.40}});
+    const double sigma = std::log(2.75 / 2.70) * std::sqrt(4.0 / 3.0);  // |changes| equal: ss around 0 over n − 1
+    QVERIFY(std::fabs(b - std::expm1(kKernelAlarmZ * sigma)) < 1e-12);
+    HostNoise n;
+    QCOMPARE(n.hostKernelBand(), kAssumedKernelBand);
+    QVERIFY(!n.hostKernelMeasured());
+    n.measured = true;
+    n.bands["host_kernel"] = b;
+    QCOMPARE(n.hostKernelBand(), b);
+    QCOMPARE(n.floorFor("train_samples_per_s"), n.band);
+  }
+
+  // The accuracy's chance spread is stored per experiment: another seed or speedup is the same
+  // experiment, another model is not.
+  void accuracySpreadPerExperiment() {
+    QTemporaryDir tmp;
+    const std::filesystem::path dir = tmp.path().toStdString();
+    const nlohmann::json config = {{"name", "a"}, {"seed", 1}, {"model", {{"name", "lenet"}}}, {"speedups", {{"workers", 0}}}};
+    AccuracySpread s;
+    s.sd_pp = 0.21, s.runs = 6, s.source = "A/A calibration";
+    QVERIFY(saveAccuracySpread(config, s, dir).ok());
+    nlohmann::json repeat = config;
+    repeat["seed"] = 7, repeat["name"] = "b", repeat["speedups"]["workers"] = 2;
+    const auto back = loadAccuracySpread(repeat, dir);
+    QVERIFY(back.has_value());
+    QCOMPARE(back->sd_pp, 0.21);
+    QCOMPARE(back->runs, 6);
+    nlohmann::json other = config;
+    other["model"]["name"] = "mnist-cnn";
+    QVERIFY(!loadAccuracySpread(other, dir).has_value());
   }
 };
 

@@ -62,7 +62,9 @@ double ProbeResult::noiseBand() const {
 }
 
 SpeedupEstimate ProbeResult::speedupOver(const ProbeRow& baseline, const ProbeRow& r) const {
-  return report::roundsRateSpeedup(baseline.round_rates, r.round_rates, noise(), noiseBand());
+  report::VerdictRule rule;
+  rule.min_effect = noiseBand();  // more workers only for a gain beyond the rounds' own noise
+  return report::roundsRateSpeedup(baseline.round_rates, r.round_rates, noise(), rule);
 }
 
 bool ProbeResult::settled() const {

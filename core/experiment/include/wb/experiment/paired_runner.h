@@ -2,9 +2,10 @@
 // The one runner of experiments of many runs (the ladder, `try`): a plan of configurations, each
 // variant run as pairs against the reference, A B then B A (alternating, never all A's then all
 // B's), every run a whole `workbench-cli` launch (wb::launch::launchRun) loaded back as a record.
-// Pairs are added, in rounds over the variants not yet settled, until the variant's interval
-// clears this machine's noise band (wb::report::verdictIsClear) or a cap is reached (pairs, time);
-// with Policy::fixed_pairs, exactly that many. Why pairs: the host changes speed from one minute
+// Pairs are added, in rounds over the variants not yet settled, until the variant's verdict is
+// clear (wb::report::verdictIsClear, each look spending its share of the 5 % false-alarm rate:
+// report::Sequential) or a cap is reached (pairs, time); with Policy::fixed_pairs, exactly that
+// many. Why pairs: the host changes speed from one minute
 // to the next, so two runs next to each other in time, their order alternated, compare better than
 // medians of runs far apart (wb/report/stats.h has the statistics).
 //
@@ -28,6 +29,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "wb/report/compare.h"
 #include "wb/report/noise.h"
 #include "wb/common/config.h"
 #include "wb/common/result.h"
@@ -36,10 +38,9 @@
 
 namespace wb::experiment {
 
-// Defaults of the caps (the CLI's --max-pairs, --budget-s, --noise-band).
+// Defaults of the caps (the CLI's --max-pairs, --budget-s).
 inline constexpr int kDefaultMaxPairs = 5;
 inline constexpr double kDefaultBudgetS = 600;   // per variant
-inline constexpr double kDefaultNoiseBand = report::kAssumedNoiseBand;  // until this host is measured
 
 // One configuration of the plan.
 struct Arm {
@@ -60,10 +61,13 @@ struct Policy {
   int fixed_pairs = 0;        // > 0: exactly this many counted pairs per variant, no early stop
   int max_pairs = kDefaultMaxPairs;   // adaptive: at most this many counted pairs per variant
   double budget_s = kDefaultBudgetS;  // adaptive: no new pair once a variant's pairs took this long
-  double noise_band = kDefaultNoiseBand;
+  double min_effect = report::kDefaultMinEffect;  // the practical threshold (--min-effect)
+  double floor_band = 0;      // this host's measured band (hostFloorBand), 0 when unmeasured
   int rerun_contended = 1;    // pairs measured under contention are not counted; at most this many
                               // more pairs per variant replace them
-  std::optional<double> target_acc;  // nullopt: the lowest best val acc of the reference's runs
+  std::optional<double> target_acc;  // nullopt: the reference's fair target (referenceTarget)
+  // The looks the verdicts are judged at (the statistics of wb/report/stats.h).
+  report::Sequential sequential() const { return {max_pairs, fixed_pairs, min_effect, floor_band}; }
 };
 
 // One finished pair, as pairs.json keeps it.
@@ -109,10 +113,12 @@ struct Outcome {
   int exitCode() const { return cancelled ? 130 : failed ? 1 : 0; }
 };
 
-// The estimates of one variant's counted pairs at `target` (nullopt: wall time only).
-PairEstimates estimatePairs(const VariantRuns& v, std::optional<double> target, double noise_band);
-// The target accuracy the pairs are compared at: the policy's, else the lowest best val acc over
-// every reference run (so each reaches it).
+// The estimates of one variant's counted pairs at `target` (nullopt: wall time only), judged at
+// the look their number makes in `seq`.
+PairEstimates estimatePairs(const VariantRuns& v, std::optional<double> target, const report::Sequential& seq);
+// The target accuracy the pairs are compared at: the policy's, else the fair target of every
+// finished reference run (report::fairTargetOf: their lowest best less its chance spread).
+std::optional<report::FairTarget> referenceFairTarget(const Outcome& o, std::optional<double> user);
 std::optional<double> referenceTarget(const Outcome& o, std::optional<double> user);
 
 struct Hooks {
@@ -130,9 +136,9 @@ struct Hooks {
 // file that cannot be written (Io, naming it).
 Result<Outcome> runPairs(const Plan& plan, const Policy& policy, const std::filesystem::path& out, const Hooks& hooks);
 
-// The noise band verdicts are judged against when none is given: this host's stored band, else
-// kDefaultNoiseBand.
-double hostNoiseBand();
+// The floor for the spread of few pairs when none is given: this host's measured band (`workbench-cli
+// noise`), else 0 (an unmeasured host: the pairs alone carry the noise).
+double hostFloorBand();
 
 // pairs.json's name in a folder; true when `out` holds one (a folder the runner can continue).
 std::filesystem::path pairsFile(const std::filesystem::path& out);

@@ -137,14 +137,16 @@ struct LadderHeadline {
 LadderHeadline ladderHeadline(const LadderRow& row);
 
 struct Ladder {
-  std::optional<double> target_acc;   // user-set, else the lowest best val acc over the baseline's
-                                      // repeats (so every baseline repeat reaches it)
+  std::optional<double> target_acc;   // user-set, else the fair target of the baseline's repeats
+                                      // (report::fairTargetOf: their lowest best less its chance spread)
   bool target_user_set = false;
+  std::string target_note;            // how the target was chosen (FairTarget::describe)
   std::vector<LadderRow> rows;        // in plan order
   std::string status = "ok";          // ok | failed | cancelled | running
   std::string status_note;            // "cancelled at step devices"
   std::string cancelled_at;           // the step key, when cancelled
-  double noise_band = 0;              // the band the verdicts were judged against
+  double noise_band = 0;              // the measured band that steadied the spread of few pairs
+  report::Sequential verdicts;        // the looks and threshold the verdicts were judged by
 };
 
 // How the ladder ended, for summarizeLadder.
@@ -158,7 +160,7 @@ struct LadderStatus {
 // step that ran ÷ this one, from their runs (isolated rows have none). A step's runs that were
 // not counted (contended) are left out of its times.
 Ladder summarizeLadder(const std::vector<LadderStepRuns>& steps, std::optional<double> target_acc,
-                       double noise_band = 0, const LadderStatus& status = {});
+                       const report::Sequential& verdicts = {}, const LadderStatus& status = {});
 
 // Columns: step, what was added, pairs (and why no more ran), time to target, × to target (the
 // headline with its interval and verdict: "2.10× [1.80, 2.45] faster"; "not reached · 62.8 %"

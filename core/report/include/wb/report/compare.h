@@ -156,9 +156,30 @@ struct HostSpeed {
   double change() const;  // max/min − 1 (0.2 = one 20 % slower than the other)
 };
 std::optional<HostSpeed> hostSpeedOf(const RunRecord& run);
-// "the host's speed changed during the run (kernel 3.10 → 4.20 ms, 35 % > ±14 % noise)" when the
-// change exceeds the band; "" otherwise or without a check.
-std::string hostSpeedNote(const std::optional<HostSpeed>& speed, double noiseBand);
+// "the host's speed changed during the run (kernel 3.10 → 4.20 ms, 35 % > the check's own ±8 %
+// noise)" when the change exceeds the check's own threshold (HostNoise::hostKernelBand, not the
+// run band); "" otherwise or without a check.
+std::string hostSpeedNote(const std::optional<HostSpeed>& speed, const HostNoise& noise);
+
+// The accuracy time to target is measured at. A change of numerics alone (bf16, another batch
+// order) moves the best accuracy by chance, so the default target is the reference's best less
+// that chance spread: the experiment's measured seed-to-seed sd (AccuracySpread, `workbench-cli
+// noise`), else one standard error of an accuracy scored on the validation set's N images,
+// √(p(1 − p)/N). A user's target is used as given.
+struct FairTarget {
+  double acc = 0;                 // 0..1
+  bool user_set = false;
+  double reference_best = 0;      // 0..1 (the reference's best; the lowest over its repeats)
+  double spread_pp = 0;           // what was taken off, in points
+  std::string spread_source;      // "seed-to-seed sd of 6 runs" | "1 SE of 10000 validation images" | ""
+  // "74.00 % (the baseline's best 74.44 % less 0.44 points: 1 SE of 10000 validation images)"
+  std::string describe() const;
+};
+FairTarget fairTarget(std::optional<double> user, double referenceBest, int64_t valImages,
+                      const std::optional<AccuracySpread>& measured);
+// The same from a reference's runs: their lowest best, the images of their last evaluation and the
+// spread stored for their experiment. nullopt when none evaluated (and no user target).
+std::optional<FairTarget> fairTargetOf(std::optional<double> user, const std::vector<const RunRecord*>& references);
 
 struct ComparisonRow {
   std::string label;
@@ -189,18 +210,22 @@ struct ComparisonRow {
 struct Comparison {
   double target_acc = 0;                   // 0..1
   bool target_user_set = false;
+  FairTarget target;                       // how target_acc was chosen
+  double min_effect = kDefaultMinEffect;   // the verdicts' practical threshold
   HostNoise noise;                         // the band the verdicts use
   std::vector<ComparisonRow> rows;         // rows[0] is the baseline
   int groups = 1;                          // repeat groups among the rows
   bool anyRepeats() const;                 // some group holds 2 or more runs
 };
 
-// Compares runs against the baseline. target: user-set (0..1), else the baseline's best val acc
-// (0 when the baseline has no evaluation: then every run "reaches" it at its first eval).
-// A run whose dir equals the baseline's is not repeated. `noise`: this host's band (loadNoise);
-// the assumed band when not given.
+// Compares runs against the baseline. target: user-set (0..1), else the baseline's fair target
+// (fairTargetOf; 0 when the baseline has no evaluation: then every run "reaches" it at its first
+// eval). A run whose dir equals the baseline's is not repeated.
+// `noise`: this host's (loadNoise): its measured bands floor the spread of few runs and its
+// kernel band judges the host speed check; unmeasured when not given.
 Comparison compareRuns(const RunRecord& baseline, const std::vector<RunRecord>& runs,
-                       std::optional<double> target_acc, const HostNoise& noise = HostNoise{});
+                       std::optional<double> target_acc, const HostNoise& noise = HostNoise{},
+                       double min_effect = kDefaultMinEffect);
 
 // The comparison table (one row per run, baseline first) with every column of the contract.
 Table comparisonTable(const Comparison& comparison);

@@ -24,10 +24,18 @@ namespace wb::report {
 // The band assumed until this host is measured: 2-core shared hosts measured at 1.3-1.4× between
 // repeats of one configuration (±15 %).
 inline constexpr double kAssumedNoiseBand = 0.15;
+// The host speed check's threshold until its own noise is measured: the two speeds these hosts
+// flip between are 1.3-1.5× apart, while a quiet host's kernel moves 3 % between runs.
+inline constexpr double kAssumedKernelBand = 0.10;
+// The check's threshold from its measured A/A spread σ of ln(after / before): e^(z·σ) − 1 at a
+// 0.1 % false-alarm rate per run (z = 3.29), at least kMinKernelBand.
+inline constexpr double kKernelAlarmZ = 3.29;
+inline constexpr double kMinKernelBand = 0.03;
 
 struct HostNoise {
   double band = kAssumedNoiseBand;     // ± as a ratio (0.14 = ±14 %), the largest of `bands`
-  std::map<std::string, double> bands; // per metric: "train_samples_per_s", "time_to_target_s", "run_wall_s"
+  std::map<std::string, double> bands; // per metric: "train_samples_per_s", "time_to_target_s", "run_wall_s";
+                                       // "host_kernel": the host speed check's threshold (hostKernelBand)
   bool measured = false;               // false: assumed (nothing stored for this host)
   int runs = 0;                        // repeats it rests on
   std::string source;                  // "A/A calibration: 6 runs of fashion-mnist-lenet", "assumed …"
@@ -35,7 +43,17 @@ struct HostNoise {
   MachineId machine;
   // The band for one metric; the overall band when that metric was not measured.
   double bandFor(const std::string& metric) const;
+  // The floor a verdict puts under the spread of few pairs: the metric's measured band, 0 when
+  // this host is not measured (the pairs alone carry the noise).
+  double floorFor(const std::string& metric) const { return measured ? bandFor(metric) : 0.0; }
+  // The host speed check's threshold: its measured one, else kAssumedKernelBand.
+  double hostKernelBand() const;
+  bool hostKernelMeasured() const { return measured && bands.count("host_kernel") > 0; }
 };
+
+// The kernel check's threshold from A/A runs' (before, after) timings (see kKernelAlarmZ); NaN
+// with fewer than 2 runs that have both.
+double kernelBandOfRuns(const std::vector<std::pair<double, double>>& beforeAfterMs);
 
 // $WB_NOISE_DIR, else "noise" beside the runs root (~/.local/share/speedup-workbench/noise).
 std::filesystem::path noiseDir();
@@ -53,6 +71,21 @@ HostNoise noiseOfRunHost(const RunRecord& run);
 // The spread repeats of one configuration show (each metric's bandOfRepeats over the finished,
 // uncontended runs; the host from the first run). nullopt with fewer than 2 such runs.
 std::optional<HostNoise> noiseFromRepeats(const std::vector<RunRecord>& repeats, const std::string& source);
+
+// How much a run's best accuracy moves by chance (seed to seed), measured on one experiment (its
+// config but for name, seed and speedups) by `workbench-cli noise` and stored beside the host
+// noise as accuracy-<key>.json. Time to target compares at the reference's best less this.
+struct AccuracySpread {
+  double sd_pp = 0;            // sd of the best val acc over seeds, percentage points
+  int runs = 0;
+  std::string source, measured_at;
+};
+std::string experimentKey(const nlohmann::json& config);
+Status saveAccuracySpread(const nlohmann::json& config, const AccuracySpread& spread, const std::filesystem::path& dir = noiseDir());
+std::optional<AccuracySpread> loadAccuracySpread(const nlohmann::json& config, const std::filesystem::path& dir = noiseDir());
+// The spread of the repeats' best accuracies (they ran with different seeds); nullopt with fewer
+// than 2 that evaluated.
+std::optional<AccuracySpread> accuracySpreadOfRepeats(const std::vector<RunRecord>& repeats, const std::string& source);
 
 // "runs here vary ±14 % from run to run (A/A calibration: 6 runs, 2026-12-01): with 1 run each,
 // effects under 1.37× cannot be told apart; 3 pairs: 1.44×" — or, unmeasured, "runs here are

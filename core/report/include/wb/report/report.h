@@ -63,7 +63,7 @@ nlohmann::json comparisonJson(const Comparison& comparison);
 // `noise`: the host's band the verdicts use (loadNoise; the assumed band when not given).
 Report buildComparisonReport(const RunRecord& baseline, const std::vector<RunRecord>& runs,
                              std::optional<double> target_acc, const WorkersAdviceFor& workers = {},
-                             const HostNoise& noise = HostNoise{});
+                             const HostNoise& noise = HostNoise{}, double min_effect = kDefaultMinEffect);
 // The same from a comparison already made of them (compareRuns(baseline, runs, target)), so a
 // view that shows both computes it once.
 Report buildComparisonReport(const Comparison& comparison, const RunRecord& baseline,
@@ -76,6 +76,6 @@ Report buildComparisonReport(const Comparison& comparison, const RunRecord& base
 // comparison (a truncated events file) go to `problems` when it is given.
 Result<Report> comparisonFromDirs(const std::string& baseline_dir, const std::vector<std::string>& run_dirs,
                                   const std::string& target_acc, const WorkersAdviceFor& workers,
-                                  std::vector<std::string>* problems = nullptr);
+                                  std::vector<std::string>* problems = nullptr, double min_effect = kDefaultMinEffect);
 
 }  // namespace wb::report

@@ -3,35 +3,34 @@
 // faster", "1.02× [0.91, 1.14] within noise" or "1.26× (1 run each: no interval)". Pure
 // functions of numbers; Qt-free, LibTorch-free, no shared state (safe from any thread).
 //
-// Why these statistics. On the machines this product runs on the noise is one-sided
-// (interference only adds time) and bimodal (the host sits at one of two speeds, ~1.3× apart, for
-// a minute or more). A mean of times is pulled by the slow mode; pairs of runs close in time share
-// the mode. So:
-//  - Paired runs (A B, B A, alternated): each pair gives one log-ratio ln(baseline / variant). The
-//    point estimate is the MEDIAN of the per-pair log-ratios (one pair in which the host flipped
-//    speed moves it little). The 95 % interval is a Student t interval on the log-ratios around
-//    that median, with the spread floored at this host's measured pair spread: two pairs that
-//    agree by luck cannot claim more precision than the machine has. t (not a bootstrap): a
-//    bootstrap of 2-5 values collapses to their range and is far too narrow; t with n − 1 degrees
-//    of freedom is honest with a handful of pairs (2 pairs: ×12.7 the standard error).
-//  - Unpaired groups (compare of existing runs): the difference of the groups' median log times,
-//    a pooled t interval (spread floored at this host's run spread, as above).
-//  - Fewer than 2 pairs (or 1 run each): no interval, verdict NoInterval, never bold.
-//
-// The noise band. noiseBand (e.g. 0.14 = ±14 %) is this host's run-to-run spread: a repeat of the
-// same run lands within [1/(1+band), 1+band] of the typical time 95 % of the time, so one run's
-// log time has sd σ = ln(1+band)/1.96 and a pair's log-ratio sd √2·σ (the floor above). A band
-// ≤ 0 or NaN means "unknown": no floor, threshold 1.
-//
-// The verdict rule (documented in README, "How speedups are measured"):
-//  - Faster  when the interval's lower end lo > 1 + band: with 95 % confidence the effect is
-//    larger than the machine's own run-to-run spread (no effect smaller than the noise is called
-//    a speedup);
-//  - Slower  when hi < 1 / (1 + band), symmetrically;
-//  - WithinNoise otherwise (the interval reaches into the band);
-//  - NoInterval with fewer than 2 pairs (or 1 run each).
-// verdictIsClear: Faster or Slower, or WithinNoise with the whole interval inside
-// [1/(1+band), 1+band] (more pairs would not make it a speedup); adaptive runs stop there.
+// How a verdict is decided (README, "How verdicts are decided", says the same for users):
+//  - Paired runs (A B, B A, alternated): pair i gives r_i = ln(baseline time / variant time). The
+//    estimate is the mean of the r_i (the geometric mean of the ratios); the interval is a Student
+//    t interval, mean ± t(1 − α/2, n − 1) · s / √n, on the pairs' own spread s. Why t on the
+//    pairs: pairs share the host's minute, so their spread is the noise that matters; with 3-10
+//    pairs a bootstrap collapses to the range and a rank interval (Wilcoxon) cannot reach 95 %
+//    below 6 pairs, while t with n − 1 degrees of freedom is honest about how little a few pairs
+//    know.
+//  - One pair in which the host flipped speed: from 4 pairs on, the pair farthest from the median
+//    of the others is set aside when it lies more than kOutlierFence times the others' spread
+//    away (at least kOutlierMinScale); the estimate then rests on the n − 1 others, and `method`
+//    says so. A 1.5× flip among pairs that agree to 1 % is set aside; ordinary scatter is not.
+//  - A stored (measured) run band is a sanity floor on the spread of very few pairs: s is pooled
+//    with the band's pair spread as if the band were one more pair, and only when s is smaller,
+//    so its weight fades as pairs accumulate. An unmeasured host has no floor: the pairs alone
+//    carry the noise.
+//  - Faster when the interval lies above 1 (significance) AND the estimate is at least
+//    1 + min_effect (relevance, default 2 %); Slower symmetrically; else within noise. Fewer than
+//    2 pairs: NoInterval.
+//  - Adaptive experiments look after every pair and stop when the verdict is clear: look n of at
+//    most N spends α_n = A(n) − A(n − 1) of the 5 % false-alarm rate, A(n) = 0.05 · ((n − 1) /
+//    (N − 1))³ (an O'Brien-Fleming-like spending: early looks need overwhelming evidence). The
+//    α_n add up to 5 %, so by the union bound an A/A experiment ends faster or slower with
+//    probability ≤ 5 % however early it stops. A fixed number of pairs (or one comparison of
+//    existing runs) spends all 5 % at its one look. The interval shown is the one the verdict
+//    rests on: its level (1 − α_n) is in the estimate.
+//  - Unpaired groups (compare of existing runs): the difference of the groups' mean log times, a
+//    pooled t interval (floor as above), the same verdict.
 #include <cmath>
 #include <limits>
 #include <string>
@@ -41,15 +40,47 @@ namespace wb::report {
 
 enum class Verdict { Faster, Slower, WithinNoise, NoInterval };  // NoInterval: 1 run each, or too few pairs
 
+inline constexpr double kFalseAlarmRate = 0.05;   // two-sided, over all looks of an experiment
+inline constexpr double kDefaultMinEffect = 0.02; // the practical threshold (--min-effect)
+inline constexpr double kOutlierFence = 10;       // a pair this many spreads off the others is set aside
+inline constexpr double kOutlierMinScale = 0.005; // ... the spread taken as at least 0.5 % (log)
+
+// What a verdict is judged by (see above).
+struct VerdictRule {
+  double min_effect = kDefaultMinEffect;  // |effect| below this is within noise however sure
+  double floor_band = 0;                  // a measured run band: floors the spread of few pairs (0: none)
+  double alpha = kFalseAlarmRate;         // the two-sided error this look spends
+};
+
+// The looks of an experiment of pairs: adaptive up to max_pairs, or exactly fixed_pairs.
+struct Sequential {
+  int max_pairs = 5;
+  int fixed_pairs = 0;                    // > 0: one look, at this many pairs
+  double min_effect = kDefaultMinEffect;
+  double floor_band = 0;
+  // The rule at the look after `pairs` counted pairs (the α that look spends).
+  VerdictRule at(int pairs) const;
+};
+// The rule in a sentence for a table's notes: "Faster or slower only when the interval excludes 1
+// and the estimate is beyond ±2 % (the practical threshold); up to 5 pairs, each look spending its
+// share of a 5 % false-alarm rate; spread steadied by this host's measured band (±4 %)."
+std::string describeRule(const Sequential& seq);
+// A(n) of the spending above (0 for n < 2, 5 % from n ≥ maxPairs); lookAlpha is A(n) − A(n − 1).
+double spentAlpha(int pairs, int maxPairs);
+double lookAlpha(int pairs, int maxPairs);
+
 struct SpeedupEstimate {      // speedup = baseline_time / variant_time (> 1 = variant faster)
   double point = std::numeric_limits<double>::quiet_NaN();  // the estimate
-  double lo = std::numeric_limits<double>::quiet_NaN();     // 95 % interval (NaN when none)
+  double lo = std::numeric_limits<double>::quiet_NaN();     // the interval at `level` (NaN when none)
   double hi = std::numeric_limits<double>::quiet_NaN();
+  double level = 1 - kFalseAlarmRate;  // the interval's confidence (1 − the look's α)
   int pairs = 0;              // pairs (paired) or the smaller group's runs (groups) it rests on
   int baseline_runs = 0, variant_runs = 0;  // the values used (after dropping non-finite ones)
+  int set_aside = 0;          // pairs set aside as a host flip (see above)
   Verdict verdict = Verdict::NoInterval;
-  double noise_band = 0;      // the band the verdict was judged against (0 = unknown)
-  std::string method;         // "median of 5 per-pair log-ratios, 95% t interval"
+  double noise_band = 0;      // the measured band that floored the spread (0 = none)
+  double min_effect = kDefaultMinEffect;  // the practical threshold the verdict used
+  std::string method;         // "mean of 5 per-pair log-ratios, 95% t interval"
   bool hasInterval() const { return std::isfinite(lo) && std::isfinite(hi); }
 };
 
@@ -58,19 +89,19 @@ struct SpeedupEstimate {      // speedup = baseline_time / variant_time (> 1 = v
 // and only the common length counts. For a throughput (higher = better) pass the rates swapped,
 // or use pairedRateSpeedup.
 SpeedupEstimate pairedSpeedup(const std::vector<double>& baselineTimes, const std::vector<double>& variantTimes,
-                              double noiseBand);
+                              const VerdictRule& rule = {});
 // Unpaired repeats of two configurations (e.g. compare of existing runs): from the groups. An
 // interval needs at least 3 runs in all with one group of 2 or more.
 SpeedupEstimate groupSpeedup(const std::vector<double>& baselineTimes, const std::vector<double>& variantTimes,
-                             double noiseBand);
+                             const VerdictRule& rule = {});
 // The same for rates (samples/s; speedup = variant / baseline).
 inline SpeedupEstimate pairedRateSpeedup(const std::vector<double>& baselineRates,
-                                         const std::vector<double>& variantRates, double noiseBand) {
-  return pairedSpeedup(variantRates, baselineRates, noiseBand);
+                                         const std::vector<double>& variantRates, const VerdictRule& rule = {}) {
+  return pairedSpeedup(variantRates, baselineRates, rule);
 }
 inline SpeedupEstimate groupRateSpeedup(const std::vector<double>& baselineRates,
-                                        const std::vector<double>& variantRates, double noiseBand) {
-  return groupSpeedup(variantRates, baselineRates, noiseBand);
+                                        const std::vector<double>& variantRates, const VerdictRule& rule = {}) {
+  return groupSpeedup(variantRates, baselineRates, rule);
 }
 
 // Several candidates measured in interleaved rounds inside one process (the worker probe: every
@@ -87,14 +118,16 @@ struct RoundsNoise {
 RoundsNoise roundsNoise(const std::vector<std::vector<double>>& rates);
 // Candidate `variant` against `baseline` over the same rounds (speedup = variant rate / baseline
 // rate): the median per-round log-ratio, a t interval (noise.df degrees of freedom) with the
-// pooled noise √2·σ/√R, the verdict against `noiseBand` (the caller's: at least noise.band()).
+// pooled noise √2·σ/√R, the verdict by `rule` (the probe's min_effect: its rounds' band).
 // NoInterval without noise.df.
 SpeedupEstimate roundsRateSpeedup(const std::vector<double>& baselineRates, const std::vector<double>& variantRates,
-                                  const RoundsNoise& noise, double noiseBand);
+                                  const RoundsNoise& noise, const VerdictRule& rule);
 
-// The verdict of an estimate by the rule above (pairedSpeedup/groupSpeedup already set it).
-Verdict verdictOf(double lo, double hi, double noiseBand);
-bool verdictIsClear(const SpeedupEstimate& estimate);  // for adaptive stopping (see above)
+// The verdict of an estimate by the rule above (the estimators already set it).
+Verdict verdictOf(double point, double lo, double hi, double minEffect);
+// For adaptive stopping: Faster or Slower, or within noise for good (the whole interval inside
+// [1/(1 + min_effect), 1 + min_effect]: more pairs would not make it a speedup that counts).
+bool verdictIsClear(const SpeedupEstimate& estimate);
 // "faster" | "slower" | "within noise" | "1 run each: no interval"
 std::string verdictWord(Verdict verdict);
 // "1.31× [1.12, 1.52] faster", "1.02× [0.91, 1.14] within noise", "1.26× (1 run each: no
@@ -114,11 +147,13 @@ double bandOfLogSigma(double sigma);
 double bandOfRepeats(const std::vector<double>& times);
 // The band that A/A pairs show (sd of the pair log-ratios / √2); NaN with fewer than 2 pairs.
 double bandOfPairs(const std::vector<double>& timesA, const std::vector<double>& timesB);
-// The smallest speedup that n pairs can call Faster on this host under the rule above when the
-// pairs scatter as the band says: (1+band) · e^(t·√2σ/√n). n = 1 uses the normal quantile (what
-// one pair could show were an interval drawn from the band alone). NaN for an unknown band.
-double smallestDetectable(int pairs, double noiseBand);
+// The smallest speedup that n pairs can call Faster (one look, 5 %) when the pairs scatter as
+// the run band says and the estimate lands on the truth: max(1 + min effect, e^(t·√2σ/√n)).
+// n = 1 has no interval: NaN. NaN for an unknown band.
+double smallestDetectable(int pairs, double noiseBand, double minEffect = kDefaultMinEffect);
 // Student t quantile t(0.975, df) (df ≥ 1; 1.96 beyond the table).
 double tQuantile975(int degreesOfFreedom);
+// Student t quantile t(p, df) for any p in (0.5, 1) and df ≥ 1 (NaN otherwise).
+double tQuantile(double p, int degreesOfFreedom);
 
 }  // namespace wb::report
