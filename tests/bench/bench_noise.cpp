@@ -4,9 +4,11 @@
 // training throughput, time to target and process wall; whether the host speed check (a kernel
 // timed before and after each run, summary.host_speed) narrows it, as a flag or as a
 // normalisation; and, for 1, 2, 3, 5 pairs, the width of the paired interval these runs give and
-// the smallest effect that many pairs can call faster. Never asserts a time.
+// the smallest effect that many pairs can call faster. With --trace FILE it also writes the runs as
+// a run trace (wb/report/verdict_sim.h) for bench_verdicts and the tests; --default-experiment
+// runs the default experiment instead of the small one. Never asserts a time.
 //
-//   bench_noise [--runs 10] [--keep DIR] [--set KEY=VALUE ...]
+//   bench_noise [--runs 10] [--keep DIR] [--trace FILE] [--default-experiment] [--set KEY=VALUE ...]
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -24,6 +26,7 @@
 #include "wb/report/compare.h"
 #include "wb/report/stats.h"
 #include "wb/report/table.h"
+#include "wb/report/verdict_sim.h"
 
 extern char** environ;
 
@@ -33,7 +36,7 @@ using wb::report::Cell;
 
 struct Run {
   bool ok = false;
-  double process_s = 0, rate = 0, target_s = NAN, before_ms = 0, after_ms = 0;
+  double process_s = 0, rate = 0, target_s = NAN, before_ms = 0, after_ms = 0, started_s = 0;
 };
 
 double spawnWait(std::vector<std::string> argv) {
@@ -84,6 +87,25 @@ std::vector<double> times(const std::vector<Run>& runs, double Run::*field, bool
   return out;
 }
 
+// The finished runs as a run trace (wb/report/verdict_sim.h).
+void writeTrace(const fs::path& file, const std::vector<Run>& runs, const std::vector<std::string>& sets) {
+  wb::report::RunTrace trace;
+  std::string config = sets.empty() ? std::string(" the default experiment") : std::string();
+  for (const auto& s : sets) config += " " + s;
+  trace.source = "recorded: " + std::to_string(runs.size()) + " runs of" + config + " on " + wb::hostName() + " (" +
+                 std::to_string(wb::logicalCores()) + " cores)";
+  for (const auto& r : runs)
+    if (r.ok && r.rate > 0) trace.runs.push_back({r.started_s, r.rate, r.process_s, r.before_ms, r.after_ms});
+  FILE* f = std::fopen(file.c_str(), "w");
+  if (!f) {
+    std::fprintf(stderr, "bench_noise: %s: cannot write it\n", file.c_str());
+    return;
+  }
+  std::fprintf(f, "%s\n", wb::report::traceJson(trace).dump(1).c_str());
+  std::fclose(f);
+  std::printf("\nwrote the trace (%zu runs) to %s\n", trace.runs.size(), file.c_str());
+}
+
 double maxMin(const std::vector<double>& v) {
   if (v.empty()) return NAN;
   return *std::max_element(v.begin(), v.end()) / *std::min_element(v.begin(), v.end());
@@ -93,11 +115,13 @@ double maxMin(const std::vector<double>& v) {
 
 int main(int argc, char** argv) {
   int n = 10;
-  fs::path keep;
+  fs::path keep, traceFile;
   std::vector<std::string> sets{"data.limit_train=4096", "data.limit_val=1000", "train.epochs=2"};
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) n = std::max(2, std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--keep") && i + 1 < argc) keep = argv[++i];
+    else if (!std::strcmp(argv[i], "--trace") && i + 1 < argc) traceFile = argv[++i];
+    else if (!std::strcmp(argv[i], "--default-experiment")) sets.clear();
     else if (!std::strcmp(argv[i], "--set") && i + 1 < argc) sets.push_back(argv[++i]);
   }
   if (!fs::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz")) {
@@ -110,15 +134,20 @@ int main(int argc, char** argv) {
   std::printf(" ), whole `workbench-cli run` processes, as A/A pairs A B B A ...\n");
 
   std::vector<Run> runs;
-  std::vector<double> process;
+  std::vector<double> process, started;
+  const auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < n; ++i) {
+    started.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     process.push_back(runProcess(root / ("run-" + std::to_string(i + 1)), sets));
     std::fprintf(stderr, "  run %d: %s\n", i + 1, process.back() > 0 ? "ok" : "FAILED");
   }
   std::optional<double> target;  // the first run's best accuracy
   if (auto rec = wb::report::loadRun(root / "run-1"); rec.ok())
     target = wb::report::computeMetrics(*rec, std::nullopt).best_val_acc;
-  for (int i = 0; i < n; ++i) runs.push_back(readRun(root / ("run-" + std::to_string(i + 1)), process[i], target));
+  for (int i = 0; i < n; ++i) {
+    runs.push_back(readRun(root / ("run-" + std::to_string(i + 1)), process[i], target));
+    runs.back().started_s = started[i];
+  }
 
   wb::report::Table t;
   t.title = "Each run (A/A: one configuration)";
@@ -176,16 +205,19 @@ int main(int argc, char** argv) {
                {"detect", "Smallest detectable", "x"}};
   for (int k : {1, 2, 3, 5}) {
     if (k > static_cast<int>(a.size())) break;
-    const auto e = wb::report::pairedSpeedup({a.begin(), a.begin() + k}, {b.begin(), b.begin() + k}, band);
+    wb::report::VerdictRule rule;
+    rule.floor_band = band;
+    const auto e = wb::report::pairedSpeedup({a.begin(), a.begin() + k}, {b.begin(), b.begin() + k}, rule);
     const double width = e.hasInterval() ? e.hi / e.lo : NAN;
     const double detect = wb::report::smallestDetectable(k, band);
     w.rows.push_back({Cell::str(std::to_string(k)), Cell::str(wb::report::formatEstimate(e)),
                       std::isfinite(width) ? Cell::num(wb::report::fmtRatio(width), width) : Cell::str("no interval"),
-                      Cell::num(wb::report::fmtSpeedup(detect), detect)});
+                      std::isfinite(detect) ? Cell::num(wb::report::fmtSpeedup(detect), detect) : Cell::str("–")});
   }
-  w.notes.push_back("Smallest detectable: (1 + band) · e^(t·√2σ/√n), the effect whose 95 % interval clears the band; "
-                    "1 pair: from the band alone (a single pair has no interval of its own).");
+  w.notes.push_back("Smallest detectable: max(1 + the practical threshold, e^(t·√2σ/√n)) with σ from the band, one look "
+                    "at 5 %; 1 pair has no interval. bench_verdicts measures the whole adaptive procedure instead.");
   std::printf("\n%s", wb::report::renderText(w).c_str());
+  if (!traceFile.empty()) writeTrace(traceFile, runs, sets);
   if (keep.empty()) fs::remove_all(root);
   return 0;
 }
