@@ -7,6 +7,7 @@
 #include "experiment.h"
 #include "wb/common/exit_codes.h"
 #include "wb/probe/peak.h"
+#include "wb/probe/segments.h"
 #include "wb/probe/workers.h"
 #include "wb/report/peak.h"
 
@@ -16,7 +17,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* kAbout = R"(probe workers | peak: the loader and worker counts; this machine's attainable FLOP/s)";
+const char* kAbout = R"(probe workers | peak | segments: the loader and worker counts; this machine's attainable FLOP/s; an in-process A/B)";
 
 const char* kPeakAbout = R"(this machine's attainable peak: matrix multiply and convolution GFLOP/s per precision
 
@@ -141,6 +142,81 @@ int probePeakCommand(const PeakCliOptions& cli) {
   return problem.empty() ? 0 : 1;
 }
 
+const char* kSegmentsAbout = R"(a throughput verdict in seconds: baseline and variant alternating in one process
+
+The experiment (--config/--set: the baseline) and the same with --vary applied (the variant)
+train one model in alternating segments of --steps steps (A B, B A, ...), each after two untimed
+steps. Each segment's train samples/s (data wait included) is one value; the noise is the rounds'
+own, the verdict the product's rule (faster or slower only when the interval excludes 1 and the
+effect is beyond --min-effect), and rounds are added until it is clear (--min-rounds,
+--max-rounds). Only levers that can change inside one process: speedups.precision,
+train.batch_size, speedups.workers, speedups.pin_memory. Time to the target accuracy needs whole
+runs: `workbench-cli try`.)";
+
+struct SegmentsCliOptions {
+  ExperimentOptions experiment;
+  std::vector<std::string> vary;
+  int steps = probe::SegmentsOptions().steps;
+  int min_rounds = probe::SegmentsOptions().min_rounds, max_rounds = probe::SegmentsOptions().max_rounds;
+  double min_effect = report::kDefaultMinEffect;
+  bool json = false;
+};
+
+int probeSegmentsCommand(const SegmentsCliOptions& cli) {
+  const char* who = "workbench-cli probe segments";
+  if (cli.vary.empty()) {
+    std::fprintf(stderr, "%s: say what the variant changes: --vary KEY=VALUE (e.g. speedups.precision=bf16-mixed)\n", who);
+    return kExitUsage;
+  }
+  ExperimentOptions withVary = cli.experiment;
+  withVary.sets.insert(withVary.sets.end(), cli.vary.begin(), cli.vary.end());
+  auto base = resolveConfig(cli.experiment);
+  auto variant = base.ok() ? resolveConfig(withVary) : base;
+  if (!variant.ok()) {
+    std::fprintf(stderr, "%s: %s\n", who, variant.error().message.c_str());
+    return kExitUsage;
+  }
+  if (cli.max_rounds < cli.min_rounds) {
+    std::fprintf(stderr, "%s: --max-rounds %d is below --min-rounds %d; raise --max-rounds\n", who, cli.max_rounds,
+                 cli.min_rounds);
+    return kExitUsage;
+  }
+  probe::SegmentsOptions o;
+  o.baseline = *base;
+  o.variant = *variant;
+  o.steps = cli.steps;
+  o.min_rounds = cli.min_rounds;
+  o.max_rounds = cli.max_rounds;
+  o.min_effect = cli.min_effect;
+  o.progress = [](const std::string& line) { std::fprintf(stderr, "segments: %s\n", line.c_str()); };
+  installStopSignals();
+  o.stop = &stopFlag();
+  auto result = probe::probeSegments(o);
+  if (!result.ok()) {
+    std::fprintf(stderr, "%s: %s\n", who, result.error().message.c_str());
+    return exitCodeFor(result.error().code);
+  }
+  if (cli.json) std::printf("%s\n", probe::segmentsJson(*result).dump(2).c_str());
+  else std::printf("%s\nMeasured in %.1f s.\n", report::renderText(probe::segmentsTable(*result)).c_str(), result->total_s);
+  return 0;
+}
+
+void addSegments(CLI::App& probe, Commands& out) {
+  auto o = std::make_shared<SegmentsCliOptions>();
+  CLI::App* seg = probe.add_subcommand("segments", kSegmentsAbout);
+  addExperimentOptions(*seg, o->experiment, "the baseline experiment (default: Fashion-MNIST, lenet)");
+  seg->add_option("--vary", o->vary, "KEY=VALUE: what the variant changes (an in-process lever; repeat it for more)")
+      ->type_name("KEY=VALUE")->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  seg->add_option("--steps", o->steps, "timed training steps per segment (default 20)")->type_name("N")->check(inRange(1, 10000));
+  seg->add_option("--min-rounds", o->min_rounds, "rounds at least (default 3)")->type_name("N")->check(inRange(2, 100));
+  seg->add_option("--max-rounds", o->max_rounds, "rounds at most, added until the verdict is clear (default 8)")
+      ->type_name("N")->check(inRange(2, 100));
+  addMinEffectOption(*seg, o->min_effect);
+  seg->add_flag("--json", o->json, "print the result as one JSON document (progress goes to stderr)");
+  seg->footer(kFooter);
+  out.push_back({seg, [o] { return probeSegmentsCommand(*o); }, true});
+}
+
 void addPeak(CLI::App& probe, Commands& out) {
   auto o = std::make_shared<PeakCliOptions>();
   CLI::App* peak = probe.add_subcommand("peak", kPeakAbout);
@@ -178,6 +254,7 @@ void addProbe(CLI::App& cli, Commands& out) {
   workers->footer(kFooter);
   out.push_back({workers, [o] { return probeWorkersCommand(*o); }, true});
   addPeak(*probe, out);
+  addSegments(*probe, out);
   out.push_back(addChooser(*probe, "probe"));
 }
 

@@ -1,7 +1,8 @@
 #include "wb/probe/workers.h"
 
+#include "bench.h"
+
 #include <algorithm>
-#include <memory>
 #include <optional>
 
 #include <torch/torch.h>
@@ -11,12 +12,7 @@
 #include "wb/data/dataset.h"
 #include "wb/data/loader.h"
 #include "wb/data/loader_config.h"
-#include "wb/model/model.h"
-#include "wb/train/compat.h"
-#include "wb/train/grad_scaler.h"
 #include "wb/train/host_use.h"
-#include "wb/train/optim.h"
-#include "wb/train/trainer.h"
 
 namespace wb::probe {
 
@@ -27,103 +23,6 @@ std::vector<int> defaultCandidates(int cores) {
 }
 
 namespace {
-
-// What every phase shares: the data, the model and optimiser, and one training step.
-struct Bench {
-  const WorkersProbeOptions& o;
-  const Config& c;
-  torch::Device device = torch::kCPU;
-  bool pin = false, bf16 = false, fp16 = false;
-  std::shared_ptr<data::Dataset> train;
-  std::unique_ptr<model::Model> net;
-  std::unique_ptr<torch::optim::Optimizer> opt;
-  std::unique_ptr<train::GradScaler> scaler;
-  std::unique_ptr<train::CpuMonitor> cpu;  // intra-op threads follow the free cores, as in the trainer
-
-  bool stopped() const { return o.stop && o.stop->load(); }
-  void say(const std::string& line) const {
-    if (o.progress) o.progress(line);
-  }
-  void sync() const {
-    if (device.is_cuda()) torch::cuda::synchronize();
-  }
-
-  Status open();
-  void step(const torch::Tensor& xHost, const torch::Tensor& yHost);
-  // The next batch of `loader`, starting the next epoch at the end of one.
-  data::Batch nextBatch(data::Loader& loader, int& epoch) {
-    for (;;) {
-      if (auto b = loader.next()) return std::move(*b);
-      loader.startEpoch(++epoch);
-    }
-  }
-};
-
-Status Bench::open() {
-  if (auto errs = train::machineConfigErrors(c, 1); !errs.empty())
-    return makeError(Errc::InvalidConfig, formatFieldErrors(errs));
-  const int threads = c.train.threads > 0 ? c.train.threads : train::defaultThreads(c, 1);
-  at::set_num_threads(threads);
-  train::CpuMonitor::Options mo;
-  mo.threads = threads;
-  mo.adapt = c.train.threads <= 0;
-  mo.cores = logicalCores();
-  cpu = std::make_unique<train::CpuMonitor>(mo);
-  const bool cuda = torch::cuda::is_available();
-  if (cuda) device = torch::Device(torch::kCUDA, 0);
-  torch::manual_seed(c.seed);
-  pin = c.speedups.pin_memory && cuda;
-  bf16 = c.speedups.precision == "bf16-mixed";
-  fp16 = c.speedups.precision == "16-mixed" && cuda;
-
-  auto splits = data::openSplits(c.data, c.seed);
-  if (!splits.ok()) return splits.error();
-  train = splits->train;
-  const auto& info = train->info();
-  const int size = c.data.image_size > 0 ? c.data.image_size : info.height;
-  if (size <= 0 || (c.data.image_size == 0 && info.height != info.width))
-    return makeError(Errc::InvalidConfig, "data.image_size: 0 \u2014 the images of " + c.data.dataset +
-                                              " vary in size; set data.image_size (e.g. 64)");
-  if (train->size() < c.train.batch_size)
-    return makeError(Errc::Data, "data: the training split has " + std::to_string(train->size()) +
-                                     " samples, fewer than one batch; lower train.batch_size or raise data.limit_train");
-  auto created = model::createModel({c.model.name, info.channels, info.num_classes, size});
-  if (!created.ok()) return created.error();
-  net = std::move(created.value());
-  net->to(device);
-  net->train(true);
-  auto optimizer = train::makeOptimizer(c.optim, net->parameters());
-  if (!optimizer.ok()) return optimizer.error();
-  opt = std::move(optimizer.value());
-  train::GradScalerOptions so;
-  so.enabled = fp16;
-  scaler = std::make_unique<train::GradScaler>(so, device);
-  return {};
-}
-
-// One training step as the trainer takes it on one rank (copy, autocast forward, backward with
-// loss scaling under fp16, optimiser).
-void Bench::step(const torch::Tensor& xHost, const torch::Tensor& yHost) {
-  if (auto note = cpu->poll()) say(*note);
-  auto x = xHost.to(device, /*non_blocking=*/pin);
-  auto y = yHost.to(device, /*non_blocking=*/pin);
-  torch::Tensor loss;
-  {
-    compat::AutocastGuard autocast(device.type(), fp16 ? torch::kHalf : torch::kBFloat16, bf16 || fp16);
-    loss = torch::nn::functional::cross_entropy(net->forward(x).to(torch::kFloat), y);
-  }
-  opt->zero_grad();
-  (scaler->enabled() ? scaler->scale(loss) : loss).backward();
-  if (bf16 || fp16) compat::clearAutocastCache();
-  if (scaler->enabled()) {
-    scaler->step(*opt);
-    scaler->update();
-  } else {
-    opt->step();
-  }
-}
-
-double otherCoresSince(const CpuTimes& start) { return cpuShareBetween(start, readCpuTimes()).other_cores; }
 
 // (a) batches from a 0-worker loader for `seconds`, after one warm-up batch.
 void loaderAlone(Bench& b, double seconds, ProbeResult& r) {
@@ -218,14 +117,14 @@ void merge(ProbeRow& into, const ProbeRow& more) {
 
 // Rounds of every candidate in turn (0 1 2 4, 0 1 2 4, …), so a change in the machine's speed
 // falls on every count: at least min_rounds, then one more while the choice is not settled.
-void interleavedRounds(Bench& b, const std::vector<int>& candidates, ProbeResult& r) {
-  const int minRounds = std::max(1, b.o.min_rounds), maxRounds = std::max(minRounds, b.o.max_rounds);
+void interleavedRounds(Bench& b, const WorkersProbeOptions& o, const std::vector<int>& candidates, ProbeResult& r) {
+  const int minRounds = std::max(1, o.min_rounds), maxRounds = std::max(minRounds, o.max_rounds);
   for (int round = 0; round < maxRounds && !b.stopped(); ++round) {
     if (round >= minRounds && r.settled()) break;
     for (size_t i = 0; i < candidates.size() && !b.stopped(); ++i) {
       b.say("workers " + std::to_string(candidates[i]) + " (round " + std::to_string(round + 1) + ", at most " +
             std::to_string(maxRounds) + ")…");
-      const ProbeRow row = candidate(b, candidates[i], b.o.seconds / 2);
+      const ProbeRow row = candidate(b, candidates[i], o.seconds / 2);
       if (round == 0) {
         r.rows.push_back(row);
         r.rows.back().round_rates = {row.samples_per_s};
@@ -241,7 +140,7 @@ void interleavedRounds(Bench& b, const std::vector<int>& candidates, ProbeResult
 
 Result<ProbeResult> probeWorkers(const WorkersProbeOptions& o) {
   Stopwatch total;
-  Bench b{o, o.config};
+  Bench b{o.config, o.stop, o.progress};
   if (auto st = b.open(); !st.ok()) return st.error();
   const report::MachineId machine = report::thisMachine();
   ProbeResult r;
@@ -262,7 +161,7 @@ Result<ProbeResult> probeWorkers(const WorkersProbeOptions& o) {
     loaderAlone(b, o.seconds / 2, r);
     b.say("training step alone (one cached batch)…");
     stepAlone(b, o.seconds / 2, r);
-    interleavedRounds(b, candidates, r);
+    interleavedRounds(b, o, candidates, r);
   } catch (const data::DataError& e) {
     return makeError(Errc::Data, e.what());
   }

@@ -1,0 +1,66 @@
+#pragma once
+// Interleaved segments in one process: a training-throughput verdict in seconds for a lever that
+// can change inside one running process (precision, batch size, loader workers, pin memory).
+// The baseline's and the variant's settings alternate every `steps` training steps on one model
+// (A B, B A, A B, …: a round times each once, the order alternating), each segment after two
+// untimed steps; each segment's samples/s (data wait included) is one value. Segments seconds
+// apart share the host's speed far better than whole runs do, so the noise is the rounds' own
+// (report::roundsNoise) and the verdict is the product's rule (report::roundsRateSpeedup with
+// the looks of report::Sequential: rounds are added until the verdict is clear, at most
+// max_rounds). Time to target still needs whole runs (`workbench-cli try`): this measures
+// throughput only, and says so.
+//
+// One process, one rank. Errors: InvalidConfig naming each field that cannot change in one
+// process (segmentLeverErrors), the trainer's errors for a config this machine cannot run, Data;
+// Cancelled when `stop` is set.
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "wb/common/config.h"
+#include "wb/common/result.h"
+#include "wb/report/stats.h"
+#include "wb/report/table.h"
+
+namespace wb::probe {
+
+// The config fields a segment may change (everything else must be equal).
+inline const std::vector<std::string> kSegmentLevers{"speedups.precision", "train.batch_size", "speedups.workers",
+                                                    "speedups.pin_memory"};
+
+struct SegmentsOptions {
+  Config baseline, variant;
+  int steps = 20;                  // timed steps per segment
+  int min_rounds = 3, max_rounds = 8;
+  double min_effect = report::kDefaultMinEffect;
+  std::function<void(const std::string&)> progress;
+  const std::atomic<bool>* stop = nullptr;
+};
+
+struct SegmentsResult {
+  std::string changed;             // "speedups.precision 32-true → bf16-mixed"
+  std::string device;
+  int steps = 0, rounds = 0;
+  std::vector<double> baseline_rates, variant_rates;  // samples/s, one per round
+  report::RoundsNoise noise;
+  report::SpeedupEstimate estimate;  // variant over baseline, train samples/s
+  report::Sequential looks;          // what the verdict was judged at
+  double other_cores = 0;            // the most another process used during a round
+  bool contended = false;            // then no verdict is taken from it (the table says so)
+  double total_s = 0;
+};
+
+// "" when a and b differ only in kSegmentLevers (or not at all); else one line per other field:
+// "data.limit_train differs (0 vs 2000): only speedups.precision, ... change within one process;
+// use `workbench-cli try` for it".
+std::string segmentLeverErrors(const Config& a, const Config& b);
+
+Result<SegmentsResult> probeSegments(const SegmentsOptions& options);
+
+nlohmann::json segmentsJson(const SegmentsResult& result);
+report::Table segmentsTable(const SegmentsResult& result);
+
+}  // namespace wb::probe

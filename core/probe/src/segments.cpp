@@ -1,0 +1,162 @@
+#include "wb/probe/segments.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "bench.h"
+#include "wb/common/clock.h"
+#include "wb/data/loader_config.h"
+#include "wb/proto/config_json.h"
+#include "wb/report/compare.h"
+
+namespace wb::probe {
+using nlohmann::json;
+
+namespace {
+
+// One side's settings inside the shared bench: its loader (kept across rounds) and step flags.
+struct Arm {
+  const Config& config;
+  bool pin = false, bf16 = false, fp16 = false;
+  std::unique_ptr<data::Loader> loader;
+  int epoch = 0;
+};
+
+Arm armOf(const Bench& b, const Config& c) {
+  Arm a{c};
+  const bool cuda = b.device.is_cuda();
+  a.pin = c.speedups.pin_memory && cuda;
+  a.bf16 = c.speedups.precision == "bf16-mixed";
+  a.fp16 = c.speedups.precision == "16-mixed" && cuda;
+  a.loader = std::make_unique<data::Loader>(b.train, data::trainLoaderOptions(c, a.pin, c.speedups.workers));
+  a.loader->startEpoch(0);
+  return a;
+}
+
+// One segment of `arm`: two untimed steps, then `steps` timed ones; its samples/s.
+double segment(Bench& b, Arm& arm, int steps) {
+  b.pin = arm.pin, b.bf16 = arm.bf16, b.fp16 = arm.fp16;
+  for (int i = 0; i < 2 && !b.stopped(); ++i) {
+    const data::Batch batch = b.nextBatch(*arm.loader, arm.epoch);
+    b.step(batch.x, batch.y);
+  }
+  b.sync();
+  int64_t samples = 0;
+  Stopwatch clock;
+  for (int i = 0; i < steps && !b.stopped(); ++i) {
+    const data::Batch batch = b.nextBatch(*arm.loader, arm.epoch);
+    b.step(batch.x, batch.y);
+    samples += batch.x.size(0);
+  }
+  b.sync();
+  return samples / std::max(clock.seconds(), 1e-9);
+}
+
+// The estimate after the rounds so far, judged at their look.
+void judge(SegmentsResult& r) {
+  r.noise = report::roundsNoise({r.baseline_rates, r.variant_rates});
+  r.estimate = report::roundsRateSpeedup(r.baseline_rates, r.variant_rates, r.noise, r.looks.at(r.rounds));
+  r.estimate.method = "interleaved segments in one process: " + r.estimate.method;
+}
+
+void rounds(Bench& b, Arm& base, Arm& variant, const SegmentsOptions& o, SegmentsResult& r) {
+  const int minRounds = std::max(2, o.min_rounds), maxRounds = std::max(minRounds, o.max_rounds);
+  for (int round = 0; round < maxRounds && !b.stopped(); ++round) {
+    b.say("round " + std::to_string(round + 1) + " (at most " + std::to_string(maxRounds) + ")…");
+    const CpuTimes cpu = readCpuTimes();
+    const bool variantFirst = round % 2 == 1;
+    const double first = segment(b, variantFirst ? variant : base, o.steps);
+    const double second = segment(b, variantFirst ? base : variant, o.steps);
+    if (b.stopped()) break;
+    r.other_cores = std::max(r.other_cores, otherCoresSince(cpu));
+    r.baseline_rates.push_back(variantFirst ? second : first);
+    r.variant_rates.push_back(variantFirst ? first : second);
+    r.rounds = round + 1;
+    judge(r);
+    if (r.rounds >= minRounds && report::verdictIsClear(r.estimate)) break;
+  }
+}
+
+}  // namespace
+
+std::string segmentLeverErrors(const Config& a, const Config& b) {
+  std::string out;
+  for (const auto& change : report::configDiff(proto::configToJson(a), proto::configToJson(b))) {
+    if (change.path == "name" || change.path == "seed") continue;
+    if (std::find(kSegmentLevers.begin(), kSegmentLevers.end(), change.path) != kSegmentLevers.end()) continue;
+    out += (out.empty() ? "" : "\n") + change.path + " differs (" + change.before + " vs " + change.after +
+           "): only speedups.precision, train.batch_size, speedups.workers and speedups.pin_memory change within "
+           "one process; use `workbench-cli try` for it";
+  }
+  return out;
+}
+
+Result<SegmentsResult> probeSegments(const SegmentsOptions& o) {
+  if (const std::string bad = segmentLeverErrors(o.baseline, o.variant); !bad.empty())
+    return makeError(Errc::InvalidConfig, bad);
+  Stopwatch total;
+  Bench b{o.baseline, o.stop, o.progress};
+  if (auto st = b.open(o.variant.speedups.precision == "16-mixed"); !st.ok()) return st.error();
+  if (b.train->size() < o.variant.train.batch_size)
+    return makeError(Errc::Data, "data: the training split has " + std::to_string(b.train->size()) +
+                                     " samples, fewer than one batch of the variant's train.batch_size");
+  SegmentsResult r;
+  r.changed = report::describeDiff(report::configDiff(proto::configToJson(o.baseline), proto::configToJson(o.variant)));
+  r.device = b.device.str();
+  r.steps = o.steps;
+  r.looks.max_pairs = std::max(std::max(2, o.min_rounds), o.max_rounds);
+  r.looks.min_effect = o.min_effect;
+  try {
+    Arm base = armOf(b, o.baseline), variant = armOf(b, o.variant);
+    rounds(b, base, variant, o, r);
+  } catch (const data::DataError& e) {
+    return makeError(Errc::Data, e.what());
+  }
+  if (b.stopped()) return makeError(Errc::Cancelled, "segments cancelled after " + std::to_string(r.rounds) + " round(s)");
+  r.contended = isContended(r.other_cores);
+  r.total_s = total.seconds();
+  return r;
+}
+
+json segmentsJson(const SegmentsResult& r) {
+  auto num = [](double v) { return std::isfinite(v) ? json(v) : json(); };
+  return {{"kind", "segments"},
+          {"changed", r.changed},
+          {"device", r.device},
+          {"steps_per_segment", r.steps},
+          {"rounds", r.rounds},
+          {"baseline_rates", r.baseline_rates},
+          {"variant_rates", r.variant_rates},
+          {"noise", {{"sigma", num(r.noise.sigma)}, {"df", r.noise.df}, {"band", num(r.noise.band())}}},
+          {"estimate",
+           {{"point", num(r.estimate.point)}, {"lo", num(r.estimate.lo)}, {"hi", num(r.estimate.hi)},
+            {"level", r.estimate.level}, {"verdict", r.contended ? "contended" : report::verdictWord(r.estimate.verdict)},
+            {"method", r.estimate.method}, {"text", report::formatEstimate(r.estimate)}}},
+          {"other_cores", r.other_cores},
+          {"contended", r.contended},
+          {"total_s", r.total_s}};
+}
+
+report::Table segmentsTable(const SegmentsResult& r) {
+  report::Table t;
+  t.title = "Interleaved segments in one process: " + r.changed;
+  t.columns = {{"round", "Round", ""}, {"baseline", "Baseline samples/s", "1/s"}, {"variant", "Variant samples/s", "1/s"},
+               {"ratio", "Variant ÷ baseline", "x"}};
+  for (int i = 0; i < r.rounds; ++i) {
+    const double a = r.baseline_rates[size_t(i)], v = r.variant_rates[size_t(i)];
+    t.rows.push_back({report::Cell::str(std::to_string(i + 1) + (i % 2 ? " (variant first)" : "")),
+                      report::Cell::num(report::fmtRate(a), a), report::Cell::num(report::fmtRate(v), v),
+                      report::Cell::num(report::fmtSpeedup(v / a), v / a)});
+  }
+  t.notes.push_back("Train samples/s (data wait included) × " +
+                    (r.contended ? std::string("contended: another process used ") + report::fmtFixed(r.other_cores, 1) +
+                                       " cores; no verdict is taken from it"
+                                 : report::formatEstimate(r.estimate)) +
+                    " — " + r.estimate.method + ", " + std::to_string(r.steps) + " steps a segment on " + r.device + ".");
+  t.notes.push_back(report::describeRule(r.looks));
+  t.notes.push_back("Throughput only: time to the target accuracy needs whole runs (`workbench-cli try`).");
+  return t;
+}
+
+}  // namespace wb::probe

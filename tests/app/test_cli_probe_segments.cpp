@@ -1,0 +1,73 @@
+// End to end: `workbench-cli probe segments` on a tiny real experiment (Fashion-MNIST, real lenet
+// steps): the baseline and the variant alternate in one process, every round times each once, the
+// estimate rests on the rounds' own noise and says how it was made; a field that cannot change in
+// one process is refused naming it and what to use instead.
+#include <QtTest/QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include "../support/datasets.h"
+#include "../support/proc.h"
+
+using nlohmann::json;
+
+namespace {
+
+wb::test::ProcResult runCli(const QStringList& args) {
+  return wb::test::runProcess(QStringLiteral(WB_CLI_PATH), args, 300000, QProcessEnvironment::systemEnvironment());
+}
+
+const QStringList kTiny = {QStringLiteral("--set"), QStringLiteral("data.limit_train=512"), QStringLiteral("--set"),
+                           QStringLiteral("train.batch_size=32")};
+
+}  // namespace
+
+class TestCliProbeSegments : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void alternatesInOneProcess() {
+    if (!wb::test::haveFashionMnist()) QSKIP("Fashion-MNIST is not installed (packaging/setup.sh installs dataset-fashion-mnist)");
+    const auto r = runCli(QStringList{QStringLiteral("probe"), QStringLiteral("segments"), QStringLiteral("--vary"),
+                                      QStringLiteral("speedups.precision=bf16-mixed"), QStringLiteral("--steps"),
+                                      QStringLiteral("3"), QStringLiteral("--min-rounds"), QStringLiteral("2"),
+                                      QStringLiteral("--max-rounds"), QStringLiteral("3"), QStringLiteral("--json")} +
+                          kTiny);
+    QVERIFY2(r.rc == 0, r.err.constData());
+    const json doc = json::parse(r.out.toStdString(), nullptr, false);
+    QVERIFY2(doc.is_object(), r.out.constData());
+    const int rounds = doc["rounds"].get<int>();
+    QVERIFY2(rounds >= 2 && rounds <= 3, r.err.constData());
+    QCOMPARE(int(doc["baseline_rates"].size()), rounds);
+    QCOMPARE(int(doc["variant_rates"].size()), rounds);
+    for (const char* side : {"baseline_rates", "variant_rates"})
+      for (const auto& v : doc[side]) QVERIFY(v.get<double>() > 0);
+    QCOMPARE(doc["noise"]["df"].get<int>(), rounds - 1);  // two arms: (2 − 1)(R − 1)
+    QVERIFY(doc["estimate"]["point"].is_number());
+    QVERIFY(doc["estimate"]["lo"].is_number() && doc["estimate"]["hi"].is_number());
+    QVERIFY2(doc["estimate"]["method"].get<std::string>().find("interleaved segments in one process") != std::string::npos,
+             doc.dump().c_str());
+    QVERIFY2(doc["changed"].get<std::string>().find("speedups.precision") != std::string::npos, doc.dump().c_str());
+    // The point is the rounds' median ratio: between the smallest and the largest round's.
+    double lo = 1e9, hi = 0;
+    for (int i = 0; i < rounds; ++i) {
+      const double ratio = doc["variant_rates"][i].get<double>() / doc["baseline_rates"][i].get<double>();
+      lo = std::min(lo, ratio), hi = std::max(hi, ratio);
+    }
+    const double point = doc["estimate"]["point"].get<double>();
+    QVERIFY(point >= lo - 1e-9 && point <= hi + 1e-9);
+  }
+
+  void refusesWhatCannotChangeInOneProcess() {
+    const auto r = runCli(QStringList{QStringLiteral("probe"), QStringLiteral("segments"), QStringLiteral("--vary"),
+                                      QStringLiteral("model.name=mnist-cnn")} +
+                          kTiny);
+    QCOMPARE(r.rc, 2);
+    QVERIFY2(r.err.contains("model.name differs") && r.err.contains("workbench-cli try"), r.err.constData());
+    const auto none = runCli(QStringList{QStringLiteral("probe"), QStringLiteral("segments")});
+    QCOMPARE(none.rc, 2);
+    QVERIFY2(none.err.contains("--vary"), none.err.constData());
+  }
+};
+
+QTEST_APPLESS_MAIN(TestCliProbeSegments)
+#include "test_cli_probe_segments.moc"
