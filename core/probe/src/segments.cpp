@@ -62,6 +62,9 @@ void judge(SegmentsResult& r) {
 
 void rounds(Bench& b, Arm& base, Arm& variant, const SegmentsOptions& o, SegmentsResult& r) {
   const int minRounds = std::max(2, o.min_rounds), maxRounds = std::max(minRounds, o.max_rounds);
+  b.say("warming up both (one untimed segment each: kernels chosen, loader threads started)…");
+  segment(b, base, o.steps);
+  segment(b, variant, o.steps);
   for (int round = 0; round < maxRounds && !b.stopped(); ++round) {
     b.say("round " + std::to_string(round + 1) + " (at most " + std::to_string(maxRounds) + ")…");
     const CpuTimes cpu = readCpuTimes();
@@ -154,7 +157,7 @@ report::Table segmentsTable(const SegmentsResult& r) {
                                        " cores; no verdict is taken from it"
                                  : report::formatEstimate(r.estimate)) +
                     " — " + r.estimate.method + ", " + std::to_string(r.steps) + " steps a segment on " + r.device + ".");
-  t.notes.push_back(report::describeRule(r.looks));
+  t.notes.push_back(report::describeRule(r.looks, "rounds"));
   t.notes.push_back("Throughput only: time to the target accuracy needs whole runs (`workbench-cli try`).");
   return t;
 }

@@ -173,12 +173,13 @@ double spentAlpha(int pairs, int maxPairs) {
 
 double lookAlpha(int pairs, int maxPairs) { return spentAlpha(pairs, maxPairs) - spentAlpha(pairs - 1, maxPairs); }
 
-std::string describeRule(const Sequential& seq) {
+std::string describeRule(const Sequential& seq, const std::string& unit) {
   std::string s = "Faster or slower only when the interval excludes 1 and the estimate is beyond ±" +
                   fmtFixed(seq.min_effect * 100, 1) + " % (the practical threshold); ";
-  s += seq.fixed_pairs > 0 ? std::to_string(seq.fixed_pairs) + " pairs, one look at a 5 % false-alarm rate"
-                           : "up to " + std::to_string(seq.max_pairs) +
-                                 " pairs, stopping once clear, each look spending its share of a 5 % false-alarm rate";
+  s += seq.fixed_pairs > 0 ? std::to_string(seq.fixed_pairs) + " " + unit + ", one look at a 5 % false-alarm rate"
+                           : "up to " + std::to_string(seq.max_pairs) + " " + unit +
+                                 ", stopping once clear, each look spending its share of a 5 % false-alarm rate";
+  if (unit != "pairs") return s + "; the noise is the " + unit + "' own.";
   s += seq.floor_band > 0 ? "; the spread of few pairs steadied by this host's measured band (±" +
                                 fmtFixed(seq.floor_band * 100, 1) + " %)."
                           : "; the pairs alone carry the noise (this host's band is not measured).";

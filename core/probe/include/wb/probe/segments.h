@@ -2,8 +2,8 @@
 // Interleaved segments in one process: a training-throughput verdict in seconds for a lever that
 // can change inside one running process (precision, batch size, loader workers, pin memory).
 // The baseline's and the variant's settings alternate every `steps` training steps on one model
-// (A B, B A, A B, …: a round times each once, the order alternating), each segment after two
-// untimed steps; each segment's samples/s (data wait included) is one value. Segments seconds
+// (A B, B A, A B, …: a round times each once, the order alternating), after one untimed segment
+// of each (kernels chosen, loader threads started), each segment after two untimed steps; each segment's samples/s (data wait included) is one value. Segments seconds
 // apart share the host's speed far better than whole runs do, so the noise is the rounds' own
 // (report::roundsNoise) and the verdict is the product's rule (report::roundsRateSpeedup with
 // the looks of report::Sequential: rounds are added until the verdict is clear, at most

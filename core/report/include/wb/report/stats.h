@@ -64,7 +64,9 @@ struct Sequential {
 // The rule in a sentence for a table's notes: "Faster or slower only when the interval excludes 1
 // and the estimate is beyond ±2 % (the practical threshold); up to 5 pairs, each look spending its
 // share of a 5 % false-alarm rate; spread steadied by this host's measured band (±4 %)."
-std::string describeRule(const Sequential& seq);
+// `unit`: what one look adds ("pairs", or "rounds" for segments in one process, whose noise is
+// the rounds' own).
+std::string describeRule(const Sequential& seq, const std::string& unit = "pairs");
 // A(n) of the spending above (0 for n < 2, 5 % from n ≥ maxPairs); lookAlpha is A(n) − A(n − 1).
 double spentAlpha(int pairs, int maxPairs);
 double lookAlpha(int pairs, int maxPairs);
