@@ -127,6 +127,9 @@ class TestLadderRunner : public QObject {
     const QStringList args = runner->arguments();
     const int at = args.indexOf(QStringLiteral("--lr-scaling"));
     QVERIFY2(at > 0 && args.value(at + 1) == QStringLiteral("linear"), qPrintable(args.join(QLatin1Char(' '))));
+    // ... and the verdicts' threshold set on the Compare tab.
+    const int effect = args.indexOf(QStringLiteral("--min-effect"));
+    QVERIFY2(effect > 0 && args.value(effect + 1).toDouble() == 0.02, qPrintable(args.join(QLatin1Char(' '))));
     // The ladder took it: its plan's devices step trains at the linearly scaled lr.
     QTRY_VERIFY_WITH_TIMEOUT(runner->plan().is_array() || !runner->isRunning(), 60000);
     const json plan = runner->plan();

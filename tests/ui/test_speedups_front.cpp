@@ -300,6 +300,8 @@ class TestSpeedupsFront : public QObject {
     QVERIFY(w.trySpeedup(QStringLiteral("precision")));
     const QStringList args = w.tryRunner()->arguments();
     QCOMPARE(args.mid(0, 2), (QStringList{QStringLiteral("try"), QStringLiteral("--events-stdout")}));
+    // The verdicts' threshold the window uses (the Compare tab's Effect ≥) goes with it.
+    QCOMPARE(args.value(args.indexOf(QStringLiteral("--min-effect")) + 1).toDouble(), w.runs()->minEffect());
     auto fileAfter = [&](const char* option) {
       return wb::proto::readJsonFile(args.at(args.indexOf(QString::fromLatin1(option)) + 1).toStdString());
     };

@@ -482,6 +482,7 @@ void CompareView::runLadder() {
     args << QStringLiteral("--out")
          << QDir(runsRoot_).filePath(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")) + QStringLiteral("-ladder"));
   if (ladderLrScaling_) args << QStringLiteral("--lr-scaling") << ladderLrScaling_();
+  args << QStringLiteral("--min-effect") << QString::number(minEffect_->value() / 100.0);  // the verdicts' threshold, as here
   ladderRunning_ = true;
   livePlan_ = nlohmann::json::array();
   ladderRunner_->start(locateCli(), args);

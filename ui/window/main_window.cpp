@@ -342,7 +342,8 @@ bool MainWindow::trySpeedup(const QString& key) {
   }
   tryKey_ = QString::fromStdString(setting);
   tryRunner_->start(queue_->cliPath(), {QStringLiteral("--config"), basePath, QStringLiteral("--variant-config"), variantPath,
-                                        QStringLiteral("--label"), tryKey_, QStringLiteral("--speedup"), key, QStringLiteral("--out"), out});
+                                        QStringLiteral("--label"), tryKey_, QStringLiteral("--speedup"), key, QStringLiteral("--out"), out,
+                                        QStringLiteral("--min-effect"), QString::number(runs_->minEffect())});
   showMessage(QStringLiteral("Trying %1 against %2: pairs of runs, their order alternating, until the verdict is clear…")
                   .arg(tryKey_, baseline ? baseline->name() : QStringLiteral("the set-up with every speedup off")));
   return true;
