@@ -133,6 +133,16 @@ class TestRunsModel : public QObject {
     QVERIFY(cell(model, fast[0], RunsModel::ColSpeedupThroughput).toString().endsWith(QStringLiteral("× faster")));
   }
 
+  // A run cancelled before its first step wrote 0 train samples/s: the list shows no figure.
+  void aZeroThroughputIsNoFigure() {
+    auto root = t::scratchRoot();
+    RunsModel model;
+    Run* cut = runWith(root, QStringLiteral("cut"), json::object(), QStringLiteral("cancelled"), QByteArray(), model,
+                       {{"train_samples_per_s", 0.0}});
+    QVERIFY(!std::isfinite(cut->trainSamplesPerSecond()));
+    QCOMPARE(cell(model, cut, RunsModel::ColThroughput).toString(), QString());
+  }
+
   // One word, one meaning: two columns, each named for what it measures.
   void twoSpeedupsEachNamed() {
     auto root = t::scratchRoot();

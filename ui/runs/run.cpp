@@ -148,7 +148,8 @@ void Run::applySummary(const proto::RunSummary& summary) {
   hasSummary_ = true;
   if (summary.name) name_ = QString::fromStdString(*summary.name);
   if (const auto best = proto::finite(summary.best_val_acc)) bestValAcc_ = *best;
-  summaryTrainSps_ = proto::finite(summary.train_samples_per_s).value_or(kNaN);
+  const double sps = proto::finite(summary.train_samples_per_s).value_or(kNaN);
+  summaryTrainSps_ = sps > 0 ? sps : kNaN;  // a run cancelled before its first step wrote 0: no figure
   const std::optional<report::CpuUse> cpu = report::cpuUse(summary);
   summaryCpu_ = cpu.has_value();
   if (summaryCpu_) contention_ = QString::fromStdString(report::contentionOf(*cpu).note);

@@ -500,7 +500,7 @@ Comparison compareRuns(const RunRecord& baseline, const std::vector<RunRecord>& 
     }
     if (b.best_val_acc && row.m.best_val_acc) row.delta_best_pp = (*row.m.best_val_acc - *b.best_val_acc) * 100.0;
     if (b.final_val_acc && row.m.final_val_acc) row.delta_final_pp = (*row.m.final_val_acc - *b.final_val_acc) * 100.0;
-    if (b.peak_mem_bytes && row.m.peak_mem_bytes && *b.peak_mem_bytes > 0)
+    if (b.peak_mem_bytes && row.m.peak_mem_bytes && *b.peak_mem_bytes > 0 && *row.m.peak_mem_bytes > 0)
       row.mem_ratio = *row.m.peak_mem_bytes / *b.peak_mem_bytes;
     cmp.rows.push_back(std::move(row));
   }

@@ -29,7 +29,8 @@ Cell pctCell(const std::optional<double>& pct, const std::string& absent) {
 }  // namespace
 
 std::vector<Cell> mfuCells(const std::optional<proto::FlopsFigures>& f) {
-  if (!f || !(f->per_step > 0)) return std::vector<Cell>(mfuColumns().size(), Cell::str("–"));
+  // No figure rather than a 0 (a run cancelled before it measured a step).
+  if (!f || !(f->per_step > 0) || !(f->achieved_gflop_per_s > 0)) return std::vector<Cell>(mfuColumns().size(), Cell::str("–"));
   std::vector<Cell> cells;
   cells.push_back(Cell::num(fmtGflops(f->achieved_gflop_per_s), f->achieved_gflop_per_s));
   cells.push_back(pctCell(f->pctOfPeak(), "no peak"));

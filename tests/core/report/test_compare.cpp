@@ -8,6 +8,7 @@
 #include "report_fixture.h"
 #include "wb/proto/flops.h"
 #include "wb/report/compare.h"
+#include "wb/report/mfu.h"
 #include "wb/report/export.h"
 #include "wb/report/report.h"
 #include "wb/report/stats.h"
@@ -538,6 +539,22 @@ class TestCompare : public QObject {
     m = computeMetrics(gpu.record(), std::nullopt);
     QCOMPARE(*m.peak_mem_bytes, double(300 << 20));
     QCOMPARE(QString::fromStdString(m.peak_mem_kind), QStringLiteral("device"));
+  }
+
+  // A run cancelled before its first step: no figure rather than zeros (issue 31 item 10).
+  void aRunCancelledBeforeItsFirstStepShowsNoFigures() {
+    FakeRun base = fixture::twoEpochRun(10, 0.70, 20, 0.80, 640);
+    base.end("ok", 21).measured("peak_mem", 100 << 20);
+    FakeRun cut;
+    cut.start();
+    cut.set("speedups.workers", 2).end("cancelled", 1).measured("peak_mem", 0).measured("train_samples_per_s", 0.0);
+    cut.measured("flops", {{"per_step", 0.186e9}, {"achieved_gflop_per_s", 0.0}});
+    const Comparison cmp = compareRuns(base.record("a"), {cut.record("b")}, std::nullopt);
+    const ComparisonRow& row = cmp.rows[1];
+    QVERIFY(!row.m.train_samples_per_s);
+    QVERIFY(!row.mem_ratio);
+    QVERIFY(row.m.flops.has_value());
+    for (const auto& c : mfuCells(row.m.flops)) QCOMPARE(QString::fromStdString(c.text), QStringLiteral("–"));
   }
 
   void fp16SkippedStepsAreTheLastCount() {
