@@ -124,11 +124,15 @@ void stepSplitVerdicts(const RunRecord& run, const RunMetrics& m, const WorkersA
                                                    std::to_string(devices) +
                                                    " devices — a larger batch per rank or fewer devices would waste less."});
   // Compute-bound matters only while precision is still a lever (fp32), and not when the step
-  // is overhead-bound (rooflineVerdicts says so instead: precision does not cut overhead).
+  // is overhead-bound (rooflineVerdicts says so instead: precision does not cut overhead), nor
+  // when fresh batches make the step much slower than a batch already in memory (the data path
+  // is the lever then, whatever share forward + backward take of the split: rooflineVerdicts).
   const double compute = (s.fwd + s.bwd) / total;
   const auto pctOfPeak = m.flops ? m.flops->pctOfPeak() : std::nullopt;
   const bool overheadBound = pctOfPeak && *pctOfPeak < kOverheadPct;
-  if (compute >= kComputeShare && !overheadBound && strAt(run, "speedups.precision") == choice::kFp32) {
+  const auto dataPath = m.flops ? m.flops->dataPathShare() : std::nullopt;
+  const bool dataPathHeavy = dataPath && *dataPath >= kDataBoundShare;
+  if (compute >= kComputeShare && !overheadBound && !dataPathHeavy && strAt(run, "speedups.precision") == choice::kFp32) {
     const std::string tip = run.onCuda() ? " — mixed precision (16-mixed or bf16-mixed) is the lever left."
                                          : " — bf16-mixed is the lever left if this CPU has native bf16.";
     out.push_back({"compute-bound", Severity::Info, "Compute-bound: forward + backward take " + pct(compute) + " of each step" + tip});
@@ -140,9 +144,16 @@ void rooflineVerdicts(const RunRecord& run, const RunMetrics& m, Out& out) {
   if (!m.flops || !(m.flops->per_step > 0)) return;
   const proto::FlopsFigures& f = *m.flops;
   const auto share = f.dataPathShare();
+  // Two measures of two things, said as such: the step split times the loader's wait; the data
+  // path compares the whole step with the same step on a batch already in memory.
+  const double wait = m.step_ms && m.step_ms->total() > 0 ? m.step_ms->data / m.step_ms->total() : -1;
   const std::string dataPath =
       share ? " The data path costs " + pct(*share) + " of each step (the same step on a batch already in memory: " +
-                  fmtFixed(*f.compute_only_step_ms, 2) + " ms against " + fmtFixed(*f.step_ms, 2) + " ms)."
+                  fmtFixed(*f.compute_only_step_ms, 2) + " ms against " + fmtFixed(*f.step_ms, 2) + " ms)" +
+                  (wait >= 0 && *share >= kDataBoundShare && *share - wait >= 0.1
+                       ? "; the loader's wait is only " + pct(wait) + " of the step split, so the rest is the fresh "
+                         "batches' trip through memory (cache misses), not arithmetic."
+                       : ".")
             : "";
   const auto pctOfPeak = f.pctOfPeak();
   if (!pctOfPeak) {
