@@ -149,33 +149,42 @@ class TestSpeedupsFront : public QObject {
   }
 
   // A probe's recommendation is offered, never applied: "Use 2 workers" sets the count on a
-  // click; no offer where the data path is not the bottleneck (more workers cannot help), nor
-  // once the count set is the recommended one.
+  // click; where the data path is not the bottleneck only fewer workers are offered (more cannot
+  // help, fewer free the cores: issue 31 item 7, 0 recommended with 2 set); no offer once the
+  // count set is the recommended one.
   void probeIsOfferedNotApplied_data() {
     QTest::addColumn<double>("loaderBatchesPerS");  // the loader alone
+    QTest::addColumn<int>("set");
+    QTest::addColumn<int>("recommended");
     QTest::addColumn<bool>("offered");
-    QTest::newRow("data-bound: 20 ms a batch for a 10 ms step") << 50.0 << true;
-    QTest::newRow("not the bottleneck: 0.1 ms a batch") << 10000.0 << false;
+    QTest::newRow("data-bound: 20 ms a batch for a 10 ms step") << 50.0 << 0 << 2 << true;
+    QTest::newRow("not the bottleneck: more is not offered") << 10000.0 << 0 << 2 << false;
+    QTest::newRow("not the bottleneck: fewer is offered") << 10000.0 << 2 << 0 << true;
   }
   void probeIsOfferedNotApplied() {
     QFETCH(double, loaderBatchesPerS);
+    QFETCH(int, set);
+    QFETCH(int, recommended);
     QFETCH(bool, offered);
     wb::ui::SetupPanel panel;
+    json doc = panel.configJson();
+    doc["speedups"]["workers"] = set;
+    panel.setConfigJson(doc);
     ProbeResult probe;
     probe.cores = 2;
     probe.loader_batches_per_s = loaderBatchesPerS;
     probe.step_alone_ms = 10;
     probe.rows = {{0, 100, 1.0, 1000, 9.0, 10.0}, {2, 100, 1.0, 1500, 0.5, 10.0}};
-    probe.recommended = 2;
+    probe.recommended = recommended;
     wb::ui::SpeedupsGroup* s = panel.speedups();
     s->offerProbe(probe);
-    QCOMPARE(panel.configJson()["speedups"]["workers"].get<int>(), 0);
+    QCOMPARE(panel.configJson()["speedups"]["workers"].get<int>(), set);
     QPushButton* use = s->useProbeButton();
     QCOMPARE(!use->isHidden(), offered);
     if (!offered) return;
-    QCOMPARE(use->text(), QStringLiteral("Use 2 workers"));
+    QCOMPARE(use->text(), recommended == 1 ? QStringLiteral("Use 1 worker") : QStringLiteral("Use %1 workers").arg(recommended));
     QTest::mouseClick(use, Qt::LeftButton);
-    QCOMPARE(panel.configJson()["speedups"]["workers"].get<int>(), 2);
+    QCOMPARE(panel.configJson()["speedups"]["workers"].get<int>(), recommended);
     QVERIFY(use->isHidden());
   }
 
@@ -207,7 +216,7 @@ class TestSpeedupsFront : public QObject {
     QVERIFY(panel.speedups()->probeButton()->isEnabled());
     QVERIFY(panel.speedups()->effectText(QStringLiteral("workers")).contains(QStringLiteral("probe recommends")));
     QPushButton* use = panel.speedups()->useProbeButton();
-    const bool offered = stored->recommended != 7 && !stored->dataNotBottleneck() && !stored->contended();
+    const bool offered = stored->recommended != 7 && (!stored->dataNotBottleneck() || stored->recommended < 7) && !stored->contended();
     QCOMPARE(!use->isHidden(), offered);
     if (offered) {
       QTest::mouseClick(use, Qt::LeftButton);

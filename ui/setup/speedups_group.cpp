@@ -474,16 +474,19 @@ void SpeedupsGroup::applyProbe(const probe::ProbeResult& result) {
 }
 
 // The probe's recommendation as a button ("Use 2 workers"), shown while it differs from the
-// count set; never when the probe found the data path is not the bottleneck (more workers cannot
-// help: the count set stays), nor for a contended probe.
+// count set; where the probe found the data path is not the bottleneck only when it recommends
+// fewer workers than are set (more cannot help; fewer free the cores), never for a contended
+// probe.
 void SpeedupsGroup::offerProbe(const std::optional<probe::ProbeResult>& result) {
-  offered_ = result && result->recommended >= 0 && !result->dataNotBottleneck() && !result->contended() ? result->recommended : -1;
+  offered_ = result && result->recommended >= 0 && !result->contended() ? result->recommended : -1;
+  offerFewerOnly_ = result && result->dataNotBottleneck();
   updateProbeOffer();
 }
 
 void SpeedupsGroup::updateProbeOffer() {
   if (!useProbe_) return;
-  const bool show = offered_ >= 0 && offered_ != workers_->value() && workers_->isEnabled() && !probing_;
+  const int set = workers_->value();
+  const bool show = offered_ >= 0 && offered_ != set && (!offerFewerOnly_ || offered_ < set) && workers_->isEnabled() && !probing_;
   useProbe_->setText(offered_ == 1 ? QStringLiteral("Use 1 worker") : QStringLiteral("Use %1 workers").arg(offered_));
   useProbe_->setToolTip(QStringLiteral("Set Loader workers to %1, the count the probe recommends for this experiment").arg(offered_));
   useProbe_->setVisible(show);

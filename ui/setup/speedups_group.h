@@ -122,6 +122,7 @@ class SpeedupsGroup : public QGroupBox {
   QPushButton* probe_;
   QPushButton* useProbe_ = nullptr;
   int offered_ = -1;
+  bool offerFewerOnly_ = false;  // the probe found the data path is not the bottleneck
   QLabel* hint_;
   QLabel* source_;
   QCheckBox* pinMemory_;
