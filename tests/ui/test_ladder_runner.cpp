@@ -50,9 +50,16 @@ class TestLadderRunner : public QObject {
     LadderRunner runner;
     QSignalSpy progress(&runner, &LadderRunner::progress);
     QSignalSpy finished(&runner, &LadderRunner::finished);
+    QList<int> done;  // steps done as each run starts: never backwards
+    connect(&runner, &LadderRunner::rungStarted, this, [&] { done << runner.stepsDone(); });
     runner.start(t::cliPath(), tinyLadder(out));
     QVERIFY(runner.isRunning());
     QVERIFY(finished.wait(240000));
+    QVERIFY(!done.isEmpty());
+    for (int i = 1; i < done.size(); ++i) QVERIFY(done[i] >= done[i - 1]);
+    QCOMPARE(runner.stepsDone(), runner.stepsPlanned());  // every step done: 8/8
+    QVERIFY2(runner.progressText().startsWith(QStringLiteral("%1/%1 steps done").arg(runner.stepsPlanned())),
+             qPrintable(runner.progressText()));
     QTest::qWait(100);
     QCOMPARE(finished.size(), 1);
     const auto args = finished.takeFirst();

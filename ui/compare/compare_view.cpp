@@ -420,11 +420,11 @@ void CompareView::setLadderTabText(const QString& text) { detailTabs_->setTabTex
 
 void CompareView::onRungStarted(int index, int steps, const QString& key) {
   if (index >= 0 && index < int(livePlan_.size())) livePlan_[size_t(index)]["status"] = "running";
-  setLadderTabText(QStringLiteral("Ladder %1/%2").arg(index + 1).arg(steps));
-  summary_->setText(QStringLiteral("Ladder: step %1 of %2 (%3) running; its run is in the list and on the plots.")
-                        .arg(index + 1)
-                        .arg(steps)
-                        .arg(key));
+  // Steps done, never the running step's index: the runner revisits steps in rounds.
+  setLadderTabText(QStringLiteral("Ladder %1/%2").arg(ladderRunner_->stepsDone()).arg(steps));
+  summary_->setText(QStringLiteral("Ladder: %1; now %2 (step %3), its run in the list and on the plots.")
+                        .arg(ladderRunner_->progressText(), key)
+                        .arg(index + 1));
   showLivePlan();
 }
 

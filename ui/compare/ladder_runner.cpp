@@ -24,6 +24,8 @@ void LadderRunner::start(const QString& program, const QStringList& arguments) {
   endStatus_.clear();
   plan_ = nullptr;
   result_ = nullptr;
+  settled_.clear();
+  clock_.start();
   arguments_ = QStringList{command_, QStringLiteral("--events-stdout")} + arguments;
   process_ = new RunProcess(this);
   connect(process_, &RunProcess::eventReceived, this, &LadderRunner::onEvent);
@@ -32,6 +34,25 @@ void LadderRunner::start(const QString& program, const QStringList& arguments) {
             onFinished(int(outcome), status, message);
           });
   process_->start(program, arguments_);
+}
+
+int LadderRunner::stepsPlanned() const { return plan_.is_array() ? int(plan_.size()) : 0; }
+
+int LadderRunner::stepsDone() const {
+  int done = 0, reference = 0;
+  if (plan_.is_array())
+    for (const auto& step : plan_) {
+      const std::string key = step.value("key", std::string());
+      if (key == "baseline") ++reference;  // the reference: done with the last variant
+      else done += step.value("skipped", false) || settled_.contains(QString::fromStdString(key));
+    }
+  return done + (done + reference == stepsPlanned() ? reference : 0);
+}
+
+QString LadderRunner::progressText() const {
+  const qint64 s = clock_.isValid() ? clock_.elapsed() / 1000 : 0;
+  const QString elapsed = s >= 60 ? QStringLiteral("%1 min %2 s").arg(s / 60).arg(s % 60) : QStringLiteral("%1 s").arg(s);
+  return QStringLiteral("%1/%2 steps done · %3").arg(stepsDone()).arg(stepsPlanned()).arg(elapsed);
 }
 
 void LadderRunner::cancel() {
@@ -62,6 +83,7 @@ void LadderRunner::onEvent(const json& ev) {
     Q_EMIT rungEnded(int(rung.index), qs(rung.key), qs(rung.run_dir), status);
   } else if (type == proto::PairEndEvent::kType) {
     const proto::PairEndEvent pair = proto::readPairEndEvent(ev);
+    if (!pair.settled.empty()) settled_.insert(qs(pair.key));
     const json wall = pair.estimate.value("wall", json::object());
     Q_EMIT progress(QStringLiteral("%1 after %2 pair(s): %3 on wall time%4")
                         .arg(qs(pair.key))

@@ -10,7 +10,9 @@
 // run and write what it measured (a cut pair gives nothing; the same command continues it).
 //
 // Thread affinity: GUI thread.
+#include <QElapsedTimer>
 #include <QObject>
+#include <QSet>
 #include <QString>
 #include <QStringList>
 
@@ -42,6 +44,13 @@ class LadderRunner : public QObject {
   const nlohmann::json& plan() const { return plan_; }
   // The `end` event's result (ladder.json's ladder, or try.json); null before the end.
   const nlohmann::json& result() const { return result_; }
+  // How far it got, never backwards (the runner revisits steps in rounds, so the running step's
+  // index jumps): steps done (skipped by the plan, or no more pairs: pair_end's `settled`; the
+  // baseline with the last of them) of the plan's steps, and the time since start():
+  // "3/8 steps done · 2 min 10 s".
+  int stepsDone() const;
+  int stepsPlanned() const;
+  QString progressText() const;
 
  Q_SIGNALS:
   // What the ladder is doing, in words: "[2/8] workers: loader workers 0 → 2".
@@ -66,6 +75,8 @@ class LadderRunner : public QObject {
   nlohmann::json plan_;
   nlohmann::json result_;
   QString command_;
+  QSet<QString> settled_;  // steps that take no more pairs
+  QElapsedTimer clock_;
   QString failedRung_;  // the last rung that did not end ok, in words
   QString endStatus_;   // the `end` event's status
 };

@@ -136,7 +136,7 @@ std::vector<LadderStep> planLadder(const Config& user, const json& caps, bool is
     std::string skip = available(node, true) ? "" : note(node, "loader workers are not available");
     if (skip.empty() && advice.measured && w == 0)
       skip = advice.source() + " recommends 0 workers for this experiment on this machine";
-    p.add(speedup::kWorkers, "loader workers 0 → " + std::to_string(w), skip,
+    p.add(speedup::kWorkers, w > 0 ? "loader workers 0 → " + std::to_string(w) : "loader workers: 0 recommended, as the baseline", skip,
           [](Config& c, const Planner& pl) { c.speedups.workers = pl.workers(); },
           advice.measured ? "workers from " + advice.source() + " (the smallest count the fastest is not clearly faster than)"
                           : "workers from " + advice.source() + "; run `workbench-cli probe workers` to measure the best count");
