@@ -247,6 +247,30 @@ class TestCompareView : public QObject {
     t::grabIfAsked(view, QStringLiteral("ladder"));
   }
 
+  // One chart per question (issue 31 item 3): the ladder's once opened; the ticked runs' again,
+  // matching the table, once the baseline or the ticks change.
+  void theChartFollowsTheLastQuestion() {
+    auto root = t::scratchRoot();
+    QVERIFY(wb::proto::writeJsonAtomic(root.filePath(QStringLiteral("ladder.json")).toStdString(),
+                                       wb::ladder::ladderJson(fieldLadder())).ok());
+    RunsModel model;
+    Run* base = Run::fromDirectory(t::writeRunDir(root.path(), QStringLiteral("base"), QStringLiteral("base"),
+                                                  eventsReaching(0.8), QStringLiteral("ok")));
+    Run* other = Run::fromDirectory(t::writeRunDir(root.path(), QStringLiteral("other"), QStringLiteral("other"),
+                                                   eventsReaching(0.9), QStringLiteral("ok")));
+    model.addRun(base), model.addRun(other);
+    CompareView view(&model);
+    QString error;
+    QVERIFY2(view.openLadder(root.path(), &error), qPrintable(error));
+    QVERIFY(QString::fromStdString(view.chart()->bars().title).contains(QStringLiteral("68.50 %")));
+    model.setBaseline(base);
+    model.setShown(other, true);
+    view.refreshNow();
+    const QString title = QString::fromStdString(view.chart()->bars().title);
+    QVERIFY2(!title.contains(QStringLiteral("68.50 %")), qPrintable(title));
+    QCOMPARE(int(view.chart()->bars().bars.size()), view.table()->rowCount());  // the table's runs
+  }
+
   // The comparison is of the events the runs ingested: the file on disk says otherwise and is
   // not read again (a launched run's events arrive from its process).
   void comparesWhatTheRunsIngested() {

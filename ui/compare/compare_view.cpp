@@ -191,7 +191,9 @@ CompareView::CompareView(RunsModel* model, QWidget* parent)
     if (!openLadder(dir, &error)) QMessageBox::warning(this, QStringLiteral("Open ladder"), error);
   });
   connect(table_, &QTableWidget::customContextMenuRequested, this, &CompareView::tableMenu);
-  connect(ladderRunner_, &LadderRunner::progress, this, [this](const QString& line) { summary_->setText(QStringLiteral("Ladder: ") + line); });
+  connect(ladderRunner_, &LadderRunner::progress, this, [this](const QString& line) {
+    summary_->setText(QStringLiteral("Ladder (%1): %2").arg(ladderRunner_->progressText(), line));
+  });
   connect(ladderRunner_, &LadderRunner::finished, this, &CompareView::onLadderFinished);
   connect(ladderRunner_, &LadderRunner::planned, this, [this] {
     livePlan_ = ladderRunner_->plan();
@@ -213,8 +215,15 @@ CompareView::CompareView(RunsModel* model, QWidget* parent)
     if (!dir.isEmpty() && !openLadder(dir, &error)) summary_->setText(error);
   });
 
-  connect(model_, &RunsModel::shownChanged, this, [this] { scheduleRefresh(); });
-  connect(model_, &RunsModel::baselineChanged, this, [this] { scheduleRefresh(); });
+  // A new question (other runs ticked, another baseline): the chart follows the table again.
+  connect(model_, &RunsModel::shownChanged, this, [this] {
+    chartOnLadder_ = ladderRunning_;
+    scheduleRefresh();
+  });
+  connect(model_, &RunsModel::baselineChanged, this, [this] {
+    chartOnLadder_ = ladderRunning_;
+    scheduleRefresh();
+  });
   connect(model_, &RunsModel::runAdded, this, [this](Run* run) { watch(run); });
   connect(model_, &RunsModel::runAboutToBeRemoved, this, [this] { scheduleRefresh(); });
   for (Run* run : model_->runs()) watch(run);
@@ -339,7 +348,7 @@ void CompareView::showComparison() {
 }
 
 void CompareView::showLadder() {
-  if (ladder_) chart_->setBars(wb::ladder::ladderBars(*ladder_));
+  if (ladder_ && chartOnLadder_) chart_->setBars(wb::ladder::ladderBars(*ladder_));
   else chart_->setBars(comparison_ ? comparisonBarsOf(*comparison_) : wb::report::BarChartSpec{});
   if (ladderRunning_) showLivePlan();
   else if (ladder_) fillTable(ladderTable_, wb::ladder::ladderTable(*ladder_));
@@ -437,6 +446,7 @@ void CompareView::onRungEnded(int index, const QString& status) {
     if (auto partial = wb::ladder::loadLadder(path8(out)); partial.ok()) {
       ladder_ = std::move(partial.value());
       ladderDir_ = out;
+      chartOnLadder_ = true;
     }
   showLadder();
 }
@@ -462,6 +472,7 @@ bool CompareView::openLadder(const QString& dirOrFile, QString* error) {
   }
   ladder_ = std::move(ladder.value());
   ladderDir_ = QFileInfo(dirOrFile).isDir() ? dirOrFile : QFileInfo(dirOrFile).absolutePath();
+  chartOnLadder_ = true;
   detailTabs_->setCurrentWidget(ladderTable_);
   refreshNow();
   return true;

@@ -127,6 +127,9 @@ class CompareView : public QWidget {
   QString runsRoot_;
   nlohmann::json livePlan_;                              // the running ladder's steps, with "status"
   bool ladderRunning_ = false;
+  // The chart answers the last question asked: the ladder's once one is run or opened, the
+  // ticked runs' again once the baseline or the ticks change (the table is always theirs).
+  bool chartOnLadder_ = false;
   bool canExport_ = false;
   bool dirty_ = false;     // something changed while hidden
 };
