@@ -63,6 +63,22 @@ std::string onOff(const json& v, const std::string& what) {
   return (v.is_boolean() && v.get<bool>() ? "+ " : "− ") + what;
 }
 
+// data.limit_train / limit_val: a count of images, 0 = all of them.
+std::string imagesName(const json& v, const std::string& split) {
+  return v.is_number() && v.get<double>() > 0 ? valueText(v) + " " + split + " images" : "all " + split + " images";
+}
+
+// Counts read as words: "3 epochs", "batch 32", "eval batch 1".
+std::string countName(const std::string& path, const json& v) {
+  if (path == "train.epochs") return valueText(v) + (v == json(1) ? " epoch" : " epochs");
+  if (path == "train.batch_size") return "batch " + valueText(v);
+  if (path == "train.eval_batch_size") return "eval batch " + valueText(v);
+  if (path == "data.limit_train") return imagesName(v, "train");
+  if (path == "data.limit_val") return imagesName(v, "val");
+  if (path == "data.image_size") return v.is_number() && v.get<double>() > 0 ? valueText(v) + " px" : "native size";
+  return {};
+}
+
 }  // namespace
 
 std::string changeName(const std::string& path, const json& value) {
@@ -78,6 +94,7 @@ std::string changeName(const std::string& path, const json& value) {
   if (path == "optim.name" && value.is_string()) return value.get<std::string>();
   if (path == "optim.lr") return "lr " + valueText(value);
   if (path == "speedups.early_stopping.monitor" || path == "speedups.early_stopping.mode") return "monitor " + valueText(value);
+  if (std::string count = countName(path, value); !count.empty()) return count;
   return leafOf(path) + " " + valueText(value);
 }
 

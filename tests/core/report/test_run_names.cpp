@@ -36,7 +36,13 @@ class TestRunNames : public QObject {
     QTest::newRow("folder") << "data.dataset" << "\"folder:/tmp/fmnist/png/\"" << "folder png";
     QTest::newRow("model") << "model.name" << "\"mnist-cnn\"" << "mnist-cnn";
     QTest::newRow("lr") << "optim.lr" << "0.05" << "lr 0.05";
-    QTest::newRow("epochs") << "train.epochs" << "2" << "epochs 2";
+    QTest::newRow("epochs") << "train.epochs" << "2" << "2 epochs";
+    QTest::newRow("batch") << "train.batch_size" << "32" << "batch 32";
+    QTest::newRow("eval batch") << "train.eval_batch_size" << "1" << "eval batch 1";
+    // Issue 31 item 6: raw keys, and 0 that means "all".
+    QTest::newRow("train images") << "data.limit_train" << "10000" << "10000 train images";
+    QTest::newRow("val images") << "data.limit_val" << "500" << "500 val images";
+    QTest::newRow("image size") << "data.image_size" << "64" << "64 px";
     QTest::newRow("seed") << "seed" << "7" << "seed 7";
   }
   void oneChange() {
@@ -45,6 +51,14 @@ class TestRunNames : public QObject {
     QFETCH(QString, expected);
     const json run = with(path.toLatin1().constData(), json::parse(value.toStdString()));
     QCOMPARE(QString::fromStdString(differenceName(run, defaults())), expected);
+  }
+
+  // Counts whose 0 or 1 reads differently (a baseline with a limit, a variant without one).
+  void countsInWords() {
+    QCOMPARE(QString::fromStdString(changeName("data.limit_train", 0)), QStringLiteral("all train images"));
+    QCOMPARE(QString::fromStdString(changeName("data.limit_val", 0)), QStringLiteral("all val images"));
+    QCOMPARE(QString::fromStdString(changeName("data.image_size", 0)), QStringLiteral("native size"));
+    QCOMPARE(QString::fromStdString(changeName("train.epochs", 1)), QStringLiteral("1 epoch"));
   }
 
   void theNameAloneIsNoDifference() {
