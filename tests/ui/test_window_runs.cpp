@@ -4,6 +4,7 @@
 #include <QAction>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
+#include <QStatusBar>
 #include <QTableWidget>
 #include <QtTest/QtTest>
 
@@ -141,8 +142,15 @@ class TestWindowRuns : public QObject {
     auto* details = w.findChild<QPlainTextEdit*>(QStringLiteral("runDetails"));
     QTRY_VERIFY(details->toPlainText().contains(QStringLiteral("killed by signal 9")));
     QVERIFY(w.runAction()->isEnabled());
+    // The next run, against it as the baseline with bf16: the status bar names it as the list
+    // does ("+ bf16"), not by its config's name (issue 31 item 6).
+    w.runs()->setBaseline(run);
+    json bf16 = smallExperiment("to-be-killed");
+    bf16["speedups"]["precision"] = "bf16-mixed";
+    w.setup()->setConfigJson(bf16);
     Run* next = w.runExperiment();
     QVERIFY(next && next != run);
+    QVERIFY2(w.statusBar()->currentMessage().contains(QStringLiteral("+ bf16")), qPrintable(w.statusBar()->currentMessage()));
     QTRY_VERIFY_WITH_TIMEOUT(isActive(next->status()) || isFinal(next->status()), 30000);
     w.queue()->stopAll();
     QTRY_VERIFY_WITH_TIMEOUT(!w.queue()->isBusy(), 90000);

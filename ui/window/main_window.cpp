@@ -300,8 +300,8 @@ Run* MainWindow::runExperiment() {
   viewTabs_->setCurrentWidget(plots_);
   if (options_.useSettings) QSettings().setValue(QStringLiteral("setup/lastExperiment"), QString::fromStdString(doc.dump()));
   QString message = queue_->activeCount() > 0 && !queue_->sideBySide() && run->status() == RunStatus::Queued
-                        ? QStringLiteral("Queued %1: it starts when the current run ends.").arg(run->name())
-                        : QStringLiteral("Started %1.").arg(run->name());
+                        ? QStringLiteral("Queued %1: it starts when the current run ends.").arg(runs_->displayName(run))
+                        : QStringLiteral("Started %1.").arg(runs_->displayName(run));  // its name in the list
   if (const QString caveat = setup_->speedups()->earlyStoppingCaveat(); !caveat.isEmpty()) message += QLatin1Char(' ') + caveat;
   showMessage(message);
   updateActions();
