@@ -124,7 +124,9 @@ bool renamed(const Run* run) { return !configName(run).isEmpty() && run->name() 
 void RunsModel::updateNames() const {
   names_.clear();
   // Against the baseline's config; without one (or before it is known), the default experiment.
-  const nlohmann::json reference = baseline_ && !baseline_->config().empty() ? baseline_->config() : proto::configToJson(Config{});
+  // Without a baseline, runs are named against the window's first experiment (every speedup off).
+  const nlohmann::json reference =
+      baseline_ && !baseline_->config().empty() ? baseline_->config() : proto::configToJson(speedupsOff(Config{}));
   QHash<QString, int> uses;
   for (const Run* run : runs_) {
     QString name = run->name();

@@ -70,7 +70,7 @@ void setRangeOf(QDoubleSpinBox* box, const Range& r) {
 }
 }  // namespace
 
-SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent), base_(proto::configToJson(Config{})) {
+SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent), base_(proto::configToJson(speedupsOff(Config{}))) {
   setObjectName(QStringLiteral("setupPanel"));
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(6, 6, 6, 6);
@@ -394,7 +394,7 @@ void SetupPanel::setConfigJson(const json& input) {
 }
 
 void SetupPanel::resetToDefaults() {
-  setConfigJson(proto::configToJson(Config{}));  // every speedup off, as the first baseline
+  setConfigJson(proto::configToJson(speedupsOff(Config{})));  // every speedup off, as the first baseline
   pristine_ = true;
 }
 

@@ -8,6 +8,17 @@
 #include <sstream>
 
 namespace wb {
+
+Config speedupsOff(Config c) {
+  c.speedups.workers = 0;
+  c.speedups.pin_memory = false;
+  c.speedups.devices = 1;
+  c.speedups.precision = choice::kFp32;
+  c.speedups.early_stopping.patience = 0;
+  c.speedups.sharding = "off";
+  c.speedups.inference_eval = false;
+  return c;
+}
 namespace {
 
 template <class T>

@@ -107,17 +107,7 @@ std::string LadderStep::slug(int index) const {
   return isolated ? "alone-" + k : buf + k;
 }
 
-Config ladderBaseline(const Config& user) {
-  Config c = user;
-  c.speedups.workers = 0;
-  c.speedups.pin_memory = false;
-  c.speedups.devices = 1;
-  c.speedups.precision = choice::kFp32;
-  c.speedups.early_stopping.patience = 0;
-  c.speedups.sharding = "off";
-  c.speedups.inference_eval = false;
-  return c;
-}
+Config ladderBaseline(const Config& user) { return speedupsOff(user); }
 
 std::vector<LadderStep> planLadder(const Config& user, const json& caps, bool isolated) {
   Planner p{caps, ladderBaseline(user), ladderBaseline(user), {}, {}, isolated};
