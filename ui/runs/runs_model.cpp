@@ -108,9 +108,16 @@ double RunsModel::speedupToTarget(const Run* run) const {
 
 namespace {
 // HH:MM:SS of a run id "20261201-194512-name-ab12", else the id.
+// "12:34:56" of an id that starts with its start time (YYYYMMDD-HHMMSS…); else the folder's name
+// (an experiment's run, "05-early-stopping-p1-baseline"), or the status without a folder.
 QString startTimeOf(const Run* run) {
   const QString id = run->runId();
-  if (id.size() >= 15 && id.at(8) == QLatin1Char('-'))
+  const auto digits = [&](int from, int n) {
+    for (int i = from; i < from + n; ++i)
+      if (!id.at(i).isDigit()) return false;
+    return true;
+  };
+  if (id.size() >= 15 && digits(0, 8) && id.at(8) == QLatin1Char('-') && digits(9, 6))
     return id.mid(9, 2) + QLatin1Char(':') + id.mid(11, 2) + QLatin1Char(':') + id.mid(13, 2);
   return id.isEmpty() ? statusWord(run->status()) : id;
 }
@@ -123,7 +130,6 @@ bool renamed(const Run* run) { return !configName(run).isEmpty() && run->name() 
 
 void RunsModel::updateNames() const {
   names_.clear();
-  // Against the baseline's config; without one (or before it is known), the default experiment.
   // Without a baseline, runs are named against the window's first experiment (every speedup off).
   const nlohmann::json reference =
       baseline_ && !baseline_->config().empty() ? baseline_->config() : proto::configToJson(speedupsOff(Config{}));
