@@ -192,8 +192,9 @@ Scenario largerBatchPerRank() {  // twice the batch per rank on one device: no s
 }
 
 // A compute-bound lenet run whose summary says it reached `achieved` GFLOP/s; against a measured
-// 95 GFLOP/s fp32 matmul peak unless `peak` is false; 3.0 ms compute-only against a 3.5 ms step.
-Scenario withFlops(double achieved, bool peak) {
+// 95 GFLOP/s fp32 matmul peak unless `peak` is false; 3.0 ms compute-only against a 3.5 ms step
+// unless told otherwise.
+Scenario withFlops(double achieved, bool peak, double computeOnlyMs = 3.0, double stepMs = 3.5) {
   Scenario s = computeBound();
   s.run.set("model.name", "lenet").set("train.batch_size", 64);
   s.run.end("ok", 10);
@@ -204,25 +205,15 @@ Scenario withFlops(double achieved, bool peak) {
     f.peak = wb::proto::PeakFigure{95.0, "fp32 matmul measured on this CPU (2 threads), 2026-12-01"};
   else
     f.no_peak = "no peak measured on this machine: run `workbench-cli probe peak`";
-  f.compute_only_step_ms = 3.0;
-  f.step_ms = 3.5;
+  f.compute_only_step_ms = computeOnlyMs;
+  f.step_ms = stepMs;
   s.run.measured(wb::proto::kFlopsKey, wb::proto::flopsJson(f));
   return s;
 }
 Scenario overheadBound() { return withFlops(1.9, true); }
 // Forward + backward 80 % of the step split, yet fresh batches make the step 48 % slower than the
 // same step on a batch already in memory: one verdict, the data path's, not "compute-bound".
-Scenario freshBatchesCost() {
-  Scenario s = withFlops(57.0, true);
-  wb::proto::FlopsFigures f;
-  f.per_step = 5.8e7;
-  f.achieved_gflop_per_s = 57.0;
-  f.peak = wb::proto::PeakFigure{95.0, "fp32 matmul measured on this CPU (2 threads), 2026-12-01"};
-  f.compute_only_step_ms = 2.0;
-  f.step_ms = 3.85;
-  s.run.measured(wb::proto::kFlopsKey, wb::proto::flopsJson(f));
-  return s;
-}
+Scenario freshBatchesCost() { return withFlops(57.0, true, 2.0, 3.85); }
 Scenario nearPeak() { return withFlops(57.0, true); }
 Scenario noPeakStored() { return withFlops(1.9, false); }
 
