@@ -9,6 +9,7 @@
 #include "wb/data/loader_config.h"
 #include "wb/proto/config_json.h"
 #include "wb/report/compare.h"
+#include "wb/report/estimate_json.h"
 
 namespace wb::probe {
 using nlohmann::json;
@@ -124,6 +125,9 @@ Result<SegmentsResult> probeSegments(const SegmentsOptions& o) {
 
 json segmentsJson(const SegmentsResult& r) {
   auto num = [](double v) { return std::isfinite(v) ? json(v) : json(); };
+  json estimate = report::estimateJson(r.estimate);  // the product's estimate record, as try.json's
+  estimate["text"] = report::formatEstimate(r.estimate);
+  if (r.contended) estimate["verdict"] = "contended";
   return {{"kind", "segments"},
           {"changed", r.changed},
           {"device", r.device},
@@ -132,10 +136,7 @@ json segmentsJson(const SegmentsResult& r) {
           {"baseline_rates", r.baseline_rates},
           {"variant_rates", r.variant_rates},
           {"noise", {{"sigma", num(r.noise.sigma)}, {"df", r.noise.df}, {"band", num(r.noise.band())}}},
-          {"estimate",
-           {{"point", num(r.estimate.point)}, {"lo", num(r.estimate.lo)}, {"hi", num(r.estimate.hi)},
-            {"level", r.estimate.level}, {"verdict", r.contended ? "contended" : report::verdictWord(r.estimate.verdict)},
-            {"method", r.estimate.method}, {"text", report::formatEstimate(r.estimate)}}},
+          {"estimate", estimate},
           {"other_cores", r.other_cores},
           {"contended", r.contended},
           {"total_s", r.total_s}};

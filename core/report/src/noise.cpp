@@ -75,9 +75,10 @@ std::optional<AccuracySpread> loadAccuracySpread(const json& config, const std::
 
 std::optional<AccuracySpread> accuracySpreadOfRepeats(const std::vector<RunRecord>& repeats, const std::string& source) {
   std::vector<double> best;
-  for (const auto& run : repeats)
-    if (auto b = computeMetrics(run, std::nullopt).best_val_acc; b && cleanRepeat(run, computeMetrics(run, std::nullopt)))
-      best.push_back(*b * 100.0);
+  for (const auto& run : repeats) {
+    const RunMetrics m = computeMetrics(run, std::nullopt);
+    if (m.best_val_acc && cleanRepeat(run, m)) best.push_back(*m.best_val_acc * 100.0);
+  }
   if (best.size() < 2) return std::nullopt;
   double mean = 0, ss = 0;
   for (double b : best) mean += b / double(best.size());
