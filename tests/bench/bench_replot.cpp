@@ -79,8 +79,8 @@ Stats measure(int reps, F&& fn) {
 
 // Points are counted here, after the measurement (argument evaluation order is unspecified).
 void row(const char* what, Stats s, const LivePlots& plots, const char* tab) {
-  std::printf("| %-46s | %8.1f | %8.1f | %8.1f | %9d |\n", what, s.cpuMedian, s.wallMedian, s.wallMax,
-              plots.pointCount(QString::fromLatin1(tab)));
+  std::printf("| %-46s | %8.1f | %8.1f | %8.1f | %9d | %9d |\n", what, s.cpuMedian, s.wallMedian, s.wallMax,
+              plots.pointCount(QString::fromLatin1(tab)), plots.drawnPointCount(QString::fromLatin1(tab)));
 }
 
 }  // namespace
@@ -112,9 +112,10 @@ int main(int argc, char** argv) {
 
   std::printf("Replot benchmark: %d runs x %d step points (plus %d evals each), plot %dx%d, platform %s\n\n", nRuns,
               nPoints, nPoints / 1000, plots.width(), plots.height(), qPrintable(QGuiApplication::platformName()));
-  std::printf("| %-46s | %8s | %8s | %8s | %9s |\n", "case (median of repeats)", "cpu ms", "wall ms", "wall max", "points");
-  std::printf("|%s|%s|%s|%s|%s|\n", std::string(48, '-').c_str(), std::string(10, '-').c_str(), std::string(10, '-').c_str(),
-              std::string(10, '-').c_str(), std::string(11, '-').c_str());
+  std::printf("| %-46s | %8s | %8s | %8s | %9s | %9s |\n", "case (median of repeats)", "cpu ms", "wall ms", "wall max", "points",
+              "drawn");
+  std::printf("|%s|%s|%s|%s|%s|%s|\n", std::string(48, '-').c_str(), std::string(10, '-').c_str(), std::string(10, '-').c_str(),
+              std::string(10, '-').c_str(), std::string(11, '-').c_str(), std::string(11, '-').c_str());
 
   plots.showTab(QStringLiteral("loss"));
   row("loss tab: first load (take all points + draw)", measure(1, [&](int) { plots.flush(true); }),
@@ -135,6 +136,12 @@ int main(int argc, char** argv) {
   QCustomPlot* loss = plots.plot(QStringLiteral("loss"));
   row("loss tab: zoomed to the last 1 %", measure(15, [&](int) {
         loss->xAxis->setRange(next * 0.99, next);
+        plots.flush(true);
+      }),
+      plots, "loss");
+  row("loss tab: wheel zoom out, 10 % a step", measure(15, [&](int r) {
+        const double width = next * 0.01 * std::pow(1.1, r + 1);
+        loss->xAxis->setRange(next - width, next);
         plots.flush(true);
       }),
       plots, "loss");

@@ -1,13 +1,17 @@
 // Live plots: points from events land on the right tabs; a burst of events costs one replot;
 // hidden tabs are not drawn until shown; the x axis and smoothing re-derive the curves; the
-// baseline is drawn distinctly; plots save as PNG, SVG and PDF.
+// baseline is drawn distinctly; plots save as PNG, SVG and PDF; long curves are drawn from their
+// min/max per pixel column, and the image is the one every point draws.
 #include <QtTest/QtTest>
 
+#include "plots/fast_graph.h"
 #include "plots/live_plots.h"
 #include "plots/qcp.h"
 #include "runs/run.h"
 #include "runs/runs_model.h"
 #include "ui_test_util.h"
+
+#include <cmath>
 
 using nlohmann::json;
 using namespace wb::ui;
@@ -29,6 +33,42 @@ Run* addRun(RunsModel& model, const QString& name, int steps, double lossScale =
   }
   run->ingest(events);
   return run;
+}
+// A long noisy curve, appended the way a run's reader does (no events: 10^5 points).
+Run* addLongRun(RunsModel& model, const QString& name, int points, int seed) {
+  auto* run = new Run(Run::Origin::Launched);
+  run->setName(name);
+  model.addRun(run, false);
+  QRandomGenerator rng{quint32(seed)};
+  for (int i = 0; i < points; ++i) {
+    StepPoint p;
+    p.step = i;
+    p.epoch = i / 1000.0;
+    p.t = i * 0.01;
+    p.samples = i * 64.0;
+    p.loss = 2.0 * std::exp(-i / (15000.0 + 4000.0 * seed)) + 0.2 * rng.generateDouble() + 0.1 * std::sin(i / 700.0);
+    p.samplesPerS = 5000 + 300 * seed + 400 * rng.generateDouble();
+    run->mutableSeries().appendStep(p);
+  }
+  return run;
+}
+
+// Pixels that differ between two renderings of the same size by more than `tolerance` (0-255)
+// in a channel.
+double differingShare(const QImage& a, const QImage& b, int tolerance = 0) {
+  if (a.size() != b.size()) return 1.0;
+  const QImage x = a.convertToFormat(QImage::Format_RGB32), y = b.convertToFormat(QImage::Format_RGB32);
+  qint64 differ = 0;
+  for (int row = 0; row < x.height(); ++row) {
+    const auto* p = reinterpret_cast<const QRgb*>(x.constScanLine(row));
+    const auto* q = reinterpret_cast<const QRgb*>(y.constScanLine(row));
+    for (int col = 0; col < x.width(); ++col) {
+      const int d = std::max({std::abs(qRed(p[col]) - qRed(q[col])), std::abs(qGreen(p[col]) - qGreen(q[col])),
+                              std::abs(qBlue(p[col]) - qBlue(q[col]))});
+      differ += d > tolerance;
+    }
+  }
+  return double(differ) / (double(x.width()) * x.height());
 }
 }  // namespace
 
@@ -146,6 +186,88 @@ class TestLivePlots : public QObject {
     model.setShown(fast, false);
     plots.flush();
     QCOMPARE(p->graphCount(), 1);
+  }
+
+  // Long curves are sampled per pixel column without visiting every point, and the line is
+  // QCustomPlot's own, point for point: the two images are the same pixels, whole, zoomed, live
+  // (points appended after the first draw) and smoothed.
+  void fastSamplingDrawsTheSameImage() {
+    RunsModel model;
+    LivePlots plots(&model);
+    plots.resize(1000, 600);
+    plots.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plots));
+    for (int r = 0; r < 3; ++r) model.setShown(addLongRun(model, QStringLiteral("run %1").arg(r), 60000, r), true);
+    plots.showTab(QStringLiteral("loss"));
+    QCustomPlot* loss = plots.plot(QStringLiteral("loss"));
+    auto render = [&](bool fast, int* drawn) {
+      plots.setDecimation(fast);
+      plots.flush(true);
+      *drawn = plots.drawnPointCount(QStringLiteral("loss"));
+      return loss->toPixmap().toImage();
+    };
+    auto same = [&](const char* what) {
+      int fastDrawn = 0, qcpDrawn = 0;
+      const QImage fast = render(true, &fastDrawn), qcp = render(false, &qcpDrawn);
+      const double differ = differingShare(fast, qcp);
+      qInfo("%s: %d points, %d drawn, %.4f %% of pixels differ", what, plots.pointCount(QStringLiteral("loss")), fastDrawn,
+            differ * 100);
+      QCOMPARE(fastDrawn, qcpDrawn);
+      QCOMPARE(differ, 0.0);
+    };
+    same("whole");
+    QVERIFY(plots.drawnPointCount(QStringLiteral("loss")) * 10 < plots.pointCount(QStringLiteral("loss")));
+    plots.setDecimation(true);
+    plots.flush(true);
+    auto* first = dynamic_cast<FastGraph*>(loss->graph(0));
+    QVERIFY(first && first->lastDrawSampledHere());  // the fast path drew it
+    loss->xAxis->setRange(20000, 26000);  // a zoom
+    same("zoomed");
+    loss->xAxis->setRange(0, 700);  // every point a pixel column of its own: no sampling
+    same("close up");
+    // Live: points appended after the first draw (the summary grows with them).
+    Run* run = model.shownRuns().front();
+    for (int i = 60000; i < 61000; ++i) {
+      StepPoint p;
+      p.step = i;
+      p.loss = 0.5 + 0.3 * std::sin(i / 50.0);
+      run->mutableSeries().appendStep(p);
+    }
+    Q_EMIT run->dataAppended();
+    plots.flush(true);
+    same("appended");
+    // Smoothing rewrites the values in place (the summary starts over).
+    plots.setSmoothing(0.9);
+    plots.flush(true);
+    same("smoothed");
+    QCOMPARE(plots.pointCount(QStringLiteral("loss")), 3 * 60000 + 1000);
+  }
+
+  // Twenty runs ticked: twenty colours; a plot too short for its y label says it short.
+  void manyRunsAndSmallPlots() {
+    RunsModel model;
+    LivePlots plots(&model);
+    plots.resize(1000, 700);
+    plots.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plots));
+    for (int r = 0; r < 20; ++r)
+      model.setShown(addRun(model, QStringLiteral("mnist-cnn on fashion-mnist · workers 2 + bf16-mixed, try %1").arg(r), 10), true);
+    plots.showTab(QStringLiteral("throughput"));
+    plots.flush(true);
+    plots.flush(true);  // the legend's columns follow the layout of the previous draw
+    QCustomPlot* p = plots.plot(QStringLiteral("throughput"));
+    QSet<QRgb> colours;
+    for (int i = 0; i < p->graphCount(); ++i) colours.insert(p->graph(i)->pen().color().rgb());
+    QCOMPARE(colours.size(), 20);
+    // The legend keeps to about a quarter of the plot, however long the names.
+    QVERIFY2(p->legend->outerRect().height() <= p->height() * 0.3,
+             qPrintable(QStringLiteral("legend %1 px of %2").arg(p->legend->outerRect().height()).arg(p->height())));
+    QCOMPARE(p->yAxis->label(), QStringLiteral("train samples / s"));
+    plots.resize(700, 260);
+    QTest::qWait(50);
+    plots.flush(true);
+    plots.flush(true);  // the label follows the layout of the previous draw
+    QCOMPARE(p->yAxis->label(), QStringLiteral("samples/s"));
   }
 
   void savesImages_data() {

@@ -5,6 +5,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QSet>
 #include <QSlider>
 #include <QTabWidget>
 #include <QVBoxLayout>
@@ -113,6 +114,25 @@ int LivePlots::pointCount(const QString& key) const {
   return n;
 }
 
+int LivePlots::drawnPointCount(const QString& key) const {
+  int n = 0;
+  for (const auto& t : tabsState_)
+    if (t->def.key == key)
+      for (const auto& states : t->graphs)
+        for (const auto& g : states) n += g.graph && g.graph->visible() ? g.graph->lastLinePoints() : 0;
+  return n;
+}
+
+void LivePlots::setDecimation(bool on) {
+  if (on == decimation_) return;
+  decimation_ = on;
+  for (auto& t : tabsState_)
+    for (auto& states : t->graphs)
+      for (auto& g : states)
+        if (g.graph) g.graph->setFast(on);
+  if (Tab* t = currentTab()) t->plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
 LivePlots::Tab* LivePlots::currentTab() {
   const int i = tabs_->currentIndex();
   return (i >= 0 && i < int(tabsState_.size())) ? tabsState_[size_t(i)].get() : nullptr;
@@ -126,9 +146,17 @@ QVector<Run*> LivePlots::plottedRuns() const {
 
 QColor LivePlots::colorFor(const Run* run) {
   if (run == model_->baseline()) return palette().color(QPalette::Text);  // the reference: ink colour
-  auto it = colorIndex_.find(run);
-  if (it == colorIndex_.end()) it = colorIndex_.insert(run, nextColor_++);
   const auto& colors = plots_detail::runColors(plots_detail::isDark(this));
+  auto it = colorIndex_.find(run);
+  if (it == colorIndex_.end()) {  // the first colour no run drawn now has (an unticked run frees its own)
+    QSet<int> taken;
+    for (const Run* r : plottedRuns())
+      if (auto c = colorIndex_.constFind(r); c != colorIndex_.constEnd()) taken.insert(c.value() % int(colors.size()));
+    int pick = 0;
+    while (taken.contains(pick) && pick < int(colors.size())) ++pick;
+    it = colorIndex_.insert(run, pick < int(colors.size()) ? pick : nextColor_);
+    ++nextColor_;
+  }
   return colors[it.value() % colors.size()];
 }
 
@@ -216,7 +244,7 @@ void LivePlots::setSmoothing(double alpha) {
     smoothSlider_->setValue(int(alpha * 100 + 0.5));
   }
   smoothLabel_->setText(alpha > 0 ? QString::number(alpha, 'f', 2) : QStringLiteral("off"));
-  rebuildAll();
+  scheduleReplot();  // each tab smooths again from the values it keeps when it is next drawn
 }
 
 void LivePlots::changeEvent(QEvent* event) {

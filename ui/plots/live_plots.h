@@ -27,6 +27,7 @@
 class QComboBox;
 class QCustomPlot;
 class QCPGraph;
+class QCPScatterStyle;
 class QCPBars;
 class QCPItemText;
 class QLabel;
@@ -59,6 +60,12 @@ class LivePlots : public QWidget {
   int pointCount(const QString& key) const;
   // Replots performed so far (tests, benchmark).
   int replotCount() const { return replots_; }
+  // Long curves sample their pixel columns without visiting every point (FastGraph: the same
+  // line QCustomPlot draws; on by default); off samples with QCustomPlot's own loop.
+  void setDecimation(bool on);
+  // Points the tab's graphs handed to the painter in their last draw (pointCount counts the
+  // points they hold).
+  int drawnPointCount(const QString& key) const;
 
   // Takes pending data into the visible tab and replots now (benchmarks and tests).
   // immediate: rpImmediateRefresh (the time to draw is spent inside the call).
@@ -92,12 +99,16 @@ class LivePlots : public QWidget {
   void scheduleReplot();
   void onReplotTimer();
   void syncTab(Tab& tab);
+  void takePoints(Tab& tab, GraphState& g, const SeriesDef& def, const RunSeries& rs);
+  int legendNameRoom(const Tab& tab, int entries) const;
+  void resmooth(Tab& tab);
   void syncBars(Tab& tab);
   void rebuildAll();
   void dropRun(Run* run);
   QVector<Run*> plottedRuns() const;
   QColor colorFor(const Run* run);
-  void styleGraph(QCPGraph* graph, const Run* run, const SeriesDef& def);
+  void styleGraph(QCPGraph* graph, const Run* run, const SeriesDef& def, bool dense);
+  QCPScatterStyle markerStyle(const QColor& color, int size, double width);
   void applyPalette(QCustomPlot* plot);
   void fitAxes(Tab& tab);
   void onMouseMove(Tab& tab, QMouseEvent* event);
@@ -116,6 +127,7 @@ class LivePlots : public QWidget {
   QTimer replotTimer_;
   XAxis xAxis_ = XAxis::Step;
   double smoothing_ = 0.0;
+  bool decimation_ = true;
   QHash<const Run*, int> colorIndex_;
   int nextColor_ = 0;
   int replots_ = 0;

@@ -13,6 +13,7 @@
 #include <limits>
 #include <vector>
 
+#include "plots/fast_graph.h"
 #include "plots/live_plots.h"
 #include "plots/qcp.h"
 
@@ -28,6 +29,8 @@ const QVector<QColor>& runColors(bool dark);
 const QVector<QColor>& partColors();
 // As many legend columns as the widest entry allows at the plot's width.
 void fitLegendColumns(QCustomPlot* plot);
+// The axis's label, or its short form when the axis is too short to show it whole.
+void fitAxisLabel(QCPAxis* axis, const QString& label, const QString& shortLabel);
 }  // namespace plots_detail
 
 struct LivePlots::SeriesDef {
@@ -45,20 +48,25 @@ struct LivePlots::SeriesDef {
 
 struct LivePlots::TabDef {
   QString key, title, yLabel;
+  QString yShort;  // the y label where the plot is too short for yLabel (a small window, many legend rows)
   std::vector<SeriesDef> series;
   bool logY = false;
   bool zeroBased = false;
   bool bars = false;
   QString y2Label;         // non-empty: a right axis for the series with rightAxis
+  QString y2Short;
   QString emptyWithRuns;  // shown when ticked runs have nothing for this tab ("" = a general line)
 };
 
+// One curve: its graph holds every point taken (smoothed when the series is).
 struct LivePlots::GraphState {
-  QCPGraph* graph = nullptr;
-  size_t consumed = 0;
+  FastGraph* graph = nullptr;
+  size_t consumed = 0;  // points of the run's series read
   double ema = kNaN;
   double xmin = plots_detail::kInf, xmax = -plots_detail::kInf;
   double ymin = plots_detail::kInf, ymax = -plots_detail::kInf;
+  std::vector<double> unsmoothed;  // the graph's values before smoothing (smoothed series only)
+  bool inOrder = true;             // the points came in key order: unsmoothed lines up with the graph's
 };
 
 struct LivePlots::Tab {
@@ -69,6 +77,8 @@ struct LivePlots::Tab {
   QCPItemText* emptyText = nullptr;
   bool stale = true;
   bool userZoomed = false;
+  double smoothedWith = 0;  // the smoothing the curves hold
+  bool dense = false;       // past kAntialiasLimit points: no antialiasing, 1-px lines
 };
 
 }  // namespace wb::ui

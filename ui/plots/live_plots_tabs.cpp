@@ -26,21 +26,35 @@ void fitLegendColumns(QCustomPlot* plot) {
     if (QCPLayoutElement* e = legend->elementAt(i)) widest = std::max(widest, e->minimumOuterSizeHint().width());
   if (widest <= 0) return;
   const int available = plot->width() - 24;
-  const int columns = std::clamp(available / (widest + legend->columnSpacing()), 1, 6);
+  const int columns = std::clamp(available / (widest + legend->columnSpacing()), 1, 8);
   if (columns == legend->wrap()) return;
   legend->setWrap(columns);
   legend->setFillOrder(legend->fillOrder(), true);  // re-flow the existing entries
 }
 
+void fitAxisLabel(QCPAxis* axis, const QString& label, const QString& shortLabel) {
+  if (label.isEmpty()) return;
+  const int room = axis->axisRect()->height() - 8;
+  const bool fits = shortLabel.isEmpty() || QFontMetrics(axis->labelFont()).horizontalAdvance(label) <= room;
+  const QString want = fits ? label : shortLabel;
+  if (axis->label() != want) axis->setLabel(want);
+}
+
 bool isDark(const QWidget* w) { return w->palette().color(QPalette::Base).lightness() < 128; }
 
 const QVector<QColor>& runColors(bool dark) {
+  // Ten hues, then the same ten in a second shade (lighter on white, deeper on dark): 20 runs
+  // ticked at once never share a colour.
   static const QVector<QColor> light = {QColor(0x1f77b4), QColor(0xd62728), QColor(0x2ca02c), QColor(0xff7f0e),
                                         QColor(0x9467bd), QColor(0x8c564b), QColor(0xe377c2), QColor(0x17becf),
-                                        QColor(0xbcbd22), QColor(0x7f7f7f)};
+                                        QColor(0xbcbd22), QColor(0x7f7f7f), QColor(0x7fb5e0), QColor(0xf08a8a),
+                                        QColor(0x84cf7f), QColor(0xffb56b), QColor(0xbba3d6), QColor(0xc09a8f),
+                                        QColor(0xf2a7dd), QColor(0x6fd3de), QColor(0xd6d66b), QColor(0xb5b5b5)};
   static const QVector<QColor> darkSet = {QColor(0x5aa9e6), QColor(0xff6b6b), QColor(0x6bd66b), QColor(0xffa64d),
                                           QColor(0xc09ae8), QColor(0xd0a593), QColor(0xf29ad6), QColor(0x4fd8e8),
-                                          QColor(0xdada5a), QColor(0xb8b8b8)};
+                                          QColor(0xdada5a), QColor(0xb8b8b8), QColor(0x2f7bbf), QColor(0xc94545),
+                                          QColor(0x3f9f3f), QColor(0xc7782a), QColor(0x8e6bc0), QColor(0x9c7563),
+                                          QColor(0xc06aa6), QColor(0x2aa5b5), QColor(0xa8a830), QColor(0x8a8a8a)};
   return dark ? darkSet : light;
 }
 
@@ -72,19 +86,19 @@ std::vector<LivePlots::TabDef> LivePlots::tabDefs() {
   };
   std::vector<TabDef> defs;
   {
-    TabDef t{QStringLiteral("loss"), QStringLiteral("Loss"), QStringLiteral("loss (solid: train, dashed: val)"), {}};
+    TabDef t{QStringLiteral("loss"), QStringLiteral("Loss"), QStringLiteral("loss (solid: train, dashed: val)"), QStringLiteral("loss"), {}};
     t.series.push_back(stepSeries(QStringLiteral("train"), [](const StepPoint& p, const RunSeries&) { return p.loss; }, true));
     t.series.push_back(evalSeries(QStringLiteral("val"), [](const EvalPoint& p) { return p.valLoss; }));
     t.series.back().dashed = true;
     defs.push_back(std::move(t));
   }
   {
-    TabDef t{QStringLiteral("accuracy"), QStringLiteral("Accuracy"), QStringLiteral("val accuracy (%)"), {}};
+    TabDef t{QStringLiteral("accuracy"), QStringLiteral("Accuracy"), QStringLiteral("val accuracy (%)"), QStringLiteral("val acc (%)"), {}};
     t.series.push_back(evalSeries(QStringLiteral("val"), [](const EvalPoint& p) { return p.valAcc * 100.0; }));
     defs.push_back(std::move(t));
   }
   {
-    TabDef t{QStringLiteral("throughput"), QStringLiteral("Throughput"), QStringLiteral("train samples / s"), {}};
+    TabDef t{QStringLiteral("throughput"), QStringLiteral("Throughput"), QStringLiteral("train samples / s"), QStringLiteral("samples/s"), {}};
     t.series.push_back(stepSeries(QStringLiteral("train samples/s"), [](const StepPoint& p, const RunSeries&) { return p.samplesPerS; }, true));
     // How far from the limit: achieved GFLOP/s as % of the measured peak (and, on a GPU, of
     // the datasheet's), on the right axis; runs without these figures draw none.
@@ -99,12 +113,13 @@ std::vector<LivePlots::TabDef> LivePlots::tabDefs() {
     t.series.push_back(pctSeries(QStringLiteral("% of measured peak"), &StepPoint::pctOfPeak, false));
     t.series.push_back(pctSeries(QStringLiteral("% of datasheet peak"), &StepPoint::pctOfDatasheet, true));
     t.y2Label = QStringLiteral("% of peak FLOP/s (1 multiply-add = 2 FLOPs)");
+    t.y2Short = QStringLiteral("% of peak FLOP/s");
     t.zeroBased = true;
     defs.push_back(std::move(t));
   }
   {
     TabDef t{QStringLiteral("memory"), QStringLiteral("Memory"),
-             QStringLiteral("MiB (host RSS, or device alloc solid / reserved dashed)"), {}};
+             QStringLiteral("MiB (host RSS, or device alloc solid / reserved dashed)"), QStringLiteral("MiB"), {}};
     SeriesDef a = stepSeries(QStringLiteral("memory"), [](const StepPoint& p, const RunSeries& rs) {
       return (rs.onCuda() ? p.alloc : p.rss) / kMiB;
     }, false);
@@ -119,13 +134,13 @@ std::vector<LivePlots::TabDef> LivePlots::tabDefs() {
     defs.push_back(std::move(t));
   }
   {
-    TabDef t{QStringLiteral("steptime"), QStringLiteral("Step time"), QStringLiteral("ms per step (mean)"), {}};
+    TabDef t{QStringLiteral("steptime"), QStringLiteral("Step time"), QStringLiteral("ms per step (mean)"), QStringLiteral("ms/step"), {}};
     t.bars = true;
     t.zeroBased = true;
     defs.push_back(std::move(t));
   }
   {
-    TabDef t{QStringLiteral("lossscale"), QStringLiteral("Loss scale"), QStringLiteral("fp16 loss scale"), {}};
+    TabDef t{QStringLiteral("lossscale"), QStringLiteral("Loss scale"), QStringLiteral("fp16 loss scale"), QStringLiteral("loss scale"), {}};
     SeriesDef s = stepSeries(QStringLiteral("scale"), [](const StepPoint& p, const RunSeries&) { return p.ampScale; }, false);
     s.applies = [](const RunSeries& rs) { return rs.hasAmpScale(); };
     t.series.push_back(s);
@@ -188,6 +203,11 @@ void LivePlots::setUpPlot(Tab& tab) {
     plot->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
   }
   plots_detail::addLegendBelow(plot);
+  // A short plot, short axis labels.
+  connect(plot, &QCustomPlot::beforeReplot, this, [t = &tab] {
+    plots_detail::fitAxisLabel(t->plot->yAxis, t->def.yLabel, t->def.yShort);
+    if (t->plot->yAxis2->visible()) plots_detail::fitAxisLabel(t->plot->yAxis2, t->def.y2Label, t->def.y2Short);
+  });
   tab.emptyText = new QCPItemText(plot);
   tab.emptyText->position->setType(QCPItemPosition::ptAxisRectRatio);
   tab.emptyText->position->setCoords(0.5, 0.5);
