@@ -1,4 +1,5 @@
 // workbench-cli dataset export | inspect: dataset tools that need no run.
+#include <algorithm>
 #include <unistd.h>
 
 #include <cstdio>
@@ -105,26 +106,35 @@ void printHuman(const nlohmann::ordered_json& r) {
   }
   if (r["problems"].empty()) std::cout << "problems: none\n";
   for (const auto& p : r["problems"]) std::cout << "problem: " << p.get<std::string>() << "\n";
+  for (const auto& n : r["notes"]) std::cout << "note: " << n.get<std::string>() << "\n";
 }
 
 int inspectCommand(const std::string& spec, bool asJson) {
   auto parsed = data::parseDatasetSpec(spec);
   if (!parsed.ok()) return fail(parsed.error());
 
-  nlohmann::ordered_json r = {{"ok", true}, {"spec", spec}, {"splits", nlohmann::ordered_json::object()}, {"problems", nlohmann::ordered_json::array()}};
+  nlohmann::ordered_json r = {{"ok", true},
+                              {"spec", spec},
+                              {"splits", nlohmann::ordered_json::object()},
+                              {"test_split", true},
+                              {"problems", nlohmann::ordered_json::array()},
+                              {"notes", nlohmann::ordered_json::array()}};
   std::error_code ec;  // a folder that is a link loop is the reader's error to name, not an exception
   const bool singleFolder = parsed->kind == "folder" && std::filesystem::is_directory(parsed->dir, ec) &&
                             !std::filesystem::is_directory(parsed->dir + "/train", ec);
   std::vector<std::string> trainClasses;
   for (const std::string split : {"train", "test"}) {
-    if (split == "test" && singleFolder) {
-      r["problems"].push_back("no test split (" + parsed->dir + " is one folder): runs need data.val_fraction > 0");
+    if (split == "test" && singleFolder) {  // usable, with part of train held out: a note, not a problem
+      r["test_split"] = false;
+      r["notes"].push_back("no test split (" + parsed->dir + " is one folder): runs need data.val_fraction > 0");
       continue;
     }
     auto ds = data::openDataset(spec, split);
     if (!ds.ok()) {
       r["ok"] = false;
-      r["problems"].push_back(ds.error().message);
+      // A missing folder fails both splits in the same words: say it once.
+      if (std::find(r["problems"].begin(), r["problems"].end(), ds.error().message) == r["problems"].end())
+        r["problems"].push_back(ds.error().message);
       continue;
     }
     const auto& info = (*ds)->info();

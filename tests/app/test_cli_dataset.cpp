@@ -101,6 +101,34 @@ class TestCliDataset : public QObject {
     QVERIFY2(run.rc == 3, run.describe().constData());
     QVERIFY2(run.all().contains(QString::fromStdString(root.string())), run.describe().constData());
   }
+
+  // A missing folder: named once (not once per split); a folder without a test split is usable
+  // (a note, not a problem) and says so as test_split false.
+  void aMissingFolderIsNamedOnceAndOneFolderIsANote() {
+    const auto missing = runCli({QStringLiteral("dataset"), QStringLiteral("inspect"), QStringLiteral("folder:/nonexistent/x"),
+                                 QStringLiteral("--json")});
+    const json m = json::parse(missing.out.toStdString(), nullptr, false);
+    QVERIFY2(m.is_object(), missing.describe().constData());
+    QVERIFY(!m["ok"].get<bool>());
+    QCOMPARE(m["problems"].size(), size_t(1));
+    QTemporaryDir tmp;
+    // A 1x1 grey PNG.
+    const QByteArray png = QByteArray::fromBase64(
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgABSK+kcQAAAABJRU5ErkJggg==");
+    for (const char* cls : {"cat", "dog"}) {
+      QDir().mkpath(tmp.filePath(QString::fromLatin1(cls)));
+      QFile f(tmp.filePath(QString::fromLatin1(cls) + QStringLiteral("/1.png")));
+      QVERIFY(f.open(QIODevice::WriteOnly) && f.write(png) == png.size());
+    }
+    const auto one = runCli({QStringLiteral("dataset"), QStringLiteral("inspect"), QStringLiteral("folder:") + tmp.path(),
+                             QStringLiteral("--json")});
+    const json o = json::parse(one.out.toStdString(), nullptr, false);
+    QVERIFY2(o.is_object() && one.rc == 0, one.describe().constData());
+    QVERIFY(o["ok"].get<bool>());
+    QVERIFY(!o["test_split"].get<bool>());
+    QVERIFY(o["problems"].empty());
+    QVERIFY(o["notes"][0].get<std::string>().find("data.val_fraction") != std::string::npos);
+  }
 };
 
 QTEST_GUILESS_MAIN(TestCliDataset)

@@ -261,14 +261,18 @@ class TestCompareView : public QObject {
     model.addRun(base), model.addRun(other);
     CompareView view(&model);
     QString error;
+    view.setRunsRoot(root.path());
     QVERIFY2(view.openLadder(root.path(), &error), qPrintable(error));
     QVERIFY(QString::fromStdString(view.chart()->bars().title).contains(QStringLiteral("68.50 %")));
+    // Export… opens where what is shown lives (the ladder's folder), not the home folder.
+    QCOMPARE(view.exportStartPath(), QDir(root.path()).filePath(QStringLiteral("ladder.html")));
     model.setBaseline(base);
     model.setShown(other, true);
     view.refreshNow();
     const QString title = QString::fromStdString(view.chart()->bars().title);
     QVERIFY2(!title.contains(QStringLiteral("68.50 %")), qPrintable(title));
     QCOMPARE(int(view.chart()->bars().bars.size()), view.table()->rowCount());  // the table's runs
+    QCOMPARE(view.exportStartPath(), QDir(root.path()).filePath(QStringLiteral("comparison.html")));  // the runs folder
   }
 
   // The comparison is of the events the runs ingested: the file on disk says otherwise and is

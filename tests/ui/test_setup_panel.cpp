@@ -309,6 +309,50 @@ class TestSetupPanel : public QObject {
     QVERIFY(panel.isValid());
   }
 
+  // A folder without a test split (the common case) holds out 10 % of train by default, says
+  // so, and the run it sets up trains; with nothing held out, Run is refused with the reason.
+  void aFolderWithoutTestSplitHoldsOutPartOfTrain() {
+    QTemporaryDir dir;
+    for (const char* cls : {"cat", "dog"}) {
+      QDir().mkpath(dir.filePath(QString::fromLatin1(cls)));
+      for (int i = 0; i < 6; ++i) {
+        QImage img(16, 16, QImage::Format_Grayscale8);
+        img.fill(cls[0] == 'c' ? 40 + i : 200 - i);
+        QVERIFY(img.save(dir.filePath(QStringLiteral("%1/%2.png").arg(QString::fromLatin1(cls)).arg(i))));
+      }
+    }
+    SetupPanel panel;
+    QSignalSpy checked(panel.dataset(), &wb::ui::DatasetPicker::checkFinished);
+    panel.setDatasetFolder(dir.path());
+    QVERIFY(checked.wait(120000));
+    if (panel.dataset()->checkText().startsWith(QStringLiteral("Could not check")))
+      QSKIP("workbench-cli dataset inspect could not run here");
+    QCOMPARE(wb::ui::fieldNumber(panel.configJson(), QStringLiteral("data.val_fraction"), 0), 0.1);
+    QVERIFY2(panel.isValid(), qPrintable(panel.whyNotValid()));
+    auto* note = panel.findChild<QLabel*>(QStringLiteral("data.holdout_note"));
+    QVERIFY2(note->text().contains(QStringLiteral("1 of 12 train images held out")), qPrintable(note->text()));
+
+    // The set-up it makes trains (one epoch, evaluated on the held-out image).
+    QTemporaryDir out;
+    json cfg = panel.configJson();
+    wb::ui::setField(cfg, QStringLiteral("train.epochs"), 1);
+    QVERIFY(wb::ui::test::writeFile(out.filePath(QStringLiteral("config.json")), QByteArray::fromStdString(cfg.dump())));
+    QProcess run;
+    run.start(wb::ui::test::cliPath(), {QStringLiteral("run"), QStringLiteral("--config"), out.filePath(QStringLiteral("config.json")),
+                                        QStringLiteral("--runs-root"), out.filePath(QStringLiteral("runs"))});
+    QVERIFY(run.waitForFinished(300000));
+    QVERIFY2(run.exitCode() == 0, run.readAllStandardError().constData());
+
+    // Nothing held out: Run is refused, naming the field.
+    QVERIFY(drive(&panel, QStringLiteral("data.val_fraction"), QStringLiteral("0")));
+    QVERIFY(!panel.isValid());
+    QVERIFY2(panel.whyNotValid().contains(QStringLiteral("no test split")), qPrintable(panel.whyNotValid()));
+    QVERIFY(panel.dataset()->refused());
+    // A share again: valid again.
+    QVERIFY(drive(&panel, QStringLiteral("data.val_fraction"), QStringLiteral("20")));
+    QVERIFY(panel.isValid());
+  }
+
   // Early stopping that cannot trigger in the experiment says so (as the ladder's step does).
   void earlyStoppingThatCannotTriggerSaysSo_data() {
     QTest::addColumn<int>("epochs");

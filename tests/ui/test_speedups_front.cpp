@@ -358,6 +358,54 @@ class TestSpeedupsFront : public QObject {
     qunsetenv("WB_PROBES_DIR");
   }
 
+  // A try is an experiment in the window: its runs join the list as they start, its row says
+  // how far it got (pairs so far) and its button cancels it; Stop all does too; a cancel keeps
+  // the pairs that finished (try.json counts them, their runs stay).
+  void aRunningTryIsShownAndCancelKeepsItsPairs() {
+    QTemporaryDir root = wb::ui::test::scratchRoot(), probes;
+    qputenv("WB_PROBES_DIR", probes.path().toUtf8());
+    wb::ui::MainWindow w(wb::ui::test::windowOptions(root));
+    json doc = wb::ui::test::smallExperiment("try-cancel");
+    doc["data"]["limit_train"] = 256, doc["data"]["limit_val"] = 256, doc["train"]["threads"] = 1;
+    w.setup()->setConfigJson(doc);
+    w.setup()->setCapabilities(cpuCapabilities());
+    auto* s = w.setup()->speedups();
+    const QString key = QStringLiteral("inference_eval");
+    QVERIFY(w.trySpeedup(key));
+    QCOMPARE(s->tryButton(key)->text(), QStringLiteral("Cancel try"));
+    QVERIFY(s->tryButton(key)->isEnabled());
+    QVERIFY(!s->tryButton(QStringLiteral("precision"))->isEnabled());  // one try at a time
+    QVERIFY(w.stopAction()->isEnabled());
+    QVERIFY2(s->effectText(key).startsWith(QStringLiteral("Trying")), qPrintable(s->effectText(key)));
+    // Its runs join the list as they start; after the first pair the row has its estimate so far.
+    QTRY_VERIFY_WITH_TIMEOUT(!w.runs()->runs().isEmpty(), 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(!w.tryRunner()->pairsSoFar().isEmpty(), 280000);
+    QVERIFY(w.tryRunner()->isRunning());  // one pair never settles a try
+    QVERIFY2(s->effectText(key).contains(QStringLiteral("1 pair(s)")), qPrintable(s->effectText(key)));
+    QVERIFY(w.runs()->runs().size() >= 2);
+
+    QSignalSpy done(w.tryRunner(), &wb::ui::LadderRunner::finished);
+    QTest::mouseClick(s->tryButton(key), Qt::LeftButton);
+    QVERIFY(done.wait(120000));
+    QCOMPARE(done.first().at(1).toBool(), true);  // cancelled
+    QCOMPARE(s->tryButton(key)->text(), QStringLiteral("Try vs baseline"));
+    QVERIFY(s->tryButton(QStringLiteral("precision"))->isEnabled());
+    const QDir out(done.first().at(0).toString());
+    const auto tried = wb::proto::readJsonFile(out.filePath(QStringLiteral("try.json")).toStdString());
+    QVERIFY(tried.ok());
+    QCOMPARE((*tried)["status"].get<std::string>(), std::string("cancelled"));
+    QVERIFY((*tried)["runs"].size() >= 1);
+    for (const auto& pair : (*tried)["runs"])
+      for (const char* side : {"reference_dir", "variant_dir"}) {
+        const QString dir = out.filePath(QString::fromStdString(pair[side].get<std::string>()));
+        QVERIFY2(QFileInfo::exists(dir + QStringLiteral("/summary.json")), qPrintable(dir));
+        QVERIFY2(w.runs()->findByDir(dir), qPrintable(dir));  // in the list
+      }
+    QVERIFY2(s->effectText(key).contains(QStringLiteral("then cancelled")) || s->effectText(key).contains(QStringLiteral("no speedup taken")),
+             qPrintable(s->effectText(key)));
+    qunsetenv("WB_PROBES_DIR");
+  }
+
   // At 1280x800 the speedups are where the eye lands: the rows from Loader workers to Sharding,
   // their Try buttons and the Probe button are in view without scrolling. WB_GRAB_DIR=<folder>
   // also saves the window as window-1280x800.png for a person to look at (then with the

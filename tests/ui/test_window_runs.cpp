@@ -20,6 +20,7 @@
 #include "runs/run_queue.h"
 #include "runs/runs_model.h"
 #include "setup/setup_panel.h"
+#include "setup/speedups_group.h"
 #include "ui_test_util.h"
 #include "window/main_window.h"
 #include "window/runs_panel.h"
@@ -112,6 +113,14 @@ class TestWindowRuns : public QObject {
     QVERIFY(rungDirs.size() >= 2);
     for (const QString& dir : rungDirs) QTRY_VERIFY_WITH_TIMEOUT(w.runs()->findByDir(dir) != nullptr, 20000);
     QVERIFY(!w.compare()->chart()->bars().bars.empty());
+    // The speedup rows say what it measured at once (not "Not measured…" until the next run).
+    auto ladderLines = [&w] {
+      int n = 0;
+      for (const QString& key : wb::ui::SpeedupsGroup::keys())
+        n += w.setup()->speedups()->effectText(key).contains(QStringLiteral("Ladder"));
+      return n;
+    };
+    QVERIFY(ladderLines() >= 1);
     // After a restart, the Ladder tab lists it.
     MainWindow again(t::windowOptions(root));
     QCOMPARE(again.compare()->laddersOnDisk().value(0), out);
@@ -141,6 +150,8 @@ class TestWindowRuns : public QObject {
     QCOMPARE(w.runs()->index(row, RunsModel::ColStatus).data().toString(), QStringLiteral("failed"));
     auto* details = w.findChild<QPlainTextEdit*>(QStringLiteral("runDetails"));
     QTRY_VERIFY(details->toPlainText().contains(QStringLiteral("killed by signal 9")));
+    // Right under its name, not below the pane's fold.
+    QVERIFY2(details->toPlainText().section(QLatin1Char('\n'), 1, 1).startsWith(QStringLiteral("Error: ")), qPrintable(details->toPlainText()));
     QVERIFY(w.runAction()->isEnabled());
     // The next run, against it as the baseline with bf16: the status bar names it as the list
     // does ("+ bf16"), not by its config's name (issue 31 item 6).

@@ -146,6 +146,7 @@ CompareView::CompareView(RunsModel* model, QWidget* parent)
   table_->setContextMenuPolicy(Qt::CustomContextMenu);
   table_->verticalHeader()->setVisible(false);
   table_->setWordWrap(false);  // one line a run: more rows in view (each cell's tooltip has it all)
+  table_->setTextElideMode(Qt::ElideMiddle);  // runs that share a start differ at the end
   split->addWidget(table_);
   detailTabs_ = new QTabWidget(split);
   detailTabs_->setObjectName(QStringLiteral("compareTabs"));
@@ -492,7 +493,10 @@ void CompareView::runLadder() {
   if (!runsRoot_.isEmpty())
     args << QStringLiteral("--out")
          << QDir(runsRoot_).filePath(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")) + QStringLiteral("-ladder"));
-  if (ladderLrScaling_) args << QStringLiteral("--lr-scaling") << ladderLrScaling_();
+  // The set-up's lr scaling rule when it has one; "none" lets the ladder pick by the optimiser
+  // (linear for SGD, sqrt for Adam), so its devices step compares at equal accuracy.
+  if (const QString rule = ladderLrScaling_ ? ladderLrScaling_() : QString(); !rule.isEmpty() && rule != QLatin1String("none"))
+    args << QStringLiteral("--lr-scaling") << rule;
   args << QStringLiteral("--min-effect") << QString::number(minEffect_->value() / 100.0);  // the verdicts' threshold, as here
   ladderRunning_ = true;
   livePlan_ = nlohmann::json::array();
@@ -563,7 +567,7 @@ void CompareView::exportDialog() {
                                        QStringLiteral("JSON (*.json)"),        QStringLiteral("Chart as PNG (*.png)"),
                                        QStringLiteral("Chart as SVG (*.svg)"), QStringLiteral("Chart as PDF (*.pdf)")};
   QString filter = kFilters.front();
-  QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export comparison"), QDir::home().filePath(QStringLiteral("comparison.html")),
+  QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export comparison"), exportStartPath(),
                                               kFilters.join(QStringLiteral(";;")), &filter);
   if (path.isEmpty()) return;
   if (QFileInfo(path).suffix().isEmpty()) {  // take the extension from the chosen filter
@@ -571,8 +575,21 @@ void CompareView::exportDialog() {
     path += filter.mid(star + 1, filter.indexOf(QLatin1Char(')'), star) - star - 1);
   }
   QString error;
-  if (exportTo(path, &error)) summary_->setText(QStringLiteral("Wrote ") + path);
-  else QMessageBox::warning(this, QStringLiteral("Export"), error);
+  if (exportTo(path, &error)) {
+    summary_->setText(QStringLiteral("Wrote ") + path);
+    lastExportDir_ = QFileInfo(path).absolutePath();
+  } else {
+    QMessageBox::warning(this, QStringLiteral("Export"), error);
+  }
+}
+
+QString CompareView::exportStartPath() const {
+  const bool ladderShown = chartOnLadder_ && !ladderDir_.isEmpty();
+  const QString dir = !lastExportDir_.isEmpty() ? lastExportDir_
+                      : ladderShown             ? ladderDir_
+                      : !runsRoot_.isEmpty()    ? runsRoot_
+                                                : QDir::homePath();
+  return QDir(dir).filePath(ladderShown ? QStringLiteral("ladder.html") : QStringLiteral("comparison.html"));
 }
 
 void CompareView::tableMenu(const QPoint& pos) {

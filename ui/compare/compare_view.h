@@ -57,10 +57,14 @@ class CompareView : public QWidget {
   // Writes the current comparison (md/csv/tex/json/html by extension) or, for png/svg/pdf, the
   // chart. False with the reason in *error.
   bool exportTo(const QString& path, QString* error) const;
+  // Where Export… opens: the folder of the last export, else the ladder shown, else the runs
+  // folder (never only the home folder), with the file name to suggest.
+  QString exportStartPath() const;
   // Shows the ladder written in dir (or a ladder.json). False with the reason in *error.
   bool openLadder(const QString& dirOrFile, QString* error);
   // Starts `workbench-cli ladder` on the baseline's config (output under the runs root), with
-  // --lr-scaling from the source set here (the set-up panel's optim.lr_scaling) when there is one.
+  // --lr-scaling from the source set here (the set-up panel's optim.lr_scaling) when it scales
+  // (its "none" leaves the ladder's default: linear for SGD, sqrt for Adam).
   void runLadder();
   void setLadderLrScaling(std::function<QString()> source) { ladderLrScaling_ = std::move(source); }
   // Where Open ladder… starts and where the Ladder tab looks for ladders on disk (the runs root).
@@ -124,6 +128,7 @@ class CompareView : public QWidget {
   std::optional<wb::report::Comparison> comparison_;
   std::optional<wb::ladder::Ladder> ladder_;             // the open ladder
   QString ladderDir_;
+  QString lastExportDir_;
   QString runsRoot_;
   nlohmann::json livePlan_;                              // the running ladder's steps, with "status"
   bool ladderRunning_ = false;

@@ -25,6 +25,7 @@ void LadderRunner::start(const QString& program, const QStringList& arguments) {
   plan_ = nullptr;
   result_ = nullptr;
   settled_.clear();
+  pairsSoFar_.clear();
   clock_.start();
   arguments_ = QStringList{command_, QStringLiteral("--events-stdout")} + arguments;
   process_ = new RunProcess(this);
@@ -39,6 +40,7 @@ void LadderRunner::start(const QString& program, const QStringList& arguments) {
 int LadderRunner::stepsPlanned() const { return plan_.is_array() ? int(plan_.size()) : 0; }
 
 int LadderRunner::stepsDone() const {
+  if (endStatus_ == QLatin1String(proto::kStatusOk)) return stepsPlanned();  // a step with no pair of its own (the kept one) too
   int done = 0, reference = 0;
   if (plan_.is_array())
     for (const auto& step : plan_) {
@@ -49,10 +51,13 @@ int LadderRunner::stepsDone() const {
   return done + (done + reference == stepsPlanned() ? reference : 0);
 }
 
-QString LadderRunner::progressText() const {
+QString LadderRunner::elapsedText() const {
   const qint64 s = clock_.isValid() ? clock_.elapsed() / 1000 : 0;
-  const QString elapsed = s >= 60 ? QStringLiteral("%1 min %2 s").arg(s / 60).arg(s % 60) : QStringLiteral("%1 s").arg(s);
-  return QStringLiteral("%1/%2 steps done · %3").arg(stepsDone()).arg(stepsPlanned()).arg(elapsed);
+  return s >= 60 ? QStringLiteral("%1 min %2 s").arg(s / 60).arg(s % 60) : QStringLiteral("%1 s").arg(s);
+}
+
+QString LadderRunner::progressText() const {
+  return QStringLiteral("%1/%2 steps done · %3").arg(stepsDone()).arg(stepsPlanned()).arg(elapsedText());
 }
 
 void LadderRunner::cancel() {
@@ -85,11 +90,11 @@ void LadderRunner::onEvent(const json& ev) {
     const proto::PairEndEvent pair = proto::readPairEndEvent(ev);
     if (!pair.settled.empty()) settled_.insert(qs(pair.key));
     const json wall = pair.estimate.value("wall", json::object());
-    Q_EMIT progress(QStringLiteral("%1 after %2 pair(s): %3 on wall time%4")
-                        .arg(qs(pair.key))
-                        .arg(pair.pair)
-                        .arg(qs(report::formatEstimate(report::estimateFromJson(wall))))
-                        .arg(pair.settled.empty() ? QString() : QStringLiteral(" (") + qs(pair.settled) + QLatin1Char(')')));
+    pairsSoFar_ = QStringLiteral("%1 pair(s): %2 on wall time%3")
+                      .arg(pair.pair)
+                      .arg(qs(report::formatEstimate(report::estimateFromJson(wall))))
+                      .arg(pair.settled.empty() ? QString() : QStringLiteral(" (") + qs(pair.settled) + QLatin1Char(')'));
+    Q_EMIT progress(QStringLiteral("%1 after %2").arg(qs(pair.key), pairsSoFar_));
   } else if (type == proto::WarningEvent::kType) {
     Q_EMIT progress(qs(proto::readWarningEvent(ev).message));
   } else if (type == proto::LadderEndEvent::kType) {

@@ -48,7 +48,12 @@ class LadderRunner : public QObject {
   // index jumps): steps done (skipped by the plan, or no more pairs: pair_end's `settled`; the
   // baseline with the last of them) of the plan's steps, and the time since start():
   // "3/8 steps done · 2 min 10 s".
+  // The newest pair's estimate so far, in words ("2 pair(s): 1.21× [1.05, 1.40] faster on wall
+  // time"); "" before the first pair ends.
+  const QString& pairsSoFar() const { return pairsSoFar_; }
   int stepsDone() const;
+  // The time since start(): "2 min 10 s".
+  QString elapsedText() const;
   int stepsPlanned() const;
   QString progressText() const;
 
@@ -79,6 +84,7 @@ class LadderRunner : public QObject {
   QElapsedTimer clock_;
   QString failedRung_;  // the last rung that did not end ok, in words
   QString endStatus_;   // the `end` event's status
+  QString pairsSoFar_;
 };
 
 }  // namespace wb::ui

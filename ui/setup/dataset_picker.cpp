@@ -11,6 +11,8 @@
 #include <QPushButton>
 #include <QSpinBox>
 
+#include <cmath>
+
 #include "runs/cli.h"
 #include "setup/field_errors.h"
 #include "setup/json_fields.h"
@@ -82,6 +84,22 @@ DatasetPicker::DatasetPicker(FieldErrors* errors, QWidget* parent) : QWidget(par
   form->addRow(QStringLiteral("Val images"), limitVal_);
   form->addRow(QString(), errors_->makeLabel(QStringLiteral("data.limit_val"), this));
 
+  holdOut_ = new QSpinBox(this);
+  holdOut_->setObjectName(QStringLiteral("data.val_fraction"));
+  holdOut_->setRange(0, 90);
+  holdOut_->setSingleStep(5);
+  holdOut_->setSuffix(QStringLiteral(" % of train"));
+  holdOut_->setSpecialValueText(QStringLiteral("none: the test split"));
+  holdOut_->setToolTip(QStringLiteral("Hold out this share of the training images (drawn with the run's seed) and "
+                                      "validate on them; \"none\" validates on the dataset's test split."));
+  form->addRow(QStringLiteral("Validate on"), holdOut_);
+  holdOutNote_ = new QLabel(this);
+  holdOutNote_->setObjectName(QStringLiteral("data.holdout_note"));
+  holdOutNote_->setWordWrap(true);
+  holdOutNote_->hide();
+  form->addRow(QString(), holdOutNote_);
+  form->addRow(QString(), errors_->makeLabel(QStringLiteral("data.val_fraction"), this));
+
   checkSoon_.setSingleShot(true);
   checkSoon_.setInterval(400);  // typing a path: check once the user pauses
   connect(&checkSoon_, &QTimer::timeout, this, &DatasetPicker::runCheck);
@@ -93,6 +111,11 @@ DatasetPicker::DatasetPicker(FieldErrors* errors, QWidget* parent) : QWidget(par
   connect(browse_, &QPushButton::clicked, this, &DatasetPicker::browse);
   connect(limitTrain_, &QSpinBox::valueChanged, this, &DatasetPicker::changed);
   connect(limitVal_, &QSpinBox::valueChanged, this, &DatasetPicker::changed);
+  connect(holdOut_, &QSpinBox::valueChanged, this, [this] {
+    holdOutByUs_ = false;
+    showHoldOut();
+    Q_EMIT changed();
+  });
   onKindChanged();
 }
 
@@ -151,6 +174,12 @@ void DatasetPicker::readFrom(const json& doc) {
   setPathVisible(kind_->currentIndex() != 0);
   limitTrain_->setValue(int(fieldNumber(doc, QStringLiteral("data.limit_train"), 0)));
   limitVal_->setValue(int(fieldNumber(doc, QStringLiteral("data.limit_val"), 0)));
+  {
+    const QSignalBlocker b5(holdOut_);
+    holdOut_->setValue(int(std::lround(fieldNumber(doc, QStringLiteral("data.val_fraction"), 0) * 100)));
+    holdOutByUs_ = false;
+  }
+  showHoldOut();
   scheduleCheck();
 }
 
@@ -158,6 +187,59 @@ void DatasetPicker::writeTo(json& doc) const {
   setField(doc, QStringLiteral("data.dataset"), spec().toStdString());
   setField(doc, QStringLiteral("data.limit_train"), limitTrain_->value());
   setField(doc, QStringLiteral("data.limit_val"), limitVal_->value());
+  setField(doc, QStringLiteral("data.val_fraction"), holdOut_->value() / 100.0);
+}
+
+QString DatasetPicker::refusal() const {
+  if (const QString p = holdOutProblem(); !p.isEmpty()) return p;
+  if (checkState_ == 0 && refused_) return QStringLiteral("The dataset cannot be read: ") + check_->text().section(QLatin1Char('\n'), 0, 0);
+  return {};
+}
+
+// A folder without a test split needs part of train held out, and each split at least one
+// image (the core's rule in openSplits, said before the run rather than by it).
+QString DatasetPicker::holdOutProblem() const {
+  if (checkState_ != 1) return {};
+  const int pct = holdOut_->value();
+  if (pct == 0 && testSplit_ == 0)
+    return QStringLiteral("This folder has no test split: hold out part of train to validate on (Validate on).");
+  const long long held = std::llround(double(trainSize_) * pct / 100.0);
+  if (pct > 0 && trainSize_ > 0 && (held < 1 || held >= trainSize_))
+    return QStringLiteral("Holding out %1 % of %2 train images leaves a split empty: choose another share.")
+        .arg(pct)
+        .arg(trainSize_);
+  return {};
+}
+
+void DatasetPicker::showHoldOut() {
+  const QString problem = holdOutProblem();
+  const int pct = holdOut_->value();
+  QString note;
+  if (!problem.isEmpty()) note = problem;
+  else if (pct > 0 && trainSize_ > 0)
+    note = QStringLiteral("%1 of %2 train images held out for validation%3.")
+               .arg(QLocale().toString(std::llround(double(trainSize_) * pct / 100.0)), QLocale().toString(trainSize_),
+                    testSplit_ == 0 ? QStringLiteral(" (this folder has no test split)") : QString());
+  holdOutNote_->setStyleSheet(problem.isEmpty() ? QString() : QStringLiteral("color: %1;").arg(FieldErrors::errorColor(this)));
+  holdOutNote_->setText(note);
+  holdOutNote_->setVisible(!note.isEmpty());
+}
+
+// What the check says of the splits: a folder without a test split gets 10 % held out (unless
+// the user chose a share); a dataset with one gets back the share set for a folder without.
+void DatasetPicker::takeSplits(const json& doc) {
+  testSplit_ = doc.value("test_split", true) ? 1 : 0;
+  trainSize_ = 0;
+  if (doc.contains("splits") && doc["splits"].is_object() && doc["splits"].contains("train") && doc["splits"]["train"].is_object())
+    trainSize_ = doc["splits"]["train"].value("size", 0LL);
+  const QSignalBlocker block(holdOut_);
+  if (testSplit_ == 0 && holdOut_->value() == 0) {
+    holdOut_->setValue(10);
+    holdOutByUs_ = true;
+  } else if (testSplit_ == 1 && holdOutByUs_) {
+    holdOut_->setValue(0);
+    holdOutByUs_ = false;
+  }
 }
 
 void DatasetPicker::scheduleCheck() {
@@ -165,6 +247,7 @@ void DatasetPicker::scheduleCheck() {
   if (query_) query_->cancel();
   checkState_ = -1;
   refused_ = false;
+  showHoldOut();
   if (needsFolder()) {
     check_->setText(QStringLiteral("Pick a folder."));
     checkSoon_.stop();
@@ -239,6 +322,10 @@ void DatasetPicker::showCheck(const json& doc, const QString& error) {
   check_->setText(text.isEmpty() ? QStringLiteral("The dataset could not be read.") : text);
   checkState_ = ok ? 1 : 0;
   refused_ = !ok;
+  const int heldBefore = holdOut_->value();
+  takeSplits(doc);
+  showHoldOut();
+  if (holdOut_->value() != heldBefore) Q_EMIT changed();
   Q_EMIT checkFinished(ok);
 }
 

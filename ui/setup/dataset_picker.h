@@ -2,7 +2,9 @@
 // Dataset choice: the built-in Fashion-MNIST or a folder (ImageFolder / IDX / CIFAR-10 binary),
 // picked, typed or dropped; checked as you pick with `workbench-cli dataset inspect SPEC --json`
 // (classes and image counts found, problems named), without blocking the window.
-// Owns data.dataset, data.limit_train and data.limit_val.
+// Owns data.dataset, data.val_fraction, data.limit_train and data.limit_val. A folder without a
+// test split gets 10 % of its train images held out for validation, said under the field; with
+// none held out it is refused (a run on it would fail).
 //
 // Thread affinity: GUI thread.
 #include <QPointer>
@@ -45,7 +47,9 @@ class DatasetPicker : public QWidget {
   int checkState() const { return checkState_; }
   // The last check read the dataset and found it unusable (a missing folder, no images): a run
   // on it would fail. False while checking, when fine, or when the check itself could not run.
-  bool refused() const { return checkState_ == 0 && refused_; }
+  bool refused() const { return (checkState_ == 0 && refused_) || !holdOutProblem().isEmpty(); }
+  // Why the data set-up would fail, in words ("" when it would not, or is not known yet).
+  QString refusal() const;
   // A folder kind is chosen but no folder given yet.
   bool needsFolder() const;
 
@@ -59,6 +63,9 @@ class DatasetPicker : public QWidget {
   void scheduleCheck();
   void runCheck();
   void showCheck(const nlohmann::json& doc, const QString& error);
+  void takeSplits(const nlohmann::json& doc);
+  QString holdOutProblem() const;
+  void showHoldOut();
 
   FieldErrors* errors_;
   void setPathVisible(bool visible);
@@ -71,6 +78,11 @@ class DatasetPicker : public QWidget {
   QLabel* check_;
   QSpinBox* limitTrain_;
   QSpinBox* limitVal_;
+  QSpinBox* holdOut_;  // data.val_fraction, in percent
+  QLabel* holdOutNote_;
+  int testSplit_ = -1;       // the checked dataset has a test split: -1 not known, 0 no, 1 yes
+  long long trainSize_ = 0;  // its train images (0: not known)
+  bool holdOutByUs_ = false;  // the hold-out was set for a folder without a test split
   QTimer checkSoon_;
   QPointer<CliQuery> query_;
   QString checkedSpec_;

@@ -514,7 +514,7 @@ QString SetupPanel::whyNotValid() const {
   if (valid_) return {};
   if (!errors_.shown().isEmpty()) return QStringLiteral("Fix the fields marked in red first.");
   if (dataset_->needsFolder()) return QStringLiteral("Pick the dataset folder first.");
-  return QStringLiteral("The dataset cannot be read: ") + dataset_->checkText().section(QLatin1Char('\n'), 0, 0);
+  return dataset_->refusal();
 }
 
 // Early stopping that cannot stop this experiment (too few evaluations for its patience) says

@@ -231,7 +231,10 @@ SpeedupsGroup::Row SpeedupsGroup::addRow(const QString& key, const QString& path
   row.tryButton = new QPushButton(QStringLiteral("Try vs baseline"), row.box);
   row.tryButton->setObjectName(QStringLiteral("try:") + key);
   row.tryButton->setToolTip(QStringLiteral("Run the baseline with only %1 changed, shown against the baseline").arg(title));
-  connect(row.tryButton, &QPushButton::clicked, this, [this, key] { Q_EMIT tryRequested(key); });
+  connect(row.tryButton, &QPushButton::clicked, this, [this, key] {
+    if (trying_ == key) Q_EMIT tryCancelRequested();
+    else Q_EMIT tryRequested(key);
+  });
   grid->addWidget(row.title, 0, 0);
   grid->addWidget(control, 0, 1);
   grid->addWidget(row.tryButton, 0, 2);
@@ -295,7 +298,25 @@ void SpeedupsGroup::setAvailability(const QString& key, bool available, const QS
   row.availability->setVisible(!text.isEmpty());
   row.control->setEnabled(available);
   row.control->setToolTip(available ? QString() : text);
-  row.tryButton->setEnabled(available);
+  row.tryButton->setEnabled(trying_.isEmpty() ? available : key == trying_);
+}
+
+void SpeedupsGroup::setTrying(const QString& key, const QString& status) {
+  trying_ = key;
+  for (auto it = rows_.begin(); it != rows_.end(); ++it) {
+    QPushButton* button = it.value().tryButton;
+    const bool mine = it.key() == key;
+    button->setText(mine ? QStringLiteral("Cancel try") : QStringLiteral("Try vs baseline"));
+    button->setEnabled(key.isEmpty() ? available_.value(it.key(), true) : mine);
+    if (!button->property("tryTip").isValid()) button->setProperty("tryTip", button->toolTip());
+    button->setToolTip(mine ? QStringLiteral("Stop the try; the pairs that finished are kept and counted")
+                       : key.isEmpty() ? button->property("tryTip").toString()
+                                       : QStringLiteral("A try is running: cancel it or wait for it first"));
+  }
+  if (key.isEmpty() || status.isEmpty()) return;
+  QLabel* effect = rows_.value(key).effect;
+  effect->setText(status);
+  effect->setVisible(true);
 }
 
 void SpeedupsGroup::setCapabilities(const json& caps) {

@@ -79,6 +79,11 @@ class SpeedupsGroup : public QGroupBox {
   void setEarlyStoppingCaveat(const QString& text);
   QString earlyStoppingCaveat() const;
   QPushButton* tryButton(const QString& key) const;
+  // A try is running on `key`: its button turns into "Cancel try" (tryCancelRequested), the
+  // other rows' Try buttons wait, and `status` (its pairs so far) stands under the row; "" when
+  // none runs (the buttons come back; setEffects writes the rows).
+  void setTrying(const QString& key, const QString& status = QString());
+  const QString& trying() const { return trying_; }
   QPushButton* probeButton() const { return probe_; }
 
   // The speedup keys in display order.
@@ -87,6 +92,7 @@ class SpeedupsGroup : public QGroupBox {
  Q_SIGNALS:
   void changed();
   void tryRequested(const QString& key);
+  void tryCancelRequested();
   void probeRequested();
   void probeCancelRequested();
 
@@ -122,6 +128,7 @@ class SpeedupsGroup : public QGroupBox {
   QPushButton* probe_;
   QPushButton* useProbe_ = nullptr;
   int offered_ = -1;
+  QString trying_;  // the speedup whose try is running
   bool offerFewerOnly_ = false;  // the probe found the data path is not the bottleneck
   QLabel* hint_;
   QLabel* source_;

@@ -68,8 +68,10 @@ MainWindow::MainWindow(const Options& options, QWidget* parent) : QMainWindow(pa
   plots_ = new LivePlots(runs_);
   compare_ = new CompareView(runs_);
   tryRunner_ = new LadderRunner(this, QStringLiteral("try"));
-  connect(tryRunner_, &LadderRunner::progress, this, [this](const QString& line) { showMessage(QStringLiteral("Try: ") + line); });
+  connect(tryRunner_, &LadderRunner::progress, this, &MainWindow::onTryProgress);
   connect(tryRunner_, &LadderRunner::finished, this, &MainWindow::onTryFinished);
+  // A try's runs join the list and the plots as they start, like a ladder's.
+  connect(tryRunner_, &LadderRunner::rungStarted, this, [this](int, int, const QString&, const QString& dir) { showLadderRung(dir, 0); });
   compare_->setLadderLrScaling([this] { return setup_->lrScaling(); });  // Run ladder's --lr-scaling
   runsPanel_ = new RunsPanel(runs_, queue_);
 
@@ -78,6 +80,7 @@ MainWindow::MainWindow(const Options& options, QWidget* parent) : QMainWindow(pa
 
   connect(setup_, &SetupPanel::validityChanged, this, &MainWindow::updateActions);
   connect(setup_, &SetupPanel::tryRequested, this, &MainWindow::trySpeedup);
+  connect(setup_->speedups(), &SpeedupsGroup::tryCancelRequested, this, &MainWindow::cancelTry);
   // The probe's verdict is the workers row's (word-wrapped, with its tooltip); the status bar
   // says in one short line that it ended.
   connect(setup_, &SetupPanel::probeFinished, this, [this](bool ok, const QString& text) {
@@ -99,6 +102,9 @@ MainWindow::MainWindow(const Options& options, QWidget* parent) : QMainWindow(pa
   // A running ladder's rungs join the list and the plots as they start.
   connect(compare_->ladderRunner(), &LadderRunner::rungStarted, this,
           [this](int, int, const QString&, const QString& dir) { showLadderRung(dir, 0); });
+  // Each rung that ends (and the ladder's end) is what the speedup rows say was measured here.
+  connect(compare_->ladderRunner(), &LadderRunner::rungEnded, setup_, &SetupPanel::refreshMeasured);
+  connect(compare_->ladderRunner(), &LadderRunner::finished, setup_, &SetupPanel::refreshMeasured);
 
   QString root = options_.runsRoot;
   if (options_.useSettings) restoreSettings();
@@ -156,7 +162,10 @@ void MainWindow::buildActions() {
   stopAction_ = run->addAction(QStringLiteral("&Stop run"), this, &MainWindow::stopSelectedOrNewest);
   stopAction_->setShortcuts({QKeySequence(QStringLiteral("Ctrl+.")), QKeySequence(QStringLiteral("Shift+F5"))});
   stopAction_->setObjectName(QStringLiteral("action.stop"));
-  stopAllAction_ = run->addAction(QStringLiteral("Stop &all"), this, [this] { queue_->stopAll(); });
+  stopAllAction_ = run->addAction(QStringLiteral("Stop &all"), this, [this] {
+    queue_->stopAll();
+    cancelTry();
+  });
   run->addSeparator();
   sideBySideAction_ = run->addAction(QStringLiteral("Run side by side"));
   sideBySideAction_->setCheckable(true);
@@ -251,7 +260,11 @@ void MainWindow::buildLayout() {
   resize(1280, 800);
 }
 
-void MainWindow::showMessage(const QString& text) { statusBar()->showMessage(text, 10000); }
+// The whole message is the status bar's tooltip: a long one is cut at the runs folder's label.
+void MainWindow::showMessage(const QString& text) {
+  statusBar()->showMessage(text, 10000);
+  statusBar()->setToolTip(text);
+}
 
 // A rung's folder gets its config and first events a moment after the ladder announces it: try
 // again for a few seconds. Shown ticked, followed live by the history.
@@ -282,8 +295,10 @@ void MainWindow::setRunsRoot(const QString& root) {
   history_->setRoot(root);
   setup_->setRunsRoot(history_->root());
   compare_->setRunsRoot(history_->root());
-  rootLabel_->setText(QStringLiteral("Runs: %1").arg(QDir::toNativeSeparators(history_->root())));
-  rootLabel_->setToolTip(QStringLiteral("workbench-cli: %1").arg(queue_->cliPath()));
+  // The folder elided in the middle: the status bar's messages keep most of the width.
+  const QString folder = QDir::toNativeSeparators(history_->root());
+  rootLabel_->setText(QStringLiteral("Runs: %1").arg(rootLabel_->fontMetrics().elidedText(folder, Qt::ElideMiddle, 260)));
+  rootLabel_->setToolTip(QStringLiteral("Runs folder: %1\nworkbench-cli: %2").arg(folder, queue_->cliPath()));
 }
 
 Run* MainWindow::runExperiment() {
@@ -341,24 +356,46 @@ bool MainWindow::trySpeedup(const QString& key) {
     return false;
   }
   tryKey_ = QString::fromStdString(setting);
+  tryRow_ = key;
   tryRunner_->start(queue_->cliPath(), {QStringLiteral("--config"), basePath, QStringLiteral("--variant-config"), variantPath,
                                         QStringLiteral("--label"), tryKey_, QStringLiteral("--speedup"), key, QStringLiteral("--out"), out,
                                         QStringLiteral("--min-effect"), QString::number(runs_->minEffect())});
   showMessage(QStringLiteral("Trying %1 against %2: pairs of runs, their order alternating, until the verdict is clear…")
-                  .arg(tryKey_, baseline ? baseline->name() : QStringLiteral("the set-up with every speedup off")));
+                  .arg(tryKey_, baseline ? runs_->displayName(baseline) : QStringLiteral("the set-up with every speedup off")));
+  onTryProgress({});
+  updateActions();
   return true;
+}
+
+// The running try in its row: how long, its pairs so far; the status bar has the latest line.
+void MainWindow::onTryProgress(const QString& line) {
+  if (!line.isEmpty()) showMessage(QStringLiteral("Try: ") + line);
+  if (!tryRunner_->isRunning()) return;
+  const QString soFar = tryRunner_->pairsSoFar();
+  setup_->speedups()->setTrying(
+      tryRow_, QStringLiteral("Trying %1 (%2): %3 Cancel keeps the pairs that finished.")
+                   .arg(tryKey_, tryRunner_->elapsedText(),
+                        soFar.isEmpty() ? QStringLiteral("the first pair is running.") : soFar + QStringLiteral(" so far.")));
+}
+
+void MainWindow::cancelTry() {
+  if (!tryRunner_->isRunning()) return;
+  tryRunner_->cancel();
+  showMessage(QStringLiteral("Stopping the try of %1: the pair under way is cut; the finished ones are kept…").arg(tryKey_));
 }
 
 // The try's estimate in words, and the speedup row's measured effect from its try.json.
 void MainWindow::onTryFinished(const QString& outDir, bool cancelled, const QString& error) {
+  setup_->speedups()->setTrying(QString());
   setup_->refreshMeasured();
+  updateActions();
   if (!error.isEmpty()) {
     showMessage(QStringLiteral("Try %1 failed: %2").arg(tryKey_, error));
     return;
   }
   const json& doc = tryRunner_->result();
-  if (cancelled || !doc.is_object()) {
-    showMessage(QStringLiteral("Try %1 stopped: a pair cut short gives nothing (%2).").arg(tryKey_, outDir));
+  if (!doc.is_object() || (cancelled && doc.value("pairs", 0) < 1)) {
+    showMessage(QStringLiteral("Try %1 stopped before a pair finished; its runs are kept in %2.").arg(tryKey_, outDir));
     return;
   }
   const ladder::SpeedupEffect e = ladder::tryEffect(doc, "");
@@ -391,6 +428,10 @@ void MainWindow::stopSelectedOrNewest() {
         break;
       }
   }
+  if (tryRunner_->isRunning() && (!target || target->runDir().startsWith(tryRunner_->outDir() + QLatin1Char('/')))) {
+    cancelTry();  // a try's run stops with its try
+    return;
+  }
   if (!target) return;
   runsPanel_->stopRun(target);
   showMessage(QStringLiteral("Stopping %1 (it finishes its step and writes its end)…").arg(target->name()));
@@ -404,6 +445,7 @@ void MainWindow::updateActions() {
   bool anyActive = false;
   for (Run* r : runs_->runs())
     if (isActive(r->status()) || r->status() == RunStatus::Queued) anyActive = true;
+  anyActive = anyActive || tryRunner_->isRunning();
   stopAction_->setEnabled(anyActive);
   stopAllAction_->setEnabled(anyActive);
   runButton_->setText(queue_->activeCount() > 0 && !queue_->sideBySide() ? QStringLiteral("Queue experiment")

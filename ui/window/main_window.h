@@ -68,6 +68,9 @@ class MainWindow : public QMainWindow {
   // it ends the status bar gives the estimate with its interval and verdict and the speedup's row
   // its measured effect. False, with the reason in the status bar, when it cannot start.
   bool trySpeedup(const QString& key);
+  // Stops the running try (Cancel try, Stop all, Stop run on one of its runs): the pair under
+  // way is cut, the finished ones are kept and counted in its try.json.
+  void cancelTry();
   LadderRunner* tryRunner() const { return tryRunner_; }
   bool openExperiment(const QString& path, QString* error = nullptr);
   bool saveExperiment(const QString& path, QString* error = nullptr);
@@ -85,6 +88,7 @@ class MainWindow : public QMainWindow {
 
  private:
   void onTryFinished(const QString& outDir, bool cancelled, const QString& error);
+  void onTryProgress(const QString& line);
   void buildActions();
   void buildLayout();
   void restoreSettings();
@@ -104,6 +108,7 @@ class MainWindow : public QMainWindow {
   LivePlots* plots_;
   CompareView* compare_;
   LadderRunner* tryRunner_;
+  QString tryRow_;  // the speedup key of the running try
   QString tryKey_;  // the speedup the running try measures
   RunsPanel* runsPanel_;
   QTabWidget* viewTabs_;

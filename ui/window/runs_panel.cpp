@@ -164,12 +164,13 @@ void RunsPanel::updateDetails() {
   }
   QStringList out;
   out << model_->displayName(run) + QStringLiteral(" — ") + statusWord(run->status());
-  if (model_->displayName(run) != run->name()) out << QStringLiteral("Experiment: ") + run->name();
-  if (!run->runDir().isEmpty()) out << run->runDir();
+  // What ended it comes right under its name: the pane shows three lines before it scrolls.
   // A stopped run has no error: what ended it, in words.
   const bool stopped = run->status() == RunStatus::Cancelled;
   if (!run->errorMessage().isEmpty())
-    out << QString() << (stopped ? QStringLiteral("Cancelled: ") : QStringLiteral("Error: ")) + run->errorMessage();
+    out << (stopped ? QStringLiteral("Cancelled: ") : QStringLiteral("Error: ")) + run->errorMessage();
+  if (model_->displayName(run) != run->name()) out << QStringLiteral("Experiment: ") + run->name();
+  if (!run->runDir().isEmpty()) out << run->runDir();
   if (stopped)
     out << QStringLiteral("It gets no speedup (it did not finish); its folder keeps what it wrote, and "
                           "`workbench-cli run --resume` continues it from checkpoints/last.pt.");
