@@ -27,28 +27,36 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* kAbout = R"(baseline, then each speedup added in turn; writes the ladder table and chart
+const char* kAbout = R"(baseline, then each speedup in turn, keeping what pays; writes the ladder table, chart and kept.json
 
 Runs the baseline (every speedup off: workers 0, pin memory off, devices 1, precision 32-true,
-no early stopping, sharding off, grad-enabled evaluation), then adds the speedups one at a time,
-cumulatively: workers (the stored `probe workers` result for this experiment, else
-min(cores, 4)) -> pin memory -> devices (the GPUs, or 2 CPU processes) ->
-precision (16-mixed on CUDA, bf16-mixed on CPU) -> early stopping (patience 2) -> sharding
-(zero1, needs devices > 1) -> inference-mode evaluation. What this machine cannot do (see
-`workbench-cli capabilities`) is skipped with the reason.
+no early stopping, sharding off, grad-enabled evaluation), then tries the speedups one at a
+time: workers (the stored `probe workers` result for this experiment, else min(cores, 4)) ->
+pin memory -> devices (the GPUs, or 2 CPU processes, with the lr scaled for the larger global
+batch: --lr-scaling) -> precision (16-mixed on CUDA, bf16-mixed on CPU) -> early stopping
+(patience 2) -> sharding (zero1, needs devices > 1) -> inference-mode evaluation. What this
+machine cannot do (see `workbench-cli capabilities`) is skipped with the reason.
 
-Each step runs as pairs with the baseline, close in time and in alternating order (baseline then
-step, then step then baseline); its speedup is the geometric mean of the pairs' ratios with its
-interval, "faster" or "slower" only when the interval excludes 1 and the estimate is beyond
---min-effect (2 %), else "within noise"; each look spends its share of a 5 % false-alarm rate. Pairs are added until the verdict is clear, at most --max-pairs per step
-and --budget-s seconds (--repeats N: exactly N pairs).
+Greedy (the default): each step runs as pairs with the configuration kept so far, and is kept
+unless it is slower, fails or no longer reaches the target accuracy (then it is dropped, with
+the reason, and left out of what follows); last, the configuration kept runs as pairs with the
+baseline. --cumulative: each step builds on the one before whatever it measured, and runs as
+pairs with the baseline.
 
-Writes into --out: runs/<step>-p<N> and runs/<step>-p<N>-baseline (each pair's runs),
-pairs.json (the plan and the finished pairs), ladder.md, ladder.csv, ladder.tex, ladder.json,
-ladder.html (self-contained, with the chart and the advisor's verdicts), ladder.svg and
-ladder.png (the speedup-to-target bar chart). The tables are rewritten after each pair, so a
-cancelled ladder keeps what it measured; a pair cut short gives no speedup, and `ladder --out`
-on that folder continues the ladder (a different plan is refused, saying what differs).)";
+Pairs are close in time and in alternating order (reference then step, then step then
+reference); a speedup is the geometric mean of the pairs' ratios with its interval, "faster" or
+"slower" only when the interval excludes 1 and the estimate is beyond --min-effect (2 %), else
+"within noise"; each look spends its share of a 5 % false-alarm rate. Pairs are added until the
+verdict is clear, at most --max-pairs per step and --budget-s seconds (--repeats N: exactly N).
+
+Writes into --out: steps/<step>/ (greedy: each step's pairs.json and runs) or runs/ and
+pairs.json (cumulative), ladder.md, ladder.csv, ladder.tex, ladder.json, ladder.html
+(self-contained, with the chart and the advisor's verdicts), ladder.svg and ladder.png (the
+speedup-to-target bar chart), and kept.json (greedy: the configuration kept, for `workbench-cli
+run --config kept.json`). The tables are rewritten after each pair, so a cancelled ladder keeps
+what it measured; a pair cut short gives no speedup, and `ladder --out` on that folder
+continues the ladder, running a cut pair again in new folders (a different plan is refused,
+saying what differs).)";
 
 const char* kFooter = R"(
 Exit codes: 0 every step that could run produced a result, 1 a step failed, 2 bad config or
@@ -60,7 +68,7 @@ struct LadderCliOptions {
   int repeats = 0, rerun_contended = 1, max_pairs = experiment::kDefaultMaxPairs;
   double budget_s = experiment::kDefaultBudgetS, noise_band = -1;  // < 0: this host's
   double min_effect = report::kDefaultMinEffect;
-  bool isolated = false, dry_run = false, events_stdout = false;
+  bool isolated = false, dry_run = false, events_stdout = false, cumulative = false;
 };
 
 void printPlan(const std::vector<ladder::LadderStep>& plan) {
@@ -89,7 +97,8 @@ Result<fs::path> prepareOut(const LadderCliOptions& o) {
   if (out.empty()) out = fs::path(o.runs_root.empty() ? defaultRunsRoot() : fs::path(o.runs_root)) / makeRunId("ladder");
   std::error_code ec;
   out = fs::absolute(out, ec);
-  if (fs::exists(out, ec) && (!fs::is_directory(out, ec) || (!fs::is_empty(out, ec) && !experiment::holdsPairs(out))))
+  const bool ladderThere = experiment::holdsPairs(out) || fs::exists(out / "plan.json", ec);  // cumulative, or greedy
+  if (fs::exists(out, ec) && (!fs::is_directory(out, ec) || (!fs::is_empty(out, ec) && !ladderThere)))
     return makeError(Errc::Io, "--out " + out.string() + ": exists and is neither an empty folder nor a ladder to continue (choose a new one)");
   fs::create_directories(out / "runs", ec);
   if (ec) return makeError(Errc::Io, "--out " + out.string() + ": cannot create it: " + ec.message());
@@ -137,7 +146,7 @@ int ladderCommand(const LadderCliOptions& o) {
     return 1;
   }
   installStopSignals();
-  const bool continuing = experiment::holdsPairs(*out);
+  const bool continuing = experiment::holdsPairs(*out) || fs::exists(*out / "plan.json");
   std::fprintf(stderr, "ladder -> %s (%zu steps, %s)%s\n", out->c_str(), plan->size(),
                o.repeats > 0 ? (std::to_string(o.repeats) + " pair(s) each").c_str()
                              : ("pairs until the verdict is clear, at most " + std::to_string(o.max_pairs) + " each").c_str(),
@@ -150,6 +159,7 @@ int ladderCommand(const LadderCliOptions& o) {
   lo.cli_path = selfPath();
   lo.stop = &stopFlag();
   lo.command = commandLine();
+  lo.greedy = !o.cumulative;
   if (eventsOut) lo.on_event = printEvent;
   auto result = ladder::runLadder(lo);
   if (!result.ok()) {
@@ -159,8 +169,11 @@ int ladderCommand(const LadderCliOptions& o) {
   }
   const std::string table = report::renderText(ladder::ladderTable(result->ladder));
   std::fprintf(eventsOut ? stderr : stdout, "%s\n", table.c_str());
-  std::fprintf(eventsOut ? stderr : stdout, "wrote %s/ladder.{md,csv,tex,json,html,svg,png} and the runs in %s/runs\n",
-               out->c_str(), out->c_str());
+  std::fprintf(eventsOut ? stderr : stdout, "wrote %s/ladder.{md,csv,tex,json,html,svg,png} and the runs in %s/%s\n",
+               out->c_str(), out->c_str(), o.cumulative ? "runs" : "steps");
+  if (const ladder::LadderRow* kept = ladder::keptRow(result->ladder); kept && !result->cancelled)
+    std::fprintf(eventsOut ? stderr : stdout, "kept: %s — run it with `workbench-cli run --config %s/kept.json`\n",
+                 kept->step.skipped ? kept->step.note.c_str() : kept->step.added.c_str(), out->c_str());
   if (result->cancelled)
     std::fprintf(stderr, "ladder %s: the tables hold the pairs that finished; `workbench-cli ladder --out %s` with the same options continues it\n",
                  result->ladder.status_note.c_str(), out->c_str());
@@ -202,13 +215,17 @@ void addLadder(CLI::App& cli, Commands& out) {
   ladder->add_option("--steps", o->steps,
                      "run only these steps besides the baseline (workers, pin_memory, devices,\n"
                      "precision, early_stopping, sharding, inference_eval); the others are listed\n"
-                     "as left out. Each step keeps its place in the cumulative order")
+                     "as left out. Each step keeps its place in the recipe's order")
       ->type_name("KEY,...");
   ladder->add_flag("--isolated", o->isolated, "also run each speedup alone against the baseline");
+  ladder->add_flag("--cumulative", o->cumulative,
+                   "each step builds on the one before whatever it measured, paired with the baseline\n"
+                   "(the default is greedy: each step against the configuration kept so far)");
   ladder->add_option("--lr-scaling", o->lr_scaling,
                      "the steps on more than one device train with optim.lr_scaling=M\n"
                      "(lr x devices or x sqrt(devices), after a short warm-up), so the devices step\n"
-                     "reaches the baseline's accuracy in the same epochs (default: the config's)")
+                     "reaches the baseline's accuracy in the same epochs (default: the config's\n"
+                     "when it scales, else linear for SGD and sqrt for Adam/AdamW; none: no scaling)")
       ->type_name("M")->check(oneOf(lrScalingChoices()));
   ladder->add_option("--target-acc", o->target_acc,
                      "target val accuracy: 0.85, 85 or 85% (default: the lowest best val acc of the baseline's repeats)")

@@ -33,7 +33,8 @@ json readJson(const QString& path) {
 QStringList ladderArgs(const QString& out, const QString& steps) {
   QStringList args{QStringLiteral("ladder"), QStringLiteral("--events-stdout"), QStringLiteral("--out"), out,
                    QStringLiteral("--steps"), steps, QStringLiteral("--repeats"), QStringLiteral("1")};
-  for (const char* kv : {"model.name=mlp", "data.limit_train=512", "data.limit_val=128", "train.epochs=1",
+  // Runs of a few seconds: the test cuts one while it trains.
+  for (const char* kv : {"model.name=mlp", "data.limit_train=4096", "data.limit_val=128", "train.epochs=1",
                          "train.log_every=1", "train.threads=1", "train.batch_size=16"})
     args << QStringLiteral("--set") << QString::fromLatin1(kv);
   return args;
@@ -84,12 +85,12 @@ class TestCliLadderCancel : public QObject {
     ladder.start(QStringLiteral(WB_CLI_PATH), ladderArgs(out, steps));
     QVERIFY(ladder.waitForStarted());
 
-    // The workers pair finishes; the early-stopping pair starts (its variant first): cut it mid-training.
+    // The workers pair finishes; the early-stopping step's run starts (after its reference, the
+    // configuration kept so far): cut it mid-training.
     std::vector<json> events;
     QVERIFY2(readEvents(ladder, events, [](const json& e) { return e["type"] == "pair_end" && e["key"] == "workers"; }, 240000),
              ladder.readAllStandardError().constData());
-    QVERIFY(readEvents(ladder, events, [](const json& e) { return e["type"] == "rung_start"; }, 60000));
-    QCOMPARE(events.back()["key"].get<std::string>(), std::string("early_stopping"));
+    QVERIFY(readEvents(ladder, events, [](const json& e) { return e["type"] == "rung_start" && e["key"] == "early_stopping"; }, 120000));
     const QString cutDir = QString::fromStdString(events.back()["run_dir"].get<std::string>());
     QElapsedTimer waited;
     waited.start();
@@ -118,7 +119,12 @@ class TestCliLadderCancel : public QObject {
     QVERIFY(table.contains("cancelled at step early_stopping"));
     QVERIFY(table.contains("not run (cancelled)"));
 
-    // The same command continues: the workers pair is reused, the rest runs.
+    // The same command continues: the workers pair is reused, the rest runs; the cut run's
+    // folder keeps what it wrote (the pair runs again in new folders).
+    const QByteArray cutEvents = [&] {
+      QFile f(cutDir + QStringLiteral("/events.jsonl"));
+      return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+    }();
     const auto workersSummary = QFileInfo(QString::fromStdString(stepOf(cut, "workers")["run_dirs"][0].get<std::string>()) +
                                           QStringLiteral("/summary.json")).lastModified();
     const auto again = wb::test::runProcess(QStringLiteral(WB_CLI_PATH), ladderArgs(out, steps), 300000);
@@ -135,9 +141,12 @@ class TestCliLadderCancel : public QObject {
       QCOMPARE(stepOf(done, key)["run_dirs"].size(), size_t{1});
       QVERIFY(!stepOf(done, key)["not_run"].get<bool>());
     }
-    QCOMPARE(stepOf(done, "baseline")["run_dirs"].size(), size_t{3});  // one per pair
+    QVERIFY(stepOf(done, "baseline")["run_dirs"].size() >= 1);  // the first step's reference runs
     QCOMPARE(QFileInfo(QString::fromStdString(stepOf(done, "workers")["run_dirs"][0].get<std::string>()) +
                        QStringLiteral("/summary.json")).lastModified(), workersSummary);
+    QFile cutAfter(cutDir + QStringLiteral("/events.jsonl"));
+    QVERIFY(cutAfter.open(QIODevice::ReadOnly));
+    QCOMPARE(cutAfter.readAll(), cutEvents);
 
     // Another plan on that folder: refused, saying what differs and what to do.
     const auto other = wb::test::runProcess(QStringLiteral(WB_CLI_PATH), ladderArgs(out, QStringLiteral("workers")), 120000);

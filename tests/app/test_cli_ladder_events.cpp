@@ -85,7 +85,7 @@ class TestCliLadderEvents : public QObject {
     QCOMPARE(types.first(), QStringLiteral("ladder"));
     QCOMPARE(types.last(), QStringLiteral("end"));
     QCOMPARE(QString::fromStdString(events[0]["out_dir"].get<std::string>()), out);
-    QCOMPARE(events[0]["steps"].size(), size_t{8});
+    QCOMPARE(events[0]["steps"].size(), size_t{9});  // the recipe's eight, then the configuration kept
     const int pairs = int(types.count(QStringLiteral("pair_end")));
     QVERIFY(pairs == 1 || pairs == 2);
     QCOMPARE(int(types.size()), 2 + 5 * pairs);

@@ -63,7 +63,9 @@ class TestCliLadderSlow : public QObject {
     QTemporaryDir root;
     const QString out = root.filePath(QStringLiteral("ladder"));
     // Adaptive, capped at 2 pairs a step (and one rerun of a contended pair) to keep CI short.
-    QStringList args{QStringLiteral("ladder"), QStringLiteral("--out"), out, QStringLiteral("--max-pairs"), QStringLiteral("2"),
+    // Cumulative: every step builds on the one before (the greedy default is test_cli_ladder_greedy).
+    QStringList args{QStringLiteral("ladder"), QStringLiteral("--cumulative"), QStringLiteral("--out"), out,
+                     QStringLiteral("--max-pairs"), QStringLiteral("2"),
                      QStringLiteral("--rerun-contended"), QStringLiteral("1")};
     // Adam learns visibly in 32 steps (SGD at the default lr stays near chance), so the accuracy
     // beside each speedup means something.

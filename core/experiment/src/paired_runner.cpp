@@ -48,6 +48,7 @@ class Runner {
   Status save();
   void settle(VariantRuns& v);
   bool runPair(size_t j);
+  fs::path freshDir(const std::string& stem, const std::string& partnerSuffix = {}) const;
   // One run of `arm` into `dir`: its record, or nullopt (could not start, or cancelled).
   std::optional<report::RunRecord> runOne(const Arm& arm, int pair, const fs::path& dir, std::string* failure);
   void noteRungEnd(const Arm& arm, int pair, const fs::path& dir, const std::string& status, const std::string& error,
@@ -155,7 +156,7 @@ std::optional<report::RunRecord> Runner::runOne(const Arm& arm, int pair, const 
   launch::LaunchOptions lo;
   lo.cli_path = hooks_.cli_path;
   lo.run_dir = dir.string();
-  lo.overwrite = true;  // the folder is this experiment's own: a pair cut before is measured afresh
+  lo.overwrite = false;  // never: a pair cut before is measured afresh in new folders (freshDir)
   lo.on_event = [this](const json& ev) {
     if (proto::isEvent<proto::ErrorEvent>(ev)) say("    error: %s\n", proto::readErrorEvent(ev).message.c_str());
   };
@@ -182,13 +183,26 @@ std::optional<report::RunRecord> Runner::runOne(const Arm& arm, int pair, const 
   return std::move(*rec);
 }
 
+// out/runs/<stem> (and <stem><partnerSuffix>) when neither exists, else the same with "-r2",
+// "-r3", …: a pair or run cut before and run again never replaces what its first attempt wrote
+// (the finished half of a cut pair is a record too; it is just not counted).
+fs::path Runner::freshDir(const std::string& stem, const std::string& partnerSuffix) const {
+  for (int attempt = 1;; ++attempt) {
+    const std::string s = attempt == 1 ? stem : stem + "-r" + std::to_string(attempt);
+    std::error_code ec;
+    const bool taken = fs::exists(out_ / "runs" / s, ec) || (!partnerSuffix.empty() && fs::exists(out_ / "runs" / (s + partnerSuffix), ec));
+    if (!taken) return out_ / "runs" / s;
+  }
+}
+
 // One pair of variant j; false when it was cut (cancelled) or could not run.
 bool Runner::runPair(size_t j) {
   VariantRuns& v = o_.variants[j];
   const int number = static_cast<int>(v.pairs.size()) + 1;
   const bool variantFirst = (number - 1 + static_cast<int>(j)) % 2 == 1;
-  const std::string stem = v.arm.slug + "-p" + std::to_string(number);
-  const fs::path refDir = out_ / "runs" / (stem + "-" + plan_.reference.key), varDir = out_ / "runs" / stem;
+  const std::string refSuffix = "-" + plan_.reference.key;
+  const fs::path varDir = freshDir(v.arm.slug + "-p" + std::to_string(number), refSuffix);
+  const fs::path refDir = varDir.string() + refSuffix;
   say("[%d/%d] %s, pair %d (%s first): %s\n", v.arm.index + 1, plan_.steps, v.arm.key.c_str(), number,
       variantFirst ? v.arm.key.c_str() : plan_.reference.key.c_str(), v.arm.label.c_str());
   std::optional<report::RunRecord> ref, var;
@@ -223,7 +237,7 @@ bool Runner::runPair(size_t j) {
 
 Status Runner::runLoneReference() {
   if (!o_.lone_reference.empty() || stopped()) return {};
-  const fs::path dir = out_ / "runs" / plan_.reference.slug;
+  const fs::path dir = freshDir(plan_.reference.slug);
   std::string failure;
   auto rec = runOne(plan_.reference, 1, dir, &failure);
   if (!rec) {

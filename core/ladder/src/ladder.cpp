@@ -63,6 +63,7 @@ LadderRow summarizeStep(const LadderStepRuns& s, std::optional<double> target, s
   row.step = s.step;
   row.settled = s.settled;
   row.not_run = s.not_run;
+  row.decision = s.decision;
   std::vector<double> walls, targets, accs, mems, rates, gflops, pcts;
   std::vector<std::string> problems = s.failures;
   std::vector<RunMetrics> metrics;
@@ -162,6 +163,7 @@ Ladder summarizeLadder(const std::vector<LadderStepRuns>& steps, std::optional<d
   ladder.verdicts = seq;
   ladder.status = status.status;
   ladder.cancelled_at = status.cancelled_at;
+  ladder.greedy = status.greedy;
   if (status.status == proto::kStatusCancelled)
     ladder.status_note = "cancelled at step " + (status.cancelled_at.empty() ? std::string("?") : status.cancelled_at);
   std::vector<const RunRecord*> references;
@@ -194,7 +196,7 @@ Ladder summarizeLadder(const std::vector<LadderStepRuns>& steps, std::optional<d
         added.cumulative_target = added.target_s ? pointOf(added.estimates.to_target) : std::nullopt;
         addNote(added.contention, "the baseline: ", own[*baseline]);
       }
-      if (!s.step.isolated && previous && i != *baseline) {
+      if (!s.step.isolated && !status.greedy && previous && i != *baseline) {
         const LadderRow& prev = ladder.rows[*previous];
         const Values a = valuesOf(steps[*previous].runs, {}, ladder.target_acc), b = valuesOf(s.runs, {}, ladder.target_acc);
         added.estimates.marginal_to_target = groupSpeedup(a.target, b.target, Sequential{1, 1, seq.min_effect, seq.floor_band}.at(1));
@@ -206,6 +208,12 @@ Ladder summarizeLadder(const std::vector<LadderStepRuns>& steps, std::optional<d
     if (!s.step.isolated && !s.step.skipped && added.wall_s) previous = i;
   }
   return ladder;
+}
+
+const LadderRow* keptRow(const Ladder& ladder) {
+  for (const auto& row : ladder.rows)
+    if (row.step.key == kKeptStep) return &row;
+  return nullptr;
 }
 
 LadderHeadline ladderHeadline(const LadderRow& row) {
@@ -326,20 +334,34 @@ Table ladderTable(const Ladder& ladder) {
                {"gflop_per_s", "GFLOP/s", "GFLOP/s"},
                {"pct_of_peak", "% of peak", "%"},
                {"note", "Note", ""}};
+  if (ladder.greedy) t.columns.insert(t.columns.begin() + 3, {"decision", "Kept?", ""});
   int index = 0;
   bool anyContended = false;
   for (const auto& row : ladder.rows) {
-    t.rows.push_back(ladderCells(row, row.step.isolated ? "alone" : std::to_string(index++), t.columns.size()));
+    const std::string name = row.step.isolated ? "alone" : row.step.key == kKeptStep ? "kept" : std::to_string(index++);
+    auto cells = ladderCells(row, name, t.columns.size() - (ladder.greedy ? 1 : 0));
+    if (ladder.greedy) cells.insert(cells.begin() + 3, Cell::str(row.decision.empty() ? "–" : row.decision));
+    t.rows.push_back(std::move(cells));
     anyContended = anyContended || !row.contention.empty();
   }
-  t.notes.push_back("× to target (the headline): the baseline's time to the target accuracy ÷ this step's, so the "
-                    "speedup is at equal accuracy; \"not reached\" gives the accuracy the step reached instead.");
-  t.notes.push_back("Each step runs as pairs with the baseline (baseline then step, then step then baseline, ...): "
+  if (ladder.greedy) {
+    t.title.insert(std::string("Speedup ladder").size(), ", greedy");
+    t.notes.push_back("Greedy: each step runs as pairs with the configuration kept before it (the baseline plus the "
+                      "steps marked kept), so × to target is that step's own speedup; a step that is slower, fails "
+                      "or does not reach the target is dropped and left out of what follows. The last row, kept, "
+                      "is the configuration kept, against the baseline: the ladder's answer.");
+  } else {
+    t.notes.push_back("× to target (the headline): the baseline's time to the target accuracy ÷ this step's, so the "
+                      "speedup is at equal accuracy; \"not reached\" gives the accuracy the step reached instead.");
+  }
+  t.notes.push_back(std::string(ladder.greedy ? "Pairs" : "Each step runs as pairs with the baseline") +
+                    " (reference then step, then step then reference, ...): "
                     "the speedup is the geometric mean of the pairs' ratios with its interval; one pair has no "
                     "interval. Pairs: how many, and why no more were run. " + describeRule(ladder.verdicts));
   if (!ladder.target_note.empty()) t.notes.push_back("Target: " + ladder.target_note + ".");
-  t.notes.push_back("Step ×: the step before ÷ this step, from their runs (not paired). × wall: the same on the training loop's "
-                    "time, whatever accuracy was reached. Train samples/s: training steps only.");
+  t.notes.push_back(std::string(ladder.greedy ? "" : "Step ×: the step before ÷ this step, from their runs (not paired). ") +
+                    "× wall: the same on the training loop's time, whatever accuracy was reached. Train samples/s: "
+                    "training steps only.");
   if (anyContended)
     t.notes.push_back("contended: measured while another process used the CPU; the speedups are not shown "
                       "(see the note) — rerun the ladder on an idle machine.");
@@ -354,7 +376,7 @@ Drawing ladderChart(const Ladder& ladder) { return barChart(ladderBars(ladder));
 namespace {
 
 std::string barLabel(const LadderRow& row) {
-  std::string label = row.step.key == "baseline" ? std::string("baseline") : "+ " + row.step.key;
+  std::string label = row.step.key == "baseline" || row.step.key == kKeptStep ? row.step.key : "+ " + row.step.key;
   std::replace(label.begin(), label.end(), '_', ' ');
   return label;
 }
@@ -387,7 +409,9 @@ BarChartSpec wallBars(const Ladder& ladder) {
 BarChartSpec ladderBars(const Ladder& ladder) {
   if (!ladder.target_acc) return wallBars(ladder);
   BarChartSpec spec;
-  spec.title = "Speedup ladder: speedup to " + fmtAccuracy(*ladder.target_acc) + " val acc over the baseline";
+  spec.title = ladder.greedy ? "Speedup ladder (greedy): each step's speedup to " + fmtAccuracy(*ladder.target_acc) +
+                                   " val acc over the configuration kept before it; kept: over the baseline"
+                             : "Speedup ladder: speedup to " + fmtAccuracy(*ladder.target_acc) + " val acc over the baseline";
   spec.y_label = "speedup at equal accuracy (×)";
   for (const auto& row : ladder.rows) {
     if (row.step.isolated) continue;
@@ -398,6 +422,8 @@ BarChartSpec ladderBars(const Ladder& ladder) {
     b.value = h.speedup.value_or(0);
     b.annotation = h.text;
     b.detail = h.detail;
+    if (!row.decision.empty())  // "dropped · acc 71.2 %"
+      b.detail = row.decision.substr(0, row.decision.find(':')) + (h.detail.empty() ? "" : " · " + h.detail);
     b.bold = h.emphasise;
     if (h.lo && h.hi) b.lo = *h.lo, b.hi = *h.hi;
     spec.bars.push_back(b);
@@ -426,6 +452,7 @@ json ladderJson(const Ladder& ladder) {
                     {"pairs", row.estimates.to_target.pairs > 0 ? row.estimates.to_target.pairs : row.estimates.wall.pairs},
                     {"settled", row.settled},
                     {"not_run", row.not_run},
+                    {"decision", row.decision},
                     {"estimate", {{"to_target", estimateJson(row.estimates.to_target)},
                                   {"throughput", estimateJson(row.estimates.throughput)},
                                   {"wall", estimateJson(row.estimates.wall)},
@@ -445,6 +472,7 @@ json ladderJson(const Ladder& ladder) {
           {"cancelled_at", ladder.cancelled_at}, {"noise_band", ladder.noise_band},
           {"min_effect", ladder.verdicts.min_effect}, {"max_pairs", ladder.verdicts.max_pairs},
           {"fixed_pairs", ladder.verdicts.fixed_pairs}, {"target_note", ladder.target_note},
+          {"greedy", ladder.greedy},
           {"steps", rows}};
 }
 
@@ -471,6 +499,7 @@ Result<Ladder> ladderFromJson(const json& docIn) {
   ladder.cancelled_at = doc.value("cancelled_at", "");
   ladder.noise_band = doc.value("noise_band", 0.0);
   ladder.target_note = doc.value("target_note", "");
+  ladder.greedy = doc.value("greedy", false);
   ladder.verdicts.floor_band = ladder.noise_band;
   ladder.verdicts.min_effect = doc.value("min_effect", report::kDefaultMinEffect);
   ladder.verdicts.max_pairs = doc.value("max_pairs", ladder.verdicts.max_pairs);
@@ -510,6 +539,7 @@ Result<Ladder> ladderFromJson(const json& docIn) {
     row.mem_kind = s.value("peak_mem_kind", "");
     row.settled = s.value("settled", "");
     row.not_run = s.value("not_run", false);
+    row.decision = s.value("decision", "");
     const json est = s.value("estimate", json::object());
     row.estimates.to_target = estimateFromJson(est.value("to_target", json()));
     row.estimates.throughput = estimateFromJson(est.value("throughput", json()));

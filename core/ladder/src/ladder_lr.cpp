@@ -5,6 +5,18 @@
 namespace wb::ladder {
 using namespace report;  // records, metrics, tables and charts
 
+std::string defaultLadderLrScaling(const OptimConfig& optim) {
+  if (optim.lr_scaling != "none") return optim.lr_scaling;
+  return optim.name == "adam" || optim.name == "adamw" ? "sqrt" : "linear";
+}
+
+std::string lrScalingWhy(const std::string& mode, const OptimConfig& optim) {
+  if (mode == "linear")
+    return "linear lr scaling (" + optim.name + ": Goyal et al. 2017, the lr grows with the global batch)";
+  if (mode == "sqrt") return "sqrt lr scaling (" + optim.name + ": adaptive steps overshoot under linear scaling)";
+  return "no lr scaling (--lr-scaling none: the larger global batch trains at optim.lr)";
+}
+
 Status applyLadderLrScaling(std::vector<LadderStep>& plan, const std::string& mode) {
   if (mode != "none" && mode != "linear" && mode != "sqrt")
     return makeError(Errc::InvalidConfig, "--lr-scaling " + mode + ": must be one of none, linear, sqrt");

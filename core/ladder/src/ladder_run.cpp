@@ -4,6 +4,8 @@
 // runner's.
 #include "wb/ladder/ladder_run.h"
 
+#include "ladder_greedy.h"
+
 #include "wb/common/clock.h"
 #include "wb/common/fs.h"
 #include "wb/proto/event_types.h"
@@ -148,6 +150,13 @@ Status writeLadderOutputs(const fs::path& out, const Ladder& ladder, const std::
   return {};
 }
 
-Result<LadderOutcome> runLadder(const LadderOptions& options) { return LadderRun(options).run(); }
+Result<LadderOutcome> runLadder(const LadderOptions& options) {
+  if (options.greedy) return runGreedyLadder(options);
+  std::error_code ec;
+  if (fs::exists(options.out / "plan.json", ec))
+    return makeError(Errc::InvalidConfig, options.out.string() + " holds a greedy ladder: continue it without --cumulative, "
+                                                                 "or choose a new --out");
+  return LadderRun(options).run();
+}
 
 }  // namespace wb::ladder

@@ -43,8 +43,11 @@ Status keepOnlySteps(std::vector<LadderStep>& plan, const std::string& list) {
 Result<std::vector<LadderStep>> planForMachine(const Config& user, const nlohmann::json& capabilities,
                                                const PlanOptions& options, const MachineCheck& check) {
   auto plan = planLadder(user, capabilities, options.isolated);
-  const std::string mode = options.lr_scaling.empty() ? user.optim.lr_scaling : options.lr_scaling;
+  const std::string mode = options.lr_scaling.empty() ? defaultLadderLrScaling(user.optim) : options.lr_scaling;
   if (auto st = applyLadderLrScaling(plan, mode); !st.ok()) return st.error();
+  for (auto& s : plan)  // the devices step says which rule and why
+    if (s.key == "devices" && !s.skipped)
+      s.note += (s.note.empty() ? "" : "; ") + lrScalingWhy(mode, user.optim);
   for (auto& s : plan) refuseWhatTheMachineRejects(s, check);
   if (!options.steps.empty())
     if (auto st = keepOnlySteps(plan, options.steps); !st.ok()) return st.error();

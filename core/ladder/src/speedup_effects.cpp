@@ -22,20 +22,24 @@ std::string accDetail(const LadderRow& row) {
 SpeedupEffect effectOf(const LadderRow& row, const std::string& date) {
   SpeedupEffect e{"", std::nullopt, "ladder", date};
   const LadderHeadline h = ladderHeadline(row);
-  const std::string how = row.step.isolated ? " alone" : " as a ladder step";
+  // Its own figure when its reference is what it changed from: the baseline (alone), or the
+  // configuration a greedy ladder kept before it (then it says whether it was kept).
+  const bool greedy = !row.decision.empty(), own = row.step.isolated || greedy;
+  const std::string how = row.step.isolated ? " alone" : greedy ? " over what the ladder kept before it" : " as a ladder step";
   if (row.step.skipped) e.text = "skipped: " + row.step.note;
   else if (h.text == kContendedText) e.text = "contended (other work used the CPU): no figure";
   else if (row.repeats == 0) e.text = "no result";
   else if (!row.target_s) e.text = "did not reach the target" + accDetail(row);
   else {
-    const std::optional<double> x = row.step.isolated ? row.cumulative_target : row.marginal_target;
-    const SpeedupEstimate& est = row.step.isolated ? row.estimates.to_target : row.estimates.marginal_to_target;
+    const std::optional<double> x = own ? row.cumulative_target : row.marginal_target;
+    const SpeedupEstimate& est = own ? row.estimates.to_target : row.estimates.marginal_to_target;
     // Only a clear "faster" is a speedup; within noise or one run each says so beside the figure.
     const std::string figure = std::isfinite(est.point) ? formatEstimate(est) : x ? fmtSpeedup(*x) + " (no interval)" : "";
     if (x) e.text = figure + " to target" + how + accDetail(row);
     else e.text = "reached the target" + accDetail(row);
     if (x && est.verdict == Verdict::Faster) e.speedup = x;
   }
+  if (greedy) e.text += "; " + row.decision.substr(0, row.decision.find(':'));
   return e;
 }
 
@@ -146,7 +150,7 @@ SpeedupEffect tryEffect(const nlohmann::json& doc, const std::string& date) {
     return e;
   }
   e.text = doc.value("setting", std::string()) + ": " + formatEstimate(x) + (reached ? " to target" : " on wall time") + ", " +
-           std::to_string(pairs) + " pair(s)";
+           std::to_string(pairs) + " pair(s)" + (doc.value("status", std::string()) == "cancelled" ? ", then cancelled" : "");
   if (x.verdict == Verdict::Faster) e.speedup = x.point;
   return e;
 }
@@ -191,6 +195,16 @@ std::string speedupSetting(const Config& c, const std::string& key) {
   if (key == speedup::kSharding) return "sharding " + s.sharding + " on " + std::to_string(s.devices) + " devices";
   if (key == speedup::kInferenceEval) return std::string("inference-mode eval ") + (s.inference_eval ? "on" : "off");
   return key;
+}
+
+Config withSpeedupOf(const Config& base, const Config& from, const std::string& key) {
+  Config out = base;
+  copySpeedup(from, out, key);
+  if (out.speedups.devices > 1 && from.speedups.devices > 1) {
+    out.optim.lr_scaling = from.optim.lr_scaling;
+    out.optim.lr_scaling_warmup = from.optim.lr_scaling_warmup;
+  }
+  return out;
 }
 
 Result<Config> withOneSpeedup(const Config& baseline, const Config& panel, const std::string& key,

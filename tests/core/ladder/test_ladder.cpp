@@ -470,6 +470,49 @@ class TestLadder : public QObject {
     QCOMPARE(renderText(ladderTable(*back)), renderText(t));
   }
 
+  // A greedy ladder's record: each row says kept or dropped and why (a "Kept?" column), the
+  // steps' speedups are over their own references, the kept row closes the table and the chart,
+  // and ladder.json keeps it all.
+  void aGreedyLadderSaysWhatItKept() {
+    auto steps = stepsWith({});
+    LadderStep kept;
+    kept.key = kKeptStep;
+    kept.added = "the steps kept (workers 2), against the baseline";
+    steps.push_back({kept, {}, {}});
+    for (auto& s : steps) {
+      const bool workers = s.step.key == "workers", precision = s.step.key == "precision";
+      if (!workers && !precision && s.step.key != kKeptStep) continue;
+      s.step.skipped = false;
+      for (int i = 0; i < 3; ++i) {
+        const double ref = 30 + i, var = workers || s.step.key == kKeptStep ? ref / 3 : ref * 3;
+        s.references.push_back(runWith(ref, 0.80, ref - 1));
+        s.runs.push_back(runWith(var, 0.80, var - 1));
+        s.counted.push_back(true);
+      }
+      if (workers) s.decision = "kept: 2.00× [1.90, 2.10] faster", steps[0].runs = s.references;
+      if (precision) s.decision = "dropped: slower, 0.67× [0.60, 0.70] slower";
+    }
+    const Ladder ladder = summarizeLadder(steps, std::nullopt, floored(0.15), {"ok", "", true});
+    QVERIFY(ladder.greedy);
+    QVERIFY(keptRow(ladder));
+    QCOMPARE(QString::fromStdString(verdictWord(rowOf(ladder, "precision").estimates.to_target.verdict)), QStringLiteral("slower"));
+    QVERIFY(!rowOf(ladder, "precision").marginal_target);  // no "step before": its reference is what was kept
+    const Table t = ladderTable(ladder);
+    QVERIFY(QString::fromStdString(t.title).startsWith(QStringLiteral("Speedup ladder, greedy")));
+    QCOMPARE(cell(t, 1, "decision"), QStringLiteral("kept: 2.00× [1.90, 2.10] faster"));
+    QVERIFY(cell(t, 4, "decision").startsWith(QStringLiteral("dropped: slower")));
+    QCOMPARE(cell(t, int(t.rows.size()) - 1, "step"), QStringLiteral("kept"));
+    QVERIFY(cell(t, int(t.rows.size()) - 1, "cumulative_target").contains(QStringLiteral("faster")));
+    const BarChartSpec bars = ladderBars(ladder);
+    QVERIFY(QString::fromStdString(bars.title).contains(QStringLiteral("greedy")));
+    QVERIFY(QString::fromStdString(barOf(bars, "+ precision").detail).startsWith(QStringLiteral("dropped")));
+    QCOMPARE(QString::fromStdString(bars.bars.back().label), QStringLiteral("kept"));
+    auto back = ladderFromJson(ladderJson(ladder));
+    QVERIFY(back.ok());
+    QVERIFY(back->greedy);
+    QCOMPARE(renderText(ladderTable(*back)), renderText(t));
+  }
+
   // A cancelled ladder: the status says at which step, the steps not run say so and give no speedup.
   void aCancelledLadderSaysWhereAndTheRestIsNotRun() {
     auto steps = stepsWith({{"baseline", {runWith(20, 0.80, 18)}}});

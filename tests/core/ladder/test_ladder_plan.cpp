@@ -98,6 +98,27 @@ class TestLadderPlan : public QObject {
     o.lr_scaling = "cubic";
     QVERIFY(!planForMachine(user, caps, o, nullptr).ok());
   }
+
+  // The devices step scales the lr by default, by the optimiser's rule, and says which and why;
+  // --lr-scaling none keeps the larger global batch at optim.lr.
+  void theDevicesStepScalesTheLrByDefault() {
+    wb::Config user;
+    PlanOptions o;
+    auto plan = planForMachine(user, cpuCaps(), o, nullptr);
+    QVERIFY(plan.ok());
+    const LadderStep& devices = stepOf(*plan, "devices");
+    QVERIFY2(!devices.skipped, devices.note.c_str());
+    QCOMPARE(QString::fromStdString(devices.config.optim.lr_scaling), QStringLiteral("linear"));  // SGD
+    QVERIFY2(QString::fromStdString(devices.note).contains(QStringLiteral("linear lr scaling (sgd")), devices.note.c_str());
+    QCOMPARE(QString::fromStdString(stepOf(*plan, "baseline").config.optim.lr_scaling), QStringLiteral("none"));
+    user.optim.name = "adamw";
+    const auto adam = planForMachine(user, cpuCaps(), o, nullptr);
+    QCOMPARE(QString::fromStdString(stepOf(*adam, "devices").config.optim.lr_scaling), QStringLiteral("sqrt"));
+    o.lr_scaling = "none";
+    const auto none = planForMachine(user, cpuCaps(), o, nullptr);
+    QCOMPARE(QString::fromStdString(stepOf(*none, "devices").config.optim.lr_scaling), QStringLiteral("none"));
+    QVERIFY(QString::fromStdString(stepOf(*none, "devices").note).contains(QStringLiteral("no lr scaling")));
+  }
 };
 
 QTEST_APPLESS_MAIN(TestLadderPlan)

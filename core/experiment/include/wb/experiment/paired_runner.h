@@ -13,8 +13,9 @@
 // plan and every finished pair, rewritten atomically after each; runs go to out/runs/<slug>-pN
 // (the variant) and out/runs/<slug>-pN-<reference key> (its reference). A pair that did not
 // finish (cancelled, SIGINT/SIGTERM) is not in pairs.json and gives no speedup; run again on the
-// same folder, the runner reloads the finished pairs and continues; a folder of another plan is
-// refused (Error naming the step that differs and what to do).
+// same folder, the runner reloads the finished pairs and continues, running a cut pair again in
+// new folders (<slug>-pN-r2, ...): what a run wrote is never replaced. A folder of another plan
+// is refused (Error naming the step that differs and what to do).
 //
 // Events (JSON Lines like a run's, rank -1; see wb/proto/event_types.h): rung_start and rung_end
 // around every run, pair_end after every pair (its estimate so far). Thread affinity: runPairs

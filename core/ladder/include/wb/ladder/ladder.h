@@ -1,8 +1,11 @@
 #pragma once
 // The speedup ladder's plan and record (LibTorch-free, Qt-free: the window reads them): a
-// baseline with every speedup off, then the speedups added one at a time, cumulatively, in the
-// recipe's order (workers → pin memory → devices → precision → early stopping → sharding →
-// inference-mode eval), optionally each one alone against the baseline. This header plans the
+// baseline with every speedup off, then the speedups added one at a time in the recipe's order
+// (workers → pin memory → devices → precision → early stopping → sharding → inference-mode
+// eval), optionally each one alone against the baseline. Greedy (the default): each step is
+// measured against the configuration kept so far and kept only when it is not slower and still
+// reaches the target; the last row, "kept", is that configuration against the baseline.
+// Cumulative (--cumulative): each step builds on the one before, measured against the baseline. This header plans the
 // steps (from `workbench-cli capabilities --json`), summarises their paired runs into rows with
 // intervals and verdicts (wb/report/stats.h), and writes and reads ladder.json and the tables.
 // Running the plan is wb/ladder/ladder_run.h (each step as pairs against the baseline through
@@ -23,7 +26,8 @@ namespace wb::ladder {
 
 struct LadderStep {
   std::string key;         // "baseline" | "workers" | "pin_memory" | "devices" | "precision" |
-                           // "early_stopping" | "sharding" | "inference_eval"
+                           // "early_stopping" | "sharding" | "inference_eval" | "kept" (greedy:
+                           // the configuration kept, against the baseline)
   std::string added;       // what this step changes, for people: "loader workers 0 → 2"
   bool isolated = false;   // true: this speedup alone on the baseline (--isolated)
   bool skipped = false;    // this machine cannot do it: `note` says why
@@ -57,6 +61,12 @@ std::vector<LadderStep> planLadder(const Config& user, const nlohmann::json& cap
 // the allowed values. The CLI passes the config's own optim.lr_scaling when the option is
 // not given, so the plan says what the steps will do.
 Status applyLadderLrScaling(std::vector<LadderStep>& plan, const std::string& mode);
+// The rule the steps on more than one device use when --lr-scaling is not given: the config's
+// own when it scales, else linear for SGD (and Adadelta) and sqrt for Adam/AdamW, so the devices
+// step is compared at equal accuracy (its global batch is `devices` times the baseline's).
+std::string defaultLadderLrScaling(const OptimConfig& optim);
+// Why, in words, for the plan's note: "linear lr scaling (sgd: Goyal et al. 2017, …)".
+std::string lrScalingWhy(const std::string& mode, const OptimConfig& optim);
 
 // What the machine's checks refuse for a config (the trainer's: e.g. fp16 without CUDA); the
 // CLI passes wb::train::machineConfigErrors, so this folder needs no LibTorch.
@@ -85,7 +95,11 @@ struct LadderStepRuns {
   std::vector<std::string> failures;  // runs that could not start, with the reason
   std::string settled;                // why no more pairs ran ("clear", "max pairs", "budget", ...)
   bool not_run = false;               // the ladder was cancelled before this step ran
+  std::string decision;               // greedy: "kept: …" or "dropped: …" (why); "" otherwise
 };
+
+// The key of a greedy ladder's last step: the configuration it kept, against the baseline.
+inline constexpr const char* kKeptStep = "kept";
 
 // A step's speedups with their intervals and verdicts: over the baseline from its pairs
 // (to_target is the headline; throughput: training steps only; wall: the training loop), and
@@ -119,6 +133,7 @@ struct LadderRow {
   LadderEstimates estimates;          // pairs = 0: none (the baseline, skipped or not run)
   std::string settled;                // why it stopped adding pairs
   bool not_run = false;               // cancelled before it ran
+  std::string decision;               // greedy: kept or dropped, and why
 };
 
 // A step the ladder did not reach before it was cancelled.
@@ -147,13 +162,18 @@ struct Ladder {
   std::string cancelled_at;           // the step key, when cancelled
   double noise_band = 0;              // the measured band that steadied the spread of few pairs
   report::Sequential verdicts;        // the looks and threshold the verdicts were judged by
+  bool greedy = false;                // steps against the configuration kept so far (see above)
 };
 
-// How the ladder ended, for summarizeLadder.
+// How the ladder ran and ended, for summarizeLadder.
 struct LadderStatus {
   std::string status = "ok";
   std::string cancelled_at;
+  bool greedy = false;
 };
+
+// A greedy ladder's "kept" row (the configuration it kept), or nullptr.
+const LadderRow* keptRow(const Ladder& ladder);
 
 // Medians, ranges and speedups. Cumulative speedup: baseline ÷ step from the step's pairs
 // (median of per-pair ratios, with the interval and verdict); marginal: the previous cumulative

@@ -1,8 +1,14 @@
 #pragma once
 // Running the speedup ladder: the plan (wb/ladder/ladder.h, planForMachine) goes to the paired
-// runner (wb/experiment/paired_runner.h): every runnable step is a variant run as pairs against
-// the baseline (baseline then step, then step then baseline, ...) into <out>/runs/, adaptively
-// until its verdict is clear or a cap is reached (or exactly `fixed_pairs` pairs: --repeats).
+// runner (wb/experiment/paired_runner.h), adaptively until each verdict is clear or a cap is
+// reached (or exactly `fixed_pairs` pairs: --repeats).
+//   greedy (the default): the steps in turn, each as pairs against the configuration kept so far
+//     (reference then step, then step then reference, ...) in <out>/steps/<slug>/; a step that is
+//     slower, fails or misses the target is dropped ("dropped: …" in its row), the others kept;
+//     then the kept configuration against the baseline (the "kept" row), written as
+//     <out>/kept.json for `workbench-cli run --config`. <out>/plan.json names the plan.
+//   cumulative: every runnable step is a variant run as pairs against the baseline into
+//     <out>/runs/ (pairs.json).
 // After each pair the tables, the chart (SVG, and PNG rendered from that SVG by librsvg's
 // rsvg-convert) and ladder.json are rewritten, so a ladder stopped part-way keeps what it
 // measured; a pair cut by SIGINT/SIGTERM gives no speedup, ladder.json says "cancelled at step
@@ -47,6 +53,7 @@ struct LadderOptions {
   std::function<void(const nlohmann::json&)> on_event;  // the ladder's events (above)
   std::FILE* log = stderr;                  // human progress lines; nullptr for none
   std::string command;                      // the command line, named when a plan differs
+  bool greedy = true;                       // false: --cumulative
 };
 
 struct LadderOutcome {

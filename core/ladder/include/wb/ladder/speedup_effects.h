@@ -63,5 +63,8 @@ Result<Config> withOneSpeedup(const Config& baseline, const Config& panel, const
                               const nlohmann::json& capabilities);
 // The speedup's setting in words: "workers 2", "precision bf16-mixed", "patience 2", …
 std::string speedupSetting(const Config& config, const std::string& key);
+// `base` with speedup `key` as `from` has it (the greedy ladder: a step's speedup on the
+// configuration kept so far); a result on more than one device takes `from`'s lr scaling rule.
+Config withSpeedupOf(const Config& base, const Config& from, const std::string& key);
 
 }  // namespace wb::ladder

@@ -1,0 +1,304 @@
+// The greedy ladder (the default): the steps one after another, each as pairs against the
+// configuration kept so far, in a folder of its own (out/steps/<slug>/: the paired runner's, so
+// each step resumes by itself); a step is kept when it is not slower and still reaches the
+// target, else dropped and left out of what follows; last, the configuration kept against the
+// baseline (the "kept" step). A continued ladder replays its decisions from the steps' finished
+// pairs, so it takes the same path. out/plan.json refuses another plan's folder.
+#include "ladder_greedy.h"
+
+#include <algorithm>
+
+#include "wb/common/clock.h"
+#include "wb/common/fs.h"
+#include "wb/ladder/speedup_effects.h"
+#include "wb/proto/config_json.h"
+#include "wb/proto/event_types.h"
+#include "wb/proto/events.h"
+#include "wb/proto/rundir.h"
+
+namespace wb::ladder {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kPlanFile = "plan.json";
+
+json planEventSteps(const std::vector<LadderStep>& plan) {
+  json steps = json::array();
+  for (size_t i = 0; i < plan.size(); ++i) {
+    const auto& s = plan[i];
+    steps.push_back({{"index", i}, {"key", s.key}, {"added", s.added}, {"skipped", s.skipped}, {"note", s.note},
+                     {"isolated", s.isolated}});
+  }
+  return steps;
+}
+
+// What makes two plans the same ladder: the steps' keys, skips and configs.
+json planRecord(const std::vector<LadderStep>& plan) {
+  json steps = json::array();
+  for (const auto& s : plan)
+    steps.push_back({{"key", s.key}, {"skipped", s.skipped}, {"isolated", s.isolated}, {"config", proto::configToJson(s.config)}});
+  return {{"greedy", true}, {"steps", steps}};
+}
+
+class GreedyLadder {
+ public:
+  explicit GreedyLadder(const LadderOptions& o);
+  Result<LadderOutcome> run();
+
+ private:
+  bool stopped() const { return o_.stop && o_.stop->load(); }
+  void emit(const json& ev) const {
+    if (o_.on_event) o_.on_event(ev);
+  }
+  Status checkFolder() const;
+  Status runStep(size_t i);
+  Status runBaselineAlone();
+  experiment::Arm baselineArm() const;
+  experiment::Arm keptArm() const;
+  experiment::Hooks hooks(size_t i);
+  void take(size_t i, const experiment::Outcome& o);
+  void decide(size_t i, const experiment::Outcome& o);
+  Ladder summary(const std::string& status) const;
+  void writeOutputs(const std::string& status);
+
+  const LadderOptions& o_;
+  std::vector<LadderStep> plan_;  // the options' plan and the kept step
+  std::vector<LadderStepRuns> steps_;
+  size_t baseline_ = 0;
+  std::optional<size_t> baselineSource_;  // the step whose reference runs are the baseline's row
+  Config kept_;
+  std::string keptKey_ = "baseline", keptWords_;
+  size_t keptIndex_ = 0;
+  int keptCount_ = 0;
+  bool keptVsBaseline_ = false;  // the last step kept was measured against the baseline
+  std::optional<double> target_;
+  bool cancelled_ = false, resumed_ = false;
+  std::string cancelledAt_;
+  Stopwatch clock_;
+  Status written_;
+};
+
+GreedyLadder::GreedyLadder(const LadderOptions& o) : o_(o), plan_(o.plan) {
+  for (size_t i = 0; i < plan_.size(); ++i)
+    if (plan_[i].key == "baseline") baseline_ = i;
+  kept_ = plan_[baseline_].config;
+  keptIndex_ = baseline_;
+  LadderStep kept;
+  kept.key = kKeptStep;
+  kept.added = "the steps kept, together, against the baseline";
+  kept.config = kept_;
+  plan_.insert(std::find_if(plan_.begin(), plan_.end(), [](const LadderStep& s) { return s.isolated; }), kept);
+  for (const auto& s : plan_) steps_.push_back({s, {}, {}, {}, {}, {}, false, {}});
+  target_ = o_.policy.target_acc;
+}
+
+Status GreedyLadder::checkFolder() const {
+  std::error_code ec;
+  if (fs::exists(experiment::pairsFile(o_.out), ec))
+    return makeError(Errc::InvalidConfig, o_.out.string() + " holds a cumulative ladder: continue it with --cumulative, "
+                                                            "or choose a new --out");
+  const fs::path file = o_.out / kPlanFile;
+  if (!fs::exists(file, ec)) return {};
+  auto doc = proto::readJsonFile(file);
+  if (!doc.ok()) return doc.error();
+  const json want = planRecord(o_.plan);
+  if (*doc == want) return {};
+  std::string differs = "the number of steps";
+  const json& had = (*doc).value("steps", json::array());
+  for (size_t i = 0; i < std::min(had.size(), want["steps"].size()); ++i)
+    if (had[i] != want["steps"][i]) {
+      differs = "step " + want["steps"][i].value("key", std::string("?"));
+      break;
+    }
+  return makeError(Errc::InvalidConfig, o_.out.string() + " holds the pairs of another plan (" + differs +
+                                            " differs): choose a new --out, or run the command that wrote it" +
+                                            (o_.command.empty() ? "" : " (not " + o_.command + ")"));
+}
+
+experiment::Arm GreedyLadder::baselineArm() const {
+  const LadderStep& b = plan_[baseline_];
+  return {b.key, b.added, b.slug(static_cast<int>(baseline_)), static_cast<int>(baseline_), b.config};
+}
+
+experiment::Arm GreedyLadder::keptArm() const {
+  return {"kept", "the configuration kept so far (" + keptWords_ + ")", "kept", static_cast<int>(keptIndex_), kept_};
+}
+
+experiment::Hooks GreedyLadder::hooks(size_t i) {
+  experiment::Hooks h;
+  h.cli_path = o_.cli_path;
+  h.stop = o_.stop;
+  h.on_event = o_.on_event;
+  h.log = o_.log;
+  h.command = o_.command;
+  h.on_pair = [this, i](const experiment::Outcome& o) {
+    take(i, o);
+    writeOutputs("running");
+  };
+  return h;
+}
+
+void GreedyLadder::take(size_t i, const experiment::Outcome& o) {
+  if (o.variants.empty()) {
+    steps_[baseline_].runs = o.lone_reference;
+    return;
+  }
+  const experiment::VariantRuns& v = o.variants.front();
+  LadderStepRuns& s = steps_[i];
+  s.runs = v.variants;
+  s.references = v.references;
+  s.counted.clear();
+  for (size_t k = 0; k < v.pairs.size(); ++k) s.counted.push_back(v.counted(k));
+  s.failures = v.failures;
+  s.settled = v.settled;
+  if (baselineSource_ == i) steps_[baseline_].runs = v.references;
+}
+
+// Kept when it ran, was counted, reached the target and is not slower; the reason either way.
+void GreedyLadder::decide(size_t i, const experiment::Outcome& o) {
+  const LadderStep& step = steps_[i].step;
+  if (step.isolated || step.key == kKeptStep || o.variants.empty()) return;
+  const experiment::VariantRuns& v = o.variants.front();
+  const experiment::PairEstimates e = experiment::estimatePairs(v, target_, o_.policy.sequential());
+  std::string why;
+  bool keep = false;
+  if (v.settled == "failed" || !v.failures.empty()) {
+    why = "dropped: a run failed";
+  } else if (v.countedPairs() == 0) {
+    why = "dropped: no pair counted (every pair was measured under contention)";
+  } else if (target_ && !e.reached) {
+    double best = 0;
+    for (const auto& r : v.variants) best = std::max(best, report::computeMetrics(r, target_).best_val_acc.value_or(0.0));
+    why = "dropped: did not reach the target (best " + report::fmtAccuracy(best) + " < " + report::fmtAccuracy(*target_) + ")";
+  } else {
+    const report::SpeedupEstimate& h = e.headline(target_.has_value());
+    keep = h.verdict != report::Verdict::Slower;
+    why = std::string(keep ? "kept: " : "dropped: slower, ") + report::formatEstimate(h) +
+          (keep && h.verdict != report::Verdict::Faster ? " (no cost seen)" : "");
+  }
+  steps_[i].decision = why;
+  if (!keep) return;
+  keptVsBaseline_ = keptKey_ == "baseline";
+  kept_ = step.config;
+  keptKey_ = step.key;
+  keptIndex_ = i;
+  ++keptCount_;
+  keptWords_ += (keptWords_.empty() ? "" : ", ") + speedupSetting(step.config, step.key);
+}
+
+// One step as pairs against the configuration kept so far (the baseline for the isolated steps
+// and for the kept step), in out/steps/<slug>.
+Status GreedyLadder::runStep(size_t i) {
+  LadderStep& s = steps_[i].step;
+  const bool kept = s.key == kKeptStep;
+  if (kept) s.config = kept_, s.added = "the steps kept (" + keptWords_ + "), against the baseline";
+  else if (!s.isolated) s.config = withSpeedupOf(kept_, plan_[i].config, s.key);
+  const bool vsBaseline = s.isolated || kept || keptKey_ == "baseline";
+  if (vsBaseline && !s.isolated && !kept && !baselineSource_) baselineSource_ = i;
+  experiment::Plan p;
+  p.steps = static_cast<int>(plan_.size());
+  p.reference = vsBaseline ? baselineArm() : keptArm();
+  p.variants = {{s.key, s.added, s.slug(static_cast<int>(i)), static_cast<int>(i), s.config}};
+  experiment::Policy policy = o_.policy;
+  if (!policy.target_acc) policy.target_acc = target_;
+  auto outcome = experiment::runPairs(p, policy, o_.out / "steps" / s.slug(static_cast<int>(i)), hooks(i));
+  if (!outcome.ok()) return outcome.error();
+  take(i, *outcome);
+  resumed_ = resumed_ || outcome->resumed;
+  if (outcome->cancelled) {
+    cancelled_ = true;
+    cancelledAt_ = s.key;
+    return {};
+  }
+  if (!target_ && baselineSource_ == i) target_ = outcome->target_acc;  // the baseline's fair target, for every step
+  decide(i, *outcome);
+  return {};
+}
+
+// No step to run: the baseline once, so the ladder still says what it measured.
+Status GreedyLadder::runBaselineAlone() {
+  experiment::Plan p;
+  p.steps = static_cast<int>(plan_.size());
+  p.reference = baselineArm();
+  auto outcome = experiment::runPairs(p, o_.policy, o_.out / "steps" / plan_[baseline_].slug(static_cast<int>(baseline_)),
+                                      hooks(baseline_));
+  if (!outcome.ok()) return outcome.error();
+  take(baseline_, *outcome);
+  if (outcome->cancelled) cancelled_ = true, cancelledAt_ = "baseline";
+  return {};
+}
+
+Ladder GreedyLadder::summary(const std::string& status) const {
+  return summarizeLadder(steps_, o_.policy.target_acc, o_.policy.sequential(), {status, cancelledAt_, true});
+}
+
+void GreedyLadder::writeOutputs(const std::string& status) {
+  if (!written_.ok()) return;
+  written_ = writeLadderOutputs(o_.out, summary(status), steps_, nullptr);
+}
+
+Result<LadderOutcome> GreedyLadder::run() {
+  if (auto st = checkFolder(); !st.ok()) return st.error();
+  std::error_code ec;
+  fs::create_directories(o_.out / "steps", ec);
+  if (ec) return makeError(Errc::Io, o_.out.string() + ": cannot create it: " + ec.message());
+  if (auto st = writeFileAtomic(o_.out / kPlanFile, planRecord(o_.plan).dump(2) + "\n"); !st.ok()) return st.error();
+  emit(proto::toEvent(proto::LadderEvent{o_.out.string(), o_.policy.fixed_pairs, planEventSteps(plan_)}, -1, clock_.seconds()));
+  bool anyStep = false;
+  for (size_t i = 0; i < plan_.size() && !cancelled_; ++i) {
+    const LadderStep& s = plan_[i];
+    if (s.key == "baseline" || s.skipped) continue;
+    if (s.key == kKeptStep && keptKey_ == "baseline") {  // nothing paid off: the baseline is the answer
+      steps_[i].step.skipped = true;
+      steps_[i].step.note = anyStep ? "no step was kept: the baseline is the fastest configuration measured"
+                                    : "no step ran";
+      continue;
+    }
+    if (s.key == kKeptStep && keptCount_ == 1 && keptVsBaseline_) {  // already measured against the baseline
+      LadderStepRuns& row = steps_[i];
+      const LadderStep step = row.step;
+      row = steps_[keptIndex_];
+      row.step = step;
+      row.step.config = kept_;
+      row.step.added = "the one step kept (" + keptWords_ + "), against the baseline";
+      row.step.note = "its pairs are " + plan_[keptIndex_].key + "'s above";
+      row.decision.clear();
+      continue;
+    }
+    if (stopped()) {
+      cancelled_ = true, cancelledAt_ = s.key;
+      break;
+    }
+    anyStep = anyStep || !s.isolated;
+    if (auto st = runStep(i); !st.ok()) return st.error();
+  }
+  if (!anyStep && !cancelled_)
+    if (auto st = runBaselineAlone(); !st.ok()) return st.error();
+  bool failed = false;
+  for (auto& s : steps_) {
+    s.not_run = cancelled_ && !s.step.skipped && s.runs.empty();
+    failed = failed || s.settled == "failed";
+  }
+  const std::string status = cancelled_ ? proto::kStatusCancelled : failed ? proto::kStatusFailed : proto::kStatusOk;
+  LadderOutcome out;
+  out.ladder = summary(status);
+  if (auto st = writeLadderOutputs(o_.out, out.ladder, steps_, nullptr); !st.ok()) return st.error();
+  if (!cancelled_) {  // what to run: `workbench-cli run --config kept.json`
+    Config kept = kept_;
+    kept.name = plan_[baseline_].config.name + " (kept by the ladder)";
+    if (auto st = writeFileAtomic(o_.out / "kept.json", proto::configToJson(kept).dump(2) + "\n"); !st.ok()) return st.error();
+  }
+  out.cancelled = cancelled_;
+  out.failed = failed;
+  out.resumed = resumed_;
+  emit(proto::toEvent(proto::LadderEndEvent{out.ladder.status, o_.out.string(), ladderJson(out.ladder)}, -1, clock_.seconds()));
+  return out;
+}
+
+}  // namespace
+
+Result<LadderOutcome> runGreedyLadder(const LadderOptions& options) { return GreedyLadder(options).run(); }
+
+}  // namespace wb::ladder

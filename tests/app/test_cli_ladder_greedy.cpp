@@ -1,0 +1,96 @@
+// `workbench-cli ladder` is greedy by default: each step runs as pairs against the configuration
+// kept before it (its step folder's pairs.json says which), is kept or dropped with the reason,
+// and what was dropped is left out of every later step; the ladder ends with the configuration
+// it kept, against the baseline, written as kept.json, which `run --config` takes. Real
+// processes on a tiny Fashion-MNIST budget; the test holds the rule whatever the steps measure.
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QTemporaryDir>
+#include <QtTest/QtTest>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "../support/datasets.h"
+#include "../support/proc.h"
+
+using nlohmann::json;
+
+namespace {
+
+json readJson(const QString& path) {
+  std::ifstream in(path.toStdString());
+  return json::parse(in, nullptr, false);
+}
+
+// A config's speedups (what a step changes), for comparing configs whatever their names.
+json speedupsOf(const json& config) { return config.value("speedups", json::object()); }
+
+}  // namespace
+
+class TestCliLadderGreedy : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void eachStepIsMeasuredAgainstWhatWasKept() {
+    if (!wb::test::haveFashionMnist()) QSKIP("Fashion-MNIST is not installed (/usr/share/datasets/fashion-mnist)");
+    QTemporaryDir root;
+    const QString out = root.filePath(QStringLiteral("ladder"));
+    QStringList args{QStringLiteral("ladder"), QStringLiteral("--out"), out, QStringLiteral("--repeats"), QStringLiteral("1"),
+                     QStringLiteral("--steps"), QStringLiteral("workers,early_stopping,inference_eval")};
+    for (const char* kv : {"model.name=mlp", "data.limit_train=512", "data.limit_val=128", "train.epochs=1",
+                           "train.log_every=4", "train.threads=1"})
+      args << QStringLiteral("--set") << QString::fromLatin1(kv);
+    const auto run = wb::test::runProcess(QStringLiteral(WB_CLI_PATH), args, 600000);
+    QVERIFY2(run.rc == 0, run.describe().constData());
+    QVERIFY(run.out.contains("Kept?"));  // the table says what was kept
+
+    const json doc = readJson(QDir(out).filePath(QStringLiteral("ladder.json")));
+    QVERIFY(doc["ladder"]["greedy"].get<bool>());
+    json kept = json();  // the speedups kept so far: the baseline's first
+    json keptRow;
+    for (const auto& s : doc["ladder"]["steps"]) {
+      const std::string key = s["key"];
+      if (key == "baseline") {
+        kept = speedupsOf(s["config"]);
+        continue;
+      }
+      if (s["skipped"].get<bool>()) continue;
+      if (key == "kept") {
+        keptRow = s;
+        continue;
+      }
+      // Its reference was the configuration kept before it; it changed only its own speedup.
+      // Its folder: <out>/steps/<slug>/ holds runs/<slug>-p1 and pairs.json.
+      QDir stepDir = QFileInfo(QString::fromStdString(s["run_dirs"][0].get<std::string>())).dir();
+      QVERIFY(stepDir.cdUp());
+      QCOMPARE(QFileInfo(stepDir.path()).dir().dirName(), QStringLiteral("steps"));
+      const json pairs = readJson(stepDir.filePath(QStringLiteral("pairs.json")));
+      QVERIFY2(pairs.is_object(), key.c_str());
+      QCOMPARE(speedupsOf(pairs["plan"]["reference"]["config"]), kept);
+      const std::string decision = s["decision"];
+      QVERIFY2(decision.rfind("kept: ", 0) == 0 || decision.rfind("dropped: ", 0) == 0, decision.c_str());
+      if (decision.rfind("kept", 0) == 0) kept = speedupsOf(s["config"]);
+    }
+    // The ladder's answer: the kept configuration, against the baseline (or why there is none),
+    // and kept.json with exactly those speedups.
+    QVERIFY(keptRow.is_object());
+    const json keptFile = readJson(QDir(out).filePath(QStringLiteral("kept.json")));
+    QCOMPARE(speedupsOf(keptFile), kept);
+    if (!keptRow["skipped"].get<bool>()) {
+      QCOMPARE(speedupsOf(keptRow["config"]), kept);
+      QVERIFY(!keptRow["run_dirs"].empty());
+    }
+    // kept.json runs as it is.
+    const auto again = wb::test::runProcess(
+        QStringLiteral(WB_CLI_PATH),
+        {QStringLiteral("run"), QStringLiteral("--config"), QDir(out).filePath(QStringLiteral("kept.json")), QStringLiteral("--runs-root"),
+         root.filePath(QStringLiteral("kept-run"))},
+        300000);
+    QVERIFY2(again.rc == 0, again.describe().constData());
+  }
+};
+
+QTEST_APPLESS_MAIN(TestCliLadderGreedy)
+#include "test_cli_ladder_greedy.moc"
