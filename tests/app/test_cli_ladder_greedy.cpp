@@ -56,11 +56,11 @@ class TestCliLadderGreedy : public QObject {
         kept = speedupsOf(s["config"]);
         continue;
       }
-      if (s["skipped"].get<bool>()) continue;
-      if (key == "kept") {
+      if (key == "kept") {  // skipped when no step was kept (each slower, short of the target, or contended)
         keptRow = s;
         continue;
       }
+      if (s["skipped"].get<bool>()) continue;
       // Its reference was the configuration kept before it; it changed only its own speedup.
       // Its folder: <out>/steps/<slug>/ holds runs/<slug>-p1 and pairs.json.
       QDir stepDir = QFileInfo(QString::fromStdString(s["run_dirs"][0].get<std::string>())).dir();

@@ -158,8 +158,8 @@ void LivePlots::takePoints(Tab& tab, GraphState& g, const SeriesDef& def, const 
   if (available <= g.consumed) return;
   QVector<QCPGraphData> points;
   points.reserve(int(available - g.consumed));
-  if (def.smooth) g.unsmoothed.reserve(g.unsmoothed.size() + (available - g.consumed));
   const double alpha = def.smooth ? smoothing_ : 0.0;
+  if (alpha > 0) g.unsmoothed.reserve(g.unsmoothed.size() + (available - g.consumed));
   double lastX = g.xmax;
   bool sorted = true;
   for (size_t i = g.consumed; i < available; ++i) {
@@ -173,8 +173,8 @@ void LivePlots::takePoints(Tab& tab, GraphState& g, const SeriesDef& def, const 
     }
     if (!std::isfinite(x) || !std::isfinite(y)) continue;
     if (tab.def.logY && y <= 0) continue;
-    if (def.smooth) g.unsmoothed.push_back(y);
     if (alpha > 0) {
+      g.unsmoothed.push_back(y);
       g.ema = std::isfinite(g.ema) ? alpha * g.ema + (1.0 - alpha) * y : y;
       y = g.ema;
     }
@@ -193,10 +193,12 @@ void LivePlots::takePoints(Tab& tab, GraphState& g, const SeriesDef& def, const 
   if (!sorted) g.graph->dataReplaced(), g.inOrder = false;  // sorted into the middle: the summary starts over
 }
 
-// A new smoothing weight: the smoothed curves are computed again, in place, from the values they
-// keep (no pass over the runs' series). A curve whose points came out of key order (its values
-// no longer line up with what it keeps) reads its series again.
+// A new smoothing weight: the smoothed curves are computed again, in place (no pass over the
+// runs' series): from the graph's own values when it was not smoothed (they are kept aside while
+// it is), from those kept values otherwise. A curve whose points came out of key order reads its
+// series again.
 void LivePlots::resmooth(Tab& tab) {
+  const bool wasRaw = tab.smoothedWith == 0;
   tab.smoothedWith = smoothing_;
   for (auto& states : tab.graphs)
     for (size_t s = 0; s < states.size(); ++s) {
@@ -204,6 +206,11 @@ void LivePlots::resmooth(Tab& tab) {
       if (!g.graph || !tab.def.series[s].smooth) continue;
       auto data = g.graph->data();
       g.graph->dataReplaced();
+      if (wasRaw) {
+        g.unsmoothed.clear();
+        g.unsmoothed.reserve(size_t(data->size()));
+        for (auto it = data->constBegin(); it != data->constEnd(); ++it) g.unsmoothed.push_back(it->value);
+      }
       if (!g.inOrder || size_t(data->size()) != g.unsmoothed.size()) {
         data->clear();
         g = GraphState{g.graph};
@@ -220,6 +227,7 @@ void LivePlots::resmooth(Tab& tab) {
         g.ymin = std::min(g.ymin, g.ema);
         g.ymax = std::max(g.ymax, g.ema);
       }
+      if (smoothing_ == 0) std::vector<double>().swap(g.unsmoothed);  // the graph holds the values themselves again
     }
 }
 

@@ -65,7 +65,7 @@ struct LivePlots::GraphState {
   double ema = kNaN;
   double xmin = plots_detail::kInf, xmax = -plots_detail::kInf;
   double ymin = plots_detail::kInf, ymax = -plots_detail::kInf;
-  std::vector<double> unsmoothed;  // the graph's values before smoothing (smoothed series only)
+  std::vector<double> unsmoothed;  // the graph's values before smoothing, while it is smoothed
   bool inOrder = true;             // the points came in key order: unsmoothed lines up with the graph's
 };
 
