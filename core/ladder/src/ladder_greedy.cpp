@@ -24,16 +24,6 @@ namespace {
 
 constexpr const char* kPlanFile = "plan.json";
 
-json planEventSteps(const std::vector<LadderStep>& plan) {
-  json steps = json::array();
-  for (size_t i = 0; i < plan.size(); ++i) {
-    const auto& s = plan[i];
-    steps.push_back({{"index", i}, {"key", s.key}, {"added", s.added}, {"skipped", s.skipped}, {"note", s.note},
-                     {"isolated", s.isolated}});
-  }
-  return steps;
-}
-
 // What makes two plans the same ladder: the steps' keys, skips and configs.
 json planRecord(const std::vector<LadderStep>& plan) {
   json steps = json::array();
@@ -127,12 +117,7 @@ experiment::Arm GreedyLadder::keptArm() const {
 }
 
 experiment::Hooks GreedyLadder::hooks(size_t i) {
-  experiment::Hooks h;
-  h.cli_path = o_.cli_path;
-  h.stop = o_.stop;
-  h.on_event = o_.on_event;
-  h.log = o_.log;
-  h.command = o_.command;
+  experiment::Hooks h = runnerHooks(o_);
   h.on_pair = [this, i](const experiment::Outcome& o) {
     take(i, o);
     writeOutputs("running");

@@ -1,9 +1,17 @@
 #pragma once
-// The greedy ladder's runner (ladder_greedy.cpp), behind runLadder (wb/ladder/ladder_run.h).
+// The ladder's two runners behind runLadder (wb/ladder/ladder_run.h): the greedy one
+// (ladder_greedy.cpp) and the cumulative one (ladder_run.cpp), and what they share.
+#include <nlohmann/json.hpp>
+
 #include "wb/ladder/ladder_run.h"
 
 namespace wb::ladder {
 
 Result<LadderOutcome> runGreedyLadder(const LadderOptions& options);
+
+// The `ladder` event's steps: {index, key, added, skipped, note, isolated} each.
+nlohmann::json planEventSteps(const std::vector<LadderStep>& plan);
+// The runner's hooks from the ladder's options (on_pair is the caller's).
+experiment::Hooks runnerHooks(const LadderOptions& options);
 
 }  // namespace wb::ladder

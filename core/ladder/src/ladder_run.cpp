@@ -31,7 +31,6 @@ class LadderRun {
   }
   template <class E>
   json toEvent(const E& e) const { return proto::toEvent(e, -1, clock_.seconds()); }
-  json planJson() const;
   experiment::Plan runnerPlan() const;
   std::vector<LadderStepRuns> stepsOf(const experiment::Outcome& o) const;
   LadderStatus statusOf(const experiment::Outcome& o) const;
@@ -42,16 +41,6 @@ class LadderRun {
   Status written_;
   bool pngWarned_ = false;
 };
-
-json LadderRun::planJson() const {
-  json steps = json::array();
-  for (size_t i = 0; i < o_.plan.size(); ++i) {
-    const auto& s = o_.plan[i];
-    steps.push_back({{"index", i}, {"key", s.key}, {"added", s.added}, {"skipped", s.skipped}, {"note", s.note},
-                     {"isolated", s.isolated}});
-  }
-  return steps;
-}
 
 // The baseline is the reference; every other step that runs is a variant paired with it.
 experiment::Plan LadderRun::runnerPlan() const {
@@ -110,13 +99,8 @@ void LadderRun::writeOutputs(const experiment::Outcome& o) {
 }
 
 Result<LadderOutcome> LadderRun::run() {
-  emit(toEvent(proto::LadderEvent{o_.out.string(), o_.policy.fixed_pairs, planJson()}));
-  experiment::Hooks hooks;
-  hooks.cli_path = o_.cli_path;
-  hooks.stop = o_.stop;
-  hooks.on_event = o_.on_event;
-  hooks.log = o_.log;
-  hooks.command = o_.command;
+  emit(toEvent(proto::LadderEvent{o_.out.string(), o_.policy.fixed_pairs, planEventSteps(o_.plan)}));
+  experiment::Hooks hooks = runnerHooks(o_);
   hooks.on_pair = [this](const experiment::Outcome& o) { writeOutputs(o); };
   const experiment::Plan plan = runnerPlan();
   auto outcome = experiment::runPairs(plan, o_.policy, o_.out, hooks);
@@ -135,6 +119,26 @@ Result<LadderOutcome> LadderRun::run() {
 }
 
 }  // namespace
+
+json planEventSteps(const std::vector<LadderStep>& plan) {
+  json steps = json::array();
+  for (size_t i = 0; i < plan.size(); ++i) {
+    const auto& s = plan[i];
+    steps.push_back({{"index", i}, {"key", s.key}, {"added", s.added}, {"skipped", s.skipped}, {"note", s.note},
+                     {"isolated", s.isolated}});
+  }
+  return steps;
+}
+
+experiment::Hooks runnerHooks(const LadderOptions& o) {
+  experiment::Hooks h;
+  h.cli_path = o.cli_path;
+  h.stop = o.stop;
+  h.on_event = o.on_event;
+  h.log = o.log;
+  h.command = o.command;
+  return h;
+}
 
 Status writeLadderOutputs(const fs::path& out, const Ladder& ladder, const std::vector<LadderStepRuns>& steps,
                           std::string* png_problem) {
