@@ -226,6 +226,12 @@ class TestRunsModel : public QObject {
     Run* p1 = runWith(root, QStringLiteral("05-early-stopping-p1-baseline"), json::object(), QStringLiteral("ok"),
                       evalsReaching(0.8), model);
     QCOMPARE(cell(model, p1, RunsModel::ColName).toString(), QStringLiteral("same as baseline · 05-early-stopping-p1-baseline"));
+    // Two such folders: only what tells them apart, in whole words (a 1024-px list shows it).
+    Run* p2 = runWith(root, QStringLiteral("05-early-stopping-p2-baseline"), json::object(), QStringLiteral("ok"),
+                      evalsReaching(0.8), model);
+    QCOMPARE(cell(model, p1, RunsModel::ColName).toString(), QStringLiteral("same as baseline · p1"));
+    QCOMPARE(cell(model, p2, RunsModel::ColName).toString(), QStringLiteral("same as baseline · p2"));
+    QCOMPARE(cell(model, again2, RunsModel::ColName).toString(), QStringLiteral("same as baseline · 10:45:00"));
   }
 
   void contendedRunIsMarked_data() {

@@ -71,6 +71,21 @@ class TestSpeedupChart : public QObject {
     QVERIFY(barsOf(chart.plot(), false).isEmpty());
   }
 
+  // Narrow: a long label is elided under its bar, and hovering the bar shows it whole.
+  void aNarrowChartElidesLabelsAndTheTipHasThemWhole() {
+    SpeedupChart chart;
+    chart.resize(420, 260);
+    auto spec = threeBars();
+    spec.bars[1].label = "workers 2 · 20261201-120000-fashion-mnist-lenet-0008";
+    for (int i = 0; i < 6; ++i) spec.bars.push_back(spec.bars[2]);
+    chart.setBars(spec);
+    auto* ticker = dynamic_cast<QCPAxisTickerText*>(chart.plot()->axisRect()->axis(QCPAxis::atBottom)->ticker().data());
+    QVERIFY(ticker);
+    QVERIFY(ticker->ticks().value(2).contains(QStringLiteral("…")));
+    QVERIFY(chart.barTip(1).startsWith(QStringLiteral("workers 2 · 20261201-120000-fashion-mnist-lenet-0008\n1.85×")));
+    QVERIFY(chart.barTip(99).isEmpty());
+  }
+
   // A bar with a 95 % interval gets an error bar from lo to hi and its annotation above the
   // whisker; one without (1 run each) gets none.
   void drawsEachIntervalAsAnErrorBar() {

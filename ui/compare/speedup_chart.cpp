@@ -5,6 +5,8 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QFontMetrics>
+#include <QMouseEvent>
+#include <QToolTip>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -82,7 +84,29 @@ SpeedupChart::SpeedupChart(QWidget* parent) : QWidget(parent), plot_(new QCustom
   plot_->setObjectName(QStringLiteral("speedupChart"));
   plot_->setMinimumHeight(200);
   plot_->setMinimumWidth(220);
+  connect(plot_, &QCustomPlot::mouseMove, this, &SpeedupChart::showBarTip);
   setBars({});
+}
+
+QString SpeedupChart::barTip(int index) const {
+  if (index < 0 || index >= int(spec_.bars.size())) return {};
+  const auto& b = spec_.bars[size_t(index)];
+  QString tip = QString::fromStdString(b.label) + QLatin1Char('\n') + QString::fromStdString(b.annotation);
+  if (!b.detail.empty()) tip += QLatin1Char('\n') + QString::fromStdString(b.detail);
+  return tip;
+}
+
+void SpeedupChart::showBarTip(QMouseEvent* event) {
+  QCPAxisRect* rect = plot_->axisRectCount() > 0 ? plot_->axisRect() : nullptr;
+  if (!rect || !rect->rect().contains(event->position().toPoint())) {
+    QToolTip::hideText();
+    return;
+  }
+  const double key = rect->axis(QCPAxis::atBottom)->pixelToCoord(event->position().x());
+  const int index = int(std::lround(key)) - 1;  // bar i sits at key i + 1
+  const QString tip = std::abs(key - (index + 1)) <= 0.4 ? barTip(index) : QString();
+  if (tip.isEmpty()) QToolTip::hideText();
+  else QToolTip::showText(event->globalPosition().toPoint(), tip, plot_);
 }
 
 void SpeedupChart::setBars(const wb::report::BarChartSpec& spec) {

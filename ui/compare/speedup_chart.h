@@ -3,7 +3,8 @@
 // speedup to the target) drawn with QCustomPlot from a wb::report::BarChartSpec — the same data
 // the SVG/PNG exports draw, so the window and the files agree. Bars with no valid speedup
 // (skipped, not reached, contended) are drawn as empty outlines at the 1× line with their reason
-// and the accuracy reached; only valid speedups are drawn bold.
+// and the accuracy reached; only valid speedups are drawn bold. A label too long for its bar's
+// share of the width is elided; hovering the bar shows it whole with its figures (barTip).
 //
 // Saves as PNG, PDF (QCustomPlot) or SVG (wb::report::toSvg of the same spec), atomically: a
 // failed write leaves no file under the final name.
@@ -14,6 +15,7 @@
 #include "wb/report/chart.h"
 
 class QCustomPlot;
+class QMouseEvent;
 class QCPItemText;
 
 namespace wb::ui {
@@ -28,6 +30,9 @@ class SpeedupChart : public QWidget {
   bool isEmpty() const { return spec_.bars.empty(); }
   QCustomPlot* plot() const { return plot_; }
 
+  // What hovering bar `index` (0-based) shows: its whole label, figure and detail.
+  QString barTip(int index) const;
+
   // By extension: .png, .pdf or .svg. False with a message naming the path when it fails.
   bool save(const QString& path, QString* error) const;
 
@@ -38,6 +43,7 @@ class SpeedupChart : public QWidget {
  private:
   int barRoom(int bars) const;  // px of width each bar's label and annotation may take
   QString fittedAnnotation(const wb::report::Bar& bar, QFont font, int room, QCPItemText* item) const;
+  void showBarTip(QMouseEvent* event);
 
   QCustomPlot* plot_;
   wb::report::BarChartSpec spec_;

@@ -176,6 +176,10 @@ void LivePlots::flush(bool immediate) {
   Tab* t = currentTab();
   if (!t) return;
   if (t->stale) syncTab(*t);
+  if (t->loading) {  // a large load: the next slice after the events waiting, drawn once whole
+    QTimer::singleShot(0, this, [this] { flush(false); });
+    return;
+  }
   t->plot->replot(immediate ? QCustomPlot::rpImmediateRefresh : QCustomPlot::rpQueuedReplot);
   ++replots_;
   Q_EMIT replotted();
@@ -183,7 +187,12 @@ void LivePlots::flush(bool immediate) {
 
 void LivePlots::syncAll() {
   for (auto& t : tabsState_)
-    if (t->stale) syncTab(*t);
+    while (t->stale) syncTab(*t);
+}
+
+bool LivePlots::loading() const {
+  const int i = tabs_->currentIndex();
+  return i >= 0 && i < int(tabsState_.size()) && tabsState_[size_t(i)]->loading;
 }
 
 void LivePlots::dropRun(Run* run) {

@@ -72,6 +72,8 @@ class LivePlots : public QWidget {
   void flush(bool immediate = false);
   // Takes pending data into every tab (does not replot hidden ones).
   void syncAll();
+  // The visible tab is still taking a large load in slices (it draws once the load is whole).
+  bool loading() const;
 
   // Saves the visible plot; the format follows the extension (.png, .svg, .pdf).
   bool saveCurrentPlot(const QString& path, QString* error = nullptr);
@@ -99,7 +101,7 @@ class LivePlots : public QWidget {
   void scheduleReplot();
   void onReplotTimer();
   void syncTab(Tab& tab);
-  void takePoints(Tab& tab, GraphState& g, const SeriesDef& def, const RunSeries& rs);
+  void takePoints(Tab& tab, GraphState& g, const SeriesDef& def, const RunSeries& rs, size_t* budget);
   int legendNameRoom(const Tab& tab, int entries) const;
   void resmooth(Tab& tab);
   void syncBars(Tab& tab);

@@ -84,6 +84,8 @@ void LivePlots::syncTab(Tab& tab) {
     return;
   }
   if (tab.smoothedWith != smoothing_) resmooth(tab);
+  tab.loading = false;
+  size_t budget = plots_detail::kLoadSlice;
   const QVector<Run*> runs = plottedRuns();
   const int nSeries = int(tab.def.series.size());
   bool any = false;
@@ -110,7 +112,7 @@ void LivePlots::syncTab(Tab& tab) {
       const QString label = def.labelFor ? def.labelFor(rs) : def.label;
       const QString name = nSeries > 1 && s > 0 ? baseName + QStringLiteral(" · ") + label : baseName;
       if (g.graph->name() != name) g.graph->setName(name);
-      takePoints(tab, g, def, rs);
+      takePoints(tab, g, def, rs, &budget);
       any = any || !g.graph->data()->isEmpty();
       total += g.graph->data()->size();
     }
@@ -131,6 +133,7 @@ void LivePlots::syncTab(Tab& tab) {
   }
   tab.plot->xAxis->setLabel(xLabel());
   if (!tab.userZoomed) fitAxes(tab);
+  if (tab.loading) tab.stale = true;  // the next slice
 }
 
 // How wide a run's name may be in the legend, elided in the middle beyond it (the list's tooltip
@@ -147,15 +150,19 @@ int LivePlots::legendNameRoom(const Tab& tab, int entries) const {
   return std::max(70, std::min(width / columns - 50, width / 2 - 60));
 }
 
-// Appends what the run's series gained since the last sync (smoothed, for a smoothed series).
-void LivePlots::takePoints(Tab& tab, GraphState& g, const SeriesDef& def, const RunSeries& rs) {
-  const size_t available = def.fromEvals ? rs.evals().size() : rs.steps().size();
-  if (available < g.consumed) {  // the series started over (a rewritten events file)
+// Appends what the run's series gained since the last sync (smoothed, for a smoothed series), at
+// most *budget points (then the tab is loading: the rest comes in the next slice).
+void LivePlots::takePoints(Tab& tab, GraphState& g, const SeriesDef& def, const RunSeries& rs, size_t* budget) {
+  const size_t total = def.fromEvals ? rs.evals().size() : rs.steps().size();
+  if (total < g.consumed) {  // the series started over (a rewritten events file)
     g.graph->data()->clear();
     g.graph->dataReplaced();
     g = GraphState{g.graph};
   }
-  if (available <= g.consumed) return;
+  if (total <= g.consumed) return;
+  const size_t available = std::min(total, g.consumed + *budget);
+  *budget -= available - g.consumed;
+  if (available < total) tab.loading = true;
   QVector<QCPGraphData> points;
   points.reserve(int(available - g.consumed));
   const double alpha = def.smooth ? smoothing_ : 0.0;

@@ -22,6 +22,9 @@ namespace wb::ui {
 namespace plots_detail {
 constexpr double kMiB = 1024.0 * 1024.0;
 constexpr int kAntialiasLimit = 200000;
+// Points a sync takes at most: a first load of millions of points is taken in slices of about
+// 20 ms, the events handled between them, and drawn once whole.
+constexpr size_t kLoadSlice = 200000;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 bool isDark(const QWidget* w);
@@ -79,6 +82,7 @@ struct LivePlots::Tab {
   bool userZoomed = false;
   double smoothedWith = 0;  // the smoothing the curves hold
   bool dense = false;       // past kAntialiasLimit points: no antialiasing, 1-px lines
+  bool loading = false;     // the last sync left points for the next slice
 };
 
 }  // namespace wb::ui

@@ -107,11 +107,8 @@ double RunsModel::speedupToTarget(const Run* run) const {
 // ---- names ------------------------------------------------------------------------
 
 namespace {
-// HH:MM:SS of a run id "20261201-194512-name-ab12", else the id.
-// "12:34:56" of an id that starts with its start time (YYYYMMDD-HHMMSS…); else the folder's name
-// (an experiment's run, "05-early-stopping-p1-baseline"), or the status without a folder.
-QString startTimeOf(const Run* run) {
-  const QString id = run->runId();
+// "12:34:56" of an id that starts with its start time (YYYYMMDD-HHMMSS…); "" for other ids.
+QString startTimeOf(const QString& id) {
   const auto digits = [&](int from, int n) {
     for (int i = from; i < from + n; ++i)
       if (!id.at(i).isDigit()) return false;
@@ -119,7 +116,47 @@ QString startTimeOf(const Run* run) {
   };
   if (id.size() >= 15 && digits(0, 8) && id.at(8) == QLatin1Char('-') && digits(9, 6))
     return id.mid(9, 2) + QLatin1Char(':') + id.mid(11, 2) + QLatin1Char(':') + id.mid(13, 2);
-  return id.isEmpty() ? statusWord(run->status()) : id;
+  return {};
+}
+
+bool isSeparator(QChar c) { return c == QLatin1Char('-') || c == QLatin1Char('_') || c == QLatin1Char('.') || c == QLatin1Char(' '); }
+
+// The whole words of each id that the others lack: "p2" of "05-early-stopping-p2-baseline" beside
+// "05-early-stopping-p1-baseline", "0008" of "exp-0008" beside "exp-0007"; an id alike in form to
+// none of the others stays whole.
+QStringList distinguishingParts(const QStringList& ids) {
+  if (ids.size() < 2) return ids;
+  int prefix = int(ids.front().size()), suffix = prefix;
+  for (const QString& id : ids) {
+    int p = 0;
+    while (p < prefix && p < id.size() && id.at(p) == ids.front().at(p)) ++p;
+    prefix = p;
+    int s = 0;
+    while (s < suffix && s < id.size() && id.at(id.size() - 1 - s) == ids.front().at(ids.front().size() - 1 - s)) ++s;
+    suffix = s;
+  }
+  while (prefix > 0 && !isSeparator(ids.front().at(prefix - 1))) --prefix;  // whole words
+  while (suffix > 0 && !isSeparator(ids.front().at(ids.front().size() - suffix))) --suffix;
+  QStringList out;
+  for (const QString& id : ids) {
+    const QString part = id.mid(prefix, id.size() - prefix - suffix);
+    out << (part.isEmpty() ? id : part);
+  }
+  return out;
+}
+
+// What tells apart runs that read alike: the start time of a timestamped folder, else what its
+// folder's name has that the others' lack (the status for a run without a folder).
+void tellApart(const QVector<const Run*>& group, QHash<const Run*, QString>* names) {
+  QStringList ids;
+  QVector<const Run*> untimed;
+  for (const Run* run : group) {
+    if (const QString time = startTimeOf(run->runId()); !time.isEmpty()) (*names)[run] += QStringLiteral(" · ") + time;
+    else if (run->runId().isEmpty()) (*names)[run] += QStringLiteral(" · ") + statusWord(run->status());
+    else untimed << run, ids << run->runId();
+  }
+  const QStringList parts = distinguishingParts(ids);
+  for (int i = 0; i < untimed.size(); ++i) (*names)[untimed[i]] += QStringLiteral(" · ") + parts[i];
 }
 
 QString configName(const Run* run) { return QString::fromStdString(run->config().value("name", std::string())); }
@@ -144,8 +181,10 @@ void RunsModel::updateNames() const {
     names_.insert(run, name);
     ++uses[name];
   }
-  for (auto it = names_.begin(); it != names_.end(); ++it)
-    if (uses.value(it.value()) > 1 && it.key() != baseline_) it.value() += QStringLiteral(" · ") + startTimeOf(it.key());
+  QHash<QString, QVector<const Run*>> alike;  // in the list's order
+  for (const Run* run : runs_)
+    if (uses.value(names_.value(run)) > 1 && run != baseline_) alike[names_.value(run)] << run;
+  for (const auto& group : alike) tellApart(group, &names_);
   namesStale_ = false;
 }
 
