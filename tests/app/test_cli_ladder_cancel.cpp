@@ -110,7 +110,7 @@ class TestCliLadderCancel : public QObject {
     QVERIFY(es["not_run"].get<bool>());
     QVERIFY(stepOf(cut, "inference_eval")["not_run"].get<bool>());
     QVERIFY(QString::fromStdString(stepOf(cut, "inference_eval")["problems"].get<std::string>()).contains(QStringLiteral("not run (cancelled)")));
-    QCOMPARE(stepOf(cut, "workers")["run_dirs"].size(), size_t{1});  // the finished pair stands
+    QVERIFY(stepOf(cut, "workers")["run_dirs"].size() >= 1);  // the finished pair stands (two when the first was contended)
     // Its speedup, unless the machine was busy (a contended pair gives none).
     QVERIFY(stepOf(cut, "workers")["speedup"]["cumulative"].is_number() || !stepOf(cut, "workers")["contention"].get<std::string>().empty());
     QFile md(QDir(out).filePath(QStringLiteral("ladder.md")));
@@ -138,7 +138,7 @@ class TestCliLadderCancel : public QObject {
     const json done = readJson(QDir(out).filePath(QStringLiteral("ladder.json")));
     QCOMPARE(done["ladder"]["status"].get<std::string>(), std::string("ok"));
     for (const char* key : {"workers", "early_stopping", "inference_eval"}) {
-      QCOMPARE(stepOf(done, key)["run_dirs"].size(), size_t{1});
+      QVERIFY(stepOf(done, key)["run_dirs"].size() >= 1);
       QVERIFY(!stepOf(done, key)["not_run"].get<bool>());
     }
     QVERIFY(stepOf(done, "baseline")["run_dirs"].size() >= 1);  // the first step's reference runs

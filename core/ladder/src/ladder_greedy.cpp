@@ -94,7 +94,7 @@ Status GreedyLadder::checkFolder() const {
   auto doc = proto::readJsonFile(file);
   if (!doc.ok()) return doc.error();
   const json want = planRecord(o_.plan);
-  if (*doc == want) return {};
+  if (doc->value("steps", json()) == want["steps"]) return {};
   std::string differs = "the number of steps";
   const json& had = (*doc).value("steps", json::array());
   for (size_t i = 0; i < std::min(had.size(), want["steps"].size()); ++i)
@@ -102,9 +102,10 @@ Status GreedyLadder::checkFolder() const {
       differs = "step " + want["steps"][i].value("key", std::string("?"));
       break;
     }
+  const std::string started = doc->value("command", std::string());
   return makeError(Errc::InvalidConfig, o_.out.string() + " holds the pairs of another plan (" + differs +
-                                            " differs): choose a new --out, or run the command that wrote it" +
-                                            (o_.command.empty() ? "" : " (not " + o_.command + ")"));
+                                            " differs): continue it with the options it was started with" +
+                                            (started.empty() ? "" : " (" + started + ")") + ", or choose a new --out");
 }
 
 experiment::Arm GreedyLadder::baselineArm() const {
@@ -229,7 +230,9 @@ Result<LadderOutcome> GreedyLadder::run() {
   std::error_code ec;
   fs::create_directories(o_.out / "steps", ec);
   if (ec) return makeError(Errc::Io, o_.out.string() + ": cannot create it: " + ec.message());
-  if (auto st = writeFileAtomic(o_.out / kPlanFile, planRecord(o_.plan).dump(2) + "\n"); !st.ok()) return st.error();
+  json record = planRecord(o_.plan);
+  record["command"] = o_.command;  // named when another plan meets this folder
+  if (auto st = writeFileAtomic(o_.out / kPlanFile, record.dump(2) + "\n"); !st.ok()) return st.error();
   emit(proto::toEvent(proto::LadderEvent{o_.out.string(), o_.policy.fixed_pairs, planEventSteps(plan_)}, -1, clock_.seconds()));
   bool anyStep = false;
   for (size_t i = 0; i < plan_.size() && !cancelled_; ++i) {
