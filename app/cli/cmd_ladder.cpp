@@ -38,8 +38,8 @@ batch: --lr-scaling) -> precision (16-mixed on CUDA, bf16-mixed on CPU) -> early
 machine cannot do (see `workbench-cli capabilities`) is skipped with the reason.
 
 Greedy (the default): each step runs as pairs with the configuration kept so far, and is kept
-unless it is slower, fails or no longer reaches the target accuracy (then it is dropped, with
-the reason, and left out of what follows); last, the configuration kept runs as pairs with the
+only when it is clearly faster and still reaches the target accuracy (else it is dropped, with
+the reason, and left out of what follows: small costs within the noise would otherwise add up); last, the configuration kept runs as pairs with the
 baseline. --cumulative: each step builds on the one before whatever it measured, and runs as
 pairs with the baseline.
 

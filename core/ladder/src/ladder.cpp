@@ -347,8 +347,9 @@ Table ladderTable(const Ladder& ladder) {
   if (ladder.greedy) {
     t.title.insert(std::string("Speedup ladder").size(), ", greedy");
     t.notes.push_back("Greedy: each step runs as pairs with the configuration kept before it (the baseline plus the "
-                      "steps marked kept), so × to target is that step's own speedup; a step that is slower, fails "
-                      "or does not reach the target is dropped and left out of what follows. The last row, kept, "
+                      "steps marked kept), so × to target is that step's own speedup; only a step clearly faster "
+                      "is kept: one within noise, slower, failed or short of the target is dropped and left out of "
+                      "what follows. The last row, kept, "
                       "is the configuration kept, against the baseline: the ladder's answer.");
   } else {
     t.notes.push_back("× to target (the headline): the baseline's time to the target accuracy ÷ this step's, so the "

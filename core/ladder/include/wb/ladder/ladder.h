@@ -3,8 +3,8 @@
 // baseline with every speedup off, then the speedups added one at a time in the recipe's order
 // (workers → pin memory → devices → precision → early stopping → sharding → inference-mode
 // eval), optionally each one alone against the baseline. Greedy (the default): each step is
-// measured against the configuration kept so far and kept only when it is not slower and still
-// reaches the target; the last row, "kept", is that configuration against the baseline.
+// measured against the configuration kept so far and kept only when it is clearly faster and
+// still reaches the target; the last row, "kept", is that configuration against the baseline.
 // Cumulative (--cumulative): each step builds on the one before, measured against the baseline. This header plans the
 // steps (from `workbench-cli capabilities --json`), summarises their paired runs into rows with
 // intervals and verdicts (wb/report/stats.h), and writes and reads ladder.json and the tables.

@@ -3,8 +3,9 @@
 // runner (wb/experiment/paired_runner.h), adaptively until each verdict is clear or a cap is
 // reached (or exactly `fixed_pairs` pairs: --repeats).
 //   greedy (the default): the steps in turn, each as pairs against the configuration kept so far
-//     (reference then step, then step then reference, ...) in <out>/steps/<slug>/; a step that is
-//     slower, fails or misses the target is dropped ("dropped: …" in its row), the others kept;
+//     (reference then step, then step then reference, ...) in <out>/steps/<slug>/; a step is kept
+//     only when clearly faster; one within noise, slower, failed or short of the target is
+//     dropped ("dropped: …" in its row);
 //     then the kept configuration against the baseline (the "kept" row), written as
 //     <out>/kept.json for `workbench-cli run --config`. <out>/plan.json names the plan.
 //   cumulative: every runnable step is a variant run as pairs against the baseline into
