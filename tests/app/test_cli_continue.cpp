@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../support/datasets.h"
+#include "../support/event_stream.h"
 #include "../support/proc.h"
 #include "wb/proto/events.h"
 
@@ -47,35 +48,20 @@ QMap<QString, QByteArray> filesUnder(const QString& runs) {
   return out;
 }
 
-bool trainingIn(const QString& runDir) {
-  QFile f(runDir + QStringLiteral("/events.jsonl"));
-  return f.open(QIODevice::ReadOnly) && f.readAll().contains("\"type\":\"step\"");
-}
-
-// Reads events until `until` holds; false when the process ended or the time ran out.
+// Reads events until `until` holds, the last one into *last; false when the process ended or the
+// time ran out.
 bool readUntil(QProcess& p, const std::function<bool(const json&)>& until, json* last, int timeoutMs) {
-  QElapsedTimer clock;
-  clock.start();
-  while (clock.elapsed() < timeoutMs) {
-    while (p.canReadLine()) {
-      auto ev = wb::proto::decodeEvent(p.readLine().trimmed().toStdString());
-      if (!ev) continue;
-      if (until(*ev)) {
-        *last = *ev;
-        return true;
-      }
-    }
-    if (p.state() == QProcess::NotRunning) return false;
-    p.waitForReadyRead(100);
-  }
-  return false;
+  std::vector<json> events;
+  if (!wb::test::readEvents(p, events, until, timeoutMs)) return false;
+  *last = events.back();
+  return true;
 }
 
 bool waitTraining(const QString& dir, QProcess& p) {
   QElapsedTimer waited;
   waited.start();
-  while (!trainingIn(dir) && waited.elapsed() < 60000 && p.state() == QProcess::Running) QTest::qWait(50);
-  return trainingIn(dir);
+  while (!wb::test::trainingIn(dir) && waited.elapsed() < 60000 && p.state() == QProcess::Running) QTest::qWait(50);
+  return wb::test::trainingIn(dir);
 }
 
 }  // namespace

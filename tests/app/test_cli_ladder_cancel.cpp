@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../support/event_stream.h"
 #include "../support/proc.h"
 #include "wb/proto/events.h"
 
@@ -24,6 +25,8 @@ using nlohmann::json;
 namespace {
 
 using wb::test::haveFashionMnist;
+using wb::test::readEvents;
+using wb::test::trainingIn;
 
 json readJson(const QString& path) {
   std::ifstream in(path.toStdString());
@@ -38,29 +41,6 @@ QStringList ladderArgs(const QString& out, const QString& steps) {
                          "train.log_every=1", "train.threads=1", "train.batch_size=16"})
     args << QStringLiteral("--set") << QString::fromLatin1(kv);
   return args;
-}
-
-// Reads the ladder's events until `until` says stop (or the process ends); false on a timeout.
-bool readEvents(QProcess& p, std::vector<json>& events, const std::function<bool(const json&)>& until, int timeoutMs) {
-  QElapsedTimer clock;
-  clock.start();
-  while (clock.elapsed() < timeoutMs) {
-    while (p.canReadLine()) {
-      auto ev = wb::proto::decodeEvent(p.readLine().trimmed().toStdString());
-      if (!ev) continue;
-      events.push_back(*ev);
-      if (until(*ev)) return true;
-    }
-    if (p.state() == QProcess::NotRunning) return false;
-    p.waitForReadyRead(200);
-  }
-  return false;
-}
-
-// True once the run folder's events hold a training step (the rung is mid-training).
-bool trainingIn(const QString& runDir) {
-  QFile f(runDir + QStringLiteral("/events.jsonl"));
-  return f.open(QIODevice::ReadOnly) && f.readAll().contains("\"type\":\"step\"");
 }
 
 const json& stepOf(const json& ladderDoc, const std::string& key) {
