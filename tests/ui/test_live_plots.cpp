@@ -190,16 +190,27 @@ class TestLivePlots : public QObject {
 
   // Long curves are sampled per pixel column without visiting every point, and the line is
   // QCustomPlot's own, point for point: the two images are the same pixels, whole, zoomed, live
-  // (points appended after the first draw) and smoothed.
+  // (points appended after the first draw), smoothed and on another x axis; antialiased, and dense
+  // (past the antialiasing limit: 1-px segments, handed to the painter in one call).
+  void fastSamplingDrawsTheSameImage_data() {
+    QTest::addColumn<int>("runs");
+    QTest::addColumn<bool>("dense");
+    QTest::newRow("antialiased") << 3 << false;
+    QTest::newRow("dense") << 4 << true;  // 240,000 points
+  }
   void fastSamplingDrawsTheSameImage() {
+    QFETCH(int, runs);
+    QFETCH(bool, dense);
     RunsModel model;
     LivePlots plots(&model);
     plots.resize(1000, 600);
     plots.show();
     QVERIFY(QTest::qWaitForWindowExposed(&plots));
-    for (int r = 0; r < 3; ++r) model.setShown(addLongRun(model, QStringLiteral("run %1").arg(r), 60000, r), true);
+    for (int r = 0; r < runs; ++r) model.setShown(addLongRun(model, QStringLiteral("run %1").arg(r), 60000, r), true);
     plots.showTab(QStringLiteral("loss"));
+    plots.syncAll();  // past 200,000 points a first load comes in slices
     QCustomPlot* loss = plots.plot(QStringLiteral("loss"));
+    QCOMPARE(loss->notAntialiasedElements().testFlag(QCP::aePlottables), dense);
     auto render = [&](bool fast, int* drawn) {
       plots.setDecimation(fast);
       plots.flush(true);
@@ -231,7 +242,7 @@ class TestLivePlots : public QObject {
       StepPoint p;
       p.step = i;
       p.loss = 0.5 + 0.3 * std::sin(i / 50.0);
-      run->mutableSeries().appendStep(p);
+      run->mutableSeries().appendStep(p);  // no epoch: this curve cannot be re-keyed to epochs
     }
     Q_EMIT run->dataAppended();
     plots.flush(true);
@@ -240,7 +251,33 @@ class TestLivePlots : public QObject {
     plots.setSmoothing(0.9);
     plots.flush(true);
     same("smoothed");
-    QCOMPARE(plots.pointCount(QStringLiteral("loss")), 3 * 60000 + 1000);
+    QCOMPARE(plots.pointCount(QStringLiteral("loss")), runs * 60000 + 1000);
+    // Another x axis rewrites the keys in place (the first run's curve, whose appended points
+    // have no epoch, is taken again): the same curves as a plot that loads under that axis.
+    const QCPGraphData* keptData = loss->graph(loss->graphCount() - 1)->data()->constBegin().operator->();
+    plots.setXAxis(LivePlots::XAxis::Epoch);
+    same("x axis epoch");
+    QCOMPARE(loss->graph(loss->graphCount() - 1)->data()->constBegin().operator->(), keptData);  // in place
+    LivePlots fresh(&model);
+    fresh.resize(1000, 600);
+    fresh.setXAxis(LivePlots::XAxis::Epoch);
+    fresh.setSmoothing(0.9);
+    fresh.showTab(QStringLiteral("loss"));
+    fresh.syncAll();
+    QCustomPlot* freshLoss = fresh.plot(QStringLiteral("loss"));
+    QCOMPARE(freshLoss->graphCount(), loss->graphCount());
+    for (int g = 0; g < loss->graphCount(); ++g) {
+      const auto a = loss->graph(g)->data(), b = freshLoss->graph(g)->data();
+      QCOMPARE(a->size(), b->size());
+      for (int i = 0; i < a->size(); ++i) {
+        QCOMPARE(a->at(i)->key, b->at(i)->key);
+        QCOMPARE(a->at(i)->value, b->at(i)->value);
+      }
+    }
+    QCOMPARE(plots.pointCount(QStringLiteral("loss")), runs * 60000);  // the points without an epoch left out
+    plots.setXAxis(LivePlots::XAxis::Step);
+    same("x axis step");
+    QCOMPARE(plots.pointCount(QStringLiteral("loss")), runs * 60000 + 1000);
   }
 
   // Twenty runs ticked: twenty colours; a plot too short for its y label says it short.

@@ -241,7 +241,7 @@ void LivePlots::setXAxis(XAxis axis) {
     xAxisBox_->setCurrentIndex(xAxisBox_->findData(int(axis)));
   }
   for (auto& t : tabsState_) t->userZoomed = false;
-  rebuildAll();
+  scheduleReplot();  // each tab rewrites its keys when it is next drawn
 }
 
 void LivePlots::setSmoothing(double alpha) {

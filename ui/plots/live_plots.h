@@ -101,7 +101,12 @@ class LivePlots : public QWidget {
   void scheduleReplot();
   void onReplotTimer();
   void syncTab(Tab& tab);
+  struct PointReader;
   void takePoints(Tab& tab, GraphState& g, const SeriesDef& def, const RunSeries& rs, size_t* budget);
+  void rekey(Tab& tab);
+  static bool rekeyGraph(GraphState& g, const PointReader& read);
+  // Empties the graph: its points are taken again from the start of its series.
+  static void restart(GraphState& g);
   int legendNameRoom(const Tab& tab, int entries) const;
   void resmooth(Tab& tab);
   void syncBars(Tab& tab);
@@ -115,8 +120,6 @@ class LivePlots : public QWidget {
   void fitAxes(Tab& tab);
   void onMouseMove(Tab& tab, QMouseEvent* event);
   void showContextMenu(Tab& tab, const QPoint& pos);
-  double xOf(const StepPoint& p) const;
-  double xOf(const EvalPoint& p) const;
   QString xLabel() const;
   Tab* currentTab();
 

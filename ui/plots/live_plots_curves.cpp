@@ -16,25 +16,45 @@ namespace wb::ui {
 using plots_detail::kAntialiasLimit;
 using plots_detail::kInf;
 
-double LivePlots::xOf(const StepPoint& p) const {
-  switch (xAxis_) {
-    case XAxis::Step: return p.step;
-    case XAxis::Epoch: return p.epoch;
-    case XAxis::Wall: return p.t;
-    case XAxis::Samples: return p.samples;
-  }
-  return p.step;
-}
+namespace {
+constexpr size_t kReadAhead = 32;  // points: about a microsecond of a pass ahead
 
-double LivePlots::xOf(const EvalPoint& p) const {
-  switch (xAxis_) {
-    case XAxis::Step: return p.step;
-    case XAxis::Epoch: return p.epoch;
-    case XAxis::Wall: return p.t;
-    case XAxis::Samples: return p.samples;
+// The field a point's x is read from, under each choice of x axis.
+template <class Point>
+double Point::*keyField(LivePlots::XAxis axis) {
+  switch (axis) {
+    case LivePlots::XAxis::Step: return &Point::step;
+    case LivePlots::XAxis::Epoch: return &Point::epoch;
+    case LivePlots::XAxis::Wall: return &Point::t;
+    case LivePlots::XAxis::Samples: return &Point::samples;
   }
-  return p.step;
+  return &Point::step;
 }
+}  // namespace
+
+// A series' i-th point as a graph holds it: x under the chosen axis, y as its definition reads
+// it (before smoothing). The one reader for a first load and for rewriting the keys.
+struct LivePlots::PointReader {
+  PointReader(const SeriesDef& d, const RunSeries& r, XAxis axis)
+      : def(d), rs(r), stepKey(keyField<StepPoint>(axis)), evalKey(keyField<EvalPoint>(axis)) {}
+  size_t size() const { return def.fromEvals ? rs.evals().size() : rs.steps().size(); }
+  double x(size_t i) const { return def.fromEvals ? rs.evals()[i].*evalKey : rs.steps()[i].*stepKey; }
+  double y(size_t i) const { return def.fromEvals ? def.evalY(rs.evals()[i]) : def.stepY(rs.steps()[i], rs); }
+  // A pass over a series reads one field of a wide point each step: memory latency, not work,
+  // unless the points a few dozen ahead are on their way.
+  void prefetch(size_t i) const {
+#if defined(__GNUC__)
+    if (i < size()) __builtin_prefetch(def.fromEvals ? static_cast<const void*>(&rs.evals()[i]) : &rs.steps()[i]);
+#else
+    (void)i;
+#endif
+  }
+
+  const SeriesDef& def;
+  const RunSeries& rs;
+  double StepPoint::*stepKey;
+  double EvalPoint::*evalKey;
+};
 
 QString LivePlots::xLabel() const {
   switch (xAxis_) {
@@ -84,6 +104,7 @@ void LivePlots::syncTab(Tab& tab) {
     return;
   }
   if (tab.smoothedWith != smoothing_) resmooth(tab);
+  if (tab.keyedBy != xAxis_) rekey(tab);
   tab.loading = false;
   size_t budget = plots_detail::kLoadSlice;
   const QVector<Run*> runs = plottedRuns();
@@ -153,33 +174,29 @@ int LivePlots::legendNameRoom(const Tab& tab, int entries) const {
 // Appends what the run's series gained since the last sync (smoothed, for a smoothed series), at
 // most *budget points (then the tab is loading: the rest comes in the next slice).
 void LivePlots::takePoints(Tab& tab, GraphState& g, const SeriesDef& def, const RunSeries& rs, size_t* budget) {
-  const size_t total = def.fromEvals ? rs.evals().size() : rs.steps().size();
-  if (total < g.consumed) {  // the series started over (a rewritten events file)
-    g.graph->data()->clear();
-    g.graph->dataReplaced();
-    g = GraphState{g.graph};
-  }
+  const PointReader read(def, rs, xAxis_);
+  const size_t total = read.size();
+  if (total < g.consumed) restart(g);  // the series started over (a rewritten events file)
   if (total <= g.consumed) return;
   const size_t available = std::min(total, g.consumed + *budget);
   *budget -= available - g.consumed;
   if (available < total) tab.loading = true;
   QVector<QCPGraphData> points;
-  points.reserve(int(available - g.consumed));
+  // A first load keeps this vector as the graph's data: room for the slices to come, so they
+  // append without moving it.
+  points.reserve(int((g.graph->data()->isEmpty() ? total : available) - g.consumed));
   const double alpha = def.smooth ? smoothing_ : 0.0;
   if (alpha > 0) g.unsmoothed.reserve(g.unsmoothed.size() + (available - g.consumed));
   double lastX = g.xmax;
   bool sorted = true;
   for (size_t i = g.consumed; i < available; ++i) {
-    double x, y;
-    if (def.fromEvals) {
-      x = xOf(rs.evals()[i]);
-      y = def.evalY(rs.evals()[i]);
-    } else {
-      x = xOf(rs.steps()[i]);
-      y = def.stepY(rs.steps()[i], rs);
+    read.prefetch(i + kReadAhead);
+    const double x = read.x(i);
+    double y = read.y(i);
+    if (!std::isfinite(x) || !std::isfinite(y) || (tab.def.logY && y <= 0)) {
+      g.contiguous = false;
+      continue;
     }
-    if (!std::isfinite(x) || !std::isfinite(y)) continue;
-    if (tab.def.logY && y <= 0) continue;
     if (alpha > 0) {
       g.unsmoothed.push_back(y);
       g.ema = std::isfinite(g.ema) ? alpha * g.ema + (1.0 - alpha) * y : y;
@@ -198,6 +215,42 @@ void LivePlots::takePoints(Tab& tab, GraphState& g, const SeriesDef& def, const 
   if (g.graph->data()->isEmpty()) g.graph->data()->set(points, sorted);  // shares the vector: no copy
   else g.graph->data()->add(points, sorted);
   if (!sorted) g.graph->dataReplaced(), g.inOrder = false;  // sorted into the middle: the summary starts over
+}
+
+void LivePlots::restart(GraphState& g) {
+  g.graph->data()->clear();
+  g.graph->dataReplaced();
+  g = GraphState{g.graph};
+}
+
+// The x axis changed: each graph's keys are rewritten in place from its run's series, its values,
+// smoothing and min/max summary standing, instead of taking every point again. A graph that
+// cannot be (points left out, or out of key order, under either axis) starts over.
+void LivePlots::rekey(Tab& tab) {
+  tab.keyedBy = xAxis_;
+  for (auto it = tab.graphs.begin(); it != tab.graphs.end(); ++it)
+    for (size_t s = 0; s < it.value().size(); ++s) {
+      GraphState& g = it.value()[s];
+      if (g.graph && !rekeyGraph(g, PointReader(tab.def.series[s], it.key()->series(), xAxis_))) restart(g);
+    }
+}
+
+// The keys a first load under the new axis would give, or false (the graph must be taken again).
+bool LivePlots::rekeyGraph(GraphState& g, const PointReader& read) {
+  auto data = g.graph->data();
+  const size_t n = size_t(data->size());
+  if (!g.inOrder || !g.contiguous || n != g.consumed || n > read.size()) return false;
+  double last = -kInf;
+  size_t i = 0;
+  for (auto it = data->begin(); it != data->end(); ++it, ++i) {
+    read.prefetch(i + kReadAhead);
+    const double x = read.x(i);
+    if (!std::isfinite(x) || x < last) return false;  // takePoints would leave it out, or sort
+    it->key = last = x;
+  }
+  if (n > 0) g.xmin = data->constBegin()->key, g.xmax = last;
+  g.graph->keysReplaced();
+  return true;
 }
 
 // A new smoothing weight: the smoothed curves are computed again, in place (no pass over the
@@ -219,8 +272,7 @@ void LivePlots::resmooth(Tab& tab) {
         for (auto it = data->constBegin(); it != data->constEnd(); ++it) g.unsmoothed.push_back(it->value);
       }
       if (!g.inOrder || size_t(data->size()) != g.unsmoothed.size()) {
-        data->clear();
-        g = GraphState{g.graph};
+        restart(g);
         continue;
       }
       g.ema = kNaN;

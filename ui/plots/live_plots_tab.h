@@ -70,6 +70,7 @@ struct LivePlots::GraphState {
   double ymin = plots_detail::kInf, ymax = -plots_detail::kInf;
   std::vector<double> unsmoothed;  // the graph's values before smoothing, while it is smoothed
   bool inOrder = true;             // the points came in key order: unsmoothed lines up with the graph's
+  bool contiguous = true;          // no point read was left out: the graph's i-th point is the series' i-th
 };
 
 struct LivePlots::Tab {
@@ -83,6 +84,7 @@ struct LivePlots::Tab {
   double smoothedWith = 0;  // the smoothing the curves hold
   bool dense = false;       // past kAntialiasLimit points: no antialiasing, 1-px lines
   bool loading = false;     // the last sync left points for the next slice
+  XAxis keyedBy = XAxis::Step;  // the x the graphs' keys hold (the x axis may have changed since)
 };
 
 }  // namespace wb::ui
