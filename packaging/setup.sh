@@ -14,6 +14,9 @@ PKGS=(
   libopencv-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
   xvfb xauth
   dataset-fashion-mnist
+  # The Python recorder's tests run a plain PyTorch loop (tests/app/python); the recorder itself
+  # needs only python3. Lightning is not packaged in Debian 12: its callback's test skips.
+  python3 python3-torch
   desktop-file-utils appstream dpkg-dev file
   help2man librsvg2-bin
 )

@@ -191,6 +191,10 @@ class TestDebPackage : public QObject {
     const QString src = QStringLiteral(WB_SOURCE_DIR "/");
     QTest::newRow("cli") << QStringLiteral("usr/bin/workbench-cli") << QString();
     QTest::newRow("cli man page") << QStringLiteral("usr/share/man/man1/workbench-cli.1.gz") << QString();
+    // The Python recorder, where Debian's python3 imports it from.
+    for (const char* py : {"__init__.py", "recorder.py", "schema.py", "lightning.py"})
+      QTest::newRow(py) << QStringLiteral("usr/lib/python3/dist-packages/workbench_recorder/") + QLatin1String(py)
+                        << src + QStringLiteral("app/python/workbench_recorder/") + QLatin1String(py);
     if (QFile::exists(src + QStringLiteral("README.md")))
       QTest::newRow("README") << QStringLiteral("usr/share/doc/" WB_PACKAGE_NAME "/README.md") << src + QStringLiteral("README.md");
     if (!WB_HAVE_GUI) return;

@@ -1,6 +1,9 @@
 #include "wb/proto/event_types.h"
 
+#include <algorithm>
+
 #include "fields.h"
+#include "wb/proto/schema.h"
 
 namespace wb::proto {
 using nlohmann::json;
@@ -58,6 +61,7 @@ WB_FIELDS(StepPhases) {
   f("bwd", e.bwd);
   f("comm", e.comm);
   f("opt", e.opt);
+  f("other", e.other);
 }
 
 WB_FIELDS(StepEvent) {
@@ -245,6 +249,58 @@ WB_FIELDS(LadderEndEvent) {
 }
 
 }  // namespace
+
+json eventFieldLists() {
+  const json memory = fieldKinds<MemoryPart>();
+  return {{"envelope", fieldKinds<Envelope>()},
+          {RunEvent::kType, fieldKinds<RunEvent>()},
+          {StartEvent::kType, fieldKinds<StartEvent>()},
+          {"start.host", fieldKinds<HostInfo>()},
+          {"start.host_use", fieldKinds<HostUse>()},
+          {"start.model", fieldKinds<ModelInfo>()},
+          {"start.dataset", fieldKinds<DatasetInfo>()},
+          {"start.batch", fieldKinds<BatchInfo>()},
+          {"start.resumed_from", fieldKinds<ResumedFrom>()},
+          {"start.speedups.*", fieldKinds<SpeedupStatus>()},
+          {StepEvent::kType, fieldKinds<StepEvent>()},
+          {"step.ms", fieldKinds<StepPhases>()},
+          {"step.mem", memory},
+          {"step.cpu", fieldKinds<CpuPart>()},
+          {"step.comm", fieldKinds<CommPart>()},
+          {"step.amp", fieldKinds<AmpPart>()},
+          {EvalEvent::kType, fieldKinds<EvalEvent>()},
+          {"eval.mem", memory},
+          {EpochEvent::kType, fieldKinds<EpochEvent>()},
+          {EarlyStopEvent::kType, fieldKinds<EarlyStopEvent>()},
+          {CheckpointEvent::kType, fieldKinds<CheckpointEvent>()},
+          {WarningEvent::kType, fieldKinds<WarningEvent>()},
+          {ErrorEvent::kType, fieldKinds<ErrorEvent>()},
+          {EndEvent::kType, fieldKinds<EndEvent>()}};
+}
+
+namespace {
+// The run stream's types and their field lists (the ladder's stream is not a run folder's).
+const json& runStreamLists() {
+  static const json lists = eventFieldLists();
+  return lists;
+}
+}  // namespace
+
+bool knownEventType(const std::string& type) {
+  return type != "envelope" && type.find('.') == std::string::npos && runStreamLists().contains(type);
+}
+
+std::vector<std::string> unknownEventFields(const json& event) {
+  std::vector<std::string> out;
+  const std::string type = stringOr(event, "type", {});
+  if (!event.is_object() || !knownEventType(type)) return out;
+  const json& own = runStreamLists()[type];
+  const json& envelope = runStreamLists()["envelope"];
+  for (auto it = event.begin(); it != event.end(); ++it)
+    if (!own.contains(it.key()) && !envelope.contains(it.key())) out.push_back(it.key());
+  std::sort(out.begin(), out.end());
+  return out;
+}
 
 json makeEvent(const std::string& type, int rank, double t) {
   json ev = json::object();

@@ -16,6 +16,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -62,6 +63,13 @@ struct Writer {
     nlohmann::json o = nlohmann::json::object();
     for (const auto& [name, item] : items) fieldsToJson(item, o[name] = nlohmann::json::object());
     out[key] = std::move(o);
+  }
+  void operator()(const char* key, const std::vector<std::string>& items) const { out[key] = items; }
+  template <class T>  // a list of records: an array of objects
+  void operator()(const char* key, const std::vector<T>& items) const {
+    nlohmann::json a = nlohmann::json::array();
+    for (const auto& item : items) fieldsToJson(item, a.emplace_back(nlohmann::json::object()));
+    out[key] = std::move(a);
   }
   template <class T>  // a struct of its own: an object
   auto operator()(const char* key, const T& v) const
@@ -114,6 +122,21 @@ struct Reader {
       items[it.key()] = std::move(item);
     }
   }
+  void operator()(const char* key, std::vector<std::string>& items) const {
+    const nlohmann::json* j = find(key);
+    if (!j || !j->is_array()) return;
+    items.clear();
+    for (const auto& x : *j)
+      if (x.is_string()) items.push_back(x.get<std::string>());
+  }
+  template <class T>  // items that are not objects are skipped
+  void operator()(const char* key, std::vector<T>& items) const {
+    const nlohmann::json* j = find(key);
+    if (!j || !j->is_array()) return;
+    items.clear();
+    for (const auto& x : *j)
+      if (x.is_object()) fieldsFromJson(x, items.emplace_back());
+  }
   template <class T>
   auto operator()(const char* key, T& v) const -> decltype(visit(Fields{}, v, std::declval<const Reader&>()), void()) {
     fieldsFromJson(objectOr(in, key), v);
@@ -147,6 +170,30 @@ void fieldsFromJson(const nlohmann::json& in, T& v) {
     for (auto it = in.begin(); it != in.end(); ++it)
       if (!known.count(it.key())) v.unknown[it.key()] = *it;
   }
+}
+
+// The kind of value a member takes, as wb/proto/schema.h lists it for writers in other
+// languages: a number a writer must give as an integer is "integer", a part of its own "object".
+inline const char* kindOf(const int&) { return "integer"; }
+inline const char* kindOf(const int64_t&) { return "integer"; }
+inline const char* kindOf(const double&) { return "number"; }
+inline const char* kindOf(const bool&) { return "boolean"; }
+inline const char* kindOf(const std::string&) { return "string"; }
+inline const char* kindOf(const nlohmann::json&) { return "json"; }
+template <class T>
+const char* kindOf(const T&) { return "object"; }  // a struct of its own (RunSummary, FlopsFigures, ...)
+template <class T>
+const char* kindOf(const std::optional<T>&) { return kindOf(T{}); }
+template <class T>
+const char* kindOf(const std::map<std::string, T>&) { return "map"; }
+
+// T's field list as {key: kind}.
+template <class T>
+nlohmann::json fieldKinds() {
+  nlohmann::json out = nlohmann::json::object();
+  const T v{};
+  visit(Fields{}, v, [&out](const char* key, const auto& member) { out[key] = kindOf(member); });
+  return out;
 }
 
 template <class T>

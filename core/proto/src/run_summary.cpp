@@ -3,6 +3,7 @@
 #include "wb/proto/run_summary.h"
 
 #include "fields.h"
+#include "wb/proto/schema.h"
 
 namespace wb::proto {
 using nlohmann::json;
@@ -91,5 +92,11 @@ json toJson(const RunCpu& cpu) {
 }
 
 RunSummary readRunSummary(const json& summary) { return readAs<RunSummary>(summary); }
+
+json summaryFieldLists() {
+  return {{"summary", fieldKinds<RunSummary>()},
+          {"summary.cpu", fieldKinds<RunCpu>()},
+          {"summary.host_speed", fieldKinds<HostSpeedCheck>()}};
+}
 
 }  // namespace wb::proto

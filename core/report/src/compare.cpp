@@ -114,10 +114,11 @@ std::optional<StepTimes> meanStepTimes(const std::vector<StepSample>& steps) {
     if (!steps[i].ms) continue;
     const auto& m = *steps[i].ms;
     sum.data += m.data, sum.h2d += m.h2d, sum.fwd += m.fwd, sum.bwd += m.bwd, sum.opt += m.opt, sum.comm += m.comm;
+    sum.other += m.other;
     ++n;
   }
   if (n == 0) return std::nullopt;
-  sum.data /= n, sum.h2d /= n, sum.fwd /= n, sum.bwd /= n, sum.opt /= n, sum.comm /= n;
+  sum.data /= n, sum.h2d /= n, sum.fwd /= n, sum.bwd /= n, sum.opt /= n, sum.comm /= n, sum.other /= n;
   return sum;
 }
 
@@ -126,7 +127,9 @@ LrScaling runLrScaling(const RunRecord& run) {
   if (const json& lr = run.configAt("optim.lr"); lr.is_number()) optim.lr = lr.get<double>();
   if (const json& mode = run.configAt("optim.lr_scaling"); mode.is_string()) optim.lr_scaling = mode.get<std::string>();
   if (const json& w = run.configAt("optim.lr_scaling_warmup"); w.is_number()) optim.lr_scaling_warmup = w.get<double>();
-  return lrScaling(optim, run.world_size, run.start.total_steps);
+  if (const json& b = run.configAt("optim.lr_base_batch"); b.is_number_integer()) optim.lr_base_batch = b.get<int>();
+  const json& batch = run.configAt("train.batch_size");
+  return lrScaling(optim, run.world_size, run.start.total_steps, batch.is_number_integer() ? batch.get<int>() : 0);
 }
 
 RunMetrics computeMetrics(const RunRecord& run, std::optional<double> target) {

@@ -188,6 +188,7 @@ json comparisonJson(const Comparison& cmp) {
     if (m.step_ms) {
       const StepTimes& s = *m.step_ms;
       r["step_ms"] = {{"data", s.data}, {"h2d", s.h2d}, {"fwd", s.fwd}, {"bwd", s.bwd}, {"opt", s.opt}, {"comm", s.comm}};
+      if (s.other > 0) r["step_ms"]["other"] = s.other;  // a writer that timed only some phases
     }
     runs.push_back(std::move(r));
   }

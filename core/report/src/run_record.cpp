@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include "wb/proto/event_types.h"
 #include "wb/proto/flops.h"
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
+#include "wb/proto/schema.h"
 
 namespace wb::report {
 namespace fs = std::filesystem;
@@ -50,6 +52,47 @@ std::optional<StepCpu> stepCpu(const std::optional<proto::CpuPart>& cpu) {
   return StepCpu{cpu->process_cores, cpu->machine_busy_cores, cpu->cores};
 }
 
+// What a reader of this schema skips in `events`, in words (one line, or "" when nothing): event
+// types it has no list for, fields its lists do not name, records of a newer schema version.
+std::string skippedInEvents(const std::vector<json>& events) {
+  std::map<std::string, int64_t> types;
+  std::set<std::string> fields;
+  int64_t newer = 0;
+  int newest = proto::kEventVersion;
+  for (const json& ev : events) {
+    const proto::Envelope env = proto::readEnvelope(ev);
+    if (env.v > proto::kEventVersion) ++newer, newest = std::max(newest, env.v);
+    if (!proto::knownEventType(env.type)) ++types[env.type];
+    for (const auto& key : proto::unknownEventFields(ev)) fields.insert(env.type + "." + key);
+  }
+  std::vector<std::string> parts;
+  for (const auto& [type, n] : types) parts.push_back(std::to_string(n) + " event(s) of type '" + type + "'");
+  if (!fields.empty()) {
+    std::string list;
+    for (const auto& f : fields) list += (list.empty() ? "" : ", ") + f;
+    parts.push_back("fields " + list);
+  }
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
+  if (newer > 0)
+    out += std::string(out.empty() ? "" : "; ") + std::to_string(newer) + " record(s) of schema version " +
+           std::to_string(newest) + ", newer than this reader's " + std::to_string(proto::kEventVersion) +
+           " (read with the fields it knows)";
+  return out;
+}
+
+// summary.json's fields (and summary.cpu's) that this reader does not know.
+std::string skippedInSummary(const proto::RunSummary& s) {
+  std::string list;
+  auto add = [&list](const json& unknown, const std::string& prefix) {
+    if (!unknown.is_object()) return;
+    for (auto it = unknown.begin(); it != unknown.end(); ++it) list += (list.empty() ? "" : ", ") + prefix + it.key();
+  };
+  add(s.unknown, "");
+  if (s.cpu) add(s.cpu->unknown, "cpu.");
+  return list;
+}
+
 }  // namespace
 
 StepSample decodeStep(const json& ev) {
@@ -62,7 +105,7 @@ StepSample decodeStep(const json& ev) {
   s.loss = e.loss;
   s.lr = e.lr;
   s.samples_per_s = e.samples_per_s;
-  if (e.ms) s.ms = StepTimes{e.ms->data, e.ms->h2d, e.ms->fwd, e.ms->bwd, e.ms->opt, e.ms->comm};
+  if (e.ms) s.ms = StepTimes{e.ms->data, e.ms->h2d, e.ms->fwd, e.ms->bwd, e.ms->opt, e.ms->comm, e.ms->other.value_or(0)};
   s.cpu = stepCpu(e.cpu);
   if (e.amp) {
     if (std::isfinite(e.amp->scale)) s.amp_scale = e.amp->scale;
@@ -228,11 +271,14 @@ Result<RunRecord> loadRun(const fs::path& dirIn) {
   std::vector<std::string> problems;
   if (fs::exists(rd.events(), ec)) {
     int64_t malformed = 0;
-    r = recordFromEvents(proto::readEventsFile(rd.events().string(), &malformed));
+    const std::vector<json> events = proto::readEventsFile(rd.events().string(), &malformed);
+    r = recordFromEvents(events);
     r.malformed_lines = malformed;
     if (malformed > 0)
       problems.push_back(rd.events().string() + ": " + std::to_string(malformed) +
                          " unreadable line(s) skipped (a run killed mid-write leaves one)");
+    if (const std::string skipped = skippedInEvents(events); !skipped.empty())
+      problems.push_back(rd.events().string() + ": skipped what this reader does not know: " + skipped);
   } else {
     problems.push_back(rd.events().string() + ": missing (the run has not started yet)");
   }
@@ -254,6 +300,8 @@ Result<RunRecord> loadRun(const fs::path& dirIn) {
   json summary;
   if (loadOptional(rd.summary(), summary)) {
     r.summary = proto::readRunSummary(summary);
+    if (const std::string skipped = skippedInSummary(r.summary); !skipped.empty())
+      problems.push_back(rd.summary().string() + ": skipped fields this reader does not know: " + skipped);
     r.finished = true;
     r.status = r.summary.status.value_or(r.status);
   }

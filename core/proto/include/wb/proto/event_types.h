@@ -71,9 +71,13 @@ struct AmpPart {
 };
 
 
-// A step event's ms: mean milliseconds per step of each phase over the log interval.
+// A step event's ms: mean milliseconds per step of each phase over the log interval. The phases
+// add up to the step: `other` is the part of it no phase covers, written by writers that time
+// only some phases (the Python recorder times the loader's wait; the rest of a user's step is
+// other); the core's trainer times every phase and leaves it out.
 struct StepPhases {
   double data = 0, h2d = 0, fwd = 0, bwd = 0, comm = 0, opt = 0;
+  std::optional<double> other;
 };
 
 struct StepEvent {                 // every log interval

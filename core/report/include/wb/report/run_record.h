@@ -23,7 +23,8 @@ namespace wb::report {
 // Per-step averages of one log interval, in milliseconds (the `ms` object of a step event).
 struct StepTimes {
   double data = 0, h2d = 0, fwd = 0, bwd = 0, opt = 0, comm = 0;
-  double total() const { return data + h2d + fwd + bwd + opt + comm; }
+  double other = 0;  // the part of the step no phase covers (a writer that times only some phases)
+  double total() const { return data + h2d + fwd + bwd + opt + comm + other; }
 };
 
 // CPU use over one log interval (a step event's `cpu`), in cores; NaN (cores: 0) when absent.
@@ -121,7 +122,8 @@ struct RunRecord {
   std::map<int, int64_t> rss_peak;            // per rank, max mem.rss_peak (or rss) seen
   double last_t = 0;                          // rank 0's latest event time
   int64_t malformed_lines = 0;                // skipped lines of events.jsonl
-  std::vector<std::string> problems;          // what could not be read (missing/corrupt files)
+  std::vector<std::string> problems;          // what could not be read (missing/corrupt files), and
+                                              // what a newer writer wrote that this reader skipped
 
   bool onCuda() const { return device.rfind("cuda", 0) == 0; }
   // A config value by dotted path ("speedups.workers"); null json when absent.
@@ -143,7 +145,8 @@ void finishRecord(RunRecord& record);
 // Loads a run folder: config.json, events.jsonl (wb::proto::readEventsFile), summary.json and
 // env.json when present. A run still in progress (no end, no summary) or cut short (truncated
 // last line) loads with status "running"; a missing or corrupt optional file is noted in
-// `problems`. Errors (Io) only when the folder does not exist or holds neither config.json nor
+// `problems`, and so is what the reader skipped (event types, fields it does not know, records of
+// a newer schema version: a newer writer's, read with the fields this reader knows). Errors (Io) only when the folder does not exist or holds neither config.json nor
 // events.jsonl.
 Result<RunRecord> loadRun(const std::filesystem::path& dir);
 

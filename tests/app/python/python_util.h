@@ -1,0 +1,44 @@
+#pragma once
+// Runs Debian's python3 on the recorder in the source tree (app/python), for the recorder's tests.
+#include <QFileInfo>
+#include <QProcessEnvironment>
+#include <QStandardPaths>
+#include <QString>
+#include <QStringList>
+
+#include "../../support/proc.h"
+
+namespace wb::test {
+
+// /usr/bin/python3 (the interpreter the .deb installs the recorder for), else python3 on PATH.
+inline QString python3() {
+  const QString debian = QStringLiteral("/usr/bin/python3");
+  return QFileInfo(debian).isExecutable() ? debian : QStandardPaths::findExecutable(QStringLiteral("python3"));
+}
+
+inline QString recorderSourceDir() { return QStringLiteral(WB_SOURCE_DIR "/app/python"); }
+inline QString pythonTestsDir() { return QStringLiteral(WB_SOURCE_DIR "/tests/app/python"); }
+
+// The recorder from the source tree, and no __pycache__ written into it.
+inline QProcessEnvironment pythonEnv() {
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  const QString old = env.value(QStringLiteral("PYTHONPATH"));
+  env.insert(QStringLiteral("PYTHONPATH"), recorderSourceDir() + (old.isEmpty() ? QString() : QStringLiteral(":") + old));
+  env.insert(QStringLiteral("PYTHONDONTWRITEBYTECODE"), QStringLiteral("1"));
+  return env;
+}
+
+inline ProcResult runPython(const QStringList& args, int timeoutMs = 60000) {
+  return runProcess(python3(), args, timeoutMs, pythonEnv());
+}
+
+// Empty when `import module` works, else why not (for QSKIP).
+inline QString missingPythonModule(const QString& module) {
+  if (python3().isEmpty()) return QStringLiteral("no python3 on this machine");
+  const ProcResult r = runPython({QStringLiteral("-c"), QStringLiteral("import ") + module}, 120000);
+  if (r.rc == 0) return QString();
+  const QString said = QString::fromUtf8(r.err).trimmed().section(QLatin1Char('\n'), -1);
+  return QStringLiteral("`import %1` fails with %2: %3").arg(module, python3(), said.isEmpty() ? r.error : said);
+}
+
+}  // namespace wb::test
