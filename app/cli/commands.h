@@ -20,6 +20,7 @@ void addWhatIf(CLI::App& cli, Commands& out);        // whatif early-stopping: a
 void addDataset(CLI::App& cli, Commands& out);       // dataset export | inspect
 void addProbe(CLI::App& cli, Commands& out);         // probe workers: the loader worker count to use
 void addNoise(CLI::App& cli, Commands& out);         // noise: this host's run-to-run spread (A/A), stored
+void addTune(CLI::App& cli, Commands& out);          // tune (and tune batch): the fastest configuration; cmd_tune.cpp
 
 // compare's and export's --baseline DIR (required) and --target-acc X (cmd_compare.cpp).
 void addComparisonOptions(CLI::App& app, std::string& baseline, std::string& targetAcc);

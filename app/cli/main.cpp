@@ -106,7 +106,7 @@ Commands addCommands(CLI::App& cli, bool& version) {
   cli.require_subcommand(0, 1);
   cli.add_flag("--version", version, "print the version and the libraries in use");
   Commands commands;
-  for (auto add : {addRun, addWorker, addLadder, addTry, addCompare, addExport, addWhatIf, addDataset, addCapabilities, addProbe, addNoise})
+  for (auto add : {addRun, addWorker, addLadder, addTry, addCompare, addExport, addWhatIf, addDataset, addCapabilities, addProbe, addNoise, addTune})
     add(cli, commands);
   for (CLI::App* sub : cli.get_subcommands([](CLI::App*) { return true; })) sub->group("Commands");
   commands.push_back(addChooser(cli, "command"));  // `workbench-cli bogus`

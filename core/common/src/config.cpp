@@ -110,6 +110,7 @@ std::vector<FieldError> validate(const Config& c) {
   if (!range::kLrScalingWarmup.contains(o.lr_scaling_warmup))
     add("optim.lr_scaling_warmup", str(o.lr_scaling_warmup),
         "must be in " + range::kLrScalingWarmup.text() + " (share of the steps)");
+  if (o.lr_base_batch < 0) add("optim.lr_base_batch", str(o.lr_base_batch), "must be >= 0 (0: train.batch_size)");
 
   const auto& t = c.train;
   if (t.epochs < 1) add("train.epochs", str(t.epochs), "must be >= 1");

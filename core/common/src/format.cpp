@@ -19,3 +19,39 @@ std::string prefixedByRank(int rank, const std::string& message) {
 }
 
 }  // namespace wb
+
+namespace wb {
+
+Result<double> parseDuration(const std::string& text, const std::string& option) {
+  const auto bad = [&] {
+    return makeError(Errc::InvalidConfig, option + " '" + text + "': not a duration (give e.g. 90s, 10m, 1.5h or 1h30m)");
+  };
+  double total = 0;
+  size_t at = 0;
+  bool any = false;
+  while (at < text.size()) {
+    size_t used = 0;
+    double v = 0;
+    try {
+      v = std::stod(text.substr(at), &used);
+    } catch (...) {
+      return bad();
+    }
+    if (used == 0 || !(v >= 0) || text[at] == '-' || text[at] == '+' || text[at] == ' ') return bad();
+    at += used;
+    double unit = 1;
+    if (at < text.size()) {
+      const char u = text[at++];
+      unit = u == 's' ? 1 : u == 'm' ? 60 : u == 'h' ? 3600 : -1;
+      if (unit < 0) return bad();
+    } else if (any) {
+      return bad();  // "1h30": the last number needs its unit
+    }
+    total += v * unit;
+    any = true;
+  }
+  if (!any || !(total > 0)) return bad();
+  return total;
+}
+
+}  // namespace wb

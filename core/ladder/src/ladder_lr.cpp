@@ -27,7 +27,7 @@ Status applyLadderLrScaling(std::vector<LadderStep>& plan, const std::string& mo
     // Only the steps that bring the devices say it (devices, and sharding alone): the later
     // cumulative ones inherit it.
     if (step.key != "devices" && !step.isolated) continue;
-    const LrScaling s = lrScaling(step.config.optim, step.config.speedups.devices, 0);
+    const LrScaling s = lrScaling(step.config.optim, step.config.speedups.devices, 0, step.config.train.batch_size);
     step.added += ", lr " + lrScalingLabel(s);
   }
   return {};

@@ -38,6 +38,7 @@ void visitFields(C& c, V&& v) {
   v("optim.gamma", c.optim.gamma);
   v("optim.lr_scaling", c.optim.lr_scaling);
   v("optim.lr_scaling_warmup", c.optim.lr_scaling_warmup);
+  v("optim.lr_base_batch", c.optim.lr_base_batch);
   v("train.epochs", c.train.epochs);
   v("train.max_steps", c.train.max_steps);
   v("train.batch_size", c.train.batch_size);

@@ -91,11 +91,11 @@ void setLearningRate(torch::optim::Optimizer& optimizer, double lr) {
 
 // ---- schedules ---------------------------------------------------------------------------
 
-LrSchedule::LrSchedule(const OptimConfig& config, int64_t total_steps, int64_t steps_per_epoch, int devices)
+LrSchedule::LrSchedule(const OptimConfig& config, int64_t total_steps, int64_t steps_per_epoch, int devices, int batch_size)
     : config_(config),
       total_steps_(std::max<int64_t>(1, total_steps)),
       steps_per_epoch_(std::max<int64_t>(1, steps_per_epoch)),
-      scaling_(lrScaling(config, devices, total_steps)) {
+      scaling_(lrScaling(config, devices, total_steps, batch_size)) {
   const auto& s = config_.schedule;
   if (s != "constant" && s != "step" && s != "cosine" && s != "onecycle") {
     throw std::invalid_argument("LrSchedule: unknown optim.schedule '" + s + "'");

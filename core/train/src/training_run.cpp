@@ -138,7 +138,7 @@ Status TrainingRun::buildModel() {
   auto optimizer = group_->makeOptimizer();
   if (!optimizer.ok()) return optimizer.error();
   opt_ = std::move(optimizer.value());
-  schedule_ = std::make_unique<LrSchedule>(c_.optim, totalSteps_, stepsPerEpoch_, o_.world_size);
+  schedule_ = std::make_unique<LrSchedule>(c_.optim, totalSteps_, stepsPerEpoch_, o_.world_size, c_.train.batch_size);
 
   bf16_ = c_.speedups.precision == choice::kBf16Mixed;
   fp16_ = c_.speedups.precision == choice::kFp16Mixed && cuda_;

@@ -49,6 +49,7 @@ class TestConfig : public QObject {
     QTest::newRow("lr_scaling as number") << R"({"optim":{"lr_scaling":2}})" << "optim.lr_scaling";
     QTest::newRow("lr_scaling_warmup 1") << R"({"optim":{"lr_scaling_warmup":1}})" << "optim.lr_scaling_warmup";
     QTest::newRow("lr_scaling_warmup negative") << R"({"optim":{"lr_scaling_warmup":-0.1}})" << "optim.lr_scaling_warmup";
+    QTest::newRow("lr_base_batch negative") << R"({"optim":{"lr_base_batch":-1}})" << "optim.lr_base_batch";
   }
   // optim.lr_scaling names the values it takes; each of them is accepted.
   void lrScalingValues() {

@@ -51,6 +51,24 @@ class TestLrScaling : public QObject {
     QVERIFY2(note.contains(QStringLiteral("optim.lr 0.01")), s.note.c_str());
     if (factor > 1) QVERIFY2(note.contains(mode + QStringLiteral(" scaling for ") + QString::number(devices) + QStringLiteral(" devices")), s.note.c_str());
   }
+  // optim.lr_base_batch: the rule scales for the global batch against the one the lr was tuned for
+  // (devices × batch_size / base), and warms up only when the factor grows.
+  void batchRatio() {
+    wb::OptimConfig o;
+    o.lr = 0.01;
+    o.lr_scaling = "linear";
+    o.lr_base_batch = 64;
+    auto s = wb::lrScaling(o, 2, 100, 128);
+    QCOMPARE(s.factor, 4.0);
+    QVERIFY(s.warmup_steps > 0);
+    QVERIFY2(QString::fromStdString(s.note).contains(QStringLiteral("lr_base_batch")), s.note.c_str());
+    o.lr_scaling = "sqrt";
+    QCOMPARE(wb::lrScaling(o, 1, 100, 256).factor, 2.0);
+    QCOMPARE(wb::lrScaling(o, 1, 100, 64).factor, 1.0);  // the batch it was tuned for
+    QCOMPARE(wb::lrScaling(o, 1, 100, 0).factor, 1.0);   // batch unknown: no ratio
+    o.lr_base_batch = 0;
+    QCOMPARE(wb::lrScaling(o, 1, 100, 256).factor, 1.0);  // no base: train.batch_size is the base
+  }
   void label() {
     wb::OptimConfig o;
     o.lr = 0.01;

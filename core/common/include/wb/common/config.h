@@ -39,6 +39,8 @@ struct OptimConfig {
   double gamma = 0.1;                     // decay factor (schedule = step)
   std::string lr_scaling = "none";        // none | linear | sqrt: lr × devices or × sqrt(devices) (wb/common/lr_scaling.h)
   double lr_scaling_warmup = 0.05;        // share of steps over which a scaled lr is warmed up to
+  int lr_base_batch = 0;                  // the per-rank batch optim.lr was tuned for; 0 = train.batch_size
+                                          // (lr_scaling then also scales for batch_size / lr_base_batch)
 };
 
 struct TrainConfig {

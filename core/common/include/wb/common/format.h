@@ -3,7 +3,13 @@
 // message comes from, for a person to read.
 #include <string>
 
+#include "wb/common/result.h"
+
 namespace wb {
+
+// A duration a person types: "90" or "90s" (seconds), "10m", "1.5h", "1h30m". InvalidConfig
+// naming `option` and the forms it takes for anything else, or for zero or less.
+Result<double> parseDuration(const std::string& text, const std::string& option);
 
 // Up to 6 significant digits, no trailing zeros: 0.01, 1e-06, 65536.
 std::string shortNumber(double v);

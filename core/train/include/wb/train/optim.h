@@ -41,7 +41,7 @@ void setLearningRate(torch::optim::Optimizer& optimizer, double lr);
 // std::invalid_argument.
 class LrSchedule {
  public:
-  LrSchedule(const OptimConfig& config, int64_t total_steps, int64_t steps_per_epoch, int devices = 1);
+  LrSchedule(const OptimConfig& config, int64_t total_steps, int64_t steps_per_epoch, int devices = 1, int batch_size = 0);
   double lrAt(int64_t step) const;
   const LrScaling& scaling() const { return scaling_; }
   // For the start event: mode, devices, base_lr, factor, effective_lr, warmup_steps, note.

@@ -1,0 +1,344 @@
+// workbench-cli tune (and tune batch): option parsing over wb/tune (the search and the batch
+// finder); the splits' sizes, the machine's capabilities and its free memory come from here.
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <variant>
+#include <algorithm>
+
+#include "commands.h"
+#include "experiment.h"
+#include "wb/common/exit_codes.h"
+#include "wb/common/format.h"
+#include "wb/common/fs.h"
+#include "wb/common/paths.h"
+#include "wb/data/dataset.h"
+#include "wb/ladder/ladder.h"
+#include "wb/probe/record.h"
+#include "wb/proto/config_json.h"
+#include "wb/proto/events.h"
+#include "wb/report/compare.h"
+#include "wb/train/capabilities.h"
+#include "wb/tune/batch_finder.h"
+#include "wb/tune/tune.h"
+
+namespace wb::cli {
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kAbout = R"(finds the configuration that reaches the target accuracy soonest here; writes best.json
+
+Searches what this machine can run: loader workers (the stored `probe workers` count, else
+min(cores, 4)), pin memory (CUDA), devices with the lr scaled for the larger global batch, sharding
+where devices > 1, precision, the per-rank batch (the batch finder's pick, lr scaled by the rule
+and warmed up), inference-mode evaluation and the evaluation batch. Early stopping is not
+searched: it cannot change the time to reach the target.
+
+Cheap trials first: the evaluation settings on the config as given, then every training
+candidate for --trial-fraction of an epoch, ranked on the time an epoch would take (train
+images / steady training samples/s + val images / evaluation images/s); the fastest 1/--eta (and
+any within this host's run-to-run noise of them) go on with --eta times the images, until
+--finalists are left (successive halving). Then the finalists train to the target as interleaved
+pairs against the config as given, each with its interval and verdict; the best is the fastest to
+the target, and the table names those that cannot be told from it. Nothing is recommended that
+did not run to the target.
+
+Writes into --out: tune.json (after every trial and pair), trials/, batch/ (the batch finder),
+finals/ (the pairs), and at the end tune.md, tune.html, best.json (`workbench-cli run --config
+best.json`), best-torchrun.sh and best-lightning.py (the same settings for torchrun and
+PyTorch Lightning). Cancelled (Ctrl-C), the finished trials and pairs are kept; `tune --out` on
+the same folder with the same options continues it.)";
+
+const char* kBatchAbout = R"(the per-rank batch size with the most training throughput here
+
+Steps up from train.batch_size (x1.5 and x4/3 in turn: 64, 96, 128, 192, 256, ...), one short
+whole run a size, measuring steady training samples/s and memory (peak RSS on the CPU), and
+stops when two sizes in a row gain no more than the noise band, when the next size's memory
+would pass the free memory less --margin, or when a trial fails (an allocation failure is the
+limit; the search goes on to its answer). The pick is the smallest size within the noise of the
+fastest; it trains at the lr scaled by --lr-scaling (optim.lr_base_batch = the base, warmed up),
+and one pair of full runs checks that the accuracy held (--no-accuracy-check to skip it).
+Writes batch.json, runs/, accuracy/ and best.json into --out.)";
+
+const char* kFooter = R"(
+Exit codes: 0 a pick, 1 no pick (every candidate failed) or a run failed, 2 bad config or usage
+(an empty search space, a budget too small, a target never reached, another search's --out),
+130 cancelled (what finished is kept).)";
+
+struct TuneCliOptions {
+  ExperimentOptions experiment;
+  std::string out, runs_root, budget = "10m", target_acc, lr_scaling, only;
+  double trial_fraction = tune::kDefaultTrialFraction, noise_band = -1, min_effect = report::kDefaultMinEffect, margin = 0.1;
+  int eta = tune::kDefaultEta, finalists = tune::kDefaultFinalists, max_pairs = 3, max_batch = 4096;
+  bool events_stdout = false, dry_run = false, no_batch = false, no_accuracy_check = false;
+};
+
+void printEvent(const json& ev) {
+  std::fprintf(stdout, "%s\n", proto::encodeEvent(ev).c_str());
+  std::fflush(stdout);
+}
+
+std::string commandLine() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string all((std::istreambuf_iterator<char>(in)), {}), line;
+  for (char c : all) line += c == '\0' ? ' ' : c;
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+  return line;
+}
+
+std::optional<int64_t> hostMemAvailable() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  int64_t kb = 0;
+  std::string unit;
+  while (in >> key >> kb >> unit)
+    if (key == "MemAvailable:") return kb * 1024;
+  return std::nullopt;
+}
+
+fs::path outOf(const TuneCliOptions& o, const char* kind) {
+  fs::path out = o.out.empty() ? fs::path(o.runs_root.empty() ? defaultRunsRoot() : fs::path(o.runs_root)) / makeRunId(kind) : fs::path(o.out);
+  std::error_code ec;
+  return fs::absolute(out, ec);
+}
+
+// A folder tune can use: new, empty, or one of its own searches (tune.json / batch.json).
+bool usableOut(const fs::path& out) {
+  std::error_code ec;
+  if (!fs::exists(out, ec)) return true;
+  return fs::is_directory(out, ec) && (fs::is_empty(out, ec) || fs::exists(out / "tune.json", ec) || fs::exists(out / "batch.json", ec));
+}
+
+experiment::Policy policyOf(const TuneCliOptions& o) {
+  experiment::Policy p;
+  p.max_pairs = o.max_pairs;
+  p.floor_band = o.noise_band >= 0 ? o.noise_band : experiment::hostFloorBand();
+  p.min_effect = o.min_effect;
+  if (!o.target_acc.empty()) p.target_acc = report::parseTargetAccuracy(o.target_acc).value();
+  return p;
+}
+
+std::vector<std::string> splitList(const std::string& list) {
+  std::vector<std::string> out;
+  for (size_t at = 0; at <= list.size();) {
+    const size_t comma = std::min(list.find(',', at), list.size());
+    if (comma > at) out.push_back(list.substr(at, comma - at));
+    at = comma + 1;
+  }
+  return out;
+}
+
+struct Prepared {
+  Config config;
+  int64_t train_images = 0, val_images = 0;
+  json caps;
+};
+
+// The config, its splits' sizes and the machine; an exit code when something is wrong.
+std::variant<Prepared, int> prepare(const TuneCliOptions& o, const char* name) {
+  auto config = resolveConfig(o.experiment);
+  if (!config.ok()) {
+    std::fprintf(stderr, "workbench-cli %s: invalid config:\n%s\n", name, config.error().message.c_str());
+    return kExitUsage;
+  }
+  auto splits = data::openSplits(config->data, config->seed);
+  if (!splits.ok()) {
+    std::fprintf(stderr, "workbench-cli %s: %s\n", name, splits.error().message.c_str());
+    return splits.error().code == Errc::InvalidConfig ? kExitUsage : kExitData;
+  }
+  Prepared p{*config, (*splits).train->size(), (*splits).val->size(), train::capabilitiesJson()};
+  probe::attachProbe(p.caps, probe::loadProbe(*config));
+  return p;
+}
+
+tune::BatchOptions batchOptions(const TuneCliOptions& o, const Prepared& p, const fs::path& out) {
+  tune::BatchOptions b;
+  b.base = p.config;
+  b.out = out;
+  b.cli_path = selfPath();
+  b.stop = &stopFlag();
+  b.train_images = p.train_images;
+  b.band = std::max(0.03, o.noise_band >= 0 ? o.noise_band : experiment::hostFloorBand());
+  b.margin = o.margin;
+  const bool cuda = p.caps.value("cuda", false);
+  if (!cuda) b.memory_free = hostMemAvailable();
+  b.memory_kind = cuda ? "CUDA reserved" : "host RSS";
+  b.max_batch = o.max_batch;
+  b.lr_rule = o.lr_scaling.empty() ? ladder::defaultLadderLrScaling(p.config.optim) : o.lr_scaling;
+  b.policy = policyOf(o);
+  b.check_accuracy = !o.no_accuracy_check;
+  if (o.events_stdout) b.on_event = printEvent;
+  return b;
+}
+
+int batchCommand(const TuneCliOptions& o) {
+  auto prepared = prepare(o, "tune batch");
+  if (auto* code = std::get_if<int>(&prepared)) return *code;
+  const Prepared& p = std::get<Prepared>(prepared);
+  const fs::path out = outOf(o, "batch");
+  if (!usableOut(out)) {
+    std::fprintf(stderr, "workbench-cli tune batch: --out %s: exists and is neither empty nor a batch search to continue: give a new one\n", out.c_str());
+    return kExitFailed;
+  }
+  installStopSignals();
+  std::fprintf(stderr, "tune batch -> %s: from batch %d per rank\n", out.c_str(), p.config.train.batch_size);
+  auto r = tune::findBatch(batchOptions(o, p, out));
+  if (!r.ok()) {
+    std::fprintf(stderr, "workbench-cli tune batch: %s\n", r.error().message.c_str());
+    return r.error().code == Errc::InvalidConfig ? kExitUsage : kExitFailed;
+  }
+  const auto& b = r->record;
+  std::printf("batch: %d per rank (from %d; %s)\n%s\n", b.chosen, b.base, b.stopped.c_str(), b.lr_note.c_str());
+  if (r->cancelled) {
+    std::fprintf(stderr, "tune batch cancelled: the sizes measured are in %s/batch.json; `tune batch --out %s` continues\n", out.c_str(), out.c_str());
+    return kExitCancelled;
+  }
+  Config chosen = r->chosen;
+  chosen.name += " (batch " + std::to_string(b.chosen) + ")";
+  if (auto st = writeFileAtomic(out / "best.json", proto::configToJson(chosen).dump(2) + "\n"); !st.ok()) {
+    std::fprintf(stderr, "workbench-cli tune batch: %s\n", st.error().message.c_str());
+    return kExitFailed;
+  }
+  std::printf("run it with `workbench-cli run --config %s/best.json`\n", out.c_str());
+  return kExitOk;
+}
+
+// tune's batch dimension: the base's size and the finder's pick (in out/batch, no accuracy check:
+// the finals check it).
+std::optional<std::vector<int>> batchesFor(const TuneCliOptions& o, const Prepared& p, const fs::path& out) {
+  std::vector<int> batches{p.config.train.batch_size};
+  if (o.no_batch || (!o.only.empty() && o.only.find("batch") == std::string::npos)) return batches;
+  tune::BatchOptions b = batchOptions(o, p, out / "batch");
+  b.check_accuracy = false;
+  auto r = tune::findBatch(b);
+  if (!r.ok()) {
+    std::fprintf(stderr, "workbench-cli tune: the batch finder: %s\n", r.error().message.c_str());
+    return std::nullopt;
+  }
+  if (r->cancelled) return std::nullopt;
+  if (r->record.chosen != batches.front()) batches.push_back(r->record.chosen);
+  return batches;
+}
+
+void printDimensions(const tune::Space& s) {
+  for (const auto& d : s.dimensions) {
+    std::string values;
+    for (const auto& v : d.values) values += (values.empty() ? "" : ", ") + v;
+    std::printf("%-36s %s%s\n", d.key.c_str(), d.searched ? values.c_str() : "not searched", d.note.empty() ? "" : ("  (" + d.note + ")").c_str());
+  }
+  std::printf("%zu evaluation candidate(s), %zu training candidate(s)\n", s.eval.size(), s.train.size());
+}
+
+int tuneCommand(const TuneCliOptions& o) {
+  auto prepared = prepare(o, "tune");
+  if (auto* code = std::get_if<int>(&prepared)) return *code;
+  const Prepared& p = std::get<Prepared>(prepared);
+  tune::TuneOptions t;
+  t.base = p.config;
+  t.only = splitList(o.only);
+  t.lr_rule = o.lr_scaling.empty() ? ladder::defaultLadderLrScaling(p.config.optim) : o.lr_scaling;
+  auto plan = ladder::planForMachine(p.config, p.caps, {false, o.lr_scaling, ""},
+                                     [](const Config& c) { return train::machineConfigErrors(c, 1); });
+  if (!plan.ok()) {
+    std::fprintf(stderr, "workbench-cli tune: %s\n", plan.error().message.c_str());
+    return kExitUsage;
+  }
+  t.plan = *plan;
+  t.batches = {p.config.train.batch_size};
+  t.train_images = p.train_images, t.val_images = p.val_images;
+  if (o.dry_run) {
+    printDimensions(tune::buildSpace(t));
+    return kExitOk;
+  }
+  t.out = outOf(o, "tune");
+  if (!usableOut(t.out)) {
+    std::fprintf(stderr, "workbench-cli tune: --out %s: exists and is neither empty nor a search to continue: give a new one\n", t.out.c_str());
+    return kExitFailed;
+  }
+  t.budget_s = parseDuration(o.budget, "--budget").value();  // checked while parsing
+  t.trial_fraction = o.trial_fraction, t.eta = o.eta, t.finalists = o.finalists;
+  t.policy = policyOf(o);
+  t.cli_path = selfPath();
+  t.command = commandLine();
+  t.stop = &stopFlag();
+  if (o.events_stdout) t.on_event = printEvent;
+  installStopSignals();
+  std::fprintf(stderr, "tune -> %s (budget %s)\n", t.out.c_str(), report::fmtSeconds(t.budget_s).c_str());
+  auto batches = batchesFor(o, p, t.out);
+  if (!batches) return stopFlag().load() ? kExitCancelled : kExitFailed;
+  t.batches = *batches;
+  auto r = tune::runTune(t);
+  if (!r.ok()) {
+    std::fprintf(stderr, "workbench-cli tune: %s\n", r.error().message.c_str());
+    if (o.events_stdout) printEvent(proto::toEvent(proto::ErrorEvent{r.error().message, errcName(r.error().code), std::nullopt}, -1, 0.0));
+    return r.error().code == Errc::InvalidConfig ? kExitUsage : kExitFailed;
+  }
+  std::FILE* to = o.events_stdout ? stderr : stdout;
+  std::fprintf(to, "%s\n", report::renderText(tune::finalsTable(r->record)).c_str());
+  if (r->cancelled)
+    std::fprintf(stderr, "tune cancelled: the finished trials and pairs are in %s; `workbench-cli tune --out %s` with the same options continues it\n",
+                 t.out.c_str(), t.out.c_str());
+  else if (!r->record.best.empty())
+    std::fprintf(to, "best: %s — run it with `workbench-cli run --config %s/best.json` (torchrun: best-torchrun.sh, Lightning: best-lightning.py)\n",
+                 r->record.best_label.c_str(), t.out.c_str());
+  return r->exitCode();
+}
+
+void addTuneOptions(CLI::App& t, TuneCliOptions& o) {
+  addExperimentOptions(t, o.experiment, "the experiment as given (default: Fashion-MNIST, lenet): the finals' reference");
+  t.add_option("--out", o.out, "output folder (default <runs-root>/<timestamp>-<kind>-<id>): new, empty, or a search to continue")
+      ->type_name("DIR")->check(utf8Path("--out"));
+  t.add_option("--runs-root", o.runs_root, "where the default --out goes")->type_name("DIR")->check(utf8Path("--runs-root"));
+  t.add_option("--lr-scaling", o.lr_scaling,
+               "the lr rule for a larger global batch (more devices or a larger batch): linear | sqrt | none\n"
+               "(default: the config's when it scales, else linear for SGD and sqrt for Adam/AdamW)")
+      ->type_name("M")->check(oneOf(lrScalingChoices()));
+  t.add_option("--noise-band", o.noise_band, "this host's run-to-run noise as a share (default: the measured band, else 3 %)")
+      ->type_name("F")->check(inRange(0.0, 1.0));
+  t.add_option("--target-acc", o.target_acc, "target val accuracy: 0.85, 85 or 85% (default: the config as given's best less its chance spread)")
+      ->type_name("X")->check(checkedBy([](const std::string& x) { return statusOf(report::parseTargetAccuracy(x)); }, ""));
+  t.add_option("--margin", o.margin, "share of the free memory the batch finder keeps free (default 0.1)")->type_name("F")->check(inRange(0.0, 0.9));
+  t.add_option("--max-batch", o.max_batch, "the batch finder's largest per-rank size (default 4096)")->type_name("N")->check(inRange(1, 1 << 20));
+  t.add_flag("--events-stdout", o.events_stdout, "JSON Lines on stdout: tune, trial_end per trial, rung_start/rung_end/pair_end of the finals, end");
+}
+
+}  // namespace
+
+void addTune(CLI::App& cli, Commands& out) {
+  auto o = std::make_shared<TuneCliOptions>();
+  CLI::App* t = cli.add_subcommand("tune", kAbout);
+  t->require_subcommand(0, 1);
+  addTuneOptions(*t, *o);
+  t->add_option("--budget", o->budget, "wall time for the whole search: 90s, 10m, 1h (default 10m)")
+      ->type_name("TIME")->check(checkedBy([](const std::string& b) { return statusOf(parseDuration(b, "--budget")); }, ""));
+  t->add_option("--only", o->only, "search only these: workers, pin_memory, devices, precision, batch, eval (the others keep the config's values)")
+      ->type_name("KEY,...")->check(checkedBy([](const std::string& list) -> Status {
+        for (const auto& k : splitList(list))
+          if (std::find(tune::dimensionNames().begin(), tune::dimensionNames().end(), k) == tune::dimensionNames().end())
+            return makeError(Errc::InvalidConfig, "--only: unknown '" + k + "' (workers, pin_memory, devices, precision, batch, eval)");
+        return {};
+      }, ""));
+  t->add_option("--trial-fraction", o->trial_fraction, "share of an epoch the first round's trials train (default 0.05)")
+      ->type_name("F")->check(inRange(0.001, 1.0));
+  t->add_option("--eta", o->eta, "successive halving's factor: the fastest 1/eta go on with eta times the images (default 3)")
+      ->type_name("N")->check(inRange(2, 10));
+  t->add_option("--finalists", o->finalists, "configurations trained to the target as pairs (default 2)")->type_name("N")->check(inRange(1, 8));
+  t->add_option("--max-pairs", o->max_pairs, "the finals: at most N pairs per finalist (default 3)")->type_name("N")->check(inRange(1, 100));
+  addMinEffectOption(*t, o->min_effect);
+  t->add_flag("--no-batch", o->no_batch, "keep train.batch_size (no batch finder)");
+  t->add_flag("--dry-run", o->dry_run, "print the search space and exit");
+  t->footer(kFooter);
+  out.push_back({t, [o] { return tuneCommand(*o); }});
+
+  auto b = std::make_shared<TuneCliOptions>();
+  CLI::App* batch = t->add_subcommand("batch", kBatchAbout);
+  addTuneOptions(*batch, *b);
+  batch->add_flag("--no-accuracy-check", b->no_accuracy_check, "skip the pair of full runs that checks the accuracy held");
+  batch->footer(kFooter);
+  out.push_back({batch, [b] { return batchCommand(*b); }});
+}
+
+}  // namespace wb::cli

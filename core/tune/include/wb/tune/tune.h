@@ -1,0 +1,135 @@
+#pragma once
+// `workbench-cli tune`: finds the configuration that reaches the target accuracy soonest on this
+// machine, and hands it over as a config to run (best.json) and as torchrun and Lightning
+// settings. Qt-free and LibTorch-free: every trial is a whole run through wb::launch.
+//
+// The search, cheap first:
+//  1. the evaluation settings (inference-mode eval × evaluation batch) as short trials on the
+//     config as given, ranked on evaluation images/s; the fastest joins every candidate (the
+//     evaluation's speed depends on the training settings only through precision and devices,
+//     which the finals measure whole);
+//  2. the training settings (loader workers from the probe, pin memory, devices with their lr
+//     rule, sharding where devices > 1, precision, per-rank batch) as a grid of candidates, each
+//     what this machine can run (the ladder's plan: wb/ladder/ladder.h), by successive halving:
+//     every candidate trains trial_fraction of an epoch, the fastest 1/eta (and any within this
+//     host's run-to-run noise of the last one kept) go on with eta times as many images, until
+//     `finalists` are left. Trials are ranked on the time an epoch would take: train images ÷
+//     steady training samples/s (after the first log interval) + val images ÷ evaluation images/s;
+//  3. the finalists trained to the target as interleaved pairs against the config as given
+//     (wb/experiment/paired_runner.h), with intervals and verdicts. The best is the fastest to the
+//     target; the configurations whose time to target cannot be told from it are named. Only a
+//     configuration that ran to the target is ever recommended.
+// Early stopping is not searched: it ends a run after it reached the target, so it cannot change
+// the time to reach it (the ladder and `whatif early-stopping` measure it).
+//
+// The folder (out) is the record: tune.json (wb/proto/tune_record.h) after every trial and pair,
+// trials/<id>-<stage><rung>/ (each trial's run), finals/ (the pairs' folder), and at the end
+// tune.md, tune.html, best.json, best-torchrun.sh, best-lightning.py. Run again on the same folder,
+// a cut search continues: finished trials are kept, a cut one runs again in a new folder, the
+// finals' pairs continue; another search's folder is refused, naming what differs.
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "wb/common/config.h"
+#include "wb/common/result.h"
+#include "wb/experiment/paired_runner.h"
+#include "wb/ladder/ladder.h"
+#include "wb/proto/tune_record.h"
+#include "wb/report/report.h"
+#include "wb/report/table.h"
+
+namespace wb::tune {
+
+inline constexpr double kDefaultBudgetS = 600;
+inline constexpr double kDefaultTrialFraction = 0.05;
+inline constexpr int kDefaultEta = 3;
+inline constexpr int kDefaultFinalists = 2;
+
+// What the search and its runs need from the caller.
+struct TuneOptions {
+  Config base;                                // the experiment as given: the finals' reference
+  std::vector<ladder::LadderStep> plan;       // planForMachine's: what this machine can run
+  std::vector<int> batches;                   // per-rank train.batch_size values (the base's first)
+  std::string lr_rule;                        // the lr rule for a batch other than the base's (linear | sqrt)
+  std::vector<std::string> only;              // --only: search just these (kDimensionNames); empty: all
+  int64_t train_images = 0, val_images = 0;   // the base config's splits (the epoch estimate)
+  std::filesystem::path out;
+  std::string cli_path, command;
+  const std::atomic<bool>* stop = nullptr;
+  std::function<void(const nlohmann::json&)> on_event;  // trial_end, then end
+  std::FILE* log = stderr;
+  double budget_s = kDefaultBudgetS;          // the whole search: trials and finals
+  double trial_fraction = kDefaultTrialFraction;
+  int eta = kDefaultEta;
+  int finalists = kDefaultFinalists;
+  experiment::Policy policy;                  // the finals' pairs
+};
+
+struct TuneOutcome {
+  proto::TuneRecord record;
+  bool cancelled = false, failed = false;
+  int exitCode() const { return cancelled ? 130 : failed ? 1 : 0; }
+};
+
+// Runs (or continues) the search in options.out. An Error (InvalidConfig) for an empty search
+// space, a budget too small for the trials and one pair of the finals (measured on the first
+// trial; the message names --budget and what would do), a --target-acc the config as given never
+// reaches (naming one it does), or another search's folder; Io for a folder it cannot write.
+Result<TuneOutcome> runTune(const TuneOptions& options);
+
+// ---- the parts, for tests and the batch finder ---------------------------------------------
+
+// The short names of the dimensions (--only): workers, pin_memory, devices (with sharding),
+// precision, batch, eval (inference-mode eval and the evaluation batch).
+const std::vector<std::string>& dimensionNames();
+
+struct Space {
+  std::vector<proto::TuneDimension> dimensions;  // searched and not, each with its note
+  std::vector<proto::TuneCandidate> eval;        // stage 1: the evaluation settings on the base
+  std::vector<proto::TuneCandidate> train;       // stage 2: the grid (ids c01, c02, ...)
+};
+// The space of this machine (candidates' configs are whole; the training grid's carry the base's
+// evaluation settings).
+Space buildSpace(const TuneOptions& options);
+// A candidate's whole config: its own, with the evaluation sweep's pick (r.eval_choice) for a
+// training candidate. InvalidConfig for an unknown id.
+Result<Config> candidateConfig(const proto::TuneRecord& r, const std::string& id);
+// Its label with the evaluation sweep's pick: "workers 2, inference-mode eval off".
+std::string candidateLabel(const proto::TuneRecord& r, const std::string& id);
+
+// The config a trial runs: one epoch capped at `samples` training images (train.max_steps),
+// evaluating at most `val_limit` images, no early stopping, log intervals short enough to leave
+// a steady rate after the first.
+Config trialConfig(const Config& c, int64_t samples, int64_t val_limit);
+
+// Successive halving's promotion: of the trials of one rung (failed ones never go on), the `keep`
+// fastest by epoch_s measured without contention, and any within `band` (a share, one run's
+// noise) of the last of them, at most 2 × keep; places left are filled by contended trials, in
+// their order (said in the rule). Returns the ids in rank order and the rule in words.
+std::pair<std::vector<std::string>, std::string> promote(const std::vector<proto::TuneTrial>& rung, int keep, double band);
+
+// The whole-process time an epoch would take by a trial's figures; nullopt when it lacks one.
+std::optional<double> epochEstimate(const proto::TuneTrial& t, int64_t train_images, int64_t val_images);
+
+// ---- take-away ---------------------------------------------------------------------------
+
+// best.json's config: the best candidate's (or the config as given), named so.
+std::optional<Config> bestConfig(const proto::TuneRecord& r);
+// The same settings as a torchrun command of a PyTorch script and as PyTorch Lightning arguments.
+std::string torchrunCommand(const Config& c);
+std::string lightningArguments(const Config& c);
+// The tables: the finals (speedup to target with its interval, verdict against the best) and the
+// trials (per rung: samples/s, evaluation images/s, epoch estimate, promoted or not).
+report::Report tuneReport(const proto::TuneRecord& r);
+report::Table finalsTable(const proto::TuneRecord& r);
+// Writes tune.json and, once it ended, tune.md, tune.html and the best.* files.
+Status writeTuneOutputs(const std::filesystem::path& out, const proto::TuneRecord& r);
+
+}  // namespace wb::tune

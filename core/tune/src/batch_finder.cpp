@@ -1,0 +1,225 @@
+// The batch-size finder (wb/tune/batch_finder.h).
+#include "wb/tune/batch_finder.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "tune_internal.h"
+#include "wb/common/clock.h"
+#include "wb/common/fs.h"
+#include "wb/common/lr_scaling.h"
+#include "wb/launch/launcher.h"
+#include "wb/proto/events.h"
+#include "wb/proto/rundir.h"
+#include "wb/report/table.h"
+
+namespace wb::tune {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::vector<int> batchSizes(int base, int max) {
+  std::vector<int> out{std::max(1, base)};
+  for (int i = 0;; ++i) {
+    const double next = out.back() * (i % 2 == 0 ? 1.5 : 4.0 / 3.0);
+    int b = static_cast<int>(std::lround(next));
+    if (b >= 16) b = (b + 4) / 8 * 8;
+    if (b <= out.back()) b = out.back() + 1;
+    if (b > max) break;
+    out.push_back(b);
+  }
+  return out;
+}
+
+bool looksLikeAllocationFailure(const std::string& e) {
+  for (const char* s : {"out of memory", "bad_alloc", "Cannot allocate", "CUDA error: out of memory", "OutOfMemory", "signal 9", "SIGKILL"})
+    if (e.find(s) != std::string::npos) return true;
+  return false;
+}
+
+namespace {
+
+class BatchFinder {
+ public:
+  explicit BatchFinder(const BatchOptions& o) : o_(o) {}
+  Result<BatchOutcome> run();
+
+ private:
+  bool stopped() const { return o_.stop && o_.stop->load(); }
+  void say(const std::string& s) const {
+    if (o_.log) std::fprintf(o_.log, "%s\n", s.c_str()), std::fflush(o_.log);
+  }
+  void load();
+  proto::BatchPoint measure(int b);
+  std::string stopReason(size_t i, int flatRuns) const;
+  void choose();
+  Status checkAccuracy();
+  Status save() { return writeFileAtomic(o_.out / "batch.json", proto::toJson(r_).dump(2) + "\n"); }
+
+  const BatchOptions& o_;
+  proto::TuneBatch r_;
+  std::vector<proto::BatchPoint> previous_;
+  bool cancelled_ = false;
+};
+
+void BatchFinder::load() {
+  std::error_code ec;
+  if (!fs::exists(o_.out / "batch.json", ec)) return;
+  auto doc = proto::readJsonFile(o_.out / "batch.json");
+  if (!doc.ok()) return;
+  for (const auto& p : proto::readTuneBatch(*doc).points)
+    if (p.status != proto::kStatusCancelled && !p.status.empty()) previous_.push_back(p);
+}
+
+proto::BatchPoint BatchFinder::measure(int b) {
+  for (const auto& p : previous_)
+    if (p.batch == b) return p;
+  proto::BatchPoint p;
+  p.batch = b;
+  Config c = trialConfig(withBatch(o_.base, b, o_.lr_rule), o_.trial_samples, 256);
+  c.name += " / batch " + std::to_string(b);
+  std::error_code ec;
+  fs::path dir = o_.out / "runs" / ("b" + std::to_string(b));
+  for (int k = 2; fs::exists(dir, ec); ++k) dir = o_.out / "runs" / ("b" + std::to_string(b) + "-r" + std::to_string(k));
+  p.run_dir = dir.string();
+  launch::LaunchOptions lo;
+  lo.cli_path = o_.cli_path;
+  lo.run_dir = p.run_dir;
+  auto outcome = launch::launchRun(c, lo);
+  if (!outcome.ok()) {
+    p.status = proto::kStatusFailed, p.error = outcome.error().message;
+  } else {
+    p.status = outcome->status;
+    if (outcome->summary.error) p.error = *outcome->summary.error;
+    if (outcome->summary.log_tail && p.error.find("memory") == std::string::npos) p.error += (p.error.empty() ? "" : " | ") + *outcome->summary.log_tail;
+    if (auto rec = report::loadRun(p.run_dir); rec.ok()) {
+      proto::TuneTrial t;
+      readTrialFigures(*rec, t);
+      p.train_samples_per_s = t.train_samples_per_s;
+      p.peak_mem = t.peak_mem;
+    }
+  }
+  p.allocation_failed = p.status == proto::kStatusFailed && looksLikeAllocationFailure(p.error);
+  if (p.status == proto::kStatusCancelled && stopped()) cancelled_ = true;
+  return p;
+}
+
+// Why not go past point i: "" to go on.
+std::string BatchFinder::stopReason(size_t i, int flatRuns) const {
+  const proto::BatchPoint& p = r_.points[i];
+  if (p.allocation_failed) return "allocation failed at " + std::to_string(p.batch) + ": the limit";
+  if (p.status != proto::kStatusOk) return "the trial at " + std::to_string(p.batch) + " failed (" + p.status + "): the limit";
+  if (flatRuns >= 2) return "two sizes in a row gained no more than the noise band (" + report::fmtFixed(o_.band * 100, 1) + " %)";
+  if (i >= 1 && o_.memory_free && r_.points[0].peak_mem && p.peak_mem) {
+    const auto& q = r_.points[i - 1];
+    const double perImage = q.peak_mem && p.batch > q.batch ? std::max(0.0, double(*p.peak_mem - *q.peak_mem) / (p.batch - q.batch)) : 0;
+    const std::vector<int> sizes = batchSizes(r_.base, o_.max_batch);
+    const auto at = std::find(sizes.begin(), sizes.end(), p.batch);
+    if (at != sizes.end() && at + 1 != sizes.end()) {
+      const double next = *p.peak_mem + perImage * (*(at + 1) - p.batch);
+      const double limit = *r_.points[0].peak_mem + (1 - o_.margin) * *o_.memory_free;
+      if (next > limit)
+        return "the next size would need about " + report::fmtBytes(next) + " (" + o_.memory_kind + ", per rank), past the " +
+               report::fmtBytes(limit) + " that leaves " + report::fmtFixed(o_.margin * 100, 0) + " % of the free memory free";
+    }
+  }
+  return {};
+}
+
+void BatchFinder::choose() {
+  double best = 0;
+  for (const auto& p : r_.points)
+    if (p.status == proto::kStatusOk && p.train_samples_per_s) best = std::max(best, *p.train_samples_per_s);
+  r_.chosen = r_.base;
+  for (const auto& p : r_.points)  // sizes ascend: the first within the noise of the fastest
+    if (p.status == proto::kStatusOk && p.train_samples_per_s && *p.train_samples_per_s >= best * (1 - o_.band)) {
+      r_.chosen = p.batch;
+      break;
+    }
+  const Config c = withBatch(o_.base, r_.chosen, o_.lr_rule);
+  r_.lr_note = lrScaling(c.optim, c.speedups.devices, 0, c.train.batch_size).note;
+}
+
+// One pair of full runs, the config as given and the chosen: did the accuracy hold?
+Status BatchFinder::checkAccuracy() {
+  if (!o_.check_accuracy || r_.chosen == r_.base || cancelled_) return {};
+  experiment::Plan plan;
+  plan.reference = {"baseline", "the config as given", "baseline", 0, o_.base};
+  plan.variants = {{"batch", "batch " + std::to_string(r_.chosen), "batch", 1, withBatch(o_.base, r_.chosen, o_.lr_rule)}};
+  plan.steps = 2;
+  experiment::Policy policy = o_.policy;
+  policy.fixed_pairs = std::max(1, policy.fixed_pairs);
+  experiment::Hooks h;
+  h.cli_path = o_.cli_path, h.stop = o_.stop, h.log = o_.log, h.on_event = o_.on_event;
+  auto outcome = experiment::runPairs(plan, policy, o_.out / "accuracy", h);
+  if (!outcome.ok()) return outcome.error();
+  if (outcome->cancelled) return cancelled_ = true, Status{};
+  const auto target = outcome->target_acc;
+  double best = 0;
+  bool reached = false;
+  for (const auto& v : outcome->variants)
+    for (const auto& run : v.variants) {
+      const auto m = report::computeMetrics(run, target);
+      best = std::max(best, m.best_val_acc.value_or(0.0));
+      reached = reached || m.time_to_target_s.has_value();
+    }
+  r_.accuracy = {{"target", target ? json(*target) : json()}, {"best", best}, {"reached", reached},
+                 {"dir", (o_.out / "accuracy").string()}};
+  if (!reached) {
+    r_.stopped += "; the accuracy did not hold at " + std::to_string(r_.chosen) + " (best " + report::fmtAccuracy(best) +
+                  (target ? " < " + report::fmtAccuracy(*target) : std::string()) + "): keep " + std::to_string(r_.base);
+    r_.chosen = r_.base;
+  }
+  return {};
+}
+
+Result<BatchOutcome> BatchFinder::run() {
+  std::error_code ec;
+  fs::create_directories(o_.out / "runs", ec);
+  if (ec) return makeError(Errc::Io, o_.out.string() + ": cannot create it: " + ec.message());
+  load();
+  r_.base = o_.base.train.batch_size;
+  r_.devices = o_.base.speedups.devices;
+  r_.margin = o_.margin;
+  r_.memory_free = o_.memory_free;
+  r_.memory_kind = o_.memory_kind;
+  r_.lr_rule = o_.lr_rule;
+  double fastest = 0;
+  int flat = 0;
+  for (int b : batchSizes(r_.base, o_.max_batch)) {
+    if (stopped() || cancelled_) break;
+    if (o_.train_images > 0 && b > o_.train_images / 4) {
+      r_.stopped = "the next size is over a quarter of the training images";
+      break;
+    }
+    r_.points.push_back(measure(b));
+    const auto& p = r_.points.back();
+    if (cancelled_) break;
+    const double sps = p.train_samples_per_s.value_or(0);
+    flat = sps > fastest * (1 + o_.band) ? 0 : flat + 1;
+    fastest = std::max(fastest, sps);
+    say("[batch] " + std::to_string(b) + ": " + (p.train_samples_per_s ? report::fmtRate(sps) + " training" : p.status) +
+        (p.peak_mem ? ", peak " + report::fmtBytes(double(*p.peak_mem)) : ""));
+    if (auto st = save(); !st.ok()) return st.error();
+    r_.stopped = stopReason(r_.points.size() - 1, flat);
+    if (!r_.stopped.empty()) break;
+  }
+  if (r_.stopped.empty() && !cancelled_ && !stopped()) r_.stopped = "reached the largest size asked (" + std::to_string(o_.max_batch) + ")";
+  choose();
+  if (auto st = checkAccuracy(); !st.ok()) return st.error();
+  if (auto st = save(); !st.ok()) return st.error();
+  BatchOutcome out;
+  out.record = r_;
+  out.chosen = withBatch(o_.base, r_.chosen, o_.lr_rule);
+  out.cancelled = cancelled_ || stopped();
+  return out;
+}
+
+}  // namespace
+
+Result<BatchOutcome> findBatch(const BatchOptions& options) {
+  BatchOptions o = options;
+  if (o.trial_samples <= 0) o.trial_samples = std::max<int64_t>(1024, o.train_images / 10);
+  return BatchFinder(o).run();
+}
+
+}  // namespace wb::tune

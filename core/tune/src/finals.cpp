@@ -1,0 +1,91 @@
+// The finals' judgement: each finalist against the config as given (its pairs), the best of
+// them, and which cannot be told from it.
+#include <cmath>
+
+#include "tune_internal.h"
+#include "wb/report/estimate_json.h"
+
+namespace wb::tune {
+namespace {
+
+// Per counted pair: the finalist's time to target over its own pair's reference time (each pair
+// carries its own host speed, so two finalists compare through their pairs run close in time).
+std::vector<double> relativeTimes(const experiment::VariantRuns& v, double target) {
+  std::vector<double> out;
+  for (size_t i = 0; i < v.pairs.size(); ++i) {
+    if (!v.counted(i)) continue;
+    const auto a = report::computeMetrics(v.references[i], target), b = report::computeMetrics(v.variants[i], target);
+    out.push_back(a.time_to_target_s && b.time_to_target_s && *a.time_to_target_s > 0 ? *b.time_to_target_s / *a.time_to_target_s
+                                                                                         : std::nan(""));
+  }
+  return out;
+}
+
+proto::TuneFinalist finalistOf(const experiment::VariantRuns& v, const experiment::PairEstimates& e) {
+  proto::TuneFinalist f;
+  f.candidate = v.arm.key;
+  f.label = v.arm.label;
+  f.dir = v.arm.slug;
+  f.pairs = v.countedPairs();
+  f.reached = e.reached;
+  f.estimate = {{"to_target", report::estimateJson(e.to_target)},
+                {"throughput", report::estimateJson(e.throughput)},
+                {"wall", report::estimateJson(e.wall)}};
+  if (!v.failures.empty()) f.verdict = "a run failed: " + v.failures.front();
+  else if (f.pairs == 0) f.verdict = "no pair counted";
+  else if (!e.reached) f.verdict = "did not reach the target";
+  return f;
+}
+
+}  // namespace
+
+void judgeFinals(const experiment::Outcome& o, const report::Sequential& seq, proto::TuneRecord& r) {
+  const std::optional<double> target = o.target_acc;
+  r.target_acc = target;
+  r.finals.clear();
+  r.cannot_tell.clear();
+  r.best.clear(), r.best_label.clear();
+  if (!target) {
+    r.note = "no target accuracy yet (the config as given has no finished run)";
+    return;
+  }
+  std::vector<experiment::PairEstimates> est;
+  int best = -1;  // -1: the config as given
+  double bestPoint = 1;
+  for (const auto& v : o.variants) {
+    est.push_back(experiment::estimatePairs(v, target, seq));
+    r.finals.push_back(finalistOf(v, est.back()));
+    const auto& e = est.back().to_target;
+    if (r.finals.back().verdict.empty() && std::isfinite(e.point) && e.point > bestPoint)
+      best = static_cast<int>(r.finals.size()) - 1, bestPoint = e.point;
+  }
+  const bool givenBest = best < 0;
+  r.best = givenBest ? "baseline" : r.finals[best].candidate;
+  r.best_label = givenBest ? "the config as given" : r.finals[best].label;
+  if (!givenBest && est[best].to_target.verdict != report::Verdict::Faster) r.cannot_tell.push_back("baseline");
+  for (size_t i = 0; i < r.finals.size(); ++i) {
+    proto::TuneFinalist& f = r.finals[i];
+    if (!f.verdict.empty()) continue;
+    if (static_cast<int>(i) == best) {
+      f.verdict = "best";
+      continue;
+    }
+    report::SpeedupEstimate vs = givenBest ? est[i].to_target
+                                           : report::pairedSpeedup(relativeTimes(o.variants[i], *target),
+                                                                   relativeTimes(o.variants[best], *target), seq.at(f.pairs));
+    if (givenBest) {  // against the config as given: its own pairs, the other way round
+      vs.point = 1 / vs.point;
+      std::swap(vs.lo, vs.hi), vs.lo = 1 / vs.lo, vs.hi = 1 / vs.hi;
+      vs.verdict = vs.verdict == report::Verdict::Slower ? report::Verdict::Faster
+                   : vs.verdict == report::Verdict::Faster ? report::Verdict::Slower : vs.verdict;
+    }
+    f.vs_best = report::estimateJson(vs);
+    const bool slower = vs.verdict == report::Verdict::Faster;  // the best is clearly faster than it
+    f.verdict = slower ? "slower than the best" : "cannot be told from the best";
+    if (!slower) r.cannot_tell.push_back(f.candidate);
+  }
+  r.note = givenBest ? "no finalist reached the target clearly sooner than the config as given: keep it"
+                     : "best: " + r.best_label + ", " + report::formatEstimate(est[best].to_target) + " to the target against the config as given";
+}
+
+}  // namespace wb::tune

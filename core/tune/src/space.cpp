@@ -1,0 +1,215 @@
+// The search space: what this machine can run, from the ladder's plan (one home for the speedups'
+// availability and their values here), as a grid of whole configs.
+#include <algorithm>
+#include <functional>
+#include <set>
+
+#include "wb/common/speedups.h"
+#include "wb/ladder/speedup_effects.h"
+#include "wb/proto/config_json.h"
+#include "wb/tune/batch_finder.h"
+#include "wb/tune/tune.h"
+
+namespace wb::tune {
+using nlohmann::json;
+
+namespace {
+
+// One value of one dimension: its words and what it does to a config.
+struct Option {
+  std::string words;   // "" for the value the config as given has (left out of labels)
+  std::string value;   // JSON text for tune.json
+  std::function<void(Config&)> apply;
+};
+
+struct Dim {
+  proto::TuneDimension record;
+  std::vector<Option> options;
+};
+
+const ladder::LadderStep* stepOf(const TuneOptions& o, const std::string& key) {
+  for (const auto& s : o.plan)
+    if (s.key == key && !s.isolated) return &s;
+  return nullptr;
+}
+
+// A speedup's values: off (the ladder's baseline), the ladder's, and the config's own, each once.
+Dim speedupDim(const TuneOptions& o, const std::string& key) {
+  Dim d;
+  d.record.key = std::string("speedups.") + key;
+  const ladder::LadderStep* step = stepOf(o, key);
+  if (!step || step->skipped) {
+    d.record.searched = false;
+    d.record.note = step ? step->note : "not in this machine's plan";
+    return d;
+  }
+  const Config off = ladder::ladderBaseline(o.base);
+  std::set<std::string> seen;
+  for (const Config* from : {&o.base, &off, &step->config}) {
+    const std::string words = ladder::speedupSetting(*from, key);
+    if (!seen.insert(words).second) continue;
+    const Config source = *from;
+    const json v = proto::configToJson(source)["speedups"][key];
+    d.options.push_back({from == &o.base ? "" : words, v.dump(),
+                         [source, key](Config& c) { c = ladder::withSpeedupOf(c, source, key); }});
+    d.record.values.push_back(v.dump());
+  }
+  d.record.note = step->note.empty() ? "off, the ladder's value and the config's own" : step->note;
+  return d;
+}
+
+// Devices and sharding together: sharding needs devices > 1, so its values ride on the devices'.
+Dim devicesDim(const TuneOptions& o) {
+  Dim d = speedupDim(o, speedup::kDevices);
+  d.record.key = "speedups.devices, speedups.sharding";
+  const ladder::LadderStep* sharding = stepOf(o, speedup::kSharding);
+  if (d.options.empty() || !sharding || sharding->skipped) {
+    if (sharding && sharding->skipped) d.record.note += "; sharding: " + sharding->note;
+    return d;
+  }
+  const Config source = sharding->config;
+  const std::string words = ladder::speedupSetting(source, speedup::kSharding);
+  d.options.push_back({words, "\"" + source.speedups.sharding + "\"", [source](Config& c) {
+                         c = ladder::withSpeedupOf(c, source, speedup::kDevices);
+                         c = ladder::withSpeedupOf(c, source, speedup::kSharding);
+                       }});
+  d.record.values.push_back(words);
+  return d;
+}
+
+// Per-rank batch sizes; a size other than the base's trains at the lr scaled by the rule, after a
+// warm-up (optim.lr_base_batch keeps the base it was tuned for).
+Dim batchDim(const TuneOptions& o) {
+  Dim d;
+  d.record.key = "train.batch_size";
+  const int base = o.base.train.batch_size;
+  for (int b : o.batches) {
+    d.record.values.push_back(std::to_string(b));
+    d.options.push_back({b == base ? "" : "batch " + std::to_string(b), std::to_string(b),
+                         [b, rule = o.lr_rule](Config& c) { c = withBatch(c, b, rule); }});
+  }
+  d.record.note = o.batches.size() > 1 ? "the base's and the batch finder's (lr: " + o.lr_rule + " rule, warmed up)"
+                                       : "the base's only";
+  return d;
+}
+
+std::string labelOf(const std::vector<std::string>& words) {
+  std::string s;
+  for (const auto& w : words)
+    if (!w.empty()) s += (s.empty() ? "" : ", ") + w;
+  return s.empty() ? "as given" : s;
+}
+
+// Every combination of the dimensions' options, the base's values first.
+std::vector<proto::TuneCandidate> grid(const Config& base, const std::vector<Dim>& dims, const std::string& prefix) {
+  std::vector<proto::TuneCandidate> out;
+  std::vector<size_t> at(dims.size(), 0);
+  for (;;) {
+    Config c = base;
+    std::vector<std::string> words;
+    json settings = json::object();
+    for (size_t i = 0; i < dims.size(); ++i) {
+      const Option& opt = dims[i].options[at[i]];
+      opt.apply(c);
+      words.push_back(opt.words);
+      settings[dims[i].record.key] = json::parse(opt.value, nullptr, false);
+    }
+    char id[16];
+    std::snprintf(id, sizeof id, "%s%02zu", prefix.c_str(), out.size() + 1);
+    if (validate(c).empty()) out.push_back({id, labelOf(words), settings, proto::configToJson(c)});
+    size_t i = 0;
+    while (i < dims.size() && ++at[i] == dims[i].options.size()) at[i++] = 0;
+    if (i == dims.size()) break;
+  }
+  return out;
+}
+
+Dim evalBatchDim(const Config& base) {
+  Dim d;
+  d.record.key = "train.eval_batch_size";
+  for (int b : {base.train.eval_batch_size, base.train.eval_batch_size * 2}) {
+    d.record.values.push_back(std::to_string(b));
+    d.options.push_back({b == base.train.eval_batch_size ? "" : "eval batch " + std::to_string(b), std::to_string(b),
+                         [b](Config& c) { c.train.eval_batch_size = b; }});
+  }
+  d.record.note = "the base's and twice it";
+  return d;
+}
+
+}  // namespace
+
+std::string candidateLabel(const proto::TuneRecord& r, const std::string& id) {
+  std::string own, eval;
+  for (const auto& c : r.candidates) {
+    if (c.id == id) own = c.label;
+    if (c.id == r.eval_choice) eval = c.label;
+  }
+  if (id.rfind("c", 0) != 0 || eval.empty() || eval == "as given") return own;
+  return own == "as given" ? eval : own + ", " + eval;
+}
+
+Result<Config> candidateConfig(const proto::TuneRecord& r, const std::string& id) {
+  const auto find = [&r](const std::string& key) -> const proto::TuneCandidate* {
+    for (const auto& c : r.candidates)
+      if (c.id == key) return &c;
+    return nullptr;
+  };
+  const proto::TuneCandidate* c = find(id);
+  if (!c) return makeError(Errc::InvalidConfig, "tune.json has no candidate " + id);
+  auto config = proto::configFromJson(c->config);
+  if (!config.ok() || id.rfind("c", 0) != 0 || r.eval_choice.empty()) return config;
+  if (const proto::TuneCandidate* e = find(r.eval_choice))
+    if (auto from = proto::configFromJson(e->config); from.ok()) {
+      config->speedups.inference_eval = from->speedups.inference_eval;
+      config->train.eval_batch_size = from->train.eval_batch_size;
+    }
+  return config;
+}
+
+const std::vector<std::string>& dimensionNames() {
+  static const std::vector<std::string> names{"workers", "pin_memory", "devices", "precision", "batch", "eval"};
+  return names;
+}
+
+Space buildSpace(const TuneOptions& o) {
+  Space s;
+  std::vector<Dim> train{speedupDim(o, speedup::kWorkers), speedupDim(o, speedup::kPinMemory), devicesDim(o),
+                         speedupDim(o, speedup::kPrecision), batchDim(o)};
+  std::vector<Dim> eval{speedupDim(o, speedup::kInferenceEval), evalBatchDim(o.base)};
+  const std::vector<std::string> names = {"workers", "pin_memory", "devices", "precision", "batch", "eval", "eval"};
+  std::vector<Dim*> all;
+  for (auto& d : train) all.push_back(&d);
+  for (auto& d : eval) all.push_back(&d);
+  for (size_t i = 0; i < all.size(); ++i)  // --only: the others keep the config's value
+    if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), names[i]) == o.only.end() && all[i]->options.size() > 0) {
+      all[i]->options.clear();
+      all[i]->record.searched = false;
+      all[i]->record.note = "left out (--only)";
+    }
+  const auto keepSearched = [&s](std::vector<Dim>& dims) {
+    std::vector<Dim> kept;
+    for (auto& d : dims) {
+      s.dimensions.push_back(d.record);
+      if (d.options.size() > 0) kept.push_back(std::move(d));
+    }
+    dims = std::move(kept);
+  };
+  keepSearched(train);
+  keepSearched(eval);
+  s.dimensions.push_back({"speedups.early_stopping", {}, "not searched: it ends a run after the target, so it cannot change the time to reach it", false});
+  if (!eval.empty()) s.eval = grid(o.base, eval, "e");
+  s.train = grid(o.base, train, "c");
+  return s;
+}
+
+Config withBatch(const Config& base, int b, const std::string& rule) {
+  Config c = base;
+  const int tunedFor = base.optim.lr_base_batch > 0 ? base.optim.lr_base_batch : base.train.batch_size;
+  c.train.batch_size = b;
+  if (b == tunedFor || rule.empty() || rule == "none") return c;
+  c.optim.lr_base_batch = tunedFor;
+  if (c.optim.lr_scaling == "none") c.optim.lr_scaling = rule;
+  return c;
+}
+
+}  // namespace wb::tune

@@ -1,0 +1,169 @@
+// What the search hands over: best.json, the same settings for torchrun and for Lightning, and
+// the tables (tune.md, tune.html).
+#include <cmath>
+
+#include "wb/common/format.h"
+#include "wb/common/fs.h"
+#include "wb/common/lr_scaling.h"
+#include "wb/proto/config_json.h"
+#include "wb/report/estimate_json.h"
+#include "wb/report/export.h"
+#include "wb/tune/tune.h"
+
+namespace wb::tune {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string precisionWords(const std::string& p) {
+  if (p == "bf16-mixed") return "autocast to bfloat16 (torch.autocast(device_type, dtype=torch.bfloat16))";
+  if (p == "16-mixed") return "autocast to float16 with a GradScaler";
+  return "float32";
+}
+
+std::string lrWords(const Config& c) {
+  const LrScaling s = lrScaling(c.optim, c.speedups.devices, 0, c.train.batch_size);
+  if (s.factor == 1.0) return "lr " + shortNumber(s.effective_lr);
+  return "lr " + shortNumber(s.effective_lr) + " (" + s.note + ")";
+}
+
+std::string settingsComment(const Config& c) {
+  std::string s = "# The settings `workbench-cli tune` picked for " + c.name + ":\n";
+  s += "#   per-rank batch " + std::to_string(c.train.batch_size) + " on " + std::to_string(c.speedups.devices) +
+       " process(es), " + lrWords(c) + "\n";
+  s += "#   DataLoader(num_workers=" + std::to_string(c.speedups.workers) + ", pin_memory=" + (c.speedups.pin_memory ? "True" : "False") +
+       "), evaluation batch " + std::to_string(c.train.eval_batch_size) + (c.speedups.inference_eval ? " under torch.inference_mode()" : "") + "\n";
+  s += "#   precision: " + precisionWords(c.speedups.precision) + "\n";
+  if (c.speedups.devices > 1)
+    s += "#   DistributedDataParallel over " + std::to_string(c.speedups.devices) + " processes" +
+         (c.speedups.sharding != "off" ? ", optimizer state sharded (" + c.speedups.sharding + ": torch.distributed.optim.ZeroRedundancyOptimizer)" : "") + "\n";
+  return s;
+}
+
+std::string bool01(bool b) { return b ? "True" : "False"; }
+
+report::Table trialsTable(const proto::TuneRecord& r) {
+  report::Table t;
+  t.title = "Trials";
+  t.columns = {{"candidate", "Candidate", ""}, {"label", "Settings", ""}, {"round", "Round", ""},
+               {"train_samples_per_s", "Train samples/s", "1/s"}, {"eval_images_per_s", "Eval images/s", "1/s"},
+               {"epoch_s", "Epoch estimate", "s"}, {"status", "Status", ""}, {"promoted", "Went on", ""}};
+  for (const auto& tr : r.trials) {
+    const std::string label = candidateLabel(r, tr.candidate);
+    std::string promoted = "no";
+    for (const auto& g : r.rungs)
+      if (g.rung == tr.rung && std::find(g.candidates.begin(), g.candidates.end(), tr.candidate) != g.candidates.end() &&
+          std::find(g.promoted.begin(), g.promoted.end(), tr.candidate) != g.promoted.end() && (tr.stage == "eval") == (g.why.rfind("evaluation", 0) == 0))
+        promoted = "yes";
+    t.rows.push_back({report::Cell::str(tr.candidate), report::Cell::str(label), report::Cell::str(tr.stage + std::to_string(tr.rung)),
+                      report::optCell(tr.train_samples_per_s, report::fmtRate), report::optCell(tr.eval_images_per_s, report::fmtRate),
+                      report::optCell(tr.epoch_s, report::fmtSeconds),
+                      report::Cell::str(tr.status + (tr.contended ? " (contended)" : "") + (tr.error.empty() ? "" : ": " + tr.error.substr(0, 120))),
+                      report::Cell::str(promoted)});
+  }
+  for (const auto& g : r.rungs) t.notes.push_back("round " + std::to_string(g.rung) + " (" + std::to_string(g.samples) + " training images each): " + g.why);
+  t.notes.push_back("Ranked on " + r.objective + ".");
+  return t;
+}
+
+std::string estimateText(const json& e) {
+  if (!e.is_object() || !e.contains("point") || !e["point"].is_number()) return "–";
+  std::string s = report::fmtSpeedup(e["point"].get<double>());
+  if (e.contains("lo") && e["lo"].is_number() && e.contains("hi") && e["hi"].is_number())
+    s += " [" + report::fmtFixed(e["lo"].get<double>(), 2) + ", " + report::fmtFixed(e["hi"].get<double>(), 2) + "]";
+  if (e.contains("verdict") && e["verdict"].is_string()) s += " " + e["verdict"].get<std::string>();
+  return s;
+}
+
+}  // namespace
+
+std::optional<Config> bestConfig(const proto::TuneRecord& r) {
+  if (r.best.empty()) return std::nullopt;
+  auto c = candidateConfig(r, r.best);
+  if (!c.ok()) return std::nullopt;
+  c->name += r.best == "baseline" ? " (kept by tune: the config as given)" : " (tune's pick)";
+  return *c;
+}
+
+std::string torchrunCommand(const Config& c) {
+  std::string s = "#!/bin/sh\n" + settingsComment(c);
+  s += "# A PyTorch script of yours, under torchrun (its own flags; these are the values to give it):\n";
+  s += "# torchrun --standalone --nproc-per-node " + std::to_string(c.speedups.devices) + " train.py --batch-size " +
+       std::to_string(c.train.batch_size) + " --workers " + std::to_string(c.speedups.workers) + " --precision " + c.speedups.precision + "\n";
+  s += "# The workbench's own worker, the same settings (best.json beside this file):\n";
+  s += "exec torchrun --standalone --no-python --nproc-per-node " + std::to_string(c.speedups.devices) +
+       " workbench-cli worker --config \"$(dirname \"$0\")/best.json\" --run-dir \"${1:-best-run}\"\n";
+  return s;
+}
+
+std::string lightningArguments(const Config& c) {
+  std::string s = settingsComment(c);
+  s += "# The same settings as PyTorch Lightning arguments:\n";
+  s += "import lightning as L\n\n";
+  s += "trainer = L.Trainer(\n    precision=\"" + c.speedups.precision + "\",\n    devices=" + std::to_string(c.speedups.devices) + ",\n";
+  if (c.speedups.devices > 1) s += "    strategy=\"ddp\",\n";
+  s += "    max_epochs=" + std::to_string(c.train.epochs) + ",\n";
+  s += "    inference_mode=" + bool01(c.speedups.inference_eval) + ",\n";
+  if (c.speedups.early_stopping.patience > 0)
+    s += "    callbacks=[L.pytorch.callbacks.EarlyStopping(monitor=\"" + c.speedups.early_stopping.monitor + "\", patience=" +
+         std::to_string(c.speedups.early_stopping.patience) + ", mode=\"" + c.speedups.early_stopping.mode + "\")],\n";
+  s += ")\n";
+  if (c.speedups.sharding != "off")
+    s += "# sharding " + c.speedups.sharding + ": strategy=\"deepspeed_stage_" + (c.speedups.sharding == "zero1" ? "1" : "2") +
+         "\" (or torch's ZeroRedundancyOptimizer in configure_optimizers)\n";
+  s += "train_loader = DataLoader(train_set, batch_size=" + std::to_string(c.train.batch_size) + ", shuffle=True, num_workers=" +
+       std::to_string(c.speedups.workers) + ", pin_memory=" + bool01(c.speedups.pin_memory) + ")\n";
+  s += "val_loader = DataLoader(val_set, batch_size=" + std::to_string(c.train.eval_batch_size) + ", num_workers=" +
+       std::to_string(c.speedups.workers) + ", pin_memory=" + bool01(c.speedups.pin_memory) + ")\n";
+  s += "# optimizer " + c.optim.name + ", " + lrWords(c) + "\n";
+  return s;
+}
+
+report::Table finalsTable(const proto::TuneRecord& r) {
+  report::Table t;
+  t.title = "Finals: time to " + (r.target_acc ? report::fmtAccuracy(*r.target_acc) : std::string("the target")) + " against the config as given";
+  t.columns = {{"candidate", "Candidate", ""}, {"label", "Settings", ""}, {"pairs", "Pairs", ""},
+               {"to_target", "Speedup to target", "x"}, {"throughput", "Train samples/s speedup", "x"},
+               {"vs_best", "The best against it", "x"}, {"verdict", "Verdict", ""}};
+  for (const auto& f : r.finals)
+    t.rows.push_back({report::Cell::str(f.candidate), report::Cell::str(f.label), report::Cell::num(std::to_string(f.pairs), f.pairs),
+                      report::Cell::str(estimateText(f.estimate.value("to_target", json()))),
+                      report::Cell::str(estimateText(f.estimate.value("throughput", json()))),
+                      report::Cell::str(estimateText(f.vs_best)), report::Cell::str(f.verdict)});
+  if (!r.note.empty()) t.notes.push_back(r.note);
+  if (!r.cannot_tell.empty()) {
+    std::string ids;
+    for (const auto& id : r.cannot_tell) ids += (ids.empty() ? "" : ", ") + id;
+    t.notes.push_back("Cannot be told from the best on time to target: " + ids + ".");
+  }
+  t.notes.push_back("Each speedup is the geometric mean of its pairs' ratios with its interval; \"the best against it\" compares "
+                    "two finalists through their own pairs' reference runs, round by round.");
+  return t;
+}
+
+report::Report tuneReport(const proto::TuneRecord& r) {
+  report::Report rep;
+  rep.title = "Tune: " + (r.best_label.empty() ? std::string("no pick yet") : "best " + r.best_label);
+  rep.intro = "Searched " + std::to_string(r.candidates.size() - 1) + " configurations: " + std::to_string(r.trials.size()) +
+              " short trials (" + report::fmtSeconds(r.trials_s) + "), then the finalists to the target as pairs (" +
+              report::fmtSeconds(r.finals_s) + "). Status: " + r.status + ".";
+  rep.tables = {finalsTable(r), trialsTable(r)};
+  rep.data = proto::toJson(r);
+  return rep;
+}
+
+Status writeTuneOutputs(const fs::path& out, const proto::TuneRecord& r) {
+  if (auto st = writeFileAtomic(out / "tune.json", proto::toJson(r).dump(2) + "\n"); !st.ok()) return st;
+  if (r.status == "running") return {};
+  const report::Report rep = tuneReport(r);
+  if (auto st = writeFileAtomic(out / "tune.md", report::renderMarkdown(rep)); !st.ok()) return st;
+  if (auto st = writeFileAtomic(out / "tune.html", report::renderHtml(rep)); !st.ok()) return st;
+  const auto best = bestConfig(r);
+  if (!best || r.status != "ok") return {};
+  if (auto st = writeFileAtomic(out / "best.json", proto::configToJson(*best).dump(2) + "\n"); !st.ok()) return st;
+  if (auto st = writeFileAtomic(out / "best-torchrun.sh", torchrunCommand(*best)); !st.ok()) return st;
+  return writeFileAtomic(out / "best-lightning.py", lightningArguments(*best));
+}
+
+}  // namespace wb::tune

@@ -1,0 +1,421 @@
+// The search's loop: the evaluation sweep, successive halving over the training grid, the finals
+// (wb/tune/tune.h says why each). Everything it measures goes into tune.json as it comes.
+#include <algorithm>
+#include <cmath>
+
+#include "tune_internal.h"
+#include "wb/common/clock.h"
+#include "wb/common/fs.h"
+#include "wb/launch/launcher.h"
+#include "wb/proto/config_json.h"
+#include "wb/proto/event_types.h"
+#include "wb/proto/events.h"
+#include "wb/proto/rundir.h"
+#include "wb/report/host.h"
+
+namespace wb::tune {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr int64_t kEvalStageValImages = 2048;   // enough batches for a steady evaluation rate
+constexpr int64_t kHalvingValImages = 512;      // the halving's trials still evaluate, briefly
+
+class TuneRun {
+ public:
+  explicit TuneRun(const TuneOptions& o) : o_(o) {}
+  Result<TuneOutcome> run();
+
+ private:
+  bool stopped() const { return cancelled_ || (o_.stop && o_.stop->load()); }
+  void say(const std::string& line) const {
+    if (o_.log) std::fprintf(o_.log, "%s\n", line.c_str()), std::fflush(o_.log);
+  }
+  void emit(json ev) const {
+    if (o_.on_event) o_.on_event(ev);
+  }
+  Status prepare();
+  Status takeOver(const proto::TuneRecord& had);
+  Status runEvalStage();
+  Status runHalving();
+  Status runFinals();
+  std::optional<proto::TuneTrial> trial(const proto::TuneCandidate& c, const std::string& stage, int rung, int64_t samples,
+                                        int64_t valLimit);
+  Status launchTrial(const proto::TuneCandidate& c, const Config& config, proto::TuneTrial& t);
+  Status checkBudget(const proto::TuneTrial& first) const;
+  double fullRunEstimate() const;
+  double leftEstimate(int trialsLeft) const;
+  void report(const proto::TuneTrial& t, const proto::TuneCandidate& c, int trialsLeft);
+  const proto::TuneCandidate* candidate(const std::string& id) const;
+  int64_t rungSamples(int rung) const;
+  fs::path trialDir(const std::string& stem) const;
+  void save();
+
+  const TuneOptions& o_;
+  proto::TuneRecord r_;
+  Space space_;
+  std::vector<proto::TuneTrial> previous_;  // a cut search's finished trials, by (candidate, stage, rung)
+  std::vector<std::string> finalists_;
+  Stopwatch clock_;
+  double trialsHere_ = 0, trialsBefore_ = 0, finalsBefore_ = 0;
+  int trialsRun_ = 0;
+  bool cancelled_ = false;
+  bool reused_ = false;  // the last trial came from the cut search before
+  Status written_;
+};
+
+json candidatesKey(const std::vector<proto::TuneCandidate>& cs) {
+  json a = json::array();
+  for (const auto& c : cs) a.push_back({c.id, c.settings});
+  return a;
+}
+
+const proto::TuneCandidate* TuneRun::candidate(const std::string& id) const {
+  for (const auto& c : r_.candidates)
+    if (c.id == id) return &c;
+  return nullptr;
+}
+
+int64_t TuneRun::rungSamples(int rung) const {
+  const double s = o_.trial_fraction * static_cast<double>(o_.train_images) * std::pow(o_.eta, rung);
+  return std::min<int64_t>(o_.train_images, std::max<int64_t>(256, std::llround(s)));
+}
+
+fs::path TuneRun::trialDir(const std::string& stem) const {
+  std::error_code ec;
+  for (int attempt = 1;; ++attempt) {  // a trial cut before runs again beside it, never over it
+    const fs::path p = o_.out / "trials" / (attempt == 1 ? stem : stem + "-r" + std::to_string(attempt));
+    if (!fs::exists(p, ec)) return p;
+  }
+}
+
+// A search already in the folder: the same candidates continue (its finished trials are kept);
+// another search is refused, naming the first candidate that differs.
+Status TuneRun::takeOver(const proto::TuneRecord& had) {
+  const json want = candidatesKey(r_.candidates), got = candidatesKey(had.candidates);
+  if (want != got) {
+    std::string differs = "the number of candidates (" + std::to_string(got.size()) + " there, " + std::to_string(want.size()) + " now)";
+    for (size_t i = 0; i < std::min(want.size(), got.size()); ++i)
+      if (want[i] != got[i]) {
+        differs = "candidate " + want[i][0].get<std::string>() + " (" + want[i][1].dump() + " now, " + got[i][1].dump() + " there)";
+        break;
+      }
+    return makeError(Errc::InvalidConfig, o_.out.string() + " holds another search (" + differs + "): continue it with the options it was started with" +
+                                              (had.command.empty() ? "" : " (" + had.command + ")") + ", or choose a new --out");
+  }
+  for (const auto& t : had.trials)
+    if (t.status != proto::kStatusCancelled && !t.status.empty()) previous_.push_back(t);
+  trialsBefore_ = had.trials_s;
+  finalsBefore_ = had.finals_s;
+  say("continuing the search in " + o_.out.string() + ": " + std::to_string(previous_.size()) + " finished trial(s) kept");
+  return {};
+}
+
+Status TuneRun::prepare() {
+  space_ = buildSpace(o_);
+  if (space_.train.size() + space_.eval.size() <= 1)
+    return makeError(Errc::InvalidConfig, "the search space is empty: every setting is fixed or not available on this machine "
+                                          "(see the dimensions with `tune --dry-run`; --only names workers, pin_memory, devices, precision, batch, eval)");
+  r_.out_dir = o_.out.string();
+  r_.measured_at = report::utcNowIso();
+  r_.command = o_.command;
+  r_.budget_s = o_.budget_s;
+  r_.space = space_.dimensions;
+  r_.objective = "the time one epoch would take: train images / steady training samples/s (after the first log interval) + "
+                 "val images / evaluation images/s";
+  r_.candidates.push_back({"baseline", "as given", json::object(), proto::configToJson(o_.base)});
+  for (const auto& c : space_.eval) r_.candidates.push_back(c);
+  for (const auto& c : space_.train) r_.candidates.push_back(c);
+  r_.target_acc = o_.policy.target_acc;
+  std::error_code ec;
+  fs::create_directories(o_.out / "trials", ec);
+  if (ec) return makeError(Errc::Io, o_.out.string() + ": cannot create it: " + ec.message());
+  if (fs::exists(o_.out / "tune.json", ec)) {
+    auto doc = proto::readJsonFile(o_.out / "tune.json");
+    if (!doc.ok()) return doc.error();
+    if (auto st = takeOver(proto::readTuneRecord(*doc)); !st.ok()) return st;
+  }
+  return {};
+}
+
+void TuneRun::save() {
+  r_.trials_s = trialsBefore_ + trialsHere_;
+  if (written_.ok()) written_ = writeTuneOutputs(o_.out, r_);
+}
+
+Status TuneRun::launchTrial(const proto::TuneCandidate& c, const Config& config, proto::TuneTrial& t) {
+  launch::LaunchOptions lo;
+  lo.cli_path = o_.cli_path;
+  lo.run_dir = t.run_dir;
+  Config named = config;
+  named.name += " / trial " + c.id + " " + t.stage + std::to_string(t.rung);
+  auto outcome = launch::launchRun(named, lo);
+  if (!outcome.ok()) {  // a config this machine refuses: the candidate's trial failed, the search goes on
+    t.status = proto::kStatusFailed;
+    t.error = outcome.error().message;
+    return {};
+  }
+  t.status = outcome->status;
+  if (outcome->summary.error) t.error = *outcome->summary.error;
+  if (auto rec = report::loadRun(t.run_dir); rec.ok()) readTrialFigures(*rec, t);
+  t.status = outcome->status;
+  return {};
+}
+
+std::optional<proto::TuneTrial> TuneRun::trial(const proto::TuneCandidate& c, const std::string& stage, int rung,
+                                               int64_t samples, int64_t valLimit) {
+  for (const auto& p : previous_)
+    if (p.candidate == c.id && p.stage == stage && p.rung == rung) {
+      reused_ = true;
+      r_.trials.push_back(p);
+      return p;
+    }
+  reused_ = false;
+  if (stopped()) return std::nullopt;
+  auto config = candidateConfig(r_, c.id);
+  proto::TuneTrial t;
+  t.candidate = c.id, t.stage = stage, t.rung = rung;
+  if (!config.ok()) {
+    t.status = proto::kStatusFailed, t.error = config.error().message;
+    return t;
+  }
+  const Config tc = trialConfig(*config, samples, valLimit);
+  t.steps = tc.train.max_steps;
+  t.run_dir = trialDir(c.id + "-" + stage + std::to_string(rung)).string();
+  Stopwatch w;
+  launchTrial(c, tc, t);
+  trialsHere_ += w.seconds();
+  ++trialsRun_;
+  t.epoch_s = epochEstimate(t, o_.train_images, o_.val_images);
+  if (t.status == proto::kStatusCancelled && o_.stop && o_.stop->load()) cancelled_ = true;
+  r_.trials.push_back(t);
+  save();
+  return t;
+}
+
+// A full run of the config as given, estimated from its first trial.
+double TuneRun::fullRunEstimate() const {
+  for (const auto& t : r_.trials)
+    if (t.candidate == "baseline" || t.candidate == (space_.eval.empty() ? "" : space_.eval.front().id))
+      if (t.epoch_s) return *t.epoch_s * o_.base.train.epochs + t.run_wall_s.value_or(0) * 0.5;
+  return 0;
+}
+
+double TuneRun::leftEstimate(int trialsLeft) const {
+  double mean = 0;
+  for (const auto& t : r_.trials) mean += t.run_wall_s.value_or(0);
+  if (!r_.trials.empty()) mean /= static_cast<double>(r_.trials.size());
+  const int pairs = o_.policy.fixed_pairs > 0 ? o_.policy.fixed_pairs : std::min(3, o_.policy.max_pairs);
+  const double finals = fullRunEstimate() * 2 * pairs * std::max(1, o_.finalists);
+  return trialsLeft * mean + std::min(finals, std::max(0.0, o_.budget_s - clock_.seconds()));
+}
+
+void TuneRun::report(const proto::TuneTrial& t, const proto::TuneCandidate& c, int trialsLeft) {
+  const double left = leftEstimate(trialsLeft);
+  const std::string label = candidateLabel(r_, c.id);
+  std::string line = "[tune] " + c.id + " " + t.stage + std::to_string(t.rung) + " (" + label + "): ";
+  if (t.epoch_s)
+    line += report::fmtRate(*t.train_samples_per_s) + " training, est. epoch " + report::fmtSeconds(*t.epoch_s);
+  else
+    line += t.status + (t.error.empty() ? "" : ": " + t.error.substr(0, 160));
+  if (t.contended) line += " (contended)";
+  if (reused_) line += " (kept from before)";
+  line += " · about " + report::fmtSeconds(left) + " left";
+  say(line);
+  json ev = proto::makeEvent("trial_end", -1, clock_.seconds());
+  proto::TuneRecord one;
+  one.trials = {t};
+  ev["trial"] = proto::toJson(one)["trials"][0];
+  ev["label"] = label;
+  ev["trials_left"] = trialsLeft;
+  ev["left_s"] = left;
+  emit(ev);
+}
+
+// Too small a budget, said after the first trial (what a trial costs here is known only then).
+Status TuneRun::checkBudget(const proto::TuneTrial& first) const {
+  if (!first.run_wall_s) return {};
+  const double perTrial = *first.run_wall_s;
+  const double least = perTrial * static_cast<double>(space_.eval.size() + space_.train.size()) + 2 * fullRunEstimate();
+  if (least <= o_.budget_s) return {};
+  return makeError(Errc::InvalidConfig, "--budget " + report::fmtSeconds(o_.budget_s) + " is too small: one trial took " +
+                                            report::fmtSeconds(perTrial) + ", and the first round of " +
+                                            std::to_string(space_.eval.size() + space_.train.size()) +
+                                            " trials and one pair of the finals need about " + report::fmtSeconds(least) +
+                                            ": give at least --budget " + std::to_string(static_cast<int>(std::ceil(least * 1.5 / 60))) +
+                                            "m, or search less (--only)");
+}
+
+Status TuneRun::runEvalStage() {
+  if (space_.eval.empty()) return {};
+  std::vector<proto::TuneTrial> done;
+  const int64_t samples = rungSamples(0);
+  for (size_t i = 0; i < space_.eval.size() && !stopped(); ++i) {
+    auto t = trial(space_.eval[i], "eval", 0, samples, std::min(o_.val_images, kEvalStageValImages));
+    if (!t) break;
+    report(*t, space_.eval[i], static_cast<int>(space_.eval.size() + space_.train.size() - i - 1));
+    if (i == 0 && trialsRun_ == 1)
+      if (auto st = checkBudget(*t); !st.ok()) return st;
+    done.push_back(*t);
+  }
+  if (stopped()) return {};
+  const proto::TuneTrial* best = nullptr;
+  for (bool quietOnly : {true, false}) {  // contended figures only when no other was measured
+    for (const auto& t : done)
+      if (t.eval_images_per_s && (!quietOnly || !t.contended) && (!best || *t.eval_images_per_s > *best->eval_images_per_s)) best = &t;
+    if (best) break;
+  }
+  if (!best) return {};
+  r_.eval_choice = best->candidate;
+  proto::TuneRung rung;
+  rung.rung = 0, rung.samples = samples;
+  for (const auto& t : done) rung.candidates.push_back(t.candidate);
+  rung.promoted = {best->candidate};
+  rung.why = "evaluation settings: the most evaluation images/s (" + candidate(best->candidate)->label + ") join every candidate";
+  r_.rungs.push_back(rung);
+  save();
+  return {};
+}
+
+// Successive halving over the training grid until `finalists` are left, or until the trials have
+// spent half the budget (the finals need the rest): then the last rung's fastest go on.
+Status TuneRun::runHalving() {
+  std::vector<std::string> alive;
+  for (const auto& c : space_.train) alive.push_back(c.id);
+  const double band = std::max(o_.policy.floor_band, 0.0);
+  for (int rung = 0; !stopped(); ++rung) {
+    const int64_t samples = rungSamples(rung);
+    proto::TuneRung record;
+    record.rung = rung, record.samples = samples;
+    std::vector<proto::TuneTrial> done;
+    for (size_t i = 0; i < alive.size() && !stopped(); ++i) {
+      const std::string& id = rung % 2 ? alive[alive.size() - 1 - i] : alive[i];  // order alternates between rungs
+      auto t = trial(*candidate(id), "r", rung, samples, std::min(o_.val_images, kHalvingValImages));
+      if (!t) break;
+      report(*t, *candidate(id), static_cast<int>(alive.size() - i - 1));
+      if (trialsRun_ == 1 && space_.eval.empty())
+        if (auto st = checkBudget(*t); !st.ok()) return st;
+      record.candidates.push_back(id);
+      done.push_back(*t);
+    }
+    if (stopped()) return {};
+    const int keep = std::max(o_.finalists, static_cast<int>(std::ceil(static_cast<double>(alive.size()) / o_.eta)));
+    auto [promoted, why] = promote(done, std::min<int>(keep, static_cast<int>(alive.size())), band);
+    const bool lastRung = static_cast<int>(promoted.size()) <= o_.finalists || samples >= o_.train_images ||
+                          promoted.size() >= alive.size();
+    const bool outOfBudget = !lastRung && trialsHere_ + (trialsHere_ / std::max(1, trialsRun_)) * 3 * promoted.size() > 0.5 * o_.budget_s;
+    record.promoted = promoted;
+    record.why = why;
+    if (lastRung || outOfBudget) {
+      if (static_cast<int>(promoted.size()) > o_.finalists) promoted.resize(o_.finalists);
+      record.why += outOfBudget ? "; half the budget spent: the " + std::to_string(promoted.size()) + " fastest go to the finals"
+                                : "; to the finals";
+      record.promoted = promoted;
+      r_.rungs.push_back(record);
+      finalists_ = promoted;
+      save();
+      return {};
+    }
+    r_.rungs.push_back(record);
+    save();
+    alive = promoted;
+  }
+  return {};
+}
+
+// The finalists to the target as pairs against the config as given, in finals/.
+Status TuneRun::runFinals() {
+  if (finalists_.empty()) {
+    r_.note = "no candidate finished its trials: nothing to recommend";
+    return {};
+  }
+  experiment::Plan plan;
+  plan.reference = {"baseline", "the config as given", "baseline", 0, o_.base};
+  int index = 1;
+  for (const auto& id : finalists_) {
+    auto c = candidateConfig(r_, id);
+    if (!c.ok()) return c.error();
+    if (proto::configToJson(*c) == proto::configToJson(o_.base)) continue;  // the reference itself
+    plan.variants.push_back({id, candidateLabel(r_, id), id, index++, *c});
+  }
+  plan.steps = index;
+  experiment::Policy policy = o_.policy;
+  const double left = std::max(1.0, o_.budget_s - clock_.seconds());
+  policy.budget_s = std::max(1.0, left / std::max<size_t>(1, plan.variants.size()));
+  experiment::Hooks hooks;
+  hooks.cli_path = o_.cli_path;
+  hooks.stop = o_.stop;
+  hooks.on_event = o_.on_event;
+  hooks.log = o_.log;
+  hooks.command = o_.command;
+  const experiment::Policy judged = policy;
+  hooks.on_pair = [this, &judged](const experiment::Outcome& o) {
+    judgeFinals(o, judged.sequential(), r_);
+    save();
+  };
+  say("[tune] finals: " + std::to_string(plan.variants.size()) + " configuration(s) to the target as pairs against the config as given");
+  Stopwatch w;
+  auto outcome = experiment::runPairs(plan, policy, o_.out / "finals", hooks);
+  r_.finals_s = finalsBefore_ + w.seconds();
+  if (!outcome.ok()) return outcome.error();
+  if (outcome->cancelled) cancelled_ = true;
+  judgeFinals(*outcome, policy.sequential(), r_);
+  if (o_.policy.target_acc && !outcome->cancelled) {  // a target the config as given never reaches
+    double best = 0;
+    bool reached = false;
+    std::vector<const report::RunRecord*> refs;
+    for (const auto& v : outcome->variants)
+      for (const auto& rec : v.references) refs.push_back(&rec);
+    for (const auto& rec : outcome->lone_reference) refs.push_back(&rec);
+    for (const auto* rec : refs) {
+      const auto m = report::computeMetrics(*rec, o_.policy.target_acc);
+      best = std::max(best, m.best_val_acc.value_or(0.0));
+      reached = reached || m.time_to_target_s.has_value();
+    }
+    if (!reached && best > 0)
+      return makeError(Errc::InvalidConfig, "--target-acc " + report::fmtAccuracy(*o_.policy.target_acc) +
+                                                ": the config as given never reached it (its best: " + report::fmtAccuracy(best) +
+                                                "); give one it reaches, e.g. --target-acc " + report::fmtFixed(std::floor(best * 1000) / 10 - 0.5, 1) +
+                                                ", or train more epochs");
+  }
+  return {};
+}
+
+Result<TuneOutcome> TuneRun::run() {
+  if (auto st = prepare(); !st.ok()) return st.error();
+  json start = proto::makeEvent("tune", -1, 0.0);
+  start["out_dir"] = o_.out.string();
+  start["candidates"] = space_.eval.size() + space_.train.size();
+  emit(start);
+  save();
+  Status st = runEvalStage();
+  if (st.ok()) st = runHalving();
+  if (st.ok() && !stopped()) st = runFinals();
+  TuneOutcome out;
+  out.cancelled = stopped();
+  if (!st.ok()) {
+    r_.status = proto::kStatusFailed;
+    r_.note = st.error().message;
+    save();
+    return st.error();
+  }
+  r_.status = out.cancelled ? proto::kStatusCancelled : r_.best.empty() ? proto::kStatusFailed : proto::kStatusOk;
+  out.failed = r_.status == proto::kStatusFailed;
+  if (out.cancelled && r_.note.empty()) r_.note = "cancelled: the trials and pairs that finished are kept; `tune --out " + o_.out.string() + "` continues it";
+  save();
+  if (!written_.ok()) return written_.error();
+  out.record = r_;
+  json end = proto::makeEvent("end", -1, clock_.seconds());
+  end["status"] = r_.status;
+  end["out_dir"] = o_.out.string();
+  end["result"] = proto::toJson(r_);
+  emit(end);
+  return out;
+}
+
+}  // namespace
+
+Result<TuneOutcome> runTune(const TuneOptions& options) { return TuneRun(options).run(); }
+
+}  // namespace wb::tune

@@ -1,0 +1,187 @@
+// The search's rules without runs: the space this machine's plan gives, the promotion of one
+// round, the batch sizes and their lr, the record's round trip, and what is handed over.
+#include <QtTest/QtTest>
+
+#include "wb/common/format.h"
+#include "wb/ladder/ladder.h"
+#include "wb/proto/config_json.h"
+#include "wb/tune/batch_finder.h"
+#include "wb/tune/tune.h"
+
+using nlohmann::json;
+
+namespace {
+
+// A CPU machine with 2 cores, bf16 and 2 processes available, a stored probe of 2 workers.
+json cpuCapabilities() {
+  return json::parse(R"({"cores": 2, "cuda": false, "gpus": 0,
+    "speedups": {"workers": {"available": true, "max": 256, "probe": {"recommended": 2}},
+                 "pin_memory": {"available": false, "note": "needs CUDA"},
+                 "devices": {"available": true, "max": 2, "kind": "cpu-processes"},
+                 "precision": {"available": true, "values": {"32-true": {"available": true}, "bf16-mixed": {"available": true},
+                                                             "16-mixed": {"available": false, "note": "needs CUDA"}}},
+                 "early_stopping": {"available": true}, "sharding": {"available": true},
+                 "inference_eval": {"available": true}}})");
+}
+
+wb::tune::TuneOptions options() {
+  wb::tune::TuneOptions o;
+  o.base = wb::speedupsOff(wb::Config{});
+  o.plan = *wb::ladder::planForMachine(o.base, cpuCapabilities(), {}, {});
+  o.batches = {64, 128};
+  o.lr_rule = "linear";
+  o.train_images = 60000;
+  o.val_images = 10000;
+  return o;
+}
+
+wb::proto::TuneTrial trial(const char* id, double epoch, const char* status = "ok", bool contended = false) {
+  wb::proto::TuneTrial t;
+  t.candidate = id, t.epoch_s = epoch, t.status = status, t.contended = contended;
+  return t;
+}
+
+}  // namespace
+
+class TestTune : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  // The grid is what the plan can run: pin memory (needs CUDA) is not searched, sharding rides
+  // on 2 devices, the larger batch trains at a scaled lr, every candidate validates.
+  void theSpaceIsWhatThisMachineCanRun() {
+    const wb::tune::Space s = wb::tune::buildSpace(options());
+    bool pinNotSearched = false;
+    for (const auto& d : s.dimensions)
+      if (d.key == "speedups.pin_memory") pinNotSearched = !d.searched && d.note.find("CUDA") != std::string::npos;
+    QVERIFY(pinNotSearched);
+    // workers {0, 2} × devices {1, 2, 2 + zero1} × precision {32, bf16} × batch {64, 128}
+    QCOMPARE(int(s.train.size()), 2 * 3 * 2 * 2);
+    QCOMPARE(int(s.eval.size()), 4);  // inference eval {off, on} × eval batch {256, 512}
+    QCOMPARE(s.train.front().label, std::string("as given"));
+    bool sawSharded = false, sawScaledBatch = false;
+    for (const auto& c : s.train) {
+      const wb::Config cfg = *wb::proto::configFromJson(c.config);
+      QVERIFY2(wb::validate(cfg).empty(), c.label.c_str());
+      if (cfg.speedups.sharding != "off") {
+        sawSharded = true;
+        QVERIFY(cfg.speedups.devices > 1);
+      }
+      if (cfg.train.batch_size == 128) {
+        sawScaledBatch = true;
+        QCOMPARE(cfg.optim.lr_base_batch, 64);
+        QCOMPARE(cfg.optim.lr_scaling, std::string("linear"));
+      }
+    }
+    QVERIFY(sawSharded && sawScaledBatch);
+  }
+
+  void onlyNarrowsTheSpace() {
+    auto o = options();
+    o.only = {"precision"};
+    const wb::tune::Space s = wb::tune::buildSpace(o);
+    QCOMPARE(int(s.train.size()), 2);
+    QVERIFY(s.eval.empty());
+    o.only = {"pin_memory"};  // not available here: nothing to search
+    const wb::tune::Space none = wb::tune::buildSpace(o);
+    QCOMPARE(int(none.train.size() + none.eval.size()), 1);
+  }
+
+  // The fastest third go on, and any within the noise of the last of them; failed and contended
+  // trials never do.
+  void promotionKeepsTheFastestAndTheirTies() {
+    std::vector<wb::proto::TuneTrial> rung{trial("a", 10), trial("b", 12), trial("c", 12.3), trial("d", 20), trial("e", 5, "failed"),
+                                           trial("f", 4, "ok", true)};
+    auto [ids, why] = wb::tune::promote(rung, 2, 0.05);
+    QCOMPARE(ids, (std::vector<std::string>{"a", "b", "c"}));
+    QVERIFY(why.find("failed trial") != std::string::npos);
+    auto [strict, _] = wb::tune::promote(rung, 2, 0.0);
+    QCOMPARE(strict, (std::vector<std::string>{"a", "b"}));
+    // Too few measured quietly: a contended trial fills the place, and the rule says so.
+    std::vector<wb::proto::TuneTrial> busy{trial("a", 10), trial("f", 4, "ok", true), trial("g", 3, "ok", true)};
+    auto [filled, busyWhy] = wb::tune::promote(busy, 2, 0.0);
+    QCOMPARE(filled, (std::vector<std::string>{"a", "g"}));
+    QVERIFY(busyWhy.find("contention") != std::string::npos);
+  }
+
+  void batchSizesAreNotOnlyPowersOfTwo() {
+    QCOMPARE(wb::tune::batchSizes(64, 600), (std::vector<int>{64, 96, 128, 192, 256, 384, 512}));
+    QCOMPARE(wb::tune::batchSizes(10, 30), (std::vector<int>{10, 15, 24}));
+    QVERIFY(wb::tune::looksLikeAllocationFailure("rank 0: std::bad_alloc"));
+    QVERIFY(wb::tune::looksLikeAllocationFailure("CUDA out of memory. Tried to allocate 2.00 GiB"));
+    QVERIFY(!wb::tune::looksLikeAllocationFailure("data.dataset: no such folder"));
+    const wb::Config c = wb::tune::withBatch(wb::Config{}, 256, "sqrt");
+    QCOMPARE(c.optim.lr_base_batch, 64);
+    QCOMPARE(c.optim.lr_scaling, std::string("sqrt"));
+    QCOMPARE(wb::tune::withBatch(wb::Config{}, 64, "sqrt").optim.lr_base_batch, 0);  // the base: nothing scaled
+  }
+
+  void epochEstimateAddsEvaluation() {
+    wb::proto::TuneTrial t;
+    t.train_samples_per_s = 6000;
+    t.eval_images_per_s = 20000;
+    QCOMPARE(*wb::tune::epochEstimate(t, 60000, 10000), 10.5);
+    t.train_samples_per_s.reset();
+    QVERIFY(!wb::tune::epochEstimate(t, 60000, 10000));
+  }
+
+  void trialsAreShortAndSteady() {
+    wb::Config c;
+    c.train.batch_size = 100;
+    c.speedups.devices = 2;
+    c.speedups.early_stopping.patience = 3;
+    const wb::Config t = wb::tune::trialConfig(c, 6000, 512);
+    QCOMPARE(t.train.max_steps, int64_t(30));
+    QCOMPARE(t.train.epochs, 1);
+    QCOMPARE(t.data.limit_val, int64_t(512));
+    QCOMPARE(t.speedups.early_stopping.patience, 0);
+    QVERIFY(t.train.log_every <= 5);
+  }
+
+  // tune.json keeps fields it does not know (a newer writer's) and reads back what it wrote.
+  void theRecordRoundTrips() {
+    wb::proto::TuneRecord r;
+    r.status = "ok";
+    r.best = "c03";
+    r.trials = {trial("c03", 7.5)};
+    r.space = {{"speedups.workers", {"0", "2"}, "the probe's", true}};
+    json j = wb::proto::toJson(r);
+    j["from_the_future"] = 42;
+    j["trials"].push_back("not an object");
+    const wb::proto::TuneRecord back = wb::proto::readTuneRecord(j);
+    QCOMPARE(back.best, std::string("c03"));
+    QCOMPARE(int(back.trials.size()), 1);
+    QCOMPARE(*back.trials[0].epoch_s, 7.5);
+    QCOMPARE(back.space[0].values, (std::vector<std::string>{"0", "2"}));
+    QCOMPARE(wb::proto::toJson(back)["from_the_future"].get<int>(), 42);
+  }
+
+  // What is handed over says the same settings three ways.
+  void theTakeAwaySaysTheSettings() {
+    wb::Config c;
+    c.speedups.devices = 2;
+    c.speedups.workers = 2;
+    c.speedups.precision = "bf16-mixed";
+    c.speedups.sharding = "zero1";
+    c.train.batch_size = 128;
+    const std::string torchrun = wb::tune::torchrunCommand(c), lightning = wb::tune::lightningArguments(c);
+    QVERIFY2(torchrun.find("--nproc-per-node 2") != std::string::npos, torchrun.c_str());
+    QVERIFY2(torchrun.find("workbench-cli worker --config") != std::string::npos, torchrun.c_str());
+    for (const char* s : {"precision=\"bf16-mixed\"", "devices=2", "strategy=\"ddp\"", "batch_size=128", "num_workers=2", "pin_memory=False"})
+      QVERIFY2(lightning.find(s) != std::string::npos, (std::string(s) + " in\n" + lightning).c_str());
+  }
+
+  void budgetsReadAsPeopleWriteThem() {
+    QCOMPARE(*wb::parseDuration("90", "--budget"), 90.0);
+    QCOMPARE(*wb::parseDuration("10m", "--budget"), 600.0);
+    QCOMPARE(*wb::parseDuration("1h30m", "--budget"), 5400.0);
+    QCOMPARE(*wb::parseDuration("1.5h", "--budget"), 5400.0);
+    for (const char* bad : {"", "ten", "-5m", "0", "5x", "1h30"}) {
+      auto r = wb::parseDuration(bad, "--budget");
+      QVERIFY2(!r.ok(), bad);
+      QVERIFY(r.error().message.find("--budget") != std::string::npos);
+    }
+  }
+};
+
+QTEST_APPLESS_MAIN(TestTune)
+#include "test_tune.moc"
