@@ -26,6 +26,7 @@
 #include <QVBoxLayout>
 
 #include "compare/ladder_runner.h"
+#include "compare/tune_view.h"
 #include "compare/speedup_chart.h"
 #include "compare/whatif_view.h"
 #include "runs/cli.h"
@@ -161,6 +162,14 @@ CompareView::CompareView(RunsModel* model, QWidget* parent)
   detailTabs_->addTab(ladderTable_, QStringLiteral("Ladder"));
   whatIf_ = new WhatIfView(detailTabs_);
   detailTabs_->addTab(whatIf_, QStringLiteral("Early-stopping what-if"));
+  tune_ = new TuneView(detailTabs_);
+  detailTabs_->addTab(tune_, QStringLiteral("Fastest"));
+  tune_->setConfigSource([this](QString* why) {  // the baseline's experiment, as Run ladder's
+    Run* base = model_->baseline();
+    if (base && !base->runDir().isEmpty()) return QString::fromStdString(wb::proto::RunDir{path8(base->runDir())}.config().string());
+    *why = QStringLiteral("Set a baseline first: Find fastest searches from the baseline's experiment.");
+    return QString();
+  });
   split->addWidget(detailTabs_);
   split->setChildrenCollapsible(false);
   // Three rows in view at least, under the header (a 1024x700 window left it two).
@@ -358,6 +367,7 @@ void CompareView::showLadder() {
 
 void CompareView::setRunsRoot(const QString& root) {
   runsRoot_ = root;
+  tune_->setRunsRoot(root);
   if (!ladder_ && !ladderRunning_) showLaddersOnDisk();
 }
 

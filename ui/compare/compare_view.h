@@ -7,7 +7,7 @@
 // speedup bar chart (the ladder's speedup to the target accuracy when a ladder is open, else each
 // run's speedup to the target), the advisor's verdicts, and export (md, csv, tex, json, html; the chart
 // as png, svg, pdf). "Run ladder" runs `workbench-cli ladder` on the baseline's config as a child
-// process; "Open ladder…" shows a finished one.
+// process; "Open ladder…" shows a finished one. The Fastest tab runs `workbench-cli tune` (TuneView).
 //
 // Everything it shows comes from wb_report (the same maths as `compare`, `export`, `ladder`),
 // fed with the RunRecords the window's Runs built from the events they already ingested (a
@@ -41,6 +41,7 @@ class LadderRunner;
 class Run;
 class RunsModel;
 class SpeedupChart;
+class TuneView;
 class WhatIfView;
 
 class CompareView : public QWidget {
@@ -73,6 +74,8 @@ class CompareView : public QWidget {
   // Ladder tab lists while none is open.
   QStringList laddersOnDisk() const;
   LadderRunner* ladderRunner() const { return ladderRunner_; }
+  // The "Fastest" tab: Find fastest (workbench-cli tune) and its result.
+  TuneView* tuneView() const { return tune_; }
 
   // What is shown (tests): the comparison table and the chart's bars.
   const QTableWidget* table() const { return table_; }
@@ -123,6 +126,7 @@ class CompareView : public QWidget {
   QTableWidget* ladderTable_;
   WhatIfView* whatIf_;                                   // the early-stopping what-if tab
   LadderRunner* ladderRunner_;
+  TuneView* tune_ = nullptr;
   std::function<QString()> ladderLrScaling_;
   std::optional<wb::report::Report> report_;             // the comparison
   std::optional<wb::report::Comparison> comparison_;

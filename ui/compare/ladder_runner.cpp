@@ -5,6 +5,7 @@
 #include "wb/proto/experiment_events.h"
 #include "wb/proto/events.h"
 #include "wb/report/estimate_json.h"
+#include "wb/report/table.h"
 
 namespace wb::ui {
 using nlohmann::json;
@@ -26,6 +27,7 @@ void LadderRunner::start(const QString& program, const QStringList& arguments) {
   result_ = nullptr;
   settled_.clear();
   pairsSoFar_.clear();
+  trialsDone_ = 0;
   clock_.start();
   arguments_ = QStringList{command_, QStringLiteral("--events-stdout")} + arguments;
   process_ = new RunProcess(this);
@@ -57,6 +59,7 @@ QString LadderRunner::elapsedText() const {
 }
 
 QString LadderRunner::progressText() const {
+  if (command_ == QLatin1String("tune")) return QStringLiteral("%1 trial(s) done · %2").arg(trialsDone_).arg(elapsedText());
   return QStringLiteral("%1/%2 steps done · %3").arg(stepsDone()).arg(stepsPlanned()).arg(elapsedText());
 }
 
@@ -95,6 +98,19 @@ void LadderRunner::onEvent(const json& ev) {
                       .arg(qs(report::formatEstimate(report::estimateFromJson(wall))))
                       .arg(pair.settled.empty() ? QString() : QStringLiteral(" (") + qs(pair.settled) + QLatin1Char(')'));
     Q_EMIT progress(QStringLiteral("%1 after %2").arg(qs(pair.key), pairsSoFar_));
+  } else if (type == "tune") {  // `tune`: where it writes; then a trial_end per cheap trial
+    outDir_ = qs(proto::stringOr(ev, "out_dir", {}));
+    Q_EMIT progress(QStringLiteral("writing into %1").arg(outDir_));
+    Q_EMIT planned(outDir_);
+  } else if (type == "trial_end") {
+    const json& t = ev.contains("trial") ? ev["trial"] : json::object();
+    const double epoch = proto::numberOr(t, "epoch_s", -1), left = proto::numberOr(ev, "left_s", -1);
+    ++trialsDone_;
+    QString line = QStringLiteral("trial %1 (%2): %3").arg(qs(proto::stringOr(t, "candidate", {})), qs(proto::stringOr(ev, "label", {})),
+                                                         epoch > 0 ? QStringLiteral("est. epoch ") + qs(report::fmtSeconds(epoch))
+                                                                   : qs(proto::stringOr(t, "status", {})));
+    if (left >= 0) line += QStringLiteral(" · about %1 left").arg(qs(report::fmtSeconds(left)));
+    Q_EMIT progress(line);
   } else if (type == proto::WarningEvent::kType) {
     Q_EMIT progress(qs(proto::readWarningEvent(ev).message));
   } else if (type == proto::LadderEndEvent::kType) {

@@ -1,6 +1,7 @@
 #pragma once
-// Runs an experiment of many runs, `workbench-cli ladder --events-stdout` or `workbench-cli try
-// --events-stdout` (the same runner, core/experiment, so the same stream), as one child process
+// Runs an experiment of many runs, `workbench-cli ladder --events-stdout`, `try --events-stdout`
+// or `tune --events-stdout` (the same runner, core/experiment, so the same stream; tune adds its
+// `tune` and `trial_end` events), as one child process
 // (the window never links the trainer) through RunProcess: its own process group, a watchdog for
 // a hung child, SIGTERM then SIGKILL of the group after a grace period, never an orphan, exactly
 // one end. The events (wb/ladder/ladder_run.h, wb/experiment/try.h) say where it writes
@@ -25,7 +26,7 @@ class RunProcess;
 class LadderRunner : public QObject {
   Q_OBJECT
  public:
-  // command: "ladder" or "try".
+  // command: "ladder", "try" or "tune".
   explicit LadderRunner(QObject* parent = nullptr, const QString& command = QStringLiteral("ladder"));
   ~LadderRunner() override;
 
@@ -85,6 +86,7 @@ class LadderRunner : public QObject {
   QString failedRung_;  // the last rung that did not end ok, in words
   QString endStatus_;   // the `end` event's status
   QString pairsSoFar_;
+  int trialsDone_ = 0;  // tune's trial_end events
 };
 
 }  // namespace wb::ui

@@ -26,6 +26,7 @@
 
 #include "compare/compare_view.h"
 #include "compare/ladder_runner.h"
+#include "compare/tune_view.h"
 #include "plots/live_plots.h"
 #include "runs/cli.h"
 #include "runs/run_history.h"
@@ -105,6 +106,14 @@ MainWindow::MainWindow(const Options& options, QWidget* parent) : QMainWindow(pa
   // Each rung that ends (and the ladder's end) is what the speedup rows say was measured here.
   connect(compare_->ladderRunner(), &LadderRunner::rungEnded, setup_, &SetupPanel::refreshMeasured);
   connect(compare_->ladderRunner(), &LadderRunner::finished, setup_, &SetupPanel::refreshMeasured);
+  // Find fastest: its finals' runs join the list as they start; "Use best" loads best.json.
+  connect(compare_->tuneView()->runner(), &LadderRunner::rungStarted, this,
+          [this](int, int, const QString&, const QString& dir) { showLadderRung(dir, 0); });
+  connect(compare_->tuneView(), &TuneView::status, this, &MainWindow::showMessage);
+  connect(compare_->tuneView(), &TuneView::useConfig, this, [this](const QString& path) {
+    QString error;
+    if (!openExperiment(path, &error)) showMessage(error);
+  });
 
   QString root = options_.runsRoot;
   if (options_.useSettings) restoreSettings();

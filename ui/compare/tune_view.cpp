@@ -1,0 +1,157 @@
+#include "compare/tune_view.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include "compare/ladder_runner.h"
+#include "runs/cli.h"
+#include "wb/proto/rundir.h"
+#include "wb/proto/tune_record.h"
+#include "wb/tune/tune.h"
+
+namespace wb::ui {
+namespace {
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+void fill(QTableWidget* w, const report::Table& t) {
+  w->clear();
+  w->setColumnCount(int(t.columns.size()));
+  w->setRowCount(int(t.rows.size()));
+  QStringList headers;
+  for (const auto& c : t.columns) headers << qs(c.title);
+  w->setHorizontalHeaderLabels(headers);
+  for (int r = 0; r < int(t.rows.size()); ++r)
+    for (int c = 0; c < int(t.rows[r].size()); ++c) {
+      auto* item = new QTableWidgetItem(qs(t.rows[r][c].text));
+      item->setToolTip(item->text());
+      w->setItem(r, c, item);
+    }
+  w->resizeColumnsToContents();
+}
+
+}  // namespace
+
+TuneView::TuneView(QWidget* parent) : QWidget(parent), runner_(new LadderRunner(this, QStringLiteral("tune"))) {
+  auto* layout = new QVBoxLayout(this);
+  auto* row = new QHBoxLayout;
+  find_ = new QPushButton(QStringLiteral("Find fastest"), this);
+  find_->setObjectName(QStringLiteral("tuneFind"));
+  find_->setToolTip(QStringLiteral("Search what this machine can run (workers, devices, precision, batch, evaluation) on the "
+                                   "baseline's experiment: short trials first, then the finalists to the target as pairs"));
+  stop_ = new QPushButton(QStringLiteral("Stop search"), this);
+  stop_->hide();
+  use_ = new QPushButton(QStringLiteral("Use best"), this);
+  use_->setObjectName(QStringLiteral("tuneUseBest"));
+  use_->setToolTip(QStringLiteral("Load the best configuration (best.json) into the set-up"));
+  use_->setEnabled(false);
+  auto* openButton = new QPushButton(QStringLiteral("Open…"), this);
+  budget_ = new QSpinBox(this);
+  budget_->setObjectName(QStringLiteral("tuneBudget"));
+  budget_->setRange(1, 24 * 60);
+  budget_->setValue(int(wb::tune::kDefaultBudgetS / 60));
+  budget_->setSuffix(QStringLiteral(" min"));
+  budget_->setToolTip(QStringLiteral("Wall time for the whole search: the trials and the finals"));
+  row->addWidget(new QLabel(QStringLiteral("Budget:"), this));
+  row->addWidget(budget_);
+  for (auto* b : {find_, stop_, use_, openButton}) row->addWidget(b);
+  row->addStretch(1);
+  layout->addLayout(row);
+  summary_ = new QLabel(QStringLiteral("Find fastest searches for the configuration that reaches the target accuracy soonest here."), this);
+  summary_->setObjectName(QStringLiteral("tuneSummary"));
+  summary_->setWordWrap(true);
+  summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  layout->addWidget(summary_);
+  table_ = new QTableWidget(this);
+  table_->setObjectName(QStringLiteral("tuneTable"));
+  table_->verticalHeader()->setVisible(false);
+  table_->setTextElideMode(Qt::ElideMiddle);
+  layout->addWidget(table_, 1);
+
+  connect(find_, &QPushButton::clicked, this, [this] { findFastest(); });
+  connect(stop_, &QPushButton::clicked, runner_, &LadderRunner::cancel);
+  connect(use_, &QPushButton::clicked, this, [this] {
+    if (!bestConfig().isEmpty()) Q_EMIT useConfig(bestConfig());
+  });
+  connect(openButton, &QPushButton::clicked, this, [this] {
+    const QString dir = QFileDialog::getExistingDirectory(this, QStringLiteral("Open a search (written by workbench-cli tune)"), runsRoot_);
+    QString error;
+    if (!dir.isEmpty() && !open(dir, &error)) summary_->setText(error);
+  });
+  connect(runner_, &LadderRunner::progress, this, [this](const QString& line) {
+    summary_->setText(QStringLiteral("Searching (%1): %2").arg(runner_->elapsedText(), line));
+    Q_EMIT status(QStringLiteral("Find fastest: ") + line);
+  });
+  connect(runner_, &LadderRunner::finished, this, &TuneView::onFinished);
+}
+
+void TuneView::setRunning(bool running) {
+  find_->setVisible(!running);
+  stop_->setVisible(running);
+  budget_->setEnabled(!running);
+  if (running) use_->setEnabled(false);
+}
+
+bool TuneView::findFastest() {
+  if (runner_->isRunning()) return false;
+  QString why;
+  const QString config = configSource_ ? configSource_(&why) : QString();
+  if (config.isEmpty()) {
+    summary_->setText(why.isEmpty() ? QStringLiteral("Set a baseline first: the search starts from its experiment.") : why);
+    return false;
+  }
+  dir_ = QDir(runsRoot_.isEmpty() ? QDir::homePath() : runsRoot_)
+             .filePath(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")) + QStringLiteral("-tune"));
+  const QStringList args{QStringLiteral("--config"), config, QStringLiteral("--out"), dir_, QStringLiteral("--budget"),
+                         QString::number(budget_->value()) + QLatin1Char('m')};
+  runner_->start(locateCli(), args + searchArgs_);
+  setRunning(true);
+  summary_->setText(QStringLiteral("Searching: starting…"));
+  return true;
+}
+
+QString TuneView::bestConfig() const {
+  const QString f = QDir(dir_).filePath(QStringLiteral("best.json"));
+  return !dir_.isEmpty() && QFile::exists(f) ? f : QString();
+}
+
+bool TuneView::open(const QString& dir, QString* error) {
+  auto doc = proto::readJsonFile(QFile::encodeName(QDir(dir).filePath(QStringLiteral("tune.json"))).toStdString());
+  if (!doc.ok()) {
+    if (error) *error = qs(doc.error().message);
+    return false;
+  }
+  const proto::TuneRecord r = proto::readTuneRecord(*doc);
+  dir_ = dir;
+  fill(table_, wb::tune::finalsTable(r));
+  QString text = r.best.empty() ? QStringLiteral("No pick (%1): %2").arg(qs(r.status), qs(r.note))
+                                : QStringLiteral("Best: %1. %2").arg(qs(r.best_label), qs(r.note));
+  text += QStringLiteral("\n%1 trial(s) in %2, finals %3 · %4")
+              .arg(r.trials.size())
+              .arg(qs(report::fmtSeconds(r.trials_s)), qs(report::fmtSeconds(r.finals_s)), dir);
+  summary_->setText(text);
+  use_->setEnabled(!bestConfig().isEmpty());
+  return true;
+}
+
+void TuneView::onFinished(const QString& outDir, bool cancelled, const QString& error) {
+  setRunning(false);
+  QString openError;
+  const bool shown = !outDir.isEmpty() && open(outDir, &openError);
+  if (cancelled) summary_->setText(summary_->text() + QStringLiteral("\nStopped: the trials and pairs that finished are kept; Find fastest "
+                                                                      "on the same experiment starts a new search (workbench-cli tune --out %1 continues this one).")
+                                                          .arg(outDir));
+  else if (!error.isEmpty()) summary_->setText(error + (shown ? QStringLiteral("\n") + summary_->text() : QString()));
+  Q_EMIT status(cancelled ? QStringLiteral("Find fastest stopped.") : error.isEmpty() ? QStringLiteral("Find fastest finished.") : error);
+}
+
+}  // namespace wb::ui
