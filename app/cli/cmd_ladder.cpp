@@ -82,15 +82,6 @@ void printPlan(const std::vector<ladder::LadderStep>& plan) {
   std::printf("%s", report::renderText(t).c_str());
 }
 
-// The command line as run, for "continue it with ..." when --out holds another plan.
-std::string commandLine() {
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::string all((std::istreambuf_iterator<char>(in)), {}), line;
-  for (char c : all) line += c == '\0' ? ' ' : c;
-  while (!line.empty() && line.back() == ' ') line.pop_back();
-  return line;
-}
-
 // A new or empty folder, or one holding a ladder to continue (its pairs.json).
 Result<fs::path> prepareOut(const LadderCliOptions& o) {
   fs::path out = o.out;

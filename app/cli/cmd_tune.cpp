@@ -81,14 +81,6 @@ void printEvent(const json& ev) {
   std::fflush(stdout);
 }
 
-std::string commandLine() {
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::string all((std::istreambuf_iterator<char>(in)), {}), line;
-  for (char c : all) line += c == '\0' ? ' ' : c;
-  while (!line.empty() && line.back() == ' ') line.pop_back();
-  return line;
-}
-
 std::optional<int64_t> hostMemAvailable() {
   std::ifstream in("/proc/meminfo");
   std::string key;

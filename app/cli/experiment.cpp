@@ -2,6 +2,8 @@
 
 #include <signal.h>
 
+#include <fstream>
+#include <iterator>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -10,6 +12,14 @@
 #include "wb/proto/config_json.h"
 
 namespace wb::cli {
+
+std::string commandLine() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string all((std::istreambuf_iterator<char>(in)), {}), line;
+  for (char c : all) line += c == '\0' ? ' ' : c;
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+  return line;
+}
 
 Result<Config> resolveConfig(const ExperimentOptions& options, const std::string& base) {
   nlohmann::json doc = nlohmann::json::object();

@@ -16,6 +16,10 @@ namespace wb::cli {
 // file:line:column. (The path options' UTF-8 rule is checked while parsing: utf8Path.)
 Result<Config> resolveConfig(const ExperimentOptions& options, const std::string& base = "");
 
+// The command line as run (/proc/self/cmdline), kept in an experiment's folder for "continue it
+// with ..." when another plan meets the folder (ladder, tune).
+std::string commandLine();
+
 // Set by SIGINT/SIGTERM once installStopSignals() ran; SIGPIPE is ignored from then on.
 std::atomic<bool>& stopFlag();
 void installStopSignals();
