@@ -49,6 +49,9 @@ class TestTuneView : public QObject {
     auto* summary = view.findChild<QLabel*>(QStringLiteral("tuneSummary"));
     QVERIFY2(summary->text().startsWith(QStringLiteral("Best: ")), qPrintable(summary->text()));
     QVERIFY(view.findChild<QTableWidget*>(QStringLiteral("tuneTable"))->rowCount() >= 0);
+    view.resize(1100, 420);
+    view.show();
+    t::grabIfAsked(view, QStringLiteral("tune-view"), QSize(1100, 420));
     auto* useBest = view.findChild<QPushButton*>(QStringLiteral("tuneUseBest"));
     QVERIFY(useBest->isEnabled());
     useBest->click();

@@ -133,8 +133,10 @@ bool TuneView::open(const QString& dir, QString* error) {
   const proto::TuneRecord r = proto::readTuneRecord(*doc);
   dir_ = dir;
   fill(table_, wb::tune::finalsTable(r));
-  QString text = r.best.empty() ? QStringLiteral("No pick (%1): %2").arg(qs(r.status), qs(r.note))
-                                : QStringLiteral("Best: %1. %2").arg(qs(r.best_label), qs(r.note));
+  QString note = qs(r.note);
+  if (!note.isEmpty()) note[0] = note[0].toUpper();
+  QString text = r.best.empty() ? QStringLiteral("No pick (%1): %2").arg(qs(r.status), note)
+                                : QStringLiteral("Best: %1.\n%2").arg(qs(r.best_label), note);
   text += QStringLiteral("\n%1 trial(s) in %2, finals %3 · %4")
               .arg(r.trials.size())
               .arg(qs(report::fmtSeconds(r.trials_s)), qs(report::fmtSeconds(r.finals_s)), dir);
