@@ -3,7 +3,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <variant>
 #include <algorithm>
 
@@ -13,6 +12,7 @@
 #include "wb/common/format.h"
 #include "wb/common/fs.h"
 #include "wb/common/paths.h"
+#include "wb/common/sysinfo.h"
 #include "wb/data/dataset.h"
 #include "wb/ladder/ladder.h"
 #include "wb/probe/record.h"
@@ -81,15 +81,6 @@ void printEvent(const json& ev) {
   std::fflush(stdout);
 }
 
-std::optional<int64_t> hostMemAvailable() {
-  std::ifstream in("/proc/meminfo");
-  std::string key;
-  int64_t kb = 0;
-  std::string unit;
-  while (in >> key >> kb >> unit)
-    if (key == "MemAvailable:") return kb * 1024;
-  return std::nullopt;
-}
 
 fs::path outOf(const TuneCliOptions& o, const char* kind) {
   fs::path out = o.out.empty() ? fs::path(o.runs_root.empty() ? defaultRunsRoot() : fs::path(o.runs_root)) / makeRunId(kind) : fs::path(o.out);
@@ -156,7 +147,7 @@ tune::BatchOptions batchOptions(const TuneCliOptions& o, const Prepared& p, cons
   b.band = std::max(0.03, o.noise_band >= 0 ? o.noise_band : experiment::hostFloorBand());
   b.margin = o.margin;
   const bool cuda = p.caps.value("cuda", false);
-  if (!cuda) b.memory_free = hostMemAvailable();
+  if (const int64_t free = memAvailableBytes(); !cuda && free > 0) b.memory_free = free;
   b.memory_kind = cuda ? "CUDA reserved" : "host RSS";
   b.max_batch = o.max_batch;
   b.lr_rule = o.lr_scaling.empty() ? ladder::defaultLadderLrScaling(p.config.optim) : o.lr_scaling;
@@ -202,7 +193,8 @@ int batchCommand(const TuneCliOptions& o) {
 // the finals check it).
 std::optional<std::vector<int>> batchesFor(const TuneCliOptions& o, const Prepared& p, const fs::path& out) {
   std::vector<int> batches{p.config.train.batch_size};
-  if (o.no_batch || (!o.only.empty() && o.only.find("batch") == std::string::npos)) return batches;
+  const std::vector<std::string> only = splitList(o.only);
+  if (o.no_batch || (!only.empty() && std::find(only.begin(), only.end(), "batch") == only.end())) return batches;
   tune::BatchOptions b = batchOptions(o, p, out / "batch");
   b.check_accuracy = false;
   auto r = tune::findBatch(b);

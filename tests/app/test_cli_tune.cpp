@@ -148,6 +148,9 @@ class TestCliTune : public QObject {
     for (const auto& p : doc["points"]) ran = ran || p["batch"] == doc["chosen"];
     QVERIFY(ran);
     QVERIFY(!doc["stopped"].get<std::string>().empty());
+    // The memory it keeps a margin of: this host's free memory when it started (MemAvailable).
+    QCOMPARE(doc["memory_kind"].get<std::string>(), std::string("host RSS"));
+    QVERIFY(doc["memory_free"].is_number_integer() && doc["memory_free"].get<int64_t>() > 0);
     const json best = readJson(out + QStringLiteral("/best.json"));
     QCOMPARE(best["train"]["batch_size"], doc["chosen"]);
     if (doc["chosen"].get<int>() != 64) QCOMPARE(best["optim"]["lr_base_batch"].get<int>(), 64);

@@ -26,6 +26,7 @@
 #include <QVBoxLayout>
 
 #include "compare/ladder_runner.h"
+#include "compare/report_table.h"
 #include "compare/tune_view.h"
 #include "compare/speedup_chart.h"
 #include "compare/whatif_view.h"
@@ -44,27 +45,6 @@ constexpr int kDebounceMs = 500;  // runs emit changed() per event; recompute at
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 std::string path8(const QString& p) { return QFile::encodeName(p).toStdString(); }
-
-void fillTable(QTableWidget* w, const wb::report::Table& t) {
-  w->clear();
-  w->setColumnCount(int(t.columns.size()));
-  w->setRowCount(int(t.rows.size()));
-  QStringList headers;
-  for (const auto& c : t.columns) headers << qs(c.title);
-  w->setHorizontalHeaderLabels(headers);
-  for (int r = 0; r < int(t.rows.size()); ++r) {
-    const auto& row = t.rows[size_t(r)];
-    for (int c = 0; c < int(row.size()) && c < int(t.columns.size()); ++c) {
-      auto* item = new QTableWidgetItem(qs(row[size_t(c)].text));
-      item->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
-      item->setToolTip(qs(row[size_t(c)].text));
-      if (row[size_t(c)].number) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-      w->setItem(r, c, item);
-    }
-  }
-  w->resizeColumnsToContents();
-  for (int c = 0; c < w->columnCount(); ++c) w->setColumnWidth(c, std::min(w->columnWidth(c), 360));
-}
 
 // Verdict colours readable on `palette`'s base: the text colour for info, and a red / blue that
 // are darker on a light base and lighter on a dark one.

@@ -13,6 +13,7 @@
 #include <QVBoxLayout>
 
 #include "compare/ladder_runner.h"
+#include "compare/report_table.h"
 #include "runs/cli.h"
 #include "wb/proto/rundir.h"
 #include "wb/proto/tune_record.h"
@@ -22,22 +23,6 @@ namespace wb::ui {
 namespace {
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
-
-void fill(QTableWidget* w, const report::Table& t) {
-  w->clear();
-  w->setColumnCount(int(t.columns.size()));
-  w->setRowCount(int(t.rows.size()));
-  QStringList headers;
-  for (const auto& c : t.columns) headers << qs(c.title);
-  w->setHorizontalHeaderLabels(headers);
-  for (int r = 0; r < int(t.rows.size()); ++r)
-    for (int c = 0; c < int(t.rows[r].size()); ++c) {
-      auto* item = new QTableWidgetItem(qs(t.rows[r][c].text));
-      item->setToolTip(item->text());
-      w->setItem(r, c, item);
-    }
-  w->resizeColumnsToContents();
-}
 
 }  // namespace
 
@@ -132,7 +117,7 @@ bool TuneView::open(const QString& dir, QString* error) {
   }
   const proto::TuneRecord r = proto::readTuneRecord(*doc);
   dir_ = dir;
-  fill(table_, wb::tune::finalsTable(r));
+  fillTable(table_, wb::tune::finalsTable(r));
   QString note = qs(r.note);
   if (!note.isEmpty()) note[0] = note[0].toUpper();
   QString text = r.best.empty() ? QStringLiteral("No pick (%1): %2").arg(qs(r.status), note)

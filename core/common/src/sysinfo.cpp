@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <chrono>
 #include <iterator>
 #include <fstream>
@@ -143,6 +144,16 @@ double processAgeSeconds() {
   for (int i = 3; i <= 22 && (fields >> field); ++i)
     if (i == 22) return std::max(0.0, boottimeSeconds() - std::stod(field) / ticksPerSecond());
   return 0;
+}
+
+int64_t memAvailableBytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    long long kb = 0;
+    if (std::sscanf(line.c_str(), "MemAvailable: %lld kB", &kb) == 1) return kb * 1024;
+  }
+  return -1;
 }
 
 }  // namespace wb

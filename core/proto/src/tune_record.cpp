@@ -112,6 +112,12 @@ nlohmann::json toJson(const TuneRecord& r) {
 
 TuneRecord readTuneRecord(const nlohmann::json& j) { return readAs<TuneRecord>(j); }
 
+nlohmann::json toJson(const TuneTrial& t) {
+  nlohmann::json j = nlohmann::json::object();
+  fieldsToJson(t, j);
+  return j;
+}
+
 nlohmann::json toJson(const TuneBatch& b) {
   nlohmann::json j = nlohmann::json::object();
   fieldsToJson(b, j);

@@ -28,7 +28,8 @@ std::optional<double> epochEstimate(const proto::TuneTrial& t, int64_t train_ima
 }
 
 // The trial's figures from its run folder: steady training samples/s, evaluation images/s (its
-// last evaluation), peak memory, what it cost, whether the machine was busy with other work.
+// last evaluation), peak memory, what it cost, whether the machine was busy with other work (its
+// status is the launcher's, set by the caller).
 void readTrialFigures(const report::RunRecord& r, proto::TuneTrial& t) {
   const report::RunMetrics m = report::computeMetrics(r, std::nullopt);
   t.train_samples_per_s = m.train_samples_per_s;
@@ -40,7 +41,6 @@ void readTrialFigures(const report::RunRecord& r, proto::TuneTrial& t) {
   if (m.peak_mem_bytes) t.peak_mem = static_cast<int64_t>(*m.peak_mem_bytes);
   t.run_wall_s = m.run_wall_s ? m.run_wall_s : m.wall_s;
   t.contended = m.contention.contended;
-  t.status = m.status;
 }
 
 }  // namespace wb::tune

@@ -42,7 +42,7 @@ class TuneRun {
   Status runFinals();
   std::optional<proto::TuneTrial> trial(const proto::TuneCandidate& c, const std::string& stage, int rung, int64_t samples,
                                         int64_t valLimit);
-  Status launchTrial(const proto::TuneCandidate& c, const Config& config, proto::TuneTrial& t);
+  void launchTrial(const proto::TuneCandidate& c, const Config& config, proto::TuneTrial& t);
   Status checkBudget(const proto::TuneTrial& first) const;
   double fullRunEstimate() const;
   double leftEstimate(int trialsLeft) const;
@@ -144,23 +144,22 @@ void TuneRun::save() {
   if (written_.ok()) written_ = writeTuneOutputs(o_.out, r_);
 }
 
-Status TuneRun::launchTrial(const proto::TuneCandidate& c, const Config& config, proto::TuneTrial& t) {
+// A config this machine refuses is the candidate's failed trial: the search goes on.
+void TuneRun::launchTrial(const proto::TuneCandidate& c, const Config& config, proto::TuneTrial& t) {
   launch::LaunchOptions lo;
   lo.cli_path = o_.cli_path;
   lo.run_dir = t.run_dir;
   Config named = config;
   named.name += " / trial " + c.id + " " + t.stage + std::to_string(t.rung);
   auto outcome = launch::launchRun(named, lo);
-  if (!outcome.ok()) {  // a config this machine refuses: the candidate's trial failed, the search goes on
+  if (!outcome.ok()) {
     t.status = proto::kStatusFailed;
     t.error = outcome.error().message;
-    return {};
+    return;
   }
   t.status = outcome->status;
   if (outcome->summary.error) t.error = *outcome->summary.error;
   if (auto rec = report::loadRun(t.run_dir); rec.ok()) readTrialFigures(*rec, t);
-  t.status = outcome->status;
-  return {};
 }
 
 std::optional<proto::TuneTrial> TuneRun::trial(const proto::TuneCandidate& c, const std::string& stage, int rung,
@@ -194,11 +193,12 @@ std::optional<proto::TuneTrial> TuneRun::trial(const proto::TuneCandidate& c, co
   return t;
 }
 
-// A full run of the config as given, estimated from its first trial.
+// A full run of the config as given, estimated from its trial (each stage's first candidate has
+// the config's own values: buildSpace puts them first).
 double TuneRun::fullRunEstimate() const {
+  const std::string given = !space_.eval.empty() ? space_.eval.front().id : space_.train.front().id;
   for (const auto& t : r_.trials)
-    if (t.candidate == "baseline" || t.candidate == (space_.eval.empty() ? "" : space_.eval.front().id))
-      if (t.epoch_s) return *t.epoch_s * o_.base.train.epochs + t.run_wall_s.value_or(0) * 0.5;
+    if (t.candidate == given && t.epoch_s) return *t.epoch_s * o_.base.train.epochs + t.run_wall_s.value_or(0) * 0.5;
   return 0;
 }
 
@@ -224,9 +224,7 @@ void TuneRun::report(const proto::TuneTrial& t, const proto::TuneCandidate& c, i
   line += " · about " + report::fmtSeconds(left) + " left";
   say(line);
   json ev = proto::makeEvent("trial_end", -1, clock_.seconds());
-  proto::TuneRecord one;
-  one.trials = {t};
-  ev["trial"] = proto::toJson(one)["trials"][0];
+  ev["trial"] = proto::toJson(t);
   ev["label"] = label;
   ev["trials_left"] = trialsLeft;
   ev["left_s"] = left;

@@ -12,6 +12,9 @@ bool cpuHasFlag(const std::string& flag);
 // Resident set size of this process now and its peak (VmHWM), in bytes; 0 when unknown.
 int64_t currentRssBytes();
 int64_t peakRssBytes();
+// Memory the kernel says new work can have without swapping (/proc/meminfo MemAvailable), bytes;
+// -1 when unknown.
+int64_t memAvailableBytes();
 // Resets the kernel's VmHWM counter (Linux: writes 5 to /proc/self/clear_refs). False if refused.
 bool resetPeakRss();
 

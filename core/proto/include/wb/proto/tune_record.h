@@ -117,6 +117,7 @@ struct TuneRecord {
 };
 
 nlohmann::json toJson(const TuneRecord& r);
+nlohmann::json toJson(const TuneTrial& t);  // one trial (tune's trial_end event)
 TuneRecord readTuneRecord(const nlohmann::json& j);
 nlohmann::json toJson(const TuneBatch& b);
 TuneBatch readTuneBatch(const nlohmann::json& j);

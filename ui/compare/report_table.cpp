@@ -1,0 +1,32 @@
+#include "compare/report_table.h"
+
+#include <QStringList>
+#include <QTableWidget>
+
+#include <algorithm>
+
+namespace wb::ui {
+
+void fillTable(QTableWidget* w, const report::Table& t) {
+  const auto qs = [](const std::string& s) { return QString::fromStdString(s); };
+  w->clear();
+  w->setColumnCount(int(t.columns.size()));
+  w->setRowCount(int(t.rows.size()));
+  QStringList headers;
+  for (const auto& c : t.columns) headers << qs(c.title);
+  w->setHorizontalHeaderLabels(headers);
+  for (int r = 0; r < int(t.rows.size()); ++r) {
+    const auto& row = t.rows[size_t(r)];
+    for (int c = 0; c < int(row.size()) && c < int(t.columns.size()); ++c) {
+      auto* item = new QTableWidgetItem(qs(row[size_t(c)].text));
+      item->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
+      item->setToolTip(qs(row[size_t(c)].text));
+      if (row[size_t(c)].number) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      w->setItem(r, c, item);
+    }
+  }
+  w->resizeColumnsToContents();
+  for (int c = 0; c < w->columnCount(); ++c) w->setColumnWidth(c, std::min(w->columnWidth(c), 360));
+}
+
+}  // namespace wb::ui
