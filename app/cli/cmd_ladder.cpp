@@ -64,6 +64,7 @@ usage (or --out holds another plan's ladder), 130 cancelled (the tables so far a
 
 struct LadderCliOptions {
   ExperimentOptions experiment;
+  experiment::UserCommand user_command;
   std::string out, runs_root, steps, lr_scaling, target_acc;
   int repeats = 0, rerun_contended = 1, max_pairs = experiment::kDefaultMaxPairs;
   double budget_s = experiment::kDefaultBudgetS, noise_band = -1;  // < 0: this host's
@@ -127,6 +128,7 @@ int ladderCommand(const LadderCliOptions& o) {
     std::fprintf(stderr, "workbench-cli ladder: %s\n", plan.error().message.c_str());
     return kExitUsage;
   }
+  ladder::skipUnmeasurable(*plan, o.user_command, !o.cumulative);
   if (o.dry_run) {
     printPlan(*plan);
     return 0;
@@ -151,6 +153,7 @@ int ladderCommand(const LadderCliOptions& o) {
   lo.stop = &stopFlag();
   lo.command = commandLine();
   lo.greedy = !o.cumulative;
+  lo.user_command = o.user_command;
   if (eventsOut) lo.on_event = printEvent;
   auto result = ladder::runLadder(lo);
   if (!result.ok()) {
@@ -178,6 +181,7 @@ void addLadder(CLI::App& cli, Commands& out) {
   CLI::App* ladder = cli.add_subcommand("ladder", kAbout);
   addExperimentOptions(*ladder, o->experiment,
                        "the experiment (model, data, epochs...); its speedups are replaced by the ladder's");
+  addUserCommandOptions(*ladder, o->user_command);
   ladder->add_option("--out", o->out,
                      "output folder (default <runs-root>/<timestamp>-ladder-<id>): new, empty, or a\n"
                      "ladder cut short, which is continued (its finished pairs are kept)")

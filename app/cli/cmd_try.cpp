@@ -29,7 +29,8 @@ with its interval: "faster" or "slower" only when the interval excludes 1 and th
 beyond --min-effect (2 %), else "within noise". Pairs are added until the verdict is clear (at
 most --max-pairs, --budget-s; each look spends its share of a 5 % false-alarm rate), or exactly
 --repeats. The target accuracy is the baseline's best less its chance spread (said in the table).
-A --vary that changes nothing is an A/A check of this machine's noise.
+A --vary that changes nothing is an A/A check of this machine's noise. With --command, every
+run is your own training script (its recorder writes the run folder) with the arm's settings.
 
 Writes into --out: runs/ (each pair's runs), pairs.json and try.json (the result). Run again on
 the same --out, a cut try continues.)";
@@ -39,6 +40,7 @@ Exit codes: 0 ok, 1 a run failed, 2 bad config or usage, 130 cancelled.)";
 
 struct TryCliOptions {
   ExperimentOptions experiment;
+  experiment::UserCommand user_command;
   std::vector<std::string> vary;
   std::string variant_config, label, speedup, out, runs_root, target_acc;
   int repeats = 0, max_pairs = experiment::kDefaultMaxPairs, rerun_contended = 1;
@@ -111,6 +113,7 @@ int tryCommand(const TryCliOptions& o) {
   t.policy.rerun_contended = o.rerun_contended;
   t.policy.floor_band = o.noise_band >= 0 ? o.noise_band : experiment::hostFloorBand();
   t.policy.min_effect = o.min_effect;
+  t.user_command = o.user_command;
   if (!o.target_acc.empty()) t.policy.target_acc = report::parseTargetAccuracy(o.target_acc).value();  // checked while parsing
   installStopSignals();
   experiment::Hooks hooks;
@@ -145,6 +148,7 @@ void addTry(CLI::App& cli, Commands& out) {
   t->add_option("--variant-config", o->variant_config,
                 "the variant's own config (then the --set and --vary apply to it); what the window passes")
       ->type_name("FILE")->check(utf8Path("--variant-config"));
+  addUserCommandOptions(*t, o->user_command);
   t->add_option("--label", o->label, "what the variant changes, in words (default: the --vary list)")->type_name("TEXT");
   t->add_option("--speedup", o->speedup, "the speedup this tries (workers, precision, ...), kept in try.json for the window")
       ->type_name("KEY");

@@ -8,10 +8,27 @@
 
 #include <nlohmann/json.hpp>
 
+#include "wb/proto/command_template.h"
 #include "wb/launch/launcher.h"
 #include "wb/proto/config_json.h"
 
 namespace wb::cli {
+
+void addUserCommandOptions(CLI::App& app, experiment::UserCommand& into) {
+  app.add_option("--command", into.text,
+                 "run each arm as this command instead of the workbench's trainer (your script, with the\n"
+                 "recorder or the Lightning callback writing {run_dir}, also in $WB_RUN_DIR); placeholders\n"
+                 "take the arm's settings: {workers} {pin_memory} {devices} {precision} {early_stopping}\n"
+                 "{sharding} {inference_eval} or any config path ({train.batch_size}), e.g.\n"
+                 "'python3 train.py fit --trainer.precision {precision} --data.num_workers {workers}'\n"
+                 "A step that changes a setting the command has no placeholder for is not measurable.")
+      ->type_name("TEMPLATE")
+      ->check(checkedBy([](const std::string& t) { return statusOf(proto::commandFields(t)); }, ""));
+  app.add_option("--command-idle-timeout", into.idle_timeout_s,
+                 "with --command: a run that writes neither events nor output for S seconds hangs, and is\n"
+                 "stopped and failed (default 900)")
+      ->type_name("S")->check(inRange(1.0, 1e6));
+}
 
 std::string commandLine() {
   std::ifstream in("/proc/self/cmdline", std::ios::binary);

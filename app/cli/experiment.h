@@ -5,6 +5,7 @@
 #include <string>
 
 #include "options.h"
+#include "wb/experiment/paired_runner.h"
 #include "wb/common/config.h"
 #include "wb/common/result.h"
 
@@ -15,6 +16,10 @@ namespace wb::cli {
 // InvalidConfig error, one per line, naming the file and fields; malformed JSON gives
 // file:line:column. (The path options' UTF-8 rule is checked while parsing: utf8Path.)
 Result<Config> resolveConfig(const ExperimentOptions& options, const std::string& base = "");
+
+// --command TEMPLATE and --command-idle-timeout S of try, ladder and tune: every run is the
+// user's own training script with the arm's settings (wb/launch/command_run.h), not the core's.
+void addUserCommandOptions(CLI::App& app, experiment::UserCommand& into);
 
 // The command line as run (/proc/self/cmdline), kept in an experiment's folder for "continue it
 // with ..." when another plan meets the folder (ladder, tune).

@@ -47,6 +47,7 @@ def _fill(section, defaults, parts):
 def resolve_config(config, run_dir):
     """config.json's document: the user's fields as given, plus name (the folder's) and every
     speedup the section does not name, off (a reader compares speedups across runs by these)."""
+    config = {} if config is None else config
     if not isinstance(config, Mapping):
         raise RecorderError(f"config: expected a dict of the run's settings, got a {type(config).__name__}")
     doc = plain_json(config)

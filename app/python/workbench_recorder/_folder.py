@@ -9,6 +9,19 @@ from .errors import RecorderError
 CONFIG, EVENTS, SUMMARY, ENV, LOCK = "config.json", "events.jsonl", "summary.json", "env.json", ".lock"
 
 
+RUN_DIR_ENV = "WB_RUN_DIR"  # wb::launch::kRunDirEnv: set for each run of `workbench-cli ... --command`
+
+
+def given_run_dir(run_dir):
+    """run_dir, else $WB_RUN_DIR; RecorderError when neither names a folder."""
+    if run_dir is not None:
+        return run_dir
+    if os.environ.get(RUN_DIR_ENV):
+        return os.environ[RUN_DIR_ENV]
+    raise RecorderError(f"run_dir: none given and ${RUN_DIR_ENV} is not set (pass the run's folder, or run the "
+                        "script through `workbench-cli try|ladder --command`, which sets it)")
+
+
 def run_folder(run_dir, overwrite):
     """The absolute run folder, created; RecorderError naming it when it cannot be used."""
     if not isinstance(run_dir, (str, bytes, os.PathLike)) or not os.fspath(run_dir):

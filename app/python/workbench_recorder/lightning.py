@@ -38,9 +38,10 @@ def lightning_callback_base():
                           "(or pytorch-lightning); Debian 12 does not package it") from e
 
 
-def WorkbenchCallback(run_dir, config=None, *, log_every=50, overwrite=False):  # noqa: N802 (a class to the user)
+def WorkbenchCallback(run_dir=None, config=None, *, log_every=50, overwrite=False):  # noqa: N802 (a class to the user)
     """A Lightning Callback recording Trainer.fit into run_dir. config: your own settings for
-    config.json (the Trainer's settings are added; for the speedups the Trainer's win)."""
+    config.json (the Trainer's settings are added; for the speedups the Trainer's win). run_dir=None:
+    $WB_RUN_DIR, the folder `workbench-cli try|ladder --command` gives each run."""
     base = lightning_callback_base()
     if base not in _classes:
         _classes[base] = type("WorkbenchCallback", (RecorderHooks, base), {"__doc__": WorkbenchCallback.__doc__})
@@ -50,7 +51,7 @@ def WorkbenchCallback(run_dir, config=None, *, log_every=50, overwrite=False):  
 class RecorderHooks:
     """The callback's hooks, Lightning-free (tests drive them with a stand-in Trainer)."""
 
-    def __init__(self, run_dir, config=None, *, log_every=50, overwrite=False):
+    def __init__(self, run_dir=None, config=None, *, log_every=50, overwrite=False):
         super().__init__()
         self.run_dir, self.user_config = run_dir, dict(config or {})
         self.log_every, self.overwrite = log_every, overwrite

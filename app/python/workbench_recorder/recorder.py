@@ -40,6 +40,8 @@ class Recorder:
     with the same records, field names and meanings as the workbench's own runs, so
     `workbench-cli compare | export | whatif` and the window read it like any other run.
 
+    run_dir=None takes $WB_RUN_DIR: the folder `workbench-cli try|ladder --command` gives each run.
+
     Thread affinity: one thread (the training loop's). Only rank 0 writes: on another rank
     (rank=, else $RANK) every method does nothing. Errors: RecorderError naming the argument,
     field or file, raised by the constructor; once the run is under way a write the disk refuses
@@ -56,9 +58,10 @@ class Recorder:
                 rec.epoch_end()
     """
 
-    def __init__(self, run_dir, config, *, log_every=None, rank=None, world_size=None, device=None,
+    def __init__(self, run_dir=None, config=None, *, log_every=None, rank=None, world_size=None, device=None,
                  overwrite=False):
         self._t0 = time.perf_counter()
+        run_dir = _folder.given_run_dir(run_dir)
         self.rank = int(os.environ.get("RANK", 0)) if rank is None else int(rank)
         self.world_size = max(1, int(os.environ.get("WORLD_SIZE", 1)) if world_size is None else int(world_size))
         self.writes = self.rank == 0

@@ -8,6 +8,8 @@
 
 #include "pairs_file.h"
 #include "wb/common/clock.h"
+#include "wb/launch/command_run.h"
+#include "wb/proto/command_template.h"
 #include "wb/launch/launcher.h"
 #include "wb/proto/event_types.h"
 #include "wb/proto/experiment_events.h"
@@ -44,11 +46,13 @@ class Runner {
   template <class E>
   json toEvent(const E& e) const { return proto::toEvent(e, -1, clock_.seconds()); }
 
+  Status checkCommand() const;
   Status resume();
   Status save();
   void settle(VariantRuns& v);
   bool runPair(size_t j);
   fs::path freshDir(const std::string& stem, const std::string& partnerSuffix = {}) const;
+  Result<launch::RunOutcome> launchArm(const Arm& arm, int pair, const fs::path& dir);
   // One run of `arm` into `dir`: its record, or nullopt (could not start, or cancelled).
   std::optional<report::RunRecord> runOne(const Arm& arm, int pair, const fs::path& dir, std::string* failure);
   void noteRungEnd(const Arm& arm, int pair, const fs::path& dir, const std::string& status, const std::string& error,
@@ -150,9 +154,19 @@ void Runner::noteRungEnd(const Arm& arm, int pair, const fs::path& dir, const st
   emit(toEvent(ev));
 }
 
-std::optional<report::RunRecord> Runner::runOne(const Arm& arm, int pair, const fs::path& dir, std::string* failure) {
-  emit(toEvent(proto::RungStartEvent{arm.index, plan_.steps, arm.key, arm.label, pair, dir.string()}));
-  say("  %s: %s\n", arm.key.c_str(), dir.filename().c_str());
+// The arm's run into `dir`: a `workbench-cli run` of its config, or the plan's command with its
+// settings.
+Result<launch::RunOutcome> Runner::launchArm(const Arm& arm, int pair, const fs::path& dir) {
+  if (!!plan_.user_command.set()) {
+    auto command = proto::expandCommand(plan_.user_command.text, arm.config, dir.string());
+    if (!command.ok()) return command.error();
+    say("    $ %s\n", command->c_str());
+    launch::CommandOptions co;
+    co.run_dir = dir.string();
+    co.arm = arm.key + ", pair " + std::to_string(pair);
+    co.idle_timeout_s = plan_.user_command.idle_timeout_s;
+    return launch::launchCommand(*command, co);
+  }
   launch::LaunchOptions lo;
   lo.cli_path = hooks_.cli_path;
   lo.run_dir = dir.string();
@@ -162,20 +176,28 @@ std::optional<report::RunRecord> Runner::runOne(const Arm& arm, int pair, const 
   };
   Config config = arm.config;
   config.name += " / " + dir.filename().string();  // the run list and `compare` tell them apart
-  auto outcome = launch::launchRun(config, lo);
+  return launch::launchRun(config, lo);
+}
+
+std::optional<report::RunRecord> Runner::runOne(const Arm& arm, int pair, const fs::path& dir, std::string* failure) {
+  emit(toEvent(proto::RungStartEvent{arm.index, plan_.steps, arm.key, arm.label, pair, dir.string()}));
+  say("  %s: %s\n", arm.key.c_str(), dir.filename().c_str());
+  auto outcome = launchArm(arm, pair, dir);
   if (!outcome.ok()) {
     *failure = dir.filename().string() + " could not start: " + outcome.error().message;
     say("    could not start: %s\n", outcome.error().message.c_str());
     noteRungEnd(arm, pair, dir, "not-started", outcome.error().message, nullptr);
     return std::nullopt;
   }
+  const std::string error = outcome->status == proto::kStatusFailed ? outcome->summary.error.value_or("") : "";
+  if (!error.empty()) say("    failed: %s\n", error.c_str());
   auto rec = report::loadRun(dir);
   if (!rec.ok()) {
-    *failure = rec.error().message;
-    noteRungEnd(arm, pair, dir, "not-started", rec.error().message, nullptr);
+    *failure = error.empty() ? rec.error().message : error;
+    noteRungEnd(arm, pair, dir, "not-started", *failure, nullptr);
     return std::nullopt;
   }
-  noteRungEnd(arm, pair, dir, outcome->status, {}, &*rec);
+  noteRungEnd(arm, pair, dir, outcome->status, error, &*rec);
   if (outcome->status == proto::kStatusCancelled) {  // by us (stop), or by someone else: then a failure
     *failure = dir.filename().string() + " was cancelled";
     return std::nullopt;
@@ -252,7 +274,19 @@ Status Runner::runLoneReference() {
   return {};
 }
 
+// A plan of the user's command: each variant changes only what the command's placeholders say
+// (a change the command cannot be told of would be a guess, never measured).
+Status Runner::checkCommand() const {
+  if (!plan_.user_command.set()) return {};
+  if (auto fields = proto::commandFields(plan_.user_command.text); !fields.ok()) return fields.error();
+  for (const Arm& v : plan_.variants)
+    if (const std::string why = proto::notMeasurableWith(plan_.user_command.text, plan_.reference.config, v.config); !why.empty())
+      return makeError(Errc::InvalidConfig, "step '" + v.key + "' (" + v.label + ") is " + why + "; or leave that change out");
+  return {};
+}
+
 Result<Outcome> Runner::run() {
+  if (auto st = checkCommand(); !st.ok()) return st.error();
   std::error_code ec;
   fs::create_directories(out_ / "runs", ec);
   if (ec) return makeError(Errc::Io, out_.string() + ": cannot create it: " + ec.message());

@@ -23,7 +23,9 @@ json armJson(const Arm& a) { return {{"key", a.key}, {"label", a.label}, {"confi
 json planJson(const Plan& plan) {
   json variants = json::array();
   for (const auto& v : plan.variants) variants.push_back(armJson(v));
-  return {{"reference", armJson(plan.reference)}, {"variants", variants}};
+  json doc = {{"reference", armJson(plan.reference)}, {"variants", variants}};
+  if (plan.user_command.set()) doc["run_command"] = plan.user_command.text;
+  return doc;
 }
 
 // "speedups.workers" from a JSON patch path "/speedups/workers".
@@ -45,6 +47,8 @@ std::string armDifference(const json& stored, const json& now) {
 }
 
 std::string planDifference(const json& stored, const json& now) {
+  if (stored.value("run_command", "") != now.value("run_command", ""))
+    return "its runs are " + (stored.value("run_command", "").empty() ? std::string("the workbench's own") : "`" + stored.value("run_command", "") + "`");
   if (auto d = armDifference(stored.value("reference", json::object()), now["reference"]); !d.empty()) return d;
   const json sv = stored.value("variants", json::array()), nv = now["variants"];
   for (size_t i = 0; i < std::max(sv.size(), nv.size()); ++i) {

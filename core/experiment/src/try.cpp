@@ -22,6 +22,7 @@ Plan planOf(const TryOptions& o) {
   p.steps = 2;
   p.reference = {"baseline", "the baseline", "00-baseline", 0, o.baseline};
   p.variants.push_back({"variant", o.setting.empty() ? std::string("the variant") : o.setting, "01-variant", 1, o.variant});
+  p.user_command = o.user_command;
   return p;
 }
 
@@ -94,7 +95,8 @@ json tryJson(const TryOptions& o, const Outcome& outcome, const std::string& sta
           {"reached", reached},
           {"medians", medians},
           {"estimate", estimate},
-          {"runs", runs}};
+          {"runs", runs},
+          {"run_command", o.user_command.text}};
 }
 
 Result<TryResult> runTry(const TryOptions& o, const Hooks& hooks) {

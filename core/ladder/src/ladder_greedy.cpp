@@ -189,6 +189,7 @@ Status GreedyLadder::runStep(size_t i) {
   if (vsBaseline && !s.isolated && !kept && !baselineSource_) baselineSource_ = i;
   experiment::Plan p;
   p.steps = static_cast<int>(plan_.size());
+  p.user_command = o_.user_command;
   p.reference = vsBaseline ? baselineArm() : keptArm();
   p.variants = {{s.key, s.added, s.slug(static_cast<int>(i)), static_cast<int>(i), s.config}};
   experiment::Policy policy = o_.policy;
@@ -211,6 +212,7 @@ Status GreedyLadder::runStep(size_t i) {
 Status GreedyLadder::runBaselineAlone() {
   experiment::Plan p;
   p.steps = static_cast<int>(plan_.size());
+  p.user_command = o_.user_command;
   p.reference = baselineArm();
   auto outcome = experiment::runPairs(p, o_.policy, o_.out / "steps" / plan_[baseline_].slug(static_cast<int>(baseline_)),
                                       hooks(baseline_));

@@ -4,10 +4,14 @@
 // runner's.
 #include "wb/ladder/ladder_run.h"
 
+#include <algorithm>
+
 #include "ladder_greedy.h"
 
 #include "wb/common/clock.h"
 #include "wb/common/fs.h"
+#include "wb/ladder/speedup_effects.h"
+#include "wb/proto/command_template.h"
 #include "wb/proto/event_types.h"
 #include "wb/proto/events.h"
 #include "wb/probe/record.h"
@@ -46,6 +50,7 @@ class LadderRun {
 experiment::Plan LadderRun::runnerPlan() const {
   experiment::Plan p;
   p.steps = static_cast<int>(o_.plan.size());
+  p.user_command = o_.user_command;
   for (size_t i = 0; i < o_.plan.size(); ++i) {
     const LadderStep& s = o_.plan[i];
     experiment::Arm arm{s.key, s.added, s.slug(static_cast<int>(i)), static_cast<int>(i), s.config};
@@ -154,7 +159,22 @@ Status writeLadderOutputs(const fs::path& out, const Ladder& ladder, const std::
   return {};
 }
 
-Result<LadderOutcome> runLadder(const LadderOptions& options) {
+void skipUnmeasurable(std::vector<LadderStep>& plan, const experiment::UserCommand& command, bool greedy) {
+  if (!command.set()) return;
+  const auto base = std::find_if(plan.begin(), plan.end(), [](const LadderStep& s) { return s.key == "baseline"; });
+  if (base == plan.end()) return;
+  const Config baseline = base->config;
+  for (LadderStep& s : plan) {
+    if (s.key == "baseline" || s.skipped) continue;
+    const Config to = greedy && !s.isolated ? withSpeedupOf(baseline, s.config, s.key) : s.config;
+    if (std::string why = proto::notMeasurableWith(command.text, baseline, to); !why.empty())
+      s.skipped = true, s.note = std::move(why);
+  }
+}
+
+Result<LadderOutcome> runLadder(const LadderOptions& given) {
+  LadderOptions options = given;
+  skipUnmeasurable(options.plan, options.user_command, options.greedy);
   if (options.greedy) return runGreedyLadder(options);
   std::error_code ec;
   if (fs::exists(options.out / "plan.json", ec))

@@ -28,8 +28,6 @@ using detail::Rank;
 
 namespace {
 
-std::atomic<int> g_stopRequests{0};
-
 // A file size limit must be an error the run reports (EFBIG on events.jsonl), not a signal that
 // kills the launcher unseen: SIGXFSZ is ignored while a run is launched, and given back after
 // (the ranks get the disposition the user had).
@@ -56,22 +54,6 @@ std::string selfExe() {
   if (n <= 0) return "workbench-cli";
   buf[n] = '\0';
   return buf;
-}
-
-std::string tailOfFile(const fs::path& path, size_t maxBytes = 2000) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return "";
-  in.seekg(0, std::ios::end);
-  const auto size = static_cast<size_t>(in.tellg());
-  const size_t from = size > maxBytes ? size - maxBytes : 0;
-  in.seekg(static_cast<std::streamoff>(from));
-  std::string s(size - from, '\0');
-  in.read(s.data(), static_cast<std::streamsize>(s.size()));
-  if (from > 0) {
-    auto nl = s.find('\n');
-    if (nl != std::string::npos) s = s.substr(nl + 1);
-  }
-  return s;
 }
 
 // One launch, from the prepared run folder to the run's single `end`: open the events file,
@@ -218,7 +200,7 @@ void Launch::supervise() {
 // requestStop(): the first asks the ranks to finish their step and end `cancelled` (SIGTERM),
 // a second kills them.
 void Launch::forwardStops() {
-  const int stops = g_stopRequests.load();
+  const int stops = detail::stopRequests().load();
   if (stops <= stopSeen_) return;
   stopSeen_ = stops;
   if (cancelling_) {
@@ -358,7 +340,7 @@ RunEnding Launch::decideEnd() const {
 proto::RunSummary Launch::launcherSummary(const RunEnding& end) const {
   const Rank* r0 = ranks_.empty() ? nullptr : &ranks_[0];
   proto::RunSummary s = r0 && r0->end ? r0->end->summary : proto::RunSummary{};
-  if (end.status == proto::kStatusFailed && end.failed_rank >= 0) s.log_tail = tailOfFile(p_.run.rankLog(end.failed_rank));
+  if (end.status == proto::kStatusFailed && end.failed_rank >= 0) s.log_tail = detail::tailOfFile(p_.run.rankLog(end.failed_rank));
   if (end.status == proto::kStatusFailed && end.failed_rank >= 0 && stalledRank_) s.failed_rank_stalled = true;
   if (!p_.fineTunedFrom.empty()) s.fine_tuned_from = p_.fineTunedFrom;
   s.launcher_wall_s = clock_.seconds();
@@ -419,7 +401,7 @@ Result<RunOutcome> Launch::finish() {
 
 }  // namespace
 
-void requestStop() { g_stopRequests.fetch_add(1); }
+void requestStop() { detail::stopRequests().fetch_add(1); }
 
 proto::RunCpu runCpu(double ranksCpuSeconds, double launcherWallSeconds, int askedCores, double otherCores) {
   proto::RunCpu c;
@@ -440,7 +422,7 @@ proto::RunCpu runCpu(double ranksCpuSeconds, double launcherWallSeconds, int ask
 }
 
 Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options) {
-  g_stopRequests.store(0);
+  detail::stopRequests().store(0);
   const IgnoreXfsz ignoreXfsz;
   if (auto errs = validate(config); !errs.empty()) return makeError(Errc::InvalidConfig, formatFieldErrors(errs));
   auto prepared = detail::prepareRunFolder(config, options);  // holds the folder's lock until we return

@@ -28,6 +28,7 @@ namespace {
   // left to report to).
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(1);
+  if (cmd.ownGroup) ::setpgid(0, 0);
   ::dup2(outFd, STDOUT_FILENO);
   ::dup2(logFd, STDERR_FILENO);
   int devnull = ::open("/dev/null", O_RDONLY);
@@ -82,6 +83,7 @@ Status spawnRank(Rank& r, const RankCommand& cmd) {
   const pid_t pid = ::fork();
   if (pid == 0) execRank(cmd, argv.data(), envp.data(), pipefd[1], logFd, parent, execFailed);
   const int forkErr = errno;
+  if (pid > 0 && cmd.ownGroup) ::setpgid(pid, pid);  // both sides: a signal to the group cannot come first
   ::close(pipefd[1]);
   ::close(logFd);
   if (pid < 0) {
@@ -91,6 +93,31 @@ Status spawnRank(Rank& r, const RankCommand& cmd) {
   r.pid = pid;
   r.outFd = pipefd[0];
   return {};
+}
+
+void signalGroup(Rank& r, int sig) {
+  if (r.pid > 0 && !r.exited) ::kill(-r.pid, sig);
+}
+
+std::atomic<int>& stopRequests() {
+  static std::atomic<int> requests{0};
+  return requests;
+}
+
+std::string tailOfFile(const std::filesystem::path& path, size_t maxBytes) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "";
+  in.seekg(0, std::ios::end);
+  const auto size = static_cast<size_t>(in.tellg());
+  const size_t from = size > maxBytes ? size - maxBytes : 0;
+  in.seekg(static_cast<std::streamoff>(from));
+  std::string s(size - from, '\0');
+  in.read(s.data(), static_cast<std::streamsize>(s.size()));
+  if (from > 0) {
+    auto nl = s.find('\n');
+    if (nl != std::string::npos) s = s.substr(nl + 1);
+  }
+  return s;
 }
 
 bool reapRank(Rank& r) {

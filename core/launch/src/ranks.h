@@ -4,6 +4,7 @@
 // Internal to core/launch.
 #include <sys/types.h>
 
+#include <atomic>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -39,6 +40,7 @@ struct RankCommand {
   std::vector<std::string> env;   // KEY=VALUE added to the launcher's environment
   std::filesystem::path log;      // the rank's stderr, appended to
   bool ignoreXfsz = false;        // SIGXFSZ as the user had it before the launcher ignored it
+  bool ownGroup = false;          // its own process group (a shell's children get its signals: signalGroup)
 };
 
 // Starts r as cmd. The rank stays in the launcher's process group (a kill of the group
@@ -61,6 +63,15 @@ std::string rankFailure(const Rank& r);
 // "held by a debugger or tracer" (ptrace-stopped), from its state in /proc/<pid>/stat; empty when
 // it runs (or sleeps) as a rank should, or its state cannot be read.
 std::string stallOf(const Rank& r);
+
+// Sends sig to r's process group (a spawn with ownGroup), when r has not exited.
+void signalGroup(Rank& r, int sig);
+
+// requestStop()'s count: the launch in progress compares it with what it saw last.
+std::atomic<int>& stopRequests();
+
+// The last maxBytes of a file, from a line's start ("" when it cannot be read).
+std::string tailOfFile(const std::filesystem::path& path, size_t maxBytes = 2000);
 
 // Sends sig to every rank still running.
 void signalRanks(std::vector<Rank>& ranks, int sig);

@@ -1,5 +1,6 @@
 #pragma once
 // Runs Debian's python3 on the recorder in the source tree (app/python), for the recorder's tests.
+#include <QDir>
 #include <QFileInfo>
 #include <QProcessEnvironment>
 #include <QStandardPaths>
@@ -14,6 +15,13 @@ namespace wb::test {
 inline QString python3() {
   const QString debian = QStringLiteral("/usr/bin/python3");
   return QFileInfo(debian).isExecutable() ? debian : QStandardPaths::findExecutable(QStringLiteral("python3"));
+}
+
+// A QTemporaryDir pattern under the tests' runs root ($WB_RUNS_ROOT, made when missing).
+inline QString scratchPattern(const QString& stem) {
+  const QString root = qEnvironmentVariable("WB_RUNS_ROOT", QDir::tempPath());
+  QDir().mkpath(root);
+  return root + QStringLiteral("/") + stem + QStringLiteral("-XXXXXX");
 }
 
 inline QString recorderSourceDir() { return QStringLiteral(WB_SOURCE_DIR "/app/python"); }

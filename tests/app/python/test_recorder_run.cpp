@@ -22,7 +22,7 @@ QString cli() { return QStringLiteral(WB_CLI_PATH); }
 
 class TestRecorderRun : public QObject {
   Q_OBJECT
-  QTemporaryDir scratch_{qEnvironmentVariable("WB_RUNS_ROOT", QDir::tempPath()) + QStringLiteral("/recorder-XXXXXX")};
+  QTemporaryDir scratch_{wb::test::scratchPattern(QStringLiteral("recorder"))};
   QString run_;
   wb::report::RunRecord rec_;
 

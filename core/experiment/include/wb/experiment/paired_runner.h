@@ -43,6 +43,14 @@ namespace wb::experiment {
 inline constexpr int kDefaultMaxPairs = 5;
 inline constexpr double kDefaultBudgetS = 600;   // per variant
 
+// The user's own training script as every run of a plan: this template with the arm's settings
+// (wb/launch/command_run.h), instead of a `workbench-cli run` of the arm's config.
+struct UserCommand {
+  std::string text;             // empty: the workbench's own runs
+  double idle_timeout_s = 900;  // a run that writes nothing this long hangs: stopped, failed
+  bool set() const { return !text.empty(); }
+};
+
 // One configuration of the plan.
 struct Arm {
   std::string key;     // unique in the plan: "baseline", "workers", "variant"
@@ -56,6 +64,7 @@ struct Plan {
   Arm reference;
   std::vector<Arm> variants;  // each compared with the reference; none: the reference runs once
   int steps = 0;              // the caller's plan length (the events' `steps`), skipped steps included
+  UserCommand user_command;   // set: every run is the user's command, not a `workbench-cli run`
 };
 
 struct Policy {

@@ -6,7 +6,8 @@
 //    caller names one: "precision"), setting ("precision bf16-mixed"), baseline {key, label,
 //    config}, variant {key, label, config}, measured_at (UTC), target_acc, noise_band, pairs,
 //    settled, reached, estimate {to_target, throughput, wall} (wb/report/estimate_json.h),
-//    runs [{pair, variant_first, counted, reference_dir, variant_dir}], same_config (an A/A check)}
+//    runs [{pair, variant_first, counted, reference_dir, variant_dir}], same_config (an A/A check),
+//    run_command (the user's command template, when its runs are that command's)}
 // Readers ignore unknown fields.
 #include <filesystem>
 #include <optional>
@@ -25,6 +26,7 @@ struct TryOptions {
   std::string setting;      // what the variant changes, in words
   std::filesystem::path out;
   Policy policy;
+  UserCommand user_command;  // set: each run is the user's command
 };
 
 struct TryResult {

@@ -55,6 +55,8 @@ struct LadderOptions {
   std::FILE* log = stderr;                  // human progress lines; nullptr for none
   std::string command;                      // the command line, named when a plan differs
   bool greedy = true;                       // false: --cumulative
+  experiment::UserCommand user_command;     // set: every run is the user's command; a step that
+                                            // changes what it cannot be told is skipped, not guessed
 };
 
 struct LadderOutcome {
@@ -65,6 +67,12 @@ struct LadderOutcome {
   // The documented exit code: 0 ok, 1 a step failed, 130 cancelled.
   int exitCode() const { return cancelled ? 130 : failed ? 1 : 0; }
 };
+
+// --command: a step whose change the command cannot be told of is skipped, its note saying
+// which setting lacks a placeholder. A greedy step changes only its own speedup (on what was
+// kept); a cumulative one, everything since the baseline. runLadder applies it; `--dry-run`
+// shows it.
+void skipUnmeasurable(std::vector<LadderStep>& plan, const experiment::UserCommand& command, bool greedy);
 
 // Runs (or continues) the plan. An Error when an output cannot be written (Io, naming the file)
 // or --out holds another plan's ladder (InvalidConfig, saying what differs and what to do); a

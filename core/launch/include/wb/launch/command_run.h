@@ -1,0 +1,31 @@
+#pragma once
+// Runs of the user's own training script: a command template whose {placeholders} take one
+// arm's settings, run as `/bin/sh -c COMMAND` with its run folder in {run_dir} and in
+// $WB_RUN_DIR (the Python recorder and the Lightning callback write it), supervised like a rank
+// (a stop asks it to end, a hang is stopped), then read back as any run folder.
+//
+// The command comes from the template of wb/proto/command_template.h. Qt-free.
+#include <string>
+
+#include "wb/common/result.h"
+#include "wb/launch/launcher.h"
+
+namespace wb::launch {
+
+inline constexpr const char* kRunDirEnv = "WB_RUN_DIR";
+
+struct CommandOptions {
+  std::string run_dir;            // created; the command's output goes to logs/command.log
+  std::string arm;                // who runs it, in every error: "the variant", "workers, pair 2"
+  double idle_timeout_s = 900;    // neither events.jsonl nor the output grew this long: it hangs
+  int kill_grace_s = 10;          // SIGTERM -> SIGKILL, after a stop or a hang
+};
+
+// Runs `command` to its end (blocks; requestStop() asks it to end: SIGTERM, then SIGKILL). The
+// outcome's status is the run folder's (summary.json's, else "failed"): a command that exited
+// non-zero, hung, or left its folder without an end is "failed" and its summary's error names
+// the arm, the command and the tail of its output. An Error only when it could not start (the
+// folder cannot be made, or holds a run already: nothing is replaced).
+Result<RunOutcome> launchCommand(const std::string& command, const CommandOptions& options);
+
+}  // namespace wb::launch

@@ -1,0 +1,31 @@
+#pragma once
+// The user's command template (try/ladder --command): {placeholders} that take one arm's
+// settings. {run_dir}; a speedup's key ({workers}, {pin_memory}, {devices}, {precision},
+// {early_stopping}, {sharding}, {inference_eval}: its config field, speedupTable()'s
+// config_path); or any config path ({train.batch_size}, {optim.lr}). Values are written as the
+// config holds them (true/false, 4, bf16-mixed), shell-quoted. Running it is
+// wb/launch/command_run.h.
+#include <string>
+#include <vector>
+
+#include "wb/common/config.h"
+#include "wb/common/result.h"
+
+namespace wb::proto {
+
+// The config paths the template's placeholders read ({run_dir} reads none), in order, each once;
+// InvalidConfig naming an unknown placeholder and the ones there are, or an unclosed brace.
+Result<std::vector<std::string>> commandFields(const std::string& tmpl);
+
+// The command of one run: every placeholder replaced by the config's value, shell-quoted.
+Result<std::string> expandCommand(const std::string& tmpl, const Config& config, const std::string& runDir);
+
+// The config paths on which `a` and `b` differ (their names aside) that the template does not
+// read: what the command cannot be told to change.
+std::vector<std::string> unreadChanges(const std::string& tmpl, const Config& a, const Config& b);
+
+// Why going from `from` to `to` cannot be measured with the command ("" when it can): a change
+// the command cannot be told of would be a guess.
+std::string notMeasurableWith(const std::string& tmpl, const Config& from, const Config& to);
+
+}  // namespace wb::proto

@@ -1,0 +1,120 @@
+// Experiments that drive the user's own script: `workbench-cli try --command` runs each arm as a
+// plain PyTorch loop recorded with the Python recorder (train_fashion_mnist.py, Debian's
+// python3-torch) and judges the pairs like the core's runs; a change the command cannot be told
+// of is refused, a crashing arm is named with its command, and the runs that finished are kept;
+// `ladder --command` leaves the steps out that the command cannot take.
+#include <QtTest/QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include "python_util.h"
+#include "wb/report/run_record.h"
+
+using nlohmann::json;
+
+namespace {
+QString cli() { return QStringLiteral(WB_CLI_PATH); }
+QString script() { return wb::test::pythonTestsDir() + QStringLiteral("/train_fashion_mnist.py"); }
+// A small real run: two epochs of 1,000 images, evaluated on 300.
+QString trainArgs() { return QStringLiteral(" --epochs 2 --limit-train 1000 --limit-val 300"); }
+
+json readJson(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) return json();
+  return json::parse(f.readAll().toStdString(), nullptr, false);
+}
+}  // namespace
+
+class TestCommandTry : public QObject {
+  Q_OBJECT
+  QTemporaryDir scratch_{wb::test::scratchPattern(QStringLiteral("command-try"))};
+
+  wb::test::ProcResult cliRun(const QStringList& args, int timeoutMs = 300000) {
+    return wb::test::runProcess(cli(), args, timeoutMs, wb::test::pythonEnv());
+  }
+
+ private Q_SLOTS:
+  void initTestCase() {
+    if (const QString why = wb::test::missingPythonModule(QStringLiteral("torch")); !why.isEmpty())
+      QSKIP(qPrintable(QStringLiteral("python3-torch is needed (packaging/setup.sh installs it): ") + why));
+    if (!QFileInfo::exists(QStringLiteral("/usr/share/datasets/fashion-mnist")))
+      QSKIP("no Fashion-MNIST in /usr/share/datasets/fashion-mnist (Debian: dataset-fashion-mnist)");
+    QVERIFY(scratch_.isValid());
+  }
+
+  void aTryOfTheUsersScriptEndsWithAVerdict() {
+    const QString out = scratch_.filePath(QStringLiteral("workers"));
+    const QString command = wb::test::python3() + QStringLiteral(" ") + script() + QStringLiteral(" {run_dir} --workers {workers}") + trainArgs();
+    const auto r = cliRun({QStringLiteral("try"), QStringLiteral("--command"), command, QStringLiteral("--vary"),
+                           QStringLiteral("speedups.workers=1"), QStringLiteral("--repeats"), QStringLiteral("2"),
+                           QStringLiteral("--out"), out, QStringLiteral("--json")});
+    QVERIFY2(r.rc == 0, r.describe().constData());
+    const json doc = json::parse(r.out.toStdString(), nullptr, false);
+    QCOMPARE(doc.value("status", ""), std::string("ok"));
+    QCOMPARE(doc.value("pairs", 0), 2);
+    QCOMPARE(doc.value("run_command", ""), command.toStdString());
+    const json wall = doc["estimate"]["wall"];
+    QVERIFY2(wall.contains("verdict") && !wall["verdict"].get<std::string>().empty(), doc.dump(2).c_str());
+    QVERIFY(wall.value("point", 0.0) > 0);
+    // Each arm ran the script with its own setting, into the run folder it was given.
+    for (const json& run : doc["runs"]) {
+      auto base = wb::report::loadRun((out + QStringLiteral("/") + QString::fromStdString(run["reference_dir"])).toStdString());
+      auto var = wb::report::loadRun((out + QStringLiteral("/") + QString::fromStdString(run["variant_dir"])).toStdString());
+      QVERIFY(base.ok() && var.ok());
+      QCOMPARE(base->status, std::string("ok"));
+      QCOMPARE(base->configAt("speedups.workers"), json(0));
+      QCOMPARE(var->configAt("speedups.workers"), json(1));
+      QCOMPARE(var->configAt("name"), json("python-fashion-mlp"));
+    }
+  }
+
+  void aChangeTheCommandCannotTakeIsRefusedBeforeAnyRun() {
+    const QString out = scratch_.filePath(QStringLiteral("precision"));
+    const auto r = cliRun({QStringLiteral("try"), QStringLiteral("--command"),
+                           QStringLiteral("python3 ") + script() + QStringLiteral(" {run_dir} --workers {workers}"),
+                           QStringLiteral("--vary"), QStringLiteral("speedups.precision=bf16-mixed"), QStringLiteral("--out"), out});
+    QCOMPARE(r.rc, 2);
+    const QString said = QString::fromUtf8(r.err);
+    QVERIFY2(said.contains(QStringLiteral("not measurable")) && said.contains(QStringLiteral("speedups.precision")), r.describe().constData());
+    QVERIFY(!QFileInfo::exists(out + QStringLiteral("/runs/01-variant-p1")));
+  }
+
+  // The variant's script dies before it writes anything: the error names the arm and the
+  // command, and the baseline's finished run is kept.
+  void aCrashingArmIsNamedAndTheOtherRunsAreKept() {
+    const QString out = scratch_.filePath(QStringLiteral("crash"));
+    const QString command =
+        QStringLiteral("sh -c 'if [ \"$1\" = 1 ]; then echo \"boom: CUDA error\" >&2; exit 7; fi; exec %1 %2 \"$0\"%3' {run_dir} {workers}")
+            .arg(wb::test::python3(), script(), trainArgs());
+    const auto r = cliRun({QStringLiteral("try"), QStringLiteral("--command"), command, QStringLiteral("--vary"),
+                           QStringLiteral("speedups.workers=1"), QStringLiteral("--repeats"), QStringLiteral("1"),
+                           QStringLiteral("--out"), out});
+    QCOMPARE(r.rc, 1);
+    const QString said = QString::fromUtf8(r.err);
+    QVERIFY2(said.contains(QStringLiteral("variant, pair 1")) && said.contains(QStringLiteral("exited with code 7")) &&
+                 said.contains(QStringLiteral("boom: CUDA error")) && said.contains(QStringLiteral("exit 7")),
+             r.describe().constData());
+    auto baseline = wb::report::loadRun((out + QStringLiteral("/runs/01-variant-p1-baseline")).toStdString());
+    QVERIFY2(baseline.ok() && baseline->status == "ok", r.describe().constData());
+    const json pairs = readJson(out + QStringLiteral("/pairs.json"));
+    QCOMPARE(pairs["plan"].value("run_command", ""), command.toStdString());
+  }
+
+  void aLadderOfTheCommandLeavesOutWhatItCannotTake() {
+    const auto r = cliRun({QStringLiteral("ladder"), QStringLiteral("--dry-run"), QStringLiteral("--lr-scaling"), QStringLiteral("none"),
+                           QStringLiteral("--command"), QStringLiteral("python3 train.py {run_dir} --workers {workers} --devices {devices}")});
+    QVERIFY2(r.rc == 0, r.describe().constData());
+    const QStringList lines = QString::fromUtf8(r.out).split(QLatin1Char('\n'));
+    auto lineOf = [&](const QString& key) {
+      for (const QString& l : lines)
+        if (l.contains(QStringLiteral("-") + key + QStringLiteral(" "))) return l;  // its folder stem: 04-precision
+      return QString();
+    };
+    QVERIFY2(lineOf(QStringLiteral("precision")).contains(QStringLiteral("not measurable with --command")), r.describe().constData());
+    QVERIFY2(!lineOf(QStringLiteral("workers")).contains(QStringLiteral("not measurable")), r.describe().constData());
+    QVERIFY2(!lineOf(QStringLiteral("devices")).contains(QStringLiteral("not measurable")), r.describe().constData());
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCommandTry)
+#include "test_command_try.moc"
