@@ -30,6 +30,9 @@ class FastGraph : public QCPGraph {
   void dataReplaced() { summaryBlocks_ = 0; }
   // Only the keys were rewritten, in place: same points, same order, still sorted.
   void keysReplaced() { keysStale_ = true; }
+  // Extends the summary to the data's end now, not at the next draw: a load taken in slices
+  // calls it per slice, so the first draw of millions of points has nothing left to read.
+  void summariseAll() const { catchUpSummary(); }
   // Points the last draw handed to the painter (after sampling), and whether it sampled them
   // here (false: QCustomPlot's loop, or no sampling: fewer than two points a pixel).
   int lastLinePoints() const { return lastLinePoints_; }

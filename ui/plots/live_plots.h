@@ -41,7 +41,7 @@ class RunsModel;
 class LivePlots : public QWidget {
   Q_OBJECT
  public:
-  enum class XAxis { Step, Epoch, Wall, Samples };
+  using XAxis = XKey;
 
   explicit LivePlots(RunsModel* model, QWidget* parent = nullptr);
   ~LivePlots() override;

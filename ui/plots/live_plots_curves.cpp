@@ -19,16 +19,16 @@ using plots_detail::kInf;
 namespace {
 constexpr size_t kReadAhead = 32;  // points: about a microsecond of a pass ahead
 
-// The field a point's x is read from, under each choice of x axis.
-template <class Point>
-double Point::*keyField(LivePlots::XAxis axis) {
+// The field an evaluation's x is read from, under each choice of x axis (a step's x is read from
+// its series' keys).
+double EvalPoint::*evalKeyField(LivePlots::XAxis axis) {
   switch (axis) {
-    case LivePlots::XAxis::Step: return &Point::step;
-    case LivePlots::XAxis::Epoch: return &Point::epoch;
-    case LivePlots::XAxis::Wall: return &Point::t;
-    case LivePlots::XAxis::Samples: return &Point::samples;
+    case LivePlots::XAxis::Step: return &EvalPoint::step;
+    case LivePlots::XAxis::Epoch: return &EvalPoint::epoch;
+    case LivePlots::XAxis::Wall: return &EvalPoint::t;
+    case LivePlots::XAxis::Samples: return &EvalPoint::samples;
   }
-  return &Point::step;
+  return &EvalPoint::step;
 }
 }  // namespace
 
@@ -36,9 +36,9 @@ double Point::*keyField(LivePlots::XAxis axis) {
 // it (before smoothing). The one reader for a first load and for rewriting the keys.
 struct LivePlots::PointReader {
   PointReader(const SeriesDef& d, const RunSeries& r, XAxis axis)
-      : def(d), rs(r), stepKey(keyField<StepPoint>(axis)), evalKey(keyField<EvalPoint>(axis)) {}
+      : def(d), rs(r), stepKeys(r.stepKeys(axis)), evalKey(evalKeyField(axis)) {}
   size_t size() const { return def.fromEvals ? rs.evals().size() : rs.steps().size(); }
-  double x(size_t i) const { return def.fromEvals ? rs.evals()[i].*evalKey : rs.steps()[i].*stepKey; }
+  double x(size_t i) const { return def.fromEvals ? rs.evals()[i].*evalKey : stepKeys[i]; }
   double y(size_t i) const { return def.fromEvals ? def.evalY(rs.evals()[i]) : def.stepY(rs.steps()[i], rs); }
   // A pass over a series reads one field of a wide point each step: memory latency, not work,
   // unless the points a few dozen ahead are on their way.
@@ -52,7 +52,7 @@ struct LivePlots::PointReader {
 
   const SeriesDef& def;
   const RunSeries& rs;
-  double StepPoint::*stepKey;
+  const std::vector<double>& stepKeys;
   double EvalPoint::*evalKey;
 };
 
@@ -215,6 +215,7 @@ void LivePlots::takePoints(Tab& tab, GraphState& g, const SeriesDef& def, const 
   if (g.graph->data()->isEmpty()) g.graph->data()->set(points, sorted);  // shares the vector: no copy
   else g.graph->data()->add(points, sorted);
   if (!sorted) g.graph->dataReplaced(), g.inOrder = false;  // sorted into the middle: the summary starts over
+  if (g.graph->fast()) g.graph->summariseAll();
 }
 
 void LivePlots::restart(GraphState& g) {
@@ -240,15 +241,15 @@ bool LivePlots::rekeyGraph(GraphState& g, const PointReader& read) {
   auto data = g.graph->data();
   const size_t n = size_t(data->size());
   if (!g.inOrder || !g.contiguous || n != g.consumed || n > read.size()) return false;
+  if (n == 0) return true;
+  QCPGraphData* d = &*data->begin();  // one detach check, not one a point
   double last = -kInf;
-  size_t i = 0;
-  for (auto it = data->begin(); it != data->end(); ++it, ++i) {
-    read.prefetch(i + kReadAhead);
+  for (size_t i = 0; i < n; ++i) {
     const double x = read.x(i);
     if (!std::isfinite(x) || x < last) return false;  // takePoints would leave it out, or sort
-    it->key = last = x;
+    d[i].key = last = x;
   }
-  if (n > 0) g.xmin = data->constBegin()->key, g.xmax = last;
+  g.xmin = d[0].key, g.xmax = last;
   g.graph->keysReplaced();
   return true;
 }

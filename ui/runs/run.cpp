@@ -84,6 +84,10 @@ void RunSeries::addStep(const report::StepSample& s) {
 void RunSeries::appendStep(const StepPoint& p) {
   if (std::isfinite(p.ampScale)) hasAmpScale_ = true;
   steps_.push_back(p);
+  stepKeys_[size_t(XKey::Step)].push_back(p.step);
+  stepKeys_[size_t(XKey::Epoch)].push_back(p.epoch);
+  stepKeys_[size_t(XKey::Wall)].push_back(p.t);
+  stepKeys_[size_t(XKey::Samples)].push_back(p.samples);
 }
 
 void RunSeries::addEval(const report::EvalSample& e, double samples) {
@@ -99,6 +103,7 @@ void RunSeries::addEval(const report::EvalSample& e, double samples) {
 
 void RunSeries::clear() {
   steps_.clear();
+  for (auto& keys : stepKeys_) keys.clear();
   evals_.clear();
   hasAmpScale_ = false;
 }

@@ -45,6 +45,9 @@ struct StepPoint {
   double gflopPerS = kNaN, pctOfPeak = kNaN, pctOfDatasheet = kNaN;  // the step event's flops
 };
 
+// What a curve's x can be: a point's step, epoch, wall time or samples seen.
+enum class XKey { Step, Epoch, Wall, Samples };
+
 struct EvalPoint {
   double step = kNaN, epoch = kNaN, t = kNaN, samples = kNaN;
   double valLoss = kNaN, valAcc = kNaN;
@@ -66,6 +69,9 @@ class RunSeries {
 
   const std::vector<StepPoint>& steps() const { return steps_; }
   const std::vector<EvalPoint>& evals() const { return evals_; }
+  // The steps' x under one key, side by side: a curve whose x axis changes reads 8 bytes a point
+  // instead of a wide point's cache line.
+  const std::vector<double>& stepKeys(XKey key) const { return stepKeys_[size_t(key)]; }
   double stepsPerEpoch() const { return stepsPerEpoch_; }
   const QString& device() const { return device_; }
   bool onCuda() const { return device_.startsWith(QLatin1String("cuda")); }
@@ -73,6 +79,7 @@ class RunSeries {
 
  private:
   std::vector<StepPoint> steps_;
+  std::array<std::vector<double>, 4> stepKeys_;  // by XKey
   std::vector<EvalPoint> evals_;
   double stepsPerEpoch_ = 0;
   QString device_;
