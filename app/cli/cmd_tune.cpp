@@ -16,6 +16,7 @@
 #include "wb/data/dataset.h"
 #include "wb/ladder/ladder.h"
 #include "wb/probe/record.h"
+#include "wb/proto/command_template.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/events.h"
 #include "wb/report/compare.h"
@@ -50,7 +51,9 @@ Writes into --out: tune.json (after every trial and pair), trials/, batch/ (the 
 finals/ (the pairs), and at the end tune.md, tune.html, best.json (`workbench-cli run --config
 best.json`), best-torchrun.sh and best-lightning.py (the same settings for torchrun and
 PyTorch Lightning). Cancelled (Ctrl-C), the finished trials and pairs are kept; `tune --out` on
-the same folder with the same options continues it.)";
+the same folder with the same options continues it. With --command, every trial and final is your
+own script (it must take {train.max_steps}); settings it has no placeholder for are not searched,
+and best-command.sh is your command with the best's settings.)";
 
 const char* kBatchAbout = R"(the per-rank batch size with the most training throughput here
 
@@ -70,6 +73,7 @@ Exit codes: 0 a pick, 1 no pick (every candidate failed) or a run failed, 2 bad 
 
 struct TuneCliOptions {
   ExperimentOptions experiment;
+  experiment::UserCommand user_command;
   std::string out, runs_root, budget = "10m", target_acc, lr_scaling, only;
   double trial_fraction = tune::kDefaultTrialFraction, noise_band = -1, min_effect = report::kDefaultMinEffect, margin = 0.1;
   int eta = tune::kDefaultEta, finalists = tune::kDefaultFinalists, max_pairs = 3, max_batch = 4096;
@@ -153,6 +157,7 @@ tune::BatchOptions batchOptions(const TuneCliOptions& o, const Prepared& p, cons
   b.lr_rule = o.lr_scaling.empty() ? ladder::defaultLadderLrScaling(p.config.optim) : o.lr_scaling;
   b.policy = policyOf(o);
   b.check_accuracy = !o.no_accuracy_check;
+  b.user_command = o.user_command;
   if (o.events_stdout) b.on_event = printEvent;
   return b;
 }
@@ -194,7 +199,8 @@ int batchCommand(const TuneCliOptions& o) {
 std::optional<std::vector<int>> batchesFor(const TuneCliOptions& o, const Prepared& p, const fs::path& out) {
   std::vector<int> batches{p.config.train.batch_size};
   const std::vector<std::string> only = splitList(o.only);
-  if (o.no_batch || (!only.empty() && std::find(only.begin(), only.end(), "batch") == only.end())) return batches;
+  const bool commandTakesBatch = !o.user_command.set() || proto::commandReads(o.user_command.text, "train.batch_size");
+  if (o.no_batch || !commandTakesBatch || (!only.empty() && std::find(only.begin(), only.end(), "batch") == only.end())) return batches;
   tune::BatchOptions b = batchOptions(o, p, out / "batch");
   b.check_accuracy = false;
   auto r = tune::findBatch(b);
@@ -248,6 +254,7 @@ int tuneCommand(const TuneCliOptions& o) {
   t.cli_path = selfPath();
   t.command = commandLine();
   t.stop = &stopFlag();
+  t.user_command = o.user_command;
   if (o.events_stdout) t.on_event = printEvent;
   installStopSignals();
   std::fprintf(stderr, "tune -> %s (budget %s)\n", t.out.c_str(), report::fmtSeconds(t.budget_s).c_str());
@@ -265,6 +272,8 @@ int tuneCommand(const TuneCliOptions& o) {
   if (r->cancelled)
     std::fprintf(stderr, "tune cancelled: the finished trials and pairs are in %s; `workbench-cli tune --out %s` with the same options continues it\n",
                  t.out.c_str(), t.out.c_str());
+  else if (!r->record.best.empty() && t.user_command.set())
+    std::fprintf(to, "best: %s — your command with its settings: %s/best-command.sh\n", r->record.best_label.c_str(), t.out.c_str());
   else if (!r->record.best.empty())
     std::fprintf(to, "best: %s — run it with `workbench-cli run --config %s/best.json` (torchrun: best-torchrun.sh, Lightning: best-lightning.py)\n",
                  r->record.best_label.c_str(), t.out.c_str());
@@ -273,6 +282,7 @@ int tuneCommand(const TuneCliOptions& o) {
 
 void addTuneOptions(CLI::App& t, TuneCliOptions& o) {
   addExperimentOptions(t, o.experiment, "the experiment as given (default: Fashion-MNIST, lenet): the finals' reference");
+  addUserCommandOptions(t, o.user_command);
   t.add_option("--out", o.out, "output folder (default <runs-root>/<timestamp>-<kind>-<id>): new, empty, or a search to continue")
       ->type_name("DIR")->check(utf8Path("--out"));
   t.add_option("--runs-root", o.runs_root, "where the default --out goes")->type_name("DIR")->check(utf8Path("--runs-root"));

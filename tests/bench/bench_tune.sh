@@ -5,7 +5,8 @@
 # interval, plus what each search cost. Never asserts.
 #
 #   bash tests/bench/bench_tune.sh [MODELS="lenet mnist-cnn resnet18"] [CLI=build/app/cli/workbench-cli]
-# Sizes: LIMIT_TRAIN (default 6000 images), EPOCHS (2), BUDGET (tune's, 10m), PAIRS (try's --max-pairs, 3).
+# Sizes: LIMIT_TRAIN (default 6000 images), EPOCHS (2), BUDGET (tune's, 10m), PAIRS (try's --max-pairs, 3),
+# RESNET_SIZE (resnet18's data.image_size, 32).
 set -euo pipefail
 models=${1:-lenet mnist-cnn resnet18}
 cli=${2:-build/app/cli/workbench-cli}
@@ -21,7 +22,7 @@ for m in $models; do
   d="$out/$m"
   mkdir -p "$d"
   s=("${sets[@]}" --set "model.name=$m")
-  [ "$m" = resnet18 ] && s+=(--set data.image_size=32)
+  [ "$m" = resnet18 ] && s+=(--set "data.image_size=${RESNET_SIZE:-32}")
   t0=$(date +%s)
   "$cli" ladder --out "$d/ladder" --max-pairs 2 "${s[@]}" >"$d/ladder.log" 2>&1 || true
   t1=$(date +%s)

@@ -9,8 +9,8 @@
 #include "pairs_file.h"
 #include "wb/common/clock.h"
 #include "wb/launch/command_run.h"
-#include "wb/proto/command_template.h"
 #include "wb/launch/launcher.h"
+#include "wb/proto/command_template.h"
 #include "wb/proto/event_types.h"
 #include "wb/proto/experiment_events.h"
 #include "wb/proto/events.h"
@@ -154,29 +154,16 @@ void Runner::noteRungEnd(const Arm& arm, int pair, const fs::path& dir, const st
   emit(toEvent(ev));
 }
 
-// The arm's run into `dir`: a `workbench-cli run` of its config, or the plan's command with its
-// settings.
+// The arm's run into `dir`, its config named for the folder (the run list and `compare` tell
+// them apart).
 Result<launch::RunOutcome> Runner::launchArm(const Arm& arm, int pair, const fs::path& dir) {
-  if (!!plan_.user_command.set()) {
-    auto command = proto::expandCommand(plan_.user_command.text, arm.config, dir.string());
-    if (!command.ok()) return command.error();
-    say("    $ %s\n", command->c_str());
-    launch::CommandOptions co;
-    co.run_dir = dir.string();
-    co.arm = arm.key + ", pair " + std::to_string(pair);
-    co.idle_timeout_s = plan_.user_command.idle_timeout_s;
-    return launch::launchCommand(*command, co);
-  }
-  launch::LaunchOptions lo;
-  lo.cli_path = hooks_.cli_path;
-  lo.run_dir = dir.string();
-  lo.overwrite = false;  // never: a pair cut before is measured afresh in new folders (freshDir)
-  lo.on_event = [this](const json& ev) {
-    if (proto::isEvent<proto::ErrorEvent>(ev)) say("    error: %s\n", proto::readErrorEvent(ev).message.c_str());
-  };
+  if (plan_.user_command.set())
+    if (auto line = proto::expandCommand(plan_.user_command.text, arm.config, dir.string()); line.ok()) say("    $ %s\n", line->c_str());
   Config config = arm.config;
-  config.name += " / " + dir.filename().string();  // the run list and `compare` tell them apart
-  return launch::launchRun(config, lo);
+  config.name += " / " + dir.filename().string();
+  return launchOne(config, dir, plan_.user_command, hooks_.cli_path, arm.key + ", pair " + std::to_string(pair), [this](const json& ev) {
+    if (proto::isEvent<proto::ErrorEvent>(ev)) say("    error: %s\n", proto::readErrorEvent(ev).message.c_str());
+  });
 }
 
 std::optional<report::RunRecord> Runner::runOne(const Arm& arm, int pair, const fs::path& dir, std::string* failure) {
@@ -323,6 +310,26 @@ Result<Outcome> Runner::run() {
 }
 
 }  // namespace
+
+Result<launch::RunOutcome> launchOne(const Config& config, const fs::path& dir, const UserCommand& command,
+                                     const std::string& cli_path, const std::string& who,
+                                     const std::function<void(const json&)>& on_event) {
+  if (command.set()) {
+    auto line = proto::expandCommand(command.text, config, dir.string());
+    if (!line.ok()) return line.error();
+    launch::CommandOptions co;
+    co.run_dir = dir.string();
+    co.arm = who;
+    co.idle_timeout_s = command.idle_timeout_s;
+    return launch::launchCommand(*line, co);
+  }
+  launch::LaunchOptions lo;
+  lo.cli_path = cli_path;
+  lo.run_dir = dir.string();
+  lo.overwrite = false;  // never: a run cut before is measured afresh in a new folder
+  lo.on_event = on_event;
+  return launch::launchRun(config, lo);
+}
 
 Result<Outcome> runPairs(const Plan& plan, const Policy& policy, const fs::path& out, const Hooks& hooks) {
   return Runner(plan, policy, out, hooks).run();

@@ -114,19 +114,20 @@ Result<std::string> expandCommand(const std::string& tmpl, const Config& config,
   return out;
 }
 
+bool commandReads(const std::string& tmpl, const std::string& path) {
+  auto read = commandFields(tmpl);
+  return read.ok() && std::any_of(read->begin(), read->end(), [&](const std::string& r) {
+           return path == r || path.compare(0, r.size() + 1, r + ".") == 0;
+         });
+}
+
 std::vector<std::string> unreadChanges(const std::string& tmpl, const Config& a, const Config& b) {
   const json da = configToJson(a), db = configToJson(b);
   std::vector<std::string> paths;
   leafPaths(da, "", &paths);
-  auto read = commandFields(tmpl);
   std::vector<std::string> unread;
-  for (const std::string& path : paths) {
-    if (path == "name" || valueAt(da, path) == valueAt(db, path)) continue;
-    const bool covered = read.ok() && std::any_of(read->begin(), read->end(), [&](const std::string& r) {
-                           return path == r || path.compare(0, r.size() + 1, r + ".") == 0;
-                         });
-    if (!covered) unread.push_back(path);
-  }
+  for (const std::string& path : paths)
+    if (path != "name" && valueAt(da, path) != valueAt(db, path) && !commandReads(tmpl, path)) unread.push_back(path);
   return unread;
 }
 

@@ -84,6 +84,8 @@ WB_FIELDS(TuneRecord) {
   f("out_dir", e.out_dir);
   f("measured_at", e.measured_at);
   f("command", e.command);
+  f("run_command", e.run_command);
+  f("left_out", e.left_out);
   f("objective", e.objective);
   f("space", e.space);
   f("candidates", e.candidates);

@@ -1,6 +1,8 @@
 // The batch-size finder (wb/tune/batch_finder.h).
 #include "wb/tune/batch_finder.h"
 
+#include "wb/proto/command_template.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -8,7 +10,7 @@
 #include "wb/common/clock.h"
 #include "wb/common/fs.h"
 #include "wb/common/lr_scaling.h"
-#include "wb/launch/launcher.h"
+#include "wb/proto/command_template.h"
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
 #include "wb/report/table.h"
@@ -81,10 +83,7 @@ proto::BatchPoint BatchFinder::measure(int b) {
   fs::path dir = o_.out / "runs" / ("b" + std::to_string(b));
   for (int k = 2; fs::exists(dir, ec); ++k) dir = o_.out / "runs" / ("b" + std::to_string(b) + "-r" + std::to_string(k));
   p.run_dir = dir.string();
-  launch::LaunchOptions lo;
-  lo.cli_path = o_.cli_path;
-  lo.run_dir = p.run_dir;
-  auto outcome = launch::launchRun(c, lo);
+  auto outcome = experiment::launchOne(c, dir, o_.user_command, o_.cli_path, "batch " + std::to_string(b));
   if (!outcome.ok()) {
     p.status = proto::kStatusFailed, p.error = outcome.error().message;
   } else {
@@ -146,6 +145,7 @@ Status BatchFinder::checkAccuracy() {
   plan.reference = {"baseline", "the config as given", "baseline", 0, o_.base};
   plan.variants = {{"batch", "batch " + std::to_string(r_.chosen), "batch", 1, withBatch(o_.base, r_.chosen, o_.lr_rule)}};
   plan.steps = 2;
+  plan.user_command = o_.user_command;
   experiment::Policy policy = o_.policy;
   policy.fixed_pairs = std::max(1, policy.fixed_pairs);
   experiment::Hooks h;
@@ -216,7 +216,19 @@ Result<BatchOutcome> BatchFinder::run() {
 
 }  // namespace
 
+Status commandTakesTrials(const experiment::UserCommand& command, const std::string& who) {
+  if (!command.set()) return {};
+  if (auto fields = proto::commandFields(command.text); !fields.ok()) return fields.error();
+  if (proto::commandReads(command.text, "train.max_steps")) return {};
+  return makeError(Errc::InvalidConfig, who + " --command: the command has no {train.max_steps}: each trial trains a fraction of an "
+                                              "epoch, so the script must stop after that many steps (add --max-steps {train.max_steps} "
+                                              "or your script's equivalent), or compare settings with try or ladder --command");
+}
+
 Result<BatchOutcome> findBatch(const BatchOptions& options) {
+  if (auto st = commandTakesTrials(options.user_command, "tune batch"); !st.ok()) return st.error();
+  if (options.user_command.set() && !proto::commandReads(options.user_command.text, "train.batch_size"))
+    return makeError(Errc::InvalidConfig, "tune batch --command: the command has no {train.batch_size}: the finder cannot set the batch size");
   BatchOptions o = options;
   if (o.trial_samples <= 0) o.trial_samples = std::max<int64_t>(1024, o.train_images / 10);
   return BatchFinder(o).run();

@@ -5,6 +5,7 @@
 #include "wb/common/format.h"
 #include "wb/common/fs.h"
 #include "wb/common/lr_scaling.h"
+#include "wb/proto/command_template.h"
 #include "wb/proto/config_json.h"
 #include "wb/report/estimate_json.h"
 #include "wb/report/export.h"
@@ -74,6 +75,16 @@ std::string estimateText(const json& e) {
     s += " [" + report::fmtFixed(e["lo"].get<double>(), 2) + ", " + report::fmtFixed(e["hi"].get<double>(), 2) + "]";
   if (e.contains("verdict") && e["verdict"].is_string()) s += " " + e["verdict"].get<std::string>();
   return s;
+}
+
+// best-command.sh: the user's command with the best's settings.
+std::string userCommand(const std::string& tmpl, const Config& c) {
+  const std::string marker = "@RUN_DIR@";
+  const auto expanded = proto::expandCommand(tmpl, c, marker);
+  std::string line = expanded.ok() ? *expanded : "# " + expanded.error().message;
+  for (size_t at = line.find("'" + marker + "'"); at != std::string::npos; at = line.find("'" + marker + "'", at))
+    line.replace(at, marker.size() + 2, "\"${1:-best-run}\"");
+  return "#!/bin/sh\n# The best settings as your own command (tune --command); the run folder is $1, else best-run.\n" + line + "\n";
 }
 
 }  // namespace
@@ -147,7 +158,9 @@ report::Report tuneReport(const proto::TuneRecord& r) {
   rep.title = "Tune: " + (r.best_label.empty() ? std::string("no pick yet") : "best " + r.best_label);
   rep.intro = "Searched " + std::to_string(r.candidates.size() - 1) + " configurations: " + std::to_string(r.trials.size()) +
               " short trials (" + report::fmtSeconds(r.trials_s) + "), then the finalists to the target as pairs (" +
-              report::fmtSeconds(r.finals_s) + "). Status: " + r.status + ".";
+              report::fmtSeconds(r.finals_s) + "). Status: " + r.status + "." +
+              (r.run_command.empty() ? "" : " Every run was your command: `" + r.run_command + "`.") +
+              (r.left_out.empty() ? "" : " Left out of the search: " + r.left_out + ".");
   rep.tables = {finalsTable(r), trialsTable(r)};
   rep.data = proto::toJson(r);
   return rep;
@@ -163,6 +176,8 @@ Status writeTuneOutputs(const fs::path& out, const proto::TuneRecord& r) {
   if (!best || r.status != "ok") return {};
   if (auto st = writeFileAtomic(out / "best.json", proto::configToJson(*best).dump(2) + "\n"); !st.ok()) return st;
   if (auto st = writeFileAtomic(out / "best-torchrun.sh", torchrunCommand(*best)); !st.ok()) return st;
+  if (!r.run_command.empty())
+    if (auto st = writeFileAtomic(out / "best-command.sh", userCommand(r.run_command, *best)); !st.ok()) return st;
   return writeFileAtomic(out / "best-lightning.py", lightningArguments(*best));
 }
 

@@ -2,16 +2,18 @@
 // (wb/tune/tune.h says why each). Everything it measures goes into tune.json as it comes.
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "tune_internal.h"
 #include "wb/common/clock.h"
 #include "wb/common/fs.h"
-#include "wb/launch/launcher.h"
+#include "wb/proto/command_template.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/event_types.h"
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
 #include "wb/report/host.h"
+#include "wb/tune/batch_finder.h"
 
 namespace wb::tune {
 namespace fs = std::filesystem;
@@ -36,6 +38,7 @@ class TuneRun {
     if (o_.on_event) o_.on_event(ev);
   }
   Status prepare();
+  Status keepWhatTheCommandTakes();
   Status takeOver(const proto::TuneRecord& had);
   Status runEvalStage();
   Status runHalving();
@@ -112,14 +115,37 @@ Status TuneRun::takeOver(const proto::TuneRecord& had) {
   return {};
 }
 
+// --command: trials need the command to take their length, and a candidate that changes a
+// setting the command has no placeholder for cannot be measured: it leaves the search.
+Status TuneRun::keepWhatTheCommandTakes() {
+  if (!o_.user_command.set()) return {};
+  if (auto st = commandTakesTrials(o_.user_command, "tune"); !st.ok()) return st;
+  std::set<std::string> unread;
+  for (auto* list : {&space_.eval, &space_.train})
+    list->erase(std::remove_if(list->begin(), list->end(), [&](const proto::TuneCandidate& c) {
+                  auto config = proto::configFromJson(c.config);
+                  const auto paths = config.ok() ? proto::unreadChanges(o_.user_command.text, o_.base, *config) : std::vector<std::string>{};
+                  unread.insert(paths.begin(), paths.end());
+                  return !paths.empty();
+                }), list->end());
+  if (unread.empty()) return {};
+  std::string list;
+  for (const auto& path : unread) list += (list.empty() ? "" : ", ") + path;
+  r_.left_out = "the candidates that change " + list + " (the command has no placeholder for them)";
+  say("[tune] left out of the search: " + r_.left_out);
+  return {};
+}
+
 Status TuneRun::prepare() {
   space_ = buildSpace(o_);
+  if (auto st = keepWhatTheCommandTakes(); !st.ok()) return st;
   if (space_.train.size() + space_.eval.size() <= 1)
     return makeError(Errc::InvalidConfig, "the search space is empty: every setting is fixed or not available on this machine "
                                           "(see the dimensions with `tune --dry-run`; --only names workers, pin_memory, devices, precision, batch, eval)");
   r_.out_dir = o_.out.string();
   r_.measured_at = report::utcNowIso();
   r_.command = o_.command;
+  r_.run_command = o_.user_command.text;
   r_.budget_s = o_.budget_s;
   r_.space = space_.dimensions;
   r_.objective = "the time one epoch would take: train images / steady training samples/s (after the first log interval) + "
@@ -146,12 +172,10 @@ void TuneRun::save() {
 
 // A config this machine refuses is the candidate's failed trial: the search goes on.
 void TuneRun::launchTrial(const proto::TuneCandidate& c, const Config& config, proto::TuneTrial& t) {
-  launch::LaunchOptions lo;
-  lo.cli_path = o_.cli_path;
-  lo.run_dir = t.run_dir;
   Config named = config;
-  named.name += " / trial " + c.id + " " + t.stage + std::to_string(t.rung);
-  auto outcome = launch::launchRun(named, lo);
+  const std::string which = "trial " + c.id + " " + t.stage + std::to_string(t.rung);
+  named.name += " / " + which;
+  auto outcome = experiment::launchOne(named, t.run_dir, o_.user_command, o_.cli_path, which);
   if (!outcome.ok()) {
     t.status = proto::kStatusFailed;
     t.error = outcome.error().message;
@@ -329,6 +353,7 @@ Status TuneRun::runFinals() {
     return {};
   }
   experiment::Plan plan;
+  plan.user_command = o_.user_command;
   plan.reference = {"baseline", "the config as given", "baseline", 0, o_.base};
   int index = 1;
   for (const auto& id : finalists_) {

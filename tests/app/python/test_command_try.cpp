@@ -100,6 +100,40 @@ class TestCommandTry : public QObject {
     QCOMPARE(pairs["plan"].value("run_command", ""), command.toStdString());
   }
 
+  // tune over the script: its trials stop at {train.max_steps}; the evaluation settings, which the
+  // command cannot take, leave the search (said in tune.json); the pick is handed over as the
+  // user's own command.
+  void aTuneOfTheUsersScriptSearchesWhatItTakes() {
+    const QString out = scratch_.filePath(QStringLiteral("tune"));
+    const QString command = wb::test::python3() + QStringLiteral(" ") + script() +
+                            QStringLiteral(" {run_dir} --workers {workers} --max-steps {train.max_steps}") + trainArgs();
+    const auto r = cliRun({QStringLiteral("tune"), QStringLiteral("--command"), command, QStringLiteral("--only"), QStringLiteral("workers,eval"),
+                           QStringLiteral("--set"), QStringLiteral("data.limit_train=1000"), QStringLiteral("--budget"), QStringLiteral("20m"),
+                           QStringLiteral("--max-pairs"), QStringLiteral("2"), QStringLiteral("--out"), out},
+                          600000);
+    QVERIFY2(r.rc == 0, r.describe().constData());
+    const json doc = readJson(out + QStringLiteral("/tune.json"));
+    QCOMPARE(doc.value("run_command", ""), command.toStdString());
+    QVERIFY2(doc.value("left_out", "").find("speedups.inference_eval") != std::string::npos, doc.dump(2).c_str());
+    QVERIFY(!doc["trials"].empty());
+    for (const json& t : doc["trials"]) {
+      auto run = wb::report::loadRun(t.value("run_dir", ""));
+      QVERIFY2(run.ok() && run->configAt("name") == json("python-fashion-mlp"), t.dump().c_str());  // the script's runs
+    }
+    QVERIFY2(!doc.value("best", "").empty(), doc.dump(2).c_str());
+    QFile best(out + QStringLiteral("/best-command.sh"));
+    QVERIFY(best.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(best.readAll());
+    QVERIFY2(text.contains(script()) && text.contains(QStringLiteral("\"${1:-best-run}\"")), qPrintable(text));
+  }
+
+  void aTuneNeedsTheTrialsLength() {
+    const auto r = cliRun({QStringLiteral("tune"), QStringLiteral("--command"), QStringLiteral("python3 train.py {run_dir} --workers {workers}"),
+                           QStringLiteral("--out"), scratch_.filePath(QStringLiteral("tune-no-steps"))});
+    QCOMPARE(r.rc, 2);
+    QVERIFY2(QString::fromUtf8(r.err).contains(QStringLiteral("{train.max_steps}")), r.describe().constData());
+  }
+
   void aLadderOfTheCommandLeavesOutWhatItCannotTake() {
     const auto r = cliRun({QStringLiteral("ladder"), QStringLiteral("--dry-run"), QStringLiteral("--lr-scaling"), QStringLiteral("none"),
                            QStringLiteral("--command"), QStringLiteral("python3 train.py {run_dir} --workers {workers} --devices {devices}")});

@@ -1,6 +1,6 @@
 """A plain PyTorch training loop on a slice of Fashion-MNIST, recorded with workbench_recorder.
 
-    python3 train_fashion_mnist.py RUN_DIR [--epochs 3] [--limit-train 2000] [--limit-val 500]
+    python3 train_fashion_mnist.py RUN_DIR [--epochs 3] [--limit-train 2000] [--limit-val 500] [--max-steps N]
 
 The loop is what a user writes; the recorder adds batches() (the data wait), phase() (forward,
 backward, optimizer), step(), eval() and epoch_end(). Reads the IDX files of
@@ -55,6 +55,7 @@ def main():
     p.add_argument("--batch-size", type=int, default=64)
     p.add_argument("--lr", type=float, default=0.05)
     p.add_argument("--workers", type=int, default=0)
+    p.add_argument("--max-steps", type=int, default=0, help="stop after this many steps (0: the epochs decide)")
     a = p.parse_args()
     torch.manual_seed(1)
     train, val = split(a.data, "train", a.limit_train), split(a.data, "t10k", a.limit_val)
@@ -72,9 +73,13 @@ def main():
         rec.start(model=model, batch_size=a.batch_size, steps_per_epoch=len(loader), total_steps=len(loader) * a.epochs,
                   dataset={"name": "fashion-mnist", "train": len(train), "val": len(val), "classes": 10,
                            "channels": 1, "image_size": 28})
+        steps = 0
         for _ in range(a.epochs):
             model.train()
             for x, y in rec.batches(loader):
+                if a.max_steps and steps >= a.max_steps:
+                    break
+                steps += 1
                 with rec.phase("fwd"):
                     loss = loss_fn(model(x), y)
                 with rec.phase("bwd"):
@@ -93,6 +98,8 @@ def main():
                     n += len(x)
             rec.eval(val_loss=total / n, val_acc=correct / n, samples=n)
             rec.epoch_end()
+            if a.max_steps and steps >= a.max_steps:
+                break
     print(f"recorded {a.run_dir}")
 
 

@@ -34,6 +34,7 @@
 #include "wb/report/noise.h"
 #include "wb/common/config.h"
 #include "wb/common/result.h"
+#include "wb/launch/launcher.h"
 #include "wb/report/run_record.h"
 #include "wb/report/stats.h"
 
@@ -140,6 +141,14 @@ struct Hooks {
   std::FILE* log = stderr;                       // progress lines; nullptr for none
   std::string command;                           // the command line, kept in pairs.json for "continue with"
 };
+
+// One run of `config` into `dir`: a `workbench-cli run` (the binary at cli_path), or with
+// `command` set the user's command with the config's settings, `who` naming it in the command's
+// errors ("workers, pair 2"). The one place that chooses, for the runner, tune's trials and the
+// batch finder. on_event: a workbench run's merged events.
+Result<launch::RunOutcome> launchOne(const Config& config, const std::filesystem::path& dir, const UserCommand& command,
+                                     const std::string& cli_path, const std::string& who,
+                                     const std::function<void(const nlohmann::json&)>& on_event = {});
 
 // Runs (or continues) the plan in `out` (created with runs/ when missing). An Error only when
 // the folder cannot be used: another plan's pairs.json (InvalidConfig, naming the step), or a

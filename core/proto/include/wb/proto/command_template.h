@@ -17,6 +17,10 @@ namespace wb::proto {
 // InvalidConfig naming an unknown placeholder and the ones there are, or an unclosed brace.
 Result<std::vector<std::string>> commandFields(const std::string& tmpl);
 
+// Whether the template reads the config path (a placeholder for it or for a section holding
+// it); false for a template that does not parse.
+bool commandReads(const std::string& tmpl, const std::string& path);
+
 // The command of one run: every placeholder replaced by the config's value, shell-quoted.
 Result<std::string> expandCommand(const std::string& tmpl, const Config& config, const std::string& runDir);
 

@@ -97,6 +97,8 @@ struct TuneRecord {
   std::string out_dir;
   std::string measured_at;           // UTC
   std::string command;               // the command line, for "continue with"
+  std::string run_command;           // --command: the user's script every run was ("": the workbench's)
+  std::string left_out;              // what --command left out of the search, in words
   std::string objective;             // what the trials are ranked on, in words
   std::vector<TuneDimension> space;
   std::vector<TuneCandidate> candidates;  // "baseline" first

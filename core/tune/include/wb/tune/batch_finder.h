@@ -47,6 +47,7 @@ struct BatchOptions {
   std::string lr_rule = "linear";       // linear | sqrt | none
   bool check_accuracy = false;
   experiment::Policy policy;            // the accuracy check's pair (target)
+  experiment::UserCommand user_command; // set: each trial is the user's command ({train.batch_size})
 };
 
 // The sizes it steps through from `base` up to `max` (base first).
@@ -61,6 +62,10 @@ struct BatchOutcome {
   Config chosen;                        // base with the chosen size and its lr scaling
   bool cancelled = false;
 };
+
+// With --command: the command must take {train.max_steps} (a trial trains a fraction of an
+// epoch); InvalidConfig naming `who` (tune, tune batch) and what to add otherwise. Unset: ok.
+Status commandTakesTrials(const experiment::UserCommand& command, const std::string& who);
 
 // Runs (or continues) the finder in options.out. Io when the folder cannot be written.
 Result<BatchOutcome> findBatch(const BatchOptions& options);

@@ -70,6 +70,10 @@ struct TuneOptions {
   int eta = kDefaultEta;
   int finalists = kDefaultFinalists;
   experiment::Policy policy;                  // the finals' pairs
+  // Set: every trial and final is the user's command. It must take {train.max_steps} (a trial
+  // trains a fraction of an epoch); candidates that change a setting it has no placeholder for
+  // are left out of the search, and the record's note says which.
+  experiment::UserCommand user_command;
 };
 
 struct TuneOutcome {
