@@ -1,11 +1,14 @@
 // The finals' judgement: each finalist against the config as given (its pairs), the best of
 // them, and which cannot be told from it.
+#include <algorithm>
 #include <cmath>
 
 #include "tune_internal.h"
 #include "wb/report/estimate_json.h"
 
 namespace wb::tune {
+using nlohmann::json;
+
 namespace {
 
 // Per counted pair: the finalist's time to target over its own pair's reference time (each pair
@@ -19,6 +22,13 @@ std::vector<double> relativeTimes(const experiment::VariantRuns& v, double targe
                                                                                          : std::nan(""));
   }
   return out;
+}
+
+const json& candidateSettings(const proto::TuneRecord& r, const std::string& id) {
+  static const json none = json::object();
+  for (const auto& c : r.candidates)
+    if (c.id == id) return c.settings;
+  return none;
 }
 
 proto::TuneFinalist finalistOf(const experiment::VariantRuns& v, const experiment::PairEstimates& e) {
@@ -86,6 +96,36 @@ void judgeFinals(const experiment::Outcome& o, const report::Sequential& seq, pr
   }
   r.note = givenBest ? "no finalist reached the target clearly sooner than the config as given: keep it"
                      : "best: " + r.best_label + ", " + report::formatEstimate(est[best].to_target) + " to the target against the config as given";
+}
+
+// When every finalist missed the target, the fastest other candidates of the first round of
+// trials that do not carry everything the missing ones had in common (more devices' larger
+// global batch, say): a setting that trains worse in these epochs must not hide the ones that
+// pay. Empty when the missing finalists share nothing, or none is left.
+std::vector<std::string> secondChance(const proto::TuneRecord& r, int finalists) {
+  json common;
+  for (const auto& f : r.finals) {
+    if (f.verdict != "did not reach the target") return {};
+    const json& settings = candidateSettings(r, f.candidate);
+    if (common.is_null()) common = settings;
+    for (auto it = common.begin(); it != common.end();)
+      it = settings.contains(it.key()) && settings[it.key()] == it.value() ? std::next(it) : common.erase(it);
+  }
+  if (common.is_null() || common.empty()) return {};
+  std::vector<std::pair<double, std::string>> ranked;
+  for (const auto& t : r.trials) {
+    if (t.stage != "r" || t.rung != 0 || !t.epoch_s || t.contended || t.status != proto::kStatusOk) continue;
+    const json& settings = candidateSettings(r, t.candidate);
+    bool carriesAll = true;
+    for (auto it = common.begin(); it != common.end(); ++it) carriesAll = carriesAll && settings.contains(it.key()) && settings[it.key()] == it.value();
+    const bool tried = std::any_of(r.finals.begin(), r.finals.end(), [&](const proto::TuneFinalist& f) { return f.candidate == t.candidate; });
+    if (!carriesAll && !tried && !settings.empty()) ranked.push_back({*t.epoch_s, t.candidate});
+  }
+  std::sort(ranked.begin(), ranked.end());
+  std::vector<std::string> ids;
+  for (const auto& [epoch, id] : ranked)
+    if (static_cast<int>(ids.size()) < finalists) ids.push_back(id);
+  return ids;
 }
 
 }  // namespace wb::tune

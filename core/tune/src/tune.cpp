@@ -2,6 +2,7 @@
 // (wb/tune/tune.h says why each). Everything it measures goes into tune.json as it comes.
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "tune_internal.h"
@@ -43,6 +44,11 @@ class TuneRun {
   Status runEvalStage();
   Status runHalving();
   Status runFinals();
+  Result<experiment::Outcome> finalsRound(const std::vector<std::string>& ids, const std::string& folder,
+                                          std::optional<double> target, std::vector<experiment::VariantRuns>* before);
+  void judge(const experiment::Outcome& o, const report::Sequential& seq);
+  static experiment::Outcome withEarlier(const experiment::Outcome& o, const std::vector<experiment::VariantRuns>* before);
+  Status checkTargetReached(const experiment::Outcome& outcome) const;
   std::optional<proto::TuneTrial> trial(const proto::TuneCandidate& c, const std::string& stage, int rung, int64_t samples,
                                         int64_t valLimit);
   void launchTrial(const proto::TuneCandidate& c, const Config& config, proto::TuneTrial& t);
@@ -60,6 +66,7 @@ class TuneRun {
   Space space_;
   std::vector<proto::TuneTrial> previous_;  // a cut search's finished trials, by (candidate, stage, rung)
   std::vector<std::string> finalists_;
+  std::map<std::string, std::string> finalsFolder_;  // a finalist's round: finals, finals-2
   Stopwatch clock_;
   double trialsHere_ = 0, trialsBefore_ = 0, finalsBefore_ = 0;
   int trialsRun_ = 0;
@@ -346,24 +353,24 @@ Status TuneRun::runHalving() {
   return {};
 }
 
-// The finalists to the target as pairs against the config as given, in finals/.
-Status TuneRun::runFinals() {
-  if (finalists_.empty()) {
-    r_.note = "no candidate finished its trials: nothing to recommend";
-    return {};
-  }
+// One round of finals: `ids` to the target as pairs against the config as given, in `folder`
+// (finals/, finals-2/), at `target` when one is known (the first round's, for the second).
+Result<experiment::Outcome> TuneRun::finalsRound(const std::vector<std::string>& ids, const std::string& folder,
+                                                 std::optional<double> target, std::vector<experiment::VariantRuns>* before) {
   experiment::Plan plan;
   plan.user_command = o_.user_command;
   plan.reference = {"baseline", "the config as given", "baseline", 0, o_.base};
   int index = 1;
-  for (const auto& id : finalists_) {
+  for (const auto& id : ids) {
     auto c = candidateConfig(r_, id);
     if (!c.ok()) return c.error();
     if (proto::configToJson(*c) == proto::configToJson(o_.base)) continue;  // the reference itself
     plan.variants.push_back({id, candidateLabel(r_, id), id, index++, *c});
+    finalsFolder_[id] = folder;
   }
   plan.steps = index;
   experiment::Policy policy = o_.policy;
+  if (target) policy.target_acc = target;
   const double left = std::max(1.0, o_.budget_s - clock_.seconds());
   policy.budget_s = std::max(1.0, left / std::max<size_t>(1, plan.variants.size()));
   experiment::Hooks hooks;
@@ -372,37 +379,73 @@ Status TuneRun::runFinals() {
   hooks.on_event = o_.on_event;
   hooks.log = o_.log;
   hooks.command = o_.command;
-  const experiment::Policy judged = policy;
-  hooks.on_pair = [this, &judged](const experiment::Outcome& o) {
-    judgeFinals(o, judged.sequential(), r_);
+  const report::Sequential seq = policy.sequential();
+  hooks.on_pair = [this, &seq, before](const experiment::Outcome& o) {
+    judge(withEarlier(o, before), seq);
     save();
   };
-  say("[tune] finals: " + std::to_string(plan.variants.size()) + " configuration(s) to the target as pairs against the config as given");
+  say("[tune] " + folder + ": " + std::to_string(plan.variants.size()) + " configuration(s) to the target as pairs against the config as given");
   Stopwatch w;
-  auto outcome = experiment::runPairs(plan, policy, o_.out / "finals", hooks);
-  r_.finals_s = finalsBefore_ + w.seconds();
+  auto outcome = experiment::runPairs(plan, policy, o_.out / folder, hooks);
+  r_.finals_s += w.seconds();
   if (!outcome.ok()) return outcome.error();
   if (outcome->cancelled) cancelled_ = true;
-  judgeFinals(*outcome, policy.sequential(), r_);
-  if (o_.policy.target_acc && !outcome->cancelled) {  // a target the config as given never reaches
-    double best = 0;
-    bool reached = false;
-    std::vector<const report::RunRecord*> refs;
-    for (const auto& v : outcome->variants)
-      for (const auto& rec : v.references) refs.push_back(&rec);
-    for (const auto& rec : outcome->lone_reference) refs.push_back(&rec);
-    for (const auto* rec : refs) {
-      const auto m = report::computeMetrics(*rec, o_.policy.target_acc);
-      best = std::max(best, m.best_val_acc.value_or(0.0));
-      reached = reached || m.time_to_target_s.has_value();
-    }
-    if (!reached && best > 0)
-      return makeError(Errc::InvalidConfig, "--target-acc " + report::fmtAccuracy(*o_.policy.target_acc) +
-                                                ": the config as given never reached it (its best: " + report::fmtAccuracy(best) +
-                                                "); give one it reaches, e.g. --target-acc " + report::fmtFixed(std::floor(best * 1000) / 10 - 0.5, 1) +
-                                                ", or train more epochs");
+  judge(withEarlier(*outcome, before), seq);
+  return outcome;
+}
+
+// judgeFinals, each finalist's runs placed in its round's folder.
+void TuneRun::judge(const experiment::Outcome& o, const report::Sequential& seq) {
+  judgeFinals(o, seq, r_);
+  for (auto& f : r_.finals)
+    if (auto it = finalsFolder_.find(f.candidate); it != finalsFolder_.end()) f.dir = it->second + "/runs";
+}
+
+// This round's outcome with the earlier rounds' finalists before its own (one table, one judge).
+experiment::Outcome TuneRun::withEarlier(const experiment::Outcome& o, const std::vector<experiment::VariantRuns>* before) {
+  if (!before || before->empty()) return o;
+  experiment::Outcome all = o;
+  all.variants.insert(all.variants.begin(), before->begin(), before->end());
+  return all;
+}
+
+// The finalists to the target as pairs against the config as given, in finals/; when all of
+// them missed the target, a second round in finals-2/ (secondChance).
+Status TuneRun::runFinals() {
+  if (finalists_.empty()) {
+    r_.note = "no candidate finished its trials: nothing to recommend";
+    return {};
   }
-  return {};
+  r_.finals_s = finalsBefore_;
+  auto first = finalsRound(finalists_, "finals", std::nullopt, nullptr);
+  if (!first.ok()) return first.error();
+  if (auto st = checkTargetReached(*first); !st.ok()) return st;
+  const std::vector<std::string> again = first->cancelled ? std::vector<std::string>{} : secondChance(r_, o_.finalists);
+  if (again.empty() || clock_.seconds() >= o_.budget_s) return {};
+  say("[tune] every finalist missed the target: a second round with the fastest candidates without what they shared");
+  auto second = finalsRound(again, "finals-2", first->target_acc, &first->variants);
+  return second.ok() ? Status{} : Status(second.error());
+}
+
+// A --target-acc the config as given never reaches: said, with one it reaches.
+Status TuneRun::checkTargetReached(const experiment::Outcome& outcome) const {
+  if (!o_.policy.target_acc || outcome.cancelled) return {};
+  double best = 0;
+  bool reached = false;
+  std::vector<const report::RunRecord*> refs;
+  for (const auto& v : outcome.variants)
+    for (const auto& rec : v.references) refs.push_back(&rec);
+  for (const auto& rec : outcome.lone_reference) refs.push_back(&rec);
+  for (const auto* rec : refs) {
+    const auto m = report::computeMetrics(*rec, o_.policy.target_acc);
+    best = std::max(best, m.best_val_acc.value_or(0.0));
+    reached = reached || m.time_to_target_s.has_value();
+  }
+  if (reached || best <= 0) return {};
+  return makeError(Errc::InvalidConfig, "--target-acc " + report::fmtAccuracy(*o_.policy.target_acc) +
+                                            ": the config as given never reached it (its best: " + report::fmtAccuracy(best) +
+                                            "); give one it reaches, e.g. --target-acc " + report::fmtFixed(std::floor(best * 1000) / 10 - 0.5, 1) +
+                                            ", or train more epochs");
 }
 
 Result<TuneOutcome> TuneRun::run() {

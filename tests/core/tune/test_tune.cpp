@@ -103,6 +103,33 @@ class TestTune : public QObject {
     QVERIFY(busyWhy.find("contention") != std::string::npos);
   }
 
+  // Every finalist missed the target: the second round takes the fastest other candidates that do
+  // not carry everything the missing ones shared (here two devices and bf16 together).
+  void aSecondRoundLeavesOutWhatTheMissingFinalistsShared() {
+    wb::proto::TuneRecord r;
+    auto add = [&](const std::string& id, json settings, double epoch) {
+      r.candidates.push_back({id, id, settings, json::object()});
+      auto t = trial(id.c_str(), epoch);
+      t.stage = "r", t.rung = 0;
+      r.trials.push_back(t);
+    };
+    add("c01", json::object(), 4.5);
+    add("c03", {{"speedups.devices", 2}}, 4.5);
+    add("c07", {{"speedups.precision", "bf16-mixed"}}, 3.0);
+    add("c08", {{"speedups.workers", 2}, {"speedups.precision", "bf16-mixed"}}, 3.5);
+    add("c09", {{"speedups.devices", 2}, {"speedups.precision", "bf16-mixed"}}, 2.7);
+    add("c10", {{"speedups.workers", 2}, {"speedups.devices", 2}, {"speedups.precision", "bf16-mixed"}}, 2.6);
+    add("c11", {{"speedups.sharding", "zero1"}, {"speedups.devices", 2}, {"speedups.precision", "bf16-mixed"}}, 2.9);
+    for (const char* id : {"c09", "c10"}) {
+      wb::proto::TuneFinalist f;
+      f.candidate = id, f.verdict = "did not reach the target";
+      r.finals.push_back(f);
+    }
+    QCOMPARE(wb::tune::secondChance(r, 2), (std::vector<std::string>{"c07", "c08"}));
+    r.finals.back().verdict = "best";  // one finalist did reach it: no second round
+    QVERIFY(wb::tune::secondChance(r, 2).empty());
+  }
+
   void batchSizesAreNotOnlyPowersOfTwo() {
     QCOMPARE(wb::tune::batchSizes(64, 600), (std::vector<int>{64, 96, 128, 192, 256, 384, 512}));
     QCOMPARE(wb::tune::batchSizes(10, 30), (std::vector<int>{10, 15, 24}));

@@ -58,7 +58,7 @@ struct TuneRung {
 struct TuneFinalist {
   std::string candidate;
   std::string label;
-  std::string dir;                   // the finals' folder of its runs
+  std::string dir;                   // the folder of its runs: finals/runs, or finals-2/runs (a second round)
   int pairs = 0;                     // counted pairs
   bool reached = false;              // reached the target in a counted pair
   nlohmann::json estimate;           // {to_target, throughput, wall} against the config as given

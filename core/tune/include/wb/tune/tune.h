@@ -18,7 +18,10 @@
 //  3. the finalists trained to the target as interleaved pairs against the config as given
 //     (wb/experiment/paired_runner.h), with intervals and verdicts. The best is the fastest to the
 //     target; the configurations whose time to target cannot be told from it are named. Only a
-//     configuration that ran to the target is ever recommended.
+//     configuration that ran to the target is ever recommended. Trials cannot see accuracy: when
+//     every finalist misses the target (more devices' larger global batch trains worse in these
+//     epochs, say), a second round (finals-2/) takes the fastest candidates of the first trials
+//     that do not carry everything the missing ones shared.
 // Early stopping is not searched: it ends a run after it reached the target, so it cannot change
 // the time to reach it (the ladder and `whatif early-stopping` measure it).
 //
@@ -118,6 +121,12 @@ Config trialConfig(const Config& c, int64_t samples, int64_t val_limit);
 // noise) of the last of them, at most 2 × keep; places left are filled by contended trials, in
 // their order (said in the rule). Returns the ids in rank order and the rule in words.
 std::pair<std::vector<std::string>, std::string> promote(const std::vector<proto::TuneTrial>& rung, int keep, double band);
+
+// When every finalist of r missed the target: at most `finalists` other candidates for a second
+// round, the fastest of the first round of trials (rung 0, quiet, ok) that do not carry every
+// setting the missing ones had in common. Empty when a finalist did not simply miss the target,
+// the missing ones share nothing, or no candidate is left.
+std::vector<std::string> secondChance(const proto::TuneRecord& r, int finalists);
 
 // The whole-process time an epoch would take by a trial's figures; nullopt when it lacks one.
 std::optional<double> epochEstimate(const proto::TuneTrial& t, int64_t train_images, int64_t val_images);
