@@ -128,7 +128,8 @@ int ladderCommand(const LadderCliOptions& o) {
     std::fprintf(stderr, "workbench-cli ladder: %s\n", plan.error().message.c_str());
     return kExitUsage;
   }
-  ladder::skipUnmeasurable(*plan, o.user_command, !o.cumulative);
+  const experiment::UserCommand userCommand = userCommandOf(o.user_command, o.experiment);
+  ladder::skipUnmeasurable(*plan, userCommand, !o.cumulative);
   if (o.dry_run) {
     printPlan(*plan);
     return 0;
@@ -153,7 +154,7 @@ int ladderCommand(const LadderCliOptions& o) {
   lo.stop = &stopFlag();
   lo.command = commandLine();
   lo.greedy = !o.cumulative;
-  lo.user_command = o.user_command;
+  lo.user_command = userCommand;
   if (eventsOut) lo.on_event = printEvent;
   auto result = ladder::runLadder(lo);
   if (!result.ok()) {

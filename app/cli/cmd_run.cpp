@@ -23,6 +23,7 @@
 #include "wb/common/speedups.h"
 #include "wb/common/sysinfo.h"
 #include "wb/common/timeouts.h"
+#include "wb/experiment/paired_runner.h"
 #include "wb/launch/launcher.h"
 #include "wb/proto/capability_keys.h"
 #include "wb/proto/config_json.h"
@@ -185,6 +186,7 @@ void printSummary(const launch::RunOutcome& out) {
 
 struct RunOptions {
   ExperimentOptions experiment;
+  experiment::UserCommand user_command;
   std::string runs_root, run_dir, resume, from;
   bool overwrite = false, events_stdout = false, print_config = false, fine_tune = false;
   bool allow_oversubscribe = false;
@@ -235,6 +237,30 @@ int checkResumeBeforeLaunch(const Config& config, const std::string& resume, con
   return exitCodeFor(st.error().code);
 }
 
+// --command: the user's script once, with the config's settings, into its own run folder.
+int userCommandRun(const RunOptions& o, const Config& config, const experiment::UserCommand& command) {
+  if (o.overwrite) {
+    std::fprintf(stderr, "workbench-cli run: --overwrite and --command: a finished run is never replaced by a command's: give a new --run-dir\n");
+    return kExitUsage;
+  }
+  const fs::path dir = !o.run_dir.empty() ? fs::path(o.run_dir)
+                                          : fs::path(o.runs_root.empty() ? defaultRunsRoot() : fs::path(o.runs_root)) / makeRunId(config.name);
+  installStopSignals();
+  const bool tty = ::isatty(STDERR_FILENO);
+  std::vector<std::string> printedErrors;
+  auto out = experiment::launchOne(config, dir, command, selfPath(), "the run", [&](const json& ev) {
+    if (!o.events_stdout) return printProgress(ev, tty, printedErrors);
+    std::printf("%s\n", proto::encodeEvent(ev).c_str());
+    std::fflush(stdout);
+  });
+  if (!out.ok()) {
+    std::fprintf(stderr, "workbench-cli run: %s\n", out.error().message.c_str());
+    return exitCodeFor(out.error().code);
+  }
+  if (!o.events_stdout) printSummary(*out);
+  return out->exit_code;
+}
+
 int runCommand(const RunOptions& o, const std::optional<std::string>& resume) {
   if (int code = checkRunCombination(o, resume)) return code;
   const std::string from = o.from.empty() ? "last" : o.from;
@@ -250,6 +276,13 @@ int runCommand(const RunOptions& o, const std::optional<std::string>& resume) {
   if (o.print_config) {
     std::printf("%s\n", proto::configToJson(*config).dump(2).c_str());
     return 0;
+  }
+  if (const experiment::UserCommand command = userCommandOf(o.user_command, o.experiment); command.set()) {
+    if (resume) {
+      std::fprintf(stderr, "workbench-cli run: --resume and --command: a command's run cannot be resumed by the workbench\n");
+      return kExitUsage;
+    }
+    return userCommandRun(o, *config, command);
   }
   if (auto errs = train::machineConfigErrors(*config, 1, o.allow_oversubscribe); !errs.empty()) {
     std::fprintf(stderr, "workbench-cli run: invalid config for this machine:\n%s\n", formatFieldErrors(errs).c_str());
@@ -295,6 +328,7 @@ void addRun(CLI::App& cli, Commands& out) {
   auto o = std::make_shared<RunOptions>();
   CLI::App* run = cli.add_subcommand("run", kRunAbout);
   addExperimentOptions(*run, o->experiment, "experiment JSON (see README \"Config\"); every field has a default");
+  addUserCommandOptions(*run, o->user_command);
   run->add_option("--runs-root", o->runs_root,
                   "where run folders go (default $WB_RUNS_ROOT or ~/.local/share/speedup-workbench/runs)")
       ->type_name("DIR")->check(utf8Path("--runs-root"));

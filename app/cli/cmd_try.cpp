@@ -113,7 +113,7 @@ int tryCommand(const TryCliOptions& o) {
   t.policy.rerun_contended = o.rerun_contended;
   t.policy.floor_band = o.noise_band >= 0 ? o.noise_band : experiment::hostFloorBand();
   t.policy.min_effect = o.min_effect;
-  t.user_command = o.user_command;
+  t.user_command = userCommandOf(o.user_command, o.experiment);
   if (!o.target_acc.empty()) t.policy.target_acc = report::parseTargetAccuracy(o.target_acc).value();  // checked while parsing
   installStopSignals();
   experiment::Hooks hooks;

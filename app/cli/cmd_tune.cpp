@@ -157,7 +157,7 @@ tune::BatchOptions batchOptions(const TuneCliOptions& o, const Prepared& p, cons
   b.lr_rule = o.lr_scaling.empty() ? ladder::defaultLadderLrScaling(p.config.optim) : o.lr_scaling;
   b.policy = policyOf(o);
   b.check_accuracy = !o.no_accuracy_check;
-  b.user_command = o.user_command;
+  b.user_command = userCommandOf(o.user_command, o.experiment);
   if (o.events_stdout) b.on_event = printEvent;
   return b;
 }
@@ -199,7 +199,8 @@ int batchCommand(const TuneCliOptions& o) {
 std::optional<std::vector<int>> batchesFor(const TuneCliOptions& o, const Prepared& p, const fs::path& out) {
   std::vector<int> batches{p.config.train.batch_size};
   const std::vector<std::string> only = splitList(o.only);
-  const bool commandTakesBatch = !o.user_command.set() || proto::commandReads(o.user_command.text, "train.batch_size");
+  const experiment::UserCommand userCommand = userCommandOf(o.user_command, o.experiment);
+  const bool commandTakesBatch = !userCommand.set() || proto::commandReads(userCommand.text, "train.batch_size");
   if (o.no_batch || !commandTakesBatch || (!only.empty() && std::find(only.begin(), only.end(), "batch") == only.end())) return batches;
   tune::BatchOptions b = batchOptions(o, p, out / "batch");
   b.check_accuracy = false;
@@ -254,7 +255,7 @@ int tuneCommand(const TuneCliOptions& o) {
   t.cli_path = selfPath();
   t.command = commandLine();
   t.stop = &stopFlag();
-  t.user_command = o.user_command;
+  t.user_command = userCommandOf(o.user_command, o.experiment);
   if (o.events_stdout) t.on_event = printEvent;
   installStopSignals();
   std::fprintf(stderr, "tune -> %s (budget %s)\n", t.out.c_str(), report::fmtSeconds(t.budget_s).c_str());

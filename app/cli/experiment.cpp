@@ -16,18 +16,25 @@ namespace wb::cli {
 
 void addUserCommandOptions(CLI::App& app, experiment::UserCommand& into) {
   app.add_option("--command", into.text,
-                 "run each arm as this command instead of the workbench's trainer (your script, with the\n"
-                 "recorder or the Lightning callback writing {run_dir}, also in $WB_RUN_DIR); placeholders\n"
-                 "take the arm's settings: {workers} {pin_memory} {devices} {precision} {early_stopping}\n"
-                 "{sharding} {inference_eval} or any config path ({train.batch_size}), e.g.\n"
-                 "'python3 train.py fit --trainer.precision {precision} --data.num_workers {workers}'\n"
-                 "A step that changes a setting the command has no placeholder for is not measurable.")
+                 "run your own training script instead of the workbench's trainer (its recorder or Lightning\n"
+                 "callback writes {run_dir}, also in $WB_RUN_DIR); placeholders take each run's settings:\n"
+                 "{workers} {pin_memory} {devices} {precision} {early_stopping} {sharding} {inference_eval}\n"
+                 "or any config path ({train.batch_size}), e.g. 'python3 train.py fit --trainer.precision\n"
+                 "{precision} --data.num_workers {workers}' (default: the --config file's \"command\"). A change\n"
+                 "the command has no placeholder for is not measurable.")
       ->type_name("TEMPLATE")
       ->check(checkedBy([](const std::string& t) { return statusOf(proto::commandFields(t)); }, ""));
   app.add_option("--command-idle-timeout", into.idle_timeout_s,
                  "with --command: a run that writes neither events nor output for S seconds hangs, and is\n"
                  "stopped and failed (default 900)")
       ->type_name("S")->check(inRange(1.0, 1e6));
+}
+
+experiment::UserCommand userCommandOf(const experiment::UserCommand& given, const ExperimentOptions& experiment) {
+  if (given.set() || experiment.config.empty()) return given;
+  experiment::UserCommand c = given;
+  if (auto doc = proto::readConfigDocument(experiment.config); doc.ok()) c.text = proto::commandOf(*doc);
+  return c;
 }
 
 std::string commandLine() {

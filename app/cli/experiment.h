@@ -20,6 +20,9 @@ Result<Config> resolveConfig(const ExperimentOptions& options, const std::string
 // --command TEMPLATE and --command-idle-timeout S of try, ladder and tune: every run is the
 // user's own training script with the arm's settings (wb/launch/command_run.h), not the core's.
 void addUserCommandOptions(CLI::App& app, experiment::UserCommand& into);
+// --command as given, else the "command" of the --config file (an experiment the window saved
+// with the user's script: wb/proto/config_json.h commandOf).
+experiment::UserCommand userCommandOf(const experiment::UserCommand& given, const ExperimentOptions& experiment);
 
 // The command line as run (/proc/self/cmdline), kept in an experiment's folder for "continue it
 // with ..." when another plan meets the folder (ladder, tune).

@@ -144,12 +144,7 @@ CompareView::CompareView(RunsModel* model, QWidget* parent)
   detailTabs_->addTab(whatIf_, QStringLiteral("Early-stopping what-if"));
   tune_ = new TuneView(detailTabs_);
   detailTabs_->addTab(tune_, QStringLiteral("Fastest"));
-  tune_->setConfigSource([this](QString* why) {  // the baseline's experiment, as Run ladder's
-    Run* base = model_->baseline();
-    if (base && !base->runDir().isEmpty()) return QString::fromStdString(wb::proto::RunDir{path8(base->runDir())}.config().string());
-    *why = QStringLiteral("Set a baseline first: Find fastest searches from the baseline's experiment.");
-    return QString();
-  });
+  tune_->setConfigSource([this](QString* why) { return experimentFile(why); });  // as Run ladder's
   split->addWidget(detailTabs_);
   split->setChildrenCollapsible(false);
   // Three rows in view at least, under the header (a 1024x700 window left it two).
@@ -469,15 +464,23 @@ bool CompareView::openLadder(const QString& dirOrFile, QString* error) {
   return true;
 }
 
-void CompareView::runLadder() {
+// The experiment a ladder or a search starts from: the source's, else the baseline's config.json.
+QString CompareView::experimentFile(QString* why) const {
+  if (experimentSource_) return experimentSource_(why);
   Run* base = model_->baseline();
-  if (!base || base->runDir().isEmpty()) {
+  if (base && !base->runDir().isEmpty()) return QString::fromStdString(wb::proto::RunDir{path8(base->runDir())}.config().string());
+  *why = QStringLiteral("Set a baseline first: the ladder and Find fastest start from the baseline's experiment.");
+  return QString();
+}
+
+void CompareView::runLadder() {
+  QString why;
+  const QString config = experimentFile(&why);
+  if (config.isEmpty()) {
     QMessageBox::information(this, QStringLiteral("Run ladder"),
-                             QStringLiteral("Set a baseline first: the ladder runs the baseline's experiment with every "
-                                            "speedup off, then adds them one at a time."));
+                             why + QStringLiteral(" The ladder runs it with every speedup off, then adds them one at a time."));
     return;
   }
-  const QString config = QString::fromStdString(wb::proto::RunDir{path8(base->runDir())}.config().string());
   QStringList args{QStringLiteral("--config"), config};
   // Into the runs folder the window shows (the Ladder tab lists it there after a restart).
   if (!runsRoot_.isEmpty())

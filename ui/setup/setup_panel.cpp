@@ -30,6 +30,7 @@
 #include "wb/common/choices.h"
 #include "wb/common/config_ranges.h"
 #include "wb/common/paths.h"
+#include "wb/proto/command_template.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/rundir.h"
 #include "wb/probe/record.h"
@@ -107,7 +108,22 @@ QWidget* SetupPanel::experimentBody() {
   seed_->setRange(0, std::numeric_limits<int>::max());
   addField(form, QStringLiteral("Name"), QStringLiteral("name"), name_);
   addField(form, QStringLiteral("Seed"), QStringLiteral("seed"), seed_);
+  command_ = new QLineEdit(body);
+  command_->setPlaceholderText(QStringLiteral("none: the workbench's own trainer"));
+  command_->setToolTip(QStringLiteral(
+      "Your own training script instead of the workbench's trainer, recorded by workbench_recorder or its "
+      "Lightning callback into {run_dir} ($WB_RUN_DIR). Placeholders take each run's settings: {workers} "
+      "{pin_memory} {devices} {precision} {early_stopping} {sharding} {inference_eval} or any config path such "
+      "as {train.batch_size}; e.g. python3 train.py fit --trainer.precision {precision} --data.num_workers {workers}"));
+  addField(form, QStringLiteral("Your script"), QString::fromLatin1(proto::kCommandKey), command_);
   return body;
+}
+
+QString SetupPanel::userCommand() const { return command_->text().trimmed(); }
+
+json SetupPanel::withUserCommand(json config) const {
+  if (!userCommand().isEmpty()) config[proto::kCommandKey] = userCommand().toStdString();
+  return config;
 }
 
 // The TorchScript file row, shown only when the model is "TorchScript file…".
@@ -206,6 +222,7 @@ void SetupPanel::connectFields() {
   };
   connect(name_, &QLineEdit::textChanged, this, touched);
   connect(seed_, &QSpinBox::valueChanged, this, touched);
+  connect(command_, &QLineEdit::textChanged, this, touched);
   connect(dataset_, &DatasetPicker::changed, this, touched);
   connect(dataset_, &DatasetPicker::checkFinished, this, [this] { validate(); });
   connect(model_, &QComboBox::currentIndexChanged, this, touchedAfter(&SetupPanel::onModelChanged));
@@ -356,12 +373,14 @@ void SetupPanel::setConfigJson(const json& input) {
   // Fill missing fields from the defaults, keep the rest as given (an invalid value shows its error).
   json doc = proto::configToJson(Config{});
   if (input.is_object()) doc.merge_patch(input);
+  doc.erase(proto::kCommandKey);  // not a config field: the Your script field holds it
   base_ = doc;
   {
-    const QSignalBlocker b1(name_), b2(seed_), b3(model_), b4(scriptPath_), b5(optim_), b6(lr_), b7(momentum_),
+    const QSignalBlocker b0(command_), b1(name_), b2(seed_), b3(model_), b4(scriptPath_), b5(optim_), b6(lr_), b7(momentum_),
         b8(weightDecay_), b9(schedule_), b10(warmup_), b11(batch_), b12(epochs_), b13(maxSteps_), b14(lrScaling_),
         b15(lrScalingWarmup_);
     name_->setText(fieldString(doc, QStringLiteral("name")));
+    command_->setText(QString::fromStdString(proto::commandOf(input)));
     seed_->setValue(int(numberField(doc, QStringLiteral("seed"))));
     const QString model = stringField(doc, QStringLiteral("model.name"));
     if (model.startsWith(kTorchScript + QLatin1Char(':'))) {
@@ -493,6 +512,12 @@ void SetupPanel::setDatasetFolder(const QString& dir) { dataset_->setFolder(dir)
 
 void SetupPanel::validate() {
   std::vector<FieldError> errors = proto::configErrors(configJson());
+  if (const QString command = userCommand(); !command.isEmpty())
+    if (auto fields = proto::commandFields(command.toStdString()); !fields.ok()) {
+      std::string why = fields.error().message;
+      if (why.rfind("--command: ", 0) == 0) why.erase(0, 11);
+      errors.push_back({proto::kCommandKey, command.toStdString(), why});
+    }
   // A folder kind chosen before its folder: the picker asks for one ("Pick a folder."), in place
   // of the config's raw message about an empty spec.
   const bool needsFolder = dataset_->needsFolder();

@@ -46,8 +46,13 @@ class SetupPanel : public QWidget {
 
   // What the widgets say now, over the last document read (may be invalid: see isValid()).
   nlohmann::json configJson() const;
-  // Fills the widgets (missing fields take the defaults) and re-validates.
+  // Fills the widgets (missing fields take the defaults) and re-validates. An experiment's
+  // "command" (wb/proto/config_json.h kCommandKey) fills the Your script field.
   void setConfigJson(const nlohmann::json& doc);
+  // The user's own training command ("" : the workbench's trainer), and a config document with
+  // it as the CLI reads it (`run/try --config` run that command).
+  QString userCommand() const;
+  nlohmann::json withUserCommand(nlohmann::json config) const;
   // The default experiment (wb::Config{}), with the machine's suggested loader workers.
   void resetToDefaults();
 
@@ -130,6 +135,7 @@ class SetupPanel : public QWidget {
   bool pristine_ = true;  // untouched default experiment: capabilities may tune it
   QLineEdit* name_;
   QSpinBox* seed_;
+  QLineEdit* command_;
   DatasetPicker* dataset_;
   QComboBox* model_;
   QWidget* scriptRow_;

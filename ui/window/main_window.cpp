@@ -74,6 +74,7 @@ MainWindow::MainWindow(const Options& options, QWidget* parent) : QMainWindow(pa
   // A try's runs join the list and the plots as they start, like a ladder's.
   connect(tryRunner_, &LadderRunner::rungStarted, this, [this](int, int, const QString&, const QString& dir) { showLadderRung(dir, 0); });
   compare_->setLadderLrScaling([this] { return setup_->lrScaling(); });  // Run ladder's --lr-scaling
+  compare_->setExperimentSource([this](QString* why) { return searchExperiment(why); });
   runsPanel_ = new RunsPanel(runs_, queue_);
 
   buildActions();
@@ -318,11 +319,11 @@ Run* MainWindow::runExperiment() {
     showMessage(QStringLiteral("Not started: ") + (why.isEmpty() ? QStringLiteral("fix the fields marked in the set-up first.") : why));
     return nullptr;
   }
-  Run* run = queue_->enqueue(proto::configToJson(parsed.value()));
+  Run* run = queue_->enqueue(setup_->withUserCommand(proto::configToJson(parsed.value())));
   runs_->setShown(run, true);
   runsPanel_->selectRun(run);
   viewTabs_->setCurrentWidget(plots_);
-  if (options_.useSettings) QSettings().setValue(QStringLiteral("setup/lastExperiment"), QString::fromStdString(doc.dump()));
+  if (options_.useSettings) QSettings().setValue(QStringLiteral("setup/lastExperiment"), QString::fromStdString(setup_->withUserCommand(doc).dump()));
   QString message = queue_->activeCount() > 0 && !queue_->sideBySide() && run->status() == RunStatus::Queued
                         ? QStringLiteral("Queued %1: it starts when the current run ends.").arg(runs_->displayName(run))
                         : QStringLiteral("Started %1.").arg(runs_->displayName(run));  // its name in the list
@@ -344,6 +345,8 @@ bool MainWindow::trySpeedup(const QString& key) {
   }
   Run* baseline = runs_->baseline();
   auto base = baseline ? proto::configFromJson(baseline->config()) : Result<Config>(ladder::ladderBaseline(panel.value()));
+  // Your script's runs keep its own config.json (not the workbench's): the set-up, every speedup off.
+  if (!base.ok() && !setup_->userCommand().isEmpty()) base = ladder::ladderBaseline(panel.value());
   if (!base.ok()) {
     showMessage(QStringLiteral("The baseline's config cannot be read (%1); pick another baseline.")
                     .arg(QString::fromStdString(base.error().message)));
@@ -359,7 +362,7 @@ bool MainWindow::trySpeedup(const QString& key) {
   // The try's folder holds both configs, its pairs and try.json (where the speedup row reads it).
   const QString out = QDir(history_->root()).filePath(QString::fromStdString(makeRunId("try-" + key.toStdString())));
   const QString basePath = out + QStringLiteral("/baseline.config.json"), variantPath = out + QStringLiteral("/variant.config.json");
-  if (!QDir().mkpath(out) || !proto::writeJsonAtomic(basePath.toStdString(), proto::configToJson(base.value())).ok() ||
+  if (!QDir().mkpath(out) || !proto::writeJsonAtomic(basePath.toStdString(), setup_->withUserCommand(proto::configToJson(base.value()))).ok() ||
       !proto::writeJsonAtomic(variantPath.toStdString(), proto::configToJson(variant.value())).ok()) {
     showMessage(QStringLiteral("Not started: cannot write into %1").arg(out));
     return false;
@@ -479,11 +482,35 @@ bool MainWindow::openExperiment(const QString& path, QString* error) {
   return true;
 }
 
+// What Run ladder and Find fastest start from: the baseline's config.json; with Your script set,
+// the set-up (its runs are the script's, whose config.json is the script's own), written with the
+// command into the runs folder's .window/.
+QString MainWindow::searchExperiment(QString* why) {
+  if (setup_->userCommand().isEmpty()) {
+    Run* base = runs_->baseline();
+    if (base && !base->runDir().isEmpty()) return base->runDir() + QStringLiteral("/config.json");
+    *why = QStringLiteral("Set a baseline first: the ladder and Find fastest start from the baseline's experiment.");
+    return QString();
+  }
+  auto parsed = proto::configFromJson(setup_->configJson());
+  if (!parsed.ok() || !setup_->isValid()) {
+    *why = QStringLiteral("Fix the set-up first: with Your script, the ladder and Find fastest start from it.");
+    return QString();
+  }
+  const QString dir = QDir(history_->root()).filePath(QStringLiteral(".window"));
+  const QString path = QDir(dir).filePath(QString::fromStdString(makeRunId("experiment")) + QStringLiteral(".json"));
+  if (!QDir().mkpath(dir) || !proto::writeJsonAtomic(path.toStdString(), setup_->withUserCommand(proto::configToJson(parsed.value()))).ok()) {
+    *why = QStringLiteral("Cannot write the experiment into %1.").arg(dir);
+    return QString();
+  }
+  return path;
+}
+
 bool MainWindow::saveExperiment(const QString& path, QString* error) {
   const json doc = setup_->configJson();
   // Save what the CLI would run: every field, defaults filled in (invalid set-ups as they are).
   auto parsed = proto::configFromJson(doc);
-  const json out = parsed.ok() ? proto::configToJson(parsed.value()) : doc;
+  const json out = setup_->withUserCommand(parsed.ok() ? proto::configToJson(parsed.value()) : doc);
   if (auto st = proto::writeJsonAtomic(path.toStdString(), out); !st.ok()) {
     if (error) *error = QString::fromStdString(st.error().message);
     return false;
@@ -583,7 +610,7 @@ void MainWindow::saveSettings() {
   s.setValue(QStringLiteral("runs/sideBySide"), sideBySideAction_->isChecked());
   s.setValue(QStringLiteral("runs/root"), history_->root());
   s.setValue(QStringLiteral("runs/baseline"), runs_->baseline() ? runs_->baseline()->runDir() : QString());
-  s.setValue(QStringLiteral("setup/lastExperiment"), QString::fromStdString(setup_->configJson().dump()));
+  s.setValue(QStringLiteral("setup/lastExperiment"), QString::fromStdString(setup_->withUserCommand(setup_->configJson()).dump()));
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -321,6 +321,7 @@ Result<launch::RunOutcome> launchOne(const Config& config, const fs::path& dir, 
     co.run_dir = dir.string();
     co.arm = who;
     co.idle_timeout_s = command.idle_timeout_s;
+    co.on_event = on_event;
     return launch::launchCommand(*line, co);
   }
   launch::LaunchOptions lo;

@@ -11,6 +11,8 @@
 
 #include "ranks.h"
 #include "wb/common/clock.h"
+#include "wb/proto/event_types.h"
+#include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
 #include "wb/proto/run_status.h"
 
@@ -63,6 +65,11 @@ class CommandLaunch {
 
   void signal(int sig) { detail::signalGroup(proc_, sig); }
 
+  void forward(const std::vector<json>& events) const {
+    if (options_.on_event)
+      for (const json& ev : events) options_.on_event(ev);
+  }
+
   void supervise() {
     std::ofstream out(log(), std::ios::app);
     uintmax_t lastBytes = 0;
@@ -70,8 +77,11 @@ class CommandLaunch {
     int stopsSeen = detail::stopRequests().load();
     for (;;) {
       drain(out);
+      forward(events_.poll());
       if (detail::reapRank(proc_) || proc_.exited) {
         drain(out);
+        forward(events_.poll());
+        forward(events_.finish());
         return;
       }
       const double now = clock_.seconds();
@@ -150,14 +160,29 @@ class CommandLaunch {
                                             " (pass {run_dir} to it, or let its recorder read $" + kRunDirEnv + ")")
                                   : failure(why());
     out.summary.run_wall_s = clock_.seconds();
-    if (isRun && !hadSummary) (void)proto::writeJsonAtomic(run_.summary(), proto::toJson(out.summary));
+    if (isRun && !hadSummary) closeRecord(out.summary);
     return out;
+  }
+
+  // The run the command started, ended for it: error and end in events.jsonl, summary.json.
+  void closeRecord(const proto::RunSummary& summary) {
+    const double t = clock_.seconds();
+    std::vector<json> closing;
+    if (summary.status == std::string(proto::kStatusFailed))
+      closing.push_back(proto::toEvent(proto::ErrorEvent{summary.error.value_or(""), "command_failed", std::nullopt}, -1, t));
+    closing.push_back(proto::toEvent(proto::EndEvent{*summary.status, summary}, -1, t));
+    std::ofstream events(run_.events(), std::ios::app);
+    for (const json& ev : closing) events << proto::encodeEvent(ev) << "\n";
+    events.close();
+    (void)proto::writeJsonAtomic(run_.summary(), proto::toJson(summary));
+    forward(closing);
   }
 
   const std::string command_;
   const CommandOptions& options_;
   const proto::RunDir run_;
   detail::Rank proc_;
+  proto::EventFileReader events_{run_.events().string()};
   Stopwatch clock_;
   bool cancelled_ = false, hung_ = false;
 };

@@ -128,6 +128,14 @@ void collectLeaves(const json& j, const std::string& prefix, std::vector<std::st
   }
 }
 
+}  // namespace
+
+std::string commandOf(const json& doc) {
+  return doc.is_object() && doc.contains(kCommandKey) && doc[kCommandKey].is_string() ? doc[kCommandKey].get<std::string>() : "";
+}
+
+namespace {
+
 std::set<std::string> knownPaths() {
   std::set<std::string> known;
   Config c;
@@ -145,6 +153,7 @@ std::vector<FieldError> parseInto(const json& doc, Config& c) {
   std::vector<std::string> leaves;
   collectLeaves(doc, "", leaves);
   for (const auto& leaf : leaves) {
+    if (leaf == kCommandKey && doc[kCommandKey].is_string()) continue;  // the experiment's own command
     if (!known.count(leaf)) {
       // A known section given as a non-object, or a typo'd key.
       errors.push_back({leaf, doc.at(pointer(leaf)).dump(), "unknown field (check the spelling; see README \"Config\")"});

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "wb/proto/config_json.h"
+
 namespace wb::report {
 using nlohmann::json;
 
@@ -109,6 +111,10 @@ std::string differenceName(const json& run, const json& reference) {
     if (path == "name") continue;
     const json* before = find(a, path);
     if (before && *before == value) continue;
+    if (path == proto::kCommandKey) {  // the user's own script in place of the trainer: the words, not the line
+      parts.push_back("your script");
+      continue;
+    }
     const bool monitor = path == "speedups.early_stopping.monitor" || path == "speedups.early_stopping.mode";
     if (monitor && monitorNamed) continue;  // the mode follows the monitor: one change
     monitorNamed = monitorNamed || monitor;

@@ -51,11 +51,8 @@ class TestCommandTry : public QObject {
     QVERIFY2(r.rc == 0, r.describe().constData());
     const json doc = json::parse(r.out.toStdString(), nullptr, false);
     QCOMPARE(doc.value("status", ""), std::string("ok"));
-    QCOMPARE(doc.value("pairs", 0), 2);
+    QVERIFY(doc["runs"].size() >= 2);
     QCOMPARE(doc.value("run_command", ""), command.toStdString());
-    const json wall = doc["estimate"]["wall"];
-    QVERIFY2(wall.contains("verdict") && !wall["verdict"].get<std::string>().empty(), doc.dump(2).c_str());
-    QVERIFY(wall.value("point", 0.0) > 0);
     // Each arm ran the script with its own setting, into the run folder it was given.
     for (const json& run : doc["runs"]) {
       auto base = wb::report::loadRun((out + QStringLiteral("/") + QString::fromStdString(run["reference_dir"])).toStdString());
@@ -66,6 +63,10 @@ class TestCommandTry : public QObject {
       QCOMPARE(var->configAt("speedups.workers"), json(1));
       QCOMPARE(var->configAt("name"), json("python-fashion-mlp"));
     }
+    if (doc.value("pairs", 0) == 0) QSKIP("every pair was measured under contention (another process used the CPU): no speedup is taken from them");
+    const json wall = doc["estimate"]["wall"];
+    QVERIFY2(wall.contains("verdict") && !wall["verdict"].get<std::string>().empty(), doc.dump(2).c_str());
+    QVERIFY(wall.value("point", 0.0) > 0);
   }
 
   void aChangeTheCommandCannotTakeIsRefusedBeforeAnyRun() {
@@ -132,6 +133,24 @@ class TestCommandTry : public QObject {
                            QStringLiteral("--out"), scratch_.filePath(QStringLiteral("tune-no-steps"))});
     QCOMPARE(r.rc, 2);
     QVERIFY2(QString::fromUtf8(r.err).contains(QStringLiteral("{train.max_steps}")), r.describe().constData());
+  }
+
+  // An experiment file with a "command" (the window's Save) is the user's script for `run`.
+  void anExperimentFilesCommandIsWhatRunRuns() {
+    const QString file = scratch_.filePath(QStringLiteral("mine.json"));
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    const json doc = {{"name", "mine"}, {"speedups", {{"workers", 0}}},
+                      {"command", (wb::test::python3() + QStringLiteral(" ") + script() + QStringLiteral(" {run_dir} --workers {workers}") + trainArgs()).toStdString()}};
+    f.write(QByteArray::fromStdString(doc.dump()));
+    f.close();
+    const QString dir = scratch_.filePath(QStringLiteral("from-file"));
+    const auto r = cliRun({QStringLiteral("run"), QStringLiteral("--config"), file, QStringLiteral("--run-dir"), dir, QStringLiteral("--events-stdout")});
+    QVERIFY2(r.rc == 0, r.describe().constData());
+    QVERIFY2(r.out.contains("\"type\":\"step\"") && r.out.contains("\"type\":\"end\""), r.describe().constData());  // the script's events, streamed
+    auto rec = wb::report::loadRun(dir.toStdString());
+    QVERIFY(rec.ok());
+    QCOMPARE(rec->configAt("name"), json("python-fashion-mlp"));
   }
 
   void aLadderOfTheCommandLeavesOutWhatItCannotTake() {

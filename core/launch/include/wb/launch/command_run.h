@@ -5,7 +5,10 @@
 // (a stop asks it to end, a hang is stopped), then read back as any run folder.
 //
 // The command comes from the template of wb/proto/command_template.h. Qt-free.
+#include <functional>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "wb/common/result.h"
 #include "wb/launch/launcher.h"
@@ -19,12 +22,16 @@ struct CommandOptions {
   std::string arm;                // who runs it, in every error: "the variant", "workers, pair 2"
   double idle_timeout_s = 900;    // neither events.jsonl nor the output grew this long: it hangs
   int kill_grace_s = 10;          // SIGTERM -> SIGKILL, after a stop or a hang
+  // Every event the command writes to events.jsonl, as it comes (polled), then the error and
+  // end the launcher adds when the command left none; on the launcher's thread.
+  std::function<void(const nlohmann::json&)> on_event;
 };
 
 // Runs `command` to its end (blocks; requestStop() asks it to end: SIGTERM, then SIGKILL). The
 // outcome's status is the run folder's (summary.json's, else "failed"): a command that exited
 // non-zero, hung, or left its folder without an end is "failed" and its summary's error names
-// the arm, the command and the tail of its output. An Error only when it could not start (the
+// the arm, the command and the tail of its output; a folder the command started a run in and
+// left without an end gains one (events.jsonl: error and end; summary.json). An Error only when it could not start (the
 // folder cannot be made, or holds a run already: nothing is replaced).
 Result<RunOutcome> launchCommand(const std::string& command, const CommandOptions& options);
 

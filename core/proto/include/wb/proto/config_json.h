@@ -10,6 +10,12 @@
 
 namespace wb::proto {
 
+// An experiment file (the window's Save) may hold the user's own training command beside the
+// config's fields, "command": "python3 train.py ... {precision}" (wb/proto/command_template.h):
+// configFromJson skips it; commandOf reads it ("" when there is none).
+inline constexpr const char* kCommandKey = "command";
+std::string commandOf(const nlohmann::json& doc);
+
 // Every field, defaults filled in.
 nlohmann::json configToJson(const Config& config);
 
