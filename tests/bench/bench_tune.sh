@@ -6,7 +6,7 @@
 #
 #   bash tests/bench/bench_tune.sh [MODELS="lenet mnist-cnn resnet18"] [CLI=build/app/cli/workbench-cli]
 # Sizes: LIMIT_TRAIN (default 6000 images), EPOCHS (2), BUDGET (tune's, 10m), PAIRS (try's --max-pairs, 3),
-# RESNET_SIZE (resnet18's data.image_size, 32).
+# RESNET_SIZE (resnet18's data.image_size, 32); SEARCHES ("ladder tune", or one of them).
 set -euo pipefail
 models=${1:-lenet mnist-cnn resnet18}
 cli=${2:-build/app/cli/workbench-cli}
@@ -23,12 +23,16 @@ for m in $models; do
   mkdir -p "$d"
   s=("${sets[@]}" --set "model.name=$m")
   [ "$m" = resnet18 ] && s+=(--set "data.image_size=${RESNET_SIZE:-32}")
+  searches=${SEARCHES:-ladder tune}
   t0=$(date +%s)
-  "$cli" ladder --out "$d/ladder" --max-pairs 2 "${s[@]}" >"$d/ladder.log" 2>&1 || true
+  [[ $searches == *ladder* ]] && { "$cli" ladder --out "$d/ladder" --max-pairs 2 "${s[@]}" >"$d/ladder.log" 2>&1 || true; }
   t1=$(date +%s)
-  "$cli" tune --out "$d/tune" --budget "$budget" "${s[@]}" >"$d/tune.log" 2>&1 || true
+  [[ $searches == *tune* ]] && { "$cli" tune --out "$d/tune" --budget "$budget" "${s[@]}" >"$d/tune.log" 2>&1 || true; }
   t2=$(date +%s)
-  for pick in ladder/kept.json tune/best.json; do
+  picks=()
+  [[ $searches == *ladder* ]] && picks+=(ladder/kept.json)
+  [[ $searches == *tune* ]] && picks+=(tune/best.json)
+  for pick in "${picks[@]}"; do
     [ -f "$d/$pick" ] || { printf '%-10s %-10s %s\n' "$m" "${pick%%/*}" "no pick (see $d/${pick%%/*}.log)"; continue; }
     "$cli" try --out "$d/try-${pick%%/*}" --variant-config "$d/$pick" --max-pairs "$pairs" --json "${s[@]}" >"$d/try-${pick%%/*}.json" 2>/dev/null || true
     [ "${pick%%/*}" = ladder ] && cost=$((t1 - t0)) || cost=$((t2 - t1))
