@@ -31,6 +31,20 @@ const json& candidateSettings(const proto::TuneRecord& r, const std::string& id)
   return none;
 }
 
+// Whether candidate `id` runs with `path` at `value`: in its settings, or in its whole config (a
+// setting that brings another: sharding its two devices).
+bool carries(const proto::TuneRecord& r, const std::string& id, const std::string& path, const json& value) {
+  const json& settings = candidateSettings(r, id);
+  if (settings.contains(path)) return settings[path] == value;
+  for (const auto& c : r.candidates) {
+    if (c.id != id || !c.config.is_object()) continue;
+    std::string pointer = "/" + path;
+    for (auto& ch : pointer) ch = ch == '.' ? '/' : ch;
+    return c.config.value(json::json_pointer(pointer), json()) == value;
+  }
+  return false;
+}
+
 proto::TuneFinalist finalistOf(const experiment::VariantRuns& v, const experiment::PairEstimates& e) {
   proto::TuneFinalist f;
   f.candidate = v.arm.key;
@@ -117,7 +131,7 @@ std::vector<std::string> secondChance(const proto::TuneRecord& r, int finalists)
     if (t.stage != "r" || t.rung != 0 || !t.epoch_s || t.contended || t.status != proto::kStatusOk) continue;
     const json& settings = candidateSettings(r, t.candidate);
     bool carriesAll = true;
-    for (auto it = common.begin(); it != common.end(); ++it) carriesAll = carriesAll && settings.contains(it.key()) && settings[it.key()] == it.value();
+    for (auto it = common.begin(); it != common.end(); ++it) carriesAll = carriesAll && carries(r, t.candidate, it.key(), it.value());
     const bool tried = std::any_of(r.finals.begin(), r.finals.end(), [&](const proto::TuneFinalist& f) { return f.candidate == t.candidate; });
     if (!carriesAll && !tried && !settings.empty()) ranked.push_back({*t.epoch_s, t.candidate});
   }

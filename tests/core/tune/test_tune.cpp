@@ -119,7 +119,8 @@ class TestTune : public QObject {
     add("c08", {{"speedups.workers", 2}, {"speedups.precision", "bf16-mixed"}}, 3.5);
     add("c09", {{"speedups.devices", 2}, {"speedups.precision", "bf16-mixed"}}, 2.7);
     add("c10", {{"speedups.workers", 2}, {"speedups.devices", 2}, {"speedups.precision", "bf16-mixed"}}, 2.6);
-    add("c11", {{"speedups.sharding", "zero1"}, {"speedups.devices", 2}, {"speedups.precision", "bf16-mixed"}}, 2.9);
+    add("c11", {{"speedups.sharding", "zero1"}, {"speedups.precision", "bf16-mixed"}}, 2.9);
+    r.candidates.back().config = {{"speedups", {{"devices", 2}, {"sharding", "zero1"}, {"precision", "bf16-mixed"}}}};  // sharding brings two devices
     for (const char* id : {"c09", "c10"}) {
       wb::proto::TuneFinalist f;
       f.candidate = id, f.verdict = "did not reach the target";
