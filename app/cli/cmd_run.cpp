@@ -243,8 +243,7 @@ int userCommandRun(const RunOptions& o, const Config& config, const experiment::
     std::fprintf(stderr, "workbench-cli run: --overwrite and --command: a finished run is never replaced by a command's: give a new --run-dir\n");
     return kExitUsage;
   }
-  const fs::path dir = !o.run_dir.empty() ? fs::path(o.run_dir)
-                                          : fs::path(o.runs_root.empty() ? defaultRunsRoot() : fs::path(o.runs_root)) / makeRunId(config.name);
+  const fs::path dir = launch::newRunDir(config, o.runs_root, o.run_dir);
   installStopSignals();
   const bool tty = ::isatty(STDERR_FILENO);
   std::vector<std::string> printedErrors;

@@ -122,6 +122,7 @@ struct Prepared {
   Config config;
   int64_t train_images = 0, val_images = 0;
   json caps;
+  experiment::UserCommand user_command;  // --command, else the --config file's
 };
 
 // The config, its splits' sizes and the machine; an exit code when something is wrong.
@@ -136,7 +137,8 @@ std::variant<Prepared, int> prepare(const TuneCliOptions& o, const char* name) {
     std::fprintf(stderr, "workbench-cli %s: %s\n", name, splits.error().message.c_str());
     return splits.error().code == Errc::InvalidConfig ? kExitUsage : kExitData;
   }
-  Prepared p{*config, (*splits).train->size(), (*splits).val->size(), train::capabilitiesJson()};
+  Prepared p{*config, (*splits).train->size(), (*splits).val->size(), train::capabilitiesJson(),
+             userCommandOf(o.user_command, o.experiment)};
   probe::attachProbe(p.caps, probe::loadProbe(*config));
   return p;
 }
@@ -157,7 +159,7 @@ tune::BatchOptions batchOptions(const TuneCliOptions& o, const Prepared& p, cons
   b.lr_rule = o.lr_scaling.empty() ? ladder::defaultLadderLrScaling(p.config.optim) : o.lr_scaling;
   b.policy = policyOf(o);
   b.check_accuracy = !o.no_accuracy_check;
-  b.user_command = userCommandOf(o.user_command, o.experiment);
+  b.user_command = p.user_command;
   if (o.events_stdout) b.on_event = printEvent;
   return b;
 }
@@ -199,8 +201,7 @@ int batchCommand(const TuneCliOptions& o) {
 std::optional<std::vector<int>> batchesFor(const TuneCliOptions& o, const Prepared& p, const fs::path& out) {
   std::vector<int> batches{p.config.train.batch_size};
   const std::vector<std::string> only = splitList(o.only);
-  const experiment::UserCommand userCommand = userCommandOf(o.user_command, o.experiment);
-  const bool commandTakesBatch = !userCommand.set() || proto::commandReads(userCommand.text, "train.batch_size");
+  const bool commandTakesBatch = !p.user_command.set() || proto::commandReads(p.user_command.text, "train.batch_size");
   if (o.no_batch || !commandTakesBatch || (!only.empty() && std::find(only.begin(), only.end(), "batch") == only.end())) return batches;
   tune::BatchOptions b = batchOptions(o, p, out / "batch");
   b.check_accuracy = false;
@@ -255,7 +256,7 @@ int tuneCommand(const TuneCliOptions& o) {
   t.cli_path = selfPath();
   t.command = commandLine();
   t.stop = &stopFlag();
-  t.user_command = userCommandOf(o.user_command, o.experiment);
+  t.user_command = p.user_command;
   if (o.events_stdout) t.on_event = printEvent;
   installStopSignals();
   std::fprintf(stderr, "tune -> %s (budget %s)\n", t.out.c_str(), report::fmtSeconds(t.budget_s).c_str());

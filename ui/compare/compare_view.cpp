@@ -464,9 +464,11 @@ bool CompareView::openLadder(const QString& dirOrFile, QString* error) {
   return true;
 }
 
-// The experiment a ladder or a search starts from: the source's, else the baseline's config.json.
+// The experiment a ladder or a search starts from: the source's when it names one (or why not),
+// else the baseline's config.json.
 QString CompareView::experimentFile(QString* why) const {
-  if (experimentSource_) return experimentSource_(why);
+  if (experimentSource_)
+    if (const QString file = experimentSource_(why); !file.isEmpty() || !why->isEmpty()) return file;
   Run* base = model_->baseline();
   if (base && !base->runDir().isEmpty()) return QString::fromStdString(wb::proto::RunDir{path8(base->runDir())}.config().string());
   *why = QStringLiteral("Set a baseline first: the ladder and Find fastest start from the baseline's experiment.");

@@ -68,8 +68,9 @@ class CompareView : public QWidget {
   // (its "none" leaves the ladder's default: linear for SGD, sqrt for Adam).
   void runLadder();
   void setLadderLrScaling(std::function<QString()> source) { ladderLrScaling_ = std::move(source); }
-  // The experiment file Run ladder and Find fastest start from ("" with the reason in *why); unset:
-  // the baseline's config.json. The window's: the set-up's when it runs Your script.
+  // The experiment file Run ladder and Find fastest start from ("" with the reason in *why); ""
+  // and no reason, or no source: the baseline's config.json. The window's: the set-up's when it
+  // runs Your script.
   void setExperimentSource(std::function<QString(QString* why)> source) { experimentSource_ = std::move(source); }
   // Where Open ladder… starts and where the Ladder tab looks for ladders on disk (the runs root).
   void setRunsRoot(const QString& root);

@@ -482,16 +482,11 @@ bool MainWindow::openExperiment(const QString& path, QString* error) {
   return true;
 }
 
-// What Run ladder and Find fastest start from: the baseline's config.json; with Your script set,
-// the set-up (its runs are the script's, whose config.json is the script's own), written with the
-// command into the runs folder's .window/.
+// What Run ladder and Find fastest start from with Your script set: the set-up (its runs are the
+// script's, whose config.json is the script's own), written with the command into the runs
+// folder's .window/. Without it, nothing: they take the baseline's.
 QString MainWindow::searchExperiment(QString* why) {
-  if (setup_->userCommand().isEmpty()) {
-    Run* base = runs_->baseline();
-    if (base && !base->runDir().isEmpty()) return base->runDir() + QStringLiteral("/config.json");
-    *why = QStringLiteral("Set a baseline first: the ladder and Find fastest start from the baseline's experiment.");
-    return QString();
-  }
+  if (setup_->userCommand().isEmpty()) return QString();  // the baseline's (CompareView's own rule)
   auto parsed = proto::configFromJson(setup_->configJson());
   if (!parsed.ok() || !setup_->isValid()) {
     *why = QStringLiteral("Fix the set-up first: with Your script, the ladder and Find fastest start from it.");

@@ -74,8 +74,8 @@ class MainWindow : public QMainWindow {
   LadderRunner* tryRunner() const { return tryRunner_; }
   bool openExperiment(const QString& path, QString* error = nullptr);
   bool saveExperiment(const QString& path, QString* error = nullptr);
-  // The experiment file Run ladder and Find fastest start from ("" with *why): the baseline's, or
-  // with Your script set the set-up's, written with its command.
+  // With Your script set, the experiment file Run ladder and Find fastest start from (the
+  // set-up's, written with its command; "" with *why when it cannot be); else "" (the baseline's).
   QString searchExperiment(QString* why);
   // A dropped or command-line path: run directory, dataset folder or experiment JSON.
   bool openPath(const QString& path);

@@ -46,12 +46,13 @@ class CommandLaunch {
  private:
   fs::path log() const { return run_.logs() / "command.log"; }
 
+  // Refused before anything is made in it: a folder that holds a run.
   Status prepare() {
     std::error_code ec;
-    fs::create_directories(run_.logs(), ec);
-    if (ec) return makeError(Errc::Io, run_.logs().string() + ": cannot create it: " + ec.message());
     if (fs::exists(run_.summary(), ec) || fs::exists(run_.events(), ec))
       return makeError(Errc::Io, run_.root.string() + ": holds a run already; a finished run is never replaced (choose a new folder)");
+    fs::create_directories(run_.logs(), ec);
+    if (ec) return makeError(Errc::Io, run_.logs().string() + ": cannot create it: " + ec.message());
     return {};
   }
 
@@ -78,8 +79,9 @@ class CommandLaunch {
     for (;;) {
       drain(out);
       forward(events_.poll());
-      if (detail::reapRank(proc_) || proc_.exited) {
-        drain(out);
+      if (detail::reapRank(proc_)) {
+        while (drain(out)) {
+        }  // what it printed last, to the end of the pipe (or until nothing more comes)
         forward(events_.poll());
         forward(events_.finish());
         return;
@@ -101,23 +103,26 @@ class CommandLaunch {
     }
   }
 
-  // Copies what the command printed to its log (waits up to 100 ms for it).
-  void drain(std::ofstream& out) {
+  // Copies what the command printed to its log (waits up to 100 ms for it); true when it copied some.
+  bool drain(std::ofstream& out) {
     if (proc_.outFd < 0) {
       ::usleep(100000);
-      return;
+      return false;
     }
     pollfd fd{proc_.outFd, POLLIN, 0};
-    if (::poll(&fd, 1, 100) <= 0) return;
+    if (::poll(&fd, 1, 100) <= 0) return false;
     char buf[65536];
     const ssize_t n = ::read(proc_.outFd, buf, sizeof buf);
     if (n > 0) {
       out.write(buf, n);
       out.flush();
-    } else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+      return true;
+    }
+    if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
       ::close(proc_.outFd);
       proc_.outFd = -1;
     }
+    return false;
   }
 
   std::string why() const {

@@ -107,11 +107,8 @@ Result<PreparedRun> prepareRunFolder(const Config& config, const LaunchOptions& 
   const bool resuming = !options.resume_dir.empty();
   if (resuming) {
     if (auto st = lockForResume(p, config, options); !st.ok()) return st.error();
-  } else if (!options.run_dir.empty()) {
-    p.run.root = fs::absolute(options.run_dir);
   } else {
-    fs::path root = options.runs_root.empty() ? defaultRunsRoot() : fs::path(options.runs_root);
-    p.run.root = fs::absolute(root / makeRunId(config.name));
+    p.run.root = newRunDir(config, options.runs_root, options.run_dir);
   }
   if (auto st = p.run.create(); !st.ok()) return st.error();
   if (!resuming) {
@@ -128,3 +125,13 @@ Result<PreparedRun> prepareRunFolder(const Config& config, const LaunchOptions& 
 }
 
 }  // namespace wb::launch::detail
+
+namespace wb::launch {
+
+std::filesystem::path newRunDir(const Config& config, const std::string& runs_root, const std::string& run_dir) {
+  namespace fs = std::filesystem;
+  if (!run_dir.empty()) return fs::absolute(run_dir);
+  return fs::absolute((runs_root.empty() ? defaultRunsRoot() : fs::path(runs_root)) / makeRunId(config.name));
+}
+
+}  // namespace wb::launch

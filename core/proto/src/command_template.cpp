@@ -20,22 +20,6 @@ std::string placeholderPath(const std::string& name) {
   return name;
 }
 
-// The value at a dotted config path, or null when the config has no such field.
-json valueAt(const json& config, const std::string& dotted) {
-  std::string pointer;
-  for (size_t from = 0;;) {
-    const size_t dot = dotted.find('.', from);
-    pointer += "/" + dotted.substr(from, dot - from);
-    if (dot == std::string::npos) break;
-    from = dot + 1;
-  }
-  try {
-    return config.value(json::json_pointer(pointer), json());
-  } catch (const json::exception&) {  // a name no field can have ("a~b")
-    return json();
-  }
-}
-
 std::string knownPlaceholders() {
   std::string s = "{run_dir}";
   for (const Speedup& sp : speedupTable()) s += std::string(", {") + sp.key + "}";
@@ -114,20 +98,28 @@ Result<std::string> expandCommand(const std::string& tmpl, const Config& config,
   return out;
 }
 
+namespace {
+// Whether one of the fields a template reads is `path` or a section holding it.
+bool reads(const std::vector<std::string>& fields, const std::string& path) {
+  return std::any_of(fields.begin(), fields.end(),
+                     [&](const std::string& r) { return path == r || path.compare(0, r.size() + 1, r + ".") == 0; });
+}
+}  // namespace
+
 bool commandReads(const std::string& tmpl, const std::string& path) {
-  auto read = commandFields(tmpl);
-  return read.ok() && std::any_of(read->begin(), read->end(), [&](const std::string& r) {
-           return path == r || path.compare(0, r.size() + 1, r + ".") == 0;
-         });
+  auto fields = commandFields(tmpl);
+  return fields.ok() && reads(*fields, path);
 }
 
 std::vector<std::string> unreadChanges(const std::string& tmpl, const Config& a, const Config& b) {
   const json da = configToJson(a), db = configToJson(b);
+  const auto parsed = commandFields(tmpl);
+  const std::vector<std::string> fields = parsed.ok() ? *parsed : std::vector<std::string>{};
   std::vector<std::string> paths;
   leafPaths(da, "", &paths);
   std::vector<std::string> unread;
   for (const std::string& path : paths)
-    if (path != "name" && valueAt(da, path) != valueAt(db, path) && !commandReads(tmpl, path)) unread.push_back(path);
+    if (path != "name" && valueAt(da, path) != valueAt(db, path) && !reads(fields, path)) unread.push_back(path);
   return unread;
 }
 

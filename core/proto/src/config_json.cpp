@@ -130,6 +130,14 @@ void collectLeaves(const json& j, const std::string& prefix, std::vector<std::st
 
 }  // namespace
 
+json valueAt(const json& doc, const std::string& dotted) {
+  try {
+    return doc.value(pointer(dotted), json());
+  } catch (const json::exception&) {  // a path no field can have ("a~b")
+    return json();
+  }
+}
+
 std::string commandOf(const json& doc) {
   return doc.is_object() && doc.contains(kCommandKey) && doc[kCommandKey].is_string() ? doc[kCommandKey].get<std::string>() : "";
 }

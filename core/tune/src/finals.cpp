@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "tune_internal.h"
+#include "wb/proto/config_json.h"
 #include "wb/report/estimate_json.h"
 
 namespace wb::tune {
@@ -26,23 +27,17 @@ std::vector<double> relativeTimes(const experiment::VariantRuns& v, double targe
 
 const json& candidateSettings(const proto::TuneRecord& r, const std::string& id) {
   static const json none = json::object();
-  for (const auto& c : r.candidates)
-    if (c.id == id) return c.settings;
-  return none;
+  const proto::TuneCandidate* c = findCandidate(r, id);
+  return c ? c->settings : none;
 }
 
 // Whether candidate `id` runs with `path` at `value`: in its settings, or in its whole config (a
 // setting that brings another: sharding its two devices).
 bool carries(const proto::TuneRecord& r, const std::string& id, const std::string& path, const json& value) {
-  const json& settings = candidateSettings(r, id);
-  if (settings.contains(path)) return settings[path] == value;
-  for (const auto& c : r.candidates) {
-    if (c.id != id || !c.config.is_object()) continue;
-    std::string pointer = "/" + path;
-    for (auto& ch : pointer) ch = ch == '.' ? '/' : ch;
-    return c.config.value(json::json_pointer(pointer), json()) == value;
-  }
-  return false;
+  const proto::TuneCandidate* c = findCandidate(r, id);
+  if (!c) return false;
+  if (c->settings.contains(path)) return c->settings[path] == value;
+  return proto::valueAt(c->config, path) == value;
 }
 
 proto::TuneFinalist finalistOf(const experiment::VariantRuns& v, const experiment::PairEstimates& e) {

@@ -148,17 +148,18 @@ std::string candidateLabel(const proto::TuneRecord& r, const std::string& id) {
   return own == "as given" ? eval : own + ", " + eval;
 }
 
+const proto::TuneCandidate* findCandidate(const proto::TuneRecord& r, const std::string& id) {
+  for (const auto& c : r.candidates)
+    if (c.id == id) return &c;
+  return nullptr;
+}
+
 Result<Config> candidateConfig(const proto::TuneRecord& r, const std::string& id) {
-  const auto find = [&r](const std::string& key) -> const proto::TuneCandidate* {
-    for (const auto& c : r.candidates)
-      if (c.id == key) return &c;
-    return nullptr;
-  };
-  const proto::TuneCandidate* c = find(id);
+  const proto::TuneCandidate* c = findCandidate(r, id);
   if (!c) return makeError(Errc::InvalidConfig, "tune.json has no candidate " + id);
   auto config = proto::configFromJson(c->config);
   if (!config.ok() || id.rfind("c", 0) != 0 || r.eval_choice.empty()) return config;
-  if (const proto::TuneCandidate* e = find(r.eval_choice))
+  if (const proto::TuneCandidate* e = findCandidate(r, r.eval_choice))
     if (auto from = proto::configFromJson(e->config); from.ok()) {
       config->speedups.inference_eval = from->speedups.inference_eval;
       config->train.eval_batch_size = from->train.eval_batch_size;

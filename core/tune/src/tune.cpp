@@ -81,11 +81,7 @@ json candidatesKey(const std::vector<proto::TuneCandidate>& cs) {
   return a;
 }
 
-const proto::TuneCandidate* TuneRun::candidate(const std::string& id) const {
-  for (const auto& c : r_.candidates)
-    if (c.id == id) return &c;
-  return nullptr;
-}
+const proto::TuneCandidate* TuneRun::candidate(const std::string& id) const { return findCandidate(r_, id); }
 
 int64_t TuneRun::rungSamples(int rung) const {
   const double s = o_.trial_fraction * static_cast<double>(o_.train_images) * std::pow(o_.eta, rung);

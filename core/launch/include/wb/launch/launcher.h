@@ -3,6 +3,7 @@
 // (one per rank) with the torchrun environment, merges their event streams, and writes the run
 // directory (config.json, events.jsonl, summary.json, env.json, logs/rank-N.log).
 // Qt-free; used by `workbench-cli run` (and so by the GUI through a QProcess) and by `ladder`.
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
@@ -58,6 +59,10 @@ proto::RunCpu runCpu(double ranksCpuSeconds, double launcherWallSeconds, int ask
 // a folder with a finished run and neither resume_dir nor overwrite, a resume that changes the
 // model or, without fine_tune, the dataset: then every file of the folder is as it was); a run that started and failed is a RunOutcome with status "failed".
 Result<RunOutcome> launchRun(const Config& config, const LaunchOptions& options);
+
+// Where a new run goes: run_dir when given, else <runs_root or wb::defaultRunsRoot()>/<run id of
+// config.name>, absolute.
+std::filesystem::path newRunDir(const Config& config, const std::string& runs_root, const std::string& run_dir);
 
 // Asks a running launchRun (from a signal handler or another thread) to stop: ranks get SIGTERM,
 // finish their step, write `end` (cancelled).

@@ -16,6 +16,9 @@ namespace wb::proto {
 inline constexpr const char* kCommandKey = "command";
 std::string commandOf(const nlohmann::json& doc);
 
+// The value at a dotted config path ("speedups.workers") in a document, or null when it has none.
+nlohmann::json valueAt(const nlohmann::json& doc, const std::string& dotted);
+
 // Every field, defaults filled in.
 nlohmann::json configToJson(const Config& config);
 

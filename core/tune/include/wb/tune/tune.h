@@ -108,6 +108,8 @@ Space buildSpace(const TuneOptions& options);
 // A candidate's whole config: its own, with the evaluation sweep's pick (r.eval_choice) for a
 // training candidate. InvalidConfig for an unknown id.
 Result<Config> candidateConfig(const proto::TuneRecord& r, const std::string& id);
+// The candidate `id` of r, or nullptr.
+const proto::TuneCandidate* findCandidate(const proto::TuneRecord& r, const std::string& id);
 // Its label with the evaluation sweep's pick: "workers 2, inference-mode eval off".
 std::string candidateLabel(const proto::TuneRecord& r, const std::string& id);
 
