@@ -47,6 +47,13 @@ class TestUserCommand : public QObject {
     QVERIFY(!w.runAction()->isEnabled());
     QVERIFY2(w.setup()->errorsShown().join(QLatin1Char('\n')).contains(QStringLiteral("{precison} is not a placeholder")),
              qPrintable(w.setup()->errorsShown().join(QLatin1Char('\n'))));
+    if (qEnvironmentVariableIsSet("WB_GRAB_DIR")) {
+      w.resize(1280, 800);
+      w.show();
+      for (QWidget* p = field->parentWidget(); p; p = p->parentWidget())
+        if (auto* area = qobject_cast<QScrollArea*>(p)) area->ensureWidgetVisible(field, 50, 120);
+      t::grabIfAsked(w, QStringLiteral("user-command-error"), QSize(1280, 800));
+    }
     field->setText(QStringLiteral("python3 train.py --precision {precision}"));
     QVERIFY(w.setup()->isValid());
   }
