@@ -10,7 +10,16 @@
 #   bash packaging/torch2-check.sh --bench-only # build, then the side-by-side bench (no tests)
 #   bash packaging/torch2-check.sh --shell      # an interactive shell in the root, the source at /src
 #   bash packaging/torch2-check.sh --cuda [MODE] # the same in a second root with Debian's CUDA LibTorch
+#   WB_LIGHTNING_SRC=DIR[:DIR...] bash packaging/torch2-check.sh --lightning [--bench]
+#       the Lightning callback with a real Trainer.fit: builds the CLI and the recorder's tests, runs them
+#       with Lightning on the root's PYTHONPATH; --bench then runs tests/bench/bench_lightning.sh (the
+#       workbench vs the same lenet in Lightning, as one `try`; the callback's cost per step)
 #   WB_TORCH2_ROOT=/path  (default /var/tmp/wb-trixie-root)   WB_TORCH2_CTEST="-R regex"  (ctest args)
+#
+# --lightning: Debian has no Lightning package; WB_LIGHTNING_SRC names folders holding its sources and
+# those of the two packages it needs that Debian lacks (checkouts of Lightning-AI's pytorch-lightning,
+# utilities and torchmetrics, or unpacked wheels): each is bind-mounted read-only in the root and its
+# src/ (or itself) put on PYTHONPATH. Debian 13 packages the rest (PyYAML, fsspec, tqdm, ...).
 #
 # --cuda: a trixie root with contrib and non-free (default /var/tmp/wb-trixie-cuda-root), holding
 # libtorch-cuda-dev (2.6, built against Debian's CUDA toolkit), nvidia-cuda-toolkit (nvcc) and NCCL where
@@ -28,6 +37,7 @@ MIRROR=${WB_TORCH2_MIRROR:-http://deb.debian.org/debian}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 MODE=check
 VARIANT=cpu
+LIGHTNING=
 for arg in "$@"; do
   case "$arg" in
     --cuda) VARIANT=cuda ;;
@@ -36,7 +46,8 @@ for arg in "$@"; do
     --bench) MODE=bench ;;
     --bench-only) MODE=benchonly ;;
     --shell) MODE=shell ;;
-    *) echo "usage: $0 [--cuda] [--root-only|--build-only|--bench|--bench-only|--shell]" >&2; exit 2 ;;
+    --lightning) LIGHTNING=1 ;;
+    *) echo "usage: $0 [--cuda] [--root-only|--build-only|--bench|--bench-only|--shell|--lightning [--bench]]" >&2; exit 2 ;;
   esac
 done
 NICE=15
@@ -62,6 +73,7 @@ PKGS=(
   dataset-fashion-mnist
   desktop-file-utils appstream dpkg-dev file help2man librsvg2-bin
   python3 python3-torch python3-numpy
+  python3-yaml python3-fsspec python3-packaging python3-typing-extensions python3-tqdm
   procps psmisc
 )
 # The CUDA root: Debian's CUDA LibTorch and python torch (contrib) in place of the CPU ones, the toolkit
@@ -159,6 +171,46 @@ make_root
 BUILD=/build/$(basename "$SRC")
 mount_all
 [ "$MODE" = shell ] && { chroot "$ROOT" /usr/bin/env -i HOME=/root TERM="${TERM:-xterm}" PATH=/usr/bin:/bin:/usr/sbin:/sbin LANG=C.UTF-8 bash -c "cd /src; exec bash -i"; exit $?; }
+
+# ---- --lightning: Lightning's sources mounted, the recorder's tests and the CLI built and run
+LIGHTNING_PATH=""
+lightning_paths() { # mounts WB_LIGHTNING_SRC's folders at /lightning/N; sets LIGHTNING_PATH (the root's PYTHONPATH)
+  local i=0 dir path=""
+  IFS=: read -ra dirs <<<"${WB_LIGHTNING_SRC:-}"
+  [ ${#dirs[@]} -gt 0 ] || { log "--lightning needs WB_LIGHTNING_SRC=DIR[:DIR...]: Lightning's sources (see the header)"; exit 2; }
+  for dir in "${dirs[@]}"; do
+    [ -d "$dir" ] || { log "WB_LIGHTNING_SRC: $dir is not a folder"; exit 2; }
+    mount_one "$dir" "$ROOT/lightning/$i" --bind -o ro
+    if [ -d "$dir/src" ]; then path+="/lightning/$i/src:"; else path+="/lightning/$i:"; fi
+    i=$((i + 1))
+  done
+  LIGHTNING_PATH="${path%:}"
+}
+lightning_check() {
+  lightning_paths
+  mkdir -p "$ROOT$BUILD"
+  local env="export PYTHONPATH=$LIGHTNING_PATH CCACHE_DIR=/var/cache/ccache"
+  if ! in_root "$env; python3 -c 'import lightning.pytorch as pl, torchmetrics; print(\"Lightning\", pl.__version__)'" >"$ROOT$BUILD.lightning.txt" 2>&1; then
+    tail -3 "$ROOT$BUILD.lightning.txt" >&2
+    log "RESULT: Lightning does not import from WB_LIGHTNING_SRC in the root (above: what is missing)"; exit 1
+  fi
+  log "$(tail -1 "$ROOT$BUILD.lightning.txt") with PyTorch $(in_root "python3 -c 'import torch; print(torch.__version__)'")"
+  local targets="workbench-cli test_lightning_callback test_recorder_run test_command_try"
+  if ! in_root "$env; cd /src && nice -n $NICE cmake -S . -B $BUILD -G Ninja -DCMAKE_BUILD_TYPE=Release >$BUILD.configure.log && nice -n $NICE cmake --build $BUILD -j$(nproc) --target $targets" >"$ROOT$BUILD.build.log" 2>&1; then
+    grep -E "error|Error" "$ROOT$BUILD.build.log" | head -20 >&2; log "RESULT: build FAILED (log: $ROOT$BUILD.build.log)"; exit 1
+  fi
+  local rc=0 test_log="$ROOT$BUILD.lightning-ctest.log"
+  in_root "$env; cd $BUILD && nice -n $NICE ctest --output-on-failure --timeout 900 -R 'test_(lightning_callback|recorder_run|command_try)\$'" >"$test_log" 2>&1 || rc=$?
+  grep -E "tests passed|tests failed|\*\*\*Failed|Skipped|SKIP" "$test_log" | tail -20 >&2 || true
+  grep -q "SKIP.*realTrainerFit" "$test_log" && { log "RESULT: the real Trainer.fit was skipped: Lightning did not import in the test"; exit 1; }
+  log "RESULT (Lightning): $(grep -E 'tests passed' "$test_log" | tail -1) (log: $test_log)"
+  [ "$rc" -ne 0 ] && exit 1
+  if [ "$MODE" = bench ]; then
+    in_root "$env; cd $BUILD && nice -n 15 bash /src/tests/bench/bench_lightning.sh $BUILD/app/cli/workbench-cli"
+  fi
+  exit 0
+}
+[ -n "$LIGHTNING" ] && lightning_check
 
 # Build and test as in .ci/run, with Debian 13's LibTorch; nice: the machine is shared.
 log "building the whole project against $(in_root "dpkg-query -W -f='\${Version}' $TORCH_PKG") in $ROOT$BUILD"

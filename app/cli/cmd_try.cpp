@@ -41,6 +41,7 @@ Exit codes: 0 ok, 1 a run failed, 2 bad config or usage, 130 cancelled.)";
 struct TryCliOptions {
   ExperimentOptions experiment;
   experiment::UserCommand user_command;
+  std::string variant_command;  // "": the variant runs what the baseline runs
   std::vector<std::string> vary;
   std::string variant_config, label, speedup, out, runs_root, target_acc;
   int repeats = 0, max_pairs = experiment::kDefaultMaxPairs, rerun_contended = 1;
@@ -79,8 +80,8 @@ bool usableOut(const fs::path& out, const TryCliOptions& o) {
 
 int tryCommand(const TryCliOptions& o) {
   auto baseline = resolveConfig(o.experiment);
-  if (o.vary.empty() && o.variant_config.empty()) {
-    std::fprintf(stderr, "workbench-cli try: say what the variant changes: --vary KEY=VALUE or --variant-config FILE\n");
+  if (o.vary.empty() && o.variant_config.empty() && o.variant_command.empty()) {
+    std::fprintf(stderr, "workbench-cli try: say what the variant changes: --vary KEY=VALUE, --variant-config FILE or --variant-command TEMPLATE\n");
     return kExitUsage;
   }
   ExperimentOptions withVary = o.experiment;
@@ -95,7 +96,10 @@ int tryCommand(const TryCliOptions& o) {
   t.baseline = *baseline;
   t.variant = *variant;
   t.speedup = o.speedup;
-  t.setting = !o.label.empty() ? o.label : !o.vary.empty() ? settingOf(o.vary) : "the config of " + o.variant_config;
+  t.setting = !o.label.empty()            ? o.label
+              : !o.vary.empty()             ? settingOf(o.vary)
+              : !o.variant_config.empty()   ? "the config of " + o.variant_config
+                                            : "`" + o.variant_command + "`";
   t.out = o.out.empty() ? fs::path(o.runs_root.empty() ? defaultRunsRoot() : fs::path(o.runs_root)) / makeRunId("try")
                         : fs::path(o.out);
   std::error_code ec;
@@ -114,6 +118,9 @@ int tryCommand(const TryCliOptions& o) {
   t.policy.floor_band = o.noise_band >= 0 ? o.noise_band : experiment::hostFloorBand();
   t.policy.min_effect = o.min_effect;
   t.user_command = userCommandOf(o.user_command, o.experiment);
+  if (!o.variant_command.empty())
+    t.variant_command = experiment::UserCommand{o.variant_command == "workbench" ? std::string() : o.variant_command,
+                                                t.user_command.idle_timeout_s};
   if (!o.target_acc.empty()) t.policy.target_acc = report::parseTargetAccuracy(o.target_acc).value();  // checked while parsing
   installStopSignals();
   experiment::Hooks hooks;
@@ -149,6 +156,10 @@ void addTry(CLI::App& cli, Commands& out) {
                 "the variant's own config (then the --set and --vary apply to it); what the window passes")
       ->type_name("FILE")->check(utf8Path("--variant-config"));
   addUserCommandOptions(*t, o->user_command);
+  t->add_option("--variant-command", o->variant_command,
+                "the variant's runs are this command instead (same placeholders), e.g. the baseline's training written in "
+                "Lightning: the comparison is then of whole pipelines; `workbench` for the workbench's own runs")
+      ->type_name("TEMPLATE");
   t->add_option("--label", o->label, "what the variant changes, in words (default: the --vary list)")->type_name("TEXT");
   t->add_option("--speedup", o->speedup, "the speedup this tries (workers, precision, ...), kept in try.json for the window")
       ->type_name("KEY");

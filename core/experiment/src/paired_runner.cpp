@@ -26,6 +26,13 @@ namespace {
 
 bool endedOk(const std::string& status) { return status == proto::kStatusOk || status == proto::kStatusEarlyStopped; }
 
+// The reference, then the variants.
+std::vector<const Arm*> allArms(const Plan& plan) {
+  std::vector<const Arm*> arms{&plan.reference};
+  for (const Arm& v : plan.variants) arms.push_back(&v);
+  return arms;
+}
+
 
 class Runner {
  public:
@@ -157,11 +164,12 @@ void Runner::noteRungEnd(const Arm& arm, int pair, const fs::path& dir, const st
 // The arm's run into `dir`, its config named for the folder (the run list and `compare` tell
 // them apart).
 Result<launch::RunOutcome> Runner::launchArm(const Arm& arm, int pair, const fs::path& dir) {
-  if (plan_.user_command.set())
-    if (auto line = proto::expandCommand(plan_.user_command.text, arm.config, dir.string()); line.ok()) say("    $ %s\n", line->c_str());
+  const UserCommand& command = plan_.commandOf(arm);
+  if (command.set())
+    if (auto line = proto::expandCommand(command.text, arm.config, dir.string()); line.ok()) say("    $ %s\n", line->c_str());
   Config config = arm.config;
   config.name += " / " + dir.filename().string();
-  return launchOne(config, dir, plan_.user_command, hooks_.cli_path, arm.key + ", pair " + std::to_string(pair), [this](const json& ev) {
+  return launchOne(config, dir, command, hooks_.cli_path, arm.key + ", pair " + std::to_string(pair), [this](const json& ev) {
     if (proto::isEvent<proto::ErrorEvent>(ev)) say("    error: %s\n", proto::readErrorEvent(ev).message.c_str());
   });
 }
@@ -264,11 +272,14 @@ Status Runner::runLoneReference() {
 // A plan of the user's command: each variant changes only what the command's placeholders say
 // (a change the command cannot be told of would be a guess, never measured).
 Status Runner::checkCommand() const {
-  if (!plan_.user_command.set()) return {};
-  if (auto fields = proto::commandFields(plan_.user_command.text); !fields.ok()) return fields.error();
-  for (const Arm& v : plan_.variants)
-    if (const std::string why = proto::notMeasurableWith(plan_.user_command.text, plan_.reference.config, v.config); !why.empty())
-      return makeError(Errc::InvalidConfig, "step '" + v.key + "' (" + v.label + ") is " + why + "; or leave that change out");
+  for (const Arm* arm : allArms(plan_)) {
+    const UserCommand& command = plan_.commandOf(*arm);
+    if (!command.set()) continue;
+    if (auto fields = proto::commandFields(command.text); !fields.ok()) return fields.error();
+    if (arm == &plan_.reference) continue;
+    if (const std::string why = proto::notMeasurableWith(command.text, plan_.reference.config, arm->config); !why.empty())
+      return makeError(Errc::InvalidConfig, "step '" + arm->key + "' (" + arm->label + ") is " + why + "; or leave that change out");
+  }
   return {};
 }
 

@@ -18,7 +18,16 @@ bool holdsPairs(const fs::path& out) {
 
 namespace {
 
-json armJson(const Arm& a) { return {{"key", a.key}, {"label", a.label}, {"config", proto::configToJson(a.config)}}; }
+json armJson(const Arm& a) {
+  json doc = {{"key", a.key}, {"label", a.label}, {"config", proto::configToJson(a.config)}};
+  if (a.command) doc["run_command"] = a.command->text;  // "": the workbench's own run
+  return doc;
+}
+
+std::string runsOf(const json& armOrPlan) {
+  const std::string c = armOrPlan.value("run_command", "");
+  return c.empty() ? std::string("the workbench's own") : "`" + c + "`";
+}
 
 json planJson(const Plan& plan) {
   json variants = json::array();
@@ -39,6 +48,8 @@ std::string fieldOf(const std::string& pointer) {
 // "" when the arms run the same; else what differs, in words.
 std::string armDifference(const json& stored, const json& now) {
   if (stored.value("key", "") != now.value("key", "")) return "step '" + now.value("key", "") + "' is '" + stored.value("key", "") + "' there";
+  if (stored.contains("run_command") != now.contains("run_command") || stored.value("run_command", "") != now.value("run_command", ""))
+    return "step '" + now.value("key", "") + "''s runs are " + (stored.contains("run_command") ? runsOf(stored) : std::string("the plan's")) + " there";
   json a = stored.value("config", json::object()), b = now.value("config", json::object());
   a.erase("name"), b.erase("name");  // the name says nothing about what runs
   const json patch = json::diff(a, b);
@@ -47,8 +58,7 @@ std::string armDifference(const json& stored, const json& now) {
 }
 
 std::string planDifference(const json& stored, const json& now) {
-  if (stored.value("run_command", "") != now.value("run_command", ""))
-    return "its runs are " + (stored.value("run_command", "").empty() ? std::string("the workbench's own") : "`" + stored.value("run_command", "") + "`");
+  if (stored.value("run_command", "") != now.value("run_command", "")) return "its runs are " + runsOf(stored);
   if (auto d = armDifference(stored.value("reference", json::object()), now["reference"]); !d.empty()) return d;
   const json sv = stored.value("variants", json::array()), nv = now["variants"];
   for (size_t i = 0; i < std::max(sv.size(), nv.size()); ++i) {

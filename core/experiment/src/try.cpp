@@ -23,11 +23,14 @@ Plan planOf(const TryOptions& o) {
   p.reference = {"baseline", "the baseline", "00-baseline", 0, o.baseline};
   p.variants.push_back({"variant", o.setting.empty() ? std::string("the variant") : o.setting, "01-variant", 1, o.variant});
   p.user_command = o.user_command;
+  p.variants.front().command = o.variant_command;
   return p;
 }
 
-bool sameConfig(const Config& a, const Config& b) {
-  json x = proto::configToJson(a), y = proto::configToJson(b);
+// The variant runs what the baseline runs: an A/A check.
+bool sameRuns(const TryOptions& o) {
+  if (o.variant_command && o.variant_command->text != o.user_command.text) return false;
+  json x = proto::configToJson(o.baseline), y = proto::configToJson(o.variant);
   x.erase("name"), y.erase("name");
   return x == y;
 }
@@ -80,7 +83,7 @@ json tryJson(const TryOptions& o, const Outcome& outcome, const std::string& sta
           {"measured_at", report::utcNowIso()},
           {"baseline", {{"label", "the baseline"}, {"config", proto::configToJson(o.baseline)}}},
           {"variant", {{"label", o.setting}, {"config", proto::configToJson(o.variant)}}},
-          {"same_config", sameConfig(o.baseline, o.variant)},
+          {"same_config", sameRuns(o)},
           {"target_acc", num(outcome.target_acc)},
           {"target", [&] {
              const auto t = referenceFairTarget(outcome, o.policy.target_acc);
@@ -96,7 +99,8 @@ json tryJson(const TryOptions& o, const Outcome& outcome, const std::string& sta
           {"medians", medians},
           {"estimate", estimate},
           {"runs", runs},
-          {"run_command", o.user_command.text}};
+          {"run_command", o.user_command.text},
+          {"variant_command", o.variant_command ? json(o.variant_command->text) : json()}};
 }
 
 Result<TryResult> runTry(const TryOptions& o, const Hooks& hooks) {
@@ -134,6 +138,12 @@ report::Cell estimateCell(const json& est) {
 
 }  // namespace
 
+namespace {
+std::string runsIn(const std::string& command) {
+  return command.empty() ? std::string("workbench-cli run") : "`" + command + "`";
+}
+}  // namespace
+
 report::Table tryTable(const json& doc) {
   report::Table t;
   const json target = doc.value("target_acc", json());
@@ -162,6 +172,9 @@ report::Table tryTable(const json& doc) {
   if (doc.value("target", json()).is_string()) t.notes.push_back("Target: " + doc["target"].get<std::string>() + ".");
   if (doc.value("same_config", false))
     t.notes.push_back("The variant runs the baseline's config (an A/A check): any speedup shown is this machine's noise.");
+  if (const json vc = doc.value("variant_command", json()); vc.is_string())
+    t.notes.push_back("The baseline's runs are " + runsIn(doc.value("run_command", std::string())) + ", the variant's " +
+                      runsIn(vc.get<std::string>()) + ": the speedup is of the whole pipeline, each as its own process.");
   if (doc.value("status", std::string()) == proto::kStatusCancelled)
     t.notes.push_back("Cancelled: the pair cut short gives nothing; the same command on the same --out continues.");
   return t;

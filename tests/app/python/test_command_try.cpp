@@ -69,6 +69,35 @@ class TestCommandTry : public QObject {
     QVERIFY(wall.value("point", 0.0) > 0);
   }
 
+  // Whole pipelines side by side: the baseline is the workbench's own run, the variant the same
+  // config through the user's script; each arm runs what it was given, the table says what was
+  // compared, and the folder is refused to another variant command.
+  void aVariantCommandComparesTheWorkbenchWithTheUsersScript() {
+    const QString out = scratch_.filePath(QStringLiteral("pipelines"));
+    const QString command = wb::test::python3() + QStringLiteral(" ") + script() +
+                            QStringLiteral(" {run_dir} --epochs {train.epochs} --limit-train {data.limit_train} --limit-val {data.limit_val}");
+    const QStringList common = {QStringLiteral("try"), QStringLiteral("--set"), QStringLiteral("data.limit_train=1000"),
+                                QStringLiteral("--set"), QStringLiteral("data.limit_val=300"), QStringLiteral("--set"),
+                                QStringLiteral("train.epochs=2"), QStringLiteral("--repeats"), QStringLiteral("1"),
+                                QStringLiteral("--out"), out};
+    const auto r = cliRun(common + QStringList{QStringLiteral("--variant-command"), command, QStringLiteral("--label"), QStringLiteral("the script")});
+    QVERIFY2(r.rc == 0, r.describe().constData());
+    QVERIFY2(r.out.contains("workbench-cli run") && r.out.contains("whole pipeline"), r.describe().constData());
+    const json doc = readJson(out + QStringLiteral("/try.json"));
+    QCOMPARE(doc.value("variant_command", ""), command.toStdString());
+    QCOMPARE(doc.value("same_config", true), false);  // not an A/A check: the pipelines differ
+    const json run = doc["runs"][0];
+    auto base = wb::report::loadRun((out + QStringLiteral("/") + QString::fromStdString(run["reference_dir"])).toStdString());
+    auto var = wb::report::loadRun((out + QStringLiteral("/") + QString::fromStdString(run["variant_dir"])).toStdString());
+    QVERIFY(base.ok() && var.ok());
+    QCOMPARE(base->configAt("model.name"), json("lenet"));           // the workbench's trainer
+    QCOMPARE(var->configAt("name"), json("python-fashion-mlp"));     // the script
+    QCOMPARE(var->configAt("data.limit_train"), json(1000));         // given the baseline's settings
+    const auto again = cliRun(common + QStringList{QStringLiteral("--variant-command"), command + QStringLiteral(" --workers 1")});
+    QCOMPARE(again.rc, 2);
+    QVERIFY2(QString::fromUtf8(again.err).contains(QStringLiteral("step 'variant''s runs are `")), again.describe().constData());
+  }
+
   void aChangeTheCommandCannotTakeIsRefusedBeforeAnyRun() {
     const QString out = scratch_.filePath(QStringLiteral("precision"));
     const auto r = cliRun({QStringLiteral("try"), QStringLiteral("--command"),

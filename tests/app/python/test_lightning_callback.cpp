@@ -1,6 +1,7 @@
 // The Lightning callback (app/python/workbench_recorder/lightning.py): its hooks driven in
 // Trainer.fit's order by stand-ins (no Lightning needed), and a real Trainer.fit when Lightning
-// is installed (Debian 12 does not package it: that test skips, saying so).
+// is installed (Debian 12 does not package it: that test skips, saying so; packaging/torch2-check.sh
+// --lightning runs it in a Debian 13 root with Lightning's sources).
 #include <QtTest/QtTest>
 
 #include <nlohmann/json.hpp>
@@ -74,7 +75,7 @@ class TestLightningCallback : public QObject {
     const QString b = wb::test::missingPythonModule(QStringLiteral("pytorch_lightning"));
     if (!a.isEmpty() && !b.isEmpty())
       QSKIP(qPrintable(QStringLiteral("Lightning is not installed (Debian 12 has no package for it; "
-                                      "`pip install lightning` to run this): ") + a));
+                                      "packaging/torch2-check.sh --lightning runs this with Lightning's sources): ") + a));
     const QString dir = scratch_.filePath(QStringLiteral("fit"));
     const auto r = wb::test::runPython({wb::test::pythonTestsDir() + QStringLiteral("/lightning_fit.py"), dir}, 240000);
     QVERIFY2(r.rc == 0, r.describe().constData());

@@ -59,6 +59,9 @@ struct Arm {
   std::string slug;    // run-folder stem: "01-workers"
   int index = 0;       // its place in the caller's plan (the events' index)
   Config config;
+  // Set: this arm's runs are this instead of the plan's (an empty text: the workbench's own run),
+  // e.g. the same training written in Lightning against the workbench's core.
+  std::optional<UserCommand> command;
 };
 
 struct Plan {
@@ -66,6 +69,8 @@ struct Plan {
   std::vector<Arm> variants;  // each compared with the reference; none: the reference runs once
   int steps = 0;              // the caller's plan length (the events' `steps`), skipped steps included
   UserCommand user_command;   // set: every run is the user's command, not a `workbench-cli run`
+  // What the arm's runs are: its own command when it has one, else the plan's.
+  const UserCommand& commandOf(const Arm& arm) const { return arm.command ? *arm.command : user_command; }
 };
 
 struct Policy {

@@ -7,7 +7,8 @@
 //    config}, variant {key, label, config}, measured_at (UTC), target_acc, noise_band, pairs,
 //    settled, reached, estimate {to_target, throughput, wall} (wb/report/estimate_json.h),
 //    runs [{pair, variant_first, counted, reference_dir, variant_dir}], same_config (an A/A check),
-//    run_command (the user's command template, when its runs are that command's)}
+//    run_command (the user's command template, when its runs are that command's), variant_command
+//    (when the variant's runs are another command than the baseline's: "" the workbench's own)}
 // Readers ignore unknown fields.
 #include <filesystem>
 #include <optional>
@@ -27,6 +28,9 @@ struct TryOptions {
   std::filesystem::path out;
   Policy policy;
   UserCommand user_command;  // set: each run is the user's command
+  // Set: the variant's runs are this instead (an empty text: the workbench's own), e.g. the
+  // baseline's training written in Lightning; the comparison is then of whole pipelines.
+  std::optional<UserCommand> variant_command;
 };
 
 struct TryResult {
