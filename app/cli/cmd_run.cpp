@@ -188,7 +188,7 @@ struct RunOptions {
   ExperimentOptions experiment;
   experiment::UserCommand user_command;
   std::string runs_root, run_dir, resume, from;
-  bool overwrite = false, events_stdout = false, print_config = false, fine_tune = false;
+  bool overwrite = false, events_stdout = false, print_config = false, print_schema = false, fine_tune = false;
   bool allow_oversubscribe = false;
   int collective_timeout = kDefaultCollectiveTimeoutS;
 };
@@ -261,6 +261,10 @@ int userCommandRun(const RunOptions& o, const Config& config, const experiment::
 }
 
 int runCommand(const RunOptions& o, const std::optional<std::string>& resume) {
+  if (o.print_schema) {
+    std::printf("%s\n", proto::schemaJson().dump(2).c_str());
+    return 0;
+  }
   if (int code = checkRunCombination(o, resume)) return code;
   const std::string from = o.from.empty() ? "last" : o.from;
   Result<Config> config = resolveConfig(o.experiment, resume ? (fs::path(*resume) / "config.json").string() : "");
@@ -358,6 +362,8 @@ void addRun(CLI::App& cli, Commands& out) {
                 "dataset is refused (exit 2)");
   run->add_flag("--events-stdout", o->events_stdout, "print events as JSON Lines on stdout (for the GUI and scripts)");
   run->add_flag("--print-config", o->print_config, "print the resolved config and exit");
+  run->add_flag("--print-schema", o->print_schema,
+                "print every config field's label, help, type, default and range as JSON, and exit");
   run->add_option("--collective-timeout", o->collective_timeout,
                   "seconds before a collective with a dead peer fails (default " +
                       std::to_string(kDefaultCollectiveTimeoutS) + ")")

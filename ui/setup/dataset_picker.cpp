@@ -16,6 +16,7 @@
 #include "runs/cli.h"
 #include "setup/field_errors.h"
 #include "setup/json_fields.h"
+#include "setup/schema_range.h"
 #include "wb/common/choices.h"
 
 namespace wb::ui {
@@ -66,17 +67,17 @@ DatasetPicker::DatasetPicker(FieldErrors* errors, QWidget* parent) : QWidget(par
   form->addRow(QString(), check_);
   form->addRow(QString(), errors_->makeLabel(QStringLiteral("data.dataset"), this));
 
-  auto limitBox = [this](const QString& path) {
+  auto limitBox = [this](const char* path) {
     auto* s = new QSpinBox(this);
-    s->setObjectName(path);
-    s->setRange(0, 100000000);
+    s->setObjectName(QString::fromLatin1(path));
+    setSchemaRange(s, path);
     s->setSingleStep(1000);
     s->setSpecialValueText(QStringLiteral("all"));
     s->setGroupSeparatorShown(true);
     return s;
   };
-  limitTrain_ = limitBox(QStringLiteral("data.limit_train"));
-  limitVal_ = limitBox(QStringLiteral("data.limit_val"));
+  limitTrain_ = limitBox("data.limit_train");
+  limitVal_ = limitBox("data.limit_val");
   limitTrain_->setToolTip(QStringLiteral("Use only the first N training images (quick experiments)."));
   limitVal_->setToolTip(QStringLiteral("Evaluate on only the first N validation images."));
   form->addRow(QStringLiteral("Train images"), limitTrain_);
@@ -86,7 +87,7 @@ DatasetPicker::DatasetPicker(FieldErrors* errors, QWidget* parent) : QWidget(par
 
   holdOut_ = new QSpinBox(this);
   holdOut_->setObjectName(QStringLiteral("data.val_fraction"));
-  holdOut_->setRange(0, 90);
+  setSchemaRange(holdOut_, "data.val_fraction", 100);
   holdOut_->setSingleStep(5);
   holdOut_->setSuffix(QStringLiteral(" % of train"));
   holdOut_->setSpecialValueText(QStringLiteral("none: the test split"));

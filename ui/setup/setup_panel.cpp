@@ -26,9 +26,9 @@
 #include "setup/dataset_picker.h"
 #include "setup/json_fields.h"
 #include "setup/probe_runner.h"
+#include "setup/schema_range.h"
 #include "setup/speedups_group.h"
 #include "wb/common/choices.h"
-#include "wb/common/config_ranges.h"
 #include "wb/common/paths.h"
 #include "wb/proto/command_template.h"
 #include "wb/proto/config_json.h"
@@ -63,12 +63,6 @@ double numberField(const json& doc, const QString& path) {
 }
 QString stringField(const json& doc, const QString& path) { return fieldString(doc, path, fieldString(defaultConfig(), path)); }
 
-// The validator's range (wb/common/config_ranges.h), to the box's precision: [0, 1) with two
-// decimals is 0 to 0.99.
-void setRangeOf(QDoubleSpinBox* box, const Range& r) {
-  const double step = std::pow(10.0, -box->decimals());
-  box->setRange(r.min, r.max_included ? r.max : r.max - step);
-}
 }  // namespace
 
 SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent), base_(proto::configToJson(speedupsOff(Config{}))) {
@@ -105,7 +99,7 @@ QWidget* SetupPanel::experimentBody() {
   auto* form = new QFormLayout(body);
   name_ = new QLineEdit(body);
   seed_ = new QSpinBox(body);
-  seed_->setRange(0, std::numeric_limits<int>::max());
+  setSchemaRange(seed_, "seed");
   addField(form, QStringLiteral("Name"), QStringLiteral("name"), name_);
   addField(form, QStringLiteral("Seed"), QStringLiteral("seed"), seed_);
   command_ = new QLineEdit(body);
@@ -171,12 +165,12 @@ QWidget* SetupPanel::modelBody() {
 void SetupPanel::addOptimiserNumbers(QFormLayout* form, QWidget* body) {
   momentum_ = new QDoubleSpinBox(body);
   momentum_->setDecimals(3);
-  setRangeOf(momentum_, range::kMomentum);
+  setSchemaRange(momentum_, "optim.momentum");
   momentum_->setSingleStep(0.05);
   addField(form, QStringLiteral("Momentum"), QStringLiteral("optim.momentum"), momentum_);
   weightDecay_ = new QDoubleSpinBox(body);
-  weightDecay_->setRange(0.0, 1.0);
   weightDecay_->setDecimals(5);
+  setSchemaRange(weightDecay_, "optim.weight_decay");
   weightDecay_->setSingleStep(0.0001);
   addField(form, QStringLiteral("Weight decay"), QStringLiteral("optim.weight_decay"), weightDecay_);
   schedule_ = new QComboBox(body);
@@ -184,7 +178,7 @@ void SetupPanel::addOptimiserNumbers(QFormLayout* form, QWidget* body) {
   addField(form, QStringLiteral("LR schedule"), QStringLiteral("optim.schedule"), schedule_);
   warmup_ = new QDoubleSpinBox(body);
   warmup_->setDecimals(2);
-  setRangeOf(warmup_, range::kWarmupFraction);
+  setSchemaRange(warmup_, "optim.warmup_fraction");
   warmup_->setSingleStep(0.05);
   warmup_->setToolTip(QStringLiteral("Share of the steps used for a linear warm-up (cosine, one-cycle)"));
   addField(form, QStringLiteral("Warm-up"), QStringLiteral("optim.warmup_fraction"), warmup_);
@@ -194,13 +188,13 @@ QWidget* SetupPanel::trainingBody() {
   auto* body = new QWidget(this);
   auto* form = new QFormLayout(body);
   batch_ = new QSpinBox(body);
-  batch_->setRange(1, 65536);
+  setSchemaRange(batch_, "train.batch_size");
   addField(form, QStringLiteral("Batch size"), QStringLiteral("train.batch_size"), batch_);
   epochs_ = new QSpinBox(body);
-  epochs_->setRange(1, 100000);
+  setSchemaRange(epochs_, "train.epochs");
   addField(form, QStringLiteral("Epochs"), QStringLiteral("train.epochs"), epochs_);
   maxSteps_ = new QSpinBox(body);
-  maxSteps_->setRange(0, std::numeric_limits<int>::max());
+  setSchemaRange(maxSteps_, "train.max_steps");
   maxSteps_->setSpecialValueText(QStringLiteral("no cap"));
   maxSteps_->setToolTip(QStringLiteral("Stop after this many optimiser steps (0 = run every epoch)"));
   addField(form, QStringLiteral("Max steps"), QStringLiteral("train.max_steps"), maxSteps_);
@@ -283,7 +277,7 @@ QWidget* SetupPanel::lrScalingRow(QWidget* parent) {
   lrScalingWarmup_ = new QDoubleSpinBox(row);
   lrScalingWarmup_->setObjectName(QStringLiteral("optim.lr_scaling_warmup"));
   lrScalingWarmup_->setDecimals(2);
-  setRangeOf(lrScalingWarmup_, range::kLrScalingWarmup);
+  setSchemaRange(lrScalingWarmup_, "optim.lr_scaling_warmup");
   lrScalingWarmup_->setSingleStep(0.01);
   lrScalingWarmup_->setPrefix(QStringLiteral("warm-up "));
   l->addWidget(lrScaling_, 1);

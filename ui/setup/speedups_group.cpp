@@ -15,6 +15,7 @@
 
 #include "setup/field_errors.h"
 #include "setup/json_fields.h"
+#include "setup/schema_range.h"
 #include "wb/common/choices.h"
 #include "wb/common/speedups.h"
 
@@ -66,7 +67,7 @@ SpeedupsGroup::SpeedupsGroup(FieldErrors* errors, QWidget* parent)
   addSpeedupRow(speedup::kPinMemory, pinMemory_);
 
   devices_ = new QSpinBox(this);
-  devices_->setRange(1, 1024);
+  setSchemaRange(devices_, "speedups.devices");
   addSpeedupRow(speedup::kDevices, devices_);
 
   precision_ = new QComboBox(this);
@@ -113,7 +114,7 @@ QWidget* SpeedupsGroup::workersBox() {
   boxLayout->setContentsMargins(0, 0, 0, 0);
   workers_ = new QSpinBox(box);
   workers_->setObjectName(QStringLiteral("speedups.workers"));
-  workers_->setRange(0, 256);
+  setSchemaRange(workers_, "speedups.workers");
   workers_->setSpecialValueText(QStringLiteral("0 (in the loop)"));
   probe_ = new QPushButton(QStringLiteral("Probe"), box);
   probe_->setObjectName(QStringLiteral("speedups.workers.probe"));
@@ -142,7 +143,7 @@ void SpeedupsGroup::addEarlyStoppingRow() {
   esBox->setObjectName(QStringLiteral("speedups.early_stopping"));
   esLayout->setContentsMargins(0, 0, 0, 0);
   patience_ = new QSpinBox(esBox);
-  patience_->setRange(0, 1000);
+  setSchemaRange(patience_, "speedups.early_stopping.patience");
   patience_->setSpecialValueText(QStringLiteral("off"));
   patience_->setSuffix(QStringLiteral(" evals"));
   more_ = new QToolButton(esBox);
@@ -163,7 +164,7 @@ void SpeedupsGroup::addEarlyStoppingRow() {
   minDelta_ = new QDoubleSpinBox(moreBox_);
   minDelta_->setObjectName(QStringLiteral("speedups.early_stopping.min_delta"));
   minDelta_->setDecimals(4);
-  minDelta_->setRange(0.0, 10.0);
+  setSchemaRange(minDelta_, "speedups.early_stopping.min_delta");
   minDelta_->setSingleStep(0.001);
   moreLayout->addRow(QStringLiteral("Monitor"), monitor_);
   moreLayout->addRow(QString(), errors_->makeLabel(QStringLiteral("speedups.early_stopping.monitor"), moreBox_));

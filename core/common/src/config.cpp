@@ -1,8 +1,10 @@
 #include "wb/common/config.h"
 
-#include "wb/common/config_ranges.h"
+#include "wb/common/config_schema.h"
 
+#include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "wb/common/choices.h"
 #include <sstream>
@@ -54,6 +56,30 @@ std::string datasetSpecs() {
   return out;
 }
 
+// Every number field within its schema range (wb/common/config_schema.h).
+template <class Add>
+void checkRanges(const Config& c, Add& add) {
+  visitFields(c, [&](const char* path, const auto& member) {
+    using T = std::decay_t<decltype(member)>;
+    if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+      const FieldSpec* spec = findFieldSpec(path);
+      if (spec && spec->number && !spec->range.contains(static_cast<double>(member)))
+        add(path, str(member), "must be " + spec->range.text() + (*spec->note ? std::string(" ") + spec->note : std::string()));
+    }
+  });
+}
+
+// The errors in the field list's order (configSchema), whichever check found them.
+void inFieldOrder(std::vector<FieldError>& errors) {
+  const auto& schema = configSchema();
+  auto place = [&](const FieldError& e) {
+    for (size_t i = 0; i < schema.size(); ++i)
+      if (e.path == schema[i].path) return i;
+    return schema.size();
+  };
+  std::stable_sort(errors.begin(), errors.end(), [&](const FieldError& a, const FieldError& b) { return place(a) < place(b); });
+}
+
 }  // namespace
 
 std::string FieldError::str() const { return path + ": " + value + " \u2014 " + allowed; }
@@ -74,69 +100,34 @@ std::vector<FieldError> validate(const Config& c) {
   };
 
   if (c.name.empty()) add("name", "\"\"", "must not be empty");
+  checkRanges(c, add);
 
   const auto& d = c.data;
   if (!datasetSpecOk(d.dataset))
     add("data.dataset", quoted(d.dataset), "must be " + datasetSpecs() + " (e.g. MNIST as idx:<dir>)");
-  if (d.limit_train < 0) add("data.limit_train", str(d.limit_train), "must be >= 0 (0 = all)");
-  if (d.limit_val < 0) add("data.limit_val", str(d.limit_val), "must be >= 0 (0 = all)");
-  if (!(d.val_fraction >= 0.0 && d.val_fraction < 1.0))
-    add("data.val_fraction", str(d.val_fraction), "must be in [0, 1) (0 = use the test split)");
-  if (d.image_size < 0 || d.image_size > 1024)
-    add("data.image_size", str(d.image_size), "must be 0 (native) or 1..1024");
-  if (d.augment.crop_padding < 0 || d.augment.crop_padding > 64)
-    add("data.augment.crop_padding", str(d.augment.crop_padding), "must be in 0..64");
-  if (!(d.max_bad_fraction >= 0.0 && d.max_bad_fraction <= 1.0))
-    add("data.max_bad_fraction", str(d.max_bad_fraction), "must be in [0, 1]");
 
   const std::string& m = c.model.name;
   if (!(oneOf(m, modelChoices()) || (startsWith(m, "torchscript:") && m.size() > 12)))
     add("model.name", quoted(m), "must be " + list(modelChoices()) + ", torchscript:<file.pt>");
   const auto& o = c.optim;
   if (!oneOf(o.name, optimizerChoices())) add("optim.name", quoted(o.name), list(optimizerChoices()));
-  if (!(o.lr > 0.0) || !std::isfinite(o.lr)) add("optim.lr", str(o.lr), "must be > 0");
-  if (!range::kMomentum.contains(o.momentum))
-    add("optim.momentum", str(o.momentum), "must be in " + range::kMomentum.text());
   if (o.nesterov && !(o.momentum > 0.0))
     add("optim.nesterov", "true", "needs optim.momentum > 0");
-  if (!(o.weight_decay >= 0.0)) add("optim.weight_decay", str(o.weight_decay), "must be >= 0");
   if (!oneOf(o.schedule, scheduleChoices())) add("optim.schedule", quoted(o.schedule), list(scheduleChoices()));
-  if (!range::kWarmupFraction.contains(o.warmup_fraction))
-    add("optim.warmup_fraction", str(o.warmup_fraction), "must be in " + range::kWarmupFraction.text());
-  if (o.step_size < 1) add("optim.step_size", str(o.step_size), "must be >= 1");
-  if (!(o.gamma > 0.0 && o.gamma <= 1.0)) add("optim.gamma", str(o.gamma), "must be in (0, 1]");
   if (!oneOf(o.lr_scaling, lrScalingChoices()))
     add("optim.lr_scaling", quoted(o.lr_scaling), list(lrScalingChoices()) + " (lr × devices, × sqrt(devices))");
-  if (!range::kLrScalingWarmup.contains(o.lr_scaling_warmup))
-    add("optim.lr_scaling_warmup", str(o.lr_scaling_warmup),
-        "must be in " + range::kLrScalingWarmup.text() + " (share of the steps)");
-  if (o.lr_base_batch < 0) add("optim.lr_base_batch", str(o.lr_base_batch), "must be >= 0 (0: train.batch_size)");
-
-  const auto& t = c.train;
-  if (t.epochs < 1) add("train.epochs", str(t.epochs), "must be >= 1");
-  if (t.max_steps < 0) add("train.max_steps", str(t.max_steps), "must be >= 0 (0 = no cap)");
-  if (t.batch_size < 1 || t.batch_size > 65536) add("train.batch_size", str(t.batch_size), "must be in 1..65536");
-  if (t.eval_batch_size < 1 || t.eval_batch_size > 65536)
-    add("train.eval_batch_size", str(t.eval_batch_size), "must be in 1..65536");
-  if (t.log_every < 1) add("train.log_every", str(t.log_every), "must be >= 1");
-  if (t.threads < 0 || t.threads > 1024) add("train.threads", str(t.threads), "must be 0 (auto) or 1..1024");
 
   const auto& s = c.speedups;
-  if (s.workers < 0 || s.workers > 256) add("speedups.workers", str(s.workers), "must be in 0..256");
-  if (s.devices < 1 || s.devices > 1024) add("speedups.devices", str(s.devices), "must be in 1..1024");
   if (!oneOf(s.precision, precisionChoices()))
     add("speedups.precision", quoted(s.precision), list(precisionChoices()));
   if (!oneOf(s.sharding, shardingChoices())) add("speedups.sharding", quoted(s.sharding), list(shardingChoices()));
   if (s.sharding != "off" && s.devices < 2)
     add("speedups.sharding", quoted(s.sharding), "needs speedups.devices >= 2 (sharding splits state across ranks)");
   const auto& es = s.early_stopping;
-  if (es.patience < 0) add("speedups.early_stopping.patience", str(es.patience), "must be >= 0 (0 = off)");
   if (!oneOf(es.monitor, monitorChoices()))
     add("speedups.early_stopping.monitor", quoted(es.monitor), list(monitorChoices()));
   if (!oneOf(es.mode, modeChoices())) add("speedups.early_stopping.mode", quoted(es.mode), list(modeChoices()));
-  if (!(es.min_delta >= 0.0)) add("speedups.early_stopping.min_delta", str(es.min_delta), "must be >= 0");
-  if (!std::isfinite(es.stopping_threshold))
-    add("speedups.early_stopping.stopping_threshold", str(es.stopping_threshold), "must be finite (0 = none)");
+  inFieldOrder(e);
   return e;
 }
 

@@ -1,63 +1,18 @@
 #include "wb/proto/config_json.h"
 
+#include "wb/common/config_schema.h"
+
 #include <cmath>
 #include <fstream>
 #include <limits>
 #include <set>
 #include <sstream>
+#include <type_traits>
 
 namespace wb::proto {
 using nlohmann::json;
 
 namespace {
-
-// Single list of every config field: (dotted path, member). Used for writing, reading and the
-// unknown-key check, so a field added to wb::Config is added here once.
-template <class C, class V>
-void visitFields(C& c, V&& v) {
-  v("name", c.name);
-  v("seed", c.seed);
-  v("data.dataset", c.data.dataset);
-  v("data.limit_train", c.data.limit_train);
-  v("data.limit_val", c.data.limit_val);
-  v("data.val_fraction", c.data.val_fraction);
-  v("data.image_size", c.data.image_size);
-  v("data.max_bad_fraction", c.data.max_bad_fraction);
-  v("data.augment.crop_padding", c.data.augment.crop_padding);
-  v("data.augment.hflip", c.data.augment.hflip);
-  v("data.augment.normalize", c.data.augment.normalize);
-  v("model.name", c.model.name);
-  v("optim.name", c.optim.name);
-  v("optim.lr", c.optim.lr);
-  v("optim.momentum", c.optim.momentum);
-  v("optim.nesterov", c.optim.nesterov);
-  v("optim.weight_decay", c.optim.weight_decay);
-  v("optim.schedule", c.optim.schedule);
-  v("optim.warmup_fraction", c.optim.warmup_fraction);
-  v("optim.step_size", c.optim.step_size);
-  v("optim.gamma", c.optim.gamma);
-  v("optim.lr_scaling", c.optim.lr_scaling);
-  v("optim.lr_scaling_warmup", c.optim.lr_scaling_warmup);
-  v("optim.lr_base_batch", c.optim.lr_base_batch);
-  v("train.epochs", c.train.epochs);
-  v("train.max_steps", c.train.max_steps);
-  v("train.batch_size", c.train.batch_size);
-  v("train.eval_batch_size", c.train.eval_batch_size);
-  v("train.log_every", c.train.log_every);
-  v("train.threads", c.train.threads);
-  v("speedups.workers", c.speedups.workers);
-  v("speedups.pin_memory", c.speedups.pin_memory);
-  v("speedups.devices", c.speedups.devices);
-  v("speedups.precision", c.speedups.precision);
-  v("speedups.early_stopping.patience", c.speedups.early_stopping.patience);
-  v("speedups.early_stopping.monitor", c.speedups.early_stopping.monitor);
-  v("speedups.early_stopping.mode", c.speedups.early_stopping.mode);
-  v("speedups.early_stopping.min_delta", c.speedups.early_stopping.min_delta);
-  v("speedups.early_stopping.check_finite", c.speedups.early_stopping.check_finite);
-  v("speedups.early_stopping.stopping_threshold", c.speedups.early_stopping.stopping_threshold);
-  v("speedups.sharding", c.speedups.sharding);
-  v("speedups.inference_eval", c.speedups.inference_eval);
-}
 
 json::json_pointer pointer(const std::string& dotted) {
   std::string p = "/" + dotted;
@@ -210,6 +165,33 @@ std::string parseReason(const std::string& what) {
 }
 
 }  // namespace
+
+namespace {
+template <class T>
+const char* typeName() {
+  if constexpr (std::is_same_v<T, bool>) return "boolean";
+  else if constexpr (std::is_integral_v<T>) return "integer";
+  else if constexpr (std::is_floating_point_v<T>) return "number";
+  else return "string";
+}
+json bound(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+}  // namespace
+
+json schemaJson() {
+  json fields = json::array();
+  const Config defaults;
+  visitFields(defaults, [&](const char* path, const auto& member) {
+    using T = std::decay_t<decltype(member)>;
+    const FieldSpec* spec = findFieldSpec(path);
+    json f = {{"path", path}, {"type", typeName<T>()}, {"default", member},
+              {"label", spec ? spec->label : path}, {"help", spec ? spec->help : ""}};
+    if (spec && spec->number)
+      f.update({{"min", bound(spec->range.min)}, {"max", bound(spec->range.max)},
+                {"min_included", spec->range.min_included}, {"max_included", spec->range.max_included}});
+    fields.push_back(std::move(f));
+  });
+  return fields;
+}
 
 json configToJson(const Config& config) {
   json doc = json::object();

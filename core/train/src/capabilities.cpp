@@ -9,6 +9,7 @@
 #include <ATen/cuda/CUDAContext.h>
 #endif
 
+#include "wb/common/config_schema.h"
 #include "wb/common/choices.h"
 #include "wb/common/speedups.h"
 #include "wb/common/sysinfo.h"
@@ -86,7 +87,7 @@ json capabilitiesJson() {
   json s;
   s[speedup::kWorkers] = {{"available", true},
                   {"default", std::min(cores, 8)},
-                  {"max", 64},
+                  {"max", int(findFieldSpec("speedups.workers")->range.max)},  // validation's
                   {"note", "Decode/augment threads with ordered prefetch; 0 loads inside the training loop"}};
   const Choice& pin = *findChoice(cudaOnlySpeedups(), speedup::kPinMemory);
   s[speedup::kPinMemory] = {{"available", cuda}, {"note", cuda ? pin.help : needsCuda(pin.without_cuda)}};

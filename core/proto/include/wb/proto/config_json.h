@@ -22,6 +22,11 @@ nlohmann::json valueAt(const nlohmann::json& doc, const std::string& dotted);
 // Every field, defaults filled in.
 nlohmann::json configToJson(const Config& config);
 
+// The option schema (wb/common/config_schema.h) with each field's default and type, in field
+// order: [{path, label, help, type (integer | number | boolean | string), default, and for a
+// number: min, max (null: unbounded), min_included, max_included}] (`run --print-schema`).
+nlohmann::json schemaJson();
+
 // Parses a document (missing fields take defaults). Collects every type error (an integer
 // outside its field's type range is one) and unknown field (with its path) plus every semantic
 // error from wb::validate of the fields that parsed, and returns them all at once in one

@@ -1,0 +1,117 @@
+// The option schema (wb/common/config_schema.h): one spec for every config field, in the field
+// list's order; validate() accepts a number field's range ends and refuses just past them, in the
+// schema's words; --print-schema's document carries each field's default and bounds.
+#include <QtTest/QtTest>
+
+#include <cmath>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "wb/common/config_schema.h"
+#include "wb/proto/config_json.h"
+
+using nlohmann::json;
+
+namespace {
+
+// The errors of the default config with one field set to `value` (through the JSON reader, as a
+// file or --set gives it).
+std::string errorFor(const std::string& path, double value, bool integer) {
+  json doc = wb::proto::configToJson(wb::Config{});
+  std::string pointer = "/" + path;
+  for (auto& c : pointer)
+    if (c == '.') c = '/';
+  doc[json::json_pointer(pointer)] = integer ? json(static_cast<int64_t>(value)) : json(value);
+  auto r = wb::proto::configFromJson(doc);
+  return r.ok() ? std::string() : r.error().message;
+}
+
+}  // namespace
+
+class TestConfigSchema : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void everyFieldHasOneSpecInOrder() {
+    std::vector<std::string> fields;
+    const wb::Config defaults;
+    wb::visitFields(defaults, [&](const char* path, const auto&) { fields.push_back(path); });
+    const auto& schema = wb::configSchema();
+    QCOMPARE(schema.size(), fields.size());
+    for (size_t i = 0; i < fields.size(); ++i) {
+      QCOMPARE(std::string(schema[i].path), fields[i]);
+      QVERIFY2(*schema[i].label && *schema[i].help, schema[i].path);
+    }
+  }
+
+  // A number field has a range; a bool or string field has none.
+  void numbersAndOnlyNumbersHaveRanges() {
+    const wb::Config defaults;
+    wb::visitFields(defaults, [&](const char* path, const auto& member) {
+      using T = std::decay_t<decltype(member)>;
+      const bool isNumber = std::is_arithmetic_v<T> && !std::is_same_v<T, bool>;
+      QVERIFY2(wb::findFieldSpec(path)->number == isNumber, path);
+    });
+  }
+
+  // Each bounded end is accepted, one step past it refused with the schema's words.
+  void validationFollowsTheRanges() {
+    int checked = 0;
+    for (const wb::FieldSpec& f : wb::configSchema()) {
+      if (!f.number) continue;
+      const wb::Range& r = f.range;
+      const double step = r.integer ? 1 : 1e-6;
+      if (std::isfinite(r.min)) {
+        const double inside = r.min_included ? r.min : r.min + step, outside = r.min_included ? r.min - step : r.min;
+        if (std::string(f.path) != "seed") {  // unsigned: below 0 is no seed at all (a type error)
+          const std::string bad = errorFor(f.path, outside, r.integer);
+          QVERIFY2(bad.find(std::string(f.path) + ": ") != std::string::npos && bad.find(r.text()) != std::string::npos,
+                   (std::string(f.path) + " below: " + bad).c_str());
+        }
+        const std::string ok = errorFor(f.path, inside, r.integer);
+        QVERIFY2(ok.find(std::string(f.path) + ":") == std::string::npos, (std::string(f.path) + " at min: " + ok).c_str());
+        ++checked;
+      }
+      if (r.bounded()) {
+        const double inside = r.max_included ? r.max : r.max - step, outside = r.max_included ? r.max + step : r.max;
+        const std::string bad = errorFor(f.path, outside, r.integer);
+        QVERIFY2(bad.find(std::string(f.path) + ": ") != std::string::npos, (std::string(f.path) + " above: " + bad).c_str());
+        const std::string ok = errorFor(f.path, inside, r.integer);
+        QVERIFY2(ok.find(std::string(f.path) + ":") == std::string::npos, (std::string(f.path) + " at max: " + ok).c_str());
+      }
+    }
+    QVERIFY(checked >= 20);
+  }
+
+  void rangesInWords() {
+    QCOMPARE(wb::findFieldSpec("optim.momentum")->range.text(), std::string("in [0, 1)"));
+    QCOMPARE(wb::findFieldSpec("optim.gamma")->range.text(), std::string("in (0, 1]"));
+    QCOMPARE(wb::findFieldSpec("optim.lr")->range.text(), std::string("> 0"));
+    QCOMPARE(wb::findFieldSpec("train.batch_size")->range.text(), std::string("in 1..65536"));
+    QCOMPARE(wb::findFieldSpec("train.epochs")->range.text(), std::string(">= 1"));
+    QCOMPARE(wb::findFieldSpec("speedups.early_stopping.stopping_threshold")->range.text(), std::string("finite"));
+    // A value the window once clamped is valid.
+    QCOMPARE(errorFor("optim.weight_decay", 2.0, false), std::string());
+  }
+
+  void printedSchemaHasDefaultsAndBounds() {
+    const json schema = wb::proto::schemaJson();
+    QCOMPARE(schema.size(), wb::configSchema().size());
+    const json defaults = wb::proto::configToJson(wb::Config{});
+    for (const json& f : schema)
+      QVERIFY2(wb::proto::valueAt(defaults, f["path"]) == f["default"], f.dump().c_str());
+    const auto at = [&](const char* path) {
+      for (const json& f : schema)
+        if (f["path"] == path) return f;
+      return json();
+    };
+    QCOMPARE(at("train.batch_size")["max"], json(65536.0));
+    QVERIFY(at("optim.weight_decay")["max"].is_null());
+    QCOMPARE(at("optim.momentum")["max_included"], json(false));
+    QCOMPARE(at("speedups.precision")["type"], json("string"));
+    QVERIFY(!at("speedups.precision").contains("min"));
+  }
+};
+
+QTEST_APPLESS_MAIN(TestConfigSchema)
+#include "test_config_schema.moc"
