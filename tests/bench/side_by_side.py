@@ -51,7 +51,6 @@ def plain_run(a):
     """One plain PyTorch run; prints its figures as one JSON line."""
     t0 = time.monotonic()
     import torch
-    import torch.nn as nn
     import torch.nn.functional as F
     from torch.utils.data import DataLoader, TensorDataset
 
@@ -66,17 +65,7 @@ def plain_run(a):
     train = split("train-images-idx3-ubyte", "train-labels-idx1-ubyte", a.limit_train or None)
     val = split("t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte", a.limit_val or None)
 
-    class LeNet(nn.Module):  # the workbench's lenet (core/model/src/nets.cpp)
-        def __init__(self):
-            super().__init__()
-            self.conv1, self.conv2 = nn.Conv2d(1, 10, 5), nn.Conv2d(10, 20, 5)
-            self.conv2_drop, self.fc1, self.fc2 = nn.Dropout2d(), nn.Linear(320, 50), nn.Linear(50, 10)
-
-        def forward(self, x):
-            x = F.relu(F.max_pool2d(self.conv1(x), 2))
-            x = F.relu(F.max_pool2d(self.conv2_drop(self.conv2(x)), 2))
-            x = F.relu(self.fc1(x.flatten(1)))
-            return self.fc2(F.dropout(x, 0.5, self.training))
+    from lenet_torch import LeNet  # beside this script
 
     net = LeNet()
     opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.5)
