@@ -8,7 +8,10 @@
 # imports (packaging/torch2-check.sh --lightning --bench). Never asserts.
 #
 #   bash tests/bench/bench_lightning.sh [CLI=build/app/cli/workbench-cli]
-# Sizes: LIMIT_TRAIN (default 12000 images), LIMIT_VAL (2000), EPOCHS (2), PAIRS (4), THREADS (1).
+# SKIP_COSTS=1: the try only.
+# Sizes: LIMIT_TRAIN (default 12000 images), LIMIT_VAL (2000), EPOCHS (2), PAIRS (4), THREADS (1);
+# TARGET (the try's --target-acc; default the baseline's best less its chance spread: the two pipelines
+# seed their weights and data order differently, so one may end a point short of the other's best).
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 cli=${1:-build/app/cli/workbench-cli}
@@ -25,7 +28,8 @@ echo "== workbench-cli run vs the same lenet in Lightning (one try, ${PAIRS:-4} 
 "$cli" try --out "$out/try" --repeats "${PAIRS:-4}" --label "the same lenet in Lightning" \
   --set "data.limit_train=${LIMIT_TRAIN:-12000}" --set "data.limit_val=${LIMIT_VAL:-2000}" \
   --set "train.epochs=${EPOCHS:-2}" --set "train.threads=${THREADS:-1}" \
-  --variant-command "$script" 2>"$out/try.log" || { tail -20 "$out/try.log"; exit 1; }
+  ${TARGET:+--target-acc "$TARGET"} --variant-command "$script" 2>"$out/try.log" || { tail -20 "$out/try.log"; exit 1; }
+[ -n "${SKIP_COSTS:-}" ] && exit 0
 echo
 echo "== what the recorder and the callback cost per step"
 python3 "$src/tests/bench/bench_recorder.py" --steps 20000 --repeats 5
