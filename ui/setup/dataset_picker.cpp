@@ -162,7 +162,7 @@ void DatasetPicker::setFolder(const QString& folder) {
 
 void DatasetPicker::readFrom(const json& doc) {
   const QSignalBlocker b1(kind_), b2(path_), b3(limitTrain_), b4(limitVal_);
-  const QString ds = fieldString(doc, QStringLiteral("data.dataset"), kBuiltIn);
+  const QString ds = configString(doc, QStringLiteral("data.dataset"));
   const int colon = ds.indexOf(QLatin1Char(':'));
   const int idx = colon > 0 ? kind_->findData(ds.left(colon)) : -1;
   if (idx >= 0) {
@@ -173,11 +173,11 @@ void DatasetPicker::readFrom(const json& doc) {
     path_->clear();
   }
   setPathVisible(kind_->currentIndex() != 0);
-  limitTrain_->setValue(int(fieldNumber(doc, QStringLiteral("data.limit_train"), 0)));
-  limitVal_->setValue(int(fieldNumber(doc, QStringLiteral("data.limit_val"), 0)));
+  limitTrain_->setValue(int(configNumber(doc, QStringLiteral("data.limit_train"))));
+  limitVal_->setValue(int(configNumber(doc, QStringLiteral("data.limit_val"))));
   {
     const QSignalBlocker b5(holdOut_);
-    holdOut_->setValue(int(std::lround(fieldNumber(doc, QStringLiteral("data.val_fraction"), 0) * 100)));
+    holdOut_->setValue(int(std::lround(configNumber(doc, QStringLiteral("data.val_fraction")) * 100)));
     holdOutByUs_ = false;
   }
   showHoldOut();

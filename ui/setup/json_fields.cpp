@@ -2,6 +2,8 @@
 
 #include <QLocale>
 
+#include "wb/proto/config_json.h"
+
 namespace wb::ui {
 using nlohmann::json;
 
@@ -41,5 +43,20 @@ json numberOrText(const QString& text) {
   if (ok) return d;
   return t.toStdString();
 }
+
+const json& defaultConfig() {
+  static const json doc = proto::configToJson(Config{});
+  return doc;
+}
+
+double configNumber(const json& doc, const QString& dotted) {
+  return fieldNumber(doc, dotted, fieldNumber(defaultConfig(), dotted, 0.0));
+}
+
+QString configString(const json& doc, const QString& dotted) {
+  return fieldString(doc, dotted, fieldString(defaultConfig(), dotted));
+}
+
+bool configBool(const json& doc, const QString& dotted) { return fieldBool(doc, dotted, fieldBool(defaultConfig(), dotted, false)); }
 
 }  // namespace wb::ui

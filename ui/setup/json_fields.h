@@ -17,6 +17,13 @@ bool fieldBool(const nlohmann::json& doc, const QString& dotted, bool fallback);
 
 void setField(nlohmann::json& doc, const QString& dotted, nlohmann::json value);
 
+// A field of doc, or wb::Config's own default where doc lacks it or holds another type: the
+// window has no defaults of its own.
+const nlohmann::json& defaultConfig();
+double configNumber(const nlohmann::json& doc, const QString& dotted);
+QString configString(const nlohmann::json& doc, const QString& dotted);
+bool configBool(const nlohmann::json& doc, const QString& dotted);
+
 // Number typed by the user: a JSON number when the text is one (C locale or the user's), else
 // the text as a JSON string — configErrors then names the field ("must be a number").
 nlohmann::json numberOrText(const QString& text);

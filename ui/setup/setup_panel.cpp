@@ -49,20 +49,6 @@ void selectData(QComboBox* box, const QString& value) {
 
 QString numberText(double v) { return QString::number(v, 'g', 6); }
 
-// A field of doc, or the config's own default (wb::Config) where doc holds another type: the
-// window has no defaults of its own.
-const json& defaultConfig() {
-  static const json doc = [] {
-    const Config defaults;
-    return proto::configToJson(defaults);
-  }();
-  return doc;
-}
-double numberField(const json& doc, const QString& path) {
-  return fieldNumber(doc, path, fieldNumber(defaultConfig(), path, 0.0));
-}
-QString stringField(const json& doc, const QString& path) { return fieldString(doc, path, fieldString(defaultConfig(), path)); }
-
 }  // namespace
 
 SetupPanel::SetupPanel(QWidget* parent) : QWidget(parent), base_(proto::configToJson(speedupsOff(Config{}))) {
@@ -375,8 +361,8 @@ void SetupPanel::setConfigJson(const json& input) {
         b15(lrScalingWarmup_);
     name_->setText(fieldString(doc, QStringLiteral("name")));
     command_->setText(QString::fromStdString(proto::commandOf(input)));
-    seed_->setValue(int(numberField(doc, QStringLiteral("seed"))));
-    const QString model = stringField(doc, QStringLiteral("model.name"));
+    seed_->setValue(int(configNumber(doc, QStringLiteral("seed"))));
+    const QString model = configString(doc, QStringLiteral("model.name"));
     if (model.startsWith(kTorchScript + QLatin1Char(':'))) {
       selectData(model_, kTorchScript);
       scriptPath_->setText(model.mid(kTorchScript.size() + 1));
@@ -384,18 +370,18 @@ void SetupPanel::setConfigJson(const json& input) {
       selectData(model_, model);
       scriptPath_->clear();
     }
-    selectData(optim_, stringField(doc, QStringLiteral("optim.name")));
+    selectData(optim_, configString(doc, QStringLiteral("optim.name")));
     const json lr = fieldValue(doc, QStringLiteral("optim.lr"));
     lr_->setText(lr.is_number() ? numberText(lr.get<double>()) : QString::fromStdString(lr.is_string() ? lr.get<std::string>() : ""));
-    selectData(lrScaling_, stringField(doc, QStringLiteral("optim.lr_scaling")));
-    lrScalingWarmup_->setValue(numberField(doc, QStringLiteral("optim.lr_scaling_warmup")));
-    momentum_->setValue(numberField(doc, QStringLiteral("optim.momentum")));
-    weightDecay_->setValue(numberField(doc, QStringLiteral("optim.weight_decay")));
-    selectData(schedule_, stringField(doc, QStringLiteral("optim.schedule")));
-    warmup_->setValue(numberField(doc, QStringLiteral("optim.warmup_fraction")));
-    batch_->setValue(int(numberField(doc, QStringLiteral("train.batch_size"))));
-    epochs_->setValue(int(numberField(doc, QStringLiteral("train.epochs"))));
-    maxSteps_->setValue(int(numberField(doc, QStringLiteral("train.max_steps"))));
+    selectData(lrScaling_, configString(doc, QStringLiteral("optim.lr_scaling")));
+    lrScalingWarmup_->setValue(configNumber(doc, QStringLiteral("optim.lr_scaling_warmup")));
+    momentum_->setValue(configNumber(doc, QStringLiteral("optim.momentum")));
+    weightDecay_->setValue(configNumber(doc, QStringLiteral("optim.weight_decay")));
+    selectData(schedule_, configString(doc, QStringLiteral("optim.schedule")));
+    warmup_->setValue(configNumber(doc, QStringLiteral("optim.warmup_fraction")));
+    batch_->setValue(int(configNumber(doc, QStringLiteral("train.batch_size"))));
+    epochs_->setValue(int(configNumber(doc, QStringLiteral("train.epochs"))));
+    maxSteps_->setValue(int(configNumber(doc, QStringLiteral("train.max_steps"))));
   }
   dataset_->readFrom(doc);
   speedups_->readFrom(doc);

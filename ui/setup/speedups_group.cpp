@@ -253,15 +253,15 @@ SpeedupsGroup::Row SpeedupsGroup::addRow(const QString& key, const QString& path
 void SpeedupsGroup::readFrom(const json& doc) {
   const QSignalBlocker b1(workers_), b2(pinMemory_), b3(devices_), b4(precision_), b5(patience_), b6(monitor_),
       b7(minDelta_), b8(sharding_), b9(inferenceEval_);
-  workers_->setValue(int(fieldNumber(doc, QStringLiteral("speedups.workers"), 0)));
-  pinMemory_->setChecked(fieldBool(doc, QStringLiteral("speedups.pin_memory"), false));
-  devices_->setValue(int(fieldNumber(doc, QStringLiteral("speedups.devices"), 1)));
-  selectData(precision_, fieldString(doc, QStringLiteral("speedups.precision"), QStringLiteral("32-true")));
-  patience_->setValue(int(fieldNumber(doc, QStringLiteral("speedups.early_stopping.patience"), 0)));
-  selectData(monitor_, fieldString(doc, QStringLiteral("speedups.early_stopping.monitor"), QStringLiteral("val_loss")));
-  minDelta_->setValue(fieldNumber(doc, QStringLiteral("speedups.early_stopping.min_delta"), 0.0));
-  selectData(sharding_, fieldString(doc, QStringLiteral("speedups.sharding"), QStringLiteral("off")));
-  inferenceEval_->setChecked(fieldBool(doc, QStringLiteral("speedups.inference_eval"), true));
+  workers_->setValue(int(configNumber(doc, QStringLiteral("speedups.workers"))));
+  pinMemory_->setChecked(configBool(doc, QStringLiteral("speedups.pin_memory")));
+  devices_->setValue(int(configNumber(doc, QStringLiteral("speedups.devices"))));
+  selectData(precision_, configString(doc, QStringLiteral("speedups.precision")));
+  patience_->setValue(int(configNumber(doc, QStringLiteral("speedups.early_stopping.patience"))));
+  selectData(monitor_, configString(doc, QStringLiteral("speedups.early_stopping.monitor")));
+  minDelta_->setValue(configNumber(doc, QStringLiteral("speedups.early_stopping.min_delta")));
+  selectData(sharding_, configString(doc, QStringLiteral("speedups.sharding")));
+  inferenceEval_->setChecked(configBool(doc, QStringLiteral("speedups.inference_eval")));
   updateDependencies();
 }
 

@@ -85,14 +85,6 @@ const std::vector<Choice>& datasetKinds() {
   return v;
 }
 
-const std::vector<Choice>& cudaOnlySpeedups() {
-  static const std::vector<Choice> v = {
-      {"pin_memory", "pin memory", "Pinned staging buffers and non-blocking host-to-device copies", true,
-       "copies stay in pageable memory (no effect on CPU)"},
-  };
-  return v;
-}
-
 const Choice* findChoice(const std::vector<Choice>& choices, const std::string& value) {
   for (const auto& c : choices)
     if (value == c.value) return &c;

@@ -1,5 +1,7 @@
 #include "wb/common/speedups.h"
 
+#include "wb/common/choices.h"
+
 namespace wb {
 
 const std::vector<Speedup>& speedupTable() {
@@ -8,7 +10,8 @@ const std::vector<Speedup>& speedupTable() {
       {k::kWorkers, "Loader workers", "speedups.workers", Availability::Always, "",
        "Threads decode and augment batches ahead of training; 0 loads inside the training loop."},
       {k::kPinMemory, "Pin memory", "speedups.pin_memory", Availability::NeedsCuda, "CUDA",
-       "Page-locked staging buffers, so host-to-GPU copies overlap compute."},
+       "Page-locked staging buffers, so host-to-GPU copies overlap compute.",
+       "copies stay in pageable memory (no effect on CPU)"},
       {k::kDevices, "Devices", "speedups.devices", Availability::Always, "",
        "Data-parallel ranks: one per GPU (NCCL), or CPU processes (Gloo) without one."},
       {k::kPrecision, "Precision", "speedups.precision", Availability::PerChoice, "CUDA for 16-mixed",
@@ -21,6 +24,10 @@ const std::vector<Speedup>& speedupTable() {
        "Evaluate under InferenceMode with a larger batch instead of with autograd on."},
   };
   return v;
+}
+
+std::string withoutWhatItNeeds(const Speedup& s) {
+  return s.availability == Availability::NeedsCuda ? needsCuda(s.without) : std::string();
 }
 
 const Speedup* findSpeedup(const std::string& key) {

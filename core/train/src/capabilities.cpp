@@ -88,9 +88,9 @@ json capabilitiesJson() {
   s[speedup::kWorkers] = {{"available", true},
                   {"default", std::min(cores, 8)},
                   {"max", int(findFieldSpec("speedups.workers")->range.max)},  // validation's
-                  {"note", "Decode/augment threads with ordered prefetch; 0 loads inside the training loop"}};
-  const Choice& pin = *findChoice(cudaOnlySpeedups(), speedup::kPinMemory);
-  s[speedup::kPinMemory] = {{"available", cuda}, {"note", cuda ? pin.help : needsCuda(pin.without_cuda)}};
+                  {"note", findSpeedup(speedup::kWorkers)->help}};
+  const Speedup& pin = *findSpeedup(speedup::kPinMemory);
+  s[speedup::kPinMemory] = {{"available", cuda}, {"note", cuda ? pin.help : withoutWhatItNeeds(pin)}};
   s[speedup::kDevices] = cuda ? json{{"available", true}, {"max", gpus}, {"kind", "gpus"},
                              {"note", "One process per GPU, gradients all-reduced over NCCL"}}
                       : json{{"available", true}, {"max", std::max(1, cores)}, {"kind", "cpu-processes"},

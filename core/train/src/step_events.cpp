@@ -25,7 +25,7 @@ proto::SpeedupStatus speedupStatus(bool requested, bool active, const std::strin
   return s;
 }
 
-std::string pinWithoutCuda() { return needsCuda(findChoice(cudaOnlySpeedups(), speedup::kPinMemory)->without_cuda); }
+std::string pinWithoutCuda() { return withoutWhatItNeeds(*findSpeedup(speedup::kPinMemory)); }
 
 }  // namespace
 

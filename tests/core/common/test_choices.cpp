@@ -8,6 +8,7 @@
 #include "wb/common/choices.h"
 #include "wb/common/config.h"
 #include "wb/common/resume_rules.h"
+#include "wb/common/speedups.h"
 
 using Setter = std::function<void(wb::Config&, const std::string&)>;
 Q_DECLARE_METATYPE(Setter)
@@ -97,7 +98,11 @@ class TestChoices : public QObject {
     QCOMPARE(QString::fromStdString(wb::needsCuda(fp16->without_cuda)),
              QStringLiteral("needs CUDA; use bf16-mixed on CPU"));
     QVERIFY(!wb::findChoice(wb::precisionChoices(), "bf16-mixed")->needs_cuda);
-    QVERIFY(wb::findChoice(wb::cudaOnlySpeedups(), "pin_memory")->needs_cuda);
+    const wb::Speedup* pin = wb::findSpeedup("pin_memory");
+    QVERIFY(pin && pin->availability == wb::Availability::NeedsCuda);
+    QCOMPARE(QString::fromStdString(wb::withoutWhatItNeeds(*pin)),
+             QStringLiteral("needs CUDA; copies stay in pageable memory (no effect on CPU)"));
+    QVERIFY(wb::withoutWhatItNeeds(*wb::findSpeedup("workers")).empty());
   }
 
   void resumeRules() {

@@ -26,8 +26,6 @@ const std::vector<Choice>& monitorChoices();      // speedups.early_stopping.mon
 const std::vector<Choice>& modeChoices();         // speedups.early_stopping.mode
 // data.dataset: "fashion-mnist" itself, or one of the kinds as "<kind>:<dir>" (value = kind).
 const std::vector<Choice>& datasetKinds();
-// Boolean or numeric speedups whose use needs CUDA (value = the speedups.* field name).
-const std::vector<Choice>& cudaOnlySpeedups();
 
 // The values code compares against (the tables above hold them all, with their words).
 namespace choice {

@@ -20,7 +20,7 @@ inline constexpr const char* kInferenceEval = "inference_eval";
 
 enum class Availability {
   Always,          // on every machine
-  NeedsCuda,       // only with a CUDA device (cudaOnlySpeedups() says what to do without)
+  NeedsCuda,       // only with a CUDA device (Speedup::without says what happens without)
   PerChoice,       // by value: the choice's needs_cuda (precisionChoices())
   NeedsDevices,    // only with devices > 1 (the validator refuses it on one)
 };
@@ -32,7 +32,11 @@ struct Speedup {
   Availability availability;
   const char* needs;         // what it needs, in words ("" when nothing)
   const char* help;          // one line: what it does
+  const char* without = "";  // NeedsCuda: what happens on a machine without it
 };
+
+// "needs CUDA; <what happens without>" for a NeedsCuda speedup, "" for the others.
+std::string withoutWhatItNeeds(const Speedup& s);
 
 // In the ladder's and the window's order.
 const std::vector<Speedup>& speedupTable();
