@@ -16,6 +16,7 @@
 #include "setup/field_errors.h"
 #include "setup/json_fields.h"
 #include "setup/schema_range.h"
+#include "wb/proto/capabilities.h"
 #include "wb/common/choices.h"
 #include "wb/common/speedups.h"
 
@@ -40,18 +41,6 @@ QString unavailableColor(const QWidget* w) {
 void selectData(QComboBox* box, const QString& value) {
   const int i = box->findData(value);
   if (i >= 0) box->setCurrentIndex(i);
-}
-
-const json& capsEntry(const json& caps, const char* key) {
-  static const json empty = json::object();
-  if (!caps.is_object() || !caps.contains("speedups") || !caps["speedups"].is_object()) return empty;
-  const json& s = caps["speedups"];
-  return (s.contains(key) && s[key].is_object()) ? s[key] : empty;
-}
-
-QString noteOf(const json& entry) {
-  return (entry.contains("note") && entry["note"].is_string()) ? QString::fromStdString(entry["note"].get<std::string>())
-                                                               : QString();
 }
 
 }  // namespace
@@ -320,72 +309,57 @@ void SpeedupsGroup::setTrying(const QString& key, const QString& status) {
   effect->setVisible(true);
 }
 
-void SpeedupsGroup::setCapabilities(const json& caps) {
+void SpeedupsGroup::setCapabilities(const json& doc) {
   capsKnown_ = true;
-  const auto entry = [&](const char* k) -> const json& { return capsEntry(caps, k); };
-  const auto avail = [&](const json& e) { return !e.contains("available") || e.value("available", true); };
+  const proto::Capabilities caps = proto::capabilitiesFromJson(doc);
+  // Every speedup's availability and why; the counts' maxima and each precision's own below.
+  for (const Speedup& s : speedupTable())
+    setAvailability(QString::fromUtf8(s.key), caps.available(s.key), QString::fromStdString(caps.note(s.key)));
+  if (!caps.available(speedup::kPinMemory)) pinMemory_->setChecked(false);
 
-  const json& w = entry(speedup::kWorkers);
-  if (w.contains("max") && w["max"].is_number_integer()) workers_->setMaximum(std::max(1, w["max"].get<int>()));
-  suggestedWorkers_ = (w.contains("default") && w["default"].is_number_integer()) ? w["default"].get<int>() : -1;
-  setAvailability(QString::fromUtf8(speedup::kWorkers), avail(w), noteOf(w));
+  const proto::SpeedupCapability* w = caps.speedup(speedup::kWorkers);
+  if (w && w->max) workers_->setMaximum(std::max(1, *w->max));
+  suggestedWorkers_ = w && w->suggested ? *w->suggested : -1;
 
-  const json& pm = entry(speedup::kPinMemory);
-  setAvailability(QString::fromUtf8(speedup::kPinMemory), avail(pm), noteOf(pm));
-  if (!avail(pm)) pinMemory_->setChecked(false);
-
-  const json& d = entry(speedup::kDevices);
-  if (d.contains("max") && d["max"].is_number_integer()) devices_->setMaximum(std::max(1, d["max"].get<int>()));
-  const bool cpuRanks = d.value("kind", std::string()) == "cpu-processes";
+  const proto::SpeedupCapability* d = caps.speedup(speedup::kDevices);
+  if (d && d->max) devices_->setMaximum(std::max(1, *d->max));
+  const bool cpuRanks = d && d->kind == "cpu-processes";
   rows_[QString::fromUtf8(speedup::kDevices)].title->setText(cpuRanks ? QStringLiteral("Devices (CPU processes)") : QStringLiteral("Devices (GPUs)"));
-  setAvailability(QString::fromUtf8(speedup::kDevices), avail(d), noteOf(d));
-
-  // Precision: each value on its own; the unavailable ones are greyed with their reason.
-  const json& p = entry(speedup::kPrecision);
-  QStringList missing;
-  if (auto* model = qobject_cast<QStandardItemModel*>(precision_->model())) {
-    for (int i = 0; i < precision_->count(); ++i) {
-      const std::string value = precision_->itemData(i).toString().toStdString();
-      bool ok = true;
-      QString note;
-      if (p.contains("values") && p["values"].is_object() && p["values"].contains(value)) {
-        ok = avail(p["values"][value]);
-        note = noteOf(p["values"][value]);
-      }
-      QStandardItem* item = model->item(i);
-      item->setEnabled(ok);
-      item->setToolTip(ok ? note : QStringLiteral("Not available here: ") + note);
-      if (!ok) missing << QStringLiteral("%1: %2").arg(precision_->itemText(i), note);
-    }
-    if (!model->item(precision_->currentIndex())->isEnabled()) precision_->setCurrentIndex(0);
-  }
-  setAvailability(QString::fromUtf8(speedup::kPrecision), avail(p), noteOf(p));
-  if (avail(p) && !missing.isEmpty()) {  // usable, but not every value: name the ones that aren't
-    QLabel* label = rows_[QString::fromUtf8(speedup::kPrecision)].availability;
-    label->setText(QStringLiteral("Not available here: ") + missing.join(QStringLiteral("; ")));
-    label->setProperty("unavailable", true);
-    label->show();
-  }
-
-  const json& es = entry(speedup::kEarlyStopping);
-  setAvailability(QString::fromUtf8(speedup::kEarlyStopping), avail(es), noteOf(es));
-  const json& sh = entry(speedup::kSharding);
-  setAvailability(QString::fromUtf8(speedup::kSharding), avail(sh), noteOf(sh));
-  const json& ie = entry(speedup::kInferenceEval);
-  setAvailability(QString::fromUtf8(speedup::kInferenceEval), avail(ie), noteOf(ie));
+  applyPrecisionValues(caps);
 
   QString summary;
-  if (caps.is_object()) {
-    const int gpus = caps.value("gpus", 0);
-    const int cores = caps.value("cores", 0);
-    summary = gpus > 0 ? QStringLiteral("This machine: %1 GPU(s), %2 CPU cores.").arg(gpus).arg(cores)
-                       : QStringLiteral("This machine: no GPU, %1 CPU cores.").arg(cores);
-  }
+  if (caps.known)
+    summary = caps.gpus > 0 ? QStringLiteral("This machine: %1 GPU(s), %2 CPU cores.").arg(caps.gpus).arg(caps.cores)
+                            : QStringLiteral("This machine: no GPU, %1 CPU cores.").arg(caps.cores);
   capsStatus_->setText(summary);
   capsStatus_->setVisible(!summary.isEmpty());
   updateDependencies();
   updateColors();
   Q_EMIT changed();
+}
+
+// Precision: each value on its own; the unavailable ones are greyed with their reason, and named
+// in the row when the speedup itself is usable.
+void SpeedupsGroup::applyPrecisionValues(const proto::Capabilities& caps) {
+  QStringList missing;
+  auto* model = qobject_cast<QStandardItemModel*>(precision_->model());
+  if (!model) return;
+  for (int i = 0; i < precision_->count(); ++i) {
+    const proto::ValueCapability* v = caps.value(speedup::kPrecision, precision_->itemData(i).toString().toStdString());
+    const bool ok = !v || v->available;
+    const QString note = v ? QString::fromStdString(v->note) : QString();
+    QStandardItem* item = model->item(i);
+    item->setEnabled(ok);
+    item->setToolTip(ok ? note : QStringLiteral("Not available here: ") + note);
+    if (!ok) missing << QStringLiteral("%1: %2").arg(precision_->itemText(i), note);
+  }
+  if (!model->item(precision_->currentIndex())->isEnabled()) precision_->setCurrentIndex(0);
+  if (caps.available(speedup::kPrecision) && !missing.isEmpty()) {
+    QLabel* label = rows_[QString::fromUtf8(speedup::kPrecision)].availability;
+    label->setText(QStringLiteral("Not available here: ") + missing.join(QStringLiteral("; ")));
+    label->setProperty("unavailable", true);
+    label->show();
+  }
 }
 
 void SpeedupsGroup::setCapabilitiesError(const QString& error) {

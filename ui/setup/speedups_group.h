@@ -35,6 +35,10 @@ class QToolButton;
 class QWidget;
 class QVBoxLayout;
 
+namespace wb::proto {
+struct Capabilities;
+}
+
 namespace wb::ui {
 
 class FieldErrors;
@@ -113,6 +117,7 @@ class SpeedupsGroup : public QGroupBox {
   // The row of one speedup of wb/common/speedups.h's table: its key, field, label and help.
   Row addSpeedupRow(const char* key, QWidget* control);
   void setAvailability(const QString& key, bool available, const QString& note);
+  void applyPrecisionValues(const proto::Capabilities& caps);
   void updateDependencies();
   void updateProbeOffer();
   void updateColors();

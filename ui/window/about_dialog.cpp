@@ -9,6 +9,7 @@
 #include "plots/qcp.h"
 
 #include "runs/cli.h"
+#include "wb/proto/capabilities.h"
 #include "wb/proto/capability_keys.h"
 #include "wb/proto/events.h"
 #include "wb/report/peak.h"
@@ -95,26 +96,22 @@ void AboutDialog::setCapabilities(const json& caps, const QString& error) {
     render();
     return;
   }
-  namespace ck = proto::caps;
-  auto str = [&](const char* k) { return QString::fromStdString(proto::stringOr(caps, k, {})); };
-  auto yesNo = [&](const char* k, const QString& no) { return proto::boolOr(caps, k, false) ? QStringLiteral("yes") : no; };
-  if (!str(ck::kLibtorch).isEmpty()) libs_ << QStringLiteral("LibTorch: ") + str(ck::kLibtorch);
+  const proto::Capabilities c = proto::capabilitiesFromJson(caps);
+  const auto q = [](const std::string& text) { return QString::fromStdString(text); };
+  if (!c.libtorch.empty()) libs_ << QStringLiteral("LibTorch: ") + q(c.libtorch);
   QString cudaText = QStringLiteral("not available");
-  if (proto::boolOr(caps, ck::kCuda, false)) {
-    const auto gpus = proto::intOr(caps, ck::kGpus, 0);
-    cudaText = QStringLiteral("yes, %1 GPU(s)").arg(gpus);
-    if (!str(ck::kCudaVersion).isEmpty()) cudaText += QStringLiteral(", CUDA ") + str(ck::kCudaVersion);
+  if (c.cuda) {
+    cudaText = QStringLiteral("yes, %1 GPU(s)").arg(c.gpus);
+    if (!c.cuda_version.empty()) cudaText += QStringLiteral(", CUDA ") + q(c.cuda_version);
     QStringList names;
-    if (caps.contains(ck::kGpuNames) && caps[ck::kGpuNames].is_array())
-      for (const auto& n : caps[ck::kGpuNames])
-        if (n.is_string()) names << QString::fromStdString(n.get<std::string>());
+    for (const std::string& n : c.gpu_names) names << q(n);
     if (!names.isEmpty()) cudaText += QStringLiteral(": ") + names.join(QStringLiteral(", "));
   }
   libs_ << QStringLiteral("CUDA: ") + cudaText;
-  if (!str(ck::kCudnn).isEmpty()) libs_ << QStringLiteral("cuDNN: ") + str(ck::kCudnn);
-  libs_ << QStringLiteral("NCCL: ") + yesNo(ck::kNccl, QStringLiteral("not available"));
-  libs_ << QStringLiteral("Gloo: ") + yesNo(ck::kGloo, QStringLiteral("no"));
-  if (!str(ck::kOpencv).isEmpty()) libs_ << QStringLiteral("OpenCV: ") + str(ck::kOpencv);
+  if (!c.cudnn.empty()) libs_ << QStringLiteral("cuDNN: ") + q(c.cudnn);
+  libs_ << QStringLiteral("NCCL: ") + (c.nccl ? QStringLiteral("yes") : QStringLiteral("not available"));
+  libs_ << QStringLiteral("Gloo: ") + (c.gloo ? QStringLiteral("yes") : QStringLiteral("no"));
+  if (!c.opencv.empty()) libs_ << QStringLiteral("OpenCV: ") + q(c.opencv);
   libs_ << peakLines(caps);
   render();
 }

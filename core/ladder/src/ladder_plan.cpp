@@ -3,11 +3,12 @@
 #include "wb/ladder/ladder.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "wb/common/choices.h"
 #include "wb/common/speedups.h"
 #include "wb/ladder/speedup_effects.h"
-#include "wb/proto/capability_keys.h"
+#include "wb/proto/capabilities.h"
 #include "wb/proto/config_json.h"
 #include "wb/report/workers_advice.h"
 
@@ -19,31 +20,9 @@ namespace {
 
 constexpr int kLadderPatience = 2;  // the recipe's early-stopping patience (in evaluations)
 
-const json& at(const json& j, std::initializer_list<const char*> path) {
-  static const json kNull;
-  const json* cur = &j;
-  for (const char* key : path) {
-    if (!cur->is_object()) return kNull;
-    auto it = cur->find(key);
-    if (it == cur->end()) return kNull;
-    cur = &*it;
-  }
-  return *cur;
-}
-
-// A capability's availability; `fallback` when capabilities does not mention it.
-bool available(const json& node, bool fallback) {
-  const json& a = at(node, {"available"});
-  return a.is_boolean() ? a.get<bool>() : fallback;
-}
-std::string note(const json& node, const std::string& fallback) {
-  const json& n = at(node, {"note"});
-  return n.is_string() && !n.get<std::string>().empty() ? n.get<std::string>() : fallback;
-}
-int intOr(const json& j, int fallback) { return j.is_number() ? j.get<int>() : fallback; }
-
 struct Planner {
-  const json& caps;
+  const json& capsDoc;             // as given (the stored probe's advice reads it)
+  proto::Capabilities caps;        // the same, typed
   Config base, cum;
   std::vector<LadderStep> steps;
   std::vector<LadderStep> alone;  // isolated variants
@@ -75,23 +54,25 @@ struct Planner {
     alone.push_back(a);
   }
 
-  int gpus() const { return intOr(at(caps, {"gpus"}), 0); }
-  bool cuda() const { return at(caps, {"cuda"}).is_boolean() && caps["cuda"].get<bool>(); }
-  int cores() const { return intOr(at(caps, {"cores"}), 1); }
+  int gpus() const { return caps.gpus; }
+  bool cuda() const { return caps.cuda; }
+  int cores() const { return caps.cores; }
+  std::optional<int> maxOf(const char* key) const {
+    const proto::SpeedupCapability* s = caps.speedup(key);
+    return s ? s->max : std::nullopt;
+  }
   // The stored worker probe for this machine and experiment (speedups.workers.probe, attached
   // by the caller), else the rule of thumb: wb::report::workersAdvice, as the advisor says it.
-  WorkersAdvice workersAdvice() const { return report::workersAdvice(caps); }
+  WorkersAdvice workersAdvice() const { return report::workersAdvice(capsDoc); }
   int workers() const {
     const WorkersAdvice a = workersAdvice();
     int w = a.workers;
-    const json& max = at(caps, {proto::caps::kSpeedups, speedup::kWorkers, "max"});
-    if (max.is_number()) w = std::min(w, std::max(a.measured ? 0 : 1, max.get<int>()));
+    if (auto max = maxOf(speedup::kWorkers)) w = std::min(w, std::max(a.measured ? 0 : 1, *max));
     return w;
   }
   int devices() const {
     int d = cuda() ? gpus() : 2;
-    const json& max = at(caps, {proto::caps::kSpeedups, speedup::kDevices, "max"});
-    if (max.is_number()) d = std::min(d, max.get<int>());
+    if (auto max = maxOf(speedup::kDevices)) d = std::min(d, *max);
     return d;
   }
   std::string precision() const { return cuda() ? choice::kFp16Mixed : choice::kBf16Mixed; }
@@ -110,20 +91,19 @@ std::string LadderStep::slug(int index) const {
 Config ladderBaseline(const Config& user) { return speedupsOff(user); }
 
 std::vector<LadderStep> planLadder(const Config& user, const json& caps, bool isolated) {
-  Planner p{caps, ladderBaseline(user), ladderBaseline(user), {}, {}, isolated};
+  Planner p{caps, proto::capabilitiesFromJson(caps), ladderBaseline(user), ladderBaseline(user), {}, {}, isolated};
+  const proto::Capabilities& c = p.caps;
   LadderStep baseline;
   baseline.key = "baseline";
   baseline.added = "all speedups off (workers 0, 32-true, 1 device)";
   baseline.config = p.base;
   p.steps.push_back(baseline);
 
-  const json& sp = at(caps, {"speedups"});
   // workers
   {
-    const json& node = at(sp, {speedup::kWorkers});
     const int w = p.workers();
     const WorkersAdvice advice = p.workersAdvice();
-    std::string skip = available(node, true) ? "" : note(node, "loader workers are not available");
+    std::string skip = c.available(speedup::kWorkers) ? "" : c.note(speedup::kWorkers, "loader workers are not available");
     if (skip.empty() && advice.measured && w == 0)
       skip = advice.source() + " recommends 0 workers for this experiment on this machine";
     p.add(speedup::kWorkers, w > 0 ? "loader workers 0 → " + std::to_string(w) : "loader workers: 0 recommended, as the baseline", skip,
@@ -133,16 +113,15 @@ std::vector<LadderStep> planLadder(const Config& user, const json& caps, bool is
   }
   // pin memory: CUDA only
   {
-    const json& node = at(sp, {speedup::kPinMemory});
-    p.add(speedup::kPinMemory, "pin memory", available(node, p.cuda()) ? "" : note(node, "needs CUDA; not available on this machine"),
+    p.add(speedup::kPinMemory, "pin memory",
+          c.available(speedup::kPinMemory, p.cuda()) ? "" : c.note(speedup::kPinMemory, "needs CUDA; not available on this machine"),
           [](Config& c, const Planner&) { c.speedups.pin_memory = true; });
   }
   // devices
   {
-    const json& node = at(sp, {speedup::kDevices});
     const int d = p.devices();
     std::string skip;
-    if (!available(node, true)) skip = note(node, "more devices are not available");
+    if (!c.available(speedup::kDevices)) skip = c.note(speedup::kDevices, "more devices are not available");
     else if (d < 2) skip = p.cuda() ? "only one GPU on this machine" : "this machine allows only one process per run";
     std::string kind = p.cuda() ? " GPUs" : " CPU processes";
     p.add(speedup::kDevices, "devices 1 → " + std::to_string(std::max(d, 2)) + kind, skip,
@@ -152,33 +131,32 @@ std::vector<LadderStep> planLadder(const Config& user, const json& caps, bool is
   // precision
   {
     const std::string prec = p.precision();
-    const json& node = at(sp, {speedup::kPrecision, "values", prec.c_str()});
-    const bool ok = available(node, available(at(sp, {speedup::kPrecision}), true));
+    const proto::ValueCapability* v = c.value(speedup::kPrecision, prec);
+    const bool ok = v ? v->available : c.available(speedup::kPrecision);
     // Emulated bf16 (no AVX-512 BF16 / AMX) only slows a CPU run down, and every later cumulative
     // step would carry that: the ladder says so instead of spending the time.
-    const bool emulated = at(node, {"native"}).is_boolean() && !node["native"].get<bool>();
-    std::string skip = ok ? "" : note(node, prec + " is not available on this machine");
+    const bool emulated = v && v->native && !*v->native;
+    const auto noteOr = [&](const std::string& fallback) { return v && !v->note.empty() ? v->note : fallback; };
+    std::string skip = ok ? "" : noteOr(prec + " is not available on this machine");
     if (ok && emulated)
-      skip = note(node, prec + " is emulated on this CPU") +
+      skip = noteOr(prec + " is emulated on this CPU") +
              " (try it alone: workbench-cli run --set speedups.precision=" + prec + ")";
     p.add(speedup::kPrecision, std::string("precision ") + choice::kFp32 + " → " + prec, skip,
           [](Config& c, const Planner& pl) { c.speedups.precision = pl.precision(); });
   }
   // early stopping
   {
-    const json& node = at(sp, {speedup::kEarlyStopping});
     const int epochs = user.train.epochs;
     std::string caveat = earlyStoppingCaveat(epochs, kLadderPatience);
     p.add(speedup::kEarlyStopping, "early stopping (patience " + std::to_string(kLadderPatience) + ")",
-          available(node, true) ? "" : note(node, "early stopping is not available"),
+          c.available(speedup::kEarlyStopping) ? "" : c.note(speedup::kEarlyStopping, "early stopping is not available"),
           [](Config& c, const Planner&) { c.speedups.early_stopping.patience = kLadderPatience; }, caveat);
   }
   // sharding: needs more than one device in the cumulative config
   {
-    const json& node = at(sp, {speedup::kSharding});
     std::string skip;
     if (p.cum.speedups.devices <= 1) skip = "needs devices > 1 (the devices step did not run)";
-    else if (!available(node, true)) skip = note(node, "sharding is not available");
+    else if (!c.available(speedup::kSharding)) skip = c.note(speedup::kSharding, "sharding is not available");
     p.add(speedup::kSharding, "sharding zero1", skip, [](Config& c, const Planner& pl) {
       c.speedups.sharding = "zero1";
       if (c.speedups.devices <= 1) c.speedups.devices = pl.devices();  // alone: bring the devices it needs
@@ -188,8 +166,8 @@ std::vector<LadderStep> planLadder(const Config& user, const json& caps, bool is
   }
   // inference-mode evaluation
   {
-    const json& node = at(sp, {speedup::kInferenceEval});
-    p.add(speedup::kInferenceEval, "inference-mode eval", available(node, true) ? "" : note(node, "inference-mode evaluation is not available"),
+    p.add(speedup::kInferenceEval, "inference-mode eval",
+          c.available(speedup::kInferenceEval) ? "" : c.note(speedup::kInferenceEval, "inference-mode evaluation is not available"),
           [](Config& c, const Planner&) { c.speedups.inference_eval = true; });
   }
   std::vector<LadderStep> out = std::move(p.steps);

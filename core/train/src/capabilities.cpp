@@ -14,7 +14,7 @@
 #include "wb/common/speedups.h"
 #include "wb/common/sysinfo.h"
 #include "wb/dist/communicator.h"
-#include "wb/proto/capability_keys.h"
+#include "wb/proto/capabilities.h"
 #include "wb/train/gpu_versions.h"
 
 namespace wb::train {
@@ -37,8 +37,8 @@ std::string cudnnVersion() {
   return "";
 }
 
-json gpuNames(int gpus) {
-  json names = json::array();
+std::vector<std::string> gpuNames(int gpus) {
+  std::vector<std::string> names;
 #if defined(WB_WITH_CUDA)
   for (int i = 0; i < gpus; ++i) {
     try {
@@ -65,61 +65,73 @@ json versionsJson() {
   return v;
 }
 
-json capabilitiesJson() {
-  const bool cuda = cudaAvailable();
-  const int gpus = cudaDevices();
-  const int cores = logicalCores();
-  const json versions = versionsJson();
-  namespace k = proto::caps;
-  json c;
-  c[k::kLibtorch] = TORCH_VERSION;
-  c[k::kCuda] = cuda;
-  c[k::kCudaVersion] = versions["cuda"];
-  c[k::kCudnn] = versions["cudnn"];
-  c[k::kGpus] = gpus;
-  c[k::kGpuNames] = gpuNames(gpus);
-  c[k::kCores] = cores;
-  c[k::kNccl] = ncclAvailable();
-  c[k::kGloo] = true;
-  json models = json::array();
-  for (const Choice& m : modelChoices()) models.push_back(m.value);
-  c[k::kModels] = models;
-  json s;
-  s[speedup::kWorkers] = {{"available", true},
-                  {"default", std::min(cores, 8)},
-                  {"max", int(findFieldSpec("speedups.workers")->range.max)},  // validation's
-                  {"note", findSpeedup(speedup::kWorkers)->help}};
-  const Speedup& pin = *findSpeedup(speedup::kPinMemory);
-  s[speedup::kPinMemory] = {{"available", cuda}, {"note", cuda ? pin.help : withoutWhatItNeeds(pin)}};
-  s[speedup::kDevices] = cuda ? json{{"available", true}, {"max", gpus}, {"kind", "gpus"},
-                             {"note", "One process per GPU, gradients all-reduced over NCCL"}}
-                      : json{{"available", true}, {"max", std::max(1, cores)}, {"kind", "cpu-processes"},
-                             {"note", "One CPU process per device over Gloo; the cores are shared, so "
-                                      "expect little speedup from more processes than cores"}};
-  json prec;
+namespace {
+
+proto::SpeedupCapability speedupNote(bool available, std::string note) {
+  proto::SpeedupCapability s;
+  s.available = available;
+  s.note = std::move(note);
+  return s;
+}
+
+// Each precision on its own. Without AVX-512 BF16 or AMX, LibTorch's CPU bf16 kernels convert to
+// fp32 and back: measured 5x (mnist-cnn) to 25x (resnet18) slower than fp32 on an AVX2 EPYC
+// (tests/bench/bench_speedups).
+proto::SpeedupCapability precisionCapability(bool cuda) {
+  proto::SpeedupCapability s = speedupNote(true, "");
   for (const Choice& p : precisionChoices()) {
     const bool available = !p.needs_cuda || cuda;
-    prec[p.value] = {{"available", available}, {"note", available ? p.help : needsCuda(p.without_cuda)}};
+    s.values[p.value] = {available, available ? p.help : needsCuda(p.without_cuda), std::nullopt};
   }
-  // Without AVX-512 BF16 or AMX, LibTorch's CPU bf16 kernels convert to fp32 and back: measured
-  // 5x (mnist-cnn) to 25x (resnet18) slower than fp32 on an AVX2 EPYC (tests/bench/bench_speedups).
   const bool bf16Native = cuda || cpuHasFlag("avx512_bf16") || cpuHasFlag("amx_bf16");
-  prec["bf16-mixed"]["native"] = bf16Native;
-  prec["bf16-mixed"]["note"] = cuda         ? "bf16 autocast on the GPU"
-                               : bf16Native ? "bf16 autocast on the CPU (AVX-512 BF16 / AMX)"
-                                            : "bf16 autocast on the CPU; this CPU has no AVX-512 BF16 or AMX, so "
-                                              "bf16 is emulated and runs several times slower than fp32 here";
-  s[speedup::kPrecision] = {{"available", true}, {"values", prec}};
-  s[speedup::kEarlyStopping] = {{"available", true},
-                         {"note", "Stops when the monitored metric stops improving; restores the best weights"}};
-  s[speedup::kSharding] = {{"available", true},
-                   {"note", cuda ? "ZeRO-1/2 over NCCL (needs devices > 1)"
-                                 : "ZeRO-1/2 over Gloo (needs devices > 1); Gloo has no reduce-scatter, so "
-                                   "ZeRO-2's gradient-memory saving does not apply"}};
-  s[speedup::kInferenceEval] = {{"available", true},
-                         {"note", "Evaluate under InferenceMode with the larger eval batch"}};
-  c[k::kSpeedups] = s;
-  return c;
+  proto::ValueCapability& bf16 = s.values[choice::kBf16Mixed];
+  bf16.native = bf16Native;
+  bf16.note = cuda         ? "bf16 autocast on the GPU"
+              : bf16Native ? "bf16 autocast on the CPU (AVX-512 BF16 / AMX)"
+                           : "bf16 autocast on the CPU; this CPU has no AVX-512 BF16 or AMX, so "
+                             "bf16 is emulated and runs several times slower than fp32 here";
+  return s;
+}
+
+std::map<std::string, proto::SpeedupCapability> speedupCapabilities(bool cuda, int gpus, int cores) {
+  std::map<std::string, proto::SpeedupCapability> s;
+  proto::SpeedupCapability& workers = s[speedup::kWorkers] = speedupNote(true, findSpeedup(speedup::kWorkers)->help);
+  workers.suggested = std::min(cores, 8);
+  workers.max = int(findFieldSpec("speedups.workers")->range.max);  // validation's
+  const Speedup& pin = *findSpeedup(speedup::kPinMemory);
+  s[speedup::kPinMemory] = speedupNote(cuda, cuda ? pin.help : withoutWhatItNeeds(pin));
+  proto::SpeedupCapability& devices = s[speedup::kDevices] =
+      speedupNote(true, cuda ? "One process per GPU, gradients all-reduced over NCCL"
+                             : "One CPU process per device over Gloo; the cores are shared, so "
+                               "expect little speedup from more processes than cores");
+  devices.max = cuda ? gpus : std::max(1, cores);
+  devices.kind = cuda ? "gpus" : "cpu-processes";
+  s[speedup::kPrecision] = precisionCapability(cuda);
+  s[speedup::kEarlyStopping] = speedupNote(true, "Stops when the monitored metric stops improving; restores the best weights");
+  s[speedup::kSharding] = speedupNote(true, cuda ? "ZeRO-1/2 over NCCL (needs devices > 1)"
+                                                 : "ZeRO-1/2 over Gloo (needs devices > 1); Gloo has no reduce-scatter, so "
+                                                   "ZeRO-2's gradient-memory saving does not apply");
+  s[speedup::kInferenceEval] = speedupNote(true, "Evaluate under InferenceMode with the larger eval batch");
+  return s;
+}
+
+}  // namespace
+
+json capabilitiesJson() {
+  proto::Capabilities c;
+  c.cuda = cudaAvailable();
+  c.gpus = cudaDevices();
+  c.cores = logicalCores();
+  const json versions = versionsJson();
+  c.libtorch = TORCH_VERSION;
+  c.cuda_version = versions["cuda"].get<std::string>();
+  c.cudnn = versions["cudnn"].get<std::string>();
+  c.gpu_names = gpuNames(c.gpus);
+  c.nccl = ncclAvailable();
+  c.gloo = true;
+  for (const Choice& m : modelChoices()) c.models.push_back(m.value);
+  c.speedups = speedupCapabilities(c.cuda, c.gpus, c.cores);
+  return proto::capabilitiesToJson(c);
 }
 
 std::vector<FieldError> machineConfigErrors(const Config& c, int world_size, bool allow_oversubscribe) {

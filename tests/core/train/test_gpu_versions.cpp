@@ -4,6 +4,8 @@
 
 #include <torch/torch.h>
 
+#include "wb/common/speedups.h"
+#include "wb/proto/capabilities.h"
 #include "wb/dist/communicator.h"
 #include "wb/proto/capability_keys.h"
 #include "wb/train/capabilities.h"
@@ -55,6 +57,13 @@ class TestGpuVersions : public QObject {
     const auto caps = wb::train::capabilitiesJson();
     const auto versions = wb::train::versionsJson();
     QCOMPARE(caps[k::kNccl].get<bool>(), wb::dist::ncclCompiled() && cuda);
+    // The writer's document, typed: every speedup of the table has its entry.
+    const wb::proto::Capabilities typed = wb::proto::capabilitiesFromJson(caps);
+    QCOMPARE(typed.cuda, cuda);
+    QVERIFY(typed.cores >= 1);
+    for (const wb::Speedup& s : wb::speedupTable()) QVERIFY2(typed.speedup(s.key), s.key);
+    QCOMPARE(typed.available(wb::speedup::kPinMemory), cuda);
+    QVERIFY(typed.value(wb::speedup::kPrecision, "bf16-mixed") && typed.value(wb::speedup::kPrecision, "bf16-mixed")->native);
     QCOMPARE(versions["nccl"].get<std::string>().empty(), !(wb::dist::ncclCompiled() && cuda));
     if (cuda) {
       // "13.0", never the "available" a missing CUDA_VERSION used to leave

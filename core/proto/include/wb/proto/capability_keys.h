@@ -1,7 +1,7 @@
 #pragma once
-// The top-level keys of `workbench-cli capabilities --json`, for its writer (core/train's
-// capabilitiesJson, plus version and opencv from the CLI) and its readers (the About dialog,
-// the setup panel, the ladder's plan), so the two sides cannot drift apart.
+// The top-level keys of `workbench-cli capabilities --json`, for the typed record
+// (wb/proto/capabilities.h, which its writer and its readers use) and the CLI's version, OpenCV
+// and peak additions, so the two sides cannot drift apart.
 namespace wb::proto::caps {
 
 inline constexpr const char* kVersion = "version";           // workbench-cli's
