@@ -1,6 +1,7 @@
 #include "wb/common/config.h"
 
 #include "wb/common/config_schema.h"
+#include "wb/common/speedups.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,13 +13,7 @@
 namespace wb {
 
 Config speedupsOff(Config c) {
-  c.speedups.workers = 0;
-  c.speedups.pin_memory = false;
-  c.speedups.devices = 1;
-  c.speedups.precision = choice::kFp32;
-  c.speedups.early_stopping.patience = 0;
-  c.speedups.sharding = "off";
-  c.speedups.inference_eval = false;
+  for (const Speedup& s : speedupTable()) s.off(c);
   return c;
 }
 namespace {

@@ -161,24 +161,6 @@ std::map<std::string, SpeedupEffect> latestTries(const std::vector<std::filesyst
   return out;
 }
 
-namespace {
-
-// Copies speedup `key` from `from` into `to`; false for an unknown key.
-bool copySpeedup(const Config& from, Config& to, const std::string& key) {
-  const SpeedupsConfig& f = from.speedups;
-  SpeedupsConfig& t = to.speedups;
-  if (key == speedup::kWorkers) t.workers = f.workers;
-  else if (key == speedup::kPinMemory) t.pin_memory = f.pin_memory;
-  else if (key == speedup::kDevices) t.devices = f.devices;
-  else if (key == speedup::kPrecision) t.precision = f.precision;
-  else if (key == speedup::kEarlyStopping) t.early_stopping = f.early_stopping;
-  else if (key == speedup::kSharding) t.sharding = f.sharding, t.devices = std::max(t.devices, f.devices);
-  else if (key == speedup::kInferenceEval) t.inference_eval = f.inference_eval;
-  else return false;
-  return true;
-}
-
-}  // namespace
 
 std::string earlyStoppingCaveat(int epochs, int patience) {
   if (patience <= 0 || epochs > patience) return {};
@@ -186,20 +168,13 @@ std::string earlyStoppingCaveat(int epochs, int patience) {
 }
 
 std::string speedupSetting(const Config& c, const std::string& key) {
-  const SpeedupsConfig& s = c.speedups;
-  if (key == speedup::kWorkers) return "workers " + std::to_string(s.workers);
-  if (key == speedup::kPinMemory) return std::string("pin memory ") + (s.pin_memory ? "on" : "off");
-  if (key == speedup::kDevices) return "devices " + std::to_string(s.devices);
-  if (key == speedup::kPrecision) return "precision " + s.precision;
-  if (key == speedup::kEarlyStopping) return "patience " + std::to_string(s.early_stopping.patience);
-  if (key == speedup::kSharding) return "sharding " + s.sharding + " on " + std::to_string(s.devices) + " devices";
-  if (key == speedup::kInferenceEval) return std::string("inference-mode eval ") + (s.inference_eval ? "on" : "off");
-  return key;
+  const Speedup* s = findSpeedup(key);
+  return s ? s->setting(c) : key;
 }
 
 Config withSpeedupOf(const Config& base, const Config& from, const std::string& key) {
   Config out = base;
-  copySpeedup(from, out, key);
+  if (const Speedup* s = findSpeedup(key)) s->copy(out, from);
   if (out.speedups.devices > 1 && from.speedups.devices > 1) {
     out.optim.lr_scaling = from.optim.lr_scaling;
     out.optim.lr_scaling_warmup = from.optim.lr_scaling_warmup;
@@ -209,9 +184,10 @@ Config withSpeedupOf(const Config& base, const Config& from, const std::string& 
 
 Result<Config> withOneSpeedup(const Config& baseline, const Config& panel, const std::string& key,
                               const nlohmann::json& caps) {
+  const Speedup* speedup = findSpeedup(key);
+  if (!speedup) return makeError(Errc::InvalidConfig, "speedup '" + key + "' is not one of the workbench's speedups");
   Config variant = baseline;
-  if (!copySpeedup(panel, variant, key))
-    return makeError(Errc::InvalidConfig, "speedup '" + key + "' is not one of the workbench's speedups");
+  speedup->copy(variant, panel);
   if (speedupSetting(variant, key) != speedupSetting(baseline, key)) return variant;
   // The set-up has it as the baseline does: try what the ladder would run for it alone.
   for (const auto& step : planLadder(baseline, caps, true)) {
@@ -219,7 +195,7 @@ Result<Config> withOneSpeedup(const Config& baseline, const Config& panel, const
     if (step.skipped) return makeError(Errc::InvalidConfig, key + ": " + step.note);
     if (!step.isolated) continue;
     variant = baseline;
-    copySpeedup(step.config, variant, key);
+    speedup->copy(variant, step.config);
     if (speedupSetting(variant, key) == speedupSetting(baseline, key))
       return makeError(Errc::InvalidConfig, key + ": the baseline already runs it (" + speedupSetting(baseline, key) + ")");
     return variant;

@@ -1,10 +1,14 @@
 #pragma once
 // The seven speedups, once: their keys (the start event's speedups.<key>, `capabilities`'
 // speedups.<key>, the ladder's steps, the measured effects), labels, config fields, when each is
-// available and what it needs. capabilities, the trainer's start event, the ladder plan, the
-// effects, the window's Speedups group and the CLI's help read this table. std-only.
+// available and what it needs, and what each does to a config: its baseline (off), copying it
+// from one config to another, and its setting in words. capabilities, the trainer's start event,
+// the ladder plan, the effects, the window's Speedups group and the CLI's help read this table.
+// std-only.
 #include <string>
 #include <vector>
+
+#include "wb/common/config.h"
 
 namespace wb {
 
@@ -32,7 +36,10 @@ struct Speedup {
   Availability availability;
   const char* needs;         // what it needs, in words ("" when nothing)
   const char* help;          // one line: what it does
-  const char* without = "";  // NeedsCuda: what happens on a machine without it
+  const char* without;       // NeedsCuda: what happens on a machine without it ("" for the others)
+  void (*off)(Config&);                          // sets the baseline's value (speedupsOff)
+  void (*copy)(Config& to, const Config& from);  // takes `from`'s setting (and what it needs)
+  std::string (*setting)(const Config&);         // "workers 2", "precision bf16-mixed"
 };
 
 // "needs CUDA; <what happens without>" for a NeedsCuda speedup, "" for the others.
