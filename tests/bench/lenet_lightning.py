@@ -76,10 +76,12 @@ def options():
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--no-callback", action="store_true", help="train without the recorder (its cost)")
     a = p.parse_args()
-    if a.data.startswith("idx:"):
+    if a.data == "fashion-mnist":  # the workbench's name for the packaged files ({data.dataset})
+        a.data = "/usr/share/datasets/fashion-mnist"
+    elif a.data.startswith("idx:"):
         a.data = a.data[4:]
     if not os.path.isdir(a.data):
-        a.data = "/usr/share/datasets/fashion-mnist"  # a dataset name such as fashion-mnist: the packaged files
+        p.error(f"--data {a.data}: not a folder of IDX files (fashion-mnist, idx:<dir> or <dir>)")
     return a
 
 

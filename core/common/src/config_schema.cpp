@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "wb/common/speedups.h"
+
 namespace wb {
 namespace {
 
@@ -18,15 +20,26 @@ Range realFrom(double min, bool minIncluded = true) { return {min, kUnbounded, m
 Range anyFinite() { return {}; }
 
 FieldSpec number(const char* path, const char* label, const char* help, Range r, const char* note = "") {
-  return {path, label, help, r, note, true};
+  return {path, label, help, r, note, true, nullptr};
 }
-FieldSpec other(const char* path, const char* label, const char* help) { return {path, label, help, {}, "", false}; }
+FieldSpec other(const char* path, const char* label, const char* help) { return {path, label, help, {}, "", false, nullptr}; }
+FieldSpec oneOf(const char* path, const char* label, const char* help, const std::vector<Choice>& (*choices)(),
+                const char* note = "") {
+  return {path, label, help, {}, note, false, choices};
+}
+
+// A speedup's field in the speedup table's words.
+FieldSpec speedupField(FieldSpec f) {
+  for (const Speedup& s : speedupTable())
+    if (std::string(f.path) == s.config_path) f.label = s.label, f.help = s.help;
+  return f;
+}
 
 std::vector<FieldSpec> makeSchema() {
   return {
       other("name", "Name", "the experiment's name, shown in run lists and tables"),
       number("seed", "Seed", "seeds the model's initial weights, the data order and augmentation", intFrom(0)),
-      other("data.dataset", "Dataset", "fashion-mnist, or idx:<dir>, cifar10:<dir>, folder:<dir>"),
+      other("data.dataset", "Dataset", "the built-in Fashion-MNIST, or a kind and a folder (<kind>:<dir>)"),
       number("data.limit_train", "Train samples", "train on the first N samples only", intFrom(0), "(0 = all)"),
       number("data.limit_val", "Validation samples", "evaluate on the first N samples only", intFrom(0), "(0 = all)"),
       number("data.val_fraction", "Held-out fraction", "hold out this share of the training set for validation",
@@ -38,18 +51,19 @@ std::vector<FieldSpec> makeSchema() {
       other("data.augment.hflip", "Horizontal flip", "flip training images left-right at random"),
       other("data.augment.normalize", "Normalise", "subtract the dataset's mean and divide by its deviation"),
       other("model.name", "Model", "a built-in model, or torchscript:<file.pt>"),
-      other("optim.name", "Optimiser", "sgd, adam or adamw"),
+      oneOf("optim.name", "Optimiser", "the optimiser", optimizerChoices),
       number("optim.lr", "Learning rate", "the step size of the optimiser", realFrom(0, false)),
       number("optim.momentum", "Momentum", "SGD's momentum (Adam's beta1)", realIn(0, 1, false)),
       other("optim.nesterov", "Nesterov", "Nesterov momentum (SGD)"),
       number("optim.weight_decay", "Weight decay", "L2 penalty (decoupled for AdamW)", realFrom(0)),
-      other("optim.schedule", "Schedule", "how the learning rate changes over the run"),
+      oneOf("optim.schedule", "Schedule", "how the learning rate changes over the run", scheduleChoices),
       number("optim.warmup_fraction", "Warm-up", "share of the steps the learning rate warms up over (cosine, onecycle)",
              realIn(0, 1, false)),
       number("optim.step_size", "Step size", "epochs between decays (schedule step)", intFrom(1)),
       number("optim.gamma", "Decay factor", "the learning rate's factor at each decay (schedule step)",
              Range{0, 1, false, true, false}),
-      other("optim.lr_scaling", "Scale the lr", "scale the learning rate with the global batch (× devices, × sqrt)"),
+      oneOf("optim.lr_scaling", "Scale the lr", "scale the learning rate with the global batch", lrScalingChoices,
+            "(lr × devices, × sqrt(devices))"),
       number("optim.lr_scaling_warmup", "Scaled lr warm-up", "share of the steps a scaled learning rate warms up over",
              realIn(0, 1, false), "(share of the steps)"),
       number("optim.lr_base_batch", "Base batch", "the per-rank batch the learning rate was tuned for", intFrom(0),
@@ -60,21 +74,20 @@ std::vector<FieldSpec> makeSchema() {
       number("train.eval_batch_size", "Evaluation batch", "samples per batch when evaluating", intIn(1, 65536)),
       number("train.log_every", "Log every", "steps between step events", intFrom(1)),
       number("train.threads", "Threads", "intra-op threads per process", intIn(0, 1024), "(0 = auto)"),
-      number("speedups.workers", "Loader workers", "processes that read and decode batches ahead", intIn(0, 256)),
-      other("speedups.pin_memory", "Pinned memory", "page-locked host batches for asynchronous copies (CUDA)"),
-      number("speedups.devices", "Devices", "data-parallel processes (GPUs, or CPU processes)", intIn(1, 1024)),
-      other("speedups.precision", "Precision", "32-true, bf16-mixed or 16-mixed autocast"),
-      number("speedups.early_stopping.patience", "Patience", "evaluations without improvement before stopping",
-             intFrom(0), "(0 = off)"),
-      other("speedups.early_stopping.monitor", "Monitor", "the metric early stopping watches"),
-      other("speedups.early_stopping.mode", "Mode", "whether the monitor should fall (min) or rise (max)"),
+      speedupField(number("speedups.workers", "", "", intIn(0, 256))),
+      speedupField(other("speedups.pin_memory", "", "")),
+      speedupField(number("speedups.devices", "", "", intIn(1, 1024))),
+      speedupField(oneOf("speedups.precision", "", "", precisionChoices)),
+      speedupField(number("speedups.early_stopping.patience", "", "", intFrom(0), "(0 = off)")),
+      oneOf("speedups.early_stopping.monitor", "Monitor", "the metric early stopping watches", monitorChoices),
+      oneOf("speedups.early_stopping.mode", "Mode", "whether the monitor should fall or rise", modeChoices),
       number("speedups.early_stopping.min_delta", "Min delta", "the least change that counts as an improvement",
              realFrom(0)),
       other("speedups.early_stopping.check_finite", "Stop on non-finite", "stop when the monitor is NaN or infinite"),
       number("speedups.early_stopping.stopping_threshold", "Stop at", "stop once the monitor is better than this",
              anyFinite(), "(0 = none)"),
-      other("speedups.sharding", "Sharding", "shard optimiser state (and gradients) across ranks, ZeRO-style"),
-      other("speedups.inference_eval", "Inference-mode evaluation", "evaluate under inference mode (no autograd)"),
+      speedupField(oneOf("speedups.sharding", "", "", shardingChoices)),
+      speedupField(other("speedups.inference_eval", "", "")),
   };
 }
 

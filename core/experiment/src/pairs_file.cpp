@@ -49,7 +49,8 @@ std::string fieldOf(const std::string& pointer) {
 std::string armDifference(const json& stored, const json& now) {
   if (stored.value("key", "") != now.value("key", "")) return "step '" + now.value("key", "") + "' is '" + stored.value("key", "") + "' there";
   if (stored.contains("run_command") != now.contains("run_command") || stored.value("run_command", "") != now.value("run_command", ""))
-    return "step '" + now.value("key", "") + "''s runs are " + (stored.contains("run_command") ? runsOf(stored) : std::string("the plan's")) + " there";
+    return "step '" + now.value("key", "") + "' ran " +
+           (stored.contains("run_command") ? runsOf(stored) + " runs" : std::string("the plan's runs")) + " there";
   json a = stored.value("config", json::object()), b = now.value("config", json::object());
   a.erase("name"), b.erase("name");  // the name says nothing about what runs
   const json patch = json::diff(a, b);

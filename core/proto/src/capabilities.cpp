@@ -1,7 +1,5 @@
 #include "wb/proto/capabilities.h"
 
-#include <type_traits>
-
 #include "wb/proto/capability_keys.h"
 
 namespace wb::proto {
@@ -20,12 +18,12 @@ void read(const json& doc, const char* key, T& into) {
   }
 }
 
-template <class T>
-void readOptional(const json& doc, const char* key, std::optional<T>& into) {
-  T v{};
-  if (!doc.is_object() || !doc.contains(key)) return;
-  read(doc, key, v);
-  if ((std::is_same_v<T, bool> && doc[key].is_boolean()) || (!std::is_same_v<T, bool> && doc[key].is_number_integer())) into = v;
+// An optional field: set only when the document holds it with the right type.
+void readOptional(const json& doc, const char* key, std::optional<int>& into) {
+  if (doc.is_object() && doc.contains(key) && doc[key].is_number_integer()) into = doc[key].get<int>();
+}
+void readOptional(const json& doc, const char* key, std::optional<bool>& into) {
+  if (doc.is_object() && doc.contains(key) && doc[key].is_boolean()) into = doc[key].get<bool>();
 }
 
 json valueJson(const ValueCapability& v) {

@@ -188,6 +188,11 @@ json schemaJson() {
     if (spec && spec->number)
       f.update({{"min", bound(spec->range.min)}, {"max", bound(spec->range.max)},
                 {"min_included", spec->range.min_included}, {"max_included", spec->range.max_included}});
+    if (spec && spec->choices) {
+      json values = json::array();
+      for (const Choice& c : spec->choices()) values.push_back({{"value", c.value}, {"label", c.label}, {"help", c.help}});
+      f["choices"] = values;
+    }
     fields.push_back(std::move(f));
   });
   return fields;

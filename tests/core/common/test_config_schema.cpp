@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "wb/common/config_schema.h"
+#include "wb/common/speedups.h"
 #include "wb/proto/config_json.h"
 
 using nlohmann::json;
@@ -83,6 +84,27 @@ class TestConfigSchema : public QObject {
     QVERIFY(checked >= 20);
   }
 
+  // An enum-like field's values are its choices table's: anything else is refused, naming them.
+  void choicesComeFromTheirTables() {
+    QVERIFY(wb::findFieldSpec("speedups.precision")->choices == &wb::precisionChoices);
+    json doc = wb::proto::configToJson(wb::Config{});
+    doc["optim"]["schedule"] = "sometimes";
+    doc["speedups"]["early_stopping"]["mode"] = "both";
+    auto r = wb::proto::configFromJson(doc);
+    QVERIFY(!r.ok());
+    QVERIFY2(r.error().message.find("optim.schedule: \"sometimes\" \u2014 one of " + wb::choiceValues(wb::scheduleChoices())) !=
+                 std::string::npos, r.error().message.c_str());
+    QVERIFY2(r.error().message.find("speedups.early_stopping.mode: \"both\"") != std::string::npos, r.error().message.c_str());
+  }
+
+  // A speedup's field speaks in the speedup table's words.
+  void speedupFieldsUseTheTablesWords() {
+    for (const wb::Speedup& s : wb::speedupTable()) {
+      const wb::FieldSpec* f = wb::findFieldSpec(s.config_path);
+      QVERIFY2(f && std::string(f->label) == s.label && std::string(f->help) == s.help, s.config_path);
+    }
+  }
+
   void rangesInWords() {
     QCOMPARE(wb::findFieldSpec("optim.momentum")->range.text(), std::string("in [0, 1)"));
     QCOMPARE(wb::findFieldSpec("optim.gamma")->range.text(), std::string("in (0, 1]"));
@@ -110,6 +132,9 @@ class TestConfigSchema : public QObject {
     QCOMPARE(at("optim.momentum")["max_included"], json(false));
     QCOMPARE(at("speedups.precision")["type"], json("string"));
     QVERIFY(!at("speedups.precision").contains("min"));
+    QCOMPARE(at("optim.name")["choices"].size(), wb::optimizerChoices().size());
+    QCOMPARE(at("optim.name")["choices"][0]["value"], json("sgd"));
+    QVERIFY(!at("model.name").contains("choices"));  // a built-in or torchscript:<file>: checked on its own
   }
 };
 

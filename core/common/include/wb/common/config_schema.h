@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "wb/common/choices.h"
 #include "wb/common/config.h"
 
 namespace wb {
@@ -30,13 +31,15 @@ struct Range {
   std::string text() const;
 };
 
+// A field's words: its own, or for a speedup's field the speedup table's (wb/common/speedups.h).
 struct FieldSpec {
   const char* path;    // "optim.weight_decay"
   const char* label;   // "Weight decay"
   const char* help;    // what it does, one sentence
   Range range;         // numbers only (min == -inf and max == inf: any finite number)
-  const char* note;    // after the range in an error: "(0 = all)"; "" when none
+  const char* note;    // after the range or the choices in an error: "(0 = all)"; "" when none
   bool number = false; // a number field (has a range)
+  const std::vector<Choice>& (*choices)() = nullptr;  // an enum-like field: its values (wb/common/choices.h)
 };
 
 // Every field, in visitFields' order (a test checks the two lists agree).

@@ -24,7 +24,8 @@ nlohmann::json configToJson(const Config& config);
 
 // The option schema (wb/common/config_schema.h) with each field's default and type, in field
 // order: [{path, label, help, type (integer | number | boolean | string), default, and for a
-// number: min, max (null: unbounded), min_included, max_included}] (`run --print-schema`).
+// number: min, max (null: unbounded), min_included, max_included; for an enum-like field: choices
+// [{value, label, help}]}] (`run --print-schema`).
 nlohmann::json schemaJson();
 
 // Parses a document (missing fields take defaults). Collects every type error (an integer
