@@ -275,7 +275,12 @@ Status Runner::checkCommand() const {
   for (const Arm* arm : allArms(plan_)) {
     const UserCommand& command = plan_.commandOf(*arm);
     if (!command.set()) continue;
-    if (auto fields = proto::commandFields(command.text); !fields.ok()) return fields.error();
+    if (auto fields = proto::commandFields(command.text); !fields.ok()) {
+      if (!arm->command) return fields.error();
+      std::string why = fields.error().message;  // "--command: ...": the arm's own command is another option
+      if (why.rfind("--command: ", 0) == 0) why = "the command of step '" + arm->key + "': " + why.substr(11);
+      return makeError(fields.error().code, why);
+    }
     if (arm == &plan_.reference) continue;
     if (const std::string why = proto::notMeasurableWith(command.text, plan_.reference.config, arm->config); !why.empty())
       return makeError(Errc::InvalidConfig, "step '" + arm->key + "' (" + arm->label + ") is " + why + "; or leave that change out");

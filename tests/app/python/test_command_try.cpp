@@ -96,6 +96,14 @@ class TestCommandTry : public QObject {
     const auto again = cliRun(common + QStringList{QStringLiteral("--variant-command"), command + QStringLiteral(" --workers 1")});
     QCOMPARE(again.rc, 2);
     QVERIFY2(QString::fromUtf8(again.err).contains(QStringLiteral("step 'variant' ran `")), again.describe().constData());
+    // A bad placeholder in the variant's command is named as the variant's, before anything runs.
+    const QString badOut = scratch_.filePath(QStringLiteral("pipelines-bad"));
+    const auto bad = cliRun({QStringLiteral("try"), QStringLiteral("--out"), badOut, QStringLiteral("--variant-command"),
+                             QStringLiteral("python3 x.py {run_dir} {nope}")});
+    QCOMPARE(bad.rc, 2);
+    QVERIFY2(QString::fromUtf8(bad.err).contains(QStringLiteral("the command of step 'variant': {nope} is not a placeholder")),
+             bad.describe().constData());
+    QVERIFY(!QFileInfo::exists(badOut + QStringLiteral("/runs")));
   }
 
   void aChangeTheCommandCannotTakeIsRefusedBeforeAnyRun() {
