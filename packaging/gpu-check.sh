@@ -14,7 +14,8 @@
 #      Qt does not configure: the gpu tests are then not built)
 #   4. ctest -L gpu: pinned side-stream copies, fp16 scaler, NCCL, allocator figures   60 s
 #   5. data: the carried Fashion-MNIST slice as 32x32 PNGs (dataset export)      30 s
-#   6. the ladder on resnet18: the two GPU steps (pin_memory, precision), $STEPS steps a rung   90 s
+#   6. the ladder on resnet18: the GPU steps (pin_memory, precision) and the levers a GPU measures
+#      (cudnn_benchmark, tf32, channels_last, fused_optimizer), $STEPS steps a rung              90 s
 #   7. the same workload as a workbench run, plain PyTorch, and Lightning (only if it imports)  3 x 40 s
 # If the build is slow, the phases after it are left out from the end back: Lightning, plain PyTorch,
 # the workbench run, then the ladder; the gpu tests are the last to go. results.md names each phase
@@ -211,12 +212,13 @@ fi
 [ -f $DATA/.ok ] || { note "- no data (see gpu-check.log): no ladder or comparison"; finish 1; }
 log "data: $($CLI dataset inspect folder:$DATA 2>&1 | grep -E 'train:|test:' | tr -s ' ' | tr '\n' ';')"
 
-# ---- 6. the ladder on resnet18: the two steps only a GPU has
+# ---- 6. the ladder on resnet18: the steps only a GPU has, and the levers it measures
 W=(--set model.name=resnet18 --set data.dataset=folder:$DATA --set data.image_size=32 --set train.batch_size=128
    --set train.max_steps=$STEPS --set data.limit_val=2000 --set train.log_every=50)
-if room 45 "ladder (pin_memory, precision)"; then
+LADDER_STEPS=pin_memory,precision,cudnn_benchmark,tf32,channels_last,fused_optimizer
+if room 45 "ladder ($LADDER_STEPS)"; then
   rm -rf /tmp/wb-gpu-ladder
-  phase 90 $CLI ladder --out /tmp/wb-gpu-ladder "${W[@]}" --steps pin_memory,precision \
+  phase 90 $CLI ladder --out /tmp/wb-gpu-ladder "${W[@]}" --steps $LADDER_STEPS \
     >/tmp/wb-gpu-ladder.txt 2>&1 || log "the ladder did not finish (what it measured is kept)"
   cp /tmp/wb-gpu-ladder/ladder.md /tmp/wb-gpu-ladder/ladder.json "$RES/" 2>/dev/null || true
   note "\n## ladder: resnet18, 32x32 PNGs, $STEPS steps per rung"

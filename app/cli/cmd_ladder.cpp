@@ -10,6 +10,7 @@
 
 #include "experiment.h"
 #include "commands.h"
+#include "wb/common/speedups.h"
 #include "wb/common/exit_codes.h"
 #include "wb/common/paths.h"
 #include "wb/experiment/paired_runner.h"
@@ -208,10 +209,11 @@ void addLadder(CLI::App& cli, Commands& out) {
   ladder->add_option("--rerun-contended", o->rerun_contended,
                      "a pair measured under contention does not count; up to N more pairs replace such pairs (default 1)")
       ->type_name("N")->check(inRange(0, 10));
+  std::string keys;
+  for (const Speedup& sp : speedupTable()) keys += (keys.empty() ? "" : ", ") + std::string(sp.key);
   ladder->add_option("--steps", o->steps,
-                     "run only these steps besides the baseline (workers, pin_memory, devices,\n"
-                     "precision, early_stopping, sharding, inference_eval); the others are listed\n"
-                     "as left out. Each step keeps its place in the recipe's order")
+                     "run only these steps besides the baseline (" + keys + ");\n"
+                     "the others are listed as left out. Each step keeps its place in the recipe's order")
       ->type_name("KEY,...");
   ladder->add_flag("--isolated", o->isolated, "also run each speedup alone against the baseline");
   ladder->add_flag("--cumulative", o->cumulative,

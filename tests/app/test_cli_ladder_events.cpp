@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "wb/common/speedups.h"
 #include "wb/proto/events.h"
 #include "../support/datasets.h"
 
@@ -85,7 +86,8 @@ class TestCliLadderEvents : public QObject {
     QCOMPARE(types.first(), QStringLiteral("ladder"));
     QCOMPARE(types.last(), QStringLiteral("end"));
     QCOMPARE(QString::fromStdString(events[0]["out_dir"].get<std::string>()), out);
-    QCOMPARE(events[0]["steps"].size(), size_t{9});  // the recipe's eight, then the configuration kept
+    // the baseline, each speedup of the table, then the configuration kept
+    QCOMPARE(events[0]["steps"].size(), wb::speedupTable().size() + 2);
     const int pairs = int(types.count(QStringLiteral("pair_end")));
     QVERIFY(pairs == 1 || pairs == 2);
     QCOMPARE(int(types.size()), 2 + 5 * pairs);

@@ -2,6 +2,9 @@
 // on this machine (the newest ladder under the runs root, the stored worker probe, with dates),
 // and "Try vs baseline" runs `workbench-cli try` (pairs) with only that speedup changed, its result then the row's.
 #include <QAbstractScrollArea>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QSpinBox>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -22,6 +25,8 @@
 #include "compare/ladder_runner.h"
 #include "setup/speedups_group.h"
 #include "ui_test_util.h"
+#include "wb/common/config_schema.h"
+#include "wb/common/speedups.h"
 #include "wb/proto/rundir.h"
 #include "wb/ladder/ladder.h"
 #include "wb/probe/record.h"
@@ -295,6 +300,59 @@ class TestSpeedupsFront : public QObject {
 
   // Try vs baseline runs `workbench-cli try` with the baseline's config and the same with only
   // that speedup changed; one try at a time; what the machine cannot do is refused.
+  // The levers past the recipe's: each a row whose control is built from its descriptor (a check
+  // box, a spin box with the schema's range, a combo box of the field's choices), read from and
+  // written to its field; one this machine cannot do (CUDA only) is disabled with the reason and
+  // written as off.
+  void leversHaveControlsFromTheirDescriptor() {
+    wb::ui::SetupPanel panel;
+    auto* s = panel.speedups();
+    int levers = 0;
+    for (const wb::Speedup& lever : wb::speedupTable()) {
+      if (lever.control == wb::Control::Own) continue;
+      ++levers;
+      auto* w = s->findChild<QWidget*>(QString::fromUtf8(lever.config_path));
+      QVERIFY2(w, lever.key);
+      QVERIFY2(s->tryButton(QString::fromUtf8(lever.key)), lever.key);
+      if (lever.control == wb::Control::Toggle) QVERIFY2(qobject_cast<QCheckBox*>(w), lever.key);
+      if (lever.control == wb::Control::Choice) {
+        auto* combo = qobject_cast<QComboBox*>(w);
+        QVERIFY2(combo, lever.key);
+        QCOMPARE(size_t(combo->count()), wb::findFieldSpec(lever.config_path)->choices().size());
+      }
+      if (lever.control == wb::Control::Count) {
+        auto* spin = qobject_cast<QSpinBox*>(w);
+        QVERIFY2(spin, lever.key);
+        const wb::Range r = wb::findFieldSpec(lever.config_path)->range;
+        QCOMPARE(double(spin->minimum()), r.min);
+        QCOMPARE(double(spin->maximum()), r.max);
+      }
+    }
+    QCOMPARE(levers, 6);
+
+    json doc = wb::ui::test::smallExperiment("levers");
+    doc["speedups"]["channels_last"] = true;
+    doc["speedups"]["grad_accumulation"] = 3;
+    doc["speedups"]["decoded_cache"] = "disk";
+    doc["speedups"]["fused_optimizer"] = true;
+    doc["speedups"]["tf32"] = true;
+    panel.setConfigJson(doc);
+    json caps = cpuCapabilities();
+    for (const wb::Speedup& lever : wb::speedupTable())
+      if (lever.availability == wb::Availability::NeedsCuda && !caps["speedups"].contains(lever.key))
+        caps["speedups"][lever.key] = {{"available", false}, {"note", wb::withoutWhatItNeeds(lever)}};
+    panel.setCapabilities(caps);
+    const json out = panel.configJson();
+    QCOMPARE(out["speedups"]["channels_last"], json(true));
+    QCOMPARE(out["speedups"]["grad_accumulation"], json(3));
+    QCOMPARE(out["speedups"]["decoded_cache"], json("disk"));
+    QCOMPARE(out["speedups"]["fused_optimizer"], json(true));
+    QCOMPARE(out["speedups"]["tf32"], json(false));  // not on this machine: written as off
+    QVERIFY(!s->findChild<QWidget*>(QStringLiteral("speedups.tf32"))->isEnabled());
+    QVERIFY2(s->availabilityText(QStringLiteral("tf32")).contains(QStringLiteral("needs CUDA")),
+             qPrintable(s->availabilityText(QStringLiteral("tf32"))));
+  }
+
   void tryAgainstBaselineChangesOnlyThatSpeedup() {
     QTemporaryDir root = wb::ui::test::scratchRoot(), probes;
     qputenv("WB_PROBES_DIR", probes.path().toUtf8());

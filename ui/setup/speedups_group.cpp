@@ -18,6 +18,7 @@
 #include "setup/schema_range.h"
 #include "wb/proto/capabilities.h"
 #include "wb/common/choices.h"
+#include "wb/common/config_schema.h"
 #include "wb/common/speedups.h"
 
 namespace wb::ui {
@@ -70,6 +71,7 @@ SpeedupsGroup::SpeedupsGroup(FieldErrors* errors, QWidget* parent)
 
   inferenceEval_ = new QCheckBox(this);
   addSpeedupRow(speedup::kInferenceEval, inferenceEval_);
+  addLeverRows();
 
   connectFields();
   updateDependencies();
@@ -171,6 +173,56 @@ void SpeedupsGroup::addEarlyStoppingRow() {
 
 }
 
+void SpeedupsGroup::addLeverRows() {
+  auto emitChanged = [this] {
+    updateDependencies();
+    Q_EMIT changed();
+  };
+  for (const Speedup& lever : speedupTable()) {
+    const QString path = QString::fromUtf8(lever.config_path);
+    QWidget* control = nullptr;
+    if (lever.control == Control::Toggle) {
+      auto* box = new QCheckBox(this);
+      connect(box, &QCheckBox::toggled, this, emitChanged);
+      control = box;
+    } else if (lever.control == Control::Count) {
+      auto* box = new QSpinBox(this);
+      setSchemaRange(box, lever.config_path);
+      connect(box, &QSpinBox::valueChanged, this, emitChanged);
+      control = box;
+    } else if (lever.control == Control::Choice) {
+      auto* box = new QComboBox(this);
+      if (const FieldSpec* spec = findFieldSpec(lever.config_path); spec && spec->choices)
+        for (const Choice& c : spec->choices()) box->addItem(QString::fromUtf8(c.label), QString::fromUtf8(c.value));
+      connect(box, &QComboBox::currentIndexChanged, this, emitChanged);
+      control = box;
+    }
+    if (!control) continue;  // Control::Own: built above
+    addSpeedupRow(lever.key, control);
+    levers_.insert(path, control);
+  }
+}
+
+void SpeedupsGroup::readLevers(const json& doc) {
+  for (auto it = levers_.cbegin(); it != levers_.cend(); ++it) {
+    const QSignalBlocker block(it.value());
+    if (auto* box = qobject_cast<QCheckBox*>(it.value())) box->setChecked(configBool(doc, it.key()));
+    else if (auto* spin = qobject_cast<QSpinBox*>(it.value())) spin->setValue(int(configNumber(doc, it.key())));
+    else if (auto* combo = qobject_cast<QComboBox*>(it.value())) selectData(combo, configString(doc, it.key()));
+  }
+}
+
+// A lever this machine cannot do is written as its default (off), as pin memory is.
+void SpeedupsGroup::writeLevers(json& doc) const {
+  for (auto it = levers_.cbegin(); it != levers_.cend(); ++it) {
+    QWidget* w = it.value();
+    if (!w->isEnabled()) setField(doc, it.key(), fieldValue(defaultConfig(), it.key()));
+    else if (auto* box = qobject_cast<QCheckBox*>(w)) setField(doc, it.key(), box->isChecked());
+    else if (auto* spin = qobject_cast<QSpinBox*>(w)) setField(doc, it.key(), spin->value());
+    else if (auto* combo = qobject_cast<QComboBox*>(w)) setField(doc, it.key(), combo->currentData().toString().toStdString());
+  }
+}
+
 void SpeedupsGroup::connectFields() {
   auto emitChanged = [this] {
     updateDependencies();
@@ -251,6 +303,7 @@ void SpeedupsGroup::readFrom(const json& doc) {
   minDelta_->setValue(configNumber(doc, QStringLiteral("speedups.early_stopping.min_delta")));
   selectData(sharding_, configString(doc, QStringLiteral("speedups.sharding")));
   inferenceEval_->setChecked(configBool(doc, QStringLiteral("speedups.inference_eval")));
+  readLevers(doc);
   updateDependencies();
 }
 
@@ -268,6 +321,7 @@ void SpeedupsGroup::writeTo(json& doc) const {
   setField(doc, QStringLiteral("speedups.sharding"),
            sharding_->isEnabled() ? sharding_->currentData().toString().toStdString() : std::string("off"));
   setField(doc, QStringLiteral("speedups.inference_eval"), inferenceEval_->isChecked());
+  writeLevers(doc);
 }
 
 void SpeedupsGroup::setAvailability(const QString& key, bool available, const QString& note) {

@@ -1,5 +1,7 @@
 #pragma once
-// The six speedups plus inference-mode evaluation, as one group. Each toggle has a one-line
+// The speedups of wb/common/speedups.h's table, as one group: the recipe's six plus inference-mode
+// evaluation with controls of their own, the levers after them with controls built from their
+// descriptor. Each toggle has a one-line
 // explanation and its availability on this machine (from `workbench-cli capabilities --json`):
 // a speedup this machine cannot do is disabled with the reason beside it, never hidden.
 // Widgets prevent invalid combinations (sharding needs devices > 1; the early-stopping mode
@@ -116,6 +118,11 @@ class SpeedupsGroup : public QGroupBox {
   Row addRow(const QString& key, const QString& path, const QString& title, QWidget* control, const QString& explanation);
   // The row of one speedup of wb/common/speedups.h's table: its key, field, label and help.
   Row addSpeedupRow(const char* key, QWidget* control);
+  // The levers past the recipe's seven: a control each, built from its descriptor's control kind
+  // and its field's schema (range, choices), read and written by the field's path.
+  void addLeverRows();
+  void readLevers(const nlohmann::json& doc);
+  void writeLevers(nlohmann::json& doc) const;
   void setAvailability(const QString& key, bool available, const QString& note);
   void applyPrecisionValues(const proto::Capabilities& caps);
   void updateDependencies();
@@ -127,6 +134,7 @@ class SpeedupsGroup : public QGroupBox {
   QVBoxLayout* layout_;
   QLabel* capsStatus_;
   QHash<QString, Row> rows_;
+  QHash<QString, QWidget*> levers_;  // config path -> its control (QCheckBox, QSpinBox or QComboBox)
   QHash<QString, bool> available_;
   QHash<QString, QString> notes_;
   QSpinBox* workers_;

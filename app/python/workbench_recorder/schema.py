@@ -24,7 +24,8 @@ STATUSES = ("ok", "failed", "cancelled", "early-stopped", "diverged")
 # The speedups in the core's order (wb/common/speedups.h), and the config's speedups section
 # with each of them off: what a user's run that names none of them ran with.
 SPEEDUP_KEYS = ("workers", "pin_memory", "devices", "precision", "early_stopping", "sharding",
-                "inference_eval")
+                "inference_eval", "decoded_cache", "channels_last", "fused_optimizer", "grad_accumulation",
+                "cudnn_benchmark", "tf32")
 SPEEDUPS_OFF = {
     "workers": 0,
     "pin_memory": False,
@@ -34,6 +35,12 @@ SPEEDUPS_OFF = {
                        "check_finite": True, "stopping_threshold": 0.0},
     "sharding": "off",
     "inference_eval": False,
+    "decoded_cache": "off",
+    "channels_last": False,
+    "fused_optimizer": False,
+    "grad_accumulation": 1,
+    "cudnn_benchmark": False,
+    "tf32": False,
 }
 
 # wb::kContendedOtherCores: other processes' use of the machine, in cores, that marks a run as

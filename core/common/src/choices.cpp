@@ -50,6 +50,15 @@ const std::vector<Choice>& precisionChoices() {
   return v;
 }
 
+const std::vector<Choice>& decodedCacheChoices() {
+  static const std::vector<Choice> v = {
+      {"off", "off", "decode every image every epoch"},
+      {"memory", "in memory", "keep the decoded pixels in this process's memory"},
+      {"disk", "on disk", "keep them in a file in data.cache_dir, kept across runs, for data larger than memory"},
+  };
+  return v;
+}
+
 const std::vector<Choice>& shardingChoices() {
   static const std::vector<Choice> v = {
       {"off", "off", "every rank holds the whole optimiser state"},

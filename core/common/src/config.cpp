@@ -119,6 +119,8 @@ std::vector<FieldError> validate(const Config& c) {
   const auto& s = c.speedups;
   if (s.sharding != "off" && s.devices < 2)
     add("speedups.sharding", quoted(s.sharding), "needs speedups.devices >= 2 (sharding splits state across ranks)");
+  if (s.fused_optimizer && o.name == "adadelta")
+    add("speedups.fused_optimizer", "true", "adadelta has no multi-tensor step; use sgd, adam or adamw, or turn it off");
   inFieldOrder(e);
   return e;
 }

@@ -47,6 +47,7 @@ std::vector<FieldSpec> makeSchema() {
       number("data.image_size", "Image size", "resize images to N×N pixels", intIn(0, 1024), "(0 = native)"),
       number("data.max_bad_fraction", "Unreadable samples allowed", "fail past this share of unreadable samples",
              realIn(0, 1, true)),
+      other("data.cache_dir", "Cache folder", "where the decoded-sample cache keeps its files (empty: the user's cache folder)"),
       number("data.augment.crop_padding", "Random crop padding", "pad by N pixels and crop back at random", intIn(0, 64)),
       other("data.augment.hflip", "Horizontal flip", "flip training images left-right at random"),
       other("data.augment.normalize", "Normalise", "subtract the dataset's mean and divide by its deviation"),
@@ -88,6 +89,12 @@ std::vector<FieldSpec> makeSchema() {
              anyFinite(), "(0 = none)"),
       speedupField(oneOf("speedups.sharding", "", "", shardingChoices)),
       speedupField(other("speedups.inference_eval", "", "")),
+      speedupField(oneOf("speedups.decoded_cache", "", "", decodedCacheChoices)),
+      speedupField(other("speedups.channels_last", "", "")),
+      speedupField(other("speedups.fused_optimizer", "", "")),
+      speedupField(number("speedups.grad_accumulation", "", "", intIn(1, 1024), "(1 = off)")),
+      speedupField(other("speedups.cudnn_benchmark", "", "")),
+      speedupField(other("speedups.tf32", "", "")),
   };
 }
 

@@ -25,6 +25,13 @@ fs::path defaultRunsRoot() {
   return fs::path(home && *home ? home : "/tmp") / ".local" / "share" / "speedup-workbench" / "runs";
 }
 
+fs::path defaultCacheDir() {
+  if (const char* env = std::getenv("WB_CACHE_DIR"); env && *env) return env;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "speedup-workbench" / "decoded";
+  const char* home = std::getenv("HOME");
+  return fs::path(home && *home ? home : "/tmp") / ".cache" / "speedup-workbench" / "decoded";
+}
+
 std::string slugify(const std::string& name) {
   std::string out;
   for (char ch : name) {

@@ -8,6 +8,29 @@ namespace wb {
 
 namespace {
 std::string onOff(bool on) { return on ? "on" : "off"; }
+
+bool convNet(const Config& c) { return c.model.name != "mlp"; }  // a TorchScript model may have convolutions
+std::string noConvolutions(const Config& c) {
+  return convNet(c) ? "" : c.model.name + " has no convolutions: the layout of its weights does not matter";
+}
+
+std::string cacheCannotHelp(const Config& c) {
+  if (c.data.dataset.rfind("folder:", 0) != 0)
+    return "the images of " + c.data.dataset + " are held decoded in memory already: only image folders decode";
+  if (c.train.epochs < 2) return "a run of one epoch decodes every image once anyway";
+  return "";
+}
+
+std::string fusedCannotHelp(const Config& c) {
+  return c.optim.name == "adadelta" ? "adadelta has no multi-tensor step here (sgd, adam and adamw have)" : "";
+}
+
+std::string accumulationCannotHelp(const Config& c) {
+  return c.speedups.devices > 1 ? ""
+                                : "on one device accumulation saves no communication: it only makes the effective "
+                                  "batch larger, which changes the training rather than speeding it up";
+}
+
 }  // namespace
 
 const std::vector<Speedup>& speedupTable() {
@@ -52,12 +75,62 @@ const std::vector<Speedup>& speedupTable() {
        [](Config& c) { c.speedups.inference_eval = false; },
        [](Config& t, const Config& f) { t.speedups.inference_eval = f.speedups.inference_eval; },
        [](const Config& c) { return "inference-mode eval " + onOff(c.speedups.inference_eval); }},
+      {k::kDecodedCache, "Decoded-sample cache", "speedups.decoded_cache", Availability::Always, "",
+       "Decode each image once and keep its pixels (in memory, or a memory-mapped file for data larger than "
+       "memory); augmentation stays per sample and epoch.", "",
+       [](Config& c) { c.speedups.decoded_cache = "off"; },
+       [](Config& t, const Config& f) { t.speedups.decoded_cache = f.speedups.decoded_cache; },
+       [](const Config& c) { return "decoded cache " + c.speedups.decoded_cache; }, Control::Choice,
+       [](Config& c) { c.speedups.decoded_cache = "memory"; }, cacheCannotHelp},
+      {k::kChannelsLast, "Channels-last", "speedups.channels_last", Availability::Always, "",
+       "Lays convolution weights and inputs out as NHWC, the layout oneDNN and cuDNN's tensor cores prefer "
+       "(it slows some models down; under sharding the inputs only).", "",
+       [](Config& c) { c.speedups.channels_last = false; },
+       [](Config& t, const Config& f) { t.speedups.channels_last = f.speedups.channels_last; },
+       [](const Config& c) { return "channels-last " + onOff(c.speedups.channels_last); }, Control::Toggle,
+       [](Config& c) { c.speedups.channels_last = true; }, noConvolutions},
+      {k::kFusedOptimizer, "Multi-tensor optimiser step", "speedups.fused_optimizer", Availability::Always, "",
+       "Steps every parameter with a few multi-tensor (_foreach) kernels instead of a loop of small ones "
+       "(sgd, adam, adamw).", "",
+       [](Config& c) { c.speedups.fused_optimizer = false; },
+       [](Config& t, const Config& f) { t.speedups.fused_optimizer = f.speedups.fused_optimizer; },
+       [](const Config& c) { return "multi-tensor step " + onOff(c.speedups.fused_optimizer); }, Control::Toggle,
+       [](Config& c) { c.speedups.fused_optimizer = true; }, fusedCannotHelp},
+      {k::kGradAccumulation, "Gradient accumulation", "speedups.grad_accumulation", Availability::Always, "",
+       "Sums the gradients of N micro-batches before one optimiser step and one all-reduce: an effective "
+       "batch of N x batch_size per rank.", "",
+       [](Config& c) { c.speedups.grad_accumulation = 1; },
+       [](Config& t, const Config& f) { t.speedups.grad_accumulation = f.speedups.grad_accumulation; },
+       [](const Config& c) { return "accumulate " + std::to_string(c.speedups.grad_accumulation) + " micro-batches"; },
+       Control::Count, [](Config& c) { c.speedups.grad_accumulation = 4; }, accumulationCannotHelp},
+      {k::kCudnnBenchmark, "cuDNN autotune", "speedups.cudnn_benchmark", Availability::NeedsCuda, "CUDA",
+       "Times cuDNN's convolution algorithms on the first batch of each shape and keeps the fastest "
+       "(slower when shapes vary).",
+       "no cuDNN on the CPU: the setting has no effect",
+       [](Config& c) { c.speedups.cudnn_benchmark = false; },
+       [](Config& t, const Config& f) { t.speedups.cudnn_benchmark = f.speedups.cudnn_benchmark; },
+       [](const Config& c) { return "cuDNN autotune " + onOff(c.speedups.cudnn_benchmark); }, Control::Toggle,
+       [](Config& c) { c.speedups.cudnn_benchmark = true; }, noConvolutions},
+      {k::kTf32, "TF32 matmuls", "speedups.tf32", Availability::NeedsCuda, "CUDA",
+       "Lets fp32 matmuls run on TF32 tensor cores (Ampere and later: 10-bit mantissa inputs, fp32 sums); "
+       "cuDNN convolutions may already, as LibTorch's default.",
+       "CPU matmuls stay fp32: the setting has no effect",
+       [](Config& c) { c.speedups.tf32 = false; },
+       [](Config& t, const Config& f) { t.speedups.tf32 = f.speedups.tf32; },
+       [](const Config& c) { return "TF32 " + onOff(c.speedups.tf32); }, Control::Toggle,
+       [](Config& c) { c.speedups.tf32 = true; }, nullptr},
   };
   return v;
 }
 
 std::string withoutWhatItNeeds(const Speedup& s) {
   return s.availability == Availability::NeedsCuda ? needsCuda(s.without) : std::string();
+}
+
+bool speedupRequested(const Speedup& s, const Config& c) {
+  Config off = c;
+  s.off(off);
+  return s.setting(off) != s.setting(c);
 }
 
 const Speedup* findSpeedup(const std::string& key) {

@@ -111,7 +111,7 @@ void DataParallel::Impl::copyIn(size_t i) {
 
 void DataParallel::Impl::onGradReady(size_t i) {
   std::lock_guard<std::mutex> lock(mu);
-  if (ready[i]) return;
+  if (ready[i] || !sync) return;
   const double t0 = nowSeconds();
   try {
     copyIn(i);
@@ -131,6 +131,7 @@ void DataParallel::Impl::launch(size_t b) {
   Bucket& B = buckets[b];
   B.launch_t = nowSeconds();
   B.done_t->store(0.0);
+  ++reductions;
   if (onDevice()) B.launch_point = timeline->mark();  // where the GPU has the bucket's gradients
   try {
     if (native_rs) {

@@ -214,6 +214,13 @@ void DataParallel::setLearningRate(double lr) {
 
 CommStats DataParallel::lastStats() const { return impl_->last; }
 
+void DataParallel::setGradientSync(bool on) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->sync = on;
+}
+
+int64_t DataParallel::gradientReductions() const { return impl_->reductions; }
+
 int64_t DataParallel::optimizerStateBytes() const {
   return impl_->inner ? wb::dist::optimizerStateBytes(*impl_->inner) : 0;
 }

@@ -69,6 +69,8 @@ struct DataParallel::Impl {
 
   // Per step; the hooks and finishGradients take `mu`.
   std::mutex mu;
+  bool sync = true;          // false between the micro-batches of an accumulated step: no hook copies or launches
+  int64_t reductions = 0;    // gradient collectives launched since create()
   std::vector<char> ready;
   size_t next_launch = 0;
   double launch_ms = 0;

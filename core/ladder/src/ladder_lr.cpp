@@ -21,9 +21,9 @@ Status applyLadderLrScaling(std::vector<LadderStep>& plan, const std::string& mo
   if (mode != "none" && mode != "linear" && mode != "sqrt")
     return makeError(Errc::InvalidConfig, "--lr-scaling " + mode + ": must be one of none, linear, sqrt");
   for (auto& step : plan) {
-    if (step.skipped || step.config.speedups.devices <= 1) continue;
-    step.config.optim.lr_scaling = mode;
-    if (mode == "none") continue;
+    if (step.config.speedups.devices <= 1) continue;
+    step.config.optim.lr_scaling = mode;  // a skipped step's config too: it is what would have run
+    if (mode == "none" || step.skipped) continue;
     // Only the steps that bring the devices say it (devices, and sharding alone): the later
     // cumulative ones inherit it.
     if (step.key != "devices" && !step.isolated) continue;

@@ -3,6 +3,7 @@
 #include "wb/ladder/ladder.h"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 
 #include "wb/common/choices.h"
@@ -30,7 +31,7 @@ struct Planner {
 
   // Adds a cumulative step (and its isolated twin) or a skipped one.
   void add(const std::string& key, const std::string& added, const std::string& skipReason,
-           void (*apply)(Config&, const Planner&), std::string caveat = {}) {
+           const std::function<void(Config&, const Planner&)>& apply, std::string caveat = {}) {
     LadderStep s;
     s.key = key;
     s.added = added;
@@ -77,6 +78,20 @@ struct Planner {
   }
   std::string precision() const { return cuda() ? choice::kFp16Mixed : choice::kBf16Mixed; }
 };
+
+// The levers past the recipe's seven, each as its descriptor says: its value, skipped where this
+// machine lacks what it needs or where it cannot help the config as built so far.
+void addLevers(Planner& p) {
+  for (const Speedup& lever : speedupTable()) {
+    if (lever.control == Control::Own || !lever.on) continue;
+    const bool here = p.caps.available(lever.key, lever.availability != Availability::NeedsCuda || p.cuda());
+    std::string skip = here ? "" : p.caps.note(lever.key, withoutWhatItNeeds(lever));
+    if (skip.empty() && lever.cannotHelp) skip = lever.cannotHelp(p.cum);
+    Config shown = p.cum;
+    lever.on(shown);
+    p.add(lever.key, lever.setting(shown), skip, [on = lever.on](Config& c, const Planner&) { on(c); });
+  }
+}
 
 }  // namespace
 
@@ -170,6 +185,7 @@ std::vector<LadderStep> planLadder(const Config& user, const json& caps, bool is
           c.available(speedup::kInferenceEval) ? "" : c.note(speedup::kInferenceEval, "inference-mode evaluation is not available"),
           [](Config& c, const Planner&) { c.speedups.inference_eval = true; });
   }
+  addLevers(p);
   std::vector<LadderStep> out = std::move(p.steps);
   out.insert(out.end(), p.alone.begin(), p.alone.end());
   return out;

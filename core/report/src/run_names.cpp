@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "wb/common/speedups.h"
 #include "wb/proto/config_json.h"
 
 namespace wb::report {
@@ -81,9 +82,22 @@ std::string countName(const std::string& path, const json& v) {
   return {};
 }
 
+// A lever past the recipe's, in its descriptor's words ("channels-last on"); "" for other fields.
+std::string leverName(const std::string& path, const json& value) {
+  for (const Speedup& s : speedupTable()) {
+    if (s.control == Control::Own || path != s.config_path) continue;
+    json doc = proto::configToJson(Config{});
+    doc[json::json_pointer("/" + std::string(s.config_path).replace(std::string(s.config_path).find('.'), 1, "/"))] = value;
+    auto config = proto::configFromJson(doc);
+    return config.ok() ? s.setting(*config) : std::string();
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string changeName(const std::string& path, const json& value) {
+  if (std::string lever = leverName(path, value); !lever.empty()) return lever;
   if (path == "speedups.precision" && value.is_string()) return precisionName(value.get<std::string>());
   if (path == "speedups.pin_memory") return onOff(value, "pinned memory");
   if (path == "speedups.inference_eval") return onOff(value, "inference eval");

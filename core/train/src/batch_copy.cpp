@@ -13,15 +13,17 @@ namespace wb::train {
 struct BatchCopier::Impl {
   torch::Device device{torch::kCPU};
   bool side = false;
+  bool channelsLast = false;
 #if defined(WB_WITH_CUDA)
   std::optional<c10::cuda::CUDAStream> copyStream;
   at::cuda::CUDAEvent copied;  // re-recorded after each batch's copies
 #endif
 };
 
-BatchCopier::BatchCopier(torch::Device device, bool pinned) : impl_(std::make_unique<Impl>()) {
+BatchCopier::BatchCopier(torch::Device device, bool pinned, bool channelsLast) : impl_(std::make_unique<Impl>()) {
   impl_->device = device;
   impl_->side = pinned && device.is_cuda();
+  impl_->channelsLast = channelsLast;
 }
 
 BatchCopier::~BatchCopier() = default;
@@ -29,6 +31,12 @@ BatchCopier::~BatchCopier() = default;
 bool BatchCopier::sideStream() const { return impl_->side; }
 
 std::pair<torch::Tensor, torch::Tensor> BatchCopier::toDevice(const torch::Tensor& x, const torch::Tensor& y) {
+  auto out = copy(x, y);
+  if (impl_->channelsLast && out.first.dim() == 4) out.first = out.first.contiguous(at::MemoryFormat::ChannelsLast);
+  return out;
+}
+
+std::pair<torch::Tensor, torch::Tensor> BatchCopier::copy(const torch::Tensor& x, const torch::Tensor& y) {
   Impl& d = *impl_;
   if (!d.device.is_cuda()) return {x.to(d.device), y.to(d.device)};
 #if defined(WB_WITH_CUDA)

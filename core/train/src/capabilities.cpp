@@ -112,6 +112,11 @@ std::map<std::string, proto::SpeedupCapability> speedupCapabilities(bool cuda, i
                                                  : "ZeRO-1/2 over Gloo (needs devices > 1); Gloo has no reduce-scatter, so "
                                                    "ZeRO-2's gradient-memory saving does not apply");
   s[speedup::kInferenceEval] = speedupNote(true, "Evaluate under InferenceMode with the larger eval batch");
+  for (const Speedup& lever : speedupTable()) {  // the others as their descriptor says
+    if (s.count(lever.key)) continue;
+    const bool here = lever.availability != Availability::NeedsCuda || cuda;
+    s[lever.key] = speedupNote(here, here ? lever.help : withoutWhatItNeeds(lever));
+  }
   return s;
 }
 

@@ -8,6 +8,8 @@
 
 #include <torch/optim/serialize.h>
 
+#include "multi_tensor_optim.h"
+
 namespace wb::train {
 namespace {
 
@@ -35,23 +37,26 @@ std::vector<FieldError> optimErrors(const OptimConfig& optim) {
   return out;
 }
 
-std::unique_ptr<torch::optim::Optimizer> build(const OptimConfig& c,
-                                               std::vector<torch::Tensor> params) {
-  if (c.name == "sgd") {
-    return std::make_unique<torch::optim::SGD>(
-        std::move(params), torch::optim::SGDOptions(c.lr)
-                               .momentum(c.momentum)
-                               .nesterov(c.nesterov)
-                               .weight_decay(c.weight_decay));
-  }
-  if (c.name == "adam") {
-    return std::make_unique<torch::optim::Adam>(
-        std::move(params), torch::optim::AdamOptions(c.lr).weight_decay(c.weight_decay));
-  }
-  if (c.name == "adamw") {
-    return std::make_unique<torch::optim::AdamW>(
-        std::move(params), torch::optim::AdamWOptions(c.lr).weight_decay(c.weight_decay));
-  }
+// LibTorch's optimiser, or with multiTensor its subclass whose step() runs over tensor lists.
+template <class Plain, class Multi, class Options>
+std::unique_ptr<torch::optim::Optimizer> either(bool multiTensor, std::vector<torch::Tensor> params, Options o) {
+  if (multiTensor) return std::make_unique<Multi>(std::move(params), o);
+  return std::make_unique<Plain>(std::move(params), o);
+}
+
+std::unique_ptr<torch::optim::Optimizer> build(const OptimConfig& c, std::vector<torch::Tensor> params,
+                                               bool multiTensor) {
+  namespace o = torch::optim;
+  if (c.name == "sgd")
+    return either<o::SGD, detail::MultiTensorSGD>(
+        multiTensor, std::move(params),
+        o::SGDOptions(c.lr).momentum(c.momentum).nesterov(c.nesterov).weight_decay(c.weight_decay));
+  if (c.name == "adam")
+    return either<o::Adam, detail::MultiTensorAdam>(multiTensor, std::move(params),
+                                                    o::AdamOptions(c.lr).weight_decay(c.weight_decay));
+  if (c.name == "adamw")
+    return either<o::AdamW, detail::MultiTensorAdamW>(multiTensor, std::move(params),
+                                                      o::AdamWOptions(c.lr).weight_decay(c.weight_decay));
   return std::make_unique<Adadelta>(std::move(params),
                                     AdadeltaOptions(c.lr).weight_decay(c.weight_decay));
 }
@@ -68,17 +73,21 @@ double fraction(double num, double den) { return den > 0.0 ? num / den : 1.0; }
 // ---- factory -----------------------------------------------------------------------------
 
 Result<std::unique_ptr<torch::optim::Optimizer>> makeOptimizer(const OptimConfig& config,
-                                                               std::vector<torch::Tensor> params) {
+                                                               std::vector<torch::Tensor> params,
+                                                               bool multiTensor) {
   if (auto errors = optimErrors(config); !errors.empty()) {
     return makeError(Errc::InvalidConfig, formatFieldErrors(errors));
   }
+  if (multiTensor && config.name == "adadelta")
+    return makeError(Errc::InvalidConfig, "speedups.fused_optimizer: true \u2014 adadelta has no multi-tensor step; "
+                                          "use sgd, adam or adamw, or turn it off");
   if (params.empty()) {
     return makeError(Errc::Model, "optim." + config.name +
                                       ": the model has no trainable parameters to optimise — "
                                       "check the model (a TorchScript model must register them)");
   }
   try {
-    return build(config, std::move(params));
+    return build(config, std::move(params), multiTensor);
   } catch (const c10::Error& e) {
     return makeError(Errc::InvalidConfig,
                      "optim." + config.name + ": " + e.what_without_backtrace());

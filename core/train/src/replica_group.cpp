@@ -35,6 +35,8 @@ class DataParallelGroup final : public ReplicaGroup {
   }
   void prepareBackward() override { dp_->zeroGrad(); }
   void finishBackward() override { check(dp_->finishGradients()); }
+  void setGradientSync(bool on) override { dp_->setGradientSync(on); }
+  int64_t gradientReductions() const override { return dp_->gradientReductions(); }
   std::string consolidatedOptimizerState() override {
     auto s = dp_->consolidatedOptimizerState();
     if (!s.ok()) throw std::runtime_error(s.error().message);
@@ -118,7 +120,10 @@ Result<std::unique_ptr<ReplicaGroup>> makeReplicaGroup(const Config& config, dis
   const OptimConfig optim = config.optim;
   auto dp = dist::DataParallel::create(
       *comm, model.parameters(),
-      [optim](std::vector<torch::Tensor> params) { return makeOptimizer(optim, std::move(params)); }, o);
+      [optim, multi = config.speedups.fused_optimizer](std::vector<torch::Tensor> params) {
+        return makeOptimizer(optim, std::move(params), multi);
+      },
+      o);
   if (!dp.ok()) return dp.error();
   std::vector<torch::Tensor> buffers;
   if (several)

@@ -110,7 +110,22 @@ std::map<std::string, proto::SpeedupStatus> TrainingRun::speedups() const {
   s[speedup::kInferenceEval] = speedupStatus(sp.inference_eval, sp.inference_eval,
                                       sp.inference_eval ? "InferenceMode, eval batch " + std::to_string(c_.train.eval_batch_size)
                                                         : "autograd on, train batch size (a naive loop)");
+  leverStatuses(s);
   return s;
+}
+
+// The levers past the recipe's: what their mechanism said where it was applied, else asked for
+// (its setting in the table's words) and so active.
+void TrainingRun::leverStatuses(std::map<std::string, proto::SpeedupStatus>& s) const {
+  for (const Speedup& lever : speedupTable()) {
+    if (lever.control == Control::Own) continue;
+    if (auto it = levers_.find(lever.key); it != levers_.end()) {
+      s[lever.key] = it->second;
+      continue;
+    }
+    const bool asked = speedupRequested(lever, c_);
+    s[lever.key] = speedupStatus(asked, asked, asked ? lever.setting(c_) : "off");
+  }
 }
 
 // The interval since the last `step` event: its mean loss over every rank, throughput, the

@@ -5,6 +5,8 @@
 
 #include "wb/common/choices.h"
 #include "wb/common/resume_rules.h"
+#include "wb/common/speedups.h"
+#include "wb/data/decoded_cache.h"
 #include "wb/common/sysinfo.h"
 #include "wb/data/loader_config.h"
 #include "wb/proto/config_json.h"
@@ -13,6 +15,7 @@
 #include "wb/train/compat.h"
 #include "wb/train/divergence.h"
 #include "wb/train/host_speed.h"
+#include "wb/train/memory_format.h"
 
 namespace wb::train::detail {
 using nlohmann::json;
@@ -86,6 +89,7 @@ Status TrainingRun::setUp() {
   if (cuda_)
     device_ = torch::Device(torch::kCUDA,
                             static_cast<c10::DeviceIndex>(o_.local_rank % static_cast<int>(torch::cuda::device_count())));
+  applyCudaLevers();
   torch::manual_seed(c_.seed);
   if (auto st = openData(); !st) return st;
   if (auto st = buildModel(); !st) return st;
@@ -105,11 +109,15 @@ Status TrainingRun::openData() {
     return makeError(Errc::InvalidConfig, "data.image_size: 0 \u2014 the images of " + c_.data.dataset +
                                               " vary in size; set data.image_size (e.g. 64)");
   pinActive_ = c_.speedups.pin_memory && cuda_;
+  auto cached = data::cacheDecodedSamples(splits_, c_);
+  if (!cached.ok()) return cached.error();
+  levers_[speedup::kDecodedCache] = {speedupRequested(*findSpeedup(speedup::kDecodedCache), c_), cached->active,
+                                     cached->note, std::nullopt, std::nullopt};
 
   const data::LoaderOptions lo = data::trainLoaderOptions(c_, pinActive_, c_.speedups.workers, o_.rank, o_.world_size);
   trainLoader_ = std::make_unique<data::Loader>(splits_.train, lo);
   valLoader_ = std::make_unique<data::Loader>(splits_.val, data::evalLoaderOptions(c_, lo));
-  copier_ = std::make_unique<BatchCopier>(device_, trainLoader_->pinMemoryActive());
+  copier_ = std::make_unique<BatchCopier>(device_, trainLoader_->pinMemoryActive(), c_.speedups.channels_last);
 
   auto onWarning = [this](const std::string& message, const std::string& path) { warn(message, path); };
   trainLoader_->setWarningHandler(onWarning);
@@ -138,7 +146,18 @@ Status TrainingRun::buildModel() {
   auto optimizer = group_->makeOptimizer();
   if (!optimizer.ok()) return optimizer.error();
   opt_ = std::move(optimizer.value());
-  schedule_ = std::make_unique<LrSchedule>(c_.optim, totalSteps_, stepsPerEpoch_, o_.world_size, c_.train.batch_size);
+  layOutChannelsLast();
+  if (const int n = c_.speedups.grad_accumulation; n > 1)
+    levers_[speedup::kGradAccumulation] = {
+        true, true,
+        std::to_string(n) + " micro-batches of " + std::to_string(c_.train.batch_size) + " per optimiser step: an effective batch of " +
+            std::to_string(int64_t{n} * c_.train.batch_size * o_.world_size) + " (x devices), one gradient reduction per step",
+        std::nullopt, std::nullopt};
+  const int64_t perEpoch = optimizerStepsPerEpoch();
+  const int64_t optimizerSteps = c_.train.max_steps > 0 && c_.train.max_steps < stepsPerEpoch_ * c_.train.epochs
+                                     ? (totalSteps_ + c_.speedups.grad_accumulation - 1) / c_.speedups.grad_accumulation
+                                     : perEpoch * c_.train.epochs;
+  schedule_ = std::make_unique<LrSchedule>(c_.optim, optimizerSteps, perEpoch, o_.world_size, c_.train.batch_size);
 
   bf16_ = c_.speedups.precision == choice::kBf16Mixed;
   fp16_ = c_.speedups.precision == choice::kFp16Mixed && cuda_;
@@ -148,6 +167,41 @@ Status TrainingRun::buildModel() {
   if (scaler_->enabled()) scaler_->setFoundInfReducer([g = group_.get()](double* v) { g->allReduceSum(v, 1); });
   stopper_ = std::make_unique<EarlyStopping>(c_.speedups.early_stopping);
   return {};
+}
+
+// The levers that are LibTorch's global switches: cuDNN autotune, TF32 matmuls (CUDA only).
+void TrainingRun::applyCudaLevers() {
+  for (const char* key : {speedup::kCudnnBenchmark, speedup::kTf32}) {
+    const Speedup& s = *findSpeedup(key);
+    const bool asked = speedupRequested(s, c_);
+    levers_[key] = {asked, asked && cuda_, !asked ? "off" : cuda_ ? s.help : "not available: " + withoutWhatItNeeds(s),
+                    std::nullopt, std::nullopt};
+  }
+  if (!cuda_) return;
+  at::globalContext().setBenchmarkCuDNN(c_.speedups.cudnn_benchmark);
+  at::globalContext().setAllowTF32CuBLAS(c_.speedups.tf32);
+}
+
+// Channels-last: every 4-D weight NHWC (the input batches follow in BatchCopier). After the
+// replica group is made: DataParallel checks the parameters are contiguous and broadcasts them.
+// Under ZeRO the weights stay NCHW (it shards them as flat contiguous ranges); NHWC inputs alone
+// still make oneDNN and cuDNN run the convolutions channels-last.
+void TrainingRun::layOutChannelsLast() {
+  const bool asked = c_.speedups.channels_last;
+  const bool sharded = c_.speedups.sharding != "off" && o_.world_size > 1;
+  const int64_t laidOut = asked && !sharded ? train::layOutChannelsLast(*net_) : 0;
+  std::string note = "off";
+  if (asked && sharded) note = "the input batches NHWC; the weights stay NCHW: sharding splits them as flat contiguous ranges";
+  else if (asked && laidOut > 0)
+    note = std::to_string(laidOut) + " of " + std::to_string(net_->parameters().size()) +
+           " parameter tensors (the convolutions' weights) and the input batches NHWC";
+  else if (asked) note = net_->name() + " has no 4-D weights (no convolutions): nothing to lay out";
+  levers_[speedup::kChannelsLast] = {asked, laidOut > 0 || (asked && sharded), note, std::nullopt, std::nullopt};
+}
+
+int64_t TrainingRun::optimizerStepsPerEpoch() const {
+  const int64_t n = c_.speedups.grad_accumulation;
+  return (stepsPerEpoch_ + n - 1) / n;
 }
 
 // ---- resume ----------------------------------------------------------------------------------
@@ -235,7 +289,8 @@ Status TrainingRun::trainEpoch(int epoch) {
   faultsAt_ = minorPageFaults();
   try {
     for (;;) {
-      if (stopAgreed()) {
+      if (stopAgreed()) stopPending_ = true;  // taken between optimiser steps: no half-accumulated gradient is lost
+      if (stopPending_ && microOf(batchInEpoch_).first) {
         stop(Stop::Cancelled);
         break;
       }
@@ -274,8 +329,9 @@ void TrainingRun::trainStep(const data::Batch& batch) {
   lastX_ = x;
   lastY_ = y;
   torch::Tensor loss;
-  const bool stepped = computeStep(x, y, timer, loss);
-  if (scaler_->enabled() && !stepped && scaler_->consecutiveSkips() == 1) {
+  const Micro micro = microOf(batchInEpoch_);
+  const bool stepped = computeStep(x, y, timer, loss, micro);
+  if (scaler_->enabled() && micro.last && !stepped && scaler_->consecutiveSkips() == 1) {
     streakStart_ = at_.iteration + 1;
     streakLoss_ = loss.detach().item<double>();  // the scaler has synced to decide: free here
   }
@@ -298,9 +354,23 @@ void TrainingRun::trainStep(const data::Batch& batch) {
   at_.samples_seen += globalSamples;
 }
 
+// Groups of grad_accumulation batches from the epoch's start; an epoch's (or the step cap's) last
+// batch closes a short group.
+Micro TrainingRun::microOf(int64_t batchInEpoch) const {
+  const int n = c_.speedups.grad_accumulation;
+  Micro m;
+  m.count = n;
+  m.first = batchInEpoch % n == 0;
+  m.last = batchInEpoch % n == n - 1 || batchInEpoch + 1 >= stepsPerEpoch_ ||
+           (c_.train.max_steps > 0 && at_.iteration + 1 >= c_.train.max_steps);
+  return m;
+}
+
 // The arithmetic of a step on a batch already on the device: forward, backward, gradients across
-// ranks, optimiser. False when fp16 loss scaling skipped the optimiser.
-bool TrainingRun::computeStep(const torch::Tensor& x, const torch::Tensor& y, StepTimer& timer, torch::Tensor& loss) {
+// ranks, optimiser. False when fp16 loss scaling skipped the optimiser, or when the batch is not
+// the last micro-batch of its step (its gradients only accumulate, and no rank communicates).
+bool TrainingRun::computeStep(const torch::Tensor& x, const torch::Tensor& y, StepTimer& timer, torch::Tensor& loss,
+                              const Micro& micro) {
   group_->syncBuffers();
   {
     compat::AutocastGuard autocast(device_.type(), fp16_ ? torch::kHalf : torch::kBFloat16, bf16_ || fp16_);
@@ -308,11 +378,16 @@ bool TrainingRun::computeStep(const torch::Tensor& x, const torch::Tensor& y, St
     loss = torch::nn::functional::cross_entropy(logits.to(torch::kFloat), y);
   }
   timer.mark(StepTimer::Fwd);
-  opt_->zero_grad();
-  group_->prepareBackward();
-  (scaler_->enabled() ? scaler_->scale(loss) : loss).backward();
+  if (micro.first) {
+    opt_->zero_grad();
+    group_->prepareBackward();
+  }
+  group_->setGradientSync(micro.last);
+  const torch::Tensor share = micro.count > 1 ? loss / micro.count : loss;  // the step's loss: the micro-batches' mean
+  (scaler_->enabled() ? scaler_->scale(share) : share).backward();
   if (bf16_ || fp16_) compat::clearAutocastCache();
   timer.mark(StepTimer::Bwd);
+  if (!micro.last) return false;
   group_->finishBackward();
   timer.mark(StepTimer::Comm);
   setLearningRate(*opt_, schedule_->lrAt(at_.optimizer_steps));

@@ -62,6 +62,13 @@ struct Position {
 // Why the loop stopped before its last epoch.
 enum class Stop { None, Cancelled, MaxSteps, Diverged, EarlyStopped };
 
+// Where a batch stands in its optimiser step (speedups.grad_accumulation): the first micro-batch
+// clears the gradients, the last one reduces them across ranks and steps the optimiser.
+struct Micro {
+  bool first = true, last = true;
+  int count = 1;  // micro-batches per step: each one's loss is divided by it
+};
+
 class TrainingRun {
  public:
   TrainingRun(const TrainerOptions& options, proto::EventSink& sink);
@@ -77,7 +84,12 @@ class TrainingRun {
   void startLoop();
   Status trainEpoch(int epoch);
   void trainStep(const data::Batch& batch);
-  bool computeStep(const torch::Tensor& x, const torch::Tensor& y, StepTimer& timer, torch::Tensor& loss);
+  Micro microOf(int64_t batchInEpoch) const;
+  bool computeStep(const torch::Tensor& x, const torch::Tensor& y, StepTimer& timer, torch::Tensor& loss,
+                   const Micro& micro = Micro());
+  int64_t optimizerStepsPerEpoch() const;
+  void applyCudaLevers();
+  void layOutChannelsLast();
   void countFlops();
   void measureComputeOnly();
   Status evaluateAndCheckpoint(int epoch);
@@ -103,6 +115,7 @@ class TrainingRun {
   void emitStart();
   void warnDataProblems();
   std::map<std::string, proto::SpeedupStatus> speedups() const;
+  void leverStatuses(std::map<std::string, proto::SpeedupStatus>& s) const;
   void emitStep(int epoch);
   void emitEvalAndEpoch(int epoch, const EvalResult& ev, bool epochComplete);
   void emitEarlyStop(int epoch, const EarlyStoppingDecision& decision);
@@ -124,6 +137,9 @@ class TrainingRun {
   data::Splits splits_;
   int imageSize_ = 0;
   bool pinActive_ = false;
+  // What each lever past the recipe's seven did here (start event), set where it is applied.
+  std::map<std::string, proto::SpeedupStatus> levers_;
+  bool stopPending_ = false;  // agreed to stop; taken at the next optimiser-step boundary
   std::unique_ptr<data::Loader> trainLoader_, valLoader_;
   std::unique_ptr<BatchCopier> copier_;  // host to device (a side stream with pinned memory)
   std::unique_ptr<model::Model> net_;

@@ -93,6 +93,32 @@ Dim batchDim(const TuneOptions& o) {
   return d;
 }
 
+// The levers past the recipe's seven, one at a time on top of the rest: each whose ladder step ran
+// here (the descriptor's value; skipped where it cannot help), so the grid grows by one option per
+// lever rather than doubling.
+Dim leversDim(const TuneOptions& o) {
+  Dim d;
+  d.record.key = "levers";
+  d.options.push_back({"", json("as given").dump(), [](Config&) {}});
+  d.record.values.push_back("as given");
+  for (const Speedup& lever : speedupTable()) {
+    if (lever.control == Control::Own || !lever.on) continue;
+    const ladder::LadderStep* step = stepOf(o, lever.key);
+    if (!step || step->skipped) continue;
+    const std::string words = lever.setting(step->config);
+    if (words == lever.setting(o.base)) continue;  // the config has it already
+    d.options.push_back({words, json(words).dump(), [source = step->config, key = std::string(lever.key)](Config& c) {
+                           c = ladder::withSpeedupOf(c, source, key);
+                         }});
+    d.record.values.push_back(words);
+  }
+  d.record.searched = d.options.size() > 1;
+  d.record.note = d.record.searched ? "one lever at a time on top of the rest (those the ladder's plan runs here)"
+                                    : "none of the levers can help here (the ladder's plan skips them all)";
+  if (!d.record.searched) d.options.clear();
+  return d;
+}
+
 std::string labelOf(const std::vector<std::string>& words) {
   std::string s;
   for (const auto& w : words)
@@ -168,16 +194,16 @@ Result<Config> candidateConfig(const proto::TuneRecord& r, const std::string& id
 }
 
 const std::vector<std::string>& dimensionNames() {
-  static const std::vector<std::string> names{"workers", "pin_memory", "devices", "precision", "batch", "eval"};
+  static const std::vector<std::string> names{"workers", "pin_memory", "devices", "precision", "batch", "levers", "eval"};
   return names;
 }
 
 Space buildSpace(const TuneOptions& o) {
   Space s;
   std::vector<Dim> train{speedupDim(o, speedup::kWorkers), speedupDim(o, speedup::kPinMemory), devicesDim(o),
-                         speedupDim(o, speedup::kPrecision), batchDim(o)};
+                         speedupDim(o, speedup::kPrecision), batchDim(o), leversDim(o)};
   std::vector<Dim> eval{speedupDim(o, speedup::kInferenceEval), evalBatchDim(o.base)};
-  const std::vector<std::string> names = {"workers", "pin_memory", "devices", "precision", "batch", "eval", "eval"};
+  const std::vector<std::string> names = {"workers", "pin_memory", "devices", "precision", "batch", "levers", "eval", "eval"};
   std::vector<Dim*> all;
   for (auto& d : train) all.push_back(&d);
   for (auto& d : eval) all.push_back(&d);

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "wb/common/choices.h"
+#include "wb/common/config_schema.h"
 #include "wb/common/speedups.h"
 
 namespace {
@@ -20,6 +21,8 @@ wb::Config allOn() {
   c.speedups.early_stopping.patience = 3;
   c.speedups.sharding = "zero1";
   c.speedups.inference_eval = true;
+  for (const wb::Speedup& s : wb::speedupTable())  // the levers: their ladder value
+    if (s.on) s.on(c);
   return c;
 }
 
@@ -36,6 +39,27 @@ class TestSpeedups : public QObject {
       QVERIFY(s.off && s.copy && s.setting);
     }
     QVERIFY(!wb::findSpeedup("turbo"));
+  }
+
+  // A lever past the recipe's is described whole: a control, a ladder value that turns it on,
+  // a field in the schema; the recipe's seven have controls of their own.
+  void leversAreDescribedWhole() {
+    int levers = 0;
+    for (const wb::Speedup& s : wb::speedupTable()) {
+      if (s.control == wb::Control::Own) {
+        QVERIFY2(!s.on, s.key);
+        continue;
+      }
+      ++levers;
+      QVERIFY2(s.on, s.key);
+      wb::Config c;
+      QVERIFY2(!wb::speedupRequested(s, c), s.key);  // off by default
+      s.on(c);
+      QVERIFY2(wb::speedupRequested(s, c), s.key);
+      QVERIFY2(wb::validate(c).empty(), s.key);
+      QVERIFY2(wb::findFieldSpec(s.config_path), s.config_path);
+    }
+    QCOMPARE(levers, 6);
   }
 
   // Off is taking the baseline's setting, and changes what it turns off.

@@ -133,7 +133,42 @@ int trainStep(torch::nn::Sequential& net, DataParallel& dp, int s, int rank, int
   return 0;
 }
 
-int trainScenario(const std::string&) {
+// Gradient accumulation: each rank's part of the global batch in kMicro micro-batches, the
+// gradients synced only on the last one; prints the collectives launched and the buckets per step.
+constexpr int kMicro = 4, kAccumulatedSteps = 3;
+
+int accumulateScenario() {
+  at::set_num_threads(1);
+  auto comm = wbtest::joinFromEnvironment();
+  if (!comm) return fail(comm.error().message);
+  const int rank = (*comm)->rank(), world = (*comm)->worldSize();
+  torch::manual_seed(kSeed + 100 * static_cast<uint64_t>(rank));
+  auto net = makeNet();
+  wb::dist::DataParallelOptions o;
+  o.bucket_bytes = 8 * 1024;
+  o.first_bucket_bytes = 2 * 1024;
+  auto dp = DataParallel::create(**comm, net->parameters(), factoryFor("sgd"), o);
+  if (!dp) return fail(dp.error().message);
+  const int perRank = kGlobalBatch / world, per = perRank / kMicro;
+  for (int s = 0; s < kAccumulatedSteps; ++s) {
+    (*dp)->zeroGrad();
+    auto [x, y] = globalBatch(s);
+    for (int m = 0; m < kMicro; ++m) {
+      (*dp)->setGradientSync(m == kMicro - 1);
+      const int from = rank * perRank + m * per;
+      auto loss = torch::nn::functional::cross_entropy(net->forward(x.narrow(0, from, per)), y.narrow(0, from, per));
+      (loss / kMicro).backward();
+    }
+    if (auto st = (*dp)->finishGradients(); !st) return fail(st.error().message);
+    if (auto st = (*dp)->step(); !st) return fail(st.error().message);
+  }
+  torch::save(detached(net->parameters()), wbtest::workerEnv("WB_DIST_WORKDIR") + "/accum" + std::to_string(rank) + ".pt");
+  std::printf("reductions=%lld\nbuckets=%d\n", static_cast<long long>((*dp)->gradientReductions()), (*dp)->numBuckets());
+  return 0;
+}
+
+int trainScenario(const std::string& scenario) {
+  if (scenario == "accumulate") return accumulateScenario();
   at::set_num_threads(1);
   auto comm = wbtest::joinFromEnvironment();
   if (!comm) return fail(comm.error().message);
@@ -290,6 +325,28 @@ class TestDataParallel : public QObject {
     ref.steps(3, 5);
     QVERIFY(maxDiff(net->parameters(), ref.net->parameters()) == 0.0);
     QCOMPARE((*dp)->optimizer()->param_groups()[0].options().get_lr(), 5e-3);
+  }
+
+  // N micro-batches of B/N per rank, summed, match one step on the whole batch, and only the last
+  // backward of each step reduces: N - 1 of every N backwards launch no collective.
+  void accumulationMatchesTheWholeBatchAndReducesOnce() {
+    QTemporaryDir dir;
+    auto port = wb::dist::findFreePort();
+    QVERIFY(port.ok());
+    auto runs = wbtest::runRanks(QStringLiteral("accumulate"), {wbtest::rankEnv(0, 2, *port), wbtest::rankEnv(1, 2, *port)},
+                                 120000, dir.path());
+    for (const auto& r : runs) QVERIFY2(r.exit_code == 0, qPrintable(wbtest::describe(runs)));
+    Reference ref("sgd");
+    ref.steps(0, kAccumulatedSteps);
+    for (int r = 0; r < 2; ++r) {
+      const auto got = loadTensors(dir.path() + QStringLiteral("/accum%1.pt").arg(r));
+      const double diff = maxDiff(got, ref.net->parameters());
+      QVERIFY2(diff < 1e-10, qPrintable(QStringLiteral("rank %1: max |accumulated - whole batch| = %2").arg(r).arg(diff)));
+      auto kv = wbtest::keyValues(runs[r].out);
+      const int buckets = kv[QStringLiteral("buckets")].toInt();
+      QVERIFY(buckets > 1);
+      QCOMPARE(kv[QStringLiteral("reductions")].toLongLong(), int64_t{kAccumulatedSteps} * buckets);
+    }
   }
 
   void twoRanksMatchOneProcess_data() {

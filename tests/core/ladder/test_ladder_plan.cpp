@@ -119,6 +119,42 @@ class TestLadderPlan : public QObject {
     QCOMPARE(QString::fromStdString(stepOf(*none, "devices").config.optim.lr_scaling), QStringLiteral("none"));
     QVERIFY(QString::fromStdString(stepOf(*none, "devices").note).contains(QStringLiteral("no lr scaling")));
   }
+
+  // The levers past the recipe's: each a step with its descriptor's value, off in the default
+  // ladder where it cannot help (the decoded cache for a dataset held in memory or one epoch,
+  // channels-last for a net without convolutions, accumulation on one device) or where the machine
+  // lacks what it needs (CUDA), each skip saying why.
+  void leversAreStepsWhereTheyCanHelp() {
+    wb::Config user;
+    user.train.epochs = 3;
+    auto plan = planLadder(user, cpuCaps(), true);
+    const LadderStep& cache = stepOf(plan, "decoded_cache");
+    QVERIFY(cache.skipped);
+    QVERIFY2(cache.note.find("held decoded in memory already") != std::string::npos, cache.note.c_str());
+    QVERIFY(!stepOf(plan, "channels_last").skipped);
+    QVERIFY(stepOf(plan, "channels_last").config.speedups.channels_last);
+    QVERIFY(!stepOf(plan, "fused_optimizer").skipped);
+    const LadderStep& accumulate = stepOf(plan, "grad_accumulation");  // after the devices step: 2 CPU processes
+    QVERIFY2(!accumulate.skipped, accumulate.note.c_str());
+    QCOMPARE(accumulate.config.speedups.grad_accumulation, 4);
+    for (const char* key : {"cudnn_benchmark", "tf32"}) {
+      QVERIFY(stepOf(plan, key).skipped);
+      QVERIFY2(stepOf(plan, key).note.rfind("needs CUDA", 0) == 0, stepOf(plan, key).note.c_str());
+    }
+    bool alone = false;  // the isolated twin of a lever that runs
+    for (const auto& s : plan) alone = alone || (s.isolated && s.key == "channels_last" && s.config.speedups.channels_last);
+    QVERIFY(alone);
+
+    user.data.dataset = "folder:/data/images";
+    user.model.name = "mlp";
+    const auto folderPlan = planLadder(user, cpuCaps(), false);
+    QVERIFY(!stepOf(folderPlan, "decoded_cache").skipped);
+    QCOMPARE(QString::fromStdString(stepOf(folderPlan, "decoded_cache").config.speedups.decoded_cache), QStringLiteral("memory"));
+    QVERIFY(stepOf(folderPlan, "channels_last").skipped);
+    QVERIFY(QString::fromStdString(stepOf(folderPlan, "channels_last").note).contains(QStringLiteral("no convolutions")));
+    user.train.epochs = 1;
+    QVERIFY(QString::fromStdString(stepOf(planLadder(user, cpuCaps(), false), "decoded_cache").note).contains(QStringLiteral("one epoch")));
+  }
 };
 
 QTEST_APPLESS_MAIN(TestLadderPlan)

@@ -61,6 +61,16 @@ class TestRunNames : public QObject {
     QCOMPARE(QString::fromStdString(changeName("train.epochs", 1)), QStringLiteral("1 epoch"));
   }
 
+  // A lever past the recipe's is named in its descriptor's words.
+  void leversInTheirDescriptorsWords() {
+    QCOMPARE(QString::fromStdString(changeName("speedups.channels_last", true)), QStringLiteral("channels-last on"));
+    QCOMPARE(QString::fromStdString(changeName("speedups.grad_accumulation", 4)), QStringLiteral("accumulate 4 micro-batches"));
+    QCOMPARE(QString::fromStdString(changeName("speedups.decoded_cache", "disk")), QStringLiteral("decoded cache disk"));
+    json run = defaults();
+    run["speedups"]["fused_optimizer"] = true;
+    QCOMPARE(QString::fromStdString(differenceName(run, defaults())), QStringLiteral("multi-tensor step on"));
+  }
+
   void theNameAloneIsNoDifference() {
     json run = defaults();
     run["name"] = "something else";

@@ -24,59 +24,13 @@
 #include "wb/proto/events.h"
 #include "wb/train/checkpoint.h"
 #include "wb/train/trainer.h"
+#include "trainer_test_util.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
 
-struct Ran {
-  wb::train::TrainOutcome outcome;
-  std::vector<json> events;
-  std::vector<json> of(const std::string& type) const {
-    std::vector<json> out;
-    for (const auto& e : events)
-      if (e.value("type", "") == type) out.push_back(e);
-    return out;
-  }
-};
-
-wb::Config smallConfig() {
-  wb::Config c;
-  c.name = "trainer-test";
-  c.seed = 7;
-  c.model.name = "lenet";
-  c.data.limit_train = 3000;
-  c.data.limit_val = 1000;
-  c.optim.name = "adam";
-  c.optim.lr = 0.002;
-  c.train.batch_size = 64;
-  c.train.log_every = 10;
-  c.train.threads = 1;
-  return c;
-}
-
-// onEvent sees each event as it is written, inside the run (e.g. to damage a file it names).
-Ran train(const wb::Config& c, const std::string& runDir = "",
-          const std::function<void(const json&)>& onEvent = nullptr) {
-  Ran r;
-  wb::proto::EventSink sink;
-  sink.setObserver([&](const json& e) {
-    r.events.push_back(e);
-    if (onEvent) onEvent(e);
-  });
-  wb::train::TrainerOptions o;
-  o.config = c;
-  o.run_dir = runDir;
-  wb::train::Trainer t(o, sink);
-  auto out = t.run();
-  if (!out.ok()) {
-    QTest::qFail(("trainer failed: " + out.error().message).c_str(), __FILE__, __LINE__);
-    return r;
-  }
-  r.outcome = out.value();
-  return r;
-}
 
 // What the model's forward saw, one record per call: a custom op the scripted model calls reads
 // the autograd modes of the thread that runs it. C++'s TorchScript compiler resolves `torch.<op>`

@@ -22,6 +22,7 @@ const std::vector<Choice>& scheduleChoices();     // optim.schedule
 const std::vector<Choice>& lrScalingChoices();    // optim.lr_scaling
 const std::vector<Choice>& precisionChoices();    // speedups.precision
 const std::vector<Choice>& shardingChoices();     // speedups.sharding
+const std::vector<Choice>& decodedCacheChoices(); // speedups.decoded_cache
 const std::vector<Choice>& monitorChoices();      // speedups.early_stopping.monitor
 const std::vector<Choice>& modeChoices();         // speedups.early_stopping.mode
 // data.dataset: "fashion-mnist" itself, or one of the kinds as "<kind>:<dir>" (value = kind).

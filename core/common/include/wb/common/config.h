@@ -21,6 +21,7 @@ struct DataConfig {
   int image_size = 0;                     // 0 = the dataset's own size
   AugmentConfig augment;
   double max_bad_fraction = 0.01;         // fail past this fraction of unreadable samples
+  std::string cache_dir;                  // speedups.decoded_cache = disk: where its files go ("" = the user's cache folder)
 };
 
 struct ModelConfig {
@@ -69,6 +70,13 @@ struct SpeedupsConfig {
   EarlyStoppingConfig early_stopping;
   std::string sharding = "off";           // off | zero1 | zero2
   bool inference_eval = true;
+  // The levers beyond the recipe (wb/common/speedups.h says what each does); all off by default.
+  std::string decoded_cache = "off";      // off | memory | disk: decode each image once
+  bool channels_last = false;             // NHWC weights and inputs
+  bool fused_optimizer = false;           // multi-tensor (_foreach) optimiser steps
+  int grad_accumulation = 1;              // micro-batches per optimiser step (1 = off)
+  bool cudnn_benchmark = false;           // CUDA: cuDNN autotune
+  bool tf32 = false;                      // CUDA: TF32 matmuls and convolutions
 };
 
 struct Config {

@@ -60,6 +60,7 @@ void visitFields(C& c, V&& v) {
   v("data.val_fraction", c.data.val_fraction);
   v("data.image_size", c.data.image_size);
   v("data.max_bad_fraction", c.data.max_bad_fraction);
+  v("data.cache_dir", c.data.cache_dir);
   v("data.augment.crop_padding", c.data.augment.crop_padding);
   v("data.augment.hflip", c.data.augment.hflip);
   v("data.augment.normalize", c.data.augment.normalize);
@@ -94,6 +95,12 @@ void visitFields(C& c, V&& v) {
   v("speedups.early_stopping.stopping_threshold", c.speedups.early_stopping.stopping_threshold);
   v("speedups.sharding", c.speedups.sharding);
   v("speedups.inference_eval", c.speedups.inference_eval);
+  v("speedups.decoded_cache", c.speedups.decoded_cache);
+  v("speedups.channels_last", c.speedups.channels_last);
+  v("speedups.fused_optimizer", c.speedups.fused_optimizer);
+  v("speedups.grad_accumulation", c.speedups.grad_accumulation);
+  v("speedups.cudnn_benchmark", c.speedups.cudnn_benchmark);
+  v("speedups.tf32", c.speedups.tf32);
 }
 
 }  // namespace wb

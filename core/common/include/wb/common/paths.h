@@ -12,6 +12,9 @@ std::filesystem::path defaultFashionMnistDir();
 
 // $WB_RUNS_ROOT, else $XDG_DATA_HOME/speedup-workbench/runs, else ~/.local/share/speedup-workbench/runs.
 std::filesystem::path defaultRunsRoot();
+// Where the decoded-sample cache keeps its files when data.cache_dir is empty:
+// $WB_CACHE_DIR, else $XDG_CACHE_HOME/speedup-workbench/decoded, else ~/.cache/speedup-workbench/decoded.
+std::filesystem::path defaultCacheDir();
 
 // "20261129-182301-<slug>-<4 hex>": sortable, unique, filesystem-safe.
 std::string makeRunId(const std::string& name);

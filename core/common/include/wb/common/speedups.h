@@ -20,6 +20,12 @@ inline constexpr const char* kPrecision = "precision";
 inline constexpr const char* kEarlyStopping = "early_stopping";
 inline constexpr const char* kSharding = "sharding";
 inline constexpr const char* kInferenceEval = "inference_eval";
+inline constexpr const char* kDecodedCache = "decoded_cache";
+inline constexpr const char* kChannelsLast = "channels_last";
+inline constexpr const char* kFusedOptimizer = "fused_optimizer";
+inline constexpr const char* kGradAccumulation = "grad_accumulation";
+inline constexpr const char* kCudnnBenchmark = "cudnn_benchmark";
+inline constexpr const char* kTf32 = "tf32";
 }  // namespace speedup
 
 enum class Availability {
@@ -28,6 +34,11 @@ enum class Availability {
   PerChoice,       // by value: the choice's needs_cuda (precisionChoices())
   NeedsDevices,    // only with devices > 1 (the validator refuses it on one)
 };
+
+// How the window edits it: a control of its own (the recipe's seven), or one built from its field's
+// schema: a check box (a bool), a spin box with the schema's range (a count), a combo box of the
+// field's choices.
+enum class Control { Own, Toggle, Count, Choice };
 
 struct Speedup {
   const char* key;
@@ -40,10 +51,19 @@ struct Speedup {
   void (*off)(Config&);                          // sets the baseline's value (speedupsOff)
   void (*copy)(Config& to, const Config& from);  // takes `from`'s setting (and what it needs)
   std::string (*setting)(const Config&);         // "workers 2", "precision bf16-mixed"
+  // The levers past the recipe's seven (whose ladder values depend on the machine and live in the
+  // ladder's plan) are described whole here: the window's control, the ladder's value, and why the
+  // default ladder leaves it off for a config ("" when it can help there).
+  Control control = Control::Own;
+  void (*on)(Config&) = nullptr;                 // the ladder's and the tune's value
+  std::string (*cannotHelp)(const Config&) = nullptr;
 };
 
 // "needs CUDA; <what happens without>" for a NeedsCuda speedup, "" for the others.
 std::string withoutWhatItNeeds(const Speedup& s);
+
+// Whether `c` asks for it: its setting differs from the baseline's.
+bool speedupRequested(const Speedup& s, const Config& c);
 
 // In the ladder's and the window's order.
 const std::vector<Speedup>& speedupTable();

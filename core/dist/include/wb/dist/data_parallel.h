@@ -50,8 +50,10 @@
 // Contract
 // - Collective: every rank creates its DataParallel with the same parameter list (same order,
 //   shapes) and calls finishGradients()/step()/consolidatedOptimizerState() in the same order.
-// - One backward per finishGradients(): no gradient accumulation across backwards, no double
-//   backward through the hooks.
+// - One backward per finishGradients(), or, to accumulate gradients over micro-batches, several
+//   backwards with setGradientSync(false) and the last one with it on: the hooks then neither copy
+//   nor launch until the last backward, whose gradients (the sums autograd accumulated) are
+//   reduced once. zeroGrad() only before the first micro-batch. No double backward through the hooks.
 // - Threads: the hooks run on autograd's threads; every method is called from the training thread.
 // - Ownership: borrows the Communicator (must outlive this) and shares the parameter tensors
 //   (the model keeps owning them). The destructor removes the hooks.
@@ -163,6 +165,11 @@ class DataParallel {
   void setLearningRate(double lr);
 
   CommStats lastStats() const;
+  // Off: the backwards that follow only accumulate into .grad (no copy, no collective) until it
+  // is on again for the last micro-batch of the step (PyTorch DDP's no_sync()).
+  void setGradientSync(bool on);
+  // Gradient collectives (bucket all-reduces / reduce-scatters) launched since create().
+  int64_t gradientReductions() const;
   // Bytes of optimiser state this rank holds (≈ 1/world of the unsharded total under ZeRO).
   int64_t optimizerStateBytes() const;
   // zero2 on a backend with native reduce-scatter (NCCL). False on Gloo and for off/zero1.

@@ -21,7 +21,8 @@ class BatchCopier {
  public:
   // pinned: the batches come in pinned memory (data::Loader::pinMemoryActive()); only then, and
   // only on a CUDA device, does the side stream exist.
-  BatchCopier(torch::Device device, bool pinned);
+  // channelsLast (speedups.channels_last): 4-D images come out NHWC on the device.
+  BatchCopier(torch::Device device, bool pinned, bool channelsLast = false);
   ~BatchCopier();
   BatchCopier(const BatchCopier&) = delete;
   BatchCopier& operator=(const BatchCopier&) = delete;
@@ -32,6 +33,7 @@ class BatchCopier {
   bool sideStream() const;
 
  private:
+  std::pair<torch::Tensor, torch::Tensor> copy(const torch::Tensor& x, const torch::Tensor& y);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

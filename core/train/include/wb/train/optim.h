@@ -19,8 +19,13 @@ namespace wb::train {
 // params list is an Errc::Model error. optim.momentum and optim.nesterov apply to sgd only.
 // Adam and AdamW use torch's default betas and eps; adadelta uses rho 0.9, eps 1e-6 with
 // optim.lr as its lr (torch's default for Adadelta is 1.0).
+// multiTensor (speedups.fused_optimizer): sgd, adam and adamw step every parameter of a group with
+// multi-tensor kernels (at::_foreach_*): the same arithmetic in the same order as LibTorch's loop
+// over tensors, the same state (SGDParamState, AdamParamState: checkpoints are interchangeable).
+// Adadelta has none: an InvalidConfig error naming speedups.fused_optimizer (validate() says so first).
 Result<std::unique_ptr<torch::optim::Optimizer>> makeOptimizer(const OptimConfig& config,
-                                                               std::vector<torch::Tensor> params);
+                                                               std::vector<torch::Tensor> params,
+                                                               bool multiTensor = false);
 
 // Sets lr on every param group.
 void setLearningRate(torch::optim::Optimizer& optimizer, double lr);

@@ -39,6 +39,10 @@ class ReplicaGroup {
   virtual void prepareBackward() = 0;
   // Waits for the gradient buckets; grads hold the mean over ranks afterwards.
   virtual void finishBackward() = 0;
+  // Gradient accumulation: off for every micro-batch but a step's last, whose backward alone
+  // reduces the summed gradients (wb::dist::DataParallel::setGradientSync). Local.
+  virtual void setGradientSync(bool on) = 0;
+  virtual int64_t gradientReductions() const = 0;  // collectives launched so far
   // The optimiser state as one unsharded optimiser's (checkpoints do not depend on the group).
   virtual std::string consolidatedOptimizerState() = 0;
   virtual Status loadOptimizerState(const std::string& bytes) = 0;
