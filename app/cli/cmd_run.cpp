@@ -20,6 +20,7 @@
 #include "wb/common/exit_codes.h"
 #include "wb/common/paths.h"
 #include "wb/common/resume_rules.h"
+#include "wb/common/config_schema.h"
 #include "wb/common/speedups.h"
 #include "wb/common/sysinfo.h"
 #include "wb/common/timeouts.h"
@@ -58,11 +59,10 @@ SIGINT/SIGTERM: every rank finishes its step, writes `end` (cancelled) and last.
 
 // The values of the enum-like fields, from the tables the validator checks against.
 std::string choicesHelp() {
-  const std::pair<const char*, const std::vector<Choice>*> fields[] = {
-      {"data.dataset", &datasetKinds()},        {"model.name", &modelChoices()},
-      {"optim.name", &optimizerChoices()},      {"optim.schedule", &scheduleChoices()},
-      {"speedups.precision", &precisionChoices()}, {"speedups.sharding", &shardingChoices()},
-      {"speedups.early_stopping.monitor", &monitorChoices()}};
+  std::vector<std::pair<const char*, const std::vector<Choice>*>> fields = {{"data.dataset", &datasetKinds()},
+                                                                          {"model.name", &modelChoices()}};
+  for (const FieldSpec& f : configSchema())  // every enum-like field of the option schema
+    if (f.choices) fields.emplace_back(f.path, &f.choices());
   std::string out = "Speedups (the field that turns each on):\n";
   for (const Speedup& s : speedupTable()) {
     char line[256];

@@ -310,11 +310,15 @@ void addTune(CLI::App& cli, Commands& out) {
   addTuneOptions(*t, *o);
   t->add_option("--budget", o->budget, "wall time for the whole search: 90s, 10m, 1h (default 10m)")
       ->type_name("TIME")->check(checkedBy([](const std::string& b) { return statusOf(parseDuration(b, "--budget")); }, ""));
-  t->add_option("--only", o->only, "search only these: workers, pin_memory, devices, precision, batch, eval (the others keep the config's values)")
-      ->type_name("KEY,...")->check(checkedBy([](const std::string& list) -> Status {
+  std::string names;
+  for (const auto& n : tune::dimensionNames()) names += (names.empty() ? "" : ", ") + n;
+  t->add_option("--only", o->only,
+                "search only these: " + names + " (the others keep the config's values;\n"
+                "levers, one at a time, is searched only when named)")
+      ->type_name("KEY,...")->check(checkedBy([names](const std::string& list) -> Status {
         for (const auto& k : splitList(list))
           if (std::find(tune::dimensionNames().begin(), tune::dimensionNames().end(), k) == tune::dimensionNames().end())
-            return makeError(Errc::InvalidConfig, "--only: unknown '" + k + "' (workers, pin_memory, devices, precision, batch, eval)");
+            return makeError(Errc::InvalidConfig, "--only: unknown '" + k + "' (" + names + ")");
         return {};
       }, ""));
   t->add_option("--trial-fraction", o->trial_fraction, "share of an epoch the first round's trials train (default 0.05)")

@@ -498,6 +498,9 @@ class TestSpeedupsFront : public QObject {
       area->ensureWidgetVisible(w.setup()->findChild<QWidget*>(QStringLiteral("optim.lr_scaling")), 50, 200);
       QTest::qWait(200);
       QVERIFY(w.grab().save(qEnvironmentVariable("WB_GRAB_DIR") + QStringLiteral("/window-1280x800-optimiser.png")));
+      area->ensureWidgetVisible(s->tryButton(QStringLiteral("fused_optimizer")), 50, 300);  // the levers' rows
+      QTest::qWait(200);
+      QVERIFY(w.grab().save(qEnvironmentVariable("WB_GRAB_DIR") + QStringLiteral("/window-1280x800-levers.png")));
       area->ensureWidgetVisible(s->probeButton());
     }
     const QString key = qEnvironmentVariable("WB_GRAB_TRY");

@@ -106,37 +106,39 @@ torch::Tensor MultiTensorSGD::step(LossClosure closure) {
   return loss;
 }
 
+namespace {
+
+// One Adam (decoupled: AdamW) group: L2 weight decay added to the gradients, or AdamW's decay of
+// the weights first; then the moments and the update.
+template <class Options, class State, class Map>
+void adamGroup(Map& state, torch::optim::OptimizerParamGroup& group, bool decoupled) {
+  const auto& o = static_cast<const Options&>(group.options());
+  TORCH_CHECK(!o.amsgrad(), "the multi-tensor Adam step has no amsgrad");
+  Tensors params, grads;
+  withGrads(group, params, grads);
+  if (params.empty()) return;
+  if (decoupled && o.weight_decay() != 0) at::_foreach_mul_(params, at::Scalar(1 - o.lr() * o.weight_decay()));
+  const auto [beta1, beta2] = o.betas();
+  Moments m = adamMoments<State>(state, params, o.lr(), beta1, beta2);
+  if (!decoupled && o.weight_decay() != 0) grads = at::_foreach_add(grads, params, at::Scalar(o.weight_decay()));
+  adamUpdate(params, grads, m, beta1, beta2, o.eps());
+}
+
+}  // namespace
+
 torch::Tensor MultiTensorAdam::step(LossClosure closure) {
   torch::NoGradGuard no_grad;
   torch::Tensor loss = evaluate(closure);
-  for (auto& group : param_groups_) {
-    const auto& o = static_cast<const torch::optim::AdamOptions&>(group.options());
-    TORCH_CHECK(!o.amsgrad(), "the multi-tensor Adam step has no amsgrad");
-    Tensors params, grads;
-    withGrads(group, params, grads);
-    if (params.empty()) continue;
-    const auto [beta1, beta2] = o.betas();
-    Moments m = adamMoments<torch::optim::AdamParamState>(state_, params, o.lr(), beta1, beta2);
-    if (o.weight_decay() != 0) grads = at::_foreach_add(grads, params, at::Scalar(o.weight_decay()));
-    adamUpdate(params, grads, m, beta1, beta2, o.eps());
-  }
+  for (auto& group : param_groups_)
+    adamGroup<torch::optim::AdamOptions, torch::optim::AdamParamState>(state_, group, /*decoupled=*/false);
   return loss;
 }
 
 torch::Tensor MultiTensorAdamW::step(LossClosure closure) {
   torch::NoGradGuard no_grad;
   torch::Tensor loss = evaluate(closure);
-  for (auto& group : param_groups_) {
-    const auto& o = static_cast<const torch::optim::AdamWOptions&>(group.options());
-    TORCH_CHECK(!o.amsgrad(), "the multi-tensor AdamW step has no amsgrad");
-    Tensors params, grads;
-    withGrads(group, params, grads);
-    if (params.empty()) continue;
-    if (o.weight_decay() != 0) at::_foreach_mul_(params, at::Scalar(1 - o.lr() * o.weight_decay()));
-    const auto [beta1, beta2] = o.betas();
-    Moments m = adamMoments<torch::optim::AdamWParamState>(state_, params, o.lr(), beta1, beta2);
-    adamUpdate(params, grads, m, beta1, beta2, o.eps());
-  }
+  for (auto& group : param_groups_)
+    adamGroup<torch::optim::AdamWOptions, torch::optim::AdamWParamState>(state_, group, /*decoupled=*/true);
   return loss;
 }
 

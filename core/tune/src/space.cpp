@@ -93,9 +93,9 @@ Dim batchDim(const TuneOptions& o) {
   return d;
 }
 
-// The levers past the recipe's seven, one at a time on top of the rest: each whose ladder step ran
+// The levers past the recipe's seven, one at a time on top of the rest: each whose ladder step runs
 // here (the descriptor's value; skipped where it cannot help), so the grid grows by one option per
-// lever rather than doubling.
+// lever rather than doubling; searched when --only names "levers".
 Dim leversDim(const TuneOptions& o) {
   Dim d;
   d.record.key = "levers";
@@ -112,9 +112,13 @@ Dim leversDim(const TuneOptions& o) {
                          }});
     d.record.values.push_back(words);
   }
-  d.record.searched = d.options.size() > 1;
-  d.record.note = d.record.searched ? "one lever at a time on top of the rest (those the ladder's plan runs here)"
-                                    : "none of the levers can help here (the ladder's plan skips them all)";
+  // Asked for by name only: one more option per lever multiplies every other dimension's trials.
+  const bool asked = std::find(o.only.begin(), o.only.end(), "levers") != o.only.end();
+  d.record.searched = asked && d.options.size() > 1;
+  d.record.note = d.options.size() <= 1 ? "none of the levers can help here (the ladder's plan skips them all)"
+                  : asked              ? "one lever at a time on top of the rest (those the ladder's plan runs here)"
+                                       : "not searched unless asked (--only ...,levers): " +
+                                             std::to_string(d.options.size() - 1) + " lever(s) could, one at a time";
   if (!d.record.searched) d.options.clear();
   return d;
 }

@@ -54,6 +54,10 @@ class TestTune : public QObject {
     for (const auto& d : s.dimensions)
       if (d.key == "speedups.pin_memory") pinNotSearched = !d.searched && d.note.find("CUDA") != std::string::npos;
     QVERIFY(pinNotSearched);
+    bool leversNotSearched = false;  // unless asked for (--only levers)
+    for (const auto& d : s.dimensions)
+      if (d.key == "levers") leversNotSearched = !d.searched && d.note.find("--only") != std::string::npos;
+    QVERIFY(leversNotSearched);
     // workers {0, 2} × devices {1, 2, 2 + zero1} × precision {32, bf16} × batch {64, 128}
     QCOMPARE(int(s.train.size()), 2 * 3 * 2 * 2);
     QCOMPARE(int(s.eval.size()), 4);  // inference eval {off, on} × eval batch {256, 512}
@@ -81,6 +85,15 @@ class TestTune : public QObject {
     const wb::tune::Space s = wb::tune::buildSpace(o);
     QCOMPARE(int(s.train.size()), 2);
     QVERIFY(s.eval.empty());
+    // The levers, asked for by name: one lever at a time (channels-last, the multi-tensor step and
+    // accumulation on 2 devices can help here; the cache, cuDNN and TF32 cannot).
+    o.only = {"levers"};
+    const wb::tune::Space levers = wb::tune::buildSpace(o);
+    QCOMPARE(int(levers.train.size()), 4);
+    QStringList labels;
+    for (const auto& c : levers.train) labels << QString::fromStdString(c.label);
+    QCOMPARE(labels, (QStringList{QStringLiteral("as given"), QStringLiteral("channels-last on"),
+                                  QStringLiteral("multi-tensor step on"), QStringLiteral("accumulate 4 micro-batches")}));
     o.only = {"pin_memory"};  // not available here: nothing to search
     const wb::tune::Space none = wb::tune::buildSpace(o);
     QCOMPARE(int(none.train.size() + none.eval.size()), 1);
