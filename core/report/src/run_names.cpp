@@ -87,7 +87,7 @@ std::string leverName(const std::string& path, const json& value) {
   for (const Speedup& s : speedupTable()) {
     if (s.control == Control::Own || path != s.config_path) continue;
     json doc = proto::configToJson(Config{});
-    doc[json::json_pointer("/" + std::string(s.config_path).replace(std::string(s.config_path).find('.'), 1, "/"))] = value;
+    if (!proto::applyOverride(doc, path + "=" + value.dump()).ok()) return {};
     auto config = proto::configFromJson(doc);
     return config.ok() ? s.setting(*config) : std::string();
   }
