@@ -12,12 +12,14 @@
 #include "commands.h"
 #include "wb/common/speedups.h"
 #include "wb/common/exit_codes.h"
+#include "wb/common/fs.h"
 #include "wb/common/paths.h"
 #include "wb/experiment/paired_runner.h"
 #include "wb/ladder/ladder_run.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/event_types.h"
 #include "wb/proto/events.h"
+#include "wb/proto/rundir.h"
 #include "wb/ladder/ladder.h"
 #include "wb/probe/record.h"
 #include "wb/train/trainer.h"
@@ -66,7 +68,7 @@ usage (or --out holds another plan's ladder), 130 cancelled (the tables so far a
 struct LadderCliOptions {
   ExperimentOptions experiment;
   experiment::UserCommand user_command;
-  std::string out, runs_root, steps, lr_scaling, target_acc;
+  std::string out, runs_root, steps, lr_scaling, target_acc, capabilities;
   int repeats = 0, rerun_contended = 1, max_pairs = experiment::kDefaultMaxPairs;
   double budget_s = experiment::kDefaultBudgetS, noise_band = -1;  // < 0: this host's
   double min_effect = report::kDefaultMinEffect;
@@ -92,7 +94,8 @@ Result<fs::path> prepareOut(const LadderCliOptions& o) {
   out = fs::absolute(out, ec);
   const bool ladderThere = experiment::holdsPairs(out) || fs::exists(out / "plan.json", ec);  // cumulative, or greedy
   if (fs::exists(out, ec) && (!fs::is_directory(out, ec) || (!fs::is_empty(out, ec) && !ladderThere)))
-    return makeError(Errc::Io, "--out " + out.string() + ": exists and is neither an empty folder nor a ladder to continue (choose a new one)");
+    return makeError(Errc::InvalidConfig, "--out " + out.string() + ": " + describeFolder(out) +
+                                              ", neither empty nor a ladder to continue (no pairs.json or plan.json): choose a new one");
   fs::create_directories(out / "runs", ec);
   if (ec) return makeError(Errc::Io, "--out " + out.string() + ": cannot create it: " + ec.message());
   return out;
@@ -110,6 +113,19 @@ experiment::Policy policyOf(const LadderCliOptions& o) {
   return p;
 }
 
+// This machine's capabilities, or another's (`capabilities --json` there) for a plan that is only printed.
+Result<json> machineOf(const LadderCliOptions& o) {
+  if (o.capabilities.empty()) return train::capabilitiesJson();
+  if (!o.dry_run)
+    return makeError(Errc::InvalidConfig, "--capabilities plans for another machine and needs --dry-run: a ladder runs on the machine it measures");
+  auto doc = proto::readJsonFile(o.capabilities);
+  if (!doc.ok()) return makeError(Errc::InvalidConfig, "--capabilities: " + doc.error().message);
+  if (!doc->is_object() || !doc->contains("speedups"))
+    return makeError(Errc::InvalidConfig, "--capabilities " + o.capabilities +
+                                              ": not a capabilities document (no \"speedups\"); write one with `workbench-cli capabilities --json`");
+  return *doc;
+}
+
 void printEvent(const json& ev) {
   std::fprintf(stdout, "%s\n", proto::encodeEvent(ev).c_str());
   std::fflush(stdout);
@@ -121,9 +137,13 @@ int ladderCommand(const LadderCliOptions& o) {
     std::fprintf(stderr, "workbench-cli ladder: invalid config:\n%s\n", config.error().message.c_str());
     return kExitUsage;
   }
-  json caps = train::capabilitiesJson();
-  probe::attachProbe(caps, probe::loadProbe(*config));  // the workers step's count, when probed
-  auto plan = ladder::planForMachine(*config, caps, {o.isolated, o.lr_scaling, o.steps},
+  auto caps = machineOf(o);
+  if (!caps.ok()) {
+    std::fprintf(stderr, "workbench-cli ladder: %s\n", caps.error().message.c_str());
+    return kExitUsage;
+  }
+  probe::attachProbe(*caps, probe::loadProbe(*config));  // the workers step's count, when probed
+  auto plan = ladder::planForMachine(*config, *caps, {o.isolated, o.lr_scaling, o.steps},
                                      [](const Config& c) { return train::machineConfigErrors(c, 1); });
   if (!plan.ok()) {
     std::fprintf(stderr, "workbench-cli ladder: %s\n", plan.error().message.c_str());
@@ -138,7 +158,7 @@ int ladderCommand(const LadderCliOptions& o) {
   auto out = prepareOut(o);
   if (!out.ok()) {
     std::fprintf(stderr, "workbench-cli ladder: %s\n", out.error().message.c_str());
-    return 1;
+    return out.error().code == Errc::InvalidConfig ? kExitUsage : kExitFailed;  // another folder's: usage
   }
   installStopSignals();
   const bool continuing = experiment::holdsPairs(*out) || fs::exists(*out / "plan.json");
@@ -229,6 +249,10 @@ void addLadder(CLI::App& cli, Commands& out) {
                      "target val accuracy: 0.85, 85 or 85% (default: the lowest best val acc of the baseline's repeats)")
       ->type_name("X")->check(checkedBy([](const std::string& t) { return statusOf(report::parseTargetAccuracy(t)); }, ""));
   ladder->add_flag("--dry-run", o->dry_run, "print the plan and exit");
+  ladder->add_option("--capabilities", o->capabilities,
+                     "with --dry-run: plan for the machine this file describes (`workbench-cli\n"
+                     "capabilities --json` run there, e.g. a GPU node) instead of this one")
+      ->type_name("FILE");
   ladder->add_flag("--events-stdout", o->events_stdout,
                    "JSON Lines on stdout instead of the table: `ladder` (the plan and --out),\n"
                    "`rung_start` / `rung_end` per run, `pair_end` per pair, `warning`, `error`,\n"

@@ -3,10 +3,12 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 namespace wb {
 namespace fs = std::filesystem;
@@ -65,6 +67,22 @@ Result<std::string> readFile(const fs::path& path) {
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+std::string describeFolder(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return "it is a file";
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    names.push_back(e.path().filename().string() + (e.is_directory(ec) ? "/" : ""));
+  if (names.empty()) return "it is empty";
+  std::sort(names.begin(), names.end());
+  constexpr size_t kShown = 3;
+  std::string out = "it holds ";
+  const size_t shown = std::min(names.size(), kShown);
+  for (size_t i = 0; i < shown; ++i) out += (i == 0 ? "" : i + 1 == shown && names.size() == shown ? " and " : ", ") + names[i];
+  if (names.size() > shown) out += " and " + std::to_string(names.size() - shown) + " more";
+  return out;
 }
 
 }  // namespace wb

@@ -13,6 +13,10 @@ Status writeFileAtomic(const std::filesystem::path& path, const std::string& con
 
 Result<std::string> readFile(const std::filesystem::path& path);
 
+// What a folder holds, for a refusal that names it: "it holds notes.txt, data/ and 3 more" (a
+// file: "it is a file"). Entries sorted, folders with a trailing slash.
+std::string describeFolder(const std::filesystem::path& dir);
+
 // fsync a file or directory by path (best effort for directories).
 Status fsyncPath(const std::filesystem::path& path);
 
