@@ -21,9 +21,8 @@ bool VariantRuns::counted(size_t i) const {
   if (i >= references.size() || i >= variants.size()) return false;
   const auto& a = references[i];
   const auto& b = variants[i];
-  if (!endedOk(a) || !endedOk(b)) return false;
-  return !report::computeMetrics(a, std::nullopt).contention.contended &&
-         !report::computeMetrics(b, std::nullopt).contention.contended;
+  return endedOk(a) && endedOk(b) &&
+         report::slowedAlike(a, report::contentionOf(a), b, report::contentionOf(b));
 }
 
 int VariantRuns::countedPairs() const {

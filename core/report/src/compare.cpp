@@ -250,6 +250,21 @@ Contention contentionOf(const RunRecord& run) {
   return c;
 }
 
+namespace {
+bool sameFootprint(const RunRecord& a, const Contention& ca, const RunRecord& b, const Contention& cb) {
+  if (!ca.asked_cores || !cb.asked_cores || std::abs(*ca.asked_cores - *cb.asked_cores) > 0.5) return false;
+  for (const char* path : {"speedups.workers", "speedups.devices"})
+    if (a.configAt(path) != b.configAt(path)) return false;
+  return true;
+}
+}  // namespace
+
+bool slowedAlike(const RunRecord& a, const Contention& ca, const RunRecord& b, const Contention& cb) {
+  if (!ca.contended && !cb.contended) return true;
+  if (!ca.other_load_cores || !cb.other_load_cores) return false;
+  return std::abs(*ca.other_load_cores - *cb.other_load_cores) < kContendedOtherCores && sameFootprint(a, ca, b, cb);
+}
+
 std::string contentionNote(const RunMetrics& run, const RunMetrics& baseline) {
   std::string out = run.contention.note;
   if (!baseline.contention.contended) return out;
@@ -420,9 +435,10 @@ void assignGroups(Comparison& cmp, const std::vector<const RunRecord*>& records)
   }
 }
 
-// A row whose own run may count among its group's repeats.
+// A row whose own run may count among its group's repeats: the others count where they were slowed
+// alike with the baseline (the baseline's own load is then every counted run's).
 bool cleanRun(const ComparisonRow& row) {
-  return row.not_comparable.empty() && unfinishedNote(row.m.status).empty() && !row.m.contention.contended &&
+  return row.not_comparable.empty() && unfinishedNote(row.m.status).empty() && (row.is_baseline || row.contended.empty()) &&
          row.host_changed.empty();
 }
 
@@ -491,7 +507,8 @@ Comparison compareRuns(const RunRecord& baseline, const std::vector<RunRecord>& 
     row.speedup_wall = speedupOf(b.wall_s, row.m.wall_s);
     row.speedup_target = speedupOf(b.time_to_target_s, row.m.time_to_target_s);
     row.speedup_throughput = speedupOf(row.m.train_samples_per_s, b.train_samples_per_s);  // run / baseline
-    row.contended = row.is_baseline ? b.contention.note : contentionNote(row.m, b);
+    row.contended = row.is_baseline ? b.contention.note
+                    : slowedAlike(*rec, row.m.contention, baseline, b.contention) ? "" : contentionNote(row.m, b);
     row.host_changed = hostSpeedNote(hostSpeedOf(*rec), noise);
     if (!row.is_baseline) {
       row.not_comparable = dataDifference(baseline.config, rec->config);

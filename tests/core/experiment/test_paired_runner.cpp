@@ -1,10 +1,11 @@
 // The paired runner's parts that need no training: the estimates from a variant's pairs (only
-// counted pairs: both ended ok, neither contended), the target the pairs are compared at, and a
+// counted pairs: both ended ok, neither contended or both slowed alike), the target the pairs are compared at, and a
 // folder holding another plan's pairs refused with what differs and what to do. Its runs as real
 // processes are tested through the CLI (tests/app/test_cli_try.cpp, test_cli_ladder_cancel.cpp).
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
 
+#include <array>
 #include <atomic>
 
 #include "report_fixture.h"
@@ -16,10 +17,10 @@ using namespace wb::experiment;
 namespace {
 
 // A run that reached `acc` at `accT` s, ended at `wall` s; otherLoad: the machine's other load.
-wb::report::RunRecord runWith(double wall, double acc, double accT, double otherLoad = 0.0) {
+wb::report::RunRecord runWith(double wall, double acc, double accT, double otherLoad = 0.0, int askedCores = 1) {
   FakeRun r;
   r.start().step(1, 10, 640, 1, 1.0, {1, 0, 2, 3, 1, 0}).eval(1, accT, acc).end("ok", wall);
-  r.measured("train_samples_per_s", 6400 / wall).cpu(otherLoad);
+  r.measured("train_samples_per_s", 6400 / wall).cpu(otherLoad, 2, 1.0, askedCores);
   static int n = 0;
   return r.record("r" + std::to_string(++n));
 }
@@ -74,6 +75,25 @@ class TestPairedRunner : public QObject {
     const VariantRuns contended = pairsOf({{31, 3}, {33, 11}, {30, 10.5}}, 0.9);
     QCOMPARE(contended.countedPairs(), 2);
     QCOMPARE(estimatePairs(contended, 0.8, floored(0.15)).wall.pairs, 2);
+
+    // A busy machine: runs slowed alike (the same cores asked, about the same other load) count;
+    // a pair whose load changed between its runs, or whose runs ask for different cores, does not.
+    auto loaded = [](std::vector<std::array<double, 2>> loads, int variantCores) {
+      VariantRuns v;
+      int n = 0;
+      for (auto [a, b] : loads) {
+        v.pairs.push_back({"variant", ++n, n % 2 == 0, "a", "b"});
+        v.references.push_back(runWith(30, 0.8, 29, a));
+        v.variants.push_back(runWith(10, 0.8, 9, b, variantCores));
+      }
+      return v;
+    };
+    QCOMPARE(loaded({{0.9, 1.0}, {1.0, 0.95}, {0.9, 0.9}}, 1).countedPairs(), 3);
+    QCOMPARE(estimatePairs(loaded({{0.9, 1.0}, {1.0, 0.95}, {0.9, 0.9}}, 1), 0.8, floored(0.15)).to_target.verdict,
+             wb::report::Verdict::Faster);
+    QCOMPARE(loaded({{0.9, 0.2}, {1.0, 0.95}, {0.0, 0.9}}, 1).countedPairs(), 1);
+    QCOMPARE(loaded({{0.9, 1.0}, {1.0, 0.95}, {0.9, 0.9}}, 2).countedPairs(), 0);
+    QCOMPARE(loaded({{0.0, 0.1}, {0.1, 0.0}}, 2).countedPairs(), 2);  // an idle machine: any footprint
 
     // One pair: a figure, no interval.
     const PairEstimates one = estimatePairs(pairsOf({{30, 10}}), 0.8, floored(0.15));

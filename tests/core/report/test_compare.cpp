@@ -462,6 +462,31 @@ class TestCompare : public QObject {
     QCOMPARE(QString::fromStdString(bar.annotation), QStringLiteral("contended"));
   }
 
+  // A busy machine still answers: runs slowed alike (the same cores asked, other loads within
+  // kContendedOtherCores) are compared; another footprint under that load is not.
+  void runsSlowedAlikeAreCompared_data() {
+    QTest::addColumn<double>("fastLoad");
+    QTest::addColumn<int>("fastAsked");
+    QTest::addColumn<bool>("compared");
+    QTest::newRow("the same load, the same cores") << 1.1 << 1 << true;
+    QTest::newRow("the load changed") << 0.5 << 1 << false;
+    QTest::newRow("more cores asked of a busy machine") << 0.95 << 2 << false;
+  }
+  void runsSlowedAlikeAreCompared() {
+    QFETCH(double, fastLoad);
+    QFETCH(int, fastAsked);
+    QFETCH(bool, compared);
+    FakeRun base = fixture::twoEpochRun(10, 0.70, 20, 0.80, 640);
+    base.end("ok", 21).cpu(0.95);
+    FakeRun fast = fixture::twoEpochRun(5, 0.75, 10, 0.85, 1280);
+    fast.set("speedups.precision", "bf16-mixed").end("ok", 11).cpu(fastLoad, 2, 1.0, fastAsked);
+    Comparison cmp = compareRuns(base.record("base"), {fast.record("fast")}, std::nullopt);
+    const ComparisonRow& row = cmp.rows[1];
+    QCOMPARE(row.contended.empty(), compared);
+    QVERIFY2(row.noSpeedupReason().empty() == compared, row.noSpeedupReason().c_str());
+    if (!compared) QVERIFY(QString::fromStdString(row.contended).contains(QStringLiteral("another process used")));
+  }
+
   void runInProgressContentionFromStepEvents() {
     FakeRun live;
     live.start().step(1, 10, 640, 1, 1.0).stepCpu(0.95, 1.95).step(1, 20, 1280, 2, 1.0).stepCpu(1.0, 1.8);

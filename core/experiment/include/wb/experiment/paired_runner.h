@@ -113,7 +113,8 @@ struct VariantRuns {
   std::vector<std::string> failures;              // runs that failed or could not start
   std::string settled;        // why no more pairs: "clear", "max pairs", "budget", "fixed", "failed", "" (running)
   double spent_s = 0;         // wall time of this variant's pairs
-  // The i-th pair counts: both runs ended ok (or early-stopped) and neither was contended.
+  // The i-th pair counts: both runs ended ok (or early-stopped), and neither was contended or
+  // both were slowed alike (the same cores asked, the other load within kContendedOtherCores).
   bool counted(size_t i) const;
   int countedPairs() const;
 };

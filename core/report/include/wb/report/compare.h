@@ -122,6 +122,12 @@ struct StepLoad {
 Contention contentionOf(const RunRecord& run);
 // The same from a summary's cpu alone (the GUI's runs list reads summary.json only).
 Contention contentionOf(const CpuUse& cpu);
+// Two runs slowed alike by other work: neither contended, or both with the same footprint (threads
+// over all ranks, loader workers, processes) under other loads that differ by less than
+// kContendedOtherCores. Their ratio is the speedup under that load (the spread of repeats carries
+// the extra noise): a busy machine still answers. Runs whose load changed between them, or that
+// ask for different cores of a busy machine, are not compared.
+bool slowedAlike(const RunRecord& a, const Contention& ca, const RunRecord& b, const Contention& cb);
 // What makes a speedup of `run` over `baseline` untrustworthy, in words ("" when nothing):
 // "another process used 0.9 of 2 cores", "the baseline: another process used …".
 std::string contentionNote(const RunMetrics& run, const RunMetrics& baseline);
