@@ -145,8 +145,9 @@ int probePeakCommand(const PeakCliOptions& cli) {
 const char* kSegmentsAbout = R"(a throughput verdict in seconds: baseline and variant alternating in one process
 
 The experiment (--config/--set: the baseline) and the same with --vary applied (the variant)
-train one model in alternating segments of --steps steps (A B, B A, ...), each after two untimed
-steps. Each segment's train samples/s (data wait included) is one value; the noise is the rounds'
+train one model in alternating segments (A B, B A, ...), each after two untimed steps, after a
+warm-up of each that measures its step time: a segment is as many steps as make --min-segment-s
+on the faster one (or --steps). Each segment's train samples/s (data wait included) is one value; the noise is the rounds'
 own, the verdict the product's rule (faster or slower only when the interval excludes 1 and the
 effect is beyond --min-effect), and rounds are added until it is clear (--min-rounds,
 --max-rounds). Only levers that can change inside one process: speedups.precision,
@@ -157,6 +158,7 @@ struct SegmentsCliOptions {
   ExperimentOptions experiment;
   std::vector<std::string> vary;
   int steps = probe::SegmentsOptions().steps;
+  double min_segment_s = probe::SegmentsOptions().min_segment_s;
   int min_rounds = probe::SegmentsOptions().min_rounds, max_rounds = probe::SegmentsOptions().max_rounds;
   double min_effect = report::kDefaultMinEffect;
   bool json = false;
@@ -185,6 +187,7 @@ int probeSegmentsCommand(const SegmentsCliOptions& cli) {
   o.baseline = *base;
   o.variant = *variant;
   o.steps = cli.steps;
+  o.min_segment_s = cli.min_segment_s;
   o.min_rounds = cli.min_rounds;
   o.max_rounds = cli.max_rounds;
   o.min_effect = cli.min_effect;
@@ -207,7 +210,11 @@ void addSegments(CLI::App& probe, Commands& out) {
   addExperimentOptions(*seg, o->experiment, "the baseline experiment (default: Fashion-MNIST, lenet)");
   seg->add_option("--vary", o->vary, "KEY=VALUE: what the variant changes (an in-process lever; repeat it for more)")
       ->type_name("KEY=VALUE")->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  seg->add_option("--steps", o->steps, "timed training steps per segment (default 20)")->type_name("N")->check(inRange(1, 10000));
+  seg->add_option("--steps", o->steps, "timed training steps per segment (default: sized from the warm-up's step time\n"
+                                      "so that a segment lasts --min-segment-s)")
+      ->type_name("N")->check(inRange(1, 10000));
+  seg->add_option("--min-segment-s", o->min_segment_s, "a sized segment's least duration in seconds (default 0.5)")
+      ->type_name("S")->check(inRange(0.05, 600.0));
   seg->add_option("--min-rounds", o->min_rounds, "rounds at least (default 3)")->type_name("N")->check(inRange(2, 100));
   seg->add_option("--max-rounds", o->max_rounds, "rounds at most, added until the verdict is clear (default 8)")
       ->type_name("N")->check(inRange(2, 100));

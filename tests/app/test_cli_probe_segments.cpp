@@ -26,7 +26,7 @@ class TestCliProbeSegments : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void alternatesInOneProcess() {
-    if (!wb::test::haveFashionMnist()) QSKIP("Fashion-MNIST is not installed (packaging/setup.sh installs dataset-fashion-mnist)");
+    WB_NEED(wb::test::missingFashionMnist());
     const auto r = runCli(QStringList{QStringLiteral("probe"), QStringLiteral("segments"), QStringLiteral("--vary"),
                                       QStringLiteral("speedups.precision=bf16-mixed"), QStringLiteral("--steps"),
                                       QStringLiteral("3"), QStringLiteral("--min-rounds"), QStringLiteral("2"),
@@ -55,6 +55,26 @@ class TestCliProbeSegments : public QObject {
     }
     const double point = doc["estimate"]["point"].get<double>();
     QVERIFY(point >= lo - 1e-9 && point <= hi + 1e-9);
+  }
+
+  // Without --steps a segment is sized from the warm-up's step time: as many steps as make
+  // --min-segment-s on the faster arm; a longer minimum gives longer segments.
+  void segmentsAreSizedFromTheStepTime() {
+    WB_NEED(wb::test::missingFashionMnist());
+    auto sized = [](const QString& minSeconds) {
+      const auto r = runCli(QStringList{QStringLiteral("probe"), QStringLiteral("segments"), QStringLiteral("--vary"),
+                                        QStringLiteral("train.batch_size=64"), QStringLiteral("--min-segment-s"), minSeconds,
+                                        QStringLiteral("--min-rounds"), QStringLiteral("2"), QStringLiteral("--max-rounds"),
+                                        QStringLiteral("2"), QStringLiteral("--json")} +
+                            kTiny);
+      if (r.rc != 0) QTest::qFail(r.err.constData(), __FILE__, __LINE__);
+      return json::parse(r.out.toStdString(), nullptr, false);
+    };
+    const json shortSegments = sized(QStringLiteral("0.05")), longSegments = sized(QStringLiteral("0.6"));
+    QVERIFY(shortSegments.value("steps_sized", false) && longSegments.value("steps_sized", false));
+    QVERIFY(shortSegments["steps_per_segment"].get<int>() >= 3);
+    QVERIFY2(longSegments["steps_per_segment"].get<int>() > shortSegments["steps_per_segment"].get<int>(),
+             (shortSegments.dump() + "\n" + longSegments.dump()).c_str());
   }
 
   void refusesWhatCannotChangeInOneProcess() {

@@ -54,6 +54,33 @@ double segment(Bench& b, Arm& arm, int steps) {
   return samples / std::max(clock.seconds(), 1e-9);
 }
 
+// The warm-up of `arm`: two untimed steps, then steps until `seconds` have passed (at least 3);
+// its seconds per step.
+double warmUp(Bench& b, Arm& arm, double seconds) {
+  b.pin = arm.pin, b.bf16 = arm.bf16, b.fp16 = arm.fp16;
+  for (int i = 0; i < 2 && !b.stopped(); ++i) {
+    const data::Batch batch = b.nextBatch(*arm.loader, arm.epoch);
+    b.step(batch.x, batch.y);
+  }
+  b.sync();
+  Stopwatch clock;
+  int n = 0;
+  while ((n < 3 || clock.seconds() < seconds) && !b.stopped()) {
+    const data::Batch batch = b.nextBatch(*arm.loader, arm.epoch);
+    b.step(batch.x, batch.y);
+    ++n;
+    if (n % 4 == 0) b.sync();
+  }
+  b.sync();
+  return clock.seconds() / std::max(n, 1);
+}
+
+// Steps a segment takes: enough for `minSeconds` on the faster arm.
+int sizedSteps(double stepA, double stepB, double minSeconds) {
+  const double fastest = std::max(std::min(stepA, stepB), 1e-6);
+  return int(std::clamp(std::ceil(minSeconds / fastest), 3.0, 100000.0));
+}
+
 // The estimate after the rounds so far, judged at their look.
 void judge(SegmentsResult& r) {
   r.noise = report::roundsNoise({r.baseline_rates, r.variant_rates});
@@ -63,15 +90,20 @@ void judge(SegmentsResult& r) {
 
 void rounds(Bench& b, Arm& base, Arm& variant, const SegmentsOptions& o, SegmentsResult& r) {
   const int minRounds = std::max(2, o.min_rounds), maxRounds = std::max(minRounds, o.max_rounds);
-  b.say("warming up both (one untimed segment each: kernels chosen, loader threads started)…");
-  segment(b, base, o.steps);
-  segment(b, variant, o.steps);
+  b.say("warming up both (kernels chosen, loader threads started, the step time measured)…");
+  const double warm = std::max(o.min_segment_s, 0.05);
+  const double stepBase = warmUp(b, base, warm), stepVariant = warmUp(b, variant, warm);
+  r.steps = o.steps > 0 ? o.steps : sizedSteps(stepBase, stepVariant, o.min_segment_s);
+  r.sized = o.steps <= 0;
+  if (r.sized)
+    b.say(std::to_string(r.steps) + " steps a segment (" + report::fmtFixed(stepBase * 1e3, 1) + " and " +
+          report::fmtFixed(stepVariant * 1e3, 1) + " ms a step: at least " + report::fmtFixed(o.min_segment_s, 2) + " s each)");
   for (int round = 0; round < maxRounds && !b.stopped(); ++round) {
     b.say("round " + std::to_string(round + 1) + " (at most " + std::to_string(maxRounds) + ")…");
     const CpuTimes cpu = readCpuTimes();
     const bool variantFirst = round % 2 == 1;
-    const double first = segment(b, variantFirst ? variant : base, o.steps);
-    const double second = segment(b, variantFirst ? base : variant, o.steps);
+    const double first = segment(b, variantFirst ? variant : base, r.steps);
+    const double second = segment(b, variantFirst ? base : variant, r.steps);
     if (b.stopped()) break;
     r.other_cores = std::max(r.other_cores, otherCoresSince(cpu));
     r.baseline_rates.push_back(variantFirst ? second : first);
@@ -108,7 +140,6 @@ Result<SegmentsResult> probeSegments(const SegmentsOptions& o) {
   SegmentsResult r;
   r.changed = report::describeDiff(report::configDiff(proto::configToJson(o.baseline), proto::configToJson(o.variant)));
   r.device = b.device.str();
-  r.steps = o.steps;
   r.looks.max_pairs = std::max(std::max(2, o.min_rounds), o.max_rounds);
   r.looks.min_effect = o.min_effect;
   try {
@@ -132,6 +163,7 @@ json segmentsJson(const SegmentsResult& r) {
           {"changed", r.changed},
           {"device", r.device},
           {"steps_per_segment", r.steps},
+          {"steps_sized", r.sized},
           {"rounds", r.rounds},
           {"baseline_rates", r.baseline_rates},
           {"variant_rates", r.variant_rates},
@@ -157,7 +189,8 @@ report::Table segmentsTable(const SegmentsResult& r) {
                     (r.contended ? std::string("contended: another process used ") + report::fmtFixed(r.other_cores, 1) +
                                        " cores; no verdict is taken from it"
                                  : report::formatEstimate(r.estimate)) +
-                    " — " + r.estimate.method + ", " + std::to_string(r.steps) + " steps a segment on " + r.device + ".");
+                    " — " + r.estimate.method + ", " + std::to_string(r.steps) + " steps a segment" +
+                    (r.sized ? " (sized from the warm-up's step time)" : "") + " on " + r.device + ".");
   t.notes.push_back(report::describeRule(r.looks, "rounds"));
   t.notes.push_back("Throughput only: time to the target accuracy needs whole runs (`workbench-cli try`).");
   return t;

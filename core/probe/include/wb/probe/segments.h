@@ -2,8 +2,10 @@
 // Interleaved segments in one process: a training-throughput verdict in seconds for a lever that
 // can change inside one running process (precision, batch size, loader workers, pin memory).
 // The baseline's and the variant's settings alternate every `steps` training steps on one model
-// (A B, B A, A B, …: a round times each once, the order alternating), after one untimed segment
-// of each (kernels chosen, loader threads started), each segment after two untimed steps; each segment's samples/s (data wait included) is one value. Segments seconds
+// (A B, B A, A B, …: a round times each once, the order alternating), after one untimed warm-up
+// of each (kernels chosen, loader threads started, the step time measured: unless `steps` is given,
+// a segment is as many steps as make min_segment_s on the faster arm, the way benchmark libraries
+// size an iteration count), each segment after two untimed steps; each segment's samples/s (data wait included) is one value. Segments seconds
 // apart share the host's speed far better than whole runs do, so the noise is the rounds' own
 // (report::roundsNoise) and the verdict is the product's rule (report::roundsRateSpeedup with
 // the looks of report::Sequential: rounds are added until the verdict is clear, at most
@@ -33,7 +35,9 @@ inline const std::vector<std::string> kSegmentLevers{"speedups.precision", "trai
 
 struct SegmentsOptions {
   Config baseline, variant;
-  int steps = 20;                  // timed steps per segment
+  int steps = 0;                   // timed steps per segment; 0: sized from the warm-up so that the
+                                   // faster arm's segment lasts at least min_segment_s (at least 3)
+  double min_segment_s = 0.5;      // a segment's least duration when sized (warm-up excluded)
   int min_rounds = 3, max_rounds = 8;
   double min_effect = report::kDefaultMinEffect;
   std::function<void(const std::string&)> progress;
@@ -43,7 +47,8 @@ struct SegmentsOptions {
 struct SegmentsResult {
   std::string changed;             // "speedups.precision 32-true → bf16-mixed"
   std::string device;
-  int steps = 0, rounds = 0;
+  int steps = 0, rounds = 0;       // steps: a segment's, as given or sized
+  bool sized = false;              // steps were sized from the warm-up's step time
   std::vector<double> baseline_rates, variant_rates;  // samples/s, one per round
   report::RoundsNoise noise;
   report::SpeedupEstimate estimate;  // variant over baseline, train samples/s
