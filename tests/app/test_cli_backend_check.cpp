@@ -45,7 +45,7 @@ class TestCliBackendCheck : public QObject {
         << QStringLiteral("nan-always") << 1 << false << QStringLiteral("its figures cannot be trusted");
   }
   void backendCheckInTheRun() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    WB_NEED(wb::test::missingFashionMnist());
     QFETCH(QString, fault);
     QFETCH(int, exitCode);
     QFETCH(bool, mkldnnDisabled);

@@ -47,7 +47,7 @@ class TestCliContention : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void ladderUnderABusyCoreReportsNoSpeedup() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed (/usr/share/datasets/fashion-mnist)");
+    WB_NEED(wb::test::missingFashionMnist());
     QTemporaryDir root;
     const QString out = root.filePath(QStringLiteral("ladder"));
     BusyLoop busy;

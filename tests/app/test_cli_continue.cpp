@@ -77,7 +77,7 @@ class TestCliContinue : public QObject {
   }
   void aCutPairRunsAgainInNewFolders() {
     QFETCH(QString, point);
-    if (!wb::test::haveFashionMnist()) QSKIP("Fashion-MNIST is not installed (/usr/share/datasets/fashion-mnist)");
+    WB_NEED(wb::test::missingFashionMnist());
     QTemporaryDir root;
     const QString out = root.filePath(QStringLiteral("try"));
     QProcess cut;

@@ -47,7 +47,7 @@ class TestCliDataset : public QObject {
   // folder: `dataset inspect` names each (exit 0, no "internal error"), and `run` trains with a
   // warning naming each, instead of ending on a filesystem exception (exit 1).
   void linkLoopsAndAnEmptyClassAreNamedNotFatal() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    WB_NEED(wb::test::missingFashionMnist());
     QTemporaryDir tmp;
     const fs::path root = tmp.path().toStdString();
     const QString spec = QStringLiteral("folder:") + tmp.path();

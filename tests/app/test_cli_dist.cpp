@@ -94,7 +94,7 @@ class TestCliDist : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void twoRanksZero2TrainToTheSingleProcessBand() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    WB_NEED(wb::test::missingFashionMnist());
     QTemporaryDir root;
     QProcess p;
     p.start(QStringLiteral(WB_CLI_PATH),
@@ -137,7 +137,7 @@ class TestCliDist : public QObject {
   }
 
   void killingRank1FailsTheRunNamingItAndLeavesNoProcess() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    WB_NEED(wb::test::missingFashionMnist());
     QTemporaryDir root;
     const QString runDir = root.filePath(QStringLiteral("killed-run"));
     QProcess p;
@@ -175,7 +175,7 @@ class TestCliDist : public QObject {
   // process). (A ptrace-held rank is not tried here: its death is reported to the tracer, this
   // test, before its launcher could reap it.)
   void aStalledRankIsNamed() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    WB_NEED(wb::test::missingFashionMnist());
     QTemporaryDir root;
     const QString runDir = root.filePath(QStringLiteral("stalled-run"));
     QProcess p;
@@ -216,7 +216,7 @@ class TestCliDist : public QObject {
     QTest::newRow("sigterm to rank 1 only") << true;
   }
   void stopEndsEveryRankAtTheSameStep() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    WB_NEED(wb::test::missingFashionMnist());
     QFETCH(bool, onlyRank1);
     QTemporaryDir root;
     const QString runDir = root.filePath(QStringLiteral("stopped-run"));
@@ -247,7 +247,7 @@ class TestCliDist : public QObject {
   // A run the launcher starts on one machine listens on nothing beyond loopback: its ranks meet
   // through a FileStore in the run folder (no TCPStore on ::), and the run still ends ok.
   void aLocalRunListensOnlyOnLoopback() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    WB_NEED(wb::test::missingFashionMnist());
     QTemporaryDir root;
     const QString runDir = root.filePath(QStringLiteral("local-run"));
     QProcess p;

@@ -95,7 +95,7 @@ class TestCliFaults : public QObject {
     QTest::newRow("limit kept, SIGXFSZ default") << false << false;
   }
   void eventsFileRefusedMidRun() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    WB_NEED(wb::test::missingFashionMnist());
     QFETCH(bool, lifted);
     QFETCH(bool, ignoreXfsz);
     QTemporaryDir root;
@@ -174,7 +174,7 @@ class TestCliFaults : public QObject {
     QTest::newRow("limit kept") << false;
   }
   void aRefusedCheckpointLaterSupersededLosesNothing() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    WB_NEED(wb::test::missingFashionMnist());
     QFETCH(bool, lifted);
     QTemporaryDir root;
     const QString runDir = root.filePath(QStringLiteral("late-checkpoints"));
@@ -248,7 +248,7 @@ class TestCliFaults : public QObject {
   // settles the file as the launcher does: what it still refuses at the end is counted as lost
   // and the run ends failed, naming the file and the cause.
   void aStandaloneWorkerReportsLostEvents() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    WB_NEED(wb::test::missingFashionMnist());
     QTemporaryDir root;
     const QString runDir = root.filePath(QStringLiteral("alone"));
     const wb::proto::RunDir run{runDir.toStdString()};
@@ -287,7 +287,7 @@ class TestCliFaults : public QObject {
   // hung (and so rank 0 waiting in a collective, deaf to SIGTERM until the collective timeout):
   // every rank dies with the launcher.
   void aKilledLauncherLeavesNoRank() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    WB_NEED(wb::test::missingFashionMnist());
     QTemporaryDir root;
     const QString runDir = root.filePath(QStringLiteral("orphans"));
     QProcess p;
@@ -316,7 +316,7 @@ class TestCliFaults : public QObject {
     QTest::newRow("two ranks") << 2;
   }
   void nonFiniteLossEndsDiverged() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    WB_NEED(wb::test::missingFashionMnist());
     QFETCH(int, devices);
     QTemporaryDir root;
     const QString runDir = root.filePath(QStringLiteral("diverged"));

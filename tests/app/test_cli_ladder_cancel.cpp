@@ -56,7 +56,7 @@ class TestCliLadderCancel : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void aCutRungGivesNoSpeedupAndTheLadderContinues() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed (/usr/share/datasets/fashion-mnist)");
+    WB_NEED(wb::test::missingFashionMnist());
     QTemporaryDir root;
     const QString out = root.filePath(QStringLiteral("ladder"));
     const QString steps = QStringLiteral("workers,early_stopping,inference_eval");

@@ -53,7 +53,7 @@ class TestCliLadderEvents : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void stdoutIsTheLaddersEvents() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed (/usr/share/datasets/fashion-mnist)");
+    WB_NEED(wb::test::missingFashionMnist());
     QTemporaryDir root;
     const QString out = root.filePath(QStringLiteral("ladder"));
     QStringList args{QStringLiteral("ladder"), QStringLiteral("--events-stdout"), QStringLiteral("--out"), out,

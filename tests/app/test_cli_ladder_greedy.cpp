@@ -34,7 +34,7 @@ class TestCliLadderGreedy : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void eachStepIsMeasuredAgainstWhatWasKept() {
-    if (!wb::test::haveFashionMnist()) QSKIP("Fashion-MNIST is not installed (/usr/share/datasets/fashion-mnist)");
+    WB_NEED(wb::test::missingFashionMnist());
     QTemporaryDir root;
     const QString out = root.filePath(QStringLiteral("ladder"));
     QStringList args{QStringLiteral("ladder"), QStringLiteral("--out"), out, QStringLiteral("--repeats"), QStringLiteral("1"),

@@ -61,7 +61,7 @@ class TestCliLadderSlow : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void ladderWritesEveryStepOrItsReason() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed (/usr/share/datasets/fashion-mnist)");
+    WB_NEED(wb::test::missingFashionMnist());
     const QString cli = QStringLiteral(WB_CLI_PATH);
     QProcess capsProc;
     capsProc.start(cli, {QStringLiteral("capabilities"), QStringLiteral("--json")});

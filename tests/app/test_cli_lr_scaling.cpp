@@ -61,7 +61,7 @@ class TestCliLrScaling : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void twoRanksWithLinearScalingReachTheBaseline() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    WB_NEED(wb::test::missingFashionMnist());
     QTemporaryDir root;
     const Outcome base = train(root.filePath(QStringLiteral("base")), {});
     const Outcome unscaled = train(root.filePath(QStringLiteral("unscaled")), {QStringLiteral("speedups.devices=2")});

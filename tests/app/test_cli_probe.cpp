@@ -55,7 +55,7 @@ class TestCliProbe : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void probesStoresAndFeedsTheLadder() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed (packaging/setup.sh installs dataset-fashion-mnist)");
+    WB_NEED(wb::test::missingFashionMnist());
     QTemporaryDir probes;
     auto r = runCli(probeArgs({}), probes.path());
     QVERIFY2(r.rc == 0, r.err.constData());
@@ -128,7 +128,7 @@ class TestCliProbe : public QObject {
   }
 
   void tableByDefault() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed (packaging/setup.sh installs dataset-fashion-mnist)");
+    WB_NEED(wb::test::missingFashionMnist());
     QTemporaryDir probes;
     auto r = runCli(QStringList{QStringLiteral("probe"), QStringLiteral("workers"), QStringLiteral("--candidates"),
                                 QStringLiteral("0,1"), QStringLiteral("--seconds"), QStringLiteral("0.2"),
@@ -178,7 +178,7 @@ class TestCliProbe : public QObject {
     auto text = runCli({QStringLiteral("capabilities")}, probes.path());
     QVERIFY2(QString::fromUtf8(text.out).contains(QStringLiteral("fp32 matmul")), text.out.constData());
 
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed (packaging/setup.sh installs dataset-fashion-mnist)");
+    WB_NEED(wb::test::missingFashionMnist());
     QTemporaryDir runs;
     const QString dir = runs.path() + QStringLiteral("/run");
     auto run = runCli(QStringList{QStringLiteral("run"), QStringLiteral("--run-dir"), dir, QStringLiteral("--set"),

@@ -110,7 +110,7 @@ class TestCliResume : public QObject {
   }
 
   void killedMidEpochResumesBitForBit() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    WB_NEED(wb::test::missingFashionMnist());
     QTemporaryDir root;
     const QString cli = QStringLiteral(WB_CLI_PATH);
 
@@ -173,7 +173,7 @@ class TestCliResume : public QObject {
   }
 
   void shardedRunResumesOnOtherRanksWithMoreEpochs() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    WB_NEED(wb::test::missingFashionMnist());
     QTemporaryDir root;
     const QString cli = QStringLiteral(WB_CLI_PATH);
     const QString runDir = root.filePath(QStringLiteral("zero2"));
@@ -289,7 +289,7 @@ class TestCliResume : public QObject {
     QTest::newRow("fine-tune on the same dataset") << QStringList{} << true << QStringList{QStringLiteral("--fine-tune")};
   }
   void aResumeThatCannotContinueLeavesEveryFile() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    WB_NEED(wb::test::missingFashionMnist());
     QFETCH(QStringList, changes);
     QFETCH(bool, fineTune);
     QFETCH(QStringList, said);
@@ -316,7 +316,7 @@ class TestCliResume : public QObject {
   // weights there, and the run says where they come from: the `run` event and summary.json's
   // fine_tuned_from, and a warning that best.pt and early stopping start afresh.
   void aFineTuneOnAnotherDatasetIsMarked() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    WB_NEED(wb::test::missingFashionMnist());
     const std::filesystem::path runDir = finishedRun();
     QVERIFY(!runDir.empty());
     const QString other = QStringLiteral("folder:") + data_.filePath(QStringLiteral("same"));
@@ -342,7 +342,7 @@ class TestCliResume : public QObject {
   // A resume refused for a corrupt last.pt leaves the finished run as it was: its summary still
   // says how it ended, and its events have nothing of the refused attempt.
   void aRefusedResumeLeavesTheRunUntouched() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    WB_NEED(wb::test::missingFashionMnist());
     QTemporaryDir root;
     const QString runDir = root.filePath(QStringLiteral("finished"));
     const wb::proto::RunDir run{runDir.toStdString()};

@@ -130,7 +130,7 @@ class TestCliRun : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void trainsLenetAndLeavesAParseableRunDirectory() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed (packaging/setup.sh installs dataset-fashion-mnist)");
+    WB_NEED(wb::test::missingFashionMnist());
     QTemporaryDir root;
     auto r = runCli({QStringLiteral("run"), QStringLiteral("--runs-root"), root.path(), QStringLiteral("--events-stdout"),
                      QStringLiteral("--set"), QStringLiteral("data.limit_train=5000"), QStringLiteral("--set"),
@@ -290,7 +290,7 @@ class TestCliRun : public QObject {
   }
 
   void sigtermCancelsAfterTheStepAndKeepsEverything() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    WB_NEED(wb::test::missingFashionMnist());
     QTemporaryDir root;
     QProcess p;
     p.start(QStringLiteral(WB_CLI_PATH),
@@ -319,7 +319,7 @@ class TestCliRun : public QObject {
   // A run folder belongs to one live run: a second run, or a resume, into it is refused while
   // the first trains, and the first run's event stream has nothing of theirs.
   void aRunFolderInUseIsRefused() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    WB_NEED(wb::test::missingFashionMnist());
     QTemporaryDir root;
     const QString runDir = root.filePath(QStringLiteral("busy"));
     QProcess first;
@@ -345,7 +345,7 @@ class TestCliRun : public QObject {
   // A new run into a folder that holds a finished run is refused (its files untouched) unless
   // --overwrite, which replaces it: one run's events, not two.
   void aFinishedRunIsReplacedOnlyWithOverwrite() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    WB_NEED(wb::test::missingFashionMnist());
     QTemporaryDir root;
     const QString runDir = root.filePath(QStringLiteral("done"));
     const wb::proto::RunDir run{runDir.toStdString()};
@@ -366,7 +366,7 @@ class TestCliRun : public QObject {
   // A checkpoint that cannot be written (here last.pt is a directory in the way) ends the run
   // `failed`, naming the file: not `ok` with weights that are not on disk.
   void aCheckpointNotWrittenFailsTheRunNamingIt() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    WB_NEED(wb::test::missingFashionMnist());
     QTemporaryDir root;
     const QString runDir = root.filePath(QStringLiteral("no-checkpoint"));
     const wb::proto::RunDir run{runDir.toStdString()};
@@ -386,7 +386,7 @@ class TestCliRun : public QObject {
   // the cores, `capabilities` and the override; with --allow-oversubscribe the run trains, says
   // so in a warning, and its summary is marked so that no speedup is taken from it.
   void devicesBeyondTheCoresAreRefusedOrMarked() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    WB_NEED(wb::test::missingFashionMnist());
     const CliResult caps = runCli({QStringLiteral("capabilities"), QStringLiteral("--json")});
     QCOMPARE(caps.rc, 0);
     const json capsJson = json::parse(caps.out.toStdString());

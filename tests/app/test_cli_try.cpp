@@ -39,7 +39,7 @@ class TestCliTry : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void anAaTryIsNeverASpeedup() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed (/usr/share/datasets/fashion-mnist)");
+    WB_NEED(wb::test::missingFashionMnist());
     QTemporaryDir root;
     QStringList args{QStringLiteral("try"), QStringLiteral("--json"), QStringLiteral("--out"), root.filePath(QStringLiteral("aa")),
                      QStringLiteral("--vary"), QStringLiteral("speedups.workers=0"), QStringLiteral("--repeats"), QStringLiteral("3"),
@@ -67,7 +67,7 @@ class TestCliTry : public QObject {
   // (~38 %) only at its 4th evaluation, the variant's lr 0.05 passes it at the 1st (~2.5-3x
   // here; evaluation batch 1 against 256 is not one: LibTorch's per-op overhead is microseconds).
   void aLargeEffectIsFasterWithAnIntervalAboveOne() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed (/usr/share/datasets/fashion-mnist)");
+    WB_NEED(wb::test::missingFashionMnist());
     QTemporaryDir root;
     QStringList args{QStringLiteral("try"), QStringLiteral("--json"), QStringLiteral("--out"), root.filePath(QStringLiteral("lr")),
                      QStringLiteral("--vary"), QStringLiteral("optim.lr=0.05"), QStringLiteral("--max-pairs"), QStringLiteral("4"),
@@ -79,7 +79,8 @@ class TestCliTry : public QObject {
     const json doc = tryJson(args, &proc);
     QVERIFY2(proc.rc == 0 && doc.is_object(), proc.describe().constData());
     QVERIFY(!doc["same_config"].get<bool>());
-    if (doc["pairs"].get<int>() == 0) QSKIP("every pair was measured under contention (another process used the CPU): no speedup is taken from them");
+    // Both arms ask one core: on a busy machine their pairs are slowed alike and still count.
+    QVERIFY2(doc["pairs"].get<int>() >= 2, doc.dump(2).c_str());
     QVERIFY(doc["reached"].get<bool>());  // the variant reaches the baseline's best
     QCOMPARE(verdictOf(doc, "to_target"), std::string("faster"));
     QVERIFY(doc["estimate"]["to_target"]["lo"].get<double>() > 1.0);

@@ -52,7 +52,7 @@ class TestCliTune : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void init() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed (/usr/share/datasets/fashion-mnist)");
+    WB_NEED(wb::test::missingFashionMnist());
   }
 
   // The whole search: trials, rounds, finals, and a best.json that `run` takes; then a second

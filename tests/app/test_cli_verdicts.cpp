@@ -21,7 +21,7 @@ using wb::test::haveFashionMnist;
 QStringList tiny(const QString& runDir, const QStringList& sets = {}) {
   QStringList args{QStringLiteral("run"), QStringLiteral("--run-dir"), runDir};
   for (const QString& s : QStringList{QStringLiteral("data.limit_train=1024"), QStringLiteral("data.limit_val=256"),
-                                      QStringLiteral("train.epochs=2")} + sets)
+                                      QStringLiteral("train.epochs=2"), QStringLiteral("train.threads=1")} + sets)
     args << QStringLiteral("--set") << s;
   return args;
 }
@@ -64,7 +64,7 @@ class TestCliVerdicts : public QObject {
 
  private Q_SLOTS:
   void initTestCase() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed in /usr/share/datasets/fashion-mnist");
+    WB_NEED(wb::test::missingFashionMnist());
     QVERIFY(dir_.isValid());
     noiseDir_ = dir_.filePath(QStringLiteral("noise"));
     // A/A: "a" and "b" differ only in data.max_bad_fraction (no unreadable sample here: the
@@ -114,7 +114,8 @@ class TestCliVerdicts : public QObject {
         ++judged;
       }
     }
-    if (judged == 0) QSKIP("every run was measured under contention or while the host changed speed: no estimate to judge");
+    // One core asked by every run: on a busy machine they are slowed alike and still judged.
+    QVERIFY2(judged > 0, cmp.dump(2).c_str());
     const auto text = cli(QStringList{QStringLiteral("compare"), run(QStringLiteral("a2")), run(QStringLiteral("b1")),
                                       run(QStringLiteral("b2")), QStringLiteral("--baseline"), run(QStringLiteral("a1"))} + guard);
     QVERIFY2(text.all().contains(QStringLiteral("within noise")), text.describe().constData());
@@ -135,10 +136,9 @@ class TestCliVerdicts : public QObject {
                                                                run(QStringLiteral("big3"))});
     const json& big = cmp["runs"][3];
     QCOMPARE(QString::fromStdString(big["label"].get<std::string>()), QStringLiteral("big1"));
-    if (!big.contains("estimate"))
-      QSKIP(qPrintable(QStringLiteral("no estimate: ") + QString::fromStdString(big["no_speedup_reason"].get<std::string>())));
+    QVERIFY2(big.contains("estimate"), big.dump(2).c_str());
     const json& e = big["estimate"]["train_samples_per_s"];
-    if (e["lo"].is_null()) QSKIP(qPrintable(QStringLiteral("too few uncontended runs for an interval: ") + QString::fromStdString(e.dump())));
+    QVERIFY2(!e["lo"].is_null(), cmp.dump(2).c_str());  // runs slowed alike count on a busy machine too
     QVERIFY2(e["verdict"] == "faster", e.dump().c_str());
     QVERIFY2(e["lo"].get<double>() > 1.0, e.dump().c_str());
     QVERIFY(e["baseline_runs"].get<int>() + e["runs"].get<int>() >= 3);  // uncontended repeats only

@@ -48,7 +48,7 @@ class TestCliWhatIf : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void predictsTheStopOfARealRunWithThatPatience() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    WB_NEED(wb::test::missingFashionMnist());
     QTemporaryDir root;
     const QString full = root.filePath(QStringLiteral("full"));
     auto r = cli(QStringList{QStringLiteral("run"), QStringLiteral("--run-dir"), full} + experiment(6));
@@ -118,7 +118,7 @@ class TestCliWhatIf : public QObject {
   }
 
   void oneEvaluationSaysSo() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    WB_NEED(wb::test::missingFashionMnist());
     QTemporaryDir root;
     const QString dir = root.filePath(QStringLiteral("one"));
     auto r = cli(QStringList{QStringLiteral("run"), QStringLiteral("--run-dir"), dir} + experiment(1));

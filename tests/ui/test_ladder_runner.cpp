@@ -7,6 +7,8 @@
 #include <QSignalSpy>
 #include <QtTest/QtTest>
 
+#include "../support/datasets.h"
+
 #include <algorithm>
 
 #include "wb/common/speedups.h"
@@ -41,8 +43,7 @@ class TestLadderRunner : public QObject {
  private Q_SLOTS:
   void initTestCase() {
     t::setUpEnvironment();
-    if (!QFileInfo::exists(QString::fromStdString(wb::defaultFashionMnistDir().string())))
-      QSKIP("Fashion-MNIST is not installed (bash packaging/setup.sh installs dataset-fashion-mnist)");
+    WB_NEED(wb::test::missingFashionMnist());
   }
 
   void runsToTheEndFromItsEvents() {

@@ -17,7 +17,7 @@ class TestRecorderHistory : public QObject {
  private Q_SLOTS:
   void initTestCase() {
     t::setUpEnvironment();
-    if (wb::test::python3().isEmpty()) QSKIP("no python3 on this machine: no recorder run to show");
+    WB_NEED(wb::test::missingPython3());
   }
 
   void recordedRunAppearsLikeAnyRun() {

@@ -180,7 +180,7 @@ class TestRunProcess : public QObject {
     QTest::newRow("launcher killed") << true;
   }
   void stopEndsEveryRankOfARealRun() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    WB_NEED(wb::test::missingFashionMnist());
     QFETCH(bool, killLauncher);
     QTemporaryDir root;
     const QString runDir = root.filePath(QStringLiteral("stopped"));

@@ -194,8 +194,7 @@ class TestSpeedupsFront : public QObject {
   }
 
   void probeButtonRunsTheProbeAndOffersItsCount() {
-    if (!wb::test::haveFashionMnist())
-      QSKIP("Fashion-MNIST is not installed (packaging/setup.sh installs dataset-fashion-mnist)");
+    WB_NEED(wb::test::missingFashionMnist());
     QTemporaryDir probes;
     qputenv("WB_PROBES_DIR", probes.path().toUtf8());
     wb::ui::SetupPanel panel;
@@ -235,8 +234,7 @@ class TestSpeedupsFront : public QObject {
   // group is gone, the button is Probe again, and the probe stored before it is byte for byte
   // what it was (nothing else is written beside it).
   void probeButtonCancelsARunningProbe() {
-    if (!wb::test::haveFashionMnist())
-      QSKIP("Fashion-MNIST is not installed (packaging/setup.sh installs dataset-fashion-mnist)");
+    WB_NEED(wb::test::missingFashionMnist());
     QTemporaryDir probes;
     qputenv("WB_PROBES_DIR", probes.path().toUtf8());
     wb::ui::SetupPanel panel;

@@ -8,6 +8,8 @@
 #include <QTableWidget>
 #include <QtTest/QtTest>
 
+#include "../support/datasets.h"
+
 #include "compare/ladder_runner.h"
 #include "compare/tune_view.h"
 #include "ui_test_util.h"
@@ -21,8 +23,7 @@ class TestTuneView : public QObject {
  private Q_SLOTS:
   void initTestCase() {
     t::setUpEnvironment();
-    if (!QFileInfo::exists(QString::fromStdString(wb::defaultFashionMnistDir().string())))
-      QSKIP("Fashion-MNIST is not installed (bash packaging/setup.sh installs dataset-fashion-mnist)");
+    WB_NEED(wb::test::missingFashionMnist());
   }
 
   void findFastestShowsTheSearchAndHandsOverBest() {

@@ -6,6 +6,8 @@
 #include <QScrollArea>
 #include <QtTest/QtTest>
 
+#include "../support/datasets.h"
+
 #include "../app/python/python_util.h"
 #include "runs/runs_model.h"
 #include "setup/setup_panel.h"
@@ -81,10 +83,8 @@ class TestUserCommand : public QObject {
   }
 
   void runExperimentRunsTheScript() {
-    if (const QString why = wb::test::missingPythonModule(QStringLiteral("torch")); !why.isEmpty())
-      QSKIP(qPrintable(QStringLiteral("python3-torch is needed (packaging/setup.sh installs it): ") + why));
-    if (!QFileInfo::exists(QStringLiteral("/usr/share/datasets/fashion-mnist")))
-      QSKIP("no Fashion-MNIST in /usr/share/datasets/fashion-mnist (Debian: dataset-fashion-mnist)");
+    WB_NEED(wb::test::missingPythonTorch());
+    WB_NEED(wb::test::missingFashionMnist());
     auto root = t::scratchRoot();
     MainWindow w(t::windowOptions(root));
     w.show();

@@ -72,8 +72,7 @@ class TestWindowRuns : public QObject {
   // starts, the Ladder tab shows the plan with the step running, the ladder opens when it ends,
   // and a window opened later lists it from the runs folder.
   void aLadderShowsItsRungsAsTheyRun() {
-    if (!wb::test::haveFashionMnist())
-      QSKIP("Fashion-MNIST is not installed (packaging/setup.sh installs dataset-fashion-mnist)");
+    WB_NEED(wb::test::missingFashionMnist());
     auto root = t::scratchRoot();
     json tiny = smallExperiment("ladder-base");
     tiny["model"]["name"] = "mlp";

@@ -9,6 +9,8 @@
 
 #include "../../support/proc.h"
 
+#include "../../support/datasets.h"
+
 namespace wb::test {
 
 // /usr/bin/python3 (the interpreter the .deb installs the recorder for), else python3 on PATH.
@@ -48,5 +50,13 @@ inline QString missingPythonModule(const QString& module) {
   const QString said = QString::fromUtf8(r.err).trimmed().section(QLatin1Char('\n'), -1);
   return QStringLiteral("`import %1` fails with %2: %3").arg(module, python3(), said.isEmpty() ? r.error : said);
 }
+
+// Debian's python3-torch, for the tests that run a plain PyTorch loop (for WB_NEED).
+inline QString missingPythonTorch() {
+  const QString why = missingPythonModule(QStringLiteral("torch"));
+  return why.isEmpty() ? why : QStringLiteral("python3-torch is needed (packaging/setup.sh installs it): ") + why;
+}
+// python3 itself (for WB_NEED).
+inline QString missingPython3() { return python3().isEmpty() ? QStringLiteral("no python3 on this machine") : QString(); }
 
 }  // namespace wb::test

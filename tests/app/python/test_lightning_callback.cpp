@@ -23,7 +23,7 @@ class TestLightningCallback : public QObject {
 
  private Q_SLOTS:
   void initTestCase() {
-    if (wb::test::python3().isEmpty()) QSKIP("no python3 on this machine");
+    WB_NEED(wb::test::missingPython3());
     QVERIFY(scratch_.isValid());
   }
 

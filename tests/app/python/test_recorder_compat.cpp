@@ -56,7 +56,7 @@ class TestRecorderCompat : public QObject {
 
  private Q_SLOTS:
   void initTestCase() {
-    if (wb::test::python3().isEmpty()) QSKIP("no python3 on this machine");
+    WB_NEED(wb::test::missingPython3());
     QVERIFY(scratch_.isValid());
     run_ = fs::path(scratch_.path().toStdString()) / "recorded";
     const auto r = wb::test::runPython({wb::test::pythonTestsDir() + QStringLiteral("/fake_loop.py"),

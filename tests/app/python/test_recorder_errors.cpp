@@ -9,7 +9,7 @@ class TestRecorderErrors : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void initTestCase() {
-    if (wb::test::python3().isEmpty()) QSKIP("no python3 on this machine");
+    WB_NEED(wb::test::missingPython3());
   }
 
   void refusals_data() {

@@ -28,10 +28,8 @@ class TestRecorderRun : public QObject {
 
  private Q_SLOTS:
   void initTestCase() {
-    if (const QString why = wb::test::missingPythonModule(QStringLiteral("torch")); !why.isEmpty())
-      QSKIP(qPrintable(QStringLiteral("python3-torch is needed (packaging/setup.sh installs it): ") + why));
-    if (!QFileInfo::exists(QString::fromLatin1(kDataset)))
-      QSKIP("no Fashion-MNIST in /usr/share/datasets/fashion-mnist (Debian: dataset-fashion-mnist)");
+    WB_NEED(wb::test::missingPythonTorch());
+    WB_NEED(wb::test::missingFashionMnist());
     QVERIFY(scratch_.isValid());
     run_ = scratch_.filePath(QStringLiteral("python-run"));
     const auto r = wb::test::runPython({wb::test::pythonTestsDir() + QStringLiteral("/train_fashion_mnist.py"), run_,

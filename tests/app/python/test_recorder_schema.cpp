@@ -41,7 +41,7 @@ class TestRecorderSchema : public QObject {
 
  private Q_SLOTS:
   void initTestCase() {
-    if (wb::test::python3().isEmpty()) QSKIP("no python3 on this machine: the recorder cannot be checked");
+    WB_NEED(wb::test::missingPython3());
     const auto r = wb::test::runPython({QStringLiteral("-m"), QStringLiteral("workbench_recorder.schema")});
     QVERIFY2(r.rc == 0, r.describe().constData());
     python_ = json::parse(r.out.toStdString(), nullptr, false);

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "../../support/datasets.h"
 #include "data_test_util.h"
 #include "wb/common/paths.h"
 #include "wb/data/dataset.h"
@@ -210,10 +211,7 @@ class TestReaders : public QObject {
   }
 
   void realFashionMnist() {
-    const auto dir = wb::defaultFashionMnistDir();
-    if (!std::filesystem::exists(dir / "train-images-idx3-ubyte.gz"))
-      QSKIP(qPrintable(QStringLiteral("Fashion-MNIST not installed at %1 (packaging/setup.sh installs it)")
-                           .arg(QString::fromStdString(dir.string()))));
+    WB_NEED(wb::test::missingFashionMnist());
     wb::DataConfig cfg;  // dataset = fashion-mnist
     auto s = openSplits(cfg, 1);
     QVERIFY2(s.ok(), s.ok() ? "" : s.error().message.c_str());

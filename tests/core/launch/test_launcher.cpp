@@ -58,7 +58,7 @@ class TestLauncher : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void twoRanksMergeTheirEventsInOrder() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    WB_NEED(wb::test::missingFashionMnist());
     QTemporaryDir root;
     wb::launch::LaunchOptions o;
     o.cli_path = WB_CLI_PATH;
@@ -116,7 +116,7 @@ class TestLauncher : public QObject {
                             << QStringLiteral("rank 1 was killed by signal 9") << 1;
   }
   void aFailingRankTearsDownTheOthers() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    WB_NEED(wb::test::missingFashionMnist());
     QFETCH(QString, body);
     QFETCH(QString, reason);
     QFETCH(int, exitCode);
@@ -166,7 +166,7 @@ class TestLauncher : public QObject {
   // requestStop() (what SIGINT/SIGTERM call): the ranks finish their step and the run ends
   // cancelled, exit 130, with its end in the folder.
   void requestStopCancelsTheRun() {
-    if (!haveFashionMnist()) QSKIP("Fashion-MNIST is not installed");
+    WB_NEED(wb::test::missingFashionMnist());
     QTemporaryDir root;
     wb::launch::LaunchOptions o;
     o.cli_path = WB_CLI_PATH;

@@ -7,6 +7,8 @@
 //    in the same number of optimiser steps.
 #include <QtTest/QtTest>
 
+#include "../../support/datasets.h"
+
 #include <filesystem>
 
 #include "trainer_test_util.h"
@@ -45,7 +47,7 @@ class TestLevers : public QObject {
 
  private Q_SLOTS:
   void initTestCase() {
-    if (!fs::exists(wb::defaultFashionMnistDir())) QSKIP("Fashion-MNIST is not installed (bash packaging/setup.sh)");
+    WB_NEED(wb::test::missingFashionMnist());
   }
 
   void everySpeedupIsInTheStartEvent() {

@@ -3,6 +3,8 @@
 // resnet18 on the GPU alongside them. Without CUDA every case skips, saying why.
 #include <QtTest/QtTest>
 
+#include "../../support/datasets.h"
+
 #include <filesystem>
 
 #include <ATen/Context.h>
@@ -17,7 +19,7 @@ class TestLeversGpu : public QObject {
  private Q_SLOTS:
   void init() {
     if (!torch::cuda::is_available()) QSKIP("needs CUDA: this LibTorch build or machine has no CUDA device");
-    if (!fs::exists(wb::defaultFashionMnistDir())) QSKIP("Fashion-MNIST is not installed (bash packaging/setup.sh)");
+    WB_NEED(wb::test::missingFashionMnist());
   }
 
   void cudaLeversAreOnAndSaySo() {

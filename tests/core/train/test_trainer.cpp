@@ -8,6 +8,8 @@
 //  - a loss that goes non-finite ends the run `diverged`, naming the first bad step.
 #include <QtTest/QtTest>
 
+#include "../../support/datasets.h"
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -99,8 +101,7 @@ class TestTrainer : public QObject {
 
  private Q_SLOTS:
   void initTestCase() {
-    if (!fs::exists(wb::defaultFashionMnistDir()))
-      QSKIP("Fashion-MNIST is not installed (bash packaging/setup.sh installs dataset-fashion-mnist)");
+    WB_NEED(wb::test::missingFashionMnist());
   }
 
   void bf16TrainsWithinTwoPointsOfFp32() {
