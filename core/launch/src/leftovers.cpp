@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -67,7 +68,16 @@ std::string commandOf(const ProcStat& p) {
   return cmd.empty() ? "[" + p.comm + "]" : cmd;
 }
 
+// Whether this process (any of its threads) has a child, exited or not. Without one nothing of a
+// run can be left: whatever the run started descends from a child of ours (re-parented here,
+// the subreaper, when its parent went), so /proc is not read at all.
+bool hasChildren() {
+  siginfo_t info{};
+  return !(::waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0 && errno == ECHILD);
+}
+
 std::set<pid_t> childrenOfSelf() {
+  if (!hasChildren()) return {};
   std::set<pid_t> out;
   const pid_t self = ::getpid();
   for (const ProcStat& p : allProcesses())
@@ -115,7 +125,7 @@ std::vector<LeftProcess> Leftovers::end(pid_t session, double grace_s) {
   std::vector<LeftProcess> found;
   std::set<pid_t> asked;
   const Stopwatch clock;
-  for (;;) {
+  while (hasChildren()) {
     const std::vector<pid_t> alive = lookForThem(session, found);
     if (alive.empty() || clock.seconds() > grace_s + kKillWaitS) break;
     const bool kill = clock.seconds() >= grace_s;

@@ -33,7 +33,8 @@ class Leftovers {
   // construction (a rank spawnRank started and reapRank has not reaped is not one), and all their
   // descendants. Each gets SIGTERM (and SIGCONT: a stopped one acts on it), has up to grace_s to
   // go, then SIGKILL until it is gone; the ones re-parented here are reaped. Returns them as
-  // first found; when nothing is left it returns after one look at /proc, without waiting.
+  // first found; when nothing is left it returns at once (no wait; without a child of this
+  // process, not even a look at /proc).
   std::vector<LeftProcess> end(pid_t session, double grace_s);
 
  private:
