@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "leftovers.h"
 #include "ranks.h"
 #include "wb/common/clock.h"
 #include "wb/proto/event_types.h"
@@ -21,6 +22,9 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
+
+constexpr size_t kSkipWarnings = 3;  // unreadable lines warned of while it runs
+constexpr double kDrainS = 5;        // its last output, after its end: at most this long
 
 // One command's life: spawned as a rank would be, its output appended to logs/command.log,
 // stopped on a stop request or when it stops making progress, then judged by its folder.
@@ -36,10 +40,16 @@ class CommandLaunch {
     cmd.args = {"-c", command_};
     cmd.env = {std::string(kRunDirEnv) + "=" + run_.root.string()};
     cmd.log = log();
-    cmd.ownGroup = true;  // a stop reaches what the shell started, not only the shell
+    cmd.ownSession = true;  // a stop reaches what the shell started, and what is left of it is found at the end
+    detail::Leftovers leftovers;
     if (auto st = detail::spawnRank(proc_, cmd); !st.ok())
       return makeError(Errc::Io, options_.arm + ": cannot start `" + command_ + "`: " + st.error().message);
     supervise();
+    const auto left = leftovers.end(proc_.pid, options_.kill_grace_s);
+    drainToTheEnd();
+    readEvents(events_.finish());
+    noteAllSkipped();
+    warnOfLeftovers(left);
     return finish();
   }
 
@@ -71,6 +81,44 @@ class CommandLaunch {
       for (const json& ev : events) options_.on_event(ev);
   }
 
+  // The command's new events, then a warning for each line it wrote that cannot be read (the
+  // first few: a script that writes only such lines would otherwise drown its own output).
+  void readEvents(const std::vector<json>& events) {
+    forward(events);
+    const auto& skipped = events_.skippedLines();
+    for (; warnedSkips_ < skipped.size() && warnedSkips_ < kSkipWarnings; ++warnedSkips_)
+      forward({warning(events_.path() + ": " + proto::describeSkipped(skipped[warnedSkips_]))});
+  }
+
+  // At its end, when it wrote more unreadable lines than were warned of: how many in all.
+  void noteAllSkipped() const {
+    if (events_.malformedLines() > static_cast<int64_t>(kSkipWarnings))
+      forward({warning(events_.path() + ": " + events_.skippedNote())});
+  }
+
+  json warning(const std::string& message) const {
+    return proto::toEvent(proto::WarningEvent{message, events_.path()}, -1, clock_.seconds());
+  }
+
+  // What the command left running is ended by now; a process that had left its session is said
+  // in a warning, in the run's events (when it wrote a run) and to whoever follows it.
+  void warnOfLeftovers(const std::vector<detail::LeftProcess>& left) {
+    std::vector<json> warnings;
+    for (const auto& p : left)
+      if (p.escaped)
+        warnings.push_back(proto::toEvent(proto::WarningEvent{detail::leftoverWarning(p, "the command"), std::nullopt},
+                                          -1, clock_.seconds()));
+    if (warnings.empty()) return;
+    if (fs::exists(run_.events())) appendEvents(warnings);
+    forward(warnings);
+  }
+
+  void appendEvents(const std::vector<json>& events) const {
+    proto::EventSink sink;
+    if (!sink.openFile(run_.events().string()).ok()) return;
+    for (const json& ev : events) sink.write(ev);
+  }
+
   void supervise() {
     std::ofstream out(log(), std::ios::app);
     uintmax_t lastBytes = 0;
@@ -78,14 +126,8 @@ class CommandLaunch {
     int stopsSeen = detail::stopRequests().load();
     for (;;) {
       drain(out);
-      forward(events_.poll());
-      if (detail::reapRank(proc_)) {
-        while (drain(out)) {
-        }  // what it printed last, to the end of the pipe (or until nothing more comes)
-        forward(events_.poll());
-        forward(events_.finish());
-        return;
-      }
+      readEvents(events_.poll());
+      if (detail::reapRank(proc_)) return;
       const double now = clock_.seconds();
       if (const uintmax_t b = progressBytes(); b != lastBytes) lastBytes = b, lastProgress = now;
       if (detail::stopRequests().load() > stopsSeen) {
@@ -100,6 +142,14 @@ class CommandLaunch {
         signal(SIGTERM);
       }
       if (stopAt >= 0 && now - stopAt > options_.kill_grace_s) signal(SIGKILL);
+    }
+  }
+
+  // What it printed last, to the end of the pipe (or until nothing more comes for 100 ms).
+  void drainToTheEnd() {
+    std::ofstream out(log(), std::ios::app);
+    const Stopwatch clock;
+    while (drain(out) && clock.seconds() < kDrainS) {
     }
   }
 
@@ -176,9 +226,7 @@ class CommandLaunch {
     if (summary.status == std::string(proto::kStatusFailed))
       closing.push_back(proto::toEvent(proto::ErrorEvent{summary.error.value_or(""), "command_failed", std::nullopt}, -1, t));
     closing.push_back(proto::toEvent(proto::EndEvent{*summary.status, summary}, -1, t));
-    std::ofstream events(run_.events(), std::ios::app);
-    for (const json& ev : closing) events << proto::encodeEvent(ev) << "\n";
-    events.close();
+    appendEvents(closing);
     (void)proto::writeJsonAtomic(run_.summary(), proto::toJson(summary));
     forward(closing);
   }
@@ -190,6 +238,7 @@ class CommandLaunch {
   proto::EventFileReader events_{run_.events().string()};
   Stopwatch clock_;
   bool cancelled_ = false, hung_ = false;
+  size_t warnedSkips_ = 0;
 };
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <thread>
 
+#include "leftovers.h"
 #include "ranks.h"
 #include "run_folder.h"
 #include "wb/common/clock.h"
@@ -27,6 +28,8 @@ using detail::PreparedRun;
 using detail::Rank;
 
 namespace {
+
+constexpr double kDrainS = 5;  // the ranks' last output, after they exited: at most this long
 
 // A file size limit must be an error the run reports (EFBIG on events.jsonl), not a signal that
 // kills the launcher unseen: SIGXFSZ is ignored while a run is launched, and given back after
@@ -72,6 +75,10 @@ class Launch {
       emit(proto::toEvent(proto::WarningEvent{note, std::nullopt}, -1, clock_.seconds()));
     spawnRanks();
     supervise();
+    drainOutputs(false);
+    reapEveryRank();
+    endLeftovers();
+    drainOutputs(true);
     std::error_code ec;
     fs::remove(p_.run.rendezvousFile(), ec);
     return finish();
@@ -83,6 +90,9 @@ class Launch {
   void spawnRanks();
   void beginTeardown(int sig);
   void supervise();
+  void drainOutputs(bool toTheEnd);
+  void reapEveryRank();
+  void endLeftovers();
   void forwardStops();
   bool pollOutputs();
   void handleLine(Rank& r, const std::string& line);
@@ -114,6 +124,8 @@ class Launch {
   int stopSeen_ = 0;
   bool envWritten_ = false;
   bool eventsFileWarned_ = false;
+  bool readLastPoll_ = false;  // the last pollOutputs read something (or an end of a pipe)
+  detail::Leftovers leftovers_;  // before the first rank: what the ranks leave is re-parented here
 };
 
 void Launch::emit(const json& ev) {
@@ -182,19 +194,49 @@ void Launch::beginTeardown(int sig) {
   detail::signalRanks(ranks_, sig);
 }
 
-// Until every rank has exited and closed its output: merge events, watch exits, tear down on
-// the first failure, SIGKILL what is left kill_grace_s after a teardown or stop began.
+// Until every rank has exited (drainOutputs reads what they wrote last): merge events, watch
+// exits, tear down on the first failure, SIGKILL what is left kill_grace_s after a teardown or stop began.
 void Launch::supervise() {
   for (;;) {
     forwardStops();
     if ((tearingDown_ || cancelling_) && clock_.seconds() - teardownAt_ > options_.kill_grace_s)
       detail::signalRanks(ranks_, SIGKILL);
     if (!pollOutputs()) break;
-    const bool allExited = reapRanks();
-    bool pipesOpen = false;
-    for (const auto& r : ranks_) pipesOpen = pipesOpen || r.outFd >= 0;
-    if (allExited && !pipesOpen) break;
+    if (reapRanks()) break;
   }
+}
+
+// What the ranks wrote last: read until every pipe is closed, or (a process a rank started may
+// hold one open) until nothing came for a poll's wait; `toTheEnd`: until closed, the rest cut off.
+void Launch::drainOutputs(bool toTheEnd) {
+  const Stopwatch clock;
+  for (;;) {
+    bool open = false;
+    for (const auto& r : ranks_) open = open || r.outFd >= 0;
+    if (!open || clock.seconds() > kDrainS || !pollOutputs() || (!toTheEnd && !readLastPoll_)) break;
+  }
+  if (!toTheEnd) return;
+  for (auto& r : ranks_) {
+    if (r.outFd < 0) continue;
+    ::close(r.outFd);
+    r.outFd = -1;
+  }
+}
+
+// Every rank reaped before the run ends: supervision that broke off (a poll error) kills the rest.
+void Launch::reapEveryRank() {
+  for (auto& r : ranks_) {
+    if (r.pid <= 0 || r.exited) continue;
+    ::kill(r.pid, SIGKILL);
+    for (int i = 0; i < 2000 && !detail::reapRank(r); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+// A rank's own processes (none of the workbench's start any) outlive it only when something in it
+// forked and forgot them: ended, and said, before the run's end.
+void Launch::endLeftovers() {
+  for (const auto& p : leftovers_.end(0, options_.kill_grace_s))
+    emit(proto::toEvent(proto::WarningEvent{detail::leftoverWarning(p, "a rank"), std::nullopt}, -1, clock_.seconds()));
 }
 
 // requestStop(): the first asks the ranks to finish their step and end `cancelled` (SIGTERM),
@@ -226,6 +268,7 @@ bool Launch::pollOutputs() {
     return true;
   }
   const int n = ::poll(fds.data(), fds.size(), 100);
+  readLastPoll_ = n > 0;
   if (n < 0 && errno != EINTR) return false;
   for (size_t i = 0; i < fds.size(); ++i) {
     if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;

@@ -14,6 +14,8 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <mutex>
+#include <set>
 
 extern char** environ;
 
@@ -28,7 +30,7 @@ namespace {
   // left to report to).
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(1);
-  if (cmd.ownGroup) ::setpgid(0, 0);
+  if (cmd.ownSession) ::setsid();
   ::dup2(outFd, STDOUT_FILENO);
   ::dup2(logFd, STDERR_FILENO);
   int devnull = ::open("/dev/null", O_RDONLY);
@@ -57,7 +59,28 @@ std::vector<std::string> rankEnvironment(const std::vector<std::string>& overrid
   return env;
 }
 
+std::mutex& spawnedMutex() {
+  static std::mutex mu;
+  return mu;
+}
+
+std::set<pid_t>& spawned() {
+  static std::set<pid_t> pids;
+  return pids;
+}
+
+// The child makes its session first thing; until then a signal to its group would find none.
+// Bounded: a child that exits before (its parent gone) never makes one.
+void awaitSession(pid_t pid) {
+  for (int i = 0; i < 20000 && ::getsid(pid) != pid; ++i) ::usleep(50);
+}
+
 }  // namespace
+
+bool isUnreapedRank(pid_t pid) {
+  std::lock_guard<std::mutex> lock(spawnedMutex());
+  return spawned().count(pid) > 0;
+}
 
 Status spawnRank(Rank& r, const RankCommand& cmd) {
   int pipefd[2];
@@ -80,10 +103,13 @@ Status spawnRank(Rank& r, const RankCommand& cmd) {
   envp.push_back(nullptr);
   const std::string execFailed = "cannot execute " + cmd.program + ": ";
   const pid_t parent = ::getpid();
+  std::unique_lock<std::mutex> lock(spawnedMutex());  // a look for leftovers never takes it for one
   const pid_t pid = ::fork();
   if (pid == 0) execRank(cmd, argv.data(), envp.data(), pipefd[1], logFd, parent, execFailed);
   const int forkErr = errno;
-  if (pid > 0 && cmd.ownGroup) ::setpgid(pid, pid);  // both sides: a signal to the group cannot come first
+  if (pid > 0) spawned().insert(pid);
+  lock.unlock();
+  if (pid > 0 && cmd.ownSession) awaitSession(pid);  // a signal to its group cannot come first
   ::close(pipefd[1]);
   ::close(logFd);
   if (pid < 0) {
@@ -126,6 +152,10 @@ bool reapRank(Rank& r) {
   rusage ru{};
   if (::wait4(r.pid, &wstatus, WNOHANG, &ru) != r.pid) return false;
   r.exited = true;
+  {
+    std::lock_guard<std::mutex> lock(spawnedMutex());
+    spawned().erase(r.pid);
+  }
   r.cpu_s = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
             static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
   if (WIFEXITED(wstatus)) {

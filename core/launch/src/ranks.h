@@ -40,15 +40,20 @@ struct RankCommand {
   std::vector<std::string> env;   // KEY=VALUE added to the launcher's environment
   std::filesystem::path log;      // the rank's stderr, appended to
   bool ignoreXfsz = false;        // SIGXFSZ as the user had it before the launcher ignored it
-  bool ownGroup = false;          // its own process group (a shell's children get its signals: signalGroup)
+  // Its own session and process group: what a shell starts gets its signals (signalGroup), and
+  // can be found by it when the shell has gone (leftovers.h).
+  bool ownSession = false;
 };
 
 // Starts r as cmd. The rank stays in the launcher's process group (a kill of the group
-// reaches it) and is SIGKILLed if the thread that started it dies (PR_SET_PDEATHSIG: call it
+// reaches it) unless cmd asks for a session of its own (made before it runs), and is SIGKILLed if the thread that started it dies (PR_SET_PDEATHSIG: call it
 // from the thread that supervises the rank to its end). Between fork and exec only
 // async-signal-safe calls run; a failed exec writes "cannot execute PROGRAM: REASON" to the
 // rank's log and exits 127. Io error (naming the rank) when no process could be started.
 Status spawnRank(Rank& r, const RankCommand& cmd);
+
+// Whether pid is a rank spawnRank started that reapRank has not reaped yet (any thread's).
+bool isUnreapedRank(pid_t pid);
 
 // Non-blocking: true when r exited now (its exit code, signal and CPU time filled in).
 bool reapRank(Rank& r);
@@ -64,7 +69,7 @@ std::string rankFailure(const Rank& r);
 // it runs (or sleeps) as a rank should, or its state cannot be read.
 std::string stallOf(const Rank& r);
 
-// Sends sig to r's process group (a spawn with ownGroup), when r has not exited.
+// Sends sig to r's process group (a spawn with ownSession), when r has not exited.
 void signalGroup(Rank& r, int sig);
 
 // requestStop()'s count: the launch in progress compares it with what it saw last.

@@ -302,6 +302,35 @@ std::vector<std::string> unknownEventFields(const json& event) {
   return out;
 }
 
+namespace {
+// A figure's value as the words quote it: short, whatever it holds.
+std::string quoted(const json& v) {
+  std::string text = v.dump(-1, ' ', false, json::error_handler_t::replace);
+  return text.size() > 40 ? text.substr(0, 37) + "..." : text;
+}
+
+// The first figure of `list` that `event` holds as something other than a number or null.
+std::string notANumber(const json& event, const json& list, const std::string& type) {
+  for (auto it = list.begin(); it != list.end(); ++it) {
+    if (*it != "number" && *it != "integer") continue;
+    const auto v = event.find(it.key());
+    if (v != event.end() && !v->is_number() && !v->is_null())
+      return (type == EvalEvent::kType ? "an " : "a ") + type + " event's \"" + it.key() + "\" is " + quoted(*v) + ", not a number";
+  }
+  return "";
+}
+}  // namespace
+
+std::string unreadableFigures(const json& event) {
+  const std::string type = stringOr(event, "type", {});
+  if (type != StepEvent::kType && type != EvalEvent::kType) return "";
+  if (type == StepEvent::kType && !event.contains("loss")) return "a step event without \"loss\"";
+  if (type == EvalEvent::kType && !event.contains("val_acc") && !event.contains("val_loss"))
+    return "an eval event with neither \"val_acc\" nor \"val_loss\"";
+  if (std::string why = notANumber(event, runStreamLists()[type], type); !why.empty()) return why;
+  return notANumber(event, runStreamLists()["envelope"], type);
+}
+
 json makeEvent(const std::string& type, int rank, double t) {
   json ev = json::object();
   fieldsToJson(Envelope{kEventVersion, type, rank, t, unixSeconds()}, ev);

@@ -1,5 +1,7 @@
 #include "wb/proto/events.h"
 
+#include "wb/proto/schema.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -29,12 +31,22 @@ std::string encodeEvent(const json& event) {
   return copy.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-std::optional<json> decodeEvent(const std::string& line) {
-  if (line.find_first_not_of(" \t\r") == std::string::npos) return std::nullopt;
-  json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("type") || !j["type"].is_string())
+std::optional<json> decodeEvent(const std::string& line, std::string* why) {
+  const auto skip = [why](const std::string& reason) -> std::optional<json> {
+    if (why) *why = reason;
     return std::nullopt;
+  };
+  if (line.find_first_not_of(" \t\r") == std::string::npos) return skip("blank");
+  json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return skip("not JSON (a writer killed mid-record leaves such a line)");
+  if (!j.is_object()) return skip("not a JSON object");
+  if (!j.contains("type") || !j["type"].is_string()) return skip("no \"type\"");
+  if (std::string figures = unreadableFigures(j); !figures.empty()) return skip(figures);
   return j;
+}
+
+std::string describeSkipped(const SkippedLine& s) {
+  return "line " + std::to_string(s.line) + " skipped, " + s.why + ": " + s.text;
 }
 
 namespace {
@@ -268,6 +280,7 @@ std::vector<json> EventFileReader::poll() {
   const auto size = static_cast<uint64_t>(in.tellg());
   if (size < offset_) {  // truncated or replaced: start over
     offset_ = 0;
+    lineNo_ = 0;
     lines_ = LineBuffer();
   }
   if (size == offset_) return out;
@@ -276,26 +289,39 @@ std::vector<json> EventFileReader::poll() {
   in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
   chunk.resize(static_cast<size_t>(in.gcount()));
   offset_ += chunk.size();
-  for (auto& line : lines_.feed(chunk)) {
-    if (auto ev = decodeEvent(line)) out.push_back(std::move(*ev));
-    else if (line.find_first_not_of(" \t") != std::string::npos) ++malformed_;
-  }
+  for (auto& line : lines_.feed(chunk)) decode(line, out);
   return out;
+}
+
+void EventFileReader::decode(const std::string& line, std::vector<json>& out) {
+  ++lineNo_;
+  std::string why;
+  if (auto ev = decodeEvent(line, &why)) {
+    out.push_back(std::move(*ev));
+    return;
+  }
+  if (line.find_first_not_of(" \t\r") == std::string::npos) return;  // blank: nothing lost
+  ++malformed_;
+  if (skipped_.size() < kKeptSkipped) skipped_.push_back({lineNo_, why, line.substr(0, 200)});
 }
 
 std::vector<json> EventFileReader::finish() {
   auto out = poll();
-  if (auto tail = lines_.finish()) {
-    if (auto ev = decodeEvent(*tail)) out.push_back(std::move(*ev));
-    else ++malformed_;
-  }
+  if (auto tail = lines_.finish()) decode(*tail, out);
   return out;
 }
 
-std::vector<json> readEventsFile(const std::string& path, int64_t* malformed) {
+std::string EventFileReader::skippedNote() const {
+  if (malformed_ == 0) return "";
+  std::string note = std::to_string(malformed_) + " unreadable line(s) skipped";
+  return skipped_.empty() ? note : note + "; the first: " + describeSkipped(skipped_.front());
+}
+
+std::vector<json> readEventsFile(const std::string& path, int64_t* malformed, std::string* note) {
   EventFileReader reader(path);
   auto events = reader.finish();
   if (malformed) *malformed = reader.malformedLines();
+  if (note) *note = reader.skippedNote();
   return events;
 }
 

@@ -271,12 +271,11 @@ Result<RunRecord> loadRun(const fs::path& dirIn) {
   std::vector<std::string> problems;
   if (fs::exists(rd.events(), ec)) {
     int64_t malformed = 0;
-    const std::vector<json> events = proto::readEventsFile(rd.events().string(), &malformed);
+    std::string skippedNote;
+    const std::vector<json> events = proto::readEventsFile(rd.events().string(), &malformed, &skippedNote);
     r = recordFromEvents(events);
     r.malformed_lines = malformed;
-    if (malformed > 0)
-      problems.push_back(rd.events().string() + ": " + std::to_string(malformed) +
-                         " unreadable line(s) skipped (a run killed mid-write leaves one)");
+    if (malformed > 0) problems.push_back(rd.events().string() + ": " + skippedNote);
     if (const std::string skipped = skippedInEvents(events); !skipped.empty())
       problems.push_back(rd.events().string() + ": skipped what this reader does not know: " + skipped);
   } else {

@@ -6,6 +6,9 @@
 #include <QTemporaryDir>
 
 #include <dirent.h>
+#include <signal.h>
+
+#include <cerrno>
 
 #include <fstream>
 #include <map>
@@ -145,6 +148,34 @@ class TestLauncher : public QObject {
     QCOMPARE(wb::proto::stringOr(filed.back(), "status", ""), std::string("failed"));
     QCOMPARE(wb::proto::stringOr(filed[filed.size() - 2], "type", ""), std::string("error"));
     QCOMPARE(processesMentioning(out->run_dir), 0);  // every rank reaped before launchRun returned
+  }
+
+  // A process a rank started and left running when it exited (here: its program's own helper,
+  // re-parented to the launcher when the rank ended, holding the rank's output open) is ended
+  // with the run and named in a warning before the run's end.
+  void aProcessARankLeftIsEndedAndNamed() {
+    QTemporaryDir root;
+    const QString pidFile = root.filePath(QStringLiteral("helper.pid"));
+    wb::launch::LaunchOptions o;
+    o.cli_path =
+        rankProgram(root, 0, QStringLiteral("sleep 300.625 & echo $! > '%1'; exit 3").arg(pidFile)).toStdString();
+    o.run_dir = root.filePath(QStringLiteral("left")).toStdString();
+    o.kill_grace_s = 2;
+    std::vector<json> streamed;
+    o.on_event = [&](const json& ev) { streamed.push_back(ev); };
+    auto out = wb::launch::launchRun(smallConfig(1), o);
+    std::ifstream in(pidFile.toStdString());
+    long helper = 0;
+    in >> helper;
+    QVERIFY2(out.ok(), out.ok() ? "" : out.error().message.c_str());
+    QCOMPARE(out->status, std::string("failed"));
+    QVERIFY2(helper > 0, "the rank program did not start its helper");
+    QVERIFY2(::kill(static_cast<pid_t>(helper), 0) != 0 && errno == ESRCH, "the rank's helper outlived the run");
+    std::string said;
+    for (const auto& ev : streamed)
+      if (wb::proto::stringOr(ev, "type", "") == "warning") said += wb::proto::stringOr(ev, "message", "") + "\n";
+    QVERIFY2(said.find("pid " + std::to_string(helper) + " `sleep 300.625`; ended") != std::string::npos, said.c_str());
+    QCOMPARE(wb::proto::stringOr(streamed.back(), "type", ""), std::string("end"));  // said before the end
   }
 
   // A rank program that cannot be executed: the rank's log says so, in words (written between

@@ -72,11 +72,11 @@ class TestEventTypes : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void envelopeReadsWhatMakeEventWrites() {
-    const json ev = throughTheWire(wb::proto::makeEvent("step", 2, 1.5));
+    const json ev = throughTheWire(wb::proto::makeEvent("epoch", 2, 1.5));
     QCOMPARE(keysOf(ev), kEnvelope);
     const auto env = wb::proto::readEnvelope(ev);
     QCOMPARE(env.v, wb::proto::kEventVersion);
-    QCOMPARE(env.type, std::string("step"));
+    QCOMPARE(env.type, std::string("epoch"));
     QCOMPARE(env.rank, std::optional<int>(2));
     QCOMPARE(env.t, 1.5);
     QVERIFY(env.wall > 1.6e9);

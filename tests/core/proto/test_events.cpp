@@ -44,6 +44,60 @@ class TestEvents : public QObject {
     QVERIFY(!wb::proto::decodeEvent(line.toStdString()).has_value());
   }
 
+  // A step or eval whose figures cannot be read is skipped like a line that is not JSON, and
+  // says why; a null figure (a NaN the writer knew of) and the other types' fields are not judged.
+  void stepAndEvalFiguresMustBeNumbers_data() {
+    QTest::addColumn<QString>("line");
+    QTest::addColumn<QString>("why");  // empty: read
+    QTest::newRow("step") << R"({"type":"step","step":1,"loss":0.5})" << "";
+    QTest::newRow("step, loss null") << R"({"type":"step","step":1,"loss":null})" << "";
+    QTest::newRow("step, no loss") << R"({"type":"step","step":1})" << R"(a step event without "loss")";
+    QTest::newRow("step, loss a word") << R"({"type":"step","loss":"low"})"
+                                       << R"(a step event's "loss" is "low", not a number)";
+    QTest::newRow("step, samples a list") << R"({"type":"step","loss":1,"samples_per_s":[1]})"
+                                          << R"(a step event's "samples_per_s" is [1], not a number)";
+    QTest::newRow("step, t a word") << R"({"type":"step","loss":1,"t":"soon"})"
+                                    << R"(a step event's "t" is "soon", not a number)";
+    QTest::newRow("eval, accuracy only") << R"({"type":"eval","val_acc":0.8})" << "";
+    QTest::newRow("eval, neither") << R"({"type":"eval","epoch":1})"
+                                   << R"(an eval event with neither "val_acc" nor "val_loss")";
+    QTest::newRow("eval, acc a word") << R"({"type":"eval","val_acc":"high","val_loss":0.3})"
+                                      << R"(an eval event's "val_acc" is "high", not a number)";
+    QTest::newRow("epoch, not judged") << R"({"type":"epoch","seconds":"many"})" << "";
+    QTest::newRow("not JSON") << R"({"type":"step","loss":NaN})" << "not JSON (a writer killed mid-record leaves such a line)";
+  }
+  void stepAndEvalFiguresMustBeNumbers() {
+    QFETCH(QString, line);
+    QFETCH(QString, why);
+    std::string said = "(untouched)";
+    const auto ev = wb::proto::decodeEvent(line.toStdString(), &said);
+    QCOMPARE(ev.has_value(), why.isEmpty());
+    if (!why.isEmpty()) QCOMPARE(QString::fromStdString(said), why);
+  }
+
+  // A reader of a file names the lines it skipped: their number, why, and how they begin.
+  void skippedLinesAreNamed() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath(QStringLiteral("events.jsonl")).toStdString();
+    std::ofstream(path) << R"({"type":"run"})" "\n\n"
+                        << R"({"type":"step","loss":"low"})" "\n"
+                        << R"({"type":"step","loss":0.5})" "\n"
+                        << "{\"type\":\"end\",\"sta";  // cut short
+    int64_t malformed = 0;
+    std::string note;
+    const auto events = wb::proto::readEventsFile(path, &malformed, &note);
+    QCOMPARE(int(events.size()), 2);
+    QCOMPARE(malformed, int64_t(2));
+    QCOMPARE(QString::fromStdString(note),
+             QStringLiteral(R"(2 unreadable line(s) skipped; the first: line 3 skipped, a step event's "loss" is "low", )"
+                            R"(not a number: {"type":"step","loss":"low"})"));
+    wb::proto::EventFileReader reader(path);
+    (void)reader.finish();
+    QCOMPARE(int(reader.skippedLines().size()), 2);
+    QCOMPARE(reader.skippedLines()[1].line, int64_t(5));
+    QVERIFY(reader.skippedLines()[1].why.find("not JSON") == 0);
+  }
+
   void lineBufferKeepsPartialTail() {
     wb::proto::LineBuffer b;
     auto l1 = b.feed(std::string("{\"type\":\"a\"}\n{\"type\":"));
@@ -150,6 +204,7 @@ class TestEvents : public QObject {
     for (int i = 1; i <= 3; ++i) {
       auto step = wb::proto::makeEvent("step", 0, i);
       step["step"] = i;
+      step["loss"] = 1.0 / i;
       sink.write(step);
     }
     const bool stillRefused = !sink.retryPending();

@@ -28,7 +28,15 @@ struct CommandOptions {
 };
 
 // Runs `command` to its end (blocks; requestStop() asks it to end: SIGTERM, then SIGKILL). The
-// outcome's status is the run folder's (summary.json's, else "failed"): a command that exited
+// command runs in a session of its own, and when it ends (ok, failed, stopped or hung) nothing it
+// started is left running: what is still in its session, and what left it (setsid, a double
+// fork: re-parented to this process meanwhile), gets SIGTERM, kill_grace_s, then SIGKILL; each
+// that had left the session is also named in a `warning` (pid and command line), in the run's
+// events.jsonl when it wrote one and to on_event. Ending those too is the default because left
+// running they take the CPU from the next runs and spoil their timing. A command that leaves
+// nothing is not waited for. A line of events.jsonl that cannot be read (decodeEvent: not JSON,
+// a step without its loss, a figure that is not a number) is skipped, not streamed: on_event
+// gets a warning naming the line for the first few, and how many in all at the end. The outcome's status is the run folder's (summary.json's, else "failed"): a command that exited
 // non-zero, hung, or left its folder without an end is "failed" and its summary's error names
 // the arm, the command and the tail of its output; a folder the command started a run in and
 // left without an end gains one (events.jsonl: error and end; summary.json). An Error only when it could not start (the

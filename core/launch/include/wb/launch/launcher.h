@@ -53,8 +53,9 @@ proto::RunCpu runCpu(double ranksCpuSeconds, double launcherWallSeconds, int ask
 // Blocks until the run ends, holding the run folder's RunLock throughout. The ranks stay in the
 // caller's process group (a kill of the group reaches them) and are SIGKILLed if the calling
 // thread dies (PR_SET_PDEATHSIG fires on the death of the thread that forked): call it from a
-// thread that outlives the run. SIGXFSZ is ignored while it runs (a file size limit is an error
-// the run reports); the ranks get the disposition the caller had. Returns an Error only
+// thread that outlives the run. A process a rank started and left running when it exited is
+// ended (SIGTERM, kill_grace_s, SIGKILL) and named in a warning before the run's end. SIGXFSZ
+// is ignored while it runs (a file size limit is an error the run reports); the ranks get the disposition the caller had. Returns an Error only
 // when the run could not start (bad config, unwritable runs root, a folder another run holds,
 // a folder with a finished run and neither resume_dir nor overwrite, a resume that changes the
 // model or, without fine_tune, the dataset: then every file of the folder is as it was); a run that started and failed is a RunOutcome with status "failed".

@@ -55,8 +55,20 @@ nlohmann::json makeEvent(const std::string& type, int rank, double t);
 // Serialises one event to a single line (no trailing newline). Non-finite numbers become null.
 std::string encodeEvent(const nlohmann::json& event);
 
-// Parses one line. nullopt for blank or malformed lines and for objects without "type".
-std::optional<nlohmann::json> decodeEvent(const std::string& line);
+// Parses one line. nullopt for blank or malformed lines: not a JSON object, no "type", or a step
+// or eval whose figures cannot be read (wb/proto/schema.h's unreadableFigures: the one rule every
+// reader skips by, the run's files and the streams alike). `why`, when given, says which.
+std::optional<nlohmann::json> decodeEvent(const std::string& line, std::string* why = nullptr);
+
+// A line a reader skipped: its number in the file (from 1), why, and how it begins.
+struct SkippedLine {
+  int64_t line = 0;
+  std::string why;
+  std::string text;  // at most its first 200 bytes
+};
+
+// `line 3 skipped, a step event's "loss" is "abc", not a number: {"type":"step",...`
+std::string describeSkipped(const SkippedLine& skipped);
 
 // Tolerant readers of one field of an event (or any JSON object): a missing key, null (a
 // non-finite number is written as null), a value of another type or a j that is not an object
@@ -151,23 +163,33 @@ class LineBuffer {
   std::string pending_;
 };
 
-// Reads an events.jsonl incrementally (follows a growing file). Malformed lines are skipped
-// and counted; a partial last line waits for more data.
+// Reads an events.jsonl incrementally (follows a growing file). Malformed lines (decodeEvent's)
+// are skipped and counted, the first kKeptSkipped kept with their number and why; a partial last
+// line waits for more data.
 class EventFileReader {
  public:
+  static constexpr size_t kKeptSkipped = 20;
+
   explicit EventFileReader(std::string path) : path_(std::move(path)) {}
   // Reads whatever was appended since the last call. Returns the new events.
   std::vector<nlohmann::json> poll();
   // At the end (the run finished): a pending partial line is tried once as a last event.
   std::vector<nlohmann::json> finish();
   int64_t malformedLines() const { return malformed_; }
+  const std::vector<SkippedLine>& skippedLines() const { return skipped_; }
+  // "" when none was skipped; else how many, and the first (describeSkipped).
+  std::string skippedNote() const;
   const std::string& path() const { return path_; }
 
  private:
+  void decode(const std::string& line, std::vector<nlohmann::json>& out);
+
   std::string path_;
   uint64_t offset_ = 0;
   LineBuffer lines_;
+  int64_t lineNo_ = 0;
   int64_t malformed_ = 0;
+  std::vector<SkippedLine> skipped_;
 };
 
 // What events.jsonl holds at the run's end. Records a failed write held back get a last try;
@@ -183,7 +205,8 @@ struct EventsFileEnd {
 
 EventsFileEnd settleEventsFile(EventSink& sink, const std::string& trainingStatus);
 
-// Reads a whole events file once.
-std::vector<nlohmann::json> readEventsFile(const std::string& path, int64_t* malformed = nullptr);
+// Reads a whole events file once; `malformed` and `note` (skippedNote), when given, say what it skipped.
+std::vector<nlohmann::json> readEventsFile(const std::string& path, int64_t* malformed = nullptr,
+                                           std::string* note = nullptr);
 
 }  // namespace wb::proto

@@ -31,4 +31,11 @@ std::vector<std::string> unknownEventFields(const nlohmann::json& event);
 // Whether the run stream's schema has a list for `type` (run, start, step, ..., end).
 bool knownEventType(const std::string& type);
 
+// Why `event` cannot be read as the step or eval its type says, in words ("" when it can, and
+// for every other type): a step without its loss, an eval with neither val_acc nor val_loss, or
+// a figure of its list (or the envelope's) that is neither a number nor null (null is a NaN the
+// writer knew of: a diverged loss). Such a line is skipped like one that is not JSON (decodeEvent),
+// so that no reader plots, prints or compares it as NaN.
+std::string unreadableFigures(const nlohmann::json& event);
+
 }  // namespace wb::proto
