@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "experiment.h"
 #include "wb/common/exit_codes.h"
+#include "wb/probe/math_check.h"
 #include "wb/probe/peak.h"
 #include "wb/probe/segments.h"
 #include "wb/probe/workers.h"
@@ -17,7 +18,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* kAbout = R"(probe workers | peak | segments: the loader and worker counts; this machine's attainable FLOP/s; an in-process A/B)";
+const char* kAbout =
+    R"(probe workers | peak | segments | math: the loader and worker counts; this machine's attainable FLOP/s; an in-process A/B; whether a change keeps the math)";
 
 const char* kPeakAbout = R"(this machine's attainable peak: matrix multiply and convolution GFLOP/s per precision
 
@@ -224,6 +226,75 @@ void addSegments(CLI::App& probe, Commands& out) {
   out.push_back({seg, [o] { return probeSegmentsCommand(*o); }, true});
 }
 
+const char* kMathAbout = R"(whether a change keeps the training's math: the first steps' losses with and without it
+
+The experiment (--config/--set: the baseline) and the same with --vary applied (the variant)
+each train their first --steps steps from the same seed in this process (the real trainer: its
+loader, model, optimiser and levers), then evaluate; the baseline trains a second time, so what
+its own rerun differs by (nondeterministic kernels) is allowed for. Each step's loss is compared:
+the deviation |variant - baseline| / |baseline| must stay within the stated tolerance
+(--tolerance x the step, or 3x the baseline's own rerun where that is larger), and the validation
+loss after the last step within the last step's. A change past it is treated as changing the
+math, and the result names the step and by how much. A speedup that needs more than one process
+(speedups.devices, speedups.sharding) or that moves where the run ends (early stopping) is not
+checked here: the result says so and what its descriptor says. Exit 0 whether it keeps the math
+or not.)";
+
+struct MathCliOptions {
+  ExperimentOptions experiment;
+  std::vector<std::string> vary;
+  int steps = probe::MathCheckOptions().steps;
+  double tolerance = probe::kMathTolerancePerStep;
+  bool json = false;
+};
+
+int probeMathCommand(const MathCliOptions& cli) {
+  const char* who = "workbench-cli probe math";
+  if (cli.vary.empty()) {
+    std::fprintf(stderr, "%s: say what the variant changes: --vary KEY=VALUE (e.g. speedups.workers=2)\n", who);
+    return kExitUsage;
+  }
+  ExperimentOptions withVary = cli.experiment;
+  withVary.sets.insert(withVary.sets.end(), cli.vary.begin(), cli.vary.end());
+  auto base = resolveConfig(cli.experiment);
+  auto variant = base.ok() ? resolveConfig(withVary) : base;
+  if (!variant.ok()) {
+    std::fprintf(stderr, "%s: %s\n", who, variant.error().message.c_str());
+    return kExitUsage;
+  }
+  probe::MathCheckOptions o;
+  o.baseline = *base;
+  o.variant = *variant;
+  o.steps = cli.steps;
+  o.tolerance_per_step = cli.tolerance;
+  o.progress = [](const std::string& line) { std::fprintf(stderr, "math: %s\n", line.c_str()); };
+  installStopSignals();
+  o.stop = &stopFlag();
+  auto result = probe::checkMath(o);
+  if (!result.ok()) {
+    std::fprintf(stderr, "%s: %s\n", who, result.error().message.c_str());
+    return exitCodeFor(result.error().code);
+  }
+  if (cli.json) std::printf("%s\n", probe::mathCheckJson(*result).dump(2).c_str());
+  else std::printf("%s\nChecked in %.1f s.\n", report::renderText(probe::mathCheckTable(*result)).c_str(), result->total_s);
+  return 0;
+}
+
+void addMath(CLI::App& probe, Commands& out) {
+  auto o = std::make_shared<MathCliOptions>();
+  CLI::App* math = probe.add_subcommand("math", kMathAbout);
+  addExperimentOptions(*math, o->experiment, "the baseline experiment (default: Fashion-MNIST, lenet)");
+  math->add_option("--vary", o->vary, "KEY=VALUE: what the variant changes (e.g. speedups.workers=2; repeat it for more)")
+      ->type_name("KEY=VALUE")->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  math->add_option("--steps", o->steps, "training steps compared (default 20)")->type_name("K")->check(inRange(1, 1000));
+  math->add_option("--tolerance", o->tolerance,
+                   "relative tolerance per step: step k may differ by k x this (default 0.000002, 0.0002 %)")
+      ->type_name("F")->check(inRange(1e-9, 0.5));
+  math->add_flag("--json", o->json, "print the result as one JSON document (progress goes to stderr)");
+  math->footer(kFooter);
+  out.push_back({math, [o] { return probeMathCommand(*o); }, true});
+}
+
 void addPeak(CLI::App& probe, Commands& out) {
   auto o = std::make_shared<PeakCliOptions>();
   CLI::App* peak = probe.add_subcommand("peak", kPeakAbout);
@@ -262,6 +333,7 @@ void addProbe(CLI::App& cli, Commands& out) {
   out.push_back({workers, [o] { return probeWorkersCommand(*o); }, true});
   addPeak(*probe, out);
   addSegments(*probe, out);
+  addMath(*probe, out);
   out.push_back(addChooser(*probe, "probe"));
 }
 

@@ -93,6 +93,46 @@ class TestSpeedups : public QObject {
     }
   }
 
+  // Whether each keeps the training's math is its descriptor's, with the words why and how it is
+  // checked: in one process from the first steps, by whole processes (ranks), or not by steps at
+  // all (it moves where the run ends).
+  void mathIsDescribed_data() {
+    QTest::addColumn<QString>("key");
+    QTest::addColumn<bool>("keeps");
+    QTest::addColumn<int>("check");
+    const auto row = [](const char* key, bool keeps, wb::MathCheck check) {
+      QTest::newRow(key) << QString::fromUtf8(key) << keeps << int(check);
+    };
+    using wb::MathCheck;
+    row("workers", true, MathCheck::Steps);
+    row("pin_memory", true, MathCheck::Steps);
+    row("decoded_cache", true, MathCheck::Steps);
+    row("channels_last", true, MathCheck::Steps);
+    row("fused_optimizer", true, MathCheck::Steps);
+    row("cudnn_benchmark", true, MathCheck::Steps);
+    row("inference_eval", true, MathCheck::Steps);
+    row("sharding", true, MathCheck::Ranks);
+    row("precision", false, MathCheck::Steps);
+    row("tf32", false, MathCheck::Steps);
+    row("grad_accumulation", false, MathCheck::Steps);
+    row("devices", false, MathCheck::Ranks);
+    row("early_stopping", false, MathCheck::Stopping);
+  }
+  void mathIsDescribed() {
+    QFETCH(QString, key);
+    QFETCH(bool, keeps);
+    QFETCH(int, check);
+    const wb::Speedup* s = wb::findSpeedup(key.toStdString());
+    QVERIFY(s);
+    QCOMPARE(s->math.math == wb::Math::Keeps, keeps);
+    QCOMPARE(int(s->math.check), check);
+    QVERIFY(s->math.why && std::string(s->math.why).size() > 10);
+    QCOMPARE(std::string(wb::mathWords(s->math.math)), std::string(keeps ? "keeps the math" : "changes the math"));
+  }
+
+  // Every descriptor is in the table above: a new one must say what it does to the math.
+  void everySpeedupSaysItsMath() { QCOMPARE(int(wb::speedupTable().size()), 13); }
+
   void settingsInWords() {
     const wb::Config on = allOn();
     QCOMPARE(wb::findSpeedup("workers")->setting(on), std::string("workers 2"));

@@ -35,6 +35,27 @@ enum class Availability {
   NeedsDevices,    // only with devices > 1 (the validator refuses it on one)
 };
 
+// What it does to the training's arithmetic. A speedup that keeps it changes only how fast the
+// steps go; one that changes it changes how many samples the training needs to reach a target
+// too, so its samples to target must be measured, not assumed.
+enum class Math {
+  Keeps,    // the same losses step for step, within fp32 rounding
+  Changes,  // other losses, or another point where the run ends
+};
+
+// How keeping the math is checked (wb/probe/math_check.h).
+enum class MathCheck {
+  Steps,     // the first steps' losses with and without it, in one process
+  Ranks,     // it needs more than one process: short whole-process trials, not one process
+  Stopping,  // it changes where the run ends, not its steps: the steps cannot show it
+};
+
+struct MathEffect {
+  Math math;
+  MathCheck check;
+  const char* why;  // in words: why it keeps the math, or what it changes
+};
+
 // How the window edits it: a control of its own (the recipe's seven), or one built from its field's
 // schema: a check box (a bool), a spin box with the schema's range (a count), a combo box of the
 // field's choices.
@@ -48,6 +69,7 @@ struct Speedup {
   const char* needs;         // what it needs, in words ("" when nothing)
   const char* help;          // one line: what it does
   const char* without;       // NeedsCuda: what happens on a machine without it ("" for the others)
+  MathEffect math;           // whether it keeps the training's math, and how that is checked
   void (*off)(Config&);                          // sets the baseline's value (speedupsOff)
   void (*copy)(Config& to, const Config& from);  // takes `from`'s setting (and what it needs)
   std::string (*setting)(const Config&);         // "workers 2", "precision bf16-mixed"
@@ -58,6 +80,9 @@ struct Speedup {
   void (*on)(Config&) = nullptr;                 // the ladder's and the tune's value
   std::string (*cannotHelp)(const Config&) = nullptr;
 };
+
+// "keeps the math" / "changes the math", for tables and messages.
+const char* mathWords(Math m);
 
 // "needs CUDA; <what happens without>" for a NeedsCuda speedup, "" for the others.
 std::string withoutWhatItNeeds(const Speedup& s);

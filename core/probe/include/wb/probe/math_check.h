@@ -1,0 +1,81 @@
+#pragma once
+// Whether a change keeps the training's math, checked rather than assumed: from one seed, the
+// baseline and the variant each train their first K steps in this process (the real trainer: its
+// loader, model, optimiser, levers and evaluation), and their per-step losses are compared
+// against a tolerance the result states. The baseline trains twice: what its own rerun differs by
+// (nondeterministic kernels, intra-op threads) widens the tolerance, so nondeterminism is never
+// read as a change of math. A change whose losses leave the tolerance is treated as changing the
+// math, and the result says at which step and by how much.
+//
+// What one process cannot show is said, not pretended: a speedup that needs more ranks (devices,
+// sharding) is checked by short whole-process trials instead, and one that moves where the run
+// ends (early stopping) does not change the steps at all; its descriptor decides
+// (wb/common/speedups.h). A speedup asked for but inactive on this machine (TF32 on a CPU) keeps
+// the math here, and the result says it is inactive.
+//
+// One process, one rank; the caller's thread. Errors: InvalidConfig (the configs are invalid, or
+// this machine cannot run them: the trainer's message, naming the field), Data, Model; Cancelled
+// when `stop` is set.
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "wb/common/config.h"
+#include "wb/common/result.h"
+#include "wb/report/table.h"
+
+namespace wb::probe {
+
+// The relative tolerance at step k is kMathTolerancePerStep x k: fp32 rounding differences (sums
+// in another order) stay near 1e-7 of the loss over lenet's first 20 steps, and grow as training
+// amplifies them; bf16's rounding (8-bit mantissa) moves it by 6e-6 at the first step, 1e-4 by the
+// ninth (measured on Fashion-MNIST lenet, CPU).
+inline constexpr double kMathTolerancePerStep = 2e-6;
+// The baseline's own rerun deviation, times this, is also allowed (nondeterministic kernels).
+inline constexpr double kMathRepeatFactor = 3.0;
+
+struct MathCheckOptions {
+  Config baseline, variant;
+  int steps = 20;                                // K: training steps compared
+  double tolerance_per_step = kMathTolerancePerStep;
+  bool repeat_baseline = true;                   // train the baseline twice (its own noise)
+  std::function<void(const std::string&)> progress;
+  const std::atomic<bool>* stop = nullptr;
+};
+
+struct MathStep {
+  int64_t step = 0;                              // 1-based; the eval row is step 0
+  double baseline = 0, variant = 0;              // training loss (the eval row: validation loss)
+  std::optional<double> repeat;                  // the baseline's rerun
+  double deviation = 0;                          // |variant - baseline| / max(|baseline|, 1e-3)
+  double tolerance = 0;                          // allowed at this step
+};
+
+struct MathCheckResult {
+  std::string changed;     // "speedups.workers 0 → 2"
+  std::string speedup;     // the varied speedup's key, "" when none (e.g. train.batch_size)
+  std::string device;
+  bool checked = false;    // the steps were compared (false: what the descriptor says, and why)
+  bool keeps_math = false;
+  bool inactive = false;   // asked for but inactive on this machine: keeps the math here
+  int steps = 0;           // K asked; rows hold the steps both reached
+  double tolerance_per_step = 0;
+  std::string tolerance_rule;  // the tolerance in words
+  double max_deviation = 0, max_repeat_deviation = 0;
+  int64_t max_at_step = 0;
+  int64_t diverged_at_step = 0;  // the first step past its tolerance (0: none)
+  std::vector<MathStep> rows;    // per step, then the validation loss after the last (step 0)
+  std::string verdict;           // one sentence: kept or changed, and why
+  double total_s = 0;
+};
+
+Result<MathCheckResult> checkMath(const MathCheckOptions& options);
+
+nlohmann::json mathCheckJson(const MathCheckResult& result);
+report::Table mathCheckTable(const MathCheckResult& result);
+
+}  // namespace wb::probe
