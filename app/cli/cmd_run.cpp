@@ -170,6 +170,13 @@ void printSummary(const launch::RunOutcome& out) {
     std::printf("val acc       %.4f (best %.4f)\n", figure(s.final_val_acc), figure(s.best_val_acc));
   if (std::isfinite(figure(s.best_val_loss))) std::printf("best val loss %.4f\n", figure(s.best_val_loss));
   if (s.epochs) std::printf("epochs        %d (%.0f steps)\n", *s.epochs, figure(s.steps));
+  if (s.target_val_acc) {
+    if (s.samples_to_target)
+      std::printf("to target     %.0f samples, %.0f steps (val acc >= %.4f)\n", figure(s.samples_to_target),
+                  figure(s.steps_to_target), *s.target_val_acc);
+    else
+      std::printf("to target     not reached (val acc >= %.4f)\n", *s.target_val_acc);
+  }
   if (std::isfinite(figure(s.train_s)))
     std::printf("training      %.0f samples/s (training steps only: %.0f samples in %.2f s)\n",
                 figure(s.train_samples_per_s), figure(s.train_samples), figure(s.train_s));

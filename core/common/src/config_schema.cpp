@@ -75,6 +75,12 @@ std::vector<FieldSpec> makeSchema() {
       number("train.eval_batch_size", "Evaluation batch", "samples per batch when evaluating", intIn(1, 65536)),
       number("train.log_every", "Log every", "steps between step events", intFrom(1)),
       number("train.threads", "Threads", "intra-op threads per process", intIn(0, 1024), "(0 = auto)"),
+      number("train.stop_at_accuracy", "Stop at accuracy",
+             "train to target: stop right after the first evaluation whose validation accuracy reaches this; "
+             "epochs and max steps cap the run",
+             realIn(0, 1, true), "(0 = off; a fraction: 0.85 is 85 %)"),
+      number("train.eval_every_steps", "Evaluate every", "evaluate every N training steps as well as after each epoch",
+             intFrom(0), "(0 = after each epoch only)"),
       speedupField(number("speedups.workers", "", "", intIn(0, 256))),
       speedupField(other("speedups.pin_memory", "", "")),
       speedupField(number("speedups.devices", "", "", intIn(1, 1024))),

@@ -73,6 +73,9 @@ WB_FIELDS(RunSummary) {
   f("best_value", e.best_value);
   f("best_weights_restored", e.best_weights_restored);
   f("best_weights_note", e.best_weights_note);
+  f("target_val_acc", e.target_val_acc);
+  f("samples_to_target", e.samples_to_target);
+  f("steps_to_target", e.steps_to_target);
   f("checkpoints_late", e.checkpoints_late);
   f("flops", e.flops);
 }

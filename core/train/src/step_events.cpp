@@ -170,7 +170,7 @@ void TrainingRun::emitStep(int epoch) {
   timer_->reset();
 }
 
-void TrainingRun::emitEvalAndEpoch(int epoch, const EvalResult& r, bool epochComplete) {
+void TrainingRun::emitEval(int epoch, const EvalResult& r) {
   proto::EvalEvent e;
   e.epoch = epoch + 1;
   e.step = at_.iteration;
@@ -184,6 +184,10 @@ void TrainingRun::emitEvalAndEpoch(int epoch, const EvalResult& r, bool epochCom
   json ev = event(proto::EvalEvent::kType);
   proto::writeFields(e, ev);
   emit(ev);
+}
+
+void TrainingRun::emitEvalAndEpoch(int epoch, const EvalResult& r, bool epochComplete) {
+  emitEval(epoch, r);
   proto::EpochEvent p;
   p.epoch = epoch + 1;
   p.seconds = epochClock_.seconds();
@@ -247,6 +251,11 @@ proto::RunSummary TrainingRun::summary() const {
   if (stop_ == Stop::EarlyStopped && writeCheckpoints_) {
     s.best_weights_restored = bestWeightsNote_.empty();
     if (!bestWeightsNote_.empty()) s.best_weights_note = bestWeightsNote_;
+  }
+  if (c_.train.stop_at_accuracy > 0) {
+    s.target_val_acc = c_.train.stop_at_accuracy;
+    s.samples_to_target = samplesToTarget_;  // absent: not reached
+    s.steps_to_target = stepsToTarget_;
   }
   if (!checkpointError_.empty()) s.error = checkpointError_;
   if (!lateCheckpoints_.empty()) s.checkpoints_late = lateCheckpoints_;

@@ -59,7 +59,7 @@ Result<TrainOutcome> TrainingRun::run() {
   startLoop();
   for (int epoch = at_.epoch; epoch < c_.train.epochs && stop_ == Stop::None; ++epoch) {
     if (auto st = trainEpoch(epoch); !st) return st.error();
-    if (stop_ == Stop::Cancelled || stop_ == Stop::Diverged) break;
+    if (stop_ == Stop::Cancelled || stop_ == Stop::Diverged || stop_ == Stop::ReachedTarget) break;
     if (auto st = evaluateAndCheckpoint(epoch); !st) return st.error();
   }
   restoreBestWeights();
@@ -309,6 +309,10 @@ Status TrainingRun::trainEpoch(int epoch) {
         emitStep(epoch);
         if (checkDiverged()) break;
       }
+      if (evaluationDue()) {
+        evaluateWithinEpoch(epoch);
+        if (stop_ == Stop::ReachedTarget) break;
+      }
     }
   } catch (const data::DataError& e) {
     return makeError(Errc::Data, e.what());
@@ -411,11 +415,7 @@ Status TrainingRun::evaluateAndCheckpoint(int epoch) {
   } catch (const data::DataError& e) {
     return makeError(Errc::Data, e.what());
   }
-  evalS_ += ev.ms / 1000.0;
-  lastValAcc_ = ev.acc;
-  if (std::isnan(bestValAcc_) || ev.acc > bestValAcc_) bestValAcc_ = ev.acc;
-  if (std::isnan(bestValLoss_) || ev.loss < bestValLoss_) bestValLoss_ = ev.loss;
-  peakBytes_ = std::max<int64_t>(peakBytes_, ev.mem.peak.value_or(0));
+  recordEvaluation(ev);
   emitEvalAndEpoch(epoch, ev, epochComplete);
 
   const double monitored = c_.speedups.early_stopping.monitor == choice::kMonitorValAcc ? ev.acc : ev.loss;
@@ -426,11 +426,56 @@ Status TrainingRun::evaluateAndCheckpoint(int epoch) {
     checkpoint("best", epoch + 1, 0);
   }
   checkpoint("last", epochComplete ? epoch + 1 : epoch, epochComplete ? 0 : batchInEpoch_);
+  if (reachedTarget(ev.acc)) return {};  // the answer is in: early stopping's word is not needed
   if (decision.stop) {
     stop(Stop::EarlyStopped);
     emitEarlyStop(epoch, decision);
   }
   return {};
+}
+
+void TrainingRun::recordEvaluation(const EvalResult& ev) {
+  evalS_ += ev.ms / 1000.0;
+  lastValAcc_ = ev.acc;
+  if (std::isnan(bestValAcc_) || ev.acc > bestValAcc_) bestValAcc_ = ev.acc;
+  if (std::isnan(bestValLoss_) || ev.loss < bestValLoss_) bestValLoss_ = ev.loss;
+  peakBytes_ = std::max<int64_t>(peakBytes_, ev.mem.peak.value_or(0));
+}
+
+// train.eval_every_steps: an evaluation between an epoch's steps, so the step a target is reached
+// at is known finer than an epoch. Not on an epoch's last batch, nor at the step cap (the epoch's
+// own evaluation follows), nor inside an accumulation group. The same on every rank: evaluation
+// is collective.
+bool TrainingRun::evaluationDue() const {
+  const int64_t every = c_.train.eval_every_steps;
+  if (every <= 0 || at_.iteration % every != 0 || stop_ != Stop::None || stopPending_) return false;
+  if (batchInEpoch_ >= stepsPerEpoch_ || (c_.train.max_steps > 0 && at_.iteration >= c_.train.max_steps)) return false;
+  return microOf(batchInEpoch_).first;
+}
+
+// The evaluation's event (no epoch event: the epoch goes on); a target reached here ends the run
+// with last.pt at this step, so a resumed run continues from it. Early stopping counts epochs'
+// evaluations only. Data errors propagate to trainEpoch, which reports them.
+void TrainingRun::evaluateWithinEpoch(int epoch) {
+  const EvalResult ev = evaluate(*net_, *valLoader_, *copier_, device_, c_.speedups.inference_eval, bf16_, *group_);
+  recordEvaluation(ev);
+  emitEval(epoch, ev);
+  if (!reachedTarget(ev.acc)) return;
+  epochsRun_ = epoch + 1;
+  checkpoint("last", epoch, batchInEpoch_);
+}
+
+// Train to target: the first evaluation at or above train.stop_at_accuracy ends the run, and
+// when (samples over every rank and life, training steps) goes to the summary.
+bool TrainingRun::reachedTarget(double valAcc) {
+  const double target = c_.train.stop_at_accuracy;
+  if (target <= 0 || !(valAcc >= target)) return false;
+  samplesToTarget_ = at_.samples_seen;
+  stepsToTarget_ = at_.iteration;
+  message_ = "reached the target: val_acc " + fmt(valAcc) + " >= " + fmt(target) + " at step " +
+             std::to_string(at_.iteration) + " (" + std::to_string(at_.samples_seen) + " samples)";
+  stop(Stop::ReachedTarget);
+  return true;
 }
 
 // ---- stopping --------------------------------------------------------------------------------

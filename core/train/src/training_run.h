@@ -60,7 +60,7 @@ struct Position {
 };
 
 // Why the loop stopped before its last epoch.
-enum class Stop { None, Cancelled, MaxSteps, Diverged, EarlyStopped };
+enum class Stop { None, Cancelled, MaxSteps, Diverged, EarlyStopped, ReachedTarget };
 
 // Where a batch stands in its optimiser step (speedups.grad_accumulation): the first micro-batch
 // clears the gradients, the last one reduces them across ranks and steps the optimiser.
@@ -93,6 +93,10 @@ class TrainingRun {
   void countFlops();
   void measureComputeOnly();
   Status evaluateAndCheckpoint(int epoch);
+  bool evaluationDue() const;
+  void evaluateWithinEpoch(int epoch);
+  void recordEvaluation(const EvalResult& ev);
+  bool reachedTarget(double valAcc);
   void restoreBestWeights();
   TrainOutcome finish();
 
@@ -117,6 +121,7 @@ class TrainingRun {
   std::map<std::string, proto::SpeedupStatus> speedups() const;
   void leverStatuses(std::map<std::string, proto::SpeedupStatus>& s) const;
   void emitStep(int epoch);
+  void emitEval(int epoch, const EvalResult& ev);
   void emitEvalAndEpoch(int epoch, const EvalResult& ev, bool epochComplete);
   void emitEarlyStop(int epoch, const EarlyStoppingDecision& decision);
   proto::RunSummary summary() const;
@@ -197,6 +202,7 @@ class TrainingRun {
   std::string bestWeightsNote_;  // early stopping could not restore the best weights: why
   double lastValAcc_ = std::nan(""), bestValAcc_ = std::nan(""), bestValLoss_ = std::nan("");
   int epochsRun_ = 0;
+  std::optional<int64_t> samplesToTarget_, stepsToTarget_;  // train.stop_at_accuracy reached: when
   int64_t peakBytes_ = 0;
 };
 

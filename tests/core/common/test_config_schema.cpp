@@ -112,6 +112,9 @@ class TestConfigSchema : public QObject {
     QCOMPARE(wb::findFieldSpec("train.batch_size")->range.text(), std::string("in 1..65536"));
     QCOMPARE(wb::findFieldSpec("train.epochs")->range.text(), std::string(">= 1"));
     QCOMPARE(wb::findFieldSpec("speedups.early_stopping.stopping_threshold")->range.text(), std::string("finite"));
+    QCOMPARE(wb::findFieldSpec("train.stop_at_accuracy")->range.text(), std::string("in [0, 1]"));  // a fraction
+    QCOMPARE(wb::findFieldSpec("train.eval_every_steps")->range.text(), std::string(">= 0"));
+    QVERIFY(errorFor("train.stop_at_accuracy", 85, false).find("train.stop_at_accuracy: 85") != std::string::npos);
     // A value the window once clamped is valid.
     QCOMPARE(errorFor("optim.weight_decay", 2.0, false), std::string());
   }

@@ -29,7 +29,7 @@ const std::set<std::string> kSummaryKeys = {
     "samples", "wall_s", "train_samples", "train_s", "train_samples_per_s", "eval_s", "checkpoint_s",
     "time_to_first_step_s", "first_step_unix", "run_wall_s", "launcher_wall_s", "cpu", "best_val_acc",
     "final_val_acc", "best_val_loss", "peak_mem", "amp_skipped", "best_epoch", "best_value",
-    "best_weights_restored", "best_weights_note", "flops"};
+    "best_weights_restored", "best_weights_note", "target_val_acc", "samples_to_target", "steps_to_target", "flops"};
 const std::set<std::string> kCpuKeys = {"cores", "asked_cores", "used_cores", "other_load_cores", "contended", "note",
                                         "threads", "min_threads", "process_cores", "machine_busy_cores", "other_cores"};
 
@@ -85,6 +85,9 @@ RunSummary everyField() {
   s.best_value = 0.33;
   s.best_weights_restored = false;
   s.best_weights_note = "best.pt unreadable";
+  s.target_val_acc = 0.8;
+  s.samples_to_target = 38400;
+  s.steps_to_target = 600;
   wb::proto::FlopsFigures flops;
   flops.per_step = 5.8e7;
   flops.per_sample = 9.1e5;

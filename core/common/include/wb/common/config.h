@@ -51,6 +51,8 @@ struct TrainConfig {
   int eval_batch_size = 256;             // measured (bench_e2e): as fast as 64 and 1000 on lenet, 75 MiB below 1000's peak
   int log_every = 50;
   int threads = 0;                        // intra-op threads; 0 = default (see resolveThreads)
+  double stop_at_accuracy = 0.0;          // train to target: stop after the first evaluation with val_acc >= this (0 = off)
+  int64_t eval_every_steps = 0;           // evaluate every N steps too (0 = each epoch only)
 };
 
 struct EarlyStoppingConfig {

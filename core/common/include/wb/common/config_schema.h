@@ -83,6 +83,8 @@ void visitFields(C& c, V&& v) {
   v("train.eval_batch_size", c.train.eval_batch_size);
   v("train.log_every", c.train.log_every);
   v("train.threads", c.train.threads);
+  v("train.stop_at_accuracy", c.train.stop_at_accuracy);
+  v("train.eval_every_steps", c.train.eval_every_steps);
   v("speedups.workers", c.speedups.workers);
   v("speedups.pin_memory", c.speedups.pin_memory);
   v("speedups.devices", c.speedups.devices);

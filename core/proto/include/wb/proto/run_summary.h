@@ -100,6 +100,11 @@ struct RunSummary {
   std::optional<double> best_value;
   std::optional<bool> best_weights_restored;   // early-stopped with checkpoints: best.pt reloaded
   std::optional<std::string> best_weights_note;  // why not
+  // Train to target (train.stop_at_accuracy): the target, and when the first evaluation reached it
+  // (samples over every rank and life, training steps); absent (null) when it was not reached.
+  std::optional<double> target_val_acc;
+  std::optional<int64_t> samples_to_target;
+  std::optional<int64_t> steps_to_target;
   nlohmann::json checkpoints_late;  // [words]: checkpoint writes that failed, then were superseded (absent: none)
   std::optional<FlopsFigures> flops;           // FLOPs per step, GFLOP/s against the peaks, compute-only step
 
