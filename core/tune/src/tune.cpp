@@ -62,6 +62,7 @@ class TuneRun {
   fs::path trialDir(const std::string& stem) const;
   void save();
   void keepUnreplayed();
+  double trialsSpent() const;
 
   const TuneOptions& o_;
   proto::TuneRecord r_;
@@ -189,6 +190,14 @@ Status TuneRun::prepare() {
 void TuneRun::save() {
   r_.trials_s = trialsBefore_ + trialsHere_;
   if (written_.ok()) written_ = writeTuneOutputs(o_.out, r_);
+}
+
+// What the trials so far cost, by their own records: a continued search replays the halving's
+// budget decisions from the trials it reuses as the cut one made them.
+double TuneRun::trialsSpent() const {
+  double s = 0;
+  for (const auto& t : r_.trials) s += t.run_wall_s.value_or(0);
+  return s;
 }
 
 // Cut again before it reached them, the trials kept from the search before stay in tune.json for
@@ -358,7 +367,8 @@ Status TuneRun::runHalving() {
     auto [promoted, why] = promote(done, std::min<int>(keep, static_cast<int>(alive.size())), band);
     const bool lastRung = static_cast<int>(promoted.size()) <= o_.finalists || samples >= o_.train_images ||
                           promoted.size() >= alive.size();
-    const bool outOfBudget = !lastRung && trialsHere_ + (trialsHere_ / std::max(1, trialsRun_)) * 3 * promoted.size() > 0.5 * o_.budget_s;
+    const double spent = trialsSpent(), perTrial = spent / std::max<size_t>(1, r_.trials.size());
+    const bool outOfBudget = !lastRung && spent + perTrial * 3 * promoted.size() > 0.5 * o_.budget_s;
     record.promoted = promoted;
     record.why = why;
     if (lastRung || outOfBudget) {
