@@ -50,8 +50,8 @@ did not run to the target.
 Writes into --out: tune.json (after every trial and pair), trials/, batch/ (the batch finder),
 finals/ (the pairs), and at the end tune.md, tune.html, best.json (`workbench-cli run --config
 best.json`), best-torchrun.sh and best-lightning.py (the same settings for torchrun and
-PyTorch Lightning). Cancelled (Ctrl-C), the finished trials and pairs are kept; `tune --out` on
-the same folder with the same options continues it. With --command, every trial and final is your
+PyTorch Lightning). Cancelled (Ctrl-C, SIGTERM) in any phase, the finished batch sizes, trials
+and pairs are kept; `tune --out` on the same folder with the same options continues it. With --command, every trial and final is your
 own script (it must take {train.max_steps}); settings it has no placeholder for are not searched,
 and best-command.sh is your command with the best's settings.)";
 
@@ -68,7 +68,8 @@ Writes batch.json, runs/, accuracy/ and best.json into --out.)";
 
 const char* kFooter = R"(
 Exit codes: 0 a pick, 1 no pick (every candidate failed) or a run failed, 2 bad config or usage
-(an empty search space, a budget too small, a target never reached, another search's --out),
+(an empty search space, a budget too small, a target never reached, an --out that holds another
+search or no search at all),
 130 cancelled (what finished is kept).)";
 
 struct TuneCliOptions {
@@ -90,13 +91,6 @@ fs::path outOf(const TuneCliOptions& o, const char* kind) {
   fs::path out = o.out.empty() ? fs::path(o.runs_root.empty() ? defaultRunsRoot() : fs::path(o.runs_root)) / makeRunId(kind) : fs::path(o.out);
   std::error_code ec;
   return fs::absolute(out, ec);
-}
-
-// A folder tune can use: new, empty, or one of its own searches (tune.json / batch.json).
-bool usableOut(const fs::path& out) {
-  std::error_code ec;
-  if (!fs::exists(out, ec)) return true;
-  return fs::is_directory(out, ec) && (fs::is_empty(out, ec) || fs::exists(out / "tune.json", ec) || fs::exists(out / "batch.json", ec));
 }
 
 experiment::Policy policyOf(const TuneCliOptions& o) {
@@ -169,9 +163,9 @@ int batchCommand(const TuneCliOptions& o) {
   if (auto* code = std::get_if<int>(&prepared)) return *code;
   const Prepared& p = std::get<Prepared>(prepared);
   const fs::path out = outOf(o, "batch");
-  if (!usableOut(out)) {
-    std::fprintf(stderr, "workbench-cli tune batch: --out %s: exists and is neither empty nor a batch search to continue: give a new one\n", out.c_str());
-    return kExitFailed;
+  if (auto st = tune::checkSearchFolder(out, {"batch.json"}); !st.ok()) {
+    std::fprintf(stderr, "workbench-cli tune batch: %s\n", st.error().message.c_str());
+    return kExitUsage;
   }
   installStopSignals();
   std::fprintf(stderr, "tune batch -> %s: from batch %d per rank\n", out.c_str(), p.config.train.batch_size);
@@ -196,23 +190,28 @@ int batchCommand(const TuneCliOptions& o) {
   return kExitOk;
 }
 
-// tune's batch dimension: the base's size and the finder's pick (in out/batch, no accuracy check:
-// the finals check it).
-std::optional<std::vector<int>> batchesFor(const TuneCliOptions& o, const Prepared& p, const fs::path& out) {
-  std::vector<int> batches{p.config.train.batch_size};
+// tune's batch dimension into t.batches: the base's size and the finder's pick (in out/batch, no
+// accuracy check: the finals check it). An exit code when the finder failed or was cut.
+std::optional<int> findBatchesFor(const TuneCliOptions& o, const Prepared& p, tune::TuneOptions& t) {
+  t.batches = {p.config.train.batch_size};
   const std::vector<std::string> only = splitList(o.only);
   const bool commandTakesBatch = !p.user_command.set() || proto::commandReads(p.user_command.text, "train.batch_size");
-  if (o.no_batch || !commandTakesBatch || (!only.empty() && std::find(only.begin(), only.end(), "batch") == only.end())) return batches;
-  tune::BatchOptions b = batchOptions(o, p, out / "batch");
+  if (o.no_batch || !commandTakesBatch || (!only.empty() && std::find(only.begin(), only.end(), "batch") == only.end())) return std::nullopt;
+  tune::BatchOptions b = batchOptions(o, p, t.out / "batch");
   b.check_accuracy = false;
   auto r = tune::findBatch(b);
   if (!r.ok()) {
     std::fprintf(stderr, "workbench-cli tune: the batch finder: %s\n", r.error().message.c_str());
-    return std::nullopt;
+    return r.error().code == Errc::InvalidConfig ? kExitUsage : kExitFailed;
   }
-  if (r->cancelled) return std::nullopt;
-  if (r->record.chosen != batches.front()) batches.push_back(r->record.chosen);
-  return batches;
+  if (r->cancelled) {
+    std::fprintf(stderr, "tune cancelled in the batch finder: the sizes measured are in %s/batch/batch.json; "
+                         "`workbench-cli tune --out %s` with the same options continues it\n", t.out.c_str(), t.out.c_str());
+    return kExitCancelled;
+  }
+  t.batch = r->record;
+  if (r->record.chosen != t.batches.front()) t.batches.push_back(r->record.chosen);
+  return std::nullopt;
 }
 
 void printDimensions(const tune::Space& s) {
@@ -246,9 +245,9 @@ int tuneCommand(const TuneCliOptions& o) {
     return kExitOk;
   }
   t.out = outOf(o, "tune");
-  if (!usableOut(t.out)) {
-    std::fprintf(stderr, "workbench-cli tune: --out %s: exists and is neither empty nor a search to continue: give a new one\n", t.out.c_str());
-    return kExitFailed;
+  if (auto st = tune::checkSearchFolder(t.out, {"tune.json", "batch/batch.json"}); !st.ok()) {
+    std::fprintf(stderr, "workbench-cli tune: %s\n", st.error().message.c_str());
+    return kExitUsage;
   }
   t.budget_s = parseDuration(o.budget, "--budget").value();  // checked while parsing
   t.trial_fraction = o.trial_fraction, t.eta = o.eta, t.finalists = o.finalists;
@@ -260,9 +259,7 @@ int tuneCommand(const TuneCliOptions& o) {
   if (o.events_stdout) t.on_event = printEvent;
   installStopSignals();
   std::fprintf(stderr, "tune -> %s (budget %s)\n", t.out.c_str(), report::fmtSeconds(t.budget_s).c_str());
-  auto batches = batchesFor(o, p, t.out);
-  if (!batches) return stopFlag().load() ? kExitCancelled : kExitFailed;
-  t.batches = *batches;
+  if (auto code = findBatchesFor(o, p, t)) return *code;
   auto r = tune::runTune(t);
   if (!r.ok()) {
     std::fprintf(stderr, "workbench-cli tune: %s\n", r.error().message.c_str());

@@ -1,7 +1,8 @@
 // Continuing never overwrites: `workbench-cli try` cut by SIGTERM at each point of a pair (while
 // its first run trains, as that run ends, while its second run trains) and run again on the same
 // --out finishes the pair in new folders; every file a run wrote before the cut (summary.json,
-// events, checkpoints) is still there, byte for byte. The ladder runs on the same runner.
+// events, checkpoints) is still there, byte for byte; a finished pair whose folder was deleted runs
+// again, saying why. The ladder runs on the same runner.
 // Real processes on a tiny Fashion-MNIST budget.
 #include <QCryptographicHash>
 #include <QDir>
@@ -128,6 +129,39 @@ class TestCliContinue : public QObject {
         QVERIFY2(dir != cutDir, qPrintable(dir + QStringLiteral(" is the cut run's folder")));
         QVERIFY(QFile::exists(dir + QStringLiteral("/summary.json")));
       }
+  }
+
+  // A finished pair whose run folder was deleted runs again, and the continue says which pair and
+  // which folder is gone (on stderr and as a warning event); the ladder runs on the same runner.
+  void aPairWhoseFolderIsGoneRunsAgainSayingWhy() {
+    if (!wb::test::haveFashionMnist()) QSKIP("Fashion-MNIST is not installed (/usr/share/datasets/fashion-mnist)");
+    QTemporaryDir root;
+    const QString out = root.filePath(QStringLiteral("try"));
+    const auto first = wb::test::runProcess(QStringLiteral(WB_CLI_PATH), tryArgs(out), 300000);
+    QVERIFY2(first.rc == 0, first.describe().constData());
+    std::ifstream in((out + QStringLiteral("/pairs.json")).toStdString());
+    const json pairs = json::parse(in, nullptr, false);
+    QVERIFY(pairs.is_object() && !pairs["pairs"].empty());
+    const json& pair = pairs["pairs"][0];
+    const QString gone = QString::fromStdString(pair["variant_dir"].get<std::string>());
+    QVERIFY(QDir(QDir(out).filePath(gone)).removeRecursively());
+
+    const auto again = wb::test::runProcess(QStringLiteral(WB_CLI_PATH), tryArgs(out), 300000);
+    QVERIFY2(again.rc == 0, again.describe().constData());
+    const QString said = QStringLiteral("%1, pair %2: its run folder %3 is gone: the pair runs again")
+                             .arg(QString::fromStdString(pair["key"].get<std::string>()))
+                             .arg(pair["pair"].get<int>())
+                             .arg(gone);
+    QVERIFY2(again.err.contains(said.toUtf8()), again.describe().constData());
+    bool warned = false;
+    for (const QByteArray& line : again.out.split('\n')) {
+      const auto e = wb::proto::decodeEvent(line.toStdString());
+      warned = warned || (e && (*e)["type"] == "warning" && QString::fromStdString(e->value("message", std::string())) == said);
+    }
+    QVERIFY2(warned, again.out.right(2000).constData());
+    std::ifstream after((out + QStringLiteral("/pairs.json")).toStdString());
+    for (const auto& p : json::parse(after, nullptr, false)["pairs"])
+      QVERIFY(QFile::exists(QDir(out).filePath(QString::fromStdString(p["variant_dir"].get<std::string>())) + QStringLiteral("/summary.json")));
   }
 };
 

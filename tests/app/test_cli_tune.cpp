@@ -1,14 +1,18 @@
 // `workbench-cli tune` and `tune batch`: real searches on tiny data (an MLP on a slice of
 // Fashion-MNIST). The search hands over a config that runs; a second tune on its folder continues
-// it without running a finished trial again; Ctrl-C keeps every finished trial; bad input is
-// named. No test asserts a time or which configuration wins.
+// it without running a finished trial again; Ctrl-C or SIGTERM in the batch or the trial phase
+// keeps every finished size and trial, and the same command continues; bad input and a folder
+// that holds no search are named. No test asserts a time or which configuration wins.
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
 
 #include <csignal>
+#include <functional>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -41,6 +45,31 @@ json readJson(const QString& file) {
 }
 
 int entries(const QString& dir) { return QDir(dir).entryList(QDir::Dirs | QDir::NoDotAndDotDot).size(); }
+
+// A search with a batch phase: workers × the base's batch and the finder's pick (64, 96, 128).
+QStringList batchTuneArgs(const QString& out) {
+  QStringList a{QStringLiteral("tune"), QStringLiteral("--out"), out, QStringLiteral("--only"), QStringLiteral("workers,batch"),
+                QStringLiteral("--max-batch"), QStringLiteral("128"), QStringLiteral("--finalists"), QStringLiteral("1"),
+                QStringLiteral("--max-pairs"), QStringLiteral("1"), QStringLiteral("--budget"), QStringLiteral("10m")};
+  return a + tiny();
+}
+
+// The batch sizes batch.json says finished, with their run folders.
+std::map<int, std::string> finishedSizes(const json& doc) {
+  std::map<int, std::string> out;
+  if (doc.is_object())
+    for (const auto& p : doc.value("points", json::array()))
+      if (p.value("status", "") == "ok") out[p.value("batch", 0)] = p.value("run_dir", "");
+  return out;
+}
+
+// Polls until `done` holds or the process ended (the files are the progress, not a clock).
+bool pollWhileRunning(QProcess& p, const std::function<bool()>& done, int timeoutMs) {
+  QElapsedTimer waited;
+  waited.start();
+  while (!done() && p.state() == QProcess::Running && waited.elapsed() < timeoutMs) QTest::qWait(100);
+  return done();
+}
 
 wb::test::ProcResult cli(const QStringList& args, int timeoutMs = 600000) {
   return wb::test::runProcess(QStringLiteral(WB_CLI_PATH), args, timeoutMs);
@@ -106,6 +135,64 @@ class TestCliTune : public QObject {
     const auto again = cli(tuneArgs(out));
     QVERIFY2(again.rc == 0, again.describe().constData());
     QVERIFY2(again.err.contains(QStringLiteral("%1 finished trial(s) kept").arg(finished).toUtf8()), again.describe().constData());
+    // Each finished trial is reused from its folder, not run again.
+    const json after = readJson(out + QStringLiteral("/tune.json"));
+    for (const auto& t : doc["trials"]) {
+      if (t["status"] != "ok") continue;
+      bool same = false;
+      for (const auto& u : after["trials"]) same = same || (u["candidate"] == t["candidate"] && u["stage"] == t["stage"] && u["rung"] == t["rung"] && u["run_dir"] == t["run_dir"]);
+      QVERIFY2(same, t.dump().c_str());
+    }
+  }
+
+  // SIGTERM once the batch finder finished a size: exit 130 with batch/batch.json kept, and the same
+  // command continues the search without measuring a finished size again.
+  void aCutInTheBatchPhaseContinues() {
+    QTemporaryDir root;
+    const QString out = root.filePath(QStringLiteral("tune"));
+    const QString batchJson = out + QStringLiteral("/batch/batch.json");
+    QProcess p;
+    p.start(QStringLiteral(WB_CLI_PATH), batchTuneArgs(out));
+    QVERIFY(p.waitForStarted());
+    QVERIFY2(pollWhileRunning(p, [&] { return !finishedSizes(readJson(batchJson)).empty(); }, 300000), p.readAllStandardError().constData());
+    p.terminate();
+    QVERIFY(p.waitForFinished(120000));
+    const QByteArray cutErr = p.readAllStandardError();
+    QVERIFY2(p.exitCode() == 130, cutErr.constData());
+    const std::map<int, std::string> kept = finishedSizes(readJson(batchJson));
+    QVERIFY(!kept.empty());
+    const QStringList runsBefore = QDir(out + QStringLiteral("/batch/runs")).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+
+    const auto again = cli(batchTuneArgs(out));
+    QVERIFY2(again.rc == 0, again.describe().constData());
+    QVERIFY2(again.err.contains("finished size(s) kept"), again.describe().constData());
+    const std::map<int, std::string> after = finishedSizes(readJson(batchJson));
+    for (const auto& [batch, dir] : kept) {
+      QVERIFY2(after.count(batch) && after.at(batch) == dir, qPrintable(QStringLiteral("batch %1 was measured again").arg(batch)));
+      QVERIFY2(!QDir(out + QStringLiteral("/batch/runs/b%1-r2").arg(batch)).exists(), qPrintable(QStringLiteral("b%1 ran twice").arg(batch)));
+    }
+    for (const QString& run : runsBefore) QVERIFY2(QDir(out + QStringLiteral("/batch/runs/") + run).exists(), qPrintable(run));
+    const json doc = readJson(out + QStringLiteral("/tune.json"));
+    QCOMPARE(doc["status"].get<std::string>(), std::string("ok"));
+    QVERIFY2(finishedSizes(doc["batch"]) == after, "tune.json carries the batch phase's record");
+  }
+
+  // A folder that is not a search is never written into: a usage error naming what it holds.
+  void aFolderThatHoldsNoSearchIsRefused() {
+    QTemporaryDir root;
+    const QString out = root.filePath(QStringLiteral("mine"));
+    QVERIFY(QDir().mkpath(out + QStringLiteral("/photos")));
+    QFile notes(out + QStringLiteral("/notes.txt"));
+    QVERIFY(notes.open(QIODevice::WriteOnly));
+    notes.write("mine\n");
+    notes.close();
+    const auto tune = cli(tuneArgs(out));
+    QCOMPARE(tune.rc, 2);
+    QVERIFY2(tune.err.contains("notes.txt") && tune.err.contains("photos/") && tune.err.contains("tune.json"), tune.describe().constData());
+    const auto batch = cli(QStringList{QStringLiteral("tune"), QStringLiteral("batch"), QStringLiteral("--out"), out} + tiny());
+    QCOMPARE(batch.rc, 2);
+    QVERIFY2(batch.err.contains("notes.txt") && batch.err.contains("batch.json"), batch.describe().constData());
+    QCOMPARE(QDir(out).entryList(QDir::AllEntries | QDir::NoDotAndDotDot).size(), 2);  // nothing written
   }
 
   void badInputIsNamed() {

@@ -55,6 +55,7 @@ class Runner {
 
   Status checkCommand() const;
   Status resume();
+  void sayLost(const PairRecord& p, const std::string& dir, const Error& why) const;
   Status save();
   void settle(VariantRuns& v);
   bool runPair(size_t j);
@@ -92,8 +93,19 @@ json Runner::estimatesJson(const VariantRuns& v) const {
           {"wall", report::estimateJson(e.wall)}, {"reached", e.reached}};
 }
 
+// A finished pair that runs again because one of its run folders is gone or no longer loads:
+// said on the log and as a warning event, naming the pair and the folder.
+void Runner::sayLost(const PairRecord& p, const std::string& dir, const Error& why) const {
+  std::error_code ec;
+  const bool gone = !fs::exists(out_ / dir, ec);
+  const std::string message = p.key + ", pair " + std::to_string(p.number) + ": its run folder " + dir +
+                              (gone ? " is gone" : " does not load (" + why.message + ")") + ": the pair runs again";
+  say("%s\n", message.c_str());
+  emit(toEvent(proto::WarningEvent{message, (out_ / dir).string()}));
+}
+
 // Reloads the finished pairs of this plan from out/pairs.json; a pair whose folders no longer
-// load is dropped (and run again).
+// load is dropped (and run again, said why).
 Status Runner::resume() {
   if (!holdsPairs(out_)) return {};
   std::string lone;
@@ -104,7 +116,10 @@ Status Runner::resume() {
       if (v.arm.key != p.key) continue;
       auto a = report::loadRun(out_ / p.reference_dir);
       auto b = report::loadRun(out_ / p.variant_dir);
-      if (!a.ok() || !b.ok()) break;
+      if (!a.ok() || !b.ok()) {
+        sayLost(p, a.ok() ? p.variant_dir : p.reference_dir, a.ok() ? b.error() : a.error());
+        break;
+      }
       v.pairs.push_back(p);
       v.references.push_back(std::move(*a));
       v.variants.push_back(std::move(*b));

@@ -77,6 +77,7 @@ WB_FIELDS(TuneBatch) {
   f("lr_note", e.lr_note);
   f("points", e.points);
   f("accuracy", e.accuracy);
+  f("config", e.config);
 }
 
 WB_FIELDS(TuneRecord) {

@@ -1,8 +1,6 @@
 // The batch-size finder (wb/tune/batch_finder.h).
 #include "wb/tune/batch_finder.h"
 
-#include "wb/proto/command_template.h"
-
 #include <algorithm>
 #include <cmath>
 
@@ -11,6 +9,7 @@
 #include "wb/common/fs.h"
 #include "wb/common/lr_scaling.h"
 #include "wb/proto/command_template.h"
+#include "wb/proto/config_json.h"
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
 #include "wb/report/table.h"
@@ -50,7 +49,7 @@ class BatchFinder {
   void say(const std::string& s) const {
     if (o_.log) std::fprintf(o_.log, "%s\n", s.c_str()), std::fflush(o_.log);
   }
-  void load();
+  Status load();
   proto::BatchPoint measure(int b);
   std::string stopReason(size_t i, int flatRuns) const;
   void choose();
@@ -61,20 +60,42 @@ class BatchFinder {
   proto::TuneBatch r_;
   std::vector<proto::BatchPoint> previous_;
   bool cancelled_ = false;
+  bool reused_ = false;  // the last size measured came from the cut search before
 };
 
-void BatchFinder::load() {
+// "" when `had` (a batch.json) searched from the same config and lr rule; else what differs.
+std::string searchDifference(const proto::TuneBatch& had, const json& config, const std::string& rule) {
+  if (!had.lr_rule.empty() && had.lr_rule != rule) return "its lr rule is " + had.lr_rule + ", " + rule + " now";
+  if (had.config.is_null()) return {};
+  json a = had.config, b = config;
+  a.erase("name"), b.erase("name");  // the name says nothing about what runs
+  const json patch = json::diff(a, b);
+  if (patch.empty()) return {};
+  std::string field = patch[0].value("path", "");
+  std::replace(field.begin(), field.end(), '/', '.');
+  return "its config differs in " + (field.empty() ? field : field.substr(1));
+}
+
+// A cut search in the folder: its finished sizes are kept; another search's folder is refused.
+Status BatchFinder::load() {
   std::error_code ec;
-  if (!fs::exists(o_.out / "batch.json", ec)) return;
+  if (!fs::exists(o_.out / "batch.json", ec)) return {};
   auto doc = proto::readJsonFile(o_.out / "batch.json");
-  if (!doc.ok()) return;
-  for (const auto& p : proto::readTuneBatch(*doc).points)
+  if (!doc.ok()) return doc.error();
+  const proto::TuneBatch had = proto::readTuneBatch(*doc);
+  if (const std::string d = searchDifference(had, proto::configToJson(o_.base), o_.lr_rule); !d.empty())
+    return makeError(Errc::InvalidConfig, o_.out.string() + " holds another batch search (" + d +
+                                              "): continue it with the options it was started with, or choose a new --out");
+  for (const auto& p : had.points)
     if (p.status != proto::kStatusCancelled && !p.status.empty()) previous_.push_back(p);
+  say("[batch] continuing the batch finder in " + o_.out.string() + ": " + std::to_string(previous_.size()) + " finished size(s) kept");
+  return {};
 }
 
 proto::BatchPoint BatchFinder::measure(int b) {
   for (const auto& p : previous_)
-    if (p.batch == b) return p;
+    if (p.batch == b) return reused_ = true, p;
+  reused_ = false;
   proto::BatchPoint p;
   p.batch = b;
   Config c = trialConfig(withBatch(o_.base, b, o_.lr_rule), o_.trial_samples, 256);
@@ -176,17 +197,21 @@ Result<BatchOutcome> BatchFinder::run() {
   std::error_code ec;
   fs::create_directories(o_.out / "runs", ec);
   if (ec) return makeError(Errc::Io, o_.out.string() + ": cannot create it: " + ec.message());
-  load();
+  if (auto st = load(); !st.ok()) return st.error();
+  r_.config = proto::configToJson(o_.base);
   r_.base = o_.base.train.batch_size;
   r_.devices = o_.base.speedups.devices;
   r_.margin = o_.margin;
   r_.memory_free = o_.memory_free;
   r_.memory_kind = o_.memory_kind;
   r_.lr_rule = o_.lr_rule;
+  if (!fs::exists(o_.out / "batch.json", ec))  // the folder is this search's from the start: a cut one continues
+    if (auto st = save(); !st.ok()) return st.error();
   double fastest = 0;
   int flat = 0;
   for (int b : batchSizes(r_.base, o_.max_batch)) {
-    if (stopped() || cancelled_) break;
+    const bool kept = std::any_of(previous_.begin(), previous_.end(), [b](const proto::BatchPoint& p) { return p.batch == b; });
+    if ((stopped() || cancelled_) && !kept) break;  // a size measured before stays in batch.json
     if (o_.train_images > 0 && b > o_.train_images / 4) {
       r_.stopped = "the next size is over a quarter of the training images";
       break;
@@ -198,7 +223,7 @@ Result<BatchOutcome> BatchFinder::run() {
     flat = sps > fastest * (1 + o_.band) ? 0 : flat + 1;
     fastest = std::max(fastest, sps);
     say("[batch] " + std::to_string(b) + ": " + (p.train_samples_per_s ? report::fmtRate(sps) + " training" : p.status) +
-        (p.peak_mem ? ", peak " + report::fmtBytes(double(*p.peak_mem)) : ""));
+        (p.peak_mem ? ", peak " + report::fmtBytes(double(*p.peak_mem)) : "") + (reused_ ? " (kept from before)" : ""));
     if (auto st = save(); !st.ok()) return st.error();
     r_.stopped = stopReason(r_.points.size() - 1, flat);
     if (!r_.stopped.empty()) break;

@@ -41,6 +41,7 @@ class TuneRun {
   Status prepare();
   Status keepWhatTheCommandTakes();
   Status takeOver(const proto::TuneRecord& had);
+  std::string givenDifference(const proto::TuneRecord& had) const;
   Status runEvalStage();
   Status runHalving();
   Status runFinals();
@@ -60,6 +61,8 @@ class TuneRun {
   int64_t rungSamples(int rung) const;
   fs::path trialDir(const std::string& stem) const;
   void save();
+  void keepUnreplayed();
+  double trialsSpent() const;
 
   const TuneOptions& o_;
   proto::TuneRecord r_;
@@ -96,20 +99,35 @@ fs::path TuneRun::trialDir(const std::string& stem) const {
   }
 }
 
+// "" when `had` started from the same config as given (its name aside); else the first field that differs.
+std::string TuneRun::givenDifference(const proto::TuneRecord& had) const {
+  const proto::TuneCandidate* given = findCandidate(had, "baseline");
+  if (!given || given->config.is_null()) return {};
+  json a = given->config, b = proto::configToJson(o_.base);
+  a.erase("name"), b.erase("name");
+  const json patch = json::diff(a, b);
+  if (patch.empty()) return {};
+  std::string field = patch[0].value("path", "");
+  std::replace(field.begin(), field.end(), '/', '.');
+  return "the config as given differs in " + (field.empty() ? field : field.substr(1));
+}
+
 // A search already in the folder: the same candidates continue (its finished trials are kept);
 // another search is refused, naming the first candidate that differs.
 Status TuneRun::takeOver(const proto::TuneRecord& had) {
   const json want = candidatesKey(r_.candidates), got = candidatesKey(had.candidates);
-  if (want != got) {
-    std::string differs = "the number of candidates (" + std::to_string(got.size()) + " there, " + std::to_string(want.size()) + " now)";
+  std::string differs = givenDifference(had);
+  if (want != got && differs.empty()) {
+    differs = "the number of candidates (" + std::to_string(got.size()) + " there, " + std::to_string(want.size()) + " now)";
     for (size_t i = 0; i < std::min(want.size(), got.size()); ++i)
       if (want[i] != got[i]) {
         differs = "candidate " + want[i][0].get<std::string>() + " (" + want[i][1].dump() + " now, " + got[i][1].dump() + " there)";
         break;
       }
+  }
+  if (!differs.empty())
     return makeError(Errc::InvalidConfig, o_.out.string() + " holds another search (" + differs + "): continue it with the options it was started with" +
                                               (had.command.empty() ? "" : " (" + had.command + ")") + ", or choose a new --out");
-  }
   for (const auto& t : had.trials)
     if (t.status != proto::kStatusCancelled && !t.status.empty()) previous_.push_back(t);
   trialsBefore_ = had.trials_s;
@@ -157,6 +175,7 @@ Status TuneRun::prepare() {
   for (const auto& c : space_.eval) r_.candidates.push_back(c);
   for (const auto& c : space_.train) r_.candidates.push_back(c);
   r_.target_acc = o_.policy.target_acc;
+  r_.batch = o_.batch;
   std::error_code ec;
   fs::create_directories(o_.out / "trials", ec);
   if (ec) return makeError(Errc::Io, o_.out.string() + ": cannot create it: " + ec.message());
@@ -171,6 +190,25 @@ Status TuneRun::prepare() {
 void TuneRun::save() {
   r_.trials_s = trialsBefore_ + trialsHere_;
   if (written_.ok()) written_ = writeTuneOutputs(o_.out, r_);
+}
+
+// What the trials so far cost, by their own records: a continued search replays the halving's
+// budget decisions from the trials it reuses as the cut one made them.
+double TuneRun::trialsSpent() const {
+  double s = 0;
+  for (const auto& t : r_.trials) s += t.run_wall_s.value_or(0);
+  return s;
+}
+
+// Cut again before it reached them, the trials kept from the search before stay in tune.json for
+// the next continue (they would run again otherwise).
+void TuneRun::keepUnreplayed() {
+  for (const auto& p : previous_) {
+    const bool there = std::any_of(r_.trials.begin(), r_.trials.end(), [&](const proto::TuneTrial& t) {
+      return t.candidate == p.candidate && t.stage == p.stage && t.rung == p.rung;
+    });
+    if (!there) r_.trials.push_back(p);
+  }
 }
 
 // A config this machine refuses is the candidate's failed trial: the search goes on.
@@ -329,7 +367,8 @@ Status TuneRun::runHalving() {
     auto [promoted, why] = promote(done, std::min<int>(keep, static_cast<int>(alive.size())), band);
     const bool lastRung = static_cast<int>(promoted.size()) <= o_.finalists || samples >= o_.train_images ||
                           promoted.size() >= alive.size();
-    const bool outOfBudget = !lastRung && trialsHere_ + (trialsHere_ / std::max(1, trialsRun_)) * 3 * promoted.size() > 0.5 * o_.budget_s;
+    const double spent = trialsSpent(), perTrial = spent / std::max<size_t>(1, r_.trials.size());
+    const bool outOfBudget = !lastRung && spent + perTrial * 3 * promoted.size() > 0.5 * o_.budget_s;
     record.promoted = promoted;
     record.why = why;
     if (lastRung || outOfBudget) {
@@ -464,6 +503,7 @@ Result<TuneOutcome> TuneRun::run() {
   }
   r_.status = out.cancelled ? proto::kStatusCancelled : r_.best.empty() ? proto::kStatusFailed : proto::kStatusOk;
   out.failed = r_.status == proto::kStatusFailed;
+  if (out.cancelled) keepUnreplayed();
   if (out.cancelled && r_.note.empty()) r_.note = "cancelled: the trials and pairs that finished are kept; `tune --out " + o_.out.string() + "` continues it";
   save();
   if (!written_.ok()) return written_.error();

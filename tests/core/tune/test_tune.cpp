@@ -1,6 +1,10 @@
 // The search's rules without runs: the space this machine's plan gives, the promotion of one
 // round, the batch sizes and their lr, the record's round trip, and what is handed over.
+#include <QTemporaryDir>
 #include <QtTest/QtTest>
+
+#include <filesystem>
+#include <fstream>
 
 #include "wb/common/format.h"
 #include "wb/ladder/ladder.h"
@@ -209,6 +213,29 @@ class TestTune : public QObject {
     QVERIFY2(torchrun.find("workbench-cli worker --config") != std::string::npos, torchrun.c_str());
     for (const char* s : {"precision=\"bf16-mixed\"", "devices=2", "strategy=\"ddp\"", "batch_size=128", "num_workers=2", "pin_memory=False"})
       QVERIFY2(lightning.find(s) != std::string::npos, (std::string(s) + " in\n" + lightning).c_str());
+  }
+
+  // A search writes only into a new or empty folder or one of its own searches; anything else is
+  // refused, naming what the folder holds.
+  void aFolderThatHoldsNoSearchIsRefusedByName() {
+    QTemporaryDir root;
+    const std::filesystem::path dir = root.path().toStdString();
+    const std::vector<std::string> records{"tune.json", "batch/batch.json"};
+    QVERIFY(wb::tune::checkSearchFolder(dir / "new", records).ok());
+    std::filesystem::create_directories(dir / "empty");
+    QVERIFY(wb::tune::checkSearchFolder(dir / "empty", records).ok());
+    std::filesystem::create_directories(dir / "cut" / "batch" / "runs");
+    std::ofstream(dir / "cut" / "batch" / "batch.json") << "{}";
+    QVERIFY2(wb::tune::checkSearchFolder(dir / "cut", records).ok(), "a search cut in its batch phase continues");
+    std::filesystem::create_directories(dir / "other" / "photos");
+    std::ofstream(dir / "other" / "notes.txt") << "mine";
+    const auto refused = wb::tune::checkSearchFolder(dir / "other", records);
+    QVERIFY(!refused.ok());
+    QCOMPARE(int(refused.error().code), int(wb::Errc::InvalidConfig));
+    const std::string& m = refused.error().message;
+    QVERIFY2(m.find("notes.txt") != std::string::npos && m.find("photos/") != std::string::npos && m.find("tune.json") != std::string::npos,
+             m.c_str());
+    QVERIFY(!wb::tune::checkSearchFolder(dir / "other" / "notes.txt", records).ok());
   }
 
   void budgetsReadAsPeopleWriteThem() {

@@ -89,6 +89,7 @@ struct TuneBatch {
   std::string lr_note;               // the lr the chosen size trains at, and its warm-up
   std::vector<BatchPoint> points;
   nlohmann::json accuracy;           // the check that accuracy held: {target, reached, best, run_dir}
+  nlohmann::json config;             // the config as given: a continue on the folder must start from it
   nlohmann::json unknown = nlohmann::json::object();
 };
 

@@ -25,11 +25,13 @@
 // Early stopping is not searched: it ends a run after it reached the target, so it cannot change
 // the time to reach it (the ladder and `whatif early-stopping` measure it).
 //
-// The folder (out) is the record: tune.json (wb/proto/tune_record.h) after every trial and pair,
-// trials/<id>-<stage><rung>/ (each trial's run), finals/ (the pairs' folder), and at the end
-// tune.md, tune.html, best.json, best-torchrun.sh, best-lightning.py. Run again on the same folder,
-// a cut search continues: finished trials are kept, a cut one runs again in a new folder, the
-// finals' pairs continue; another search's folder is refused, naming what differs.
+// The folder (out) is the record: batch/ (the batch finder's batch.json, from its start, and its
+// runs), tune.json (wb/proto/tune_record.h) from the first trial on and after every trial and
+// pair, trials/<id>-<stage><rung>/ (each trial's run), finals/ and finals-2/ (the pairs' folders),
+// and at the end tune.md, tune.html, best.json, best-torchrun.sh, best-lightning.py. Run again on
+// the same folder, a search cut in any phase continues: finished batch sizes and trials are kept,
+// a cut one runs again in a new folder, the finals' pairs continue; another search's folder is
+// refused, naming what differs, and a folder that holds no search is refused (checkSearchFolder).
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
@@ -60,6 +62,7 @@ struct TuneOptions {
   Config base;                                // the experiment as given: the finals' reference
   std::vector<ladder::LadderStep> plan;       // planForMachine's: what this machine can run
   std::vector<int> batches;                   // per-rank train.batch_size values (the base's first)
+  std::optional<proto::TuneBatch> batch;      // the batch finder's record (out/batch), when it ran
   std::string lr_rule;                        // the lr rule for a batch other than the base's (linear | sqrt)
   std::vector<std::string> only;              // --only: search just these (kDimensionNames); empty: all
   int64_t train_images = 0, val_images = 0;   // the base config's splits (the epoch estimate)
@@ -90,6 +93,10 @@ struct TuneOutcome {
 // trial; the message names --budget and what would do), a --target-acc the config as given never
 // reaches (naming one it does), or another search's folder; Io for a folder it cannot write.
 Result<TuneOutcome> runTune(const TuneOptions& options);
+
+// Whether `out` can take a search: new, empty, or holding one of `records` (the search's own
+// files: tune.json, batch/batch.json) to continue. InvalidConfig otherwise, naming what is there.
+Status checkSearchFolder(const std::filesystem::path& out, const std::vector<std::string>& records);
 
 // ---- the parts, for tests and the batch finder ---------------------------------------------
 
