@@ -153,8 +153,9 @@ double tCdfUpper(double t, int df) {
 
 }  // namespace
 
-double tQuantile(double p, int df) {
-  if (df < 1 || !(p > 0.5 && p < 1)) return kNaN;
+namespace {
+
+double solveTQuantile(double p, int df) {
   double lo = 0, hi = 1;
   while (tCdfUpper(hi, df) < p) hi *= 2;
   for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; ++i) {
@@ -162,6 +163,24 @@ double tQuantile(double p, int df) {
     (tCdfUpper(mid, df) < p ? lo : hi) = mid;
   }
   return 0.5 * (lo + hi);
+}
+
+}  // namespace
+
+double tQuantile(double p, int df) {
+  if (df < 1 || !(p > 0.5 && p < 1)) return kNaN;
+  // The looks ask for few (p, df) again and again (simulations: millions): remembered per thread.
+  struct Known {
+    double p;
+    int df;
+    double t;
+  };
+  thread_local std::vector<Known> known;
+  for (const Known& k : known)
+    if (k.p == p && k.df == df) return k.t;
+  const double t = solveTQuantile(p, df);
+  if (known.size() < 256) known.push_back({p, df, t});
+  return t;
 }
 
 double spentAlpha(int pairs, int maxPairs) {
