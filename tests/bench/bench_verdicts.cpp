@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -54,7 +55,20 @@ struct Model {
   std::string name;
   RunTrace trace;
   bool whole = false;
+  double floorBand = 0;  // the band `workbench-cli noise` measures on this host (0: unmeasured)
 };
+
+Sequential onHost(Sequential seq, const Model& m) {
+  seq.floor_band = m.floorBand;
+  return seq;
+}
+
+// The band a long A/A calibration measures on the trace's host (its runs' spread).
+double measuredBand(const RunTrace& t) {
+  std::vector<double> times;
+  for (size_t i = 0; i < std::min<size_t>(t.runs.size(), 4000); ++i) times.push_back(1 / t.runs[i].train_samples_per_s);
+  return wb::report::bandOfRepeats(times);
+}
 
 std::string pct(double x) { return std::isfinite(x) ? wb::report::fmtFixed(x * 100, 1) + " %" : "–"; }
 
@@ -119,13 +133,21 @@ bool buildModels(const Options& o, std::vector<Model>& models) {
                       *trace, true});
   }
   const int runs = 20 * o.experiments;
+  uint64_t seed = 21;
   for (double sd : {0.01, 0.03, 0.08, 0.12, 0.20})
-    models.push_back({"plain noise, sd " + pct(sd), wb::report::noiseTrace(sd, runs, 21), false});
+    models.push_back({"plain noise, sd " + pct(sd), wb::report::noiseTrace(sd, runs, seed++), false});
   const auto quiet = wb::report::quietTrace(o.fast, o.quietBand, runS, 2.57, 4000, 5, "quiet");
   for (bool seen : {true, false})
     for (double p : {0.1, 0.4, 0.7})
       models.push_back({"two speeds, flips " + pct(p) + (seen ? "" : ", unseen by the check"),
-                        wb::report::flipTrace(quiet, o.fast, o.slow, p, runs, 23, seen), false});
+                        wb::report::flipTrace(quiet, o.fast, o.slow, p, runs, seed++, seen), false});
+  for (double p : {0.4, 0.7}) {
+    Model m{"two speeds, flips " + pct(p) + ", unseen, band measured",
+            wb::report::flipTrace(quiet, o.fast, o.slow, p, runs, seed++, false), false};
+    m.floorBand = measuredBand(m.trace);
+    m.name += " (±" + pct(m.floorBand) + ")";
+    models.push_back(m);
+  }
   models.push_back({"two speeds, stretches ≥ " + wb::report::fmtFixed(o.stretch, 0) + " s",
                     wb::report::twoSpeedTrace(quiet, o.fast, o.slow, o.stretch, runs, 7), false});
   models.push_back({"quiet host ±" + pct(o.quietBand),
@@ -142,7 +164,7 @@ int main(int argc, char** argv) {
   auto aa = tableOf("A/A experiments called faster or slower (false alarms; the promise: ≤ 5 %)", models,
                     [&](const Model& m, const Sequential& seq) {
                       const auto r = wb::report::simulateExperiments(
-                          m.trace, 0.0, seq, m.whole ? wb::report::kEveryWindow : o.experiments, 101);
+                          m.trace, 0.0, onHost(seq, m), m.whole ? wb::report::kEveryWindow : o.experiments, 101);
                       return r.calledRate();
                     });
   aa.notes.push_back(std::to_string(o.experiments) + " experiments per cell on built traces (" +
@@ -153,7 +175,7 @@ int main(int argc, char** argv) {
   auto power = tableOf("Smallest effect found faster in 80 % of experiments (power)", models,
                        [&](const Model& m, const Sequential& seq) {
                          return wb::report::detectableEffect(
-                             m.trace, seq, 0.8, m.whole ? wb::report::kEveryWindow : o.powerExperiments, 109);
+                             m.trace, onHost(seq, m), 0.8, m.whole ? wb::report::kEveryWindow : o.powerExperiments, 109);
                        });
   power.notes.push_back(std::to_string(o.powerExperiments) + " experiments per step of the search; – : not even 3×.");
   std::printf("%s\n", wb::report::renderText(power).c_str());

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <random>
 
+#include "wb/report/noise.h"
+
 namespace wb::report {
 using nlohmann::json;
 
@@ -40,6 +42,7 @@ SpeedupEstimate simulateOne(const RunTrace& trace, size_t start, double effect, 
                             uint64_t variantFirst) {
   const int most = mostPairs(seq);
   std::vector<double> ref, var;
+  std::vector<bool> hostChanged;
   SpeedupEstimate e;
   const size_t n = trace.runs.size();
   for (int k = 0; k < most; ++k) {
@@ -50,9 +53,11 @@ SpeedupEstimate simulateOne(const RunTrace& trace, size_t start, double effect, 
     const TraceRun& b = variantIsFirst ? first : second;
     ref.push_back(1.0 / a.train_samples_per_s);
     var.push_back(1.0 / b.train_samples_per_s / (1.0 + effect));
+    hostChanged.push_back(hostChangedOverPair(
+        {a.kernel_before_ms, a.kernel_after_ms, b.kernel_before_ms, b.kernel_after_ms}, kAssumedKernelBand));
     const int pairs = k + 1;
     if (seq.fixed_pairs > 0 && pairs < seq.fixed_pairs) continue;
-    e = pairedSpeedup(ref, var, seq.at(pairs));
+    e = pairedSpeedup(ref, var, seq.at(pairs), hostChanged);
     if (seq.fixed_pairs == 0 && verdictIsClear(e)) break;
   }
   return e;

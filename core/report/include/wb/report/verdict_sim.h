@@ -2,7 +2,8 @@
 // How often the verdicts are wrong, measured: A/A and known-effect experiments simulated over
 // recorded per-run values (a trace of one configuration run again and again as whole processes),
 // each decided by exactly the rule and stopping an experiment of pairs uses (wb/report/stats.h:
-// pairedSpeedup at Sequential::at(n), stop on verdictIsClear). The bench (tests/bench/
+// pairedSpeedup at Sequential::at(n), a pair set aside when hostChangedOverPair flags its runs'
+// kernel timings at the assumed check threshold, stop on verdictIsClear). The bench (tests/bench/
 // bench_verdicts) prints the rates; tests hold the rule to them on the traces kept in tests/data.
 //
 // A simulated experiment takes a window of consecutive runs of the trace, pairs them in order (runs
