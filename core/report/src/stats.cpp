@@ -178,9 +178,11 @@ double lookAlpha(int pairs, int maxPairs) { return spentAlpha(pairs, maxPairs) -
 std::string describeRule(const Sequential& seq, const std::string& unit) {
   std::string s = "Faster or slower only when the interval excludes 1 and the estimate is beyond ±" +
                   fmtFixed(seq.min_effect * 100, 1) + " % (the practical threshold); ";
-  s += seq.fixed_pairs > 0 ? std::to_string(seq.fixed_pairs) + " " + unit + ", one look spending 4.5 % (false alarms ≤ 5 %)"
+  const std::string spent = fmtFixed(kSpentAlarmRate * 100, 1) + " % (false alarms ≤ " +
+                            fmtFixed(kFalseAlarmRate * 100, 0) + " %)";
+  s += seq.fixed_pairs > 0 ? std::to_string(seq.fixed_pairs) + " " + unit + ", one look spending " + spent
                            : "up to " + std::to_string(seq.max_pairs) + " " + unit +
-                                 ", stopping once clear, each look spending its share of 4.5 % (false alarms ≤ 5 %)";
+                                 ", stopping once clear, each look spending its share of " + spent;
   if (unit != "pairs") return s + "; the noise is the " + unit + "' own.";
   s += seq.floor_band > 0 ? "; the spread of few pairs steadied by this host's measured band (±" +
                                 fmtFixed(seq.floor_band * 100, 1) + " %)."
@@ -227,10 +229,10 @@ Verdict verdictOf(double point, double lo, double hi, double minEffect) {
 }
 
 bool hostChangedOverPair(const std::vector<double>& kernelMs, double checkBand) {
-  double lo = kNaN, hi = kNaN;
-  for (double k : kernelMs)
-    if (usable(k)) lo = std::isnan(lo) ? k : std::min(lo, k), hi = std::isnan(hi) ? k : std::max(hi, k);
-  return std::isfinite(lo) && hi / lo - 1 > checkBand;
+  const std::vector<double> timed = logsOf(kernelMs);  // ≤ 0: not timed
+  if (timed.size() < 2) return false;
+  const auto [lo, hi] = std::minmax_element(timed.begin(), timed.end());
+  return std::expm1(*hi - *lo) > checkBand;
 }
 
 namespace {

@@ -259,6 +259,7 @@ class TestStats : public QObject {
     Sequential s;
     QVERIFY(describeRule(s).find("±2.0 %") != std::string::npos);
     QVERIFY(describeRule(s).find("not measured") != std::string::npos);
+    QVERIFY2(describeRule(s).find("its share of 4.5 % (false alarms ≤ 5 %)") != std::string::npos, describeRule(s).c_str());
   }
 
   void noiseBand() {
