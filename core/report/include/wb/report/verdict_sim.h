@@ -80,7 +80,7 @@ struct SimOutcome {
 
 // `experiments` experiments of the plan `seq` (adaptive up to max_pairs, or fixed_pairs) on the
 // trace, the variant `effect` faster (0: A/A). kEveryWindow: every start and every choice of the
-// pairs' variants once (seed unused).
+// pairs' variants once (seed unused). Plans of up to 31 pairs (none beyond: an empty outcome).
 inline constexpr int kEveryWindow = 0;
 SimOutcome simulateExperiments(const RunTrace& trace, double effect, const Sequential& seq, int experiments,
                                uint64_t seed);
