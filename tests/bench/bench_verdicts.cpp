@@ -1,19 +1,24 @@
 // How often the verdicts are wrong and what they can see, measured: the full adaptive procedure
-// (and fixed numbers of pairs) simulated over recorded runs of this product (traces written by
-// bench_noise --trace: tests/data/traces/recorded-2core.json is 40 runs of the default
-// experiment on a 2-core host that flips between two speeds), over a quiet host built from the
-// figures measured on a quiet one (train samples/s ±1.6 %: `workbench-cli noise --runs 6`), and
-// over a two-speed host built from that (16.5k and 10.7k samples/s in stretches of a minute or
-// more), with the false-alarm rate of A/A experiments and the smallest effect found with 80 %
-// probability (power). Every experiment is decided by the code the runner uses
-// (wb/report/verdict_sim.h). Never asserts.
+// (and fixed numbers of pairs) simulated over every noise model the promise covers, with the
+// false-alarm rate of A/A experiments (faster + slower) and the smallest effect found with 80 %
+// probability (power). The models: plain noise (runs' sd 1 to 20 %), a host at two speeds
+// (16.5k / 10.7k samples/s) flipping between runs 10, 40 or 70 % of the time, seen by the host
+// speed check and unseen by it, the same host in stretches of a minute or more, a quiet host built
+// from measured figures (train samples/s ±1.6 %: `workbench-cli noise --runs 6`), and recorded
+// traces (bench_noise --trace: tests/data/traces/recorded-2core.json is 40 runs of the default
+// experiment on a 2-core host that flips between two speeds). Built traces hold enough runs that
+// no two experiments share one; a recorded trace is taken whole (every window, every choice of
+// variants). Every experiment is decided by the code the runner uses (wb/report/verdict_sim.h).
+// Never asserts.
 //
-//   bench_verdicts [--trace FILE ...] [--experiments 2000] [--quiet-band 0.016]
-//                  [--fast 16500 --slow 10700 --stretch 60]
+//   bench_verdicts [--trace FILE ...] [--experiments 20000] [--power-experiments 2000]
+//                  [--quiet-band 0.016] [--fast 16500 --slow 10700 --stretch 60]
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,6 +27,7 @@
 
 namespace {
 using wb::report::Cell;
+using wb::report::RunTrace;
 using wb::report::Sequential;
 
 struct Plan {
@@ -34,70 +40,144 @@ std::vector<Plan> plans() {
   for (int n : {3, 5, 10}) {
     Sequential s;
     s.fixed_pairs = n;
-    out.push_back({std::to_string(n) + " pairs (one look)", s});
+    out.push_back({std::to_string(n) + " pairs", s});
   }
   for (int n : {5, 10}) {
     Sequential s;
     s.max_pairs = n;
-    out.push_back({"adaptive, up to " + std::to_string(n) + " pairs", s});
+    out.push_back({"adaptive ≤ " + std::to_string(n) + (n == 5 ? " (default)" : ""), s});
   }
   return out;
 }
 
+// A model: a trace and how many experiments it is simulated with (kEveryWindow for a recorded one).
+struct Model {
+  std::string name;
+  RunTrace trace;
+  bool whole = false;
+  double floorBand = 0;  // the band `workbench-cli noise` measures on this host (0: unmeasured)
+};
+
+Sequential onHost(Sequential seq, const Model& m) {
+  seq.floor_band = m.floorBand;
+  return seq;
+}
+
+// The band a long A/A calibration measures on the trace's host (its runs' spread).
+double measuredBand(const RunTrace& t) {
+  std::vector<double> times;
+  for (size_t i = 0; i < std::min<size_t>(t.runs.size(), 4000); ++i) times.push_back(1 / t.runs[i].train_samples_per_s);
+  return wb::report::bandOfRepeats(times);
+}
+
 std::string pct(double x) { return std::isfinite(x) ? wb::report::fmtFixed(x * 100, 1) + " %" : "–"; }
 
-wb::report::Table tableFor(const wb::report::RunTrace& trace, int experiments) {
+wb::report::Table emptyTable(const std::string& title) {
   wb::report::Table t;
-  t.title = trace.source;
-  t.columns = {{"plan", "Plan", ""},        {"aa", "A/A called (false alarms)", "%"}, {"aa_pairs", "A/A mean pairs", ""},
-               {"p80", "Effect found 80 %", "%"}, {"p10", "Power at +10 %", "%"},    {"p5", "Power at +5 %", "%"}};
-  for (const auto& p : plans()) {
-    const auto aa = wb::report::simulateExperiments(trace, 0.0, p.seq, experiments, 101);
-    const auto at10 = wb::report::simulateExperiments(trace, 0.10, p.seq, experiments, 103);
-    const auto at5 = wb::report::simulateExperiments(trace, 0.05, p.seq, experiments, 107);
-    const double d = wb::report::detectableEffect(trace, p.seq, 0.8, experiments / 2, 109);
-    t.rows.push_back({Cell::str(p.name), Cell::num(pct(aa.calledRate()), aa.calledRate() * 100),
-                      Cell::num(wb::report::fmtFixed(aa.mean_pairs, 1), aa.mean_pairs), Cell::num(pct(d), d * 100),
-                      Cell::num(pct(at10.rate(at10.faster)), at10.rate(at10.faster) * 100),
-                      Cell::num(pct(at5.rate(at5.faster)), at5.rate(at5.faster) * 100)});
-  }
-  t.notes.push_back(std::to_string(experiments) + " simulated experiments per cell (" + std::to_string(trace.runs.size()) +
-                    " runs in the trace; windows of consecutive runs, the variant of each pair drawn at random). "
-                    "Effect found 80 %: the smallest speedup called faster in at least 80 % of experiments.");
+  t.title = title;
+  t.columns.push_back({"model", "Model", ""});
+  for (const auto& p : plans()) t.columns.push_back({p.name, p.name, "%"});
   return t;
+}
+
+// One row per model, one cell per plan: what `cell` measures, as a percentage.
+wb::report::Table tableOf(const std::string& title, const std::vector<Model>& models,
+                          const std::function<double(const Model&, const Sequential&)>& cell) {
+  wb::report::Table t = emptyTable(title);
+  for (const auto& m : models) {
+    std::vector<Cell> row{Cell::str(m.name)};
+    for (const auto& p : plans()) {
+      const double v = cell(m, p.seq);
+      row.push_back(Cell::num(pct(v), v * 100));
+    }
+    t.rows.push_back(row);
+    std::fflush(stdout);
+  }
+  return t;
+}
+
+struct Options {
+  std::vector<std::string> files;
+  int experiments = 20000, powerExperiments = 2000;
+  double fast = 16500, slow = 10700, stretch = 60, quietBand = 0.016;
+};
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    auto next = [&] { return i + 1 < argc ? argv[++i] : ""; };
+    if (!std::strcmp(argv[i], "--trace")) o.files.push_back(next());
+    else if (!std::strcmp(argv[i], "--experiments")) o.experiments = std::max(100, std::atoi(next()));
+    else if (!std::strcmp(argv[i], "--power-experiments")) o.powerExperiments = std::max(100, std::atoi(next()));
+    else if (!std::strcmp(argv[i], "--fast")) o.fast = std::atof(next());
+    else if (!std::strcmp(argv[i], "--slow")) o.slow = std::atof(next());
+    else if (!std::strcmp(argv[i], "--stretch")) o.stretch = std::atof(next());
+    else if (!std::strcmp(argv[i], "--quiet-band")) o.quietBand = std::atof(next());
+  }
+  if (o.files.empty()) o.files.push_back(WB_SOURCE_DIR "/tests/data/traces/recorded-2core.json");
+  return o;
+}
+
+// Every model, built traces long enough that no two of `experiments` experiments of up to 10
+// pairs share a run.
+bool buildModels(const Options& o, std::vector<Model>& models) {
+  double runS = 6.2;
+  for (const auto& f : o.files) {
+    auto trace = wb::report::loadTrace(f);
+    if (!trace.ok()) {
+      std::fprintf(stderr, "bench_verdicts: %s\n", trace.error().message.c_str());
+      return false;
+    }
+    if (!trace->runs.empty() && trace->runs.front().run_wall_s > 0) runS = trace->runs.front().run_wall_s;
+    models.push_back({"recorded: " + std::to_string(trace->runs.size()) + " runs (" + f.substr(f.rfind('/') + 1) + ")",
+                      *trace, true});
+  }
+  const int runs = 20 * o.experiments;
+  uint64_t seed = 21;
+  for (double sd : {0.01, 0.03, 0.08, 0.12, 0.20})
+    models.push_back({"plain noise, sd " + pct(sd), wb::report::noiseTrace(sd, runs, seed++), false});
+  const auto quiet = wb::report::quietTrace(o.fast, o.quietBand, runS, 2.57, 4000, 5, "quiet");
+  for (bool seen : {true, false})
+    for (double p : {0.1, 0.4, 0.7})
+      models.push_back({"two speeds, flips " + pct(p) + (seen ? "" : ", unseen by the check"),
+                        wb::report::flipTrace(quiet, o.fast, o.slow, p, runs, seed++, seen), false});
+  for (double p : {0.4, 0.7}) {
+    Model m{"two speeds, flips " + pct(p) + ", unseen, band measured",
+            wb::report::flipTrace(quiet, o.fast, o.slow, p, runs, seed++, false), false};
+    m.floorBand = measuredBand(m.trace);
+    m.name += " (±" + pct(m.floorBand) + ")";
+    models.push_back(m);
+  }
+  models.push_back({"two speeds, stretches ≥ " + wb::report::fmtFixed(o.stretch, 0) + " s",
+                    wb::report::twoSpeedTrace(quiet, o.fast, o.slow, o.stretch, runs, 7), false});
+  models.push_back({"quiet host ±" + pct(o.quietBand),
+                    wb::report::quietTrace(o.fast, o.quietBand, runS, 2.57, runs, 5, "quiet"), false});
+  return true;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> files;
-  int experiments = 2000;
-  double fast = 16500, slow = 10700, stretch = 60, quietBand = 0.016;
-  for (int i = 1; i < argc; ++i) {
-    auto next = [&] { return i + 1 < argc ? argv[++i] : ""; };
-    if (!std::strcmp(argv[i], "--trace")) files.push_back(next());
-    else if (!std::strcmp(argv[i], "--experiments")) experiments = std::max(100, std::atoi(next()));
-    else if (!std::strcmp(argv[i], "--fast")) fast = std::atof(next());
-    else if (!std::strcmp(argv[i], "--slow")) slow = std::atof(next());
-    else if (!std::strcmp(argv[i], "--stretch")) stretch = std::atof(next());
-    else if (!std::strcmp(argv[i], "--quiet-band")) quietBand = std::atof(next());
-  }
-  if (files.empty()) files.push_back(WB_SOURCE_DIR "/tests/data/traces/recorded-2core.json");
-  double runS = 6.2;
-  for (const auto& f : files) {
-    auto trace = wb::report::loadTrace(f);
-    if (!trace.ok()) {
-      std::fprintf(stderr, "bench_verdicts: %s\n", trace.error().message.c_str());
-      return 2;
-    }
-    if (!trace->runs.empty() && trace->runs.front().run_wall_s > 0) runS = trace->runs.front().run_wall_s;
-    std::printf("%s\n", wb::report::renderText(tableFor(*trace, experiments)).c_str());
-  }
-  const auto quiet = wb::report::quietTrace(fast, quietBand, runS, 2.57, 4000, 5,
-                                            "built: a quiet host, " + std::to_string(int(fast)) + " samples/s ±" +
-                                                wb::report::fmtFixed(quietBand * 100, 1) + " % (measured on a quiet 2-core host)");
-  std::printf("%s\n", wb::report::renderText(tableFor(quiet, experiments)).c_str());
-  const auto two = wb::report::twoSpeedTrace(quiet, fast, slow, stretch, 4000, 7);
-  std::printf("%s\n", wb::report::renderText(tableFor(two, experiments)).c_str());
+  const Options o = parse(argc, argv);
+  std::vector<Model> models;
+  if (!buildModels(o, models)) return 2;
+  auto aa = tableOf("A/A experiments called faster or slower (false alarms; the promise: ≤ 5 %)", models,
+                    [&](const Model& m, const Sequential& seq) {
+                      const auto r = wb::report::simulateExperiments(
+                          m.trace, 0.0, onHost(seq, m), m.whole ? wb::report::kEveryWindow : o.experiments, 101);
+                      return r.calledRate();
+                    });
+  aa.notes.push_back(std::to_string(o.experiments) + " experiments per cell on built traces (" +
+                     std::to_string(20 * o.experiments) +
+                     " runs each: no two experiments share a run); a recorded trace taken whole: every start "
+                     "and every choice of variants (its windows overlap).");
+  std::printf("%s\n", wb::report::renderText(aa).c_str());
+  auto power = tableOf("Smallest effect found faster in 80 % of experiments (power)", models,
+                       [&](const Model& m, const Sequential& seq) {
+                         return wb::report::detectableEffect(
+                             m.trace, onHost(seq, m), 0.8, m.whole ? wb::report::kEveryWindow : o.powerExperiments, 109);
+                       });
+  power.notes.push_back(std::to_string(o.powerExperiments) + " experiments per step of the search; – : not even 3×.");
+  std::printf("%s\n", wb::report::renderText(power).c_str());
   return 0;
 }

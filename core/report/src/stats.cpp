@@ -68,23 +68,6 @@ std::string levelWord(double level) {
   return buf;
 }
 
-// The index of a pair that lies more than kOutlierFence spreads from the median of the others
-// (n ≥ 4; the farthest such), or -1.
-int flippedPair(const std::vector<double>& r, double floorSigma) {
-  if (r.size() < 4) return -1;
-  int worst = -1;
-  double worstScore = 0;
-  for (size_t i = 0; i < r.size(); ++i) {
-    std::vector<double> others;
-    for (size_t j = 0; j < r.size(); ++j)
-      if (j != i) others.push_back(r[j]);
-    const double scale = std::max({sampleSd(others), floorSigma, kOutlierMinScale});
-    const double score = std::abs(r[i] - medianOf(others)) / scale;
-    if (score > kOutlierFence && score > worstScore) worst = static_cast<int>(i), worstScore = score;
-  }
-  return worst;
-}
-
 // ln(num[i] / den[i]) for each i both have, skipping a value that is not finite and > 0.
 std::vector<double> logRatios(const std::vector<double>& num, const std::vector<double>& den) {
   std::vector<double> out;
@@ -153,8 +136,9 @@ double tCdfUpper(double t, int df) {
 
 }  // namespace
 
-double tQuantile(double p, int df) {
-  if (df < 1 || !(p > 0.5 && p < 1)) return kNaN;
+namespace {
+
+double solveTQuantile(double p, int df) {
   double lo = 0, hi = 1;
   while (tCdfUpper(hi, df) < p) hi *= 2;
   for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; ++i) {
@@ -164,11 +148,29 @@ double tQuantile(double p, int df) {
   return 0.5 * (lo + hi);
 }
 
+}  // namespace
+
+double tQuantile(double p, int df) {
+  if (df < 1 || !(p > 0.5 && p < 1)) return kNaN;
+  // The looks ask for few (p, df) again and again (simulations: millions): remembered per thread.
+  struct Known {
+    double p;
+    int df;
+    double t;
+  };
+  thread_local std::vector<Known> known;
+  for (const Known& k : known)
+    if (k.p == p && k.df == df) return k.t;
+  const double t = solveTQuantile(p, df);
+  if (known.size() < 256) known.push_back({p, df, t});
+  return t;
+}
+
 double spentAlpha(int pairs, int maxPairs) {
   if (pairs < 2) return 0;
-  if (maxPairs <= 2 || pairs >= maxPairs) return kFalseAlarmRate;
+  if (maxPairs <= 2 || pairs >= maxPairs) return kSpentAlarmRate;
   const double f = double(pairs - 1) / double(maxPairs - 1);
-  return kFalseAlarmRate * f * f * f;
+  return kSpentAlarmRate * f * f * f;
 }
 
 double lookAlpha(int pairs, int maxPairs) { return spentAlpha(pairs, maxPairs) - spentAlpha(pairs - 1, maxPairs); }
@@ -176,9 +178,11 @@ double lookAlpha(int pairs, int maxPairs) { return spentAlpha(pairs, maxPairs) -
 std::string describeRule(const Sequential& seq, const std::string& unit) {
   std::string s = "Faster or slower only when the interval excludes 1 and the estimate is beyond ±" +
                   fmtFixed(seq.min_effect * 100, 1) + " % (the practical threshold); ";
-  s += seq.fixed_pairs > 0 ? std::to_string(seq.fixed_pairs) + " " + unit + ", one look at a 5 % false-alarm rate"
+  const std::string spent = fmtFixed(kSpentAlarmRate * 100, 1) + " % (false alarms ≤ " +
+                            fmtFixed(kFalseAlarmRate * 100, 0) + " %)";
+  s += seq.fixed_pairs > 0 ? std::to_string(seq.fixed_pairs) + " " + unit + ", one look spending " + spent
                            : "up to " + std::to_string(seq.max_pairs) + " " + unit +
-                                 ", stopping once clear, each look spending its share of a 5 % false-alarm rate";
+                                 ", stopping once clear, each look spending its share of " + spent;
   if (unit != "pairs") return s + "; the noise is the " + unit + "' own.";
   s += seq.floor_band > 0 ? "; the spread of few pairs steadied by this host's measured band (±" +
                                 fmtFixed(seq.floor_band * 100, 1) + " %)."
@@ -190,7 +194,7 @@ VerdictRule Sequential::at(int pairs) const {
   VerdictRule r;
   r.min_effect = min_effect;
   r.floor_band = floor_band;
-  r.alpha = fixed_pairs > 0 ? kFalseAlarmRate : lookAlpha(std::min(pairs, max_pairs), max_pairs);
+  r.alpha = fixed_pairs > 0 ? kSpentAlarmRate : lookAlpha(std::min(pairs, max_pairs), max_pairs);
   if (!(r.alpha > 0)) r.alpha = kFalseAlarmRate;  // before the first look: shown, never a verdict
   return r;
 }
@@ -224,36 +228,63 @@ Verdict verdictOf(double point, double lo, double hi, double minEffect) {
   return Verdict::WithinNoise;
 }
 
+bool hostChangedOverPair(const std::vector<double>& kernelMs, double checkBand) {
+  const std::vector<double> timed = logsOf(kernelMs);  // ≤ 0: not timed
+  if (timed.size() < 2) return false;
+  const auto [lo, hi] = std::minmax_element(timed.begin(), timed.end());
+  return std::expm1(*hi - *lo) > checkBand;
+}
+
+namespace {
+
+// The pairs' log-ratios, less those the host speed check flagged (their numbers, 1-based, in `aside`).
+std::vector<double> unflaggedRatios(const std::vector<double>& baseline, const std::vector<double>& variant,
+                                    const std::vector<bool>& hostChanged, std::vector<int>& aside) {
+  std::vector<double> out;
+  for (size_t i = 0; i < std::min(baseline.size(), variant.size()); ++i) {
+    if (!usable(baseline[i]) || !usable(variant[i])) continue;
+    if (i < hostChanged.size() && hostChanged[i]) aside.push_back(static_cast<int>(i) + 1);
+    else out.push_back(std::log(baseline[i] / variant[i]));
+  }
+  return out;
+}
+
+// "; pairs 2 and 4 set aside (the host speed check saw the host change speed)"
+std::string asideWords(const std::vector<int>& aside) {
+  if (aside.empty()) return "";
+  std::string s = aside.size() == 1 ? "; pair " : "; pairs ";
+  for (size_t i = 0; i < aside.size(); ++i)
+    s += (i == 0 ? "" : i + 1 == aside.size() ? " and " : ", ") + std::to_string(aside[i]);
+  return s + " set aside (the host speed check saw the host change speed)";
+}
+
+}  // namespace
+
 SpeedupEstimate pairedSpeedup(const std::vector<double>& baseline, const std::vector<double>& variant,
-                              const VerdictRule& rule) {
-  std::vector<double> ratios = logRatios(baseline, variant);
+                              const VerdictRule& rule, const std::vector<bool>& hostChanged) {
+  std::vector<int> aside;
+  const std::vector<double> ratios = unflaggedRatios(baseline, variant, hostChanged, aside);
   SpeedupEstimate e;
-  e.pairs = e.baseline_runs = e.variant_runs = static_cast<int>(ratios.size());
+  const int n = static_cast<int>(ratios.size());
+  e.set_aside = static_cast<int>(aside.size());
+  e.pairs = e.baseline_runs = e.variant_runs = n + e.set_aside;
   e.min_effect = rule.min_effect;
   if (ratios.empty()) {
-    e.method = "no pair with both times";
+    e.method = e.set_aside ? "no pair left" + asideWords(aside) : "no pair with both times";
     return e;
   }
-  if (ratios.size() < 2) {
+  if (n < 2) {
     e.point = std::exp(ratios.front());
-    e.method = "1 pair: no interval";
+    e.method = "1 pair: no interval" + asideWords(aside);
     return e;
   }
   const double floor = std::sqrt(2.0) * runLogSigma(rule.floor_band);
-  std::string aside;
-  if (const int flip = flippedPair(ratios, floor); flip >= 0) {
-    aside = "; pair " + std::to_string(flip + 1) + " set aside (" + fmt2(std::exp(ratios[flip])) +
-            "× against the others' " + fmt2(std::exp(medianOf(ratios))) + "×: the host changed speed?)";
-    ratios.erase(ratios.begin() + flip);
-    e.set_aside = 1;
-  }
-  const int n = static_cast<int>(ratios.size());
   const double sd = flooredSpread(sampleSd(ratios), n - 1, floor);
   e.noise_band = floor > 0 ? rule.floor_band : 0.0;
   setInterval(e, meanOf(ratios), tQuantile(1 - rule.alpha / 2, n - 1) * sd / std::sqrt(double(n)), rule);
   e.method = "mean of " + std::to_string(n) + " per-pair log-ratios, " + levelWord(e.level) + " t interval";
   if (floor > 0) e.method += " (spread steadied by this host's measured band)";
-  e.method += aside;
+  e.method += asideWords(aside);
   return e;
 }
 

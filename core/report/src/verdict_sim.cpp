@@ -5,6 +5,8 @@
 #include <fstream>
 #include <random>
 
+#include "wb/report/noise.h"
+
 namespace wb::report {
 using nlohmann::json;
 
@@ -31,30 +33,83 @@ Result<TraceRun> runFromJson(const json& j, size_t index) {
   return r;
 }
 
-// One simulated experiment: runs from `start` (wrapping), pairs in order, the variant of each
-// pair drawn at random; stops as the runner does. Returns the last estimate.
+int mostPairs(const Sequential& seq) { return seq.fixed_pairs > 0 ? seq.fixed_pairs : seq.max_pairs; }
+
+// One simulated experiment: runs from `start` (wrapping), pairs in order, bit k of variantFirst
+// says whether pair k's first run is the variant; stops as the runner does. Returns the last
+// estimate.
 SpeedupEstimate simulateOne(const RunTrace& trace, size_t start, double effect, const Sequential& seq,
-                            std::mt19937_64& rng) {
-  const int most = seq.fixed_pairs > 0 ? seq.fixed_pairs : seq.max_pairs;
+                            uint64_t variantFirst) {
+  const int most = mostPairs(seq);
   std::vector<double> ref, var;
+  std::vector<bool> hostChanged;
   SpeedupEstimate e;
-  std::bernoulli_distribution coin(0.5);
   const size_t n = trace.runs.size();
   for (int k = 0; k < most; ++k) {
     const TraceRun& first = trace.runs[(start + 2 * k) % n];
     const TraceRun& second = trace.runs[(start + 2 * k + 1) % n];
-    const bool variantFirst = coin(rng);
-    const TraceRun& a = variantFirst ? second : first;
-    const TraceRun& b = variantFirst ? first : second;
+    const bool variantIsFirst = (variantFirst >> k) & 1;
+    const TraceRun& a = variantIsFirst ? second : first;
+    const TraceRun& b = variantIsFirst ? first : second;
     ref.push_back(1.0 / a.train_samples_per_s);
     var.push_back(1.0 / b.train_samples_per_s / (1.0 + effect));
+    hostChanged.push_back(hostChangedOverPair(
+        {a.kernel_before_ms, a.kernel_after_ms, b.kernel_before_ms, b.kernel_after_ms}, kAssumedKernelBand));
     const int pairs = k + 1;
     if (seq.fixed_pairs > 0 && pairs < seq.fixed_pairs) continue;
-    e = pairedSpeedup(ref, var, seq.at(pairs));
+    e = pairedSpeedup(ref, var, seq.at(pairs), hostChanged);
     if (seq.fixed_pairs == 0 && verdictIsClear(e)) break;
   }
   return e;
 }
+
+void count(SimOutcome& o, const SpeedupEstimate& e, double& pairs) {
+  ++o.experiments;
+  pairs += e.pairs;
+  o.set_aside += e.set_aside;
+  switch (e.verdict) {
+    case Verdict::Faster: ++o.faster; break;
+    case Verdict::Slower: ++o.slower; break;
+    case Verdict::WithinNoise: ++o.within; break;
+    case Verdict::NoInterval: ++o.no_interval; break;
+  }
+}
+
+// The time-weighted share of [t0, t1) a host spends fast, its speed flipping at `flips` (sorted,
+// starting fast at flips[0]).
+double fastShare(const std::vector<double>& flips, double t0, double t1) {
+  double fast = 0;
+  size_t i = std::upper_bound(flips.begin(), flips.end(), t0) - flips.begin();
+  i = i > 0 ? i - 1 : 0;
+  for (; i + 1 < flips.size() && flips[i] < t1; ++i) {
+    const double a = std::max(t0, flips[i]), b = std::min(t1, flips[i + 1]);
+    if (b > a && i % 2 == 0) fast += b - a;
+  }
+  return fast / (t1 - t0);
+}
+
+// The quiet trace's scatter: each run's rate over the median, and its median wall time and kernel.
+struct Scatter {
+  std::vector<double> factors;
+  double runS = 15.0, kernelMs = 0;
+};
+
+Scatter scatterOf(const RunTrace& quiet) {
+  std::vector<double> rates, walls, kernels;
+  for (const auto& r : quiet.runs) {
+    rates.push_back(r.train_samples_per_s);
+    if (r.run_wall_s > 0) walls.push_back(r.run_wall_s);
+    if (r.kernel_before_ms > 0) kernels.push_back(r.kernel_before_ms);
+  }
+  Scatter s;
+  const double level = medianOf(rates);
+  for (double r : rates) s.factors.push_back(r / level);
+  if (!walls.empty()) s.runS = medianOf(walls);
+  if (!kernels.empty()) s.kernelMs = medianOf(kernels);
+  return s;
+}
+
+std::string pctWord(double x) { return std::to_string(int(std::lround(x * 100))) + " %"; }
 
 }  // namespace
 
@@ -97,42 +152,62 @@ RunTrace quietTrace(double rate, double band, double runS, double kernelMs, int 
 
 RunTrace twoSpeedTrace(const RunTrace& quiet, double fastRate, double slowRate, double minStretchS, int runs,
                        uint64_t seed) {
-  std::vector<double> rates, walls, kernels;
-  for (const auto& r : quiet.runs) {
-    rates.push_back(r.train_samples_per_s);
-    if (r.run_wall_s > 0) walls.push_back(r.run_wall_s);
-    if (r.kernel_before_ms > 0) kernels.push_back(r.kernel_before_ms);
-  }
-  const double level = medianOf(rates), runS = walls.empty() ? 15.0 : medianOf(walls);
-  const double kernel = kernels.empty() ? 0.0 : medianOf(kernels);
+  const Scatter sc = scatterOf(quiet);
   std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<size_t> pick(0, rates.size() - 1);
+  std::uniform_int_distribution<size_t> pick(0, sc.factors.size() - 1);
   std::exponential_distribution<double> beyond(1.0 / std::max(minStretchS, 1.0));
   // The host's speed over time: alternating stretches, each at least minStretchS.
   std::vector<double> flips{0};  // the times the speed flips, starting fast
-  const double total = runS * runs;
+  const double runS = sc.runS, total = runS * runs;
   while (flips.back() < total) flips.push_back(flips.back() + minStretchS + beyond(rng));
-  auto fastShare = [&](double t0, double t1) {  // the share of [t0, t1) spent at the fast speed
-    double fast = 0;
-    for (size_t i = 0; i + 1 < flips.size(); ++i) {
-      const double a = std::max(t0, flips[i]), b = std::min(t1, flips[i + 1]);
-      if (b > a && i % 2 == 0) fast += b - a;
-    }
-    return fast / (t1 - t0);
-  };
   RunTrace out;
   out.source = "built: two speeds (" + std::to_string(int(fastRate)) + " and " + std::to_string(int(slowRate)) +
                " samples/s, stretches of at least " + std::to_string(int(minStretchS)) + " s) from " + quiet.source;
   for (int i = 0; i < runs; ++i) {
-    const double t0 = i * runS, f = fastShare(t0, t0 + runS);
+    const double t0 = i * runS, f = fastShare(flips, t0, t0 + runS);
     const double hostRate = 1.0 / (f / fastRate + (1 - f) / slowRate);  // time-weighted
     TraceRun r;
     r.t_s = t0;
     r.run_wall_s = runS;
-    r.train_samples_per_s = hostRate * rates[pick(rng)] / level;
-    r.kernel_before_ms = kernel * fastRate / (fastShare(t0, t0 + 0.01) > 0.5 ? fastRate : slowRate);
-    r.kernel_after_ms = kernel * fastRate / (fastShare(t0 + runS - 0.01, t0 + runS) > 0.5 ? fastRate : slowRate);
+    r.train_samples_per_s = hostRate * sc.factors[pick(rng)];
+    r.kernel_before_ms = sc.kernelMs * fastRate / (fastShare(flips, t0, t0 + 0.01) > 0.5 ? fastRate : slowRate);
+    r.kernel_after_ms =
+        sc.kernelMs * fastRate / (fastShare(flips, t0 + runS - 0.01, t0 + runS) > 0.5 ? fastRate : slowRate);
     out.runs.push_back(r);
+  }
+  return out;
+}
+
+RunTrace noiseTrace(double sd, int runs, uint64_t seed) {
+  constexpr double kRate = 16500, kRunS = 6.2, kKernelMs = 2.57, kKernelSd = 0.01;
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> scatter(0.0, sd), kernel(0.0, kKernelSd);
+  RunTrace t;
+  t.source = "built: plain noise, runs' sd " + pctWord(sd);
+  for (int i = 0; i < runs; ++i)
+    t.runs.push_back({i * kRunS, kRate * std::exp(scatter(rng)), kRunS, kKernelMs * std::exp(kernel(rng)),
+                      kKernelMs * std::exp(kernel(rng))});
+  return t;
+}
+
+RunTrace flipTrace(const RunTrace& quiet, double fastRate, double slowRate, double flipP, int runs, uint64_t seed,
+                   bool checkSeesIt) {
+  const Scatter sc = scatterOf(quiet);
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<size_t> pick(0, sc.factors.size() - 1);
+  std::bernoulli_distribution flip(flipP);
+  std::normal_distribution<double> kernelNoise(0.0, 0.01);
+  RunTrace out;
+  out.source = "built: two speeds (" + std::to_string(int(fastRate)) + " / " + std::to_string(int(slowRate)) +
+               " samples/s), flipping between runs " + pctWord(flipP) + " of the time" +
+               (checkSeesIt ? "" : ", unseen by the kernel check");
+  bool fast = true;
+  for (int i = 0; i < runs; ++i) {
+    if (i > 0 && flip(rng)) fast = !fast;
+    const double speed = fast ? 1.0 : slowRate / fastRate;
+    const double kernel = sc.kernelMs / (checkSeesIt ? speed : 1.0);
+    out.runs.push_back({i * sc.runS, (fast ? fastRate : slowRate) * sc.factors[pick(rng)], sc.runS,
+                        kernel * std::exp(kernelNoise(rng)), kernel * std::exp(kernelNoise(rng))});
   }
   return out;
 }
@@ -140,20 +215,21 @@ RunTrace twoSpeedTrace(const RunTrace& quiet, double fastRate, double slowRate, 
 SimOutcome simulateExperiments(const RunTrace& trace, double effect, const Sequential& seq, int experiments,
                                uint64_t seed) {
   SimOutcome o;
-  if (trace.runs.size() < 2) return o;
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<size_t> start(0, trace.runs.size() - 1);
+  const size_t n = trace.runs.size(), window = 2 * size_t(mostPairs(seq));
+  if (n < 2 || window > 62) return o;
   double pairs = 0;
-  for (int i = 0; i < experiments; ++i) {
-    const SpeedupEstimate e = simulateOne(trace, start(rng), effect, seq, rng);
-    ++o.experiments;
-    pairs += e.pairs;
-    o.set_aside += e.set_aside;
-    switch (e.verdict) {
-      case Verdict::Faster: ++o.faster; break;
-      case Verdict::Slower: ++o.slower; break;
-      case Verdict::WithinNoise: ++o.within; break;
-      case Verdict::NoInterval: ++o.no_interval; break;
+  if (experiments == kEveryWindow) {
+    o.shared_runs = true;
+    for (size_t start = 0; start < n; ++start)
+      for (uint64_t mask = 0; mask < (uint64_t(1) << (window / 2)); ++mask)
+        count(o, simulateOne(trace, start, effect, seq, mask), pairs);
+  } else {
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<size_t> start(0, n - 1);
+    o.shared_runs = n < window * size_t(experiments);
+    for (int i = 0; i < experiments; ++i) {
+      const size_t at = o.shared_runs ? start(rng) : window * size_t(i);
+      count(o, simulateOne(trace, at, effect, seq, rng()), pairs);
     }
   }
   o.mean_pairs = o.experiments ? pairs / o.experiments : 0;

@@ -2,14 +2,18 @@
 // How often the verdicts are wrong, measured: A/A and known-effect experiments simulated over
 // recorded per-run values (a trace of one configuration run again and again as whole processes),
 // each decided by exactly the rule and stopping an experiment of pairs uses (wb/report/stats.h:
-// pairedSpeedup at Sequential::at(n), stop on verdictIsClear). The bench (tests/bench/
+// pairedSpeedup at Sequential::at(n), a pair set aside when hostChangedOverPair flags its runs'
+// kernel timings at the assumed check threshold, stop on verdictIsClear). The bench (tests/bench/
 // bench_verdicts) prints the rates; tests hold the rule to them on the traces kept in tests/data.
 //
-// A simulated experiment takes a window of consecutive runs of the trace (a random start, wrapping
-// at the end), pairs them in order (runs 2k and 2k + 1), and calls one run of each pair the variant
-// at random (which run comes first is arbitrary for a repeat of one configuration). A known effect
-// is injected by making the variant's time per sample shorter by the factor (1 + effect). Pure
-// functions of the trace and the seed; deterministic.
+// A simulated experiment takes a window of consecutive runs of the trace, pairs them in order (runs
+// 2k and 2k + 1), and calls one run of each pair the variant at random (which run comes first is
+// arbitrary for a repeat of one configuration). A trace long enough for every experiment's window
+// gives each experiment its own runs (windows side by side); a shorter one is sampled at random
+// starts (wrapping), so experiments share runs; a short recorded trace is best taken whole
+// (kEveryWindow: every start and every choice of variants, an exact rate over that trace). A known
+// effect is injected by making the variant's time per sample shorter by the factor (1 + effect).
+// Pure functions of the trace and the seed; deterministic.
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -52,8 +56,21 @@ RunTrace quietTrace(double rate, double band, double runS, double kernelMs, int 
 RunTrace twoSpeedTrace(const RunTrace& quiet, double fastRate, double slowRate, double minStretchS, int runs,
                        uint64_t seed);
 
+// Plain noise: `runs` runs of 6.2 s at 16.5k samples/s, each off by a log-normal scatter of log sd
+// `sd` (0.08: runs about 8 % apart), the kernel check at 2.57 ms ± 1 % (never flagged).
+RunTrace noiseTrace(double sd, int runs, uint64_t seed);
+
+// A host at one of two speeds for each whole run, flipping between one run and the next with
+// probability flipP (0.4: 40 % of the time): the quiet trace's run-to-run scatter on a training
+// throughput of fastRate or slowRate. The kernel check (± 1 % of its own noise) scales with the
+// speed when checkSeesIt; else it stays put, as on the recorded 2-core host, whose single-threaded
+// kernel never saw training's flips.
+RunTrace flipTrace(const RunTrace& quiet, double fastRate, double slowRate, double flipP, int runs, uint64_t seed,
+                   bool checkSeesIt = true);
+
 struct SimOutcome {
   int experiments = 0;
+  bool shared_runs = false;            // windows overlapped (a trace shorter than the experiments need)
   int faster = 0, slower = 0, within = 0, no_interval = 0;
   double mean_pairs = 0;               // pairs an experiment took before it stopped
   int set_aside = 0;                   // experiments whose final estimate set a pair aside
@@ -62,12 +79,14 @@ struct SimOutcome {
 };
 
 // `experiments` experiments of the plan `seq` (adaptive up to max_pairs, or fixed_pairs) on the
-// trace, the variant `effect` faster (0: A/A).
+// trace, the variant `effect` faster (0: A/A). kEveryWindow: every start and every choice of the
+// pairs' variants once (seed unused). Plans of up to 31 pairs (none beyond: an empty outcome).
+inline constexpr int kEveryWindow = 0;
 SimOutcome simulateExperiments(const RunTrace& trace, double effect, const Sequential& seq, int experiments,
                                uint64_t seed);
 
 // The smallest effect (a speedup factor − 1, searched on [0.005, 2]) that `seq` calls faster with
-// probability ≥ power on the trace; NaN when even 2 (3×) is not.
+// probability ≥ power on the trace (experiments as above); NaN when even 2 (3×) is not.
 double detectableEffect(const RunTrace& trace, const Sequential& seq, double power, int experiments, uint64_t seed);
 
 }  // namespace wb::report
