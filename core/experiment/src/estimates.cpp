@@ -33,24 +33,27 @@ int VariantRuns::countedPairs() const {
 
 PairEstimates estimatePairs(const VariantRuns& v, std::optional<double> target, const report::Sequential& seq) {
   std::vector<double> refTarget, varTarget, refRate, varRate, refWall, varWall;
+  std::vector<bool> flipTarget, flipRate, flipWall;  // the host speed check's word per pair
+  const double checkBand = report::loadNoise(report::thisMachine()).hostKernelBand();
   PairEstimates e;
   for (size_t i = 0; i < v.pairs.size(); ++i) {
     if (!v.counted(i)) continue;
     const report::RunMetrics a = report::computeMetrics(v.references[i], target);
     const report::RunMetrics b = report::computeMetrics(v.variants[i], target);
+    const bool flipped = report::hostChangedOverRuns(v.references[i], v.variants[i], checkBand);
     if (target && a.time_to_target_s && b.time_to_target_s) {
-      refTarget.push_back(*a.time_to_target_s), varTarget.push_back(*b.time_to_target_s);
+      refTarget.push_back(*a.time_to_target_s), varTarget.push_back(*b.time_to_target_s), flipTarget.push_back(flipped);
       e.reached = true;
     }
     // Throughput as time per sample, so that every ratio reads "baseline ÷ variant".
     if (a.train_samples_per_s && b.train_samples_per_s && *a.train_samples_per_s > 0 && *b.train_samples_per_s > 0)
-      refRate.push_back(1.0 / *a.train_samples_per_s), varRate.push_back(1.0 / *b.train_samples_per_s);
-    if (a.wall_s && b.wall_s) refWall.push_back(*a.wall_s), varWall.push_back(*b.wall_s);  // the training loop
+      refRate.push_back(1.0 / *a.train_samples_per_s), varRate.push_back(1.0 / *b.train_samples_per_s), flipRate.push_back(flipped);
+    if (a.wall_s && b.wall_s) refWall.push_back(*a.wall_s), varWall.push_back(*b.wall_s), flipWall.push_back(flipped);  // the training loop
   }
   const report::VerdictRule rule = seq.at(v.countedPairs());
-  e.to_target = report::pairedSpeedup(refTarget, varTarget, rule);
-  e.throughput = report::pairedSpeedup(refRate, varRate, rule);
-  e.wall = report::pairedSpeedup(refWall, varWall, rule);
+  e.to_target = report::pairedSpeedup(refTarget, varTarget, rule, flipTarget);
+  e.throughput = report::pairedSpeedup(refRate, varRate, rule, flipRate);
+  e.wall = report::pairedSpeedup(refWall, varWall, rule, flipWall);
   return e;
 }
 

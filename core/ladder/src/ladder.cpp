@@ -10,6 +10,7 @@
 #include "wb/proto/rundir.h"
 #include "wb/proto/flops.h"
 #include "wb/report/mfu.h"
+#include "wb/report/noise.h"
 
 namespace wb::ladder {
 using namespace report;  // records, metrics, tables and charts
@@ -125,6 +126,15 @@ Values valuesOf(const std::vector<RunRecord>& runs, const std::vector<bool>& cou
   return v;
 }
 
+// The host speed check's word on each used pair (aligned with valuesOf's values).
+std::vector<bool> hostFlips(const LadderStepRuns& s, const std::vector<bool>& use) {
+  const double checkBand = loadNoise(thisMachine()).hostKernelBand();
+  std::vector<bool> flipped;
+  for (size_t i = 0; i < s.references.size() && i < s.runs.size(); ++i)
+    if (i < use.size() && use[i]) flipped.push_back(hostChangedOverRuns(s.references[i], s.runs[i], checkBand));
+  return flipped;
+}
+
 // The step's speedups over the baseline: from its pairs when it has them, else from the groups.
 void estimateStep(LadderRow& row, const LadderStepRuns& s, const LadderStepRuns& base, std::optional<double> target,
                   const Sequential& seq) {
@@ -136,9 +146,10 @@ void estimateStep(LadderRow& row, const LadderStepRuns& s, const LadderStepRuns&
     if (!anyCounted) addNote(row.contention, "", "every pair was measured under contention");
     const Values a = valuesOf(s.references, use, target), b = valuesOf(s.runs, use, target);
     const VerdictRule rule = seq.at(static_cast<int>(std::count(use.begin(), use.end(), true)));
-    row.estimates.to_target = pairedSpeedup(a.target, b.target, rule);
-    row.estimates.throughput = pairedRateSpeedup(a.rate, b.rate, rule);
-    row.estimates.wall = pairedSpeedup(a.wall, b.wall, rule);
+    const std::vector<bool> flipped = hostFlips(s, use);
+    row.estimates.to_target = pairedSpeedup(a.target, b.target, rule, flipped);
+    row.estimates.throughput = pairedRateSpeedup(a.rate, b.rate, rule, flipped);
+    row.estimates.wall = pairedSpeedup(a.wall, b.wall, rule, flipped);
     return;
   }
   const Values a = valuesOf(base.runs, {}, target), b = valuesOf(s.runs, {}, target);

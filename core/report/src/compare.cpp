@@ -265,6 +265,13 @@ bool slowedAlike(const RunRecord& a, const Contention& ca, const RunRecord& b, c
   return std::abs(*ca.other_load_cores - *cb.other_load_cores) < kContendedOtherCores && sameFootprint(a, ca, b, cb);
 }
 
+bool hostChangedOverRuns(const RunRecord& a, const RunRecord& b, double checkBand) {
+  std::vector<double> kernelMs;
+  for (const RunRecord* r : {&a, &b})
+    if (const auto speed = hostSpeedOf(*r)) kernelMs.push_back(speed->before_ms), kernelMs.push_back(speed->after_ms);
+  return hostChangedOverPair(kernelMs, checkBand);
+}
+
 std::string contentionNote(const RunMetrics& run, const RunMetrics& baseline) {
   std::string out = run.contention.note;
   if (!baseline.contention.contended) return out;

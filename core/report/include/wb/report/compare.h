@@ -162,6 +162,9 @@ struct HostSpeed {
   double change() const;  // max/min − 1 (0.2 = one 20 % slower than the other)
 };
 std::optional<HostSpeed> hostSpeedOf(const RunRecord& run);
+// Whether the host speed check saw the host change speed over a pair of runs: their kernel
+// timings against the check's own threshold (hostChangedOverPair, HostNoise::hostKernelBand).
+bool hostChangedOverRuns(const RunRecord& a, const RunRecord& b, double checkBand);
 // "the host's speed changed during the run (kernel 3.10 → 4.20 ms, 35 % > the check's own ±8 %
 // noise)" when the change exceeds the check's own threshold (HostNoise::hostKernelBand, not the
 // run band); "" otherwise or without a check.
