@@ -42,7 +42,7 @@ class TestComposedSim : public QObject {
             const ComposedOutcome o = simulateComposed(model(host, spread, n, keeps), kExperiments, ++seed);
             QVERIFY2(o.calledRate() <= kFalseAlarmRate + margin(kExperiments),
                      qPrintable(QStringLiteral("host %1, spread %2, %3 reference runs, %4: %5 faster, %6 slower of %7")
-                                    .arg(host).arg(spread).arg(n).arg(keeps ? "keeps the math" : "changes it")
+                                    .arg(host).arg(spread).arg(n).arg(keeps ? QStringLiteral("keeps the math") : QStringLiteral("changes it"))
                                     .arg(o.faster).arg(o.slower).arg(o.experiments)));
             QCOMPARE(o.no_interval, 0);
             called += o.faster + o.slower;

@@ -92,8 +92,8 @@ class TestConvergence : public QObject {
     QVERIFY(std::isinf(c.hi));
     QVERIFY(c.lo > 2);
     QCOMPARE(c.verdict, SamplesVerdict::More);
-    QVERIFY(QString::fromStdString(formatSamples(c)).startsWith("at least "));
-    QVERIFY(QString::fromStdString(formatSamples(c)).contains("2 of 10 runs stopped at the cap"));
+    QVERIFY(QString::fromStdString(formatSamples(c)).startsWith(QStringLiteral("at least ")));
+    QVERIFY(QString::fromStdString(formatSamples(c)).contains(QStringLiteral("2 of 10 runs stopped at the cap")));
   }
 
   void aBoundAllowsOnlyItsOwnConclusion() {
@@ -152,8 +152,8 @@ class TestConvergence : public QObject {
 
   void words() {
     const std::string more = formatSamples(compareSamples(runsAround(100000), runsAround(120000)));
-    QVERIFY2(QString::fromStdString(more).startsWith("1.20× the samples ["), more.c_str());
-    QVERIFY2(QString::fromStdString(more).endsWith("]: more samples needed"), more.c_str());
+    QVERIFY2(QString::fromStdString(more).startsWith(QStringLiteral("1.20× the samples [")), more.c_str());
+    QVERIFY2(QString::fromStdString(more).endsWith(QStringLiteral("]: more samples needed")), more.c_str());
     QCOMPARE(samplesVerdictWord(SamplesVerdict::Fewer), std::string("fewer samples needed"));
     QCOMPARE(formatSamples(SamplesComparison{}), std::string("–"));
   }
@@ -171,7 +171,7 @@ class TestConvergence : public QObject {
     bad[3].erase("samples");
     auto refused = targetRunsFromJson(bad);
     QVERIFY(!refused.ok());
-    QVERIFY(QString::fromStdString(refused.error().message).contains("runs[3].samples"));
+    QVERIFY(QString::fromStdString(refused.error().message).contains(QStringLiteral("runs[3].samples")));
 
     Runs var = runsAround(250000);
     var[0].reached = false;

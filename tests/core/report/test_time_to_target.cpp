@@ -176,8 +176,8 @@ class TestTimeToTarget : public QObject {
     QVERIFY(e.speedup.hi < 1);
     QCOMPARE(e.speedup.verdict, Verdict::Slower);
     const QString words = QString::fromStdString(timeToTargetWords(e));
-    QVERIFY2(words.startsWith("at most 0.") && words.contains(" slower to target: 1.20× throughput, 0."), qPrintable(words));
-    QVERIFY2(words.endsWith("samples to target (more samples needed)"), qPrintable(words));
+    QVERIFY2(words.startsWith(QStringLiteral("at most 0.")) && words.contains(QStringLiteral(" slower to target: 1.20× throughput, 0.")), qPrintable(words));
+    QVERIFY2(words.endsWith(QStringLiteral("samples to target (more samples needed)")), qPrintable(words));
     // The variant would be faster if it reached the target: a bound says nothing of "faster".
     p.throughput = LogEstimate{4.0, 0.01, 9};
     QCOMPARE(composeTimeToTarget(p).speedup.verdict, Verdict::NoInterval);
@@ -204,8 +204,8 @@ class TestTimeToTarget : public QObject {
     p.eval_speed = exactly(1.5);
     p.evaluations = 3;
     const std::string slower = timeToTargetWords(composeTimeToTarget(p));
-    QVERIFY2(QString::fromStdString(slower).contains(" slower to target: 0.80× throughput") &&
-                 QString::fromStdString(slower).endsWith(", 1.50× evaluation"),
+    QVERIFY2(QString::fromStdString(slower).contains(QStringLiteral(" slower to target: 0.80× throughput")) &&
+                 QString::fromStdString(slower).endsWith(QStringLiteral(", 1.50× evaluation")),
              slower.c_str());
     QCOMPARE(timeToTargetWords(TimeToTargetEstimate{}), std::string("–"));
   }
