@@ -1,0 +1,46 @@
+#pragma once
+// How often the composed time-to-target verdict (wb/report/time_to_target.h) is wrong, measured
+// by simulation: experiments whose throughput comes from interleaved rounds of segments in one
+// process (each round times the baseline and the variant once; a segment's log rate scatters with
+// sd `host_noise` around its round's level, which both arms share) and whose samples to target
+// come from reference runs and the variant's runs (ln samples scatter with sd `seed_spread`),
+// each decided exactly as the product decides: pairedRateSpeedup over the rounds (stats.h, one
+// look at 5 %), compareSamples (convergence.h), composeTimeToTarget. Start-up and evaluations are
+// measured from the reference runs too (their own scatter). Pure functions of the model and the
+// seed; deterministic.
+#include <cstdint>
+
+#include "wb/report/stats.h"
+
+namespace wb::report {
+
+struct ComposedModel {
+  double host_noise = 0.05;       // sd of one segment's log rate (1-20 %)
+  int rounds = 10;                // interleaved rounds of segments
+  double seed_spread = 0.05;      // sd of ln samples to target over seeds (2-15 %)
+  int reference_runs = 5;         // the baseline's runs to the target
+  int variant_runs = 5;           // the variant's; 0: the lever keeps the math (no runs)
+  double throughput_effect = 0;   // the variant's true train rate is × (1 + this)
+  double samples_effect = 0;      // the variant's true samples to target are × (1 + this)
+  double rate = 10000;            // the baseline's train samples/s
+  double samples = 600000;        // the baseline's true samples to target (geometric mean)
+  double samples_per_evaluation = 60000;
+  double eval_s = 0.5;            // one evaluation
+  double startup_s = 3;           // process start to the first step
+  double startup_noise = 0.10;    // sd of a run's log start-up
+  double min_effect = kDefaultMinEffect;
+};
+
+struct ComposedOutcome {
+  int experiments = 0;
+  int faster = 0, slower = 0, within = 0, no_interval = 0;
+  double rate(int count) const { return experiments ? double(count) / experiments : 0.0; }
+  double calledRate() const { return rate(faster + slower); }
+};
+
+ComposedOutcome simulateComposed(const ComposedModel& model, int experiments, uint64_t seed);
+
+// The speedup to target the model's effects amount to (the composition at the true parts).
+double trueSpeedup(const ComposedModel& model);
+
+}  // namespace wb::report

@@ -1,0 +1,87 @@
+// The false-alarm promise of the composed time-to-target verdict, by simulation (wb/report/
+// composed_sim.h): A/A experiments, both parts drawn from the same distributions (segments with
+// host noise 1-20 %, samples to target with seed spread 2-15 %, 5 and 10 reference runs, the
+// lever keeping the math or not), end faster or slower at most 5 % of the time; and known effects
+// are found. The rate is a simulated one: each model's is held to 5 % plus its own sampling error
+// (a one-sided 99 % binomial margin over the experiments), and the rate over all models together
+// to 5 % plus that pooled margin. bench_composed prints the whole table.
+#include <QtTest/QtTest>
+
+#include <cmath>
+
+#include "wb/report/composed_sim.h"
+
+using namespace wb::report;
+
+namespace {
+constexpr int kExperiments = 2000;
+
+double margin(int experiments) { return 2.326 * std::sqrt(kFalseAlarmRate * (1 - kFalseAlarmRate) / experiments); }
+
+ComposedModel model(double hostNoise, double seedSpread, int referenceRuns, bool keepsMath) {
+  ComposedModel m;
+  m.host_noise = hostNoise;
+  m.seed_spread = seedSpread;
+  m.reference_runs = referenceRuns;
+  m.variant_runs = keepsMath ? 0 : referenceRuns;
+  return m;
+}
+}  // namespace
+
+class TestComposedSim : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void aaFalseAlarmsAtMostTheRate() {
+    int called = 0, experiments = 0;
+    uint64_t seed = 1;
+    for (double host : {0.01, 0.05, 0.10, 0.20})
+      for (double spread : {0.02, 0.15})
+        for (int n : {5, 10})
+          for (bool keeps : {false, true}) {
+            if (keeps && spread != 0.02) continue;  // no samples part: the seed spread plays no role
+            const ComposedOutcome o = simulateComposed(model(host, spread, n, keeps), kExperiments, ++seed);
+            QVERIFY2(o.calledRate() <= kFalseAlarmRate + margin(kExperiments),
+                     qPrintable(QStringLiteral("host %1, spread %2, %3 reference runs, %4: %5 faster, %6 slower of %7")
+                                    .arg(host).arg(spread).arg(n).arg(keeps ? QStringLiteral("keeps the math") : QStringLiteral("changes it"))
+                                    .arg(o.faster).arg(o.slower).arg(o.experiments)));
+            QCOMPARE(o.no_interval, 0);
+            called += o.faster + o.slower;
+            experiments += o.experiments;
+          }
+    const double pooled = double(called) / experiments;
+    QVERIFY2(pooled <= kFalseAlarmRate + margin(experiments), qPrintable(QString::number(pooled)));
+  }
+
+  void knownEffectsAreFound() {
+    // +10 % throughput, the math kept, on a host with 5 % noise per segment: found nearly always.
+    ComposedModel m = model(0.05, 0.05, 5, true);
+    m.throughput_effect = 0.10;
+    const ComposedOutcome kept = simulateComposed(m, 1000, 21);
+    QVERIFY2(kept.rate(kept.faster) >= 0.9, qPrintable(QString::number(kept.rate(kept.faster))));
+    QCOMPARE(kept.slower, 0);
+    // 20 % fewer samples to target at a 5 % seed spread with 10 runs each: found nearly always.
+    ComposedModel fewer = model(0.05, 0.05, 10, false);
+    fewer.samples_effect = -0.20;
+    const ComposedOutcome f = simulateComposed(fewer, 1000, 22);
+    QVERIFY2(f.rate(f.faster) >= 0.9, qPrintable(QString::number(f.rate(f.faster))));
+    // +30 % throughput but 28 % more samples (a precision that needs more epochs): about even to
+    // the target, so the throughput alone must not make it faster.
+    ComposedModel even = model(0.05, 0.05, 5, false);
+    even.throughput_effect = 0.30;
+    even.samples_effect = 0.28;
+    QVERIFY(std::fabs(trueSpeedup(even) - 1) < 0.01);
+    const ComposedOutcome e = simulateComposed(even, 1000, 23);
+    QVERIFY2(e.rate(e.faster) <= kFalseAlarmRate, qPrintable(QString::number(e.rate(e.faster))));
+  }
+
+  void deterministicForASeed() {
+    const ComposedModel m = model(0.10, 0.10, 5, false);
+    const ComposedOutcome a = simulateComposed(m, 300, 9), b = simulateComposed(m, 300, 9);
+    QCOMPARE(a.faster, b.faster);
+    QCOMPARE(a.slower, b.slower);
+    QCOMPARE(a.within, b.within);
+  }
+};
+
+QTEST_APPLESS_MAIN(TestComposedSim)
+#include "test_composed_sim.moc"
