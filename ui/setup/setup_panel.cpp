@@ -248,12 +248,13 @@ void SetupPanel::scrollSafeInputs() {
       w->setFocusPolicy(Qt::StrongFocus);
       w->installEventFilter(this);
     }
-    auto typed = [this, w] {
-      if (w->hasFocus()) clamped_.remove(w->objectName());  // the user's own value now
-      validate();
-    };
-    if (auto* box = qobject_cast<QSpinBox*>(w)) connect(box, &QSpinBox::textChanged, this, typed);
-    if (auto* box = qobject_cast<QDoubleSpinBox*>(w)) connect(box, &QDoubleSpinBox::textChanged, this, typed);
+    // The box's own editor: QSpinBox::textChanged stays silent while the text is out of range.
+    auto* edit = qobject_cast<QAbstractSpinBox*>(w) ? w->findChild<QLineEdit*>() : nullptr;
+    if (edit)
+      connect(edit, &QLineEdit::textChanged, this, [this, w, edit] {
+        if (w->hasFocus() || edit->hasFocus()) clamped_.remove(w->objectName());  // the user's own value now
+        validate();
+      });
   }
 }
 
