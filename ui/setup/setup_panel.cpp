@@ -552,6 +552,7 @@ void SetupPanel::validate() {
     if (auto typed = typedOutOfRange(box)) errors.push_back(*typed);
   for (const FieldError& e : clamped_)
     if (std::none_of(errors.begin(), errors.end(), [&](const FieldError& o) { return o.path == e.path; })) errors.push_back(e);
+  refusedCount_ = int(errors.size());
   std::vector<FieldError> shown = errors;
   for (const FieldError& note : reverted_) shown.push_back(note);  // said, not refused: the box holds a good value
   errors_.show(shown);
@@ -567,7 +568,7 @@ void SetupPanel::validate() {
 
 QString SetupPanel::whyNotValid() const {
   if (valid_) return {};
-  if (const QStringList shown = errors_.shown(); !shown.isEmpty())
+  if (const QStringList shown = errors_.shown().mid(0, refusedCount_); !shown.isEmpty())  // not the notes after them
     return QStringLiteral("Fix %1").arg(shown.first()) +
            (shown.size() > 1 ? QStringLiteral("\n(and %1 more marked in red)").arg(shown.size() - 1) : QString());
   if (dataset_->needsFolder()) return QStringLiteral("Pick the dataset folder first.");

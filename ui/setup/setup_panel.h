@@ -139,6 +139,7 @@ class SetupPanel : public QWidget {
   FieldErrors errors_;
   QHash<QString, FieldError> reverted_;  // a box left with a value it does not take, by path
   QHash<QString, FieldError> clamped_;   // a document's value outside its box's range, by path
+  int refusedCount_ = 0;                 // of the messages shown, those that refuse Run (the notes follow)
   bool valid_ = true;
   bool pristine_ = true;  // untouched default experiment: capabilities may tune it
   QLineEdit* name_;
