@@ -12,8 +12,10 @@
 
 #include "commands.h"
 #include "options.h"
+#include "wb/common/format.h"
 #include "wb/common/result.h"
 #include "wb/data/dataset.h"
+#include "wb/data/usability.h"
 
 namespace wb::cli {
 namespace {
@@ -33,7 +35,8 @@ const char* kInspectAbout = R"(prints splits, classes, samples per class, image 
   {"ok":bool,"spec":"..","splits":{"train":{"size":N,"classes":[..],"class_counts":[..],
    "channels":C,"height":H,"width":W,"mean":[..],"std":[..]},"test":{..}},"problems":[".."]}
 (height = width = 0: images vary in size). ok is false when a split that should exist
-cannot be opened or the splits' classes differ.)";
+cannot be opened, the splits' classes differ, or more images cannot be decoded than
+--max-bad-fraction allows (the run's data.max_bad_fraction: a run would stop on them).)";
 
 const char* kFooter = R"(
 Exit codes: 0 ok, 1 other failure, 2 bad usage, 3 data error.)";
@@ -109,7 +112,7 @@ void printHuman(const nlohmann::ordered_json& r) {
   for (const auto& n : r["notes"]) std::cout << "note: " << n.get<std::string>() << "\n";
 }
 
-int inspectCommand(const std::string& spec, bool asJson) {
+int inspectCommand(const std::string& spec, bool asJson, double maxBadFraction) {
   auto parsed = data::parseDatasetSpec(spec);
   if (!parsed.ok()) return fail(parsed.error());
 
@@ -140,6 +143,11 @@ int inspectCommand(const std::string& spec, bool asJson) {
     const auto& info = (*ds)->info();
     r["splits"][split] = splitJson(info);
     for (const auto& p : info.problems) r["problems"].push_back(split + ": " + p);
+    const std::string refusal = data::unreadableRefusal(data::countUnreadable(**ds), maxBadFraction);
+    if (!refusal.empty()) {
+      r["ok"] = false;  // the run's own rule: the check refuses what the run would stop on
+      r["problems"].push_back(split + ": " + refusal);
+    }
     if (split == "train") trainClasses = info.class_names;
     else if (!trainClasses.empty() && trainClasses != info.class_names) {
       r["ok"] = false;
@@ -177,12 +185,17 @@ void addExportDataset(CLI::App& dataset, Commands& out) {
 void addInspect(CLI::App& dataset, Commands& out) {
   auto spec = std::make_shared<std::string>();
   auto asJson = std::make_shared<bool>(false);
+  auto maxBad = std::make_shared<double>(Config{}.data.max_bad_fraction);
   CLI::App* inspect = dataset.add_subcommand("inspect", kInspectAbout);
   inspect->add_option("spec", *spec, "fashion-mnist, idx:<dir>, cifar10:<dir> or folder:<dir>")
       ->type_name("SPEC")->required();
   inspect->add_flag("--json", *asJson, "print one JSON object (below)");
+  inspect->add_option("--max-bad-fraction", *maxBad,
+                      "the share of undecodable images a run allows (data.max_bad_fraction, default " +
+                          shortNumber(Config{}.data.max_bad_fraction) + ")")
+      ->type_name("F")->check(CLI::Range(0.0, 1.0));
   inspect->footer(kFooter);
-  out.push_back({inspect, [spec, asJson] { return inspectCommand(*spec, *asJson); }});
+  out.push_back({inspect, [spec, asJson, maxBad] { return inspectCommand(*spec, *asJson, *maxBad); }});
 }
 
 }  // namespace

@@ -129,6 +129,38 @@ class TestCliDataset : public QObject {
     QVERIFY(o["problems"].empty());
     QVERIFY(o["notes"][0].get<std::string>().find("data.val_fraction") != std::string::npos);
   }
+
+  // One image of 41 that cannot be decoded is more than the run skips (data.max_bad_fraction,
+  // 1 % by default): inspect refuses the folder with the run's reason (exit 3, a data error), and
+  // takes it where the share allowed covers it.
+  void undecodableImagesPastTheRunsShareAreRefused() {
+    QTemporaryDir tmp;
+    const QByteArray png = QByteArray::fromBase64(
+        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgABSK+kcQAAAABJRU5ErkJggg==");
+    for (const char* cls : {"cat", "dog"}) {
+      QDir().mkpath(tmp.filePath(QString::fromLatin1(cls)));
+      for (int i = 0; i < 20; ++i) {
+        QFile f(tmp.filePath(QStringLiteral("%1/%2.png").arg(QString::fromLatin1(cls)).arg(i)));
+        QVERIFY(f.open(QIODevice::WriteOnly) && f.write(png) == png.size());
+      }
+    }
+    QFile bad(tmp.filePath(QStringLiteral("cat/bad.png")));
+    QVERIFY(bad.open(QIODevice::WriteOnly) && bad.write("not a png") == 9);
+    bad.close();
+    const QString spec = QStringLiteral("folder:") + tmp.path();
+    const auto refused = runCli({QStringLiteral("dataset"), QStringLiteral("inspect"), spec, QStringLiteral("--json")});
+    const json r = json::parse(refused.out.toStdString(), nullptr, false);
+    QVERIFY2(r.is_object() && refused.rc == 3, refused.describe().constData());
+    QVERIFY(!r["ok"].get<bool>());
+    const std::string why = r["problems"].back().get<std::string>();
+    QVERIFY2(why.find("1 of 41 images cannot be read") != std::string::npos && why.find("bad.png") != std::string::npos &&
+                 why.find("data.max_bad_fraction") != std::string::npos,
+             why.c_str());
+    const auto allowed = runCli({QStringLiteral("dataset"), QStringLiteral("inspect"), spec, QStringLiteral("--json"),
+                                 QStringLiteral("--max-bad-fraction"), QStringLiteral("0.05")});
+    const json a = json::parse(allowed.out.toStdString(), nullptr, false);
+    QVERIFY2(a.is_object() && allowed.rc == 0 && a["ok"].get<bool>(), allowed.describe().constData());
+  }
 };
 
 QTEST_GUILESS_MAIN(TestCliDataset)

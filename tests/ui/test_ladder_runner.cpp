@@ -4,6 +4,7 @@
 // reason in words), and the Compare tab opens the ladder it wrote. Its Run ladder passes the
 // set-up's optim.lr_scaling as --lr-scaling, and the ladder plans the devices step with it.
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QSignalSpy>
 #include <QtTest/QtTest>
 
@@ -133,6 +134,7 @@ class TestLadderRunner : public QObject {
     model.setBaseline(base);
     CompareView view(&model);
     view.setLadderLrScaling([] { return QStringLiteral("linear"); });
+    view.findChild<QDoubleSpinBox*>(QStringLiteral("compareTarget"))->setValue(13.5);  // the Target set on the Compare tab
     LadderRunner* runner = view.ladderRunner();
     QSignalSpy finished(runner, &LadderRunner::finished);
     view.runLadder();
@@ -143,6 +145,12 @@ class TestLadderRunner : public QObject {
     // ... and the verdicts' threshold set on the Compare tab.
     const int effect = args.indexOf(QStringLiteral("--min-effect"));
     QVERIFY2(effect > 0 && args.value(effect + 1).toDouble() == 0.02, qPrintable(args.join(QLatin1Char(' '))));
+    // ... and its Target, not the ladder's own.
+    const int target = args.indexOf(QStringLiteral("--target-acc"));
+    QVERIFY2(target > 0 && args.value(target + 1).toDouble() == 0.135, qPrintable(args.join(QLatin1Char(' '))));
+    // Find fastest takes the same.
+    const QStringList tuneArgs = view.targetArguments();
+    QCOMPARE(tuneArgs, (QStringList{QStringLiteral("--target-acc"), QStringLiteral("0.135")}));
     // The ladder took it: its plan's devices step trains at the linearly scaled lr.
     QTRY_VERIFY_WITH_TIMEOUT(runner->plan().is_array() || !runner->isRunning(), 60000);
     const json plan = runner->plan();

@@ -29,9 +29,11 @@
 #include "runs/runs_model.h"
 #include "setup/json_fields.h"
 #include "setup/setup_panel.h"
+#include "setup/speedups_group.h"
 #include "ui_test_util.h"
 #include "window/main_window.h"
 #include "window/runs_panel.h"
+#include "wb/probe/record.h"
 #include "wb/proto/rundir.h"
 
 using nlohmann::json;
@@ -63,7 +65,8 @@ class TestMainWindow : public QObject {
     QTest::keyClicks(lr, QStringLiteral("0"));
     QVERIFY(!w.setup()->isValid());
     QVERIFY(!w.runAction()->isEnabled());
-    QVERIFY(w.setup()->errorsShown().contains(QStringLiteral("optim.lr: 0 \u2014 must be > 0")));
+    QVERIFY(w.setup()->errorsShown().contains(QStringLiteral("Learning rate: 0 \u2014 must be > 0")));
+    QVERIFY2(w.runAction()->toolTip().contains(QStringLiteral("Learning rate")), qPrintable(w.runAction()->toolTip()));
     QVERIFY(!w.runExperiment());
     QCOMPARE(w.runs()->rowCount(), 0);
   }
@@ -129,6 +132,60 @@ class TestMainWindow : public QObject {
         t::grabIfAsked(w, tag + QStringLiteral("-compare-") + QString::number(i), size);
       }
     }
+  }
+
+  // The probe's offer ("Use 0 workers") goes under the count: the set-up keeps the width of its
+  // pane at 1024x700, the workers row's Try vs baseline stays whole and in view, nothing is cut.
+  void anOfferDoesNotWidenTheSetUp() {
+    auto root = t::scratchRoot();
+    MainWindow w(t::windowOptions(root));
+    w.resize(1024, 700);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    json doc = w.setup()->configJson();
+    doc["speedups"]["workers"] = 2;
+    w.setup()->setConfigJson(doc);
+    wb::probe::ProbeResult probe;  // the loader is not the bottleneck: fewer workers are offered
+    probe.cores = 2;
+    probe.loader_batches_per_s = 10000;
+    probe.step_alone_ms = 10;
+    probe.rows = {{0, 100, 1.0, 1000, 9.0, 10.0}, {2, 100, 1.0, 1500, 0.5, 10.0}};
+    probe.recommended = 0;
+    w.setup()->speedups()->offerProbe(probe);
+    QVERIFY(!w.setup()->speedups()->useProbeButton()->isHidden());
+    QCOMPARE(w.setup()->speedups()->useProbeButton()->text(), QStringLiteral("Use 0 workers"));
+    auto* scroll = w.findChild<QScrollArea*>(QStringLiteral("setupScroll"));
+    QTRY_VERIFY2(w.setup()->width() <= scroll->viewport()->width(),
+                 qPrintable(QStringLiteral("set-up %1 px in a %2 px pane").arg(w.setup()->width()).arg(scroll->viewport()->width())));
+    auto* tryButton = w.setup()->findChild<QPushButton*>(QStringLiteral("try:workers"));
+    const QRect inPane(tryButton->mapTo(scroll->viewport(), QPoint(0, 0)), tryButton->size());
+    QVERIFY2(inPane.right() < scroll->viewport()->width(), qPrintable(QString::number(inPane.right())));
+    QCOMPARE(tryButton->text(), QStringLiteral("Try vs baseline"));
+    QVERIFY(tryButton->width() >= tryButton->sizeHint().width());
+    t::grabIfAsked(w, QStringLiteral("setup-offer-1024x700"), QSize(1024, 700));
+  }
+
+  // Use best says what it changes, field by field in the schema's words, before it changes it
+  // (here without the question), then says it again.
+  void useBestSaysWhatItChanges() {
+    auto root = t::scratchRoot();
+    auto options = t::windowOptions(root);
+    options.askBeforeUse = false;
+    MainWindow w(options);
+    json best = w.setup()->configJson();
+    best["name"] = "best-of-search";
+    best["speedups"]["workers"] = 2;
+    const QString path = root.filePath(QStringLiteral("best.json"));
+    QVERIFY(t::writeFile(path, QByteArray::fromStdString(best.dump())));
+    const QStringList changes = w.setupChanges(path);
+    QCOMPARE(changes.size(), 2);
+    QVERIFY2(changes.join(QLatin1Char('|')).contains(QStringLiteral("\u2192 \"best-of-search\"")), qPrintable(changes.join(QLatin1Char('|'))));
+    QVERIFY2(changes.join(QLatin1Char('|')).contains(QStringLiteral(": 0 \u2192 2")), qPrintable(changes.join(QLatin1Char('|'))));
+    for (const QString& c : changes) QVERIFY2(!c.startsWith(QStringLiteral("speedups.")), qPrintable(c));  // labels, not keys
+    w.useBest(path);
+    QCOMPARE(wb::ui::fieldValue(w.setup()->configJson(), QStringLiteral("speedups.workers")), json(2));
+    QVERIFY2(w.statusBar()->toolTip().contains(QStringLiteral("Use best changed")), qPrintable(w.statusBar()->toolTip()));
+    QVERIFY(w.setupChanges(path).isEmpty());
   }
 
   // Every shortcut does one thing (F5 was both Run and Refresh: Qt ran neither); F5 is Run.

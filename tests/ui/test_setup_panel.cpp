@@ -16,6 +16,7 @@
 #include "setup/speedups_group.h"
 #include "ui_test_util.h"
 #include "wb/common/choices.h"
+#include "wb/proto/config_json.h"
 
 using nlohmann::json;
 using wb::ui::SetupPanel;
@@ -145,11 +146,11 @@ class TestSetupPanel : public QObject {
     QTest::addColumn<QString>("path");
     QTest::addColumn<QString>("value");
     QTest::addColumn<QString>("errorLabel");
-    QTest::addColumn<QString>("message");  // what the core says, shown word for word
-    QTest::newRow("negative learning rate") << "optim.lr" << "-1" << "optim.lr" << "optim.lr: -1 \u2014 must be > 0";
+    QTest::addColumn<QString>("message");  // the core's words, the field named by its own label
+    QTest::newRow("negative learning rate") << "optim.lr" << "-1" << "optim.lr" << "Learning rate: -1 \u2014 must be > 0";
     QTest::newRow("learning rate not a number") << "optim.lr" << "fast" << "optim.lr"
-                                                << "optim.lr: \"fast\" \u2014 must be a number";
-    QTest::newRow("empty name") << "name" << "" << "name" << "name: \"\" \u2014 must not be empty";
+                                                << "Learning rate: \"fast\" \u2014 must be a number";
+    QTest::newRow("empty name") << "name" << "" << "name" << "Name: \"\" \u2014 must not be empty";
     // (a folder kind without its folder asks for one instead: aFolderKindAsksForItsFolder)
   }
   void invalidValueRefused() {
@@ -171,11 +172,16 @@ class TestSetupPanel : public QObject {
     QVERIFY(label->isVisibleTo(&panel));
     QCOMPARE(label->text(), message);
     QVERIFY(panel.errorsShown().contains(message));
+    // The field itself is outlined, and why Run is refused names it.
+    auto* field = panel.findChild<QWidget*>(path);
+    QVERIFY(field->styleSheet().contains(QStringLiteral("border")));
+    QVERIFY2(panel.whyNotValid().contains(message), qPrintable(panel.whyNotValid()));
 
     // Putting the default back clears the message and makes the set-up runnable again.
     panel.setConfigJson(wb::proto::configToJson(wb::Config{}));
     QVERIFY(panel.isValid());
     QVERIFY(!label->isVisibleTo(&panel));
+    QVERIFY(!field->styleSheet().contains(QStringLiteral("border")));
   }
 
   void unavailableTogglesAreDisabledWithReason() {
@@ -291,6 +297,102 @@ class TestSetupPanel : public QObject {
     auto* path = panel.findChild<QLineEdit*>(QStringLiteral("data.path"));
     QVERIFY(path->fontMetrics().horizontalAdvance(path->placeholderText()) < 200);
     QVERIFY(path->toolTip().contains(QStringLiteral("drop it on the window")));
+  }
+
+  // Where bf16 is emulated (no AVX-512 BF16 or AMX: capabilities say native false) the precision
+  // row says it is slower here and nothing in it recommends bf16; where it is native, neither.
+  // This machine's own answer, whichever CPU it is, then an emulating CPU's.
+  void precisionDoesNotRecommendEmulatedBf16() {
+    QProcess cli;
+    cli.start(wb::ui::test::cliPath(), {QStringLiteral("capabilities"), QStringLiteral("--json")});
+    QVERIFY(cli.waitForFinished(120000));
+    const json mine = json::parse(cli.readAllStandardOutput().toStdString(), nullptr, false);
+    QVERIFY(mine.is_object());
+    const json bf16 = mine["speedups"]["precision"]["values"]["bf16-mixed"];
+    const bool native = bf16.value("native", true);
+    SetupPanel panel;
+    panel.setCapabilities(mine);
+    const QString row = panel.speedups()->availabilityText(QStringLiteral("precision"));
+    QVERIFY2(row.contains(QStringLiteral("emulated")) == !native, qPrintable(row));
+    if (!native) QVERIFY2(!row.contains(QStringLiteral("use bf16")), qPrintable(row));
+
+    json emulating = cpuCapabilities();
+    emulating["speedups"]["precision"]["values"]["bf16-mixed"]["native"] = false;
+    panel.setCapabilities(emulating);
+    QVERIFY2(panel.speedups()->availabilityText(QStringLiteral("precision"))
+                 .contains(QStringLiteral("bf16 mixed is emulated on this CPU, slower than 32-bit")),
+             qPrintable(panel.speedups()->availabilityText(QStringLiteral("precision"))));
+  }
+
+  // A number typed outside its box's range refuses Run while it stands, naming the field by its
+  // label; leaving the box puts the last good value back and says so instead of doing it silently.
+  void aNumberTypedOutsideItsRangeIsRefused() {
+    SetupPanel panel;
+    panel.show();
+    panel.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&panel));
+    QVERIFY(drive(&panel, QStringLiteral("train.batch_size"), QStringLiteral("0")));
+    QVERIFY(!panel.isValid());
+    auto* label = panel.findChild<QLabel*>(QStringLiteral("error:train.batch_size"));
+    QCOMPARE(label->text(), QStringLiteral("Batch size: 0 \u2014 must be a number in 1..65536"));
+    QVERIFY2(panel.whyNotValid().startsWith(QStringLiteral("Fix Batch size: 0")), qPrintable(panel.whyNotValid()));
+    QVERIFY(panel.findChild<QWidget*>(QStringLiteral("train.batch_size"))->styleSheet().contains(QStringLiteral("border")));
+
+    panel.findChild<QWidget*>(QStringLiteral("name"))->setFocus();
+    QTRY_VERIFY(panel.isValid());
+    QCOMPARE(wb::ui::fieldNumber(panel.configJson(), QStringLiteral("train.batch_size"), 0), 64.0);
+    QVERIFY2(label->isVisibleTo(&panel) && label->text().contains(QStringLiteral("it went back to 64")), qPrintable(label->text()));
+  }
+
+  // A document's value outside the schema's range (epochs 99999999) is not clamped into the box
+  // silently: Run is refused with the range it violates until the field is edited.
+  void aDocumentValueOutsideTheRangeIsRefused() {
+    SetupPanel panel;
+    panel.show();
+    panel.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&panel));
+    json doc = wb::proto::configToJson(wb::Config{});
+    doc["train"]["epochs"] = 99999999;
+    panel.setConfigJson(doc);
+    QVERIFY(!panel.isValid());
+    QVERIFY2(panel.whyNotValid().contains(QStringLiteral("Epochs: 99999999 \u2014 must be in 1..1000000")),
+             qPrintable(panel.whyNotValid()));
+    QVERIFY(drive(&panel, QStringLiteral("train.epochs"), QStringLiteral("3")));
+    QVERIFY2(panel.isValid(), qPrintable(panel.whyNotValid()));
+  }
+
+  // One image of 41 that cannot be decoded is more than a run skips (data.max_bad_fraction 1 %):
+  // the check refuses the folder with that reason, as the run would stop; a set-up that allows
+  // 5 % takes it.
+  void aFolderWithTooManyCorruptImagesIsRefused() {
+    QTemporaryDir dir;
+    for (const char* cls : {"cat", "dog"}) {
+      QDir().mkpath(dir.filePath(QString::fromLatin1(cls)));
+      for (int i = 0; i < 20; ++i) {
+        QImage img(16, 16, QImage::Format_Grayscale8);
+        img.fill(cls[0] == 'c' ? 40 + i : 200 - i);
+        QVERIFY(img.save(dir.filePath(QStringLiteral("%1/%2.png").arg(QString::fromLatin1(cls)).arg(i))));
+      }
+    }
+    QVERIFY(wb::ui::test::writeFile(dir.filePath(QStringLiteral("cat/bad.png")), QByteArray("not a png at all")));
+    SetupPanel panel;
+    QSignalSpy checked(panel.dataset(), &wb::ui::DatasetPicker::checkFinished);
+    panel.setDatasetFolder(dir.path());
+    QVERIFY(checked.wait(120000));
+    if (panel.dataset()->checkText().startsWith(QStringLiteral("Could not check")))
+      QSKIP("workbench-cli dataset inspect could not run here");
+    QVERIFY(panel.dataset()->refused());
+    QVERIFY(!panel.isValid());
+    const QString why = panel.whyNotValid();
+    QVERIFY2(why.contains(QStringLiteral("1 of 41 images cannot be read")) && why.contains(QStringLiteral("bad.png")) &&
+                 why.contains(QStringLiteral("Unreadable samples allowed")),
+             qPrintable(why));
+
+    json doc = panel.configJson();
+    doc["data"]["max_bad_fraction"] = 0.05;
+    panel.setConfigJson(doc);
+    QVERIFY(checked.wait(120000));
+    QVERIFY2(panel.isValid(), qPrintable(panel.whyNotValid()));
   }
 
   // A folder the check finds unusable (it does not exist) refuses Run, as an invalid field does.

@@ -111,6 +111,16 @@ class TestWindowRuns : public QObject {
     QVERIFY2(out.startsWith(root.path()), qPrintable(out));  // into the runs folder the window shows
     QVERIFY(rungDirs.size() >= 2);
     for (const QString& dir : rungDirs) QTRY_VERIFY_WITH_TIMEOUT(w.runs()->findByDir(dir) != nullptr, 20000);
+    // The plots are not flooded: of the ladder's runs only the last one started is ticked; the
+    // runs list shows them as a group on request, and hides them all.
+    int ticked = 0;
+    for (const QString& dir : rungDirs) ticked += w.runs()->isShown(w.runs()->findByDir(dir));
+    QVERIFY2(ticked <= 1, qPrintable(QString::number(ticked)));
+    QVERIFY(!w.runsPanel()->experimentOf(w.runs()->findByDir(rungDirs.first())).isEmpty());
+    w.runsPanel()->showExperimentOf(w.runs()->findByDir(rungDirs.first()));
+    for (const QString& dir : rungDirs) QVERIFY(w.runs()->isShown(w.runs()->findByDir(dir)));
+    w.runsPanel()->hideAll();
+    QVERIFY(w.runs()->shownRuns().isEmpty());
     QVERIFY(!w.compare()->chart()->bars().bars.empty());
     // The speedup rows say what it measured at once (not "Not measured…" until the next run).
     auto ladderLines = [&w] {
@@ -125,6 +135,42 @@ class TestWindowRuns : public QObject {
     QCOMPARE(again.compare()->laddersOnDisk().value(0), out);
     auto* listed = again.compare()->findChild<QTableWidget*>(QStringLiteral("ladderTable"));
     QCOMPARE(listed->item(0, 0)->data(Qt::UserRole).toString(), out);
+  }
+
+  // After a restart every experiment in the runs folder is listed, tries and searches with the
+  // ladders, and a try's or a search's runs (at any depth of its folder) open as a group: listed,
+  // and the only ones on the plots besides the baseline.
+  void everyExperimentCanBeFoundAgain() {
+    auto root = t::scratchRoot();
+    const QString own = t::writeRunDir(root.path(), QStringLiteral("20261201-090000-own"), QStringLiteral("own"), QByteArray(), QStringLiteral("ok"));
+    const QString tryDir = root.filePath(QStringLiteral("20261201-100000-try-workers"));
+    const QString tuneDir = root.filePath(QStringLiteral("20261201-110000-tune"));
+    QDir().mkpath(tryDir);
+    QDir().mkpath(tuneDir + QStringLiteral("/finals/c1"));
+    QVERIFY(t::writeFile(tryDir + QStringLiteral("/try.json"), "{}"));
+    QVERIFY(t::writeFile(tuneDir + QStringLiteral("/tune.json"), "{}"));
+    QStringList tryRuns{t::writeRunDir(tryDir, QStringLiteral("pair-1-baseline"), QStringLiteral("base"), QByteArray(), QStringLiteral("ok")),
+                        t::writeRunDir(tryDir, QStringLiteral("pair-1-variant"), QStringLiteral("base + workers 2"), QByteArray(), QStringLiteral("ok"))};
+    const QString finalRun = t::writeRunDir(tuneDir + QStringLiteral("/finals/c1"), QStringLiteral("pair-1-variant"), QStringLiteral("c1"),
+                                            QByteArray(), QStringLiteral("ok"));
+    MainWindow w(t::windowOptions(root));
+    const auto found = w.compare()->experimentsOnDisk();
+    QStringList kinds;
+    for (const auto& [dir, kind] : found) kinds << QFileInfo(dir).fileName() + QLatin1Char(':') + kind;
+    QVERIFY2(kinds.contains(QStringLiteral("20261201-100000-try-workers:try")), qPrintable(kinds.join(QLatin1Char(' '))));
+    QVERIFY2(kinds.contains(QStringLiteral("20261201-110000-tune:search")), qPrintable(kinds.join(QLatin1Char(' '))));
+    Run* ownRun = w.runs()->findByDir(own);
+    QVERIFY(ownRun);
+    w.runs()->setShown(ownRun, true);
+
+    QCOMPARE(w.openExperimentRuns(tryDir), 2);
+    for (const QString& dir : tryRuns) QVERIFY(w.runs()->isShown(w.runs()->findByDir(dir)));
+    QVERIFY(!w.runs()->isShown(ownRun));
+    QCOMPARE(w.openExperimentRuns(tuneDir), 1);
+    QVERIFY(w.runs()->isShown(w.runs()->findByDir(finalRun)));
+    QVERIFY(!w.runs()->isShown(w.runs()->findByDir(tryRuns.first())));
+    // The runs list groups them by their experiment's folder.
+    QCOMPARE(w.runsPanel()->experimentOf(w.runs()->findByDir(finalRun)), tuneDir);
   }
 
   void killedLauncherShowsFailedAndWindowStaysUsable() {

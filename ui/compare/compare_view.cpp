@@ -11,6 +11,7 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QHash>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -117,6 +118,9 @@ CompareView::CompareView(RunsModel* model, QWidget* parent)
   summary_ = new QLabel(this);
   summary_->setObjectName(QStringLiteral("compareSummary"));
   summary_->setWordWrap(true);
+  // Three lines kept whatever it says: the tabs under it do not jump as a ladder's lines come and go.
+  summary_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+  summary_->setMinimumHeight(3 * summary_->fontMetrics().lineSpacing() + 4);
   layout->addWidget(summary_);
 
   // The table over one set of tabs: the chart first, with the whole width (beside another
@@ -145,6 +149,7 @@ CompareView::CompareView(RunsModel* model, QWidget* parent)
   tune_ = new TuneView(detailTabs_);
   detailTabs_->addTab(tune_, QStringLiteral("Fastest"));
   tune_->setConfigSource([this](QString* why) { return experimentFile(why); });  // as Run ladder's
+  tune_->setTargetSource([this] { return targetArguments(); });
   split->addWidget(detailTabs_);
   split->setChildrenCollapsible(false);
   // Three rows in view at least, under the header (a 1024x700 window left it two).
@@ -178,6 +183,9 @@ CompareView::CompareView(RunsModel* model, QWidget* parent)
   connect(table_, &QTableWidget::customContextMenuRequested, this, &CompareView::tableMenu);
   connect(ladderRunner_, &LadderRunner::progress, this, [this](const QString& line) {
     summary_->setText(QStringLiteral("Ladder (%1): %2").arg(ladderRunner_->progressText(), line));
+    // The tab counts what the header counts, at the same moment.
+    if (ladderRunner_->stepsPlanned() > 0)
+      setLadderTabText(QStringLiteral("Ladder %1/%2").arg(ladderRunner_->stepsDone()).arg(ladderRunner_->stepsPlanned()));
   });
   connect(ladderRunner_, &LadderRunner::finished, this, &CompareView::onLadderFinished);
   connect(ladderRunner_, &LadderRunner::planned, this, [this] {
@@ -196,8 +204,10 @@ CompareView::CompareView(RunsModel* model, QWidget* parent)
   connect(ladderTable_, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
     const QTableWidgetItem* item = ladderTable_->item(row, 0);
     const QString dir = item ? item->data(Qt::UserRole).toString() : QString();
+    const QString kind = item ? item->data(Qt::UserRole + 1).toString() : QString();
     QString error;
-    if (!dir.isEmpty() && !openLadder(dir, &error)) summary_->setText(error);
+    if (!dir.isEmpty() && kind != QLatin1String("ladder")) Q_EMIT openRunsRequested(dir);
+    else if (!dir.isEmpty() && !openLadder(dir, &error)) summary_->setText(error);
   });
 
   // A new question (other runs ticked, another baseline): the chart follows the table again.
@@ -359,30 +369,59 @@ QStringList CompareView::laddersOnDisk() const {
   return dirs;
 }
 
-// No ladder open: the ladders under the runs root, newest first (double-click opens one).
+QList<QPair<QString, QString>> CompareView::experimentsOnDisk() const {
+  if (runsRoot_.isEmpty()) return {};
+  static const QList<QPair<QString, QString>> kinds{{QStringLiteral("ladder.json"), QStringLiteral("ladder")},
+                                                    {QStringLiteral("try.json"), QStringLiteral("try")},
+                                                    {QStringLiteral("tune.json"), QStringLiteral("search")}};
+  QList<QPair<QFileInfo, QString>> found;
+  const QDir root(runsRoot_);
+  for (const QString& sub : root.entryList(QDir::Dirs | QDir::NoDotAndDotDot))
+    for (const auto& [file, kind] : kinds)
+      if (QFileInfo f(root.filePath(sub + QLatin1Char('/') + file)); f.isFile()) {
+        found.append({f, kind});
+        break;
+      }
+  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first.lastModified() > b.first.lastModified(); });
+  QList<QPair<QString, QString>> out;
+  for (const auto& [f, kind] : found) out.append({f.absolutePath(), kind});
+  return out;
+}
+
+// No ladder open: the experiments under the runs root, newest first (double-click opens one: a
+// ladder here, a try's or a search's runs as a group in the runs list).
 void CompareView::showLaddersOnDisk() {
-  const QStringList dirs = laddersOnDisk();
+  const auto found = experimentsOnDisk();
   ladderTable_->clear();
-  ladderTable_->setColumnCount(2);
-  ladderTable_->setHorizontalHeaderLabels({QStringLiteral("Ladders in the runs folder (double-click to open)"), QStringLiteral("Written")});
-  ladderTable_->setRowCount(dirs.isEmpty() ? 1 : int(dirs.size()));
-  if (dirs.isEmpty()) {
+  ladderTable_->setColumnCount(3);
+  ladderTable_->setHorizontalHeaderLabels({QStringLiteral("Experiments in the runs folder (double-click to open)"),
+                                           QStringLiteral("Kind"), QStringLiteral("Written")});
+  ladderTable_->setRowCount(found.isEmpty() ? 1 : int(found.size()));
+  if (found.isEmpty()) {
     auto* hint = new QTableWidgetItem(QStringLiteral("None yet: Run ladder measures the baseline, then each speedup added in turn."));
     hint->setFlags(Qt::ItemIsEnabled);
     ladderTable_->setItem(0, 0, hint);
   }
-  for (int r = 0; r < int(dirs.size()); ++r) {
-    auto* name = new QTableWidgetItem(QFileInfo(dirs[r]).fileName());
-    name->setData(Qt::UserRole, dirs[r]);
-    name->setToolTip(dirs[r]);
-    name->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
-    auto* when = new QTableWidgetItem(QFileInfo(dirs[r] + QStringLiteral("/ladder.json")).lastModified().toString(QStringLiteral("yyyy-MM-dd HH:mm")));
-    when->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
-    ladderTable_->setItem(r, 0, name);
-    ladderTable_->setItem(r, 1, when);
+  static const QHash<QString, QString> files{{QStringLiteral("ladder"), QStringLiteral("ladder.json")},
+                                             {QStringLiteral("try"), QStringLiteral("try.json")},
+                                             {QStringLiteral("search"), QStringLiteral("tune.json")}};
+  for (int r = 0; r < int(found.size()); ++r) {
+    const auto& [dir, kind] = found[r];
+    auto* name = new QTableWidgetItem(QFileInfo(dir).fileName());
+    name->setData(Qt::UserRole, dir);
+    name->setData(Qt::UserRole + 1, kind);
+    name->setToolTip(kind == QLatin1String("ladder") ? dir : dir + QStringLiteral("\nDouble-click: its runs in the runs list, on the plots"));
+    auto* kindItem = new QTableWidgetItem(kind);
+    auto* when = new QTableWidgetItem(QFileInfo(QDir(dir).filePath(files.value(kind))).lastModified().toString(QStringLiteral("yyyy-MM-dd HH:mm")));
+    int c = 0;
+    for (auto* item : {name, kindItem, when}) {
+      item->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
+      ladderTable_->setItem(r, c++, item);
+    }
   }
   ladderTable_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
   ladderTable_->resizeColumnToContents(1);
+  ladderTable_->resizeColumnToContents(2);
 }
 
 // A running ladder: every step of its plan with where it stands (waiting, running, its status).
@@ -475,6 +514,11 @@ QString CompareView::experimentFile(QString* why) const {
   return QString();
 }
 
+QStringList CompareView::targetArguments() const {
+  if (target_->value() <= 0) return {};  // auto: each command's own default
+  return {QStringLiteral("--target-acc"), QString::number(target_->value() / 100.0, 'g', 10)};
+}
+
 void CompareView::runLadder() {
   QString why;
   const QString config = experimentFile(&why);
@@ -484,15 +528,23 @@ void CompareView::runLadder() {
     return;
   }
   QStringList args{QStringLiteral("--config"), config};
-  // Into the runs folder the window shows (the Ladder tab lists it there after a restart).
-  if (!runsRoot_.isEmpty())
-    args << QStringLiteral("--out")
-         << QDir(runsRoot_).filePath(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")) + QStringLiteral("-ladder"));
   // The set-up's lr scaling rule when it has one; "none" lets the ladder pick by the optimiser
   // (linear for SGD, sqrt for Adam), so its devices step compares at equal accuracy.
   if (const QString rule = ladderLrScaling_ ? ladderLrScaling_() : QString(); !rule.isEmpty() && rule != QLatin1String("none"))
     args << QStringLiteral("--lr-scaling") << rule;
   args << QStringLiteral("--min-effect") << QString::number(minEffect_->value() / 100.0);  // the verdicts' threshold, as here
+  args << targetArguments();
+  // A ladder cut short on the same experiment and options is continued, as the CLI does with its
+  // folder; else a new one, into the runs folder the window shows (listed there after a restart).
+  const CutExperiment asked{QString(), args.mid(2), readAll(config)};  // the config by its content, not its path
+  const bool continuing = cutLadder_.continues(asked);
+  const QString out = continuing ? cutLadder_.dir
+                      : runsRoot_.isEmpty()
+                          ? QString()
+                          : QDir(runsRoot_).filePath(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")) + QStringLiteral("-ladder"));
+  cutLadder_ = asked;
+  cutLadder_.dir = out;
+  if (!out.isEmpty()) args << QStringLiteral("--out") << out;
   ladderRunning_ = true;
   livePlan_ = nlohmann::json::array();
   ladderRunner_->start(locateCli(), args);
@@ -500,11 +552,14 @@ void CompareView::runLadder() {
   stopLadderButton_->setEnabled(true);
   ladderButton_->hide();
   stopLadderButton_->show();
-  summary_->setText(QStringLiteral("Ladder: starting…"));
+  summary_->setText(continuing ? QStringLiteral("Ladder: continuing the one cut short in %1 (its finished pairs are kept)…").arg(out)
+                               : QStringLiteral("Ladder: starting…"));
 }
 
 void CompareView::onLadderFinished(const QString& outDir, bool cancelled, const QString& error) {
   ladderRunning_ = false;
+  if (!cancelled || outDir.isEmpty()) cutLadder_ = {};  // only a cut ladder is continued
+  else cutLadder_.dir = outDir;
   setLadderTabText(QStringLiteral("Ladder"));
   ladderButton_->setEnabled(true);
   stopLadderButton_->setEnabled(false);
@@ -513,7 +568,8 @@ void CompareView::onLadderFinished(const QString& outDir, bool cancelled, const 
   QString loadError;
   const bool opened = !outDir.isEmpty() && QFileInfo::exists(QDir(outDir).filePath(QStringLiteral("ladder.json"))) &&
                       openLadder(outDir, &loadError);
-  QString text = cancelled ? QStringLiteral("Ladder cancelled; the steps that finished are shown.")
+  QString text = cancelled ? QStringLiteral("Ladder cancelled; the steps that finished are shown. Run ladder on the same "
+                                           "experiment continues it.")
                  : error.isEmpty() ? QStringLiteral("Ladder finished: %1").arg(outDir)
                                    : error;
   if (!opened && !loadError.isEmpty()) text += QStringLiteral("\n") + loadError;

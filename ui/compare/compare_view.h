@@ -25,6 +25,7 @@
 #include <memory>
 #include <optional>
 
+#include "compare/ladder_runner.h"
 #include "wb/ladder/ladder.h"
 #include "wb/report/report.h"
 
@@ -68,6 +69,9 @@ class CompareView : public QWidget {
   // (its "none" leaves the ladder's default: linear for SGD, sqrt for Adam).
   void runLadder();
   void setLadderLrScaling(std::function<QString()> source) { ladderLrScaling_ = std::move(source); }
+  // The Target set here as the CLI takes it ("--target-acc 0.135"); empty on auto. Run ladder,
+  // Find fastest and Try vs baseline pass it, so they measure to the target shown here.
+  QStringList targetArguments() const;
   // The experiment file Run ladder and Find fastest start from ("" with the reason in *why); ""
   // and no reason, or no source: the baseline's config.json. The window's: the set-up's when it
   // runs Your script.
@@ -77,6 +81,9 @@ class CompareView : public QWidget {
   // The ladders found under the runs root (folders holding a ladder.json), newest first: what the
   // Ladder tab lists while none is open.
   QStringList laddersOnDisk() const;
+  // Every experiment under the runs root, newest first: ladders (ladder.json), tries (try.json)
+  // and searches (tune.json), as (folder, kind: "ladder" | "try" | "search").
+  QList<QPair<QString, QString>> experimentsOnDisk() const;
   LadderRunner* ladderRunner() const { return ladderRunner_; }
   // The "Fastest" tab: Find fastest (workbench-cli tune) and its result.
   TuneView* tuneView() const { return tune_; }
@@ -93,6 +100,8 @@ class CompareView : public QWidget {
 
  Q_SIGNALS:
   void canExportChanged(bool canExport);
+  // A try or a search was opened from the list: the window lists its runs and shows them as a group.
+  void openRunsRequested(const QString& experimentDir);
 
  protected:
   void changeEvent(QEvent* event) override;  // a theme change recolours the verdicts
@@ -131,6 +140,7 @@ class CompareView : public QWidget {
   WhatIfView* whatIf_;                                   // the early-stopping what-if tab
   LadderRunner* ladderRunner_;
   TuneView* tune_ = nullptr;
+  CutExperiment cutLadder_;  // the last ladder started: continued by Run ladder while cut
   std::function<QString()> ladderLrScaling_;
   std::function<QString(QString* why)> experimentSource_;
   QString experimentFile(QString* why) const;

@@ -1,5 +1,8 @@
 #include "compare/ladder_runner.h"
 
+#include <QFile>
+#include <QFileInfo>
+
 #include "runs/run_process.h"
 #include "wb/proto/event_types.h"
 #include "wb/proto/experiment_events.h"
@@ -9,6 +12,15 @@
 
 namespace wb::ui {
 using nlohmann::json;
+
+bool CutExperiment::continues(const CutExperiment& asked) const {
+  return !dir.isEmpty() && QFileInfo(dir).isDir() && args == asked.args && config == asked.config;
+}
+
+QByteArray readAll(const QString& path) {
+  QFile f(path);
+  return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
 
 LadderRunner::LadderRunner(QObject* parent, const QString& command) : QObject(parent), command_(command) {}
 

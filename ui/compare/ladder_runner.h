@@ -11,6 +11,7 @@
 // run and write what it measured (a cut pair gives nothing; the same command continues it).
 //
 // Thread affinity: GUI thread.
+#include <QByteArray>
 #include <QElapsedTimer>
 #include <QObject>
 #include <QSet>
@@ -22,6 +23,18 @@
 namespace wb::ui {
 
 class RunProcess;
+
+// An experiment a runner started: its folder, its arguments but --out, and its config file's
+// bytes. One cut short is continued by the same command on the same experiment and options
+// (the CLI's rule: the same --out continues it); anything else starts a new one.
+struct CutExperiment {
+  QString dir;
+  QStringList args;
+  QByteArray config;
+  bool continues(const CutExperiment& asked) const;
+};
+// A file's bytes ("" when it cannot be read).
+QByteArray readAll(const QString& path);
 
 class LadderRunner : public QObject {
   Q_OBJECT

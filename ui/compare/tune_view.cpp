@@ -94,13 +94,20 @@ bool TuneView::findFastest() {
     summary_->setText(why.isEmpty() ? QStringLiteral("Set a baseline first: the search starts from its experiment.") : why);
     return false;
   }
-  dir_ = QDir(runsRoot_.isEmpty() ? QDir::homePath() : runsRoot_)
-             .filePath(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")) + QStringLiteral("-tune"));
-  const QStringList args{QStringLiteral("--config"), config, QStringLiteral("--out"), dir_, QStringLiteral("--budget"),
-                         QString::number(budget_->value()) + QLatin1Char('m')};
-  runner_->start(locateCli(), args + searchArgs_);
+  const QStringList options = QStringList{QStringLiteral("--budget"), QString::number(budget_->value()) + QLatin1Char('m')} +
+                              searchArgs_ + (targetSource_ ? targetSource_() : QStringList());
+  // A search cut short on the same experiment and options is continued in its folder (the CLI's rule).
+  const CutExperiment asked{QString(), options, readAll(config)};
+  const bool continuing = cut_.continues(asked);
+  dir_ = continuing ? cut_.dir
+                    : QDir(runsRoot_.isEmpty() ? QDir::homePath() : runsRoot_)
+                          .filePath(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")) + QStringLiteral("-tune"));
+  cut_ = asked;
+  cut_.dir = dir_;
+  runner_->start(locateCli(), QStringList{QStringLiteral("--config"), config, QStringLiteral("--out"), dir_} + options);
   setRunning(true);
-  summary_->setText(QStringLiteral("Searching: starting…"));
+  summary_->setText(continuing ? QStringLiteral("Searching: continuing the search cut short in %1 (its finished trials and pairs are kept)…").arg(dir_)
+                               : QStringLiteral("Searching: starting…"));
   return true;
 }
 
@@ -132,10 +139,11 @@ bool TuneView::open(const QString& dir, QString* error) {
 
 void TuneView::onFinished(const QString& outDir, bool cancelled, const QString& error) {
   setRunning(false);
+  if (!cancelled || outDir.isEmpty()) cut_ = {};  // only a cut search is continued
   QString openError;
   const bool shown = !outDir.isEmpty() && open(outDir, &openError);
   if (cancelled) summary_->setText(summary_->text() + QStringLiteral("\nStopped: the trials and pairs that finished are kept; Find fastest "
-                                                                      "on the same experiment starts a new search (workbench-cli tune --out %1 continues this one).")
+                                                                      "on the same experiment and budget continues this search in %1.")
                                                           .arg(outDir));
   else if (!error.isEmpty()) summary_->setText(error + (shown ? QStringLiteral("\n") + summary_->text() : QString()));
   Q_EMIT status(cancelled ? QStringLiteral("Find fastest stopped.") : error.isEmpty() ? QStringLiteral("Find fastest finished.") : error);

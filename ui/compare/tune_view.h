@@ -12,6 +12,8 @@
 #include <QStringList>
 #include <QWidget>
 
+#include "compare/ladder_runner.h"
+
 #include <functional>
 
 class QLabel;
@@ -30,6 +32,8 @@ class TuneView : public QWidget {
 
   // What to search from: the config file (empty: none, with the reason in *why).
   void setConfigSource(std::function<QString(QString* why)> source) { configSource_ = std::move(source); }
+  // The target's arguments ("--target-acc 0.135", or none on auto), asked at each search's start.
+  void setTargetSource(std::function<QStringList()> source) { targetSource_ = std::move(source); }
   void setRunsRoot(const QString& root) { runsRoot_ = root; }
   // More `tune` options after the window's own (--only, --max-pairs ...: a narrower search).
   void setSearchArguments(const QStringList& args) { searchArgs_ = args; }
@@ -54,6 +58,8 @@ class TuneView : public QWidget {
 
   LadderRunner* runner_;
   std::function<QString(QString*)> configSource_;
+  std::function<QStringList()> targetSource_;
+  CutExperiment cut_;  // the last search started: continued by Find fastest while cut
   QString runsRoot_, dir_;
   QStringList searchArgs_;
   QPushButton* find_;

@@ -173,6 +173,7 @@ void DatasetPicker::readFrom(const json& doc) {
     path_->clear();
   }
   setPathVisible(kind_->currentIndex() != 0);
+  maxBadFraction_ = configNumber(doc, QStringLiteral("data.max_bad_fraction"));
   limitTrain_->setValue(int(configNumber(doc, QStringLiteral("data.limit_train"))));
   limitVal_->setValue(int(configNumber(doc, QStringLiteral("data.limit_val"))));
   {
@@ -193,7 +194,7 @@ void DatasetPicker::writeTo(json& doc) const {
 
 QString DatasetPicker::refusal() const {
   if (const QString p = holdOutProblem(); !p.isEmpty()) return p;
-  if (checkState_ == 0 && refused_) return QStringLiteral("The dataset cannot be read: ") + check_->text().section(QLatin1Char('\n'), 0, 0);
+  if (checkState_ == 0 && refused_) return QStringLiteral("The dataset cannot be read: ") + refusalText_;
   return {};
 }
 
@@ -244,7 +245,7 @@ void DatasetPicker::takeSplits(const json& doc) {
 }
 
 void DatasetPicker::scheduleCheck() {
-  if (spec() == checkedSpec_ && checkState_ >= 0) return;
+  if (checkKey() == checkedSpec_ && checkState_ >= 0) return;
   if (query_) query_->cancel();
   checkState_ = -1;
   refused_ = false;
@@ -258,12 +259,18 @@ void DatasetPicker::scheduleCheck() {
   checkSoon_.start();
 }
 
+QString DatasetPicker::checkKey() const { return spec() + QLatin1Char('\n') + QString::number(maxBadFraction_); }
+
+// `dataset inspect` with the run's own share of undecodable images allowed: the check refuses
+// what the run would stop on.
 void DatasetPicker::runCheck() {
-  const QString s = spec();
+  const QString s = checkKey();
+  QStringList args{QStringLiteral("dataset"), QStringLiteral("inspect"), spec(), QStringLiteral("--json")};
+  if (maxBadFraction_ >= 0) args << QStringLiteral("--max-bad-fraction") << QString::number(maxBadFraction_, 'g', 17);
   query_ = CliQuery::run(
-      this, {QStringLiteral("dataset"), QStringLiteral("inspect"), s, QStringLiteral("--json")}, true,
+      this, args, true,
       [this, s](const json& doc, const QString&, const QString& error) {
-        if (s != spec()) return;  // the user moved on
+        if (s != checkKey()) return;  // the user moved on
         checkedSpec_ = s;
         showCheck(doc, error);
       },
@@ -323,6 +330,8 @@ void DatasetPicker::showCheck(const json& doc, const QString& error) {
   check_->setText(text.isEmpty() ? QStringLiteral("The dataset could not be read.") : text);
   checkState_ = ok ? 1 : 0;
   refused_ = !ok;
+  // The problem that refuses it comes last (a missing folder, classes that differ, too many unreadable images).
+  refusalText_ = problems.isEmpty() ? check_->text().section(QLatin1Char('\n'), 0, 0) : problems.last();
   const int heldBefore = holdOut_->value();
   takeSplits(doc);
   showHoldOut();

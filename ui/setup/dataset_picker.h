@@ -62,6 +62,7 @@ class DatasetPicker : public QWidget {
   void browse();
   void scheduleCheck();
   void runCheck();
+  QString checkKey() const;
   void showCheck(const nlohmann::json& doc, const QString& error);
   void takeSplits(const nlohmann::json& doc);
   QString holdOutProblem() const;
@@ -85,8 +86,10 @@ class DatasetPicker : public QWidget {
   bool holdOutByUs_ = false;  // the hold-out was set for a folder without a test split
   QTimer checkSoon_;
   QPointer<CliQuery> query_;
-  QString checkedSpec_;
+  QString checkedSpec_;       // the spec and allowed share the last check was asked for
+  double maxBadFraction_ = -1;  // data.max_bad_fraction of the document read (-1: the CLI's default)
   int checkState_ = -1;
+  QString refusalText_;  // why the last check refused the dataset
   bool refused_ = false;
 };
 

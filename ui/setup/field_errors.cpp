@@ -1,8 +1,11 @@
 #include "setup/field_errors.h"
 
+#include <QFormLayout>
 #include <QLabel>
 #include <QPalette>
 #include <QWidget>
+
+#include "wb/common/config_schema.h"
 
 namespace wb::ui {
 
@@ -38,14 +41,57 @@ QLabel* FieldErrors::labelFor(const std::string& path) const {
   return general_;
 }
 
+// The input whose objectName is the path, beside its error label.
+QWidget* FieldErrors::fieldOf(const QString& path) const {
+  QString p = aliases_.value(path, path);
+  QLabel* l = labels_.value(p);
+  return l && l->parentWidget() ? l->parentWidget()->findChild<QWidget*>(p) : nullptr;
+}
+
+QString FieldErrors::fieldLabel(const QString& path) const {
+  // The form's label when the field is the form's own (a box sharing a row is named by the schema).
+  if (QWidget* w = fieldOf(path); w && w->parentWidget())
+    if (auto* form = qobject_cast<QFormLayout*>(w->parentWidget()->layout()))
+      if (auto* label = qobject_cast<QLabel*>(form->labelForField(w)); label && !label->text().isEmpty())
+        return label->text().remove(QLatin1Char('&'));
+  if (const FieldSpec* spec = findFieldSpec(path.toStdString())) return QString::fromUtf8(spec->label);
+  return path;
+}
+
+QString FieldErrors::message(const FieldError& e) const {
+  return fieldLabel(QString::fromStdString(e.path)) + QStringLiteral(": ") + QString::fromStdString(e.value) +
+         QStringLiteral(" \u2014 ") + QString::fromStdString(e.allowed);
+}
+
+// A red frame on the input itself, so the field is found without reading every message.
+void FieldErrors::outline(QWidget* field, bool on) {
+  if (!field) return;
+  const char* kBefore = "wbStyleBeforeError";
+  if (on && !field->property(kBefore).isValid()) field->setProperty(kBefore, field->styleSheet());
+  if (!on && field->property(kBefore).isValid()) {
+    field->setStyleSheet(field->property(kBefore).toString());
+    field->setProperty(kBefore, QVariant());
+    return;
+  }
+  if (on)
+    field->setStyleSheet(QStringLiteral("%1 { border: 2px solid %2; border-radius: 3px; }")
+                             .arg(QString::fromLatin1(field->metaObject()->className()), errorColor(field)));
+}
+
 void FieldErrors::show(const std::vector<FieldError>& errors) {
   QHash<QLabel*, QStringList> texts;
   shown_.clear();
+  QList<QPointer<QWidget>> outlined;
   for (const auto& e : errors) {
-    const QString msg = QString::fromStdString(e.str());
+    const QString msg = message(e);
     shown_ << msg;
     if (QLabel* l = labelFor(e.path)) texts[l] << msg;
+    if (QWidget* f = fieldOf(QString::fromStdString(e.path))) outlined << f;
   }
+  for (const auto& f : outlined_)
+    if (!outlined.contains(f)) outline(f, false);
+  for (const auto& f : outlined) outline(f, true);
+  outlined_ = outlined;
   auto apply = [&](QLabel* l) {
     if (!l) return;
     const QStringList t = texts.value(l);
@@ -65,6 +111,7 @@ QLabel* FieldErrors::visibleLabel(const QString& path) const {
 void FieldErrors::updateColors() {
   for (const auto& l : labels_)
     if (l) l->setStyleSheet(QStringLiteral("color: %1;").arg(errorColor(l->parentWidget())));
+  for (const auto& f : outlined_) outline(f, true);
   if (general_) general_->setStyleSheet(QStringLiteral("color: %1;").arg(errorColor(general_->parentWidget())));
 }
 

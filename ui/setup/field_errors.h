@@ -1,6 +1,8 @@
 #pragma once
-// Shows configErrors next to the widgets they belong to, word for word. Each field registers a
-// hidden label under its widget; an error whose path has no label goes to a general label.
+// Shows configErrors next to the widgets they belong to. Each field registers a hidden label
+// under its widget; an error whose path has no label goes to a general label. A message names
+// the field by the words beside it in its form (else the schema's label), and the field itself
+// (the widget whose objectName is the path) is outlined while it has one.
 //
 // Thread affinity: GUI thread. The labels belong to the widgets' layouts.
 #include <QHash>
@@ -26,8 +28,10 @@ class FieldErrors {
   void addAlias(const QString& alias, const QString& path);
   void setGeneralLabel(QLabel* label) { general_ = label; }
 
-  // Shows each error as FieldError::str() under its field; clears the others.
+  // Shows each error as "<label>: <value> — <allowed>" under its field; clears the others.
   void show(const std::vector<FieldError>& errors);
+  // The words a user sees for `path` (a config path): its form label, else the schema's, else the path.
+  QString fieldLabel(const QString& path) const;
   // The messages shown now, in order.
   const QStringList& shown() const { return shown_; }
   // Recolours the labels for the current palette (dark or light).
@@ -40,11 +44,15 @@ class FieldErrors {
 
  private:
   QLabel* labelFor(const std::string& path) const;
+  QWidget* fieldOf(const QString& path) const;
+  QString message(const FieldError& e) const;
+  void outline(QWidget* field, bool on);
 
   QHash<QString, QPointer<QLabel>> labels_;
   QHash<QString, QString> aliases_;
   QPointer<QLabel> general_;
   QStringList shown_;
+  QList<QPointer<QWidget>> outlined_;
 };
 
 }  // namespace wb::ui

@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "runs/cli.h"
 #include "setup/dataset_picker.h"
@@ -29,6 +30,7 @@
 #include "setup/schema_range.h"
 #include "setup/speedups_group.h"
 #include "wb/common/choices.h"
+#include "wb/common/config_schema.h"
 #include "wb/common/paths.h"
 #include "wb/proto/command_template.h"
 #include "wb/proto/config_json.h"
@@ -238,14 +240,48 @@ void SetupPanel::connectProbe() {
   connect(this, &SetupPanel::changed, probeReload_, qOverload<>(&QTimer::start));
 }
 
-// In a scrolling panel the wheel scrolls: a spin box or combo changes only once focused.
+// In a scrolling panel the wheel scrolls: a spin box or combo changes only once focused. A
+// number typed outside a box's range is checked as typed (Run refused, the field named).
 void SetupPanel::scrollSafeInputs() {
   for (QWidget* w : findChildren<QWidget*>()) {
     if (qobject_cast<QAbstractSpinBox*>(w) || qobject_cast<QComboBox*>(w)) {
       w->setFocusPolicy(Qt::StrongFocus);
       w->installEventFilter(this);
     }
+    // The box's own editor: QSpinBox::textChanged stays silent while the text is out of range.
+    auto* edit = qobject_cast<QAbstractSpinBox*>(w) ? w->findChild<QLineEdit*>() : nullptr;
+    if (edit)
+      connect(edit, &QLineEdit::textChanged, this, [this, w, edit] {
+        if (w->hasFocus() || edit->hasFocus()) clamped_.remove(w->objectName());  // the user's own value now
+        validate();
+      });
   }
+}
+
+// A config field's box whose text is not a value it takes (typed "0" in Batch size): what it
+// holds, the range it takes, and on leaving it, the value it went back to.
+std::optional<FieldError> SetupPanel::typedOutOfRange(QAbstractSpinBox* box) const {
+  if (!findFieldSpec(box->objectName().toStdString()) || !box->isEnabled() || box->hasAcceptableInput()) return std::nullopt;
+  QString range, text;  // in the schema's words: "1..65536"
+  if (auto* s = qobject_cast<QSpinBox*>(box)) {
+    range = QStringLiteral("%1..%2").arg(s->minimum()).arg(s->maximum());
+    text = s->cleanText();
+  } else if (auto* d = qobject_cast<QDoubleSpinBox*>(box)) {
+    range = QStringLiteral("%1..%2").arg(QString::number(d->minimum(), 'g', 6), QString::number(d->maximum(), 'g', 6));
+    text = d->cleanText();
+  }
+  return FieldError{box->objectName().toStdString(), text.toStdString(), "must be a number in " + range.toStdString()};
+}
+
+void SetupPanel::noteRevert(QAbstractSpinBox* box) {
+  auto e = typedOutOfRange(box);
+  if (!e) return;
+  // Qt puts the last good value back on leaving the box: say so, rather than change it silently.
+  QString kept;
+  if (auto* s = qobject_cast<QSpinBox*>(box)) kept = QString::number(s->value());
+  else if (auto* d = qobject_cast<QDoubleSpinBox*>(box)) kept = QString::number(d->value(), 'g', 6);
+  e->allowed += "; it went back to " + kept.toStdString();
+  reverted_[box->objectName()] = *e;
 }
 
 // optim.lr_scaling (a combo from wb::lrScalingChoices, each value's help as its tooltip) and
@@ -274,6 +310,9 @@ QWidget* SetupPanel::lrScalingRow(QWidget* parent) {
 QString SetupPanel::lrScaling() const { return lrScaling_->currentData().toString(); }
 
 bool SetupPanel::eventFilter(QObject* watched, QEvent* event) {
+  if (event->type() == QEvent::FocusOut)
+    if (auto* box = qobject_cast<QAbstractSpinBox*>(watched)) noteRevert(box);
+  if (event->type() == QEvent::FocusIn) reverted_.remove(watched->objectName());
   if (event->type() == QEvent::Wheel) {
     auto* w = qobject_cast<QWidget*>(watched);
     if (w && !w->hasFocus()) {
@@ -355,6 +394,7 @@ void SetupPanel::setConfigJson(const json& input) {
   if (input.is_object()) doc.merge_patch(input);
   doc.erase(proto::kCommandKey);  // not a config field: the Your script field holds it
   base_ = doc;
+  reverted_.clear();
   {
     const QSignalBlocker b0(command_), b1(name_), b2(seed_), b3(model_), b4(scriptPath_), b5(optim_), b6(lr_), b7(momentum_),
         b8(weightDecay_), b9(schedule_), b10(warmup_), b11(batch_), b12(epochs_), b13(maxSteps_), b14(lrScaling_),
@@ -385,6 +425,10 @@ void SetupPanel::setConfigJson(const json& input) {
   }
   dataset_->readFrom(doc);
   speedups_->readFrom(doc);
+  // A box holds its range only: a document's value outside it stays refused until the field is edited.
+  clamped_.clear();
+  for (const FieldError& e : proto::configErrors(doc))
+    if (findChild<QAbstractSpinBox*>(QString::fromStdString(e.path))) clamped_.insert(QString::fromStdString(e.path), e);
   onModelChanged();
   onOptimChanged();
   pristine_ = false;
@@ -504,7 +548,14 @@ void SetupPanel::validate() {
   if (needsFolder)
     errors.erase(std::remove_if(errors.begin(), errors.end(), [](const FieldError& e) { return e.path == "data.dataset"; }),
                  errors.end());
-  errors_.show(errors);
+  for (QAbstractSpinBox* box : findChildren<QAbstractSpinBox*>())
+    if (auto typed = typedOutOfRange(box)) errors.push_back(*typed);
+  for (const FieldError& e : clamped_)
+    if (std::none_of(errors.begin(), errors.end(), [&](const FieldError& o) { return o.path == e.path; })) errors.push_back(e);
+  refusedCount_ = int(errors.size());
+  std::vector<FieldError> shown = errors;
+  for (const FieldError& note : reverted_) shown.push_back(note);  // said, not refused: the box holds a good value
+  errors_.show(shown);
   showEarlyStoppingCaveat();
   revealFocusedError();
   // Invalid fields, a folder still to pick, or a dataset its check found unusable: a run would fail.
@@ -517,7 +568,9 @@ void SetupPanel::validate() {
 
 QString SetupPanel::whyNotValid() const {
   if (valid_) return {};
-  if (!errors_.shown().isEmpty()) return QStringLiteral("Fix the fields marked in red first.");
+  if (const QStringList shown = errors_.shown().mid(0, refusedCount_); !shown.isEmpty())  // not the notes after them
+    return QStringLiteral("Fix %1").arg(shown.first()) +
+           (shown.size() > 1 ? QStringLiteral("\n(and %1 more marked in red)").arg(shown.size() - 1) : QString());
   if (dataset_->needsFolder()) return QStringLiteral("Pick the dataset folder first.");
   return dataset_->refusal();
 }

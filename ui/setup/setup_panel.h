@@ -16,7 +16,10 @@
 #include <QTimer>
 #include <QWidget>
 
+#include <QHash>
+
 #include <map>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -24,6 +27,7 @@
 #include "setup/field_errors.h"
 #include "wb/ladder/speedup_effects.h"
 
+class QAbstractSpinBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QFormLayout;
@@ -112,6 +116,8 @@ class SetupPanel : public QWidget {
   void connectFields();
   void connectProbe();
   void scrollSafeInputs();
+  std::optional<FieldError> typedOutOfRange(QAbstractSpinBox* box) const;
+  void noteRevert(QAbstractSpinBox* box);
   void validate();
   void showEarlyStoppingCaveat();
   void revealFocusedError();
@@ -131,6 +137,9 @@ class SetupPanel : public QWidget {
   QTimer* probeReload_;
   ProbeRunner* probe_;
   FieldErrors errors_;
+  QHash<QString, FieldError> reverted_;  // a box left with a value it does not take, by path
+  QHash<QString, FieldError> clamped_;   // a document's value outside its box's range, by path
+  int refusedCount_ = 0;                 // of the messages shown, those that refuse Run (the notes follow)
   bool valid_ = true;
   bool pristine_ = true;  // untouched default experiment: capabilities may tune it
   QLineEdit* name_;

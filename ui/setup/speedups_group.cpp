@@ -101,8 +101,10 @@ void SpeedupsGroup::addHeader() {
 QWidget* SpeedupsGroup::workersBox() {
   auto* box = new QWidget(this);
   box->setObjectName(QStringLiteral("speedups.workers.box"));
-  auto* boxLayout = new QHBoxLayout(box);
+  // The offer goes under the count, not beside it: the row keeps its width whatever it says.
+  auto* boxLayout = new QGridLayout(box);
   boxLayout->setContentsMargins(0, 0, 0, 0);
+  boxLayout->setVerticalSpacing(2);
   workers_ = new QSpinBox(box);
   workers_->setObjectName(QStringLiteral("speedups.workers"));
   setSchemaRange(workers_, "speedups.workers");
@@ -114,9 +116,10 @@ QWidget* SpeedupsGroup::workersBox() {
   useProbe_ = new QPushButton(box);
   useProbe_->setObjectName(QStringLiteral("speedups.workers.use"));
   useProbe_->hide();
-  boxLayout->addWidget(workers_, 1);
-  boxLayout->addWidget(probe_);
-  boxLayout->addWidget(useProbe_);
+  boxLayout->addWidget(workers_, 0, 0);
+  boxLayout->addWidget(probe_, 0, 1);
+  boxLayout->addWidget(useProbe_, 1, 0, 1, 2);
+  boxLayout->setColumnStretch(0, 1);
   connect(useProbe_, &QPushButton::clicked, this, [this] {
     if (offered_ >= 0) workers_->setValue(std::min(offered_, workers_->maximum()));
   });
@@ -395,7 +398,7 @@ void SpeedupsGroup::setCapabilities(const json& doc) {
 // Precision: each value on its own; the unavailable ones are greyed with their reason, and named
 // in the row when the speedup itself is usable.
 void SpeedupsGroup::applyPrecisionValues(const proto::Capabilities& caps) {
-  QStringList missing;
+  QStringList missing, slow;
   auto* model = qobject_cast<QStandardItemModel*>(precision_->model());
   if (!model) return;
   for (int i = 0; i < precision_->count(); ++i) {
@@ -406,11 +409,16 @@ void SpeedupsGroup::applyPrecisionValues(const proto::Capabilities& caps) {
     item->setEnabled(ok);
     item->setToolTip(ok ? note : QStringLiteral("Not available here: ") + note);
     if (!ok) missing << QStringLiteral("%1: %2").arg(precision_->itemText(i), note);
+    // Emulated (no AVX-512 BF16 or AMX): on offer to measure, but slower here, and said so.
+    if (ok && v && v->native && !*v->native) slow << QStringLiteral("%1 is emulated on this CPU, slower than 32-bit (the ladder skips it)").arg(precision_->itemText(i));
   }
   if (!model->item(precision_->currentIndex())->isEnabled()) precision_->setCurrentIndex(0);
-  if (caps.available(speedup::kPrecision) && !missing.isEmpty()) {
+  QStringList lines;
+  if (!missing.isEmpty()) lines << QStringLiteral("Not available here: ") + missing.join(QStringLiteral("; "));
+  lines << slow;
+  if (caps.available(speedup::kPrecision) && !lines.isEmpty()) {
     QLabel* label = rows_[QString::fromUtf8(speedup::kPrecision)].availability;
-    label->setText(QStringLiteral("Not available here: ") + missing.join(QStringLiteral("; ")));
+    label->setText(lines.join(QLatin1Char('\n')));
     label->setProperty("unavailable", true);
     label->show();
   }

@@ -16,6 +16,9 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPushButton>
+#include <QDirIterator>
+#include <QGuiApplication>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
@@ -40,6 +43,8 @@
 #include "wb/common/paths.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/rundir.h"
+#include "wb/common/config_schema.h"
+#include "wb/report/compare.h"
 #include "wb/ladder/ladder.h"
 #include "wb/ladder/speedup_effects.h"
 
@@ -81,6 +86,7 @@ MainWindow::MainWindow(const Options& options, QWidget* parent) : QMainWindow(pa
   buildLayout();
 
   connect(setup_, &SetupPanel::validityChanged, this, &MainWindow::updateActions);
+  connect(setup_, &SetupPanel::changed, this, &MainWindow::updateActions);  // another refusal: another tooltip
   connect(setup_, &SetupPanel::tryRequested, this, &MainWindow::trySpeedup);
   connect(setup_->speedups(), &SpeedupsGroup::tryCancelRequested, this, &MainWindow::cancelTry);
   // The probe's verdict is the workers row's (word-wrapped, with its tooltip); the status bar
@@ -111,13 +117,11 @@ MainWindow::MainWindow(const Options& options, QWidget* parent) : QMainWindow(pa
   connect(compare_->tuneView()->runner(), &LadderRunner::rungStarted, this,
           [this](int, int, const QString&, const QString& dir) { showLadderRung(dir, 0); });
   connect(compare_->tuneView(), &TuneView::status, this, &MainWindow::showMessage);
-  connect(compare_->tuneView(), &TuneView::useConfig, this, [this](const QString& path) {
-    QString error;
-    if (!openExperiment(path, &error)) showMessage(error);
-  });
+  connect(compare_, &CompareView::openRunsRequested, this, [this](const QString& dir) { openExperimentRuns(dir); });
+  connect(compare_->tuneView(), &TuneView::useConfig, this, [this](const QString& path) { useBest(path); });
 
   QString root = options_.runsRoot;
-  if (options_.useSettings) restoreSettings();
+  if (options_.useSettings) restoreSettings();  // the app's window: fitted to its screen there
   if (root.isEmpty() && options_.useSettings) root = QSettings().value(QStringLiteral("runs/root")).toString();
   if (root.isEmpty()) root = QString::fromStdString(wb::defaultRunsRoot().string());
   setRunsRoot(root);
@@ -227,7 +231,9 @@ void MainWindow::buildLayout() {
   leftLayout->setContentsMargins(0, 0, 0, 0);
   auto* scroll = new QScrollArea(left);
   scroll->setWidgetResizable(true);
-  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  // Never cut on the right: a pane narrower than the set-up's narrowest scrolls sideways.
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+  scroll->setObjectName(QStringLiteral("setupScroll"));
   scroll->setFrameShape(QFrame::NoFrame);
   scroll->setWidget(setup_);
   leftLayout->addWidget(scroll, 1);
@@ -270,27 +276,62 @@ void MainWindow::buildLayout() {
   resize(1280, 800);
 }
 
+// Never larger than the screen it opens on (1280x800 on a 1024x700 screen: its edges unreachable).
+void MainWindow::fitScreen() {
+  const QScreen* screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen();
+  if (!screen) return;
+  const QRect avail = screen->availableGeometry();
+  const QSize frame = frameGeometry().size() - geometry().size();  // the title bar and borders, once shown
+  const QSize fits = size().boundedTo(avail.size() - frame).expandedTo(minimumSizeHint());
+  if (fits != size()) resize(fits);
+  if (!avail.contains(frameGeometry())) move(avail.topLeft());
+}
+
 // The whole message is the status bar's tooltip: a long one is cut at the runs folder's label.
 void MainWindow::showMessage(const QString& text) {
-  statusBar()->showMessage(text, 10000);
+  // Elided before the runs folder's label, not drawn into it; the whole message is the tooltip.
+  const int room = statusBar()->width() - (rootLabel_ ? rootLabel_->width() : 0) - 32;
+  const QString line = QString(text).replace(QLatin1Char('\n'), QLatin1Char(' '));
+  statusBar()->showMessage(room > 100 ? statusBar()->fontMetrics().elidedText(line, Qt::ElideRight, room) : line, 10000);
   statusBar()->setToolTip(text);
 }
 
 // A rung's folder gets its config and first events a moment after the ladder announces it: try
-// again for a few seconds. Shown ticked, followed live by the history.
+// again for a few seconds. An experiment's run joins the list as it starts and is on the plots while it runs: the one
+// before it of the same experiment leaves them (a ladder or search is dozens of runs; its answer
+// is on the Compare tab, and the runs list shows them as a group on request).
 void MainWindow::showLadderRung(const QString& dir, int attempt) {
   if (dir.isEmpty()) return;
-  if (Run* known = runs_->findByDir(dir)) {
-    runs_->setShown(known, true);
-    return;
-  }
-  if (!proto::RunDir{dir.toStdString()}.looksLikeRun()) {
+  Run* run = runs_->findByDir(dir);
+  if (!run && !proto::RunDir{dir.toStdString()}.looksLikeRun()) {
     if (attempt < 40) QTimer::singleShot(250, this, [this, dir, attempt] { showLadderRung(dir, attempt + 1); });
     return;
   }
   QString error;
-  if (Run* run = history_->openDirectory(dir, &error)) runs_->setShown(run, true);
-  else showMessage(error);
+  if (!run && !(run = history_->openDirectory(dir, &error))) {
+    showMessage(error);
+    return;
+  }
+  const QString experiment = runsPanel_->experimentOf(run);
+  if (Run* before = liveRung_.value(experiment); before && before != run && before != runs_->baseline())
+    runs_->setShown(before, false);
+  liveRung_.insert(experiment, run);
+  runs_->setShown(run, true);
+}
+
+int MainWindow::openExperimentRuns(const QString& dir) {
+  // Its runs lie in its folder at any depth (a search's trials/<id>/, finals/<id>/pair-1/...).
+  QList<Run*> opened;
+  QDirIterator it(dir, QDir::Dirs | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
+  while (it.hasNext()) {
+    const QString sub = it.next();
+    if (!proto::RunDir{sub.toStdString()}.looksLikeRun()) continue;
+    if (Run* run = history_->openDirectory(sub)) opened << run;
+  }
+  for (Run* r : runs_->runs()) runs_->setShown(r, opened.contains(r) || r == runs_->baseline());
+  showMessage(opened.isEmpty() ? QStringLiteral("%1 has no runs yet.").arg(QFileInfo(dir).fileName())
+                               : QStringLiteral("%1: its %2 run(s) are listed and on the plots.").arg(QFileInfo(dir).fileName()).arg(opened.size()));
+  return int(opened.size());
 }
 
 void MainWindow::setRunsRoot(const QString& root) {
@@ -369,9 +410,11 @@ bool MainWindow::trySpeedup(const QString& key) {
   }
   tryKey_ = QString::fromStdString(setting);
   tryRow_ = key;
-  tryRunner_->start(queue_->cliPath(), {QStringLiteral("--config"), basePath, QStringLiteral("--variant-config"), variantPath,
-                                        QStringLiteral("--label"), tryKey_, QStringLiteral("--speedup"), key, QStringLiteral("--out"), out,
-                                        QStringLiteral("--min-effect"), QString::number(runs_->minEffect())});
+  tryRunner_->start(queue_->cliPath(), QStringList{QStringLiteral("--config"), basePath, QStringLiteral("--variant-config"), variantPath,
+                                                   QStringLiteral("--label"), tryKey_, QStringLiteral("--speedup"), key,
+                                                   QStringLiteral("--out"), out, QStringLiteral("--min-effect"),
+                                                   QString::number(runs_->minEffect())} +
+                                           compare_->targetArguments());
   showMessage(QStringLiteral("Trying %1 against %2: pairs of runs, their order alternating, until the verdict is clear…")
                   .arg(tryKey_, baseline ? runs_->displayName(baseline) : QStringLiteral("the set-up with every speedup off")));
   onTryProgress({});
@@ -422,10 +465,10 @@ void MainWindow::onRunFinished(Run* run) {
   if (!runs_->baseline() && (st == RunStatus::Ok || st == RunStatus::EarlyStopped)) {
     runs_->setBaseline(run);
     showMessage(QStringLiteral("%1 finished (%2) and is now the baseline; right-click another run to change it.")
-                    .arg(run->name(), statusWord(st)));
+                    .arg(runs_->displayName(run), statusWord(st)));
     return;
   }
-  QString msg = QStringLiteral("%1: %2").arg(run->name(), statusWord(st));
+  QString msg = QStringLiteral("%1: %2").arg(runs_->displayName(run), statusWord(st));  // as the runs list names it
   if (st == RunStatus::Failed && !run->errorMessage().isEmpty()) msg += QStringLiteral(" — ") + run->errorMessage();
   showMessage(msg);
 }
@@ -453,7 +496,9 @@ void MainWindow::updateActions() {
   const bool valid = setup_->isValid();
   runAction_->setEnabled(valid);
   runButton_->setEnabled(valid);
+  // Refused: the tooltip names the field (its own label) and what it takes.
   runButton_->setToolTip(valid ? QStringLiteral("Ctrl+R") : setup_->whyNotValid());
+  runAction_->setToolTip(valid ? runAction_->text().remove(QLatin1Char('&')) : setup_->whyNotValid());
   bool anyActive = false;
   for (Run* r : runs_->runs())
     if (isActive(r->status()) || r->status() == RunStatus::Queued) anyActive = true;
@@ -480,6 +525,37 @@ bool MainWindow::openExperiment(const QString& path, QString* error) {
   setup_->setConfigJson(doc);
   showMessage(QStringLiteral("Opened %1").arg(path));
   return true;
+}
+
+QStringList MainWindow::setupChanges(const QString& path) const {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) return {};
+  const QByteArray bytes = f.readAll();
+  auto next = proto::configFromJson(json::parse(bytes.constData(), bytes.constData() + bytes.size(), nullptr, false));
+  auto now = proto::configFromJson(setup_->configJson());
+  if (!next.ok() || !now.ok()) return {};
+  QStringList out;
+  for (const auto& c : report::configDiff(proto::configToJson(now.value()), proto::configToJson(next.value()))) {
+    const FieldSpec* spec = findFieldSpec(c.path);
+    out << QStringLiteral("%1: %2 \u2192 %3")
+               .arg(spec ? QString::fromUtf8(spec->label) : QString::fromStdString(c.path), QString::fromStdString(c.before),
+                    QString::fromStdString(c.after));
+  }
+  return out;
+}
+
+// Find fastest's answer into the set-up: what it changes is said, field by field, before it does.
+void MainWindow::useBest(const QString& path) {
+  const QStringList changes = setupChanges(path);
+  if (!changes.isEmpty() && options_.askBeforeUse &&
+      QMessageBox::question(this, QStringLiteral("Use best"),
+                            QStringLiteral("Use best changes the set-up:\n\n\u2022 %1\n\nChange it?").arg(changes.join(QStringLiteral("\n\u2022 ")))) !=
+          QMessageBox::Yes)
+    return;
+  QString error;
+  if (!openExperiment(path, &error)) return showMessage(error);
+  showMessage(changes.isEmpty() ? QStringLiteral("Use best: the set-up already is the search's best.")
+                                : QStringLiteral("Use best changed %1").arg(changes.join(QStringLiteral("; "))));
 }
 
 // What Run ladder and Find fastest start from with Your script set: the set-up (its runs are the
@@ -586,6 +662,7 @@ void MainWindow::showTour() {
 void MainWindow::restoreSettings() {
   QSettings s;
   restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+  fitScreen();  // the default size, or one saved on a larger screen
   hsplit_->restoreState(s.value(QStringLiteral("window/hsplit")).toByteArray());
   vsplit_->restoreState(s.value(QStringLiteral("window/vsplit")).toByteArray());
   sideBySideAction_->setChecked(s.value(QStringLiteral("runs/sideBySide"), false).toBool());

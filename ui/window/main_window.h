@@ -8,6 +8,7 @@
 // the close policy (active runs: stop them, or quit once they finish — never leave them behind).
 //
 // Thread affinity: GUI thread.
+#include <QHash>
 #include <QMainWindow>
 #include <QPointer>
 #include <QTimer>
@@ -42,6 +43,7 @@ class MainWindow : public QMainWindow {
   struct Options {
     QString runsRoot;              // empty: settings, else wb::defaultRunsRoot()
     bool useSettings = true;       // restore and save the last set-up, layout, baseline
+    bool askBeforeUse = true;      // Use best asks before it changes the set-up (tests: off)
     bool queryCli = true;          // ask workbench-cli for capabilities at start
   };
 
@@ -56,6 +58,15 @@ class MainWindow : public QMainWindow {
   RunQueue* queue() const { return queue_; }
   RunHistory* history() const { return history_; }
   RunsPanel* runsPanel() const { return runsPanel_; }
+  // Lists every run under an experiment's folder (a try's, a search's) and shows them, and only
+  // them with the baseline, on the plots. Returns how many.
+  int openExperimentRuns(const QString& dir);
+  // What opening the experiment file would change in the set-up, field by field in the schema's
+  // words ("Precision: \"bf16-mixed\" → \"32-true\""); empty when nothing or unreadable.
+  QStringList setupChanges(const QString& path) const;
+  // Find fastest's Use best: asks with setupChanges() (unless Options::askBeforeUse is off), then
+  // opens it and says what changed.
+  void useBest(const QString& path);
   QAction* runAction() const { return runAction_; }
   QAction* stopAction() const { return stopAction_; }
   QAction* exportAction() const { return exportAction_; }
@@ -94,6 +105,7 @@ class MainWindow : public QMainWindow {
   void onTryProgress(const QString& line);
   void buildActions();
   void buildLayout();
+  void fitScreen();
   void restoreSettings();
   void saveSettings();
   void stopSelectedOrNewest();
@@ -125,6 +137,8 @@ class MainWindow : public QMainWindow {
   QAction* sideBySideAction_;
   QAction* exportAction_;
   QPointer<AboutDialog> about_;
+  // An experiment's rung on the plots now, by experiment folder: the next one takes its place.
+  QHash<QString, QPointer<Run>> liveRung_;
   QPointer<HelpTour> tour_;
   Theme theme_ = Theme::System;
   bool quitWhenIdle_ = false;

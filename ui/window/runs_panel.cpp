@@ -4,6 +4,7 @@
 #include <QDesktopServices>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QHeaderView>
 #include <QInputDialog>
 #include <QMenu>
@@ -143,7 +144,7 @@ void RunsPanel::sizeColumns() {
   };
   h->resizeSection(RunsModel::ColStatus, width("99 % · 10:00", RunsModel::ColStatus));  // a running run: never 100 % with time to go
   h->resizeSection(RunsModel::ColThroughput, width("12,345", RunsModel::ColThroughput));
-  h->resizeSection(RunsModel::ColBestAcc, width("88.88 %", RunsModel::ColBestAcc));
+  h->resizeSection(RunsModel::ColBestAcc, width("100.00 %", RunsModel::ColBestAcc));  // a run that learns it all
   h->resizeSection(RunsModel::ColSpeedupThroughput, width("1.85× faster", RunsModel::ColSpeedupThroughput));
   h->resizeSection(RunsModel::ColSpeedupTarget, width("1.85× faster", RunsModel::ColSpeedupTarget));
   view_->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
@@ -256,6 +257,30 @@ void RunsPanel::openFolder(Run* run) {
     Q_EMIT message(QStringLiteral("No file manager answered; the folder is %1").arg(run->runDir()));
 }
 
+void RunsPanel::showOnly(Run* run) {
+  for (Run* r : model_->runs()) model_->setShown(r, r == run || r == model_->baseline());
+}
+
+void RunsPanel::hideAll() {
+  for (Run* r : model_->runs()) model_->setShown(r, false);
+}
+
+QString RunsPanel::experimentOf(const Run* run) const {
+  const QString root = QDir(queue_->runsRoot()).absolutePath();
+  if (!run || run->runDir().isEmpty() || queue_->runsRoot().isEmpty()) return {};
+  const QString rel = QDir(root).relativeFilePath(QDir(run->runDir()).absolutePath());
+  const int slash = rel.indexOf(QLatin1Char('/'));
+  if (rel.startsWith(QLatin1String("..")) || slash < 0) return {};
+  return QDir(root).filePath(rel.left(slash));
+}
+
+void RunsPanel::showExperimentOf(Run* run) {
+  const QString exp = experimentOf(run);
+  if (exp.isEmpty()) return;
+  for (Run* r : model_->runs())
+    if (experimentOf(r) == exp) model_->setShown(r, true);
+}
+
 void RunsPanel::showContextMenu(const QPoint& pos) {
   Run* run = model_->runAt(view_->indexAt(pos).row());
   if (!run) return;
@@ -263,6 +288,10 @@ void RunsPanel::showContextMenu(const QPoint& pos) {
   const bool shown = model_->isShown(run);
   menu.addAction(shown ? QStringLiteral("Hide from plots") : QStringLiteral("Show on plots"), this,
                  [this, run, shown] { model_->setShown(run, !shown); });
+  menu.addAction(QStringLiteral("Show only this run (and the baseline)"), this, [this, run] { showOnly(run); });
+  if (const QString exp = experimentOf(run); !exp.isEmpty())
+    menu.addAction(QStringLiteral("Show all runs of %1").arg(QFileInfo(exp).fileName()), this, [this, run] { showExperimentOf(run); });
+  menu.addAction(QStringLiteral("Hide all from plots"), this, [this] { hideAll(); })->setEnabled(!model_->shownRuns().isEmpty());
   QAction* base = menu.addAction(QStringLiteral("Set as baseline"), this, [this, run] { setBaseline(run); });
   base->setEnabled(model_->baseline() != run);
   menu.addSeparator();

@@ -34,6 +34,14 @@ class RunsPanel : public QWidget {
   bool deleteRun(Run* run, bool ask = true);
   void setBaseline(Run* run);
   void openFolder(Run* run);
+  // The plots' runs as a group: only `run` (and the baseline), none, or the runs of `run`'s
+  // experiment (a ladder's, try's or search's folder under the runs folder) besides those shown.
+  void showOnly(Run* run);
+  void hideAll();
+  void showExperimentOf(Run* run);
+  // The experiment folder a run belongs to (the runs folder's child it lies under); "" for a
+  // run of its own.
+  QString experimentOf(const Run* run) const;
 
  Q_SIGNALS:
   void currentRunChanged(wb::ui::Run* run);

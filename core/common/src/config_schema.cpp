@@ -69,7 +69,8 @@ std::vector<FieldSpec> makeSchema() {
              realIn(0, 1, false), "(share of the steps)"),
       number("optim.lr_base_batch", "Base batch", "the per-rank batch the learning rate was tuned for", intFrom(0),
              "(0: train.batch_size)"),
-      number("train.epochs", "Epochs", "passes over the training set", intFrom(1)),
+      // A million passes is past any experiment here; more is a typo that would run for years.
+      number("train.epochs", "Epochs", "passes over the training set", intIn(1, 1000000)),
       number("train.max_steps", "Max steps", "stop after this many steps", intFrom(0), "(0 = no cap)"),
       number("train.batch_size", "Batch size", "samples per step on each rank", intIn(1, 65536)),
       number("train.eval_batch_size", "Evaluation batch", "samples per batch when evaluating", intIn(1, 65536)),

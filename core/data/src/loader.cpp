@@ -10,6 +10,7 @@
 
 #include "image_ops.h"
 #include "internal.h"
+#include "wb/data/usability.h"
 
 namespace wb::data {
 
@@ -328,7 +329,7 @@ std::optional<Batch> Loader::next() {
       ++d.badEpoch;
       if (d.warned.insert(bad.path).second && d.onWarning)
         d.onWarning("skipped unreadable sample " + bad.message, bad.path);
-      if (static_cast<double>(d.badEpoch) > d.opt.max_bad_fraction * static_cast<double>(d.samplesPerEpoch))
+      if (tooManyUnreadable(d.badEpoch, d.samplesPerEpoch, d.opt.max_bad_fraction))
         throw DataError(bad.path, std::to_string(d.badEpoch) + " unreadable samples in this epoch of " +
                                       std::to_string(d.samplesPerEpoch) + " exceed max_bad_fraction " +
                                       std::to_string(d.opt.max_bad_fraction) + " (last: " + bad.message +

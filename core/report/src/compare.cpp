@@ -297,13 +297,13 @@ std::vector<ConfigChange> configDiff(const json& base, const json& run) {
 }
 
 std::string describeDiff(const std::vector<ConfigChange>& diff) {
-  if (diff.empty()) return "same config";
   std::string out;
   for (const auto& c : diff) {
+    if (c.path == "name") continue;  // what the run is called, not how it differs
     if (!out.empty()) out += "; ";
     out += c.path + " " + c.before + " → " + c.after;
   }
-  return out;
+  return out.empty() ? "same config" : out;
 }
 
 bool sameConfiguration(const json& a, const json& b) {

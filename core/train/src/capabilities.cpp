@@ -90,6 +90,8 @@ proto::SpeedupCapability precisionCapability(bool cuda) {
               : bf16Native ? "bf16 autocast on the CPU (AVX-512 BF16 / AMX)"
                            : "bf16 autocast on the CPU; this CPU has no AVX-512 BF16 or AMX, so "
                              "bf16 is emulated and runs several times slower than fp32 here";
+  // fp16's advice to use bf16 on the CPU holds only where bf16 is native.
+  if (!bf16Native) s.values[choice::kFp16Mixed].note = "needs CUDA; bf16-mixed is emulated on this CPU, so stay at 32-true";
   return s;
 }
 

@@ -110,7 +110,8 @@ class TestConfigSchema : public QObject {
     QCOMPARE(wb::findFieldSpec("optim.gamma")->range.text(), std::string("in (0, 1]"));
     QCOMPARE(wb::findFieldSpec("optim.lr")->range.text(), std::string("> 0"));
     QCOMPARE(wb::findFieldSpec("train.batch_size")->range.text(), std::string("in 1..65536"));
-    QCOMPARE(wb::findFieldSpec("train.epochs")->range.text(), std::string(">= 1"));
+    QCOMPARE(wb::findFieldSpec("train.epochs")->range.text(), std::string("in 1..1000000"));
+    QCOMPARE(wb::findFieldSpec("train.log_every")->range.text(), std::string(">= 1"));
     QCOMPARE(wb::findFieldSpec("speedups.early_stopping.stopping_threshold")->range.text(), std::string("finite"));
     QCOMPARE(wb::findFieldSpec("train.stop_at_accuracy")->range.text(), std::string("in [0, 1]"));  // a fraction
     QCOMPARE(wb::findFieldSpec("train.eval_every_steps")->range.text(), std::string(">= 0"));

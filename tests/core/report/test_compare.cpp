@@ -304,6 +304,12 @@ class TestCompare : public QObject {
     QCOMPARE(int(fr.diff.size()), 2);
     QCOMPARE(QString::fromStdString(describeDiff(fr.diff)),
              QStringLiteral("speedups.precision 32-true → bf16-mixed; speedups.workers 0 → 2"));
+    // A run's name is not how it differs from the baseline.
+    std::vector<ConfigChange> renamed = fr.diff;
+    renamed.insert(renamed.begin(), {"name", "\"fashion-mnist-lenet\"", "\"01-variant-p1\""});
+    QCOMPARE(QString::fromStdString(describeDiff(renamed)),
+             QStringLiteral("speedups.precision 32-true → bf16-mixed; speedups.workers 0 → 2"));
+    QCOMPARE(QString::fromStdString(describeDiff({{"name", "\"a\"", "\"b\""}})), QStringLiteral("same config"));
 
     Table t = comparisonTable(cmp);
     QCOMPARE(int(t.rows.size()), 2);
