@@ -20,6 +20,9 @@ dir=$(cd "$dir" && pwd)
 export SLURM_CONF="$dir/slurm.conf"
 DAEMONS=(slurmd slurmctld munged)
 
+# Running, not a zombie (a daemon's parent here may be an init that does not reap).
+alive() { [ -r "/proc/$1/stat" ] && [ "$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null)" != "Z" ]; }
+
 # Kills the daemon whose PID file is here, only if that PID still runs that program.
 stop_one() {
   local name=$1 pidfile="$dir/$1.pid" pid
@@ -27,8 +30,8 @@ stop_one() {
   pid=$(cat "$pidfile" 2>/dev/null)
   if [ -n "$pid" ] && [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = "$name" ]; then
     kill "$pid" 2>/dev/null
-    for _ in $(seq 50); do [ -d "/proc/$pid" ] || break; sleep 0.1; done
-    [ -d "/proc/$pid" ] && kill -9 "$pid" 2>/dev/null
+    for _ in $(seq 100); do alive "$pid" || break; sleep 0.1; done
+    alive "$pid" && kill -9 "$pid" 2>/dev/null
   fi
   rm -f "$pidfile"
 }
@@ -87,7 +90,7 @@ AccountingStorageType=accounting_storage/none
 JobCompType=jobcomp/none
 ReturnToService=2
 InactiveLimit=0
-KillWait=5
+KillWait=15
 MinJobAge=600
 SlurmdTimeout=30
 NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem State=UNKNOWN
