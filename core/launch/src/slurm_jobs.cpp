@@ -212,4 +212,11 @@ Status folderVisible(const fs::path& folder, const std::vector<std::string>& sba
   return {};
 }
 
+Status checkCluster(const fs::path& folder, const std::vector<std::string>& sbatchArgs) {
+  if (auto st = clientsPresent(); !st.ok()) return st;
+  if (const std::string p = partitionOf(sbatchArgs); !p.empty())
+    if (auto st = partitionExists(p); !st.ok()) return st;
+  return folderVisible(folder, sbatchArgs);
+}
+
 }  // namespace wb::launch::slurm

@@ -117,6 +117,16 @@ class TestSlurmJobs : public QObject {
     QVERIFY(ended->endedBySlurm());
   }
 
+  // One call before anything is sent: a partition that does not exist is named before any job goes.
+  void theClusterIsCheckedFirst() {
+    NEEDS_CLUSTER();
+    QTemporaryDir dir;
+    const std::string folder = dir.filePath(QStringLiteral("exp")).toStdString();
+    QVERIFY2(sl::checkCluster(folder, {"--partition=debug"}).ok(), message(sl::checkCluster(folder, {})).c_str());
+    const std::string m = message(sl::checkCluster(folder, {"-p", "nope"}));
+    QVERIFY2(m.find("'nope' does not exist") != std::string::npos, m.c_str());
+  }
+
   void theNodesWriteTheFolder() {
     NEEDS_CLUSTER();
     QTemporaryDir dir;

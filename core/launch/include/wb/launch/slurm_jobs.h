@@ -57,4 +57,8 @@ Status cancel(const std::vector<std::string>& ids);
 Status folderVisible(const std::filesystem::path& folder, const std::vector<std::string>& sbatchArgs,
                      double timeoutS = 300);
 
+// Everything an experiment sent to the cluster needs, checked before any run goes: the clients,
+// the partition the sbatch arguments name, and that the nodes write `folder` (a first job).
+Status checkCluster(const std::filesystem::path& folder, const std::vector<std::string>& sbatchArgs);
+
 }  // namespace wb::launch::slurm
