@@ -114,8 +114,11 @@ Result<DistEnv> readWith(const Lookup& env, const Names& n) {
 Result<DistEnv> DistEnv::fromLookup(const Lookup& env) {
   if (get(env, "RANK") || get(env, "WORLD_SIZE"))
     return readWith(env, {"RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "torchrun"});
-  // srun sets SLURM_STEP_TASKS_PER_NODE; SLURM_NTASKS_PER_NODE only with --ntasks-per-node.
-  if (get(env, "SLURM_PROCID") || get(env, "SLURM_NTASKS"))
+  // A batch script's own process (SLURM_JOB_ID without SLURM_STEP_ID) is one process whatever the
+  // allocation's task count: the ranks are srun's tasks. srun sets SLURM_STEP_TASKS_PER_NODE;
+  // SLURM_NTASKS_PER_NODE only with --ntasks-per-node.
+  const bool batchScript = get(env, "SLURM_JOB_ID") && !get(env, "SLURM_STEP_ID");
+  if (!batchScript && (get(env, "SLURM_PROCID") || get(env, "SLURM_NTASKS")))
     return readWith(env, {"SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID",
                           get(env, "SLURM_NTASKS_PER_NODE") ? "SLURM_NTASKS_PER_NODE" : "SLURM_STEP_TASKS_PER_NODE",
                           "slurm"});

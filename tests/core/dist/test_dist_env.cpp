@@ -56,6 +56,14 @@ class TestDistEnv : public QObject {
         << 8 << 3 << true << QStringLiteral("slurm");
     QTest::newRow("slurm single task: no group") << QStringLiteral("SLURM_PROCID=0 SLURM_NTASKS=1") << 0 << 1 << 0
                                                  << false << QStringLiteral("slurm");
+    QTest::newRow("srun's task")
+        << QStringLiteral("SLURM_JOB_ID=5 SLURM_STEP_ID=0 SLURM_PROCID=1 SLURM_NTASKS=2 MASTER_ADDR=n MASTER_PORT=5") << 1
+        << 2 << 1 << true << QStringLiteral("slurm");
+    QTest::newRow("a batch script's own process: one process")
+        << QStringLiteral("SLURM_JOB_ID=5 SLURM_PROCID=0 SLURM_NTASKS=2 SLURM_LOCALID=0") << 0 << 1 << 0 << false
+        << QStringLiteral("none");
+    QTest::newRow("an array task's batch script: one process")
+        << QStringLiteral("SLURM_JOB_ID=5 SLURM_PROCID=0 SLURM_LOCALID=0") << 0 << 1 << 0 << false << QStringLiteral("none");
     QTest::newRow("torchrun wins over slurm")
         << QStringLiteral("RANK=2 WORLD_SIZE=4 MASTER_ADDR=h MASTER_PORT=1234 SLURM_PROCID=0 SLURM_NTASKS=1") << 2 << 4
         << 2 << true << QStringLiteral("torchrun");
