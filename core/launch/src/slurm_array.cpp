@@ -88,7 +88,7 @@ Result<std::vector<JobState>> runOnce(const std::vector<ArrayTask>& batch, const
   if (o.max_at_once > 0) range += "%" + std::to_string(o.max_at_once);
   args.insert(args.end(), {range, "--job-name=" + o.job_name, "--no-requeue",
                            "--output=" + (o.folder / "slurm-%A_%a.out").string()});
-  auto id = submit(script, args, {}, o.folder);
+  auto id = submit(script, args, {}, o.workdir.empty() ? o.folder : o.workdir);
   if (!id.ok()) return id.error();
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(o.timeout_s);
   for (;;) {
@@ -144,7 +144,7 @@ Result<std::vector<TaskEnd>> runArray(const std::vector<ArrayTask>& tasks, const
     std::vector<ArrayTask> batch;
     for (size_t i : todo) {
       ArrayTask t = tasks[i];
-      if (attempt > 0) t.run_dir = t.run_dir.string() + ".rerun";  // the first attempt's folder is kept
+      if (attempt > 0 && o.rerun_in_fresh_folder) t.run_dir = t.run_dir.string() + ".rerun";  // the first attempt's kept
       ends[i].run_dir = t.run_dir;
       batch.push_back(t);
     }
@@ -156,6 +156,7 @@ Result<std::vector<TaskEnd>> runArray(const std::vector<ArrayTask>& tasks, const
       const JobState& j = (*states)[k];
       e.state = j.state;
       e.reason = j.reason;
+      e.exit_code = j.exit_code;
       e.finished = j.state == "COMPLETED" || j.state == "FAILED";
       if (j.endedBySlurm()) {
         e.slurm_ended.push_back(j.describe());

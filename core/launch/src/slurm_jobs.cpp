@@ -198,12 +198,12 @@ Status folderVisible(const fs::path& folder, const std::vector<std::string>& sba
   auto id = submit(script, args, {}, folder);
   if (!id.ok()) return id.error();
   auto ended = waitForJob(*id, timeoutS);
+  fs::remove(script, ec);
   if (!ended.ok()) {
     (void)cancel({*id});
     return ended.error();
   }
   auto text = readFile(probe);
-  fs::remove(script, ec);
   if (!ended->finished() || !text.ok())
     return slurmError("the cluster's nodes cannot write " + folder.string() + " (" + ended->describe() +
                       (text.ok() ? "" : ", nothing came back") +

@@ -24,6 +24,7 @@ struct TaskEnd {
   std::string state;                 // Slurm's last word: COMPLETED, FAILED, TIMEOUT, NODE_FAIL, ... or "not run"
   std::string reason;                // Slurm's Reason for it
   std::filesystem::path run_dir;     // the folder of its last attempt (a rerun's own)
+  std::string exit_code;              // Slurm's ExitCode of its last attempt: "code:signal"
   std::vector<std::string> slurm_ended;  // each attempt Slurm ended, in words ("job 12_3: TIMEOUT (Reason=TimeLimit)")
   bool finished = false;             // the command ran to its end (exit 0 or not: its run folder says)
 };
@@ -31,6 +32,8 @@ struct TaskEnd {
 struct ArrayOptions {
   std::vector<std::string> sbatch_args;  // passed through: partition, account, time, gres, ...
   std::filesystem::path folder;          // the array's script and Slurm's logs (slurm-<job>_<task>.out)
+  std::filesystem::path workdir;         // the tasks' working folder (default: `folder`)
+  bool rerun_in_fresh_folder = true;     // false: a rerun is the same command (one that continues its folder)
   std::string job_name = "workbench";
   int max_at_once = 0;                   // 0: as many as the cluster gives (sbatch --array=0-N%max otherwise)
   const std::atomic<bool>* stop = nullptr;
