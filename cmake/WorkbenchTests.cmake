@@ -93,3 +93,13 @@ function(wb_glob_tests)
     wb_add_test(${name} ${gui} ${torch} SOURCES ${src} LIBS ${A_LIBS} LABELS ${labels} TIMEOUT ${timeout})
   endforeach()
 endfunction()
+
+# wb_needs_slurm(test ...): these tests run on the `slurm` fixture's cluster (tests/CMakeLists.txt):
+# CTest starts it before them (also under -R), they find it through SLURM_CONF, and they hold the
+# node one at a time (two at once would queue each other's jobs).
+function(wb_needs_slurm)
+  foreach(t IN LISTS ARGN)
+    set_tests_properties(${t} PROPERTIES FIXTURES_REQUIRED slurm RESOURCE_LOCK slurm_node)
+    set_property(TEST ${t} APPEND PROPERTY ENVIRONMENT "WB_SLURM_DIR=${WB_SLURM_DIR};SLURM_CONF=${WB_SLURM_DIR}/slurm.conf")
+  endforeach()
+endfunction()

@@ -19,6 +19,9 @@ PKGS=(
   python3 python3-torch
   desktop-file-utils appstream dpkg-dev file
   help2man librsvg2-bin
+  # A real single-node Slurm cluster for the srun / sbatch tests (packaging/slurm-local.sh starts
+  # its own munged, slurmctld and slurmd; nothing is configured in /etc).
+  slurm-wlm munge
 )
 
 missing=()

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "experiment.h"
+#include "slurm_exec.h"
 #include "commands.h"
 #include "wb/common/speedups.h"
 #include "wb/common/exit_codes.h"
@@ -67,6 +68,7 @@ usage (or --out holds another plan's ladder), 130 cancelled (the tables so far a
 
 struct LadderCliOptions {
   ExperimentOptions experiment;
+  ExecutorOptions exec;
   experiment::UserCommand user_command;
   std::string out, runs_root, steps, lr_scaling, target_acc, capabilities;
   int repeats = 0, rerun_contended = 1, max_pairs = experiment::kDefaultMaxPairs;
@@ -87,11 +89,16 @@ void printPlan(const std::vector<ladder::LadderStep>& plan) {
 }
 
 // A new or empty folder, or one holding a ladder to continue (its pairs.json).
-Result<fs::path> prepareOut(const LadderCliOptions& o) {
+fs::path outPathOf(const LadderCliOptions& o) {
   fs::path out = o.out;
   if (out.empty()) out = fs::path(o.runs_root.empty() ? defaultRunsRoot() : fs::path(o.runs_root)) / makeRunId("ladder");
   std::error_code ec;
-  out = fs::absolute(out, ec);
+  return fs::absolute(out, ec);
+}
+
+Result<fs::path> prepareOut(const LadderCliOptions& o) {
+  const fs::path out = outPathOf(o);
+  std::error_code ec;
   const bool ladderThere = experiment::holdsPairs(out) || fs::exists(out / "plan.json", ec);  // cumulative, or greedy
   if (fs::exists(out, ec) && (!fs::is_directory(out, ec) || (!fs::is_empty(out, ec) && !ladderThere)))
     return makeError(Errc::InvalidConfig, "--out " + out.string() + ": " + describeFolder(out) +
@@ -155,6 +162,7 @@ int ladderCommand(const LadderCliOptions& o) {
     printPlan(*plan);
     return 0;
   }
+  if (o.exec.slurm()) return runOnSlurm(o.exec, outPathOf(o), "ladder");
   auto out = prepareOut(o);
   if (!out.ok()) {
     std::fprintf(stderr, "workbench-cli ladder: %s\n", out.error().message.c_str());
@@ -203,6 +211,7 @@ void addLadder(CLI::App& cli, Commands& out) {
   CLI::App* ladder = cli.add_subcommand("ladder", kAbout);
   addExperimentOptions(*ladder, o->experiment,
                        "the experiment (model, data, epochs...); its speedups are replaced by the ladder's");
+  addExecutorOptions(*ladder, o->exec);
   addUserCommandOptions(*ladder, o->user_command);
   ladder->add_option("--out", o->out,
                      "output folder (default <runs-root>/<timestamp>-ladder-<id>): new, empty, or a\n"

@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "experiment.h"
+#include "slurm_exec.h"
 #include "wb/common/exit_codes.h"
 #include "wb/common/paths.h"
 #include "wb/experiment/try.h"
@@ -40,6 +41,7 @@ Exit codes: 0 ok, 1 a run failed, 2 bad config or usage, 130 cancelled.)";
 
 struct TryCliOptions {
   ExperimentOptions experiment;
+  ExecutorOptions exec;
   experiment::UserCommand user_command;
   std::string variant_command;  // "": the variant runs what the baseline runs
   std::vector<std::string> vary;
@@ -111,6 +113,7 @@ int tryCommand(const TryCliOptions& o) {
                  t.out.c_str());
     return kExitFailed;
   }
+  if (o.exec.slurm()) return runOnSlurm(o.exec, t.out, "try");
   t.policy.fixed_pairs = o.repeats;
   t.policy.max_pairs = o.max_pairs;
   t.policy.budget_s = o.budget_s;
@@ -150,6 +153,7 @@ void addTry(CLI::App& cli, Commands& out) {
   auto o = std::make_shared<TryCliOptions>();
   CLI::App* t = cli.add_subcommand("try", kAbout);
   addExperimentOptions(*t, o->experiment, "the baseline experiment (default: Fashion-MNIST, lenet)");
+  addExecutorOptions(*t, o->exec);
   t->add_option("--vary", o->vary, "KEY=VALUE: what the variant changes (like --set; repeat it for more)")
       ->type_name("KEY=VALUE")->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   t->add_option("--variant-config", o->variant_config,

@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "experiment.h"
+#include "slurm_exec.h"
 #include "wb/common/exit_codes.h"
 #include "wb/common/format.h"
 #include "wb/common/fs.h"
@@ -74,6 +75,7 @@ search or no search at all),
 
 struct TuneCliOptions {
   ExperimentOptions experiment;
+  ExecutorOptions exec;
   experiment::UserCommand user_command;
   std::string out, runs_root, budget = "10m", target_acc, lr_scaling, only;
   double trial_fraction = tune::kDefaultTrialFraction, noise_band = -1, min_effect = report::kDefaultMinEffect, margin = 0.1;
@@ -249,6 +251,7 @@ int tuneCommand(const TuneCliOptions& o) {
     std::fprintf(stderr, "workbench-cli tune: %s\n", st.error().message.c_str());
     return kExitUsage;
   }
+  if (o.exec.slurm()) return runOnSlurm(o.exec, t.out, "tune");
   t.budget_s = parseDuration(o.budget, "--budget").value();  // checked while parsing
   t.trial_fraction = o.trial_fraction, t.eta = o.eta, t.finalists = o.finalists;
   t.policy = policyOf(o);
@@ -305,6 +308,7 @@ void addTune(CLI::App& cli, Commands& out) {
   CLI::App* t = cli.add_subcommand("tune", kAbout);
   t->require_subcommand(0, 1);
   addTuneOptions(*t, *o);
+  addExecutorOptions(*t, o->exec);
   t->add_option("--budget", o->budget, "wall time for the whole search: 90s, 10m, 1h (default 10m)")
       ->type_name("TIME")->check(checkedBy([](const std::string& b) { return statusOf(parseDuration(b, "--budget")); }, ""));
   std::string names;

@@ -15,6 +15,7 @@
 #include "wb/common/paths.h"
 #include "wb/common/sysinfo.h"
 #include "wb/common/timeouts.h"
+#include "wb/dist/slurm.h"
 #include "wb/launch/run_end.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/event_types.h"
@@ -143,6 +144,16 @@ int finishRank(RankEvents& events, const train::TrainOutcome& outcome) {
   return rankExitCode(events.rank, outcome.status, outcome.message);
 }
 
+// A stopped run under Slurm: the stop may be Slurm's (scancel, a time limit, a lost node), and
+// only slurmctld can say which; its word becomes the run's error.
+void nameSlurmsEnding(launch::RunEnding& ending) {
+  if (ending.status != proto::kStatusCancelled) return;
+  const std::string slurm = dist::slurmEnding();
+  if (slurm.empty()) return;
+  ending.error = ending.error.empty() ? slurm : ending.error + "; " + slurm;
+  ending.summary.error = ending.error;
+}
+
 // A rank 0 started alone (torchrun / srun, no --events-stdout) owns its run folder: it ends the
 // run as the launcher does (wb/launch/run_end.h), its own clock from its process's start.
 int endOwnRun(RankEvents& events, const proto::RunDir& run, const Config& config, const train::TrainOutcome& outcome) {
@@ -151,6 +162,7 @@ int endOwnRun(RankEvents& events, const proto::RunDir& run, const Config& config
   ending.error = outcome.message;
   ending.error_code = errcName(Errc::Checkpoint);
   ending.summary = outcome.summary;
+  nameSlurmsEnding(ending);
   ending.summary.run_wall_s = processAgeSeconds();
   launch::RunEndEvents out;
   out.rank = events.rank;

@@ -7,6 +7,17 @@
 
 namespace wb::cli {
 
+void addExecutorOptions(CLI::App& app, ExecutorOptions& into) {
+  app.add_option("--executor", into.executor,
+                 "where the runs go: local (this machine, default) or slurm (each run a job of the\n"
+                 "Slurm cluster's array, through sbatch; the folder must be one every node sees)")
+      ->type_name("WHERE")->check(CLI::IsMember({"local", "slurm"}));
+  app.add_option("--sbatch-arg", into.sbatch_args,
+                 "passed to sbatch as it is, e.g. --sbatch-arg=--partition=gpu --sbatch-arg=--time=30\n"
+                 "(repeatable; with --executor slurm)")
+      ->type_name("ARG")->allow_extra_args(false);
+}
+
 void addExperimentOptions(CLI::App& app, ExperimentOptions& into, const std::string& configHelp) {
   app.add_option("--config", into.config, configHelp)->type_name("FILE")->check(utf8Path("--config"));
   app.add_option("--set", into.sets,

@@ -33,6 +33,15 @@ struct ExperimentOptions {
 };
 void addExperimentOptions(CLI::App& app, ExperimentOptions& into, const std::string& configHelp);
 
+// --executor local|slurm and the repeatable --sbatch-arg=ARG passed through to sbatch (partition,
+// account, time, gres) of the commands that can send their runs to a Slurm cluster.
+struct ExecutorOptions {
+  std::string executor = "local";
+  std::vector<std::string> sbatch_args;
+  bool slurm() const { return executor == "slurm"; }
+};
+void addExecutorOptions(CLI::App& app, ExecutorOptions& into);
+
 // A number of type T (whole for integers) in [min, max]; refuses NaN, junk after the number and
 // numbers past T. Its help reads "min..max" (">= min" when max is T's largest); its error
 // "'<value>' is not a whole number in 1..100".

@@ -97,7 +97,7 @@ class TestCliTune : public QObject {
     QCOMPARE(int(doc["trials"].size()), 4 + 2);  // evaluation: inference eval × eval batch; training: workers {0, 2}
     QVERIFY(!doc["finals"].empty());
     QVERIFY(doc["target_acc"].is_number());
-    for (const char* f : {"tune.md", "tune.html", "best.json", "best-torchrun.sh", "best-lightning.py"})
+    for (const char* f : {"tune.md", "tune.html", "best.json", "best-torchrun.sh", "best-sbatch.sh", "best-lightning.py"})
       QVERIFY2(QFile::exists(out + QStringLiteral("/") + QString::fromLatin1(f)), f);
     QVERIFY(first.out.contains("best:"));
     const auto run = cli({QStringLiteral("run"), QStringLiteral("--config"), out + QStringLiteral("/best.json"), QStringLiteral("--runs-root"),

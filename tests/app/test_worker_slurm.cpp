@@ -22,7 +22,8 @@ class TestWorkerSlurm : public QObject {
     QProcess rank[2];
     for (int r = 0; r < 2; ++r) {
       QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-      for (const char* k : {"RANK", "WORLD_SIZE", "LOCAL_RANK", "WB_STORE_FILE"}) env.remove(QString::fromLatin1(k));
+      for (const char* k : {"RANK", "WORLD_SIZE", "LOCAL_RANK", "WB_STORE_FILE", "SLURM_JOB_ID", "SLURM_STEP_ID"})
+        env.remove(QString::fromLatin1(k));  // a batch script's own SLURM_JOB_ID would make each one process
       env.insert(QStringLiteral("SLURM_PROCID"), QString::number(r));
       env.insert(QStringLiteral("SLURM_LOCALID"), QString::number(r));
       env.insert(QStringLiteral("SLURM_NTASKS"), QStringLiteral("2"));

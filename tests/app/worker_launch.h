@@ -1,5 +1,5 @@
 #pragma once
-// What the tests of hand-started workers share (test_torchrun, test_worker_slurm): the small
+// What the tests of hand-started workers share (test_torchrun, test_worker_slurm, test_srun): the small
 // workload, a free loopback port, the launcher's 2-rank reference and the comparison with it.
 #include <QProcess>
 #include <QString>
@@ -48,11 +48,11 @@ inline json summaryOf(const QString& runDir) {
 
 inline QString textOf(QProcess& p) { return QString::fromUtf8(p.readAllStandardOutput() + p.readAllStandardError()); }
 
-// The summary of `workbench-cli run` with 2 ranks on kWorkload in `dir` (null when it failed).
-inline json launcherTwoRanks(const QString& dir) {
+// The summary of `workbench-cli run` with 2 ranks on kWorkload (plus `extra`) in `dir` (null when it failed).
+inline json launcherTwoRanks(const QString& dir, const QStringList& extra = {}) {
   QProcess run;
   run.start(QStringLiteral(WB_CLI_PATH), QStringList{QStringLiteral("run"), QStringLiteral("--run-dir"), dir} +
-                                             sets(kWorkload + QStringList{QStringLiteral("speedups.devices=2")}));
+                                             sets(kWorkload + QStringList{QStringLiteral("speedups.devices=2")} + extra));
   run.waitForFinished(240000);
   if (run.exitCode() == 0) return summaryOf(dir);
   qWarning("%s", qPrintable(textOf(run)));

@@ -72,9 +72,11 @@ Result<DistEnv> readWith(const Lookup& env, const Names& n) {
   }
   // Without it, every rank is taken to be on this host (what one machine's launch means).
   d.local_world_size = d.world_size;
-  // Only a hint for sharing cores (Slurm writes forms like "8(x2)"): taken when it is a number.
-  if (auto lw_s = get(env, n.localWorld))
-    if (auto lw = parseInt(n.localWorld, *lw_s, "processes on this node"); lw.ok() && *lw >= 1) d.local_world_size = *lw;
+  // Only a hint for sharing cores: its leading number (srun writes forms like "8(x2)" or "3,2").
+  if (auto lw_s = get(env, n.localWorld)) {
+    const std::string lead = lw_s->substr(0, lw_s->find_first_not_of("0123456789"));
+    if (auto lw = parseInt(n.localWorld, lead, "processes on this node"); lw.ok() && *lw >= 1) d.local_world_size = *lw;
+  }
 
   if (auto file = get(env, "WB_STORE_FILE"); file && !file->empty()) {  // one machine: no port, no address
     d.store_file = *file;
@@ -112,8 +114,14 @@ Result<DistEnv> readWith(const Lookup& env, const Names& n) {
 Result<DistEnv> DistEnv::fromLookup(const Lookup& env) {
   if (get(env, "RANK") || get(env, "WORLD_SIZE"))
     return readWith(env, {"RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "torchrun"});
-  if (get(env, "SLURM_PROCID") || get(env, "SLURM_NTASKS"))
-    return readWith(env, {"SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "SLURM_NTASKS_PER_NODE", "slurm"});
+  // A batch script's own process (SLURM_JOB_ID without SLURM_STEP_ID) is one process whatever the
+  // allocation's task count: the ranks are srun's tasks. srun sets SLURM_STEP_TASKS_PER_NODE;
+  // SLURM_NTASKS_PER_NODE only with --ntasks-per-node.
+  const bool batchScript = get(env, "SLURM_JOB_ID") && !get(env, "SLURM_STEP_ID");
+  if (!batchScript && (get(env, "SLURM_PROCID") || get(env, "SLURM_NTASKS")))
+    return readWith(env, {"SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID",
+                          get(env, "SLURM_NTASKS_PER_NODE") ? "SLURM_NTASKS_PER_NODE" : "SLURM_STEP_TASKS_PER_NODE",
+                          "slurm"});
   return DistEnv{};
 }
 

@@ -108,6 +108,32 @@ std::string torchrunCommand(const Config& c) {
   return s;
 }
 
+namespace {
+std::string shellQuoted(const std::string& s) {
+  std::string q = "'";
+  for (char ch : s) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return q + "'";
+}
+}  // namespace
+
+std::string sbatchScript(const Config& c, const fs::path& bestJson) {
+  const std::string n = std::to_string(c.speedups.devices);
+  std::string s = "#!/bin/bash\n" + settingsComment(c);
+  s += "# Under Slurm: `sbatch best-sbatch.sh [RUN_DIR]` runs " + n + " task(s) of the workbench's own worker on the\n"
+       "# nodes Slurm gives. Add --partition, --account, --time and, on GPUs, --gres=gpu:N (as #SBATCH lines\n"
+       "# here or on sbatch's command line). RUN_DIR (default best-run, where you submit) and best.json must be\n"
+       "# on a filesystem every node sees; WB_BEST_JSON overrides best.json's path.\n";
+  s += "#SBATCH --job-name=workbench-best\n#SBATCH --ntasks=" + n + "\n#SBATCH --output=workbench-best-%j.out\n";
+  s += "set -eu\n";
+  s += "# The rendezvous: rank 0 runs on the job's first node; the port is drawn from the job id.\n";
+  s += "MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\n";
+  s += "MASTER_PORT=$((20000 + SLURM_JOB_ID % 20000))\n";
+  s += "export MASTER_ADDR MASTER_PORT\n";
+  s += "BEST_JSON=${WB_BEST_JSON:-" + shellQuoted(bestJson.string()) + "}\n";
+  s += "exec srun workbench-cli worker --config \"$BEST_JSON\" --run-dir \"${1:-best-run}\"\n";
+  return s;
+}
+
 std::string lightningArguments(const Config& c) {
   std::string s = settingsComment(c);
   s += "# The same settings as PyTorch Lightning arguments:\n";
@@ -176,6 +202,8 @@ Status writeTuneOutputs(const fs::path& out, const proto::TuneRecord& r) {
   if (!best || r.status != "ok") return {};
   if (auto st = writeFileAtomic(out / "best.json", proto::configToJson(*best).dump(2) + "\n"); !st.ok()) return st;
   if (auto st = writeFileAtomic(out / "best-torchrun.sh", torchrunCommand(*best)); !st.ok()) return st;
+  if (auto st = writeFileAtomic(out / "best-sbatch.sh", sbatchScript(*best, fs::absolute(out / "best.json"))); !st.ok())
+    return st;
   if (!r.run_command.empty())
     if (auto st = writeFileAtomic(out / "best-command.sh", userCommand(r.run_command, *best)); !st.ok()) return st;
   return writeFileAtomic(out / "best-lightning.py", lightningArguments(*best));

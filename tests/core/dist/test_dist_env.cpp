@@ -5,6 +5,7 @@
 #include <string>
 
 #include "wb/dist/env.h"
+#include "wb/dist/slurm.h"
 
 namespace {
 
@@ -55,6 +56,14 @@ class TestDistEnv : public QObject {
         << 8 << 3 << true << QStringLiteral("slurm");
     QTest::newRow("slurm single task: no group") << QStringLiteral("SLURM_PROCID=0 SLURM_NTASKS=1") << 0 << 1 << 0
                                                  << false << QStringLiteral("slurm");
+    QTest::newRow("srun's task")
+        << QStringLiteral("SLURM_JOB_ID=5 SLURM_STEP_ID=0 SLURM_PROCID=1 SLURM_NTASKS=2 MASTER_ADDR=n MASTER_PORT=5") << 1
+        << 2 << 1 << true << QStringLiteral("slurm");
+    QTest::newRow("a batch script's own process: one process")
+        << QStringLiteral("SLURM_JOB_ID=5 SLURM_PROCID=0 SLURM_NTASKS=2 SLURM_LOCALID=0") << 0 << 1 << 0 << false
+        << QStringLiteral("none");
+    QTest::newRow("an array task's batch script: one process")
+        << QStringLiteral("SLURM_JOB_ID=5 SLURM_PROCID=0 SLURM_LOCALID=0") << 0 << 1 << 0 << false << QStringLiteral("none");
     QTest::newRow("torchrun wins over slurm")
         << QStringLiteral("RANK=2 WORLD_SIZE=4 MASTER_ADDR=h MASTER_PORT=1234 SLURM_PROCID=0 SLURM_NTASKS=1") << 2 << 4
         << 2 << true << QStringLiteral("torchrun");
@@ -131,6 +140,54 @@ class TestDistEnv : public QObject {
     QCOMPARE(int(env.error().code), int(wb::Errc::Distributed));
     const QString message = QString::fromStdString(env.error().message);
     QVERIFY2(message.contains(names), qPrintable(message));
+  }
+
+  // srun sets SLURM_STEP_TASKS_PER_NODE ("2", "2(x2)", "3,2"); --ntasks-per-node's variable wins.
+  void slurmTasksPerNode() {
+    const std::string base = "SLURM_PROCID=1 SLURM_NTASKS=4 MASTER_ADDR=a MASTER_PORT=5 ";
+    QCOMPARE(parse(varsFrom(QString::fromStdString(base + "SLURM_STEP_TASKS_PER_NODE=2(x2)")))->local_world_size, 2);
+    QCOMPARE(parse(varsFrom(QString::fromStdString(base + "SLURM_STEP_TASKS_PER_NODE=3,1")))->local_world_size, 3);
+    QCOMPARE(parse(varsFrom(QString::fromStdString(base + "SLURM_NTASKS_PER_NODE=1 SLURM_STEP_TASKS_PER_NODE=2(x2)")))
+                 ->local_world_size, 1);
+    QCOMPARE(parse(varsFrom(QString::fromStdString(base)))->local_world_size, 4);
+  }
+
+  // Slurm's ending in words, from scontrol's own lines (as slurmctld 22.05 writes them while the
+  // job's processes are being stopped, and after).
+  void slurmEndingWords_data() {
+    QTest::addColumn<QString>("scontrol");
+    QTest::addColumn<QString>("says");
+    QTest::newRow("time limit, while completing")
+        << QStringLiteral("JobId=4 JobName=t.sh JobState=COMPLETING Reason=TimeLimit Dependency=(null) TimeLimit=00:01:00")
+        << QStringLiteral("time limit 00:01:00");
+    QTest::newRow("time limit, after") << QStringLiteral("JobId=4 JobState=TIMEOUT Reason=TimeLimit TimeLimit=00:01:00")
+                                       << QStringLiteral("time limit");
+    QTest::newRow("scancel") << QStringLiteral("JobId=3 JobState=COMPLETING Reason=None TimeLimit=UNLIMITED")
+                             << QStringLiteral("Slurm cancelled job 3");
+    QTest::newRow("node failure") << QStringLiteral("JobId=5 JobState=NODE_FAIL Reason=NodeDown")
+                                  << QStringLiteral("a node failed");
+    QTest::newRow("preempted") << QStringLiteral("JobId=5 JobState=PREEMPTED Reason=None")
+                               << QStringLiteral("preempted");
+    QTest::newRow("not Slurm's signal") << QStringLiteral("JobId=6 JobState=RUNNING Reason=None")
+                                        << QStringLiteral("did not end Slurm job 6");
+  }
+  void slurmEndingWords() {
+    QFETCH(QString, scontrol);
+    QFETCH(QString, says);
+    const std::string job = scontrol.section(QLatin1Char(' '), 0, 0).mid(6).toStdString();
+    const QString words = QString::fromStdString(wb::dist::slurmEndingFrom(job, scontrol.toStdString()));
+    QVERIFY2(words.contains(says), qPrintable(words));
+    QVERIFY2(words.contains(QStringLiteral("JobState=")), qPrintable(words));  // Slurm's own words quoted
+  }
+
+  void slurmJobFromTheEnvironment() {
+    QCOMPARE(wb::dist::slurmJobOf([](const char*) -> const char* { return nullptr; }), std::string());
+    const Vars v = varsFrom(QStringLiteral("SLURM_JOB_ID=12 SLURM_STEP_ID=0"));
+    auto look = [&](const char* n) -> const char* { auto it = v.find(n); return it == v.end() ? nullptr : it->second.c_str(); };
+    QCOMPARE(wb::dist::slurmJobOf(look), std::string("12.0"));
+    const Vars odd = varsFrom(QStringLiteral("SLURM_JOB_ID=12;rm"));
+    QCOMPARE(wb::dist::slurmJobOf([&](const char* n) -> const char* { auto it = odd.find(n); return it == odd.end() ? nullptr : it->second.c_str(); }),
+             std::string());
   }
 
   void freePortIsBindable() {

@@ -211,6 +211,10 @@ class TestTune : public QObject {
     const std::string torchrun = wb::tune::torchrunCommand(c), lightning = wb::tune::lightningArguments(c);
     QVERIFY2(torchrun.find("--nproc-per-node 2") != std::string::npos, torchrun.c_str());
     QVERIFY2(torchrun.find("workbench-cli worker --config") != std::string::npos, torchrun.c_str());
+    const std::string sbatch = wb::tune::sbatchScript(c, "/shared/it's here/best.json");
+    for (const char* s : {"#SBATCH --ntasks=2", "srun workbench-cli worker --config", "SLURM_JOB_NODELIST",
+                          "'/shared/it'\\''s here/best.json'"})
+      QVERIFY2(sbatch.find(s) != std::string::npos, (std::string(s) + " in\n" + sbatch).c_str());
     for (const char* s : {"precision=\"bf16-mixed\"", "devices=2", "strategy=\"ddp\"", "batch_size=128", "num_workers=2", "pin_memory=False"})
       QVERIFY2(lightning.find(s) != std::string::npos, (std::string(s) + " in\n" + lightning).c_str());
   }

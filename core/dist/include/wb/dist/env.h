@@ -1,7 +1,7 @@
 #pragma once
 // Where this process sits in a distributed run, read from the launcher's environment.
 //
-// Sources, first match wins:
+// Sources, first match wins (a Slurm batch script's own process, outside srun, is one process):
 //   torchrun / workbench-cli run: RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR, MASTER_PORT
 //   srun (Slurm):                 SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID, SLURM_NTASKS_PER_NODE, plus MASTER_ADDR and
 //                                 MASTER_PORT exported by the batch script

@@ -147,6 +147,9 @@ std::optional<Config> bestConfig(const proto::TuneRecord& r);
 // The same settings as a torchrun command of a PyTorch script and as PyTorch Lightning arguments.
 std::string torchrunCommand(const Config& c);
 std::string lightningArguments(const Config& c);
+// The same settings as a Slurm batch script: srun runs the worker with best.json (at `bestJson`),
+// MASTER_ADDR the job's first node.
+std::string sbatchScript(const Config& c, const std::filesystem::path& bestJson);
 // The tables: the finals (speedup to target with its interval, verdict against the best) and the
 // trials (per rung: samples/s, evaluation images/s, epoch estimate, promoted or not).
 report::Report tuneReport(const proto::TuneRecord& r);

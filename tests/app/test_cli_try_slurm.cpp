@@ -1,0 +1,62 @@
+// workbench-cli try --executor slurm on the real single-node cluster (the slurm fixture): the try
+// runs whole as one job on one node writing --out (pairs.json, try.json), its job the same command
+// without --executor; a partition that does not exist is named before anything is sent or written.
+#include <QtTest/QtTest>
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include "slurm_cluster.h"
+#include "worker_launch.h"
+
+using namespace wb_test;
+
+namespace {
+QStringList tryArgs(const QString& out, const QStringList& extra = {}) {
+  return QStringList{QStringLiteral("try"), QStringLiteral("--out"), out, QStringLiteral("--vary"),
+                     QStringLiteral("speedups.workers=0"), QStringLiteral("--repeats"), QStringLiteral("1"),
+                     QStringLiteral("--executor"), QStringLiteral("slurm")} +
+         sets({QStringLiteral("model.name=lenet"), QStringLiteral("data.limit_train=256"), QStringLiteral("data.limit_val=128"),
+               QStringLiteral("train.epochs=1"), QStringLiteral("train.threads=1"), QStringLiteral("train.log_every=4")}) +
+         extra;
+}
+}  // namespace
+
+class TestCliTrySlurm : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void init() {
+    if (const QString why = slurmMissing(); !why.isEmpty()) QSKIP(qPrintable(why));
+  }
+
+  void theTryRunsAsOneJob() {
+    QTemporaryDir root;
+    const QString out = root.filePath(QStringLiteral("try"));
+    QProcess p;
+    p.start(QStringLiteral(WB_CLI_PATH), tryArgs(out));
+    QVERIFY(p.waitForFinished(280000));
+    const QString said = textOf(p);
+    QVERIFY2(p.exitCode() == 0, qPrintable(said));
+    QVERIFY2(QFile::exists(out + QStringLiteral("/pairs.json")), qPrintable(said));
+    QVERIFY2(QFile::exists(out + QStringLiteral("/try.json")), qPrintable(said));
+    QFile script(out + QStringLiteral(".slurm/array-1.sh"));
+    QVERIFY(script.open(QIODevice::ReadOnly));
+    const QByteArray body = script.readAll();
+    QVERIFY2(body.contains("'--out' '" + out.toUtf8() + "'") && !body.contains("--executor"), body.constData());
+    QVERIFY2(leftOf(QStringLiteral("workbench-try"), out).isEmpty(), "the job is still there");
+  }
+
+  void aPartitionThatDoesNotExistIsNamed() {
+    QTemporaryDir root;
+    const QString out = root.filePath(QStringLiteral("try"));
+    QProcess p;
+    p.start(QStringLiteral(WB_CLI_PATH), tryArgs(out, {QStringLiteral("--sbatch-arg=--partition=nope")}));
+    QVERIFY(p.waitForFinished(120000));
+    const QString said = textOf(p);
+    QCOMPARE(p.exitCode(), 2);
+    QVERIFY2(said.contains(QStringLiteral("partition 'nope' does not exist")), qPrintable(said));
+    QVERIFY(!QDir(out).exists());
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCliTrySlurm)
+#include "test_cli_try_slurm.moc"
