@@ -179,7 +179,7 @@ class TestMainWindow : public QObject {
     QVERIFY(t::writeFile(path, QByteArray::fromStdString(best.dump())));
     const QStringList changes = w.setupChanges(path);
     QCOMPARE(changes.size(), 2);
-    QVERIFY2(changes.join(QLatin1Char('|')).contains(QStringLiteral("\u2192 \"best-of-search\"")), qPrintable(changes.join(QLatin1Char('|'))));
+    QVERIFY2(changes.join(QLatin1Char('|')).contains(QStringLiteral("Name: fashion-mnist-lenet \u2192 best-of-search")), qPrintable(changes.join(QLatin1Char('|'))));
     QVERIFY2(changes.join(QLatin1Char('|')).contains(QStringLiteral(": 0 \u2192 2")), qPrintable(changes.join(QLatin1Char('|'))));
     for (const QString& c : changes) QVERIFY2(!c.startsWith(QStringLiteral("speedups.")), qPrintable(c));  // labels, not keys
     w.useBest(path);
