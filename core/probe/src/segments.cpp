@@ -35,14 +35,19 @@ Arm armOf(const Bench& b, const Config& c) {
   return a;
 }
 
-// One segment of `arm`: two untimed steps, then `steps` timed ones; its samples/s.
-double segment(Bench& b, Arm& arm, int steps) {
+// Switches the bench to `arm` and takes two untimed steps of it.
+void enter(Bench& b, Arm& arm) {
   b.pin = arm.pin, b.bf16 = arm.bf16, b.fp16 = arm.fp16;
   for (int i = 0; i < 2 && !b.stopped(); ++i) {
     const data::Batch batch = b.nextBatch(*arm.loader, arm.epoch);
     b.step(batch.x, batch.y);
   }
   b.sync();
+}
+
+// One segment of `arm`: two untimed steps, then `steps` timed ones; its samples/s.
+double segment(Bench& b, Arm& arm, int steps) {
+  enter(b, arm);
   int64_t samples = 0;
   Stopwatch clock;
   for (int i = 0; i < steps && !b.stopped(); ++i) {
@@ -57,12 +62,7 @@ double segment(Bench& b, Arm& arm, int steps) {
 // The warm-up of `arm`: two untimed steps, then steps until `seconds` have passed (at least 3);
 // its seconds per step.
 double warmUp(Bench& b, Arm& arm, double seconds) {
-  b.pin = arm.pin, b.bf16 = arm.bf16, b.fp16 = arm.fp16;
-  for (int i = 0; i < 2 && !b.stopped(); ++i) {
-    const data::Batch batch = b.nextBatch(*arm.loader, arm.epoch);
-    b.step(batch.x, batch.y);
-  }
-  b.sync();
+  enter(b, arm);
   Stopwatch clock;
   int n = 0;
   while ((n < 3 || clock.seconds() < seconds) && !b.stopped()) {
