@@ -54,4 +54,14 @@ Result<double> parseDuration(const std::string& text, const std::string& option)
   return total;
 }
 
+std::string slurmField(const std::string& text, const std::string& key) {
+  const std::string k = key + "=";
+  for (size_t at = text.find(k); at != std::string::npos; at = text.find(k, at + 1)) {
+    if (at != 0 && text[at - 1] != ' ' && text[at - 1] != '\n') continue;
+    const size_t from = at + k.size();
+    return text.substr(from, text.find_first_of(" \n", from) - from);
+  }
+  return "";
+}
+
 }  // namespace wb

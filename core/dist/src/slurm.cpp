@@ -1,4 +1,5 @@
 #include "wb/dist/slurm.h"
+#include "wb/common/format.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -16,22 +17,13 @@ std::string slurmJobOf(const std::function<const char*(const char*)>& getenv) {
   return id;
 }
 
-std::string scontrolField(const std::string& text, const std::string& key) {
-  const std::string k = key + "=";
-  for (size_t at = text.find(k); at != std::string::npos; at = text.find(k, at + 1)) {
-    if (at != 0 && text[at - 1] != ' ' && text[at - 1] != '\n') continue;
-    const size_t from = at + k.size();
-    return text.substr(from, text.find_first_of(" \n", from) - from);
-  }
-  return "";
-}
 
 std::string slurmEndingFrom(const std::string& job, const std::string& text) {
-  const std::string state = scontrolField(text, "JobState"), reason = scontrolField(text, "Reason");
+  const std::string state = slurmField(text, "JobState"), reason = slurmField(text, "Reason");
   if (state.empty())
     return "Slurm job " + job + ": scontrol did not say its state (" + text.substr(0, 200) + ")";
   const std::string said = " (JobState=" + state + ", Reason=" + reason + ")";
-  const std::string limit = scontrolField(text, "TimeLimit");
+  const std::string limit = slurmField(text, "TimeLimit");
   if (state == "TIMEOUT" || reason == "TimeLimit")
     return "Slurm ended job " + job + " at its time limit " + limit + said +
            ": ask for more time (sbatch/srun --time) or resume from the run's last checkpoint";

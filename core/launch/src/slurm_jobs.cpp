@@ -1,4 +1,5 @@
 #include "wb/launch/slurm_jobs.h"
+#include "wb/common/format.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -45,15 +46,6 @@ Output runClient(const std::vector<std::string>& argv, int timeoutS = 30, const 
   return out;
 }
 
-std::string field(const std::string& text, const std::string& key) {
-  const std::string k = key + "=";
-  for (size_t at = text.find(k); at != std::string::npos; at = text.find(k, at + 1)) {
-    if (at != 0 && text[at - 1] != ' ' && text[at - 1] != '\n') continue;
-    const size_t from = at + k.size();
-    return text.substr(from, text.find_first_of(" \n", from) - from);
-  }
-  return "";
-}
 
 bool onPath(const std::string& program) {
   const char* path = std::getenv("PATH");
@@ -151,9 +143,9 @@ Result<std::string> submit(const fs::path& script, const std::vector<std::string
 JobState parseJobState(const std::string& id, const std::string& line) {
   JobState j;
   j.id = id;
-  j.state = field(line, "JobState");
-  j.reason = field(line, "Reason");
-  j.exit_code = field(line, "ExitCode");
+  j.state = slurmField(line, "JobState");
+  j.reason = slurmField(line, "Reason");
+  j.exit_code = slurmField(line, "ExitCode");
   return j;
 }
 

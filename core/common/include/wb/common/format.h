@@ -18,4 +18,8 @@ std::string shortNumber(double v);
 // through several layers names its rank once, not once per layer).
 std::string prefixedByRank(int rank, const std::string& message);
 
+// The value of `key` in Slurm's one-line "Key=Value Key=Value" output (`scontrol show job -o`,
+// `sacct`): "" when absent.
+std::string slurmField(const std::string& text, const std::string& key);
+
 }  // namespace wb

@@ -10,8 +10,6 @@ namespace wb::dist {
 // SLURM_JOB_ID (and, under srun, SLURM_STEP_ID) from a lookup; empty when not under Slurm.
 std::string slurmJobOf(const std::function<const char*(const char*)>& getenv);
 
-// The field `key` of `scontrol show job -o` output ("" when absent).
-std::string scontrolField(const std::string& text, const std::string& key);
 
 // Slurm's ending of `job` in words, from its `scontrol show job -o` text: a time limit, a scancel
 // or preemption, a failed node, or (job still RUNNING) a signal that did not come from Slurm.
