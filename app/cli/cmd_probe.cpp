@@ -159,6 +159,7 @@ runs: `workbench-cli try`.)";
 struct SegmentsCliOptions {
   ExperimentOptions experiment;
   std::vector<std::string> vary;
+  std::string variant_config;
   int steps = probe::SegmentsOptions().steps;
   double min_segment_s = probe::SegmentsOptions().min_segment_s;
   int min_rounds = probe::SegmentsOptions().min_rounds, max_rounds = probe::SegmentsOptions().max_rounds;
@@ -168,11 +169,12 @@ struct SegmentsCliOptions {
 
 int probeSegmentsCommand(const SegmentsCliOptions& cli) {
   const char* who = "workbench-cli probe segments";
-  if (cli.vary.empty()) {
-    std::fprintf(stderr, "%s: say what the variant changes: --vary KEY=VALUE (e.g. speedups.precision=bf16-mixed)\n", who);
+  if (cli.vary.empty() && cli.variant_config.empty()) {
+    std::fprintf(stderr, "%s: say what the variant changes: --vary KEY=VALUE (e.g. speedups.precision=bf16-mixed) or --variant-config FILE\n", who);
     return kExitUsage;
   }
   ExperimentOptions withVary = cli.experiment;
+  if (!cli.variant_config.empty()) withVary.config = cli.variant_config;
   withVary.sets.insert(withVary.sets.end(), cli.vary.begin(), cli.vary.end());
   auto base = resolveConfig(cli.experiment);
   auto variant = base.ok() ? resolveConfig(withVary) : base;
@@ -210,6 +212,8 @@ void addSegments(CLI::App& probe, Commands& out) {
   auto o = std::make_shared<SegmentsCliOptions>();
   CLI::App* seg = probe.add_subcommand("segments", kSegmentsAbout);
   addExperimentOptions(*seg, o->experiment, "the baseline experiment (default: Fashion-MNIST, lenet)");
+  seg->add_option("--variant-config", o->variant_config, "the variant's own config (then the --set and --vary apply to it)")
+      ->type_name("FILE")->check(utf8Path("--variant-config"));
   seg->add_option("--vary", o->vary, "KEY=VALUE: what the variant changes (an in-process lever; repeat it for more)")
       ->type_name("KEY=VALUE")->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   seg->add_option("--steps", o->steps, "timed training steps per segment (default: sized from the warm-up's step time\n"
@@ -243,6 +247,7 @@ or not.)";
 struct MathCliOptions {
   ExperimentOptions experiment;
   std::vector<std::string> vary;
+  std::string variant_config;
   int steps = probe::MathCheckOptions().steps;
   double tolerance = probe::kMathTolerancePerStep;
   bool json = false;
@@ -250,11 +255,12 @@ struct MathCliOptions {
 
 int probeMathCommand(const MathCliOptions& cli) {
   const char* who = "workbench-cli probe math";
-  if (cli.vary.empty()) {
-    std::fprintf(stderr, "%s: say what the variant changes: --vary KEY=VALUE (e.g. speedups.workers=2)\n", who);
+  if (cli.vary.empty() && cli.variant_config.empty()) {
+    std::fprintf(stderr, "%s: say what the variant changes: --vary KEY=VALUE (e.g. speedups.workers=2) or --variant-config FILE\n", who);
     return kExitUsage;
   }
   ExperimentOptions withVary = cli.experiment;
+  if (!cli.variant_config.empty()) withVary.config = cli.variant_config;
   withVary.sets.insert(withVary.sets.end(), cli.vary.begin(), cli.vary.end());
   auto base = resolveConfig(cli.experiment);
   auto variant = base.ok() ? resolveConfig(withVary) : base;
@@ -284,6 +290,8 @@ void addMath(CLI::App& probe, Commands& out) {
   auto o = std::make_shared<MathCliOptions>();
   CLI::App* math = probe.add_subcommand("math", kMathAbout);
   addExperimentOptions(*math, o->experiment, "the baseline experiment (default: Fashion-MNIST, lenet)");
+  math->add_option("--variant-config", o->variant_config, "the variant's own config (then the --set and --vary apply to it)")
+      ->type_name("FILE")->check(utf8Path("--variant-config"));
   math->add_option("--vary", o->vary, "KEY=VALUE: what the variant changes (e.g. speedups.workers=2; repeat it for more)")
       ->type_name("KEY=VALUE")->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   math->add_option("--steps", o->steps, "training steps compared (default 20)")->type_name("K")->check(inRange(1, 1000));

@@ -1,5 +1,6 @@
 // workbench-cli try: option parsing over wb/experiment/try.h (one variant against its baseline,
 // as pairs through the runner); prints its table or, with --events-stdout, its events.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -8,6 +9,7 @@
 #include "slurm_exec.h"
 #include "wb/common/exit_codes.h"
 #include "wb/common/paths.h"
+#include "wb/experiment/composed_try.h"
 #include "wb/experiment/try.h"
 #include "wb/proto/event_types.h"
 #include "wb/proto/experiment_events.h"
@@ -20,21 +22,32 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* kAbout = R"(one change against its baseline, as pairs of runs, with the interval and verdict
+const char* kAbout = R"(one change against its baseline: the speedup to the target accuracy, its interval and verdict
 
-Runs the experiment (--config/--set: the baseline) and the same with --vary applied (the
-variant) as pairs, close in time and in alternating order (baseline then variant, then variant
-then baseline, ...), each run a whole `workbench-cli run`. The speedup on time to the target
-accuracy, on training throughput and on wall time is the geometric mean of the pairs' ratios
-with its interval: "faster" or "slower" only when the interval excludes 1 and the estimate is
-beyond --min-effect (2 %), else "within noise". Pairs are added until the verdict is clear (at
-most --max-pairs, --budget-s; each look spends its share of a 5 % false-alarm rate), or exactly
---repeats. The target accuracy is the baseline's best less its chance spread (said in the table).
-A --vary that changes nothing is an A/A check of this machine's noise. With --command, every
-run is your own training script (its recorder writes the run folder) with the arm's settings.
+By parts (the default, for a change of speedups.precision, train.batch_size, speedups.workers or
+speedups.pin_memory): time to target = start-up + samples to target / train throughput +
+evaluations x evaluation time, each part measured where it is cheap and precise: whether the
+change keeps the training's math (`probe math`: the first steps' losses from one seed, seconds),
+the throughput (`probe segments`: interleaved segments in one process, seconds), and, when the
+math changes, the samples to target: the experiment's reference runs (--reference-runs of the
+baseline, each its own seed, kept in --references and reused by every later try) against as many
+runs of the variant that each stop at the target (or at 3x the reference's samples). A change that
+keeps the math needs no run to the target. The table shows the split ("1.31x faster to target:
+1.45x throughput, 0.90x samples to target").
 
-Writes into --out: runs/ (each pair's runs), pairs.json and try.json (the result). Run again on
-the same --out, a cut try continues.)";
+Whole runs (--whole-runs, and any other change): the baseline and the variant as pairs of whole
+`workbench-cli run`s, close in time and in alternating order; the speedup on time to the target,
+training throughput and wall time is the geometric mean of the pairs' ratios with its interval.
+Pairs are added until the verdict is clear (at most --max-pairs, --budget-s), or exactly --repeats.
+
+Either way "faster" or "slower" only when the interval excludes 1 and the estimate is beyond
+--min-effect (2 %), else "within noise"; the false-alarm rate is 5 %. The target accuracy is the
+baseline's best less its chance spread (said in the table). A --vary that changes nothing is an
+A/A check of this machine's noise. With --command, every run is your own training script (its
+recorder writes the run folder) with the arm's settings, in whole runs.
+
+Writes into --out: try.json (the result) and what was measured (math.json, segments.json, runs/;
+pairs.json for whole runs). Run again on the same --out, a cut try continues.)";
 
 const char* kFooter = R"(
 Exit codes: 0 ok, 1 a run failed, 2 bad config or usage, 130 cancelled.)";
@@ -48,7 +61,10 @@ struct TryCliOptions {
   std::string variant_config, label, speedup, out, runs_root, target_acc;
   int repeats = 0, max_pairs = experiment::kDefaultMaxPairs, rerun_contended = 1;
   double budget_s = experiment::kDefaultBudgetS, noise_band = -1, min_effect = report::kDefaultMinEffect;
-  bool events_stdout = false, json = false;
+  bool events_stdout = false, json = false, whole_runs = false;
+  experiment::ComposedOptions composed;
+  std::string references;
+  std::vector<CLI::Option*> pair_options;  // given: the whole-run method was asked for
 };
 
 void printEvent(const json& ev) {
@@ -77,7 +93,25 @@ bool usableOut(const fs::path& out, const TryCliOptions& o) {
   std::error_code ec;
   if (!fs::exists(out, ec)) return true;
   if (!fs::is_directory(out, ec)) return false;
-  return fs::is_empty(out, ec) || experiment::holdsPairs(out) || holdsOnlyInputs(out, o);
+  return fs::is_empty(out, ec) || experiment::holdsPairs(out) || fs::exists(out / "baseline.config.json", ec) ||
+         holdsOnlyInputs(out, o);
+}
+
+// Whole runs in pairs when asked (--whole-runs, or an option of that method), when the folder is a
+// whole-run try to continue, or when the change cannot be measured by parts (said on stderr).
+bool wholeRuns(const TryCliOptions& o, const experiment::TryOptions& t) {
+  const bool asked = o.whole_runs || std::any_of(o.pair_options.begin(), o.pair_options.end(),
+                                                 [](const CLI::Option* opt) { return opt->count() > 0; });
+  if (asked || experiment::holdsPairs(t.out)) return true;
+  const std::string why = experiment::composedUnavailable(t);
+  if (!why.empty()) std::fprintf(stderr, "try: whole runs in pairs: %s\n", why.c_str());
+  return !why.empty();
+}
+
+experiment::ComposedOptions composedOf(const TryCliOptions& o) {
+  experiment::ComposedOptions c = o.composed;
+  if (!o.references.empty()) c.references = o.references;
+  return c;
 }
 
 int tryCommand(const TryCliOptions& o) {
@@ -131,7 +165,7 @@ int tryCommand(const TryCliOptions& o) {
   hooks.stop = &stopFlag();
   if (o.events_stdout) hooks.on_event = printEvent;
   std::fprintf(stderr, "try -> %s: %s against the baseline\n", t.out.c_str(), t.setting.c_str());
-  auto result = experiment::runTry(t, hooks);
+  auto result = wholeRuns(o, t) ? experiment::runTry(t, hooks) : experiment::runComposedTry(t, composedOf(o), hooks);
   if (!result.ok()) {
     std::fprintf(stderr, "workbench-cli try: %s\n", result.error().message.c_str());
     if (o.events_stdout) printEvent(proto::toEvent(proto::ErrorEvent{result.error().message, errcName(result.error().code), std::nullopt}, -1, 0.0));
@@ -170,17 +204,35 @@ void addTry(CLI::App& cli, Commands& out) {
   t->add_option("--out", o->out, "output folder (default <runs-root>/<timestamp>-try-<id>): new, empty, or a try to continue")
       ->type_name("DIR");
   t->add_option("--runs-root", o->runs_root, "where the default --out goes")->type_name("DIR")->check(utf8Path("--runs-root"));
-  t->add_option("--repeats", o->repeats, "exactly N pairs, no early stop (default: adaptive)")->type_name("N")->check(inRange(1, 100));
-  t->add_option("--max-pairs", o->max_pairs, "adaptive: at most N pairs (default 5)")->type_name("N")->check(inRange(1, 100));
-  t->add_option("--budget-s", o->budget_s, "adaptive: no new pair once the pairs took S seconds (default 600)")
-      ->type_name("S")->check(inRange(0.0, 1e7));
+  t->add_flag("--whole-runs", o->whole_runs,
+              "measure with whole runs in pairs (the reference method) instead of by parts; implied by --repeats,\n"
+              "--max-pairs, --budget-s and --rerun-contended, and used when the change cannot switch in one process");
+  t->add_option("--reference-runs", o->composed.reference_runs,
+                "by parts: the baseline's runs to the target, kept per experiment and reused (default 5; 0: none)")
+      ->type_name("N")->check(inRange(0, 100));
+  t->add_option("--variant-runs", o->composed.variant_runs,
+                "by parts: the variant's runs to the target when it changes the training's math (default 5)")
+      ->type_name("N")->check(inRange(2, 100));
+  t->add_option("--parallel-runs", o->composed.parallel, "by parts: reference runs at once (default 1)")
+      ->type_name("N")->check(inRange(1, 64));
+  t->add_option("--references", o->references,
+                "by parts: where every experiment's reference runs are kept (default $WB_REFERENCES_DIR, else\n"
+                "'references' beside the runs root)")
+      ->type_name("DIR")->check(utf8Path("--references"));
+  o->pair_options.push_back(
+      t->add_option("--repeats", o->repeats, "whole runs: exactly N pairs, no early stop (default: adaptive)")->type_name("N")->check(inRange(1, 100)));
+  o->pair_options.push_back(
+      t->add_option("--max-pairs", o->max_pairs, "whole runs: at most N pairs (default 5)")->type_name("N")->check(inRange(1, 100)));
+  o->pair_options.push_back(t->add_option("--budget-s", o->budget_s, "whole runs: no new pair once the pairs took S seconds (default 600)")
+      ->type_name("S")->check(inRange(0.0, 1e7)));
   t->add_option("--noise-band", o->noise_band,
                 "a floor for the spread of few pairs, e.g. 0.10 = +/-10 % (default: this host's measured\n"
                 "band, else none: the pairs alone carry the noise)")
       ->type_name("F")->check(inRange(0.0, 1.0));
   addMinEffectOption(*t, o->min_effect);
-  t->add_option("--rerun-contended", o->rerun_contended, "up to N more pairs replace pairs measured under contention (default 1)")
-      ->type_name("N")->check(inRange(0, 10));
+  o->pair_options.push_back(t->add_option("--rerun-contended", o->rerun_contended,
+                                          "whole runs: up to N more pairs replace pairs measured under contention (default 1)")
+      ->type_name("N")->check(inRange(0, 10)));
   t->add_option("--target-acc", o->target_acc, "target val accuracy: 0.85, 85 or 85% (default: the lowest best of the baseline's runs\nless its chance spread)")
       ->type_name("X")->check(checkedBy([](const std::string& x) { return statusOf(report::parseTargetAccuracy(x)); }, ""));
   t->add_flag("--events-stdout", o->events_stdout,

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -83,6 +85,41 @@ std::string describeFolder(const fs::path& dir) {
   for (size_t i = 0; i < shown; ++i) out += (i == 0 ? "" : i + 1 == shown && names.size() == shown ? " and " : ", ") + names[i];
   if (names.size() > shown) out += " and " + std::to_string(names.size() - shown) + " more";
   return out;
+}
+
+namespace {
+
+// FNV-1a, 64 bits: stable across runs and builds (std::hash is not).
+void mix(uint64_t& h, const std::string& text) {
+  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ULL;
+  h = (h ^ 0xff) * 0x100000001b3ULL;
+}
+
+std::string entryLine(const fs::path& root, const fs::directory_entry& e, std::error_code& ec) {
+  const auto size = e.file_size(ec);
+  const auto mtime = fs::last_write_time(e.path(), ec).time_since_epoch().count();
+  return fs::relative(e.path(), root, ec).generic_string() + " " + std::to_string(size) + " " + std::to_string(mtime);
+}
+
+}  // namespace
+
+std::string folderFingerprint(const fs::path& path, size_t maxFiles) {
+  std::error_code ec;
+  std::vector<std::string> lines;
+  if (fs::is_regular_file(path, ec)) {
+    lines.push_back(entryLine(path.parent_path(), fs::directory_entry(path, ec), ec));
+  } else if (fs::is_directory(path, ec)) {
+    for (auto it = fs::recursive_directory_iterator(path, fs::directory_options::skip_permission_denied, ec);
+         !ec && it != fs::recursive_directory_iterator() && lines.size() < maxFiles; it.increment(ec))
+      if (it->is_regular_file(ec)) lines.push_back(entryLine(path, *it, ec));
+  }
+  if (ec || lines.empty()) return "";
+  std::sort(lines.begin(), lines.end());
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (const auto& line : lines) mix(h, line);
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
 }
 
 }  // namespace wb

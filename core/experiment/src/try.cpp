@@ -1,6 +1,8 @@
 // `try` on the runner: a plan of one variant, its record try.json and its table.
 #include "wb/experiment/try.h"
 
+#include "wb/experiment/composed_try.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -145,6 +147,7 @@ std::string runsIn(const std::string& command) {
 }  // namespace
 
 report::Table tryTable(const json& doc) {
+  if (doc.value("method", std::string()) == "composed") return composedTryTable(doc);
   report::Table t;
   const json target = doc.value("target_acc", json());
   const std::string targetText = target.is_number() ? report::fmtAccuracy(target.get<double>()) : std::string("target");

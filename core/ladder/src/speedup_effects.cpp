@@ -142,6 +142,12 @@ SpeedupEffect tryEffect(const nlohmann::json& doc, const std::string& date) {
   const nlohmann::json est = doc.value("estimate", nlohmann::json::object());
   const bool reached = doc.value("reached", false);
   const SpeedupEstimate x = estimateFromJson(est.value(reached ? "to_target" : "wall", nlohmann::json()));
+  if (doc.value("method", std::string()) == "composed") {  // by parts: the composed words say the split
+    e.text = doc.value("setting", std::string()) + ": " + doc.value("words", std::string("no speedup taken (" +
+                                                                      doc.value("error", std::string("not finished")) + ")"));
+    if (reached && x.verdict == Verdict::Faster) e.speedup = x.point;
+    return e;
+  }
   const int pairs = doc.value("pairs", 0);
   if (pairs < 1) {
     const bool ran = !doc.value("runs", nlohmann::json::array()).empty();

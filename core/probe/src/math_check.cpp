@@ -5,6 +5,8 @@
 #include <cstdio>
 
 #include "wb/common/clock.h"
+#include "wb/common/fs.h"
+#include "wb/data/dataset.h"
 #include "wb/common/speedups.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/events.h"
@@ -24,6 +26,7 @@ struct Trace {
   std::optional<double> val_loss;
   json speedups = json::object();
   std::string device;
+  int64_t train_samples = 0;
 };
 
 std::string pct(double fraction) {
@@ -57,6 +60,7 @@ Result<Trace> trainSteps(const Config& c, const MathCheckOptions& o) {
     else if (type == "start") {
       t.speedups = e.value("speedups", json::object());
       t.device = e.value("device", "");
+      t.train_samples = e.value("dataset", json::object()).value("train", int64_t{0});
     }
   });
   train::TrainerOptions to;
@@ -182,6 +186,7 @@ Result<MathCheckResult> checkMath(const MathCheckOptions& o) {
   r.speedup = s ? s->key : "";
   r.steps = std::max(1, o.steps);
   r.tolerance_per_step = o.tolerance_per_step;
+  if (auto spec = data::parseDatasetSpec(o.baseline.data.dataset); spec.ok()) r.dataset_id = folderFingerprint(spec->dir);
   r.tolerance_rule = pct(o.tolerance_per_step) + " x step (" + pct(o.tolerance_per_step * r.steps) + " at step " +
                      std::to_string(r.steps) + "), or " + report::fmtFixed(kMathRepeatFactor, 0) +
                      "x the baseline's own rerun where that is larger";
@@ -206,6 +211,7 @@ Result<MathCheckResult> checkMath(const MathCheckOptions& o) {
     repeat = std::move(again.value());
   }
   r.device = variant->device;
+  r.train_samples = base->train_samples;
   if (s && variant->speedups.contains(s->key)) {
     const json& st = variant->speedups[s->key];
     r.inactive = st.value("requested", false) && !st.value("active", false);
@@ -233,6 +239,8 @@ json mathCheckJson(const MathCheckResult& r) {
           {"changed", r.changed},
           {"speedup", r.speedup.empty() ? json() : json(r.speedup)},
           {"device", r.device},
+          {"train_samples", r.train_samples},
+          {"dataset_id", r.dataset_id},
           {"checked", r.checked},
           {"keeps_math", r.keeps_math},
           {"inactive", r.inactive},

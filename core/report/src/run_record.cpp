@@ -153,6 +153,7 @@ void readRank0(RunRecord& r, const proto::Envelope& env, const json& ev) {
     e.val_acc = std::isfinite(v.val_acc) ? v.val_acc : 0.0;
     e.eval_ms = v.eval_ms;
     e.eval_samples = v.eval_samples;
+    e.samples = v.samples;
     r.evals.push_back(e);
   } else if (type == proto::EpochEvent::kType) {
     const proto::EpochEvent p = proto::readEpochEvent(ev);

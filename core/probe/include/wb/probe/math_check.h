@@ -59,6 +59,8 @@ struct MathCheckResult {
   std::string changed;     // "speedups.workers 0 → 2"
   std::string speedup;     // the varied speedup's key, "" when none (e.g. train.batch_size)
   std::string device;
+  int64_t train_samples = 0;  // the training split's samples (its limit applied); 0: not trained here
+  std::string dataset_id;     // the dataset's files' fingerprint (wb::folderFingerprint); "": unknown
   bool checked = false;    // the steps were compared (false: what the descriptor says, and why)
   bool keeps_math = false;
   bool inactive = false;   // asked for but inactive on this machine: keeps the math here

@@ -69,6 +69,7 @@ struct EvalSample {          // one rank-0 `eval` event
   double val_acc = 0;        // 0..1
   double eval_ms = 0;        // 0 when absent
   int64_t eval_samples = 0;  // validation images it scored (0 when absent)
+  int64_t samples = 0;       // training samples seen before it (global; 0 when absent)
 };
 
 struct EpochSample {         // one rank-0 `epoch` event

@@ -1,0 +1,50 @@
+#pragma once
+// `try` by parts: the time to the target composed from what decides it, each part measured where it
+// is cheap and precise (wb/report/time_to_target.h) instead of whole runs in pairs:
+//   1. whether the change keeps the training's math: `workbench-cli probe math` (the first steps'
+//      losses from one seed, a few seconds);
+//   2. training throughput: `workbench-cli probe segments` (interleaved segments in one process);
+//   3. samples to target: the experiment's reference runs (reference_runs.h: stored, reused) and,
+//      when the math changes, as many runs of the variant from the same seeds, each stopping at the
+//      target or at `cap` times the reference's samples (report::compareSamples);
+//   4. composed: start-up + samples ÷ throughput + evaluations × evaluation time, with the delta
+//      method's interval and the product's verdict.
+// A change that keeps the math needs no run to the target at all: its speedup is the throughput's,
+// weighted by the reference runs' start-up and evaluation when the experiment has them. The
+// measurements are processes of their own (the runner stays LibTorch-free); each one's result is
+// kept in the try's folder (math.json, segments.json, runs/variant-seed-<s>) and reused when the
+// same command continues a cut try.
+//
+// try.json gains method "composed" and: math, throughput (the segments' estimate), samples (the
+// comparison, when the math changes), references {dir, key, runs, reused, ran}, composed (the
+// estimate and its parts), words; estimate.to_target is the composed speedup and
+// estimate.throughput the segments', so readers of whole-run tries read it too.
+#include <filesystem>
+#include <string>
+
+#include "wb/experiment/reference_runs.h"
+#include "wb/experiment/try.h"
+
+namespace wb::experiment {
+
+struct ComposedOptions {
+  int reference_runs = kDefaultReferenceRuns;  // the baseline's runs to the target (kept per experiment)
+  int variant_runs = kDefaultReferenceRuns;    // the variant's, when its math changes
+  int parallel = 1;                            // runs to the target at once
+  double cap = 3;                              // a variant run stops at this × the reference's samples
+  std::filesystem::path references = defaultReferencesDir();
+};
+
+// "" when the try can be composed; else why it needs whole runs ("train.epochs cannot change
+// within one process"; "the runs are your own command").
+std::string composedUnavailable(const TryOptions& options);
+
+// Runs (or continues) the try in options.out by parts. Errors: InvalidConfig (a config this machine
+// cannot run, a reference folder of another experiment), Cancelled, Io, a measurement that failed
+// (its log named).
+Result<TryResult> runComposedTry(const TryOptions& options, const ComposedOptions& composed, const Hooks& hooks);
+
+// The table of a composed try.json: time to target, throughput, samples to target; the split in words.
+report::Table composedTryTable(const nlohmann::json& tryDoc);
+
+}  // namespace wb::experiment

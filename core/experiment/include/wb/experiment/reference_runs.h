@@ -1,0 +1,78 @@
+#pragma once
+// The baseline's reference runs of an experiment: how many samples its training needs to reach a
+// target, measured the way MLPerf measures its reference convergence points. `runs` runs of the
+// baseline, each with its own seed, each evaluating every `eval_every_steps` steps, so the samples
+// to any target up to their best are read off their curves (targetRuns). They run the baseline's
+// whole length (not to one target), so every later target can use them.
+//
+// They are kept per experiment and reused by every try, ladder and tune of it: the folder is
+// <store>/<key>, the key (referenceKey) the baseline config with the speedups that keep the math
+// at their baseline (they do not change the samples, only how fast they go), the seed and the
+// evaluation interval left out, and the dataset's fingerprint. A run already there is never run
+// again. Samples to target is seed noise, not host noise: these runs need no quiet host and no
+// interleaving, so `parallel` of them may run at once.
+//
+// The folder: reference.json {key, dataset_id, config, eval_every_steps, resolution, runs [{seed,
+// dir, status}]}, rewritten after each run, and runs/seed-<s> (a rerun: seed-<s>-r2, ...). A run
+// cut, failed or gone is run again in a new folder and the log says which; what a run wrote is
+// never replaced. A folder whose reference.json is of another experiment (its key or config
+// differs) is refused, naming the field; one whose dataset changed is refused naming the dataset.
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "wb/common/config.h"
+#include "wb/common/result.h"
+#include "wb/report/convergence.h"
+#include "wb/report/run_record.h"
+
+namespace wb::experiment {
+
+inline constexpr int kDefaultReferenceRuns = 5;
+// Evaluations per epoch of a reference run: the samples to target are known to within one of
+// these intervals (report::SamplesRule::resolution).
+inline constexpr int kReferenceEvalsPerEpoch = 10;
+
+// $WB_REFERENCES_DIR, else "references" beside the runs root (wb::defaultRunsRoot()'s parent).
+std::filesystem::path defaultReferencesDir();
+
+struct ReferenceOptions {
+  Config baseline;
+  std::string dataset_id;          // the dataset's fingerprint (wb::folderFingerprint)
+  int64_t train_samples = 0;       // the training split's samples: sets the evaluation interval
+  std::filesystem::path store = defaultReferencesDir();
+  int runs = kDefaultReferenceRuns;
+  int parallel = 1;                // runs at once
+  std::string cli_path;            // workbench-cli
+  const std::atomic<bool>* stop = nullptr;
+  std::FILE* log = stderr;
+};
+
+struct ReferenceRuns {
+  std::filesystem::path dir;       // <store>/<key>
+  std::string key;
+  int64_t eval_every_steps = 0;
+  double resolution = 0;           // training samples between two evaluations
+  std::vector<report::RunRecord> runs;  // the finished runs, in seed order
+  int reused = 0, ran = 0;         // found in the folder; run now
+};
+
+// 16 hex digits naming the experiment's folder in the store.
+std::string referenceKey(const Config& baseline, const std::string& dataset_id);
+// The evaluation interval in steps: kReferenceEvalsPerEpoch per epoch of `train_samples`.
+int64_t referenceEvalEvery(const Config& config, int64_t train_samples);
+
+// Loads the experiment's reference runs and runs what is missing (up to `runs` finished ones).
+// Errors: InvalidConfig (another experiment's folder, a changed dataset), Io (a file that cannot
+// be written), Cancelled (stopped: the finished runs are kept and reused next time), Failed when a
+// run fails twice for its seed (the error names the run folder).
+Result<ReferenceRuns> ensureReferenceRuns(const ReferenceOptions& options);
+
+// Each run's samples to `target`: those seen before its first evaluation at or above it, or, when
+// none reaches it, the samples it ran, censored (reached false).
+std::vector<report::TargetRun> targetRuns(const std::vector<report::RunRecord>& runs, double target);
+
+}  // namespace wb::experiment

@@ -1,0 +1,264 @@
+// The baseline's reference runs: the store's folder per experiment, running what is missing.
+#include "wb/experiment/reference_runs.h"
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+#include <thread>
+
+#include "wb/common/fs.h"
+#include "wb/common/paths.h"
+#include "wb/common/speedups.h"
+#include "wb/experiment/paired_runner.h"
+#include "wb/proto/config_json.h"
+#include "wb/proto/run_status.h"
+#include "wb/report/compare.h"
+#include "wb/report/host.h"
+
+namespace wb::experiment {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr uint64_t kFirstSeed = 1001;
+
+// What decides the samples to target: the config without what only changes how fast the steps go.
+json experimentIdentity(const Config& baseline) {
+  Config c = baseline;
+  for (const Speedup& s : speedupTable())
+    if (s.math.math == Math::Keeps) s.off(c);
+  json j = proto::configToJson(c);
+  j.erase("name"), j.erase("seed");
+  for (const char* k : {"threads", "log_every", "eval_every_steps", "stop_at_accuracy"}) j["train"].erase(k);
+  return j;
+}
+
+fs::path referenceFile(const fs::path& dir) { return dir / "reference.json"; }
+
+struct Slot {
+  uint64_t seed = 0;
+  std::string dir;      // relative to the folder
+  std::string status;   // "" until it ran
+};
+
+json slotsJson(const std::vector<Slot>& slots) {
+  json runs = json::array();
+  for (const Slot& s : slots) runs.push_back({{"seed", s.seed}, {"dir", s.dir}, {"status", s.status}});
+  return runs;
+}
+
+// The first field where two identities differ ("optim.lr: 0.01 here, 0.05 in the folder").
+std::string firstDifference(const json& here, const json& there) {
+  const auto diff = report::configDiff(there, here);
+  if (diff.empty()) return "";
+  return diff.front().path + ": " + diff.front().after + " here, " + diff.front().before + " in the folder";
+}
+
+// The folder's record, checked against this experiment; empty slots for a new folder.
+Result<std::vector<Slot>> loadSlots(const fs::path& dir, const std::string& key, const json& identity,
+                                    const std::string& datasetId) {
+  std::vector<Slot> slots;
+  auto stored = report::readStored(referenceFile(dir));
+  if (!stored) return slots;
+  const std::string where = referenceFile(dir).string();
+  if (stored->value("key", std::string()) != key || stored->value("config", json()) != identity) {
+    const std::string why = firstDifference(identity, stored->value("config", json::object()));
+    return makeError(Errc::InvalidConfig, where + " holds the reference runs of another experiment (" +
+                                              (why.empty() ? "its key differs" : why) +
+                                              "): give another --references folder or remove it");
+  }
+  if (!datasetId.empty() && stored->value("dataset_id", std::string()) != datasetId)
+    return makeError(Errc::InvalidConfig, where + ": the dataset changed since its runs (data.dataset's files differ): "
+                                          "its runs do not measure this data; remove the folder to run them again");
+  for (const json& r : stored->value("runs", json::array()))
+    slots.push_back({r.value("seed", uint64_t{0}), r.value("dir", std::string()), r.value("status", std::string())});
+  return slots;
+}
+
+bool usable(const std::string& status) { return status == proto::kStatusOk || status == "early-stopped"; }
+
+// A finished run of the slot, loaded; nullopt when it is gone, cut or failed.
+std::optional<report::RunRecord> finishedRun(const fs::path& dir, const Slot& s) {
+  if (s.dir.empty() || !usable(s.status)) return std::nullopt;
+  auto run = report::loadRun(dir / s.dir);
+  if (!run.ok() || !run->finished || !usable(run->status) || run->evals.empty()) return std::nullopt;
+  return std::move(*run);
+}
+
+// A new folder name for the seed: seed-<s>, then seed-<s>-r2, ... (never one that exists).
+std::string freshDir(const fs::path& dir, uint64_t seed) {
+  std::error_code ec;
+  std::string name = "runs/seed-" + std::to_string(seed);
+  for (int k = 2; fs::exists(dir / name, ec); ++k) name = "runs/seed-" + std::to_string(seed) + "-r" + std::to_string(k);
+  return name;
+}
+
+}  // namespace
+
+fs::path defaultReferencesDir() {
+  if (const char* env = std::getenv("WB_REFERENCES_DIR"); env && *env) return env;
+  return defaultRunsRoot().parent_path() / "references";
+}
+
+std::string referenceKey(const Config& baseline, const std::string& datasetId) {
+  return report::storeKey({{"config", experimentIdentity(baseline)}, {"dataset_id", datasetId}});
+}
+
+int64_t referenceEvalEvery(const Config& c, int64_t trainSamples) {
+  const int64_t global = int64_t(std::max(1, c.train.batch_size)) * std::max(1, c.speedups.devices) *
+                         std::max(1, c.speedups.grad_accumulation);
+  const int64_t stepsPerEpoch = std::max<int64_t>(1, trainSamples / global);
+  return std::max<int64_t>(1, stepsPerEpoch / kReferenceEvalsPerEpoch);
+}
+
+std::vector<report::TargetRun> targetRuns(const std::vector<report::RunRecord>& runs, double target) {
+  std::vector<report::TargetRun> out;
+  for (const report::RunRecord& r : runs) {
+    report::TargetRun t;
+    t.seed = r.config.value("seed", uint64_t{0});
+    const auto hit = std::find_if(r.evals.begin(), r.evals.end(), [&](const auto& e) { return e.val_acc >= target; });
+    t.reached = hit != r.evals.end();
+    const int64_t samples = t.reached ? hit->samples : (r.evals.empty() ? 0 : r.evals.back().samples);
+    if (samples > 0) t.samples = double(samples);
+    out.push_back(t);
+  }
+  return out;
+}
+
+namespace {
+
+struct Store {
+  const ReferenceOptions& o;
+  fs::path dir;
+  std::string key;
+  json identity;
+  int64_t every = 0;
+  std::vector<Slot> slots;
+  std::mutex mu;
+
+  Status save() {
+    const json doc = {{"key", key},
+                      {"dataset_id", o.dataset_id},
+                      {"config", identity},
+                      {"eval_every_steps", every},
+                      {"updated_at", report::utcNowIso()},
+                      {"runs", slotsJson(slots)}};
+    return writeFileAtomic(referenceFile(dir), doc.dump(2) + "\n");
+  }
+
+  Config configOf(uint64_t seed) const {
+    Config c = o.baseline;
+    c.seed = seed;
+    c.train.eval_every_steps = every;
+    c.train.stop_at_accuracy = 0;
+    c.name = o.baseline.name + "-reference-" + std::to_string(seed);
+    return c;
+  }
+
+  // Runs slot i in a new folder; its status goes into the record.
+  Status runSlot(size_t i) {
+    std::string rel;
+    uint64_t seed;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      seed = slots[i].seed;
+      rel = freshDir(dir, seed);
+      fs::create_directories(dir / rel);  // claimed before another thread names one
+      slots[i].dir = rel, slots[i].status = "running";
+    }
+    if (o.log) std::fprintf(o.log, "reference run, seed %llu -> %s\n", (unsigned long long)seed, (dir / rel).c_str());
+    auto out = launchOne(configOf(seed), dir / rel, UserCommand{}, o.cli_path, "reference run, seed " + std::to_string(seed));
+    std::lock_guard<std::mutex> lock(mu);
+    slots[i].status = out.ok() ? out->status : proto::kStatusFailed;
+    if (auto st = save(); !st.ok()) return st;
+    if (!out.ok()) return out.error();
+    return {};
+  }
+};
+
+// The slots to run now: each seed without a finished run (again, in a new folder), then new
+// seeds up to `runs`. A rerun is said on the log.
+std::vector<size_t> slotsToRun(Store& s, std::vector<std::optional<report::RunRecord>>& loaded) {
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < s.slots.size(); ++i) {
+    loaded.push_back(finishedRun(s.dir, s.slots[i]));
+    if (loaded.back()) continue;
+    if (s.o.log && !s.slots[i].dir.empty())
+      std::fprintf(s.o.log, "reference run %s (seed %llu) is %s: it runs again in a new folder\n",
+                   (s.dir / s.slots[i].dir).c_str(), (unsigned long long)s.slots[i].seed,
+                   s.slots[i].status.empty() || s.slots[i].status == "running" ? "cut short" : s.slots[i].status.c_str());
+    todo.push_back(i);
+  }
+  for (uint64_t seed = kFirstSeed; int(s.slots.size()) < s.o.runs; ++seed) {
+    const bool taken = std::any_of(s.slots.begin(), s.slots.end(), [&](const Slot& x) { return x.seed == seed; });
+    if (taken) continue;
+    s.slots.push_back({seed, "", ""});
+    loaded.emplace_back();
+    todo.push_back(s.slots.size() - 1);
+  }
+  return todo;
+}
+
+// Runs `todo`, `parallel` at a time; the first error, if any (the others still finish).
+Status runAll(Store& s, const std::vector<size_t>& todo) {
+  std::mutex mu;
+  size_t next = 0;
+  Status first;
+  auto worker = [&] {
+    for (;;) {
+      size_t i;
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (next >= todo.size() || !first.ok() || (s.o.stop && s.o.stop->load())) return;
+        i = todo[next++];
+      }
+      if (auto st = s.runSlot(i); !st.ok()) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (first.ok()) first = st;
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int k = 0; k < std::max(1, s.o.parallel) && size_t(k) < todo.size(); ++k) threads.emplace_back(worker);
+  for (auto& t : threads) t.join();
+  return first;
+}
+
+}  // namespace
+
+Result<ReferenceRuns> ensureReferenceRuns(const ReferenceOptions& o) {
+  Store s{o};
+  s.identity = experimentIdentity(o.baseline);
+  s.key = referenceKey(o.baseline, o.dataset_id);
+  s.dir = o.store / s.key;
+  s.every = referenceEvalEvery(o.baseline, o.train_samples);
+  auto slots = loadSlots(s.dir, s.key, s.identity, o.dataset_id);
+  if (!slots.ok()) return slots.error();
+  s.slots = std::move(*slots);
+  std::error_code ec;
+  fs::create_directories(s.dir / "runs", ec);
+  if (ec) return makeError(Errc::Io, "cannot create " + (s.dir / "runs").string() + ": " + ec.message());
+  std::vector<std::optional<report::RunRecord>> loaded;
+  const std::vector<size_t> todo = slotsToRun(s, loaded);
+  if (auto st = s.save(); !st.ok()) return st.error();
+  const Status ran = runAll(s, todo);
+  if (o.stop && o.stop->load()) return makeError(Errc::Cancelled, "the reference runs were stopped; their finished runs are kept");
+  if (!ran.ok()) return ran.error();
+  ReferenceRuns r;
+  r.dir = s.dir, r.key = s.key, r.eval_every_steps = s.every;
+  for (size_t i = 0; i < s.slots.size(); ++i) {
+    auto run = loaded[i] ? loaded[i] : finishedRun(s.dir, s.slots[i]);
+    if (!run)
+      return makeError(Errc::Internal, "reference run " + (s.dir / s.slots[i].dir).string() + " ended " +
+                                           s.slots[i].status + ": see its logs; the same command runs it again");
+    (std::find(todo.begin(), todo.end(), i) == todo.end() ? r.reused : r.ran)++;
+    r.runs.push_back(std::move(*run));
+  }
+  const int64_t global = int64_t(o.baseline.train.batch_size) * std::max(1, o.baseline.speedups.devices) *
+                         std::max(1, o.baseline.speedups.grad_accumulation);
+  r.resolution = double(s.every * global);
+  return r;
+}
+
+}  // namespace wb::experiment

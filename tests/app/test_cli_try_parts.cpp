@@ -1,0 +1,144 @@
+// `workbench-cli try` by parts, on real short runs of tiny data: a change that keeps the math (loader
+// workers) is answered from the math check and the segments alone, no run to the target; one that
+// changes it (bf16) gets the experiment's reference runs and the variant's runs, each stopping at
+// the target; a second try of the experiment reuses the reference runs, never reruns them; a
+// reference run that is gone is run again in a new folder and said; a reference folder of another
+// experiment or of changed data is refused naming what differs. No test asserts a time.
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QtTest/QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include "../support/datasets.h"
+#include "../support/proc.h"
+
+using nlohmann::json;
+
+namespace {
+
+QStringList tiny(const QString& refs, const QString& out, const char* vary) {
+  QStringList args{QStringLiteral("try"), QStringLiteral("--json"), QStringLiteral("--out"), out,
+                   QStringLiteral("--references"), refs, QStringLiteral("--vary"), QString::fromLatin1(vary),
+                   QStringLiteral("--reference-runs"), QStringLiteral("3"), QStringLiteral("--variant-runs"), QStringLiteral("3")};
+  for (const char* kv : {"model.name=lenet", "data.limit_train=2000", "data.limit_val=500", "train.epochs=1",
+                         "train.threads=1", "train.batch_size=32", "optim.lr=0.05", "optim.momentum=0.9"})
+    args << QStringLiteral("--set") << QString::fromLatin1(kv);
+  return args;
+}
+
+json run(const QStringList& args, wb::test::ProcResult* proc) {
+  *proc = wb::test::runProcess(QStringLiteral(WB_CLI_PATH), args, 600000);
+  return json::parse(proc->out.toStdString(), nullptr, false);
+}
+
+json readJson(const QString& file) {
+  QFile f(file);
+  if (!f.open(QIODevice::ReadOnly)) return json();
+  return json::parse(f.readAll().toStdString(), nullptr, false);
+}
+
+bool writeJson(const QString& file, const json& doc) {
+  QFile f(file);
+  return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(QByteArray::fromStdString(doc.dump(2))) > 0;
+}
+
+}  // namespace
+
+class TestCliTryParts : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void init() { WB_NEED(wb::test::missingFashionMnist()); }
+
+  void aLeverThatKeepsTheMathNeedsNoRunToTheTarget() {
+    QTemporaryDir root;
+    wb::test::ProcResult proc;
+    const json doc = run(tiny(root.filePath(QStringLiteral("refs")), root.filePath(QStringLiteral("w")), "speedups.workers=1"), &proc);
+    QVERIFY2(proc.rc == 0 && doc.is_object(), proc.describe().constData());
+    QCOMPARE(doc["method"].get<std::string>(), std::string("composed"));
+    QVERIFY2(doc["math"]["keeps_math"].get<bool>(), doc["math"].dump().c_str());
+    QVERIFY(doc["math"]["checked"].get<bool>());
+    QVERIFY(doc["variant_runs"].empty());
+    QVERIFY(doc["references"].is_null());  // the experiment has none yet, and this lever needs none
+    QVERIFY(!QDir(root.filePath(QStringLiteral("refs"))).exists());
+    // Training time only: the composed speedup is the segments' throughput.
+    const double composed = doc["estimate"]["to_target"]["point"].get<double>();
+    const double throughput = doc["estimate"]["throughput"]["point"].get<double>();
+    QVERIFY2(std::abs(composed / throughput - 1) < 1e-9, doc["words"].dump().c_str());
+    QVERIFY(doc["throughput"]["rounds"].get<int>() >= 3);
+    QVERIFY(proc.err.contains("by parts") || doc["words"].get<std::string>().find("throughput") != std::string::npos);
+  }
+
+  void aLeverThatChangesTheMathIsTrainedToTheTargetAndTheReferencesAreReused() {
+    QTemporaryDir root;
+    const QString refs = root.filePath(QStringLiteral("refs"));
+    wb::test::ProcResult proc;
+    const json doc = run(tiny(refs, root.filePath(QStringLiteral("bf16")), "speedups.precision=bf16-mixed"), &proc);
+    QVERIFY2(proc.rc == 0 && doc.is_object(), proc.describe().constData());
+    QVERIFY2(!doc["math"]["keeps_math"].get<bool>(), doc["math"].dump().c_str());
+    QCOMPARE(doc["references"]["ran"].get<int>(), 3);
+    QCOMPARE(doc["variant_runs"].size(), size_t(3));
+    QVERIFY(doc["samples"].is_object());
+    QCOMPARE(doc["samples"]["reference"]["runs"].get<int>(), 3);
+    const double target = doc["target_acc"].get<double>();
+    // Each variant run stopped at its first evaluation at or above the target.
+    for (const auto& dir : doc["variant_runs"]) {
+      const json summary = readJson(QString::fromStdString(dir.get<std::string>()) + QStringLiteral("/summary.json"));
+      QVERIFY2(summary.contains("samples_to_target"), summary.dump().c_str());
+      QCOMPARE(summary["target_val_acc"].get<double>(), target);
+    }
+    // The split is said: throughput, samples to target.
+    const std::string words = doc["words"].get<std::string>();
+    QVERIFY2(words.find("throughput") != std::string::npos && words.find("samples to target") != std::string::npos, words.c_str());
+
+    // A second try of the experiment reuses the three reference runs: none runs again.
+    const QString refDir = QString::fromStdString(doc["references"]["dir"].get<std::string>());
+    const json again = run(tiny(refs, root.filePath(QStringLiteral("batch")), "train.batch_size=64"), &proc);
+    QVERIFY2(proc.rc == 0 && again.is_object(), proc.describe().constData());
+    QCOMPARE(again["references"]["reused"].get<int>(), 3);
+    QCOMPARE(again["references"]["ran"].get<int>(), 0);
+    QCOMPARE(QDir(refDir + QStringLiteral("/runs")).entryList(QDir::Dirs | QDir::NoDotAndDotDot).size(), 3);
+
+    // A reference run that is gone runs again in a new folder, and the log names it.
+    const json stored = readJson(refDir + QStringLiteral("/reference.json"));
+    const QString gone = refDir + QStringLiteral("/") + QString::fromStdString(stored["runs"][1]["dir"].get<std::string>());
+    QVERIFY(QDir(gone).removeRecursively());
+    const json third = run(tiny(refs, root.filePath(QStringLiteral("workers")), "speedups.precision=bf16-mixed"), &proc);
+    QVERIFY2(proc.rc == 0 && third.is_object(), proc.describe().constData());
+    QCOMPARE(third["references"]["reused"].get<int>(), 2);
+    QCOMPARE(third["references"]["ran"].get<int>(), 1);
+    QVERIFY2(proc.err.contains(gone.toUtf8()) && proc.err.contains("runs again"), proc.describe().constData());
+
+    // Another experiment's record in this experiment's folder is refused, naming the field.
+    json other = readJson(refDir + QStringLiteral("/reference.json"));
+    other["config"]["optim"]["lr"] = 0.5;
+    QVERIFY(writeJson(refDir + QStringLiteral("/reference.json"), other));
+    run(tiny(refs, root.filePath(QStringLiteral("other")), "speedups.precision=bf16-mixed"), &proc);
+    QCOMPARE(proc.rc, 2);
+    QVERIFY2(proc.err.contains("another experiment") && proc.err.contains("optim.lr"), proc.describe().constData());
+
+    // Runs of data that has changed since are refused, naming the dataset.
+    other["config"]["optim"]["lr"] = 0.05;
+    other["dataset_id"] = "0000000000000000";
+    QVERIFY(writeJson(refDir + QStringLiteral("/reference.json"), other));
+    run(tiny(refs, root.filePath(QStringLiteral("data")), "speedups.precision=bf16-mixed"), &proc);
+    QCOMPARE(proc.rc, 2);
+    QVERIFY2(proc.err.contains("dataset changed"), proc.describe().constData());
+  }
+
+  void aChangeThatCannotSwitchInOneProcessUsesWholeRuns() {
+    QTemporaryDir root;
+    QStringList args = tiny(root.filePath(QStringLiteral("refs")), root.filePath(QStringLiteral("lr")), "optim.lr=0.02");
+    args << QStringLiteral("--set") << QStringLiteral("data.limit_train=256");
+    wb::test::ProcResult proc;
+    const json doc = run(args, &proc);
+    QVERIFY2(proc.rc == 0 && doc.is_object(), proc.describe().constData());
+    QVERIFY(!doc.contains("method"));
+    QVERIFY2(proc.err.contains("whole runs in pairs: optim.lr cannot change within one process"), proc.describe().constData());
+    QVERIFY(QFile::exists(root.filePath(QStringLiteral("lr/pairs.json"))));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCliTryParts)
+#include "test_cli_try_parts.moc"
