@@ -93,7 +93,7 @@ bool usableOut(const fs::path& out, const TryCliOptions& o) {
   std::error_code ec;
   if (!fs::exists(out, ec)) return true;
   if (!fs::is_directory(out, ec)) return false;
-  return fs::is_empty(out, ec) || experiment::holdsPairs(out) || fs::exists(out / "baseline.config.json", ec) ||
+  return fs::is_empty(out, ec) || experiment::holdsPairs(out) || fs::exists(out / "parts", ec) ||
          holdsOnlyInputs(out, o);
 }
 

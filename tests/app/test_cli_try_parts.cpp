@@ -18,10 +18,11 @@ using nlohmann::json;
 
 namespace {
 
-QStringList tiny(const QString& refs, const QString& out, const char* vary) {
+QStringList tiny(const QString& refs, const QString& out, const char* vary, std::initializer_list<const char*> moreVary = {}) {
   QStringList args{QStringLiteral("try"), QStringLiteral("--json"), QStringLiteral("--out"), out,
                    QStringLiteral("--references"), refs, QStringLiteral("--vary"), QString::fromLatin1(vary),
                    QStringLiteral("--reference-runs"), QStringLiteral("3"), QStringLiteral("--variant-runs"), QStringLiteral("3")};
+  for (const char* kv : moreVary) args << QStringLiteral("--vary") << QString::fromLatin1(kv);
   for (const char* kv : {"model.name=lenet", "data.limit_train=2000", "data.limit_val=500", "train.epochs=1",
                          "train.threads=1", "train.batch_size=32", "optim.lr=0.05", "optim.momentum=0.9"})
     args << QStringLiteral("--set") << QString::fromLatin1(kv);
@@ -94,10 +95,15 @@ class TestCliTryParts : public QObject {
 
     // A second try of the experiment reuses the three reference runs: none runs again.
     const QString refDir = QString::fromStdString(doc["references"]["dir"].get<std::string>());
-    const json again = run(tiny(refs, root.filePath(QStringLiteral("batch")), "train.batch_size=64"), &proc);
+    const json again = run(tiny(refs, root.filePath(QStringLiteral("batch")), "train.batch_size=64", {"optim.lr=0.1"}), &proc);
     QVERIFY2(proc.rc == 0 && again.is_object(), proc.describe().constData());
     QCOMPARE(again["references"]["reused"].get<int>(), 3);
     QCOMPARE(again["references"]["ran"].get<int>(), 0);
+    // The batch with its lr scaled is a try by parts: the segments ran the batch alone (the lr does
+    // not change a step's time), the runs to the target both.
+    QCOMPARE(again["method"].get<std::string>(), std::string("composed"));
+    QVERIFY2(again["throughput"]["changed"].get<std::string>().find("optim.lr") == std::string::npos, again["throughput"].dump().c_str());
+    QVERIFY(again["samples"].is_object());
     QCOMPARE(QDir(refDir + QStringLiteral("/runs")).entryList(QDir::Dirs | QDir::NoDotAndDotDot).size(), 3);
 
     // A reference run that is gone runs again in a new folder, and the log names it.
@@ -129,14 +135,14 @@ class TestCliTryParts : public QObject {
 
   void aChangeThatCannotSwitchInOneProcessUsesWholeRuns() {
     QTemporaryDir root;
-    QStringList args = tiny(root.filePath(QStringLiteral("refs")), root.filePath(QStringLiteral("lr")), "optim.lr=0.02");
+    QStringList args = tiny(root.filePath(QStringLiteral("refs")), root.filePath(QStringLiteral("mlp")), "model.name=mlp");
     args << QStringLiteral("--set") << QStringLiteral("data.limit_train=256");
     wb::test::ProcResult proc;
     const json doc = run(args, &proc);
     QVERIFY2(proc.rc == 0 && doc.is_object(), proc.describe().constData());
     QVERIFY(!doc.contains("method"));
-    QVERIFY2(proc.err.contains("whole runs in pairs: optim.lr cannot change within one process"), proc.describe().constData());
-    QVERIFY(QFile::exists(root.filePath(QStringLiteral("lr/pairs.json"))));
+    QVERIFY2(proc.err.contains("whole runs in pairs: model.name cannot change within one process"), proc.describe().constData());
+    QVERIFY(QFile::exists(root.filePath(QStringLiteral("mlp/pairs.json"))));
   }
 };
 

@@ -415,7 +415,8 @@ bool MainWindow::trySpeedup(const QString& key) {
                                                    QStringLiteral("--out"), out, QStringLiteral("--min-effect"),
                                                    QString::number(runs_->minEffect())} +
                                            compare_->targetArguments());
-  showMessage(QStringLiteral("Trying %1 against %2: pairs of runs, their order alternating, until the verdict is clear…")
+  showMessage(QStringLiteral("Trying %1 against %2: by parts where it can switch in one process (the math check, segments, "
+                             "runs to the target where the math changes), else pairs of whole runs…")
                   .arg(tryKey_, baseline ? runs_->displayName(baseline) : QStringLiteral("the set-up with every speedup off")));
   onTryProgress({});
   updateActions();
@@ -430,7 +431,7 @@ void MainWindow::onTryProgress(const QString& line) {
   setup_->speedups()->setTrying(
       tryRow_, QStringLiteral("Trying %1 (%2): %3 Cancel keeps the pairs that finished.")
                    .arg(tryKey_, tryRunner_->elapsedText(),
-                        soFar.isEmpty() ? QStringLiteral("the first pair is running.") : soFar + QStringLiteral(" so far.")));
+                        soFar.isEmpty() ? QStringLiteral("measuring.") : soFar + QStringLiteral(" so far.")));
 }
 
 void MainWindow::cancelTry() {

@@ -20,22 +20,53 @@ using nlohmann::json;
 
 namespace {
 
-// The config fields a try by parts may change: those the segments can switch in one process.
-const std::vector<std::string>& composableFields() {
+// The config fields the segments can switch in one process (wb/probe/segments.h's levers).
+const std::vector<std::string>& segmentFields() {
   static const std::vector<std::string> fields{"speedups.precision", "train.batch_size", "speedups.workers",
                                                "speedups.pin_memory"};
   return fields;
 }
 
-fs::path baselineFile(const TryOptions& o) { return o.out / "baseline.config.json"; }
-fs::path variantFile(const TryOptions& o) { return o.out / "variant.config.json"; }
+// Fields that change the training's arithmetic but not how long a step takes (the optimiser's
+// numbers, the schedule): the segments measure the variant's throughput without them, the runs to
+// the target with them. "batch 256 with the lr scaled" is a try by parts.
+const std::vector<std::string>& mathOnlyFields() {
+  static const std::vector<std::string> fields{"optim.lr", "optim.momentum", "optim.nesterov", "optim.weight_decay",
+                                               "optim.schedule", "optim.warmup_fraction", "optim.step_size",
+                                               "optim.gamma", "optim.lr_scaling", "optim.lr_scaling_warmup",
+                                               "optim.lr_base_batch"};
+  return fields;
+}
+
+bool listed(const std::vector<std::string>& fields, const std::string& path) {
+  return std::find(fields.begin(), fields.end(), path) != fields.end();
+}
+
+// The baseline with the variant's segment fields only: what the segments run as the variant.
+json throughputVariant(const Config& baseline, const Config& variant) {
+  json out = proto::configToJson(baseline);
+  const json v = proto::configToJson(variant);
+  for (const auto& path : segmentFields()) {
+    const auto dot = path.find('.');
+    const std::string section = path.substr(0, dot), key = path.substr(dot + 1);
+    out[section][key] = v[section][key];
+  }
+  return out;
+}
+
+fs::path baselineFile(const TryOptions& o) { return o.out / "parts" / "baseline.json"; }
+fs::path variantFile(const TryOptions& o) { return o.out / "parts" / "variant.json"; }
+fs::path throughputFile(const TryOptions& o) { return o.out / "parts" / "variant-throughput.json"; }
 
 // Writes the two configs the measurements read; a folder holding another try's is refused.
 Status writeConfigs(const TryOptions& o) {
   std::error_code ec;
   fs::create_directories(o.out / "logs", ec);
-  for (auto [file, config] : {std::pair{baselineFile(o), &o.baseline}, std::pair{variantFile(o), &o.variant}}) {
-    const json doc = proto::configToJson(*config);
+  fs::create_directories(o.out / "parts", ec);
+  const std::pair<fs::path, json> files[] = {{baselineFile(o), proto::configToJson(o.baseline)},
+                                              {variantFile(o), proto::configToJson(o.variant)},
+                                              {throughputFile(o), throughputVariant(o.baseline, o.variant)}};
+  for (const auto& [file, doc] : files) {
     if (auto stored = report::readStored(file); stored && *stored != doc)
       return makeError(Errc::InvalidConfig, file.string() + " holds another try's config: give a new --out");
     if (auto st = writeFileAtomic(file, doc.dump(2) + "\n"); !st.ok()) return st;
@@ -45,7 +76,7 @@ Status writeConfigs(const TryOptions& o) {
 
 // One measuring command's result: kept in the try's folder, reused when the try continues.
 Result<json> measure(const TryOptions& o, const Hooks& h, const std::string& tool, const std::string& what,
-                     std::vector<std::string> extra = {}) {
+                     const fs::path& variant, std::vector<std::string> extra = {}) {
   const fs::path file = o.out / (tool + ".json");
   if (auto kept = report::readStored(file); kept && kept->is_object()) {
     if (h.log) std::fprintf(h.log, "%s: kept from %s\n", what.c_str(), file.c_str());
@@ -54,7 +85,7 @@ Result<json> measure(const TryOptions& o, const Hooks& h, const std::string& too
   if (h.log) std::fprintf(h.log, "%s…\n", what.c_str());
   launch::ToolRun r;
   r.program = h.cli_path;
-  r.args = {"probe", tool, "--config", baselineFile(o).string(), "--variant-config", variantFile(o).string(), "--json"};
+  r.args = {"probe", tool, "--config", baselineFile(o).string(), "--variant-config", variant.string(), "--json"};
   r.args.insert(r.args.end(), extra.begin(), extra.end());
   r.result_file = file;
   r.log_file = o.out / "logs" / (tool + ".log");
@@ -130,12 +161,11 @@ Result<std::vector<report::RunRecord>> variantRuns(const TryOptions& o, const Va
 std::string composedUnavailable(const TryOptions& o) {
   if (o.user_command.set()) return "the runs are your own command (--command): only whole runs measure it";
   if (o.variant_command) return "the variant is another command (--variant-command): only whole runs measure it";
-  const auto& fields = composableFields();
   for (const auto& change : report::configDiff(proto::configToJson(o.baseline), proto::configToJson(o.variant))) {
     if (change.path == "name" || change.path == "seed") continue;
-    if (std::find(fields.begin(), fields.end(), change.path) == fields.end())
+    if (!listed(segmentFields(), change.path) && !listed(mathOnlyFields(), change.path))
       return change.path + " cannot change within one process (only speedups.precision, train.batch_size, "
-                           "speedups.workers and speedups.pin_memory can)";
+                           "speedups.workers and speedups.pin_memory can, with the optimiser's numbers)";
   }
   return "";
 }
@@ -277,10 +307,15 @@ json dirsOf(const std::vector<report::RunRecord>& runs) {
   return dirs;
 }
 
-json referencesJson(const std::optional<ReferenceRuns>& refs) {
+// The reference runs, with their seed spread at the target and the runs a 5 % change in samples to
+// target would need (80 % power, the variant as many runs): what a user needs to size the next try.
+json referencesJson(const std::optional<ReferenceRuns>& refs, std::optional<double> target) {
   if (!refs) return json();
+  const double spread = target ? report::seedSpread(targetRuns(refs->runs, *target)) : NAN;
+  const int needed = std::isfinite(spread) ? report::runsToDetect(spread, 0.05, 0.8) : 0;
   return {{"dir", refs->dir.string()}, {"key", refs->key}, {"runs", dirsOf(refs->runs)}, {"reused", refs->reused},
-          {"ran", refs->ran}, {"resolution", refs->resolution}, {"eval_every_steps", refs->eval_every_steps}};
+          {"ran", refs->ran}, {"resolution", refs->resolution}, {"eval_every_steps", refs->eval_every_steps},
+          {"seed_spread", std::isfinite(spread) ? json(spread) : json()}, {"runs_for_5pct", needed > 0 ? json(needed) : json()}};
 }
 
 json composedDoc(const TryOptions& o, const Inputs& in, const report::TimeToTargetEstimate& e, const std::string& status) {
@@ -292,7 +327,7 @@ json composedDoc(const TryOptions& o, const Inputs& in, const report::TimeToTarg
   doc["math"] = in.math;
   doc["throughput"] = in.segments;
   doc["samples"] = in.keeps || !in.refs ? json() : report::samplesComparisonJson(in.samples);
-  doc["references"] = referencesJson(in.refs);
+  doc["references"] = referencesJson(in.refs, in.target);
   doc["variant_runs"] = dirsOf(in.variant);
   doc["composed"] = report::timeToTargetJson(e);
   doc["words"] = report::timeToTargetWords(e);
@@ -300,6 +335,10 @@ json composedDoc(const TryOptions& o, const Inputs& in, const report::TimeToTarg
   doc["target_acc"] = in.target ? json(*in.target) : json();
   doc["reached"] = std::isfinite(e.speedup.point);
   doc["estimate"] = {{"to_target", report::estimateJson(e.speedup)}, {"throughput", throughput}};
+  if (in.segments.value("contended", false)) {  // the segments' own rule: no verdict from a contended host
+    doc["estimate"]["to_target"]["verdict"] = "contended";
+    doc["words"] = "no verdict (another process used the CPU during the segments): " + doc["words"].get<std::string>();
+  }
   doc["medians"] = {{"time_to_target_s", {{"baseline", num(e.baseline_s)}, {"variant", num(e.variant_s)}}},
                     {"train_samples_per_s", {{"baseline", num(rates("baseline_rates"))}, {"variant", num(rates("variant_rates"))}}}};
   return doc;
@@ -307,12 +346,12 @@ json composedDoc(const TryOptions& o, const Inputs& in, const report::TimeToTarg
 
 Result<Inputs> measureAll(const TryOptions& o, const ComposedOptions& c, const Hooks& h) {
   Inputs in;
-  auto math = measure(o, h, "math", "the math check (the first steps' losses from one seed)");
+  auto math = measure(o, h, "math", "the math check (the first steps' losses from one seed)", variantFile(o));
   if (!math.ok()) return math.error();
   in.math = std::move(*math);
   in.keeps = in.math.value("keeps_math", false);
   in.train_samples = in.math.value("train_samples", int64_t{0});
-  auto segments = measure(o, h, "segments", "training throughput (interleaved segments in one process)",
+  auto segments = measure(o, h, "segments", "training throughput (interleaved segments in one process)", throughputFile(o),
                           {"--min-effect", std::to_string(o.policy.min_effect)});
   if (!segments.ok()) return segments.error();
   in.segments = std::move(*segments);
@@ -385,9 +424,15 @@ std::string referencesNote(const json& refs) {
   if (!refs.is_object())
     return "No reference runs of this experiment yet: the time is the training steps' over the configured length "
            "(start-up and evaluation not counted), so the speedup is the throughput's.";
+  std::string spread;
+  if (const json s = refs.value("seed_spread", json()); s.is_number())
+    spread = "; their seeds scatter samples to target by " + report::fmtFixed(s.get<double>() * 100, 1) + " % (sd of ln)" +
+             (refs.value("runs_for_5pct", json()).is_number()
+                  ? ", so a 5 % change needs " + std::to_string(refs["runs_for_5pct"].get<int>()) + " runs an arm to be found 80 % of the time"
+                  : std::string());
   return "Reference runs: " + std::to_string(refs.value("runs", json::array()).size()) + " of the baseline (" +
          std::to_string(refs.value("reused", 0)) + " reused, " + std::to_string(refs.value("ran", 0)) + " run now) in " +
-         refs.value("dir", std::string()) + ".";
+         refs.value("dir", std::string()) + spread + ".";
 }
 
 }  // namespace

@@ -192,7 +192,7 @@ report::Table segmentsTable(const SegmentsResult& r) {
                     " — " + r.estimate.method + ", " + std::to_string(r.steps) + " steps a segment" +
                     (r.sized ? " (sized from the warm-up's step time)" : "") + " on " + r.device + ".");
   t.notes.push_back(report::describeRule(r.looks, "rounds"));
-  t.notes.push_back("Throughput only: time to the target accuracy needs whole runs (`workbench-cli try`).");
+  t.notes.push_back("Throughput only: `workbench-cli try` composes it with samples to target into the time to target.");
   return t;
 }
 

@@ -164,6 +164,21 @@ class TestSpeedupEffects : public QObject {
     QVERIFY(!e.speedup);
     QVERIFY2(QString::fromStdString(e.text).contains(QStringLiteral("every pair was measured under contention")), e.text.c_str());
   }
+
+  // A try by parts has no pairs: its line is the composed words, the split included.
+  void aTryByPartsSaysItsSplit() {
+    const std::string words = "1.31× faster to target: 1.45× throughput, 0.90× samples to target (more samples needed)";
+    json doc = {{"setting", "precision bf16-mixed"}, {"method", "composed"}, {"reached", true}, {"pairs", 0}, {"words", words},
+                {"estimate", {{"to_target", {{"point", 1.31}, {"lo", 1.2}, {"hi", 1.4}, {"verdict", "faster"}, {"pairs", 0}}}}}};
+    SpeedupEffect e = tryEffect(doc, "2026-12-01 09:00 UTC");
+    QCOMPARE(e.text, "precision bf16-mixed: " + words);
+    QCOMPARE(e.speedup.value_or(0), 1.31);
+    doc["estimate"]["to_target"]["verdict"] = "within noise";
+    QVERIFY(!tryEffect(doc, "").speedup);
+    doc.erase("words");
+    doc["error"] = "the math check was stopped";
+    QVERIFY2(tryEffect(doc, "").text.find("the math check was stopped") != std::string::npos, tryEffect(doc, "").text.c_str());
+  }
 };
 
 QTEST_APPLESS_MAIN(TestSpeedupEffects)

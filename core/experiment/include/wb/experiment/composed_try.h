@@ -12,7 +12,7 @@
 // A change that keeps the math needs no run to the target at all: its speedup is the throughput's,
 // weighted by the reference runs' start-up and evaluation when the experiment has them. The
 // measurements are processes of their own (the runner stays LibTorch-free); each one's result is
-// kept in the try's folder (math.json, segments.json, runs/variant-seed-<s>) and reused when the
+// kept in the try's folder (parts/ the two configs, math.json, segments.json, runs/variant-seed-<s>) and reused when the
 // same command continues a cut try.
 //
 // try.json gains method "composed" and: math, throughput (the segments' estimate), samples (the

@@ -9,8 +9,8 @@
 // apart share the host's speed far better than whole runs do, so the noise is the rounds' own
 // (report::roundsNoise) and the verdict is the product's rule (report::roundsRateSpeedup with
 // the looks of report::Sequential: rounds are added until the verdict is clear, at most
-// max_rounds). Time to target still needs whole runs (`workbench-cli try`): this measures
-// throughput only, and says so.
+// max_rounds). This measures throughput only, and says so; `workbench-cli try` composes it with
+// samples to target (wb/experiment/composed_try.h).
 //
 // One process, one rank. Errors: InvalidConfig naming each field that cannot change in one
 // process (segmentLeverErrors), the trainer's errors for a config this machine cannot run, Data;

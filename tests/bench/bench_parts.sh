@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# `try` by parts against `try --whole-runs`, as users run them: for each change, the by-parts try
+# (the math check, segments, the experiment's reference runs and, when the math changes, the
+# variant's runs to the target) and the whole-run try (pairs of whole runs) on the same experiment,
+# one after the other. Prints one row per change: each method's speedup to the target with its
+# interval and verdict, its split (by parts), and what each cost in seconds and in baseline runs
+# (one baseline `workbench-cli run` is timed first). The reference runs are made by the first
+# change that needs them and reused by the others: the first's cost includes them. Never asserts.
+#
+#   bash tests/bench/bench_parts.sh [CLI=build/app/cli/workbench-cli]
+#
+# Sizes: PAIRS (whole runs: 3 pairs), REFS (reference and variant runs: 5), EPOCHS (1), MODEL (lenet),
+# LIMIT (training images, 0: all 60000), CHANGES (a space-separated subset of: bf16 batch32 batch256
+# workers2 pin).
+set -euo pipefail
+cli=${1:-build/app/cli/workbench-cli}
+out=$(mktemp -d /tmp/bench-parts.XXXXXX)
+pairs=${PAIRS:-3}
+refs=${REFS:-5}
+changes=${CHANGES:-bf16 batch32 batch256 workers2 pin}
+common=(--set "model.name=${MODEL:-lenet}" --set "train.epochs=${EPOCHS:-1}" --set "data.limit_train=${LIMIT:-0}")
+export WB_REFERENCES_DIR=$out/references
+
+varies() {
+  case $1 in
+    bf16) echo "--vary speedups.precision=bf16-mixed" ;;
+    batch32) echo "--vary train.batch_size=32 --vary optim.lr=0.005" ;;   # lr scaled with the batch (64: 0.01)
+    batch256) echo "--vary train.batch_size=256 --vary optim.lr=0.04" ;;
+    workers2) echo "--vary speedups.workers=2" ;;
+    pin) echo "--vary speedups.pin_memory=true" ;;
+  esac
+}
+
+seconds() { local t0=$1; python3 -c "import time; print(f'{time.time() - $t0:.1f}')"; }
+
+t0=$(python3 -c 'import time; print(time.time())')
+"$cli" run "${common[@]}" --run-dir "$out/baseline-run" >/dev/null 2>"$out/baseline-run.log"
+base_s=$(seconds "$t0")
+echo "One baseline run: $base_s s ($out)"
+
+rows=()
+for change in $changes; do
+  # shellcheck disable=SC2046
+  set -- $(varies "$change")
+  t0=$(python3 -c 'import time; print(time.time())')
+  "$cli" try --json --reference-runs "$refs" --variant-runs "$refs" --out "$out/$change-parts" "${common[@]}" "$@" \
+    >"$out/$change-parts.json" 2>"$out/$change-parts.log" || echo "($change by parts failed: $out/$change-parts.log)"
+  parts_s=$(seconds "$t0")
+  t0=$(python3 -c 'import time; print(time.time())')
+  "$cli" try --json --whole-runs --repeats "$pairs" --out "$out/$change-whole" "${common[@]}" "$@" \
+    >"$out/$change-whole.json" 2>"$out/$change-whole.log" || echo "($change whole runs failed: $out/$change-whole.log)"
+  whole_s=$(seconds "$t0")
+  rows+=("$change $parts_s $whole_s")
+done
+
+python3 - "$out" "$base_s" "${rows[@]}" <<'PY'
+import json, sys
+out, base = sys.argv[1], float(sys.argv[2])
+def load(p):
+    try: return json.load(open(p))
+    except Exception: return {}
+def est(e):
+    if not e or e.get("point") is None: return "–"
+    lo, hi = e.get("lo"), e.get("hi")
+    iv = f" [{lo:.2f}, {hi:.2f}]" if lo is not None and hi is not None else ""
+    return f"{e['point']:.2f}×{iv} {e.get('verdict', '')}"
+print()
+print(f"| change | by parts: to target | split | cost s (baseline runs) | whole runs ({'pairs'}): to target | cost s (baseline runs) |")
+print("|---|---|---|---|---|---|")
+for row in sys.argv[3:]:
+    change, ps, ws = row.split()
+    p, w = load(f"{out}/{change}-parts.json"), load(f"{out}/{change}-whole.json")
+    refs = p.get("references") or {}
+    split = p.get("words", "–").split(": ", 1)[-1]
+    note = f", {refs.get('ran', 0)} reference runs made" if refs.get("ran") else ""
+    print(f"| {change} | {est(p.get('estimate', {}).get('to_target'))} | {split}{note} | {ps} ({float(ps)/base:.1f}) "
+          f"| {est(w.get('estimate', {}).get('to_target'))} ({w.get('pairs', 0)}) | {ws} ({float(ws)/base:.1f}) |")
+PY
