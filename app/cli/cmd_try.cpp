@@ -24,8 +24,8 @@ namespace {
 
 const char* kAbout = R"(one change against its baseline: the speedup to the target accuracy, its interval and verdict
 
-By parts (the default, for a change of speedups.precision, train.batch_size, speedups.workers or
-speedups.pin_memory): time to target = start-up + samples to target / train throughput +
+By parts (the default, for a change of speedups.precision, speedups.workers or speedups.pin_memory,
+with or without the optimiser's numbers): time to target = start-up + samples to target / train throughput +
 evaluations x evaluation time, each part measured where it is cheap and precise: whether the
 change keeps the training's math (`probe math`: the first steps' losses from one seed, seconds),
 the throughput (`probe segments`: interleaved segments in one process, seconds), and, when the
