@@ -22,8 +22,9 @@ namespace {
 
 // The config fields the segments switch in one process for a try by parts: wb/probe/segments.h's
 // levers where the segments agree with whole runs (bench_parts.sh). train.batch_size is not among
-// them: its segments measured lenet at batch 256 at 0.43x the throughput of batch 64 where whole
-// runs measure 1.22x, so a batch change is measured with whole runs until they agree.
+// them: lenet at batch 256 against 64 measured 1.10-1.15x in most segment runs where whole runs
+// measure 1.22x, and now and then (no other load seen) the batch-256 arm's steps took 4x as long
+// (0.43x), so a batch change is measured with whole runs until they agree.
 const std::vector<std::string>& segmentFields() {
   static const std::vector<std::string> fields{"speedups.precision", "speedups.workers", "speedups.pin_memory"};
   return fields;
