@@ -41,7 +41,10 @@ batch: --lr-scaling) -> precision (16-mixed on CUDA, bf16-mixed on CPU) -> early
 (patience 2) -> sharding (zero1, needs devices > 1) -> inference-mode evaluation. What this
 machine cannot do (see `workbench-cli capabilities`) is skipped with the reason.
 
-Greedy (the default): each step runs as pairs with the configuration kept so far, and is kept
+Greedy (the default): each step is measured against the configuration kept so far, by parts
+when its change switches in one process (precision, loader workers, pin memory: the math check,
+segments and, when the math changes, runs to the target against the experiment's reference runs,
+as `workbench-cli try`), else as pairs of whole runs (--whole-runs: every step), and is kept
 only when it is clearly faster and still reaches the target accuracy (else it is dropped, with
 the reason, and left out of what follows: small costs within the noise would otherwise add up); last, the configuration kept runs as pairs with the
 baseline. --cumulative: each step builds on the one before whatever it measured, and runs as
@@ -74,8 +77,18 @@ struct LadderCliOptions {
   int repeats = 0, rerun_contended = 1, max_pairs = experiment::kDefaultMaxPairs;
   double budget_s = experiment::kDefaultBudgetS, noise_band = -1;  // < 0: this host's
   double min_effect = report::kDefaultMinEffect;
-  bool isolated = false, dry_run = false, events_stdout = false, cumulative = false;
+  bool isolated = false, dry_run = false, events_stdout = false, cumulative = false, whole_runs = false;
+  experiment::ComposedOptions composed;
+  std::string references;
+  std::vector<CLI::Option*> pair_options;  // given: the steps are measured by pairs
 };
+
+// Greedy steps by parts unless pairs were asked for (--whole-runs, or an option of pairs).
+bool byParts(const LadderCliOptions& o) {
+  const bool pairsAsked = o.whole_runs || std::any_of(o.pair_options.begin(), o.pair_options.end(),
+                                                      [](const CLI::Option* opt) { return opt->count() > 0; });
+  return !o.cumulative && !pairsAsked;
+}
 
 void printPlan(const std::vector<ladder::LadderStep>& plan) {
   report::Table t;
@@ -171,8 +184,9 @@ int ladderCommand(const LadderCliOptions& o) {
   installStopSignals();
   const bool continuing = experiment::holdsPairs(*out) || fs::exists(*out / "plan.json");
   std::fprintf(stderr, "ladder -> %s (%zu steps, %s)%s\n", out->c_str(), plan->size(),
-               o.repeats > 0 ? (std::to_string(o.repeats) + " pair(s) each").c_str()
-                             : ("pairs until the verdict is clear, at most " + std::to_string(o.max_pairs) + " each").c_str(),
+               byParts(o)      ? "by parts where a step switches in one process, else pairs"
+               : o.repeats > 0 ? (std::to_string(o.repeats) + " pair(s) each").c_str()
+                               : ("pairs until the verdict is clear, at most " + std::to_string(o.max_pairs) + " each").c_str(),
                continuing ? ", continuing the pairs already there" : "");
   const bool eventsOut = o.events_stdout;
   ladder::LadderOptions lo;
@@ -184,6 +198,9 @@ int ladderCommand(const LadderCliOptions& o) {
   lo.command = commandLine();
   lo.greedy = !o.cumulative;
   lo.user_command = userCommand;
+  lo.by_parts = byParts(o);
+  lo.composed = o.composed;
+  if (!o.references.empty()) lo.composed.references = o.references;
   if (eventsOut) lo.on_event = printEvent;
   auto result = ladder::runLadder(lo);
   if (!result.ok()) {
@@ -220,30 +237,45 @@ void addLadder(CLI::App& cli, Commands& out) {
   ladder->add_option("--runs-root", o->runs_root,
                      "where the default --out goes (default $WB_RUNS_ROOT or ~/.local/share/speedup-workbench/runs)")
       ->type_name("DIR")->check(utf8Path("--runs-root"));
-  ladder->add_option("--repeats", o->repeats,
+  o->pair_options.push_back(
+      ladder->add_option("--repeats", o->repeats,
                      "exactly N pairs per step (baseline and step, order alternating), no early\n"
                      "stop (default: adaptive, see --max-pairs); 1 gives no interval")
-      ->type_name("N")->check(inRange(1, 100));
-  ladder->add_option("--max-pairs", o->max_pairs,
+      ->type_name("N")->check(inRange(1, 100)));
+  o->pair_options.push_back(
+      ladder->add_option("--max-pairs", o->max_pairs,
                      "adaptive: pairs are added to a step until its verdict is clear, at most N\n"
                      "(default 5)")
-      ->type_name("N")->check(inRange(1, 100));
-  ladder->add_option("--budget-s", o->budget_s, "adaptive: no new pair for a step whose pairs took S seconds (default 600)")
-      ->type_name("S")->check(inRange(0.0, 1e7));
+      ->type_name("N")->check(inRange(1, 100)));
+  o->pair_options.push_back(
+      ladder->add_option("--budget-s", o->budget_s, "adaptive: no new pair for a step whose pairs took S seconds (default 600)")
+      ->type_name("S")->check(inRange(0.0, 1e7)));
   ladder->add_option("--noise-band", o->noise_band,
                      "a floor for the spread of few pairs, e.g. 0.10 = +/-10 % (default: this host's\n"
                      "measured band, else none: the pairs alone carry the noise)")
       ->type_name("F")->check(inRange(0.0, 1.0));
   addMinEffectOption(*ladder, o->min_effect);
-  ladder->add_option("--rerun-contended", o->rerun_contended,
+  o->pair_options.push_back(
+      ladder->add_option("--rerun-contended", o->rerun_contended,
                      "a pair measured under contention does not count; up to N more pairs replace such pairs (default 1)")
-      ->type_name("N")->check(inRange(0, 10));
+      ->type_name("N")->check(inRange(0, 10)));
   std::string keys;
   for (const Speedup& sp : speedupTable()) keys += (keys.empty() ? "" : ", ") + std::string(sp.key);
   ladder->add_option("--steps", o->steps,
                      "run only these steps besides the baseline (" + keys + ");\n"
                      "the others are listed as left out. Each step keeps its place in the recipe's order")
       ->type_name("KEY,...");
+  ladder->add_flag("--whole-runs", o->whole_runs,
+                   "measure every step by pairs of whole runs; by default a greedy step whose change switches\n"
+                   "in one process (precision, loader workers, pin memory) is measured by parts, as `try`;\n"
+                   "--repeats, --max-pairs, --budget-s and --rerun-contended imply it");
+  ladder->add_option("--reference-runs", o->composed.reference_runs,
+                     "by parts: the baseline's runs to the target, kept per experiment and reused (default 5)")
+      ->type_name("N")->check(inRange(0, 100));
+  ladder->add_option("--references", o->references,
+                     "by parts: where every experiment's reference runs are kept (default $WB_REFERENCES_DIR, else\n"
+                     "'references' beside the runs root)")
+      ->type_name("DIR")->check(utf8Path("--references"));
   ladder->add_flag("--isolated", o->isolated, "also run each speedup alone against the baseline");
   ladder->add_flag("--cumulative", o->cumulative,
                    "each step builds on the one before whatever it measured, paired with the baseline\n"

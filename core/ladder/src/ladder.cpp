@@ -194,6 +194,7 @@ Ladder summarizeLadder(const std::vector<LadderStepRuns>& steps, std::optional<d
     own.emplace_back();
     ladder.rows.push_back(summarizeStep(s, ladder.target_acc, &own.back()));
     LadderRow& added = ladder.rows[i];
+    if (s.by_parts.is_object()) applyByParts(added, s.by_parts);
     if (s.step.key == "baseline") baseline = i;
     addNote(added.contention, "", own[i]);
     if (baseline && !s.step.skipped && !s.runs.empty()) {
@@ -357,11 +358,13 @@ Table ladderTable(const Ladder& ladder) {
   }
   if (ladder.greedy) {
     t.title.insert(std::string("Speedup ladder").size(), ", greedy");
-    t.notes.push_back("Greedy: each step runs as pairs with the configuration kept before it (the baseline plus the "
+    t.notes.push_back("Greedy: each step is measured against the configuration kept before it (the baseline plus the "
                       "steps marked kept), so × to target is that step's own speedup; only a step clearly faster "
                       "is kept: one within noise, slower, failed or short of the target is dropped and left out of "
                       "what follows. The last row, kept, "
-                      "is the configuration kept, against the baseline: the ladder's answer.");
+                      "is the configuration kept, against the baseline: the ladder's answer. A step whose Pairs say "
+                      "\"by parts\" was measured as `workbench-cli try` measures by parts (its note gives the split; its "
+                      "folder holds its try.json); the others as pairs.");
   } else {
     t.notes.push_back("× to target (the headline): the baseline's time to the target accuracy ÷ this step's, so the "
                       "speedup is at equal accuracy; \"not reached\" gives the accuracy the step reached instead.");

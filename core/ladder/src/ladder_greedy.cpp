@@ -15,6 +15,7 @@
 #include "wb/proto/event_types.h"
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
+#include "wb/report/estimate_json.h"
 
 namespace wb::ladder {
 namespace fs = std::filesystem;
@@ -44,12 +45,16 @@ class GreedyLadder {
   }
   Status checkFolder() const;
   Status runStep(size_t i);
+  std::optional<experiment::TryOptions> byPartsTry(size_t i, bool vsBaseline) const;
+  Status runStepByParts(size_t i, const experiment::TryOptions& t);
   Status runBaselineAlone();
   experiment::Arm baselineArm() const;
   experiment::Arm keptArm() const;
   experiment::Hooks hooks(size_t i);
   void take(size_t i, const experiment::Outcome& o);
   void decide(size_t i, const experiment::Outcome& o);
+  void decideByParts(size_t i, const json& tryDoc);
+  void keep(size_t i);
   Ladder summary(const std::string& status) const;
   void writeOutputs(const std::string& status);
 
@@ -169,7 +174,11 @@ void GreedyLadder::decide(size_t i, const experiment::Outcome& o) {
           report::formatEstimate(h);
   }
   steps_[i].decision = why;
-  if (!keep) return;
+  if (keep) this->keep(i);
+}
+
+void GreedyLadder::keep(size_t i) {
+  const LadderStep& step = steps_[i].step;
   keptVsBaseline_ = keptKey_ == "baseline";
   kept_ = step.config;
   keptKey_ = step.key;
@@ -177,6 +186,63 @@ void GreedyLadder::decide(size_t i, const experiment::Outcome& o) {
   ++keptCount_;
   keptWords_ += (keptWords_.empty() ? "" : ", ") + speedupSetting(step.config, step.key);
 }
+
+// By parts, the same rule: kept only when the composed time to the target is clearly faster.
+void GreedyLadder::decideByParts(size_t i, const json& doc) {
+  const json to = doc.value("estimate", json::object()).value("to_target", json::object());
+  const report::SpeedupEstimate e = report::estimateFromJson(to);
+  const std::string words = doc.value("words", std::string("no estimate"));
+  const bool keepIt = doc.value("reached", false) && e.verdict == report::Verdict::Faster;
+  steps_[i].decision = to.value("verdict", std::string()) == "contended" ? "dropped: " + words
+                       : keepIt                                        ? "kept: " + words
+                       : e.verdict == report::Verdict::Slower          ? "dropped: slower, " + words
+                                                                       : "dropped: no gain shown, " + words;
+  if (keepIt) keep(i);
+}
+
+// The step as a try by parts when the ladder measures by parts and its change switches in one
+// process (against the configuration it is measured against); nullopt: pairs.
+std::optional<experiment::TryOptions> GreedyLadder::byPartsTry(size_t i, bool vsBaseline) const {
+  if (!o_.by_parts) return std::nullopt;
+  const LadderStep& s = steps_[i].step;
+  experiment::TryOptions t;
+  t.baseline = vsBaseline ? plan_[baseline_].config : kept_;
+  t.variant = s.config;
+  t.speedup = s.key == kKeptStep ? std::string() : s.key;
+  t.setting = s.added;
+  t.out = o_.out / "steps" / s.slug(static_cast<int>(i));
+  t.policy = o_.policy;
+  if (!t.policy.target_acc) t.policy.target_acc = target_;
+  t.user_command = o_.user_command;
+  if (!experiment::composedUnavailable(t).empty()) return std::nullopt;
+  return t;
+}
+
+// A step by parts: a failed measurement drops it (its row says why); a folder of another
+// experiment's reference runs stops the ladder (InvalidConfig).
+Status GreedyLadder::runStepByParts(size_t i, const experiment::TryOptions& t) {
+  if (o_.log) std::fprintf(o_.log, "[%zu/%zu] %s: by parts -> %s\n", i + 1, plan_.size(), t.setting.c_str(), t.out.c_str());
+  auto r = experiment::runComposedTry(t, o_.composed, runnerHooks(o_));
+  LadderStepRuns& row = steps_[i];
+  if (!r.ok() && r.error().code == Errc::Cancelled) {
+    cancelled_ = true, cancelledAt_ = row.step.key;
+    return {};
+  }
+  if (!r.ok() && r.error().code == Errc::InvalidConfig) return r.error();
+  if (!r.ok()) {
+    row.settled = "failed";
+    row.failures.push_back(r.error().message);
+    row.decision = "dropped: " + r.error().message;
+    return {};
+  }
+  row.by_parts = r->doc;
+  row.settled = "by parts";
+  if (const json tgt = r->doc.value("target_acc", json()); !target_ && tgt.is_number()) target_ = tgt.get<double>();
+  decideByParts(i, r->doc);
+  writeOutputs("running");
+  return {};
+}
+
 
 // One step as pairs against the configuration kept so far (the baseline for the isolated steps
 // and for the kept step), in out/steps/<slug>.
@@ -186,6 +252,7 @@ Status GreedyLadder::runStep(size_t i) {
   if (kept) s.config = kept_, s.added = "the steps kept (" + keptWords_ + "), against the baseline";
   else if (!s.isolated) s.config = withSpeedupOf(kept_, plan_[i].config, s.key);
   const bool vsBaseline = s.isolated || kept || keptKey_ == "baseline";
+  if (auto byParts = byPartsTry(i, vsBaseline)) return runStepByParts(i, *byParts);
   if (vsBaseline && !s.isolated && !kept && !baselineSource_) baselineSource_ = i;
   experiment::Plan p;
   p.steps = static_cast<int>(plan_.size());

@@ -96,6 +96,8 @@ struct LadderStepRuns {
   std::string settled;                // why no more pairs ran ("clear", "max pairs", "budget", ...)
   bool not_run = false;               // the ladder was cancelled before this step ran
   std::string decision;               // greedy: "kept: …" or "dropped: …" (why); "" otherwise
+  // Measured by parts instead of pairs (wb/experiment/composed_try.h): its try.json; null: pairs.
+  nlohmann::json by_parts;
 };
 
 // The key of a greedy ladder's last step: the configuration it kept, against the baseline.
@@ -135,6 +137,10 @@ struct LadderRow {
   bool not_run = false;               // cancelled before it ran
   std::string decision;               // greedy: kept or dropped, and why
 };
+
+// A row from a step measured by parts: its estimates (to the target, throughput), the composed
+// times and the split in words (the row's note) from the step's try.json.
+void applyByParts(LadderRow& row, const nlohmann::json& tryDoc);
 
 // A step the ladder did not reach before it was cancelled.
 inline constexpr const char* kNotRunCancelled = "not run (cancelled)";

@@ -39,6 +39,7 @@
 #include <nlohmann/json.hpp>
 
 #include "wb/common/result.h"
+#include "wb/experiment/composed_try.h"
 #include "wb/experiment/paired_runner.h"
 #include "wb/ladder/ladder.h"
 
@@ -57,6 +58,10 @@ struct LadderOptions {
   bool greedy = true;                       // false: --cumulative
   experiment::UserCommand user_command;     // set: every run is the user's command; a step that
                                             // changes what it cannot be told is skipped, not guessed
+  // Greedy: a step whose change switches in one process is measured by parts (a try by parts,
+  // wb/experiment/composed_try.h, in its step folder) instead of pairs; the others by pairs.
+  bool by_parts = false;
+  experiment::ComposedOptions composed;
 };
 
 struct LadderOutcome {
