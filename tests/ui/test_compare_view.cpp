@@ -247,6 +247,35 @@ class TestCompareView : public QObject {
     t::grabIfAsked(view, QStringLiteral("ladder"));
   }
 
+  // A greedy step measured by parts (its try.json) reads as such: its pairs cell says so, its
+  // headline is the composed speedup with its interval, its note the split.
+  void aLadderStepByPartsShowsItsSplit() {
+    auto root = t::scratchRoot();
+    wb::ladder::LadderStepRuns base, precision;
+    base.step.key = "baseline", base.step.added = "all speedups off";
+    precision.step.key = "precision", precision.step.added = "precision 32-true → bf16-mixed";
+    precision.decision = "kept: 1.31× faster to target: 1.45× throughput, 0.90× samples to target (more samples needed)";
+    precision.by_parts = {{"method", "composed"}, {"reached", true},
+                          {"words", "1.31× faster to target: 1.45× throughput, 0.90× samples to target (more samples needed)"},
+                          {"variant_runs", {"a", "b", "c", "d", "e"}},
+                          {"medians", {{"time_to_target_s", {{"baseline", 13.1}, {"variant", 10.0}}},
+                                       {"train_samples_per_s", {{"baseline", 10000}, {"variant", 14500}}}}},
+                          {"estimate", {{"to_target", {{"point", 1.31}, {"lo", 1.2}, {"hi", 1.43}, {"verdict", "faster"}, {"pairs", 0}}},
+                                        {"throughput", {{"point", 1.45}, {"lo", 1.4}, {"hi", 1.5}, {"verdict", "faster"}, {"pairs", 6}}}}}};
+    const auto l = wb::ladder::summarizeLadder({base, precision}, 0.7, {}, {"ok", "", true});
+    QVERIFY(wb::proto::writeJsonAtomic(root.filePath(QStringLiteral("ladder.json")).toStdString(), wb::ladder::ladderJson(l)).ok());
+    RunsModel model;
+    CompareView view(&model);
+    QString error;
+    QVERIFY2(view.openLadder(root.path(), &error), qPrintable(error));
+    const auto* ladder = view.findChild<QTableWidget*>(QStringLiteral("ladderTable"));
+    QVERIFY2(ladder->item(1, columnOf(ladder, QStringLiteral("× to target")))->text().startsWith(QStringLiteral("1.31× [1.20, 1.43]")),
+             qPrintable(ladder->item(1, columnOf(ladder, QStringLiteral("× to target")))->text()));
+    QVERIFY(ladder->item(1, columnOf(ladder, QStringLiteral("Pairs")))->text().contains(QStringLiteral("by parts")));
+    QVERIFY(ladder->item(1, columnOf(ladder, QStringLiteral("Note")))->text().contains(QStringLiteral("1.45× throughput")));
+    t::grabIfAsked(view, QStringLiteral("ladder-by-parts"));
+  }
+
   // One chart per question (issue 31 item 3): the ladder's once opened; the ticked runs' again,
   // matching the table, once the baseline or the ticks change.
   void theChartFollowsTheLastQuestion() {
