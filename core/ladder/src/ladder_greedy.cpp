@@ -211,8 +211,7 @@ std::optional<experiment::TryOptions> GreedyLadder::byPartsTry(size_t i, bool vs
   t.speedup = s.key == kKeptStep ? std::string() : s.key;
   t.setting = s.added;
   t.out = o_.out / "steps" / s.slug(static_cast<int>(i));
-  t.policy = o_.policy;
-  if (!t.policy.target_acc) t.policy.target_acc = target_;
+  t.policy = o_.policy;  // the user's target, else the reference runs' own fair target (over their seeds)
   t.user_command = o_.user_command;
   if (!experiment::composedUnavailable(t).empty()) return std::nullopt;
   return t;
@@ -244,7 +243,6 @@ Status GreedyLadder::runStepByParts(size_t i, const experiment::TryOptions& t) {
   }
   row.by_parts = r->doc;
   row.settled = "by parts";
-  if (const json tgt = r->doc.value("target_acc", json()); !target_ && tgt.is_number()) target_ = tgt.get<double>();
   decideByParts(i, r->doc);
   writeOutputs("running");
   return {};
