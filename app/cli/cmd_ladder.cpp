@@ -42,9 +42,9 @@ batch: --lr-scaling) -> precision (16-mixed on CUDA, bf16-mixed on CPU) -> early
 machine cannot do (see `workbench-cli capabilities`) is skipped with the reason.
 
 Greedy (the default): each step is measured against the configuration kept so far, by parts
-when its change switches in one process (precision, loader workers, pin memory: the math check,
-segments and, when the math changes, runs to the target against the experiment's reference runs,
-as `workbench-cli try`), else as pairs of whole runs (--whole-runs: every step), and is kept
+when it changes the steps (the math check, segments or short trials and, when the math changes,
+runs to the target against the experiment's reference runs, as `workbench-cli try`), else (early
+stopping, evaluation) as pairs of whole runs (--whole-runs: every step), and is kept
 only when it is clearly faster and still reaches the target accuracy (else it is dropped, with
 the reason, and left out of what follows: small costs within the noise would otherwise add up); last, the configuration kept runs as pairs with the
 baseline. --cumulative: each step builds on the one before whatever it measured, and runs as
@@ -266,8 +266,8 @@ void addLadder(CLI::App& cli, Commands& out) {
                      "the others are listed as left out. Each step keeps its place in the recipe's order")
       ->type_name("KEY,...");
   ladder->add_flag("--whole-runs", o->whole_runs,
-                   "measure every step by pairs of whole runs; by default a greedy step whose change switches\n"
-                   "in one process (precision, loader workers, pin memory) is measured by parts, as `try`;\n"
+                   "measure every step by pairs of whole runs; by default a greedy step that changes the steps\n"
+                   "is measured by parts, as `try`;\n"
                    "--repeats, --max-pairs, --budget-s and --rerun-contended imply it");
   ladder->add_option("--reference-runs", o->composed.reference_runs,
                      "by parts: the baseline's runs to the target, kept per experiment and reused (default 5)")

@@ -133,6 +133,29 @@ class TestCliTryParts : public QObject {
     QVERIFY2(proc.err.contains("dataset changed"), proc.describe().constData());
   }
 
+  // Channels-last cannot switch inside a running process: short whole-process trials, cut at 300
+  // steps, in pairs, time it; it keeps the math, so no run trains to the target.
+  void aChangeAProcessCannotSwitchIsTimedByShortTrials() {
+    QTemporaryDir root;
+    const QString out = root.filePath(QStringLiteral("cl"));
+    wb::test::ProcResult proc;
+    const json doc = run(tiny(root.filePath(QStringLiteral("refs")), out, "speedups.channels_last=true"), &proc);
+    QVERIFY2(proc.rc == 0 && doc.is_object(), proc.describe().constData());
+    QCOMPARE(doc["method"].get<std::string>(), std::string("composed"));
+    QCOMPARE(doc["throughput"]["kind"].get<std::string>(), std::string("trials"));
+    QCOMPARE(doc["throughput"]["steps_per_trial"].get<int>(), 300);
+    QVERIFY(doc["variant_runs"].empty());
+    const json pairs = readJson(out + QStringLiteral("/trials/pairs.json"));
+    QVERIFY2(pairs.is_object(), "the trials ran as pairs through the runner");
+    int trials = 0;
+    for (const QString& dir : QDir(out + QStringLiteral("/trials/runs")).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+      const json summary = readJson(out + QStringLiteral("/trials/runs/") + dir + QStringLiteral("/summary.json"));
+      QCOMPARE(summary["steps"].get<int>(), 300);  // cut at the trial's steps, not a whole run
+      ++trials;
+    }
+    QVERIFY2(trials >= 6 && trials % 2 == 0, qPrintable(QString::number(trials)));  // 3 pairs (and one more per contended pair)
+  }
+
   void aChangeThatCannotSwitchInOneProcessUsesWholeRuns() {
     QTemporaryDir root;
     QStringList args = tiny(root.filePath(QStringLiteral("refs")), root.filePath(QStringLiteral("mlp")), "model.name=mlp");

@@ -11,13 +11,13 @@
 #
 # Sizes: PAIRS (whole runs: 3 pairs), REFS (reference and variant runs: 5), EPOCHS (1), MODEL (lenet),
 # LIMIT (training images, 0: all 60000), CHANGES (a space-separated subset of: bf16 batch32 batch256
-# workers2 pin).
+# workers2 pin devices2 channels_last).
 set -euo pipefail
 cli=${1:-build/app/cli/workbench-cli}
 out=$(mktemp -d /tmp/bench-parts.XXXXXX)
 pairs=${PAIRS:-3}
 refs=${REFS:-5}
-changes=${CHANGES:-bf16 batch32 batch256 workers2 pin}
+changes=${CHANGES:-bf16 batch32 batch256 workers2 pin devices2 channels_last}
 common=(--set "model.name=${MODEL:-lenet}" --set "train.epochs=${EPOCHS:-1}" --set "data.limit_train=${LIMIT:-0}")
 export WB_REFERENCES_DIR=$out/references
 
@@ -28,6 +28,8 @@ varies() {
     batch256) echo "--vary train.batch_size=256 --vary optim.lr=0.04" ;;
     workers2) echo "--vary speedups.workers=2" ;;
     pin) echo "--vary speedups.pin_memory=true" ;;
+    devices2) echo "--vary speedups.devices=2 --vary optim.lr_scaling=linear" ;;   # 2 CPU processes, lr x2
+    channels_last) echo "--vary speedups.channels_last=true" ;;
   esac
 }
 

@@ -93,19 +93,20 @@ class TestWindowRuns : public QObject {
     LadderRunner* runner = w.compare()->ladderRunner();
     QStringList rungDirs, statusAtStart;
     connect(runner, &LadderRunner::rungStarted, this, [&](int index, int, const QString&, const QString& dir) {
-      rungDirs << dir;
+      if (!dir.isEmpty()) rungDirs << dir;  // a step measured by parts has no run folder of its own
       const QTableWidgetItem* status = ladderTable->item(index, 2);
       statusAtStart << (status ? status->text() : QString());
     });
     QSignalSpy finished(runner, &LadderRunner::finished);
     w.compare()->runLadder();
     QVERIFY(runner->isRunning());
-    QTRY_VERIFY_WITH_TIMEOUT(!rungDirs.isEmpty(), 120000);
+    QTRY_VERIFY_WITH_TIMEOUT(!statusAtStart.isEmpty(), 120000);
     QCOMPARE(statusAtStart.first(), QStringLiteral("running"));
+    QTRY_VERIFY_WITH_TIMEOUT(!rungDirs.isEmpty(), 600000);  // the first step measured by pairs
     // The first rung is in the list and on the plots while the ladder goes on.
     QTRY_VERIFY_WITH_TIMEOUT(w.runs()->findByDir(rungDirs.first()) != nullptr, 20000);
     QVERIFY(w.runs()->isShown(w.runs()->findByDir(rungDirs.first())));
-    QVERIFY(finished.wait(300000));
+    QVERIFY(finished.count() == 1 || finished.wait(900000));
     QVERIFY2(finished.first().at(2).toString().isEmpty(), qPrintable(finished.first().at(2).toString()));
     const QString out = finished.first().at(0).toString();
     QVERIFY2(out.startsWith(root.path()), qPrintable(out));  // into the runs folder the window shows

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "wb/common/fs.h"
+#include "throughput_trials.h"
 #include "wb/launch/tool_run.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/run_status.h"
@@ -41,15 +42,28 @@ const std::vector<std::string>& mathOnlyFields() {
   return fields;
 }
 
+// Fields a process cannot switch while it runs but short whole-process trials measure
+// (throughput_trials.h): more devices, sharding, the levers past the recipe, the batch.
+const std::vector<std::string>& trialFields() {
+  static const std::vector<std::string> fields{"speedups.devices", "speedups.sharding", "speedups.channels_last",
+                                               "speedups.fused_optimizer", "speedups.grad_accumulation",
+                                               "speedups.decoded_cache", "speedups.cudnn_benchmark", "speedups.tf32",
+                                               "train.batch_size"};
+  return fields;
+}
+
 bool listed(const std::vector<std::string>& fields, const std::string& path) {
   return std::find(fields.begin(), fields.end(), path) != fields.end();
 }
 
-// The baseline with the variant's segment fields only: what the segments run as the variant.
+// The baseline with the variant's speed fields only (segments' and trials'): what the throughput
+// measurement runs as the variant.
 json throughputVariant(const Config& baseline, const Config& variant) {
   json out = proto::configToJson(baseline);
   const json v = proto::configToJson(variant);
-  for (const auto& path : segmentFields()) {
+  std::vector<std::string> speed = segmentFields();
+  speed.insert(speed.end(), trialFields().begin(), trialFields().end());
+  for (const auto& path : speed) {
     const auto dot = path.find('.');
     const std::string section = path.substr(0, dot), key = path.substr(dot + 1);
     out[section][key] = v[section][key];
@@ -166,12 +180,44 @@ std::string composedUnavailable(const TryOptions& o) {
   if (o.variant_command) return "the variant is another command (--variant-command): only whole runs measure it";
   for (const auto& change : report::configDiff(proto::configToJson(o.baseline), proto::configToJson(o.variant))) {
     if (change.path == "name" || change.path == "seed") continue;
-    if (!listed(segmentFields(), change.path) && !listed(mathOnlyFields(), change.path))
-      return change.path + " is not measured by parts (speedups.precision, speedups.workers and speedups.pin_memory "
-                           "are, with the optimiser's numbers)";
+    if (!listed(segmentFields(), change.path) && !listed(trialFields(), change.path) && !listed(mathOnlyFields(), change.path))
+      return change.path + " is not measured by parts: only a change of the steps is (precision, workers, pin memory, "
+                           "devices, sharding, the batch, the levers past the recipe, the optimiser's numbers)";
   }
   return "";
 }
+
+namespace {
+
+// Whether the segments can switch the change in one process (else short trials measure it).
+bool switchesInProcess(const TryOptions& o) {
+  for (const auto& change : report::configDiff(proto::configToJson(o.baseline), proto::configToJson(o.variant)))
+    if (listed(trialFields(), change.path)) return false;
+  return true;
+}
+
+// Throughput from short whole-process trials, kept in trials.json (and the runner's folder trials/).
+Result<json> measureByTrials(const TryOptions& o, const Hooks& h) {
+  const fs::path file = o.out / "trials.json";
+  if (auto kept = report::readStored(file); kept && kept->is_object()) return *kept;
+  if (h.log) std::fprintf(h.log, "training throughput (short interleaved trials of %lld steps, whole processes)…\n",
+                          static_cast<long long>(detail::kTrialSteps));
+  detail::TrialsOptions t;
+  t.baseline = o.baseline;
+  auto variant = proto::configFromJson(throughputVariant(o.baseline, o.variant));
+  if (!variant.ok()) return variant.error();
+  t.variant = *variant;
+  t.out = o.out / "trials";
+  t.min_effect = o.policy.min_effect;
+  Hooks quiet = h;
+  quiet.on_pair = nullptr;
+  auto doc = detail::measureTrials(t, quiet);
+  if (!doc.ok()) return doc.error();
+  if (auto st = writeFileAtomic(file, doc->dump(2) + "\n"); !st.ok()) return st.error();
+  return doc;
+}
+
+}  // namespace
 
 namespace {
 
@@ -340,7 +386,7 @@ json composedDoc(const TryOptions& o, const Inputs& in, const report::TimeToTarg
   doc["estimate"] = {{"to_target", report::estimateJson(e.speedup)}, {"throughput", throughput}};
   if (in.segments.value("contended", false)) {  // the segments' own rule: no verdict from a contended host
     doc["estimate"]["to_target"]["verdict"] = "contended";
-    doc["words"] = "no verdict (another process used the CPU during the segments): " + doc["words"].get<std::string>();
+    doc["words"] = "no verdict (another process used the CPU while the throughput was measured): " + doc["words"].get<std::string>();
   }
   doc["medians"] = {{"time_to_target_s", {{"baseline", num(e.baseline_s)}, {"variant", num(e.variant_s)}}},
                     {"train_samples_per_s", {{"baseline", num(rates("baseline_rates"))}, {"variant", num(rates("variant_rates"))}}}};
@@ -354,8 +400,10 @@ Result<Inputs> measureAll(const TryOptions& o, const ComposedOptions& c, const H
   in.math = std::move(*math);
   in.keeps = in.math.value("keeps_math", false);
   in.train_samples = in.math.value("train_samples", int64_t{0});
-  auto segments = measure(o, h, "segments", "training throughput (interleaved segments in one process)", throughputFile(o),
-                          {"--min-effect", std::to_string(o.policy.min_effect)});
+  auto segments = switchesInProcess(o)
+                      ? measure(o, h, "segments", "training throughput (interleaved segments in one process)", throughputFile(o),
+                                {"--min-effect", std::to_string(o.policy.min_effect)})
+                      : measureByTrials(o, h);
   if (!segments.ok()) return segments.error();
   in.segments = std::move(*segments);
   auto refs = referencesFor(o, c, in, h);
@@ -451,7 +499,8 @@ report::Table composedTryTable(const json& doc) {
   t.rows.push_back({report::Cell::str("Time to " + targetText + " (composed)"),
                     numCell(side("time_to_target_s", "baseline"), report::fmtSeconds),
                     numCell(side("time_to_target_s", "variant"), report::fmtSeconds), estimateCellOf(est.value("to_target", json()))});
-  t.rows.push_back({report::Cell::str("Train samples/s (segments)"), numCell(side("train_samples_per_s", "baseline"), report::fmtRate),
+  const bool trials = doc.value("throughput", json::object()).value("kind", std::string()) == "trials";
+  t.rows.push_back({report::Cell::str(trials ? "Train samples/s (short trials)" : "Train samples/s (segments)"), numCell(side("train_samples_per_s", "baseline"), report::fmtRate),
                     numCell(side("train_samples_per_s", "variant"), report::fmtRate),
                     estimateCellOf(est.value("throughput", json()))});
   t.rows.push_back(samplesRow(doc));
@@ -459,7 +508,7 @@ report::Table composedTryTable(const json& doc) {
   if (const json math = doc.value("math", json()); math.is_object())
     t.notes.push_back("Math: " + math.value("verdict", std::string("–")) + ".");
   if (const json seg = doc.value("throughput", json()); seg.value("contended", false))
-    t.notes.push_back("The segments were measured while another process used the CPU: no verdict is taken from them.");
+    t.notes.push_back("The throughput was measured while another process used the CPU: no verdict is taken from it.");
   t.notes.push_back(referencesNote(doc.value("references", json())));
   if (doc.value("target", json()).is_string()) t.notes.push_back("Target: " + doc["target"].get<std::string>() + ".");
   t.notes.push_back("Time to target = start-up + samples to target ÷ train samples/s + evaluations × evaluation time, "

@@ -223,10 +223,11 @@ Status GreedyLadder::runStepByParts(size_t i, const experiment::TryOptions& t) {
   if (o_.log) std::fprintf(o_.log, "[%zu/%zu] %s: by parts -> %s\n", i + 1, plan_.size(), t.setting.c_str(), t.out.c_str());
   LadderStepRuns& row = steps_[i];
   const auto index = static_cast<int64_t>(i);
-  emit(proto::toEvent(proto::RungStartEvent{index, static_cast<int64_t>(plan_.size()), row.step.key, row.step.added, 1, t.out.string()},
+  // A rung without a run folder: the step is measured, but by no run of its own to follow.
+  emit(proto::toEvent(proto::RungStartEvent{index, static_cast<int64_t>(plan_.size()), row.step.key, row.step.added, 1, ""},
                       -1, clock_.seconds()));
   auto r = experiment::runComposedTry(t, o_.composed, runnerHooks(o_));
-  proto::RungEndEvent end{index, row.step.key, 1, t.out.string(), r.ok() ? proto::kStatusOk : proto::kStatusFailed};
+  proto::RungEndEvent end{index, row.step.key, 1, "", r.ok() ? proto::kStatusOk : proto::kStatusFailed};
   if (!r.ok()) end.error = r.error().message;
   if (!r.ok() && r.error().code == Errc::Cancelled) end.status = proto::kStatusCancelled;
   emit(proto::toEvent(end, -1, clock_.seconds()));

@@ -193,6 +193,7 @@ Result<MathCheckResult> checkMath(const MathCheckOptions& o) {
   if (auto why = notCheckableHere(s, o.baseline, o.variant)) {
     r.keeps_math = s && s->math.math == Math::Keeps;  // the descriptor's word, said to be unchecked
     r.verdict = "not checked in one process: " + *why;
+    if (auto splits = data::openSplits(o.baseline.data, o.baseline.seed); splits.ok()) r.train_samples = splits->train->size();
     return r;
   }
   const int threads = train::defaultThreads(o.baseline, 1);

@@ -3,7 +3,9 @@
 // is cheap and precise (wb/report/time_to_target.h) instead of whole runs in pairs:
 //   1. whether the change keeps the training's math: `workbench-cli probe math` (the first steps'
 //      losses from one seed, a few seconds);
-//   2. training throughput: `workbench-cli probe segments` (interleaved segments in one process);
+//   2. training throughput: `workbench-cli probe segments` (interleaved segments in one process) for
+//      what switches in one process, else short interleaved trials of whole processes cut at a
+//      few hundred steps (more devices, sharding, the levers past the recipe, the batch);
 //   3. samples to target: the experiment's reference runs (reference_runs.h: stored, reused) and,
 //      when the math changes, as many runs of the variant from the same seeds, each stopping at the
 //      target or at `cap` times the reference's samples (report::compareSamples);

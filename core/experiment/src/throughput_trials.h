@@ -1,0 +1,30 @@
+#pragma once
+// Training throughput of a change that cannot switch within one running process (more devices,
+// sharding, channels-last, multi-tensor steps, the batch...): short interleaved trials, each a
+// whole `workbench-cli run` process cut at `steps` training steps, in pairs (baseline then
+// variant, then variant then baseline) through the runner, so the host's drift is shared as in
+// the segments; never whole runs. The throughput is the pairs' train samples/s ratio (training
+// steps only: start-up and evaluation are not in it). Internal to wb_experiment.
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "wb/experiment/paired_runner.h"
+
+namespace wb::experiment::detail {
+
+inline constexpr int64_t kTrialSteps = 300;
+inline constexpr int kTrialPairs = 3;
+
+struct TrialsOptions {
+  Config baseline, variant;        // the variant: the baseline with the change's speed fields only
+  std::filesystem::path out;       // the runner's folder (pairs.json, runs/): a cut trial continues
+  double min_effect = report::kDefaultMinEffect;
+  int64_t steps = kTrialSteps;
+};
+
+// The segments' record shape: {kind "trials", changed, steps_per_trial, rounds, baseline_rates,
+// variant_rates, estimate (with text), contended}. Errors as runPairs; Cancelled when stopped.
+Result<nlohmann::json> measureTrials(const TrialsOptions& options, const Hooks& hooks);
+
+}  // namespace wb::experiment::detail
