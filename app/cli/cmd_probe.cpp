@@ -173,13 +173,9 @@ int probeSegmentsCommand(const SegmentsCliOptions& cli) {
     std::fprintf(stderr, "%s: say what the variant changes: --vary KEY=VALUE (e.g. speedups.precision=bf16-mixed) or --variant-config FILE\n", who);
     return kExitUsage;
   }
-  ExperimentOptions withVary = cli.experiment;
-  if (!cli.variant_config.empty()) withVary.config = cli.variant_config;
-  withVary.sets.insert(withVary.sets.end(), cli.vary.begin(), cli.vary.end());
-  auto base = resolveConfig(cli.experiment);
-  auto variant = base.ok() ? resolveConfig(withVary) : base;
-  if (!variant.ok()) {
-    std::fprintf(stderr, "%s: %s\n", who, variant.error().message.c_str());
+  auto arms = resolveArms(cli.experiment, cli.vary, cli.variant_config);
+  if (!arms.ok()) {
+    std::fprintf(stderr, "%s: %s\n", who, arms.error().message.c_str());
     return kExitUsage;
   }
   if (cli.max_rounds < cli.min_rounds) {
@@ -188,8 +184,8 @@ int probeSegmentsCommand(const SegmentsCliOptions& cli) {
     return kExitUsage;
   }
   probe::SegmentsOptions o;
-  o.baseline = *base;
-  o.variant = *variant;
+  o.baseline = arms->baseline;
+  o.variant = arms->variant;
   o.steps = cli.steps;
   o.min_segment_s = cli.min_segment_s;
   o.min_rounds = cli.min_rounds;
@@ -259,18 +255,14 @@ int probeMathCommand(const MathCliOptions& cli) {
     std::fprintf(stderr, "%s: say what the variant changes: --vary KEY=VALUE (e.g. speedups.workers=2) or --variant-config FILE\n", who);
     return kExitUsage;
   }
-  ExperimentOptions withVary = cli.experiment;
-  if (!cli.variant_config.empty()) withVary.config = cli.variant_config;
-  withVary.sets.insert(withVary.sets.end(), cli.vary.begin(), cli.vary.end());
-  auto base = resolveConfig(cli.experiment);
-  auto variant = base.ok() ? resolveConfig(withVary) : base;
-  if (!variant.ok()) {
-    std::fprintf(stderr, "%s: %s\n", who, variant.error().message.c_str());
+  auto arms = resolveArms(cli.experiment, cli.vary, cli.variant_config);
+  if (!arms.ok()) {
+    std::fprintf(stderr, "%s: %s\n", who, arms.error().message.c_str());
     return kExitUsage;
   }
   probe::MathCheckOptions o;
-  o.baseline = *base;
-  o.variant = *variant;
+  o.baseline = arms->baseline;
+  o.variant = arms->variant;
   o.steps = cli.steps;
   o.tolerance_per_step = cli.tolerance;
   o.progress = [](const std::string& line) { std::fprintf(stderr, "math: %s\n", line.c_str()); };

@@ -118,22 +118,18 @@ experiment::ComposedOptions composedOf(const TryCliOptions& o) {
 }
 
 int tryCommand(const TryCliOptions& o) {
-  auto baseline = resolveConfig(o.experiment);
   if (o.vary.empty() && o.variant_config.empty() && o.variant_command.empty()) {
     std::fprintf(stderr, "workbench-cli try: say what the variant changes: --vary KEY=VALUE, --variant-config FILE or --variant-command TEMPLATE\n");
     return kExitUsage;
   }
-  ExperimentOptions withVary = o.experiment;
-  if (!o.variant_config.empty()) withVary.config = o.variant_config;
-  withVary.sets.insert(withVary.sets.end(), o.vary.begin(), o.vary.end());
-  auto variant = baseline.ok() ? resolveConfig(withVary) : baseline;
-  if (!variant.ok()) {
-    std::fprintf(stderr, "workbench-cli try: invalid config:\n%s\n", variant.error().message.c_str());
+  auto arms = resolveArms(o.experiment, o.vary, o.variant_config);
+  if (!arms.ok()) {
+    std::fprintf(stderr, "workbench-cli try: invalid config:\n%s\n", arms.error().message.c_str());
     return kExitUsage;
   }
   experiment::TryOptions t;
-  t.baseline = *baseline;
-  t.variant = *variant;
+  t.baseline = arms->baseline;
+  t.variant = arms->variant;
   t.speedup = o.speedup;
   t.setting = !o.label.empty()            ? o.label
               : !o.vary.empty()             ? settingOf(o.vary)

@@ -64,6 +64,18 @@ Result<Config> resolveConfig(const ExperimentOptions& options, const std::string
   return proto::configFromJson(doc);
 }
 
+Result<Arms> resolveArms(const ExperimentOptions& experiment, const std::vector<std::string>& vary,
+                         const std::string& variantConfig) {
+  auto base = resolveConfig(experiment);
+  if (!base.ok()) return base.error();
+  ExperimentOptions withVary = experiment;
+  if (!variantConfig.empty()) withVary.config = variantConfig;
+  withVary.sets.insert(withVary.sets.end(), vary.begin(), vary.end());
+  auto variant = resolveConfig(withVary);
+  if (!variant.ok()) return variant.error();
+  return Arms{*base, *variant};
+}
+
 std::atomic<bool>& stopFlag() {
   static std::atomic<bool> flag{false};
   return flag;

@@ -3,6 +3,7 @@
 // stop flag that SIGINT/SIGTERM set (and pass on to a running launchRun).
 #include <atomic>
 #include <string>
+#include <vector>
 
 #include "options.h"
 #include "wb/experiment/paired_runner.h"
@@ -16,6 +17,15 @@ namespace wb::cli {
 // InvalidConfig error, one per line, naming the file and fields; malformed JSON gives
 // file:line:column. (The path options' UTF-8 rule is checked while parsing: utf8Path.)
 Result<Config> resolveConfig(const ExperimentOptions& options, const std::string& base = "");
+
+// The two arms of a command that compares a variant with its baseline (try, probe math, probe
+// segments): the experiment, and the same with --variant-config (its file instead of --config, when
+// given) and every --vary applied on top. Errors as resolveConfig.
+struct Arms {
+  Config baseline, variant;
+};
+Result<Arms> resolveArms(const ExperimentOptions& experiment, const std::vector<std::string>& vary,
+                         const std::string& variantConfig);
 
 // --command TEMPLATE and --command-idle-timeout S of try, ladder and tune: every run is the
 // user's own training script with the arm's settings (wb/launch/command_run.h), not the core's.

@@ -1,12 +1,12 @@
 #include "wb/common/fs.h"
 
+#include "wb/common/hash.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -89,12 +89,6 @@ std::string describeFolder(const fs::path& dir) {
 
 namespace {
 
-// FNV-1a, 64 bits: stable across runs and builds (std::hash is not).
-void mix(uint64_t& h, const std::string& text) {
-  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ULL;
-  h = (h ^ 0xff) * 0x100000001b3ULL;
-}
-
 std::string entryLine(const fs::path& root, const fs::directory_entry& e, std::error_code& ec) {
   const auto size = e.file_size(ec);
   const auto mtime = fs::last_write_time(e.path(), ec).time_since_epoch().count();
@@ -115,11 +109,9 @@ std::string folderFingerprint(const fs::path& path, size_t maxFiles) {
   }
   if (ec || lines.empty()) return "";
   std::sort(lines.begin(), lines.end());
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (const auto& line : lines) mix(h, line);
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-  return hex;
+  std::string text;
+  for (const auto& line : lines) text += line + '\n';
+  return fnv1aHex(text);
 }
 
 }  // namespace wb

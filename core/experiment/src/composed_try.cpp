@@ -111,19 +111,13 @@ Result<json> measure(const TryOptions& o, const Hooks& h, const std::string& too
   return launch::runTool(r);
 }
 
-int64_t globalBatch(const Config& c) {
-  return int64_t(std::max(1, c.train.batch_size)) * std::max(1, c.speedups.devices) * std::max(1, c.speedups.grad_accumulation);
-}
-
-bool usable(const std::string& status) { return status == proto::kStatusOk || status == "early-stopped"; }
-
 // A variant run to the target: from `seed`, evaluating as often (in samples) as the references,
 // stopping at the target or at the cap; a constant learning rate lets the epochs grow to the cap
 // (a schedule would change with them, so its epochs stay and the cap is the configured length).
 Config variantRunConfig(const TryOptions& o, uint64_t seed, double target, double resolution, double capSamples,
                         int64_t trainSamples) {
   Config c = o.variant;
-  const int64_t global = globalBatch(c);
+  const int64_t global = samplesPerStep(c);
   c.seed = seed;
   c.name = o.variant.name + "-to-target-" + std::to_string(seed);
   c.train.stop_at_accuracy = target;
@@ -133,13 +127,6 @@ Config variantRunConfig(const TryOptions& o, uint64_t seed, double target, doubl
     c.train.max_steps = std::max<int64_t>(1, int64_t(std::ceil(capSamples / double(global))));
   }
   return c;
-}
-
-// A finished run in `dir`, loaded; nullopt when it is missing, cut or failed.
-std::optional<report::RunRecord> finished(const fs::path& dir) {
-  auto run = report::loadRun(dir);
-  if (!run.ok() || !run->finished || !usable(run->status) || run->evals.empty()) return std::nullopt;
-  return std::move(*run);
 }
 
 struct VariantPlan {
@@ -153,12 +140,13 @@ Result<std::vector<report::RunRecord>> variantRuns(const TryOptions& o, const Va
   std::vector<report::RunRecord> runs;
   for (int i = 0; i < p.runs; ++i) {
     if (h.stop && h.stop->load()) return makeError(Errc::Cancelled, "the variant's runs to the target were stopped");
-    const uint64_t seed = 1001 + uint64_t(i);
+    const uint64_t seed = kFirstReferenceSeed + uint64_t(i);
     const std::string stem = "runs/variant-seed-" + std::to_string(seed);
     fs::path dir = o.out / stem;
     std::error_code ec;
-    for (int k = 2; fs::exists(dir, ec) && !finished(dir); ++k) dir = o.out / (stem + "-r" + std::to_string(k));
-    if (auto kept = finished(dir)) {
+    std::optional<report::RunRecord> kept;  // a folder cut short is left as it is: the run goes to the next name
+    for (int k = 2; fs::exists(dir, ec) && !(kept = finishedTargetRun(dir)); ++k) dir = o.out / (stem + "-r" + std::to_string(k));
+    if (kept) {
       runs.push_back(std::move(*kept));
       continue;
     }
@@ -166,7 +154,7 @@ Result<std::vector<report::RunRecord>> variantRuns(const TryOptions& o, const Va
     const Config c = variantRunConfig(o, seed, p.target, p.resolution, p.cap_samples, p.train_samples);
     auto out = launchOne(c, dir, UserCommand{}, h.cli_path, "the variant, seed " + std::to_string(seed));
     if (!out.ok()) return out.error();
-    auto run = finished(dir);
+    auto run = finishedTargetRun(dir);
     if (!run) return makeError(Errc::Internal, "the variant's run " + dir.string() + " ended " + out->status + ": see its logs");
     runs.push_back(std::move(*run));
   }
@@ -270,7 +258,7 @@ report::TimeToTargetParts partsOf(const TryOptions& o, const Inputs& in) {
   p.throughput = report::logEstimateOf(seg);
   const int64_t perEpoch = in.train_samples > 0 ? in.train_samples : 1;
   p.samples_per_evaluation = o.baseline.train.eval_every_steps > 0
-                                 ? double(o.baseline.train.eval_every_steps * globalBatch(o.baseline))
+                                 ? double(o.baseline.train.eval_every_steps * samplesPerStep(o.baseline))
                                  : double(perEpoch);
   if (!in.refs || in.refs->runs.empty()) {  // training time only, over the configured length
     p.baseline_train_samples_per_s = report::exactly(geometricMean(in.segments.value("baseline_rates", std::vector<double>{})));

@@ -21,8 +21,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr uint64_t kFirstSeed = 1001;
-
 // What decides the samples to target: the config without what only changes how fast the steps go.
 json experimentIdentity(const Config& baseline) {
   Config c = baseline;
@@ -76,14 +74,12 @@ Result<std::vector<Slot>> loadSlots(const fs::path& dir, const std::string& key,
   return slots;
 }
 
-bool usable(const std::string& status) { return status == proto::kStatusOk || status == "early-stopped"; }
+bool usable(const std::string& status) { return status == proto::kStatusOk || status == proto::kStatusEarlyStopped; }
 
 // A finished run of the slot, loaded; nullopt when it is gone, cut or failed.
 std::optional<report::RunRecord> finishedRun(const fs::path& dir, const Slot& s) {
   if (s.dir.empty() || !usable(s.status)) return std::nullopt;
-  auto run = report::loadRun(dir / s.dir);
-  if (!run.ok() || !run->finished || !usable(run->status) || run->evals.empty()) return std::nullopt;
-  return std::move(*run);
+  return finishedTargetRun(dir / s.dir);
 }
 
 // A new folder name for the seed: seed-<s>, then seed-<s>-r2, ... (never one that exists).
@@ -96,6 +92,16 @@ std::string freshDir(const fs::path& dir, uint64_t seed) {
 
 }  // namespace
 
+int64_t samplesPerStep(const Config& c) {
+  return int64_t(std::max(1, c.train.batch_size)) * std::max(1, c.speedups.devices) * std::max(1, c.speedups.grad_accumulation);
+}
+
+std::optional<report::RunRecord> finishedTargetRun(const fs::path& dir) {
+  auto run = report::loadRun(dir);
+  if (!run.ok() || !run->finished || !usable(run->status) || run->evals.empty()) return std::nullopt;
+  return std::move(*run);
+}
+
 fs::path defaultReferencesDir() {
   if (const char* env = std::getenv("WB_REFERENCES_DIR"); env && *env) return env;
   return defaultRunsRoot().parent_path() / "references";
@@ -106,9 +112,7 @@ std::string referenceKey(const Config& baseline, const std::string& datasetId) {
 }
 
 int64_t referenceEvalEvery(const Config& c, int64_t trainSamples) {
-  const int64_t global = int64_t(std::max(1, c.train.batch_size)) * std::max(1, c.speedups.devices) *
-                         std::max(1, c.speedups.grad_accumulation);
-  const int64_t stepsPerEpoch = std::max<int64_t>(1, trainSamples / global);
+  const int64_t stepsPerEpoch = std::max<int64_t>(1, trainSamples / samplesPerStep(c));
   return std::max<int64_t>(1, stepsPerEpoch / kReferenceEvalsPerEpoch);
 }
 
@@ -190,7 +194,7 @@ std::vector<size_t> slotsToRun(Store& s, std::vector<std::optional<report::RunRe
                    s.slots[i].status.empty() || s.slots[i].status == "running" ? "cut short" : s.slots[i].status.c_str());
     todo.push_back(i);
   }
-  for (uint64_t seed = kFirstSeed; int(s.slots.size()) < s.o.runs; ++seed) {
+  for (uint64_t seed = kFirstReferenceSeed; int(s.slots.size()) < s.o.runs; ++seed) {
     const bool taken = std::any_of(s.slots.begin(), s.slots.end(), [&](const Slot& x) { return x.seed == seed; });
     if (taken) continue;
     s.slots.push_back({seed, "", ""});
@@ -255,9 +259,7 @@ Result<ReferenceRuns> ensureReferenceRuns(const ReferenceOptions& o) {
     (std::find(todo.begin(), todo.end(), i) == todo.end() ? r.reused : r.ran)++;
     r.runs.push_back(std::move(*run));
   }
-  const int64_t global = int64_t(o.baseline.train.batch_size) * std::max(1, o.baseline.speedups.devices) *
-                         std::max(1, o.baseline.speedups.grad_accumulation);
-  r.resolution = double(s.every * global);
+  r.resolution = double(s.every * samplesPerStep(o.baseline));
   return r;
 }
 

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <ctime>
 
+#include "wb/common/hash.h"
 #include "wb/common/paths.h"
 #include "wb/common/sysinfo.h"
 #include "wb/proto/events.h"
@@ -31,12 +32,7 @@ std::filesystem::path probesDir() {
 json machineIdentity(const MachineId& m) { return {{"host", m.host}, {"cpu", m.cpu}, {"cores", m.cores}}; }
 
 std::string storeKey(const json& identity) {
-  const std::string text = identity.dump();  // object keys sorted: canonical
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : text) h = (h ^ c) * 1099511628211ULL;
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
+  return fnv1aHex(identity.dump());  // object keys sorted: canonical
 }
 
 Status writeStored(const std::filesystem::path& dir, const std::string& file, const json& doc) {

@@ -1,6 +1,7 @@
 // wb/common/fs.h: a refusal names what a folder holds.
 #include <QtTest/QtTest>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -22,6 +23,28 @@ class TestFs : public QObject {
     QCOMPARE(QString::fromStdString(wb::describeFolder(dir)), QStringLiteral("it holds a, b, c and 2 more"));
     QCOMPARE(QString::fromStdString(wb::describeFolder(dir / "notes.txt")), QStringLiteral("it is a file"));
   }
+  // A dataset's fingerprint: the same while nothing under it changes; another when a file is
+  // added, resized or rewritten (its time); none for a folder that is missing or empty.
+  void aFolderFingerprintChangesWithItsFiles() {
+    QTemporaryDir tmp;
+    const fs::path dir = tmp.path().toStdString();
+    QCOMPARE(QString::fromStdString(wb::folderFingerprint(dir)), QString());
+    QCOMPARE(QString::fromStdString(wb::folderFingerprint(dir / "missing")), QString());
+    fs::create_directory(dir / "train");
+    std::ofstream(dir / "train" / "a.bin") << "1234";
+    const std::string first = wb::folderFingerprint(dir);
+    QCOMPARE(int(first.size()), 16);
+    QCOMPARE(wb::folderFingerprint(dir), first);
+    std::ofstream(dir / "train" / "b.bin") << "x";
+    const std::string added = wb::folderFingerprint(dir);
+    QVERIFY(added != first);
+    std::ofstream(dir / "train" / "b.bin") << "xy";  // resized
+    QVERIFY(wb::folderFingerprint(dir) != added);
+    const std::string resized = wb::folderFingerprint(dir);
+    fs::last_write_time(dir / "train" / "a.bin", fs::last_write_time(dir / "train" / "a.bin") - std::chrono::hours(1));
+    QVERIFY(wb::folderFingerprint(dir) != resized);  // rewritten at another time
+  }
+
   void writesAreAtomicAndReadBack() {
     QTemporaryDir tmp;
     const fs::path file = fs::path(tmp.path().toStdString()) / "x.json";

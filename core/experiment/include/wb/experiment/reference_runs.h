@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,16 @@ inline constexpr int kDefaultReferenceRuns = 5;
 // Evaluations per epoch of a reference run: the samples to target are known to within one of
 // these intervals (report::SamplesRule::resolution).
 inline constexpr int kReferenceEvalsPerEpoch = 10;
+
+// The seeds of the reference runs (and of a variant's runs to the target): this, this + 1, ...
+inline constexpr uint64_t kFirstReferenceSeed = 1001;
+
+// Training samples one optimiser step takes: the per-rank batch × devices × micro-batches.
+int64_t samplesPerStep(const Config& config);
+
+// The run in `dir` when it ended ok or early-stopped and evaluated; nullopt when it is missing,
+// cut or failed (a run to the target that can be read).
+std::optional<report::RunRecord> finishedTargetRun(const std::filesystem::path& dir);
 
 // $WB_REFERENCES_DIR, else "references" beside the runs root (wb::defaultRunsRoot()'s parent).
 std::filesystem::path defaultReferencesDir();
