@@ -42,9 +42,10 @@ batch: --lr-scaling) -> precision (16-mixed on CUDA, bf16-mixed on CPU) -> early
 machine cannot do (see `workbench-cli capabilities`) is skipped with the reason.
 
 Greedy (the default): each step is measured against the configuration kept so far, by parts
-when it changes the steps (the math check, segments or short trials and, when the math changes,
-runs to the target against the experiment's reference runs, as `workbench-cli try`), else (early
-stopping, evaluation) as pairs of whole runs (--whole-runs: every step), and is kept
+as `workbench-cli try` measures (the math check; segments or short trials for the steps, short
+evaluating trials for the evaluation; when the math changes, runs to the target against the
+experiment's reference runs; early stopping replayed on them), or as pairs of whole runs
+(--whole-runs), and is kept
 only when it is clearly faster and still reaches the target accuracy (else it is dropped, with
 the reason, and left out of what follows: small costs within the noise would otherwise add up); last, the configuration kept runs as pairs with the
 baseline. --cumulative: each step builds on the one before whatever it measured, and runs as
@@ -184,7 +185,7 @@ int ladderCommand(const LadderCliOptions& o) {
   installStopSignals();
   const bool continuing = experiment::holdsPairs(*out) || fs::exists(*out / "plan.json");
   std::fprintf(stderr, "ladder -> %s (%zu steps, %s)%s\n", out->c_str(), plan->size(),
-               byParts(o)      ? "by parts where a step switches in one process, else pairs"
+               byParts(o)      ? "greedy steps by parts"
                : o.repeats > 0 ? (std::to_string(o.repeats) + " pair(s) each").c_str()
                                : ("pairs until the verdict is clear, at most " + std::to_string(o.max_pairs) + " each").c_str(),
                continuing ? ", continuing the pairs already there" : "");
@@ -266,8 +267,8 @@ void addLadder(CLI::App& cli, Commands& out) {
                      "the others are listed as left out. Each step keeps its place in the recipe's order")
       ->type_name("KEY,...");
   ladder->add_flag("--whole-runs", o->whole_runs,
-                   "measure every step by pairs of whole runs; by default a greedy step that changes the steps\n"
-                   "is measured by parts, as `try`;\n"
+                   "measure every step by pairs of whole runs; by default a greedy step is measured by parts,\n"
+                   "as `try`;\n"
                    "--repeats, --max-pairs, --budget-s and --rerun-contended imply it");
   ladder->add_option("--reference-runs", o->composed.reference_runs,
                      "by parts: the baseline's runs to the target, kept per experiment and reused (default 5)")

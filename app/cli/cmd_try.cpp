@@ -15,6 +15,8 @@
 #include "wb/proto/experiment_events.h"
 #include "wb/proto/events.h"
 #include "wb/report/compare.h"
+#include "wb/report/host.h"
+#include "wb/proto/run_status.h"
 
 namespace wb::cli {
 using nlohmann::json;
@@ -117,6 +119,18 @@ experiment::ComposedOptions composedOf(const TryCliOptions& o) {
   return c;
 }
 
+// A try by parts cut by Ctrl-C or SIGTERM: what it measured is kept, try.json says cancelled, and
+// the end event carries it (the window follows the folder from it).
+int cutByParts(const TryCliOptions& o, const experiment::TryOptions& t, const std::string& why) {
+  std::fprintf(stderr, "try cancelled (%s): what was measured is kept in %s; the same command continues it\n", why.c_str(),
+               t.out.c_str());
+  if (o.events_stdout) {
+    const json doc = report::readStored(t.out / "try.json").value_or(json::object());
+    printEvent(proto::toEvent(proto::TryEndEvent{proto::kStatusCancelled, t.out.string(), doc}, -1, 0.0));
+  }
+  return kExitCancelled;
+}
+
 int tryCommand(const TryCliOptions& o) {
   if (o.vary.empty() && o.variant_config.empty() && o.variant_command.empty()) {
     std::fprintf(stderr, "workbench-cli try: say what the variant changes: --vary KEY=VALUE, --variant-config FILE or --variant-command TEMPLATE\n");
@@ -165,6 +179,7 @@ int tryCommand(const TryCliOptions& o) {
   if (o.events_stdout) hooks.on_event = printEvent;
   std::fprintf(stderr, "try -> %s: %s against the baseline\n", t.out.c_str(), t.setting.c_str());
   auto result = wholeRuns(o, t) ? experiment::runTry(t, hooks) : experiment::runComposedTry(t, composedOf(o), hooks);
+  if (!result.ok() && result.error().code == Errc::Cancelled) return cutByParts(o, t, result.error().message);
   if (!result.ok()) {
     std::fprintf(stderr, "workbench-cli try: %s\n", result.error().message.c_str());
     if (o.events_stdout) printEvent(proto::toEvent(proto::ErrorEvent{result.error().message, errcName(result.error().code), std::nullopt}, -1, 0.0));

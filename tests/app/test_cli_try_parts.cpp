@@ -156,6 +156,75 @@ class TestCliTryParts : public QObject {
     QVERIFY2(trials >= 6 && trials % 2 == 0, qPrintable(QString::number(trials)));  // 3 pairs (and one more per contended pair)
   }
 
+  // The evaluation batch changes only the evaluation: its time comes from short trials that each
+  // evaluate the whole validation split a few times; the training steps are not measured (they are
+  // the baseline's) and no run trains to the target.
+  void anEvaluationLeverIsTimedByEvaluationTrials() {
+    QTemporaryDir root;
+    const QString out = root.filePath(QStringLiteral("eb"));
+    wb::test::ProcResult proc;
+    const json doc = run(tiny(root.filePath(QStringLiteral("refs")), out, "train.eval_batch_size=16"), &proc);
+    QVERIFY2(proc.rc == 0 && doc.is_object(), proc.describe().constData());
+    QCOMPARE(doc["method"].get<std::string>(), std::string("composed"));
+    QVERIFY2(doc["math"]["keeps_math"].get<bool>(), doc["math"].dump().c_str());
+    QCOMPARE(doc["throughput"]["kind"].get<std::string>(), std::string("unchanged"));
+    QCOMPARE(doc["estimate"]["throughput"]["point"].get<double>(), 1.0);
+    const json& ev = doc["evaluation"];
+    QCOMPARE(ev["kind"].get<std::string>(), std::string("evaluation trials"));
+    QVERIFY2(ev["baseline_eval_s"].size() >= 3 && ev["variant_eval_s"].size() == ev["baseline_eval_s"].size(), ev.dump().c_str());
+    QVERIFY(ev["estimate"]["point"].get<double>() > 0);
+    QVERIFY(doc["variant_runs"].empty());
+    QVERIFY(!QDir(root.filePath(QStringLiteral("refs"))).exists());
+    QVERIFY(!QDir(out + QStringLiteral("/trials")).exists());
+    // Each trial evaluated the configured validation split (500 images), not a cut one.
+    int trials = 0;
+    for (const QString& dir : QDir(out + QStringLiteral("/evaluation-trials/runs")).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+      QFile events(out + QStringLiteral("/evaluation-trials/runs/") + dir + QStringLiteral("/events.jsonl"));
+      QVERIFY(events.open(QIODevice::ReadOnly));
+      int evaluations = 0;
+      while (!events.atEnd()) {
+        const json e = json::parse(events.readLine().toStdString(), nullptr, false);
+        if (e.is_object() && e.value("type", std::string()) == "eval") {
+          QCOMPARE(e["eval_samples"].get<int>(), 500);
+          ++evaluations;
+        }
+      }
+      QVERIFY2(evaluations >= 3, qPrintable(dir));
+      ++trials;
+    }
+    QVERIFY2(trials >= 6 && trials % 2 == 0, qPrintable(QString::number(trials)));
+    QVERIFY2(doc["medians"]["eval_s"]["baseline"].is_number(), doc["medians"].dump().c_str());
+  }
+
+  // Early stopping changes only where the run ends: it is replayed on the experiment's reference
+  // runs (each epoch's last evaluation through the trainer's rule), with no run trained for it,
+  // and it can never shorten the time to the target, only cut a run before it.
+  void earlyStoppingIsReplayedOnTheReferenceRuns() {
+    QTemporaryDir root;
+    const QString out = root.filePath(QStringLiteral("es"));
+    QStringList args = tiny(root.filePath(QStringLiteral("refs")), out, "speedups.early_stopping.patience=1");
+    args << QStringLiteral("--set") << QStringLiteral("train.epochs=3") << QStringLiteral("--set")
+         << QStringLiteral("data.limit_train=1000");
+    wb::test::ProcResult proc;
+    const json doc = run(args, &proc);
+    QVERIFY2(proc.rc == 0 && doc.is_object(), proc.describe().constData());
+    QCOMPARE(doc["method"].get<std::string>(), std::string("composed"));
+    QCOMPARE(doc["references"]["ran"].get<int>(), 3);
+    const json& runs = doc["early_stopping"]["runs"];
+    QCOMPARE(int(runs.size()), 3);
+    for (const auto& r : runs) {
+      QVERIFY(r["stop_epoch"].get<int>() >= 1 && r["stop_epoch"].get<int>() <= 3);
+      QVERIFY(r.contains("target_first"));
+    }
+    QVERIFY(doc["variant_runs"].empty());
+    QCOMPARE(doc["throughput"]["kind"].get<std::string>(), std::string("unchanged"));
+    QVERIFY(!QDir(out + QStringLiteral("/runs")).exists());
+    QVERIFY(!QDir(out + QStringLiteral("/trials")).exists());
+    const double x = doc["estimate"]["to_target"]["point"].get<double>();
+    QVERIFY2(!(x > 1 + 1e-9), doc["words"].dump().c_str());
+    QVERIFY2(doc["words"].get<std::string>().find("reference runs") != std::string::npos, doc["words"].dump().c_str());
+  }
+
   void aChangeThatCannotSwitchInOneProcessUsesWholeRuns() {
     QTemporaryDir root;
     QStringList args = tiny(root.filePath(QStringLiteral("refs")), root.filePath(QStringLiteral("mlp")), "model.name=mlp");

@@ -11,7 +11,8 @@
 #
 # Sizes: PAIRS (whole runs: 3 pairs), REFS (reference and variant runs: 5), EPOCHS (1), MODEL (lenet),
 # LIMIT (training images, 0: all 60000), CHANGES (a space-separated subset of: bf16 batch32 batch256
-# workers2 pin devices2 channels_last).
+# workers2 pin devices2 channels_last evalbatch1 inference_eval early_stopping; the last three change
+# the evaluation or where the run ends: short evaluating trials and a replay on the reference runs).
 set -euo pipefail
 cli=${1:-build/app/cli/workbench-cli}
 out=$(mktemp -d /tmp/bench-parts.XXXXXX)
@@ -30,6 +31,9 @@ varies() {
     pin) echo "--vary speedups.pin_memory=true" ;;
     devices2) echo "--vary speedups.devices=2 --vary optim.lr_scaling=linear" ;;   # 2 CPU processes, lr x2
     channels_last) echo "--vary speedups.channels_last=true" ;;
+    evalbatch1) echo "--set train.eval_batch_size=256 --vary train.eval_batch_size=1" ;;
+    inference_eval) echo "--set speedups.inference_eval=false --vary speedups.inference_eval=true" ;;
+    early_stopping) echo "--vary speedups.early_stopping.patience=2" ;;
   esac
 }
 

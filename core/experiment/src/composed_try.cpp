@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <optional>
 
 #include "wb/common/fs.h"
+#include "wb/common/speedups.h"
 #include "throughput_trials.h"
 #include "wb/launch/tool_run.h"
 #include "wb/proto/config_json.h"
@@ -14,6 +17,7 @@
 #include "wb/report/estimate_json.h"
 #include "wb/report/host.h"
 #include "wb/report/time_to_target_json.h"
+#include "wb/report/whatif.h"
 
 namespace wb::experiment {
 namespace fs = std::filesystem;
@@ -21,59 +25,71 @@ using nlohmann::json;
 
 namespace {
 
-// The config fields the segments switch in one process for a try by parts: wb/probe/segments.h's
-// levers where the segments agree with whole runs (bench_parts.sh). train.batch_size is not among
-// them: lenet at batch 256 against 64 measured 1.10-1.15x in most segment runs where whole runs
-// measure 1.22x, and now and then (no other load seen) the batch-256 arm's steps took 4x as long
-// (0.43x), so a batch change is measured with whole runs until they agree.
-const std::vector<std::string>& segmentFields() {
-  static const std::vector<std::string> fields{"speedups.precision", "speedups.workers", "speedups.pin_memory"};
-  return fields;
+// How a try by parts times one changed field. A speedup's field: as its descriptor says
+// (Speedup::timing). The batch: short trials, not segments: lenet at batch 256 against 64
+// measured 1.10-1.15x in most segment runs where whole runs measure 1.22x, and now and then (no
+// other load seen) the batch-256 arm's steps took 4x as long (0.43x). The evaluation batch: an
+// evaluation. The optimiser's numbers change the arithmetic, not how long a step takes
+// (MathOnly): the throughput is measured without them, the runs to the target with them.
+enum class Part { Segments, Trials, Evaluation, Replay, MathOnly };
+
+std::optional<Part> partOf(const std::string& path) {
+  if (const Speedup* s = speedupOfField(path)) switch (s->timing) {
+      case Timing::Segments: return Part::Segments;
+      case Timing::Trials: return Part::Trials;
+      case Timing::Evaluation: return Part::Evaluation;
+      case Timing::Replay: return Part::Replay;
+    }
+  if (path == "train.batch_size") return Part::Trials;
+  if (path == "train.eval_batch_size") return Part::Evaluation;
+  static const std::vector<std::string> mathOnly{"optim.lr", "optim.momentum", "optim.nesterov", "optim.weight_decay",
+                                                 "optim.schedule", "optim.warmup_fraction", "optim.step_size",
+                                                 "optim.gamma", "optim.lr_scaling", "optim.lr_scaling_warmup",
+                                                 "optim.lr_base_batch"};
+  if (std::find(mathOnly.begin(), mathOnly.end(), path) != mathOnly.end()) return Part::MathOnly;
+  return std::nullopt;
 }
 
-// Fields that change the training's arithmetic but not how long a step takes (the optimiser's
-// numbers, the schedule): the segments measure the variant's throughput without them, the runs to
-// the target with them.
-const std::vector<std::string>& mathOnlyFields() {
-  static const std::vector<std::string> fields{"optim.lr", "optim.momentum", "optim.nesterov", "optim.weight_decay",
-                                               "optim.schedule", "optim.warmup_fraction", "optim.step_size",
-                                               "optim.gamma", "optim.lr_scaling", "optim.lr_scaling_warmup",
-                                               "optim.lr_base_batch"};
-  return fields;
-}
+// The changed fields (but the name and the seed) by how they are timed; unknown: not by parts.
+struct Changes {
+  std::map<Part, std::vector<std::string>> parts;
+  std::vector<std::string> unknown;
+  bool has(Part p) const { return parts.count(p) > 0; }
+};
 
-// Fields a process cannot switch while it runs but short whole-process trials measure
-// (throughput_trials.h): more devices, sharding, the levers past the recipe, the batch.
-const std::vector<std::string>& trialFields() {
-  static const std::vector<std::string> fields{"speedups.devices", "speedups.sharding", "speedups.channels_last",
-                                               "speedups.fused_optimizer", "speedups.grad_accumulation",
-                                               "speedups.decoded_cache", "speedups.cudnn_benchmark", "speedups.tf32",
-                                               "train.batch_size"};
-  return fields;
-}
-
-bool listed(const std::vector<std::string>& fields, const std::string& path) {
-  return std::find(fields.begin(), fields.end(), path) != fields.end();
-}
-
-// The baseline with the variant's speed fields only (segments' and trials'): what the throughput
-// measurement runs as the variant.
-json throughputVariant(const Config& baseline, const Config& variant) {
-  json out = proto::configToJson(baseline);
-  const json v = proto::configToJson(variant);
-  std::vector<std::string> speed = segmentFields();
-  speed.insert(speed.end(), trialFields().begin(), trialFields().end());
-  for (const auto& path : speed) {
-    const auto dot = path.find('.');
-    const std::string section = path.substr(0, dot), key = path.substr(dot + 1);
-    out[section][key] = v[section][key];
+Changes changesOf(const TryOptions& o) {
+  Changes c;
+  for (const auto& change : report::configDiff(proto::configToJson(o.baseline), proto::configToJson(o.variant))) {
+    if (change.path == "name" || change.path == "seed") continue;
+    if (auto part = partOf(change.path)) c.parts[*part].push_back(change.path);
+    else c.unknown.push_back(change.path);
   }
+  return c;
+}
+
+// The baseline with the variant's fields of the given parts: what a measurement runs as the
+// variant (the training's throughput: its speed fields; the evaluation's: those and its own).
+json baselineWith(const TryOptions& o, std::initializer_list<Part> which) {
+  json out = proto::configToJson(o.baseline);
+  const json v = proto::configToJson(o.variant);
+  const Changes c = changesOf(o);
+  for (Part part : which)
+    if (auto it = c.parts.find(part); it != c.parts.end())
+      for (std::string path : it->second) {
+        std::replace(path.begin(), path.end(), '.', '/');
+        const json::json_pointer ptr("/" + path);
+        out[ptr] = v[ptr];
+      }
   return out;
 }
+
+json throughputVariant(const TryOptions& o) { return baselineWith(o, {Part::Segments, Part::Trials}); }
+json evaluationVariant(const TryOptions& o) { return baselineWith(o, {Part::Segments, Part::Trials, Part::Evaluation}); }
 
 fs::path baselineFile(const TryOptions& o) { return o.out / "parts" / "baseline.json"; }
 fs::path variantFile(const TryOptions& o) { return o.out / "parts" / "variant.json"; }
 fs::path throughputFile(const TryOptions& o) { return o.out / "parts" / "variant-throughput.json"; }
+fs::path evaluationFile(const TryOptions& o) { return o.out / "parts" / "variant-evaluation.json"; }
 
 // Writes the two configs the measurements read; a folder holding another try's is refused.
 Status writeConfigs(const TryOptions& o) {
@@ -82,7 +98,8 @@ Status writeConfigs(const TryOptions& o) {
   fs::create_directories(o.out / "parts", ec);
   const std::pair<fs::path, json> files[] = {{baselineFile(o), proto::configToJson(o.baseline)},
                                               {variantFile(o), proto::configToJson(o.variant)},
-                                              {throughputFile(o), throughputVariant(o.baseline, o.variant)}};
+                                              {throughputFile(o), throughputVariant(o)},
+                                              {evaluationFile(o), evaluationVariant(o)}};
   for (const auto& [file, doc] : files) {
     if (auto stored = report::readStored(file); stored && *stored != doc)
       return makeError(Errc::InvalidConfig, file.string() + " holds another try's config: give a new --out");
@@ -166,36 +183,39 @@ Result<std::vector<report::RunRecord>> variantRuns(const TryOptions& o, const Va
 std::string composedUnavailable(const TryOptions& o) {
   if (o.user_command.set()) return "the runs are your own command (--command): only whole runs measure it";
   if (o.variant_command) return "the variant is another command (--variant-command): only whole runs measure it";
-  for (const auto& change : report::configDiff(proto::configToJson(o.baseline), proto::configToJson(o.variant))) {
-    if (change.path == "name" || change.path == "seed") continue;
-    if (!listed(segmentFields(), change.path) && !listed(trialFields(), change.path) && !listed(mathOnlyFields(), change.path))
-      return change.path + " is not measured by parts: only a change of the steps is (precision, workers, pin memory, "
-                           "devices, sharding, the batch, the levers past the recipe, the optimiser's numbers)";
-  }
+  const Changes c = changesOf(o);
+  if (!c.unknown.empty())
+    return c.unknown.front() + " is not measured by parts: only a change of the steps, of the evaluation or of early "
+                               "stopping is (precision, workers, pin memory, devices, sharding, the batch, the levers "
+                               "past the recipe, the optimiser's numbers, inference-mode evaluation, the evaluation "
+                               "batch, early stopping)";
+  if (c.has(Part::Replay) && c.parts.size() > 1)
+    return "early stopping is replayed on the reference runs' evaluations, which another change would move: try it on its own";
+  if (c.has(Part::Replay) && o.baseline.speedups.early_stopping.patience > 0)
+    return "the baseline stops early itself, so its reference runs end where it stops: another early stopping cannot be "
+           "replayed on them";
   return "";
 }
 
 namespace {
 
-// Whether the segments can switch the change in one process (else short trials measure it).
-bool switchesInProcess(const TryOptions& o) {
-  for (const auto& change : report::configDiff(proto::configToJson(o.baseline), proto::configToJson(o.variant)))
-    if (listed(trialFields(), change.path)) return false;
-  return true;
-}
-
-// Throughput from short whole-process trials, kept in trials.json (and the runner's folder trials/).
-Result<json> measureByTrials(const TryOptions& o, const Hooks& h) {
-  const fs::path file = o.out / "trials.json";
+// Short whole-process trials (throughput_trials.h), kept in <name>.json and the runner's folder <name>/.
+Result<json> measureByTrials(const TryOptions& o, const Hooks& h, bool evaluation) {
+  const std::string name = evaluation ? "evaluation-trials" : "trials";
+  const fs::path file = o.out / (name + ".json");
   if (auto kept = report::readStored(file); kept && kept->is_object()) return *kept;
-  if (h.log) std::fprintf(h.log, "training throughput (short interleaved trials of %lld steps, whole processes)…\n",
-                          static_cast<long long>(detail::kTrialSteps));
   detail::TrialsOptions t;
+  t.evaluation = evaluation;
+  t.steps = evaluation ? detail::kEvalTrialSteps : detail::kTrialSteps;
+  if (h.log)
+    std::fprintf(h.log, evaluation ? "evaluation time (short interleaved trials, %lld steps and %d evaluations each)…\n"
+                                   : "training throughput (short interleaved trials of %lld steps, whole processes)…\n",
+                 static_cast<long long>(t.steps), detail::kEvalTrialEvaluations);
   t.baseline = o.baseline;
-  auto variant = proto::configFromJson(throughputVariant(o.baseline, o.variant));
+  auto variant = proto::configFromJson(evaluation ? evaluationVariant(o) : throughputVariant(o));
   if (!variant.ok()) return variant.error();
   t.variant = *variant;
-  t.out = o.out / "trials";
+  t.out = o.out / name;
   t.min_effect = o.policy.min_effect;
   Hooks quiet = h;
   quiet.on_pair = nullptr;
@@ -203,6 +223,19 @@ Result<json> measureByTrials(const TryOptions& o, const Hooks& h) {
   if (!doc.ok()) return doc.error();
   if (auto st = writeFileAtomic(file, doc->dump(2) + "\n"); !st.ok()) return st.error();
   return doc;
+}
+
+// The training's throughput when the change leaves the steps as they are (the evaluation, early
+// stopping, the optimiser's numbers alone): exactly the baseline's, measured by nothing.
+json unchangedThroughput() {
+  report::SpeedupEstimate e;
+  e.point = e.lo = e.hi = 1;
+  e.verdict = report::Verdict::WithinNoise;
+  e.method = "not measured: the change leaves the training steps as they are";
+  json estimate = report::estimateJson(e);
+  estimate["text"] = "1.00× (the training steps are untouched)";
+  return {{"kind", "unchanged"}, {"changed", "nothing a training step's time depends on"}, {"rounds", 0}, {"baseline_rates", json::array()}, {"variant_rates", json::array()},
+          {"estimate", estimate}, {"contended", false}};
 }
 
 }  // namespace
@@ -242,26 +275,42 @@ double geometricMean(const std::vector<double>& xs) {
 }
 
 struct Inputs {
+  Changes changes;
   json math, segments;
+  json evaluation;  // the evaluation trials, when the evaluation changes
   bool keeps = true;
   int64_t train_samples = 0;
   std::optional<ReferenceRuns> refs;
   std::optional<double> target;
   std::vector<report::RunRecord> variant;
   report::SamplesComparison samples;
+  json replay;      // early stopping: where each reference run would stop (replayStops)
+  bool replay_after_target = false;  // ... and every one reached the target first
 };
+
+// The evaluation's parts from the evaluation trials: its speed, and without reference runs the
+// baseline's evaluation time and training rate (the trials' own) to weigh it.
+void evaluationParts(const Inputs& in, report::TimeToTargetParts& p, bool withReferences) {
+  if (!in.evaluation.is_object()) return;
+  p.eval_speed = report::logEstimateOf(report::estimateFromJson(in.evaluation.value("estimate", json())));
+  if (withReferences) return;
+  p.baseline_eval_s = report::logEstimateOfRuns(in.evaluation.value("baseline_eval_s", std::vector<double>{}));
+  if (in.segments.value("kind", std::string()) == "unchanged")
+    p.baseline_train_samples_per_s = report::exactly(geometricMean(in.evaluation.value("baseline_rates", std::vector<double>{})));
+}
 
 // The parts of the time to target from what was measured (see the header).
 report::TimeToTargetParts partsOf(const TryOptions& o, const Inputs& in) {
   report::TimeToTargetParts p;
   const report::SpeedupEstimate seg = report::estimateFromJson(in.segments.value("estimate", json()));
-  p.throughput = report::logEstimateOf(seg);
+  p.throughput = in.segments.value("kind", std::string()) == "unchanged" ? report::exactly(1) : report::logEstimateOf(seg);
   const int64_t perEpoch = in.train_samples > 0 ? in.train_samples : 1;
   p.samples_per_evaluation = o.baseline.train.eval_every_steps > 0
                                  ? double(o.baseline.train.eval_every_steps * samplesPerStep(o.baseline))
                                  : double(perEpoch);
-  if (!in.refs || in.refs->runs.empty()) {  // training time only, over the configured length
+  if (!in.refs || in.refs->runs.empty()) {  // the training (and a changed evaluation) over the configured length
     p.baseline_train_samples_per_s = report::exactly(geometricMean(in.segments.value("baseline_rates", std::vector<double>{})));
+    evaluationParts(in, p, false);
     p.keepMath(report::exactly(double(perEpoch) * std::max(1, o.baseline.train.epochs)));
     return p;
   }
@@ -270,13 +319,15 @@ report::TimeToTargetParts partsOf(const TryOptions& o, const Inputs& in) {
   p.variant_startup_s = p.baseline_startup_s;
   p.baseline_train_samples_per_s = report::logEstimateOfRuns(perRun(refs, rateOf));
   p.baseline_eval_s = report::logEstimateOfRuns(perRun(refs, evalOf));
-  if (in.keeps) {
+  evaluationParts(in, p, true);
+  if ((in.keeps && in.replay.is_null()) || in.replay_after_target) {
     p.keepMath(report::summariseRuns(targetRuns(refs, *in.target), in.refs->resolution).samples);
     return p;
   }
   p.setSamples(in.samples);
+  if (!in.replay.is_null()) return p;  // the reference runs themselves, cut where the rule stops them
   p.variant_startup_s = report::logEstimateOfRuns(perRun(in.variant, startupOf));
-  p.eval_speed = ratioOf(p.baseline_eval_s, report::logEstimateOfRuns(perRun(in.variant, evalOf)));
+  if (!in.evaluation.is_object()) p.eval_speed = ratioOf(p.baseline_eval_s, report::logEstimateOfRuns(perRun(in.variant, evalOf)));
   return p;
 }
 
@@ -300,7 +351,8 @@ Result<std::optional<ReferenceRuns>> referencesFor(const TryOptions& o, const Co
   r.log = h.log;
   std::error_code ec;
   const bool stored = fs::exists(r.store / referenceKey(o.baseline, r.dataset_id) / "reference.json", ec);
-  if (c.reference_runs <= 0 || (in.keeps && !stored)) return std::optional<ReferenceRuns>();
+  const bool needed = !in.keeps || in.changes.has(Part::Replay);
+  if (c.reference_runs <= 0 || (!needed && !stored)) return std::optional<ReferenceRuns>();
   auto refs = ensureReferenceRuns(r);
   if (!refs.ok()) return refs.error();
   return std::optional<ReferenceRuns>(std::move(*refs));
@@ -316,7 +368,40 @@ std::optional<double> targetOf(const TryOptions& o, const std::optional<Referenc
   return fair ? std::optional<double>(fair->acc) : std::nullopt;
 }
 
+// Early stopping replayed on the reference runs (report::replayEarlyStopping): each run as the
+// variant would have trained it, to the target as the reference did when the rule stops it after
+// the target, else cut at the stop (it never reached the target: a bound).
+void replayStops(const TryOptions& o, Inputs& in, const report::SamplesRule& rule) {
+  const auto reference = targetRuns(in.refs->runs, *in.target);
+  std::vector<report::TargetRun> replayed;
+  json runs = json::array();
+  in.replay_after_target = true;
+  for (size_t i = 0; i < reference.size(); ++i) {
+    const report::RunRecord& run = in.refs->runs[i];
+    const report::ReplayedStop stop = report::replayEarlyStopping(run, o.variant.speedups.early_stopping);
+    report::TargetRun r = reference[i];
+    const bool first = !stop.stops || (r.reached && !(r.samples > stop.samples));
+    if (!first) r = report::TargetRun{stop.samples, false, r.seed};
+    in.replay_after_target = in.replay_after_target && first;
+    replayed.push_back(r);
+    const double last = run.evals.empty() ? NAN : double(run.evals.back().samples);
+    runs.push_back({{"seed", r.seed}, {"stops", stop.stops}, {"stop_epoch", stop.epoch},
+                    {"stop_samples", std::isfinite(stop.samples) ? json(stop.samples) : json()},
+                    {"fraction_of_run", stop.stops && last > 0 ? json(stop.samples / last) : json(1.0)},
+                    {"target_first", first}, {"reason", stop.reason}});
+  }
+  in.replay = {{"rule", proto::configToJson(o.variant)["speedups"]["early_stopping"]}, {"runs", runs}};
+  in.samples = report::compareSamples(reference, replayed, rule);
+}
+
 Status measureSamples(const TryOptions& o, const ComposedOptions& c, Inputs& in, const Hooks& h) {
+  if (in.changes.has(Part::Replay) && in.refs && in.target) {
+    report::SamplesRule rule;
+    rule.min_effect = o.policy.min_effect;
+    rule.resolution = in.refs->resolution;
+    replayStops(o, in, rule);
+    return {};
+  }
   if (in.keeps || !in.refs) return {};
   if (!in.target) return makeError(Errc::InvalidConfig, "the reference runs evaluated nothing: no target accuracy to train to");
   const auto reference = targetRuns(in.refs->runs, *in.target);
@@ -355,6 +440,28 @@ json referencesJson(const std::optional<ReferenceRuns>& refs, std::optional<doub
           {"seed_spread", std::isfinite(spread) ? json(spread) : json()}, {"runs_for_5pct", needed > 0 ? json(needed) : json()}};
 }
 
+// What the replay of early stopping found, after the composed words: "; it would stop 3 of the 5
+// reference runs, each after it reached the target (at 64 % of their samples): ...".
+std::string replayWords(const json& replay) {
+  if (!replay.is_object()) return "";
+  const json& runs = replay["runs"];
+  int stops = 0, first = 0;
+  double fraction = 0;
+  for (const auto& r : runs) {
+    if (!r.value("stops", false)) continue;
+    ++stops;
+    first += r.value("target_first", false) ? 1 : 0;
+    fraction += r.value("fraction_of_run", 1.0);
+  }
+  const std::string of = " of the " + std::to_string(runs.size()) + " reference runs";
+  if (stops == 0) return "; early stopping would stop none" + of + " within their epochs: it changes nothing here";
+  const std::string share = report::fmtFixed(100 * fraction / stops, 0) + " % of their samples";
+  if (first == stops)
+    return "; it would stop " + std::to_string(stops) + of + ", each after it reached the target (at " + share +
+           "): the runs end sooner, the time to the target is the same";
+  return "; it would stop " + std::to_string(stops - first) + of + " before they reach the target (at " + share + ")";
+}
+
 json composedDoc(const TryOptions& o, const Inputs& in, const report::TimeToTargetEstimate& e, const std::string& status) {
   json doc = tryJson(o, Outcome{}, status);
   const json throughput = in.segments.value("estimate", json());
@@ -363,21 +470,26 @@ json composedDoc(const TryOptions& o, const Inputs& in, const report::TimeToTarg
   doc["method"] = "composed";
   doc["math"] = in.math;
   doc["throughput"] = in.segments;
+  doc["evaluation"] = in.evaluation;
+  doc["early_stopping"] = in.replay;
   doc["samples"] = in.keeps || !in.refs ? json() : report::samplesComparisonJson(in.samples);
   doc["references"] = referencesJson(in.refs, in.target);
   doc["variant_runs"] = dirsOf(in.variant);
   doc["composed"] = report::timeToTargetJson(e);
-  doc["words"] = report::timeToTargetWords(e);
+  doc["words"] = report::timeToTargetWords(e) + replayWords(in.replay);
   doc["training_only"] = !in.refs.has_value();
   doc["target_acc"] = in.target ? json(*in.target) : json();
   doc["reached"] = std::isfinite(e.speedup.point);
   doc["estimate"] = {{"to_target", report::estimateJson(e.speedup)}, {"throughput", throughput}};
-  if (in.segments.value("contended", false)) {  // the segments' own rule: no verdict from a contended host
+  if (in.segments.value("contended", false) || (in.evaluation.is_object() && in.evaluation.value("contended", false))) {  // no verdict from a contended host
     doc["estimate"]["to_target"]["verdict"] = "contended";
     doc["words"] = "no verdict (another process used the CPU while the throughput was measured): " + doc["words"].get<std::string>();
   }
   doc["medians"] = {{"time_to_target_s", {{"baseline", num(e.baseline_s)}, {"variant", num(e.variant_s)}}},
                     {"train_samples_per_s", {{"baseline", num(rates("baseline_rates"))}, {"variant", num(rates("variant_rates"))}}}};
+  if (in.evaluation.is_object())
+    doc["medians"]["eval_s"] = {{"baseline", num(median(in.evaluation.value("baseline_eval_s", std::vector<double>{})))},
+                                {"variant", num(median(in.evaluation.value("variant_eval_s", std::vector<double>{})))}};
   return doc;
 }
 
@@ -388,18 +500,28 @@ Result<Inputs> measureAll(const TryOptions& o, const ComposedOptions& c, const H
   in.math = std::move(*math);
   in.keeps = in.math.value("keeps_math", false);
   in.train_samples = in.math.value("train_samples", int64_t{0});
-  auto segments = switchesInProcess(o)
-                      ? measure(o, h, "segments", "training throughput (interleaved segments in one process)", throughputFile(o),
-                                {"--min-effect", std::to_string(o.policy.min_effect)})
-                      : measureByTrials(o, h);
+  in.changes = changesOf(o);
+  const bool trials = in.changes.has(Part::Trials), steps = trials || in.changes.has(Part::Segments);
+  auto segments = !steps    ? Result<json>(unchangedThroughput())
+                  : !trials ? measure(o, h, "segments", "training throughput (interleaved segments in one process)",
+                                      throughputFile(o), {"--min-effect", std::to_string(o.policy.min_effect)})
+                            : measureByTrials(o, h, false);
   if (!segments.ok()) return segments.error();
   in.segments = std::move(*segments);
+  if (in.changes.has(Part::Evaluation)) {
+    auto evaluation = measureByTrials(o, h, true);
+    if (!evaluation.ok()) return evaluation.error();
+    in.evaluation = std::move(*evaluation);
+  }
   auto refs = referencesFor(o, c, in, h);
   if (!refs.ok()) return refs.error();
   in.refs = std::move(*refs);
   if (!in.keeps && !in.refs)
     return makeError(Errc::InvalidConfig, "the variant changes the training's math (" + in.math.value("verdict", std::string()) +
                                               ") and --reference-runs is 0: its samples to target need runs; give --reference-runs 5");
+  if (in.changes.has(Part::Replay) && !in.refs)
+    return makeError(Errc::InvalidConfig, "early stopping is replayed on the experiment's reference runs and --reference-runs is 0: "
+                                          "give --reference-runs 5");
   in.target = targetOf(o, in.refs);
   if (auto st = measureSamples(o, c, in, h); !st.ok()) return st.error();
   return in;
@@ -429,81 +551,6 @@ Result<TryResult> runComposedTry(const TryOptions& o, const ComposedOptions& c, 
   r.estimates.reached = std::isfinite(e.speedup.point);
   if (auto st = writeFileAtomic(o.out / "try.json", r.doc.dump(2) + "\n"); !st.ok()) return st.error();
   return r;
-}
-
-}  // namespace wb::experiment
-
-namespace wb::experiment {
-namespace {
-
-report::Cell numCell(const json& v, std::string (*fmt)(double)) {
-  return v.is_number() ? report::Cell::num(fmt(v.get<double>()), v.get<double>()) : report::Cell::str("–");
-}
-
-report::Cell estimateCellOf(const json& est) {
-  const report::SpeedupEstimate e = report::estimateFromJson(est);
-  if (!std::isfinite(e.point)) return report::Cell::str("–");
-  return report::Cell::num(report::formatEstimate(e), e.point);
-}
-
-std::string fmtSamples(double v) { return report::fmtFixed(v, 0); }
-
-std::vector<report::Cell> samplesRow(const json& doc) {
-  const json samples = doc.value("samples", json());
-  if (!samples.is_object())
-    return {report::Cell::str("Samples to target"), report::Cell::str("–"), report::Cell::str("–"),
-            report::Cell::str(doc.value("training_only", false) ? "same (keeps the math)" : "same (keeps the math, checked)")};
-  const report::SamplesComparison c = report::samplesComparisonFromJson(samples);
-  return {report::Cell::str("Samples to target"), report::Cell::num(fmtSamples(c.reference.samples.value), c.reference.samples.value),
-          report::Cell::num(fmtSamples(c.variant.samples.value), c.variant.samples.value),
-          report::Cell::str(report::formatSamples(c))};
-}
-
-std::string referencesNote(const json& refs) {
-  if (!refs.is_object())
-    return "No reference runs of this experiment yet: the time is the training steps' over the configured length "
-           "(start-up and evaluation not counted), so the speedup is the throughput's.";
-  std::string spread;
-  if (const json s = refs.value("seed_spread", json()); s.is_number())
-    spread = "; their seeds scatter samples to target by " + report::fmtFixed(s.get<double>() * 100, 1) + " % (sd of ln)" +
-             (refs.value("runs_for_5pct", json()).is_number()
-                  ? ", so a 5 % change needs " + std::to_string(refs["runs_for_5pct"].get<int>()) + " runs an arm to be found 80 % of the time"
-                  : std::string());
-  return "Reference runs: " + std::to_string(refs.value("runs", json::array()).size()) + " of the baseline (" +
-         std::to_string(refs.value("reused", 0)) + " reused, " + std::to_string(refs.value("ran", 0)) + " run now) in " +
-         refs.value("dir", std::string()) + spread + ".";
-}
-
-}  // namespace
-
-report::Table composedTryTable(const json& doc) {
-  report::Table t;
-  const json target = doc.value("target_acc", json());
-  const std::string targetText = target.is_number() ? report::fmtAccuracy(target.get<double>()) : std::string("the target");
-  t.title = "Try: " + doc.value("setting", std::string("the variant")) + " against the baseline, by parts";
-  t.columns = {{"measure", "Measure", ""}, {"baseline", "Baseline", ""}, {"variant", "Variant", ""}, {"speedup", "Speedup", "x"}};
-  const json medians = doc.value("medians", json::object()), est = doc.value("estimate", json::object());
-  const auto side = [&](const char* metric, const char* s) { return medians.value(metric, json::object()).value(s, json()); };
-  t.rows.push_back({report::Cell::str("Time to " + targetText + " (composed)"),
-                    numCell(side("time_to_target_s", "baseline"), report::fmtSeconds),
-                    numCell(side("time_to_target_s", "variant"), report::fmtSeconds), estimateCellOf(est.value("to_target", json()))});
-  const bool trials = doc.value("throughput", json::object()).value("kind", std::string()) == "trials";
-  t.rows.push_back({report::Cell::str(trials ? "Train samples/s (short trials)" : "Train samples/s (segments)"), numCell(side("train_samples_per_s", "baseline"), report::fmtRate),
-                    numCell(side("train_samples_per_s", "variant"), report::fmtRate),
-                    estimateCellOf(est.value("throughput", json()))});
-  t.rows.push_back(samplesRow(doc));
-  t.notes.push_back(doc.value("words", std::string("–")) + ".");
-  if (const json math = doc.value("math", json()); math.is_object())
-    t.notes.push_back("Math: " + math.value("verdict", std::string("–")) + ".");
-  if (const json seg = doc.value("throughput", json()); seg.value("contended", false))
-    t.notes.push_back("The throughput was measured while another process used the CPU: no verdict is taken from it.");
-  t.notes.push_back(referencesNote(doc.value("references", json())));
-  if (doc.value("target", json()).is_string()) t.notes.push_back("Target: " + doc["target"].get<std::string>() + ".");
-  t.notes.push_back("Time to target = start-up + samples to target ÷ train samples/s + evaluations × evaluation time, "
-                    "each part measured where it is precise; `--whole-runs` measures it with whole runs in pairs instead.");
-  if (doc.value("status", std::string()) == proto::kStatusCancelled)
-    t.notes.push_back("Cancelled: the same command on the same --out continues from what was measured.");
-  return t;
 }
 
 }  // namespace wb::experiment

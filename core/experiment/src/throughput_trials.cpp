@@ -5,31 +5,59 @@
 #include "wb/proto/config_json.h"
 #include "wb/report/compare.h"
 #include "wb/report/estimate_json.h"
+#include "wb/report/host.h"
 
 namespace wb::experiment::detail {
 using nlohmann::json;
 
 namespace {
 
-// A trial: the config cut at `steps` training steps, with a small validation split (its one
-// evaluation is not in the throughput) and no early stop.
-Config trialConfig(Config c, int64_t steps, const std::string& who) {
-  c.name += " (" + who + " trial)";
-  c.train.max_steps = steps;
+// A trial: the config cut at `steps` training steps, with no early stop. A throughput trial gets
+// a small validation split (its one evaluation is not in the throughput); an evaluation trial keeps
+// the configured one and evaluates kEvalTrialEvaluations times.
+Config trialConfig(Config c, const TrialsOptions& o, const std::string& who) {
+  c.name += " (" + who + (o.evaluation ? " evaluation trial)" : " trial)");
+  c.train.max_steps = o.steps;
   c.train.epochs = std::max(c.train.epochs, 1000);
-  c.train.eval_every_steps = 0;
+  c.train.eval_every_steps = o.evaluation ? std::max<int64_t>(1, o.steps / kEvalTrialEvaluations) : 0;
   c.train.stop_at_accuracy = 0;
-  c.data.limit_val = c.data.limit_val > 0 ? std::min<int64_t>(c.data.limit_val, 256) : 256;
+  if (!o.evaluation) c.data.limit_val = c.data.limit_val > 0 ? std::min<int64_t>(c.data.limit_val, 256) : 256;
   c.speedups.early_stopping.patience = 0;
   return c;
 }
 
-std::vector<double> ratesOf(const std::vector<report::RunRecord>& runs, const VariantRuns& v) {
-  std::vector<double> rates;
+template <typename F>
+std::vector<double> perCounted(const std::vector<report::RunRecord>& runs, const VariantRuns& v, F pick) {
+  std::vector<double> xs;
   for (size_t i = 0; i < runs.size(); ++i)
     if (v.counted(i))
-      if (auto r = report::computeMetrics(runs[i], std::nullopt).train_samples_per_s) rates.push_back(*r);
-  return rates;
+      if (auto x = pick(report::computeMetrics(runs[i], std::nullopt)); x && *x > 0) xs.push_back(*x);
+  return xs;
+}
+
+std::vector<double> ratesOf(const std::vector<report::RunRecord>& runs, const VariantRuns& v) {
+  return perCounted(runs, v, [](const report::RunMetrics& m) { return m.train_samples_per_s; });
+}
+
+std::vector<double> evalSecondsOf(const std::vector<report::RunRecord>& runs, const VariantRuns& v) {
+  return perCounted(runs, v, [](const report::RunMetrics& m) {
+    return m.eval_ms ? std::optional<double>(*m.eval_ms / 1000.0) : std::nullopt;
+  });
+}
+
+// One evaluation's time, baseline over variant, from the counted pairs (as the pairs' throughput).
+report::SpeedupEstimate evaluationSpeed(const VariantRuns& v, const report::VerdictRule& rule) {
+  std::vector<double> ref, var;
+  std::vector<bool> flips;
+  const double band = report::loadNoise(report::thisMachine()).hostKernelBand();
+  for (size_t i = 0; i < v.pairs.size(); ++i) {
+    if (!v.counted(i)) continue;
+    const auto a = report::computeMetrics(v.references[i], std::nullopt).eval_ms;
+    const auto b = report::computeMetrics(v.variants[i], std::nullopt).eval_ms;
+    if (!a || !b || *a <= 0 || *b <= 0) continue;
+    ref.push_back(*a), var.push_back(*b), flips.push_back(report::hostChangedOverRuns(v.references[i], v.variants[i], band));
+  }
+  return report::pairedSpeedup(ref, var, rule, flips);
 }
 
 }  // namespace
@@ -37,8 +65,8 @@ std::vector<double> ratesOf(const std::vector<report::RunRecord>& runs, const Va
 Result<json> measureTrials(const TrialsOptions& o, const Hooks& hooks) {
   Plan p;
   p.steps = 2;
-  p.reference = {"baseline", "the baseline", "00-baseline", 0, trialConfig(o.baseline, o.steps, "baseline")};
-  p.variants.push_back({"variant", "the variant", "01-variant", 1, trialConfig(o.variant, o.steps, "variant")});
+  p.reference = {"baseline", "the baseline", "00-baseline", 0, trialConfig(o.baseline, o, "baseline")};
+  p.variants.push_back({"variant", "the variant", "01-variant", 1, trialConfig(o.variant, o, "variant")});
   Policy policy;
   policy.fixed_pairs = kTrialPairs;
   policy.min_effect = o.min_effect;
@@ -51,19 +79,26 @@ Result<json> measureTrials(const TrialsOptions& o, const Hooks& hooks) {
   if (outcome->failed)
     return makeError(Errc::Internal, "a throughput trial failed: " + (v.failures.empty() ? std::string("see ") + o.out.string()
                                                                                           : v.failures.front()));
-  const report::SpeedupEstimate e = estimatePairs(v, std::nullopt, policy.sequential()).throughput;
+  const report::SpeedupEstimate e = o.evaluation ? evaluationSpeed(v, policy.sequential().at(v.countedPairs()))
+                                                 : estimatePairs(v, std::nullopt, policy.sequential()).throughput;
   json estimate = report::estimateJson(e);
   estimate["text"] = report::formatEstimate(e);
   const bool contended = v.countedPairs() == 0;
   if (contended) estimate["verdict"] = "contended";
-  return json{{"kind", "trials"},
-              {"changed", report::describeDiff(report::configDiff(proto::configToJson(o.baseline), proto::configToJson(o.variant)))},
-              {"steps_per_trial", o.steps},
-              {"rounds", v.countedPairs()},
-              {"baseline_rates", ratesOf(v.references, v)},
-              {"variant_rates", ratesOf(v.variants, v)},
-              {"estimate", estimate},
-              {"contended", contended}};
+  json doc{{"kind", o.evaluation ? "evaluation trials" : "trials"},
+           {"changed", report::describeDiff(report::configDiff(proto::configToJson(o.baseline), proto::configToJson(o.variant)))},
+           {"steps_per_trial", o.steps},
+           {"rounds", v.countedPairs()},
+           {"baseline_rates", ratesOf(v.references, v)},
+           {"variant_rates", ratesOf(v.variants, v)},
+           {"estimate", estimate},
+           {"contended", contended}};
+  if (o.evaluation) {
+    doc["evaluations_per_trial"] = kEvalTrialEvaluations;
+    doc["baseline_eval_s"] = evalSecondsOf(v.references, v);
+    doc["variant_eval_s"] = evalSecondsOf(v.variants, v);
+  }
+  return doc;
 }
 
 }  // namespace wb::experiment::detail

@@ -15,16 +15,24 @@ namespace wb::experiment::detail {
 
 inline constexpr int64_t kTrialSteps = 300;
 inline constexpr int kTrialPairs = 3;
+// An evaluation trial: a few training steps (their rate only weighs the evaluation against the
+// training) and kEvalTrialEvaluations evaluations of the configured validation split.
+inline constexpr int64_t kEvalTrialSteps = 120;
+inline constexpr int kEvalTrialEvaluations = 3;
 
 struct TrialsOptions {
   Config baseline, variant;        // the variant: the baseline with the change's speed fields only
   std::filesystem::path out;       // the runner's folder (pairs.json, runs/): a cut trial continues
   double min_effect = report::kDefaultMinEffect;
   int64_t steps = kTrialSteps;
+  bool evaluation = false;         // time the evaluations (the configured validation split), not the steps
 };
 
 // The segments' record shape: {kind "trials", changed, steps_per_trial, rounds, baseline_rates,
-// variant_rates, estimate (with text), contended}. Errors as runPairs; Cancelled when stopped.
+// variant_rates, estimate (with text), contended}; an evaluation's: kind "evaluation trials",
+// evaluations_per_trial, baseline_eval_s and variant_eval_s (one evaluation's mean seconds per
+// trial) and estimate = the baseline's evaluation time over the variant's. Errors as runPairs;
+// Cancelled when stopped.
 Result<nlohmann::json> measureTrials(const TrialsOptions& options, const Hooks& hooks);
 
 }  // namespace wb::experiment::detail

@@ -17,12 +17,13 @@ struct Point {        // one evaluated epoch
   int epoch = 0;
   double val_loss = 0, val_acc = 0;
   double t_end = 0;   // rank 0's t at the end of the epoch (after its evaluation)
+  int64_t samples = 0;  // training samples seen before its evaluation (0 when not recorded)
 };
 
 // One point per epoch, in epoch order; a resumed run's re-evaluated epoch keeps its last value.
 std::vector<Point> curveOf(const RunRecord& run) {
   std::map<int, Point> byEpoch;
-  for (const auto& e : run.evals) byEpoch[e.epoch] = {e.epoch, e.val_loss, e.val_acc, e.t};
+  for (const auto& e : run.evals) byEpoch[e.epoch] = {e.epoch, e.val_loss, e.val_acc, e.t, e.samples};
   for (const auto& e : run.epochs)
     if (auto it = byEpoch.find(e.epoch); it != byEpoch.end()) it->second.t_end = e.t;
   std::vector<Point> out;
@@ -183,6 +184,19 @@ WhatIf earlyStoppingWhatIf(const RunRecord& run, const WhatIfOptions& options) {
       w.rows.push_back(std::move(row));
     }
   return w;
+}
+
+ReplayedStop replayEarlyStopping(const RunRecord& run, const EarlyStoppingConfig& rule) {
+  ReplayedStop out;
+  const std::vector<Point> curve = curveOf(run);
+  if (curve.empty()) return out;
+  const WhatIfRow row = replay(curve, rule, rule.patience, rule.min_delta);
+  out.stops = row.stops;
+  out.epoch = row.stop_epoch;
+  out.reason = row.reason;
+  for (const auto& p : curve)
+    if (p.epoch == row.stop_epoch && p.samples > 0) out.samples = double(p.samples);
+  return out;
 }
 
 Table whatIfTable(const WhatIf& w) {

@@ -99,10 +99,11 @@ struct FakeRun {
     wb::proto::writeFields(mem, events.back()["mem"] = json::object());
     return *this;
   }
-  FakeRun& eval(int epoch, double t, double acc, double evalMs = 100) {
+  FakeRun& eval(int epoch, double t, double acc, double evalMs = 100, int64_t samples = 0) {
     wb::proto::EvalEvent e;
     e.epoch = epoch;
     e.step = epoch * 100;
+    e.samples = samples;
     e.val_acc = acc;
     e.val_loss = 1.0 - acc;
     e.eval_ms = evalMs;

@@ -123,6 +123,35 @@ class TestWhatIf : public QObject {
     QCOMPARE(w.rows[1].best_epoch, 2);
   }
 
+  // A try of early stopping replays the reference runs, which evaluate several times an epoch: only
+  // each epoch's last evaluation feeds the rule (as in the trainer), and the stop is placed at the
+  // training samples seen there.
+  void theReplayFeedsEachEpochsLastEvaluation() {
+    FakeRun r;
+    r.set("train.epochs", 4);
+    r.start();
+    // Within each epoch an evaluation at half the epoch (losses that would trigger patience 1 if
+    // counted), then the epoch's own: 0.5 0.4 0.45 0.46 at 1000, 2000, 3000, 4000 samples.
+    const double mid[] = {0.9, 0.2, 0.9, 0.9}, end[] = {0.5, 0.4, 0.45, 0.46};
+    for (int ep = 1; ep <= 4; ++ep) {
+      r.eval(ep, 10.0 * ep - 5, 1.0 - mid[ep - 1], 100, 1000 * ep - 500);
+      r.eval(ep, 10.0 * ep - 0.5, 1.0 - end[ep - 1], 100, 1000 * ep);
+      r.epoch(ep, 10.0 * ep, 10.0);
+    }
+    r.end("ok", 41.0);
+    wb::EarlyStoppingConfig rule;
+    rule.patience = 1;
+    const auto stop = wb::report::replayEarlyStopping(r.record(), rule);
+    QVERIFY(stop.stops);
+    QCOMPARE(stop.epoch, 3);
+    QCOMPARE(stop.samples, 3000.0);
+    QVERIFY(!stop.reason.empty());
+    rule.patience = 3;  // two epochs without improvement after the best: never stops
+    const auto none = wb::report::replayEarlyStopping(r.record(), rule);
+    QVERIFY(!none.stops);
+    QCOMPARE(none.epoch, 4);
+  }
+
   void aRunThatStoppedEarlyKnowsOnlyItsEpochs() {
     FakeRun fake = curveRun({0.5, 0.4, 0.45, 0.46});
     fake.set("train.epochs", 10);

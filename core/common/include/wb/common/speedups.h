@@ -56,6 +56,15 @@ struct MathEffect {
   const char* why;  // in words: why it keeps the math, or what it changes
 };
 
+// How a try by parts times it (wb/experiment/composed_try.h): where the change's cost shows and
+// the cheapest measurement that sees it.
+enum class Timing {
+  Segments,    // switches within one running process: interleaved segments (wb/probe/segments.h)
+  Trials,      // a process cannot switch it: short interleaved whole-process trials
+  Evaluation,  // only the evaluation changes: its time from short trials that evaluate
+  Replay,      // only where the run ends changes: replayed on the reference runs' evaluations
+};
+
 // How the window edits it: a control of its own (the recipe's seven), or one built from its field's
 // schema: a check box (a bool), a spin box with the schema's range (a count), a combo box of the
 // field's choices.
@@ -70,6 +79,7 @@ struct Speedup {
   const char* help;          // one line: what it does
   const char* without;       // NeedsCuda: what happens on a machine without it ("" for the others)
   MathEffect math;           // whether it keeps the training's math, and how that is checked
+  Timing timing;             // how a try by parts times it
   void (*off)(Config&);                          // sets the baseline's value (speedupsOff)
   void (*copy)(Config& to, const Config& from);  // takes `from`'s setting (and what it needs)
   std::string (*setting)(const Config&);         // "workers 2", "precision bf16-mixed"
@@ -89,6 +99,10 @@ std::string withoutWhatItNeeds(const Speedup& s);
 
 // Whether `c` asks for it: its setting differs from the baseline's.
 bool speedupRequested(const Speedup& s, const Config& c);
+
+// The speedup whose field `path` is or lies under ("speedups.early_stopping.monitor" is early
+// stopping's), or nullptr.
+const Speedup* speedupOfField(const std::string& path);
 
 // In the ladder's and the window's order.
 const std::vector<Speedup>& speedupTable();

@@ -19,12 +19,14 @@
 //  - A run that itself stopped early, or did not finish, recorded only its first epochs: a
 //    setting that does not stop within them says "not within the N recorded epochs" (what it
 //    would have done later is unknown).
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "wb/common/config.h"
 #include "wb/common/result.h"
 #include "wb/report/run_record.h"
 #include "wb/report/table.h"
@@ -66,6 +68,17 @@ struct WhatIf {
 };
 
 WhatIf earlyStoppingWhatIf(const RunRecord& run, const WhatIfOptions& options = {});
+
+// Where early stopping by `rule` (its patience and min_delta as given) would end `run`: its epochs'
+// last evaluations fed through the trainer's rule, as the trainer feeds them (evaluations inside
+// an epoch do not count). A try of early stopping replays the reference runs through it.
+struct ReplayedStop {
+  bool stops = false;  // within the recorded epochs
+  int epoch = 0;       // the epoch it stops after (the last recorded one when it does not)
+  double samples = std::numeric_limits<double>::quiet_NaN();  // training samples seen there
+  std::string reason;  // the rule's words when it stops
+};
+ReplayedStop replayEarlyStopping(const RunRecord& run, const EarlyStoppingConfig& rule);
 
 // One run's grid: patience, min Δ, stops after, epochs saved, best epoch, best monitor, val acc
 // there, final weights, wall saved, saved %. A run with no rows gives a table with its problem

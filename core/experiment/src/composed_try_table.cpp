@@ -1,0 +1,100 @@
+// The table of a try by parts (composed_try.h): the composed time to target and its parts.
+#include <cmath>
+
+#include "wb/experiment/composed_try.h"
+#include "wb/proto/run_status.h"
+#include "wb/report/convergence.h"
+#include "wb/report/estimate_json.h"
+#include "wb/report/table.h"
+#include "wb/report/time_to_target_json.h"
+
+using nlohmann::json;
+
+namespace wb::experiment {
+namespace {
+
+report::Cell numCell(const json& v, std::string (*fmt)(double)) {
+  return v.is_number() ? report::Cell::num(fmt(v.get<double>()), v.get<double>()) : report::Cell::str("–");
+}
+
+report::Cell estimateCellOf(const json& est) {
+  const report::SpeedupEstimate e = report::estimateFromJson(est);
+  if (!std::isfinite(e.point)) return report::Cell::str("–");
+  return report::Cell::num(report::formatEstimate(e), e.point);
+}
+
+std::string fmtSamples(double v) { return report::fmtFixed(v, 0); }
+
+std::vector<report::Cell> samplesRow(const json& doc) {
+  const json samples = doc.value("samples", json());
+  if (!samples.is_object())
+    return {report::Cell::str("Samples to target"), report::Cell::str("–"), report::Cell::str("–"),
+            report::Cell::str(doc.value("training_only", false) ? "same (keeps the math)" : "same (keeps the math, checked)")};
+  const report::SamplesComparison c = report::samplesComparisonFromJson(samples);
+  return {report::Cell::str("Samples to target"), report::Cell::num(fmtSamples(c.reference.samples.value), c.reference.samples.value),
+          report::Cell::num(fmtSamples(c.variant.samples.value), c.variant.samples.value),
+          report::Cell::str(report::formatSamples(c))};
+}
+
+std::string throughputLabel(const json& doc) {
+  const std::string kind = doc.value("throughput", json::object()).value("kind", std::string());
+  return kind == "trials"      ? "Train samples/s (short trials)"
+         : kind == "unchanged" ? "Train samples/s (steps untouched)"
+                               : "Train samples/s (segments)";
+}
+
+std::string referencesNote(const json& refs, bool evaluation) {
+  if (!refs.is_object())
+    return evaluation ? "No reference runs of this experiment yet: the time is the training steps' and the evaluations' over "
+                        "the configured length (start-up not counted), the training weighed at the trials' rate."
+                      : "No reference runs of this experiment yet: the time is the training steps' over the configured "
+                        "length (start-up and evaluation not counted), so the speedup is the throughput's.";
+  std::string spread;
+  if (const json s = refs.value("seed_spread", json()); s.is_number())
+    spread = "; their seeds scatter samples to target by " + report::fmtFixed(s.get<double>() * 100, 1) + " % (sd of ln)" +
+             (refs.value("runs_for_5pct", json()).is_number()
+                  ? ", so a 5 % change needs " + std::to_string(refs["runs_for_5pct"].get<int>()) + " runs an arm to be found 80 % of the time"
+                  : std::string());
+  return "Reference runs: " + std::to_string(refs.value("runs", json::array()).size()) + " of the baseline (" +
+         std::to_string(refs.value("reused", 0)) + " reused, " + std::to_string(refs.value("ran", 0)) + " run now) in " +
+         refs.value("dir", std::string()) + spread + ".";
+}
+
+}  // namespace
+
+report::Table composedTryTable(const json& doc) {
+  report::Table t;
+  const json target = doc.value("target_acc", json());
+  const std::string targetText = target.is_number() ? report::fmtAccuracy(target.get<double>()) : std::string("the target");
+  t.title = "Try: " + doc.value("setting", std::string("the variant")) + " against the baseline, by parts";
+  t.columns = {{"measure", "Measure", ""}, {"baseline", "Baseline", ""}, {"variant", "Variant", ""}, {"speedup", "Speedup", "x"}};
+  const json medians = doc.value("medians", json::object()), est = doc.value("estimate", json::object());
+  const auto side = [&](const char* metric, const char* s) { return medians.value(metric, json::object()).value(s, json()); };
+  t.rows.push_back({report::Cell::str("Time to " + targetText + " (composed)"),
+                    numCell(side("time_to_target_s", "baseline"), report::fmtSeconds),
+                    numCell(side("time_to_target_s", "variant"), report::fmtSeconds), estimateCellOf(est.value("to_target", json()))});
+  t.rows.push_back({report::Cell::str(throughputLabel(doc)), numCell(side("train_samples_per_s", "baseline"), report::fmtRate),
+                    numCell(side("train_samples_per_s", "variant"), report::fmtRate),
+                    estimateCellOf(est.value("throughput", json()))});
+  if (const json ev = doc.value("evaluation", json()); ev.is_object())
+    t.rows.push_back({report::Cell::str("One evaluation (short trials)"), numCell(side("eval_s", "baseline"), report::fmtSeconds),
+                      numCell(side("eval_s", "variant"), report::fmtSeconds), estimateCellOf(ev.value("estimate", json()))});
+  t.rows.push_back(samplesRow(doc));
+  t.notes.push_back(doc.value("words", std::string("–")) + ".");
+  if (const json math = doc.value("math", json()); math.is_object())
+    t.notes.push_back("Math: " + math.value("verdict", std::string("–")) + ".");
+  if (const json seg = doc.value("throughput", json()); seg.value("contended", false))
+    t.notes.push_back("The throughput was measured while another process used the CPU: no verdict is taken from it.");
+  t.notes.push_back(referencesNote(doc.value("references", json()), doc.value("evaluation", json()).is_object()));
+  if (const json es = doc.value("early_stopping", json()); es.is_object())
+    t.notes.push_back("Early stopping replayed on the reference runs' evaluations (each epoch's last, as the trainer feeds the "
+                      "rule): no run trained for it.");
+  if (doc.value("target", json()).is_string()) t.notes.push_back("Target: " + doc["target"].get<std::string>() + ".");
+  t.notes.push_back("Time to target = start-up + samples to target ÷ train samples/s + evaluations × evaluation time, "
+                    "each part measured where it is precise; `--whole-runs` measures it with whole runs in pairs instead.");
+  if (doc.value("status", std::string()) == proto::kStatusCancelled)
+    t.notes.push_back("Cancelled: the same command on the same --out continues from what was measured.");
+  return t;
+}
+
+}  // namespace wb::experiment
