@@ -43,13 +43,15 @@ Cheap trials first: the evaluation settings on the config as given, then every t
 candidate for --trial-fraction of an epoch, ranked on the time an epoch would take (train
 images / steady training samples/s + val images / evaluation images/s); the fastest 1/--eta (and
 any within this host's run-to-run noise of them) go on with --eta times the images, until
---finalists are left (successive halving). Then the finalists train to the target as interleaved
-pairs against the config as given, each with its interval and verdict; the best is the fastest to
-the target, and the table names those that cannot be told from it. Nothing is recommended that
-did not run to the target.
+--finalists are left (successive halving). Then each finalist is measured against the config as
+given by parts, as `workbench-cli try` measures (throughput from segments or short trials, the
+evaluation from short trials, and when the math changes runs to the target against the
+experiment's reference runs), or with --whole-runs (or --max-pairs) trained to the target as
+interleaved pairs; each with its interval and verdict. The best is the fastest to the target,
+and the table names those that cannot be told from it.
 
 Writes into --out: tune.json (after every trial and pair), trials/, batch/ (the batch finder),
-finals/ (the pairs), and at the end tune.md, tune.html, best.json (`workbench-cli run --config
+finals/ (a try folder per finalist, or the pairs), and at the end tune.md, tune.html, best.json (`workbench-cli run --config
 best.json`), best-torchrun.sh and best-lightning.py (the same settings for torchrun and
 PyTorch Lightning). Cancelled (Ctrl-C, SIGTERM) in any phase, the finished batch sizes, trials
 and pairs are kept; `tune --out` on the same folder with the same options continues it. With --command, every trial and final is your
@@ -81,7 +83,14 @@ struct TuneCliOptions {
   double trial_fraction = tune::kDefaultTrialFraction, noise_band = -1, min_effect = report::kDefaultMinEffect, margin = 0.1;
   int eta = tune::kDefaultEta, finalists = tune::kDefaultFinalists, max_pairs = 3, max_batch = 4096;
   bool events_stdout = false, dry_run = false, no_batch = false, no_accuracy_check = false;
+  bool whole_runs = false;                 // the finals as pairs of whole runs
+  experiment::ComposedOptions composed;    // the finals by parts
+  std::string references;
+  const CLI::Option* max_pairs_given = nullptr;  // --max-pairs asks for pairs
 };
+
+// The finals by parts unless pairs were asked for (--whole-runs, or --max-pairs).
+bool byParts(const TuneCliOptions& o) { return !o.whole_runs && !(o.max_pairs_given && o.max_pairs_given->count() > 0); }
 
 void printEvent(const json& ev) {
   std::fprintf(stdout, "%s\n", proto::encodeEvent(ev).c_str());
@@ -255,6 +264,9 @@ int tuneCommand(const TuneCliOptions& o) {
   t.budget_s = parseDuration(o.budget, "--budget").value();  // checked while parsing
   t.trial_fraction = o.trial_fraction, t.eta = o.eta, t.finalists = o.finalists;
   t.policy = policyOf(o);
+  t.by_parts = byParts(o);
+  t.composed = o.composed;
+  if (!o.references.empty()) t.composed.references = o.references;
   t.cli_path = selfPath();
   t.command = commandLine();
   t.stop = &stopFlag();
@@ -327,7 +339,18 @@ void addTune(CLI::App& cli, Commands& out) {
   t->add_option("--eta", o->eta, "successive halving's factor: the fastest 1/eta go on with eta times the images (default 3)")
       ->type_name("N")->check(inRange(2, 10));
   t->add_option("--finalists", o->finalists, "configurations trained to the target as pairs (default 2)")->type_name("N")->check(inRange(1, 8));
-  t->add_option("--max-pairs", o->max_pairs, "the finals: at most N pairs per finalist (default 3)")->type_name("N")->check(inRange(1, 100));
+  o->max_pairs_given = t->add_option("--max-pairs", o->max_pairs, "the finals as pairs of whole runs, at most N per finalist (default 3)")
+                           ->type_name("N")->check(inRange(1, 100));
+  t->add_flag("--whole-runs", o->whole_runs,
+              "the finals as pairs of whole runs against the config as given; by default each finalist is\n"
+              "measured by parts, as `try` (--max-pairs implies it)");
+  t->add_option("--reference-runs", o->composed.reference_runs,
+                "the finals by parts: the config as given's runs to the target, kept per experiment and reused (default 5)")
+      ->type_name("N")->check(inRange(0, 100));
+  t->add_option("--references", o->references,
+                "the finals by parts: where every experiment's reference runs are kept (default $WB_REFERENCES_DIR,\n"
+                "else 'references' beside the runs root)")
+      ->type_name("DIR")->check(utf8Path("--references"));
   addMinEffectOption(*t, o->min_effect);
   t->add_flag("--no-batch", o->no_batch, "keep train.batch_size (no batch finder)");
   t->add_flag("--dry-run", o->dry_run, "print the search space and exit");

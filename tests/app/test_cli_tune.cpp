@@ -111,6 +111,31 @@ class TestCliTune : public QObject {
     QCOMPARE(entries(out + QStringLiteral("/trials")), trialDirs);
   }
 
+  // By default the finals go by parts: each finalist a try by parts against the config as given
+  // in finals/<id> (loader workers keep the math: the math check and the segments, no run to the
+  // target), no pairs; the table says so.
+  void theFinalsGoByPartsByDefault() {
+    QTemporaryDir root;
+    const QString out = root.filePath(QStringLiteral("tune"));
+    const QStringList args = QStringList{QStringLiteral("tune"), QStringLiteral("--out"), out, QStringLiteral("--only"), QStringLiteral("workers"),
+                                         QStringLiteral("--finalists"), QStringLiteral("2"), QStringLiteral("--budget"), QStringLiteral("10m"),
+                                         QStringLiteral("--references"), root.filePath(QStringLiteral("refs"))} +
+                             tiny();
+    const auto r = cli(args);
+    QVERIFY2(r.rc == 0, r.describe().constData());
+    const json doc = readJson(out + QStringLiteral("/tune.json"));
+    QCOMPARE(doc["status"].get<std::string>(), std::string("ok"));
+    QVERIFY(!QFile::exists(out + QStringLiteral("/finals/pairs.json")));
+    QVERIFY2(!doc["finals"].empty(), doc.dump().c_str());  // workers 0 (the config as given) and 2 both go on: 2 is measured
+    const json& f = doc["finals"][0];
+    QCOMPARE(f["method"].get<std::string>(), std::string("composed"));
+    const json tried = readJson(out + QStringLiteral("/") + QString::fromStdString(f["dir"].get<std::string>()) + QStringLiteral("/try.json"));
+    QCOMPARE(tried["method"].get<std::string>(), std::string("composed"));
+    QVERIFY(tried["variant_runs"].empty());
+    QVERIFY2(!f["verdict"].get<std::string>().empty(), f.dump().c_str());
+    QVERIFY2(r.out.contains("by parts"), r.describe().constData());
+  }
+
   // Ctrl-C after two trials: exit 130, the trials that finished are in tune.json, and the same
   // command continues from them.
   void cancelKeepsEveryFinishedTrial() {

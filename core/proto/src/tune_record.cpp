@@ -48,6 +48,8 @@ WB_FIELDS(TuneFinalist) {
   f("candidate", e.candidate);
   f("label", e.label);
   f("dir", e.dir);
+  f("method", e.method);
+  f("words", e.words);
   f("pairs", e.pairs);
   f("reached", e.reached);
   f("estimate", e.estimate);

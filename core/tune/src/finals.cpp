@@ -6,6 +6,7 @@
 #include "tune_internal.h"
 #include "wb/proto/config_json.h"
 #include "wb/report/estimate_json.h"
+#include "wb/report/log_estimate.h"
 
 namespace wb::tune {
 using nlohmann::json;
@@ -105,6 +106,90 @@ void judgeFinals(const experiment::Outcome& o, const report::Sequential& seq, pr
   }
   r.note = givenBest ? "no finalist reached the target clearly sooner than the config as given: keep it"
                      : "best: " + r.best_label + ", " + report::formatEstimate(est[best].to_target) + " to the target against the config as given";
+}
+
+namespace {
+
+proto::TuneFinalist finalistByParts(const FinalistTry& t) {
+  proto::TuneFinalist f;
+  f.candidate = t.id, f.label = t.label, f.dir = t.dir, f.method = "composed";
+  if (!t.error.empty() || !t.doc.is_object()) {
+    f.verdict = "a measurement failed: " + t.error;
+    return f;
+  }
+  const json est = t.doc.value("estimate", json::object());
+  f.estimate = {{"to_target", est.value("to_target", json())}, {"throughput", est.value("throughput", json())}};
+  f.words = t.doc.value("words", std::string());
+  f.reached = t.doc.value("reached", false);
+  if (est.value("to_target", json::object()).value("verdict", std::string()) == "contended")
+    f.verdict = "contended: no verdict (another process used the CPU while it was measured)";
+  else if (!f.reached)
+    f.verdict = "did not reach the target";
+  return f;
+}
+
+// ln of a composed estimate with its standard error and degrees of freedom (try.json's composed).
+report::LogEstimate composedLog(const FinalistTry& t) {
+  const json c = t.doc.value("composed", json::object());
+  report::LogEstimate e;
+  e.value = report::estimateFromJson(t.doc["estimate"]["to_target"]).point;
+  e.log_se = c.value("log_se", json()).is_number() ? c["log_se"].get<double>() : NAN;
+  e.df = c.value("df", json()).is_number() ? c["df"].get<double>() : 0;
+  return e;
+}
+
+// The best against another finalist: best / other, its interval from the two standard errors.
+report::SpeedupEstimate bestAgainst(const report::LogEstimate& best, const report::LogEstimate& other, double minEffect) {
+  report::LogEstimate ratio;
+  ratio.value = best.value / other.value;
+  ratio.log_se = std::hypot(best.log_se, other.log_se);
+  ratio.df = std::min(best.df, other.df);
+  report::SpeedupEstimate s;
+  s.point = ratio.value;
+  s.min_effect = minEffect;
+  const report::Interval iv = report::intervalOf(ratio, s.level);
+  s.lo = iv.lo, s.hi = iv.hi;
+  s.verdict = report::verdictOf(s.point, s.lo, s.hi, minEffect);
+  s.method = "ratio of two composed times to target, their log standard errors added";
+  return s;
+}
+
+}  // namespace
+
+void judgeFinalsByParts(const std::vector<FinalistTry>& tries, double minEffect, proto::TuneRecord& r) {
+  r.finals.clear(), r.cannot_tell.clear(), r.best.clear(), r.best_label.clear();
+  int best = -1;  // -1: the config as given
+  double bestPoint = 1;
+  for (const auto& t : tries) {
+    r.finals.push_back(finalistByParts(t));
+    if (t.doc.is_object() && t.doc.value("target_acc", json()).is_number()) r.target_acc = t.doc["target_acc"].get<double>();
+    const report::SpeedupEstimate e = report::estimateFromJson(r.finals.back().estimate.value("to_target", json()));
+    if (r.finals.back().verdict.empty() && std::isfinite(e.point) && e.point > bestPoint)
+      best = static_cast<int>(r.finals.size()) - 1, bestPoint = e.point;
+  }
+  const bool givenBest = best < 0;
+  r.best = givenBest ? "baseline" : r.finals[best].candidate;
+  r.best_label = givenBest ? "the config as given" : r.finals[best].label;
+  const report::SpeedupEstimate bestEst =
+      givenBest ? report::SpeedupEstimate{} : report::estimateFromJson(r.finals[best].estimate["to_target"]);
+  if (!givenBest && bestEst.verdict != report::Verdict::Faster) r.cannot_tell.push_back("baseline");
+  for (size_t i = 0; i < r.finals.size(); ++i) {
+    proto::TuneFinalist& f = r.finals[i];
+    if (!f.verdict.empty()) continue;
+    if (static_cast<int>(i) == best) {
+      f.verdict = "best";
+      continue;
+    }
+    const report::LogEstimate mine = composedLog(tries[i]);
+    const report::SpeedupEstimate vs =
+        givenBest ? bestAgainst(report::exactly(1), mine, minEffect) : bestAgainst(composedLog(tries[best]), mine, minEffect);
+    f.vs_best = report::estimateJson(vs);
+    const bool slower = vs.verdict == report::Verdict::Faster;
+    f.verdict = slower ? "slower than the best" : "cannot be told from the best";
+    if (!slower) r.cannot_tell.push_back(f.candidate);
+  }
+  r.note = givenBest ? "no finalist reached the target clearly sooner than the config as given: keep it"
+                     : "best: " + r.best_label + ", " + report::formatEstimate(bestEst) + " to the target against the config as given, by parts";
 }
 
 // When every finalist missed the target, the fastest other candidates of the first round of

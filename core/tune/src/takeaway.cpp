@@ -1,5 +1,6 @@
 // What the search hands over: best.json, the same settings for torchrun and for Lightning, and
 // the tables (tune.md, tune.html).
+#include <algorithm>
 #include <cmath>
 
 #include "wb/common/format.h"
@@ -163,19 +164,30 @@ report::Table finalsTable(const proto::TuneRecord& r) {
   t.columns = {{"candidate", "Candidate", ""}, {"label", "Settings", ""}, {"pairs", "Pairs", ""},
                {"to_target", "Speedup to target", "x"}, {"throughput", "Train samples/s speedup", "x"},
                {"vs_best", "The best against it", "x"}, {"verdict", "Verdict", ""}};
-  for (const auto& f : r.finals)
-    t.rows.push_back({report::Cell::str(f.candidate), report::Cell::str(f.label), report::Cell::num(std::to_string(f.pairs), f.pairs),
+  bool byParts = false;
+  for (const auto& f : r.finals) {
+    byParts = byParts || f.method == "composed";
+    t.rows.push_back({report::Cell::str(f.candidate), report::Cell::str(f.label),
+                      f.method == "composed" ? report::Cell::str("by parts") : report::Cell::num(std::to_string(f.pairs), f.pairs),
                       report::Cell::str(estimateText(f.estimate.value("to_target", json()))),
                       report::Cell::str(estimateText(f.estimate.value("throughput", json()))),
                       report::Cell::str(estimateText(f.vs_best)), report::Cell::str(f.verdict)});
+  }
   if (!r.note.empty()) t.notes.push_back(r.note);
+  for (const auto& f : r.finals)
+    if (!f.words.empty()) t.notes.push_back(f.candidate + ": " + f.words + " (" + f.dir + "/try.json).");
   if (!r.cannot_tell.empty()) {
     std::string ids;
     for (const auto& id : r.cannot_tell) ids += (ids.empty() ? "" : ", ") + id;
     t.notes.push_back("Cannot be told from the best on time to target: " + ids + ".");
   }
-  t.notes.push_back("Each speedup is the geometric mean of its pairs' ratios with its interval; \"the best against it\" compares "
-                    "two finalists through their own pairs' reference runs, round by round.");
+  if (byParts)
+    t.notes.push_back("By parts: each finalist's time to target composed from its throughput (segments or short trials), its "
+                      "evaluation and its samples to target (the experiment's reference runs); \"the best against it\" is the "
+                      "ratio of two composed estimates, their uncertainties added.");
+  else
+    t.notes.push_back("Each speedup is the geometric mean of its pairs' ratios with its interval; \"the best against it\" compares "
+                      "two finalists through their own pairs' reference runs, round by round.");
   return t;
 }
 
@@ -183,7 +195,10 @@ report::Report tuneReport(const proto::TuneRecord& r) {
   report::Report rep;
   rep.title = "Tune: " + (r.best_label.empty() ? std::string("no pick yet") : "best " + r.best_label);
   rep.intro = "Searched " + std::to_string(r.candidates.size() - 1) + " configurations: " + std::to_string(r.trials.size()) +
-              " short trials (" + report::fmtSeconds(r.trials_s) + "), then the finalists to the target as pairs (" +
+              " short trials (" + report::fmtSeconds(r.trials_s) + "), then the finalists to the target " +
+              (std::any_of(r.finals.begin(), r.finals.end(), [](const proto::TuneFinalist& f) { return f.method == "composed"; })
+                   ? "by parts ("
+                   : "as pairs (") +
               report::fmtSeconds(r.finals_s) + "). Status: " + r.status + "." +
               (r.run_command.empty() ? "" : " Every run was your command: `" + r.run_command + "`.") +
               (r.left_out.empty() ? "" : " Left out of the search: " + r.left_out + ".");

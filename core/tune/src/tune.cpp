@@ -45,6 +45,8 @@ class TuneRun {
   Status runEvalStage();
   Status runHalving();
   Status runFinals();
+  std::string byPartsBlocker() const;
+  Status runFinalsByParts();
   Result<experiment::Outcome> finalsRound(const std::vector<std::string>& ids, const std::string& folder,
                                           std::optional<double> target, std::vector<experiment::VariantRuns>* before);
   void judge(const experiment::Outcome& o, const report::Sequential& seq);
@@ -452,6 +454,11 @@ Status TuneRun::runFinals() {
     return {};
   }
   r_.finals_s = finalsBefore_;
+  if (o_.by_parts) {
+    const std::string why = byPartsBlocker();
+    if (why.empty()) return runFinalsByParts();
+    say("[tune] finals as pairs of whole runs: " + why);
+  }
   auto first = finalsRound(finalists_, "finals", std::nullopt, nullptr);
   if (!first.ok()) return first.error();
   if (auto st = checkTargetReached(*first); !st.ok()) return st;
@@ -460,6 +467,42 @@ Status TuneRun::runFinals() {
   say("[tune] every finalist missed the target: a second round with the fastest candidates without what they shared");
   auto second = finalsRound(again, "finals-2", first->target_acc, &first->variants);
   return second.ok() ? Status{} : Status(second.error());
+}
+
+// Why the finals cannot go by parts ("" when they can): the first finalist whose change cannot.
+std::string TuneRun::byPartsBlocker() const {
+  for (const auto& id : finalists_) {
+    auto c = candidateConfig(r_, id);
+    if (!c.ok()) return c.error().message;
+    const std::string why = experiment::composedUnavailable(finalistTryOptions(o_, id, candidateLabel(r_, id), *c));
+    if (!why.empty()) return id + ": " + why;
+  }
+  return "";
+}
+
+// Each finalist a try by parts against the config as given, in finals/<id> (a cut one continues
+// from what it measured); judged after each.
+Status TuneRun::runFinalsByParts() {
+  say("[tune] finals: " + std::to_string(finalists_.size()) + " configuration(s) by parts against the config as given");
+  Stopwatch w;
+  std::vector<FinalistTry> tries;
+  for (const auto& id : finalists_) {
+    auto c = candidateConfig(r_, id);
+    if (!c.ok()) return c.error();
+    if (proto::configToJson(*c) == proto::configToJson(o_.base)) continue;  // the reference itself
+    auto t = runFinalistTry(o_, finalistTryOptions(o_, id, candidateLabel(r_, id), *c), id);
+    if (!t.ok() && t.error().code == Errc::Cancelled) {
+      cancelled_ = true;
+      break;
+    }
+    if (!t.ok()) return t.error();
+    tries.push_back(std::move(*t));
+    judgeFinalsByParts(tries, o_.policy.min_effect, r_);
+    r_.finals_s = finalsBefore_ + w.seconds();
+    save();
+  }
+  r_.finals_s = finalsBefore_ + w.seconds();
+  return {};
 }
 
 // A --target-acc the config as given never reaches: said, with one it reaches.

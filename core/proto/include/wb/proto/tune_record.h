@@ -58,7 +58,10 @@ struct TuneRung {
 struct TuneFinalist {
   std::string candidate;
   std::string label;
-  std::string dir;                   // the folder of its runs: finals/runs, or finals-2/runs (a second round)
+  std::string dir;                   // the folder of its runs: finals/runs, or finals-2/runs (a second round);
+                                     // by parts: its try's folder, finals/<candidate>
+  std::string method;                // "" (pairs of whole runs) | "composed" (by parts: a try's try.json)
+  std::string words;                 // by parts: the composed split in words
   int pairs = 0;                     // counted pairs
   bool reached = false;              // reached the target in a counted pair
   nlohmann::json estimate;           // {to_target, throughput, wall} against the config as given

@@ -15,7 +15,9 @@
 //     host's run-to-run noise of the last one kept) go on with eta times as many images, until
 //     `finalists` are left. Trials are ranked on the time an epoch would take: train images ÷
 //     steady training samples/s (after the first log interval) + val images ÷ evaluation images/s;
-//  3. the finalists trained to the target as interleaved pairs against the config as given
+//  3. the finalists against the config as given: by parts (by_parts: each a try by parts,
+//     wb/experiment/composed_try.h, in finals/<id>, sharing the experiment's reference runs;
+//     judgeFinalsByParts), else trained to the target as interleaved pairs
 //     (wb/experiment/paired_runner.h), with intervals and verdicts. The best is the fastest to the
 //     target; the configurations whose time to target cannot be told from it are named. Only a
 //     configuration that ran to the target is ever recommended. Trials cannot see accuracy: when
@@ -44,6 +46,7 @@
 
 #include "wb/common/config.h"
 #include "wb/common/result.h"
+#include "wb/experiment/composed_try.h"
 #include "wb/experiment/paired_runner.h"
 #include "wb/ladder/ladder.h"
 #include "wb/proto/tune_record.h"
@@ -75,7 +78,11 @@ struct TuneOptions {
   double trial_fraction = kDefaultTrialFraction;
   int eta = kDefaultEta;
   int finalists = kDefaultFinalists;
-  experiment::Policy policy;                  // the finals' pairs
+  experiment::Policy policy;                  // the finals' pairs (by parts: the target and min effect)
+  // The finals by parts (each finalist a try by parts against the config as given, sharing the
+  // experiment's reference runs) unless a finalist's change cannot be measured so; false: pairs.
+  bool by_parts = false;
+  experiment::ComposedOptions composed;
   // Set: every trial and final is the user's command. It must take {train.max_steps} (a trial
   // trains a fraction of an epoch); candidates that change a setting it has no placeholder for
   // are left out of the search, and the record's note says which.
