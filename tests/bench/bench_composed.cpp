@@ -8,15 +8,24 @@
 // math kept, and changed with the samples unchanged) and against 10 % fewer samples, and the
 // reference runs a 5 % convergence change needs at that seed spread. Never asserts.
 //
+// With --trace RUN_DIR (repeatable): the same on recorded traces instead of Gaussian noise: each
+// run's rank-0 training rate over its log intervals, in time order (a long run on a quiet host, one
+// on a host whose load comes and goes...), cut into segments of --points-per-segment points, and
+// beside it the reference method on the same trace: --pairs interleaved pairs of whole runs of
+// --points-per-run points each, for a change that keeps the math (A/A and +10 % throughput).
+//
 //   bench_composed [--experiments 2000] [--rounds 10]
+//   bench_composed --trace RUN_DIR [--trace RUN_DIR...] [--points-per-segment 10] [--points-per-run 90] [--pairs 3]
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "wb/report/composed_sim.h"
 #include "wb/report/convergence.h"
+#include "wb/report/run_record.h"
 #include "wb/report/table.h"
 
 namespace {
@@ -59,14 +68,89 @@ std::vector<Cell> rowOf(double host, double spread, int n, int rounds, int exper
           runs > 0 ? Cell::num(std::to_string(runs), runs) : Cell::str("> 1000")};
 }
 
+struct TraceOptions {
+  std::vector<std::string> runs;
+  int points_per_segment = 10, points_per_run = 90, pairs = 3;
+};
+
+// A run's rank-0 training rate over its log intervals (the first interval, warm-up, left out).
+std::vector<double> traceOf(const std::string& dir) {
+  std::vector<double> out;
+  auto run = wb::report::loadRun(dir);
+  if (!run.ok()) return out;
+  for (size_t i = 1; i < run->steps.size(); ++i)
+    if (run->steps[i].samples_per_s > 0) out.push_back(run->steps[i].samples_per_s);
+  return out;
+}
+
+// The sd of ln(rate) over segments of k points: the trace's host noise at the segments' scale.
+double segmentNoise(const std::vector<double>& trace, int k) {
+  std::vector<double> logs;
+  for (size_t at = 0; at + size_t(k) <= trace.size(); at += size_t(k)) {
+    double seconds = 0;
+    for (int i = 0; i < k; ++i) seconds += 1 / trace[at + size_t(i)];
+    logs.push_back(std::log(k / seconds));
+  }
+  double mean = 0, ss = 0;
+  for (double x : logs) mean += x / double(logs.size());
+  for (double x : logs) ss += (x - mean) * (x - mean);
+  return logs.size() > 1 ? std::sqrt(ss / double(logs.size() - 1)) : NAN;
+}
+
+wb::report::Table traceTable(const TraceOptions& o, int experiments, int rounds) {
+  wb::report::Table t;
+  t.title = "On recorded traces: the composed verdict against whole-run pairs, math kept";
+  t.columns = {{"trace", "Trace", ""}, {"points", "Points", ""}, {"noise", "Segment noise", "%"},
+               {"aa_keeps", "A/A called, by parts (math kept)", "%"}, {"aa_changes", "A/A called, by parts (math changes, 5 % spread)", "%"},
+               {"p_keeps", "Power +10 %, by parts", "%"}, {"aa_whole", "A/A called, whole-run pairs", "%"},
+               {"p_whole", "Power +10 %, whole-run pairs", "%"}};
+  uint64_t seed = 7;
+  for (const auto& dir : o.runs) {
+    const std::vector<double> trace = traceOf(dir);
+    if (trace.size() < 10) {
+      std::fprintf(stderr, "%s: fewer than 10 step events with a rate: not a trace\n", dir.c_str());
+      continue;
+    }
+    ComposedModel keeps = modelOf(0, 0.05, 5, true, rounds), changes = modelOf(0, 0.05, 5, false, rounds);
+    keeps.trace = changes.trace = &trace;
+    keeps.trace_points_per_segment = changes.trace_points_per_segment = o.points_per_segment;
+    ComposedModel fast = keeps;
+    fast.throughput_effect = 0.10;
+    const auto aaK = wb::report::simulateComposed(keeps, experiments, seed);
+    const auto aaC = wb::report::simulateComposed(changes, experiments, seed + 1);
+    const auto pK = wb::report::simulateComposed(fast, experiments, seed + 2);
+    const auto aaW = wb::report::simulateWholeRunPairs(keeps, o.pairs, o.points_per_run, experiments, seed + 3);
+    const auto pW = wb::report::simulateWholeRunPairs(fast, o.pairs, o.points_per_run, experiments, seed + 4);
+    seed += 10;
+    const size_t slash = dir.find_last_of('/', dir.size() > 1 ? dir.size() - 2 : 0);
+    t.rows.push_back({Cell::str(slash == std::string::npos ? dir : dir.substr(slash + 1)), Cell::num(std::to_string(trace.size()), double(trace.size())),
+                      pctCell(segmentNoise(trace, o.points_per_segment)), pctCell(aaK.calledRate()), pctCell(aaC.calledRate()),
+                      pctCell(pK.rate(pK.faster)), pctCell(aaW.calledRate()), pctCell(pW.rate(pW.faster))});
+  }
+  t.notes.push_back(std::to_string(experiments) + " experiments per cell, each from a random point of the trace (wrapping): by parts " +
+                    std::to_string(rounds) + " rounds of two segments of " + std::to_string(o.points_per_segment) +
+                    " points, the arms' order alternating; whole runs " + std::to_string(o.pairs) + " pairs of " +
+                    std::to_string(o.points_per_run) + " points a run, one look at 5 %.");
+  return t;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int experiments = 2000, rounds = 10;
+  TraceOptions traces;
   for (int i = 1; i < argc; ++i) {
     auto next = [&] { return i + 1 < argc ? argv[++i] : ""; };
     if (!std::strcmp(argv[i], "--experiments")) experiments = std::max(100, std::atoi(next()));
     else if (!std::strcmp(argv[i], "--rounds")) rounds = std::max(2, std::atoi(next()));
+    else if (!std::strcmp(argv[i], "--trace")) traces.runs.push_back(next());
+    else if (!std::strcmp(argv[i], "--points-per-segment")) traces.points_per_segment = std::max(1, std::atoi(next()));
+    else if (!std::strcmp(argv[i], "--points-per-run")) traces.points_per_run = std::max(1, std::atoi(next()));
+    else if (!std::strcmp(argv[i], "--pairs")) traces.pairs = std::max(2, std::atoi(next()));
+  }
+  if (!traces.runs.empty()) {
+    std::printf("%s\n", wb::report::renderText(traceTable(traces, experiments, rounds)).c_str());
+    return 0;
   }
   wb::report::Table t;
   t.title = "Composed time to target: false alarms and power (simulated)";

@@ -10,6 +10,7 @@
 
 #include "wb/common/clock.h"
 #include "wb/common/fs.h"
+#include "wb/common/speedups.h"
 #include "wb/ladder/speedup_effects.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/event_types.h"
@@ -44,6 +45,7 @@ class GreedyLadder {
     if (o_.on_event) o_.on_event(ev);
   }
   Status checkFolder() const;
+  std::string skippedByWhatWasKept(size_t i) const;
   Status runStep(size_t i);
   std::optional<experiment::TryOptions> byPartsTry(size_t i, bool vsBaseline) const;
   Status runStepByParts(size_t i, const experiment::TryOptions& t);
@@ -111,6 +113,20 @@ Status GreedyLadder::checkFolder() const {
   return makeError(Errc::InvalidConfig, o_.out.string() + " holds the pairs of another plan (" + differs +
                                             " differs): continue it with the options it was started with" +
                                             (started.empty() ? "" : " (" + started + ")") + ", or choose a new --out");
+}
+
+// A speedup that needs more devices (sharding: it splits data parallel's optimiser state to save
+// memory, and never makes data parallel's steps faster) is not measured when more devices were
+// measured and not kept: it would measure the devices again, with its own cost on top.
+std::string GreedyLadder::skippedByWhatWasKept(size_t i) const {
+  const LadderStep& s = plan_[i];
+  const Speedup* sp = findSpeedup(s.key);
+  if (s.isolated || !sp || sp->availability != Availability::NeedsDevices || kept_.speedups.devices > 1) return "";
+  for (size_t k = 0; k < i; ++k)
+    if (plan_[k].key == speedup::kDevices && !steps_[k].step.skipped)
+      return "more devices were measured and not kept: " + std::string(sp->label) + " needs them (" + sp->needs +
+             ") and does not make data parallel's steps faster";
+  return "";
 }
 
 experiment::Arm GreedyLadder::baselineArm() const {
@@ -332,6 +348,11 @@ Result<LadderOutcome> GreedyLadder::run() {
       row.step.added = "the one step kept (" + keptWords_ + "), against the baseline";
       row.step.note = "its pairs are " + plan_[keptIndex_].key + "'s above";
       row.decision.clear();
+      continue;
+    }
+    if (const std::string why = skippedByWhatWasKept(i); !why.empty()) {
+      steps_[i].step.skipped = true;
+      steps_[i].step.note = why;
       continue;
     }
     if (stopped()) {

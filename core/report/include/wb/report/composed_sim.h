@@ -9,6 +9,7 @@
 // measured from the reference runs too (their own scatter). Pure functions of the model and the
 // seed; deterministic.
 #include <cstdint>
+#include <vector>
 
 #include "wb/report/stats.h"
 
@@ -29,6 +30,13 @@ struct ComposedModel {
   double startup_s = 3;           // process start to the first step
   double startup_noise = 0.10;    // sd of a run's log start-up
   double min_effect = kDefaultMinEffect;
+  // A recorded trace of this host's training rate (samples/s over consecutive log intervals of a
+  // real run, in time order): set, the segments' host noise is the trace's instead of Gaussian.
+  // Each experiment starts at a random point of it; a segment is `trace_points_per_segment`
+  // consecutive points (the rate over them), the arms alternate in time (the variant first in
+  // every other round, as the segments do), so drift, bursts and a two-speed host are as recorded.
+  const std::vector<double>* trace = nullptr;
+  int trace_points_per_segment = 10;
 };
 
 struct ComposedOutcome {
@@ -42,5 +50,13 @@ ComposedOutcome simulateComposed(const ComposedModel& model, int experiments, ui
 
 // The speedup to target the model's effects amount to (the composition at the true parts).
 double trueSpeedup(const ComposedModel& model);
+
+// The reference method on the same trace, for a change that keeps the math: `pairs` interleaved
+// pairs of whole runs (baseline first in odd pairs, the variant in even ones, as the runner), each
+// run `points_per_run` consecutive points of model.trace (its time: the samples of each point over
+// its rate, the variant's rate × (1 + throughput_effect), plus start-up), decided by pairedSpeedup
+// at one look. Needs model.trace.
+ComposedOutcome simulateWholeRunPairs(const ComposedModel& model, int pairs, int points_per_run, int experiments,
+                                      uint64_t seed);
 
 }  // namespace wb::report
