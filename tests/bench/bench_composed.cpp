@@ -14,7 +14,7 @@
 // beside it the reference method on the same trace: --pairs interleaved pairs of whole runs of
 // --points-per-run points each, for a change that keeps the math (A/A and +10 % throughput).
 //
-//   bench_composed [--experiments 2000] [--rounds 10]
+//   bench_composed [--experiments 2000] [--rounds 8]
 //   bench_composed --trace RUN_DIR [--trace RUN_DIR...] [--points-per-segment 10] [--points-per-run 90] [--pairs 3]
 #include <cmath>
 #include <cstdio>
@@ -73,13 +73,23 @@ struct TraceOptions {
   int points_per_segment = 10, points_per_run = 90, pairs = 3;
 };
 
-// A run's rank-0 training rate over its log intervals (the first interval, warm-up, left out).
-std::vector<double> traceOf(const std::string& dir) {
-  std::vector<double> out;
+// A run's rank-0 training rate over its log intervals (the first interval, warm-up, left out),
+// and the other processes' CPU over each (cores; 0 where the event has none).
+struct Trace {
+  std::vector<double> rates, other;
+};
+
+Trace traceOf(const std::string& dir) {
+  Trace out;
   auto run = wb::report::loadRun(dir);
   if (!run.ok()) return out;
-  for (size_t i = 1; i < run->steps.size(); ++i)
-    if (run->steps[i].samples_per_s > 0) out.push_back(run->steps[i].samples_per_s);
+  for (size_t i = 1; i < run->steps.size(); ++i) {
+    const auto& s = run->steps[i];
+    if (!(s.samples_per_s > 0)) continue;
+    out.rates.push_back(s.samples_per_s);
+    const double other = s.cpu ? s.cpu->machine_busy_cores - s.cpu->process_cores : 0;
+    out.other.push_back(std::isfinite(other) ? std::max(0.0, other) : 0);
+  }
   return out;
 }
 
@@ -97,47 +107,62 @@ double segmentNoise(const std::vector<double>& trace, int k) {
   return logs.size() > 1 ? std::sqrt(ss / double(logs.size() - 1)) : NAN;
 }
 
-wb::report::Table traceTable(const TraceOptions& o, int experiments, int rounds) {
+wb::report::Table traceTable(const TraceOptions& o, int experiments, int rounds, bool noContention) {
   wb::report::Table t;
   t.title = "On recorded traces: the composed verdict against whole-run pairs, math kept";
-  t.columns = {{"trace", "Trace", ""}, {"points", "Points", ""}, {"noise", "Segment noise", "%"},
+  t.columns = {{"trace", "Trace", ""}, {"points", "Points", ""}, {"noise", "Segment noise", "%"}, {"other", "Other load", "cores"},
                {"aa_keeps", "A/A called, by parts (math kept)", "%"}, {"aa_changes", "A/A called, by parts (math changes, 5 % spread)", "%"},
-               {"p_keeps", "Power +10 %, by parts", "%"}, {"aa_whole", "A/A called, whole-run pairs", "%"},
-               {"p_whole", "Power +10 %, whole-run pairs", "%"}};
+               {"p_keeps", "Power +10 %, by parts", "%"}, {"c_parts", "No verdict (contended), by parts", "%"},
+               {"aa_alt", "A/A called, by parts, order alternating", "%"},
+               {"aa_whole", "A/A called, whole-run pairs", "%"}, {"p_whole", "Power +10 %, whole-run pairs", "%"},
+               {"c_whole", "No verdict (contended), whole runs", "%"}};
   uint64_t seed = 7;
   for (const auto& dir : o.runs) {
-    const std::vector<double> trace = traceOf(dir);
+    const Trace recorded = traceOf(dir);
+    const std::vector<double>& trace = recorded.rates;
     if (trace.size() < 10) {
       std::fprintf(stderr, "%s: fewer than 10 step events with a rate: not a trace\n", dir.c_str());
       continue;
     }
     ComposedModel keeps = modelOf(0, 0.05, 5, true, rounds), changes = modelOf(0, 0.05, 5, false, rounds);
     keeps.trace = changes.trace = &trace;
+    if (!noContention) keeps.trace_other_cores = changes.trace_other_cores = &recorded.other;
     keeps.trace_points_per_segment = changes.trace_points_per_segment = o.points_per_segment;
     ComposedModel fast = keeps;
     fast.throughput_effect = 0.10;
     const auto aaK = wb::report::simulateComposed(keeps, experiments, seed);
     const auto aaC = wb::report::simulateComposed(changes, experiments, seed + 1);
     const auto pK = wb::report::simulateComposed(fast, experiments, seed + 2);
+    ComposedModel alternating = keeps;
+    alternating.alternate = true;
+    const auto aaAlt = wb::report::simulateComposed(alternating, experiments, seed + 5);
     const auto aaW = wb::report::simulateWholeRunPairs(keeps, o.pairs, o.points_per_run, experiments, seed + 3);
     const auto pW = wb::report::simulateWholeRunPairs(fast, o.pairs, o.points_per_run, experiments, seed + 4);
     seed += 10;
     const size_t slash = dir.find_last_of('/', dir.size() > 1 ? dir.size() - 2 : 0);
+    double other = 0;
+    for (double x : recorded.other) other += x / double(recorded.other.size());
     t.rows.push_back({Cell::str(slash == std::string::npos ? dir : dir.substr(slash + 1)), Cell::num(std::to_string(trace.size()), double(trace.size())),
-                      pctCell(segmentNoise(trace, o.points_per_segment)), pctCell(aaK.calledRate()), pctCell(aaC.calledRate()),
-                      pctCell(pK.rate(pK.faster)), pctCell(aaW.calledRate()), pctCell(pW.rate(pW.faster))});
+                      pctCell(segmentNoise(trace, o.points_per_segment)), Cell::num(wb::report::fmtFixed(other, 2), other),
+                      pctCell(aaK.calledRate()), pctCell(aaC.calledRate()), pctCell(pK.rate(pK.faster)), pctCell(aaK.rate(aaK.contended)), pctCell(aaAlt.calledRate()),
+                      pctCell(aaW.calledRate()), pctCell(pW.rate(pW.faster)), pctCell(aaW.rate(aaW.contended))});
   }
   t.notes.push_back(std::to_string(experiments) + " experiments per cell, each from a random point of the trace (wrapping): by parts " +
-                    std::to_string(rounds) + " rounds of two segments of " + std::to_string(o.points_per_segment) +
-                    " points, the arms' order alternating; whole runs " + std::to_string(o.pairs) + " pairs of " +
+"up to " + std::to_string(rounds) + " rounds of two segments of " + std::to_string(o.points_per_segment) +
+                    " points until the verdict is clear, which goes first a coin (as the probe); whole runs " + std::to_string(o.pairs) + " pairs of " +
                     std::to_string(o.points_per_run) + " points a run, one look at 5 %.");
+  t.notes.push_back(noContention ? "Without the contention rule: every experiment decided whatever the other load."
+                                 : "The contention rule as the product applies it: a round of segments, like a pair of whole runs, counts "
+                                   "only when neither was contended (0.3 cores of other load) or both were slowed alike; with fewer "
+                                   "than two counted, no verdict. "
+                                   "A/A and power are over all experiments, the contended ones included (they call nothing).");
   return t;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  int experiments = 2000, rounds = 10;
+  int experiments = 2000, rounds = wb::report::kSegmentMaxRounds;
   TraceOptions traces;
   for (int i = 1; i < argc; ++i) {
     auto next = [&] { return i + 1 < argc ? argv[++i] : ""; };
@@ -149,7 +174,8 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--pairs")) traces.pairs = std::max(2, std::atoi(next()));
   }
   if (!traces.runs.empty()) {
-    std::printf("%s\n", wb::report::renderText(traceTable(traces, experiments, rounds)).c_str());
+    std::printf("%s\n", wb::report::renderText(traceTable(traces, experiments, rounds, false)).c_str());
+    std::printf("%s\n", wb::report::renderText(traceTable(traces, experiments, rounds, true)).c_str());
     return 0;
   }
   wb::report::Table t;
@@ -168,7 +194,7 @@ int main(int argc, char** argv) {
       }
   const ComposedModel m;
   t.notes.push_back(std::to_string(experiments) + " simulated experiments per cell; throughput from " +
-                    std::to_string(rounds) + " interleaved rounds (noise: sd of one segment's log rate), one look at 5 %.");
+                    std::to_string(rounds) + " interleaved rounds until the verdict is clear, as the probe (noise: sd of one segment's log rate).");
   t.notes.push_back("Baseline: " + wb::report::fmtFixed(m.startup_s, 0) + " s start-up, " +
                     wb::report::fmtFixed(m.samples / m.rate, 0) + " s of training, an evaluation of " +
                     wb::report::fmtFixed(m.eval_s, 1) + " s every " + std::to_string(int(m.samples_per_evaluation)) +

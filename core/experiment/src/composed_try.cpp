@@ -303,7 +303,9 @@ void evaluationParts(const Inputs& in, report::TimeToTargetParts& p, bool withRe
 report::TimeToTargetParts partsOf(const TryOptions& o, const Inputs& in) {
   report::TimeToTargetParts p;
   const report::SpeedupEstimate seg = report::estimateFromJson(in.segments.value("estimate", json()));
-  p.throughput = in.segments.value("kind", std::string()) == "unchanged" ? report::exactly(1) : report::logEstimateOf(seg);
+  const bool unchanged = in.segments.value("kind", std::string()) == "unchanged";
+  p.throughput = unchanged ? report::exactly(1) : report::logEstimateOf(seg);
+  if (!unchanged && std::isfinite(seg.level)) p.throughput_alpha = 1 - seg.level;  // judged at its look's α
   const int64_t perEpoch = in.train_samples > 0 ? in.train_samples : 1;
   p.samples_per_evaluation = o.baseline.train.eval_every_steps > 0
                                  ? double(o.baseline.train.eval_every_steps * samplesPerStep(o.baseline))

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <random>
 
 #include "bench.h"
 #include "wb/common/clock.h"
@@ -10,6 +11,7 @@
 #include "wb/proto/config_json.h"
 #include "wb/report/compare.h"
 #include "wb/report/estimate_json.h"
+#include "wb/report/rounds_rule.h"
 
 namespace wb::probe {
 using nlohmann::json;
@@ -81,10 +83,9 @@ int sizedSteps(double stepA, double stepB, double minSeconds) {
   return int(std::clamp(std::ceil(minSeconds / fastest), 3.0, 100000.0));
 }
 
-// The estimate after the rounds so far, judged at their look.
+// The estimate after the rounds so far, judged at their look (report::judgeRounds).
 void judge(SegmentsResult& r) {
-  r.noise = report::roundsNoise({r.baseline_rates, r.variant_rates});
-  r.estimate = report::roundsRateSpeedup(r.baseline_rates, r.variant_rates, r.noise, r.looks.at(r.rounds));
+  r.estimate = report::judgeRounds(r.baseline_rates, r.variant_rates, r.looks, &r.noise);
   r.estimate.method = "interleaved segments in one process: " + r.estimate.method;
 }
 
@@ -98,19 +99,29 @@ void rounds(Bench& b, Arm& base, Arm& variant, const SegmentsOptions& o, Segment
   if (r.sized)
     b.say(std::to_string(r.steps) + " steps a segment (" + report::fmtFixed(stepBase * 1e3, 1) + " and " +
           report::fmtFixed(stepVariant * 1e3, 1) + " ms a step: at least " + report::fmtFixed(o.min_segment_s, 2) + " s each)");
-  for (int round = 0; round < maxRounds && !b.stopped(); ++round) {
-    b.say("round " + std::to_string(round + 1) + " (at most " + std::to_string(maxRounds) + ")…");
-    const CpuTimes cpu = readCpuTimes();
-    const bool variantFirst = round % 2 == 1;
+  std::mt19937_64 order(std::random_device{}());  // each round's order by a coin (report/rounds_rule.h)
+  for (int round = 0; r.rounds < maxRounds && round < maxRounds + report::kSegmentMaxRounds && !b.stopped(); ++round) {
+    b.say("round " + std::to_string(round + 1) + " (at most " + std::to_string(maxRounds) + " counted)…");
+    const bool variantFirst = report::variantFirst(order);
+    const CpuTimes before = readCpuTimes();
     const double first = segment(b, variantFirst ? variant : base, r.steps);
+    const CpuTimes between = readCpuTimes();
     const double second = segment(b, variantFirst ? base : variant, r.steps);
     if (b.stopped()) break;
-    r.other_cores = std::max(r.other_cores, otherCoresSince(cpu));
+    const double otherFirst = cpuShareBetween(before, between).other_cores, otherSecond = otherCoresSince(between);
+    r.other_cores = std::max({r.other_cores, otherFirst, otherSecond});
+    if (!report::roundCounts(otherFirst, otherSecond)) {
+      ++r.set_aside;
+      b.say("  set aside: another process used " + report::fmtFixed(std::max(otherFirst, otherSecond), 1) +
+            " cores during one segment and not the other");
+      continue;
+    }
     r.baseline_rates.push_back(variantFirst ? second : first);
     r.variant_rates.push_back(variantFirst ? first : second);
-    r.rounds = round + 1;
+    r.variant_first.push_back(variantFirst);
+    r.rounds = static_cast<int>(r.baseline_rates.size());
     judge(r);
-    if (r.rounds >= minRounds && report::verdictIsClear(r.estimate)) break;
+    if (report::roundsSettled(r.rounds, minRounds, r.estimate)) break;
   }
 }
 
@@ -149,7 +160,7 @@ Result<SegmentsResult> probeSegments(const SegmentsOptions& o) {
     return makeError(Errc::Data, e.what());
   }
   if (b.stopped()) return makeError(Errc::Cancelled, "segments cancelled after " + std::to_string(r.rounds) + " round(s)");
-  r.contended = isContended(r.other_cores);
+  r.contended = r.rounds < 2 && r.set_aside > 0;  // the load left no two rounds to compare
   r.total_s = total.seconds();
   return r;
 }
@@ -167,9 +178,11 @@ json segmentsJson(const SegmentsResult& r) {
           {"rounds", r.rounds},
           {"baseline_rates", r.baseline_rates},
           {"variant_rates", r.variant_rates},
+          {"variant_first", r.variant_first},
           {"noise", {{"sigma", num(r.noise.sigma)}, {"df", r.noise.df}, {"band", num(r.noise.band())}}},
           {"estimate", estimate},
           {"other_cores", r.other_cores},
+          {"set_aside", r.set_aside},
           {"contended", r.contended},
           {"total_s", r.total_s}};
 }
@@ -181,17 +194,21 @@ report::Table segmentsTable(const SegmentsResult& r) {
                {"ratio", "Variant ÷ baseline", "x"}};
   for (int i = 0; i < r.rounds; ++i) {
     const double a = r.baseline_rates[size_t(i)], v = r.variant_rates[size_t(i)];
-    t.rows.push_back({report::Cell::str(std::to_string(i + 1) + (i % 2 ? " (variant first)" : "")),
+    const bool first = size_t(i) < r.variant_first.size() && r.variant_first[size_t(i)];
+    t.rows.push_back({report::Cell::str(std::to_string(i + 1) + (first ? " (variant first)" : "")),
                       report::Cell::num(report::fmtRate(a), a), report::Cell::num(report::fmtRate(v), v),
                       report::Cell::num(report::fmtSpeedup(v / a), v / a)});
   }
   t.notes.push_back("Train samples/s (data wait included) × " +
                     (r.contended ? std::string("contended: another process used ") + report::fmtFixed(r.other_cores, 1) +
-                                       " cores; no verdict is taken from it"
+                                       " cores in one segment of nearly every round; no verdict is taken from it"
                                  : report::formatEstimate(r.estimate)) +
                     " — " + r.estimate.method + ", " + std::to_string(r.steps) + " steps a segment" +
                     (r.sized ? " (sized from the warm-up's step time)" : "") + " on " + r.device + ".");
   t.notes.push_back(report::describeRule(r.looks, "rounds"));
+  if (r.set_aside > 0)
+    t.notes.push_back(std::to_string(r.set_aside) + " round(s) set aside: another process used the CPU during one of their "
+                      "segments and not the other (up to " + report::fmtFixed(r.other_cores, 1) + " cores); rounds slowed alike count.");
   t.notes.push_back("Throughput only: `workbench-cli try` composes it with samples to target into the time to target.");
   return t;
 }

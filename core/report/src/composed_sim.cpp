@@ -5,7 +5,9 @@
 #include <random>
 #include <vector>
 
+#include "wb/common/sysinfo.h"
 #include "wb/report/convergence.h"
+#include "wb/report/rounds_rule.h"
 #include "wb/report/time_to_target.h"
 
 namespace wb::report {
@@ -20,38 +22,64 @@ double traceRate(const std::vector<double>& trace, size_t at, int n) {
   return double(n) / seconds;
 }
 
-// The throughput part on a recorded trace: consecutive segments from a random start, the arms'
-// order alternating by round.
-SpeedupEstimate throughputOnTrace(const ComposedModel& m, std::mt19937_64& rng) {
-  const std::vector<double>& trace = *m.trace;
-  const int k = std::max(1, m.trace_points_per_segment);
-  size_t at = std::uniform_int_distribution<size_t>(0, trace.size() - 1)(rng);
-  std::vector<double> base, var;
-  for (int r = 0; r < m.rounds; ++r) {
-    const double first = traceRate(trace, at, k), second = traceRate(trace, at + size_t(k), k);
-    at += size_t(2 * k);
-    const bool variantFirst = r % 2 == 1;
-    base.push_back(variantFirst ? second : first);
-    var.push_back((variantFirst ? first : second) * (1 + m.throughput_effect));
-  }
-  VerdictRule rule;
-  rule.min_effect = m.min_effect;
-  return pairedRateSpeedup(base, var, rule);
+// The other processes' mean CPU over `n` points from `at` (0 when the trace has none).
+double traceOther(const ComposedModel& m, size_t at, int n) {
+  if (!m.trace_other_cores || m.trace_other_cores->size() != m.trace->size()) return 0;
+  double sum = 0;
+  for (int i = 0; i < n; ++i) sum += (*m.trace_other_cores)[(at + size_t(i)) % m.trace->size()];
+  return sum / n;
 }
 
-// The throughput part: rounds of one baseline and one variant segment sharing the round's level.
-SpeedupEstimate throughputOf(const ComposedModel& m, std::mt19937_64& rng) {
-  if (m.trace && m.trace->size() > 1) return throughputOnTrace(m, rng);
-  std::normal_distribution<double> noise(0, m.host_noise), level(0, 0.10);
+// One round's two segments: the baseline's rate, the variant's and the other load over each (in
+// time order).
+struct Round {
+  double base = 0, var = 0, other_first = 0, other_second = 0;
+};
+
+// The segments as the probe runs them (rounds_rule.h): rounds until the verdict is clear, each
+// round's order a coin (m.alternate: the old strict alternation), a round whose segments were not
+// slowed alike set aside and replaced; *contended when fewer than two rounds counted.
+template <class Next>
+SpeedupEstimate roundsAsTheProbe(const ComposedModel& m, std::mt19937_64& rng, Next next, bool* contended) {
+  Sequential looks;
+  looks.max_pairs = std::max(2, m.rounds);
+  looks.min_effect = m.min_effect;
   std::vector<double> base, var;
-  for (int r = 0; r < m.rounds; ++r) {
-    const double round = level(rng);  // the host's speed this round: both arms share it
-    base.push_back(m.rate * std::exp(round + noise(rng)));
-    var.push_back(m.rate * (1 + m.throughput_effect) * std::exp(round + noise(rng)));
+  SpeedupEstimate e;
+  int setAside = 0;
+  for (int r = 0; int(base.size()) < looks.max_pairs && r < looks.max_pairs + kSegmentMaxRounds; ++r) {
+    const Round x = next(m.alternate ? r % 2 == 1 : variantFirst(rng));
+    if (!roundCounts(x.other_first, x.other_second)) {
+      ++setAside;
+      continue;
+    }
+    base.push_back(x.base), var.push_back(x.var);
+    e = judgeRounds(base, var, looks);
+    if (roundsSettled(int(base.size()), kSegmentMinRounds, e)) break;
   }
-  VerdictRule rule;
-  rule.min_effect = m.min_effect;
-  return pairedRateSpeedup(base, var, rule);
+  if (contended) *contended = base.size() < 2 && setAside > 0;
+  return e;
+}
+
+// The throughput part: on a recorded trace, consecutive segments from a random start; else
+// Gaussian noise around a level each round shares.
+SpeedupEstimate throughputOf(const ComposedModel& m, std::mt19937_64& rng, bool* contended) {
+  if (m.trace && m.trace->size() > 1) {
+    const int k = std::max(1, m.trace_points_per_segment);
+    size_t at = std::uniform_int_distribution<size_t>(0, m.trace->size() - 1)(rng);
+    return roundsAsTheProbe(m, rng, [&](bool variantFirst) {
+      const double first = traceRate(*m.trace, at, k), second = traceRate(*m.trace, at + size_t(k), k);
+      Round x{variantFirst ? second : first, (variantFirst ? first : second) * (1 + m.throughput_effect), traceOther(m, at, k),
+              traceOther(m, at + size_t(k), k)};
+      at += size_t(2 * k);
+      return x;
+    }, contended);
+  }
+  std::normal_distribution<double> noise(0, m.host_noise), level(0, 0.10);
+  return roundsAsTheProbe(m, rng, [&](bool) {
+    const double round = level(rng);  // the host's speed this round: both arms share it
+    return Round{m.rate * std::exp(round + noise(rng)), m.rate * (1 + m.throughput_effect) * std::exp(round + noise(rng)), 0, 0};
+  }, contended);
 }
 
 std::vector<TargetRun> runsOf(int n, double samples, double spread, std::mt19937_64& rng) {
@@ -68,12 +96,14 @@ LogEstimate startupOf(const ComposedModel& m, std::mt19937_64& rng) {
   return logEstimateOfRuns(s);
 }
 
-TimeToTargetParts partsOf(const ComposedModel& m, std::mt19937_64& rng) {
+TimeToTargetParts partsOf(const ComposedModel& m, std::mt19937_64& rng, bool* contended) {
   TimeToTargetParts p;
   p.baseline_startup_s = startupOf(m, rng);
   p.variant_startup_s = startupOf(m, rng);
   p.baseline_train_samples_per_s = exactly(m.rate);
-  p.throughput = logEstimateOf(throughputOf(m, rng));
+  const SpeedupEstimate throughput = throughputOf(m, rng, contended);
+  p.throughput = logEstimateOf(throughput);
+  p.throughput_alpha = 1 - throughput.level;
   p.baseline_eval_s = exactly(m.eval_s);
   p.samples_per_evaluation = m.samples_per_evaluation;
   const auto reference = runsOf(m.reference_runs, m.samples, m.seed_spread, rng);
@@ -106,7 +136,10 @@ ComposedOutcome simulateComposed(const ComposedModel& m, int experiments, uint64
   VerdictRule rule;
   rule.min_effect = m.min_effect;
   for (int i = 0; i < experiments; ++i) {
-    count(o, composeTimeToTarget(partsOf(m, rng), rule).speedup.verdict);
+    bool contended = false;
+    const Verdict v = composeTimeToTarget(partsOf(m, rng, &contended), rule).speedup.verdict;
+    if (contended) ++o.experiments, ++o.contended;
+    else count(o, v);
   }
   return o;
 }
@@ -116,8 +149,10 @@ ComposedOutcome simulateWholeRunPairs(const ComposedModel& m, int pairs, int poi
   if (!m.trace || m.trace->size() < 2) return o;
   const std::vector<double>& trace = *m.trace;
   std::mt19937_64 rng(seed);
-  VerdictRule rule;
-  rule.min_effect = m.min_effect;
+  Sequential fixed;  // the runner's fixed pairs: one look spending all of its α
+  fixed.fixed_pairs = pairs;
+  fixed.min_effect = m.min_effect;
+  const VerdictRule rule = fixed.at(pairs);
   const int n = std::max(1, pointsPerRun);
   const double samples = m.samples;  // one run's training samples, split evenly over its points
   for (int e = 0; e < experiments; ++e) {
@@ -125,12 +160,17 @@ ComposedOutcome simulateWholeRunPairs(const ComposedModel& m, int pairs, int poi
     std::vector<double> base, var;
     for (int p = 0; p < pairs; ++p) {
       const double first = samples / traceRate(trace, at, n), second = samples / traceRate(trace, at + size_t(n), n);
+      const double otherFirst = traceOther(m, at, n), otherSecond = traceOther(m, at + size_t(n), n);
       at += size_t(2 * n);
+      // The runner's rule: a pair counts when neither run was contended or both were slowed alike.
+      if ((isContended(otherFirst) || isContended(otherSecond)) && std::fabs(otherFirst - otherSecond) >= kContendedOtherCores)
+        continue;
       const bool variantFirst = p % 2 == 1;
       base.push_back(m.startup_s + (variantFirst ? second : first));
       var.push_back(m.startup_s + (variantFirst ? first : second) / (1 + m.throughput_effect));
     }
-    count(o, pairedSpeedup(base, var, rule).verdict);
+    if (base.empty()) ++o.experiments, ++o.contended;
+    else count(o, pairedSpeedup(base, var, rule).verdict);
   }
   return o;
 }

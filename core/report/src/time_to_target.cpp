@@ -124,7 +124,9 @@ void TimeToTargetParts::keepMath(const LogEstimate& baselineSamples) {
   samples_bound = SamplesBound::Exact;
 }
 
-TimeToTargetEstimate composeTimeToTarget(const TimeToTargetParts& p, const VerdictRule& rule) {
+TimeToTargetEstimate composeTimeToTarget(const TimeToTargetParts& p, const VerdictRule& given) {
+  VerdictRule rule = given;
+  if (p.throughput_alpha > 0 && p.throughput_alpha < rule.alpha) rule.alpha = p.throughput_alpha;
   TimeToTargetEstimate e;
   const auto parts = partsOf(p);
   Values x;

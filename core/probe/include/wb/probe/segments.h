@@ -2,7 +2,7 @@
 // Interleaved segments in one process: a training-throughput verdict in seconds for a lever that
 // can change inside one running process (precision, batch size, loader workers, pin memory).
 // The baseline's and the variant's settings alternate every `steps` training steps on one model
-// (A B, B A, A B, …: a round times each once, the order alternating), after one untimed warm-up
+// (a round times each once, which goes first a coin flip: report/rounds_rule.h), after one untimed warm-up
 // of each (kernels chosen, loader threads started, the step time measured: unless `steps` is given,
 // a segment is as many steps as make min_segment_s on the faster arm, the way benchmark libraries
 // size an iteration count), each segment after two untimed steps; each segment's samples/s (data wait included) is one value. Segments seconds
@@ -24,6 +24,7 @@
 
 #include "wb/common/config.h"
 #include "wb/common/result.h"
+#include "wb/report/rounds_rule.h"
 #include "wb/report/stats.h"
 #include "wb/report/table.h"
 
@@ -38,7 +39,7 @@ struct SegmentsOptions {
   int steps = 0;                   // timed steps per segment; 0: sized from the warm-up so that the
                                    // faster arm's segment lasts at least min_segment_s (at least 3)
   double min_segment_s = 0.5;      // a segment's least duration when sized (warm-up excluded)
-  int min_rounds = 3, max_rounds = 8;
+  int min_rounds = report::kSegmentMinRounds, max_rounds = report::kSegmentMaxRounds;
   double min_effect = report::kDefaultMinEffect;
   std::function<void(const std::string&)> progress;
   const std::atomic<bool>* stop = nullptr;
@@ -50,11 +51,13 @@ struct SegmentsResult {
   int steps = 0, rounds = 0;       // steps: a segment's, as given or sized
   bool sized = false;              // steps were sized from the warm-up's step time
   std::vector<double> baseline_rates, variant_rates;  // samples/s, one per round
+  std::vector<bool> variant_first;                    // per round: the variant's segment came first
   report::RoundsNoise noise;
   report::SpeedupEstimate estimate;  // variant over baseline, train samples/s
   report::Sequential looks;          // what the verdict was judged at
-  double other_cores = 0;            // the most another process used during a round
-  bool contended = false;            // then no verdict is taken from it (the table says so)
+  double other_cores = 0;            // the most another process used during a segment
+  int set_aside = 0;                 // rounds whose segments were not slowed alike (report::roundCounts)
+  bool contended = false;            // fewer than two rounds counted: no verdict (the table says so)
   double total_s = 0;
 };
 

@@ -1,23 +1,25 @@
 #pragma once
 // How often the composed time-to-target verdict (wb/report/time_to_target.h) is wrong, measured
 // by simulation: experiments whose throughput comes from interleaved rounds of segments in one
-// process (each round times the baseline and the variant once; a segment's log rate scatters with
+// process as the probe runs them (rounds_rule.h: each round times the baseline and the variant
+// once, in an order a coin decides, until the verdict is clear; a segment's log rate scatters with
 // sd `host_noise` around its round's level, which both arms share) and whose samples to target
 // come from reference runs and the variant's runs (ln samples scatter with sd `seed_spread`),
-// each decided exactly as the product decides: pairedRateSpeedup over the rounds (stats.h, one
-// look at 5 %), compareSamples (convergence.h), composeTimeToTarget. Start-up and evaluations are
+// each decided exactly as the product decides: judgeRounds over the rounds at each look, compareSamples (convergence.h), composeTimeToTarget. Start-up and evaluations are
 // measured from the reference runs too (their own scatter). Pure functions of the model and the
 // seed; deterministic.
 #include <cstdint>
 #include <vector>
 
+#include "wb/report/rounds_rule.h"
 #include "wb/report/stats.h"
 
 namespace wb::report {
 
 struct ComposedModel {
   double host_noise = 0.05;       // sd of one segment's log rate (1-20 %)
-  int rounds = 10;                // interleaved rounds of segments
+  int rounds = kSegmentMaxRounds; // at most this many interleaved rounds, until the verdict is clear
+  bool alternate = false;         // the arms' order alternating by round (the probe's old way), not a coin
   double seed_spread = 0.05;      // sd of ln samples to target over seeds (2-15 %)
   int reference_runs = 5;         // the baseline's runs to the target
   int variant_runs = 5;           // the variant's; 0: the lever keeps the math (no runs)
@@ -33,15 +35,21 @@ struct ComposedModel {
   // A recorded trace of this host's training rate (samples/s over consecutive log intervals of a
   // real run, in time order): set, the segments' host noise is the trace's instead of Gaussian.
   // Each experiment starts at a random point of it; a segment is `trace_points_per_segment`
-  // consecutive points (the rate over them), the arms alternate in time (the variant first in
-  // every other round, as the segments do), so drift, bursts and a two-speed host are as recorded.
+  // consecutive points (the rate over them), the rounds follow one another in time, so drift,
+  // bursts and a two-speed host are as recorded.
   const std::vector<double>* trace = nullptr;
   int trace_points_per_segment = 10;
+  // The other processes' CPU over each point of the trace (cores; aligned with trace), when
+  // recorded: the product's contention rule then applies as it does to real measurements (a round
+  // of segments, like a pair of whole runs, counts only when neither was contended or both were
+  // slowed alike: rounds_rule.h's roundCounts).
+  const std::vector<double>* trace_other_cores = nullptr;
 };
 
 struct ComposedOutcome {
   int experiments = 0;
   int faster = 0, slower = 0, within = 0, no_interval = 0;
+  int contended = 0;  // no verdict: the contention rule withheld it (counted in none of the others)
   double rate(int count) const { return experiments ? double(count) / experiments : 0.0; }
   double calledRate() const { return rate(faster + slower); }
 };

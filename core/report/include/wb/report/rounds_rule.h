@@ -1,0 +1,44 @@
+#pragma once
+// The segments' rule, one home for the probe (wb/probe/segments.h) and its simulation
+// (composed_sim.h): rounds of one baseline and one variant segment in one process, judged after
+// each round at the look their number makes (roundsNoise, roundsRateSpeedup at looks.at(rounds)),
+// until the verdict is clear: at least kSegmentMinRounds, at most kSegmentMaxRounds.
+//
+// Which arm goes first in a round is a coin flip, not a strict alternation. A host whose load comes
+// and goes in a period near two rounds' (a loop of 2 s on, 2 s off against 1 s rounds, recorded
+// here) meets the same arm at the same phase round after round under alternation, and an A/A
+// experiment on that recorded trace was called faster or slower 65 % of the time; with the order
+// drawn at random the periodic load becomes noise the rounds' spread carries (6 %, near the 5 %
+// rate; bench_composed --trace). A linear drift averages out either way as the order is balanced
+// on average.
+#include <random>
+#include <vector>
+
+#include "wb/report/stats.h"
+
+namespace wb::report {
+
+inline constexpr int kSegmentMinRounds = 3;
+inline constexpr int kSegmentMaxRounds = 8;
+
+// The estimate after the rounds so far, judged at their look in `looks` (max_pairs: the rounds'
+// cap); its noise is the rounds' own.
+SpeedupEstimate judgeRounds(const std::vector<double>& baselineRates, const std::vector<double>& variantRates,
+                            const Sequential& looks, RoundsNoise* noise = nullptr);
+
+// Whether the rounds may stop: at least `minRounds` and a clear verdict (verdictIsClear).
+bool roundsSettled(int rounds, int minRounds, const SpeedupEstimate& estimate);
+
+// Whether the next round times the variant first: a fair coin from `rng`.
+bool variantFirst(std::mt19937_64& rng);
+
+// Whether a round counts: neither segment was contended (the other processes' CPU over it below
+// kContendedOtherCores) or both were slowed alike (their other loads within that of each other),
+// as a pair of whole runs counts. A round that does not count is set aside (its ratio is the
+// load's, not the lever's) and another round is run in its place, up to kSegmentMaxRounds more;
+// with fewer than two rounds counted there is no verdict (contended). On a recorded host whose
+// load came and went every 4 s this kept the A/A rate near 5 % where the other load was known,
+// and a square-wave load of period two rounds was called 16 % of the time with the coin alone.
+bool roundCounts(double otherFirst, double otherSecond);
+
+}  // namespace wb::report

@@ -1,0 +1,27 @@
+#include "wb/report/rounds_rule.h"
+
+#include <cmath>
+
+#include "wb/common/sysinfo.h"
+
+namespace wb::report {
+
+SpeedupEstimate judgeRounds(const std::vector<double>& baselineRates, const std::vector<double>& variantRates,
+                            const Sequential& looks, RoundsNoise* noise) {
+  const RoundsNoise n = roundsNoise({baselineRates, variantRates});
+  if (noise) *noise = n;
+  return roundsRateSpeedup(baselineRates, variantRates, n, looks.at(static_cast<int>(baselineRates.size())));
+}
+
+bool roundsSettled(int rounds, int minRounds, const SpeedupEstimate& estimate) {
+  return rounds >= minRounds && verdictIsClear(estimate);
+}
+
+bool variantFirst(std::mt19937_64& rng) { return std::bernoulli_distribution(0.5)(rng); }
+
+bool roundCounts(double otherFirst, double otherSecond) {
+  const bool either = isContended(otherFirst) || isContended(otherSecond);
+  return !either || std::fabs(otherFirst - otherSecond) < kContendedOtherCores;
+}
+
+}  // namespace wb::report
