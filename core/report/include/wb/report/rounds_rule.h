@@ -7,10 +7,10 @@
 // Which arm goes first in a round is a coin flip, not a strict alternation. A host whose load comes
 // and goes in a period near two rounds' (a loop of 2 s on, 2 s off against 1 s rounds, recorded
 // here) meets the same arm at the same phase round after round under alternation, and an A/A
-// experiment on that recorded trace was called faster or slower 65 % of the time; with the order
-// drawn at random the periodic load becomes noise the rounds' spread carries (6 %, near the 5 %
-// rate; bench_composed --trace). A linear drift averages out either way as the order is balanced
-// on average.
+// experiment on that recorded trace was called faster or slower 50 % of the time; with the order
+// drawn at random the periodic load becomes noise the rounds' spread carries (4 %; 2 % with the
+// rounds not slowed alike set aside, below; bench_composed --trace). A linear drift averages out
+// either way as the order is balanced on average.
 #include <random>
 #include <vector>
 
@@ -36,9 +36,8 @@ bool variantFirst(std::mt19937_64& rng);
 // kContendedOtherCores) or both were slowed alike (their other loads within that of each other),
 // as a pair of whole runs counts. A round that does not count is set aside (its ratio is the
 // load's, not the lever's) and another round is run in its place, up to kSegmentMaxRounds more;
-// with fewer than two rounds counted there is no verdict (contended). On a recorded host whose
-// load came and went every 4 s this kept the A/A rate near 5 % where the other load was known,
-// and a square-wave load of period two rounds was called 16 % of the time with the coin alone.
+// with fewer than two rounds counted there is no verdict (contended). A square-wave load of period
+// two rounds was called 16 % of the time with the coin alone, under 5 % with this.
 bool roundCounts(double otherFirst, double otherSecond);
 
 }  // namespace wb::report
