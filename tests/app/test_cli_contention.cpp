@@ -91,7 +91,14 @@ class TestCliContention : public QObject {
                    !row["contention"].get<std::string>().empty(),
                row.dump().c_str());
     }
-    QCOMPARE(measured, 2);  // the baseline and workers (dropped: no pair counted, so nothing is kept)
+    QCOMPARE(measured, 2);  // the baseline and workers (no pair counted, so nothing is kept)
+    // Not measured is not "no gain": the step and the answer say the load kept it from being measured.
+    for (const auto& row : doc["ladder"]["steps"]) {
+      if (row.value("key", "") == "workers")
+        QVERIFY2(row["decision"].get<std::string>().rfind("not measured: contended", 0) == 0, row.dump().c_str());
+      if (row.value("key", "") == "kept")
+        QVERIFY2(row["note"].get<std::string>().find("could not be measured") != std::string::npos, row.dump().c_str());
+    }
     const std::string md = [&] {
       std::ifstream in((out + QStringLiteral("/ladder.md")).toStdString());
       return std::string(std::istreambuf_iterator<char>(in), {});

@@ -25,6 +25,8 @@ using nlohmann::json;
 namespace {
 
 constexpr const char* kPlanFile = "plan.json";
+// A step the host's load kept from being measured: not dropped for being slow.
+constexpr const char* kNotMeasured = "not measured: ";
 
 // What makes two plans the same ladder: the steps' keys, skips and configs.
 json planRecord(const std::vector<LadderStep>& plan) {
@@ -46,6 +48,7 @@ class GreedyLadder {
   }
   Status checkFolder() const;
   std::string skippedByWhatWasKept(size_t i) const;
+  std::string nothingKept() const;
   Status runStep(size_t i);
   std::optional<experiment::TryOptions> byPartsTry(size_t i, bool vsBaseline) const;
   Status runStepByParts(size_t i, const experiment::TryOptions& t);
@@ -129,6 +132,17 @@ std::string GreedyLadder::skippedByWhatWasKept(size_t i) const {
   return "";
 }
 
+// Why nothing was kept: the baseline was the fastest measured, or some steps could not be measured
+// (contended) and the answer is not in for them.
+std::string GreedyLadder::nothingKept() const {
+  std::string contended;
+  for (const auto& row : steps_)
+    if (row.decision.rfind(kNotMeasured, 0) == 0) contended += (contended.empty() ? "" : ", ") + row.step.key;
+  if (contended.empty()) return "no step was kept: the baseline is the fastest configuration measured";
+  return "no step was kept, but " + contended + " could not be measured (another process used the CPU): the baseline is "
+         "the fastest of what was measured; rerun the ladder on an idle machine for the rest";
+}
+
 experiment::Arm GreedyLadder::baselineArm() const {
   const LadderStep& b = plan_[baseline_];
   return {b.key, b.added, b.slug(static_cast<int>(baseline_)), static_cast<int>(baseline_), b.config};
@@ -176,7 +190,7 @@ void GreedyLadder::decide(size_t i, const experiment::Outcome& o) {
   if (v.settled == "failed" || !v.failures.empty()) {
     why = "dropped: a run failed";
   } else if (v.countedPairs() == 0) {
-    why = "dropped: no pair counted (every pair was measured under contention)";
+    why = std::string(kNotMeasured) + "contended (every pair was measured while another process used the CPU)";
   } else if (target_ && !e.reached) {
     double best = 0;
     for (const auto& r : v.variants) best = std::max(best, report::computeMetrics(r, target_).best_val_acc.value_or(0.0));
@@ -209,7 +223,7 @@ void GreedyLadder::decideByParts(size_t i, const json& doc) {
   const report::SpeedupEstimate e = report::estimateFromJson(to);
   const std::string words = doc.value("words", std::string("no estimate"));
   const bool keepIt = doc.value("reached", false) && e.verdict == report::Verdict::Faster;
-  steps_[i].decision = to.value("verdict", std::string()) == "contended" ? "dropped: " + words
+  steps_[i].decision = to.value("verdict", std::string()) == "contended" ? kNotMeasured + words
                        : keepIt                                        ? "kept: " + words
                        : e.verdict == report::Verdict::Slower          ? "dropped: slower, " + words
                                                                        : "dropped: no gain shown, " + words;
@@ -335,8 +349,7 @@ Result<LadderOutcome> GreedyLadder::run() {
     if (s.key == "baseline" || s.skipped) continue;
     if (s.key == kKeptStep && keptKey_ == "baseline") {  // nothing paid off: the baseline is the answer
       steps_[i].step.skipped = true;
-      steps_[i].step.note = anyStep ? "no step was kept: the baseline is the fastest configuration measured"
-                                    : "no step ran";
+      steps_[i].step.note = anyStep ? nothingKept() : "no step ran";
       continue;
     }
     if (s.key == kKeptStep && keptCount_ == 1 && keptVsBaseline_) {  // already measured against the baseline

@@ -573,7 +573,9 @@ std::vector<Cell> estimateCells(const ComparisonRow& row, const SpeedupEstimate&
   const Cell none = Cell::str("–");
   if (row.is_baseline) return {Cell::num(fmtSpeedup(1.0), 1.0), none, none, Cell::str("baseline")};
   if (const std::string w = row.withheldWord(); !w.empty())
-    return {Cell::str(w), none, none, Cell::str(row.repeat_of_baseline ? "repeat of the baseline: within noise" : w)};
+    // A repeat of the baseline differs from it by noise alone, but only one that was measured
+    // says so: a cancelled, unfinished or contended repeat says why it was not.
+    return {Cell::str(w), none, none, Cell::str(w == "repeat of baseline" ? "repeat of the baseline: within noise" : w)};
   if (!std::isfinite(e.point)) return {Cell::str(missing), none, none, none};
   Cell point = Cell::num(fmtSpeedup(e.point), e.point);
   point.strong = emphasise(e);

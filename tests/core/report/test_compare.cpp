@@ -572,6 +572,21 @@ class TestCompare : public QObject {
     QCOMPARE(QString::fromStdString(m.peak_mem_kind), QStringLiteral("device"));
   }
 
+  // A repeat of the baseline that was cut says so in its verdict, never "within noise": only a
+  // measured repeat differs from the baseline by noise alone.
+  void aCutRepeatOfTheBaselineSaysWhyNotWithinNoise() {
+    FakeRun base = fixture::twoEpochRun(10, 0.70, 20, 0.80, 640);
+    base.end("ok", 21);
+    FakeRun cut = fixture::twoEpochRun(5, 0.70, 10, 0.80, 640);
+    cut.end("cancelled", 11);
+    const Comparison cmp = compareRuns(base.record("a"), {cut.record("b")}, std::nullopt);
+    QVERIFY(cmp.rows[1].repeat_of_baseline);
+    const Table t = comparisonTable(cmp);
+    for (size_t c = 0; c < t.columns.size(); ++c)
+      if (t.columns[c].key.rfind("verdict", 0) == 0)
+        QVERIFY2(t.rows[1][c].text.find("within noise") == std::string::npos, t.rows[1][c].text.c_str());
+  }
+
   // A run cancelled before its first step: no figure rather than zeros (issue 31 item 10).
   void aRunCancelledBeforeItsFirstStepShowsNoFigures() {
     FakeRun base = fixture::twoEpochRun(10, 0.70, 20, 0.80, 640);

@@ -95,7 +95,7 @@ struct LadderStepRuns {
   std::vector<std::string> failures;  // runs that could not start, with the reason
   std::string settled;                // why no more pairs ran ("clear", "max pairs", "budget", ...)
   bool not_run = false;               // the ladder was cancelled before this step ran
-  std::string decision;               // greedy: "kept: …" or "dropped: …" (why); "" otherwise
+  std::string decision;               // greedy: "kept: …", "dropped: …" (why) or "not measured: contended…"; "" otherwise
   // Measured by parts instead of pairs (wb/experiment/composed_try.h): its try.json; null: pairs.
   nlohmann::json by_parts;
 };
