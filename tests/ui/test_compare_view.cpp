@@ -274,6 +274,12 @@ class TestCompareView : public QObject {
     QVERIFY(ladder->item(1, columnOf(ladder, QStringLiteral("Pairs")))->text().contains(QStringLiteral("by parts")));
     QVERIFY(ladder->item(1, columnOf(ladder, QStringLiteral("Note")))->text().contains(QStringLiteral("1.45× throughput")));
     t::grabIfAsked(view, QStringLiteral("ladder-by-parts"));
+    if (qEnvironmentVariableIsSet("WB_GRAB_LADDER")) {  // a real ladder's folder, to look at
+      CompareView real(&model);
+      real.resize(1280, 800);
+      QVERIFY2(real.openLadder(qEnvironmentVariable("WB_GRAB_LADDER"), &error), qPrintable(error));
+      t::grabIfAsked(real, QStringLiteral("ladder-real"));
+    }
   }
 
   // One chart per question (issue 31 item 3): the ladder's once opened; the ticked runs' again,

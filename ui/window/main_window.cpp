@@ -437,7 +437,7 @@ void MainWindow::onTryProgress(const QString& line) {
 void MainWindow::cancelTry() {
   if (!tryRunner_->isRunning()) return;
   tryRunner_->cancel();
-  showMessage(QStringLiteral("Stopping the try of %1: the pair under way is cut; the finished ones are kept…").arg(tryKey_));
+  showMessage(QStringLiteral("Stopping the try of %1: the run under way is cut; what finished is kept…").arg(tryKey_));
 }
 
 // The try's estimate in words, and the speedup row's measured effect from its try.json.
@@ -450,6 +450,13 @@ void MainWindow::onTryFinished(const QString& outDir, bool cancelled, const QStr
     return;
   }
   const json& doc = tryRunner_->result();
+  const bool byParts = doc.is_object() && doc.value("method", std::string()) == "composed";
+  if (cancelled && byParts) {
+    showMessage(QStringLiteral("Try %1 stopped: what it measured is kept in %2 (the experiment's reference runs, once made, "
+                               "are reused by the next try).")
+                    .arg(tryKey_, outDir));
+    return;
+  }
   if (!doc.is_object() || (cancelled && doc.value("pairs", 0) < 1)) {
     showMessage(QStringLiteral("Try %1 stopped before a pair finished; its runs are kept in %2.").arg(tryKey_, outDir));
     return;

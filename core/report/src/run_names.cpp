@@ -1,10 +1,12 @@
 #include "wb/report/run_names.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <vector>
 
+#include "wb/common/config_schema.h"
 #include "wb/common/speedups.h"
 #include "wb/proto/config_json.h"
 
@@ -39,7 +41,16 @@ std::string valueText(const json& v) {
   return v.dump();
 }
 
-std::string leafOf(const std::string& path) {
+// A field in the schema's words, its label's first letter lowered ("held-out fraction"); a
+// speedup's own field, and one the schema does not know, keep their last key ("workers").
+std::string fieldWords(const std::string& path) {
+  const FieldSpec* f = speedupOfField(path) ? nullptr : findFieldSpec(path);  // a speedup's own: "workers 2"
+  if (f && f->label && *f->label) {
+    std::string label = f->label;
+    if (label.size() > 1 && std::isupper(static_cast<unsigned char>(label[0])) && !std::isupper(static_cast<unsigned char>(label[1])))
+      label[0] = char(std::tolower(static_cast<unsigned char>(label[0])));
+    return label;
+  }
   const auto dot = path.rfind('.');
   return dot == std::string::npos ? path : path.substr(dot + 1);
 }
@@ -111,7 +122,9 @@ std::string changeName(const std::string& path, const json& value) {
   if (path == "optim.lr") return "lr " + valueText(value);
   if (path == "speedups.early_stopping.monitor" || path == "speedups.early_stopping.mode") return "monitor " + valueText(value);
   if (std::string count = countName(path, value); !count.empty()) return count;
-  return leafOf(path) + " " + valueText(value);
+  if (path == "optim.lr_scaling" && value.is_string())
+    return value.get<std::string>() == "none" ? "lr not scaled" : "lr scaled " + value.get<std::string>();
+  return fieldWords(path) + " " + valueText(value);
 }
 
 std::string differenceName(const json& run, const json& reference) {

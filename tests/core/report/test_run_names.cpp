@@ -44,6 +44,11 @@ class TestRunNames : public QObject {
     QTest::newRow("val images") << "data.limit_val" << "500" << "500 val images";
     QTest::newRow("image size") << "data.image_size" << "64" << "64 px";
     QTest::newRow("seed") << "seed" << "7" << "seed 7";
+    // Issue 46 item 12: the rest in the schema's words, not their keys.
+    QTest::newRow("held-out fraction") << "data.val_fraction" << "0.1" << "held-out fraction 0.1";
+    QTest::newRow("base batch") << "optim.lr_base_batch" << "64" << "base batch 64";
+    QTest::newRow("lr scaled") << "optim.lr_scaling" << "\"linear\"" << "lr scaled linear";
+    QTest::newRow("weight decay") << "optim.weight_decay" << "0.01" << "weight decay 0.01";
   }
   void oneChange() {
     QFETCH(QString, path);
