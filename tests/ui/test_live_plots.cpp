@@ -120,6 +120,29 @@ class TestLivePlots : public QObject {
     QTRY_COMPARE(plots.pointCount(QStringLiteral("lossscale")), 5);
   }
 
+  // A run shorter than its log interval has one step event: its curve is one point, drawn as a
+  // marker (a line needs two), and a second point turns it back into a plain line.
+  void aLonePointIsDrawn() {
+    RunsModel model;
+    LivePlots plots(&model);
+    plots.resize(900, 600);
+    plots.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plots));
+    Run* a = addRun(model, QStringLiteral("short"), 1);
+    model.setShown(a, true);
+    for (const char* tab : {"loss", "throughput"}) {
+      plots.showTab(QString::fromLatin1(tab));
+      QTRY_COMPARE(plots.pointCount(QString::fromLatin1(tab)), 1);
+      QCustomPlot* plot = plots.plot(QString::fromLatin1(tab));
+      QVERIFY2(!plot->graph(0)->scatterStyle().isNone(), tab);
+      t::grabIfAsked(plots, QStringLiteral("plots-lone-point-") + QString::fromLatin1(tab), plots.size());
+    }
+    a->ingest({t::stepEvent(2, 1.0)});
+    plots.showTab(QStringLiteral("loss"));
+    QTRY_COMPARE(plots.pointCount(QStringLiteral("loss")), 2);
+    QVERIFY(plots.plot(QStringLiteral("loss"))->graph(0)->scatterStyle().isNone());
+  }
+
   void burstCostsOneReplotAndHiddenTabsWait() {
     RunsModel model;
     LivePlots plots(&model);

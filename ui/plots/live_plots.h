@@ -115,6 +115,7 @@ class LivePlots : public QWidget {
   QVector<Run*> plottedRuns() const;
   QColor colorFor(const Run* run);
   void styleGraph(QCPGraph* graph, const Run* run, const SeriesDef& def, bool dense);
+  void showLonePoint(QCPGraph* graph, const Run* run, const SeriesDef& def, bool dense);
   QCPScatterStyle markerStyle(const QColor& color, int size, double width);
   void applyPalette(QCustomPlot* plot);
   void fitAxes(Tab& tab);

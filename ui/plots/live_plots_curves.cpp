@@ -79,6 +79,20 @@ void LivePlots::styleGraph(QCPGraph* graph, const Run* run, const SeriesDef& def
   graph->setAdaptiveSampling(true);
 }
 
+// A curve of one point (a run shorter than its log interval: one step event) has no line to draw:
+// it gets the markers until a second point comes, so the run is not missing from the plot.
+void LivePlots::showLonePoint(QCPGraph* graph, const Run* run, const SeriesDef& def, bool dense) {
+  if (def.markers) return;
+  const bool lone = graph->data()->size() == 1;
+  if (lone == !graph->scatterStyle().isNone()) return;
+  if (!lone) {
+    styleGraph(graph, run, def, dense);
+    return;
+  }
+  const bool base = run == model_->baseline();
+  graph->setScatterStyle(markerStyle(graph->pen().color(), base ? 7 : 6, base ? 2.6 : 1.5));
+}
+
 // A circle marker (solid outline even on a dashed curve, filled with the plot's base colour),
 // drawn once into a pixmap: a hundred evaluations of twenty runs blit it instead of stroking 2,000
 // ellipses a frame.
@@ -134,6 +148,7 @@ void LivePlots::syncTab(Tab& tab) {
       const QString name = nSeries > 1 && s > 0 ? baseName + QStringLiteral(" · ") + label : baseName;
       if (g.graph->name() != name) g.graph->setName(name);
       takePoints(tab, g, def, rs, &budget);
+      showLonePoint(g.graph, run, def, tab.dense);
       any = any || !g.graph->data()->isEmpty();
       total += g.graph->data()->size();
     }
