@@ -169,7 +169,14 @@ void SetupPanel::addOptimiserNumbers(QFormLayout* form, QWidget* body) {
   setSchemaRange(warmup_, "optim.warmup_fraction");
   warmup_->setSingleStep(0.05);
   warmup_->setToolTip(QStringLiteral("Share of the steps used for a linear warm-up (cosine, one-cycle)"));
-  addField(form, QStringLiteral("Warm-up"), QStringLiteral("optim.warmup_fraction"), warmup_);
+  addField(form, QStringLiteral("Schedule warm-up"), QStringLiteral("optim.warmup_fraction"), warmup_);
+  // Each warm-up only where it acts: the schedule's for cosine and one-cycle, the scaled lr's when it scales.
+  auto followSchedule = [this] {
+    const QString v = schedule_->currentData().toString();
+    warmup_->setEnabled(v == QLatin1String("cosine") || v == QLatin1String("onecycle"));
+  };
+  connect(schedule_, &QComboBox::currentIndexChanged, this, followSchedule);
+  followSchedule();
 }
 
 QWidget* SetupPanel::trainingBody() {
@@ -301,9 +308,13 @@ QWidget* SetupPanel::lrScalingRow(QWidget* parent) {
   lrScalingWarmup_->setDecimals(2);
   setSchemaRange(lrScalingWarmup_, "optim.lr_scaling_warmup");
   lrScalingWarmup_->setSingleStep(0.01);
-  lrScalingWarmup_->setPrefix(QStringLiteral("warm-up "));
+  lrScalingWarmup_->setPrefix(QStringLiteral("scaled-lr warm-up "));
+  lrScalingWarmup_->setToolTip(QStringLiteral("Share of the steps a scaled learning rate warms up over"));
   l->addWidget(lrScaling_, 1);
   l->addWidget(lrScalingWarmup_);
+  auto followScaling = [this] { lrScalingWarmup_->setEnabled(lrScaling_->currentData().toString() != QLatin1String("none")); };
+  connect(lrScaling_, &QComboBox::currentIndexChanged, this, followScaling);
+  followScaling();
   return row;
 }
 
