@@ -174,6 +174,25 @@ class TestWindowRuns : public QObject {
     QCOMPARE(w.runsPanel()->experimentOf(w.runs()->findByDir(finalRun)), tuneDir);
   }
 
+  // The details pane shows a run's warnings before its log tail: the tail scrolls, the warnings
+  // must not be below the fold.
+  void detailsShowWarningsBeforeTheLogTail() {
+    auto root = t::scratchRoot();
+    MainWindow w(t::windowOptions(root));
+    auto* run = new Run(Run::Origin::Launched);
+    run->setName(QStringLiteral("noisy"));
+    run->ingest(std::vector<json>{t::startEvent(10, "cpu"), t::event("warning", {{"message", "3 unreadable images skipped"}})});
+    QStringList lines;
+    for (int i = 0; i < 40; ++i) lines << QStringLiteral("log line %1").arg(i);
+    run->appendLogTail(lines.join(QLatin1Char('\n')));
+    w.runs()->addRun(run);
+    w.runsPanel()->selectRun(run);
+    auto* details = w.findChild<QPlainTextEdit*>(QStringLiteral("runDetails"));
+    QTRY_VERIFY(details->toPlainText().contains(QStringLiteral("3 unreadable images skipped")));
+    const QString text = details->toPlainText();
+    QVERIFY2(text.indexOf(QStringLiteral("Warnings:")) < text.indexOf(QStringLiteral("Log tail:")), qPrintable(text));
+  }
+
   void killedLauncherShowsFailedAndWindowStaysUsable() {
     auto root = t::scratchRoot();
     MainWindow w(t::windowOptions(root));

@@ -178,8 +178,9 @@ void RunsPanel::updateDetails() {
   QString tail = run->logTail();
   if (tail.isEmpty() && run->status() == RunStatus::Failed && !run->runDir().isEmpty())
     tail = readTail(QString::fromStdString(proto::RunDir{run->runDir().toStdString()}.rankLog(0).string()), 30);
-  if (!tail.isEmpty()) out << QString() << QStringLiteral("Log tail:") << tail;
+  // The warnings before the log tail: they are few lines and say what the run noticed; the tail scrolls.
   if (!run->warnings().isEmpty()) out << QString() << QStringLiteral("Warnings:") << run->warnings();
+  if (!tail.isEmpty()) out << QString() << QStringLiteral("Log tail:") << tail;
   const QString text = out.join(QLatin1Char('\n'));
   if (details_->toPlainText() != text) details_->setPlainText(text);
 }
