@@ -98,6 +98,30 @@ class TestLadderRunner : public QObject {
       QFile::copy(QDir(out).filePath(QStringLiteral("ladder.png")), qEnvironmentVariable("WB_GRAB_DIR") + QStringLiteral("/ladder-png.png"));
   }
 
+  // A step by parts is one rung without a run folder: it counts as done when its rung ends, not
+  // only at the ladder's end.
+  void aStepByPartsCountsAsDoneWhenItEnds() {
+    auto root = t::scratchRoot();
+    QStringList args = tinyLadder(root.filePath(QStringLiteral("ladder")));
+    args.removeAt(args.indexOf(QStringLiteral("--repeats")) + 1);
+    args.removeAll(QStringLiteral("--repeats"));
+    args << QStringLiteral("--references") << root.filePath(QStringLiteral("refs"));
+    LadderRunner runner;
+    QSignalSpy finished(&runner, &LadderRunner::finished);
+    int doneBeforeWorkers = -1, doneAfterWorkers = -1;
+    connect(&runner, &LadderRunner::rungStarted, this, [&](int, int, const QString& key, const QString&) {
+      if (key == QLatin1String("workers")) doneBeforeWorkers = runner.stepsDone();
+    });
+    connect(&runner, &LadderRunner::rungEnded, this, [&](int, const QString& key, const QString& dir, const QString&) {
+      if (key == QLatin1String("workers") && dir.isEmpty()) doneAfterWorkers = runner.stepsDone();
+    });
+    runner.start(t::cliPath(), args);
+    QVERIFY(finished.wait(240000));
+    QVERIFY2(finished.first().at(2).toString().isEmpty(), qPrintable(finished.first().at(2).toString()));
+    QVERIFY2(doneBeforeWorkers >= 0 && doneAfterWorkers == doneBeforeWorkers + 1,
+             qPrintable(QStringLiteral("%1 then %2").arg(doneBeforeWorkers).arg(doneAfterWorkers)));
+  }
+
   void cancelEndsItOnceKeepingTheTables() {
     auto root = t::scratchRoot();
     const QString out = root.filePath(QStringLiteral("ladder"));

@@ -99,6 +99,7 @@ void LadderRunner::onEvent(const json& ev) {
     rungsEnded_ << line;
     if (rung.error && !rung.error->empty()) line += QStringLiteral(" (") + qs(*rung.error) + QLatin1Char(')');
     if (status != QLatin1String(proto::kStatusOk) && status != QLatin1String(proto::kStatusEarlyStopped)) failedRung_ = line;
+    if (rung.run_dir.empty()) settled_.insert(qs(rung.key));  // a step by parts: one rung, no run folder, then done
     Q_EMIT progress(line);
     Q_EMIT rungEnded(int(rung.index), qs(rung.key), qs(rung.run_dir), status);
   } else if (type == proto::PairEndEvent::kType) {
