@@ -185,6 +185,13 @@ Ladder summarizeLadder(const std::vector<LadderStepRuns>& steps, std::optional<d
     ladder.target_acc = fair->acc;
     ladder.target_note = fair->describe();
   }
+  for (const auto& s : steps) {  // by parts the baseline ran no runs: the steps' target is the reference runs'
+    if (ladder.target_acc) break;
+    if (!s.by_parts.is_object() || !s.by_parts.value("target_acc", json()).is_number()) continue;
+    ladder.target_acc = s.by_parts["target_acc"].get<double>();
+    ladder.target_from_references = true;
+    ladder.target_note = "the experiment's reference runs' fair target (their lowest best less its spread)";
+  }
   // Indices, not pointers: the rows vector grows. own[i]: row i's own contention.
   std::optional<size_t> baseline, previous;
   std::vector<std::string> own;
@@ -280,6 +287,7 @@ Cell boundCell(const LadderHeadline& h, bool low) {
 
 std::string pairsText(const LadderRow& row) {
   if (row.step.key == "baseline") return std::to_string(row.repeats) + " run(s)";
+  if (row.settled == "by parts") return "by parts";  // no pairs: the try's parts (its note)
   const int n = row.estimates.to_target.pairs > 0 ? row.estimates.to_target.pairs : row.estimates.wall.pairs;
   std::string t = std::to_string(n);
   if (!row.settled.empty()) t += " (" + row.settled + ")";
@@ -326,7 +334,9 @@ Table ladderTable(const Ladder& ladder) {
   Table t;
   const std::string target = ladder.target_acc ? fmtAccuracy(*ladder.target_acc) : std::string("target");
   t.title = "Speedup ladder (target val acc " +
-            (ladder.target_acc ? target + (ladder.target_user_set ? ", set by the user)" : ", the baseline's best)")
+            (ladder.target_acc ? target + (ladder.target_user_set          ? ", set by the user)"
+                                           : ladder.target_from_references ? ", the reference runs')"
+                                                                           : ", the baseline's best)")
                                : std::string("unknown: the baseline has no evaluation)"));
   if (!ladder.status_note.empty()) t.title += " — " + ladder.status_note;
   t.columns = {{"step", "Step", ""},
@@ -483,6 +493,7 @@ json ladderJson(const Ladder& ladder) {
                     {"run_dirs", row.run_dirs}});
   }
   return {{"target_acc", opt(ladder.target_acc)}, {"target_user_set", ladder.target_user_set},
+          {"target_from_references", ladder.target_from_references},
           {"status", ladder.status},          {"status_note", ladder.status_note},
           {"cancelled_at", ladder.cancelled_at}, {"noise_band", ladder.noise_band},
           {"min_effect", ladder.verdicts.min_effect}, {"max_pairs", ladder.verdicts.max_pairs},
@@ -509,6 +520,7 @@ Result<Ladder> ladderFromJson(const json& docIn) {
   Ladder ladder;
   ladder.target_acc = optNum(doc.value("target_acc", json()));
   ladder.target_user_set = doc.value("target_user_set", false);
+  ladder.target_from_references = doc.value("target_from_references", false);
   ladder.status = doc.value("status", "ok");  // older ladders wrote none
   ladder.status_note = doc.value("status_note", "");
   ladder.cancelled_at = doc.value("cancelled_at", "");

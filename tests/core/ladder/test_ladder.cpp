@@ -518,6 +518,25 @@ class TestLadder : public QObject {
   }
 
   // A cancelled ladder: the status says at which step, the steps not run say so and give no speedup.
+  // By parts the baseline runs no run of its own: the ladder's target is its steps', the
+  // experiment's reference runs' fair target, and the title says so.
+  void aLadderByPartsTakesTheReferenceRunsTarget() {
+    LadderStepRuns base, workers;
+    base.step.key = "baseline", base.step.added = "all speedups off";
+    workers.step.key = "workers", workers.step.added = "loader workers 0 → 2";
+    workers.settled = "by parts";
+    workers.by_parts = {{"method", "composed"}, {"reached", true}, {"target_acc", 0.72}, {"words", "1.00× to target, within noise"},
+                        {"estimate", {{"to_target", {{"point", 1.0}, {"lo", 0.99}, {"hi", 1.01}, {"verdict", "within noise"}}}}}};
+    const Ladder l = summarizeLadder({base, workers}, std::nullopt, {}, {"ok", "", true});
+    QVERIFY(l.target_acc.has_value());
+    QCOMPARE(*l.target_acc, 0.72);
+    const Table t = ladderTable(l);
+    QVERIFY2(t.title.find("the reference runs'") != std::string::npos, t.title.c_str());
+    QCOMPARE(QString::fromStdString(t.rows[1][2].text), QStringLiteral("by parts"));  // Pairs: none, by parts
+    const auto back = ladderFromJson(ladderJson(l));
+    QVERIFY(back.ok() && back->target_from_references);
+  }
+
   void aCancelledLadderSaysWhereAndTheRestIsNotRun() {
     auto steps = stepsWith({{"baseline", {runWith(20, 0.80, 18)}}});
     for (auto& s : steps)

@@ -161,6 +161,7 @@ struct Ladder {
   std::optional<double> target_acc;   // user-set, else the fair target of the baseline's repeats
                                       // (report::fairTargetOf: their lowest best less its chance spread)
   bool target_user_set = false;
+  bool target_from_references = false;  // a ladder by parts: its steps' target, the reference runs' own
   std::string target_note;            // how the target was chosen (FairTarget::describe)
   std::vector<LadderRow> rows;        // in plan order
   std::string status = "ok";          // ok | failed | cancelled | running
