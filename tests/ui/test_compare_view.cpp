@@ -6,6 +6,7 @@
 #include <QFile>
 #include <QLabel>
 #include <QTableWidget>
+#include <QTabWidget>
 #include <QtTest/QtTest>
 
 #include "compare/compare_view.h"
@@ -277,8 +278,17 @@ class TestCompareView : public QObject {
     if (qEnvironmentVariableIsSet("WB_GRAB_LADDER")) {  // a real ladder's folder, to look at
       CompareView real(&model);
       real.resize(1280, 800);
+      real.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&real));
       QVERIFY2(real.openLadder(qEnvironmentVariable("WB_GRAB_LADDER"), &error), qPrintable(error));
+      QTest::qWait(300);
+      QVERIFY(!real.chart()->bars().bars.empty());
       t::grabIfAsked(real, QStringLiteral("ladder-real"));
+      for (auto* tabs : real.findChildren<QTabWidget*>())
+        for (int i = 0; i < tabs->count(); ++i)
+          if (tabs->tabText(i) == QLatin1String("Chart")) tabs->setCurrentIndex(i);
+      QTest::qWait(300);
+      t::grabIfAsked(real, QStringLiteral("ladder-real-chart"));
     }
   }
 
