@@ -78,18 +78,12 @@ struct LadderCliOptions {
   int repeats = 0, rerun_contended = 1, max_pairs = experiment::kDefaultMaxPairs;
   double budget_s = experiment::kDefaultBudgetS, noise_band = -1;  // < 0: this host's
   double min_effect = report::kDefaultMinEffect;
-  bool isolated = false, dry_run = false, events_stdout = false, cumulative = false, whole_runs = false;
-  experiment::ComposedOptions composed;
-  std::string references;
-  std::vector<CLI::Option*> pair_options;  // given: the steps are measured by pairs
+  bool isolated = false, dry_run = false, events_stdout = false, cumulative = false;
+  ByPartsOptions parts;  // greedy steps by parts unless whole runs are asked for (an option of pairs too)
 };
 
 // Greedy steps by parts unless pairs were asked for (--whole-runs, or an option of pairs).
-bool byParts(const LadderCliOptions& o) {
-  const bool pairsAsked = o.whole_runs || std::any_of(o.pair_options.begin(), o.pair_options.end(),
-                                                      [](const CLI::Option* opt) { return opt->count() > 0; });
-  return !o.cumulative && !pairsAsked;
-}
+bool byParts(const LadderCliOptions& o) { return !o.cumulative && o.parts.byParts(); }
 
 void printPlan(const std::vector<ladder::LadderStep>& plan) {
   report::Table t;
@@ -200,8 +194,7 @@ int ladderCommand(const LadderCliOptions& o) {
   lo.greedy = !o.cumulative;
   lo.user_command = userCommand;
   lo.by_parts = byParts(o);
-  lo.composed = o.composed;
-  if (!o.references.empty()) lo.composed.references = o.references;
+  lo.composed = o.parts.resolved();
   if (eventsOut) lo.on_event = printEvent;
   auto result = ladder::runLadder(lo);
   if (!result.ok()) {
@@ -238,17 +231,17 @@ void addLadder(CLI::App& cli, Commands& out) {
   ladder->add_option("--runs-root", o->runs_root,
                      "where the default --out goes (default $WB_RUNS_ROOT or ~/.local/share/speedup-workbench/runs)")
       ->type_name("DIR")->check(utf8Path("--runs-root"));
-  o->pair_options.push_back(
+  o->parts.pair_options.push_back(
       ladder->add_option("--repeats", o->repeats,
                      "exactly N pairs per step (baseline and step, order alternating), no early\n"
                      "stop (default: adaptive, see --max-pairs); 1 gives no interval")
       ->type_name("N")->check(inRange(1, 100)));
-  o->pair_options.push_back(
+  o->parts.pair_options.push_back(
       ladder->add_option("--max-pairs", o->max_pairs,
                      "adaptive: pairs are added to a step until its verdict is clear, at most N\n"
                      "(default 5)")
       ->type_name("N")->check(inRange(1, 100)));
-  o->pair_options.push_back(
+  o->parts.pair_options.push_back(
       ladder->add_option("--budget-s", o->budget_s, "adaptive: no new pair for a step whose pairs took S seconds (default 600)")
       ->type_name("S")->check(inRange(0.0, 1e7)));
   ladder->add_option("--noise-band", o->noise_band,
@@ -256,7 +249,7 @@ void addLadder(CLI::App& cli, Commands& out) {
                      "measured band, else none: the pairs alone carry the noise)")
       ->type_name("F")->check(inRange(0.0, 1.0));
   addMinEffectOption(*ladder, o->min_effect);
-  o->pair_options.push_back(
+  o->parts.pair_options.push_back(
       ladder->add_option("--rerun-contended", o->rerun_contended,
                      "a pair measured under contention does not count; up to N more pairs replace such pairs (default 1)")
       ->type_name("N")->check(inRange(0, 10)));
@@ -266,17 +259,7 @@ void addLadder(CLI::App& cli, Commands& out) {
                      "run only these steps besides the baseline (" + keys + ");\n"
                      "the others are listed as left out. Each step keeps its place in the recipe's order")
       ->type_name("KEY,...");
-  ladder->add_flag("--whole-runs", o->whole_runs,
-                   "measure every step by pairs of whole runs; by default a greedy step is measured by parts,\n"
-                   "as `try`;\n"
-                   "--repeats, --max-pairs, --budget-s and --rerun-contended imply it");
-  ladder->add_option("--reference-runs", o->composed.reference_runs,
-                     "by parts: the baseline's runs to the target, kept per experiment and reused (default 5)")
-      ->type_name("N")->check(inRange(0, 100));
-  ladder->add_option("--references", o->references,
-                     "by parts: where every experiment's reference runs are kept (default $WB_REFERENCES_DIR, else\n"
-                     "'references' beside the runs root)")
-      ->type_name("DIR")->check(utf8Path("--references"));
+  addByPartsOptions(*ladder, o->parts, "every greedy step");
   ladder->add_flag("--isolated", o->isolated, "also run each speedup alone against the baseline");
   ladder->add_flag("--cumulative", o->cumulative,
                    "each step builds on the one before whatever it measured, paired with the baseline\n"

@@ -66,10 +66,8 @@ struct TryCliOptions {
   std::string variant_config, label, speedup, out, runs_root, target_acc;
   int repeats = 0, max_pairs = experiment::kDefaultMaxPairs, rerun_contended = 1;
   double budget_s = experiment::kDefaultBudgetS, noise_band = -1, min_effect = report::kDefaultMinEffect;
-  bool events_stdout = false, json = false, whole_runs = false;
-  experiment::ComposedOptions composed;
-  std::string references;
-  std::vector<CLI::Option*> pair_options;  // given: the whole-run method was asked for
+  bool events_stdout = false, json = false;
+  ByPartsOptions parts;  // by parts unless whole runs are asked for (an option of pairs too)
 };
 
 void printEvent(const json& ev) {
@@ -105,18 +103,11 @@ bool usableOut(const fs::path& out, const TryCliOptions& o) {
 // Whole runs in pairs when asked (--whole-runs, or an option of that method), when the folder is a
 // whole-run try to continue, or when the change cannot be measured by parts (said on stderr).
 bool wholeRuns(const TryCliOptions& o, const experiment::TryOptions& t) {
-  const bool asked = o.whole_runs || std::any_of(o.pair_options.begin(), o.pair_options.end(),
-                                                 [](const CLI::Option* opt) { return opt->count() > 0; });
+  const bool asked = !o.parts.byParts();
   if (asked || experiment::holdsPairs(t.out)) return true;
   const std::string why = experiment::composedUnavailable(t);
   if (!why.empty()) std::fprintf(stderr, "try: whole runs in pairs: %s\n", why.c_str());
   return !why.empty();
-}
-
-experiment::ComposedOptions composedOf(const TryCliOptions& o) {
-  experiment::ComposedOptions c = o.composed;
-  if (!o.references.empty()) c.references = o.references;
-  return c;
 }
 
 // A try by parts cut by Ctrl-C or SIGTERM: what it measured is kept, try.json says cancelled, and
@@ -178,7 +169,7 @@ int tryCommand(const TryCliOptions& o) {
   hooks.stop = &stopFlag();
   if (o.events_stdout) hooks.on_event = printEvent;
   std::fprintf(stderr, "try -> %s: %s against the baseline\n", t.out.c_str(), t.setting.c_str());
-  auto result = wholeRuns(o, t) ? experiment::runTry(t, hooks) : experiment::runComposedTry(t, composedOf(o), hooks);
+  auto result = wholeRuns(o, t) ? experiment::runTry(t, hooks) : experiment::runComposedTry(t, o.parts.resolved(), hooks);
   if (!result.ok() && result.error().code == Errc::Cancelled) return cutByParts(o, t, result.error().message);
   if (!result.ok()) {
     std::fprintf(stderr, "workbench-cli try: %s\n", result.error().message.c_str());
@@ -218,33 +209,19 @@ void addTry(CLI::App& cli, Commands& out) {
   t->add_option("--out", o->out, "output folder (default <runs-root>/<timestamp>-try-<id>): new, empty, or a try to continue")
       ->type_name("DIR");
   t->add_option("--runs-root", o->runs_root, "where the default --out goes")->type_name("DIR")->check(utf8Path("--runs-root"));
-  t->add_flag("--whole-runs", o->whole_runs,
-              "measure with whole runs in pairs (the reference method) instead of by parts; implied by --repeats,\n"
-              "--max-pairs, --budget-s and --rerun-contended, and used when the change cannot switch in one process");
-  t->add_option("--reference-runs", o->composed.reference_runs,
-                "by parts: the baseline's runs to the target, kept per experiment and reused (default 5; 0: none)")
-      ->type_name("N")->check(inRange(0, 100));
-  t->add_option("--variant-runs", o->composed.variant_runs,
-                "by parts: the variant's runs to the target when it changes the training's math (default 5)")
-      ->type_name("N")->check(inRange(2, 100));
-  t->add_option("--parallel-runs", o->composed.parallel, "by parts: reference runs at once (default 1)")
-      ->type_name("N")->check(inRange(1, 64));
-  t->add_option("--references", o->references,
-                "by parts: where every experiment's reference runs are kept (default $WB_REFERENCES_DIR, else\n"
-                "'references' beside the runs root)")
-      ->type_name("DIR")->check(utf8Path("--references"));
-  o->pair_options.push_back(
+  addByPartsOptions(*t, o->parts, "the change");
+  o->parts.pair_options.push_back(
       t->add_option("--repeats", o->repeats, "whole runs: exactly N pairs, no early stop (default: adaptive)")->type_name("N")->check(inRange(1, 100)));
-  o->pair_options.push_back(
+  o->parts.pair_options.push_back(
       t->add_option("--max-pairs", o->max_pairs, "whole runs: at most N pairs (default 5)")->type_name("N")->check(inRange(1, 100)));
-  o->pair_options.push_back(t->add_option("--budget-s", o->budget_s, "whole runs: no new pair once the pairs took S seconds (default 600)")
+  o->parts.pair_options.push_back(t->add_option("--budget-s", o->budget_s, "whole runs: no new pair once the pairs took S seconds (default 600)")
       ->type_name("S")->check(inRange(0.0, 1e7)));
   t->add_option("--noise-band", o->noise_band,
                 "a floor for the spread of few pairs, e.g. 0.10 = +/-10 % (default: this host's measured\n"
                 "band, else none: the pairs alone carry the noise)")
       ->type_name("F")->check(inRange(0.0, 1.0));
   addMinEffectOption(*t, o->min_effect);
-  o->pair_options.push_back(t->add_option("--rerun-contended", o->rerun_contended,
+  o->parts.pair_options.push_back(t->add_option("--rerun-contended", o->rerun_contended,
                                           "whole runs: up to N more pairs replace pairs measured under contention (default 1)")
       ->type_name("N")->check(inRange(0, 10)));
   t->add_option("--target-acc", o->target_acc, "target val accuracy: 0.85, 85 or 85% (default: the lowest best of the baseline's runs\nless its chance spread)")

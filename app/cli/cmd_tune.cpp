@@ -83,14 +83,9 @@ struct TuneCliOptions {
   double trial_fraction = tune::kDefaultTrialFraction, noise_band = -1, min_effect = report::kDefaultMinEffect, margin = 0.1;
   int eta = tune::kDefaultEta, finalists = tune::kDefaultFinalists, max_pairs = 3, max_batch = 4096;
   bool events_stdout = false, dry_run = false, no_batch = false, no_accuracy_check = false;
-  bool whole_runs = false;                 // the finals as pairs of whole runs
-  experiment::ComposedOptions composed;    // the finals by parts
-  std::string references;
-  const CLI::Option* max_pairs_given = nullptr;  // --max-pairs asks for pairs
+  ByPartsOptions parts;  // the finals by parts unless whole runs are asked for (--max-pairs too)
 };
 
-// The finals by parts unless pairs were asked for (--whole-runs, or --max-pairs).
-bool byParts(const TuneCliOptions& o) { return !o.whole_runs && !(o.max_pairs_given && o.max_pairs_given->count() > 0); }
 
 void printEvent(const json& ev) {
   std::fprintf(stdout, "%s\n", proto::encodeEvent(ev).c_str());
@@ -264,9 +259,8 @@ int tuneCommand(const TuneCliOptions& o) {
   t.budget_s = parseDuration(o.budget, "--budget").value();  // checked while parsing
   t.trial_fraction = o.trial_fraction, t.eta = o.eta, t.finalists = o.finalists;
   t.policy = policyOf(o);
-  t.by_parts = byParts(o);
-  t.composed = o.composed;
-  if (!o.references.empty()) t.composed.references = o.references;
+  t.by_parts = o.parts.byParts();
+  t.composed = o.parts.resolved();
   t.cli_path = selfPath();
   t.command = commandLine();
   t.stop = &stopFlag();
@@ -338,19 +332,10 @@ void addTune(CLI::App& cli, Commands& out) {
       ->type_name("F")->check(inRange(0.001, 1.0));
   t->add_option("--eta", o->eta, "successive halving's factor: the fastest 1/eta go on with eta times the images (default 3)")
       ->type_name("N")->check(inRange(2, 10));
-  t->add_option("--finalists", o->finalists, "configurations trained to the target as pairs (default 2)")->type_name("N")->check(inRange(1, 8));
-  o->max_pairs_given = t->add_option("--max-pairs", o->max_pairs, "the finals as pairs of whole runs, at most N per finalist (default 3)")
-                           ->type_name("N")->check(inRange(1, 100));
-  t->add_flag("--whole-runs", o->whole_runs,
-              "the finals as pairs of whole runs against the config as given; by default each finalist is\n"
-              "measured by parts, as `try` (--max-pairs implies it)");
-  t->add_option("--reference-runs", o->composed.reference_runs,
-                "the finals by parts: the config as given's runs to the target, kept per experiment and reused (default 5)")
-      ->type_name("N")->check(inRange(0, 100));
-  t->add_option("--references", o->references,
-                "the finals by parts: where every experiment's reference runs are kept (default $WB_REFERENCES_DIR,\n"
-                "else 'references' beside the runs root)")
-      ->type_name("DIR")->check(utf8Path("--references"));
+  t->add_option("--finalists", o->finalists, "configurations measured against the config as given (default 2)")->type_name("N")->check(inRange(1, 8));
+  o->parts.pair_options.push_back(t->add_option("--max-pairs", o->max_pairs, "the finals as pairs of whole runs, at most N per finalist (default 3)")
+                           ->type_name("N")->check(inRange(1, 100)));
+  addByPartsOptions(*t, o->parts, "each finalist");
   addMinEffectOption(*t, o->min_effect);
   t->add_flag("--no-batch", o->no_batch, "keep train.batch_size (no batch finder)");
   t->add_flag("--dry-run", o->dry_run, "print the search space and exit");

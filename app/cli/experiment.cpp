@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <optional>
@@ -95,6 +96,35 @@ void installStopSignals() {
   ::sigaction(SIGINT, &sa, nullptr);
   ::sigaction(SIGTERM, &sa, nullptr);
   ::signal(SIGPIPE, SIG_IGN);
+}
+
+bool ByPartsOptions::byParts() const {
+  return !whole_runs && std::none_of(pair_options.begin(), pair_options.end(), [](const CLI::Option* o) { return o->count() > 0; });
+}
+
+experiment::ComposedOptions ByPartsOptions::resolved() const {
+  experiment::ComposedOptions c = composed;
+  if (!references.empty()) c.references = references;
+  return c;
+}
+
+void addByPartsOptions(CLI::App& app, ByPartsOptions& o, const std::string& measured) {
+  app.add_flag("--whole-runs", o.whole_runs,
+               "measure with whole runs in pairs (the reference method); by default " + measured + " is measured by\n"
+               "parts (throughput, evaluation, samples to target against the experiment's reference runs);\n"
+               "an option of pairs (--repeats, --max-pairs, ...) implies it");
+  app.add_option("--reference-runs", o.composed.reference_runs,
+                 "by parts: the baseline's runs to the target, kept per experiment and reused (default 5; 0: none)")
+      ->type_name("N")->check(inRange(0, 100));
+  app.add_option("--variant-runs", o.composed.variant_runs,
+                 "by parts: a variant's runs to the target when it changes the training's math (default 5)")
+      ->type_name("N")->check(inRange(2, 100));
+  app.add_option("--parallel-runs", o.composed.parallel, "by parts: reference runs at once (default 1)")
+      ->type_name("N")->check(inRange(1, 64));
+  app.add_option("--references", o.references,
+                 "by parts: where every experiment's reference runs are kept (default $WB_REFERENCES_DIR, else\n"
+                 "'references' beside the runs root)")
+      ->type_name("DIR")->check(utf8Path("--references"));
 }
 
 }  // namespace wb::cli

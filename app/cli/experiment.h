@@ -6,11 +6,26 @@
 #include <vector>
 
 #include "options.h"
+#include "wb/experiment/composed_try.h"
 #include "wb/experiment/paired_runner.h"
 #include "wb/common/config.h"
 #include "wb/common/result.h"
 
 namespace wb::cli {
+
+// The by-parts method's options, one set for try, ladder and tune: --whole-runs, --reference-runs,
+// --variant-runs, --parallel-runs, --references. An option of the whole-run method given (pairs:
+// --repeats, --max-pairs, ...; registered in pair_options) asks for whole runs too.
+struct ByPartsOptions {
+  bool whole_runs = false;
+  experiment::ComposedOptions composed;
+  std::string references;
+  std::vector<const CLI::Option*> pair_options;
+  bool byParts() const;                          // neither --whole-runs nor an option of pairs given
+  experiment::ComposedOptions resolved() const;  // composed, with --references when given
+};
+// `measured`: what goes by parts, for the help ("the change", "every greedy step", "each finalist").
+void addByPartsOptions(CLI::App& app, ByPartsOptions& o, const std::string& measured);
 
 // --config FILE (or `base`, a config.json, when no --config is given) then every --set
 // KEY=VALUE, validated at once: every bad --set, unknown field, wrong type and bad value in one

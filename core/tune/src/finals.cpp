@@ -57,6 +57,52 @@ proto::TuneFinalist finalistOf(const experiment::VariantRuns& v, const experimen
   return f;
 }
 
+// The finalist with the highest speedup among those with no verdict yet (-1: none beats the config
+// as given), by `point(i)`.
+template <class Point>
+int bestOf(const proto::TuneRecord& r, Point point) {
+  int best = -1;
+  double bestPoint = 1;
+  for (size_t i = 0; i < r.finals.size(); ++i)
+    if (const double x = point(i); r.finals[i].verdict.empty() && std::isfinite(x) && x > bestPoint)
+      best = static_cast<int>(i), bestPoint = x;
+  return best;
+}
+
+// Names the best (-1: the config as given) and gives every other finalist with no verdict yet its
+// verdict from `vsBest(i)`, the best's time to target against its own; into r's best, best_label,
+// cannot_tell and the finalists' vs_best and verdict.
+template <class VsBest>
+void nameTheBest(proto::TuneRecord& r, int best, const report::SpeedupEstimate& bestEstimate, VsBest vsBest) {
+  const bool givenBest = best < 0;
+  r.best = givenBest ? "baseline" : r.finals[size_t(best)].candidate;
+  r.best_label = givenBest ? "the config as given" : r.finals[size_t(best)].label;
+  if (!givenBest && bestEstimate.verdict != report::Verdict::Faster) r.cannot_tell.push_back("baseline");
+  for (size_t i = 0; i < r.finals.size(); ++i) {
+    proto::TuneFinalist& f = r.finals[i];
+    if (!f.verdict.empty()) continue;
+    if (static_cast<int>(i) == best) {
+      f.verdict = "best";
+      continue;
+    }
+    const report::SpeedupEstimate vs = vsBest(i);
+    f.vs_best = report::estimateJson(vs);
+    const bool slower = vs.verdict == report::Verdict::Faster;  // the best is clearly faster than it
+    f.verdict = slower ? "slower than the best" : "cannot be told from the best";
+    if (!slower) r.cannot_tell.push_back(f.candidate);
+  }
+}
+
+// A speedup the other way round (b over a for a over b).
+report::SpeedupEstimate inverted(report::SpeedupEstimate vs) {
+  vs.point = 1 / vs.point;
+  std::swap(vs.lo, vs.hi), vs.lo = 1 / vs.lo, vs.hi = 1 / vs.hi;
+  vs.verdict = vs.verdict == report::Verdict::Slower   ? report::Verdict::Faster
+               : vs.verdict == report::Verdict::Faster ? report::Verdict::Slower
+                                                       : vs.verdict;
+  return vs;
+}
+
 }  // namespace
 
 void judgeFinals(const experiment::Outcome& o, const report::Sequential& seq, proto::TuneRecord& r) {
@@ -70,42 +116,20 @@ void judgeFinals(const experiment::Outcome& o, const report::Sequential& seq, pr
     return;
   }
   std::vector<experiment::PairEstimates> est;
-  int best = -1;  // -1: the config as given
-  double bestPoint = 1;
   for (const auto& v : o.variants) {
     est.push_back(experiment::estimatePairs(v, target, seq));
     r.finals.push_back(finalistOf(v, est.back()));
-    const auto& e = est.back().to_target;
-    if (r.finals.back().verdict.empty() && std::isfinite(e.point) && e.point > bestPoint)
-      best = static_cast<int>(r.finals.size()) - 1, bestPoint = e.point;
   }
+  const int best = bestOf(r, [&](size_t i) { return est[i].to_target.point; });
   const bool givenBest = best < 0;
-  r.best = givenBest ? "baseline" : r.finals[best].candidate;
-  r.best_label = givenBest ? "the config as given" : r.finals[best].label;
-  if (!givenBest && est[best].to_target.verdict != report::Verdict::Faster) r.cannot_tell.push_back("baseline");
-  for (size_t i = 0; i < r.finals.size(); ++i) {
-    proto::TuneFinalist& f = r.finals[i];
-    if (!f.verdict.empty()) continue;
-    if (static_cast<int>(i) == best) {
-      f.verdict = "best";
-      continue;
-    }
-    report::SpeedupEstimate vs = givenBest ? est[i].to_target
-                                           : report::pairedSpeedup(relativeTimes(o.variants[i], *target),
-                                                                   relativeTimes(o.variants[best], *target), seq.at(f.pairs));
-    if (givenBest) {  // against the config as given: its own pairs, the other way round
-      vs.point = 1 / vs.point;
-      std::swap(vs.lo, vs.hi), vs.lo = 1 / vs.lo, vs.hi = 1 / vs.hi;
-      vs.verdict = vs.verdict == report::Verdict::Slower ? report::Verdict::Faster
-                   : vs.verdict == report::Verdict::Faster ? report::Verdict::Slower : vs.verdict;
-    }
-    f.vs_best = report::estimateJson(vs);
-    const bool slower = vs.verdict == report::Verdict::Faster;  // the best is clearly faster than it
-    f.verdict = slower ? "slower than the best" : "cannot be told from the best";
-    if (!slower) r.cannot_tell.push_back(f.candidate);
-  }
+  nameTheBest(r, best, givenBest ? report::SpeedupEstimate{} : est[size_t(best)].to_target, [&](size_t i) {
+    if (givenBest) return inverted(est[i].to_target);  // against the config as given: its own pairs, the other way round
+    return report::pairedSpeedup(relativeTimes(o.variants[i], *target), relativeTimes(o.variants[size_t(best)], *target),
+                                 seq.at(r.finals[i].pairs));
+  });
   r.note = givenBest ? "no finalist reached the target clearly sooner than the config as given: keep it"
-                     : "best: " + r.best_label + ", " + report::formatEstimate(est[best].to_target) + " to the target against the config as given";
+                     : "best: " + r.best_label + ", " + report::formatEstimate(est[size_t(best)].to_target) +
+                           " to the target against the config as given";
 }
 
 namespace {
@@ -158,36 +182,17 @@ report::SpeedupEstimate bestAgainst(const report::LogEstimate& best, const repor
 
 void judgeFinalsByParts(const std::vector<FinalistTry>& tries, double minEffect, proto::TuneRecord& r) {
   r.finals.clear(), r.cannot_tell.clear(), r.best.clear(), r.best_label.clear();
-  int best = -1;  // -1: the config as given
-  double bestPoint = 1;
   for (const auto& t : tries) {
     r.finals.push_back(finalistByParts(t));
     if (t.doc.is_object() && t.doc.value("target_acc", json()).is_number()) r.target_acc = t.doc["target_acc"].get<double>();
-    const report::SpeedupEstimate e = report::estimateFromJson(r.finals.back().estimate.value("to_target", json()));
-    if (r.finals.back().verdict.empty() && std::isfinite(e.point) && e.point > bestPoint)
-      best = static_cast<int>(r.finals.size()) - 1, bestPoint = e.point;
   }
+  const auto toTarget = [&](size_t i) { return report::estimateFromJson(r.finals[i].estimate.value("to_target", json())); };
+  const int best = bestOf(r, [&](size_t i) { return toTarget(i).point; });
   const bool givenBest = best < 0;
-  r.best = givenBest ? "baseline" : r.finals[best].candidate;
-  r.best_label = givenBest ? "the config as given" : r.finals[best].label;
-  const report::SpeedupEstimate bestEst =
-      givenBest ? report::SpeedupEstimate{} : report::estimateFromJson(r.finals[best].estimate["to_target"]);
-  if (!givenBest && bestEst.verdict != report::Verdict::Faster) r.cannot_tell.push_back("baseline");
-  for (size_t i = 0; i < r.finals.size(); ++i) {
-    proto::TuneFinalist& f = r.finals[i];
-    if (!f.verdict.empty()) continue;
-    if (static_cast<int>(i) == best) {
-      f.verdict = "best";
-      continue;
-    }
-    const report::LogEstimate mine = composedLog(tries[i]);
-    const report::SpeedupEstimate vs =
-        givenBest ? bestAgainst(report::exactly(1), mine, minEffect) : bestAgainst(composedLog(tries[best]), mine, minEffect);
-    f.vs_best = report::estimateJson(vs);
-    const bool slower = vs.verdict == report::Verdict::Faster;
-    f.verdict = slower ? "slower than the best" : "cannot be told from the best";
-    if (!slower) r.cannot_tell.push_back(f.candidate);
-  }
+  const report::SpeedupEstimate bestEst = givenBest ? report::SpeedupEstimate{} : toTarget(size_t(best));
+  nameTheBest(r, best, bestEst, [&](size_t i) {
+    return bestAgainst(givenBest ? report::exactly(1) : composedLog(tries[size_t(best)]), composedLog(tries[i]), minEffect);
+  });
   r.note = givenBest ? "no finalist reached the target clearly sooner than the config as given: keep it"
                      : "best: " + r.best_label + ", " + report::formatEstimate(bestEst) + " to the target against the config as given, by parts";
 }
