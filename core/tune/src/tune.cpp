@@ -410,12 +410,7 @@ Result<experiment::Outcome> TuneRun::finalsRound(const std::vector<std::string>&
   if (target) policy.target_acc = target;
   const double left = std::max(1.0, o_.budget_s - clock_.seconds());
   policy.budget_s = std::max(1.0, left / std::max<size_t>(1, plan.variants.size()));
-  experiment::Hooks hooks;
-  hooks.cli_path = o_.cli_path;
-  hooks.stop = o_.stop;
-  hooks.on_event = o_.on_event;
-  hooks.log = o_.log;
-  hooks.command = o_.command;
+  experiment::Hooks hooks = finalsHooks(o_);
   const report::Sequential seq = policy.sequential();
   hooks.on_pair = [this, &seq, before](const experiment::Outcome& o) {
     judge(withEarlier(o, before), seq);
