@@ -372,7 +372,7 @@ std::optional<double> targetOf(const TryOptions& o, const std::optional<Referenc
 
 // Early stopping replayed on the reference runs (report::replayEarlyStopping): each run as the
 // variant would have trained it, to the target as the reference did when the rule stops it after
-// the target, else cut at the stop (it never reached the target: a bound).
+// the target, else never reaching it (a bound: at least the reference's samples).
 void replayStops(const TryOptions& o, Inputs& in, const report::SamplesRule& rule) {
   const auto reference = targetRuns(in.refs->runs, *in.target);
   std::vector<report::TargetRun> replayed;
@@ -383,7 +383,9 @@ void replayStops(const TryOptions& o, Inputs& in, const report::SamplesRule& rul
     const report::ReplayedStop stop = report::replayEarlyStopping(run, o.variant.speedups.early_stopping);
     report::TargetRun r = reference[i];
     const bool first = !stop.stops || (r.reached && !(r.samples > stop.samples));
-    if (!first) r = report::TargetRun{stop.samples, false, r.seed};
+    // Cut before the target, the run never reaches it: it needs at least what the reference needed
+    // (a bound from the reference's own count, never below it: early stopping cannot be faster).
+    if (!first) r = report::TargetRun{std::max(stop.samples, r.samples), false, r.seed};
     in.replay_after_target = in.replay_after_target && first;
     replayed.push_back(r);
     const double last = run.evals.empty() ? NAN : double(run.evals.back().samples);
