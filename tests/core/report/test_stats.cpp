@@ -250,6 +250,9 @@ class TestStats : public QObject {
     e = groupSpeedup({12.6}, {10.0});
     QCOMPARE(QString::fromStdString(formatEstimate(e)), QStringLiteral("1.26× (1 run each: no interval)"));
     QVERIFY(!emphasise(e));
+    // A bound (a composed time to target whose variant runs never reached the target): no "1 run each".
+    e.point = 1.09, e.lo = 0, e.hi = 1.29, e.verdict = Verdict::NoInterval;
+    QCOMPARE(QString::fromStdString(formatEstimate(e)), QStringLiteral("at most 1.29× (a bound: no verdict)"));
     e.point = 1.31, e.lo = 1.12, e.hi = 1.52, e.verdict = Verdict::Faster;
     QCOMPARE(QString::fromStdString(formatEstimate(e)), QStringLiteral("1.31× [1.12, 1.52] faster"));
     QVERIFY(emphasise(e));
