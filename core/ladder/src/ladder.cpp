@@ -250,7 +250,7 @@ LadderHeadline ladderHeadline(const LadderRow& row) {
     h.speedup = row.cumulative_target;
     h.text = std::isfinite(e.point) ? formatEstimate(e) : fmtSpeedup(*row.cumulative_target) + " (no interval)";  // older files
     h.emphasise = emphasise(e);
-    if (e.hasInterval()) h.lo = e.lo, h.hi = e.hi;
+    if (e.hasInterval() && e.verdict != Verdict::NoInterval) h.lo = e.lo, h.hi = e.hi;  // a bound draws no error bar
   }
   return h;
 }
