@@ -18,9 +18,9 @@ namespace wb::cli {
 void addUserCommandOptions(CLI::App& app, experiment::UserCommand& into) {
   app.add_option("--command", into.text,
                  "run your own training script instead of the workbench's trainer (its recorder or Lightning\n"
-                 "callback writes {run_dir}, also in $WB_RUN_DIR); placeholders take each run's settings:\n"
-                 "{workers} {pin_memory} {devices} {precision} {early_stopping} {sharding} {inference_eval}\n"
-                 "or any config path ({train.batch_size}), e.g. 'python3 train.py fit --trainer.precision\n"
+                 "callback writes {run_dir}, also in $WB_RUN_DIR); placeholders take each run's settings:\n" +
+                     proto::speedupPlaceholders() +
+                     "\nor any config path ({train.batch_size}), e.g. 'python3 train.py fit --trainer.precision\n"
                  "{precision} --data.num_workers {workers}' (default: the --config file's \"command\"). A change\n"
                  "the command has no placeholder for is not measurable.")
       ->type_name("TEMPLATE")

@@ -214,8 +214,8 @@ class TestMainWindow : public QObject {
     reset->trigger();
     QVERIFY2(w.statusBar()->currentMessage().contains(QStringLiteral("reset")), qPrintable(w.statusBar()->currentMessage()));
     QCOMPARE(wb::ui::fieldValue(w.setup()->configJson(), QStringLiteral("speedups.workers")), json(0));
-    // Every speedup off, inference-mode evaluation too (issue 31 item 9): the first baseline is
-    // the ladder's, so the ladder's baseline is not named "− inference eval".
+    // Every speedup off, inference-mode evaluation too: the first baseline is
+    // the ladder's, so the ladder's baseline is not named "− inference-mode eval".
     QCOMPARE(wb::ui::fieldValue(w.setup()->configJson(), QStringLiteral("speedups.inference_eval")), json(false));
     MainWindow fresh(t::windowOptions(root));
     QCOMPARE(wb::ui::fieldValue(fresh.setup()->configJson(), QStringLiteral("speedups.inference_eval")), json(false));

@@ -32,6 +32,7 @@
 #include "wb/common/choices.h"
 #include "wb/common/config_schema.h"
 #include "wb/common/paths.h"
+#include "wb/common/speedups.h"
 #include "wb/proto/command_template.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/rundir.h"
@@ -92,11 +93,12 @@ QWidget* SetupPanel::experimentBody() {
   addField(form, QStringLiteral("Seed"), QStringLiteral("seed"), seed_);
   command_ = new QLineEdit(body);
   command_->setPlaceholderText(QStringLiteral("none: the workbench's own trainer"));
-  command_->setToolTip(QStringLiteral(
-      "Your own training script instead of the workbench's trainer, recorded by workbench_recorder or its "
-      "Lightning callback into {run_dir} ($WB_RUN_DIR). Placeholders take each run's settings: {workers} "
-      "{pin_memory} {devices} {precision} {early_stopping} {sharding} {inference_eval} or any config path such "
-      "as {train.batch_size}; e.g. python3 train.py fit --trainer.precision {precision} --data.num_workers {workers}"));
+  command_->setToolTip(
+      QStringLiteral("Your own training script instead of the workbench's trainer, recorded by workbench_recorder or its "
+                     "Lightning callback into {run_dir} ($WB_RUN_DIR). Placeholders take each run's settings: %1 or any "
+                     "config path such as {train.batch_size}; e.g. python3 train.py fit --trainer.precision {precision} "
+                     "--data.num_workers {workers}")
+          .arg(QString::fromStdString(proto::speedupPlaceholders())));
   addField(form, QStringLiteral("Your script"), QString::fromLatin1(proto::kCommandKey), command_);
   return body;
 }
@@ -470,81 +472,6 @@ void SetupPanel::setCapabilities(const json& caps) {
   refreshProbe();
 }
 
-json SetupPanel::capabilities() const {
-  json caps = caps_;
-  if (auto c = proto::configFromJson(configJson()); c.ok()) probe::attachProbe(caps, probe::loadProbe(c.value()));
-  return caps;
-}
-
-void SetupPanel::setRunsRoot(const QString& root) {
-  runsRoot_ = root;
-  refreshMeasured();
-}
-
-void SetupPanel::refreshMeasured() {
-  std::vector<std::filesystem::path> roots{wb::defaultRunsRoot()};
-  if (!runsRoot_.isEmpty() && QDir(runsRoot_).absolutePath().toStdString() != roots.front().string())
-    roots.insert(roots.begin(), runsRoot_.toStdString());
-  ladderEffects_.clear();
-  ladderSource_.clear();
-  if (auto found = ladder::latestLadder(roots)) {
-    // Which experiment the ladder measured: it may not be the one set up now.
-    std::string source = found->date;
-    if (!found->ladder.rows.empty()) {
-      const Config& b = found->ladder.rows.front().step.config;
-      source += " (" + b.model.name + " on " + b.data.dataset + ")";
-    }
-    ladderSource_ = QString::fromStdString(source);
-    ladderEffects_ = ladder::ladderEffects(found->ladder, "");
-  }
-  tryEffects_ = ladder::latestTries(roots);  // Try vs baseline's pairs
-  refreshProbe();
-}
-
-void SetupPanel::refreshProbe() {
-  std::optional<ladder::SpeedupEffect> probe;
-  std::optional<probe::ProbeResult> stored;
-  if (auto c = proto::configFromJson(configJson()); c.ok()) stored = probe::loadProbe(c.value());
-  if (stored) probe = ladder::probeEffect(*stored);
-  speedups_->setEffects(ladderEffects_, probe, ladderSource_, tryEffects_);
-  speedups_->offerProbe(stored);  // "Use N workers": the user decides
-}
-
-void SetupPanel::probeWorkers() {
-  if (probe_->isRunning()) return;
-  auto parsed = proto::configFromJson(configJson());
-  if (!parsed.ok()) {
-    Q_EMIT probeFinished(false, QStringLiteral("Not probed: fix the fields marked in the set-up first."));
-    return;
-  }
-  speedups_->setProbing(true, QStringLiteral("Probing: the loader, the step, then each worker count for a few seconds…"));
-  probe_->start(proto::configToJson(parsed.value()), probeSeconds_);
-}
-
-void SetupPanel::cancelProbe() { probe_->cancel(); }
-
-bool SetupPanel::isProbing() const { return probe_->isRunning(); }
-
-void SetupPanel::onProbeFinished(int outcome, const QString& message) {
-  speedups_->setProbing(false);
-  const bool ok = ProbeRunner::Outcome(outcome) == ProbeRunner::Outcome::Succeeded && probe_->result();
-  refreshProbe();  // what is stored now (the new result, or the one before a cancel or failure), offered
-  if (ok) speedups_->setProbeVerdict(message);
-  Q_EMIT probeFinished(ok, message);
-}
-
-void SetupPanel::setCapabilitiesError(const QString& error) { speedups_->setCapabilitiesError(error); }
-
-void SetupPanel::queryCapabilities() {
-  CliQuery::run(this, {QStringLiteral("capabilities"), QStringLiteral("--json")}, true,
-                [this](const json& doc, const QString&, const QString& error) {
-                  if (doc.is_object() && error.isEmpty()) setCapabilities(doc);
-                  else setCapabilitiesError(error.isEmpty() ? QStringLiteral("no answer") : error);
-                });
-}
-
-void SetupPanel::setDatasetFolder(const QString& dir) { dataset_->setFolder(dir); }
-
 void SetupPanel::validate() {
   std::vector<FieldError> errors = proto::configErrors(configJson());
   if (const QString command = userCommand(); !command.isEmpty())
@@ -590,7 +517,10 @@ QString SetupPanel::whyNotValid() const {
 // so under its row, as the ladder does for its step.
 void SetupPanel::showEarlyStoppingCaveat() {
   const int patience = int(fieldNumber(configJson(), QStringLiteral("speedups.early_stopping.patience"), 0));
-  const std::string caveat = ladder::earlyStoppingCaveat(epochs_->value(), patience);
+  Config c;
+  c.train.epochs = epochs_->value();
+  c.speedups.early_stopping.patience = patience;
+  const std::string caveat = findSpeedup(speedup::kEarlyStopping)->caveat(c, Here{});
   speedups_->setEarlyStoppingCaveat(
       caveat.empty() ? QString()
                      : QStringLiteral("Early stopping %1: it evaluates once per epoch. Set Epochs above %2 for it to save time.")

@@ -182,28 +182,32 @@ void SpeedupsGroup::addLeverRows() {
     Q_EMIT changed();
   };
   for (const Speedup& lever : speedupTable()) {
-    const QString path = QString::fromUtf8(lever.config_path);
-    QWidget* control = nullptr;
-    if (lever.control == Control::Toggle) {
-      auto* box = new QCheckBox(this);
-      connect(box, &QCheckBox::toggled, this, emitChanged);
-      control = box;
-    } else if (lever.control == Control::Count) {
-      auto* box = new QSpinBox(this);
-      setSchemaRange(box, lever.config_path);
-      connect(box, &QSpinBox::valueChanged, this, emitChanged);
-      control = box;
-    } else if (lever.control == Control::Choice) {
-      auto* box = new QComboBox(this);
-      if (const FieldSpec* spec = findFieldSpec(lever.config_path); spec && spec->choices)
-        for (const Choice& c : spec->choices()) box->addItem(QString::fromUtf8(c.label), QString::fromUtf8(c.value));
-      connect(box, &QComboBox::currentIndexChanged, this, emitChanged);
-      control = box;
-    }
-    if (!control) continue;  // Control::Own: built above
+    if (rows_.contains(QString::fromUtf8(lever.key))) continue;  // a control of its own, built above
+    QWidget* control = fieldControl(lever.config_path, emitChanged);
     addSpeedupRow(lever.key, control);
-    levers_.insert(path, control);
+    levers_.insert(QString::fromUtf8(lever.config_path), control);
   }
+}
+
+// The control a field's schema asks for: a combo box of its choices, a spin box with its range
+// (a count), else a check box (a bool).
+QWidget* SpeedupsGroup::fieldControl(const char* path, const std::function<void()>& changed) {
+  const FieldSpec* spec = findFieldSpec(path);
+  if (spec && spec->choices) {
+    auto* box = new QComboBox(this);
+    for (const Choice& c : spec->choices()) box->addItem(QString::fromUtf8(c.label), QString::fromUtf8(c.value));
+    connect(box, &QComboBox::currentIndexChanged, this, changed);
+    return box;
+  }
+  if (spec && spec->number) {
+    auto* box = new QSpinBox(this);
+    setSchemaRange(box, path);
+    connect(box, &QSpinBox::valueChanged, this, changed);
+    return box;
+  }
+  auto* box = new QCheckBox(this);
+  connect(box, &QCheckBox::toggled, this, changed);
+  return box;
 }
 
 void SpeedupsGroup::readLevers(const json& doc) {

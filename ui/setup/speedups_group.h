@@ -19,6 +19,8 @@
 #include <QGroupBox>
 #include <QHash>
 
+#include <functional>
+
 #include <map>
 #include <optional>
 #include <string>
@@ -121,6 +123,7 @@ class SpeedupsGroup : public QGroupBox {
   // The levers past the recipe's seven: a control each, built from its descriptor's control kind
   // and its field's schema (range, choices), read and written by the field's path.
   void addLeverRows();
+  QWidget* fieldControl(const char* path, const std::function<void()>& changed);
   void readLevers(const nlohmann::json& doc);
   void writeLevers(nlohmann::json& doc) const;
   void setAvailability(const QString& key, bool available, const QString& note);

@@ -168,11 +168,6 @@ std::map<std::string, SpeedupEffect> latestTries(const std::vector<std::filesyst
 }
 
 
-std::string earlyStoppingCaveat(int epochs, int patience) {
-  if (patience <= 0 || epochs > patience) return {};
-  return "cannot trigger in " + std::to_string(epochs) + " epoch(s) with patience " + std::to_string(patience);
-}
-
 std::string speedupSetting(const Config& c, const std::string& key) {
   const Speedup* s = findSpeedup(key);
   return s ? s->setting(c) : key;

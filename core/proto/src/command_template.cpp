@@ -76,6 +76,12 @@ void leafPaths(const json& doc, const std::string& prefix, std::vector<std::stri
 
 }  // namespace
 
+std::string speedupPlaceholders() {
+  std::string s;
+  for (const Speedup& sp : speedupTable()) s += (s.empty() ? "{" : " {") + std::string(sp.key) + "}";
+  return s;
+}
+
 Result<std::vector<std::string>> commandFields(const std::string& tmpl) {
   auto pieces = parseTemplate(tmpl);
   if (!pieces.ok()) return pieces.error();

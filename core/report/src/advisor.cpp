@@ -5,6 +5,7 @@
 
 #include "wb/common/choices.h"
 #include "wb/common/config.h"
+#include "wb/common/speedups.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/events.h"
 #include "wb/report/mfu.h"
@@ -29,6 +30,11 @@ constexpr double kScalingPoor = 0.5;       // < 50 % scaling efficiency across d
 // (lenet at batch 64 on a CPU: ~1-3 %); from kNearPeakPct arithmetic itself is the limit.
 constexpr double kOverheadPct = 10.0;
 constexpr double kNearPeakPct = 50.0;
+
+std::string lowerFirst(std::string s) {
+  if (!s.empty()) s[0] = char(std::tolower(static_cast<unsigned char>(s[0])));
+  return s;
+}
 
 std::string pct(double fraction) { return std::to_string(static_cast<long>(std::lround(fraction * 100.0))) + " %"; }
 
@@ -248,23 +254,45 @@ void contentionVerdicts(const RunMetrics& m, const RunMetrics* rm, Out& out) {
                        " cores: they compete with each other — fewer threads per rank or fewer devices would waste less."});
 }
 
-void evalVerdicts(const RunRecord& run, const RunMetrics& m, const RunRecord* ref, const RunMetrics* rm, Out& out) {
-  const bool inference = boolAt(run, "speedups.inference_eval");
+// Whether the run asks for `s`: its field differs from the baseline's (wb::Config's value where the
+// run's config lacks it).
+bool asks(const RunRecord& r, const Speedup& s) {
+  Config off;
+  s.off(off);
+  const json& j = r.configAt(s.config_path);
+  const json given = j.is_null() ? proto::valueAt(proto::configToJson(Config{}), s.config_path) : j;
+  return given != proto::valueAt(proto::configToJson(off), s.config_path);
+}
+
+// A speedup that changes only the evaluation (Timing::Evaluation): its measured effect on the
+// evaluation against a reference that differs in it, else a tip where evaluation is a large share.
+void evalVerdict(const Speedup& s, const RunRecord& run, const RunMetrics& m, const RunRecord* ref, const RunMetrics* rm, Out& out) {
+  std::string id = s.key;
+  std::replace(id.begin(), id.end(), '_', '-');
+  const bool asked = asks(run, s);
   const bool timed = ref && rm && !m.contention.contended && !rm->contention.contended;
-  if (timed && m.eval_ms && rm->eval_ms && boolAt(*ref, "speedups.inference_eval") != inference) {
+  if (timed && m.eval_ms && rm->eval_ms && asks(*ref, s) != asked) {
     const double saved = 1.0 - *m.eval_ms / *rm->eval_ms;
-    std::string text = std::string(inference ? "Inference-mode evaluation" : "Grad-enabled evaluation") + " took " +
+    std::string text = (asked ? std::string(s.label) : "Evaluation without " + lowerFirst(s.label)) + " took " +
                        fmtFixed(*m.eval_ms, 0) + " ms per evaluation vs " + fmtFixed(*rm->eval_ms, 0) + " ms (" +
                        (saved >= 0 ? pct(saved) + " less" : pct(-saved) + " more") + ").";
-    out.push_back({"inference-eval", Severity::Info, text});
+    out.push_back({id, Severity::Info, text});
     return;
   }
-  if (!inference && m.eval_s && m.wall_s && *m.wall_s > 0) {
+  if (!asked && m.eval_s && m.wall_s && *m.wall_s > 0) {
     const double share = *m.eval_s / *m.wall_s;
+    Config on;
+    s.on(on, Here{});
+    const std::string set = std::string(s.config_path) + "=" + proto::valueAt(proto::configToJson(on), s.config_path).dump();
     if (share >= kEvalShare)
-      out.push_back({"inference-eval", Severity::Tip, "Evaluation takes " + pct(share) +
-                                                          " of the wall time with gradients on — set speedups.inference_eval=true."});
+      out.push_back({id, Severity::Tip, "Evaluation takes " + pct(share) + " of the wall time without " + lowerFirst(s.label) +
+                                            " — set " + set + "."});
   }
+}
+
+void evalVerdicts(const RunRecord& run, const RunMetrics& m, const RunRecord* ref, const RunMetrics* rm, Out& out) {
+  for (const Speedup& s : speedupTable())
+    if (s.timing == Timing::Evaluation) evalVerdict(s, run, m, ref, rm, out);
 }
 
 // The speed effect of the one speedup that changed, only when it clears the noise.

@@ -66,17 +66,6 @@ std::string datasetName(const std::string& spec) {
   return spec.substr(0, colon) + " " + (base.empty() ? dir : base);
 }
 
-std::string precisionName(const std::string& p) {
-  if (p == "bf16-mixed") return "+ bf16";
-  if (p == "16-mixed") return "+ fp16";
-  if (p == "32-true") return "fp32";
-  return "precision " + p;
-}
-
-std::string onOff(const json& v, const std::string& what) {
-  return (v.is_boolean() && v.get<bool>() ? "+ " : "− ") + what;
-}
-
 // data.limit_train / limit_val: a count of images, 0 = all of them.
 std::string imagesName(const json& v, const std::string& split) {
   return v.is_number() && v.get<double>() > 0 ? valueText(v) + " " + split + " images" : "all " + split + " images";
@@ -93,14 +82,16 @@ std::string countName(const std::string& path, const json& v) {
   return {};
 }
 
-// A lever past the recipe's, in its descriptor's words ("channels-last on"); "" for other fields.
-std::string leverName(const std::string& path, const json& value) {
+// A speedup's field, by its descriptor's run name ("+ bf16", "channels-last on"); "" for other fields.
+std::string speedupName(const std::string& path, const json& value) {
   for (const Speedup& s : speedupTable()) {
-    if (s.control == Control::Own || path != s.config_path) continue;
-    json doc = proto::configToJson(Config{});
+    if (path != s.config_path) continue;
+    Config base;
+    if (s.availability == Availability::NeedsDevices) base.speedups.devices = 2;  // a config it can be valid in
+    json doc = proto::configToJson(base);
     if (!proto::applyOverride(doc, path + "=" + value.dump()).ok()) return {};
     auto config = proto::configFromJson(doc);
-    return config.ok() ? s.setting(*config) : std::string();
+    return config.ok() ? runName(s, *config) : std::string();
   }
   return {};
 }
@@ -108,14 +99,7 @@ std::string leverName(const std::string& path, const json& value) {
 }  // namespace
 
 std::string changeName(const std::string& path, const json& value) {
-  if (std::string lever = leverName(path, value); !lever.empty()) return lever;
-  if (path == "speedups.precision" && value.is_string()) return precisionName(value.get<std::string>());
-  if (path == "speedups.pin_memory") return onOff(value, "pinned memory");
-  if (path == "speedups.inference_eval") return onOff(value, "inference eval");
-  if (path == "speedups.sharding" && value.is_string())
-    return value.get<std::string>() == "off" ? "no sharding" : "+ " + value.get<std::string>();
-  if (path == "speedups.early_stopping.patience")
-    return value.is_number() && value.get<double>() > 0 ? "patience " + valueText(value) : "no early stopping";
+  if (std::string speedup = speedupName(path, value); !speedup.empty()) return speedup;
   if (path == "data.dataset" && value.is_string()) return datasetName(value.get<std::string>());
   if (path == "model.name" && value.is_string()) return value.get<std::string>();
   if (path == "optim.name" && value.is_string()) return value.get<std::string>();

@@ -95,30 +95,23 @@ proto::SpeedupCapability precisionCapability(bool cuda) {
   return s;
 }
 
+// Each speedup as its descriptor says here; then the machine's numbers: the workers it suggests,
+// the devices it has, and each precision's availability.
 std::map<std::string, proto::SpeedupCapability> speedupCapabilities(bool cuda, int gpus, int cores) {
+  Here here;
+  here.cuda = cuda;
+  here.cores = cores;
+  here.devices = cuda ? gpus : std::max(1, cores);
   std::map<std::string, proto::SpeedupCapability> s;
-  proto::SpeedupCapability& workers = s[speedup::kWorkers] = speedupNote(true, findSpeedup(speedup::kWorkers)->help);
+  for (const Speedup& sp : speedupTable())
+    s[sp.key] = speedupNote(sp.availability != Availability::NeedsCuda || cuda, noteHere(sp, here));
+  proto::SpeedupCapability& workers = s[speedup::kWorkers];
   workers.suggested = std::min(cores, 8);
   workers.max = int(findFieldSpec("speedups.workers")->range.max);  // validation's
-  const Speedup& pin = *findSpeedup(speedup::kPinMemory);
-  s[speedup::kPinMemory] = speedupNote(cuda, cuda ? pin.help : withoutWhatItNeeds(pin));
-  proto::SpeedupCapability& devices = s[speedup::kDevices] =
-      speedupNote(true, cuda ? "One process per GPU, gradients all-reduced over NCCL"
-                             : "One CPU process per device over Gloo; the cores are shared, so "
-                               "expect little speedup from more processes than cores");
-  devices.max = cuda ? gpus : std::max(1, cores);
+  proto::SpeedupCapability& devices = s[speedup::kDevices];
+  devices.max = here.devices;
   devices.kind = cuda ? "gpus" : "cpu-processes";
   s[speedup::kPrecision] = precisionCapability(cuda);
-  s[speedup::kEarlyStopping] = speedupNote(true, "Stops when the monitored metric stops improving; restores the best weights");
-  s[speedup::kSharding] = speedupNote(true, cuda ? "ZeRO-1/2 over NCCL (needs devices > 1)"
-                                                 : "ZeRO-1/2 over Gloo (needs devices > 1); Gloo has no reduce-scatter, so "
-                                                   "ZeRO-2's gradient-memory saving does not apply");
-  s[speedup::kInferenceEval] = speedupNote(true, "Evaluate under InferenceMode with the larger eval batch");
-  for (const Speedup& lever : speedupTable()) {  // the others as their descriptor says
-    if (s.count(lever.key)) continue;
-    const bool here = lever.availability != Availability::NeedsCuda || cuda;
-    s[lever.key] = speedupNote(here, here ? lever.help : withoutWhatItNeeds(lever));
-  }
   return s;
 }
 

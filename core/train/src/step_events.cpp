@@ -114,11 +114,11 @@ std::map<std::string, proto::SpeedupStatus> TrainingRun::speedups() const {
   return s;
 }
 
-// The levers past the recipe's: what their mechanism said where it was applied, else asked for
-// (its setting in the table's words) and so active.
+// The others (the levers past the recipe's): what their mechanism said where it was applied, else
+// asked for (its setting in the table's words) and so active.
 void TrainingRun::leverStatuses(std::map<std::string, proto::SpeedupStatus>& s) const {
   for (const Speedup& lever : speedupTable()) {
-    if (lever.control == Control::Own) continue;
+    if (s.count(lever.key)) continue;  // said by its own mechanism above
     if (auto it = levers_.find(lever.key); it != levers_.end()) {
       s[lever.key] = it->second;
       continue;

@@ -58,22 +58,27 @@ Dim speedupDim(const TuneOptions& o, const std::string& key) {
   return d;
 }
 
-// Devices and sharding together: sharding needs devices > 1, so its values ride on the devices'.
-Dim devicesDim(const TuneOptions& o) {
-  Dim d = speedupDim(o, speedup::kDevices);
-  d.record.key = "speedups.devices, speedups.sharding";
-  const ladder::LadderStep* sharding = stepOf(o, speedup::kSharding);
-  if (d.options.empty() || !sharding || sharding->skipped) {
-    if (sharding && sharding->skipped) d.record.note += "; sharding: " + sharding->note;
-    return d;
+// The devices' dimension with the speedups that ride on it (sharding needs devices > 1): one more
+// option each, its step's config with the devices it needs.
+Dim withRiders(const TuneOptions& o, const std::string& key) {
+  Dim d = speedupDim(o, key);
+  for (const Speedup& rider : speedupTable()) {
+    if (rider.search != Search::WithDevices) continue;
+    d.record.key += std::string(", speedups.") + rider.key;
+    const ladder::LadderStep* step = stepOf(o, rider.key);
+    if (d.options.empty() || !step || step->skipped) {
+      if (step && step->skipped) d.record.note += std::string("; ") + rider.key + ": " + step->note;
+      continue;
+    }
+    const Config source = step->config;
+    const std::string words = rider.setting(source);
+    const json v = proto::configToJson(source)["speedups"][rider.key];
+    d.options.push_back({words, v.dump(), [source, key, riderKey = std::string(rider.key)](Config& c) {
+                           c = ladder::withSpeedupOf(c, source, key);
+                           c = ladder::withSpeedupOf(c, source, riderKey);
+                         }});
+    d.record.values.push_back(words);
   }
-  const Config source = sharding->config;
-  const std::string words = ladder::speedupSetting(source, speedup::kSharding);
-  d.options.push_back({words, "\"" + source.speedups.sharding + "\"", [source](Config& c) {
-                         c = ladder::withSpeedupOf(c, source, speedup::kDevices);
-                         c = ladder::withSpeedupOf(c, source, speedup::kSharding);
-                       }});
-  d.record.values.push_back(words);
   return d;
 }
 
@@ -102,7 +107,7 @@ Dim leversDim(const TuneOptions& o) {
   d.options.push_back({"", json("as given").dump(), [](Config&) {}});
   d.record.values.push_back("as given");
   for (const Speedup& lever : speedupTable()) {
-    if (lever.control == Control::Own || !lever.on) continue;
+    if (lever.search != Search::OneAtATime || !lever.on) continue;
     const ladder::LadderStep* step = stepOf(o, lever.key);
     if (!step || step->skipped) continue;
     const std::string words = lever.setting(step->config);
@@ -191,28 +196,67 @@ Result<Config> candidateConfig(const proto::TuneRecord& r, const std::string& id
   if (!config.ok() || id.rfind("c", 0) != 0 || r.eval_choice.empty()) return config;
   if (const proto::TuneCandidate* e = findCandidate(r, r.eval_choice))
     if (auto from = proto::configFromJson(e->config); from.ok()) {
-      config->speedups.inference_eval = from->speedups.inference_eval;
+      for (const Speedup& s : speedupTable())
+        if (s.search == Search::Evaluation) s.copy(*config, *from);
       config->train.eval_batch_size = from->train.eval_batch_size;
     }
   return config;
 }
 
+namespace {
+
+// The dimensions in the grid's order, each with the name --only knows it by: the speedups with a
+// dimension of their own (and those riding on them), the batch, the levers one at a time, then
+// the evaluation sweep's.
+struct NamedDims {
+  std::vector<std::string> names;
+  std::vector<Dim> train, eval;
+};
+
+NamedDims namedDims(const TuneOptions& o) {
+  NamedDims n;
+  for (const Speedup& s : speedupTable())
+    if (s.search == Search::Dimension) {
+      n.names.push_back(s.key);
+      n.train.push_back(s.key == std::string(speedup::kDevices) ? withRiders(o, s.key) : speedupDim(o, s.key));
+    }
+  n.names.insert(n.names.end(), {"batch", "levers"});
+  n.train.push_back(batchDim(o));
+  n.train.push_back(leversDim(o));
+  for (const Speedup& s : speedupTable())
+    if (s.search == Search::Evaluation) n.eval.push_back(speedupDim(o, s.key));
+  n.eval.push_back(evalBatchDim(o.base));
+  n.names.insert(n.names.end(), n.eval.size(), "eval");
+  return n;
+}
+
+// Each speedup a search leaves out, with why.
+void addNeverSearched(Space& s) {
+  for (const Speedup& sp : speedupTable())
+    if (sp.search == Search::Never) s.dimensions.push_back({std::string("speedups.") + sp.key, {}, std::string("not searched: ") + sp.why, false});
+}
+
+}  // namespace
+
 const std::vector<std::string>& dimensionNames() {
-  static const std::vector<std::string> names{"workers", "pin_memory", "devices", "precision", "batch", "levers", "eval"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const Speedup& s : speedupTable())
+      if (s.search == Search::Dimension) n.push_back(s.key);
+    n.insert(n.end(), {"batch", "levers", "eval"});
+    return n;
+  }();
   return names;
 }
 
 Space buildSpace(const TuneOptions& o) {
   Space s;
-  std::vector<Dim> train{speedupDim(o, speedup::kWorkers), speedupDim(o, speedup::kPinMemory), devicesDim(o),
-                         speedupDim(o, speedup::kPrecision), batchDim(o), leversDim(o)};
-  std::vector<Dim> eval{speedupDim(o, speedup::kInferenceEval), evalBatchDim(o.base)};
-  const std::vector<std::string> names = {"workers", "pin_memory", "devices", "precision", "batch", "levers", "eval", "eval"};
+  NamedDims n = namedDims(o);
   std::vector<Dim*> all;
-  for (auto& d : train) all.push_back(&d);
-  for (auto& d : eval) all.push_back(&d);
+  for (auto& d : n.train) all.push_back(&d);
+  for (auto& d : n.eval) all.push_back(&d);
   for (size_t i = 0; i < all.size(); ++i)  // --only: the others keep the config's value
-    if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), names[i]) == o.only.end() && all[i]->options.size() > 0) {
+    if (!o.only.empty() && std::find(o.only.begin(), o.only.end(), n.names[i]) == o.only.end() && all[i]->options.size() > 0) {
       all[i]->options.clear();
       all[i]->record.searched = false;
       all[i]->record.note = "left out (--only)";
@@ -225,11 +269,11 @@ Space buildSpace(const TuneOptions& o) {
     }
     dims = std::move(kept);
   };
-  keepSearched(train);
-  keepSearched(eval);
-  s.dimensions.push_back({"speedups.early_stopping", {}, "not searched: it ends a run after the target, so it cannot change the time to reach it", false});
-  if (!eval.empty()) s.eval = grid(o.base, eval, "e");
-  s.train = grid(o.base, train, "c");
+  keepSearched(n.train);
+  keepSearched(n.eval);
+  addNeverSearched(s);
+  if (!n.eval.empty()) s.eval = grid(o.base, n.eval, "e");
+  s.train = grid(o.base, n.train, "c");
   return s;
 }
 

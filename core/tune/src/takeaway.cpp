@@ -6,6 +6,7 @@
 #include "wb/common/format.h"
 #include "wb/common/fs.h"
 #include "wb/common/lr_scaling.h"
+#include "wb/common/speedups.h"
 #include "wb/proto/command_template.h"
 #include "wb/proto/config_json.h"
 #include "wb/report/estimate_json.h"
@@ -18,32 +19,21 @@ using nlohmann::json;
 
 namespace {
 
-std::string precisionWords(const std::string& p) {
-  if (p == "bf16-mixed") return "autocast to bfloat16 (torch.autocast(device_type, dtype=torch.bfloat16))";
-  if (p == "16-mixed") return "autocast to float16 with a GradScaler";
-  return "float32";
-}
-
 std::string lrWords(const Config& c) {
   const LrScaling s = lrScaling(c.optim, c.speedups.devices, 0, c.train.batch_size);
   if (s.factor == 1.0) return "lr " + shortNumber(s.effective_lr);
   return "lr " + shortNumber(s.effective_lr) + " (" + s.note + ")";
 }
 
+// The settings, one line each: the batch and the lr, then every speedup's line in PyTorch's terms.
 std::string settingsComment(const Config& c) {
   std::string s = "# The settings `workbench-cli tune` picked for " + c.name + ":\n";
   s += "#   per-rank batch " + std::to_string(c.train.batch_size) + " on " + std::to_string(c.speedups.devices) +
        " process(es), " + lrWords(c) + "\n";
-  s += "#   DataLoader(num_workers=" + std::to_string(c.speedups.workers) + ", pin_memory=" + (c.speedups.pin_memory ? "True" : "False") +
-       "), evaluation batch " + std::to_string(c.train.eval_batch_size) + (c.speedups.inference_eval ? " under torch.inference_mode()" : "") + "\n";
-  s += "#   precision: " + precisionWords(c.speedups.precision) + "\n";
-  if (c.speedups.devices > 1)
-    s += "#   DistributedDataParallel over " + std::to_string(c.speedups.devices) + " processes" +
-         (c.speedups.sharding != "off" ? ", optimizer state sharded (" + c.speedups.sharding + ": torch.distributed.optim.ZeroRedundancyOptimizer)" : "") + "\n";
+  for (const Speedup& sp : speedupTable())
+    if (const std::string line = sp.pytorch ? sp.pytorch(c) : ""; !line.empty()) s += "#   " + line + "\n";
   return s;
 }
-
-std::string bool01(bool b) { return b ? "True" : "False"; }
 
 report::Table trialsTable(const proto::TuneRecord& r) {
   report::Table t;
@@ -100,9 +90,9 @@ std::optional<Config> bestConfig(const proto::TuneRecord& r) {
 
 std::string torchrunCommand(const Config& c) {
   std::string s = "#!/bin/sh\n" + settingsComment(c);
-  s += "# A PyTorch script of yours, under torchrun (its own flags; these are the values to give it):\n";
+  s += "# A PyTorch script of yours, under torchrun (its own flags for the settings above):\n";
   s += "# torchrun --standalone --nproc-per-node " + std::to_string(c.speedups.devices) + " train.py --batch-size " +
-       std::to_string(c.train.batch_size) + " --workers " + std::to_string(c.speedups.workers) + " --precision " + c.speedups.precision + "\n";
+       std::to_string(c.train.batch_size) + " ...\n";
   s += "# The workbench's own worker, the same settings (best.json beside this file):\n";
   s += "exec torchrun --standalone --no-python --nproc-per-node " + std::to_string(c.speedups.devices) +
        " workbench-cli worker --config \"$(dirname \"$0\")/best.json\" --run-dir \"${1:-best-run}\"\n";
@@ -136,24 +126,25 @@ std::string sbatchScript(const Config& c, const fs::path& bestJson) {
 }
 
 std::string lightningArguments(const Config& c) {
+  std::vector<std::string> trainer, loader, comments;
+  for (const Speedup& sp : speedupTable()) {
+    if (!sp.lightning) continue;
+    const LightningSetting l = sp.lightning(c);
+    trainer.insert(trainer.end(), l.trainer.begin(), l.trainer.end());
+    loader.insert(loader.end(), l.loader.begin(), l.loader.end());
+    if (!l.comment.empty()) comments.push_back(l.comment);
+  }
   std::string s = settingsComment(c);
   s += "# The same settings as PyTorch Lightning arguments:\n";
   s += "import lightning as L\n\n";
-  s += "trainer = L.Trainer(\n    precision=\"" + c.speedups.precision + "\",\n    devices=" + std::to_string(c.speedups.devices) + ",\n";
-  if (c.speedups.devices > 1) s += "    strategy=\"ddp\",\n";
-  s += "    max_epochs=" + std::to_string(c.train.epochs) + ",\n";
-  s += "    inference_mode=" + bool01(c.speedups.inference_eval) + ",\n";
-  if (c.speedups.early_stopping.patience > 0)
-    s += "    callbacks=[L.pytorch.callbacks.EarlyStopping(monitor=\"" + c.speedups.early_stopping.monitor + "\", patience=" +
-         std::to_string(c.speedups.early_stopping.patience) + ", mode=\"" + c.speedups.early_stopping.mode + "\")],\n";
-  s += ")\n";
-  if (c.speedups.sharding != "off")
-    s += "# sharding " + c.speedups.sharding + ": strategy=\"deepspeed_stage_" + (c.speedups.sharding == "zero1" ? "1" : "2") +
-         "\" (or torch's ZeroRedundancyOptimizer in configure_optimizers)\n";
-  s += "train_loader = DataLoader(train_set, batch_size=" + std::to_string(c.train.batch_size) + ", shuffle=True, num_workers=" +
-       std::to_string(c.speedups.workers) + ", pin_memory=" + bool01(c.speedups.pin_memory) + ")\n";
-  s += "val_loader = DataLoader(val_set, batch_size=" + std::to_string(c.train.eval_batch_size) + ", num_workers=" +
-       std::to_string(c.speedups.workers) + ", pin_memory=" + bool01(c.speedups.pin_memory) + ")\n";
+  s += "trainer = L.Trainer(\n";
+  for (const std::string& kw : trainer) s += "    " + kw + ",\n";
+  s += "    max_epochs=" + std::to_string(c.train.epochs) + ",\n)\n";
+  for (const std::string& line : comments) s += "# " + line + "\n";
+  std::string loaderArgs;
+  for (const std::string& kw : loader) loaderArgs += ", " + kw;
+  s += "train_loader = DataLoader(train_set, batch_size=" + std::to_string(c.train.batch_size) + ", shuffle=True" + loaderArgs + ")\n";
+  s += "val_loader = DataLoader(val_set, batch_size=" + std::to_string(c.train.eval_batch_size) + loaderArgs + ")\n";
   s += "# optimizer " + c.optim.name + ", " + lrWords(c) + "\n";
   return s;
 }

@@ -22,6 +22,12 @@ using nlohmann::json;
 
 namespace {
 
+std::string dimensionList() {
+  std::string s;
+  for (const auto& n : dimensionNames()) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
 constexpr int64_t kEvalStageValImages = 2048;   // enough batches for a steady evaluation rate
 constexpr int64_t kHalvingValImages = 512;      // the halving's trials still evaluate, briefly
 
@@ -164,7 +170,7 @@ Status TuneRun::prepare() {
   if (auto st = keepWhatTheCommandTakes(); !st.ok()) return st;
   if (space_.train.size() + space_.eval.size() <= 1)
     return makeError(Errc::InvalidConfig, "the search space is empty: every setting is fixed or not available on this machine "
-                                          "(see the dimensions with `tune --dry-run`; --only names workers, pin_memory, devices, precision, batch, eval)");
+                                          "(see the dimensions with `tune --dry-run`; --only names " + dimensionList() + ")");
   r_.out_dir = o_.out.string();
   r_.measured_at = report::utcNowIso();
   r_.command = o_.command;

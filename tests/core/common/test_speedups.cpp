@@ -12,17 +12,20 @@
 
 namespace {
 
+// A machine with two devices, where the probe recommends 2 workers.
+wb::Here twoDevices() {
+  wb::Here h;
+  h.cores = 4;
+  h.devices = 2;
+  h.workers = 2;
+  h.workers_source = "the rule of thumb";
+  h.mixed_precision = wb::choice::kBf16Mixed;
+  return h;
+}
+
 wb::Config allOn() {
-  wb::Config c;
-  c.speedups.workers = 2;
-  c.speedups.pin_memory = true;
-  c.speedups.devices = 2;
-  c.speedups.precision = wb::choice::kBf16Mixed;
-  c.speedups.early_stopping.patience = 3;
-  c.speedups.sharding = "zero1";
-  c.speedups.inference_eval = true;
-  for (const wb::Speedup& s : wb::speedupTable())  // the levers: their ladder value
-    if (s.on) s.on(c);
+  wb::Config c = wb::speedupsOff(wb::Config{});
+  for (const wb::Speedup& s : wb::speedupTable()) s.on(c, twoDevices());  // each its ladder value
   return c;
 }
 
@@ -41,25 +44,55 @@ class TestSpeedups : public QObject {
     QVERIFY(!wb::findSpeedup("turbo"));
   }
 
-  // A lever past the recipe's is described whole: a control, a ladder value that turns it on,
-  // a field in the schema; the recipe's seven have controls of their own.
-  void leversAreDescribedWhole() {
-    int levers = 0;
+  // Every speedup, the recipe's seven as the levers, is described whole: a ladder value here that
+  // turns it on in a valid config, a field in the schema, the ladder's words, a run name, a line
+  // for the hand-over, and a search kind that agrees with how it is timed.
+  void everySpeedupIsDescribedWhole() {
+    const wb::Here here = twoDevices();
     for (const wb::Speedup& s : wb::speedupTable()) {
-      if (s.control == wb::Control::Own) {
-        QVERIFY2(!s.on, s.key);
-        continue;
-      }
-      ++levers;
-      QVERIFY2(s.on, s.key);
-      wb::Config c;
-      QVERIFY2(!wb::speedupRequested(s, c), s.key);  // off by default
-      s.on(c);
+      QVERIFY2(s.on && s.pytorch && s.lightning, s.key);
+      const wb::Config off = wb::speedupsOff(wb::Config{});
+      wb::Config c = off;
+      QVERIFY2(!wb::speedupRequested(s, c), s.key);  // off in the baseline
+      s.on(c, here);
       QVERIFY2(wb::speedupRequested(s, c), s.key);
       QVERIFY2(wb::validate(c).empty(), s.key);
       QVERIFY2(wb::findFieldSpec(s.config_path), s.config_path);
+      QVERIFY2(!wb::stepWords(s, off, c, here).empty(), s.key);
+      QVERIFY2(wb::runName(s, c) != wb::runName(s, off), s.key);
+      QVERIFY2(!wb::noteHere(s, here).empty(), s.key);
+      const std::string said = s.pytorch(c);
+      const wb::LightningSetting l = s.lightning(c);
+      QVERIFY2(!said.empty() || !l.trainer.empty() || !l.loader.empty() || !l.comment.empty(), s.key);
+      QCOMPARE(s.timing == wb::Timing::Evaluation, s.search == wb::Search::Evaluation);
+      QCOMPARE(s.timing == wb::Timing::Replay, s.search == wb::Search::Never);
+      QCOMPARE(s.availability == wb::Availability::NeedsDevices, s.search == wb::Search::WithDevices);
+      if (s.search == wb::Search::Never) QVERIFY2(std::string(s.why).size() > 0, s.key);
     }
-    QCOMPARE(levers, 6);
+  }
+
+  // The ladder's value is the machine's: what the probe recommends, the devices there are, the
+  // mixed precision it runs; and each says why it cannot help where the machine decides it.
+  void theValueHereIsTheMachines() {
+    wb::Here gpu = twoDevices();
+    gpu.cuda = true;
+    gpu.devices = 8;
+    gpu.workers = 6;
+    gpu.mixed_precision = wb::choice::kFp16Mixed;
+    wb::Config c = wb::speedupsOff(wb::Config{});
+    for (const char* key : {"workers", "devices", "precision"}) wb::findSpeedup(key)->on(c, gpu);
+    QCOMPARE(c.speedups.workers, 6);
+    QCOMPARE(c.speedups.devices, 8);
+    QCOMPARE(c.speedups.precision, std::string(wb::choice::kFp16Mixed));
+    wb::Here one = twoDevices();
+    one.devices = 1;
+    QVERIFY(!wb::findSpeedup("devices")->cannotHelp(c, one).empty());
+    one.workers = 0;
+    one.workers_measured = true;
+    QVERIFY(!wb::findSpeedup("workers")->cannotHelp(c, one).empty());
+    QVERIFY(wb::findSpeedup("workers")->cannotHelp(c, twoDevices()).empty());
+    const wb::Config single = wb::speedupsOff(wb::Config{});
+    QVERIFY(!wb::findSpeedup("sharding")->cannotHelp(single, twoDevices()).empty());  // needs devices > 1
   }
 
   // Off is taking the baseline's setting, and changes what it turns off.

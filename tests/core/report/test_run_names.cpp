@@ -29,8 +29,8 @@ class TestRunNames : public QObject {
     QTest::newRow("fp16") << "speedups.precision" << "\"16-mixed\"" << "+ fp16";
     QTest::newRow("workers") << "speedups.workers" << "2" << "workers 2";
     QTest::newRow("devices") << "speedups.devices" << "2" << "devices 2";
-    QTest::newRow("pinned") << "speedups.pin_memory" << "true" << "+ pinned memory";
-    QTest::newRow("no inference eval") << "speedups.inference_eval" << "false" << "− inference eval";
+    QTest::newRow("pinned") << "speedups.pin_memory" << "true" << "+ pin memory";
+    QTest::newRow("no inference eval") << "speedups.inference_eval" << "false" << "− inference-mode eval";
     QTest::newRow("zero2") << "speedups.sharding" << "\"zero2\"" << "+ zero2";
     QTest::newRow("patience") << "speedups.early_stopping.patience" << "2" << "patience 2";
     QTest::newRow("folder") << "data.dataset" << "\"folder:/tmp/fmnist/png/\"" << "folder png";

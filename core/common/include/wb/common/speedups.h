@@ -1,9 +1,10 @@
 #pragma once
-// The seven speedups, once: their keys (the start event's speedups.<key>, `capabilities`'
-// speedups.<key>, the ladder's steps, the measured effects), labels, config fields, when each is
-// available and what it needs, and what each does to a config: its baseline (off), copying it
-// from one config to another, and its setting in words. capabilities, the trainer's start event,
-// the ladder plan, the effects, the window's Speedups group and the CLI's help read this table.
+// The speedups, once: the recipe's seven and the levers past it. Their keys (the start event's
+// speedups.<key>, `capabilities`' speedups.<key>, the ladder's steps, the measured effects), labels,
+// config fields, when each is available and what it needs, what each does to a config and to the
+// training's math, its value on this machine, how it is timed, searched, named and handed over.
+// capabilities, the trainer's start event, the ladder plan, tune, run names, the effects, the
+// window's Speedups group and the CLI's help read this table; no other code branches on a key.
 // std-only.
 #include <string>
 #include <vector>
@@ -65,10 +66,34 @@ enum class Timing {
   Replay,      // only where the run ends changes: replayed on the reference runs' evaluations
 };
 
-// How the window edits it: a control of its own (the recipe's seven), or one built from its field's
-// schema: a check box (a bool), a spin box with the schema's range (a count), a combo box of the
-// field's choices.
-enum class Control { Own, Toggle, Count, Choice };
+// What this machine offers the speedups: the facts a descriptor's rules read. Whoever plans fills
+// it (wb/ladder from `capabilities` and the stored worker probe), so no code outside the table
+// branches on a speedup's key to find its value here.
+struct Here {
+  bool cuda = false;
+  int cores = 1;
+  int devices = 2;                 // the devices a run may use here: the GPUs, else CPU processes
+  int workers = 0;                 // loader workers for this experiment here
+  bool workers_measured = false;   // from the worker probe (then 0 means 0 is the fastest)
+  std::string workers_source;      // where that count comes from, in words
+  std::string mixed_precision;     // the mixed precision this machine runs: 16-mixed on CUDA, else bf16-mixed
+};
+
+// How `tune` searches it (wb/tune/tune.h).
+enum class Search {
+  Dimension,    // a dimension of its own: off, the ladder's value and the config's own
+  WithDevices,  // rides on the devices' dimension (it needs devices > 1)
+  Evaluation,   // in the evaluation sweep, with the evaluation batch
+  OneAtATime,   // one option on top of the rest, when asked (--only ...,levers)
+  Never,        // not searched: `why` says why
+};
+
+// A setting in PyTorch Lightning's terms (tune's best-lightning.py).
+struct LightningSetting {
+  std::vector<std::string> trainer;  // Trainer keywords: precision="bf16-mixed"
+  std::vector<std::string> loader;   // DataLoader keywords: num_workers=2
+  std::string comment;               // where Lightning has no keyword for it: what to write instead
+};
 
 struct Speedup {
   const char* key;
@@ -83,19 +108,38 @@ struct Speedup {
   void (*off)(Config&);                          // sets the baseline's value (speedupsOff)
   void (*copy)(Config& to, const Config& from);  // takes `from`'s setting (and what it needs)
   std::string (*setting)(const Config&);         // "workers 2", "precision bf16-mixed"
-  // The levers past the recipe's seven (whose ladder values depend on the machine and live in the
-  // ladder's plan) are described whole here: the window's control, the ladder's value, and why the
-  // default ladder leaves it off for a config ("" when it can help there).
-  Control control = Control::Own;
-  void (*on)(Config&) = nullptr;                 // the ladder's and the tune's value
-  std::string (*cannotHelp)(const Config&) = nullptr;
+
+  // The ladder's and tune's value on this machine; why it cannot help `c` here ("" when it can);
+  // what its measurement should be read with ("" when nothing); the ladder's step in words, from
+  // `from` to `to` (nullptr: `to`'s setting).
+  void (*on)(Config&, const Here&) = nullptr;
+  std::string (*cannotHelp)(const Config& c, const Here&) = nullptr;
+  std::string (*caveat)(const Config& c, const Here&) = nullptr;
+  std::string (*step)(const Config& from, const Config& to, const Here&) = nullptr;
+  // `capabilities`' note for it on this machine (nullptr: `help`, or what it needs without it).
+  std::string (*note)(const Here&) = nullptr;
+  // A run's short name for a config that differs from its baseline in this field ("+ bf16");
+  // nullptr: the setting.
+  std::string (*name)(const Config&) = nullptr;
+  Search search = Search::OneAtATime;
+  const char* why = "";      // Search::Never: why a search leaves it out
+  // The hand-over (tune's best-torchrun.sh and best-lightning.py): `c`'s setting as a line of a
+  // PyTorch script ("" when there is nothing to write) and in Lightning's terms.
+  std::string (*pytorch)(const Config& c) = nullptr;
+  LightningSetting (*lightning)(const Config& c) = nullptr;
 };
 
 // "keeps the math" / "changes the math", for tables and messages.
 const char* mathWords(Math m);
 
+// The patience the recipe (and the ladder) gives early stopping, in evaluations.
+inline constexpr int kRecipePatience = 2;
+
 // "needs CUDA; <what happens without>" for a NeedsCuda speedup, "" for the others.
 std::string withoutWhatItNeeds(const Speedup& s);
+
+// `capabilities`' note for it on a machine like `here` (its `note`, else its help, or what it needs).
+std::string noteHere(const Speedup& s, const Here& here);
 
 // Whether `c` asks for it: its setting differs from the baseline's.
 bool speedupRequested(const Speedup& s, const Config& c);
@@ -103,6 +147,11 @@ bool speedupRequested(const Speedup& s, const Config& c);
 // The speedup whose field `path` is or lies under ("speedups.early_stopping.monitor" is early
 // stopping's), or nullptr.
 const Speedup* speedupOfField(const std::string& path);
+
+// The ladder's step for `s` from `from` to `to`, in words ("loader workers 0 → 2").
+std::string stepWords(const Speedup& s, const Config& from, const Config& to, const Here& here);
+// A run's short name for `c`'s setting of `s` (its `name`, else its setting).
+std::string runName(const Speedup& s, const Config& c);
 
 // In the ladder's and the window's order.
 const std::vector<Speedup>& speedupTable();

@@ -25,9 +25,8 @@
 namespace wb::ladder {
 
 struct LadderStep {
-  std::string key;         // "baseline" | "workers" | "pin_memory" | "devices" | "precision" |
-                           // "early_stopping" | "sharding" | "inference_eval" | "kept" (greedy:
-                           // the configuration kept, against the baseline)
+  std::string key;         // "baseline", a speedup's key (speedupTable()), or "kept" (greedy: the
+                           // configuration kept, against the baseline)
   std::string added;       // what this step changes, for people: "loader workers 0 → 2"
   bool isolated = false;   // true: this speedup alone on the baseline (--isolated)
   bool skipped = false;    // this machine cannot do it: `note` says why
@@ -37,18 +36,16 @@ struct LadderStep {
   std::string slug(int index) const;
 };
 
-// The user's config with every speedup off: workers 0, pin memory off, devices 1, precision
-// 32-true, early stopping off (patience 0), sharding off, inference_eval false.
+// The user's config with every speedup off (each descriptor's `off`: workers 0, 1 device, 32-true ...).
 Config ladderBaseline(const Config& user);
 
 // The plan. `capabilities` is the JSON of `workbench-cli capabilities --json` (cores, cuda,
 // gpus, speedups.<name>.available/note/max, speedups.precision.values.<p>.available/note).
-// Cumulative: workers = the stored worker probe's count when `capabilities` carries it as
-// speedups.workers.probe (wb/report/workers_advice.h attachWorkersAdvice; 0 skips the step), else min(cores, 4)
-// → pin memory → devices (GPU count on CUDA, else 2 CPU
-// processes) → precision (16-mixed on CUDA, bf16-mixed on CPU) → early stopping (patience 2) →
-// sharding (zero1, needs devices > 1) → inference-mode eval. A step the machine cannot do is
-// kept with skipped = true and the reason; later steps build on the last one that ran.
+// Cumulative, in the table's order, each speedup at its descriptor's value on this machine (wb::Here:
+// the stored worker probe's count when `capabilities` carries it as speedups.workers.probe, see
+// wb/report/workers_advice.h, else the rule of thumb; the GPUs, else 2 CPU processes; 16-mixed on
+// CUDA, else bf16-mixed). A step the machine cannot do (not available, emulated, or its descriptor's
+// cannotHelp) is kept with skipped = true and the reason; later steps build on the last one that ran.
 // With `isolated`, each runnable speedup also runs alone on the baseline (sharding alone brings
 // the devices it needs).
 std::vector<LadderStep> planLadder(const Config& user, const nlohmann::json& capabilities, bool isolated);

@@ -22,8 +22,7 @@ struct SpeedupEffect {
   std::string date;        // "2026-12-01 08:40 UTC"
 };
 
-// Per speedup key ("workers", "pin_memory", "devices", "precision", "early_stopping", "sharding",
-// "inference_eval"): what the ladder measured. Keys the ladder did not run are absent.
+// Per speedup key (speedupTable()'s): what the ladder measured. Keys the ladder did not run are absent.
 std::map<std::string, SpeedupEffect> ladderEffects(const Ladder& ladder, const std::string& date);
 
 // The probe's line for the workers row: the count it recommends, its samples/s against 0
@@ -37,11 +36,6 @@ SpeedupEffect tryEffect(const nlohmann::json& tryDoc, const std::string& date);
 // Per speedup key, the newest try.json naming it under the roots (each root and its direct
 // sub-folders, where `workbench-cli try` writes by default).
 std::map<std::string, SpeedupEffect> latestTries(const std::vector<std::filesystem::path>& roots);
-
-// Why early stopping with `patience` cannot stop a run of `epochs` (one evaluation per epoch):
-// "cannot trigger in 1 epoch(s) with patience 2"; "" when it can, or when it is off. The ladder's
-// early-stopping step and the window's set-up say it alike.
-std::string earlyStoppingCaveat(int epochs, int patience);
 
 struct FoundLadder {
   std::string dir;

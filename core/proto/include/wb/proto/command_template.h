@@ -1,8 +1,7 @@
 #pragma once
 // The user's command template (try/ladder --command): {placeholders} that take one arm's
-// settings. {run_dir}; a speedup's key ({workers}, {pin_memory}, {devices}, {precision},
-// {early_stopping}, {sharding}, {inference_eval}: its config field, speedupTable()'s
-// config_path); or any config path ({train.batch_size}, {optim.lr}). Values are written as the
+// settings. {run_dir}; a speedup's key (every key of speedupTable(), {workers} ... {tf32}: its
+// config field, the table's config_path); or any config path ({train.batch_size}, {optim.lr}). Values are written as the
 // config holds them (true/false, 4, bf16-mixed), shell-quoted. Running it is
 // wb/launch/command_run.h.
 #include <string>
@@ -12,6 +11,9 @@
 #include "wb/common/result.h"
 
 namespace wb::proto {
+
+// Every speedup's placeholder, in the table's order: "{workers} {pin_memory} ... {tf32}".
+std::string speedupPlaceholders();
 
 // The config paths the template's placeholders read ({run_dir} reads none), in order, each once;
 // InvalidConfig naming an unknown placeholder and the ones there are, or an unclosed brace.

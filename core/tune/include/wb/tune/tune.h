@@ -107,8 +107,9 @@ Status checkSearchFolder(const std::filesystem::path& out, const std::vector<std
 
 // ---- the parts, for tests and the batch finder ---------------------------------------------
 
-// The short names of the dimensions (--only): workers, pin_memory, devices (with sharding),
-// precision, batch, eval (inference-mode eval and the evaluation batch).
+// The short names of the dimensions (--only): each speedup with a dimension of its own (Search::
+// Dimension: workers, pin_memory, devices with the speedups that ride on it, precision), batch,
+// levers, eval (the Search::Evaluation speedups and the evaluation batch).
 const std::vector<std::string>& dimensionNames();
 
 struct Space {
