@@ -292,7 +292,7 @@ class TestCompareView : public QObject {
     }
   }
 
-  // One chart per question (issue 31 item 3): the ladder's once opened; the ticked runs' again,
+  // One chart per question: the ladder's once opened; the ticked runs' again,
   // matching the table, once the baseline or the ticks change.
   void theChartFollowsTheLastQuestion() {
     auto root = t::scratchRoot();

@@ -222,7 +222,7 @@ class TestRunsModel : public QObject {
     model.setBaseline(base);
     QCOMPARE(cell(model, bf16, RunsModel::ColName).toString(), QStringLiteral("my bf16 try"));
     // An experiment's runs (a ladder's folders) carry their folder's name, not a time read from
-    // it (issue 31 item 6: "05-early-stopping-p1-baseline" read "st:op:pi").
+    // it ("05-early-stopping-p1-baseline" read "st:op:pi").
     Run* p1 = runWith(root, QStringLiteral("05-early-stopping-p1-baseline"), json::object(), QStringLiteral("ok"),
                       evalsReaching(0.8), model);
     QCOMPARE(cell(model, p1, RunsModel::ColName).toString(), QStringLiteral("same as baseline · 05-early-stopping-p1-baseline"));

@@ -219,7 +219,7 @@ class TestWindowRuns : public QObject {
     QVERIFY2(details->toPlainText().section(QLatin1Char('\n'), 1, 1).startsWith(QStringLiteral("Error: ")), qPrintable(details->toPlainText()));
     QVERIFY(w.runAction()->isEnabled());
     // The next run, against it as the baseline with bf16: the status bar names it as the list
-    // does ("+ bf16"), not by its config's name (issue 31 item 6).
+    // does ("+ bf16"), not by its config's name.
     w.runs()->setBaseline(run);
     json bf16 = smallExperiment("to-be-killed");
     bf16["speedups"]["precision"] = "bf16-mixed";

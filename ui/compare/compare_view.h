@@ -1,5 +1,5 @@
 #pragma once
-// The Compare tab (issue 6): each ticked run against the baseline (time per epoch, train samples/s,
+// The Compare tab: each ticked run against the baseline (time per epoch, train samples/s,
 // wall time, time to the target accuracy and the speedup on each, best/final val acc with Δ pp,
 // eval time, time to first step, the command's wall time, cores used and other load, peak memory
 // and its ratio, epochs, fp16 skipped steps, status, what differs from the baseline; a row
@@ -30,6 +30,8 @@
 #include "wb/report/report.h"
 
 class QDoubleSpinBox;
+class QHBoxLayout;
+class QSplitter;
 class QLabel;
 class QPushButton;
 class QTabWidget;
@@ -108,6 +110,12 @@ class CompareView : public QWidget {
   void showEvent(QShowEvent* event) override;  // catches up on what changed while hidden
 
  private:
+  QHBoxLayout* buildControls();
+  QLabel* buildSummary();
+  QSplitter* buildTables();
+  void connectControls();
+  void connectLadderRunner();
+  void connectModel();
   void scheduleRefresh();
   void compare(Run& base);
   wb::report::RunRecord labelled(const Run& run) const;
@@ -131,6 +139,7 @@ class CompareView : public QWidget {
   QPushButton* exportButton_;
   QPushButton* ladderButton_;
   QPushButton* stopLadderButton_;
+  QPushButton* openLadderButton_;
   QLabel* summary_;
   QTableWidget* table_;
   SpeedupChart* chart_;

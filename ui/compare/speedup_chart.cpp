@@ -109,37 +109,83 @@ void SpeedupChart::showBarTip(QMouseEvent* event) {
   else QToolTip::showText(event->globalPosition().toPoint(), tip, plot_);
 }
 
+namespace {
+
+// The reference line (1×, the baseline) across the whole axis rect.
+void referenceLine(QCustomPlot* plot, QCPAxisRect* rect, QCPAxis* x, QCPAxis* y, double reference) {
+  auto* line = new QCPItemStraightLine(plot);
+  line->setClipAxisRect(rect);
+  line->point1->setAxes(x, y);
+  line->point2->setAxes(x, y);
+  line->point1->setCoords(0, reference);
+  line->point2->setCoords(1, reference);
+  line->setPen(QPen(QColor(0xD5, 0x5E, 0x00), 1.5, Qt::DashLine));
+}
+
+void emptyNote(QCustomPlot* plot, QCPAxisRect* rect, const QColor& muted) {
+  auto* empty = new QCPItemText(plot);
+  empty->setClipAxisRect(rect);
+  empty->position->setType(QCPItemPosition::ptAxisRectRatio);
+  empty->position->setAxisRect(rect);
+  empty->position->setCoords(0.5, 0.5);
+  empty->setText(QStringLiteral("No speedups to show yet: tick runs and set a baseline, or run the ladder."));
+  empty->setColor(muted);
+}
+
+QCPBars* newBars(QCPAxis* x, QCPAxis* y, const QBrush& brush, const QPen& pen) {
+  auto* b = new QCPBars(x, y);
+  b->setBrush(brush);
+  b->setPen(pen);
+  b->setWidth(0.6);
+  return b;
+}
+
+}  // namespace
+
+// The title over one axis rect, in the window's palette (light or dark, like the live plots).
+QCPAxisRect* SpeedupChart::titledRect(const QString& titleText) {
+  const QPalette pal = palette();
+  const QColor base = pal.color(QPalette::Base), ink = pal.color(QPalette::Text);
+  plot_->setBackground(base);
+  auto* rect = new QCPAxisRect(plot_);
+  rect->setBackground(base);
+  const QFont titleFont(font().family(), 11, QFont::Bold);
+  auto* title = new QCPTextElement(plot_, wrapped(titleText, QFontMetrics(titleFont), width() - 16), titleFont);
+  title->setTextColor(ink);
+  plot_->plotLayout()->addElement(0, 0, title);
+  plot_->plotLayout()->addElement(1, 0, rect);
+  inkAxes({rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft)}, ink);
+  return rect;
+}
+
+// A bar's annotation above it (above its whisker), fitted to its share of the width.
+void SpeedupChart::annotate(const wb::report::Bar& b, QCPAxisRect* rect, double key, double at, int room) {
+  const QColor ink = palette().color(QPalette::Text), muted = palette().color(QPalette::PlaceholderText);
+  auto* text = new QCPItemText(plot_);
+  text->setClipAxisRect(rect);
+  text->position->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+  text->position->setCoords(key, at);
+  text->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+  text->setTextAlignment(Qt::AlignHCenter);
+  text->setColor(b.skipped ? muted : ink);
+  QFont annotationFont = font();
+  annotationFont.setBold(!b.skipped && b.bold);  // as in the SVG: a clear verdict is bold; a reason, noise or one pair is not
+  text->setFont(annotationFont);
+  text->setText(fittedAnnotation(b, annotationFont, room, text));
+}
+
 void SpeedupChart::setBars(const wb::report::BarChartSpec& spec) {
   spec_ = spec;
   plot_->clearPlottables();
   plot_->clearItems();
   plot_->plotLayout()->clear();
-  // The window's palette (light or dark), like the live plots.
-  const QPalette pal = palette();
-  const QColor base = pal.color(QPalette::Base), ink = pal.color(QPalette::Text);
-  const QColor muted = pal.color(QPalette::PlaceholderText);
-  plot_->setBackground(base);
-  auto* rect = new QCPAxisRect(plot_);
-  rect->setBackground(base);
-  const QFont titleFont(font().family(), 11, QFont::Bold);
-  auto* title = new QCPTextElement(plot_, wrapped(QString::fromStdString(spec.title), QFontMetrics(titleFont), width() - 16),
-                                   titleFont);
-  title->setTextColor(ink);
-  plot_->plotLayout()->addElement(0, 0, title);
-  plot_->plotLayout()->addElement(1, 0, rect);
+  QCPAxisRect* rect = titledRect(QString::fromStdString(spec.title));
   QCPAxis* x = rect->axis(QCPAxis::atBottom);
   QCPAxis* y = rect->axis(QCPAxis::atLeft);
   y->setLabel(QString::fromStdString(spec.y_label));
-  inkAxes({x, y}, ink);
-
-  auto* done = new QCPBars(x, y);
-  done->setBrush(QColor(0x00, 0x72, 0xB2));
-  done->setPen(Qt::NoPen);
-  done->setWidth(0.6);
-  auto* skipped = new QCPBars(x, y);
-  skipped->setBrush(Qt::NoBrush);
-  skipped->setPen(QPen(QColor(0x99, 0x99, 0x99), 1, Qt::DashLine));
-  skipped->setWidth(0.6);
+  const QColor ink = palette().color(QPalette::Text);
+  auto* done = newBars(x, y, QColor(0x00, 0x72, 0xB2), Qt::NoPen);
+  auto* skipped = newBars(x, y, Qt::NoBrush, QPen(QColor(0x99, 0x99, 0x99), 1, Qt::DashLine));
   // Each measured bar's 95 % interval as an error bar (NaN: none, e.g. 1 run each).
   auto* interval = new QCPErrorBars(x, y);
   interval->setDataPlottable(done);
@@ -164,17 +210,7 @@ void SpeedupChart::setBars(const wb::report::BarChartSpec& spec) {
     if (!b.skipped) below << (hasInterval ? value - b.lo : qQNaN()), above << (hasInterval ? b.hi - value : qQNaN());
     const double textAt = hasInterval ? std::max(value, b.hi) : value;  // above the whisker
     top = std::max(top, textAt);
-    auto* text = new QCPItemText(plot_);
-    text->setClipAxisRect(rect);
-    text->position->setAxes(x, y);
-    text->position->setCoords(key, textAt);
-    text->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
-    text->setTextAlignment(Qt::AlignHCenter);
-    text->setColor(b.skipped ? muted : ink);
-    QFont annotationFont = font();
-    annotationFont.setBold(!b.skipped && b.bold);  // as in the SVG: a clear verdict is bold; a reason, noise or one pair is not
-    text->setFont(annotationFont);
-    text->setText(fittedAnnotation(b, annotationFont, room, text));
+    annotate(b, rect, key, textAt, room);
   }
   interval->setData(below, above);
   x->setTicker(ticker);
@@ -182,22 +218,8 @@ void SpeedupChart::setBars(const wb::report::BarChartSpec& spec) {
   x->setRange(0.4, std::max<double>(1, spec.bars.size()) + 0.6);
   x->grid()->setVisible(false);
   y->setRange(0, top * 1.3);
-  auto* line = new QCPItemStraightLine(plot_);
-  line->setClipAxisRect(rect);
-  line->point1->setAxes(x, y);
-  line->point2->setAxes(x, y);
-  line->point1->setCoords(0, spec.reference);
-  line->point2->setCoords(1, spec.reference);
-  line->setPen(QPen(QColor(0xD5, 0x5E, 0x00), 1.5, Qt::DashLine));
-  if (spec.bars.empty()) {
-    auto* empty = new QCPItemText(plot_);
-    empty->setClipAxisRect(rect);
-    empty->position->setType(QCPItemPosition::ptAxisRectRatio);
-    empty->position->setAxisRect(rect);
-    empty->position->setCoords(0.5, 0.5);
-    empty->setText(QStringLiteral("No speedups to show yet: tick runs and set a baseline, or run the ladder."));
-    empty->setColor(muted);
-  }
+  referenceLine(plot_, rect, x, y, spec.reference);
+  if (spec.bars.empty()) emptyNote(plot_, rect, palette().color(QPalette::PlaceholderText));
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -17,6 +17,7 @@
 class QCustomPlot;
 class QMouseEvent;
 class QCPItemText;
+class QCPAxisRect;
 
 namespace wb::ui {
 
@@ -43,6 +44,8 @@ class SpeedupChart : public QWidget {
  private:
   int barRoom(int bars) const;  // px of width each bar's label and annotation may take
   QString fittedAnnotation(const wb::report::Bar& bar, QFont font, int room, QCPItemText* item) const;
+  QCPAxisRect* titledRect(const QString& title);
+  void annotate(const wb::report::Bar& b, QCPAxisRect* rect, double key, double at, int room);
   void showBarTip(QMouseEvent* event);
 
   QCustomPlot* plot_;

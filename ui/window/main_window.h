@@ -1,7 +1,7 @@
 #pragma once
 // The workbench window: a composition of widgets that each own one job —
 //   left:   SetupPanel (the experiment) and the Run button
-//   right:  tabs "Live" (LivePlots) and "Compare" (CompareView, issue 6) over the RunsPanel.
+//   right:  tabs "Live" (LivePlots) and "Compare" (CompareView) over the RunsPanel.
 // It owns the RunsModel, the RunQueue (runs launched here) and the RunHistory (the runs root),
 // the menus and shortcuts (Run Ctrl+R, Stop Ctrl+., Export Ctrl+E, Tour F1), drops (a dataset
 // folder, a run directory or an experiment JSON), settings (last set-up, baseline, layout), and
@@ -104,6 +104,9 @@ class MainWindow : public QMainWindow {
   void onTryFinished(const QString& outDir, bool cancelled, const QString& error);
   void onTryProgress(const QString& line);
   void buildActions();
+  void buildFileMenu();
+  void buildRunMenu();
+  void buildViewMenu();
   void buildLayout();
   void fitScreen();
   void restoreSettings();

@@ -81,85 +81,98 @@ Result<c10::intrusive_ptr<c10d::Store>> connectStore(const DistEnv& env, std::ch
 // Every rank claims its RANK and publishes its WORLD_SIZE; rank 0 checks them all and publishes a
 // verdict. So a duplicate rank, a world-size mismatch or a rank that never comes fails with a
 // message naming it, within the rendezvous timeout, on every rank that is up.
+// The time left of a rendezvous's timeout (at least 1 ms: a store wait of 0 waits forever).
+struct Deadline {
+  std::chrono::milliseconds timeout;
+  std::chrono::steady_clock::time_point at = std::chrono::steady_clock::now() + timeout;
+  std::chrono::milliseconds remaining() const {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(at - std::chrono::steady_clock::now());
+    return std::max(left, std::chrono::milliseconds(1));
+  }
+};
+
+// A rank other than 0: reads rank 0's world size before publishing its own, so a mismatch is
+// named here even though rank 0 (seeing ours) will fail and take the store down; then waits for
+// rank 0's verdict.
+Status joinRankZero(c10d::Store& store, const DistEnv& env, const Deadline& d) {
+  const std::string r = std::to_string(env.rank), W = std::to_string(env.world_size);
+  try {
+    store.wait({"world_size/0"}, d.remaining());
+  } catch (const std::exception&) {
+    return distError(rankName(env) + " reached a rendezvous at " + endpoint(env) + " but rank 0 of this run never registered within " +
+                     seconds(d.timeout) + ": another program may own that port, or WB_RUN_ID differs between ranks.");
+  }
+  const std::string w0 = stringOf(store.get("world_size/0"));
+  store.set("world_size/" + r, bytesOf(W));
+  if (w0 != W) {
+    store.add("verdict_read", 1);
+    return distError("WORLD_SIZE mismatch: " + rankName(env) + " has WORLD_SIZE=" + W + " but rank 0 has WORLD_SIZE=" + w0 +
+                     ". Start every rank with the same WORLD_SIZE.");
+  }
+  try {
+    store.wait({"verdict"}, d.remaining());
+  } catch (const std::exception&) {
+    return distError(rankName(env) + ": rank 0 did not confirm that all " + W + " ranks joined within " + seconds(d.timeout) +
+                     "; a rank is missing (rank 0's log names it).");
+  }
+  const std::string verdict = stringOf(store.get("verdict"));
+  store.add("verdict_read", 1);
+  if (verdict != "ok") return distError(rankName(env) + ": rendezvous refused by rank 0: " + verdict);
+  return {};
+}
+
+// Rank 0 publishes a refusal and gives the ranks that joined a moment to read it before this
+// process (which hosts the store) exits.
+Status refuseRendezvous(c10d::Store& store, const DistEnv& env, const std::string& message) {
+  try {
+    store.set("verdict", bytesOf(message));
+    int64_t joined = 0;
+    for (int k = 1; k < env.world_size; ++k) joined += store.check({"world_size/" + std::to_string(k)}) ? 1 : 0;
+    const auto linger = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+    while (store.add("verdict_read", 0) < joined && std::chrono::steady_clock::now() < linger)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  } catch (const std::exception&) {
+  }
+  return distError(message);
+}
+
+// Rank 0: waits for every other rank's world size, refusing a missing rank or a mismatch by name.
+Status hostRendezvous(c10d::Store& store, const DistEnv& env, const Deadline& d) {
+  const std::string W = std::to_string(env.world_size);
+  store.set("world_size/0", bytesOf(W));
+  for (int j = 1; j < env.world_size; ++j) {
+    const std::string key = "world_size/" + std::to_string(j);
+    try {
+      store.wait({key}, d.remaining());
+    } catch (const std::exception&) {
+      std::string missing;
+      for (int k = j; k < env.world_size; ++k) {
+        if (store.check({"world_size/" + std::to_string(k)})) continue;
+        missing += (missing.empty() ? "" : ", ") + std::to_string(k);
+      }
+      return refuseRendezvous(store, env,
+                              "rank(s) " + missing + " did not join the rendezvous at " + endpoint(env) + " within " +
+                                  seconds(d.timeout) + " (WORLD_SIZE=" + W +
+                                  "): they did not start, crashed, or were given another MASTER_ADDR/MASTER_PORT. Check their logs.");
+    }
+    const std::string wj = stringOf(store.get(key));
+    if (wj != W)
+      return refuseRendezvous(store, env,
+                              "WORLD_SIZE mismatch: rank 0 has WORLD_SIZE=" + W + " but rank " + std::to_string(j) +
+                                  " has WORLD_SIZE=" + wj + ". Start every rank with the same WORLD_SIZE.");
+  }
+  store.set("verdict", bytesOf("ok"));
+  return {};
+}
+
 Status handshake(c10d::Store& store, const DistEnv& env, std::chrono::milliseconds timeout) {
   const std::string r = std::to_string(env.rank);
-  const std::string W = std::to_string(env.world_size);
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  auto remaining = [&] {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    return std::max(left, std::chrono::milliseconds(1));
-  };
+  const Deadline deadline{timeout};
   try {
     if (store.add("claim/" + r, 1) > 1)
       return distError("two processes were started with rank " + r + " (RANK=" + r +
                        "): give every process its own RANK in 0.." + std::to_string(env.world_size - 1));
-
-    if (env.rank != 0) {
-      // Read rank 0's world size before publishing ours, so a mismatch is named here even though
-      // rank 0 (seeing ours) will fail and take the store down.
-      try {
-        store.wait({"world_size/0"}, remaining());
-      } catch (const std::exception&) {
-        return distError(rankName(env) + " reached a rendezvous at " + endpoint(env) +
-                         " but rank 0 of this run never registered within " + seconds(timeout) +
-                         ": another program may own that port, or WB_RUN_ID differs between ranks.");
-      }
-      const std::string w0 = stringOf(store.get("world_size/0"));
-      store.set("world_size/" + r, bytesOf(W));
-      if (w0 != W) {
-        store.add("verdict_read", 1);
-        return distError("WORLD_SIZE mismatch: " + rankName(env) + " has WORLD_SIZE=" + W + " but rank 0 has WORLD_SIZE=" +
-                         w0 + ". Start every rank with the same WORLD_SIZE.");
-      }
-      try {
-        store.wait({"verdict"}, remaining());
-      } catch (const std::exception&) {
-        return distError(rankName(env) + ": rank 0 did not confirm that all " + W + " ranks joined within " +
-                         seconds(timeout) + "; a rank is missing (rank 0's log names it).");
-      }
-      const std::string verdict = stringOf(store.get("verdict"));
-      store.add("verdict_read", 1);
-      if (verdict != "ok") return distError(rankName(env) + ": rendezvous refused by rank 0: " + verdict);
-      return {};
-    }
-
-    store.set("world_size/0", bytesOf(W));
-    // Publishes the refusal and gives the ranks that joined a moment to read it before this
-    // process (which hosts the store) exits.
-    auto refuse = [&](const std::string& message) -> Status {
-      try {
-        store.set("verdict", bytesOf(message));
-        int64_t joined = 0;
-        for (int k = 1; k < env.world_size; ++k) joined += store.check({"world_size/" + std::to_string(k)}) ? 1 : 0;
-        const auto linger = std::chrono::steady_clock::now() + std::chrono::seconds(3);
-        while (store.add("verdict_read", 0) < joined && std::chrono::steady_clock::now() < linger)
-          std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      } catch (const std::exception&) {
-      }
-      return distError(message);
-    };
-    for (int j = 1; j < env.world_size; ++j) {
-      const std::string key = "world_size/" + std::to_string(j);
-      try {
-        store.wait({key}, remaining());
-      } catch (const std::exception&) {
-        std::string missing;
-        for (int k = j; k < env.world_size; ++k) {
-          if (store.check({"world_size/" + std::to_string(k)})) continue;
-          missing += (missing.empty() ? "" : ", ") + std::to_string(k);
-        }
-        return refuse("rank(s) " + missing + " did not join the rendezvous at " + endpoint(env) + " within " +
-                      seconds(timeout) + " (WORLD_SIZE=" + W +
-                      "): they did not start, crashed, or were given another MASTER_ADDR/MASTER_PORT. "
-                      "Check their logs.");
-      }
-      const std::string wj = stringOf(store.get(key));
-      if (wj != W)
-        return refuse("WORLD_SIZE mismatch: rank 0 has WORLD_SIZE=" + W + " but rank " + std::to_string(j) +
-                      " has WORLD_SIZE=" + wj + ". Start every rank with the same WORLD_SIZE.");
-    }
-    store.set("verdict", bytesOf("ok"));
-    return {};
+    return env.rank != 0 ? joinRankZero(store, env, deadline) : hostRendezvous(store, env, deadline);
   } catch (const std::exception& e) {
     return distError(rankName(env) + ": lost the rendezvous at " + endpoint(env) +
                      " (rank 0 exited or the store failed): " + shortWhat(e));

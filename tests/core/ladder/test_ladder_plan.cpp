@@ -65,7 +65,7 @@ class TestLadderPlan : public QObject {
     const LadderStep& zero = workersStep(planLadder(user, caps0, false));
     QVERIFY(zero.skipped);
     QVERIFY(QString::fromStdString(zero.note).contains(QStringLiteral("recommends 0 workers")));
-    QVERIFY2(!QString::fromStdString(zero.added).contains(QStringLiteral("0 → 0")), zero.added.c_str());  // issue 31 item 5
+    QVERIFY2(!QString::fromStdString(zero.added).contains(QStringLiteral("0 → 0")), zero.added.c_str());
   }
 
   // The plan as it runs here: --steps leaves the others out with a note, an unknown key is an

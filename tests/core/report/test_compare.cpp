@@ -587,7 +587,7 @@ class TestCompare : public QObject {
         QVERIFY2(t.rows[1][c].text.find("within noise") == std::string::npos, t.rows[1][c].text.c_str());
   }
 
-  // A run cancelled before its first step: no figure rather than zeros (issue 31 item 10).
+  // A run cancelled before its first step: no figure rather than zeros.
   void aRunCancelledBeforeItsFirstStepShowsNoFigures() {
     FakeRun base = fixture::twoEpochRun(10, 0.70, 20, 0.80, 640);
     base.end("ok", 21).measured("peak_mem", 100 << 20);
