@@ -9,7 +9,7 @@
 #include <regex>
 #include <sstream>
 
-#include "wb/dist/communicator.h"
+#include "wb/parallel/communicator.h"
 
 namespace wb::train {
 namespace {
@@ -108,9 +108,9 @@ std::string match(const std::string& text, const std::string& pattern) {
 }
 
 // True when any rank saw `bad` (every rank calls it).
-Result<bool> anyRank(dist::Communicator* comm, bool bad) {
+Result<bool> anyRank(parallel::Communicator* comm, bool bad) {
   if (!comm || !comm->hasGroup() || comm->worldSize() <= 1) return bad;
-  auto r = comm->allReduce({bad ? 1.0 : 0.0}, dist::ReduceOp::Max);
+  auto r = comm->allReduce({bad ? 1.0 : 0.0}, parallel::ReduceOp::Max);
   if (!r.ok())
     return makeError(Errc::Distributed, "rank " + std::to_string(comm->rank()) +
                                             ": the ranks could not agree on the backend check: " + r.error().message);
@@ -153,7 +153,7 @@ BackendCheckHooks faultFromEnvironment(const BackendCheckHooks& given) {
 }
 }  // namespace
 
-Result<BackendCheck> checkBackend(dist::Communicator* comm, const BackendCheckHooks& given) {
+Result<BackendCheck> checkBackend(parallel::Communicator* comm, const BackendCheckHooks& given) {
   const BackendCheckHooks hooks = faultFromEnvironment(given);
   BackendCheck r;
   r.versions = backendVersions();

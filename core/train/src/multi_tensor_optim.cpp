@@ -3,7 +3,7 @@
 #include <cmath>
 #include <vector>
 
-#include "wb/dist/c10d_compat.h"
+#include "wb/parallel/c10d_compat.h"
 
 namespace wb::train::detail {
 namespace {
@@ -36,7 +36,7 @@ template <class State, class Map>
 Moments adamMoments(Map& state, const Tensors& params, double lr, double beta1, double beta2) {
   Moments m;
   for (const auto& p : params) {
-    auto& slot = state[dist::compat::optimizerStateKey(state, p)];
+    auto& slot = state[parallel::compat::optimizerStateKey(state, p)];
     if (!slot) {
       auto fresh = std::make_unique<State>();
       fresh->step(0);
@@ -83,7 +83,7 @@ torch::Tensor MultiTensorSGD::step(LossClosure closure) {
     if (o.momentum() != 0) {
       Tensors bufs(params.size()), older, olderGrads;
       for (size_t i = 0; i < params.size(); ++i) {
-        auto& slot = state_[dist::compat::optimizerStateKey(state_, params[i])];
+        auto& slot = state_[parallel::compat::optimizerStateKey(state_, params[i])];
         if (!slot) {  // the first step: the buffer is the gradient itself
           auto fresh = std::make_unique<torch::optim::SGDParamState>();
           fresh->momentum_buffer(torch::clone(grads[i]).detach());

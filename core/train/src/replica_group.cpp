@@ -2,8 +2,8 @@
 
 #include <stdexcept>
 
-#include "wb/dist/communicator.h"
-#include "wb/dist/data_parallel.h"
+#include "wb/parallel/communicator.h"
+#include "wb/parallel/data_parallel.h"
 #include "wb/train/optim.h"
 
 namespace wb::train {
@@ -15,11 +15,11 @@ void check(const Status& st) {
   if (!st.ok()) throw std::runtime_error(st.error().message);
 }
 
-// DDP / ZeRO through wb::dist::DataParallel, over a process group or Communicator::local().
+// DDP / ZeRO through wb::parallel::DataParallel, over a process group or Communicator::local().
 class DataParallelGroup final : public ReplicaGroup {
  public:
-  DataParallelGroup(std::unique_ptr<dist::Communicator> owned, dist::Communicator& comm,
-                    std::unique_ptr<dist::DataParallel> dp, std::string requested, std::vector<torch::Tensor> buffers)
+  DataParallelGroup(std::unique_ptr<parallel::Communicator> owned, parallel::Communicator& comm,
+                    std::unique_ptr<parallel::DataParallel> dp, std::string requested, std::vector<torch::Tensor> buffers)
       : owned_(std::move(owned)),
         comm_(comm),
         dp_(std::move(dp)),
@@ -45,7 +45,7 @@ class DataParallelGroup final : public ReplicaGroup {
   Status loadOptimizerState(const std::string& bytes) override { return dp_->loadOptimizerState(bytes); }
   void allReduceSum(double* values, int n) override {
     if (worldSize() <= 1) return;
-    auto r = comm_.allReduce(std::vector<double>(values, values + n), dist::ReduceOp::Sum);
+    auto r = comm_.allReduce(std::vector<double>(values, values + n), parallel::ReduceOp::Sum);
     if (!r.ok()) throw std::runtime_error(r.error().message);
     for (int i = 0; i < n; ++i) values[i] = r.value()[static_cast<size_t>(i)];
   }
@@ -59,7 +59,7 @@ class DataParallelGroup final : public ReplicaGroup {
   proto::SpeedupStatus shardingStatus() const override {
     proto::SpeedupStatus s;
     s.requested = requested_ != "off";
-    s.active = dp_->sharding() != dist::Sharding::Off;
+    s.active = dp_->sharding() != parallel::Sharding::Off;
     s.note = s.active ? dp_->describe() : "off";
     if (worldSize() > 1) {
       s.optimizer_state_bytes = dp_->optimizerStateBytes();
@@ -68,11 +68,11 @@ class DataParallelGroup final : public ReplicaGroup {
     return s;
   }
   json describe() const override {
-    return json{{"backend", dist::backendName(comm_.backend())},
+    return json{{"backend", parallel::backendName(comm_.backend())},
                 {"world_size", comm_.worldSize()},
                 {"rank", comm_.rank()},
                 {"buckets", dp_->numBuckets()},
-                {"sharding", dist::shardingName(dp_->sharding())},
+                {"sharding", parallel::shardingName(dp_->sharding())},
                 {"optimizer_state_bytes", dp_->optimizerStateBytes()},
                 {"gradient_memory_saved", dp_->gradientMemorySaved()},
                 {"description", dp_->describe()}};
@@ -94,31 +94,31 @@ class DataParallelGroup final : public ReplicaGroup {
   }
 
  private:
-  std::unique_ptr<dist::Communicator> owned_;  // a group of one's local communicator
-  dist::Communicator& comm_;
-  std::unique_ptr<dist::DataParallel> dp_;
+  std::unique_ptr<parallel::Communicator> owned_;  // a group of one's local communicator
+  parallel::Communicator& comm_;
+  std::unique_ptr<parallel::DataParallel> dp_;
   std::string requested_;               // speedups.sharding as configured
   std::vector<torch::Tensor> buffers_;  // floating-point buffers (BatchNorm running stats), several ranks
 };
 
 }  // namespace
 
-Result<std::unique_ptr<ReplicaGroup>> makeReplicaGroup(const Config& config, dist::Communicator* comm,
+Result<std::unique_ptr<ReplicaGroup>> makeReplicaGroup(const Config& config, parallel::Communicator* comm,
                                                        model::Model& model) {
-  std::unique_ptr<dist::Communicator> owned;
+  std::unique_ptr<parallel::Communicator> owned;
   if (!comm || comm->worldSize() <= 1) {
-    owned = dist::Communicator::local();
+    owned = parallel::Communicator::local();
     comm = owned.get();
   }
   const bool several = comm->worldSize() > 1;
-  dist::DataParallelOptions o;
+  parallel::DataParallelOptions o;
   if (several) {  // sharding needs ranks to split over (the validator asks for devices >= 2)
-    auto sharding = dist::parseSharding(config.speedups.sharding);
+    auto sharding = parallel::parseSharding(config.speedups.sharding);
     if (!sharding.ok()) return sharding.error();
     o.sharding = sharding.value();
   }
   const OptimConfig optim = config.optim;
-  auto dp = dist::DataParallel::create(
+  auto dp = parallel::DataParallel::create(
       *comm, model.parameters(),
       [optim, multi = config.speedups.fused_optimizer](std::vector<torch::Tensor> params) {
         return makeOptimizer(optim, std::move(params), multi);

@@ -9,8 +9,8 @@
 #include "wb/common/sysinfo.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/event_types.h"
-#include "wb/proto/flops.h"
-#include "wb/train/capabilities.h"
+#include "wb/proto/flops_record.h"
+#include "wb/train/machine_capabilities.h"
 
 namespace wb::train::detail {
 using nlohmann::json;

@@ -18,7 +18,7 @@
 #include "wb/common/clock.h"
 #include "wb/data/dataset.h"
 #include "wb/data/loader.h"
-#include "wb/model/flops.h"
+#include "wb/model/flop_counter.h"
 #include "wb/model/model.h"
 #include "wb/proto/event_types.h"
 #include "wb/train/backend_check.h"
@@ -181,7 +181,7 @@ class TrainingRun {
   int64_t streakStart_ = -1;  // fp16: first step of the current streak of overflowing steps
   double streakLoss_ = 0;
 
-  // FLOPs (flops.cpp)
+  // FLOPs (step_flops.cpp)
   std::optional<model::FlopCount> flops_;  // one forward on a batch of train.batch_size
   std::string flopsError_;                 // why there is no count
   torch::Tensor lastX_, lastY_;            // the last batch trained, on the device

@@ -12,7 +12,7 @@
 #include "wb/common/sysinfo.h"
 #include "wb/data/loader_config.h"
 #include "wb/proto/config_json.h"
-#include "wb/train/capabilities.h"
+#include "wb/train/machine_capabilities.h"
 #include "wb/train/checkpoint.h"
 #include "wb/train/compat.h"
 #include "wb/train/divergence.h"

@@ -21,7 +21,7 @@
 
 #include "wb/common/result.h"
 
-namespace wb::dist {
+namespace wb::parallel {
 class Communicator;
 }
 
@@ -46,7 +46,7 @@ struct BackendCheckHooks {
 // Runs the check (and the fallback). Whole-process tests set WB_TEST_BACKEND_FAULT=nan-with-onednn
 // or nan-always for a tamper hook (used only when `hooks` has none). Errors: Internal naming the LibTorch and oneDNN versions when
 // the library computes wrong even without oneDNN; Distributed when the ranks cannot agree.
-Result<BackendCheck> checkBackend(dist::Communicator* comm = nullptr, const BackendCheckHooks& hooks = {});
+Result<BackendCheck> checkBackend(parallel::Communicator* comm = nullptr, const BackendCheckHooks& hooks = {});
 
 // The versions the check reports (LibTorch, oneDNN, the CPU kernels' instruction set).
 nlohmann::json backendVersions();

@@ -10,7 +10,7 @@ namespace wb::train {
 // 11080 -> "11.8"; 0 or less (no CUDA runtime) -> "".
 std::string cudaVersionText(int cudart_version);
 
-// NCCL is available only in a build that compiled ProcessGroupNCCL (wb::dist::ncclCompiled())
+// NCCL is available only in a build that compiled ProcessGroupNCCL (wb::parallel::ncclCompiled())
 // and on a machine with a usable CUDA device; a CUDA LibTorch alone is not enough.
 bool ncclAvailable(bool built_with_nccl, bool cuda_device);
 

@@ -1,6 +1,6 @@
 #pragma once
 // The ranks a run trains with, each holding a replica of the model: DDP gradient averaging or
-// ZeRO-1/2 sharding on top of wb::dist::DataParallel, the buffers (BatchNorm statistics) kept
+// ZeRO-1/2 sharding on top of wb::parallel::DataParallel, the buffers (BatchNorm statistics) kept
 // equal, and the few sums and decisions the ranks must share. One process is a group of one:
 // the same DataParallel over Communicator::local() (tested bit-exact against plain training),
 // whose collectives are identities, so the trainer has no single-process branches.
@@ -20,7 +20,7 @@
 #include "wb/model/model.h"
 #include "wb/proto/event_types.h"
 
-namespace wb::dist {
+namespace wb::parallel {
 class Communicator;
 }
 
@@ -40,7 +40,7 @@ class ReplicaGroup {
   // Waits for the gradient buckets; grads hold the mean over ranks afterwards.
   virtual void finishBackward() = 0;
   // Gradient accumulation: off for every micro-batch but a step's last, whose backward alone
-  // reduces the summed gradients (wb::dist::DataParallel::setGradientSync). Local.
+  // reduces the summed gradients (wb::parallel::DataParallel::setGradientSync). Local.
   virtual void setGradientSync(bool on) = 0;
   virtual int64_t gradientReductions() const = 0;  // collectives launched so far
   // The optimiser state as one unsharded optimiser's (checkpoints do not depend on the group).
@@ -58,7 +58,7 @@ class ReplicaGroup {
 };
 
 // comm null (or of world size 1): a group of one process.
-Result<std::unique_ptr<ReplicaGroup>> makeReplicaGroup(const Config& config, dist::Communicator* comm,
+Result<std::unique_ptr<ReplicaGroup>> makeReplicaGroup(const Config& config, parallel::Communicator* comm,
                                                        model::Model& model);
 
 }  // namespace wb::train

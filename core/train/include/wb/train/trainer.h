@@ -3,7 +3,7 @@
 // wb::model::Model, evaluates each epoch, and reports everything as events on an EventSink
 // (start, step every log_every steps, eval, epoch, checkpoint, early_stop, warning). It does not
 // write `end`: the caller (the worker command) does, from the returned outcome. What the machine
-// can do (and the config checks that need it): wb/train/capabilities.h.
+// can do (and the config checks that need it): wb/train/machine_capabilities.h.
 //
 // Thread affinity: run() on one thread; requestStop() from any thread or a signal handler.
 // No device sync per step: losses accumulate on the device and are read at the log interval.
@@ -18,10 +18,10 @@
 #include "wb/common/result.h"
 #include "wb/proto/events.h"
 #include "wb/proto/run_summary.h"
-#include "wb/proto/flops.h"
-#include "wb/train/capabilities.h"  // run() refuses what machineConfigErrors() refuses
+#include "wb/proto/flops_record.h"
+#include "wb/train/machine_capabilities.h"  // run() refuses what machineConfigErrors() refuses
 
-namespace wb::dist {
+namespace wb::parallel {
 class Communicator;
 }
 
@@ -35,13 +35,13 @@ struct TrainerOptions {
   int world_size = 1;
   int local_rank = 0;
   int local_world_size = 0;   // ranks on this host, sharing its cores (0: all of world_size)
-  dist::Communicator* comm = nullptr;   // non-null when world_size > 1 (not owned); null: a
+  parallel::Communicator* comm = nullptr;   // non-null when world_size > 1 (not owned); null: a
                                         // group of one (wb/train/replica_group.h)
   const std::atomic<bool>* stop_flag = nullptr;  // set => finish the step, end `cancelled`
   // The peaks this run's FLOP/s are set against: peak / no_peak (and datasheet / no_datasheet on
   // a GPU) as wb::report::setPeaks fills them from the stored calibration; the trainer adds
   // its FLOPs per step and achieved rate and writes the whole as the step events' and the
-  // summary's "flops" (wb/proto/flops.h). Left empty: "no peak given".
+  // summary's "flops" (wb/proto/flops_record.h). Left empty: "no peak given".
   proto::FlopsFigures peaks;
   // After the last epoch, the same step this many times on the last batch, already in memory
   // (no loading, no copying): the summary's flops.compute_only_step_ms, next to the real step.

@@ -1,0 +1,297 @@
+#include "wb/report/peak_store.h"
+
+#include <algorithm>
+
+#include "wb/common/sysinfo.h"
+#include "wb/proto/capability_keys.h"
+#include "wb/proto/events.h"
+#include "wb/proto/rundir.h"
+
+namespace wb::report {
+using nlohmann::json;
+
+const PeakKernel* PeakDevice::find(const std::string& kernel, const std::string& precision) const {
+  const PeakKernel* best = nullptr;
+  for (const auto& k : kernels)
+    if (k.kernel == kernel && k.precision == precision && (!best || k.gflop_per_s > best->gflop_per_s)) best = &k;
+  return best;
+}
+
+const PeakKernel* PeakDevice::best(const std::string& precision) const {
+  const PeakKernel* top = nullptr;
+  for (const auto& k : kernels)
+    if (k.precision == precision && (!top || k.gflop_per_s > top->gflop_per_s)) top = &k;
+  return top;
+}
+
+const PeakDevice* PeakResult::device(const std::string& name) const {
+  for (const auto& d : devices)
+    if (d.device == name) return &d;
+  return nullptr;
+}
+
+bool PeakResult::contended() const { return isContended(other_cores); }
+
+std::string peakKey(const MachineId& machine, const std::vector<std::string>& gpus) {
+  json identity = machineIdentity(machine);
+  identity["gpus"] = gpus;
+  return storeKey(identity);
+}
+
+std::filesystem::path peakPath(const std::string& key, const std::filesystem::path& dir) {
+  return dir / ("peak-" + key + ".json");
+}
+
+// ---- the record as JSON -----------------------------------------------------------------
+
+namespace {
+
+json kernelJson(const PeakKernel& k) {
+  return {{"kernel", k.kernel},       {"precision", k.precision}, {"shape", k.shape},
+          {"flops_per_call", k.flops_per_call}, {"calls", k.calls}, {"seconds", k.seconds},
+          {"gflop_per_s", k.gflop_per_s}, {"spread", k.spread}};
+}
+
+PeakKernel kernelFrom(const json& j) {
+  PeakKernel k;
+  k.kernel = proto::stringOr(j, "kernel", "");
+  k.precision = proto::stringOr(j, "precision", "");
+  k.shape = proto::stringOr(j, "shape", "");
+  k.flops_per_call = proto::numberOr(j, "flops_per_call", 0);
+  k.calls = proto::intOr(j, "calls", 0);
+  k.seconds = proto::numberOr(j, "seconds", 0);
+  k.gflop_per_s = proto::numberOr(j, "gflop_per_s", 0);
+  k.spread = proto::numberOr(j, "spread", 0);
+  return k;
+}
+
+json deviceJson(const PeakDevice& d) {
+  json kernels = json::array(), skipped = json::array();
+  for (const auto& k : d.kernels) kernels.push_back(kernelJson(k));
+  for (const auto& s : d.skipped) skipped.push_back({{"precision", s.precision}, {"why", s.why}});
+  return {{"device", d.device}, {"name", d.name}, {"threads", d.threads}, {"kernels", kernels}, {"skipped", skipped}};
+}
+
+PeakDevice deviceFrom(const json& j) {
+  PeakDevice d;
+  d.device = proto::stringOr(j, "device", "");
+  d.name = proto::stringOr(j, "name", "");
+  d.threads = static_cast<int>(proto::intOr(j, "threads", 0));
+  if (j.contains("kernels") && j["kernels"].is_array())
+    for (const auto& k : j["kernels"]) d.kernels.push_back(kernelFrom(k));
+  if (j.contains("skipped") && j["skipped"].is_array())
+    for (const auto& s : j["skipped"]) d.skipped.push_back({proto::stringOr(s, "precision", ""), proto::stringOr(s, "why", "")});
+  return d;
+}
+
+}  // namespace
+
+json peakJson(const PeakResult& r) {
+  json devices = json::array();
+  for (const auto& d : r.devices) devices.push_back(deviceJson(d));
+  return {{"v", 1},
+          {"kind", "probe-peak"},
+          {"key", r.key},
+          {"measured_at", r.measured_at},
+          {"host", {{"name", r.host}, {"cpu", r.cpu}, {"cores", r.cores}}},
+          {"gpus", r.gpus},
+          {"libtorch", r.libtorch},
+          {"total_s", r.total_s},
+          {"other_cores", r.other_cores},
+          {"contended", r.contended()},
+          {"convention", proto::kFlopsConventionShort},
+          {"devices", devices}};
+}
+
+Result<PeakResult> peakFromJson(const json& doc) {
+  if (!doc.is_object() || proto::stringOr(doc, "kind", "") != "probe-peak" || !doc.contains("devices") ||
+      !doc["devices"].is_array())
+    return makeError(Errc::InvalidConfig, "not a peak calibration (kind \"probe-peak\" with devices)");
+  PeakResult r;
+  r.key = proto::stringOr(doc, "key", "");
+  r.measured_at = proto::stringOr(doc, "measured_at", "");
+  const json& host = proto::objectOr(doc, "host");
+  r.host = proto::stringOr(host, "name", "");
+  r.cpu = proto::stringOr(host, "cpu", "");
+  r.cores = static_cast<int>(proto::intOr(host, "cores", 0));
+  if (doc.contains("gpus") && doc["gpus"].is_array())
+    for (const auto& g : doc["gpus"])
+      if (g.is_string()) r.gpus.push_back(g.get<std::string>());
+  r.libtorch = proto::stringOr(doc, "libtorch", "");
+  r.total_s = proto::numberOr(doc, "total_s", 0);
+  r.other_cores = proto::numberOr(doc, "other_cores", 0);
+  for (const auto& d : doc["devices"]) r.devices.push_back(deviceFrom(d));
+  return r;
+}
+
+Status savePeak(const PeakResult& result, const std::filesystem::path& dir) {
+  return writeStored(dir, peakPath(result.key, dir).filename().string(), peakJson(result));
+}
+
+std::optional<PeakResult> loadPeak(const MachineId& machine, const std::vector<std::string>& gpus,
+                                   const std::filesystem::path& dir) {
+  const std::string key = peakKey(machine, gpus);
+  const auto doc = readStored(peakPath(key, dir));
+  if (!doc) return std::nullopt;
+  auto r = peakFromJson(*doc);
+  if (!r.ok() || r->key != key) return std::nullopt;
+  return std::move(r.value());
+}
+
+// ---- datasheet peaks --------------------------------------------------------------------
+
+// Dense figures: where a datasheet gives tensor-core peaks "with sparsity" (marked *), the dense
+// peak is half of it. GeForce cards: the FP32-accumulate rates (what PyTorch's kernels use).
+const std::vector<DatasheetEntry>& datasheetTable() {
+  static const std::vector<DatasheetEntry> t = {
+      {"H200 NVL", "NVIDIA H200 NVL", 60, 417.5, 835.5, 835.5,
+       "NVIDIA H200 Tensor Core GPU datasheet (TF32 835*, BF16/FP16 1,671* with sparsity, halved)"},
+      {"H200", "NVIDIA H200 SXM", 67, 494.5, 989.5, 989.5,
+       "NVIDIA H200 Tensor Core GPU datasheet (TF32 989*, BF16/FP16 1,979* with sparsity, halved)"},
+      {"H100 NVL", "NVIDIA H100 NVL", 60, 417.5, 835.5, 835.5,
+       "NVIDIA H100 Tensor Core GPU datasheet (TF32 835*, BF16/FP16 1,671* with sparsity, halved)"},
+      {"H100 PCIe", "NVIDIA H100 PCIe", 51, 378, 756.5, 756.5,
+       "NVIDIA H100 Tensor Core GPU datasheet (TF32 756*, BF16/FP16 1,513* with sparsity, halved)"},
+      {"H100", "NVIDIA H100 SXM5", 67, 494.5, 989.5, 989.5,
+       "NVIDIA H100 Tensor Core GPU datasheet (TF32 989*, BF16/FP16 1,979* with sparsity, halved)"},
+      {"A100", "NVIDIA A100", 19.5, 156, 312, 312,
+       "NVIDIA A100 Tensor Core GPU datasheet (TF32 156, BF16/FP16 312 dense; 312*/624* with sparsity)"},
+      {"L40S", "NVIDIA L40S", 91.6, 183, 362.05, 362.05,
+       "NVIDIA L40S datasheet (TF32 183 | 366*, BF16/FP16 362.05 | 733*)"},
+      {"L40", "NVIDIA L40", 90.5, 90.5, 181.05, 181.05,
+       "NVIDIA L40 datasheet (TF32 90.5 | 181*, BF16/FP16 181.05 | 362.1*)"},
+      {"L4", "NVIDIA L4", 30.3, 60, 121, 121,
+       "NVIDIA L4 Tensor Core GPU datasheet (TF32 120*, BF16/FP16 242* with sparsity, halved)"},
+      {"RTX 5090", "NVIDIA GeForce RTX 5090", 104.8, 104.8, 209.5, 209.5,
+       "NVIDIA RTX Blackwell GPU architecture whitepaper, appendix (FP16/BF16 tensor with FP32 accumulate, dense)"},
+      {"RTX 4090", "NVIDIA GeForce RTX 4090", 82.6, 82.6, 165.2, 165.2,
+       "NVIDIA Ada GPU architecture whitepaper, appendix (FP16/BF16 tensor with FP32 accumulate, dense)"},
+      {"RTX 4080", "NVIDIA GeForce RTX 4080", 48.7, 48.7, 97.5, 97.5,
+       "NVIDIA Ada GPU architecture whitepaper, appendix (FP16/BF16 tensor with FP32 accumulate, dense)"},
+      {"RTX 3090", "NVIDIA GeForce RTX 3090", 35.6, 35.6, 71, 71,
+       "NVIDIA Ampere GA102 GPU architecture whitepaper, appendix (FP16/BF16 tensor with FP32 accumulate, dense)"},
+  };
+  return t;
+}
+
+namespace {
+
+// `match` as whole words of `name` ("A100" in "NVIDIA A100-SXM4-80GB", not in "GA100"), not followed by a variant's word (an RTX 4090 D or a 4080
+// SUPER has other peaks: not in the table rather than a neighbour's figure).
+bool matchesName(const std::string& name, const std::string& match) {
+  static const std::vector<std::string> variants = {"Ti", "SUPER", "D", "Laptop", "Mobile", "Max-Q"};
+  for (size_t pos = name.find(match); pos != std::string::npos; pos = name.find(match, pos + 1)) {
+    const bool startsWord = pos == 0 || name[pos - 1] == ' ';
+    const size_t end = pos + match.size();
+    if (!startsWord || (end < name.size() && name[end] != ' ' && name[end] != '-')) continue;
+    std::string next = name.substr(std::min(name.size(), end + 1));
+    next = next.substr(0, next.find_first_of(" -"));
+    if (std::find(variants.begin(), variants.end(), next) == variants.end()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+const DatasheetEntry* datasheetFor(const std::string& gpuName) {
+  const DatasheetEntry* best = nullptr;
+  for (const auto& e : datasheetTable())
+    if (matchesName(gpuName, e.match) && (!best || e.match.size() > best->match.size())) best = &e;
+  return best;
+}
+
+double datasheetTflops(const DatasheetEntry& e, const std::string& precision) {
+  if (precision == "fp32") return e.fp32;
+  if (precision == "tf32") return e.tf32;
+  if (precision == "bf16") return e.bf16;
+  if (precision == "fp16") return e.fp16;
+  return 0;
+}
+
+// ---- which peak a run is measured against ------------------------------------------------
+
+std::string peakPrecision(const std::string& runPrecision, bool cuda) {
+  if (runPrecision == "bf16-mixed") return "bf16";
+  if (runPrecision == "16-mixed") return "fp16";
+  return cuda ? "tf32" : "fp32";
+}
+
+namespace {
+
+std::string dateOf(const std::string& iso) { return iso.size() >= 10 ? iso.substr(0, 10) : iso; }
+
+}  // namespace
+
+void setPeaks(proto::FlopsFigures& f, const PeakResult* peak, const std::string& device, const std::string& gpuName,
+              const std::string& runPrecision, int devices) {
+  const bool cuda = device.rfind("cuda", 0) == 0;
+  const std::string precision = peakPrecision(runPrecision, cuda);
+  const int n = cuda ? std::max(1, devices) : 1;  // CPU processes share the one CPU's peak
+  const std::string times = n > 1 ? " x " + std::to_string(n) + " GPUs" : "";
+  const PeakDevice* d = peak ? peak->device(cuda ? "cuda:0" : "cpu") : nullptr;
+  const PeakKernel* k = d ? d->best(precision) : nullptr;
+  if (k) {
+    f.peak = proto::PeakFigure{k->gflop_per_s * n, precision + " " + k->kernel + " measured on this " +
+                                                       std::string(cuda ? "GPU" : "CPU") + " (" +
+                                                       (cuda ? "" : std::to_string(d->threads) + " threads; ") + k->shape +
+                                                       ")" + times + ", " + dateOf(peak->measured_at)};
+  } else {
+    f.no_peak = !peak ? "no peak measured on this machine: run `workbench-cli probe peak`"
+                : !d  ? "the stored peak has no " + std::string(cuda ? "GPU" : "CPU") +
+                           " figures: run `workbench-cli probe peak` again"
+                      : precision + " was not measured on this machine (see `workbench-cli capabilities`)";
+  }
+  if (!cuda) return;
+  const DatasheetEntry* e = datasheetFor(gpuName);
+  const double tflops = e ? datasheetTflops(*e, precision) : 0;
+  if (tflops > 0)
+    f.datasheet = proto::PeakFigure{tflops * 1000.0 * n, e->gpu + " " + precision + " dense" + times + ", " + e->source};
+  else
+    f.no_datasheet = (gpuName.empty() ? std::string("this GPU") : gpuName) +
+                     (e ? " has no " + precision + " figure in the datasheet table" : " is not in the datasheet table") +
+                     ": no datasheet percentage";
+}
+
+void attachPeak(json& caps, const std::optional<PeakResult>& r) {
+  if (!caps.is_object()) caps = json::object();
+  if (!r) {
+    caps[proto::caps::kPeak] = {{"measured", false}, {"how", "workbench-cli probe peak"}};
+    return;
+  }
+  json p = peakJson(*r);
+  p["measured"] = true;
+  p["date"] = dateOf(r->measured_at);
+  caps[proto::caps::kPeak] = p;
+}
+
+Table peakTable(const PeakResult& r) {
+  Table t;
+  t.title = "Attainable peak of this machine (measured " + dateOf(r.measured_at) + ")";
+  t.columns = {{"device", "Device", ""},       {"kernel", "Kernel", ""},  {"precision", "Precision", ""},
+               {"shape", "Shape", ""},         {"gflop_per_s", "GFLOP/s", "GFLOP/s"},
+               {"spread", "Spread", "%"},      {"calls", "Calls", ""}};
+  for (const auto& d : r.devices) {
+    for (const auto& k : d.kernels)
+      t.rows.push_back({Cell::str(d.device + (d.device == "cpu" ? " (" + std::to_string(d.threads) + " threads)" : "")),
+                        Cell::str(k.kernel), Cell::str(k.precision), Cell::str(k.shape),
+                        Cell::num(fmtFixed(k.gflop_per_s, k.gflop_per_s < 100 ? 1 : 0), k.gflop_per_s),
+                        Cell::num(fmtFixed(k.spread * 100, 1) + " %", k.spread * 100),
+                        Cell::num(std::to_string(k.calls), static_cast<double>(k.calls))});
+    for (const auto& s : d.skipped) t.notes.push_back(d.device + " " + s.precision + " not measured: " + s.why);
+    if (d.device.rfind("cuda", 0) == 0) {
+      const DatasheetEntry* e = datasheetFor(d.name);
+      t.notes.push_back(e ? d.name + " datasheet (dense): fp32 " + fmtFixed(e->fp32, 1) + ", tf32 " + fmtFixed(e->tf32, 1) +
+                                ", bf16 " + fmtFixed(e->bf16, 1) + ", fp16 " + fmtFixed(e->fp16, 1) + " TFLOP/s (" +
+                                e->source + ")"
+                          : d.name + " is not in the datasheet table: no datasheet peak");
+    }
+  }
+  if (r.contended())
+    t.notes.push_back("Measured under contention: other processes used up to " + fmtFixed(r.other_cores, 1) +
+                      " cores; measure again on a quiet machine.");
+  t.notes.push_back(std::string("GFLOP/s: ") + proto::kFlopsConventionShort + ". Each kernel is repeated until two "
+                    "consecutive timed windows agree (spread), about a second each.");
+  return t;
+}
+
+}  // namespace wb::report
