@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "wb/proto/events.h"
-#include "../support/datasets.h"
+#include "../support/machine.h"
 
 using nlohmann::json;
 
@@ -36,6 +36,7 @@ class BusyLoop {
     proc_.waitForFinished();
   }
   bool running() const { return proc_.state() == QProcess::Running; }
+  int pid() const { return int(proc_.processId()); }
 
  private:
   QProcess proc_;
@@ -62,7 +63,7 @@ class TestCliContention : public QObject {
     QVERIFY2(ladder.exitCode() == 0, ladder.readAllStandardError().constData());
 
     // Every run knows it shared the machine, and the automatic threads followed the free cores.
-    int runs = 0, reruns = 0;
+    int runs = 0, reruns = 0, named = 0;
     QFileInfoList runDirs;  // each step's runs (the greedy ladder's steps/<step>/runs)
     for (const QFileInfo& step : QDir(out + QStringLiteral("/steps")).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot))
       runDirs += QDir(step.filePath() + QStringLiteral("/runs")).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot);
@@ -73,12 +74,15 @@ class TestCliContention : public QObject {
       QVERIFY2(cpu.value("contended", false), s.dump().c_str());
       QVERIFY(cpu.value("other_load_cores", 0.0) >= 0.3);
       QVERIFY(cpu["note"].get<std::string>().find("other processes used") != std::string::npos);
+      for (const auto& other : cpu.value("busiest_others", json::array()))  // who took the core, by pid
+        named += other.value("pid", 0) == busy.pid() && other.value("name", "") == "sh" && other.value("cores", 0.0) > 0.3;
       if (cpu.value("cores", 1) >= 2 && cpu.value("asked_cores", 1) >= 2) QCOMPARE(cpu.value("min_threads", 0), 1);
       ++runs;
       reruns += dir.fileName().contains(QStringLiteral("-p2"));
     }
     QCOMPARE(runs, 4);    // one pair (baseline and workers), and a second because the first was contended
     QCOMPARE(reruns, 2);
+    QVERIFY2(named >= runs / 2, qPrintable(QStringLiteral("the busy loop named by %1 of %2 runs").arg(named).arg(runs)));
 
     // No speedup is reported from them: the rows say contended, the headline is empty.
     const json doc = readJson(out + QStringLiteral("/ladder.json"));
@@ -96,8 +100,11 @@ class TestCliContention : public QObject {
     for (const auto& row : doc["ladder"]["steps"]) {
       if (row.value("key", "") == "workers")
         QVERIFY2(row["decision"].get<std::string>().rfind("not measured: contended", 0) == 0, row.dump().c_str());
-      if (row.value("key", "") == "kept")
-        QVERIFY2(row["note"].get<std::string>().find("could not be measured") != std::string::npos, row.dump().c_str());
+      if (row.value("key", "") != "kept") continue;
+      const std::string note = row["note"].get<std::string>();  // what it was, and what to do about it
+      for (const std::string part : {std::string("could not be measured"), "(pid " + std::to_string(busy.pid()) + ")",
+                                     std::string("kill -STOP"), std::string("To get verdicts")})
+        QVERIFY2(note.find(part) != std::string::npos, (part + " not in: " + note).c_str());
     }
     const std::string md = [&] {
       std::ifstream in((out + QStringLiteral("/ladder.md")).toStdString());

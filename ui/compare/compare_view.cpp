@@ -36,6 +36,7 @@
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
 #include "wb/probe/record.h"
+#include "wb/report/busy_machine.h"
 #include "wb/report/export.h"
 
 namespace wb::ui {
@@ -68,13 +69,6 @@ QString adviceHtml(const std::vector<wb::report::AdviceBlock>& blocks, const QPa
     html += QStringLiteral("</ul>");
   }
   return html;
-}
-
-// The comparison's bars with each run's whole label (the chart elides it to its width).
-wb::report::BarChartSpec comparisonBarsOf(const wb::report::Comparison& cmp) {
-  wb::report::BarChartSpec spec = wb::report::comparisonBars(cmp);
-  for (size_t i = 0; i < spec.bars.size() && i < cmp.rows.size(); ++i) spec.bars[i].label = cmp.rows[i].label;
-  return spec;
 }
 
 }  // namespace
@@ -323,11 +317,9 @@ void CompareView::compare(Run& base) {
   // verdict columns and the runs list's tooltips name it too).
   summary_->setToolTip(QStringLiteral("Target: %1.\n%2.")
                            .arg(qs(comparison_->target.describe()), qs(wb::report::noiseMessage(comparison_->noise))));
-  const auto contended = std::count_if(comparison_->rows.begin(), comparison_->rows.end(),
-                                       [](const auto& row) { return !row.is_baseline && !row.contended.empty(); });
-  if (contended > 0)
-    text += QStringLiteral("\n\u26A0 %1 row(s) measured while another process used the CPU: their speedups are not shown.")
-                .arg(contended);
+  // How much load, from what, and what it takes for the runs to count (not only "contended").
+  if (const std::string busy = wb::report::busyMachineAdvice(wb::report::busyMachineOf(*comparison_)); !busy.empty())
+    text += QStringLiteral("\n\u26A0 ") + qs(busy);
   const auto unfinished = std::count_if(comparison_->rows.begin(), comparison_->rows.end(),
                                         [](const auto& row) { return !row.is_baseline && !row.unfinished.empty(); });
   if (unfinished > 0) text += QStringLiteral("\n%1 run(s) did not finish: no speedup is taken from them.").arg(unfinished);

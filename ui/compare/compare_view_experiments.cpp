@@ -49,29 +49,6 @@ constexpr int kDebounceMs = 500;  // runs emit changed() per event; recompute at
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 std::string path8(const QString& p) { return QFile::encodeName(p).toStdString(); }
 
-// Verdict colours readable on `palette`'s base: the text colour for info, and a red / blue that
-// are darker on a light base and lighter on a dark one.
-QString adviceHtml(const std::vector<wb::report::AdviceBlock>& blocks, const QPalette& palette) {
-  const bool dark = palette.color(QPalette::Base).lightness() < 128;
-  const QString info = palette.color(QPalette::Text).name();
-  const QString warning = QLatin1String(dark ? "#ff8a80" : "#a33");
-  const QString tip = QLatin1String(dark ? "#7cb8ff" : "#1a5c9e");
-  QString html;
-  for (const auto& b : blocks) {
-    html += QStringLiteral("<h4>%1</h4><ul>").arg(qs(b.run).toHtmlEscaped());
-    if (b.verdicts.empty()) html += QStringLiteral("<li>nothing to flag</li>");
-    for (const auto& v : b.verdicts) {
-      const QString& colour = v.severity == wb::report::Severity::Warning ? warning
-                              : v.severity == wb::report::Severity::Tip   ? tip
-                                                                          : info;
-      html += QStringLiteral("<li style=\"color:%1\"><b>%2:</b> %3</li>")
-                  .arg(colour, QLatin1String(wb::report::severityName(v.severity)), qs(v.text).toHtmlEscaped());
-    }
-    html += QStringLiteral("</ul>");
-  }
-  return html;
-}
-
 // The comparison's bars with each run's whole label (the chart elides it to its width).
 wb::report::BarChartSpec comparisonBarsOf(const wb::report::Comparison& cmp) {
   wb::report::BarChartSpec spec = wb::report::comparisonBars(cmp);

@@ -17,7 +17,7 @@ import sys
 EVENT_VERSION = 1  # events.h kEventVersion: bump only with the C++ schema
 
 INT, NUM, BOOL, STR = "integer", "number", "boolean", "string"
-JSON, OBJ, MAP = "json", "object", "map"  # free-form JSON, a record of its own, name -> record
+JSON, OBJ, MAP, LIST = "json", "object", "map", "list"  # free-form JSON, a record of its own, name -> record, records
 
 STATUSES = ("ok", "failed", "cancelled", "early-stopped", "diverged")
 
@@ -289,6 +289,7 @@ RECORDS = {
         "contended": BOOL,
         "oversubscribed": BOOL,
         "note": STR,
+        "busiest_others": LIST,
         "threads": INT,
         "min_threads": INT,
         "process_cores": NUM,

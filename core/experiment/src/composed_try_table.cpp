@@ -3,6 +3,8 @@
 
 #include "wb/experiment/composed_try.h"
 #include "wb/proto/run_status.h"
+#include "wb/proto/run_summary.h"
+#include "wb/report/busy_machine.h"
 #include "wb/report/convergence.h"
 #include "wb/report/estimate_json.h"
 #include "wb/report/table.h"
@@ -41,6 +43,17 @@ std::string throughputLabel(const json& doc) {
   return kind == "trials"      ? "Train samples/s (short trials)"
          : kind == "unchanged" ? "Train samples/s (steps untouched)"
                                : "Train samples/s (segments)";
+}
+
+// What kept the throughput from a verdict (the segments' or trials' other load and who took it),
+// and what to do about it.
+std::string contendedThroughputNote(const json& throughput) {
+  report::BusyMachine busy;
+  busy.runs = 1;
+  busy.most_other_cores = throughput.value("other_cores", 0.0);
+  busy.busiest_others = proto::readProcessLoads(throughput.value("busiest_others", json()));
+  return "The throughput was measured while " + report::busyMachineLoad(busy) + ": no verdict is taken from it. " +
+         report::busyMachineRemedy(busy);
 }
 
 std::string referencesNote(const json& refs, bool evaluation) {
@@ -84,7 +97,7 @@ report::Table composedTryTable(const json& doc) {
   if (const json math = doc.value("math", json()); math.is_object())
     t.notes.push_back("Math: " + math.value("verdict", std::string("–")) + ".");
   if (const json seg = doc.value("throughput", json()); seg.value("contended", false))
-    t.notes.push_back("The throughput was measured while another process used the CPU: no verdict is taken from it.");
+    t.notes.push_back(contendedThroughputNote(seg));
   t.notes.push_back(referencesNote(doc.value("references", json()), doc.value("evaluation", json()).is_object()));
   if (const json es = doc.value("early_stopping", json()); es.is_object())
     t.notes.push_back("Early stopping replayed on the reference runs' evaluations (each epoch's last, as the trainer feeds the "

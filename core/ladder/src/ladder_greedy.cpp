@@ -16,6 +16,7 @@
 #include "wb/proto/event_types.h"
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
+#include "wb/report/busy_machine.h"
 #include "wb/report/estimate_json.h"
 
 namespace wb::ladder {
@@ -136,11 +137,19 @@ std::string GreedyLadder::skippedByWhatWasKept(size_t i) const {
 // (contended) and the answer is not in for them.
 std::string GreedyLadder::nothingKept() const {
   std::string contended;
-  for (const auto& row : steps_)
-    if (row.decision.rfind(kNotMeasured, 0) == 0) contended += (contended.empty() ? "" : ", ") + row.step.key;
+  std::vector<report::Contention> met;  // what the steps that could not be measured met
+  for (const auto& row : steps_) {
+    if (row.decision.rfind(kNotMeasured, 0) != 0) continue;
+    contended += (contended.empty() ? "" : ", ") + row.step.key;
+    for (const auto* runs : {&row.runs, &row.references})
+      for (const auto& run : *runs) met.push_back(report::contentionOf(run));
+  }
   if (contended.empty()) return "no step was kept: the baseline is the fastest configuration measured";
+  std::vector<const report::Contention*> seen;
+  for (const auto& c : met) seen.push_back(&c);
+  const std::string advice = report::busyMachineAdvice(report::busyMachineOf(seen));
   return "no step was kept, but " + contended + " could not be measured (another process used the CPU): the baseline is "
-         "the fastest of what was measured; rerun the ladder on an idle machine for the rest";
+         "the fastest of what was measured. " + (advice.empty() ? "Rerun the ladder on an idle machine for the rest." : advice);
 }
 
 experiment::Arm GreedyLadder::baselineArm() const {

@@ -14,6 +14,7 @@
 #include "ranks.h"
 #include "run_folder.h"
 #include "wb/common/clock.h"
+#include "wb/common/processes.h"
 #include "wb/common/sysinfo.h"
 #include "wb/launch/run_end.h"
 #include "wb/proto/event_types.h"
@@ -113,6 +114,7 @@ class Launch {
   Stopwatch clock_;
   const double startUnix_ = unixSeconds();
   const CpuTimes cpuAtStart_ = readCpuTimes();
+  const std::vector<ProcessStat> processesAtStart_ = allProcesses();
   std::vector<Rank> ranks_;
   std::string startError_;
   int failedRank_ = -1;
@@ -408,7 +410,10 @@ proto::RunCpu Launch::cpuSummary(const proto::RunSummary& rank0Summary) const {
   int asked = 0;
   for (const auto& rk : ranks_) ranksCpu += rk.cpu_s, asked += rk.threads;
   const CpuShare share = cpuShareBetween(cpuAtStart_, readCpuTimes(), ranksCpu);
-  proto::RunCpu cpu = runCpu(ranksCpu, share.seconds, asked, share.other_cores);
+  std::vector<int> rankPids;
+  for (const auto& rk : ranks_) rankPids.push_back(int(rk.pid));
+  const auto busiest = busiestOthers(processesAtStart_, allProcesses(), share.seconds, rankPids);
+  proto::RunCpu cpu = runCpu(ranksCpu, share.seconds, asked, share.other_cores, busiest);
   if (rank0Summary.cpu) {  // rank 0's: fewer threads while others took cores
     cpu.threads = rank0Summary.cpu->threads;
     cpu.min_threads = rank0Summary.cpu->min_threads;
@@ -446,20 +451,21 @@ Result<RunOutcome> Launch::finish() {
 
 void requestStop() { detail::stopRequests().fetch_add(1); }
 
-proto::RunCpu runCpu(double ranksCpuSeconds, double launcherWallSeconds, int askedCores, double otherCores) {
+proto::RunCpu runCpu(double ranksCpuSeconds, double launcherWallSeconds, int askedCores, double otherCores,
+                     const std::vector<ProcessLoad>& busiest) {
   proto::RunCpu c;
   c.cores = logicalCores();
   c.asked_cores = askedCores;
   c.used_cores = launcherWallSeconds > 0 ? ranksCpuSeconds / launcherWallSeconds : 0.0;
   c.other_load_cores = otherCores;
   c.contended = isContended(otherCores);
+  c.busiest_others = busiest;
   if (*c.contended) {
     char note[200];
-    std::snprintf(note, sizeof note,
-                  "other processes used %.1f of %d cores during this run: its speed is not this machine's, and "
-                  "speedups against it are not reported",
-                  otherCores, c.cores);
-    c.note = note;
+    std::snprintf(note, sizeof note, "other processes used %.1f of %d cores during this run", otherCores, c.cores);
+    const std::string who = describeLoads(busiest);
+    c.note = std::string(note) + (who.empty() ? "" : " (busiest: " + who + ")") +
+             ": its speed is not this machine's, and speedups against it are not reported";
   }
   return c;
 }

@@ -1,15 +1,12 @@
 #include "leftovers.h"
 
-#include <dirent.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cctype>
 #include <cerrno>
 #include <chrono>
-#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -17,6 +14,7 @@
 
 #include "ranks.h"
 #include "wb/common/clock.h"
+#include "wb/common/processes.h"
 
 namespace wb::launch::detail {
 
@@ -26,40 +24,7 @@ namespace {
 // left to the kernel (it is already reported).
 constexpr double kKillWaitS = 5;
 
-struct ProcStat {
-  pid_t pid = 0, ppid = 0, sid = 0;
-  char state = '?';
-  std::string comm;
-  bool dead() const { return state == 'Z' || state == 'X' || state == 'x'; }
-};
-
-// /proc/PID/stat: "pid (comm) state ppid pgrp session ..." (comm may hold spaces and parentheses).
-bool readStat(pid_t pid, ProcStat& out) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  const std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto open = stat.find('('), close = stat.rfind(')');
-  if (open == std::string::npos || close == std::string::npos || close + 2 >= stat.size()) return false;
-  long ppid = 0, pgrp = 0, sid = 0;
-  char state = '?';
-  if (std::sscanf(stat.c_str() + close + 2, "%c %ld %ld %ld", &state, &ppid, &pgrp, &sid) != 4) return false;
-  out = {pid, static_cast<pid_t>(ppid), static_cast<pid_t>(sid), state, stat.substr(open + 1, close - open - 1)};
-  return true;
-}
-
-std::vector<ProcStat> allProcesses() {
-  std::vector<ProcStat> out;
-  DIR* d = ::opendir("/proc");
-  if (!d) return out;
-  while (dirent* e = ::readdir(d)) {
-    if (!std::isdigit(static_cast<unsigned char>(e->d_name[0]))) continue;
-    ProcStat s;
-    if (readStat(static_cast<pid_t>(std::atol(e->d_name)), s)) out.push_back(std::move(s));
-  }
-  ::closedir(d);
-  return out;
-}
-
-std::string commandOf(const ProcStat& p) {
+std::string commandOf(const ProcessStat& p) {
   std::ifstream in("/proc/" + std::to_string(p.pid) + "/cmdline", std::ios::binary);
   std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   while (!cmd.empty() && cmd.back() == '\0') cmd.pop_back();
@@ -80,7 +45,7 @@ std::set<pid_t> childrenOfSelf() {
   if (!hasChildren()) return {};
   std::set<pid_t> out;
   const pid_t self = ::getpid();
-  for (const ProcStat& p : allProcesses())
+  for (const ProcessStat& p : allProcesses())
     if (p.ppid == self) out.insert(p.pid);
   return out;
 }
@@ -98,10 +63,10 @@ Leftovers::~Leftovers() { ::prctl(PR_SET_CHILD_SUBREAPER, wasSubreaper_); }
 // descendants. Zombies re-parented here are reaped on the way; newly seen ones join `found`.
 std::vector<pid_t> Leftovers::lookForThem(pid_t session, std::vector<LeftProcess>& found) const {
   const pid_t self = ::getpid();
-  std::multimap<pid_t, const ProcStat*> childrenOf;
-  std::vector<const ProcStat*> todo;
-  const std::vector<ProcStat> all = allProcesses();
-  for (const ProcStat& p : all) {
+  std::multimap<pid_t, const ProcessStat*> childrenOf;
+  std::vector<const ProcessStat*> todo;
+  const std::vector<ProcessStat> all = allProcesses();
+  for (const ProcessStat& p : all) {
     const bool reparented = p.ppid == self && !before_.count(p.pid) && !isUnreapedRank(p.pid);
     if (reparented && p.dead()) ::waitpid(p.pid, nullptr, WNOHANG);
     if (p.dead() || p.pid == self) continue;
@@ -110,7 +75,7 @@ std::vector<pid_t> Leftovers::lookForThem(pid_t session, std::vector<LeftProcess
   }
   std::set<pid_t> alive;
   while (!todo.empty()) {
-    const ProcStat* p = todo.back();
+    const ProcessStat* p = todo.back();
     todo.pop_back();
     if (!alive.insert(p->pid).second) continue;
     bool known = false;

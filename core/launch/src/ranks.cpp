@@ -1,6 +1,7 @@
 #include "ranks.h"
 
 #include "wb/common/format.h"
+#include "wb/common/processes.h"
 #include "wb/proto/run_status.h"
 
 #include <fcntl.h>
@@ -178,12 +179,9 @@ std::string rankFailure(const Rank& r) {
 }
 
 std::string stallOf(const Rank& r) {
-  if (r.pid <= 0 || r.exited) return "";
-  std::ifstream in("/proc/" + std::to_string(r.pid) + "/stat");
-  const std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto close = stat.rfind(')');  // the command name may hold spaces and parentheses
-  if (close == std::string::npos || close + 2 >= stat.size()) return "";
-  switch (stat[close + 2]) {
+  ProcessStat stat;
+  if (r.pid <= 0 || r.exited || !readProcessStat(r.pid, stat)) return "";
+  switch (stat.state) {
     case 'T': return "stopped";
     case 't': return "held by a debugger or tracer";
     default: return "";

@@ -53,7 +53,7 @@ struct Writer {
     if (!v.is_null()) out[key] = v;  // an absent part stays absent
   }
   void operator()(const char* key, const RunSummary& v) const { out[key] = toJson(v); }  // run_summary.cpp's
-  void operator()(const char* key, const FlopsFigures& v) const { out[key] = flopsJson(v); }  // flops.cpp's
+  void operator()(const char* key, const FlopsFigures& v) const { out[key] = flopsJson(v); }  // flops_record.cpp's
   template <class T>
   void operator()(const char* key, const std::optional<T>& v) const {
     if (v) (*this)(key, *v);
@@ -80,10 +80,16 @@ struct Writer {
   }
 };
 
+template <class T>
+struct IsList : std::false_type {};
+template <class T>
+struct IsList<std::vector<T>> : std::true_type {};
+
 // Whether j holds a value a member of type T can take (for optional members).
 template <class T>
 bool holds(const nlohmann::json& j) {
   if constexpr (std::is_same_v<T, std::string>) return j.is_string();
+  else if constexpr (IsList<T>::value) return j.is_array();
   else if constexpr (std::is_same_v<T, bool>) return j.is_boolean();
   else if constexpr (std::is_arithmetic_v<T>) return j.is_number();
   else return j.is_object() && !j.empty();
@@ -182,6 +188,8 @@ inline const char* kindOf(const std::string&) { return "string"; }
 inline const char* kindOf(const nlohmann::json&) { return "json"; }
 template <class T>
 const char* kindOf(const T&) { return "object"; }  // a struct of its own (RunSummary, FlopsFigures, ...)
+template <class T>
+const char* kindOf(const std::vector<T>&) { return "list"; }
 template <class T>
 const char* kindOf(const std::optional<T>&) { return kindOf(T{}); }
 template <class T>

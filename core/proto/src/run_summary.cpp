@@ -10,6 +10,12 @@ using nlohmann::json;
 
 namespace {
 
+WB_FIELDS(ProcessLoad) {
+  f("pid", e.pid);
+  f("name", e.name);
+  f("cores", e.cores);
+}
+
 WB_FIELDS(RunCpu) {
   f("cores", e.cores);
   f("asked_cores", e.asked_cores);
@@ -18,6 +24,7 @@ WB_FIELDS(RunCpu) {
   f("contended", e.contended);
   f("oversubscribed", e.oversubscribed);
   f("note", e.note);
+  f("busiest_others", e.busiest_others);
   f("threads", e.threads);
   f("min_threads", e.min_threads);
   f("process_cores", e.process_cores);
@@ -92,6 +99,19 @@ json toJson(const RunCpu& cpu) {
   json out = json::object();
   fieldsToJson(cpu, out);
   return out;
+}
+
+json toJson(const std::vector<ProcessLoad>& loads) {
+  json out = json::object();
+  Writer{out}("list", loads);  // an empty list too: none is an answer
+  return out["list"];
+}
+
+std::vector<ProcessLoad> readProcessLoads(const json& list) {
+  std::vector<ProcessLoad> loads;
+  const json holder{{"list", list}};
+  Reader{holder}("list", loads);
+  return loads;
 }
 
 RunSummary readRunSummary(const json& summary) { return readAs<RunSummary>(summary); }

@@ -56,11 +56,14 @@ void trainThroughput(const RunRecord& run, RunMetrics& m) {
   if (!run.steps.empty()) take(run.steps.front().samples_per_s, S::StepEventsWithWarmup);
 }
 
-// "another process used 0.9 of 2 cores" (the writer's note when the numbers are missing).
+// "another process used 0.9 of 2 cores (busiest: stress-ng (pid 812) 0.8 cores)" (the writer's
+// note when the numbers are missing).
 std::string otherLoadText(const Contention& c, const std::string& writerNote) {
   if (!c.other_load_cores) return writerNote.empty() ? "another load shared the CPU" : writerNote;
   std::string text = "another process used " + fmtFixed(*c.other_load_cores, 1);
-  return text + (c.cores > 0 ? " of " + std::to_string(c.cores) + " cores" : " cores");
+  text += c.cores > 0 ? " of " + std::to_string(c.cores) + " cores" : " cores";
+  const std::string who = describeLoads(c.busiest_others);
+  return who.empty() ? text : text + " (busiest: " + who + ")";
 }
 
 void flatten(const json& j, const std::string& prefix, std::vector<std::pair<std::string, const json*>>& out) {
@@ -231,6 +234,7 @@ Contention contentionOf(const CpuUse& cpu) {
   c.used_cores = cpu.used_cores;
   c.asked_cores = cpu.asked_cores;
   c.contended = cpu.contended;
+  c.busiest_others = cpu.busiest_others;
   if (c.contended) c.note = otherLoadText(c, cpu.note);
   return c;
 }

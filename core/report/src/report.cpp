@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "wb/report/busy_machine.h"
 #include "wb/report/whatif.h"
 
 namespace wb::report {
@@ -72,7 +73,8 @@ json estimateJson(const SpeedupEstimate& e) {
 json contentionJson(const Contention& c) {
   return {{"contended", c.contended},     {"other_load_cores", opt(c.other_load_cores)},
           {"cores", c.cores},             {"used_cores", opt(c.used_cores)},
-          {"asked_cores", opt(c.asked_cores)}, {"note", c.note}};
+          {"asked_cores", opt(c.asked_cores)}, {"note", c.note},
+          {"busiest_others", proto::toJson(c.busiest_others)}};
 }
 
 }  // namespace
@@ -195,7 +197,8 @@ json comparisonJson(const Comparison& cmp) {
   const json noise = {{"band", cmp.noise.band}, {"bands", cmp.noise.bands}, {"measured", cmp.noise.measured},
                       {"source", cmp.noise.source}, {"message", noiseMessage(cmp.noise)}};
   return {{"target_acc", cmp.target_acc}, {"target_user_set", cmp.target_user_set}, {"target", cmp.target.describe()},
-          {"min_effect", cmp.min_effect}, {"noise", noise}, {"runs", runs}};
+          {"min_effect", cmp.min_effect}, {"noise", noise}, {"runs", runs},
+          {"busy_machine", busyMachineAdvice(busyMachineOf(cmp))}};
 }
 
 Report buildComparisonReport(const RunRecord& baseline, const std::vector<RunRecord>& runs,
@@ -212,6 +215,7 @@ Report buildComparisonReport(const Comparison& cmp, const RunRecord& baseline, c
             ". A speedup is only shown beside the accuracy it reached; the headline is the time to reach " +
             fmtAccuracy(cmp.target_acc) + " validation accuracy. Train samples/s counts training steps only. "
             "A run (or baseline) measured while another process used the CPU shows no speedup. " + capitalised(noiseMessage(cmp.noise)) + ".";
+  if (const std::string busy = busyMachineAdvice(busyMachineOf(cmp)); !busy.empty()) r.intro += " " + busy;
   r.tables.push_back(comparisonTable(cmp));
   r.tables.push_back(configDiffTable(cmp));
 

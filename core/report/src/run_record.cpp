@@ -6,7 +6,7 @@
 #include <set>
 
 #include "wb/proto/event_types.h"
-#include "wb/proto/flops.h"
+#include "wb/proto/flops_record.h"
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
 #include "wb/proto/schema.h"
@@ -185,6 +185,7 @@ std::optional<CpuUse> cpuUse(const proto::RunSummary& summary) {
   // A writer that left the verdict out still gave the load it is made of.
   c.contended = j.contended ? *j.contended : c.other_load_cores && isContended(*c.other_load_cores);
   c.note = j.note.value_or("");
+  c.busiest_others = j.busiest_others.value_or(std::vector<ProcessLoad>{});
   return c;
 }
 

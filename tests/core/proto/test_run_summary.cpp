@@ -31,7 +31,7 @@ const std::set<std::string> kSummaryKeys = {
     "final_val_acc", "best_val_loss", "peak_mem", "amp_skipped", "best_epoch", "best_value",
     "best_weights_restored", "best_weights_note", "target_val_acc", "samples_to_target", "steps_to_target", "flops"};
 const std::set<std::string> kCpuKeys = {"cores", "asked_cores", "used_cores", "other_load_cores", "contended", "note",
-                                        "threads", "min_threads", "process_cores", "machine_busy_cores", "other_cores"};
+                                        "busiest_others", "threads", "min_threads", "process_cores", "machine_busy_cores", "other_cores"};
 
 RunSummary everyField() {
   RunSummary s;
@@ -70,6 +70,7 @@ RunSummary everyField() {
   cpu.other_load_cores = 0.9;
   cpu.contended = true;
   cpu.note = "other processes used 0.9 of 16 cores";
+  cpu.busiest_others = std::vector<wb::ProcessLoad>{{812, "stress-ng", 0.8}, {90, "python3", 0.1}};
   cpu.threads = 4;
   cpu.min_threads = 3;
   cpu.process_cores = 7.5;
@@ -121,6 +122,10 @@ class TestRunSummary : public QObject {
     QCOMPARE(*r.train_samples_per_s, 3600.0);
     QCOMPARE(*r.cpu->asked_cores, 8);
     QCOMPARE(*r.cpu->contended, true);
+    QCOMPARE(int(r.cpu->busiest_others->size()), 2);  // a list of records keeps each one's fields
+    QCOMPARE((*r.cpu->busiest_others)[0].name, std::string("stress-ng"));
+    QCOMPARE((*r.cpu->busiest_others)[1].pid, 90);
+    QCOMPARE(j["cpu"]["busiest_others"][0]["cores"].get<double>(), 0.8);
     QCOMPARE(*r.best_weights_restored, false);
     QVERIFY(r.unknown.empty() && r.cpu->unknown.empty());  // every key was known
   }

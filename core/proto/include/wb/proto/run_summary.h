@@ -21,7 +21,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "wb/proto/flops.h"
+#include "wb/common/processes.h"
+#include "wb/proto/flops_record.h"
 
 namespace wb::proto {
 
@@ -36,6 +37,7 @@ struct RunCpu {
   std::optional<bool> contended;             // the writer's verdict (wb::isContended(other load))
   std::optional<bool> oversubscribed;        // more ranks than cores (run --allow-oversubscribe)
   std::optional<std::string> note;           // the writer's words, when contended
+  std::optional<std::vector<ProcessLoad>> busiest_others;  // who used the most of it, busiest first (the launcher's)
   std::optional<int> threads;                // rank 0's intra-op threads at the end
   std::optional<int> min_threads;            // ... and the fewest it had (fewer while others took cores)
   std::optional<double> process_cores;       // a rank alone: its own use,
@@ -125,6 +127,10 @@ inline std::optional<double> runWallSeconds(const RunSummary& s) {
 // a NaN is written as null).
 nlohmann::json toJson(const RunSummary& summary);
 nlohmann::json toJson(const RunCpu& cpu);  // summary.cpu's object
+// A list of other processes' loads (summary.cpu.busiest_others, a segments probe's), each
+// {pid, name, cores}; the reader skips what is not such an object.
+nlohmann::json toJson(const std::vector<ProcessLoad>& loads);
+std::vector<ProcessLoad> readProcessLoads(const nlohmann::json& list);
 // Never throws; anything but an object reads as an empty summary.
 RunSummary readRunSummary(const nlohmann::json& summary);
 

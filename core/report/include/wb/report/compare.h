@@ -47,7 +47,7 @@
 
 #include "wb/common/lr_scaling.h"
 #include "wb/report/noise.h"
-#include "wb/proto/flops.h"
+#include "wb/proto/flops_record.h"
 #include "wb/report/run_record.h"
 #include "wb/report/stats.h"
 #include "wb/report/table.h"
@@ -64,6 +64,7 @@ struct Contention {
   int cores = 0;                           // the machine's logical cores (0 = unknown)
   std::optional<double> used_cores, asked_cores;
   std::string note;                        // "another process used 0.9 of 2 cores" when contended
+  std::vector<ProcessLoad> busiest_others; // who took most of it, busiest first (when recorded)
 };
 
 struct RunMetrics {

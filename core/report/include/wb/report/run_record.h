@@ -89,6 +89,7 @@ struct CpuUse {
   std::optional<double> other_load_cores;    // busy cores not the run's own, averaged over the run
   bool contended = false;                    // the writer's verdict (other load ≥ kContendedOtherCores)
   std::string note;                          // the writer's words, when contended
+  std::vector<ProcessLoad> busiest_others;   // who took most of the other load, busiest first
 };
 
 // A step event's `cpu` object; nullopt when absent or without both busy and process cores.

@@ -1,0 +1,41 @@
+#pragma once
+// The machine's processes as /proc describes them: one reader of /proc/PID/stat for everything
+// that asks about a process (what a run left behind, a stalled rank, what else used the CPU
+// while a run was timed).
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace wb {
+
+struct ProcessStat {
+  int pid = 0, ppid = 0, sid = 0;
+  char state = '?';            // R, S, D, T (stopped), t (traced), Z (zombie), ...
+  std::string comm;            // the command's name (at most 15 characters)
+  double cpu_seconds = 0;      // user + system time of all its threads so far
+  long long start_ticks = 0;   // when it started, in clock ticks since boot: a reused pid differs
+  bool dead() const { return state == 'Z' || state == 'X' || state == 'x'; }
+};
+
+// False when the process is gone or its stat cannot be read.
+bool readProcessStat(int pid, ProcessStat& out);
+// Every process this one can see.
+std::vector<ProcessStat> allProcesses();
+
+// A process's use of the CPU between two snapshots, in cores.
+struct ProcessLoad {
+  int pid = 0;
+  std::string name;
+  double cores = 0;
+};
+// The processes that used the most CPU between `before` and `after` (taken `seconds` apart),
+// busiest first: at most `most`, each at least `minCores`. Left out: this process and each of
+// `ours` with its descendants (a launcher's ranks: their time is the run's). A process that
+// started in between counts from its start; one that ended in between is not seen.
+std::vector<ProcessLoad> busiestOthers(const std::vector<ProcessStat>& before, const std::vector<ProcessStat>& after,
+                                       double seconds, const std::vector<int>& ours, std::size_t most = 3,
+                                       double minCores = 0.05);
+// "stress-ng (pid 812) 1.0 cores, python3 (pid 90) 0.2 cores"; "" for none.
+std::string describeLoads(const std::vector<ProcessLoad>& loads);
+
+}  // namespace wb

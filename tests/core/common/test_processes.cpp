@@ -1,0 +1,74 @@
+// The machine's processes: one reader of /proc/PID/stat, and who took the CPU between two
+// snapshots (what a contended run names as the other load's source).
+#include <QtTest/QtTest>
+
+#include <unistd.h>
+
+#include "wb/common/processes.h"
+
+namespace {
+
+wb::ProcessStat proc(int pid, int ppid, const char* comm, double cpu, long long start = 1) {
+  wb::ProcessStat p;
+  p.pid = pid, p.ppid = ppid, p.comm = comm, p.cpu_seconds = cpu, p.start_ticks = start, p.state = 'R';
+  return p;
+}
+
+}  // namespace
+
+class TestProcesses : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void readsThisProcess() {
+    wb::ProcessStat self;
+    QVERIFY(wb::readProcessStat(int(::getpid()), self));
+    QCOMPARE(self.pid, int(::getpid()));
+    QCOMPARE(self.ppid, int(::getppid()));
+    QVERIFY(QByteArray("test_processes").startsWith(QByteArray::fromStdString(self.comm)));
+    QVERIFY(self.cpu_seconds >= 0 && self.start_ticks > 0);
+    QVERIFY(!self.dead());
+    wb::ProcessStat gone;
+    QVERIFY(!wb::readProcessStat(-1, gone));
+    bool listed = false;
+    for (const auto& p : wb::allProcesses()) listed = listed || p.pid == self.pid;
+    QVERIFY(listed);
+  }
+
+  // Busiest first, at most `most`, under minCores left out; a run's own processes (the roots
+  // given and everything below them) and this process are not "others".
+  void busiestOthersLeavesOutOurs() {
+    const int self = int(::getpid());
+    const std::vector<wb::ProcessStat> before = {proc(100, 1, "stress-ng", 10), proc(200, 1, "python3", 5),
+                                                 proc(300, 1, "rank", 0), proc(301, 300, "loader", 0),
+                                                 proc(self, 1, "me", 0), proc(400, 1, "idle", 3)};
+    const std::vector<wb::ProcessStat> after = {proc(100, 1, "stress-ng", 14), proc(200, 1, "python3", 6),
+                                                proc(300, 1, "rank", 4), proc(301, 300, "loader", 4),
+                                                proc(self, 1, "me", 4), proc(400, 1, "idle", 3.01),
+                                                proc(500, 1, "make", 2)};
+    const auto loads = wb::busiestOthers(before, after, 4.0, {300});
+    QCOMPARE(int(loads.size()), 3);
+    QCOMPARE(loads[0].name, std::string("stress-ng"));
+    QCOMPARE(loads[0].cores, 1.0);
+    QCOMPARE(loads[1].name, std::string("make"));  // started in between: counted from its start
+    QCOMPARE(loads[1].cores, 0.5);
+    QCOMPARE(loads[2].pid, 200);
+    QCOMPARE(loads[2].cores, 0.25);
+    QCOMPARE(int(wb::busiestOthers(before, after, 4.0, {300}, 1).size()), 1);
+    QVERIFY(wb::busiestOthers(before, after, 0, {300}).empty());
+    QCOMPARE(wb::describeLoads({loads[0], loads[2]}),
+             std::string("stress-ng (pid 100) 1.0 cores, python3 (pid 200) 0.2 cores"));
+    QCOMPARE(wb::describeLoads({}), std::string());
+  }
+
+  // A pid reused by a new process (another start time) counts from the new one's start, not as
+  // the difference from the old one's time.
+  void aReusedPidCountsFromItsStart() {
+    const auto loads = wb::busiestOthers({proc(700, 1, "old", 100, 5)}, {proc(700, 1, "new", 1, 9)}, 2.0, {});
+    QCOMPARE(int(loads.size()), 1);
+    QCOMPARE(loads[0].name, std::string("new"));
+    QCOMPARE(loads[0].cores, 0.5);
+  }
+};
+
+QTEST_APPLESS_MAIN(TestProcesses)
+#include "test_processes.moc"
