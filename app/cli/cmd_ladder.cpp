@@ -74,10 +74,8 @@ struct LadderCliOptions {
   ExperimentOptions experiment;
   ExecutorOptions exec;
   experiment::UserCommand user_command;
-  std::string out, runs_root, steps, lr_scaling, target_acc, capabilities;
-  int repeats = 0, rerun_contended = 1, max_pairs = experiment::kDefaultMaxPairs;
-  double budget_s = experiment::kDefaultBudgetS, noise_band = -1;  // < 0: this host's
-  double min_effect = report::kDefaultMinEffect;
+  std::string out, runs_root, steps, lr_scaling, capabilities;
+  VerdictCliOptions verdict;
   bool isolated = false, dry_run = false, events_stdout = false, cumulative = false;
   ByPartsOptions parts;  // greedy steps by parts unless whole runs are asked for (an option of pairs too)
 };
@@ -114,18 +112,6 @@ Result<fs::path> prepareOut(const LadderCliOptions& o) {
   fs::create_directories(out / "runs", ec);
   if (ec) return makeError(Errc::Io, "--out " + out.string() + ": cannot create it: " + ec.message());
   return out;
-}
-
-experiment::Policy policyOf(const LadderCliOptions& o) {
-  experiment::Policy p;
-  p.fixed_pairs = o.repeats;
-  p.max_pairs = o.max_pairs;
-  p.budget_s = o.budget_s;
-  p.floor_band = o.noise_band >= 0 ? o.noise_band : experiment::hostFloorBand();
-  p.min_effect = o.min_effect;
-  p.rerun_contended = o.rerun_contended;
-  if (!o.target_acc.empty()) p.target_acc = report::parseTargetAccuracy(o.target_acc).value();  // checked while parsing
-  return p;
 }
 
 // This machine's capabilities, or another's (`capabilities --json` there) for a plan that is only printed.
@@ -180,14 +166,14 @@ int ladderCommand(const LadderCliOptions& o) {
   const bool continuing = experiment::holdsPairs(*out) || fs::exists(*out / "plan.json");
   std::fprintf(stderr, "ladder -> %s (%zu steps, %s)%s\n", out->c_str(), plan->size(),
                byParts(o)      ? "greedy steps by parts"
-               : o.repeats > 0 ? (std::to_string(o.repeats) + " pair(s) each").c_str()
-                               : ("pairs until the verdict is clear, at most " + std::to_string(o.max_pairs) + " each").c_str(),
+               : o.verdict.repeats > 0 ? (std::to_string(o.verdict.repeats) + " pair(s) each").c_str()
+                               : ("pairs until the verdict is clear, at most " + std::to_string(o.verdict.max_pairs) + " each").c_str(),
                continuing ? ", continuing the pairs already there" : "");
   const bool eventsOut = o.events_stdout;
   ladder::LadderOptions lo;
   lo.plan = std::move(*plan);
   lo.out = *out;
-  lo.policy = policyOf(o);
+  lo.policy = o.verdict.policy();
   lo.cli_path = selfPath();
   lo.stop = &stopFlag();
   lo.command = commandLine();
@@ -232,25 +218,25 @@ void addLadder(CLI::App& cli, Commands& out) {
                      "where the default --out goes (default $WB_RUNS_ROOT or ~/.local/share/speedup-workbench/runs)")
       ->type_name("DIR")->check(utf8Path("--runs-root"));
   o->parts.pair_options.push_back(
-      ladder->add_option("--repeats", o->repeats,
+      ladder->add_option("--repeats", o->verdict.repeats,
                      "exactly N pairs per step (baseline and step, order alternating), no early\n"
                      "stop (default: adaptive, see --max-pairs); 1 gives no interval")
       ->type_name("N")->check(inRange(1, 100)));
   o->parts.pair_options.push_back(
-      ladder->add_option("--max-pairs", o->max_pairs,
+      ladder->add_option("--max-pairs", o->verdict.max_pairs,
                      "adaptive: pairs are added to a step until its verdict is clear, at most N\n"
                      "(default 5)")
       ->type_name("N")->check(inRange(1, 100)));
   o->parts.pair_options.push_back(
-      ladder->add_option("--budget-s", o->budget_s, "adaptive: no new pair for a step whose pairs took S seconds (default 600)")
+      ladder->add_option("--budget-s", o->verdict.budget_s, "adaptive: no new pair for a step whose pairs took S seconds (default 600)")
       ->type_name("S")->check(inRange(0.0, 1e7)));
-  ladder->add_option("--noise-band", o->noise_band,
+  ladder->add_option("--noise-band", o->verdict.noise_band,
                      "a floor for the spread of few pairs, e.g. 0.10 = +/-10 % (default: this host's\n"
                      "measured band, else none: the pairs alone carry the noise)")
       ->type_name("F")->check(inRange(0.0, 1.0));
-  addMinEffectOption(*ladder, o->min_effect);
+  addMinEffectOption(*ladder, o->verdict.min_effect);
   o->parts.pair_options.push_back(
-      ladder->add_option("--rerun-contended", o->rerun_contended,
+      ladder->add_option("--rerun-contended", o->verdict.rerun_contended,
                      "a pair measured under contention does not count; up to N more pairs replace such pairs (default 1)")
       ->type_name("N")->check(inRange(0, 10)));
   std::string keys;
@@ -270,7 +256,7 @@ void addLadder(CLI::App& cli, Commands& out) {
                      "reaches the baseline's accuracy in the same epochs (default: the config's\n"
                      "when it scales, else linear for SGD and sqrt for Adam/AdamW; none: no scaling)")
       ->type_name("M")->check(oneOf(lrScalingChoices()));
-  ladder->add_option("--target-acc", o->target_acc,
+  ladder->add_option("--target-acc", o->verdict.target_acc,
                      "target val accuracy: 0.85, 85 or 85% (default: the lowest best val acc of the baseline's repeats)")
       ->type_name("X")->check(checkedBy([](const std::string& t) { return statusOf(report::parseTargetAccuracy(t)); }, ""));
   ladder->add_flag("--dry-run", o->dry_run, "print the plan and exit");

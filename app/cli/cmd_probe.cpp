@@ -7,10 +7,10 @@
 #include "experiment.h"
 #include "wb/common/exit_codes.h"
 #include "wb/probe/math_check.h"
-#include "wb/probe/peak.h"
+#include "wb/probe/peak_probe.h"
 #include "wb/probe/segments.h"
 #include "wb/probe/workers.h"
-#include "wb/report/peak.h"
+#include "wb/report/peak_store.h"
 
 namespace wb::cli {
 using nlohmann::json;
@@ -152,9 +152,9 @@ warm-up of each that measures its step time: a segment is as many steps as make 
 on the faster one (or --steps). Each segment's train samples/s (data wait included) is one value; the noise is the rounds'
 own, the verdict the product's rule (faster or slower only when the interval excludes 1 and the
 effect is beyond --min-effect), and rounds are added until it is clear (--min-rounds,
---max-rounds). Only levers that can change inside one process: speedups.precision,
-train.batch_size, speedups.workers, speedups.pin_memory. Time to the target accuracy needs whole
-runs: `workbench-cli try`.)";
+--max-rounds). Only levers that can change inside one process (the speedups timed by segments,
+and the batch): see the error for a config that differs in another. Time to the target accuracy
+needs whole runs: `workbench-cli try`.)";
 
 struct SegmentsCliOptions {
   ExperimentOptions experiment;

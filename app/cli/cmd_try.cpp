@@ -63,9 +63,8 @@ struct TryCliOptions {
   experiment::UserCommand user_command;
   std::string variant_command;  // "": the variant runs what the baseline runs
   std::vector<std::string> vary;
-  std::string variant_config, label, speedup, out, runs_root, target_acc;
-  int repeats = 0, max_pairs = experiment::kDefaultMaxPairs, rerun_contended = 1;
-  double budget_s = experiment::kDefaultBudgetS, noise_band = -1, min_effect = report::kDefaultMinEffect;
+  std::string variant_config, label, speedup, out, runs_root;
+  VerdictCliOptions verdict;
   bool events_stdout = false, json = false;
   ByPartsOptions parts;  // by parts unless whole runs are asked for (an option of pairs too)
 };
@@ -152,17 +151,11 @@ int tryCommand(const TryCliOptions& o) {
     return kExitFailed;
   }
   if (o.exec.slurm()) return runOnSlurm(o.exec, t.out, "try");
-  t.policy.fixed_pairs = o.repeats;
-  t.policy.max_pairs = o.max_pairs;
-  t.policy.budget_s = o.budget_s;
-  t.policy.rerun_contended = o.rerun_contended;
-  t.policy.floor_band = o.noise_band >= 0 ? o.noise_band : experiment::hostFloorBand();
-  t.policy.min_effect = o.min_effect;
+  t.policy = o.verdict.policy();
   t.user_command = userCommandOf(o.user_command, o.experiment);
   if (!o.variant_command.empty())
     t.variant_command = experiment::UserCommand{o.variant_command == "workbench" ? std::string() : o.variant_command,
                                                 t.user_command.idle_timeout_s};
-  if (!o.target_acc.empty()) t.policy.target_acc = report::parseTargetAccuracy(o.target_acc).value();  // checked while parsing
   installStopSignals();
   experiment::Hooks hooks;
   hooks.cli_path = selfPath();
@@ -211,20 +204,20 @@ void addTry(CLI::App& cli, Commands& out) {
   t->add_option("--runs-root", o->runs_root, "where the default --out goes")->type_name("DIR")->check(utf8Path("--runs-root"));
   addByPartsOptions(*t, o->parts, "the change");
   o->parts.pair_options.push_back(
-      t->add_option("--repeats", o->repeats, "whole runs: exactly N pairs, no early stop (default: adaptive)")->type_name("N")->check(inRange(1, 100)));
+      t->add_option("--repeats", o->verdict.repeats, "whole runs: exactly N pairs, no early stop (default: adaptive)")->type_name("N")->check(inRange(1, 100)));
   o->parts.pair_options.push_back(
-      t->add_option("--max-pairs", o->max_pairs, "whole runs: at most N pairs (default 5)")->type_name("N")->check(inRange(1, 100)));
-  o->parts.pair_options.push_back(t->add_option("--budget-s", o->budget_s, "whole runs: no new pair once the pairs took S seconds (default 600)")
+      t->add_option("--max-pairs", o->verdict.max_pairs, "whole runs: at most N pairs (default 5)")->type_name("N")->check(inRange(1, 100)));
+  o->parts.pair_options.push_back(t->add_option("--budget-s", o->verdict.budget_s, "whole runs: no new pair once the pairs took S seconds (default 600)")
       ->type_name("S")->check(inRange(0.0, 1e7)));
-  t->add_option("--noise-band", o->noise_band,
+  t->add_option("--noise-band", o->verdict.noise_band,
                 "a floor for the spread of few pairs, e.g. 0.10 = +/-10 % (default: this host's measured\n"
                 "band, else none: the pairs alone carry the noise)")
       ->type_name("F")->check(inRange(0.0, 1.0));
-  addMinEffectOption(*t, o->min_effect);
-  o->parts.pair_options.push_back(t->add_option("--rerun-contended", o->rerun_contended,
+  addMinEffectOption(*t, o->verdict.min_effect);
+  o->parts.pair_options.push_back(t->add_option("--rerun-contended", o->verdict.rerun_contended,
                                           "whole runs: up to N more pairs replace pairs measured under contention (default 1)")
       ->type_name("N")->check(inRange(0, 10)));
-  t->add_option("--target-acc", o->target_acc, "target val accuracy: 0.85, 85 or 85% (default: the lowest best of the baseline's runs\nless its chance spread)")
+  t->add_option("--target-acc", o->verdict.target_acc, "target val accuracy: 0.85, 85 or 85% (default: the lowest best of the baseline's runs\nless its chance spread)")
       ->type_name("X")->check(checkedBy([](const std::string& x) { return statusOf(report::parseTargetAccuracy(x)); }, ""));
   t->add_flag("--events-stdout", o->events_stdout,
               "JSON Lines on stdout: rung_start / rung_end per run, pair_end per pair, then end\n"

@@ -21,7 +21,7 @@
 #include "wb/proto/config_json.h"
 #include "wb/proto/events.h"
 #include "wb/report/compare.h"
-#include "wb/train/capabilities.h"
+#include "wb/train/machine_capabilities.h"
 #include "wb/tune/batch_finder.h"
 #include "wb/tune/tune.h"
 
@@ -79,13 +79,13 @@ struct TuneCliOptions {
   ExperimentOptions experiment;
   ExecutorOptions exec;
   experiment::UserCommand user_command;
-  std::string out, runs_root, budget = "10m", target_acc, lr_scaling, only;
-  double trial_fraction = tune::kDefaultTrialFraction, noise_band = -1, min_effect = report::kDefaultMinEffect, margin = 0.1;
-  int eta = tune::kDefaultEta, finalists = tune::kDefaultFinalists, max_pairs = 3, max_batch = 4096;
+  std::string out, runs_root, budget = "10m", lr_scaling, only;
+  double trial_fraction = tune::kDefaultTrialFraction, margin = 0.1;
+  int eta = tune::kDefaultEta, finalists = tune::kDefaultFinalists, max_batch = 4096;
+  VerdictCliOptions verdict{0, 3};  // the finals as pairs: at most 3 each
   bool events_stdout = false, dry_run = false, no_batch = false, no_accuracy_check = false;
   ByPartsOptions parts;  // the finals by parts unless whole runs are asked for (--max-pairs too)
 };
-
 
 void printEvent(const json& ev) {
   std::fprintf(stdout, "%s\n", proto::encodeEvent(ev).c_str());
@@ -97,15 +97,6 @@ fs::path outOf(const TuneCliOptions& o, const char* kind) {
   fs::path out = o.out.empty() ? fs::path(o.runs_root.empty() ? defaultRunsRoot() : fs::path(o.runs_root)) / makeRunId(kind) : fs::path(o.out);
   std::error_code ec;
   return fs::absolute(out, ec);
-}
-
-experiment::Policy policyOf(const TuneCliOptions& o) {
-  experiment::Policy p;
-  p.max_pairs = o.max_pairs;
-  p.floor_band = o.noise_band >= 0 ? o.noise_band : experiment::hostFloorBand();
-  p.min_effect = o.min_effect;
-  if (!o.target_acc.empty()) p.target_acc = report::parseTargetAccuracy(o.target_acc).value();
-  return p;
 }
 
 std::vector<std::string> splitList(const std::string& list) {
@@ -150,14 +141,14 @@ tune::BatchOptions batchOptions(const TuneCliOptions& o, const Prepared& p, cons
   b.cli_path = selfPath();
   b.stop = &stopFlag();
   b.train_images = p.train_images;
-  b.band = std::max(0.03, o.noise_band >= 0 ? o.noise_band : experiment::hostFloorBand());
+  b.band = std::max(0.03, o.verdict.noise_band >= 0 ? o.verdict.noise_band : experiment::hostFloorBand());
   b.margin = o.margin;
   const bool cuda = p.caps.value("cuda", false);
   if (const int64_t free = memAvailableBytes(); !cuda && free > 0) b.memory_free = free;
   b.memory_kind = cuda ? "CUDA reserved" : "host RSS";
   b.max_batch = o.max_batch;
   b.lr_rule = o.lr_scaling.empty() ? ladder::defaultLadderLrScaling(p.config.optim) : o.lr_scaling;
-  b.policy = policyOf(o);
+  b.policy = o.verdict.policy();
   b.check_accuracy = !o.no_accuracy_check;
   b.user_command = p.user_command;
   if (o.events_stdout) b.on_event = printEvent;
@@ -258,7 +249,7 @@ int tuneCommand(const TuneCliOptions& o) {
   if (o.exec.slurm()) return runOnSlurm(o.exec, t.out, "tune");
   t.budget_s = parseDuration(o.budget, "--budget").value();  // checked while parsing
   t.trial_fraction = o.trial_fraction, t.eta = o.eta, t.finalists = o.finalists;
-  t.policy = policyOf(o);
+  t.policy = o.verdict.policy();
   t.by_parts = o.parts.byParts();
   t.composed = o.parts.resolved();
   t.cli_path = selfPath();
@@ -298,9 +289,9 @@ void addTuneOptions(CLI::App& t, TuneCliOptions& o) {
                "the lr rule for a larger global batch (more devices or a larger batch): linear | sqrt | none\n"
                "(default: the config's when it scales, else linear for SGD and sqrt for Adam/AdamW)")
       ->type_name("M")->check(oneOf(lrScalingChoices()));
-  t.add_option("--noise-band", o.noise_band, "this host's run-to-run noise as a share (default: the measured band, else 3 %)")
+  t.add_option("--noise-band", o.verdict.noise_band, "this host's run-to-run noise as a share (default: the measured band, else 3 %)")
       ->type_name("F")->check(inRange(0.0, 1.0));
-  t.add_option("--target-acc", o.target_acc, "target val accuracy: 0.85, 85 or 85% (default: the config as given's best less its chance spread)")
+  t.add_option("--target-acc", o.verdict.target_acc, "target val accuracy: 0.85, 85 or 85% (default: the config as given's best less its chance spread)")
       ->type_name("X")->check(checkedBy([](const std::string& x) { return statusOf(report::parseTargetAccuracy(x)); }, ""));
   t.add_option("--margin", o.margin, "share of the free memory the batch finder keeps free (default 0.1)")->type_name("F")->check(inRange(0.0, 0.9));
   t.add_option("--max-batch", o.max_batch, "the batch finder's largest per-rank size (default 4096)")->type_name("N")->check(inRange(1, 1 << 20));
@@ -333,10 +324,10 @@ void addTune(CLI::App& cli, Commands& out) {
   t->add_option("--eta", o->eta, "successive halving's factor: the fastest 1/eta go on with eta times the images (default 3)")
       ->type_name("N")->check(inRange(2, 10));
   t->add_option("--finalists", o->finalists, "configurations measured against the config as given (default 2)")->type_name("N")->check(inRange(1, 8));
-  o->parts.pair_options.push_back(t->add_option("--max-pairs", o->max_pairs, "the finals as pairs of whole runs, at most N per finalist (default 3)")
+  o->parts.pair_options.push_back(t->add_option("--max-pairs", o->verdict.max_pairs, "the finals as pairs of whole runs, at most N per finalist (default 3)")
                            ->type_name("N")->check(inRange(1, 100)));
   addByPartsOptions(*t, o->parts, "each finalist");
-  addMinEffectOption(*t, o->min_effect);
+  addMinEffectOption(*t, o->verdict.min_effect);
   t->add_flag("--no-batch", o->no_batch, "keep train.batch_size (no batch finder)");
   t->add_flag("--dry-run", o->dry_run, "print the search space and exit");
   t->footer(kFooter);

@@ -12,6 +12,7 @@
 #include "wb/proto/command_template.h"
 #include "wb/launch/launcher.h"
 #include "wb/proto/config_json.h"
+#include "wb/report/compare.h"
 
 namespace wb::cli {
 
@@ -98,6 +99,18 @@ void installStopSignals() {
   ::signal(SIGPIPE, SIG_IGN);
 }
 
+experiment::Policy VerdictCliOptions::policy() const {
+  experiment::Policy p;
+  p.fixed_pairs = repeats;
+  p.max_pairs = max_pairs;
+  p.budget_s = budget_s;
+  p.rerun_contended = rerun_contended;
+  p.floor_band = noise_band >= 0 ? noise_band : experiment::hostFloorBand();
+  p.min_effect = min_effect;
+  if (!target_acc.empty()) p.target_acc = report::parseTargetAccuracy(target_acc).value();  // checked while parsing
+  return p;
+}
+
 bool ByPartsOptions::byParts() const {
   return !whole_runs && std::none_of(pair_options.begin(), pair_options.end(), [](const CLI::Option* o) { return o->count() > 0; });
 }
@@ -117,7 +130,9 @@ void addByPartsOptions(CLI::App& app, ByPartsOptions& o, const std::string& meas
                  "by parts: the baseline's runs to the target, kept per experiment and reused (default 5; 0: none)")
       ->type_name("N")->check(inRange(0, 100));
   app.add_option("--variant-runs", o.composed.variant_runs,
-                 "by parts: a variant's runs to the target when it changes the training's math (default 5)")
+                 "by parts: a variant's runs to the target when it changes the training's math, at most (default\n"
+                 "5): looked at after each from the second, they stop once the time to target is clearly faster or\n"
+                 "slower, or surely within --min-effect, each look spending its share of the false-alarm rate")
       ->type_name("N")->check(inRange(2, 100));
   app.add_option("--parallel-runs", o.composed.parallel, "by parts: reference runs at once (default 1)")
       ->type_name("N")->check(inRange(1, 64));

@@ -24,6 +24,16 @@ struct ByPartsOptions {
   bool byParts() const;                          // neither --whole-runs nor an option of pairs given
   experiment::ComposedOptions resolved() const;  // composed, with --references when given
 };
+// The verdict's options of try, ladder and tune as given (each command registers those it takes,
+// with its own help), and the runner's policy they make: one rule for the host's band (the
+// measured one when --noise-band is not given) and the target.
+struct VerdictCliOptions {
+  int repeats = 0, max_pairs = experiment::kDefaultMaxPairs, rerun_contended = 1;
+  double budget_s = experiment::kDefaultBudgetS, noise_band = -1, min_effect = report::kDefaultMinEffect;
+  std::string target_acc;  // as given; checked while parsing
+  experiment::Policy policy() const;
+};
+
 // `measured`: what goes by parts, for the help ("the change", "every greedy step", "each finalist").
 void addByPartsOptions(CLI::App& app, ByPartsOptions& o, const std::string& measured);
 

@@ -17,6 +17,7 @@
 #include "wb/report/estimate_json.h"
 #include "wb/report/host.h"
 #include "wb/report/time_to_target_json.h"
+#include "wb/report/variant_looks.h"
 #include "wb/report/whatif.h"
 
 namespace wb::experiment {
@@ -149,33 +150,25 @@ Config variantRunConfig(const TryOptions& o, uint64_t seed, double target, doubl
 struct VariantPlan {
   double target = 0, resolution = 0, cap_samples = 0;
   int64_t train_samples = 0;
-  int runs = 0;
 };
 
-// The variant's runs to the target, seeds as the references'; a finished one is kept.
-Result<std::vector<report::RunRecord>> variantRuns(const TryOptions& o, const VariantPlan& p, const Hooks& h) {
-  std::vector<report::RunRecord> runs;
-  for (int i = 0; i < p.runs; ++i) {
-    if (h.stop && h.stop->load()) return makeError(Errc::Cancelled, "the variant's runs to the target were stopped");
-    const uint64_t seed = kFirstReferenceSeed + uint64_t(i);
-    const std::string stem = "runs/variant-seed-" + std::to_string(seed);
-    fs::path dir = o.out / stem;
-    std::error_code ec;
-    std::optional<report::RunRecord> kept;  // a folder cut short is left as it is: the run goes to the next name
-    for (int k = 2; fs::exists(dir, ec) && !(kept = finishedTargetRun(dir)); ++k) dir = o.out / (stem + "-r" + std::to_string(k));
-    if (kept) {
-      runs.push_back(std::move(*kept));
-      continue;
-    }
-    if (h.log) std::fprintf(h.log, "variant run to the target, seed %llu -> %s\n", (unsigned long long)seed, dir.c_str());
-    const Config c = variantRunConfig(o, seed, p.target, p.resolution, p.cap_samples, p.train_samples);
-    auto out = launchOne(c, dir, UserCommand{}, h.cli_path, "the variant, seed " + std::to_string(seed));
-    if (!out.ok()) return out.error();
-    auto run = finishedTargetRun(dir);
-    if (!run) return makeError(Errc::Internal, "the variant's run " + dir.string() + " ended " + out->status + ": see its logs");
-    runs.push_back(std::move(*run));
-  }
-  return runs;
+// The variant's run to the target from the references' `index`th seed; a finished one is kept.
+Result<report::RunRecord> variantRun(const TryOptions& o, const VariantPlan& p, const Hooks& h, int index) {
+  if (h.stop && h.stop->load()) return makeError(Errc::Cancelled, "the variant's runs to the target were stopped");
+  const uint64_t seed = kFirstReferenceSeed + uint64_t(index);
+  const std::string stem = "runs/variant-seed-" + std::to_string(seed);
+  fs::path dir = o.out / stem;
+  std::error_code ec;
+  std::optional<report::RunRecord> kept;  // a folder cut short is left as it is: the run goes to the next name
+  for (int k = 2; fs::exists(dir, ec) && !(kept = finishedTargetRun(dir)); ++k) dir = o.out / (stem + "-r" + std::to_string(k));
+  if (kept) return std::move(*kept);
+  if (h.log) std::fprintf(h.log, "variant run to the target, seed %llu -> %s\n", (unsigned long long)seed, dir.c_str());
+  const Config c = variantRunConfig(o, seed, p.target, p.resolution, p.cap_samples, p.train_samples);
+  auto out = launchOne(c, dir, UserCommand{}, h.cli_path, "the variant, seed " + std::to_string(seed));
+  if (!out.ok()) return out.error();
+  auto run = finishedTargetRun(dir);
+  if (!run) return makeError(Errc::Internal, "the variant's run " + dir.string() + " ended " + out->status + ": see its logs");
+  return std::move(*run);
 }
 
 }  // namespace
@@ -284,6 +277,8 @@ struct Inputs {
   std::optional<double> target;
   std::vector<report::RunRecord> variant;
   report::SamplesComparison samples;
+  report::VerdictRule rule;  // the composed verdict's: the variant's last look's when its runs were looked at
+  json looks;       // the variant's runs' looks: {max_runs, runs, stopped}
   json replay;      // early stopping: where each reference run would stop (replayStops)
   bool replay_after_target = false;  // ... and every one reached the target first
 };
@@ -398,6 +393,31 @@ void replayStops(const TryOptions& o, Inputs& in, const report::SamplesRule& rul
   in.samples = report::compareSamples(reference, replayed, rule);
 }
 
+// The variant's runs one at a time, each look composing the time to target at its share of the
+// false-alarm rate (report::VariantLooks), until a look settles it or all `variant_runs` ran.
+Status lookedAtVariantRuns(const TryOptions& o, const ComposedOptions& c, const VariantPlan& p,
+                           const std::vector<report::TargetRun>& reference, Inputs& in, const Hooks& h) {
+  report::SamplesRule rule;
+  rule.min_effect = o.policy.min_effect;
+  rule.resolution = in.refs->resolution;
+  const report::VariantLooks looks{c.variant_runs, o.policy.min_effect};
+  report::LookStop stop = report::LookStop::Continue;
+  for (int k = 1; k <= c.variant_runs && stop == report::LookStop::Continue; ++k) {
+    auto run = variantRun(o, p, h, k - 1);
+    if (!run.ok()) return run.error();
+    in.variant.push_back(std::move(*run));
+    in.samples = report::compareSamples(reference, targetRuns(in.variant, *in.target), rule);
+    in.rule = looks.ruleAt(k);
+    stop = looks.stopAfter(k, report::composeTimeToTarget(partsOf(o, in), in.rule));
+  }
+  in.looks = {{"max_runs", c.variant_runs}, {"runs", int(in.variant.size())}, {"stopped", report::lookStopName(stop)},
+              {"alpha", in.rule.alpha}};
+  if (h.log && int(in.variant.size()) < c.variant_runs)
+    std::fprintf(h.log, "the variant's runs stop after %zu of %d: %s\n", in.variant.size(), c.variant_runs,
+                 report::lookStopName(stop).c_str());
+  return {};
+}
+
 Status measureSamples(const TryOptions& o, const ComposedOptions& c, Inputs& in, const Hooks& h) {
   if (in.changes.has(Part::Replay) && in.refs && in.target) {
     report::SamplesRule rule;
@@ -416,15 +436,7 @@ Status measureSamples(const TryOptions& o, const ComposedOptions& c, Inputs& in,
   p.resolution = in.refs->resolution;
   p.cap_samples = c.cap * geometricMean(reached);
   p.train_samples = in.train_samples;
-  p.runs = c.variant_runs;
-  auto runs = variantRuns(o, p, h);
-  if (!runs.ok()) return runs.error();
-  in.variant = std::move(*runs);
-  report::SamplesRule rule;
-  rule.min_effect = o.policy.min_effect;
-  rule.resolution = in.refs->resolution;
-  in.samples = report::compareSamples(reference, targetRuns(in.variant, *in.target), rule);
-  return {};
+  return lookedAtVariantRuns(o, c, p, reference, in, h);
 }
 
 json dirsOf(const std::vector<report::RunRecord>& runs) {
@@ -479,6 +491,7 @@ json composedDoc(const TryOptions& o, const Inputs& in, const report::TimeToTarg
   doc["samples"] = in.keeps || !in.refs ? json() : report::samplesComparisonJson(in.samples);
   doc["references"] = referencesJson(in.refs, in.target);
   doc["variant_runs"] = dirsOf(in.variant);
+  if (!in.looks.is_null()) doc["variant_looks"] = in.looks;
   doc["composed"] = report::timeToTargetJson(e);
   doc["words"] = report::timeToTargetWords(e) + replayWords(in.replay);
   doc["training_only"] = !in.refs.has_value();
@@ -499,6 +512,7 @@ json composedDoc(const TryOptions& o, const Inputs& in, const report::TimeToTarg
 
 Result<Inputs> measureAll(const TryOptions& o, const ComposedOptions& c, const Hooks& h) {
   Inputs in;
+  in.rule.min_effect = o.policy.min_effect;
   auto math = measure(o, h, "math", "the math check (the first steps' losses from one seed)", variantFile(o));
   if (!math.ok()) return math.error();
   in.math = std::move(*math);
@@ -545,9 +559,7 @@ Result<TryResult> runComposedTry(const TryOptions& o, const ComposedOptions& c, 
     }());
     return in.error();
   }
-  report::VerdictRule rule;
-  rule.min_effect = o.policy.min_effect;
-  const report::TimeToTargetEstimate e = report::composeTimeToTarget(partsOf(o, *in), rule);
+  const report::TimeToTargetEstimate e = report::composeTimeToTarget(partsOf(o, *in), in->rule);
   TryResult r;
   r.doc = composedDoc(o, *in, e, proto::kStatusOk);
   r.estimates.to_target = e.speedup;

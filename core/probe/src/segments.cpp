@@ -1,5 +1,7 @@
 #include "wb/probe/segments.h"
 
+#include "wb/common/speedups.h"
+
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -7,8 +9,10 @@
 
 #include "bench.h"
 #include "wb/common/clock.h"
+#include "wb/common/processes.h"
 #include "wb/data/loader_config.h"
 #include "wb/proto/config_json.h"
+#include "wb/proto/run_summary.h"
 #include "wb/report/compare.h"
 #include "wb/report/estimate_json.h"
 #include "wb/report/rounds_rule.h"
@@ -127,14 +131,26 @@ void rounds(Bench& b, Arm& base, Arm& variant, const SegmentsOptions& o, Segment
 
 }  // namespace
 
+const std::vector<std::string>& segmentLevers() {
+  static const std::vector<std::string> levers = [] {
+    std::vector<std::string> v;
+    for (const Speedup& s : speedupTable())
+      if (s.timing == Timing::Segments) v.push_back(s.config_path);
+    v.push_back("train.batch_size");
+    return v;
+  }();
+  return levers;
+}
+
 std::string segmentLeverErrors(const Config& a, const Config& b) {
+  std::string levers;
+  for (const auto& path : segmentLevers()) levers += (levers.empty() ? "" : ", ") + path;
   std::string out;
   for (const auto& change : report::configDiff(proto::configToJson(a), proto::configToJson(b))) {
     if (change.path == "name" || change.path == "seed") continue;
-    if (std::find(kSegmentLevers.begin(), kSegmentLevers.end(), change.path) != kSegmentLevers.end()) continue;
-    out += (out.empty() ? "" : "\n") + change.path + " differs (" + change.before + " vs " + change.after +
-           "): only speedups.precision, train.batch_size, speedups.workers and speedups.pin_memory change within "
-           "one process; use `workbench-cli try` for it";
+    if (std::find(segmentLevers().begin(), segmentLevers().end(), change.path) != segmentLevers().end()) continue;
+    out += (out.empty() ? "" : "\n") + change.path + " differs (" + change.before + " vs " + change.after + "): only " + levers +
+           " change within one process; use `workbench-cli try` for it";
   }
   return out;
 }
@@ -153,6 +169,7 @@ Result<SegmentsResult> probeSegments(const SegmentsOptions& o) {
   r.device = b.device.str();
   r.looks.max_pairs = std::max(std::max(2, o.min_rounds), o.max_rounds);
   r.looks.min_effect = o.min_effect;
+  const std::vector<ProcessStat> processesBefore = allProcesses();
   try {
     Arm base = armOf(b, o.baseline), variant = armOf(b, o.variant);
     rounds(b, base, variant, o, r);
@@ -162,6 +179,7 @@ Result<SegmentsResult> probeSegments(const SegmentsOptions& o) {
   if (b.stopped()) return makeError(Errc::Cancelled, "segments cancelled after " + std::to_string(r.rounds) + " round(s)");
   r.contended = r.rounds < 2 && r.set_aside > 0;  // the load left no two rounds to compare
   r.total_s = total.seconds();
+  if (r.set_aside > 0) r.busiest_others = busiestOthers(processesBefore, allProcesses(), r.total_s, {});
   return r;
 }
 
@@ -183,6 +201,7 @@ json segmentsJson(const SegmentsResult& r) {
           {"estimate", estimate},
           {"other_cores", r.other_cores},
           {"set_aside", r.set_aside},
+          {"busiest_others", proto::toJson(r.busiest_others)},
           {"contended", r.contended},
           {"total_s", r.total_s}};
 }
@@ -206,9 +225,12 @@ report::Table segmentsTable(const SegmentsResult& r) {
                     " — " + r.estimate.method + ", " + std::to_string(r.steps) + " steps a segment" +
                     (r.sized ? " (sized from the warm-up's step time)" : "") + " on " + r.device + ".");
   t.notes.push_back(report::describeRule(r.looks, "rounds"));
-  if (r.set_aside > 0)
+  if (r.set_aside > 0) {
+    const std::string who = describeLoads(r.busiest_others);
     t.notes.push_back(std::to_string(r.set_aside) + " round(s) set aside: another process used the CPU during one of their "
-                      "segments and not the other (up to " + report::fmtFixed(r.other_cores, 1) + " cores); rounds slowed alike count.");
+                      "segments and not the other (up to " + report::fmtFixed(r.other_cores, 1) + " cores" +
+                      (who.empty() ? "" : "; busiest: " + who) + "); rounds slowed alike count.");
+  }
   t.notes.push_back("Throughput only: `workbench-cli try` composes it with samples to target into the time to target.");
   return t;
 }

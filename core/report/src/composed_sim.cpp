@@ -9,6 +9,7 @@
 #include "wb/report/convergence.h"
 #include "wb/report/rounds_rule.h"
 #include "wb/report/time_to_target.h"
+#include "wb/report/variant_looks.h"
 
 namespace wb::report {
 
@@ -96,8 +97,17 @@ LogEstimate startupOf(const ComposedModel& m, std::mt19937_64& rng) {
   return logEstimateOfRuns(s);
 }
 
-TimeToTargetParts partsOf(const ComposedModel& m, std::mt19937_64& rng, bool* contended) {
-  TimeToTargetParts p;
+// One experiment's parts and the rule its verdict is judged at: the variant's runs one at a time,
+// looked at as the product looks (variant_looks.h), when the math changes.
+struct Experiment {
+  TimeToTargetParts parts;
+  VerdictRule rule;
+  int variant_runs = 0;
+};
+
+Experiment experimentOf(const ComposedModel& m, std::mt19937_64& rng, bool* contended) {
+  Experiment x;
+  TimeToTargetParts& p = x.parts;
   p.baseline_startup_s = startupOf(m, rng);
   p.variant_startup_s = startupOf(m, rng);
   p.baseline_train_samples_per_s = exactly(m.rate);
@@ -106,16 +116,26 @@ TimeToTargetParts partsOf(const ComposedModel& m, std::mt19937_64& rng, bool* co
   p.throughput_alpha = 1 - throughput.level;
   p.baseline_eval_s = exactly(m.eval_s);
   p.samples_per_evaluation = m.samples_per_evaluation;
+  x.rule.min_effect = m.min_effect;
   const auto reference = runsOf(m.reference_runs, m.samples, m.seed_spread, rng);
   if (m.variant_runs <= 0) {
     p.keepMath(summariseRuns(reference).samples);
-    return p;
+    return x;
   }
-  const auto variant = runsOf(m.variant_runs, m.samples * (1 + m.samples_effect), m.seed_spread, rng);
   SamplesRule rule;
   rule.min_effect = m.min_effect;
-  p.setSamples(compareSamples(reference, variant, rule));
-  return p;
+  const VariantLooks looks{m.variant_runs, m.min_effect};
+  std::vector<TargetRun> variant;
+  for (int k = 1; k <= m.variant_runs; ++k) {
+    variant.push_back(runsOf(1, m.samples * (1 + m.samples_effect), m.seed_spread, rng).front());
+    if (k < kMinVariantRuns && k < m.variant_runs) continue;
+    p.setSamples(compareSamples(reference, variant, rule));
+    x.rule = m.fixed_variant_runs ? x.rule : looks.ruleAt(k);
+    x.variant_runs = k;
+    if (m.fixed_variant_runs) continue;
+    if (looks.stopAfter(k, composeTimeToTarget(p, x.rule)) != LookStop::Continue) break;
+  }
+  return x;
 }
 
 void count(ComposedOutcome& o, Verdict v) {
@@ -133,11 +153,11 @@ void count(ComposedOutcome& o, Verdict v) {
 ComposedOutcome simulateComposed(const ComposedModel& m, int experiments, uint64_t seed) {
   std::mt19937_64 rng(seed);
   ComposedOutcome o;
-  VerdictRule rule;
-  rule.min_effect = m.min_effect;
   for (int i = 0; i < experiments; ++i) {
     bool contended = false;
-    const Verdict v = composeTimeToTarget(partsOf(m, rng, &contended), rule).speedup.verdict;
+    const Experiment x = experimentOf(m, rng, &contended);
+    const Verdict v = composeTimeToTarget(x.parts, x.rule).speedup.verdict;
+    o.variant_runs += x.variant_runs;
     if (contended) ++o.experiments, ++o.contended;
     else count(o, v);
   }

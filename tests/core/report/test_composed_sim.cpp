@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "wb/report/composed_sim.h"
+#include "wb/report/variant_looks.h"
 
 using namespace wb::report;
 
@@ -77,6 +78,54 @@ class TestComposedSim : public QObject {
     QVERIFY(std::fabs(trueSpeedup(even) - 1) < 0.01);
     const ComposedOutcome e = simulateComposed(even, 1000, 23);
     QVERIFY2(e.rate(e.faster) <= kFalseAlarmRate, qPrintable(QString::number(e.rate(e.faster))));
+  }
+
+  // The variant's runs are looked at as they finish (variant_looks.h): a large change (2x the
+  // throughput, the samples unchanged: bf16 on a GPU) is settled at one of the first looks, about
+  // two or three runs instead of five at a 5 % seed spread, and still found every time; a moderate
+  // one loses little power to the looks against all five runs at one look; an A/A experiment runs
+  // them all (nothing settles it early).
+  void theVariantsRunsStopOnceItIsClear() {
+    ComposedModel big = model(0.02, 0.05, 5, false);
+    big.throughput_effect = 1.0;
+    const ComposedOutcome b = simulateComposed(big, 1000, 31);
+    QVERIFY2(b.rate(b.faster) >= 0.99, qPrintable(QString::number(b.rate(b.faster))));
+    QVERIFY2(b.meanVariantRuns() <= 3.0, qPrintable(QString::number(b.meanVariantRuns())));
+    ComposedModel moderate = model(0.02, 0.10, 5, false);
+    moderate.samples_effect = -0.25;
+    ComposedModel fixed = moderate;
+    fixed.fixed_variant_runs = true;
+    const ComposedOutcome looked = simulateComposed(moderate, 2000, 32), once = simulateComposed(fixed, 2000, 32);
+    QCOMPARE(once.meanVariantRuns(), 5.0);
+    QVERIFY2(looked.rate(looked.faster) >= once.rate(once.faster) - 0.10,
+             qPrintable(QStringLiteral("%1 looked vs %2 at one look").arg(looked.rate(looked.faster)).arg(once.rate(once.faster))));
+    QVERIFY2(looked.meanVariantRuns() < 5.0, qPrintable(QString::number(looked.meanVariantRuns())));
+    const ComposedOutcome aa = simulateComposed(model(0.02, 0.10, 5, false), 1000, 33);
+    QVERIFY2(aa.meanVariantRuns() > 4.5, qPrintable(QString::number(aa.meanVariantRuns())));
+  }
+
+  // A look stops on a clear verdict, on an interval within the practical threshold, or on a bound
+  // below it; never before the second run, and always after the last.
+  void aLookStopsOnlyOnWhatSettlesIt() {
+    const VariantLooks looks{5, 0.02};
+    TimeToTargetEstimate e;
+    e.speedup.point = 1.5, e.speedup.lo = 1.2, e.speedup.hi = 1.9, e.speedup.verdict = Verdict::Faster;
+    QVERIFY(looks.stopAfter(1, e) == LookStop::Continue);
+    QVERIFY(looks.stopAfter(2, e) == LookStop::Clear);
+    e.speedup.point = 1.0, e.speedup.lo = 0.99, e.speedup.hi = 1.01, e.speedup.verdict = Verdict::WithinNoise;
+    QVERIFY(looks.stopAfter(3, e) == LookStop::Negligible);
+    e.speedup.lo = 0.8, e.speedup.hi = 1.25;
+    QVERIFY(looks.stopAfter(3, e) == LookStop::Continue);
+    QVERIFY(looks.stopAfter(5, e) == LookStop::AllRuns);
+    e.bound = SamplesBound::AtMost, e.speedup.point = 0.5, e.speedup.lo = e.speedup.hi = NAN;
+    QVERIFY(looks.stopAfter(2, e) == LookStop::SlowerBound);
+    e.speedup.point = 1.3;
+    QVERIFY(looks.stopAfter(2, e) == LookStop::Continue);  // at most 1.3x: could still be faster
+    // The looks spend the pairs' α: small early, the rest at the last.
+    QVERIFY(looks.ruleAt(2).alpha < looks.ruleAt(5).alpha);
+    double spent = 0;
+    for (int k = 2; k <= 5; ++k) spent += looks.ruleAt(k).alpha;
+    QVERIFY(spent <= kFalseAlarmRate);
   }
 
   // A recorded trace drives the segments' noise: on a host whose load comes and goes every two

@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "wb/common/config.h"
+#include "wb/common/processes.h"
 #include "wb/common/result.h"
 #include "wb/report/rounds_rule.h"
 #include "wb/report/stats.h"
@@ -30,9 +31,9 @@
 
 namespace wb::probe {
 
-// The config fields a segment may change (everything else must be equal).
-inline const std::vector<std::string> kSegmentLevers{"speedups.precision", "train.batch_size", "speedups.workers",
-                                                    "speedups.pin_memory"};
+// The config fields a segment may change (everything else must be equal): the speedups a try by
+// parts times by segments (their descriptor's Timing::Segments) and the batch.
+const std::vector<std::string>& segmentLevers();
 
 struct SegmentsOptions {
   Config baseline, variant;
@@ -57,11 +58,12 @@ struct SegmentsResult {
   report::Sequential looks;          // what the verdict was judged at
   double other_cores = 0;            // the most another process used during a segment
   int set_aside = 0;                 // rounds whose segments were not slowed alike (report::roundCounts)
+  std::vector<ProcessLoad> busiest_others;  // with rounds set aside: who took the CPU, busiest first
   bool contended = false;            // fewer than two rounds counted: no verdict (the table says so)
   double total_s = 0;
 };
 
-// "" when a and b differ only in kSegmentLevers (or not at all); else one line per other field:
+// "" when a and b differ only in segmentLevers() (or not at all); else one line per other field:
 // "data.limit_train differs (0 vs 2000): only speedups.precision, ... change within one process;
 // use `workbench-cli try` for it".
 std::string segmentLeverErrors(const Config& a, const Config& b);

@@ -12,7 +12,7 @@
 
 namespace wb::proto {
 
-// Every speedup's placeholder, in the table's order: "{workers} {pin_memory} ... {tf32}".
+// Every speedup's placeholder, in the table's order: "{workers} ... {tf32}".
 std::string speedupPlaceholders();
 
 // The config paths the template's placeholders read ({run_dir} reads none), in order, each once;

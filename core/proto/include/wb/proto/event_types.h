@@ -17,7 +17,7 @@
 
 #include "wb/proto/events.h"
 #include "wb/proto/run_summary.h"
-#include "wb/proto/flops.h"
+#include "wb/proto/flops_record.h"
 
 namespace wb::proto {
 
@@ -188,7 +188,7 @@ struct StartEvent {                // each rank, once training is set up
   BatchInfo batch;
   nlohmann::json lr_scaling;       // the effective lr and why (wb/common/lr_scaling.h)
   std::optional<ResumedFrom> resumed_from;
-  std::map<std::string, SpeedupStatus> speedups;  // workers, pin_memory, devices, precision, ...
+  std::map<std::string, SpeedupStatus> speedups;  // by speedup key (speedupTable())
   nlohmann::json dist;             // several ranks: {backend, world_size, buckets, sharding, ...}
 };
 
@@ -255,7 +255,7 @@ struct RungStartEvent {            // one run of one step begins
   static constexpr const char* kType = "rung_start";
   int64_t index = 0;               // the step, 0-based
   int64_t steps = 0;               // steps in the plan
-  std::string key;                 // baseline | workers | pin_memory | ...
+  std::string key;                 // baseline | a speedup key | ...
   std::string added;               // what the step changes, in words
   int round = 0;                   // 1-based
   std::string run_dir;

@@ -5,7 +5,7 @@
 // once, in an order a coin decides, until the verdict is clear; a segment's log rate scatters with
 // sd `host_noise` around its round's level, which both arms share) and whose samples to target
 // come from reference runs and the variant's runs (ln samples scatter with sd `seed_spread`),
-// each decided exactly as the product decides: judgeRounds over the rounds at each look, compareSamples (convergence.h), composeTimeToTarget. Start-up and evaluations are
+// each decided exactly as the product decides: judgeRounds over the rounds at each look, compareSamples (convergence.h), composeTimeToTarget, the variant's runs looked at as they finish (variant_looks.h). Start-up and evaluations are
 // measured from the reference runs too (their own scatter). Pure functions of the model and the
 // seed; deterministic.
 #include <cstdint>
@@ -22,7 +22,8 @@ struct ComposedModel {
   bool alternate = false;         // the arms' order alternating by round (the probe's old way), not a coin
   double seed_spread = 0.05;      // sd of ln samples to target over seeds (2-15 %)
   int reference_runs = 5;         // the baseline's runs to the target
-  int variant_runs = 5;           // the variant's; 0: the lever keeps the math (no runs)
+  int variant_runs = 5;           // the variant's at most; 0: the lever keeps the math (no runs)
+  bool fixed_variant_runs = false; // all of them, one look (before the looks of variant_looks.h)
   double throughput_effect = 0;   // the variant's true train rate is × (1 + this)
   double samples_effect = 0;      // the variant's true samples to target are × (1 + this)
   double rate = 10000;            // the baseline's train samples/s
@@ -50,8 +51,10 @@ struct ComposedOutcome {
   int experiments = 0;
   int faster = 0, slower = 0, within = 0, no_interval = 0;
   int contended = 0;  // no verdict: the contention rule withheld it (counted in none of the others)
+  long variant_runs = 0;  // the variant's runs to the target, over all experiments
   double rate(int count) const { return experiments ? double(count) / experiments : 0.0; }
   double calledRate() const { return rate(faster + slower); }
+  double meanVariantRuns() const { return experiments ? double(variant_runs) / experiments : 0.0; }
 };
 
 ComposedOutcome simulateComposed(const ComposedModel& model, int experiments, uint64_t seed);

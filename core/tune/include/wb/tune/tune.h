@@ -108,7 +108,7 @@ Status checkSearchFolder(const std::filesystem::path& out, const std::vector<std
 // ---- the parts, for tests and the batch finder ---------------------------------------------
 
 // The short names of the dimensions (--only): each speedup with a dimension of its own (Search::
-// Dimension: workers, pin_memory, devices with the speedups that ride on it, precision), batch,
+// Dimension, devices with the speedups that ride on it), batch,
 // levers, eval (the Search::Evaluation speedups and the evaluation batch).
 const std::vector<std::string>& dimensionNames();
 
