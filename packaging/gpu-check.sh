@@ -110,7 +110,7 @@ ls "$CUDA_ROOT"/include/cuda_runtime_api.h "$CUDA_ROOT"/targets/*/include/cuda_r
   || [ -f /usr/include/cuda_runtime_api.h ] || fail "the toolkit at $CUDA_ROOT has no cuda_runtime_api.h"
 NCCL_H=$(ls "$(get site)"/nvidia/nccl/include/nccl.h "$CUDA_ROOT"/include/nccl.h /usr/include/nccl.h 2>/dev/null | head -1)
 echo "nvcc $NVCC ($NVCC_VERSION); nccl.h ${NCCL_H:-not found}" | tee -a "$RES/env.txt"
-[ -n "$NCCL_H" ] || log "no nccl.h: wb_dist builds without NCCL and test_communicator_gpu will skip"
+[ -n "$NCCL_H" ] || log "no nccl.h: wb_parallel builds without NCCL and test_communicator_gpu will skip"
 nvidia-smi -L >>"$RES/env.txt" 2>&1 || true
 [ -d "$SRC/.gpu-carry" ] || fail "no .gpu-carry/ here: run packaging/gpu-carry.sh where the Debian mirror is, and carry .gpu-carry"
 GPU=$(get gpu)
@@ -174,7 +174,7 @@ else
     || fail "cmake could not configure even core + CLI: $(grep -m3 -A6 'CMake Error' "$RES/build.log")"
   targets=workbench-cli gpu_tests=""
 fi
-grep -E "CUDA LibTorch|wb_dist: NCCL|LibTorch=" "$RES/build.log" | sed 's/^-- //' | tee -a "$RES/env.txt"
+grep -E "CUDA LibTorch|wb_parallel: NCCL|LibTorch=" "$RES/build.log" | sed 's/^-- //' | tee -a "$RES/env.txt"
 grep -q "CUDA=ON" "$RES/build.log" || fail "configured without CUDA (WB_WITH_CUDA off): is torch.utils.cmake_prefix_path a CUDA LibTorch?"
 if [ -n "$DRY" ] && [ -z "${WB_GPU_DRY_BUILD:-}" ]; then
   note "- configured ($(( $(date +%s) - T0 )) s from the start): would build $targets"

@@ -235,7 +235,7 @@ if ! in_root "export CCACHE_DIR=/var/cache/ccache; cd /src && nice -n $NICE $con
   exit 1
 fi
 steps=$(grep -c '^\[' "$build_log" || true)
-log "build ok ($steps build steps); $(grep -E 'CUDA LibTorch|wb_dist: NCCL|LibTorch=' "$ROOT$BUILD.configure.log" | sed 's/^-- //' | tr '\n' ';')"
+log "build ok ($steps build steps); $(grep -E 'CUDA LibTorch|wb_parallel: NCCL|LibTorch=' "$ROOT$BUILD.configure.log" | sed 's/^-- //' | tr '\n' ';')"
 if [ "$VARIANT" = cuda ] && ! grep -q "CUDA=ON" "$ROOT$BUILD.configure.log"; then
   log "RESULT: configured without CUDA (WB_WITH_CUDA off) against $TORCH_PKG: the CUDA paths were not compiled"
   exit 1

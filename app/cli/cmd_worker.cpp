@@ -15,15 +15,15 @@
 #include "wb/common/paths.h"
 #include "wb/common/sysinfo.h"
 #include "wb/common/timeouts.h"
-#include "wb/dist/slurm.h"
+#include "wb/parallel/slurm.h"
 #include "wb/launch/run_end.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/event_types.h"
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
 #include "wb/proto/run_status.h"
-#include "wb/probe/peak.h"
-#include "wb/report/peak.h"
+#include "wb/probe/peak_probe.h"
+#include "wb/report/peak_store.h"
 #include "wb/train/trainer.h"
 #include "worker_dist.h"
 
@@ -75,7 +75,7 @@ struct RankEvents {
 
 // Standalone (torchrun / srun, no --events-stdout): rank 0 makes the run folder, holds its lock,
 // writes config.json and events.jsonl; the other ranks' events go to stderr.
-Status openStandaloneRun(const WorkerOptions& o, const dist::DistEnv& env, const Config& config, proto::RunDir& run,
+Status openStandaloneRun(const WorkerOptions& o, const parallel::DistEnv& env, const Config& config, proto::RunDir& run,
                          proto::RunLock& lock, RankEvents& events) {
   if (run.root.empty()) {
     if (env.world_size > 1)
@@ -148,7 +148,7 @@ int finishRank(RankEvents& events, const train::TrainOutcome& outcome) {
 // only slurmctld can say which; its word becomes the run's error.
 void nameSlurmsEnding(launch::RunEnding& ending) {
   if (ending.status != proto::kStatusCancelled) return;
-  const std::string slurm = dist::slurmEnding();
+  const std::string slurm = parallel::slurmEnding();
   if (slurm.empty()) return;
   ending.error = ending.error.empty() ? slurm : ending.error + "; " + slurm;
   ending.summary.error = ending.error;

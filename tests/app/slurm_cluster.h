@@ -9,20 +9,9 @@
 #include <QThread>
 
 #include "worker_launch.h"
+#include "../support/machine.h"
 
 namespace wb_test {
-
-// Why the cluster cannot be used here ("" when it can): the fixture's own words.
-inline QString slurmMissing() {
-  const QString dir = QString::fromLocal8Bit(qgetenv("WB_SLURM_DIR"));
-  if (dir.isEmpty())
-    return QStringLiteral("WB_SLURM_DIR is not set: run this test through ctest, whose slurm fixture starts the cluster");
-  QFile why(dir + QStringLiteral("/unavailable"));
-  if (why.open(QIODevice::ReadOnly)) return QStringLiteral("no Slurm cluster here: ") + QString::fromUtf8(why.readAll()).trimmed();
-  if (!QFile::exists(dir + QStringLiteral("/slurm.conf")))
-    return QStringLiteral("the slurm fixture wrote no %1/slurm.conf").arg(dir);
-  return QString();
-}
 
 // A Slurm client's output (stdout, trimmed); its exit code in *rc.
 inline QString slurmTool(const QString& program, const QStringList& args, int* rc = nullptr) {

@@ -7,7 +7,7 @@
 #include <QTemporaryDir>
 
 #include "wb/proto/events.h"
-#include "../support/datasets.h"
+#include "../support/machine.h"
 
 using nlohmann::json;
 

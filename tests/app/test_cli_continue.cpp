@@ -18,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../support/datasets.h"
+#include "../support/machine.h"
 #include "../support/event_stream.h"
 #include "../support/proc.h"
 #include "wb/proto/events.h"
@@ -134,7 +134,7 @@ class TestCliContinue : public QObject {
   // A finished pair whose run folder was deleted runs again, and the continue says which pair and
   // which folder is gone (on stderr and as a warning event); the ladder runs on the same runner.
   void aPairWhoseFolderIsGoneRunsAgainSayingWhy() {
-    if (!wb::test::haveFashionMnist()) QSKIP("Fashion-MNIST is not installed (/usr/share/datasets/fashion-mnist)");
+    WB_NEED(wb::test::missingFashionMnist());
     QTemporaryDir root;
     const QString out = root.filePath(QStringLiteral("try"));
     const auto first = wb::test::runProcess(QStringLiteral(WB_CLI_PATH), tryArgs(out), 300000);

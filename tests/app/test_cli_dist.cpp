@@ -17,7 +17,7 @@
 using nlohmann::json;
 
 #include "../support/rank_processes.h"
-#include "../support/datasets.h"
+#include "../support/machine.h"
 
 namespace {
 

@@ -21,7 +21,7 @@
 using nlohmann::json;
 
 #include "../support/rank_processes.h"
-#include "../support/datasets.h"
+#include "../support/machine.h"
 
 namespace {
 using wb::test::hang;

@@ -20,7 +20,7 @@
 
 using nlohmann::json;
 
-#include "../support/datasets.h"
+#include "../support/machine.h"
 
 namespace {
 

@@ -16,7 +16,7 @@
 
 #include "wb/common/speedups.h"
 #include "wb/proto/events.h"
-#include "../support/datasets.h"
+#include "../support/machine.h"
 
 using nlohmann::json;
 

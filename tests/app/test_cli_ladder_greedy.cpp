@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../support/datasets.h"
+#include "../support/machine.h"
 #include "../support/proc.h"
 
 using nlohmann::json;

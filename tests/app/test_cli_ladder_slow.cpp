@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 #include "wb/common/speedups.h"
-#include "../support/datasets.h"
+#include "../support/machine.h"
 
 using nlohmann::json;
 

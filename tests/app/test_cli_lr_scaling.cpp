@@ -10,7 +10,7 @@
 
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
-#include "../support/datasets.h"
+#include "../support/machine.h"
 
 using nlohmann::json;
 

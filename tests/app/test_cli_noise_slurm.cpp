@@ -29,7 +29,7 @@ class TestCliNoiseSlurm : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void init() {
-    if (const QString why = slurmMissing(); !why.isEmpty()) QSKIP(qPrintable(why));
+    WB_NEED(wb::test::missingSlurm());
   }
 
   void theRunsGoAsOneArrayAndTheSameCommandContinues() {

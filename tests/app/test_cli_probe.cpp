@@ -10,15 +10,15 @@
 #include <filesystem>
 
 #include "wb/common/sysinfo.h"
-#include "wb/proto/flops.h"
+#include "wb/proto/flops_record.h"
 #include "wb/proto/rundir.h"
-#include "wb/report/peak.h"
+#include "wb/report/peak_store.h"
 #include "wb/probe/record.h"
 
 using nlohmann::json;
 
 #include "../support/proc.h"
-#include "../support/datasets.h"
+#include "../support/machine.h"
 
 namespace {
 

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../support/datasets.h"
+#include "../support/machine.h"
 #include "../support/proc.h"
 
 using nlohmann::json;
@@ -31,7 +31,7 @@ class TestCliProbeMath : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void workersKeepTheMath() {
-    if (!wb::test::haveFashionMnist()) QSKIP("Fashion-MNIST is not installed (packaging/setup.sh installs dataset-fashion-mnist)");
+    WB_NEED(wb::test::missingFashionMnist());
     const auto r = runCli(probeMath(QStringLiteral("speedups.workers=2"), {QStringLiteral("--json")}));
     QVERIFY2(r.rc == 0, r.err.constData());
     const json doc = json::parse(r.out.toStdString(), nullptr, false);
@@ -47,7 +47,7 @@ class TestCliProbeMath : public QObject {
   }
 
   void bf16ChangesTheMath() {
-    if (!wb::test::haveFashionMnist()) QSKIP("Fashion-MNIST is not installed (packaging/setup.sh installs dataset-fashion-mnist)");
+    WB_NEED(wb::test::missingFashionMnist());
     const auto r = runCli(probeMath(QStringLiteral("speedups.precision=bf16-mixed")));
     QVERIFY2(r.rc == 0, r.err.constData());  // a verdict, not a failure
     QVERIFY2(r.out.contains("treated as changing the math") && r.out.contains("losses differ by") &&

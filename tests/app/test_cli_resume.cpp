@@ -14,7 +14,7 @@
 
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
-#include "../support/datasets.h"
+#include "../support/machine.h"
 
 using nlohmann::json;
 
@@ -92,7 +92,7 @@ class TestCliResume : public QObject {
 
  private Q_SLOTS:
   void initTestCase() {
-    if (!haveFashionMnist()) return;
+    WB_NEED(wb::test::missingFashionMnist());
     const QString same = data_.filePath(QStringLiteral("same")), three = data_.filePath(QStringLiteral("three"));
     for (const QString& dir : {same, three})
       QCOMPARE(runCli({QStringLiteral("dataset"), QStringLiteral("export"), QStringLiteral("--limit"), QStringLiteral("300"),

@@ -12,7 +12,7 @@
 
 using nlohmann::json;
 
-#include "../support/datasets.h"
+#include "../support/machine.h"
 
 namespace {
 

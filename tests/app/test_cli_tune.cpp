@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../support/datasets.h"
+#include "../support/machine.h"
 #include "../support/event_stream.h"
 #include "../support/proc.h"
 

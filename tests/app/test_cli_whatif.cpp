@@ -14,7 +14,7 @@
 using nlohmann::json;
 
 #include "../support/proc.h"
-#include "../support/datasets.h"
+#include "../support/machine.h"
 
 namespace {
 

@@ -37,7 +37,7 @@ class TestSrun : public QObject {
 
  private Q_SLOTS:
   void init() {
-    if (const QString why = slurmMissing(); !why.isEmpty()) QSKIP(qPrintable(why));
+    WB_NEED(wb::test::missingSlurm());
   }
 
   // srun's own variables, as its tasks see them: the worker reads SLURM_PROCID / SLURM_NTASKS.

@@ -41,7 +41,7 @@ class TestSrunEndings : public QObject {
 
  private Q_SLOTS:
   void init() {
-    if (const QString why = slurmMissing(); !why.isEmpty()) QSKIP(qPrintable(why));
+    WB_NEED(wb::test::missingSlurm());
   }
 
   void scancelIsNamedInTheRunsError() {

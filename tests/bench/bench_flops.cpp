@@ -6,7 +6,7 @@
 //
 //   bench_flops [--steps N] [--quick]      (N: steps per run, default 200 for lenet, scaled down
 //                                           for the larger nets; --quick: fewer, smaller data)
-// FLOPs: 1 multiply-add = 2 FLOPs; a training step = 3 x forward (wb/model/flops.h).
+// FLOPs: 1 multiply-add = 2 FLOPs; a training step = 3 x forward (wb/model/flop_counter.h).
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,9 +22,9 @@
 
 #include "wb/common/sysinfo.h"
 #include "wb/proto/events.h"
-#include "wb/proto/flops.h"
+#include "wb/proto/flops_record.h"
 #include "wb/proto/rundir.h"
-#include "wb/report/peak.h"
+#include "wb/report/peak_store.h"
 #include "wb/report/table.h"
 
 namespace {

@@ -11,7 +11,7 @@
 
 #include "ui_test_util.h"
 #include "window/about_dialog.h"
-#include "wb/report/peak.h"
+#include "wb/report/peak_store.h"
 #include "window/help_tour.h"
 
 namespace {

@@ -8,7 +8,7 @@
 #include <QSignalSpy>
 #include <QtTest/QtTest>
 
-#include "../support/datasets.h"
+#include "../support/machine.h"
 
 #include <algorithm>
 

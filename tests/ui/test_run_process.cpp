@@ -17,7 +17,7 @@ using wb::ui::RunProcess;
 Q_DECLARE_METATYPE(wb::ui::RunProcess::Outcome)
 
 #include "../support/rank_processes.h"
-#include "../support/datasets.h"
+#include "../support/machine.h"
 
 namespace {
 using wb::test::hang;

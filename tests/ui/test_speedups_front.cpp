@@ -31,7 +31,7 @@
 #include "wb/ladder/ladder.h"
 #include "wb/probe/record.h"
 
-#include "../support/datasets.h"
+#include "../support/machine.h"
 
 using nlohmann::json;
 using namespace wb::report;

@@ -8,7 +8,7 @@
 #include <QTableWidget>
 #include <QtTest/QtTest>
 
-#include "../support/datasets.h"
+#include "../support/machine.h"
 
 #include "compare/ladder_runner.h"
 #include "compare/tune_view.h"

@@ -6,7 +6,7 @@
 #include <QScrollArea>
 #include <QtTest/QtTest>
 
-#include "../support/datasets.h"
+#include "../support/machine.h"
 
 #include "../app/python/python_util.h"
 #include "runs/runs_model.h"

@@ -25,7 +25,7 @@
 #include "window/main_window.h"
 #include "window/runs_panel.h"
 
-#include "../support/datasets.h"
+#include "../support/machine.h"
 
 using nlohmann::json;
 using namespace wb::ui;

@@ -16,7 +16,7 @@
 #include "setup/field_errors.h"
 #include "setup/json_fields.h"
 #include "setup/schema_range.h"
-#include "wb/proto/capabilities.h"
+#include "wb/proto/capabilities_record.h"
 #include "wb/common/choices.h"
 #include "wb/common/config_schema.h"
 #include "wb/common/speedups.h"

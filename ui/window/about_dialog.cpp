@@ -9,10 +9,10 @@
 #include "plots/qcp.h"
 
 #include "runs/cli.h"
-#include "wb/proto/capabilities.h"
+#include "wb/proto/capabilities_record.h"
 #include "wb/proto/capability_keys.h"
 #include "wb/proto/events.h"
-#include "wb/report/peak.h"
+#include "wb/report/peak_store.h"
 #include "wb/report/table.h"
 
 namespace wb::ui {

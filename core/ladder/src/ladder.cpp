@@ -8,7 +8,7 @@
 #include "wb/proto/events.h"
 #include "wb/report/estimate_json.h"
 #include "wb/proto/rundir.h"
-#include "wb/proto/flops.h"
+#include "wb/proto/flops_record.h"
 #include "wb/report/mfu.h"
 #include "wb/report/noise.h"
 

@@ -8,7 +8,7 @@
 #include "wb/common/choices.h"
 #include "wb/common/speedups.h"
 #include "wb/ladder/speedup_effects.h"
-#include "wb/proto/capabilities.h"
+#include "wb/proto/capabilities_record.h"
 #include "wb/proto/config_json.h"
 #include "wb/report/workers_advice.h"
 

@@ -11,7 +11,7 @@
 #include "wb/proto/config_json.h"
 #include "wb/proto/events.h"
 #include "wb/report/compare.h"
-#include "wb/train/capabilities.h"
+#include "wb/train/machine_capabilities.h"
 #include "wb/train/trainer.h"
 
 namespace wb::probe {

@@ -9,7 +9,7 @@
 
 #include "../../support/proc.h"
 
-#include "../../support/datasets.h"
+#include "../../support/machine.h"
 
 namespace wb::test {
 
@@ -55,6 +55,13 @@ inline QString missingPythonModule(const QString& module) {
 inline QString missingPythonTorch() {
   const QString why = missingPythonModule(QStringLiteral("torch"));
   return why.isEmpty() ? why : QStringLiteral("python3-torch is needed (packaging/setup.sh installs it): ") + why;
+}
+// PyTorch Lightning, as `lightning` or `pytorch_lightning` (for WB_NEED).
+inline QString missingLightning() {
+  const QString a = missingPythonModule(QStringLiteral("lightning"));
+  if (a.isEmpty() || missingPythonModule(QStringLiteral("pytorch_lightning")).isEmpty()) return QString();
+  return QStringLiteral("Lightning is not installed (Debian 12 has no package for it; packaging/torch2-check.sh --lightning "
+                        "runs this with Lightning's sources): ") + a;
 }
 // python3 itself (for WB_NEED).
 inline QString missingPython3() { return python3().isEmpty() ? QStringLiteral("no python3 on this machine") : QString(); }

@@ -5,7 +5,7 @@
 // `ladder --command` leaves the steps out that the command cannot take.
 #include <QtTest/QtTest>
 
-#include "../../support/datasets.h"
+#include "../../support/machine.h"
 
 #include <nlohmann/json.hpp>
 

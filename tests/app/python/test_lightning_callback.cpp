@@ -71,11 +71,7 @@ class TestLightningCallback : public QObject {
   }
 
   void realTrainerFit() {
-    const QString a = wb::test::missingPythonModule(QStringLiteral("lightning"));
-    const QString b = wb::test::missingPythonModule(QStringLiteral("pytorch_lightning"));
-    if (!a.isEmpty() && !b.isEmpty())
-      QSKIP(qPrintable(QStringLiteral("Lightning is not installed (Debian 12 has no package for it; "
-                                      "packaging/torch2-check.sh --lightning runs this with Lightning's sources): ") + a));
+    WB_NEED(wb::test::missingLightning());
     const QString dir = scratch_.filePath(QStringLiteral("fit"));
     const auto r = wb::test::runPython({wb::test::pythonTestsDir() + QStringLiteral("/lightning_fit.py"), dir}, 240000);
     QVERIFY2(r.rc == 0, r.describe().constData());

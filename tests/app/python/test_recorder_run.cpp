@@ -16,7 +16,6 @@
 using nlohmann::json;
 
 namespace {
-const char* kDataset = "/usr/share/datasets/fashion-mnist";
 QString cli() { return QStringLiteral(WB_CLI_PATH); }
 }  // namespace
 

@@ -7,6 +7,7 @@
 
 #include "data_test_util.h"
 #include "wb/data/loader.h"
+#include "../../support/machine_torch.h"
 
 class TestLoaderGpu : public QObject {
   Q_OBJECT
@@ -17,7 +18,7 @@ class TestLoaderGpu : public QObject {
     QTest::newRow("2 workers") << 2;
   }
   void pinnedBatchesHoldImagesAndLabels() {
-    if (!torch::cuda::is_available()) QSKIP("no CUDA device on this machine: pinned memory needs one");
+    WB_NEED(wb::test::missingCuda());
     QFETCH(int, workers);
     wb::data::LoaderOptions o;
     o.batch_size = 16;

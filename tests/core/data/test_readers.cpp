@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "../../support/datasets.h"
+#include "../../support/machine.h"
 #include "data_test_util.h"
 #include "wb/common/paths.h"
 #include "wb/data/dataset.h"

@@ -22,7 +22,7 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 #include "../../support/rank_processes.h"
-#include "../../support/datasets.h"
+#include "../../support/machine.h"
 
 namespace {
 

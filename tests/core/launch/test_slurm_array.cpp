@@ -5,6 +5,8 @@
 #include <QProcess>
 #include <QTemporaryDir>
 
+#include "../../support/machine.h"
+
 #include <atomic>
 #include <thread>
 
@@ -13,14 +15,6 @@
 namespace sl = wb::launch::slurm;
 
 namespace {
-QString slurmMissing() {
-  const QString dir = QString::fromLocal8Bit(qgetenv("WB_SLURM_DIR"));
-  if (dir.isEmpty())
-    return QStringLiteral("WB_SLURM_DIR is not set: run this test through ctest, whose slurm fixture starts the cluster");
-  QFile why(dir + QStringLiteral("/unavailable"));
-  if (why.open(QIODevice::ReadOnly)) return QStringLiteral("no Slurm cluster here: ") + QString::fromUtf8(why.readAll()).trimmed();
-  return QString();
-}
 
 QString squeue(const QStringList& args) {
   QProcess p;
@@ -73,7 +67,7 @@ class TestSlurmArray : public QObject {
 
   void init() {
     if (QByteArray(QTest::currentTestFunction()) == "theScriptRunsTaskIInTaskI") return;
-    if (const QString why = slurmMissing(); !why.isEmpty()) QSKIP(qPrintable(why));
+    WB_NEED(wb::test::missingSlurm());
   }
 
   void everyTaskWritesItsFolder() {

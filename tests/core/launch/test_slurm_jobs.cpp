@@ -4,6 +4,8 @@
 #include <QtTest/QtTest>
 #include <QTemporaryDir>
 
+#include "../../support/machine.h"
+
 #include <cstdlib>
 #include <fstream>
 
@@ -12,17 +14,9 @@
 namespace sl = wb::launch::slurm;
 
 namespace {
-QString slurmMissing() {
-  const QString dir = QString::fromLocal8Bit(qgetenv("WB_SLURM_DIR"));
-  if (dir.isEmpty())
-    return QStringLiteral("WB_SLURM_DIR is not set: run this test through ctest, whose slurm fixture starts the cluster");
-  QFile why(dir + QStringLiteral("/unavailable"));
-  if (why.open(QIODevice::ReadOnly)) return QStringLiteral("no Slurm cluster here: ") + QString::fromUtf8(why.readAll()).trimmed();
-  return QString();
-}
 
 #define NEEDS_CLUSTER() \
-  if (const QString why = slurmMissing(); !why.isEmpty()) QSKIP(qPrintable(why))
+  WB_NEED(wb::test::missingSlurm())
 
 std::string message(const wb::Status& s) { return s.ok() ? "" : s.error().message; }
 

@@ -7,7 +7,7 @@
 
 #include <torch/torch.h>
 
-#include "../../support/datasets.h"
+#include "../../support/machine.h"
 #include "wb/common/choices.h"
 #include "wb/probe/math_check.h"
 
@@ -46,7 +46,7 @@ class TestMathCheck : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void init() {
-    if (!wb::test::haveFashionMnist()) QSKIP("Fashion-MNIST is not installed (packaging/setup.sh installs dataset-fashion-mnist)");
+    WB_NEED(wb::test::missingFashionMnist());
   }
 
   // Each lever that keeps the math: every step within its tolerance, and the validation loss too.

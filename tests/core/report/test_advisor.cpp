@@ -7,7 +7,7 @@
 #include <map>
 
 #include "report_fixture.h"
-#include "wb/proto/flops.h"
+#include "wb/proto/flops_record.h"
 #include "wb/report/advisor.h"
 #include "wb/report/stats.h"
 #include "wb/report/workers_advice.h"

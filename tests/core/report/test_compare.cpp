@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "report_fixture.h"
-#include "wb/proto/flops.h"
+#include "wb/proto/flops_record.h"
 #include "wb/report/compare.h"
 #include "wb/report/mfu.h"
 #include "wb/report/export.h"

@@ -10,6 +10,7 @@
 #endif
 
 #include "wb/train/batch_copy.h"
+#include "../../support/machine_torch.h"
 
 class TestBatchCopyGpu : public QObject {
   Q_OBJECT
@@ -18,7 +19,7 @@ class TestBatchCopyGpu : public QObject {
 #if !defined(WB_WITH_CUDA)
     QSKIP("this build's LibTorch has no CUDA: the side-stream copy is not compiled in");
 #endif
-    if (!torch::cuda::is_available()) QSKIP("no CUDA device on this machine");
+    WB_NEED(wb::test::missingCuda());
   }
 
 #if defined(WB_WITH_CUDA)

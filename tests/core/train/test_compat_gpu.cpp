@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include "wb/train/compat.h"
+#include "../../support/machine_torch.h"
 
 class TestCompatGpu : public QObject {
   Q_OBJECT
@@ -19,7 +20,7 @@ class TestCompatGpu : public QObject {
   }
 
   void allocatorFiguresFollowATensor() {
-    if (!torch::cuda::is_available()) QSKIP("no CUDA device on this machine");
+    WB_NEED(wb::test::missingCuda());
     wb::compat::resetCudaPeakMemory(0);
     const auto start = wb::compat::cudaMemory(0);
     const int64_t bytes = int64_t{64} << 20;

@@ -5,10 +5,10 @@
 #include <torch/torch.h>
 
 #include "wb/common/speedups.h"
-#include "wb/proto/capabilities.h"
-#include "wb/dist/communicator.h"
+#include "wb/proto/capabilities_record.h"
+#include "wb/parallel/communicator.h"
 #include "wb/proto/capability_keys.h"
-#include "wb/train/capabilities.h"
+#include "wb/train/machine_capabilities.h"
 #include "wb/train/gpu_versions.h"
 
 class TestGpuVersions : public QObject {
@@ -51,12 +51,12 @@ class TestGpuVersions : public QObject {
     QVERIFY2(wb::train::cudaRuntimeVersionOfBuild() >= 11000, "a CUDA build knows its CUDART_VERSION");
 #else
     QCOMPARE(wb::train::cudaRuntimeVersionOfBuild(), 0);
-    QVERIFY(!wb::dist::ncclCompiled());
+    QVERIFY(!wb::parallel::ncclCompiled());
 #endif
     const bool cuda = torch::cuda::is_available();
     const auto caps = wb::train::capabilitiesJson();
     const auto versions = wb::train::versionsJson();
-    QCOMPARE(caps[k::kNccl].get<bool>(), wb::dist::ncclCompiled() && cuda);
+    QCOMPARE(caps[k::kNccl].get<bool>(), wb::parallel::ncclCompiled() && cuda);
     // The writer's document, typed: every speedup of the table has its entry.
     const wb::proto::Capabilities typed = wb::proto::capabilitiesFromJson(caps);
     QCOMPARE(typed.cuda, cuda);
@@ -64,7 +64,7 @@ class TestGpuVersions : public QObject {
     for (const wb::Speedup& s : wb::speedupTable()) QVERIFY2(typed.speedup(s.key), s.key);
     QCOMPARE(typed.available(wb::speedup::kPinMemory), cuda);
     QVERIFY(typed.value(wb::speedup::kPrecision, "bf16-mixed") && typed.value(wb::speedup::kPrecision, "bf16-mixed")->native);
-    QCOMPARE(versions["nccl"].get<std::string>().empty(), !(wb::dist::ncclCompiled() && cuda));
+    QCOMPARE(versions["nccl"].get<std::string>().empty(), !(wb::parallel::ncclCompiled() && cuda));
     if (cuda) {
       // "13.0", never the "available" a missing CUDA_VERSION used to leave
       QVERIFY2(QString::fromStdString(versions["cuda"].get<std::string>()).contains(QRegularExpression(QStringLiteral("^\\d+\\.\\d+$"))),

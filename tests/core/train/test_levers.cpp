@@ -7,7 +7,7 @@
 //    in the same number of optimiser steps.
 #include <QtTest/QtTest>
 
-#include "../../support/datasets.h"
+#include "../../support/machine.h"
 
 #include <filesystem>
 

@@ -3,7 +3,7 @@
 // resnet18 on the GPU alongside them. Without CUDA every case skips, saying why.
 #include <QtTest/QtTest>
 
-#include "../../support/datasets.h"
+#include "../../support/machine.h"
 
 #include <filesystem>
 
@@ -11,6 +11,7 @@
 
 #include "trainer_test_util.h"
 #include "wb/common/paths.h"
+#include "../../support/machine_torch.h"
 
 namespace fs = std::filesystem;
 
@@ -18,7 +19,7 @@ class TestLeversGpu : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void init() {
-    if (!torch::cuda::is_available()) QSKIP("needs CUDA: this LibTorch build or machine has no CUDA device");
+    WB_NEED(wb::test::missingCuda());
     WB_NEED(wb::test::missingFashionMnist());
   }
 

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <typeinfo>
 
-#include "wb/dist/data_parallel.h"
+#include "wb/parallel/data_parallel.h"
 #include "wb/train/optim.h"
 
 namespace {
@@ -91,14 +91,14 @@ class TestMultiTensorOptim : public QObject {
     QVERIFY(mp[0].is_contiguous(at::MemoryFormat::ChannelsLast));  // the layout is kept
 
     // The state is LibTorch's: the multi-tensor optimiser's checkpoint resumes the plain one.
-    const std::string state = wb::dist::saveOptimizerState(**multi);
+    const std::string state = wb::parallel::saveOptimizerState(**multi);
     auto resumed = wb::train::makeOptimizer(c, pp);
     QVERIFY(resumed.ok());
     {
       torch::NoGradGuard g;
       for (size_t i = 0; i < pp.size(); ++i) pp[i].copy_(mp[i]);
     }
-    QVERIFY(wb::dist::loadOptimizerState(**resumed, state).ok());
+    QVERIFY(wb::parallel::loadOptimizerState(**resumed, state).ok());
     stepBoth(**resumed, pp, **multi, mp, 20, 25);
     QVERIFY2(maxDiff(pp, mp) < 1e-6, qPrintable(QString::number(maxDiff(pp, mp))));
   }

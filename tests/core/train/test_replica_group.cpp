@@ -7,9 +7,9 @@
 // optimiser's step, it stops at once when asked, and its optimiser state is a plain one's.
 #include <torch/torch.h>
 
-#include "../dist/dist_test_util.h"
-#include "wb/dist/c10d_compat.h"
-#include "wb/dist/communicator.h"
+#include "../parallel/parallel_test_util.h"
+#include "wb/parallel/c10d_compat.h"
+#include "wb/parallel/communicator.h"
 #include "wb/model/model.h"
 #include "wb/train/checkpoint.h"
 #include "wb/train/optim.h"
@@ -122,9 +122,9 @@ class TestReplicaGroup : public QObject {
     QCOMPARE(got.size(), want.size());
     for (const auto& p : (*plain)->parameters()) {
       const auto* w = dynamic_cast<const torch::optim::AdamParamState*>(
-          want.at(wb::dist::compat::optimizerStateKey(want, p)).get());
+          want.at(wb::parallel::compat::optimizerStateKey(want, p)).get());
       const auto* g = dynamic_cast<const torch::optim::AdamParamState*>(
-          got.at(wb::dist::compat::optimizerStateKey(got, p)).get());
+          got.at(wb::parallel::compat::optimizerStateKey(got, p)).get());
       QVERIFY(w && g);
       QCOMPARE(g->step(), w->step());
       QVERIFY(torch::equal(g->exp_avg(), w->exp_avg()) && torch::equal(g->exp_avg_sq(), w->exp_avg_sq()));
@@ -133,7 +133,7 @@ class TestReplicaGroup : public QObject {
 
   void batchNormStatisticsFollowRankZero() {
     QTemporaryDir dir;
-    auto port = wb::dist::findFreePort();
+    auto port = wb::parallel::findFreePort();
     QVERIFY(port.ok());
     auto runs = wbtest::runRanks(QStringLiteral("sync"), {wbtest::rankEnv(0, 2, *port), wbtest::rankEnv(1, 2, *port)},
                                  120000, dir.path());

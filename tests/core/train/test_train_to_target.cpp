@@ -6,7 +6,7 @@
 #include <QtTest/QtTest>
 #include <QTemporaryDir>
 
-#include "../../support/datasets.h"
+#include "../../support/machine.h"
 #include "trainer_test_util.h"
 
 namespace {
@@ -23,7 +23,7 @@ class TestTrainToTarget : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void init() {
-    if (!wb::test::haveFashionMnist()) QSKIP("Fashion-MNIST is not installed (packaging/setup.sh installs dataset-fashion-mnist)");
+    WB_NEED(wb::test::missingFashionMnist());
   }
 
   // A low target: reached at an evaluation between steps, long before the epoch's end.

@@ -8,7 +8,7 @@
 //  - a loss that goes non-finite ends the run `diverged`, naming the first bad step.
 #include <QtTest/QtTest>
 
-#include "../../support/datasets.h"
+#include "../../support/machine.h"
 
 #include <cmath>
 #include <filesystem>

@@ -1,6 +1,6 @@
 #pragma once
 // The top-level keys of `workbench-cli capabilities --json`, for the typed record
-// (wb/proto/capabilities.h, which its writer and its readers use) and the CLI's version, OpenCV
+// (wb/proto/capabilities_record.h, which its writer and its readers use) and the CLI's version, OpenCV
 // and peak additions, so the two sides cannot drift apart.
 namespace wb::proto::caps {
 
@@ -17,7 +17,7 @@ inline constexpr const char* kNccl = "nccl";                 // bool
 inline constexpr const char* kGloo = "gloo";                 // bool
 inline constexpr const char* kModels = "models";             // the built-in model names
 inline constexpr const char* kSpeedups = "speedups";
-inline constexpr const char* kPeak = "peak";                 // the stored peak calibration (wb/report/peak.h's
+inline constexpr const char* kPeak = "peak";                 // the stored peak calibration (wb/report/peak_store.h's
                                                              // peakJson + measured, date), or {measured: false}         // {<speedup>: {available, note, ...}}
 
 }  // namespace wb::proto::caps

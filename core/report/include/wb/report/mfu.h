@@ -1,13 +1,13 @@
 #pragma once
 // How far from the limit, as the tables show it: achieved GFLOP/s, % of the measured peak, % of
 // the datasheet peak (GPU), the compute-only step and the data path's share, from a run's
-// summary "flops" (wb/proto/flops.h). Used by the comparison, the ladder and every export; one
+// summary "flops" (wb/proto/flops_record.h). Used by the comparison, the ladder and every export; one
 // home for the columns, cells and notes, so they read the same everywhere. Values only.
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "wb/proto/flops.h"
+#include "wb/proto/flops_record.h"
 #include "wb/report/run_record.h"
 #include "wb/report/table.h"
 
