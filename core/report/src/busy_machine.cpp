@@ -75,7 +75,7 @@ std::string busyMachineRemedy(const BusyMachine& busy) {
 std::string busyMachineAdvice(const BusyMachine& busy) {
   if (busy.runs == 0) return "";
   return std::to_string(busy.runs) + (busy.runs == 1 ? " run was" : " runs were") + " measured while " +
-         busyMachineLoad(busy) + ". A run's speed counts when other processes use under " +
+         busyMachineLoad(busy) + ": their speedups are not shown. A run's speed counts when other processes use under " +
          fmtFixed(kContendedOtherCores, 1) +
          " cores over it, and a pair's when both its runs were slowed alike (the same load, the same cores asked). " +
          busyMachineRemedy(busy);

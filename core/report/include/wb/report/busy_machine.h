@@ -27,7 +27,7 @@ std::string busyMachineLoad(const BusyMachine& busy);
 // "To get verdicts: stop or pause those processes if they are yours (kill -STOP 812, …), run when
 // the machine is idle, or …".
 std::string busyMachineRemedy(const BusyMachine& busy);
-// "2 runs were measured while <load>. A run's speed counts when … <remedy>"; "" when no run was
+// "2 runs were measured while <load>: their speedups are not shown. A run's speed counts when … <remedy>"; "" when no run was
 // contended.
 std::string busyMachineAdvice(const BusyMachine& busy);
 
