@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the whole project (core, CLI, GUI, tests) against LibTorch 2.x and runs the test suite there,
 # in a Debian 13 (trixie) root made with debootstrap: trixie carries libtorch-dev 2.6 and its torchrun.
-# Not part of .ci/run (it takes long); run it before closing an issue that touches LibTorch-facing code.
+# Not part of .ci/run (it takes long); run it after a change to LibTorch-facing code.
 #
 #   bash packaging/torch2-check.sh            # create or reuse the root, build, run ctest, print the result
 #   bash packaging/torch2-check.sh --root-only  # only create/update the root

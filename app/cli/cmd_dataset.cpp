@@ -8,8 +8,6 @@
 #include <limits>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "commands.h"
 #include "options.h"
 #include "wb/common/format.h"
@@ -90,73 +88,28 @@ int exportDatasetCommand(const ExportDatasetOptions& o) {
   return 0;
 }
 
-nlohmann::ordered_json splitJson(const data::DatasetInfo& info) {
-  return {{"size", info.size},         {"classes", info.class_names}, {"class_counts", info.class_counts},
-          {"channels", info.channels}, {"height", info.height},       {"width", info.width},
-          {"mean", info.mean},         {"std", info.stddev}};
-}
-
-void printHuman(const nlohmann::ordered_json& r) {
-  std::cout << r["spec"].get<std::string>() << (r["ok"].get<bool>() ? "" : "  (NOT usable as is)") << "\n";
-  for (const auto& [name, s] : r["splits"].items()) {
-    const int h = s["height"], w = s["width"];
-    std::cout << "  " << name << ": " << s["size"].get<int64_t>() << " images, " << s["channels"].get<int>()
-              << " channel(s), " << (h > 0 ? std::to_string(w) + "x" + std::to_string(h) : std::string("mixed sizes"))
-              << ", " << s["classes"].size() << " classes\n    ";
-    for (size_t c = 0; c < s["classes"].size(); ++c)
-      std::cout << (c ? ", " : "") << s["classes"][c].get<std::string>() << " " << s["class_counts"][c].get<int64_t>();
+void printHuman(const proto::DatasetInspection& r) {
+  std::cout << r.spec << (r.ok ? "" : "  (NOT usable as is)") << "\n";
+  for (const std::string& name : r.splitNames()) {
+    const proto::SplitInspection& s = r.splits.at(name);
+    std::cout << "  " << name << ": " << s.size << " images, " << s.channels << " channel(s), "
+              << (s.height > 0 ? std::to_string(s.width) + "x" + std::to_string(s.height) : std::string("mixed sizes")) << ", "
+              << s.classes.size() << " classes\n    ";
+    for (size_t c = 0; c < s.classes.size(); ++c)
+      std::cout << (c ? ", " : "") << s.classes[c] << " " << (c < s.class_counts.size() ? s.class_counts[c] : 0);
     std::cout << "\n";
   }
-  if (r["problems"].empty()) std::cout << "problems: none\n";
-  for (const auto& p : r["problems"]) std::cout << "problem: " << p.get<std::string>() << "\n";
-  for (const auto& n : r["notes"]) std::cout << "note: " << n.get<std::string>() << "\n";
+  if (r.problems.empty()) std::cout << "problems: none\n";
+  for (const auto& p : r.problems) std::cout << "problem: " << p << "\n";
+  for (const auto& n : r.notes) std::cout << "note: " << n << "\n";
 }
 
 int inspectCommand(const std::string& spec, bool asJson, double maxBadFraction) {
-  auto parsed = data::parseDatasetSpec(spec);
-  if (!parsed.ok()) return fail(parsed.error());
-
-  nlohmann::ordered_json r = {{"ok", true},
-                              {"spec", spec},
-                              {"splits", nlohmann::ordered_json::object()},
-                              {"test_split", true},
-                              {"problems", nlohmann::ordered_json::array()},
-                              {"notes", nlohmann::ordered_json::array()}};
-  std::error_code ec;  // a folder that is a link loop is the reader's error to name, not an exception
-  const bool singleFolder = parsed->kind == "folder" && std::filesystem::is_directory(parsed->dir, ec) &&
-                            !std::filesystem::is_directory(parsed->dir + "/train", ec);
-  std::vector<std::string> trainClasses;
-  for (const std::string split : {"train", "test"}) {
-    if (split == "test" && singleFolder) {  // usable, with part of train held out: a note, not a problem
-      r["test_split"] = false;
-      r["notes"].push_back("no test split (" + parsed->dir + " is one folder): runs need data.val_fraction > 0");
-      continue;
-    }
-    auto ds = data::openDataset(spec, split);
-    if (!ds.ok()) {
-      r["ok"] = false;
-      // A missing folder fails both splits in the same words: say it once.
-      if (std::find(r["problems"].begin(), r["problems"].end(), ds.error().message) == r["problems"].end())
-        r["problems"].push_back(ds.error().message);
-      continue;
-    }
-    const auto& info = (*ds)->info();
-    r["splits"][split] = splitJson(info);
-    for (const auto& p : info.problems) r["problems"].push_back(split + ": " + p);
-    const std::string refusal = data::unreadableRefusal(data::countUnreadable(**ds), maxBadFraction);
-    if (!refusal.empty()) {
-      r["ok"] = false;  // the run's own rule: the check refuses what the run would stop on
-      r["problems"].push_back(split + ": " + refusal);
-    }
-    if (split == "train") trainClasses = info.class_names;
-    else if (!trainClasses.empty() && trainClasses != info.class_names) {
-      r["ok"] = false;
-      r["problems"].push_back("the test split's classes differ from train's: give both splits the same class folders");
-    }
-  }
-  if (asJson) std::cout << r.dump() << "\n";
-  else printHuman(r);
-  return r["ok"].get<bool>() ? 0 : exitCodeFor(Errc::Data);
+  auto r = data::inspectDataset(spec, maxBadFraction);
+  if (!r.ok()) return fail(r.error());
+  if (asJson) std::cout << proto::inspectionToJson(*r).dump() << "\n";
+  else printHuman(*r);
+  return r->ok ? 0 : exitCodeFor(Errc::Data);
 }
 
 // --to folder:<dir>

@@ -1,5 +1,5 @@
 // bench_replot: loads 20 runs x 100k step points into the live plots and prints how long the
-// replots take (the "20 runs x 100 k points stays responsive" figure).
+// replots take ("20 runs x 100 k points stays responsive").
 //   bench_replot [runs] [points]        (offscreen unless a display is set)
 // Not a CTest test: it measures, it does not judge.
 #include <QApplication>

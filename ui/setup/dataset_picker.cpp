@@ -16,6 +16,7 @@
 #include "runs/cli.h"
 #include "setup/field_errors.h"
 #include "setup/json_fields.h"
+#include "wb/proto/dataset_inspection.h"
 #include "setup/schema_range.h"
 #include "wb/common/choices.h"
 
@@ -230,10 +231,10 @@ void DatasetPicker::showHoldOut() {
 // What the check says of the splits: a folder without a test split gets 10 % held out (unless
 // the user chose a share); a dataset with one gets back the share set for a folder without.
 void DatasetPicker::takeSplits(const json& doc) {
-  testSplit_ = doc.value("test_split", true) ? 1 : 0;
-  trainSize_ = 0;
-  if (doc.contains("splits") && doc["splits"].is_object() && doc["splits"].contains("train") && doc["splits"]["train"].is_object())
-    trainSize_ = doc["splits"]["train"].value("size", 0LL);
+  const proto::DatasetInspection r = proto::inspectionFromJson(doc);
+  testSplit_ = r.test_split ? 1 : 0;
+  const auto train = r.splits.find("train");
+  trainSize_ = train == r.splits.end() ? 0 : train->second.size;
   const QSignalBlocker block(holdOut_);
   if (testSplit_ == 0 && holdOut_->value() == 0) {
     holdOut_->setValue(10);
@@ -277,6 +278,33 @@ void DatasetPicker::runCheck() {
       120000);
 }
 
+namespace {
+
+// "train 60,000, test 10,000 images", "10 classes (T-shirt, …)", "1×28×28": what the check found.
+QStringList splitWords(const proto::DatasetInspection& r) {
+  QStringList sizes, parts;
+  QString classes, shape;
+  const QLocale loc;
+  for (const std::string& name : r.splitNames()) {
+    const proto::SplitInspection& sp = r.splits.at(name);
+    sizes << QStringLiteral("%1 %2").arg(QString::fromStdString(name), loc.toString(qlonglong(sp.size)));
+    if (classes.isEmpty() && !sp.classes.empty()) {
+      QStringList names;
+      for (const auto& c : sp.classes) names << QString::fromStdString(c);
+      const int n = int(names.size());
+      if (names.size() > 6) names = names.mid(0, 5) << QStringLiteral("…");
+      classes = QStringLiteral("%1 classes (%2)").arg(n).arg(names.join(QStringLiteral(", ")));
+    }
+    if (shape.isEmpty()) shape = QStringLiteral("%1×%2×%3").arg(sp.channels).arg(sp.height).arg(sp.width);
+  }
+  if (!sizes.isEmpty()) parts << sizes.join(QStringLiteral(", ")) + QStringLiteral(" images");
+  if (!classes.isEmpty()) parts << classes;
+  if (!shape.isEmpty()) parts << shape;
+  return parts;
+}
+
+}  // namespace
+
 void DatasetPicker::showCheck(const json& doc, const QString& error) {
   const QString color = FieldErrors::errorColor(this);
   if (!doc.is_object()) {
@@ -287,40 +315,11 @@ void DatasetPicker::showCheck(const json& doc, const QString& error) {
     Q_EMIT checkFinished(false);
     return;
   }
-  const bool ok = doc.value("ok", false);
-  QStringList parts;
-  const QLocale loc;
-  if (doc.contains("splits") && doc["splits"].is_object()) {
-    QStringList sizes;
-    QString classes, shape;
-    // Train first, then the others (JSON objects come back in name order).
-    std::vector<std::string> names{"train"};
-    for (auto it = doc["splits"].begin(); it != doc["splits"].end(); ++it)
-      if (it.key() != "train") names.push_back(it.key());
-    for (const std::string& name : names) {
-      if (!doc["splits"].contains(name)) continue;
-      const json& sp = doc["splits"][name];
-      if (!sp.is_object()) continue;
-      sizes << QStringLiteral("%1 %2").arg(QString::fromStdString(name), loc.toString(qlonglong(sp.value("size", 0))));
-      if (classes.isEmpty() && sp.contains("classes") && sp["classes"].is_array()) {
-        QStringList names;
-        for (const auto& c : sp["classes"])
-          if (c.is_string()) names << QString::fromStdString(c.get<std::string>());
-        const int n = int(names.size());
-        if (names.size() > 6) names = names.mid(0, 5) << QStringLiteral("…");
-        classes = QStringLiteral("%1 classes (%2)").arg(n).arg(names.join(QStringLiteral(", ")));
-      }
-      if (shape.isEmpty() && sp.contains("height"))
-        shape = QStringLiteral("%1×%2×%3").arg(sp.value("channels", 0)).arg(sp.value("height", 0)).arg(sp.value("width", 0));
-    }
-    if (!sizes.isEmpty()) parts << sizes.join(QStringLiteral(", ")) + QStringLiteral(" images");
-    if (!classes.isEmpty()) parts << classes;
-    if (!shape.isEmpty()) parts << shape;
-  }
+  const proto::DatasetInspection r = proto::inspectionFromJson(doc);
+  const bool ok = r.ok;
+  QStringList parts = splitWords(r);
   QStringList problems;
-  if (doc.contains("problems") && doc["problems"].is_array())
-    for (const auto& p : doc["problems"])
-      if (p.is_string()) problems << QString::fromStdString(p.get<std::string>());
+  for (const auto& p : r.problems) problems << QString::fromStdString(p);
   QString text = (ok ? QStringLiteral("✓ ") : QString()) + parts.join(QStringLiteral(" · "));
   if (!problems.isEmpty()) {
     if (!text.isEmpty()) text += QLatin1Char('\n');

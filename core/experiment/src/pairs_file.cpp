@@ -3,6 +3,7 @@
 
 #include "wb/common/fs.h"
 #include "wb/proto/config_json.h"
+#include "wb/proto/fields.h"
 #include "wb/proto/rundir.h"
 
 namespace wb::experiment {
@@ -72,13 +73,19 @@ std::string planDifference(const json& stored, const json& now) {
 
 }  // namespace
 
+WB_FIELDS(PairRecord) {
+  f("key", e.key), f("pair", e.number), f("variant_first", e.variant_first);
+  f("reference_dir", e.reference_dir), f("variant_dir", e.variant_dir);
+}
+
+WB_FIELDS(PairsState) {
+  f("version", proto::derived(1)), f("command", e.command), f("plan", proto::derived(planJson(e.plan)));
+  f("pairs", e.pairs), f("status", e.status), f("cancelled_at", e.cancelled_at), f("lone_reference", e.lone_reference);
+}
+
 Status savePairs(const fs::path& out, const PairsState& st) {
-  json pairs = json::array();
-  for (const auto& p : st.pairs)
-    pairs.push_back({{"key", p.key}, {"pair", p.number}, {"variant_first", p.variant_first},
-                     {"reference_dir", p.reference_dir}, {"variant_dir", p.variant_dir}});
-  json doc = {{"version", 1},   {"command", st.command},        {"plan", planJson(st.plan)}, {"pairs", pairs},
-              {"status", st.status}, {"cancelled_at", st.cancelled_at}, {"lone_reference", st.lone_reference}};
+  json doc = json::object();
+  proto::fieldsToJson(st, doc);
   return writeFileAtomic(pairsFile(out), doc.dump(2) + "\n");
 }
 
@@ -92,19 +99,9 @@ Result<std::vector<PairRecord>> loadPairs(const fs::path& out, const Plan& plan,
                      out.string() + " holds the pairs of another plan (" + d + "): continue it with the options it was started with" +
                          (cmd.empty() ? std::string() : " (" + cmd + ")") + ", or choose a new --out");
   }
-  std::vector<PairRecord> pairs;
-  for (const json& p : doc->value("pairs", json::array())) {
-    if (!p.is_object()) continue;
-    PairRecord r;
-    r.key = p.value("key", "");
-    r.number = p.value("pair", 0);
-    r.variant_first = p.value("variant_first", false);
-    r.reference_dir = p.value("reference_dir", "");
-    r.variant_dir = p.value("variant_dir", "");
-    pairs.push_back(std::move(r));
-  }
-  if (lone) *lone = doc->value("lone_reference", "");
-  return pairs;
+  PairsState stored = proto::readAs<PairsState>(*doc);  // the plan is compared above, as written
+  if (lone) *lone = stored.lone_reference;
+  return stored.pairs;
 }
 
 }  // namespace wb::experiment

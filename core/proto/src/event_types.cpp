@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "fields.h"
+#include "wb/proto/fields.h"
 #include "wb/proto/schema.h"
 
 namespace wb::proto {

@@ -2,7 +2,7 @@
 // and tests/core/proto/test_run_summary.cpp's list of them).
 #include "wb/proto/run_summary.h"
 
-#include "fields.h"
+#include "wb/proto/fields.h"
 #include "wb/proto/schema.h"
 
 namespace wb::proto {

@@ -1,7 +1,7 @@
 // tune.json's and batch.json's field lists (wb/proto/tune_record.h): one line a field.
 #include "wb/proto/tune_record.h"
 
-#include "fields.h"
+#include "wb/proto/fields.h"
 
 namespace wb::proto {
 namespace {

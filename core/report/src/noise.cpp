@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "wb/common/paths.h"
+#include "wb/proto/fields.h"
 #include "wb/proto/rundir.h"
 #include "wb/report/compare.h"
 #include "wb/report/stats.h"
@@ -55,21 +56,22 @@ std::string experimentKey(const json& config) {
   return storeKey(c);
 }
 
+WB_FIELDS(AccuracySpread) {
+  f("v", proto::derived(1)), f("kind", proto::derived(std::string("accuracy-spread")));
+  f("sd_pp", e.sd_pp), f("runs", e.runs), f("source", e.source), f("measured_at", e.measured_at);
+}
+
 Status saveAccuracySpread(const json& config, const AccuracySpread& s, const std::filesystem::path& dir) {
-  return writeStored(dir, "accuracy-" + experimentKey(config) + ".json",
-                     {{"v", 1}, {"kind", "accuracy-spread"}, {"sd_pp", s.sd_pp}, {"runs", s.runs}, {"source", s.source},
-                      {"measured_at", s.measured_at}});
+  json doc = json::object();
+  proto::fieldsToJson(s, doc);
+  return writeStored(dir, "accuracy-" + experimentKey(config) + ".json", doc);
 }
 
 std::optional<AccuracySpread> loadAccuracySpread(const json& config, const std::filesystem::path& dir) {
   const auto doc = readStored(dir / ("accuracy-" + experimentKey(config) + ".json"));
   if (!doc || doc->value("kind", std::string()) != "accuracy-spread" || !(*doc)["sd_pp"].is_number()) return std::nullopt;
-  AccuracySpread s;
-  s.sd_pp = (*doc)["sd_pp"].get<double>();
+  const auto s = proto::readAs<AccuracySpread>(*doc);
   if (!(std::isfinite(s.sd_pp) && s.sd_pp >= 0)) return std::nullopt;
-  s.runs = doc->value("runs", 0);
-  s.source = doc->value("source", std::string());
-  s.measured_at = doc->value("measured_at", std::string());
   return s;
 }
 
@@ -98,33 +100,24 @@ std::filesystem::path noiseDir() {
 
 std::string noiseKey(const MachineId& m) { return storeKey(machineIdentity(m)); }
 
+WB_FIELDS(HostNoise) {
+  f("v", proto::derived(1)), f("kind", proto::derived(std::string("host-noise"))), f("key", proto::derived(noiseKey(e.machine)));
+  f("host", proto::group([&](auto&& g) { g("name", e.machine.host), g("cpu", e.machine.cpu), g("cores", e.machine.cores); }));
+  f("band", e.band), f("bands", e.bands), f("runs", e.runs), f("source", e.source), f("measured_at", e.measured_at);
+}
+
 json noiseJson(const HostNoise& n) {
-  return {{"v", 1},
-          {"kind", "host-noise"},
-          {"key", noiseKey(n.machine)},
-          {"host", {{"name", n.machine.host}, {"cpu", n.machine.cpu}, {"cores", n.machine.cores}}},
-          {"band", n.band},
-          {"bands", n.bands},
-          {"runs", n.runs},
-          {"source", n.source},
-          {"measured_at", n.measured_at}};
+  json doc = json::object();
+  proto::fieldsToJson(n, doc);
+  return doc;
 }
 
 Result<HostNoise> noiseFromJson(const json& doc) {
   if (!doc.is_object() || doc.value("kind", std::string()) != "host-noise" || !doc.contains("band") ||
       !doc["band"].is_number())
     return makeError(Errc::InvalidConfig, "not a host-noise record (kind \"host-noise\" with a band)");
-  HostNoise n;
-  n.band = doc["band"].get<double>();
+  HostNoise n = proto::readAs<HostNoise>(doc);
   if (!(std::isfinite(n.band) && n.band >= 0)) return makeError(Errc::InvalidConfig, "host-noise band must be a number ≥ 0");
-  if (const json& b = doc.value("bands", json::object()); b.is_object())
-    for (auto it = b.begin(); it != b.end(); ++it)
-      if (it->is_number()) n.bands[it.key()] = it->get<double>();
-  const json host = doc.value("host", json::object());
-  n.machine = {host.value("name", std::string()), host.value("cpu", std::string()), host.value("cores", 0)};
-  n.runs = doc.value("runs", 0);
-  n.source = doc.value("source", std::string());
-  n.measured_at = doc.value("measured_at", std::string());
   n.measured = true;
   return n;
 }

@@ -5,6 +5,7 @@
 #include "wb/common/sysinfo.h"
 #include "wb/proto/capability_keys.h"
 #include "wb/proto/events.h"
+#include "wb/proto/fields.h"
 #include "wb/proto/rundir.h"
 
 namespace wb::report {
@@ -44,84 +45,37 @@ std::filesystem::path peakPath(const std::string& key, const std::filesystem::pa
 
 // ---- the record as JSON -----------------------------------------------------------------
 
-namespace {
-
-json kernelJson(const PeakKernel& k) {
-  return {{"kernel", k.kernel},       {"precision", k.precision}, {"shape", k.shape},
-          {"flops_per_call", k.flops_per_call}, {"calls", k.calls}, {"seconds", k.seconds},
-          {"gflop_per_s", k.gflop_per_s}, {"spread", k.spread}};
+WB_FIELDS(PeakKernel) {
+  f("kernel", e.kernel), f("precision", e.precision), f("shape", e.shape), f("flops_per_call", e.flops_per_call);
+  f("calls", e.calls), f("seconds", e.seconds), f("gflop_per_s", e.gflop_per_s), f("spread", e.spread);
 }
 
-PeakKernel kernelFrom(const json& j) {
-  PeakKernel k;
-  k.kernel = proto::stringOr(j, "kernel", "");
-  k.precision = proto::stringOr(j, "precision", "");
-  k.shape = proto::stringOr(j, "shape", "");
-  k.flops_per_call = proto::numberOr(j, "flops_per_call", 0);
-  k.calls = proto::intOr(j, "calls", 0);
-  k.seconds = proto::numberOr(j, "seconds", 0);
-  k.gflop_per_s = proto::numberOr(j, "gflop_per_s", 0);
-  k.spread = proto::numberOr(j, "spread", 0);
-  return k;
+WB_FIELDS(PeakSkipped) { f("precision", e.precision), f("why", e.why); }
+
+WB_FIELDS(PeakDevice) {
+  f("device", e.device), f("name", e.name), f("threads", e.threads), f("kernels", e.kernels), f("skipped", e.skipped);
 }
 
-json deviceJson(const PeakDevice& d) {
-  json kernels = json::array(), skipped = json::array();
-  for (const auto& k : d.kernels) kernels.push_back(kernelJson(k));
-  for (const auto& s : d.skipped) skipped.push_back({{"precision", s.precision}, {"why", s.why}});
-  return {{"device", d.device}, {"name", d.name}, {"threads", d.threads}, {"kernels", kernels}, {"skipped", skipped}};
+WB_FIELDS(PeakResult) {
+  f("v", proto::derived(1)), f("kind", proto::derived(std::string("probe-peak"))), f("key", e.key);
+  f("measured_at", e.measured_at);
+  f("host", proto::group([&](auto&& g) { g("name", e.host), g("cpu", e.cpu), g("cores", e.cores); }));
+  f("gpus", e.gpus), f("libtorch", e.libtorch), f("total_s", e.total_s), f("other_cores", e.other_cores);
+  f("contended", proto::derived(e.contended())), f("convention", proto::derived(std::string(proto::kFlopsConventionShort)));
+  f("devices", e.devices);
 }
-
-PeakDevice deviceFrom(const json& j) {
-  PeakDevice d;
-  d.device = proto::stringOr(j, "device", "");
-  d.name = proto::stringOr(j, "name", "");
-  d.threads = static_cast<int>(proto::intOr(j, "threads", 0));
-  if (j.contains("kernels") && j["kernels"].is_array())
-    for (const auto& k : j["kernels"]) d.kernels.push_back(kernelFrom(k));
-  if (j.contains("skipped") && j["skipped"].is_array())
-    for (const auto& s : j["skipped"]) d.skipped.push_back({proto::stringOr(s, "precision", ""), proto::stringOr(s, "why", "")});
-  return d;
-}
-
-}  // namespace
 
 json peakJson(const PeakResult& r) {
-  json devices = json::array();
-  for (const auto& d : r.devices) devices.push_back(deviceJson(d));
-  return {{"v", 1},
-          {"kind", "probe-peak"},
-          {"key", r.key},
-          {"measured_at", r.measured_at},
-          {"host", {{"name", r.host}, {"cpu", r.cpu}, {"cores", r.cores}}},
-          {"gpus", r.gpus},
-          {"libtorch", r.libtorch},
-          {"total_s", r.total_s},
-          {"other_cores", r.other_cores},
-          {"contended", r.contended()},
-          {"convention", proto::kFlopsConventionShort},
-          {"devices", devices}};
+  json doc = json::object();
+  proto::fieldsToJson(r, doc);
+  return doc;
 }
 
 Result<PeakResult> peakFromJson(const json& doc) {
   if (!doc.is_object() || proto::stringOr(doc, "kind", "") != "probe-peak" || !doc.contains("devices") ||
       !doc["devices"].is_array())
     return makeError(Errc::InvalidConfig, "not a peak calibration (kind \"probe-peak\" with devices)");
-  PeakResult r;
-  r.key = proto::stringOr(doc, "key", "");
-  r.measured_at = proto::stringOr(doc, "measured_at", "");
-  const json& host = proto::objectOr(doc, "host");
-  r.host = proto::stringOr(host, "name", "");
-  r.cpu = proto::stringOr(host, "cpu", "");
-  r.cores = static_cast<int>(proto::intOr(host, "cores", 0));
-  if (doc.contains("gpus") && doc["gpus"].is_array())
-    for (const auto& g : doc["gpus"])
-      if (g.is_string()) r.gpus.push_back(g.get<std::string>());
-  r.libtorch = proto::stringOr(doc, "libtorch", "");
-  r.total_s = proto::numberOr(doc, "total_s", 0);
-  r.other_cores = proto::numberOr(doc, "other_cores", 0);
-  for (const auto& d : doc["devices"]) r.devices.push_back(deviceFrom(d));
-  return r;
+  return proto::readAs<PeakResult>(doc);
 }
 
 Status savePeak(const PeakResult& result, const std::filesystem::path& dir) {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "wb/common/early_stopping.h"
+#include "wb/proto/fields.h"
 
 namespace wb::report {
 using nlohmann::json;
@@ -217,27 +218,26 @@ Table whatIfTable(const WhatIf& w) {
   return t;
 }
 
+WB_FIELDS(WhatIfRow) {
+  f("patience", e.patience), f("min_delta", e.min_delta), f("stops", e.stops), f("stop_epoch", e.stop_epoch);
+  f("epochs_saved", e.epochs_saved), f("best_epoch", e.best_epoch), f("best_value", e.best_value);
+  f("best_val_acc", e.best_val_acc), f("final_weights_epoch", e.final_weights_epoch);
+  f("wall_saved_s", proto::orNull(e.wall_saved_s)), f("saved_fraction", proto::orNull(e.saved_fraction));
+  f("reason", e.reason), f("as_run", e.as_run);
+}
+
+WB_FIELDS(WhatIf) {
+  f("run", e.run), f("monitor", e.monitor), f("mode", e.mode), f("evaluations", e.evaluations);
+  f("last_epoch", e.last_epoch), f("planned_epochs", e.planned_epochs), f("truncated", e.truncated);
+  f("wall_s", proto::orNull(e.wall_s));
+  f("problem", proto::derived(e.problem.empty() ? json() : json(e.problem)));  // null when there are rows
+  f("rows", e.rows);
+}
+
 json whatIfJson(const WhatIf& w) {
-  json rows = json::array();
-  auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
-  for (const auto& r : w.rows)
-    rows.push_back({{"patience", r.patience},       {"min_delta", r.min_delta},
-                    {"stops", r.stops},             {"stop_epoch", r.stop_epoch},
-                    {"epochs_saved", r.epochs_saved}, {"best_epoch", r.best_epoch},
-                    {"best_value", std::isfinite(r.best_value) ? json(r.best_value) : json(nullptr)},
-                    {"best_val_acc", r.best_val_acc}, {"final_weights_epoch", r.final_weights_epoch},
-                    {"wall_saved_s", opt(r.wall_saved_s)}, {"saved_fraction", opt(r.saved_fraction)},
-                    {"reason", r.reason},           {"as_run", r.as_run}});
-  return {{"run", w.run},
-          {"monitor", w.monitor},
-          {"mode", w.mode},
-          {"evaluations", w.evaluations},
-          {"last_epoch", w.last_epoch},
-          {"planned_epochs", w.planned_epochs},
-          {"truncated", w.truncated},
-          {"wall_s", opt(w.wall_s)},
-          {"problem", w.problem.empty() ? json(nullptr) : json(w.problem)},
-          {"rows", rows}};
+  json out = json::object();
+  proto::fieldsToJson(w, out);
+  return out;
 }
 
 Table whatIfComparisonTable(const std::vector<const RunRecord*>& runs) {

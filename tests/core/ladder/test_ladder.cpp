@@ -297,6 +297,23 @@ class TestLadder : public QObject {
     QCOMPARE(renderText(ladderTable(*back)), renderText(ladderTable(ladder)));
     QVERIFY(!ladderFromJson(json::object()).ok());
 
+    // An older ladder.json (nulls where there was no value, no status) loads; keys a newer writer
+    // added, at the top and in a step, are written back as they were.
+    json older = j;
+    older.erase("status");
+    older["steps"][0]["speedup"]["cumulative"] = nullptr;
+    older["newer_field"] = {{"k", 1}};
+    older["steps"][1]["newer_step_field"] = "kept";
+    auto fromOlder = ladderFromJson(older);
+    QVERIFY(fromOlder.ok());
+    QCOMPARE(fromOlder->status, std::string("ok"));
+    QVERIFY(!fromOlder->rows[0].cumulative);
+    QCOMPARE(fromOlder->rows[1].wall_min, ladder.rows[1].wall_min);
+    QCOMPARE(fromOlder->rows[1].estimates.to_target.pairs, ladder.rows[1].estimates.to_target.pairs);
+    const json rewritten = ladderJson(*fromOlder);
+    QCOMPARE(rewritten["newer_field"], older["newer_field"]);
+    QCOMPARE(rewritten["steps"][1]["newer_step_field"].get<std::string>(), std::string("kept"));
+
     Report rep = buildLadderReport(ladder, steps);
     QCOMPARE(QString::fromStdString(rep.figures[0].file), QStringLiteral("ladder.svg"));
     QVERIFY(!rep.advice.empty());

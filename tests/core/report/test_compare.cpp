@@ -35,7 +35,7 @@ std::vector<EvalSample> evalsOf(const QList<QPointF>& points) {
 class TestCompare : public QObject {
   Q_OBJECT
  private Q_SLOTS:
-  // ---- repeats, intervals, verdicts (issue: error bars) ----
+  // ---- repeats, intervals, verdicts (error bars) ----
 
   void repeatGroupsGiveAnIntervalAndAVerdict() {
     // Three runs of the baseline's configuration and three of a 3x faster one, on a host whose
@@ -86,7 +86,7 @@ class TestCompare : public QObject {
   }
 
   void oneRunEachHasNoIntervalAndIsNeverBold() {
-    // The issue's A/A case: one run against one run 1.26x apart says so, never "faster".
+    // An A/A case: one run against one run 1.26x apart says so, never "faster".
     FakeRun base = fixture::twoEpochRun(12.6, 0.70, 25.2, 0.80, 640);
     base.end("ok", 26);
     FakeRun other = fixture::twoEpochRun(10, 0.70, 20, 0.80, 800);
@@ -181,7 +181,7 @@ class TestCompare : public QObject {
     QVERIFY(!cmp.rows[1].showsSpeedup());
   }
 
-  // The issue's quiet host: runs measured at ±1.8 %, the kernel moving 2.8 % in a run. Judged
+  // A quiet host: runs measured at ±1.8 %, the kernel moving 2.8 % in a run. Judged
   // against the run band that withheld every speedup; against the kernel's own measured noise it
   // withholds none, and a real flip is still caught, naming the check and by how much.
   void hostSpeedCheckUsesItsOwnNoise() {

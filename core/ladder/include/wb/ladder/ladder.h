@@ -133,6 +133,7 @@ struct LadderRow {
   std::string settled;                // why it stopped adding pairs
   bool not_run = false;               // cancelled before it ran
   std::string decision;               // greedy: kept or dropped, and why
+  nlohmann::json unknown;             // read from a newer ladder.json: written back as it was
 };
 
 // A row from a step measured by parts: its estimates (to the target, throughput), the composed
@@ -167,6 +168,7 @@ struct Ladder {
   double noise_band = 0;              // the measured band that steadied the spread of few pairs
   report::Sequential verdicts;        // the looks and threshold the verdicts were judged by
   bool greedy = false;                // steps against the configuration kept so far (see above)
+  nlohmann::json unknown;             // read from a newer ladder.json: written back as it was
 };
 
 // How the ladder ran and ended, for summarizeLadder.

@@ -2,8 +2,9 @@
 // `workbench-cli capabilities --json`, typed: what this machine can do, and each speedup's
 // availability and why. One writer (core/train's capabilitiesJson, plus the CLI's version, OpenCV
 // and peak calibration); the readers (the ladder's plan, the window's speedups panel) parse the
-// document once with capabilitiesFromJson instead of reading raw keys. A field the document lacks
-// keeps its default; unknown fields are ignored (an older or newer workbench-cli).
+// document once with capabilitiesFromJson instead of reading raw keys; one field list
+// (wb/proto/fields.h) drives both. A field the document lacks keeps its default; unknown fields
+// are ignored (an older or newer workbench-cli).
 #include <map>
 #include <optional>
 #include <string>

@@ -1,14 +1,25 @@
 #pragma once
-// The machinery behind every typed record of core/proto (the events of event_types.cpp,
-// summary.json of run_summary.cpp): each struct lists its fields once, as
+// The machinery behind every typed record on disk (the events, summary.json, tune.json,
+// ladder.json, pairs.json, estimates): each struct lists its fields once, as
 //   WB_FIELDS(MyStruct) { f("key", e.member); ... }
 // and that one list drives the writer (fieldsToJson), the tolerant reader (fieldsFromJson: a
 // missing key, null or a value of another type keeps the member's default; never throws) and,
 // for a struct with a member `nlohmann::json unknown`, the passing on of fields it does not know
 // (read into `unknown`, written back first), so a read-modify-write keeps a newer writer's fields.
+// A number that is not finite is written as null.
 //
-// Private to core/proto/src. Everything here is in an unnamed namespace: each .cpp that
-// includes it has its own copy, and finds its own field lists through the tag Fields by ADL.
+// Where the file's shape is not the struct's, the list says so:
+//   f("wall_s", group([&](auto&& g) { g("median", e.wall_s); g("min", e.wall_min); }))
+//     members written as one object of their own;
+//   f("verdict", words(e.verdict, verdictWord, verdictFromWord))   an enum as its word;
+//   f("estimate", via(e.estimate, estimateJson, estimateFromJson))  a record with its own reader;
+//   f("pairs", derived(e.pairsCounted()))                          written for readers, never read;
+//   f("best", orNull(e.best))                                      an empty optional as null, not absent.
+//
+// The field list goes in the .cpp that reads and writes the struct, in the struct's own namespace
+// (found by ADL; not in an unnamed namespace). Everything here is in an unnamed namespace: each
+// .cpp that includes it has its own copy.
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -20,6 +31,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "wb/common/config.h"
+#include "wb/proto/config_json.h"
 #include "wb/proto/events.h"
 #include "wb/proto/run_summary.h"
 
@@ -30,7 +43,47 @@ struct Fields {};  // visit(Fields{}, e, f): the field lists of the including fi
 
 #define WB_FIELDS(T) \
   template <class E, class F> \
-  std::enable_if_t<std::is_same_v<std::remove_const_t<E>, T>> visit(Fields, E& e, F&& f)
+  std::enable_if_t<std::is_same_v<std::remove_const_t<E>, T>> visit(::wb::proto::Fields, E& e, F&& f)
+
+// The shapes a field list may give a field besides a member (see the top of this file).
+template <class L>
+struct Group {
+  L visit;  // called with the visitor of the group's own object
+};
+template <class L>
+Group<L> group(L visit) { return {std::move(visit)}; }
+
+template <class M, class To, class From>
+struct Words {
+  M& member;
+  To to;      // member -> its word
+  From from;  // word -> member
+};
+template <class M, class To, class From>
+Words<M, To, From> words(M& member, To to, From from) { return {member, to, from}; }
+
+template <class M, class To, class From>
+struct Via {
+  M& member;
+  To to;      // member -> json
+  From from;  // json -> member (called only when the key is there)
+};
+template <class M, class To, class From>
+Via<M, To, From> via(M& member, To to, From from) { return {member, to, from}; }
+
+template <class O>
+struct OrNull {
+  O& member;  // a std::optional: written as null when empty
+};
+template <class O>
+OrNull<O> orNull(O& member) { return {member}; }
+
+template <class T>
+struct Derived {
+  T value;
+};
+template <class T>
+Derived<T> derived(T value) { return {std::move(value)}; }
 
 template <class T, class = void>
 struct HasUnknown : std::false_type {};
@@ -46,7 +99,7 @@ struct Writer {
   nlohmann::json& out;
   void operator()(const char* key, int v) const { out[key] = v; }
   void operator()(const char* key, int64_t v) const { out[key] = v; }
-  void operator()(const char* key, double v) const { out[key] = v; }
+  void operator()(const char* key, double v) const { out[key] = std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); }
   void operator()(const char* key, bool v) const { out[key] = v; }
   void operator()(const char* key, const std::string& v) const { out[key] = v; }
   void operator()(const char* key, const nlohmann::json& v) const {
@@ -54,6 +107,25 @@ struct Writer {
   }
   void operator()(const char* key, const RunSummary& v) const { out[key] = toJson(v); }  // run_summary.cpp's
   void operator()(const char* key, const FlopsFigures& v) const { out[key] = flopsJson(v); }  // flops_record.cpp's
+  void operator()(const char* key, const Config& v) const { out[key] = configToJson(v); }
+  template <class L>
+  void operator()(const char* key, const Group<L>& g) const {
+    nlohmann::json o = nlohmann::json::object();
+    g.visit(Writer{o});
+    out[key] = std::move(o);
+  }
+  template <class M, class To, class From>
+  void operator()(const char* key, const Words<M, To, From>& w) const { out[key] = w.to(w.member); }
+  template <class M, class To, class From>
+  void operator()(const char* key, const Via<M, To, From>& w) const { out[key] = w.to(w.member); }
+  template <class T>
+  void operator()(const char* key, const Derived<T>& d) const { (*this)(key, d.value); }
+  void operator()(const char* key, const Derived<nlohmann::json>& d) const { out[key] = d.value; }  // null too
+  template <class O>
+  void operator()(const char* key, const OrNull<O>& w) const {
+    if (w.member) (*this)(key, *w.member);
+    else out[key] = nullptr;
+  }
   template <class T>
   void operator()(const char* key, const std::optional<T>& v) const {
     if (v) (*this)(key, *v);
@@ -65,10 +137,18 @@ struct Writer {
     out[key] = std::move(o);
   }
   void operator()(const char* key, const std::vector<std::string>& items) const { out[key] = items; }
-  template <class T>  // a list of records: an array of objects
+  void operator()(const char* key, const std::map<std::string, double>& items) const {
+    nlohmann::json o = nlohmann::json::object();
+    for (const auto& [name, v] : items) Writer{o}(name.c_str(), v);
+    out[key] = std::move(o);
+  }
+  template <class T>  // a list of records: an array of objects (of numbers: an array of numbers)
   void operator()(const char* key, const std::vector<T>& items) const {
     nlohmann::json a = nlohmann::json::array();
-    for (const auto& item : items) fieldsToJson(item, a.emplace_back(nlohmann::json::object()));
+    for (const auto& item : items) {
+      if constexpr (std::is_arithmetic_v<T>) a.push_back(item);
+      else fieldsToJson(item, a.emplace_back(nlohmann::json::object()));
+    }
     out[key] = std::move(a);
   }
   template <class T>  // a struct of its own: an object
@@ -107,6 +187,25 @@ struct Reader {
     if (j && ((j->is_object() && !j->empty()) || j->is_array())) v = *j;
   }
   void operator()(const char* key, RunSummary& v) const { v = readRunSummary(objectOr(in, key)); }
+  void operator()(const char* key, Config& v) const {
+    const nlohmann::json* j = find(key);
+    if (!j || !j->is_object()) return;
+    if (auto c = configFromJson(*j); c.ok()) v = std::move(*c);
+  }
+  template <class L>
+  void operator()(const char* key, const Group<L>& g) const { g.visit(Reader{objectOr(in, key)}); }
+  template <class M, class To, class From>
+  void operator()(const char* key, const Words<M, To, From>& w) const {
+    if (const nlohmann::json* j = find(key); j && j->is_string()) w.member = w.from(j->template get<std::string>());
+  }
+  template <class M, class To, class From>
+  void operator()(const char* key, const Via<M, To, From>& w) const {
+    if (const nlohmann::json* j = find(key)) w.member = w.from(*j);
+  }
+  template <class T>
+  void operator()(const char* key, const Derived<T>&) const {}  // written for readers, never read
+  template <class O>
+  void operator()(const char* key, const OrNull<O>& w) const { (*this)(key, w.member); }
   void operator()(const char* key, FlopsFigures& v) const {
     if (auto f = readFlops(nlohmann::json{{kFlopsKey, objectOr(in, key)}})) v = std::move(*f);
   }
@@ -128,6 +227,11 @@ struct Reader {
       items[it.key()] = std::move(item);
     }
   }
+  void operator()(const char* key, std::map<std::string, double>& items) const {  // numbers only
+    const nlohmann::json& o = objectOr(in, key);
+    for (auto it = o.begin(); it != o.end(); ++it)
+      if (it->is_number()) items[it.key()] = it->template get<double>();
+  }
   void operator()(const char* key, std::vector<std::string>& items) const {
     const nlohmann::json* j = find(key);
     if (!j || !j->is_array()) return;
@@ -135,13 +239,18 @@ struct Reader {
     for (const auto& x : *j)
       if (x.is_string()) items.push_back(x.get<std::string>());
   }
-  template <class T>  // items that are not objects are skipped
+  template <class T>  // items that are not objects (not numbers) are skipped
   void operator()(const char* key, std::vector<T>& items) const {
     const nlohmann::json* j = find(key);
     if (!j || !j->is_array()) return;
     items.clear();
-    for (const auto& x : *j)
-      if (x.is_object()) fieldsFromJson(x, items.emplace_back());
+    for (const auto& x : *j) {
+      if constexpr (std::is_arithmetic_v<T>) {
+        if (x.is_number()) items.push_back(x.template get<T>());
+      } else if (x.is_object()) {
+        fieldsFromJson(x, items.emplace_back());
+      }
+    }
   }
   template <class T>
   auto operator()(const char* key, T& v) const -> decltype(visit(Fields{}, v, std::declval<const Reader&>()), void()) {
@@ -186,6 +295,8 @@ inline const char* kindOf(const double&) { return "number"; }
 inline const char* kindOf(const bool&) { return "boolean"; }
 inline const char* kindOf(const std::string&) { return "string"; }
 inline const char* kindOf(const nlohmann::json&) { return "json"; }
+template <class M, class To, class From>
+const char* kindOf(const Words<M, To, From>&) { return "string"; }
 template <class T>
 const char* kindOf(const T&) { return "object"; }  // a struct of its own (RunSummary, FlopsFigures, ...)
 template <class T>
@@ -194,6 +305,10 @@ template <class T>
 const char* kindOf(const std::optional<T>&) { return kindOf(T{}); }
 template <class T>
 const char* kindOf(const std::map<std::string, T>&) { return "map"; }
+template <class T>
+const char* kindOf(const Derived<T>& d) { return kindOf(d.value); }
+template <class O>
+const char* kindOf(const OrNull<O>& w) { return kindOf(w.member); }
 
 // T's field list as {key: kind}.
 template <class T>
