@@ -156,7 +156,12 @@ int ladderCommand(const LadderCliOptions& o) {
     printPlan(*plan);
     return 0;
   }
-  if (o.exec.slurm()) return runOnSlurm(o.exec, outPathOf(o), "ladder");
+  if (o.exec.slurm()) {
+    const auto baseline = std::find_if(plan->begin(), plan->end(), [](const ladder::LadderStep& s) { return s.key == "baseline"; });
+    if (const int rc = byParts(o) && baseline != plan->end() ? referencesOnSlurm(o.exec, baseline->config, o.parts, "ladder") : 0; rc != 0)
+      return rc;
+    return runOnSlurm(o.exec, outPathOf(o), "ladder");
+  }
   auto out = prepareOut(o);
   if (!out.ok()) {
     std::fprintf(stderr, "workbench-cli ladder: %s\n", out.error().message.c_str());

@@ -150,7 +150,12 @@ int tryCommand(const TryCliOptions& o) {
                  t.out.c_str());
     return kExitFailed;
   }
-  if (o.exec.slurm()) return runOnSlurm(o.exec, t.out, "try");
+  if (o.exec.slurm()) {
+    const bool references = o.parts.byParts() && !experiment::holdsPairs(t.out) &&
+                            experiment::composedUnavailable(t).empty() && experiment::referenceRunsExpected(t);
+    if (const int rc = references ? referencesOnSlurm(o.exec, t.baseline, o.parts, "try") : 0; rc != 0) return rc;
+    return runOnSlurm(o.exec, t.out, "try");
+  }
   t.policy = o.verdict.policy();
   t.user_command = userCommandOf(o.user_command, o.experiment);
   if (!o.variant_command.empty())

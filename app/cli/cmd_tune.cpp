@@ -246,7 +246,10 @@ int tuneCommand(const TuneCliOptions& o) {
     std::fprintf(stderr, "workbench-cli tune: %s\n", st.error().message.c_str());
     return kExitUsage;
   }
-  if (o.exec.slurm()) return runOnSlurm(o.exec, t.out, "tune");
+  if (o.exec.slurm()) {
+    if (const int rc = referencesOnSlurm(o.exec, p.config, o.parts, "tune"); rc != 0) return rc;
+    return runOnSlurm(o.exec, t.out, "tune");
+  }
   t.budget_s = parseDuration(o.budget, "--budget").value();  // checked while parsing
   t.trial_fraction = o.trial_fraction, t.eta = o.eta, t.finalists = o.finalists;
   t.policy = o.verdict.policy();

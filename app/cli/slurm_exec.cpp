@@ -6,6 +6,10 @@
 
 #include "commands.h"
 #include "experiment.h"
+#include "wb/common/fs.h"
+#include "wb/data/dataset.h"
+#include "wb/experiment/reference_runs.h"
+#include "wb/experiment/runs_on_slurm.h"
 #include "wb/launch/slurm_array.h"
 #include "wb/launch/slurm_jobs.h"
 
@@ -98,6 +102,53 @@ int runOnSlurm(const ExecutorOptions& e, const fs::path& out, const std::string&
     return 1;
   }
   return jobExitCode(end);
+}
+
+namespace {
+
+// The reference runs' options as the experiment's job will make them: the dataset's fingerprint
+// and training split's size are what the job's math check reads.
+Result<experiment::ReferenceOptions> referenceOptionsOf(const Config& baseline, const ByPartsOptions& parts) {
+  experiment::ReferenceOptions r;
+  r.baseline = baseline;
+  const experiment::ComposedOptions c = parts.resolved();
+  r.store = c.references, r.runs = c.reference_runs;
+  auto spec = data::parseDatasetSpec(baseline.data.dataset);
+  if (!spec.ok()) return spec.error();
+  r.dataset_id = folderFingerprint(spec->dir);
+  auto splits = data::openSplits(baseline.data, baseline.seed);
+  if (!splits.ok()) return splits.error();
+  r.train_samples = static_cast<int64_t>(splits->train->size());
+  return r;
+}
+
+}  // namespace
+
+int referencesOnSlurm(const ExecutorOptions& e, const Config& baseline, const ByPartsOptions& parts, const std::string& command) {
+  const std::string who = "workbench-cli " + command + ": ";
+  if (!parts.byParts() || parts.composed.reference_runs <= 0) return 0;
+  auto r = referenceOptionsOf(baseline, parts);
+  if (!r.ok()) {
+    std::fprintf(stderr, "%s%s\n", who.c_str(), r.error().message.c_str());
+    return exitCodeFor(r.error().code);
+  }
+  launch::slurm::ArrayOptions a;
+  a.sbatch_args = e.sbatch_args;
+  a.folder = r->store / experiment::referenceKey(baseline, r->dataset_id) / "slurm";
+  a.job_name = "workbench-references";
+  a.stop = &stopFlag();
+  r->run_many = experiment::runManyOnSlurm(a, selfPath());
+  installStopSignals();
+  std::fprintf(stderr, "%sthe baseline's reference runs first, as one job array (Slurm's files in %s)\n", who.c_str(),
+               a.folder.c_str());
+  auto refs = experiment::ensureReferenceRuns(*r);
+  if (!refs.ok()) {
+    std::fprintf(stderr, "%s%s\n", who.c_str(), refs.error().message.c_str());
+    return exitCodeFor(refs.error().code);
+  }
+  std::fprintf(stderr, "%sreference runs in %s: %d kept from before, %d run as the array\n", who.c_str(), refs->dir.c_str(),
+               refs->reused, refs->ran);
+  return 0;
 }
 
 }  // namespace wb::cli

@@ -1,11 +1,14 @@
 #pragma once
-// A timing command (try, ladder, tune) sent to a Slurm cluster whole: this very command, its
-// arguments as given less --executor and --sbatch-arg, runs as one job on one node, so both arms
-// of every pair run there interleaved as they do here and no pair crosses nodes.
+// A timing command (try, ladder, tune) sent to a Slurm cluster: this very command, its arguments
+// as given less --executor and --sbatch-arg, runs as one job on one node, so both arms of every
+// pair run there interleaved as they do here and no pair crosses nodes; by parts, the reference
+// runs it needs go before it as a job array.
 #include <filesystem>
 #include <string>
 
+#include "experiment.h"
 #include "options.h"
+#include "wb/common/config.h"
 
 namespace wb::cli {
 
@@ -14,5 +17,12 @@ namespace wb::cli {
 // Slurm ended (time limit, preemption, a lost node) is run once more and continues `out`; twice,
 // it is reported with Slurm's reasons. The job's output is printed when it ends; its exit code.
 int runOnSlurm(const ExecutorOptions& e, const std::filesystem::path& out, const std::string& command);
+
+// An experiment by parts sent to the cluster: the baseline's reference runs (wb/experiment/
+// reference_runs.h) go first, as one job array, as many at once as the cluster gives; they need no
+// quiet node. The experiment's own job then finds them in the store and only measures. Those the
+// store already holds are not run again. 0, or the exit code that stops the command (the error said).
+int referencesOnSlurm(const ExecutorOptions& e, const Config& baseline, const ByPartsOptions& parts,
+                      const std::string& command);
 
 }  // namespace wb::cli

@@ -1,6 +1,6 @@
 // workbench-cli try --executor slurm on the real single-node cluster (the slurm fixture): the try
 // runs whole as one job on one node writing --out (pairs.json, try.json), its job the same command
-// without --executor; a partition that does not exist is named before anything is sent or written.
+// without --executor; by parts, the reference runs go first as a job array; a partition that does not exist is named before anything is sent or written.
 #include <QtTest/QtTest>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -11,6 +11,11 @@
 using namespace wb_test;
 
 namespace {
+json readJson(const QString& path) {
+  auto j = wb::proto::readJsonFile(path.toStdString());
+  return j.ok() ? *j : json();
+}
+
 QStringList tryArgs(const QString& out, const QStringList& extra = {}) {
   return QStringList{QStringLiteral("try"), QStringLiteral("--out"), out, QStringLiteral("--vary"),
                      QStringLiteral("speedups.workers=0"), QStringLiteral("--repeats"), QStringLiteral("1"),
@@ -43,6 +48,38 @@ class TestCliTrySlurm : public QObject {
     const QByteArray body = script.readAll();
     QVERIFY2(body.contains("'--out' '" + out.toUtf8() + "'") && !body.contains("--executor"), body.constData());
     QVERIFY2(leftOf(QStringLiteral("workbench-try"), out).isEmpty(), "the job is still there");
+  }
+
+  // By parts, a change of the math needs the experiment's reference runs: they go first as one
+  // job array into the store, and the try's own job finds them there and runs none.
+  void aTryByPartsSendsTheReferenceRunsFirstAsAnArray() {
+    QTemporaryDir root;
+    const QString out = root.filePath(QStringLiteral("try")), store = root.filePath(QStringLiteral("refs"));
+    QStringList args{QStringLiteral("try"), QStringLiteral("--out"), out, QStringLiteral("--vary"), QStringLiteral("optim.lr=0.02"),
+                     QStringLiteral("--reference-runs"), QStringLiteral("2"), QStringLiteral("--variant-runs"), QStringLiteral("2"),
+                     QStringLiteral("--references"), store, QStringLiteral("--executor"), QStringLiteral("slurm")};
+    args += sets({QStringLiteral("model.name=lenet"), QStringLiteral("data.limit_train=256"), QStringLiteral("data.limit_val=128"),
+                  QStringLiteral("train.epochs=1"), QStringLiteral("train.threads=1"), QStringLiteral("train.log_every=4")});
+    QProcess p;
+    p.start(QStringLiteral(WB_CLI_PATH), args);
+    QVERIFY(p.waitForFinished(400000));
+    const QString said = textOf(p);
+    QVERIFY2(p.exitCode() == 0, qPrintable(said));
+    QVERIFY2(said.contains(QStringLiteral("0 kept from before, 2 run as the array")), qPrintable(said));
+    const QStringList keys = QDir(store).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    QCOMPARE(keys.size(), 1);
+    const QString folder = store + QLatin1Char('/') + keys.front();
+    QFile script(folder + QStringLiteral("/slurm/array-1.sh"));
+    QVERIFY2(script.open(QIODevice::ReadOnly), qPrintable(said));
+    const QByteArray body = script.readAll();
+    QVERIFY2(body.contains("'run' '--config'") && body.contains("--run-dir"), body.constData());
+    const json reference = readJson(folder + QStringLiteral("/reference.json"));
+    QCOMPARE(int(reference["runs"].size()), 2);
+    for (const auto& r : reference["runs"]) QCOMPARE(r.value("status", std::string()), std::string("ok"));
+    const json tried = readJson(out + QStringLiteral("/try.json"));
+    QCOMPARE(tried["references"].value("reused", -1), 2);  // the job ran none of them
+    QCOMPARE(tried["references"].value("ran", -1), 0);
+    QVERIFY2(leftOf(QStringLiteral("workbench-references"), out).isEmpty(), "a reference task is still there");
   }
 
   void aPartitionThatDoesNotExistIsNamed() {

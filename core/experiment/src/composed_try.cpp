@@ -68,6 +68,21 @@ Changes changesOf(const TryOptions& o) {
   return c;
 }
 
+}  // namespace
+
+bool referenceRunsExpected(const TryOptions& o) {
+  const Changes c = changesOf(o);
+  if (c.has(Part::Replay) || c.has(Part::MathOnly) || !c.unknown.empty()) return true;
+  for (const auto& [part, paths] : c.parts)
+    for (const auto& path : paths) {
+      const Speedup* s = speedupOfField(path);
+      if (!s || s->math.math != Math::Keeps) return true;
+    }
+  return false;
+}
+
+namespace {
+
 // The baseline with the variant's fields of the given parts: what a measurement runs as the
 // variant (the training's throughput: its speed fields; the evaluation's: those and its own).
 json baselineWith(const TryOptions& o, std::initializer_list<Part> which) {

@@ -160,24 +160,36 @@ struct Store {
     return c;
   }
 
+  // Claims a new folder for slot i (before another thread names one) and says so on the log.
+  ConfigRun claim(size_t i) {
+    std::lock_guard<std::mutex> lock(mu);
+    const uint64_t seed = slots[i].seed;
+    const std::string rel = freshDir(dir, seed);
+    fs::create_directories(dir / rel);
+    slots[i].dir = rel, slots[i].status = "running";
+    if (o.log) std::fprintf(o.log, "reference run, seed %llu -> %s\n", (unsigned long long)seed, (dir / rel).c_str());
+    return {configOf(seed), dir / rel, "reference run, seed " + std::to_string(seed)};
+  }
+
   // Runs slot i in a new folder; its status goes into the record.
   Status runSlot(size_t i) {
-    std::string rel;
-    uint64_t seed;
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      seed = slots[i].seed;
-      rel = freshDir(dir, seed);
-      fs::create_directories(dir / rel);  // claimed before another thread names one
-      slots[i].dir = rel, slots[i].status = "running";
-    }
-    if (o.log) std::fprintf(o.log, "reference run, seed %llu -> %s\n", (unsigned long long)seed, (dir / rel).c_str());
-    auto out = launchOne(configOf(seed), dir / rel, UserCommand{}, o.cli_path, "reference run, seed " + std::to_string(seed));
+    const ConfigRun run = claim(i);
+    auto out = launchOne(run.config, run.dir, UserCommand{}, o.cli_path, run.who);
     std::lock_guard<std::mutex> lock(mu);
     slots[i].status = out.ok() ? out->status : proto::kStatusFailed;
     if (auto st = save(); !st.ok()) return st;
     if (!out.ok()) return out.error();
     return {};
+  }
+
+  // Slot i ended as `end` (run elsewhere): its folder (a rerun's, relative) and status.
+  void record(size_t i, const ConfigRunEnd& end) {
+    std::error_code ec;
+    const fs::path rel = fs::relative(end.dir, dir, ec);
+    if (!ec && !rel.empty()) slots[i].dir = rel.string();
+    slots[i].status = end.status;
+    if (o.log && !end.problem.empty())
+      std::fprintf(o.log, "reference run %s: %s\n", end.dir.c_str(), end.problem.c_str());
   }
 };
 
@@ -204,8 +216,22 @@ std::vector<size_t> slotsToRun(Store& s, std::vector<std::optional<report::RunRe
   return todo;
 }
 
+// Runs `todo` through options.run_many: all handed over at once, each slot recorded as it ended.
+Status runElsewhere(Store& s, const std::vector<size_t>& todo) {
+  std::vector<ConfigRun> runs;
+  for (size_t i : todo) runs.push_back(s.claim(i));
+  if (auto st = s.save(); !st.ok()) return st;
+  auto ends = s.o.run_many(runs);
+  if (ends.ok())
+    for (size_t k = 0; k < todo.size() && k < ends->size(); ++k) s.record(todo[k], (*ends)[k]);
+  if (auto st = s.save(); !st.ok()) return st;
+  if (!ends.ok()) return ends.error();
+  return {};
+}
+
 // Runs `todo`, `parallel` at a time; the first error, if any (the others still finish).
 Status runAll(Store& s, const std::vector<size_t>& todo) {
+  if (s.o.run_many && !todo.empty()) return runElsewhere(s, todo);
   std::mutex mu;
   size_t next = 0;
   Status first;

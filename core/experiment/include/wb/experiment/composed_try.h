@@ -41,6 +41,11 @@ struct ComposedOptions {
 // within one process"; "the runs are your own command").
 std::string composedUnavailable(const TryOptions& options);
 
+// Whether a try by parts of this change will need the experiment's reference runs, as its
+// descriptors say before the math check measures it: a change that may alter the training's math
+// (its samples to target) or that early stopping replays on them.
+bool referenceRunsExpected(const TryOptions& options);
+
 // Runs (or continues) the try in options.out by parts. Errors: InvalidConfig (a config this machine
 // cannot run, a reference folder of another experiment), Cancelled, Io, a measurement that failed
 // (its log named).

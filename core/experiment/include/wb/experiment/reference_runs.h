@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,6 +51,22 @@ std::optional<report::RunRecord> finishedTargetRun(const std::filesystem::path& 
 // $WB_REFERENCES_DIR, else "references" beside the runs root (wb::defaultRunsRoot()'s parent).
 std::filesystem::path defaultReferencesDir();
 
+// Runs whose timing does not matter, handed to where they run (a cluster's job array: see
+// wb/experiment/runs_on_slurm.h). Each ConfigRun is one `workbench-cli run` of `config` into `dir`.
+struct ConfigRun {
+  Config config;
+  std::filesystem::path dir;
+  std::string who;  // "reference run, seed 1001"
+};
+struct ConfigRunEnd {
+  std::filesystem::path dir;  // where it ran last (a rerun's own folder)
+  std::string status;         // the run's status (summary.json), or "failed"
+  std::string problem;        // why it did not finish, in words ("" when it did)
+};
+// Runs them all, as many at once as it can; one end per run, in order. An Error when they could
+// not be run at all (Cancelled: stopped, the finished ones kept).
+using RunMany = std::function<Result<std::vector<ConfigRunEnd>>(const std::vector<ConfigRun>&)>;
+
 struct ReferenceOptions {
   Config baseline;
   std::string dataset_id;          // the dataset's fingerprint (wb::folderFingerprint)
@@ -57,6 +74,7 @@ struct ReferenceOptions {
   std::filesystem::path store = defaultReferencesDir();
   int runs = kDefaultReferenceRuns;
   int parallel = 1;                // runs at once
+  RunMany run_many;                // set: the runs go there (a cluster) instead of `parallel` here
   std::string cli_path;            // workbench-cli
   const std::atomic<bool>* stop = nullptr;
   std::FILE* log = stderr;
