@@ -2,23 +2,16 @@
 // configuration run N times as whole `workbench-cli run` processes) or read from the repeats of
 // existing runs (--from), printed and stored per host (wb/report/noise.h), where compare, export,
 // the ladder and the window read the band their verdicts use.
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-
 #include <cstdio>
 #include <filesystem>
 
 #include "commands.h"
 #include "experiment.h"
 #include "wb/common/exit_codes.h"
-#include "wb/launch/slurm_array.h"
-#include "wb/launch/slurm_jobs.h"
-#include "wb/proto/rundir.h"
+#include "wb/experiment/aa_runs.h"
+#include "wb/experiment/runs_on_slurm.h"
 #include "wb/report/compare.h"
 #include "wb/report/noise.h"
-
-extern char** environ;
 
 namespace wb::cli {
 namespace fs = std::filesystem;
@@ -36,9 +29,11 @@ root). Each run gets its own seed (the configuration's seed + i), so the spread 
 accuracies is measured too and stored for this experiment. Verdicts use the band as a floor under
 the spread of very few pairs (never as the threshold); the host speed check uses the kernel's own
 A/A spread; time to target compares at the baseline's best less the accuracy spread.
+The same command continues: a run that finished ok in <out> is kept (a new --out measures afresh),
+one cut or failed runs again in a fresh folder (aa-N-r2), the old one left as it was.
 With --executor slurm the runs go to the cluster as one job array (--sbatch-arg passed through):
-<out> must be on a filesystem every node sees (a first job checks), a run Slurm ended is rerun
-once, and the same command continues, keeping the runs that finished.)";
+<out> must be on a filesystem every node sees (a first job checks) and a run Slurm ended is rerun
+once.)";
 
 struct NoiseOptions {
   ExperimentOptions experiment;
@@ -49,96 +44,25 @@ struct NoiseOptions {
   ExecutorOptions exec;
 };
 
-// `workbench-cli run` of A/A run `seed` into `dir` ({run_dir} for an array task).
-std::vector<std::string> runArgv(const NoiseOptions& o, const std::string& dir, uint64_t seed) {
-  std::vector<std::string> argv{selfPath(), "run", "--run-dir", dir, "--overwrite"};
-  if (!o.experiment.config.empty()) argv.insert(argv.end(), {"--config", fs::absolute(o.experiment.config).string()});
-  for (const auto& s : o.experiment.sets) argv.insert(argv.end(), {"--set", s});
-  argv.insert(argv.end(), {"--set", "seed=" + std::to_string(seed)});  // the accuracy's chance spread too
-  return argv;
-}
-
-// One `workbench-cli run` process into `dir` (its stdout to /dev/null); its exit code, -1 when
-// it could not start or ended on a signal.
-int runOnce(const NoiseOptions& o, const fs::path& dir, uint64_t seed) {
-  std::vector<std::string> argv = runArgv(o, dir.string(), seed);
-  std::vector<char*> args;
-  for (auto& a : argv) args.push_back(a.data());
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return -1;
-  int status = 0;
-  if (::waitpid(pid, &status, 0) != pid) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-bool finishedOk(const fs::path& dir) {
-  auto s = proto::readJsonFile(proto::RunDir{dir}.summary());
-  return s.ok() && s->value("status", std::string()) == "ok";
-}
-
-// The A/A runs as one Slurm job array; a run that finished ok in an earlier call is kept. A run
-// Slurm ended twice (time limit, preemption, a lost node) is named with its reasons, not counted.
-Result<std::vector<std::string>> calibrateOnSlurm(const NoiseOptions& o, const Config& base) {
-  const fs::path out = fs::absolute(o.out);
-  if (auto st = launch::slurm::checkCluster(out, o.exec.sbatch_args); !st.ok()) return st.error();
-  std::vector<std::string> dirs;
-  std::vector<launch::slurm::ArrayTask> tasks;
-  std::vector<size_t> taskRun;  // the run each task is
-  for (int i = 1; i <= o.runs; ++i) {
-    const fs::path dir = out / ("aa-" + std::to_string(i));
-    dirs.push_back(dir.string());
-    if (finishedOk(dir)) continue;
-    tasks.push_back({runArgv(o, "{run_dir}", base.seed + i - 1), dir});
-    taskRun.push_back(static_cast<size_t>(i - 1));
-  }
-  std::fprintf(stderr, "noise: %zu of %d runs to the cluster as one job array (%zu kept from before)\n", tasks.size(),
-               o.runs, o.runs - tasks.size());
-  if (tasks.empty()) return dirs;
-  launch::slurm::ArrayOptions ao;
-  ao.sbatch_args = o.exec.sbatch_args;
-  ao.folder = out / "slurm";
-  ao.job_name = "workbench-noise";
-  ao.stop = &stopFlag();
-  auto ends = launch::slurm::runArray(tasks, ao);
-  if (!ends.ok()) return ends.error();
-  for (size_t k = 0; k < ends->size(); ++k) {
-    const auto& e = (*ends)[k];
-    std::string slurm;
-    for (const auto& w : e.slurm_ended) slurm += "; " + w;
-    if (e.state != "COMPLETED")
-      return makeError(Errc::Io, "run " + std::to_string(taskRun[k] + 1) + " (" + e.run_dir.string() + ") ended " +
-                                     e.state + slurm + ": see its logs/ and " + ao.folder.string() +
-                                     "/slurm-*.out; nothing was stored (the same command continues)");
-    dirs[taskRun[k]] = e.run_dir.string();
-  }
-  return dirs;
-}
-
-// The A/A runs: their folders, or the exit code that stopped them.
+// The A/A runs: their folders, or the error that stopped them.
 Result<std::vector<std::string>> calibrate(const NoiseOptions& o) {
   auto resolved = resolveConfig(o.experiment);
   if (!resolved.ok()) return resolved.error();
-  const Config base = *resolved;
-  if (o.exec.slurm()) return calibrateOnSlurm(o, base);
-  std::vector<std::string> dirs;
-  for (int i = 1; i <= o.runs; ++i) {
-    if (stopFlag()) return makeError(Errc::Cancelled, "cancelled after " + std::to_string(i - 1) + " runs");
-    const fs::path dir = fs::path(o.out) / ("aa-" + std::to_string(i));
-    std::fprintf(stderr, "noise: run %d of %d into %s\n", i, o.runs, dir.string().c_str());
-    const int rc = runOnce(o, dir, base.seed + i - 1);
-    if (rc != 0)
-      return makeError(rc == 2 ? Errc::InvalidConfig : Errc::Io,
-                       "run " + std::to_string(i) + " (" + dir.string() + ") exited " + std::to_string(rc) +
-                           ": see its logs/; nothing was stored");
-    dirs.push_back(dir.string());
+  experiment::AaRunsOptions a;
+  a.config = *resolved;
+  a.out = fs::absolute(o.out);
+  a.runs = o.runs;
+  a.cli_path = selfPath();
+  a.stop = &stopFlag();
+  if (o.exec.slurm()) {
+    launch::slurm::ArrayOptions array;
+    array.sbatch_args = o.exec.sbatch_args;
+    array.folder = a.out / "slurm";
+    array.job_name = "workbench-noise";
+    array.stop = &stopFlag();
+    a.run_many = experiment::runManyOnSlurm(array, a.cli_path);
   }
-  return dirs;
+  return experiment::runAaCalibration(a);
 }
 
 // The repeats must be one configuration: a run of another one names itself.

@@ -1,6 +1,4 @@
 // workbench-cli worker: one rank of a run, under `run`, torchrun or srun.
-#include <signal.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -16,6 +14,7 @@
 #include "wb/common/sysinfo.h"
 #include "wb/common/timeouts.h"
 #include "wb/parallel/slurm.h"
+#include "wb/launch/own_run.h"
 #include "wb/launch/run_end.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/event_types.h"
@@ -73,29 +72,21 @@ struct RankEvents {
   }
 };
 
-// Standalone (torchrun / srun, no --events-stdout): rank 0 makes the run folder, holds its lock,
-// writes config.json and events.jsonl; the other ranks' events go to stderr.
+// Standalone (torchrun / srun, no --events-stdout): rank 0 owns the run folder
+// (wb/launch/own_run.h); the other ranks' events go to stderr.
 Status openStandaloneRun(const WorkerOptions& o, const parallel::DistEnv& env, const Config& config, proto::RunDir& run,
                          proto::RunLock& lock, RankEvents& events) {
-  if (run.root.empty()) {
-    if (env.world_size > 1)
-      return makeError(Errc::InvalidConfig, "--run-dir is required when WORLD_SIZE > 1 without --events-stdout "
-                                            "(every rank must agree on one shared folder)");
-    run.root = fs::absolute(defaultRunsRoot() / makeRunId(config.name));
-  }
+  if (o.run_dir.empty() && env.world_size > 1)
+    return makeError(Errc::InvalidConfig, "--run-dir is required when WORLD_SIZE > 1 without --events-stdout "
+                                          "(every rank must agree on one shared folder)");
   if (env.rank != 0) {
     events.sink.setStream(stderr);
     return {};
   }
-  if (auto st = run.create(); !st.ok()) return st;
-  auto locked = proto::RunLock::acquire(run);
-  if (!locked.ok()) return locked.error();
-  lock = std::move(locked).value();
-  if (auto st = proto::writeJsonAtomic(run.config(), proto::configToJson(config)); !st.ok()) return st;
-  if (auto st = events.sink.openFile(run.events().string()); !st.ok()) return st;
-  // A file size limit refuses writes (EFBIG) instead of killing the rank: the sink holds back
-  // what events.jsonl refuses and the end says what was lost.
-  ::signal(SIGXFSZ, SIG_IGN);
+  auto own = launch::openOwnRun(config, o.run_dir, !o.resume.empty(), events.sink);
+  if (!own.ok()) return own.error();
+  run = own->run;
+  lock = std::move(own->lock);
   std::fprintf(stderr, "rank 0 writes %s\n", run.root.string().c_str());
   return {};
 }

@@ -199,6 +199,17 @@ class TestCliVerdicts : public QObject {
     const json summary = readJson(dir_.filePath(QStringLiteral("aa/aa-1/summary.json")));
     QVERIFY2(summary["host_speed"]["before_ms"].get<double>() > 0, summary.dump().c_str());
     QVERIFY(summary["host_speed"]["after_ms"].get<double>() > 0);
+
+    // The same command continues: a run that finished is kept; one cut (no summary) runs again
+    // in a fresh folder, the cut one left as it was.
+    QVERIFY(QFile::remove(dir_.filePath(QStringLiteral("aa/aa-2/summary.json"))));
+    r = cli({QStringLiteral("noise"), QStringLiteral("--runs"), QStringLiteral("2"), QStringLiteral("--out"), dir_.filePath(QStringLiteral("aa")),
+             QStringLiteral("--set"), QStringLiteral("data.limit_train=512"), QStringLiteral("--set"), QStringLiteral("data.limit_val=256"),
+             QStringLiteral("--no-store")});
+    QVERIFY2(r.rc == 0, r.describe().constData());
+    QVERIFY2(r.all().contains(QStringLiteral("1 of 2 runs to make here, one after another (1 kept from before)")), r.describe().constData());
+    QVERIFY(QFile::exists(dir_.filePath(QStringLiteral("aa/aa-2-r2/summary.json"))));
+    QVERIFY(QFile::exists(dir_.filePath(QStringLiteral("aa/aa-2/events.jsonl"))));
   }
 };
 

@@ -1,5 +1,7 @@
 #include "wb/common/sysinfo.h"
+
 #include "wb/common/clock.h"
+#include "wb/common/processes.h"
 
 #include <sys/resource.h>
 #include <time.h>
@@ -135,15 +137,9 @@ int64_t minorPageFaults() {
 }
 
 double processAgeSeconds() {
-  std::ifstream in("/proc/self/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto close = stat.rfind(')');  // the command name may hold spaces and parentheses
-  if (close == std::string::npos) return 0;
-  std::istringstream fields(stat.substr(close + 2));
-  std::string field;
-  for (int i = 3; i <= 22 && (fields >> field); ++i)
-    if (i == 22) return std::max(0.0, boottimeSeconds() - std::stod(field) / ticksPerSecond());
-  return 0;
+  ProcessStat self;
+  if (!readProcessStat(static_cast<int>(::getpid()), self)) return 0;
+  return std::max(0.0, boottimeSeconds() - static_cast<double>(self.start_ticks) / ticksPerSecond());
 }
 
 int64_t memAvailableBytes() {

@@ -43,10 +43,10 @@ Result<std::vector<launch::slurm::ArrayTask>> tasksOf(const std::vector<ConfigRu
 
 RunMany runManyOnSlurm(launch::slurm::ArrayOptions array, std::string cli_path) {
   return [array = std::move(array), cli = std::move(cli_path)](const std::vector<ConfigRun>& runs) -> Result<std::vector<ConfigRunEnd>> {
+    if (auto st = launch::slurm::checkCluster(array.folder, array.sbatch_args); !st.ok()) return st.error();
     std::error_code ec;
     fs::create_directories(array.folder, ec);
     if (ec) return makeError(Errc::Io, "cannot create " + array.folder.string() + ": " + ec.message());
-    if (auto st = launch::slurm::checkCluster(array.folder, array.sbatch_args); !st.ok()) return st.error();
     auto tasks = tasksOf(runs, array.folder, cli);
     if (!tasks.ok()) return tasks.error();
     auto ends = launch::slurm::runArray(*tasks, array);
