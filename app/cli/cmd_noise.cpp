@@ -10,6 +10,7 @@
 #include "wb/common/exit_codes.h"
 #include "wb/experiment/aa_runs.h"
 #include "wb/experiment/runs_on_slurm.h"
+#include "wb/proto/cluster_jobs.h"
 #include "wb/report/compare.h"
 #include "wb/report/noise.h"
 
@@ -57,7 +58,7 @@ Result<std::vector<std::string>> calibrate(const NoiseOptions& o) {
   if (o.exec.slurm()) {
     launch::slurm::ArrayOptions array;
     array.sbatch_args = o.exec.sbatch_args;
-    array.folder = a.out / "slurm";
+    array.folder = a.out / proto::kClusterArrayFolder;  // beside the runs: the window finds their jobs
     array.job_name = "workbench-noise";
     array.stop = &stopFlag();
     a.run_many = experiment::runManyOnSlurm(array, a.cli_path);

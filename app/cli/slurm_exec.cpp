@@ -12,6 +12,7 @@
 #include "wb/experiment/runs_on_slurm.h"
 #include "wb/launch/slurm_array.h"
 #include "wb/launch/slurm_jobs.h"
+#include "wb/proto/cluster_jobs.h"
 
 namespace wb::cli {
 namespace fs = std::filesystem;
@@ -134,7 +135,7 @@ int referencesOnSlurm(const ExecutorOptions& e, const Config& baseline, const By
   }
   launch::slurm::ArrayOptions a;
   a.sbatch_args = e.sbatch_args;
-  a.folder = r->store / experiment::referenceKey(baseline, r->dataset_id) / "slurm";
+  a.folder = r->store / experiment::referenceKey(baseline, r->dataset_id) / proto::kClusterArrayFolder;  // beside runs/
   a.job_name = "workbench-references";
   a.stop = &stopFlag();
   r->run_many = experiment::runManyOnSlurm(a, selfPath());

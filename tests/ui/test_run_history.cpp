@@ -7,6 +7,7 @@
 #include "runs/run_history.h"
 #include "runs/runs_model.h"
 #include "ui_test_util.h"
+#include "wb/proto/cluster_jobs.h"
 
 using nlohmann::json;
 using namespace wb::ui;
@@ -124,6 +125,40 @@ class TestRunHistory : public QObject {
     history.setRoot(root.path());
     QTRY_COMPARE_WITH_TIMEOUT(model.runAt(0)->status(), RunStatus::Incomplete, 10000);
     QVERIFY(history.isFollowing(model.runAt(0)));  // still followed: it may resume
+  }
+
+  // Runs sent to a Slurm cluster as an array: each shows its job's id and state while the job
+  // holds it; a run Slurm ended before its summary fails in Slurm's words.
+  void aRunItsClusterJobHoldsShowsTheJob() {
+    auto root = t::scratchRoot();
+    const QString waiting = t::writeRunDir(root.path(), QStringLiteral("aa-1"), QStringLiteral("a"), QByteArray());
+    const QString killed = t::writeRunDir(root.path(), QStringLiteral("aa-2"), QStringLiteral("b"), t::line(t::stepEvent(1, 2.0)));
+    QVERIFY(wb::proto::recordClusterTasks(root.filePath(QStringLiteral("slurm")).toStdString(),
+                                          {{waiting.toStdString(), "5_0", "PENDING", "Priority", ""},
+                                           {killed.toStdString(), "5_1", "TIMEOUT", "TimeLimit", ""}})
+                .ok());
+    RunsModel model;
+    RunHistory history(&model);
+    history.setPollIntervalMs(50);
+    history.setQuietAfterSeconds(0.2);
+    history.setRoot(root.path());
+    QCOMPARE(model.rowCount(), 2);
+    Run* a = model.findByDir(waiting);
+    Run* b = model.findByDir(killed);
+    QVERIFY(a && b);
+    QTRY_COMPARE_WITH_TIMEOUT(a->status(), RunStatus::Queued, 10000);  // pending, not "incomplete"
+    QCOMPARE(model.data(model.index(model.rowOf(a), RunsModel::ColStatus), Qt::DisplayRole).toString(),
+             QStringLiteral("pending · job 5_0"));
+    QVERIFY(model.data(model.index(model.rowOf(a), RunsModel::ColStatus), Qt::ToolTipRole).toString().contains(QStringLiteral("Priority")));
+    QCOMPARE(b->status(), RunStatus::Failed);
+    QVERIFY2(b->errorMessage().contains(QStringLiteral("Slurm ended job 5_1: TIMEOUT (TimeLimit)")), qPrintable(b->errorMessage()));
+    // The job runs: the row says so, and follows the events it writes.
+    QVERIFY(wb::proto::recordClusterTasks(root.filePath(QStringLiteral("slurm")).toStdString(),
+                                          {{waiting.toStdString(), "5_0", "RUNNING", "None", ""}})
+                .ok());
+    QTRY_COMPARE_WITH_TIMEOUT(a->status(), RunStatus::Running, 10000);
+    QCOMPARE(model.data(model.index(model.rowOf(a), RunsModel::ColStatus), Qt::DisplayRole).toString(),
+             QStringLiteral("running · job 5_0"));
   }
 
   void opensARunDirectoryFromElsewhere() {

@@ -27,6 +27,12 @@ QString statusWord(RunStatus s) {
   return QStringLiteral("?");
 }
 
+void Run::setClusterTask(const QString& job, const QString& state, const QString& reason) {
+  if (job == clusterJob_ && state == clusterState_ && reason == clusterReason_) return;
+  clusterJob_ = job, clusterState_ = state, clusterReason_ = reason;
+  Q_EMIT changed();
+}
+
 RunStatus statusFromString(const std::string& s) {
   if (s == proto::kStatusOk) return RunStatus::Ok;
   if (s == proto::kStatusCancelled) return RunStatus::Cancelled;

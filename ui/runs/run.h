@@ -125,6 +125,12 @@ class Run : public QObject {
   // cores". Its speedups are not valid.
   bool contended() const { return !contention_.isEmpty(); }
   const QString& contentionNote() const { return contention_; }
+  // The cluster job that runs it, when it was sent to Slurm as an array task
+  // (wb/proto/cluster_jobs.h): Slurm's id ("12_3"), state (PENDING, RUNNING, ...) and reason.
+  const QString& clusterJob() const { return clusterJob_; }
+  const QString& clusterState() const { return clusterState_; }
+  const QString& clusterReason() const { return clusterReason_; }
+  void setClusterTask(const QString& job, const QString& state, const QString& reason);
   double bestValAcc() const { return bestValAcc_; }   // 0..1, NaN before the first eval
   double lastEventWall() const { return lastWall_; }  // unix seconds of the newest event
 
@@ -174,6 +180,7 @@ class Run : public QObject {
   double progress_ = kNaN, eta_ = kNaN, bestValAcc_ = kNaN, lastWall_ = kNaN;
   double summaryTrainSps_ = kNaN, epochTrainSps_ = kNaN, stepTrainSps_ = kNaN;  // newest of each
   QString contention_;
+  QString clusterJob_, clusterState_, clusterReason_;
   bool summaryCpu_ = false;                       // summary.cpu decides; step events no longer do
   report::StepLoad stepLoad_;
   bool eventsLoaded_ = false;

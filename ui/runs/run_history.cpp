@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "runs/runs_model.h"
+#include "wb/proto/cluster_jobs.h"
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
 #include "wb/proto/run_summary.h"
@@ -57,9 +58,30 @@ int RunHistory::rescan() {
   return added;
 }
 
+namespace {
+
+// The run's cluster job (an array task), when one runs it: its id and state on the run. A job
+// Slurm ended (a time limit, a lost node, a cancel) before the run wrote its summary fails the
+// run in Slurm's words. True: the run is over.
+bool takeClusterTask(Run& run) {
+  const auto task = proto::clusterTaskOf(run.runDir().toStdString());
+  if (!task) return false;
+  const QString job = QString::fromStdString(task->job), state = QString::fromStdString(task->state),
+                reason = QString::fromStdString(task->reason);
+  run.setClusterTask(job, state, reason);
+  if (proto::clusterStateActive(task->state) || task->state == "COMPLETED" || task->state == "FAILED") return false;
+  if (isFinal(run.status())) return true;
+  run.setStatus(RunStatus::Failed, QStringLiteral("Slurm ended job %1: %2%3")
+                                       .arg(job, state, reason.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(reason)));
+  return true;
+}
+
+}  // namespace
+
 Run* RunHistory::addDirectory(const QString& dir, bool atTop) {
   Run* run = Run::fromDirectory(dir);
   if (!run) return nullptr;
+  takeClusterTask(*run);
   model_->addRun(run, atTop);
   if (run->status() == RunStatus::Incomplete) follow(run);  // no summary.json: maybe still growing
   return run;
@@ -121,7 +143,16 @@ bool RunHistory::pollOne(Followed& f) {
       run->setStatus(statusFromString(proto::readRunSummary(*sum).status.value_or(proto::kStatusFailed)));
     return false;
   }
+  if (!f.sinceCluster.isValid() || f.sinceCluster.elapsed() > 2000) {
+    f.sinceCluster.start();
+    if (takeClusterTask(*run)) return false;
+  }
   const bool quiet = f.sinceGrowth.elapsed() > quietAfterS_ * 1000.0;
+  if (proto::clusterStateActive(run->clusterState().toStdString())) {  // its job says, not the silence
+    const RunStatus want = run->clusterState() == QLatin1String("PENDING") ? RunStatus::Queued : RunStatus::Running;
+    if (run->status() != want) run->setStatus(want);
+    return true;
+  }
   const RunStatus want = quiet ? RunStatus::Incomplete : RunStatus::Running;
   if (!events.empty() || quiet) {
     if (run->status() != want) run->setStatus(want);

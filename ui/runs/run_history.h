@@ -2,7 +2,9 @@
 // The runs root as a history: every run directory under it appears in the RunsModel (CLI runs
 // included), new ones as they are created, and a run whose events.jsonl is still growing (no
 // summary.json yet) is followed live with wb::proto::EventFileReader. Run directories from
-// anywhere else (copied from a cluster, dropped on the window) can be opened too.
+// anywhere else (copied from a cluster, dropped on the window) can be opened too. A run sent to a
+// Slurm cluster as an array task shows its job's id and state (wb/proto/cluster_jobs.h): queued
+// while the job is pending, failed with Slurm's words when Slurm ended it before its summary.
 //
 // Thread affinity: GUI thread. Ownership: QObject tree; the Runs belong to the model.
 #include <QElapsedTimer>
@@ -56,6 +58,7 @@ class RunHistory : public QObject {
     std::unique_ptr<proto::EventFileReader> reader;
     QElapsedTimer sinceGrowth;
     qint64 lastSize = 0;  // a file that shrinks was rewritten: its curves start over
+    QElapsedTimer sinceCluster;  // when its cluster job's state was last read
   };
   Run* addDirectory(const QString& dir, bool atTop);
   void follow(Run* run);

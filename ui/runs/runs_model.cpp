@@ -209,6 +209,14 @@ QString progressText(const Run* run) {
   return text;
 }
 
+// The status word; a run its cluster job still holds says the job's state and id ("pending · job
+// 12_3": Slurm's word, as squeue shows it).
+QString statusText(const Run* run) {
+  if (run->clusterJob().isEmpty() || isFinal(run->status())) return statusWord(run->status());
+  const QString state = run->clusterState().toLower();
+  return QStringLiteral("%1 · job %2").arg(state.isEmpty() ? statusWord(run->status()) : state, run->clusterJob());
+}
+
 }  // namespace
 
 namespace {
@@ -273,7 +281,7 @@ QVariant RunsModel::displayText(const Run* run, int col) const {
   const QLocale loc;
   switch (col) {
     case ColName: return displayName(run);
-    case ColStatus: return statusWord(run->status());
+    case ColStatus: return statusText(run);
     case ColProgress: return progressText(run);
     case ColThroughput:
       return std::isfinite(run->trainSamplesPerSecond()) ? loc.toString(run->trainSamplesPerSecond(), 'f', 0) : QString();
@@ -299,6 +307,12 @@ QVariant RunsModel::toolTip(const Run* run, int col) const {
     return std::isfinite(run->trainSamplesPerSecond())
                ? QStringLiteral("Samples trained per second of training steps (no evaluation, checkpoints or set-up).")
                : QStringLiteral("Not known yet (older runs: tick the run to estimate it from its step events).");
+  if (col == ColStatus && !run->clusterJob().isEmpty()) {
+    QString tip = QStringLiteral("Slurm job %1: %2").arg(run->clusterJob(), run->clusterState());
+    if (!run->clusterReason().isEmpty() && run->clusterReason() != QLatin1String("None"))
+      tip += QStringLiteral(" (%1)").arg(run->clusterReason());
+    return run->errorMessage().isEmpty() ? tip : run->errorMessage() + QLatin1Char('\n') + tip;
+  }
   if (col == ColStatus && !run->errorMessage().isEmpty()) return run->errorMessage();
   if (col == ColStatus && isActive(run->status()) && !progressText(run).isEmpty())
     return QStringLiteral("%1 done (m:ss: the time it still needs, estimated from its steps so far)").arg(progressText(run));

@@ -116,7 +116,22 @@ RunsPanel::RunsPanel(RunsModel* model, RunQueue* queue, QWidget* parent)
   connect(model_, &QAbstractItemModel::dataChanged, this, [this](const QModelIndex& a, const QModelIndex& b) {
     const int row = view_->currentIndex().row();
     if (row >= a.row() && row <= b.row()) updateDetails();
+    fitClusterStatus(a.row(), b.row());
   });
+  connect(model_, &QAbstractItemModel::rowsInserted, this, [this](const QModelIndex&, int first, int last) { fitClusterStatus(first, last); });
+}
+
+// A run a cluster job holds says its job in the Status column ("pending · job 12_3"): the
+// column grows to show it whole (never shrinks under the user).
+void RunsPanel::fitClusterStatus(int first, int last) {
+  QHeaderView* h = view_->horizontalHeader();
+  for (int row = std::max(0, first); row <= last && row < model_->rowCount(); ++row) {
+    const Run* run = model_->runAt(row);
+    if (!run || run->clusterJob().isEmpty()) continue;
+    const QString text = model_->data(model_->index(row, RunsModel::ColStatus), Qt::DisplayRole).toString();
+    const int need = view_->fontMetrics().horizontalAdvance(text) + 16;
+    if (need > h->sectionSize(RunsModel::ColStatus)) h->resizeSection(RunsModel::ColStatus, need);
+  }
 }
 
 // The name takes the room the figures leave; each figure column is as wide as its header or its

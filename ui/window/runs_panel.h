@@ -52,6 +52,7 @@ class RunsPanel : public QWidget {
 
  private:
   void sizeColumns();
+  void fitClusterStatus(int first, int last);
   void showContextMenu(const QPoint& pos);
   void updateDetails();
 

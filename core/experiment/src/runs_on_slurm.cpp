@@ -27,12 +27,14 @@ ConfigRunEnd endOf(const launch::slurm::TaskEnd& e, const fs::path& logs) {
   return end;
 }
 
-// Each run's config written to the array's folder; the tasks that run them.
+// Each run's config written into its folder; the tasks that run them.
 Result<std::vector<launch::slurm::ArrayTask>> tasksOf(const std::vector<ConfigRun>& runs, const fs::path& folder,
                                                       const std::string& cli) {
   std::vector<launch::slurm::ArrayTask> tasks;
   for (size_t i = 0; i < runs.size(); ++i) {
-    const fs::path config = folder / ("run-" + std::to_string(i + 1) + "-" + runs[i].dir.filename().string() + ".json");
+    const fs::path config = runs[i].dir / "config.json";  // the window lists the run while it waits
+    std::error_code ec;
+    fs::create_directories(runs[i].dir, ec);
     if (auto st = writeFileAtomic(config, proto::configToJson(runs[i].config).dump(2) + "\n"); !st.ok()) return st.error();
     tasks.push_back({{cli, "run", "--config", config.string(), "--run-dir", "{run_dir}"}, runs[i].dir});
   }

@@ -7,7 +7,9 @@
 #include <map>
 #include <thread>
 
+#include "wb/common/clock.h"
 #include "wb/common/fs.h"
+#include "wb/proto/cluster_jobs.h"
 #include "wb/launch/slurm_jobs.h"
 
 namespace wb::launch::slurm {
@@ -77,6 +79,22 @@ fs::path freshName(const fs::path& folder, const std::string& stem, const std::s
   }
 }
 
+// The tasks' states into the array folder's jobs.json (wb/proto/cluster_jobs.h) when they changed,
+// for the window; a record that cannot be written costs the window its states, not the runs.
+void recordStates(const std::vector<ArrayTask>& batch, const std::vector<JobState>& states, const fs::path& folder,
+                  std::vector<std::string>& last) {
+  std::vector<std::string> now;
+  std::vector<proto::ClusterTask> tasks;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    now.push_back(states[i].id + states[i].state + states[i].reason + batch[i].run_dir.string());
+    tasks.push_back({fs::absolute(batch[i].run_dir).string(), states[i].id, states[i].state, states[i].reason, utcNowIso()});
+  }
+  if (now == last) return;
+  last = now;
+  if (auto st = proto::recordClusterTasks(folder, tasks); !st.ok())
+    std::fprintf(stderr, "the window will not see the jobs' states: %s\n", st.error().message.c_str());
+}
+
 // One array of `batch`, waited for: each task's state, or Cancelled when a stop came.
 Result<std::vector<JobState>> runOnce(const std::vector<ArrayTask>& batch, const ArrayOptions& o) {
   std::error_code ec;
@@ -91,6 +109,7 @@ Result<std::vector<JobState>> runOnce(const std::vector<ArrayTask>& batch, const
   auto id = submit(script, args, {}, o.workdir.empty() ? o.folder : o.workdir);
   if (!id.ok()) return id.error();
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(o.timeout_s);
+  std::vector<std::string> recorded;  // the states last written to jobs.json
   for (;;) {
     if (o.stop && o.stop->load()) {
       (void)cancel({*id});
@@ -109,6 +128,7 @@ Result<std::vector<JobState>> runOnce(const std::vector<ArrayTask>& batch, const
       }
       allEnded = allEnded && (out[i].ended() || out[i].state == "UNKNOWN");
     }
+    recordStates(batch, out, o.folder, recorded);
     if (allEnded) return out;
     if (std::chrono::steady_clock::now() >= until) {
       (void)cancel({*id});

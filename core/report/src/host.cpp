@@ -50,15 +50,6 @@ std::optional<json> readStored(const std::filesystem::path& path) {
   return std::move(doc.value());
 }
 
-std::string utcNowIso() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 std::string shortUtcDate(const std::string& iso) {
   int y, mo, d, h, mi;
   if (std::sscanf(iso.c_str(), "%d-%d-%dT%d:%d", &y, &mo, &d, &h, &mi) != 5) return iso;

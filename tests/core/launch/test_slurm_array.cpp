@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "wb/launch/slurm_array.h"
+#include "wb/proto/cluster_jobs.h"
 
 namespace sl = wb::launch::slurm;
 
@@ -84,6 +85,10 @@ class TestSlurmArray : public QObject {
       QVERIFY2((*ends)[i].finished, (*ends)[i].state.c_str());
       QVERIFY((*ends)[i].slurm_ended.empty());
       QVERIFY(QFile::exists(dir.filePath(QStringLiteral("run-%1/done").arg(i))));
+      // Each run's job and its last state, for the window (wb/proto/cluster_jobs.h).
+      const auto t = wb::proto::clusterTaskOf(dir.filePath(QStringLiteral("run-%1").arg(i)).toStdString());
+      QVERIFY(t && t->state == "COMPLETED");
+      QVERIFY2(t->job.size() > 2 && t->job.substr(t->job.size() - 2) == "_" + std::to_string(i), t->job.c_str());
     }
   }
 

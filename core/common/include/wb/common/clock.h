@@ -1,5 +1,6 @@
 #pragma once
 #include <chrono>
+#include <string>
 
 namespace wb {
 
@@ -19,5 +20,7 @@ class Stopwatch {
 
 // Seconds since the Unix epoch (wall clock, for timestamps in files).
 double unixSeconds();
+// Now as UTC, ISO 8601 to the second ("2026-12-05T13:40:00Z"): the timestamp every file carries.
+std::string utcNowIso();
 
 }  // namespace wb

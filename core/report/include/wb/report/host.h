@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "wb/common/clock.h"
 #include "wb/common/result.h"
 #include "wb/report/run_record.h"
 
@@ -38,8 +39,7 @@ nlohmann::json machineIdentity(const MachineId& machine);
 Status writeStored(const std::filesystem::path& dir, const std::string& file, const nlohmann::json& doc);
 std::optional<nlohmann::json> readStored(const std::filesystem::path& path);
 
-// Now as UTC ISO 8601 ("2026-12-01T08:40:12Z").
-std::string utcNowIso();
+using wb::utcNowIso;  // wb/common/clock.h
 // "2026-12-01 08:40 UTC" from an ISO 8601 time (the text as is when it does not parse).
 std::string shortUtcDate(const std::string& iso);
 
