@@ -6,14 +6,16 @@
 #      the nodes see the folder, the polling);
 #   2. the experiment's reference runs (REFS of them) one after another here (--parallel-runs 1)
 #      against the same runs as one job array (a try by parts with --executor slurm, fresh stores):
-#      the wall time of each until the try's answer, and the reference runs' share of it.
+#      the wall time of each until the try's answer, and the reference runs' share of it;
+#   3. with LADDER=1, the default ladder by parts here against the same with --executor slurm
+#      (its reference runs as one job array first, then the ladder as one job): wall time, answer.
 # Starts its own cluster under the output folder (root; stopped at the end) unless SLURM_CONF names
 # one. Never asserts.
 #
 #   bash tests/bench/bench_slurm.sh [CLI=build/app/cli/workbench-cli]
 #
 # Sizes: PAIRS (whole-run pairs: 3), REFS (reference and variant runs: 5), LIMIT (training images:
-# 0, all 60000), MODEL (lenet).
+# 0, all 60000), MODEL (lenet), LADDER (1: the ladders too, about 10 minutes more).
 set -euo pipefail
 cli=$(readlink -f "${1:-build/app/cli/workbench-cli}")
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -83,4 +85,19 @@ echo "|---|---|---|---|"
 echo "| here, one after another | $parts_here_s | sequential | $(verdict "$out/parts-here/try.json") |"
 echo "| single-node Slurm | $parts_slurm_s | one job array, ~$array_s s from submission to the last task's end | $(verdict "$out/parts-slurm/try.json") |"
 echo
+if [ "${LADDER:-0}" = 1 ]; then
+  t0=$(now)
+  "$cli" ladder --references "$out/ladder-refs-here" --out "$out/ladder-here" "${common[@]}" >"$out/ladder-here.txt" 2>"$out/ladder-here.log" || true
+  ladder_here_s=$(since "$t0")
+  t0=$(now)
+  "$cli" ladder --references "$out/ladder-refs-slurm" --out "$out/ladder-slurm" --executor slurm "${common[@]}" \
+    >"$out/ladder-slurm.txt" 2>"$out/ladder-slurm.log" || true
+  ladder_slurm_s=$(since "$t0")
+  kept() { grep -h "^kept:" "$@" 2>/dev/null | head -1 | cut -c1-90 || echo "(no answer)"; }
+  echo "| default ladder by parts | wall s | answer |"
+  echo "|---|---|---|"
+  echo "| here, reference runs one after another | $ladder_here_s | $(kept "$out/ladder-here.txt" "$out/ladder-here.log") |"
+  echo "| single-node Slurm, reference runs as one array | $ladder_slurm_s | $(kept "$out/ladder-slurm.txt" "$out/ladder-slurm.log") |"
+  echo
+fi
 echo "Logs: $out"
