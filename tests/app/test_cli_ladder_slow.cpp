@@ -130,7 +130,12 @@ class TestCliLadderSlow : public QObject {
       }
       QVERIFY2(s["wall_s"]["median"].is_number(), key.c_str());
       QVERIFY2(s["best_val_acc"].is_number(), key.c_str());
-      QVERIFY2(s["speedup"]["cumulative"].is_number(), key.c_str());
+      // No multiplier only when the host speed check set every pair aside (a loaded host changed
+      // speed across them): the estimate says so.
+      const json& wall = s["estimate"]["wall"];
+      const bool allSetAside = key != "baseline" && wall.value("set_aside", 0) > 0 && wall.value("set_aside", 0) == wall.value("pairs", -1);
+      QVERIFY2(s["speedup"]["cumulative"].is_number() || (allSetAside && wall.value("method", std::string()).find("set aside") != std::string::npos),
+               (key + ": " + wall.dump()).c_str());
       const std::string dir = s["run_dirs"][0];
       QVERIFY2(QFile::exists(QString::fromStdString(dir + "/summary.json")), dir.c_str());
       QVERIFY2(s["best_val_acc"].get<double>() > 0.3, key.c_str());  // lenet learns something in one epoch
