@@ -6,7 +6,6 @@
 
 #include "commands.h"
 #include "experiment.h"
-#include "wb/common/fs.h"
 #include "wb/data/dataset.h"
 #include "wb/experiment/reference_runs.h"
 #include "wb/experiment/runs_on_slurm.h"
@@ -114,9 +113,7 @@ Result<experiment::ReferenceOptions> referenceOptionsOf(const Config& baseline, 
   r.baseline = baseline;
   const experiment::ComposedOptions c = parts.resolved();
   r.store = c.references, r.runs = c.reference_runs;
-  auto spec = data::parseDatasetSpec(baseline.data.dataset);
-  if (!spec.ok()) return spec.error();
-  r.dataset_id = folderFingerprint(spec->dir);
+  r.dataset_id = data::datasetFingerprint(baseline.data.dataset);  // as the job's math check reads it
   auto splits = data::openSplits(baseline.data, baseline.seed);
   if (!splits.ok()) return splits.error();
   r.train_samples = static_cast<int64_t>(splits->train->size());

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "internal.h"
+#include "wb/common/fs.h"
 #include "wb/common/paths.h"
 
 namespace wb::data {
@@ -103,6 +104,11 @@ Result<DatasetSpec> parseDatasetSpec(const std::string& spec) {
   }
   return makeError(Errc::InvalidConfig, "data.dataset: '" + spec +
                                             "' — must be fashion-mnist, idx:<dir>, cifar10:<dir> or folder:<dir>");
+}
+
+std::string datasetFingerprint(const std::string& spec) {
+  auto parsed = parseDatasetSpec(spec);
+  return parsed.ok() ? folderFingerprint(parsed->dir) : std::string();
 }
 
 Result<std::shared_ptr<Dataset>> openDataset(const std::string& spec, const std::string& split) {

@@ -10,10 +10,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool finishedOk(const fs::path& dir) {
-  auto s = proto::readJsonFile(proto::RunDir{dir}.summary());
-  return s.ok() && s->value("status", std::string()) == proto::kStatusOk;
-}
+bool finishedOk(const fs::path& dir) { return proto::RunDir{dir}.summaryStatus() == proto::kStatusOk; }
 
 // aa-<i>, or aa-<i>-r2, ... when aa-<i> holds a run that did not finish ok.
 fs::path freshAaDir(const fs::path& out, int i) {
@@ -24,8 +21,8 @@ fs::path freshAaDir(const fs::path& out, int i) {
   return dir;
 }
 
-Error runError(int i, const fs::path& dir, const std::string& how) {
-  return makeError(Errc::Io, "A/A run " + std::to_string(i) + " (" + dir.string() + ") " + how +
+Error runError(int i, const fs::path& dir, const std::string& how, Errc code = Errc::Io) {
+  return makeError(code, "A/A run " + std::to_string(i) + " (" + dir.string() + ") " + how +
                                      ": see its logs/; nothing was stored (the same command continues, keeping the runs that finished)");
 }
 
@@ -38,7 +35,7 @@ Status runHere(const AaRunsOptions& o, const std::vector<int>& todo, std::vector
     auto outcome = launchOne(runs[k].config, runs[k].dir, UserCommand{}, o.cli_path, runs[k].who);
     if (!outcome.ok()) return outcome.error();
     if (outcome->status != proto::kStatusOk) {
-      if (outcome->exit_code == kExitUsage) return makeError(Errc::InvalidConfig, runError(todo[k], runs[k].dir, "refused the configuration").message);
+      if (outcome->exit_code == kExitUsage) return runError(todo[k], runs[k].dir, "refused the configuration", Errc::InvalidConfig);
       return runError(todo[k], runs[k].dir, "ended " + outcome->status);
     }
     dirs[size_t(todo[k] - 1)] = runs[k].dir.string();

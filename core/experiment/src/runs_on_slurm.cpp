@@ -11,14 +11,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The status the run wrote (summary.json), or "failed" when it wrote none.
-std::string statusIn(const fs::path& dir) {
-  auto summary = proto::readJsonFile(proto::RunDir{dir}.summary());
-  return summary.ok() ? summary->value("status", std::string(proto::kStatusFailed)) : std::string(proto::kStatusFailed);
-}
-
 ConfigRunEnd endOf(const launch::slurm::TaskEnd& e, const fs::path& logs) {
-  ConfigRunEnd end{e.run_dir, statusIn(e.run_dir), ""};
+  const std::string wrote = proto::RunDir{e.run_dir}.summaryStatus();  // none: it failed before its end
+  ConfigRunEnd end{e.run_dir, wrote.empty() ? std::string(proto::kStatusFailed) : wrote, ""};
   if (e.finished) return end;
   end.status = proto::kStatusFailed;
   end.problem = "ended " + e.state;
@@ -28,8 +23,7 @@ ConfigRunEnd endOf(const launch::slurm::TaskEnd& e, const fs::path& logs) {
 }
 
 // Each run's config written into its folder; the tasks that run them.
-Result<std::vector<launch::slurm::ArrayTask>> tasksOf(const std::vector<ConfigRun>& runs, const fs::path& folder,
-                                                      const std::string& cli) {
+Result<std::vector<launch::slurm::ArrayTask>> tasksOf(const std::vector<ConfigRun>& runs, const std::string& cli) {
   std::vector<launch::slurm::ArrayTask> tasks;
   for (size_t i = 0; i < runs.size(); ++i) {
     const fs::path config = runs[i].dir / "config.json";  // the window lists the run while it waits
@@ -49,7 +43,7 @@ RunMany runManyOnSlurm(launch::slurm::ArrayOptions array, std::string cli_path) 
     std::error_code ec;
     fs::create_directories(array.folder, ec);
     if (ec) return makeError(Errc::Io, "cannot create " + array.folder.string() + ": " + ec.message());
-    auto tasks = tasksOf(runs, array.folder, cli);
+    auto tasks = tasksOf(runs, cli);
     if (!tasks.ok()) return tasks.error();
     auto ends = launch::slurm::runArray(*tasks, array);
     if (!ends.ok()) return ends.error();

@@ -2,6 +2,7 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -82,15 +83,13 @@ fs::path freshName(const fs::path& folder, const std::string& stem, const std::s
 // The tasks' states into the array folder's jobs.json (wb/proto/cluster_jobs.h) when they changed,
 // for the window; a record that cannot be written costs the window its states, not the runs.
 void recordStates(const std::vector<ArrayTask>& batch, const std::vector<JobState>& states, const fs::path& folder,
-                  std::vector<std::string>& last) {
-  std::vector<std::string> now;
+                  std::vector<JobState>& last) {
+  const auto same = [](const JobState& a, const JobState& b) { return a.id == b.id && a.state == b.state && a.reason == b.reason; };
+  if (std::equal(states.begin(), states.end(), last.begin(), last.end(), same)) return;
+  last = states;
   std::vector<proto::ClusterTask> tasks;
-  for (size_t i = 0; i < batch.size(); ++i) {
-    now.push_back(states[i].id + states[i].state + states[i].reason + batch[i].run_dir.string());
+  for (size_t i = 0; i < batch.size(); ++i)
     tasks.push_back({fs::absolute(batch[i].run_dir).string(), states[i].id, states[i].state, states[i].reason, utcNowIso()});
-  }
-  if (now == last) return;
-  last = now;
   if (auto st = proto::recordClusterTasks(folder, tasks); !st.ok())
     std::fprintf(stderr, "the window will not see the jobs' states: %s\n", st.error().message.c_str());
 }
@@ -109,7 +108,7 @@ Result<std::vector<JobState>> runOnce(const std::vector<ArrayTask>& batch, const
   auto id = submit(script, args, {}, o.workdir.empty() ? o.folder : o.workdir);
   if (!id.ok()) return id.error();
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(o.timeout_s);
-  std::vector<std::string> recorded;  // the states last written to jobs.json
+  std::vector<JobState> recorded;  // the states last written to jobs.json
   for (;;) {
     if (o.stop && o.stop->load()) {
       (void)cancel({*id});

@@ -5,7 +5,6 @@
 #include <cstdio>
 
 #include "wb/common/clock.h"
-#include "wb/common/fs.h"
 #include "wb/data/dataset.h"
 #include "wb/common/speedups.h"
 #include "wb/proto/config_json.h"
@@ -186,7 +185,7 @@ Result<MathCheckResult> checkMath(const MathCheckOptions& o) {
   r.speedup = s ? s->key : "";
   r.steps = std::max(1, o.steps);
   r.tolerance_per_step = o.tolerance_per_step;
-  if (auto spec = data::parseDatasetSpec(o.baseline.data.dataset); spec.ok()) r.dataset_id = folderFingerprint(spec->dir);
+  r.dataset_id = data::datasetFingerprint(o.baseline.data.dataset);
   r.tolerance_rule = pct(o.tolerance_per_step) + " x step (" + pct(o.tolerance_per_step * r.steps) + " at step " +
                      std::to_string(r.steps) + "), or " + report::fmtFixed(kMathRepeatFactor, 0) +
                      "x the baseline's own rerun where that is larger";

@@ -31,6 +31,11 @@ bool RunDir::looksLikeRun() const {
   return fs::exists(config(), ec) || fs::exists(events(), ec);
 }
 
+std::string RunDir::summaryStatus() const {
+  auto doc = readJsonFile(summary());
+  return doc.ok() && doc->is_object() ? doc->value("status", std::string()) : std::string();
+}
+
 Result<RunLock> RunLock::acquire(const RunDir& run) {
   const std::string path = run.lockFile().string();
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);

@@ -106,6 +106,9 @@ struct DatasetSpec {
   std::string name;   // the spec as given (DatasetInfo::name)
 };
 Result<DatasetSpec> parseDatasetSpec(const std::string& spec);
+// The dataset's files' fingerprint (wb::folderFingerprint of its folder): what keys the
+// experiment's reference runs, wherever they are computed. "" for a spec that does not parse.
+std::string datasetFingerprint(const std::string& spec);
 
 struct Splits {
   std::shared_ptr<Dataset> train;

@@ -32,6 +32,8 @@ struct RunDir {
   Status create() const;
   // True when root holds a config.json or events.jsonl.
   bool looksLikeRun() const;
+  // The status its summary.json says ("ok", "failed", ...); "" when it has none (not ended, or cut).
+  std::string summaryStatus() const;
 };
 
 // A run folder belongs to one live run: an advisory flock on <root>/.lock, held for the
