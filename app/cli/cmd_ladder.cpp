@@ -42,13 +42,17 @@ batch: --lr-scaling) -> precision (16-mixed on CUDA, bf16-mixed on CPU) -> early
 machine cannot do (see `workbench-cli capabilities`) is skipped with the reason.
 
 Greedy (the default): each step is measured against the configuration kept so far, by parts
-as `workbench-cli try` measures (the math check; segments or short trials for the steps, short
-evaluating trials for the evaluation; when the math changes, runs to the target against the
-experiment's reference runs; early stopping replayed on them), or as pairs of whole runs
-(--whole-runs), and is kept
-only when it is clearly faster and still reaches the target accuracy (else it is dropped, with
-the reason, and left out of what follows: small costs within the noise would otherwise add up); last, the configuration kept runs as pairs with the
-baseline. --cumulative: each step builds on the one before whatever it measured, and runs as
+as `workbench-cli try` measures (the math check; segments or short trials for the steps,
+evaluations interleaved in one process for the evaluation; when the math changes, runs to the
+target against the experiment's reference runs; early stopping replayed on them), or as pairs of
+whole runs (--whole-runs), and is kept only when it is clearly faster and still reaches the
+target accuracy (else it is dropped, with the reason, and left out of what follows: small costs
+within the noise would otherwise add up). The question being only "faster?", a step's segments
+(when it keeps the math) and its runs to the target stop once under a 10 % chance is left that
+their last look would call it faster ("cannot be faster"). A step that helps only with more
+devices (sharding; accumulation, which on one device only makes the batch larger) is not
+measured when more devices were measured and not kept. Last, the configuration kept runs as
+pairs with the baseline. --cumulative: each step builds on the one before whatever it measured, and runs as
 pairs with the baseline.
 
 Pairs are close in time and in alternating order (reference then step, then step then

@@ -153,7 +153,8 @@ on the faster one (or --steps). Each segment's train samples/s (data wait includ
 own, the verdict the product's rule (faster or slower only when the interval excludes 1 and the
 effect is beyond --min-effect), and rounds are added until it is clear (--min-rounds,
 --max-rounds). Only levers that can change inside one process (the speedups timed by segments,
-and the batch): see the error for a config that differs in another. Time to the target accuracy
+and the batch; with --evaluation, evaluation passes are timed instead of training steps and the
+evaluation levers may differ too): see the error for a config that differs in another. Time to the target accuracy
 needs whole runs: `workbench-cli try`.)";
 
 struct SegmentsCliOptions {
@@ -164,6 +165,7 @@ struct SegmentsCliOptions {
   double min_segment_s = probe::SegmentsOptions().min_segment_s;
   int min_rounds = probe::SegmentsOptions().min_rounds, max_rounds = probe::SegmentsOptions().max_rounds;
   double min_effect = report::kDefaultMinEffect;
+  bool only_faster = false, evaluation = false;
   bool json = false;
 };
 
@@ -191,6 +193,8 @@ int probeSegmentsCommand(const SegmentsCliOptions& cli) {
   o.min_rounds = cli.min_rounds;
   o.max_rounds = cli.max_rounds;
   o.min_effect = cli.min_effect;
+  o.only_faster = cli.only_faster;
+  o.evaluation = cli.evaluation;
   o.progress = [](const std::string& line) { std::fprintf(stderr, "segments: %s\n", line.c_str()); };
   installStopSignals();
   o.stop = &stopFlag();
@@ -221,6 +225,12 @@ void addSegments(CLI::App& probe, Commands& out) {
   seg->add_option("--max-rounds", o->max_rounds, "rounds at most, added until the verdict is clear (default 8)")
       ->type_name("N")->check(inRange(2, 100));
   addMinEffectOption(*seg, o->min_effect);
+  seg->add_flag("--evaluation", o->evaluation,
+                "time evaluations instead of training steps: passes over the validation split, so the\n"
+                "evaluation levers (inference-mode eval, the evaluation batch) may differ too");
+  seg->add_flag("--only-faster", o->only_faster,
+                "the question is only whether it is faster (the ladder's): stop once under a 10 % chance is\n"
+                "left that the last round would say so");
   seg->add_flag("--json", o->json, "print the result as one JSON document (progress goes to stderr)");
   seg->footer(kFooter);
   out.push_back({seg, [o] { return probeSegmentsCommand(*o); }, true});

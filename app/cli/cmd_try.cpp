@@ -27,20 +27,23 @@ namespace {
 const char* kAbout = R"(one change against its baseline: the speedup to the target accuracy, its interval and verdict
 
 By parts (the default for a change of the steps: precision, loader workers, pin memory, devices,
-sharding, the batch and the levers past the recipe, with or without the optimiser's numbers):
+sharding, the batch and the levers past the recipe, with or without the optimiser's numbers; of
+the evaluation: inference-mode evaluation, the evaluation batch; and of early stopping):
 time to target = start-up + samples to target / train throughput + evaluations x evaluation
 time, each part measured where it is cheap and precise: whether the change keeps the training's
 math (`probe math`: the first steps' losses from one seed, seconds), the throughput (`probe
-segments`: interleaved segments in one process for precision, workers and pin memory; else short
-interleaved trials, whole processes cut at 300 steps, 3 pairs), and, when the math changes, the
+segments`: interleaved segments in one process for precision, workers, pin memory, channels-last,
+the multi-tensor step, cuDNN autotune and TF32; else short interleaved trials, whole processes cut
+at 300 steps, 3 pairs), the evaluation time when it changes (evaluations interleaved in one
+process), early stopping replayed on the reference runs' evaluations, and, when the math changes, the
 samples to target: the experiment's reference runs (--reference-runs of the baseline, each its own
 seed, kept in --references and reused by every later try) against as many runs of the variant that
 each stop at the target (or at 3x the reference's samples). A change that keeps the math needs no
 run to the target. The table shows the split ("1.31x faster to target: 1.45x throughput, 0.90x
 samples to target").
 
-Whole runs (--whole-runs, and a change of evaluation or of where the run ends: early stopping,
-inference-mode evaluation, the evaluation batch): the baseline and the variant as pairs of whole
+Whole runs (--whole-runs, and a change that cannot be taken apart, e.g. train.epochs or your own
+--command): the baseline and the variant as pairs of whole
 `workbench-cli run`s, close in time and in alternating order; the speedup on time to the target,
 training throughput and wall time is the geometric mean of the pairs' ratios with its interval.
 Pairs are added until the verdict is clear (at most --max-pairs, --budget-s), or exactly --repeats.

@@ -80,13 +80,13 @@ class TestCliLadderParts : public QObject {
       QVERIFY2(!made["math"]["keeps_math"].get<bool>(), made["math"].dump().c_str());
       QVERIFY(!QFile::exists(out + QStringLiteral("/steps/04-precision/pairs.json")));
     }
-    // Early stopping is replayed on the reference runs (no run of its own); the evaluation gets
-    // short evaluating trials.
+    // Early stopping is replayed on the reference runs (no run of its own); the evaluation is
+    // timed by evaluations interleaved in one process.
     const json stopping = readJson(out + QStringLiteral("/steps/05-early-stopping/try.json"));
     QVERIFY2(stopping["early_stopping"]["runs"].size() == 3, stopping.dump().substr(0, 2000).c_str());
     QVERIFY(stopping["variant_runs"].empty());
     const json evaluation = readJson(out + QStringLiteral("/steps/07-inference-eval/try.json"));
-    QCOMPARE(evaluation["evaluation"]["kind"].get<std::string>(), std::string("evaluation trials"));
+    QCOMPARE(evaluation["evaluation"]["kind"].get<std::string>(), std::string("evaluation segments"));
 
     // The same ladder in a new folder: the experiment's reference runs are reused, none rerun.
     const QString again = root.filePath(QStringLiteral("again"));

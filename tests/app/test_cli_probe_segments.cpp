@@ -57,6 +57,25 @@ class TestCliProbeSegments : public QObject {
     QVERIFY(point >= lo - 1e-9 && point <= hi + 1e-9);
   }
 
+  // Channels-last and the multi-tensor step switch within the process too: the weights change
+  // layout between the arms' segments and each arm steps with its own optimiser.
+  void switchesTheLayoutAndTheOptimiserStep() {
+    WB_NEED(wb::test::missingFashionMnist());
+    const auto r = runCli(QStringList{QStringLiteral("probe"), QStringLiteral("segments"), QStringLiteral("--vary"),
+                                      QStringLiteral("speedups.channels_last=true"), QStringLiteral("--vary"),
+                                      QStringLiteral("speedups.fused_optimizer=true"), QStringLiteral("--steps"),
+                                      QStringLiteral("3"), QStringLiteral("--min-rounds"), QStringLiteral("2"),
+                                      QStringLiteral("--max-rounds"), QStringLiteral("2"), QStringLiteral("--json")} +
+                          kTiny);
+    QVERIFY2(r.rc == 0, r.err.constData());
+    const json doc = json::parse(r.out.toStdString(), nullptr, false);
+    QVERIFY2(doc.is_object() && doc["rounds"].get<int>() == 2, r.out.constData());
+    for (const char* field : {"speedups.channels_last", "speedups.fused_optimizer"})
+      QVERIFY2(doc["changed"].get<std::string>().find(field) != std::string::npos, doc.dump().c_str());
+    for (const char* side : {"baseline_rates", "variant_rates"})
+      for (const auto& v : doc[side]) QVERIFY(v.get<double>() > 0);
+  }
+
   // Without --steps a segment is sized from the warm-up's step time: as many steps as make
   // --min-segment-s on the faster arm; a longer minimum gives longer segments.
   void segmentsAreSizedFromTheStepTime() {
@@ -83,6 +102,12 @@ class TestCliProbeSegments : public QObject {
                           kTiny);
     QCOMPARE(r.rc, 2);
     QVERIFY2(r.err.contains("model.name differs") && r.err.contains("workbench-cli try"), r.err.constData());
+    // An evaluation lever is timed by evaluations (--evaluation), and the refusal says so.
+    const auto eval = runCli(QStringList{QStringLiteral("probe"), QStringLiteral("segments"), QStringLiteral("--vary"),
+                                         QStringLiteral("train.eval_batch_size=16")} +
+                             kTiny);
+    QCOMPARE(eval.rc, 2);
+    QVERIFY2(eval.err.contains("train.eval_batch_size differs") && eval.err.contains("--evaluation"), eval.err.constData());
     const auto none = runCli(QStringList{QStringLiteral("probe"), QStringLiteral("segments")});
     QCOMPARE(none.rc, 2);
     QVERIFY2(none.err.contains("--vary"), none.err.constData());

@@ -9,6 +9,8 @@
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
 
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 #include "../support/machine.h"
@@ -133,13 +135,30 @@ class TestCliTryParts : public QObject {
     QVERIFY2(proc.err.contains("dataset changed"), proc.describe().constData());
   }
 
-  // Channels-last cannot switch inside a running process: short whole-process trials, cut at 300
-  // steps, in pairs, time it; it keeps the math, so no run trains to the target.
-  void aChangeAProcessCannotSwitchIsTimedByShortTrials() {
+  // Channels-last switches inside one process (the weights change layout between segments): its
+  // throughput is interleaved segments; it keeps the math, so no run trains to the target.
+  void aLayoutChangeIsTimedBySegmentsInOneProcess() {
     QTemporaryDir root;
     const QString out = root.filePath(QStringLiteral("cl"));
     wb::test::ProcResult proc;
     const json doc = run(tiny(root.filePath(QStringLiteral("refs")), out, "speedups.channels_last=true"), &proc);
+    QVERIFY2(proc.rc == 0 && doc.is_object(), proc.describe().constData());
+    QCOMPARE(doc["method"].get<std::string>(), std::string("composed"));
+    QVERIFY2(doc["math"]["keeps_math"].get<bool>(), doc["math"].dump().c_str());
+    QCOMPARE(doc["throughput"]["kind"].get<std::string>(), std::string("segments"));
+    QVERIFY2(doc["throughput"]["rounds"].get<int>() >= 2, doc["throughput"].dump().c_str());
+    QVERIFY(doc["variant_runs"].empty());
+    QVERIFY2(!QFileInfo::exists(out + QStringLiteral("/trials")), "no whole-process trials");
+  }
+
+  // The decoded cache cannot switch inside a running process (each arm would need its own filled
+  // cache): short whole-process trials, cut at 300 steps, in pairs, time it; it keeps the math, so
+  // no run trains to the target.
+  void aChangeAProcessCannotSwitchIsTimedByShortTrials() {
+    QTemporaryDir root;
+    const QString out = root.filePath(QStringLiteral("dc"));
+    wb::test::ProcResult proc;
+    const json doc = run(tiny(root.filePath(QStringLiteral("refs")), out, "speedups.decoded_cache=memory"), &proc);
     QVERIFY2(proc.rc == 0 && doc.is_object(), proc.describe().constData());
     QCOMPARE(doc["method"].get<std::string>(), std::string("composed"));
     QCOMPARE(doc["throughput"]["kind"].get<std::string>(), std::string("trials"));
@@ -156,10 +175,10 @@ class TestCliTryParts : public QObject {
     QVERIFY2(trials >= 6 && trials % 2 == 0, qPrintable(QString::number(trials)));  // 3 pairs (and one more per contended pair)
   }
 
-  // The evaluation batch changes only the evaluation: its time comes from short trials that each
-  // evaluate the whole validation split a few times; the training steps are not measured (they are
-  // the baseline's) and no run trains to the target.
-  void anEvaluationLeverIsTimedByEvaluationTrials() {
+  // The evaluation batch changes only the evaluation: its time comes from evaluations interleaved
+  // in one process, each segment whole passes over the configured validation split (500 images);
+  // the training steps are not measured (they are the baseline's) and no run trains to the target.
+  void anEvaluationLeverIsTimedByEvaluationsInOneProcess() {
     QTemporaryDir root;
     const QString out = root.filePath(QStringLiteral("eb"));
     wb::test::ProcResult proc;
@@ -170,29 +189,20 @@ class TestCliTryParts : public QObject {
     QCOMPARE(doc["throughput"]["kind"].get<std::string>(), std::string("unchanged"));
     QCOMPARE(doc["estimate"]["throughput"]["point"].get<double>(), 1.0);
     const json& ev = doc["evaluation"];
-    QCOMPARE(ev["kind"].get<std::string>(), std::string("evaluation trials"));
-    QVERIFY2(ev["baseline_eval_s"].size() >= 3 && ev["variant_eval_s"].size() == ev["baseline_eval_s"].size(), ev.dump().c_str());
+    QCOMPARE(ev["kind"].get<std::string>(), std::string("evaluation segments"));
+    QVERIFY2(ev["rounds"].get<int>() >= 2 && ev["passes_per_segment"].get<int>() >= 1, ev.dump().c_str());
+    QVERIFY2(ev["baseline_eval_s"].size() == size_t(ev["rounds"].get<int>()) &&
+                 ev["variant_eval_s"].size() == ev["baseline_eval_s"].size(), ev.dump().c_str());
+    // One evaluation's seconds: the validation split (500 images) over each round's rate.
+    const double rate = ev["baseline_rates"][0].get<double>(), seconds = ev["baseline_eval_s"][0].get<double>();
+    QVERIFY2(std::fabs(seconds * rate - 500) < 1e-6 * 500, ev.dump().c_str());
+    QVERIFY2(ev["baseline_train_rates"].size() == 1 && ev["baseline_train_rates"][0].get<double>() > 0, ev.dump().c_str());
     QVERIFY(ev["estimate"]["point"].get<double>() > 0);
     QVERIFY(doc["variant_runs"].empty());
     QVERIFY(!QDir(root.filePath(QStringLiteral("refs"))).exists());
     QVERIFY(!QDir(out + QStringLiteral("/trials")).exists());
-    // Each trial evaluated the configured validation split (500 images), not a cut one.
-    int trials = 0;
-    for (const QString& dir : QDir(out + QStringLiteral("/evaluation-trials/runs")).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
-      QFile events(out + QStringLiteral("/evaluation-trials/runs/") + dir + QStringLiteral("/events.jsonl"));
-      QVERIFY(events.open(QIODevice::ReadOnly));
-      int evaluations = 0;
-      while (!events.atEnd()) {
-        const json e = json::parse(events.readLine().toStdString(), nullptr, false);
-        if (e.is_object() && e.value("type", std::string()) == "eval") {
-          QCOMPARE(e["eval_samples"].get<int>(), 500);
-          ++evaluations;
-        }
-      }
-      QVERIFY2(evaluations >= 3, qPrintable(dir));
-      ++trials;
-    }
-    QVERIFY2(trials >= 6 && trials % 2 == 0, qPrintable(QString::number(trials)));
+    QVERIFY2(!QDir(out + QStringLiteral("/evaluation-trials")).exists(), "no whole-process trials");
+    QVERIFY(QFileInfo::exists(out + QStringLiteral("/evaluation-segments.json")));
     QVERIFY2(doc["medians"]["eval_s"]["baseline"].is_number(), doc["medians"].dump().c_str());
   }
 

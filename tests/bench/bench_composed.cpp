@@ -76,6 +76,7 @@ wb::report::Table looksTable(int experiments) {
   t.title = "The variant's runs to the target: looked at as they finish, against all 5 at one look (simulated)";
   t.columns = {{"change", "Change", ""},        {"spread", "Seed spread", "%"},
                {"called_looks", "Called, looked at", "%"}, {"runs_looks", "Variant runs, looked at", ""},
+               {"called_futility", "Called, + futility", "%"}, {"runs_futility", "Runs, + futility", ""},
                {"called_fixed", "Called, all 5", "%"}, {"true", "True speedup", "x"}};
   struct Change {
     const char* name;
@@ -84,25 +85,64 @@ wb::report::Table looksTable(int experiments) {
   uint64_t seed = 1000;
   for (const Change& c : {Change{"none (A/A)", 0, 0}, Change{"2x throughput", 1.0, 0}, Change{"1.3x throughput", 0.3, 0},
                           Change{"25 % fewer samples", 0, -0.25}, Change{"10 % fewer samples", 0, -0.10},
-                          Change{"1.3x thr., 28 % more samples", 0.3, 0.28}})
+                          Change{"1.3x thr., 28 % more samples", 0.3, 0.28}, Change{"0.8x throughput", -0.2, 0},
+                          Change{"2x throughput, 30 % more samples", 1.0, 0.3}})
     for (double spread : {0.05, 0.10, 0.18}) {
       ComposedModel m = modelOf(0.02, spread, 5, false, wb::report::kSegmentMaxRounds);
       m.throughput_effect = c.throughput, m.samples_effect = c.samples;
-      ComposedModel fixed = m;
+      ComposedModel fixed = m, futile = m;
       fixed.fixed_variant_runs = true;
+      futile.futility = true;
       const ComposedOutcome looked = wb::report::simulateComposed(m, experiments, ++seed);
       const ComposedOutcome once = wb::report::simulateComposed(fixed, experiments, seed);
+      const ComposedOutcome cut = wb::report::simulateComposed(futile, experiments, seed);
       const bool aa = c.throughput == 0 && c.samples == 0;
       const double calledLooks = aa ? looked.calledRate() : looked.rate(looked.faster);
       const double calledOnce = aa ? once.calledRate() : once.rate(once.faster);
+      const double calledCut = aa ? cut.calledRate() : cut.rate(cut.faster);
       const double truth = wb::report::trueSpeedup(m);
       t.rows.push_back({Cell::str(c.name), Cell::num(pct(spread), spread * 100), pctCell(calledLooks),
-                        Cell::num(wb::report::fmtFixed(looked.meanVariantRuns(), 2), looked.meanVariantRuns()), pctCell(calledOnce),
+                        Cell::num(wb::report::fmtFixed(looked.meanVariantRuns(), 2), looked.meanVariantRuns()),
+                        pctCell(calledCut), Cell::num(wb::report::fmtFixed(cut.meanVariantRuns(), 2), cut.meanVariantRuns()),
+                        pctCell(calledOnce),
                         Cell::num(wb::report::fmtFixed(truth, 2), truth)});
     }
   t.notes.push_back(std::to_string(experiments) + " experiments per cell; 5 reference runs, host noise 2 %; called: faster "
                     "(for the A/A: faster or slower, its false alarms). Looked at: after each of the variant's runs from "
-                    "the second, stopping once clear, surely within the threshold or a bound below it.");
+                    "the second, stopping once clear, surely within the threshold or a bound below it. + futility: also once "
+                    "it can no longer be shown faster (the ladder's and the search's rule).");
+  return t;
+}
+
+// A change that keeps the math: its segments' rounds until clear, against the same with futility
+// (the ladder's: the rounds also stop once it can no longer be shown faster): how often each calls
+// it faster (for the A/A and a slower change: faster or slower) and the rounds each took.
+wb::report::Table roundsTable(int experiments) {
+  wb::report::Table t;
+  t.title = "A change that keeps the math: the segments' rounds until clear, with and without futility (simulated)";
+  t.columns = {{"change", "Throughput change", ""}, {"noise", "Host noise", "%"},
+               {"called", "Called", "%"},           {"rounds", "Rounds", ""},
+               {"called_futility", "Called, + futility", "%"}, {"rounds_futility", "Rounds, + futility", ""}};
+  uint64_t seed = 5000;
+  for (double effect : {0.0, 0.02, 0.05, 0.10, -0.05})
+    for (double noise : {0.02, 0.05}) {
+      ComposedModel m = modelOf(noise, 0.05, 5, true, wb::report::kSegmentMaxRounds), cut;
+      m.throughput_effect = effect;
+      cut = m;
+      cut.futility = true;
+      const ComposedOutcome plain = wb::report::simulateComposed(m, experiments, ++seed);
+      const ComposedOutcome futile = wb::report::simulateComposed(cut, experiments, seed);
+      const bool faster = effect > 0;
+      const auto called = [faster](const ComposedOutcome& o) { return faster ? o.rate(o.faster) : o.calledRate(); };
+      t.rows.push_back({Cell::str(effect == 0 ? std::string("none (A/A)") : wb::report::fmtSpeedup(1 + effect)),
+                        Cell::num(pct(noise), noise * 100), pctCell(called(plain)),
+                        Cell::num(wb::report::fmtFixed(plain.meanRounds(), 2), plain.meanRounds()), pctCell(called(futile)),
+                        Cell::num(wb::report::fmtFixed(futile.meanRounds(), 2), futile.meanRounds())});
+    }
+  t.notes.push_back(std::to_string(experiments) + " experiments per cell; at least " +
+                    std::to_string(wb::report::kSegmentMinRounds) + " and at most " +
+                    std::to_string(wb::report::kSegmentMaxRounds) + " rounds; called: faster (for the A/A and a slower "
+                    "change: faster or slower).");
   return t;
 }
 
@@ -241,5 +281,6 @@ int main(int argc, char** argv) {
                     "samples to target with 80 % power at that seed spread.");
   std::printf("%s\n", wb::report::renderText(t).c_str());
   std::printf("%s\n", wb::report::renderText(looksTable(experiments)).c_str());
+  std::printf("%s\n", wb::report::renderText(roundsTable(experiments)).c_str());
   return 0;
 }

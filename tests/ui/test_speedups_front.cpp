@@ -423,8 +423,8 @@ class TestSpeedupsFront : public QObject {
     qunsetenv("WB_PROBES_DIR");
   }
 
-  // A try is an experiment in the window: the runs of its measurements (by parts: the evaluation's
-  // short trials) join the list as they start, its row says it is trying and its button cancels
+  // A try is an experiment in the window: the runs of its measurements (by parts: more devices'
+  // short trials, whole processes) join the list as they start, its row says it is trying and its button cancels
   // it; Stop all does too; a cancel keeps what was measured (the math check, the finished trials)
   // and try.json says cancelled, so the same try continues from them.
   void aRunningTryIsShownAndCancelKeepsWhatItMeasured() {
@@ -436,7 +436,7 @@ class TestSpeedupsFront : public QObject {
     w.setup()->setConfigJson(doc);
     w.setup()->setCapabilities(cpuCapabilities());
     auto* s = w.setup()->speedups();
-    const QString key = QStringLiteral("inference_eval");
+    const QString key = QStringLiteral("devices");
     QVERIFY(w.trySpeedup(key));
     QCOMPARE(s->tryButton(key)->text(), QStringLiteral("Cancel try"));
     QVERIFY(s->tryButton(key)->isEnabled());

@@ -71,7 +71,7 @@ Speedup channelsLast() {
             "Lays convolution weights and inputs out as NHWC, the layout oneDNN and cuDNN's tensor cores prefer "
             "(it slows some models down; under sharding the inputs only).", "",
             {Math::Keeps, MathCheck::Steps, "another memory layout for the same arithmetic (fp32 sums in another order)"},
-            Timing::Trials,
+            Timing::Segments,
             [](Config& c) { c.speedups.channels_last = false; },
             [](Config& t, const Config& f) { t.speedups.channels_last = f.speedups.channels_last; },
             [](const Config& c) { return "channels-last " + onOff(c.speedups.channels_last); }};
@@ -92,7 +92,7 @@ Speedup fusedOptimizer() {
   Speedup s{k::kFusedOptimizer, "Multi-tensor optimiser step", "speedups.fused_optimizer", Availability::Always, "",
             "Steps every parameter with a few multi-tensor (_foreach) kernels instead of a loop of small ones "
             "(sgd, adam, adamw).", "",
-            {Math::Keeps, MathCheck::Steps, "the same update, in a few multi-tensor kernels"}, Timing::Trials,
+            {Math::Keeps, MathCheck::Steps, "the same update, in a few multi-tensor kernels"}, Timing::Segments,
             [](Config& c) { c.speedups.fused_optimizer = false; },
             [](Config& t, const Config& f) { t.speedups.fused_optimizer = f.speedups.fused_optimizer; },
             [](const Config& c) { return "multi-tensor step " + onOff(c.speedups.fused_optimizer); }};
@@ -134,7 +134,7 @@ Speedup cudnnBenchmark() {
             "(slower when shapes vary).",
             "no cuDNN on the CPU: the setting has no effect",
             {Math::Keeps, MathCheck::Steps, "another convolution algorithm for the same arithmetic (fp32 sums in another order)"},
-            Timing::Trials,
+            Timing::Segments,
             [](Config& c) { c.speedups.cudnn_benchmark = false; },
             [](Config& t, const Config& f) { t.speedups.cudnn_benchmark = f.speedups.cudnn_benchmark; },
             [](const Config& c) { return "cuDNN autotune " + onOff(c.speedups.cudnn_benchmark); }};
@@ -152,7 +152,7 @@ Speedup tf32() {
             "Lets fp32 matmuls run on TF32 tensor cores (Ampere and later: 10-bit mantissa inputs, fp32 sums); "
             "cuDNN convolutions may already, as LibTorch's default.",
             "CPU matmuls stay fp32: the setting has no effect",
-            {Math::Changes, MathCheck::Steps, "matmul inputs rounded to a 10-bit mantissa"}, Timing::Trials,
+            {Math::Changes, MathCheck::Steps, "matmul inputs rounded to a 10-bit mantissa"}, Timing::Segments,
             [](Config& c) { c.speedups.tf32 = false; },
             [](Config& t, const Config& f) { t.speedups.tf32 = f.speedups.tf32; },
             [](const Config& c) { return "TF32 " + onOff(c.speedups.tf32); }};

@@ -124,10 +124,12 @@ Status writeConfigs(const TryOptions& o) {
   return {};
 }
 
-// One measuring command's result: kept in the try's folder, reused when the try continues.
+// One measuring command's result (`probe <tool>`), kept in the try's folder as <name>.json (name:
+// the tool's own by default) and reused when the try continues.
 Result<json> measure(const TryOptions& o, const Hooks& h, const std::string& tool, const std::string& what,
-                     const fs::path& variant, std::vector<std::string> extra = {}) {
-  const fs::path file = o.out / (tool + ".json");
+                     const fs::path& variant, std::vector<std::string> extra = {}, std::string name = "") {
+  if (name.empty()) name = tool;
+  const fs::path file = o.out / (name + ".json");
   if (auto kept = report::readStored(file); kept && kept->is_object()) {
     if (h.log) std::fprintf(h.log, "%s: kept from %s\n", what.c_str(), file.c_str());
     return *kept;
@@ -138,7 +140,7 @@ Result<json> measure(const TryOptions& o, const Hooks& h, const std::string& too
   r.args = {"probe", tool, "--config", baselineFile(o).string(), "--variant-config", variant.string(), "--json"};
   r.args.insert(r.args.end(), extra.begin(), extra.end());
   r.result_file = file;
-  r.log_file = o.out / "logs" / (tool + ".log");
+  r.log_file = o.out / "logs" / (name + ".log");
   r.what = what;
   r.stop = h.stop;
   return launch::runTool(r);
@@ -276,6 +278,16 @@ report::LogEstimate ratioOf(const report::LogEstimate& a, const report::LogEstim
   return r;
 }
 
+// The variant's runs' values as a log estimate; from one run, with the spread of one reference
+// run borrowed (their mean's standard error × √runs, as the samples borrow theirs:
+// report/convergence.h), so the first run can be looked at.
+report::LogEstimate variantOrBorrowed(const std::vector<double>& values, const report::LogEstimate& reference) {
+  report::LogEstimate e = report::logEstimateOfRuns(values);
+  if (values.size() == 1 && !std::isfinite(e.log_se) && reference.df >= 1 && std::isfinite(reference.df))
+    e.log_se = reference.log_se * std::sqrt(reference.df + 1), e.df = reference.df;
+  return e;
+}
+
 double geometricMean(const std::vector<double>& xs) {
   double s = 0;
   for (double x : xs) s += std::log(x);
@@ -305,8 +317,9 @@ void evaluationParts(const Inputs& in, report::TimeToTargetParts& p, bool withRe
   p.eval_speed = report::logEstimateOf(report::estimateFromJson(in.evaluation.value("estimate", json())));
   if (withReferences) return;
   p.baseline_eval_s = report::logEstimateOfRuns(in.evaluation.value("baseline_eval_s", std::vector<double>{}));
-  if (in.segments.value("kind", std::string()) == "unchanged")
-    p.baseline_train_samples_per_s = report::exactly(geometricMean(in.evaluation.value("baseline_rates", std::vector<double>{})));
+  if (in.segments.value("kind", std::string()) == "unchanged")  // evaluation segments: their warm-up's; trials: their own
+    p.baseline_train_samples_per_s = report::exactly(geometricMean(
+        in.evaluation.value(in.evaluation.contains("baseline_train_rates") ? "baseline_train_rates" : "baseline_rates", std::vector<double>{})));
 }
 
 // The parts of the time to target from what was measured (see the header).
@@ -338,8 +351,9 @@ report::TimeToTargetParts partsOf(const TryOptions& o, const Inputs& in) {
   }
   p.setSamples(in.samples);
   if (!in.replay.is_null()) return p;  // the reference runs themselves, cut where the rule stops them
-  p.variant_startup_s = report::logEstimateOfRuns(perRun(in.variant, startupOf));
-  if (!in.evaluation.is_object()) p.eval_speed = ratioOf(p.baseline_eval_s, report::logEstimateOfRuns(perRun(in.variant, evalOf)));
+  p.variant_startup_s = variantOrBorrowed(perRun(in.variant, startupOf), p.baseline_startup_s);
+  if (!in.evaluation.is_object())
+    p.eval_speed = ratioOf(p.baseline_eval_s, variantOrBorrowed(perRun(in.variant, evalOf), p.baseline_eval_s));
   return p;
 }
 
@@ -415,7 +429,7 @@ Status lookedAtVariantRuns(const TryOptions& o, const ComposedOptions& c, const 
   report::SamplesRule rule;
   rule.min_effect = o.policy.min_effect;
   rule.resolution = in.refs->resolution;
-  const report::VariantLooks looks{c.variant_runs, o.policy.min_effect};
+  const report::VariantLooks looks{c.variant_runs, o.policy.min_effect, c.futility};
   report::LookStop stop = report::LookStop::Continue;
   for (int k = 1; k <= c.variant_runs && stop == report::LookStop::Continue; ++k) {
     auto run = variantRun(o, p, h, k - 1);
@@ -493,6 +507,14 @@ std::string replayWords(const json& replay) {
   return "; it would stop " + std::to_string(stops - first) + of + " before they reach the target (at " + share + ")";
 }
 
+// Why the variant's runs stopped before their last, when the answer is that it cannot be faster.
+std::string looksWords(const json& looks) {
+  if (!looks.is_object() || looks.value("stopped", std::string()) != report::lookStopName(report::LookStop::CannotBeFaster))
+    return "";
+  return "; its runs to the target stopped after " + std::to_string(looks.value("runs", 0)) + " of " +
+         std::to_string(looks.value("max_runs", 0)) + ": it could no longer be shown faster";
+}
+
 json composedDoc(const TryOptions& o, const Inputs& in, const report::TimeToTargetEstimate& e, const std::string& status) {
   json doc = tryJson(o, Outcome{}, status);
   const json throughput = in.segments.value("estimate", json());
@@ -508,7 +530,7 @@ json composedDoc(const TryOptions& o, const Inputs& in, const report::TimeToTarg
   doc["variant_runs"] = dirsOf(in.variant);
   if (!in.looks.is_null()) doc["variant_looks"] = in.looks;
   doc["composed"] = report::timeToTargetJson(e);
-  doc["words"] = report::timeToTargetWords(e) + replayWords(in.replay);
+  doc["words"] = report::timeToTargetWords(e) + replayWords(in.replay) + looksWords(in.looks);
   doc["training_only"] = !in.refs.has_value();
   doc["target_acc"] = in.target ? json(*in.target) : json();
   doc["reached"] = std::isfinite(e.speedup.point);
@@ -535,14 +557,23 @@ Result<Inputs> measureAll(const TryOptions& o, const ComposedOptions& c, const H
   in.train_samples = in.math.value("train_samples", int64_t{0});
   in.changes = changesOf(o);
   const bool trials = in.changes.has(Part::Trials), steps = trials || in.changes.has(Part::Segments);
+  std::vector<std::string> segmentArgs{"--min-effect", std::to_string(o.policy.min_effect)};
+  // The throughput is the whole answer only when the math is kept: else a slower step may still
+  // need so many fewer samples that it is faster to the target, and the rounds go on.
+  if (c.futility && in.keeps) segmentArgs.push_back("--only-faster");
   auto segments = !steps    ? Result<json>(unchangedThroughput())
                   : !trials ? measure(o, h, "segments", "training throughput (interleaved segments in one process)",
-                                      throughputFile(o), {"--min-effect", std::to_string(o.policy.min_effect)})
+                                      throughputFile(o), segmentArgs)
                             : measureByTrials(o, h, false);
   if (!segments.ok()) return segments.error();
   in.segments = std::move(*segments);
   if (in.changes.has(Part::Evaluation)) {
-    auto evaluation = measureByTrials(o, h, true);
+    // Evaluations in one process, as the steps' segments, unless the steps change in a way one
+    // process cannot switch (then short evaluating trials, whole processes).
+    auto evaluation = trials ? measureByTrials(o, h, true)
+                             : measure(o, h, "segments", "evaluation time (interleaved evaluations in one process)",
+                                       evaluationFile(o), {"--evaluation", "--min-effect", std::to_string(o.policy.min_effect)},
+                                       "evaluation-segments");
     if (!evaluation.ok()) return evaluation.error();
     in.evaluation = std::move(*evaluation);
   }

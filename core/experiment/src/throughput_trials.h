@@ -1,6 +1,6 @@
 #pragma once
 // Training throughput of a change that cannot switch within one running process (more devices,
-// sharding, channels-last, multi-tensor steps, the batch...): short interleaved trials, each a
+// sharding, the decoded cache, accumulation, the batch...): short interleaved trials, each a
 // whole `workbench-cli run` process cut at `steps` training steps, in pairs (baseline then
 // variant, then variant then baseline) through the runner, so the host's drift is shared as in
 // the segments; never whole runs. The throughput is the pairs' train samples/s ratio (training

@@ -119,18 +119,25 @@ Status GreedyLadder::checkFolder() const {
                                             (started.empty() ? "" : " (" + started + ")") + ", or choose a new --out");
 }
 
-// A speedup that needs more devices (sharding: it splits data parallel's optimiser state to save
-// memory, and never makes data parallel's steps faster) is not measured when more devices were
-// measured and not kept: it would measure the devices again, with its own cost on top.
+// A speedup that helps only with more devices is not measured when more devices were measured and
+// not kept: sharding (it splits data parallel's optimiser state to save memory, and never makes
+// data parallel's steps faster) would measure the devices again, with its own cost on top; one
+// whose descriptor says it cannot help the configuration kept (accumulation on one device saves no
+// communication, only makes the batch larger) would change the training and not its speed. The
+// plan checked each against every step before it, the devices among them.
 std::string GreedyLadder::skippedByWhatWasKept(size_t i) const {
   const LadderStep& s = plan_[i];
   const Speedup* sp = findSpeedup(s.key);
-  if (s.isolated || !sp || sp->availability != Availability::NeedsDevices || kept_.speedups.devices > 1) return "";
-  for (size_t k = 0; k < i; ++k)
-    if (plan_[k].key == speedup::kDevices && !steps_[k].step.skipped)
-      return "more devices were measured and not kept: " + std::string(sp->label) + " needs them (" + sp->needs +
-             ") and does not make data parallel's steps faster";
-  return "";
+  if (s.isolated || !sp || kept_.speedups.devices > 1) return "";
+  bool devicesDropped = false;
+  for (size_t k = 0; k < i; ++k) devicesDropped = devicesDropped || (plan_[k].key == speedup::kDevices && !steps_[k].step.skipped);
+  if (!devicesDropped) return "";
+  if (sp->availability == Availability::NeedsDevices)
+    return "more devices were measured and not kept: " + std::string(sp->label) + " needs them (" + sp->needs +
+           ") and does not make data parallel's steps faster";
+  // Only the kept configuration's own fields decide here: what this machine offers passed the plan.
+  const std::string cannot = sp->cannotHelp ? sp->cannotHelp(withSpeedupOf(kept_, s.config, s.key), Here{}) : "";
+  return cannot.empty() ? "" : "more devices were measured and not kept, and " + cannot;
 }
 
 // Why nothing was kept: the baseline was the fastest measured, or some steps could not be measured
@@ -265,7 +272,9 @@ Status GreedyLadder::runStepByParts(size_t i, const experiment::TryOptions& t) {
   // A rung without a run folder: the step is measured, but by no run of its own to follow.
   emit(proto::toEvent(proto::RungStartEvent{index, static_cast<int64_t>(plan_.size()), row.step.key, row.step.added, 1, ""},
                       -1, clock_.seconds()));
-  auto r = experiment::runComposedTry(t, o_.composed, runnerHooks(o_));
+  experiment::ComposedOptions composed = o_.composed;
+  composed.futility = true;  // a step is kept only when faster: its runs stop once it cannot be shown so
+  auto r = experiment::runComposedTry(t, composed, runnerHooks(o_));
   proto::RungEndEvent end{index, row.step.key, 1, "", r.ok() ? proto::kStatusOk : proto::kStatusFailed};
   if (!r.ok()) end.error = r.error().message;
   if (!r.ok() && r.error().code == Errc::Cancelled) end.status = proto::kStatusCancelled;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "wb/train/compat.h"
+#include "wb/train/memory_format.h"
 #include "wb/train/optim.h"
 #include "wb/train/trainer.h"
 
@@ -28,6 +29,7 @@ Status Bench::open(bool fp16Scaler) {
   auto splits = data::openSplits(c.data, c.seed);
   if (!splits.ok()) return splits.error();
   train = splits->train;
+  val = splits->val;
   const auto& info = train->info();
   const int size = c.data.image_size > 0 ? c.data.image_size : info.height;
   if (size <= 0 || (c.data.image_size == 0 && info.height != info.width))
@@ -55,22 +57,67 @@ Status Bench::open(bool fp16Scaler) {
 void Bench::step(const torch::Tensor& xHost, const torch::Tensor& yHost) {
   if (auto note = cpu->poll()) say(*note);
   auto x = xHost.to(device, /*non_blocking=*/pin);
+  if (channels_last && x.dim() == 4) x = x.contiguous(at::MemoryFormat::ChannelsLast);
   auto y = yHost.to(device, /*non_blocking=*/pin);
   torch::Tensor loss;
   {
     compat::AutocastGuard autocast(device.type(), fp16 ? torch::kHalf : torch::kBFloat16, bf16 || fp16);
     loss = torch::nn::functional::cross_entropy(net->forward(x).to(torch::kFloat), y);
   }
-  opt->zero_grad();
+  torch::optim::Optimizer& o = stepper ? *stepper : *opt;
+  o.zero_grad();
   const bool scale = fp16 && scaler->enabled();
   (scale ? scaler->scale(loss) : loss).backward();
   if (bf16 || fp16) compat::clearAutocastCache();
   if (scale) {
-    scaler->step(*opt);
+    scaler->step(o);
     scaler->update();
   } else {
-    opt->step();
+    o.step();
   }
+}
+
+int64_t Bench::evaluate(data::Loader& loader, bool inference) {
+  net->train(false);
+  int64_t count = 0;
+  torch::Tensor correct = torch::zeros({}, torch::TensorOptions().dtype(torch::kLong).device(device));
+  torch::Tensor lossSum = torch::zeros({}, torch::TensorOptions().dtype(torch::kDouble).device(device));
+  const auto body = [&](const data::Batch& b) {
+    auto x = b.x.to(device, /*non_blocking=*/pin);
+    const auto y = b.y.to(device, /*non_blocking=*/pin);
+    if (channels_last && x.dim() == 4) x = x.contiguous(at::MemoryFormat::ChannelsLast);
+    compat::AutocastGuard autocast(device.type(), torch::kBFloat16, bf16);
+    const auto logits = net->forward(x).to(torch::kFloat);
+    lossSum += torch::nn::functional::cross_entropy(logits, y, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
+                   .detach()
+                   .to(torch::kDouble);
+    correct += logits.argmax(1).eq(y).sum();
+    count += b.x.size(0);
+  };
+  loader.startEpoch(0);
+  while (auto b = loader.next()) {
+    if (stopped()) break;
+    if (inference) {
+      torch::InferenceMode guard;
+      body(*b);
+    } else {
+      body(*b);
+    }
+  }
+  (void)correct.item<int64_t>();  // waits for the device
+  net->train(true);
+  return count;
+}
+
+void Bench::useLayout(bool channelsLast) {
+  if (channelsLast != weights_channels_last) train::layOutFourD(*net, channelsLast);
+  weights_channels_last = channels_last = channelsLast;
+}
+
+void Bench::useCudaSwitches(bool cudnnBenchmark, bool tf32) const {
+  if (!device.is_cuda()) return;
+  at::globalContext().setBenchmarkCuDNN(cudnnBenchmark);
+  at::globalContext().setAllowTF32CuBLAS(tf32);
 }
 
 }  // namespace wb::probe

@@ -26,7 +26,10 @@ struct Bench {
   std::function<void(const std::string&)> progress;
   torch::Device device = torch::kCPU;
   bool pin = false, bf16 = false, fp16 = false;  // what step() does now (a probe may switch them)
-  std::shared_ptr<data::Dataset> train;
+  bool channels_last = false;                     // the inputs NHWC (the weights as useLayout left them)
+  bool weights_channels_last = false;             // the 4-D weights NHWC
+  torch::optim::Optimizer* stepper = nullptr;     // the optimiser step() uses; null: opt
+  std::shared_ptr<data::Dataset> train, val;
   std::unique_ptr<model::Model> net;
   std::unique_ptr<torch::optim::Optimizer> opt;
   std::unique_ptr<train::GradScaler> scaler;
@@ -44,6 +47,14 @@ struct Bench {
   // when c itself is not fp16 (a probe that switches precision).
   Status open(bool fp16Scaler = false);
   void step(const torch::Tensor& xHost, const torch::Tensor& yHost);
+  // One evaluation pass over `loader` (the validation split) as the trainer evaluates: eval mode,
+  // under InferenceMode when `inference` (else autograd on, as a naive loop), autocast to bf16
+  // when bf16 is on; the samples it evaluated.
+  int64_t evaluate(data::Loader& loader, bool inference);
+  // The 4-D weights and the inputs NHWC or NCHW from now on (the weights moved only on a change).
+  void useLayout(bool channelsLast);
+  // cuDNN autotune and TF32 matmuls, LibTorch's global switches (CUDA only: nothing on the CPU).
+  void useCudaSwitches(bool cudnnBenchmark, bool tf32) const;
   // The next batch of `loader`, starting the next epoch at the end of one.
   data::Batch nextBatch(data::Loader& loader, int& epoch) {
     for (;;) {

@@ -16,34 +16,50 @@
 #include "wb/report/compare.h"
 #include "wb/report/estimate_json.h"
 #include "wb/report/rounds_rule.h"
+#include "wb/train/optim.h"
 
 namespace wb::probe {
 using nlohmann::json;
 
 namespace {
 
-// One side's settings inside the shared bench: its loader (kept across rounds) and step flags.
+// One side's settings inside the shared bench: its loader and optimiser (kept across rounds: the
+// optimiser's state in the arm's own layout and kernels) and step flags.
 struct Arm {
   const Config& config;
   bool pin = false, bf16 = false, fp16 = false;
-  std::unique_ptr<data::Loader> loader;
+  std::unique_ptr<data::Loader> loader, evalLoader;  // evalLoader: evaluation segments only
+  std::unique_ptr<torch::optim::Optimizer> opt;
   int epoch = 0;
 };
 
-Arm armOf(const Bench& b, const Config& c) {
+Result<Arm> armOf(const Bench& b, const Config& c, bool evaluation) {
   Arm a{c};
   const bool cuda = b.device.is_cuda();
   a.pin = c.speedups.pin_memory && cuda;
   a.bf16 = c.speedups.precision == "bf16-mixed";
   a.fp16 = c.speedups.precision == "16-mixed" && cuda;
-  a.loader = std::make_unique<data::Loader>(b.train, data::trainLoaderOptions(c, a.pin, c.speedups.workers));
+  const data::LoaderOptions train = data::trainLoaderOptions(c, a.pin, c.speedups.workers);
+  a.loader = std::make_unique<data::Loader>(b.train, train);
   a.loader->startEpoch(0);
+  if (evaluation) a.evalLoader = std::make_unique<data::Loader>(b.val, data::evalLoaderOptions(c, train));
+  auto opt = train::makeOptimizer(c.optim, b.net->parameters(), c.speedups.fused_optimizer);
+  if (!opt.ok()) return opt.error();
+  a.opt = std::move(opt.value());
   return a;
+}
+
+// Switches the bench to `arm`.
+void use(Bench& b, Arm& arm) {
+  b.pin = arm.pin, b.bf16 = arm.bf16, b.fp16 = arm.fp16;
+  b.stepper = arm.opt.get();
+  b.useLayout(arm.config.speedups.channels_last);
+  b.useCudaSwitches(arm.config.speedups.cudnn_benchmark, arm.config.speedups.tf32);
 }
 
 // Switches the bench to `arm` and takes two untimed steps of it.
 void enter(Bench& b, Arm& arm) {
-  b.pin = arm.pin, b.bf16 = arm.bf16, b.fp16 = arm.fp16;
+  use(b, arm);
   for (int i = 0; i < 2 && !b.stopped(); ++i) {
     const data::Batch batch = b.nextBatch(*arm.loader, arm.epoch);
     b.step(batch.x, batch.y);
@@ -61,6 +77,16 @@ double segment(Bench& b, Arm& arm, int steps) {
     b.step(batch.x, batch.y);
     samples += batch.x.size(0);
   }
+  b.sync();
+  return samples / std::max(clock.seconds(), 1e-9);
+}
+
+// `passes` evaluations of `arm` over the validation split; its samples/s.
+double evaluationSegment(Bench& b, Arm& arm, int passes) {
+  use(b, arm);
+  int64_t samples = 0;
+  Stopwatch clock;
+  for (int i = 0; i < passes && !b.stopped(); ++i) samples += b.evaluate(*arm.evalLoader, arm.config.speedups.inference_eval);
   b.sync();
   return samples / std::max(clock.seconds(), 1e-9);
 }
@@ -93,8 +119,10 @@ void judge(SegmentsResult& r) {
   r.estimate.method = "interleaved segments in one process: " + r.estimate.method;
 }
 
-void rounds(Bench& b, Arm& base, Arm& variant, const SegmentsOptions& o, SegmentsResult& r) {
-  const int minRounds = std::max(2, o.min_rounds), maxRounds = std::max(minRounds, o.max_rounds);
+using Segment = std::function<double(Arm&)>;  // one timed segment of an arm: its samples/s
+
+// Training segments: both warmed up, then `steps` a segment, given or sized.
+Segment trainingSegments(Bench& b, Arm& base, Arm& variant, const SegmentsOptions& o, SegmentsResult& r) {
   b.say("warming up both (kernels chosen, loader threads started, the step time measured)…");
   const double warm = std::max(o.min_segment_s, 0.05);
   const double stepBase = warmUp(b, base, warm), stepVariant = warmUp(b, variant, warm);
@@ -103,14 +131,37 @@ void rounds(Bench& b, Arm& base, Arm& variant, const SegmentsOptions& o, Segment
   if (r.sized)
     b.say(std::to_string(r.steps) + " steps a segment (" + report::fmtFixed(stepBase * 1e3, 1) + " and " +
           report::fmtFixed(stepVariant * 1e3, 1) + " ms a step: at least " + report::fmtFixed(o.min_segment_s, 2) + " s each)");
+  return [&b, &r](Arm& a) { return segment(b, a, r.steps); };
+}
+
+// Evaluation segments: the baseline's training rate from a short warm-up (to weigh the
+// evaluations against the training), one untimed pass of each, then `steps` passes a segment.
+Segment evaluationSegments(Bench& b, Arm& base, Arm& variant, const SegmentsOptions& o, SegmentsResult& r) {
+  b.say("warming up both (a few training steps, one evaluation each)…");
+  const double step = warmUp(b, base, std::max(o.min_segment_s, 0.05));
+  r.train_rate = base.config.train.batch_size / std::max(step, 1e-9);
+  Stopwatch clock;
+  evaluationSegment(b, base, 1);
+  const double passBase = clock.seconds();
+  evaluationSegment(b, variant, 1);
+  const double passVariant = clock.seconds() - passBase;
+  r.steps = o.steps > 0 ? o.steps : int(std::clamp(std::ceil(o.min_segment_s / std::max(std::min(passBase, passVariant), 1e-6)), 1.0, 1000.0));
+  r.sized = o.steps <= 0;
+  r.val_samples = b.val->size();
+  return [&b, &r](Arm& a) { return evaluationSegment(b, a, r.steps); };
+}
+
+void rounds(Bench& b, Arm& base, Arm& variant, const SegmentsOptions& o, SegmentsResult& r) {
+  const int minRounds = std::max(2, o.min_rounds), maxRounds = std::max(minRounds, o.max_rounds);
+  const Segment segment = o.evaluation ? evaluationSegments(b, base, variant, o, r) : trainingSegments(b, base, variant, o, r);
   std::mt19937_64 order(std::random_device{}());  // each round's order by a coin (report/rounds_rule.h)
   for (int round = 0; r.rounds < maxRounds && round < maxRounds + report::kSegmentMaxRounds && !b.stopped(); ++round) {
     b.say("round " + std::to_string(round + 1) + " (at most " + std::to_string(maxRounds) + " counted)…");
     const bool variantFirst = report::variantFirst(order);
     const CpuTimes before = readCpuTimes();
-    const double first = segment(b, variantFirst ? variant : base, r.steps);
+    const double first = segment(variantFirst ? variant : base);
     const CpuTimes between = readCpuTimes();
-    const double second = segment(b, variantFirst ? base : variant, r.steps);
+    const double second = segment(variantFirst ? base : variant);
     if (b.stopped()) break;
     const double otherFirst = cpuShareBetween(before, between).other_cores, otherSecond = otherCoresSince(between);
     r.other_cores = std::max({r.other_cores, otherFirst, otherSecond});
@@ -126,10 +177,26 @@ void rounds(Bench& b, Arm& base, Arm& variant, const SegmentsOptions& o, Segment
     r.rounds = static_cast<int>(r.baseline_rates.size());
     judge(r);
     if (report::roundsSettled(r.rounds, minRounds, r.estimate)) break;
+    if (o.only_faster && report::roundsCannotBeFaster(r.rounds, minRounds, r.estimate, r.noise, r.looks)) {
+      r.cannot_be_faster = true;
+      b.say("  stopped: it can no longer be shown faster");
+      break;
+    }
   }
 }
 
 }  // namespace
+
+const std::vector<std::string>& evaluationLevers() {
+  static const std::vector<std::string> levers = [] {
+    std::vector<std::string> v = segmentLevers();
+    for (const Speedup& s : speedupTable())
+      if (s.timing == Timing::Evaluation) v.push_back(s.config_path);
+    v.push_back("train.eval_batch_size");
+    return v;
+  }();
+  return levers;
+}
 
 const std::vector<std::string>& segmentLevers() {
   static const std::vector<std::string> levers = [] {
@@ -142,21 +209,24 @@ const std::vector<std::string>& segmentLevers() {
   return levers;
 }
 
-std::string segmentLeverErrors(const Config& a, const Config& b) {
+std::string segmentLeverErrors(const Config& a, const Config& b, bool evaluation) {
+  const std::vector<std::string>& allowed = evaluation ? evaluationLevers() : segmentLevers();
   std::string levers;
-  for (const auto& path : segmentLevers()) levers += (levers.empty() ? "" : ", ") + path;
+  for (const auto& path : allowed) levers += (levers.empty() ? "" : ", ") + path;
   std::string out;
   for (const auto& change : report::configDiff(proto::configToJson(a), proto::configToJson(b))) {
     if (change.path == "name" || change.path == "seed") continue;
-    if (std::find(segmentLevers().begin(), segmentLevers().end(), change.path) != segmentLevers().end()) continue;
-    out += (out.empty() ? "" : "\n") + change.path + " differs (" + change.before + " vs " + change.after + "): only " + levers +
-           " change within one process; use `workbench-cli try` for it";
+    if (std::find(allowed.begin(), allowed.end(), change.path) != allowed.end()) continue;
+    const bool timedByEvaluations = std::find(evaluationLevers().begin(), evaluationLevers().end(), change.path) != evaluationLevers().end();
+    out += (out.empty() ? "" : "\n") + change.path + " differs (" + change.before + " vs " + change.after + "): " +
+           (timedByEvaluations ? "it changes the evaluation: time evaluations with --evaluation"
+                               : "only " + levers + " change within one process; use `workbench-cli try` for it");
   }
   return out;
 }
 
 Result<SegmentsResult> probeSegments(const SegmentsOptions& o) {
-  if (const std::string bad = segmentLeverErrors(o.baseline, o.variant); !bad.empty())
+  if (const std::string bad = segmentLeverErrors(o.baseline, o.variant, o.evaluation); !bad.empty())
     return makeError(Errc::InvalidConfig, bad);
   Stopwatch total;
   Bench b{o.baseline, o.stop, o.progress};
@@ -167,12 +237,15 @@ Result<SegmentsResult> probeSegments(const SegmentsOptions& o) {
   SegmentsResult r;
   r.changed = report::describeDiff(report::configDiff(proto::configToJson(o.baseline), proto::configToJson(o.variant)));
   r.device = b.device.str();
+  r.evaluation = o.evaluation;
   r.looks.max_pairs = std::max(std::max(2, o.min_rounds), o.max_rounds);
   r.looks.min_effect = o.min_effect;
   const std::vector<ProcessStat> processesBefore = allProcesses();
   try {
-    Arm base = armOf(b, o.baseline), variant = armOf(b, o.variant);
-    rounds(b, base, variant, o, r);
+    auto base = armOf(b, o.baseline, o.evaluation), variant = armOf(b, o.variant, o.evaluation);
+    if (!base.ok()) return base.error();
+    if (!variant.ok()) return variant.error();
+    rounds(b, *base, *variant, o, r);
   } catch (const data::DataError& e) {
     return makeError(Errc::Data, e.what());
   }
@@ -188,7 +261,7 @@ json segmentsJson(const SegmentsResult& r) {
   json estimate = report::estimateJson(r.estimate);  // the product's estimate record, as try.json's
   estimate["text"] = report::formatEstimate(r.estimate);
   if (r.contended) estimate["verdict"] = "contended";
-  return {{"kind", "segments"},
+  json doc{{"kind", r.evaluation ? "evaluation segments" : "segments"},
           {"changed", r.changed},
           {"device", r.device},
           {"steps_per_segment", r.steps},
@@ -203,12 +276,26 @@ json segmentsJson(const SegmentsResult& r) {
           {"set_aside", r.set_aside},
           {"busiest_others", proto::toJson(r.busiest_others)},
           {"contended", r.contended},
+          {"cannot_be_faster", r.cannot_be_faster},
           {"total_s", r.total_s}};
+  if (!r.evaluation) return doc;
+  // One evaluation's seconds per round (the validation split over each rate), and the baseline's
+  // training rate from its warm-up: what a try weighs the evaluations with (evaluation trials' keys).
+  const auto seconds = [&](const std::vector<double>& rates) {
+    std::vector<double> s;
+    for (double rate : rates) s.push_back(rate > 0 ? double(r.val_samples) / rate : 0.0);
+    return s;
+  };
+  doc["passes_per_segment"] = r.steps;
+  doc["baseline_eval_s"] = seconds(r.baseline_rates);
+  doc["variant_eval_s"] = seconds(r.variant_rates);
+  doc["baseline_train_rates"] = std::vector<double>{r.train_rate};
+  return doc;
 }
 
 report::Table segmentsTable(const SegmentsResult& r) {
   report::Table t;
-  t.title = "Interleaved segments in one process: " + r.changed;
+  t.title = std::string(r.evaluation ? "Interleaved evaluations in one process: " : "Interleaved segments in one process: ") + r.changed;
   t.columns = {{"round", "Round", ""}, {"baseline", "Baseline samples/s", "1/s"}, {"variant", "Variant samples/s", "1/s"},
                {"ratio", "Variant ÷ baseline", "x"}};
   for (int i = 0; i < r.rounds; ++i) {
@@ -218,20 +305,25 @@ report::Table segmentsTable(const SegmentsResult& r) {
                       report::Cell::num(report::fmtRate(a), a), report::Cell::num(report::fmtRate(v), v),
                       report::Cell::num(report::fmtSpeedup(v / a), v / a)});
   }
-  t.notes.push_back("Train samples/s (data wait included) × " +
+  t.notes.push_back(std::string(r.evaluation ? "Validation samples/s (" + std::to_string(r.steps) + " evaluation pass(es) a segment) × "
+                                             : "Train samples/s (data wait included) × ") +
                     (r.contended ? std::string("contended: another process used ") + report::fmtFixed(r.other_cores, 1) +
                                        " cores in one segment of nearly every round; no verdict is taken from it"
                                  : report::formatEstimate(r.estimate)) +
-                    " — " + r.estimate.method + ", " + std::to_string(r.steps) + " steps a segment" +
-                    (r.sized ? " (sized from the warm-up's step time)" : "") + " on " + r.device + ".");
+                    " — " + r.estimate.method + ", " + std::to_string(r.steps) + (r.evaluation ? " passes" : " steps") + " a segment" +
+                    (r.sized ? (r.evaluation ? " (sized from the warm-up's pass time)" : " (sized from the warm-up's step time)") : "") + " on " + r.device + ".");
   t.notes.push_back(report::describeRule(r.looks, "rounds"));
+  if (r.cannot_be_faster)
+    t.notes.push_back("The rounds stopped after " + std::to_string(r.rounds) + ": the question was only whether it is faster, "
+                      "and under a 10 % chance was left that the last round would say so.");
   if (r.set_aside > 0) {
     const std::string who = describeLoads(r.busiest_others);
     t.notes.push_back(std::to_string(r.set_aside) + " round(s) set aside: another process used the CPU during one of their "
                       "segments and not the other (up to " + report::fmtFixed(r.other_cores, 1) + " cores" +
                       (who.empty() ? "" : "; busiest: " + who) + "); rounds slowed alike count.");
   }
-  t.notes.push_back("Throughput only: `workbench-cli try` composes it with samples to target into the time to target.");
+  t.notes.push_back(std::string(r.evaluation ? "Evaluation time only" : "Throughput only") +
+                    ": `workbench-cli try` composes it with samples to target into the time to target.");
   return t;
 }
 

@@ -55,8 +55,10 @@ SpeedupEstimate roundsAsTheProbe(const ComposedModel& m, std::mt19937_64& rng, N
       continue;
     }
     base.push_back(x.base), var.push_back(x.var);
-    e = judgeRounds(base, var, looks);
+    RoundsNoise noise;
+    e = judgeRounds(base, var, looks, &noise);
     if (roundsSettled(int(base.size()), kSegmentMinRounds, e)) break;
+    if (m.futility && m.variant_runs <= 0 && roundsCannotBeFaster(int(base.size()), kSegmentMinRounds, e, noise, looks)) break;
   }
   if (contended) *contended = base.size() < 2 && setAside > 0;
   return e;
@@ -103,6 +105,7 @@ struct Experiment {
   TimeToTargetParts parts;
   VerdictRule rule;
   int variant_runs = 0;
+  int rounds = 0;  // the segments' counted rounds
 };
 
 Experiment experimentOf(const ComposedModel& m, std::mt19937_64& rng, bool* contended) {
@@ -112,6 +115,7 @@ Experiment experimentOf(const ComposedModel& m, std::mt19937_64& rng, bool* cont
   p.variant_startup_s = startupOf(m, rng);
   p.baseline_train_samples_per_s = exactly(m.rate);
   const SpeedupEstimate throughput = throughputOf(m, rng, contended);
+  x.rounds = throughput.pairs;
   p.throughput = logEstimateOf(throughput);
   p.throughput_alpha = 1 - throughput.level;
   p.baseline_eval_s = exactly(m.eval_s);
@@ -124,11 +128,11 @@ Experiment experimentOf(const ComposedModel& m, std::mt19937_64& rng, bool* cont
   }
   SamplesRule rule;
   rule.min_effect = m.min_effect;
-  const VariantLooks looks{m.variant_runs, m.min_effect};
+  const VariantLooks looks{m.variant_runs, m.min_effect, m.futility};
   std::vector<TargetRun> variant;
   for (int k = 1; k <= m.variant_runs; ++k) {
     variant.push_back(runsOf(1, m.samples * (1 + m.samples_effect), m.seed_spread, rng).front());
-    if (k < kMinVariantRuns && k < m.variant_runs) continue;
+    if (k < kMinVariantRuns && k < m.variant_runs && !m.futility) continue;
     p.setSamples(compareSamples(reference, variant, rule));
     x.rule = m.fixed_variant_runs ? x.rule : looks.ruleAt(k);
     x.variant_runs = k;
@@ -158,6 +162,7 @@ ComposedOutcome simulateComposed(const ComposedModel& m, int experiments, uint64
     const Experiment x = experimentOf(m, rng, &contended);
     const Verdict v = composeTimeToTarget(x.parts, x.rule).speedup.verdict;
     o.variant_runs += x.variant_runs;
+    o.rounds += x.rounds;
     if (contended) ++o.experiments, ++o.contended;
     else count(o, v);
   }

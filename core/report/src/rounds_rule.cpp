@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "wb/common/sysinfo.h"
+#include "wb/report/log_estimate.h"
 
 namespace wb::report {
 
@@ -15,6 +16,14 @@ SpeedupEstimate judgeRounds(const std::vector<double>& baselineRates, const std:
 
 bool roundsSettled(int rounds, int minRounds, const SpeedupEstimate& estimate) {
   return rounds >= minRounds && verdictIsClear(estimate);
+}
+
+bool roundsCannotBeFaster(int rounds, int minRounds, const SpeedupEstimate& estimate, const RoundsNoise& noise,
+                          const Sequential& looks) {
+  if (rounds < minRounds || rounds >= looks.max_pairs || verdictIsClear(estimate) || noise.df < 1) return false;
+  const LogEstimate e = logEstimateOf(estimate, noise.df);
+  return chanceOfFaster(estimate.point, e.log_se, rounds, looks.max_pairs, looks.at(looks.max_pairs).alpha,
+                        looks.min_effect) < kFutilityChance;
 }
 
 bool variantFirst(std::mt19937_64& rng) { return std::bernoulli_distribution(0.5)(rng); }

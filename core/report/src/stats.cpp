@@ -166,6 +166,16 @@ double tQuantile(double p, int df) {
   return t;
 }
 
+double chanceOfFaster(double point, double logSe, int looks, int maxLooks, double lastAlpha, double minEffect) {
+  if (!(std::isfinite(point) && point > 0 && logSe > 0 && looks > 0) || looks >= maxLooks) return 1;
+  const double share = double(looks) / double(maxLooks);
+  const double lastSe = logSe * std::sqrt(share);
+  const double z = tQuantile(1 - lastAlpha / 2, 100000);
+  const double needed = std::max(z * lastSe, std::log1p(std::max(minEffect, 0.0)));
+  const double sd = lastSe * std::sqrt(1 - share);  // of the last look's estimate, given this one's
+  return 0.5 * std::erfc((needed - std::log(point)) / (sd * std::sqrt(2.0)));
+}
+
 double spentAlpha(int pairs, int maxPairs) {
   if (pairs < 2) return 0;
   if (maxPairs <= 2 || pairs >= maxPairs) return kSpentAlarmRate;

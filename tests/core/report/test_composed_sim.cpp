@@ -128,6 +128,60 @@ class TestComposedSim : public QObject {
     QVERIFY(spent <= kFalseAlarmRate);
   }
 
+  // With futility (the ladder's question, "faster?"), a look also stops once a "faster" at the
+  // last look has become unlikely: an estimate at 0.82x with lenet's seed spread, or a bound above
+  // that does not clear the threshold; never on an estimate that may still be shown faster, and
+  // never without futility.
+  void aLookStopsOnceItCannotBeFaster() {
+    const VariantLooks plain{5, 0.02}, futile{5, 0.02, true};
+    TimeToTargetEstimate e;
+    e.speedup.point = 0.82, e.speedup.lo = 0.6, e.speedup.hi = 1.12, e.speedup.verdict = Verdict::WithinNoise;
+    e.log_se = std::log(1.12 / 0.82) / 2.2;
+    QVERIFY(plain.stopAfter(1, e) == LookStop::Continue);
+    QVERIFY(plain.stopAfter(2, e) == LookStop::Continue);
+    QVERIFY(futile.stopAfter(1, e) == LookStop::CannotBeFaster);  // from the first run (a borrowed spread)
+    QVERIFY(futile.stopAfter(2, e) == LookStop::CannotBeFaster);
+    QVERIFY(chanceOfFaster(e.speedup.point, e.log_se, 2, 5, futile.ruleAt(5).alpha, 0.02) < kFutilityChance);
+    e.speedup.point = 1.25, e.speedup.lo = 0.92, e.speedup.hi = 1.70;  // may yet be shown faster
+    QVERIFY(chanceOfFaster(e.speedup.point, e.log_se, 2, 5, futile.ruleAt(5).alpha, 0.02) > 0.3);
+    QVERIFY(futile.stopAfter(2, e) == LookStop::Continue);
+    e.bound = SamplesBound::AtMost, e.speedup.point = 1.01, e.speedup.lo = e.speedup.hi = NAN;
+    QVERIFY(plain.stopAfter(2, e) == LookStop::Continue);
+    QVERIFY(futile.stopAfter(2, e) == LookStop::CannotBeFaster);
+  }
+
+  // The segments' rounds stop the same way: a lever within 2 % of the baseline after three rounds
+  // (an estimate near 0.99x) has no chance left of being shown faster in eight; a lever at 1.08x
+  // on noisy rounds still has.
+  void roundsStopOnceItCannotBeFaster() {
+    Sequential looks;
+    looks.max_pairs = kSegmentMaxRounds;
+    RoundsNoise noise;
+    SpeedupEstimate e = judgeRounds({100, 102, 99}, {99, 100, 98.5}, looks, &noise);
+    QVERIFY2(!verdictIsClear(e), formatEstimate(e).c_str());
+    QVERIFY2(roundsCannotBeFaster(3, kSegmentMinRounds, e, noise, looks), formatEstimate(e).c_str());
+    QVERIFY(!roundsCannotBeFaster(2, kSegmentMinRounds, e, noise, looks));  // before the least rounds
+    e = judgeRounds({100, 95, 104}, {104, 108, 110}, looks, &noise);
+    QVERIFY2(!roundsCannotBeFaster(3, kSegmentMinRounds, e, noise, looks), formatEstimate(e).c_str());
+  }
+
+  // Futility keeps the false alarms within the spending and saves runs where nothing is to be found
+  // (an A/A, a slower change), at little cost in power against a moderate change.
+  void futilitySavesRunsAndKeepsThePower() {
+    ComposedModel aa = model(0.02, 0.18, 5, false);
+    aa.futility = true;
+    const ComposedOutcome a = simulateComposed(aa, 2000, 41);
+    QVERIFY2(a.rate(a.faster) <= kFalseAlarmRate / 2 + 0.01, qPrintable(QString::number(a.rate(a.faster))));
+    QVERIFY2(a.meanVariantRuns() < 4.0, qPrintable(QString::number(a.meanVariantRuns())));
+    ComposedModel moderate = model(0.02, 0.10, 5, false), cut;
+    moderate.samples_effect = -0.25;
+    cut = moderate;
+    cut.futility = true;
+    const ComposedOutcome looked = simulateComposed(moderate, 2000, 42), futile = simulateComposed(cut, 2000, 42);
+    QVERIFY2(futile.rate(futile.faster) >= looked.rate(looked.faster) - 0.05,
+             qPrintable(QStringLiteral("%1 with futility vs %2").arg(futile.rate(futile.faster)).arg(looked.rate(looked.faster))));
+  }
+
   // A recorded trace drives the segments' noise: on a host whose load comes and goes every two
   // rounds (a real one was recorded: bench_composed --trace), strict alternation meets the load at
   // the same phase round after round and calls an A/A experiment most of the time; the coin's order

@@ -62,7 +62,7 @@ struct MathEffect {
 enum class Timing {
   Segments,    // switches within one running process: interleaved segments (wb/probe/segments.h)
   Trials,      // a process cannot switch it: short interleaved whole-process trials
-  Evaluation,  // only the evaluation changes: its time from short trials that evaluate
+  Evaluation,  // only the evaluation changes: its time from evaluations interleaved in one process
   Replay,      // only where the run ends changes: replayed on the reference runs' evaluations
 };
 

@@ -5,7 +5,7 @@
 //      losses from one seed, a few seconds);
 //   2. training throughput: `workbench-cli probe segments` (interleaved segments in one process) for
 //      what switches in one process, else short interleaved trials of whole processes cut at a
-//      few hundred steps (more devices, sharding, the levers past the recipe, the batch);
+//      few hundred steps (more devices, sharding, the decoded cache, accumulation, the batch);
 //   3. samples to target: the experiment's reference runs (reference_runs.h: stored, reused) and,
 //      when the math changes, as many runs of the variant from the same seeds, each stopping at the
 //      target or at `cap` times the reference's samples (report::compareSamples);
@@ -34,6 +34,9 @@ struct ComposedOptions {
   int variant_runs = kDefaultReferenceRuns;    // the variant's, when its math changes
   int parallel = 1;                            // runs to the target at once
   double cap = 3;                              // a variant run stops at this × the reference's samples
+  bool futility = false;  // the variant's runs (and, when the math is kept, the segments' rounds) also
+                          // stop once it cannot be shown faster (variant_looks.h, rounds_rule.h): for
+                          // a question that is only "faster?" (the ladder's), not "by how much?"
   std::filesystem::path references = defaultReferencesDir();
 };
 

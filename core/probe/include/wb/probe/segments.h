@@ -1,6 +1,9 @@
 #pragma once
 // Interleaved segments in one process: a training-throughput verdict in seconds for a lever that
-// can change inside one running process (precision, batch size, loader workers, pin memory).
+// can change inside one running process (its descriptor's Timing::Segments: precision, loader
+// workers, pin memory, channels-last, the multi-tensor step, cuDNN autotune, TF32; and the batch
+// size). Each arm keeps its own loader and optimiser; the 4-D weights change layout when the
+// arms' channels-last differs (their gradients made anew), LibTorch's global switches on entry.
 // The baseline's and the variant's settings alternate every `steps` training steps on one model
 // (a round times each once, which goes first a coin flip: report/rounds_rule.h), after one untimed warm-up
 // of each (kernels chosen, loader threads started, the step time measured: unless `steps` is given,
@@ -42,6 +45,10 @@ struct SegmentsOptions {
   double min_segment_s = 0.5;      // a segment's least duration when sized (warm-up excluded)
   int min_rounds = report::kSegmentMinRounds, max_rounds = report::kSegmentMaxRounds;
   double min_effect = report::kDefaultMinEffect;
+  bool evaluation = false;         // time evaluations (the validation split, `steps` passes a segment)
+                                   // instead of training steps: for the evaluation levers too
+  bool only_faster = false;        // the question is only "faster?": stop once it cannot be shown so
+                                   // (report::roundsCannotBeFaster)
   std::function<void(const std::string&)> progress;
   const std::atomic<bool>* stop = nullptr;
 };
@@ -49,7 +56,10 @@ struct SegmentsOptions {
 struct SegmentsResult {
   std::string changed;             // "speedups.precision 32-true → bf16-mixed"
   std::string device;
-  int steps = 0, rounds = 0;       // steps: a segment's, as given or sized
+  bool evaluation = false;         // evaluation segments: rates are validation samples/s
+  int steps = 0, rounds = 0;       // steps: a segment's (evaluation: passes), as given or sized
+  double train_rate = 0;           // evaluation: the baseline's train samples/s from its warm-up
+  int64_t val_samples = 0;         // evaluation: the validation split's size
   bool sized = false;              // steps were sized from the warm-up's step time
   std::vector<double> baseline_rates, variant_rates;  // samples/s, one per round
   std::vector<bool> variant_first;                    // per round: the variant's segment came first
@@ -60,13 +70,17 @@ struct SegmentsResult {
   int set_aside = 0;                 // rounds whose segments were not slowed alike (report::roundCounts)
   std::vector<ProcessLoad> busiest_others;  // with rounds set aside: who took the CPU, busiest first
   bool contended = false;            // fewer than two rounds counted: no verdict (the table says so)
+  bool cannot_be_faster = false;     // only_faster: the rounds stopped once it could not be shown faster
   double total_s = 0;
 };
 
 // "" when a and b differ only in segmentLevers() (or not at all); else one line per other field:
 // "data.limit_train differs (0 vs 2000): only speedups.precision, ... change within one process;
 // use `workbench-cli try` for it".
-std::string segmentLeverErrors(const Config& a, const Config& b);
+// `evaluation`: the evaluation levers (evaluationLevers) may differ too.
+std::string segmentLeverErrors(const Config& a, const Config& b, bool evaluation = false);
+// segmentLevers() and the evaluation's: the speedups timed by evaluation and the evaluation batch.
+const std::vector<std::string>& evaluationLevers();
 
 Result<SegmentsResult> probeSegments(const SegmentsOptions& options);
 

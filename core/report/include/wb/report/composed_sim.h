@@ -24,6 +24,8 @@ struct ComposedModel {
   int reference_runs = 5;         // the baseline's runs to the target
   int variant_runs = 5;           // the variant's at most; 0: the lever keeps the math (no runs)
   bool fixed_variant_runs = false; // all of them, one look (before the looks of variant_looks.h)
+  bool futility = false;          // the looks also stop once it cannot be shown faster (the ladder's), and
+                                  // the rounds too when the math is kept (the throughput is the answer)
   double throughput_effect = 0;   // the variant's true train rate is × (1 + this)
   double samples_effect = 0;      // the variant's true samples to target are × (1 + this)
   double rate = 10000;            // the baseline's train samples/s
@@ -52,9 +54,11 @@ struct ComposedOutcome {
   int faster = 0, slower = 0, within = 0, no_interval = 0;
   int contended = 0;  // no verdict: the contention rule withheld it (counted in none of the others)
   long variant_runs = 0;  // the variant's runs to the target, over all experiments
+  long rounds = 0;        // the segments' counted rounds, over all experiments
   double rate(int count) const { return experiments ? double(count) / experiments : 0.0; }
   double calledRate() const { return rate(faster + slower); }
   double meanVariantRuns() const { return experiments ? double(variant_runs) / experiments : 0.0; }
+  double meanRounds() const { return experiments ? double(rounds) / experiments : 0.0; }
 };
 
 ComposedOutcome simulateComposed(const ComposedModel& model, int experiments, uint64_t seed);

@@ -29,6 +29,13 @@ SpeedupEstimate judgeRounds(const std::vector<double>& baselineRates, const std:
 // Whether the rounds may stop: at least `minRounds` and a clear verdict (verdictIsClear).
 bool roundsSettled(int rounds, int minRounds, const SpeedupEstimate& estimate);
 
+// For a question that is only "faster?" (the ladder's): whether the rounds may stop because the
+// last of looks.max_pairs rounds could no longer call it faster (stats.h chanceOfFaster), after at
+// least `minRounds`. Stopping only withholds a "faster": the false alarms stay within the spending.
+// `noise`: the rounds' (judgeRounds), whose df the interval was drawn with.
+bool roundsCannotBeFaster(int rounds, int minRounds, const SpeedupEstimate& estimate, const RoundsNoise& noise,
+                          const Sequential& looks);
+
 // Whether the next round times the variant first: a fair coin from `rng`.
 bool variantFirst(std::mt19937_64& rng);
 

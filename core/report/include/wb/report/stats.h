@@ -166,6 +166,14 @@ double bandOfPairs(const std::vector<double>& timesA, const std::vector<double>&
 // the run band says and the estimate lands on the truth: max(1 + min effect, e^(t·√2σ/√n)).
 // n = 1 has no interval: NaN. NaN for an unknown band.
 double smallestDetectable(int pairs, double noiseBand, double minEffect = kDefaultMinEffect);
+// The chance that the last of `maxLooks` looks calls a change Faster, given the estimate after
+// `looks` (its point and the standard error of its log), were the looks left to scatter as these
+// did around today's point (conditional power under the current estimate), the spread shrinking as
+// 1/√looks, judged at the last look's `lastAlpha` with the normal quantile. 1 when nothing can be
+// projected (no spread, no point, no look left). Low: a question that is only "faster?" may stop.
+double chanceOfFaster(double point, double logSe, int looks, int maxLooks, double lastAlpha, double minEffect);
+inline constexpr double kFutilityChance = 0.10;  // below this chance of "faster" at the last look: stop
+
 // Student t quantile t(0.975, df) (df ≥ 1; 1.96 beyond the table).
 double tQuantile975(int degreesOfFreedom);
 // Student t quantile t(p, df) for any p in (0.5, 1) and df ≥ 1 (NaN otherwise).

@@ -9,6 +9,15 @@
 //     having is left to find;
 //   - a bound that is slower: the variant's runs were cut at the cap and even the bound is below
 //     1 − the threshold (at most 0.6×: it cannot be faster);
+//   - with `futility` (the ladder's and the search's question, "is it faster?", not the try's
+//     "how much?"): it can no longer be shown faster. The chance that the last look calls it
+//     faster (stats.h chanceOfFaster) is below kFutilityChance; the spread is projected to shrink
+//     as if every part's did with the
+//     runs (the reference runs' and the throughput's do not), so the chance is overstated and the
+//     rule stops late rather than early. This look is taken from the first run on (its spread
+//     the reference runs', borrowed: convergence.h), judged at the first look's rule. Stopping
+//     only ever withholds a "faster"; what it costs in power, and the false alarms, the simulation
+//     measures (bench_composed's looks table).
 // else it goes on to `max_runs`. One home for the try (wb/experiment/composed_try.h) and the
 // simulation that measures its false alarms and power (composed_sim.h).
 #include <string>
@@ -20,18 +29,19 @@ namespace wb::report {
 
 inline constexpr int kMinVariantRuns = 2;  // the first look: a spread needs two runs
 
-enum class LookStop { Continue, Clear, Negligible, SlowerBound, AllRuns };
+enum class LookStop { Continue, Clear, Negligible, SlowerBound, CannotBeFaster, AllRuns };
 
 struct VariantLooks {
   int max_runs = 5;
   double min_effect = kDefaultMinEffect;
-  // The rule the composed verdict is judged at after `runs` of the variant's runs.
+  bool futility = false;  // also stop once it can no longer be shown faster
+  // The rule the composed verdict is judged at after `runs` of the variant's runs (one: as two).
   VerdictRule ruleAt(int runs) const;
   // Whether the runs stop after `runs`, given the composition judged at ruleAt(runs).
   LookStop stopAfter(int runs, const TimeToTargetEstimate& e) const;
 };
 
-// "clear" | "negligible" | "slower bound" | "all runs" | "" (Continue), for try.json.
+// "clear" | "negligible" | "slower bound" | "cannot be faster" | "all runs" | "" (Continue), for try.json.
 std::string lookStopName(LookStop s);
 
 }  // namespace wb::report

@@ -11,4 +11,9 @@ namespace wb::train {
 // How many parameters were laid out (0: the model has no 4-D weights).
 int64_t layOutChannelsLast(model::Model& model);
 
+// Every 4-D parameter NHWC (channelsLast) or back to NCHW, for a probe that switches the layout
+// within one process; their gradients are dropped (the next backward makes them in the new
+// layout). How many parameters were laid out.
+int64_t layOutFourD(model::Model& model, bool channelsLast);
+
 }  // namespace wb::train
