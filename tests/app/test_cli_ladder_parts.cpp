@@ -79,6 +79,17 @@ class TestCliLadderParts : public QObject {
     if (bf16) {
       QVERIFY2(!made["math"]["keeps_math"].get<bool>(), made["math"].dump().c_str());
       QVERIFY(!QFile::exists(out + QStringLiteral("/steps/04-precision/pairs.json")));
+      // The ladder asks only "faster?": the variant's runs may stop once it cannot be shown so,
+      // before the last, and the step is then dropped and says why.
+      const json& looks = made["variant_looks"];
+      QVERIFY2(looks.is_object() && looks["runs"].get<int>() >= 1 && looks["runs"].get<int>() <= looks["max_runs"].get<int>(),
+               made.dump().substr(0, 2000).c_str());
+      if (looks["stopped"] == "cannot be faster") {
+        QVERIFY(looks["runs"].get<int>() < looks["max_runs"].get<int>());
+        const std::string decision = precisionRow["decision"].get<std::string>();
+        QVERIFY2(decision.rfind("dropped: ", 0) == 0 && decision.find("could no longer be shown faster") != std::string::npos,
+                 decision.c_str());
+      }
     }
     // Early stopping is replayed on the reference runs (no run of its own); the evaluation is
     // timed by evaluations interleaved in one process.
