@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "wb/train/batch_copy.h"
 #include "wb/train/compat.h"
+#include "wb/train/evaluation.h"
 #include "wb/train/memory_format.h"
 #include "wb/train/optim.h"
 #include "wb/train/trainer.h"
@@ -78,35 +80,8 @@ void Bench::step(const torch::Tensor& xHost, const torch::Tensor& yHost) {
 }
 
 int64_t Bench::evaluate(data::Loader& loader, bool inference) {
-  net->train(false);
-  int64_t count = 0;
-  torch::Tensor correct = torch::zeros({}, torch::TensorOptions().dtype(torch::kLong).device(device));
-  torch::Tensor lossSum = torch::zeros({}, torch::TensorOptions().dtype(torch::kDouble).device(device));
-  const auto body = [&](const data::Batch& b) {
-    auto x = b.x.to(device, /*non_blocking=*/pin);
-    const auto y = b.y.to(device, /*non_blocking=*/pin);
-    if (channels_last && x.dim() == 4) x = x.contiguous(at::MemoryFormat::ChannelsLast);
-    compat::AutocastGuard autocast(device.type(), torch::kBFloat16, bf16);
-    const auto logits = net->forward(x).to(torch::kFloat);
-    lossSum += torch::nn::functional::cross_entropy(logits, y, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
-                   .detach()
-                   .to(torch::kDouble);
-    correct += logits.argmax(1).eq(y).sum();
-    count += b.x.size(0);
-  };
-  loader.startEpoch(0);
-  while (auto b = loader.next()) {
-    if (stopped()) break;
-    if (inference) {
-      torch::InferenceMode guard;
-      body(*b);
-    } else {
-      body(*b);
-    }
-  }
-  (void)correct.item<int64_t>();  // waits for the device
-  net->train(true);
-  return count;
+  train::BatchCopier copier(device, pin, channels_last);
+  return train::evaluatePass(*net, loader, copier, device, inference, bf16).samples;
 }
 
 void Bench::useLayout(bool channelsLast) {

@@ -47,9 +47,8 @@ struct Bench {
   // when c itself is not fp16 (a probe that switches precision).
   Status open(bool fp16Scaler = false);
   void step(const torch::Tensor& xHost, const torch::Tensor& yHost);
-  // One evaluation pass over `loader` (the validation split) as the trainer evaluates: eval mode,
-  // under InferenceMode when `inference` (else autograd on, as a naive loop), autocast to bf16
-  // when bf16 is on; the samples it evaluated.
+  // One evaluation pass over `loader` (the validation split), the trainer's own
+  // (train::evaluatePass) with the bench's pin, channels-last and bf16; the samples it evaluated.
   int64_t evaluate(data::Loader& loader, bool inference);
   // The 4-D weights and the inputs NHWC or NCHW from now on (the weights moved only on a change).
   void useLayout(bool channelsLast);

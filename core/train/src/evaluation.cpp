@@ -4,6 +4,7 @@
 #include "training_run.h"
 #include "wb/common/sysinfo.h"
 #include "wb/train/compat.h"
+#include "wb/train/evaluation.h"
 
 namespace wb::train::detail {
 using nlohmann::json;
@@ -40,6 +41,24 @@ EvalResult evaluate(model::Model& m, data::Loader& loader, BatchCopier& copier, 
                     bool inference, bool bf16, ReplicaGroup& group) {
   Stopwatch sw;
   resetPeakMemory(device);
+  const EvalSums pass = evaluatePass(m, loader, copier, device, inference, bf16);
+  double sums[3] = {pass.loss_sum, static_cast<double>(pass.correct), static_cast<double>(pass.samples)};
+  group.allReduceSum(sums, 3);
+  EvalResult r;
+  r.samples = static_cast<int64_t>(sums[2]);
+  r.loss = sums[2] > 0 ? sums[0] / sums[2] : std::nan("");
+  r.acc = sums[2] > 0 ? sums[1] / sums[2] : 0.0;
+  r.ms = sw.ms();
+  r.mem = memoryUse(device);
+  return r;
+}
+
+}  // namespace wb::train::detail
+
+namespace wb::train {
+
+EvalSums evaluatePass(model::Model& m, data::Loader& loader, BatchCopier& copier, const torch::Device& device,
+                      bool inference, bool bf16) {
   m.train(false);
   torch::Tensor loss_sum = torch::zeros({}, torch::TensorOptions().dtype(torch::kDouble).device(device));
   torch::Tensor correct = torch::zeros({}, torch::TensorOptions().dtype(torch::kLong).device(device));
@@ -66,17 +85,9 @@ EvalResult evaluate(model::Model& m, data::Loader& loader, BatchCopier& copier, 
       body(*b);
     }
   }
-  double sums[3] = {loss_sum.item<double>(), static_cast<double>(correct.item<int64_t>()),
-                    static_cast<double>(count)};
-  group.allReduceSum(sums, 3);
+  EvalSums sums{loss_sum.item<double>(), correct.item<int64_t>(), count};  // waits for the device
   m.train(true);
-  EvalResult r;
-  r.samples = static_cast<int64_t>(sums[2]);
-  r.loss = sums[2] > 0 ? sums[0] / sums[2] : std::nan("");
-  r.acc = sums[2] > 0 ? sums[1] / sums[2] : 0.0;
-  r.ms = sw.ms();
-  r.mem = memoryUse(device);
-  return r;
+  return sums;
 }
 
-}  // namespace wb::train::detail
+}  // namespace wb::train
