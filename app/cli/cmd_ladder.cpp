@@ -190,6 +190,7 @@ int ladderCommand(const LadderCliOptions& o) {
   lo.user_command = userCommand;
   lo.by_parts = byParts(o);
   lo.composed = o.parts.resolved();
+  lo.here = ladder::ladderHere(*caps);
   if (eventsOut) lo.on_event = printEvent;
   auto result = ladder::runLadder(lo);
   if (!result.ok()) {

@@ -135,8 +135,7 @@ std::string GreedyLadder::skippedByWhatWasKept(size_t i) const {
   if (sp->availability == Availability::NeedsDevices)
     return "more devices were measured and not kept: " + std::string(sp->label) + " needs them (" + sp->needs +
            ") and does not make data parallel's steps faster";
-  // Only the kept configuration's own fields decide here: what this machine offers passed the plan.
-  const std::string cannot = sp->cannotHelp ? sp->cannotHelp(withSpeedupOf(kept_, s.config, s.key), Here{}) : "";
+  const std::string cannot = sp->cannotHelp ? sp->cannotHelp(withSpeedupOf(kept_, s.config, s.key), o_.here) : "";
   return cannot.empty() ? "" : "more devices were measured and not kept, and " + cannot;
 }
 

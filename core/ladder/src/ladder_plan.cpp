@@ -113,6 +113,8 @@ std::string LadderStep::slug(int index) const {
 
 Config ladderBaseline(const Config& user) { return speedupsOff(user); }
 
+Here ladderHere(const json& caps) { return hereOf(caps, proto::capabilitiesFromJson(caps)); }
+
 std::vector<LadderStep> planLadder(const Config& user, const json& caps, bool isolated) {
   const proto::Capabilities typed = proto::capabilitiesFromJson(caps);
   Planner p{typed, hereOf(caps, typed), ladderBaseline(user), ladderBaseline(user), {}, {}, isolated};

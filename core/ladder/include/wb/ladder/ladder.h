@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "wb/common/config.h"
+#include "wb/common/speedups.h"
 #include "wb/report/workers_advice.h"
 #include "wb/report/report.h"
 #include "wb/report/stats.h"
@@ -49,6 +50,9 @@ Config ladderBaseline(const Config& user);
 // With `isolated`, each runnable speedup also runs alone on the baseline (sharding alone brings
 // the devices it needs).
 std::vector<LadderStep> planLadder(const Config& user, const nlohmann::json& capabilities, bool isolated);
+// What this machine offers the speedups, as planLadder reads it from `capabilities` (with the
+// stored worker probe attached).
+Here ladderHere(const nlohmann::json& capabilities);
 
 // `ladder --lr-scaling linear|sqrt`: every step of the plan that runs on more than one device
 // (the devices step, the cumulative steps after it, devices or sharding alone) trains with

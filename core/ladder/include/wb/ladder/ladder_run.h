@@ -62,6 +62,9 @@ struct LadderOptions {
   // wb/experiment/composed_try.h, in its step folder) instead of pairs; the others by pairs.
   bool by_parts = false;
   experiment::ComposedOptions composed;
+  // What this machine offers the speedups, as the plan read it (ladderHere): greedy asks a step's
+  // descriptor again whether it can help the configuration kept.
+  Here here;
 };
 
 struct LadderOutcome {
