@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "experiment.h"
 #include "wb/common/exit_codes.h"
+#include "wb/common/fs.h"
 #include "wb/probe/math_check.h"
 #include "wb/probe/peak_probe.h"
 #include "wb/probe/segments.h"
@@ -166,6 +167,7 @@ struct SegmentsCliOptions {
   int min_rounds = probe::SegmentsOptions().min_rounds, max_rounds = probe::SegmentsOptions().max_rounds;
   double min_effect = report::kDefaultMinEffect;
   bool only_faster = false, evaluation = false;
+  std::string math_check;  // "": no math check first
   bool json = false;
 };
 
@@ -195,6 +197,10 @@ int probeSegmentsCommand(const SegmentsCliOptions& cli) {
   o.min_effect = cli.min_effect;
   o.only_faster = cli.only_faster;
   o.evaluation = cli.evaluation;
+  if (!cli.math_check.empty())
+    o.math_checked = [&cli](const probe::MathCheckResult& m) {
+      return writeFileAtomic(cli.math_check, probe::mathCheckJson(m).dump(2) + "\n");
+    };
   o.progress = [](const std::string& line) { std::fprintf(stderr, "segments: %s\n", line.c_str()); };
   installStopSignals();
   o.stop = &stopFlag();
@@ -230,7 +236,11 @@ void addSegments(CLI::App& probe, Commands& out) {
                 "evaluation levers (inference-mode eval, the evaluation batch) may differ too");
   seg->add_flag("--only-faster", o->only_faster,
                 "the question is only whether it is faster (the ladder's): stop once under a 10 % chance is\n"
-                "left that the last round would say so");
+                "left that the last round would say so (with --math-check: only when the change keeps the math)");
+  seg->add_option("--math-check", o->math_check,
+                  "first check in this process whether the change keeps the math (as `probe math`) and write\n"
+                  "that result to FILE (JSON) before the first round")
+      ->type_name("FILE")->check(utf8Path("--math-check"));
   seg->add_flag("--json", o->json, "print the result as one JSON document (progress goes to stderr)");
   seg->footer(kFooter);
   out.push_back({seg, [o] { return probeSegmentsCommand(*o); }, true});

@@ -2,6 +2,7 @@
 // steps): the baseline and the variant alternate in one process, every round times each once, the
 // estimate rests on the rounds' own noise and says how it was made; a field that cannot change in
 // one process is refused naming it and what to use instead.
+#include <QTemporaryDir>
 #include <QtTest/QtTest>
 
 #include <nlohmann/json.hpp>
@@ -74,6 +75,31 @@ class TestCliProbeSegments : public QObject {
       QVERIFY2(doc["changed"].get<std::string>().find(field) != std::string::npos, doc.dump().c_str());
     for (const char* side : {"baseline_rates", "variant_rates"})
       for (const auto& v : doc[side]) QVERIFY(v.get<double>() > 0);
+  }
+
+  // --math-check: the same process first checks whether the change keeps the math and writes that
+  // record before its first round (a try by parts asks both of one process).
+  void checksTheMathFirstInTheSameProcess() {
+    WB_NEED(wb::test::missingFashionMnist());
+    QTemporaryDir tmp;
+    const QString mathFile = tmp.filePath(QStringLiteral("math.json"));
+    const auto r = runCli(QStringList{QStringLiteral("probe"), QStringLiteral("segments"), QStringLiteral("--vary"),
+                                      QStringLiteral("speedups.fused_optimizer=true"), QStringLiteral("--math-check"),
+                                      mathFile, QStringLiteral("--only-faster"), QStringLiteral("--steps"),
+                                      QStringLiteral("3"), QStringLiteral("--min-rounds"), QStringLiteral("2"),
+                                      QStringLiteral("--max-rounds"), QStringLiteral("2"), QStringLiteral("--json")} +
+                          kTiny);
+    QVERIFY2(r.rc == 0, r.err.constData());
+    const json doc = json::parse(r.out.toStdString(), nullptr, false);
+    QVERIFY2(doc.is_object() && doc["rounds"].get<int>() == 2, r.out.constData());
+    QFile f(mathFile);
+    QVERIFY2(f.open(QIODevice::ReadOnly), "the math check's record is written");
+    const json math = json::parse(f.readAll().toStdString(), nullptr, false);
+    QVERIFY2(math.value("kind", "") == "math-check" && math.value("checked", false) && math.value("keeps_math", false),
+             math.dump().c_str());
+    QVERIFY2(math.value("train_samples", 0) == 512, math.dump().c_str());
+    const int checked = r.err.indexOf("the math check: variant"), round = r.err.indexOf("round 1");
+    QVERIFY2(checked >= 0 && round > checked, r.err.constData());
   }
 
   // Without --steps a segment is sized from the warm-up's step time: as many steps as make

@@ -71,6 +71,12 @@ class TestCliTryParts : public QObject {
     QVERIFY2(std::abs(composed / throughput - 1) < 1e-9, doc["words"].dump().c_str());
     QVERIFY(doc["throughput"]["rounds"].get<int>() >= 3);
     QVERIFY(proc.err.contains("by parts") || doc["words"].get<std::string>().find("throughput") != std::string::npos);
+    // One process checked the math and timed the segments: no process of its own for the check.
+    const QString w = root.filePath(QStringLiteral("w"));
+    QVERIFY2(!QFileInfo::exists(w + QStringLiteral("/logs/math.log")), "the math check ran in the segments' process");
+    QFile log(w + QStringLiteral("/logs/segments.log"));
+    QVERIFY(log.open(QIODevice::ReadOnly));
+    QVERIFY(log.readAll().contains("the math check: variant"));
   }
 
   void aLeverThatChangesTheMathIsTrainedToTheTargetAndTheReferencesAreReused() {
@@ -203,6 +209,7 @@ class TestCliTryParts : public QObject {
     QVERIFY(!QDir(out + QStringLiteral("/trials")).exists());
     QVERIFY2(!QDir(out + QStringLiteral("/evaluation-trials")).exists(), "no whole-process trials");
     QVERIFY(QFileInfo::exists(out + QStringLiteral("/evaluation-segments.json")));
+    QVERIFY2(!QFileInfo::exists(out + QStringLiteral("/logs/math.log")), "the math check ran in the evaluations' process");
     QVERIFY2(doc["medians"]["eval_s"]["baseline"].is_number(), doc["medians"].dump().c_str());
   }
 

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <mutex>
 #include <sstream>
 
 #include "internal.h"
@@ -111,18 +112,63 @@ std::string datasetFingerprint(const std::string& spec) {
   return parsed.ok() ? folderFingerprint(parsed->dir) : std::string();
 }
 
+namespace {
+
+// The in-memory splits (IDX, CIFAR-10) this process read last, one per split: a process that
+// trains several times (the math check's three sides, a probe's arms) decodes the files once.
+// Keyed by the spec and the files' fingerprint, so a file changed in between is read again; the
+// datasets are immutable once read, so the trainers share them.
+class LastRead {
+ public:
+  std::shared_ptr<Dataset> find(const std::string& key) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& [k, d] : held_)
+      if (k == key) return d;
+    return nullptr;
+  }
+  void keep(const std::string& key, const std::string& split, std::shared_ptr<Dataset> d) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    held_.erase(std::remove_if(held_.begin(), held_.end(),
+                               [&](const auto& e) { return e.second->info().split == split; }),
+                held_.end());
+    held_.emplace_back(key, std::move(d));
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::pair<std::string, std::shared_ptr<Dataset>>> held_;
+};
+
+LastRead& lastRead() {
+  static LastRead cache;
+  return cache;
+}
+
+Result<std::shared_ptr<Dataset>> readDataset(const DatasetSpec& parsed, const std::string& spec, const std::string& split) {
+  try {  // the readers check with error codes; a filesystem error still left is the data's, named
+    if (parsed.kind == "idx") return detail::openIdx(parsed.dir, split, spec);
+    if (parsed.kind == "cifar10") return detail::openCifar10(parsed.dir, split, spec);
+    return detail::openImageFolder(parsed.dir, split, spec);
+  } catch (const std::filesystem::filesystem_error& e) {
+    return makeError(Errc::Data, spec + ": " + e.path1().string() + ": " + e.code().message());
+  }
+}
+
+}  // namespace
+
 Result<std::shared_ptr<Dataset>> openDataset(const std::string& spec, const std::string& split) {
   auto parsed = parseDatasetSpec(spec);
   if (!parsed.ok()) return parsed.error();
   if (split != "train" && split != "test")
     return makeError(Errc::Internal, "openDataset: split '" + split + "' must be train or test");
-  try {  // the readers check with error codes; a filesystem error still left is the data's, named
-    if (parsed->kind == "idx") return detail::openIdx(parsed->dir, split, spec);
-    if (parsed->kind == "cifar10") return detail::openCifar10(parsed->dir, split, spec);
-    return detail::openImageFolder(parsed->dir, split, spec);
-  } catch (const std::filesystem::filesystem_error& e) {
-    return makeError(Errc::Data, spec + ": " + e.path1().string() + ": " + e.code().message());
-  }
+  if (parsed->kind != "idx" && parsed->kind != "cifar10") return readDataset(*parsed, spec, split);
+  const std::string fingerprint = folderFingerprint(parsed->dir);
+  const std::string key = spec + "\n" + split + "\n" + fingerprint;
+  if (!fingerprint.empty())
+    if (auto held = lastRead().find(key)) return held;
+  auto read = readDataset(*parsed, spec, split);
+  if (read.ok() && !fingerprint.empty()) lastRead().keep(key, split, *read);
+  return read;
 }
 
 Result<Splits> openSplits(const DataConfig& config, uint64_t seed) {

@@ -4,13 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <optional>
 
 #include "wb/common/fs.h"
 #include "wb/common/speedups.h"
+#include "composed_speed.h"
 #include "composed_words.h"
-#include "throughput_trials.h"
 #include "wb/launch/tool_run.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/run_status.h"
@@ -24,52 +23,9 @@
 namespace wb::experiment {
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-namespace {
-
-// How a try by parts times one changed field. A speedup's field: as its descriptor says
-// (Speedup::timing). The batch: short trials, not segments: lenet at batch 256 against 64
-// measured 1.10-1.15x in most segment runs where whole runs measure 1.22x, and now and then (no
-// other load seen) the batch-256 arm's steps took 4x as long (0.43x). The evaluation batch: an
-// evaluation. The optimiser's numbers change the arithmetic, not how long a step takes
-// (MathOnly): the throughput is measured without them, the runs to the target with them.
-enum class Part { Segments, Trials, Evaluation, Replay, MathOnly };
-
-std::optional<Part> partOf(const std::string& path) {
-  if (const Speedup* s = speedupOfField(path)) switch (s->timing) {
-      case Timing::Segments: return Part::Segments;
-      case Timing::Trials: return Part::Trials;
-      case Timing::Evaluation: return Part::Evaluation;
-      case Timing::Replay: return Part::Replay;
-    }
-  if (path == "train.batch_size") return Part::Trials;
-  if (path == "train.eval_batch_size") return Part::Evaluation;
-  static const std::vector<std::string> mathOnly{"optim.lr", "optim.momentum", "optim.nesterov", "optim.weight_decay",
-                                                 "optim.schedule", "optim.warmup_fraction", "optim.step_size",
-                                                 "optim.gamma", "optim.lr_scaling", "optim.lr_scaling_warmup",
-                                                 "optim.lr_base_batch"};
-  if (std::find(mathOnly.begin(), mathOnly.end(), path) != mathOnly.end()) return Part::MathOnly;
-  return std::nullopt;
-}
-
-// The changed fields (but the name and the seed) by how they are timed; unknown: not by parts.
-struct Changes {
-  std::map<Part, std::vector<std::string>> parts;
-  std::vector<std::string> unknown;
-  bool has(Part p) const { return parts.count(p) > 0; }
-};
-
-Changes changesOf(const TryOptions& o) {
-  Changes c;
-  for (const auto& change : report::configDiff(proto::configToJson(o.baseline), proto::configToJson(o.variant))) {
-    if (change.path == "name" || change.path == "seed") continue;
-    if (auto part = partOf(change.path)) c.parts[*part].push_back(change.path);
-    else c.unknown.push_back(change.path);
-  }
-  return c;
-}
-
-}  // namespace
+using detail::Changes;
+using detail::Part;
+using detail::changesOf;
 
 bool referenceRunsExpected(const TryOptions& o) {
   const Changes c = changesOf(o);
@@ -83,69 +39,6 @@ bool referenceRunsExpected(const TryOptions& o) {
 }
 
 namespace {
-
-// The baseline with the variant's fields of the given parts: what a measurement runs as the
-// variant (the training's throughput: its speed fields; the evaluation's: those and its own).
-json baselineWith(const TryOptions& o, std::initializer_list<Part> which) {
-  json out = proto::configToJson(o.baseline);
-  const json v = proto::configToJson(o.variant);
-  const Changes c = changesOf(o);
-  for (Part part : which)
-    if (auto it = c.parts.find(part); it != c.parts.end())
-      for (std::string path : it->second) {
-        std::replace(path.begin(), path.end(), '.', '/');
-        const json::json_pointer ptr("/" + path);
-        out[ptr] = v[ptr];
-      }
-  return out;
-}
-
-json throughputVariant(const TryOptions& o) { return baselineWith(o, {Part::Segments, Part::Trials}); }
-json evaluationVariant(const TryOptions& o) { return baselineWith(o, {Part::Segments, Part::Trials, Part::Evaluation}); }
-
-fs::path baselineFile(const TryOptions& o) { return o.out / "parts" / "baseline.json"; }
-fs::path variantFile(const TryOptions& o) { return o.out / "parts" / "variant.json"; }
-fs::path throughputFile(const TryOptions& o) { return o.out / "parts" / "variant-throughput.json"; }
-fs::path evaluationFile(const TryOptions& o) { return o.out / "parts" / "variant-evaluation.json"; }
-
-// Writes the two configs the measurements read; a folder holding another try's is refused.
-Status writeConfigs(const TryOptions& o) {
-  std::error_code ec;
-  fs::create_directories(o.out / "logs", ec);
-  fs::create_directories(o.out / "parts", ec);
-  const std::pair<fs::path, json> files[] = {{baselineFile(o), proto::configToJson(o.baseline)},
-                                              {variantFile(o), proto::configToJson(o.variant)},
-                                              {throughputFile(o), throughputVariant(o)},
-                                              {evaluationFile(o), evaluationVariant(o)}};
-  for (const auto& [file, doc] : files) {
-    if (auto stored = report::readStored(file); stored && *stored != doc)
-      return makeError(Errc::InvalidConfig, file.string() + " holds another try's config: give a new --out");
-    if (auto st = writeFileAtomic(file, doc.dump(2) + "\n"); !st.ok()) return st;
-  }
-  return {};
-}
-
-// One measuring command's result (`probe <tool>`), kept in the try's folder as <name>.json (name:
-// the tool's own by default) and reused when the try continues.
-Result<json> measure(const TryOptions& o, const Hooks& h, const std::string& tool, const std::string& what,
-                     const fs::path& variant, std::vector<std::string> extra = {}, std::string name = "") {
-  if (name.empty()) name = tool;
-  const fs::path file = o.out / (name + ".json");
-  if (auto kept = report::readStored(file); kept && kept->is_object()) {
-    if (h.log) std::fprintf(h.log, "%s: kept from %s\n", what.c_str(), file.c_str());
-    return *kept;
-  }
-  if (h.log) std::fprintf(h.log, "%s…\n", what.c_str());
-  launch::ToolRun r;
-  r.program = h.cli_path;
-  r.args = {"probe", tool, "--config", baselineFile(o).string(), "--variant-config", variant.string(), "--json"};
-  r.args.insert(r.args.end(), extra.begin(), extra.end());
-  r.result_file = file;
-  r.log_file = o.out / "logs" / (name + ".log");
-  r.what = what;
-  r.stop = h.stop;
-  return launch::runTool(r);
-}
 
 // A variant run to the target: from `seed`, evaluating as often (in samples) as the references,
 // stopping at the target or at the cap; a constant learning rate lets the epochs grow to the cap
@@ -207,49 +100,6 @@ std::string composedUnavailable(const TryOptions& o) {
            "replayed on them";
   return "";
 }
-
-namespace {
-
-// Short whole-process trials (throughput_trials.h), kept in <name>.json and the runner's folder <name>/.
-Result<json> measureByTrials(const TryOptions& o, const Hooks& h, bool evaluation) {
-  const std::string name = evaluation ? "evaluation-trials" : "trials";
-  const fs::path file = o.out / (name + ".json");
-  if (auto kept = report::readStored(file); kept && kept->is_object()) return *kept;
-  detail::TrialsOptions t;
-  t.evaluation = evaluation;
-  t.steps = evaluation ? detail::kEvalTrialSteps : detail::kTrialSteps;
-  if (h.log)
-    std::fprintf(h.log, evaluation ? "evaluation time (short interleaved trials, %lld steps and %d evaluations each)…\n"
-                                   : "training throughput (short interleaved trials of %lld steps, whole processes)…\n",
-                 static_cast<long long>(t.steps), detail::kEvalTrialEvaluations);
-  t.baseline = o.baseline;
-  auto variant = proto::configFromJson(evaluation ? evaluationVariant(o) : throughputVariant(o));
-  if (!variant.ok()) return variant.error();
-  t.variant = *variant;
-  t.out = o.out / name;
-  t.min_effect = o.policy.min_effect;
-  Hooks quiet = h;
-  quiet.on_pair = nullptr;
-  auto doc = detail::measureTrials(t, quiet);
-  if (!doc.ok()) return doc.error();
-  if (auto st = writeFileAtomic(file, doc->dump(2) + "\n"); !st.ok()) return st.error();
-  return doc;
-}
-
-// The training's throughput when the change leaves the steps as they are (the evaluation, early
-// stopping, the optimiser's numbers alone): exactly the baseline's, measured by nothing.
-json unchangedThroughput() {
-  report::SpeedupEstimate e;
-  e.point = e.lo = e.hi = 1;
-  e.verdict = report::Verdict::WithinNoise;
-  e.method = "not measured: the change leaves the training steps as they are";
-  json estimate = report::estimateJson(e);
-  estimate["text"] = "1.00× (the training steps are untouched)";
-  return {{"kind", "unchanged"}, {"changed", "nothing a training step's time depends on"}, {"rounds", 0}, {"baseline_rates", json::array()}, {"variant_rates", json::array()},
-          {"estimate", estimate}, {"contended", false}};
-}
-
-}  // namespace
 
 namespace {
 
@@ -521,33 +371,14 @@ json composedDoc(const TryOptions& o, const Inputs& in, const report::TimeToTarg
 Result<Inputs> measureAll(const TryOptions& o, const ComposedOptions& c, const Hooks& h) {
   Inputs in;
   in.rule.min_effect = o.policy.min_effect;
-  auto math = measure(o, h, "math", "the math check (the first steps' losses from one seed)", variantFile(o));
-  if (!math.ok()) return math.error();
-  in.math = std::move(*math);
+  in.changes = changesOf(o);
+  auto speed = detail::measureSpeed(o, c.futility, h);
+  if (!speed.ok()) return speed.error();
+  in.math = std::move(speed->math);
+  in.segments = std::move(speed->throughput);
+  in.evaluation = std::move(speed->evaluation);
   in.keeps = in.math.value("keeps_math", false);
   in.train_samples = in.math.value("train_samples", int64_t{0});
-  in.changes = changesOf(o);
-  const bool trials = in.changes.has(Part::Trials), steps = trials || in.changes.has(Part::Segments);
-  std::vector<std::string> segmentArgs{"--min-effect", std::to_string(o.policy.min_effect)};
-  // The throughput is the whole answer only when the math is kept: else a slower step may still
-  // need so many fewer samples that it is faster to the target, and the rounds go on.
-  if (c.futility && in.keeps) segmentArgs.push_back("--only-faster");
-  auto segments = !steps    ? Result<json>(unchangedThroughput())
-                  : !trials ? measure(o, h, "segments", "training throughput (interleaved segments in one process)",
-                                      throughputFile(o), segmentArgs)
-                            : measureByTrials(o, h, false);
-  if (!segments.ok()) return segments.error();
-  in.segments = std::move(*segments);
-  if (in.changes.has(Part::Evaluation)) {
-    // Evaluations in one process, as the steps' segments, unless the steps change in a way one
-    // process cannot switch (then short evaluating trials, whole processes).
-    auto evaluation = trials ? measureByTrials(o, h, true)
-                             : measure(o, h, "segments", "evaluation time (interleaved evaluations in one process)",
-                                       evaluationFile(o), {"--evaluation", "--min-effect", std::to_string(o.policy.min_effect)},
-                                       "evaluation-segments");
-    if (!evaluation.ok()) return evaluation.error();
-    in.evaluation = std::move(*evaluation);
-  }
   auto refs = referencesFor(o, c, in, h);
   if (!refs.ok()) return refs.error();
   in.refs = std::move(*refs);
@@ -565,7 +396,7 @@ Result<Inputs> measureAll(const TryOptions& o, const ComposedOptions& c, const H
 }  // namespace
 
 Result<TryResult> runComposedTry(const TryOptions& o, const ComposedOptions& c, const Hooks& h) {
-  if (auto st = writeConfigs(o); !st.ok()) return st.error();
+  if (auto st = detail::writeConfigs(o); !st.ok()) return st.error();
   auto in = measureAll(o, c, h);
   if (!in.ok()) {
     const bool cut = in.error().code == Errc::Cancelled;

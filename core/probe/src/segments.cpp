@@ -225,9 +225,33 @@ std::string segmentLeverErrors(const Config& a, const Config& b, bool evaluation
   return out;
 }
 
-Result<SegmentsResult> probeSegments(const SegmentsOptions& o) {
-  if (const std::string bad = segmentLeverErrors(o.baseline, o.variant, o.evaluation); !bad.empty())
+namespace {
+
+// The math check asked for with the segments (SegmentsOptions::math_checked): whether the rounds
+// may stop once the change cannot be shown faster (only when it keeps the math).
+Result<bool> checkMathFirst(const SegmentsOptions& o) {
+  MathCheckOptions m;
+  m.baseline = o.baseline;
+  m.variant = o.variant;
+  m.stop = o.stop;
+  if (o.progress) m.progress = [&o](const std::string& line) { o.progress("the math check: " + line); };
+  auto checked = checkMath(m);
+  if (!checked.ok()) return checked.error();
+  if (auto st = o.math_checked(*checked); !st.ok()) return st.error();
+  return o.only_faster && checked->keeps_math;
+}
+
+}  // namespace
+
+Result<SegmentsResult> probeSegments(const SegmentsOptions& options) {
+  if (const std::string bad = segmentLeverErrors(options.baseline, options.variant, options.evaluation); !bad.empty())
     return makeError(Errc::InvalidConfig, bad);
+  SegmentsOptions o = options;
+  if (options.math_checked) {
+    auto onlyFaster = checkMathFirst(options);
+    if (!onlyFaster.ok()) return onlyFaster.error();
+    o.only_faster = *onlyFaster;
+  }
   Stopwatch total;
   Bench b{o.baseline, o.stop, o.progress};
   if (auto st = b.open(o.variant.speedups.precision == "16-mixed"); !st.ok()) return st.error();

@@ -70,6 +70,24 @@ class TestReaders : public QObject {
     QCOMPARE((*test)->info().split, std::string("test"));
   }
 
+  // A process that trains several times (the math check's sides, a probe's arms) reads the files
+  // once; a file changed in between is read again.
+  void inMemorySplitsAreReadOncePerProcess() {
+    QTemporaryDir tmp;
+    datatest::writeMnistLike(str(tmp.path()), "train", 23, 7, 5, true);
+    datatest::writeMnistLike(str(tmp.path()), "t10k", 11, 7, 5, true);
+    const std::string spec = "idx:" + str(tmp.path());
+    auto first = openDataset(spec, "train"), again = openDataset(spec, "train"), test = openDataset(spec, "test");
+    QVERIFY(first.ok() && again.ok() && test.ok());
+    QVERIFY2(first->get() == again->get(), "the second open shares the first one's samples");
+    QVERIFY(test->get() != first->get());
+    datatest::writeMnistLike(str(tmp.path()), "train", 13, 7, 5, true);
+    auto changed = openDataset(spec, "train");
+    QVERIFY(changed.ok());
+    QCOMPARE((*changed)->size(), int64_t(13));
+    QCOMPARE((*openDataset(spec, "test"))->size(), int64_t(11));
+  }
+
   void idxErrors_data() {
     QTest::addColumn<QString>("broken");     // which file to break and how
     QTest::addColumn<QString>("fileInError");

@@ -28,6 +28,7 @@
 #include "wb/common/config.h"
 #include "wb/common/processes.h"
 #include "wb/common/result.h"
+#include "wb/probe/math_check.h"
 #include "wb/report/rounds_rule.h"
 #include "wb/report/stats.h"
 #include "wb/report/table.h"
@@ -48,7 +49,13 @@ struct SegmentsOptions {
   bool evaluation = false;         // time evaluations (the validation split, `steps` passes a segment)
                                    // instead of training steps: for the evaluation levers too
   bool only_faster = false;        // the question is only "faster?": stop once it cannot be shown so
-                                   // (report::roundsCannotBeFaster)
+                                   // (report::roundsCannotBeFaster); with math_checked, only when the
+                                   // change keeps the math (else a slower step may still need so many
+                                   // fewer samples that it is faster to the target)
+  // Set: this process first checks whether the change keeps the math (math_check.h, the same two
+  // configs, its trainer) and hands the result here before the first round: a try by parts asks
+  // both of one process, not two. An error it returns ends the probe.
+  std::function<Status(const MathCheckResult&)> math_checked;
   std::function<void(const std::string&)> progress;
   const std::atomic<bool>* stop = nullptr;
 };

@@ -1,0 +1,224 @@
+#include "composed_speed.h"
+
+#include <algorithm>
+
+#include "throughput_trials.h"
+#include "wb/common/fs.h"
+#include "wb/common/speedups.h"
+#include "wb/launch/tool_run.h"
+#include "wb/proto/config_json.h"
+#include "wb/report/compare.h"
+#include "wb/report/estimate_json.h"
+#include "wb/report/host.h"
+
+namespace wb::experiment::detail {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::optional<Part> partOf(const std::string& path) {
+  if (const Speedup* s = speedupOfField(path)) switch (s->timing) {
+      case Timing::Segments: return Part::Segments;
+      case Timing::Trials: return Part::Trials;
+      case Timing::Evaluation: return Part::Evaluation;
+      case Timing::Replay: return Part::Replay;
+    }
+  if (path == "train.batch_size") return Part::Trials;
+  if (path == "train.eval_batch_size") return Part::Evaluation;
+  static const std::vector<std::string> mathOnly{"optim.lr", "optim.momentum", "optim.nesterov", "optim.weight_decay",
+                                                 "optim.schedule", "optim.warmup_fraction", "optim.step_size",
+                                                 "optim.gamma", "optim.lr_scaling", "optim.lr_scaling_warmup",
+                                                 "optim.lr_base_batch"};
+  if (std::find(mathOnly.begin(), mathOnly.end(), path) != mathOnly.end()) return Part::MathOnly;
+  return std::nullopt;
+}
+
+}  // namespace
+
+Changes changesOf(const TryOptions& o) {
+  Changes c;
+  for (const auto& change : report::configDiff(proto::configToJson(o.baseline), proto::configToJson(o.variant))) {
+    if (change.path == "name" || change.path == "seed") continue;
+    if (auto part = partOf(change.path)) c.parts[*part].push_back(change.path);
+    else c.unknown.push_back(change.path);
+  }
+  return c;
+}
+
+namespace {
+
+// The baseline with the variant's fields of the given parts: what a measurement runs as the
+// variant (the training's throughput: its speed fields; the evaluation's: those and its own).
+json baselineWith(const TryOptions& o, std::initializer_list<Part> which) {
+  json out = proto::configToJson(o.baseline);
+  const json v = proto::configToJson(o.variant);
+  const Changes c = changesOf(o);
+  for (Part part : which)
+    if (auto it = c.parts.find(part); it != c.parts.end())
+      for (std::string path : it->second) {
+        std::replace(path.begin(), path.end(), '.', '/');
+        const json::json_pointer ptr("/" + path);
+        out[ptr] = v[ptr];
+      }
+  return out;
+}
+
+json throughputVariant(const TryOptions& o) { return baselineWith(o, {Part::Segments, Part::Trials}); }
+json evaluationVariant(const TryOptions& o) { return baselineWith(o, {Part::Segments, Part::Trials, Part::Evaluation}); }
+
+fs::path baselineFile(const TryOptions& o) { return o.out / "parts" / "baseline.json"; }
+fs::path variantFile(const TryOptions& o) { return o.out / "parts" / "variant.json"; }
+fs::path throughputFile(const TryOptions& o) { return o.out / "parts" / "variant-throughput.json"; }
+fs::path evaluationFile(const TryOptions& o) { return o.out / "parts" / "variant-evaluation.json"; }
+
+}  // namespace
+
+Status writeConfigs(const TryOptions& o) {
+  std::error_code ec;
+  fs::create_directories(o.out / "logs", ec);
+  fs::create_directories(o.out / "parts", ec);
+  const std::pair<fs::path, json> files[] = {{baselineFile(o), proto::configToJson(o.baseline)},
+                                              {variantFile(o), proto::configToJson(o.variant)},
+                                              {throughputFile(o), throughputVariant(o)},
+                                              {evaluationFile(o), evaluationVariant(o)}};
+  for (const auto& [file, doc] : files) {
+    if (auto stored = report::readStored(file); stored && *stored != doc)
+      return makeError(Errc::InvalidConfig, file.string() + " holds another try's config: give a new --out");
+    if (auto st = writeFileAtomic(file, doc.dump(2) + "\n"); !st.ok()) return st;
+  }
+  return {};
+}
+
+namespace {
+
+// One measuring command's result (`probe <tool>`), kept in the try's folder as <name>.json (name:
+// the tool's own by default) and reused when the try continues.
+Result<json> measure(const TryOptions& o, const Hooks& h, const std::string& tool, const std::string& what,
+                     const fs::path& variant, std::vector<std::string> extra = {}, std::string name = "") {
+  if (name.empty()) name = tool;
+  const fs::path file = o.out / (name + ".json");
+  if (auto kept = report::readStored(file); kept && kept->is_object()) {
+    if (h.log) std::fprintf(h.log, "%s: kept from %s\n", what.c_str(), file.c_str());
+    return *kept;
+  }
+  if (h.log) std::fprintf(h.log, "%s…\n", what.c_str());
+  launch::ToolRun r;
+  r.program = h.cli_path;
+  r.args = {"probe", tool, "--config", baselineFile(o).string(), "--variant-config", variant.string(), "--json"};
+  r.args.insert(r.args.end(), extra.begin(), extra.end());
+  r.result_file = file;
+  r.log_file = o.out / "logs" / (name + ".log");
+  r.what = what;
+  r.stop = h.stop;
+  return launch::runTool(r);
+}
+
+// Short whole-process trials (throughput_trials.h), kept in <name>.json and the runner's folder <name>/.
+Result<json> measureByTrials(const TryOptions& o, const Hooks& h, bool evaluation) {
+  const std::string name = evaluation ? "evaluation-trials" : "trials";
+  const fs::path file = o.out / (name + ".json");
+  if (auto kept = report::readStored(file); kept && kept->is_object()) return *kept;
+  detail::TrialsOptions t;
+  t.evaluation = evaluation;
+  t.steps = evaluation ? detail::kEvalTrialSteps : detail::kTrialSteps;
+  if (h.log)
+    std::fprintf(h.log, evaluation ? "evaluation time (short interleaved trials, %lld steps and %d evaluations each)…\n"
+                                   : "training throughput (short interleaved trials of %lld steps, whole processes)…\n",
+                 static_cast<long long>(t.steps), detail::kEvalTrialEvaluations);
+  t.baseline = o.baseline;
+  auto variant = proto::configFromJson(evaluation ? evaluationVariant(o) : throughputVariant(o));
+  if (!variant.ok()) return variant.error();
+  t.variant = *variant;
+  t.out = o.out / name;
+  t.min_effect = o.policy.min_effect;
+  Hooks quiet = h;
+  quiet.on_pair = nullptr;
+  auto doc = detail::measureTrials(t, quiet);
+  if (!doc.ok()) return doc.error();
+  if (auto st = writeFileAtomic(file, doc->dump(2) + "\n"); !st.ok()) return st.error();
+  return doc;
+}
+
+// The training's throughput when the change leaves the steps as they are (the evaluation, early
+// stopping, the optimiser's numbers alone): exactly the baseline's, measured by nothing.
+json unchangedThroughput() {
+  report::SpeedupEstimate e;
+  e.point = e.lo = e.hi = 1;
+  e.verdict = report::Verdict::WithinNoise;
+  e.method = "not measured: the change leaves the training steps as they are";
+  json estimate = report::estimateJson(e);
+  estimate["text"] = "1.00× (the training steps are untouched)";
+  return {{"kind", "unchanged"}, {"changed", "nothing a training step's time depends on"}, {"rounds", 0}, {"baseline_rates", json::array()}, {"variant_rates", json::array()},
+          {"estimate", estimate}, {"contended", false}};
+}
+
+const char* const kMathWhat = "the math check (the first steps' losses from one seed)";
+
+fs::path mathFile(const TryOptions& o) { return o.out / "math.json"; }
+
+bool keepsMath(const json& math) { return math.is_object() && math.value("keeps_math", false); }
+
+// The math check when no segments' process ran it first (trials, an unchanged step, a try
+// continued): math.json as it is, else `probe math`.
+Status checkMathAlone(const TryOptions& o, const Hooks& h, Speed& s) {
+  if (s.math.is_object()) return {};
+  if (auto kept = report::readStored(mathFile(o)); kept && kept->is_object()) {
+    s.math = std::move(*kept);
+    return {};
+  }
+  auto math = measure(o, h, "math", kMathWhat, variantFile(o));
+  if (!math.ok()) return math.error();
+  s.math = std::move(*math);
+  return {};
+}
+
+// `probe segments` (training steps, or with --evaluation the evaluations): the math check first in
+// the same process when `withMath` (math.json, before the first round).
+Result<json> measureSegments(const TryOptions& o, bool futility, const Hooks& h, bool evaluation, bool withMath, Speed& s) {
+  std::vector<std::string> args{"--min-effect", std::to_string(o.policy.min_effect)};
+  if (evaluation) args.insert(args.begin(), "--evaluation");
+  if (withMath) args.insert(args.end(), {"--math-check", mathFile(o).string()});
+  // The throughput is the whole answer only when the math is kept: else a slower step may still
+  // need so many fewer samples that it is faster to the target, and the rounds go on (a probe
+  // that checks the math first asks its own check).
+  if (!evaluation && futility && (withMath || keepsMath(s.math))) args.push_back("--only-faster");
+  const std::string what = std::string(withMath ? "the math check, then " : "") +
+                           (evaluation ? "evaluation time (interleaved evaluations in one process)"
+                                       : "training throughput (interleaved segments in one process)");
+  auto doc = evaluation ? measure(o, h, "segments", what, evaluationFile(o), args, "evaluation-segments")
+                        : measure(o, h, "segments", what, throughputFile(o), args);
+  if (!doc.ok()) return doc.error();
+  if (withMath)
+    if (auto math = report::readStored(mathFile(o)); math && math->is_object()) s.math = std::move(*math);
+  return doc;
+}
+
+}  // namespace
+
+Result<Speed> measureSpeed(const TryOptions& o, bool futility, const Hooks& h) {
+  const Changes changes = changesOf(o);
+  const bool trials = changes.has(Part::Trials), steps = trials || changes.has(Part::Segments);
+  const bool evaluation = changes.has(Part::Evaluation);
+  Speed s;
+  bool withMath = !trials && (steps || evaluation) && !report::readStored(mathFile(o));
+  if (!withMath)
+    if (auto st = checkMathAlone(o, h, s); !st.ok()) return st.error();
+  auto throughput = !steps    ? Result<json>(unchangedThroughput())
+                    : !trials ? measureSegments(o, futility, h, false, withMath, s)
+                              : measureByTrials(o, h, false);
+  if (!throughput.ok()) return throughput.error();
+  s.throughput = std::move(*throughput);
+  withMath = withMath && !s.math.is_object();
+  if (evaluation) {
+    // Evaluations in one process, as the steps' segments, unless the steps change in a way one
+    // process cannot switch (then short evaluating trials, whole processes).
+    auto doc = trials ? measureByTrials(o, h, true) : measureSegments(o, futility, h, true, withMath, s);
+    if (!doc.ok()) return doc.error();
+    s.evaluation = std::move(*doc);
+  }
+  if (auto st = checkMathAlone(o, h, s); !st.ok()) return st.error();  // a record kept from before, no math.json
+  return s;
+}
+
+}  // namespace wb::experiment::detail

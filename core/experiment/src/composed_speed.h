@@ -1,0 +1,50 @@
+#pragma once
+// How a try by parts times its change (composed_try.h): which part each changed field is, the
+// configs its measurements read (parts/*.json), and the speed side: whether the change keeps the
+// math, the training's throughput (segments in one process, or short whole-process trials) and,
+// when the evaluation changes, the evaluation's time. Internal to wb_experiment.
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "wb/experiment/composed_try.h"
+
+namespace wb::experiment::detail {
+
+// How a try by parts times one changed field. A speedup's field: as its descriptor says
+// (Speedup::timing). The batch: short trials, not segments: lenet at batch 256 against 64
+// measured 1.10-1.15x in most segment runs where whole runs measure 1.22x, and now and then (no
+// other load seen) the batch-256 arm's steps took 4x as long (0.43x). The evaluation batch: an
+// evaluation. The optimiser's numbers change the arithmetic, not how long a step takes
+// (MathOnly): the throughput is measured without them, the runs to the target with them.
+enum class Part { Segments, Trials, Evaluation, Replay, MathOnly };
+
+// The changed fields (but the name and the seed) by how they are timed; unknown: not by parts.
+struct Changes {
+  std::map<Part, std::vector<std::string>> parts;
+  std::vector<std::string> unknown;
+  bool has(Part p) const { return parts.count(p) > 0; }
+};
+
+Changes changesOf(const TryOptions& o);
+
+// Writes the configs the measurements read; a folder holding another try's is refused.
+Status writeConfigs(const TryOptions& o);
+
+// What the speed side measured, each as its record on disk: math.json, segments.json (or
+// trials.json, or the unchanged steps' record) and, when the evaluation changes, its segments'
+// or trials' record (null otherwise).
+struct Speed {
+  nlohmann::json math, throughput, evaluation;
+};
+
+// The math check, the training's throughput and the evaluation's time: one process when a
+// segments' probe measures the change (it checks the math first, writing math.json before its
+// rounds), else the math check on its own, then short trials (a change one process cannot switch)
+// or nothing to time. `futility`: the training segments stop once the change, keeping the math,
+// cannot be shown faster. A record already in the try's folder is kept (a try continued).
+Result<Speed> measureSpeed(const TryOptions& o, bool futility, const Hooks& h);
+
+}  // namespace wb::experiment::detail
