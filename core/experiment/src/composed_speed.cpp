@@ -115,10 +115,10 @@ Result<json> measure(const TryOptions& o, const Hooks& h, const std::string& too
 }
 
 // Short whole-process trials (throughput_trials.h), kept in <name>.json and the runner's folder <name>/.
-Result<json> measureByTrials(const TryOptions& o, const Hooks& h, bool evaluation) {
+Result<report::SpeedRecord> measureByTrials(const TryOptions& o, const Hooks& h, bool evaluation) {
   const std::string name = evaluation ? "evaluation-trials" : "trials";
   const fs::path file = o.out / (name + ".json");
-  if (auto kept = report::readStored(file); kept && kept->is_object()) return *kept;
+  if (auto kept = report::readStored(file); kept && kept->is_object()) return report::speedRecordFromJson(*kept);
   detail::TrialsOptions t;
   t.evaluation = evaluation;
   t.steps = evaluation ? detail::kEvalTrialSteps : detail::kTrialSteps;
@@ -134,23 +134,10 @@ Result<json> measureByTrials(const TryOptions& o, const Hooks& h, bool evaluatio
   t.min_effect = o.policy.min_effect;
   Hooks quiet = h;
   quiet.on_pair = nullptr;
-  auto doc = detail::measureTrials(t, quiet);
-  if (!doc.ok()) return doc.error();
-  if (auto st = writeFileAtomic(file, doc->dump(2) + "\n"); !st.ok()) return st.error();
-  return doc;
-}
-
-// The training's throughput when the change leaves the steps as they are (the evaluation, early
-// stopping, the optimiser's numbers alone): exactly the baseline's, measured by nothing.
-json unchangedThroughput() {
-  report::SpeedupEstimate e;
-  e.point = e.lo = e.hi = 1;
-  e.verdict = report::Verdict::WithinNoise;
-  e.method = "not measured: the change leaves the training steps as they are";
-  json estimate = report::estimateJson(e);
-  estimate["text"] = "1.00× (the training steps are untouched)";
-  return {{"kind", "unchanged"}, {"changed", "nothing a training step's time depends on"}, {"rounds", 0}, {"baseline_rates", json::array()}, {"variant_rates", json::array()},
-          {"estimate", estimate}, {"contended", false}};
+  auto record = detail::measureTrials(t, quiet);
+  if (!record.ok()) return record.error();
+  if (auto st = writeFileAtomic(file, report::speedRecordJson(*record).dump(2) + "\n"); !st.ok()) return st.error();
+  return record;
 }
 
 const char* const kMathWhat = "the math check (the first steps' losses from one seed)";
@@ -175,7 +162,8 @@ Status checkMathAlone(const TryOptions& o, const Hooks& h, Speed& s) {
 
 // `probe segments` (training steps, or with --evaluation the evaluations): the math check first in
 // the same process when `withMath` (math.json, before the first round).
-Result<json> measureSegments(const TryOptions& o, bool futility, const Hooks& h, bool evaluation, bool withMath, Speed& s) {
+Result<report::SpeedRecord> measureSegments(const TryOptions& o, bool futility, const Hooks& h, bool evaluation, bool withMath,
+                                            Speed& s) {
   std::vector<std::string> args{"--min-effect", std::to_string(o.policy.min_effect)};
   if (evaluation) args.insert(args.begin(), "--evaluation");
   if (withMath) args.insert(args.end(), {"--math-check", mathFile(o).string()});
@@ -191,7 +179,7 @@ Result<json> measureSegments(const TryOptions& o, bool futility, const Hooks& h,
   if (!doc.ok()) return doc.error();
   if (withMath)
     if (auto math = report::readStored(mathFile(o)); math && math->is_object()) s.math = std::move(*math);
-  return doc;
+  return report::speedRecordFromJson(*doc);
 }
 
 }  // namespace
@@ -204,7 +192,7 @@ Result<Speed> measureSpeed(const TryOptions& o, bool futility, const Hooks& h) {
   bool withMath = !trials && (steps || evaluation) && !report::readStored(mathFile(o));
   if (!withMath)
     if (auto st = checkMathAlone(o, h, s); !st.ok()) return st.error();
-  auto throughput = !steps    ? Result<json>(unchangedThroughput())
+  auto throughput = !steps    ? Result<report::SpeedRecord>(report::unchangedSpeed())
                     : !trials ? measureSegments(o, futility, h, false, withMath, s)
                               : measureByTrials(o, h, false);
   if (!throughput.ok()) return throughput.error();

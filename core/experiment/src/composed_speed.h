@@ -4,12 +4,14 @@
 // math, the training's throughput (segments in one process, or short whole-process trials) and,
 // when the evaluation changes, the evaluation's time. Internal to wb_experiment.
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "wb/experiment/composed_try.h"
+#include "wb/report/speed_record.h"
 
 namespace wb::experiment::detail {
 
@@ -33,11 +35,13 @@ Changes changesOf(const TryOptions& o);
 // Writes the configs the measurements read; a folder holding another try's is refused.
 Status writeConfigs(const TryOptions& o);
 
-// What the speed side measured, each as its record on disk: math.json, segments.json (or
-// trials.json, or the unchanged steps' record) and, when the evaluation changes, its segments'
-// or trials' record (null otherwise).
+// What the speed side measured: math.json, the training's throughput (segments.json or
+// trials.json, or the unchanged steps' record) and, when the evaluation changes, its time
+// (evaluation-segments.json or evaluation-trials.json).
 struct Speed {
-  nlohmann::json math, throughput, evaluation;
+  nlohmann::json math;
+  report::SpeedRecord throughput;
+  std::optional<report::SpeedRecord> evaluation;
 };
 
 // The math check, the training's throughput and the evaluation's time: one process when a

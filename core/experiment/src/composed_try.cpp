@@ -16,6 +16,7 @@
 #include "wb/report/compare.h"
 #include "wb/report/estimate_json.h"
 #include "wb/report/host.h"
+#include "wb/report/speed_record.h"
 #include "wb/report/time_to_target_json.h"
 #include "wb/report/variant_looks.h"
 #include "wb/report/whatif.h"
@@ -147,8 +148,9 @@ double geometricMean(const std::vector<double>& xs) {
 
 struct Inputs {
   Changes changes;
-  json math, segments;
-  json evaluation;  // the evaluation trials, when the evaluation changes
+  json math;
+  report::SpeedRecord segments;                 // the training's throughput (segments, trials or unchanged)
+  std::optional<report::SpeedRecord> evaluation;  // the evaluation's time, when the evaluation changes
   bool keeps = true;
   int64_t train_samples = 0;
   std::optional<ReferenceRuns> refs;
@@ -164,20 +166,20 @@ struct Inputs {
 // The evaluation's parts from the evaluation trials: its speed, and without reference runs the
 // baseline's evaluation time and training rate (the trials' own) to weigh it.
 void evaluationParts(const Inputs& in, report::TimeToTargetParts& p, bool withReferences) {
-  if (!in.evaluation.is_object()) return;
-  p.eval_speed = report::logEstimateOf(report::estimateFromJson(in.evaluation.value("estimate", json())));
+  if (!in.evaluation) return;
+  p.eval_speed = report::logEstimateOf(in.evaluation->estimate);
   if (withReferences) return;
-  p.baseline_eval_s = report::logEstimateOfRuns(in.evaluation.value("baseline_eval_s", std::vector<double>{}));
-  if (in.segments.value("kind", std::string()) == "unchanged")  // evaluation segments: their warm-up's; trials: their own
-    p.baseline_train_samples_per_s = report::exactly(geometricMean(
-        in.evaluation.value(in.evaluation.contains("baseline_train_rates") ? "baseline_train_rates" : "baseline_rates", std::vector<double>{})));
+  p.baseline_eval_s = report::logEstimateOfRuns(in.evaluation->baseline_eval_s.value_or(std::vector<double>{}));
+  if (in.segments.unchanged())  // evaluation segments: their warm-up's; trials: their own
+    p.baseline_train_samples_per_s =
+        report::exactly(geometricMean(in.evaluation->baseline_train_rates.value_or(in.evaluation->baseline_rates)));
 }
 
 // The parts of the time to target from what was measured (see the header).
 report::TimeToTargetParts partsOf(const TryOptions& o, const Inputs& in) {
   report::TimeToTargetParts p;
-  const report::SpeedupEstimate seg = report::estimateFromJson(in.segments.value("estimate", json()));
-  const bool unchanged = in.segments.value("kind", std::string()) == "unchanged";
+  const report::SpeedupEstimate& seg = in.segments.estimate;
+  const bool unchanged = in.segments.unchanged();
   p.throughput = unchanged ? report::exactly(1) : report::logEstimateOf(seg);
   if (!unchanged && std::isfinite(seg.level)) p.throughput_alpha = 1 - seg.level;  // judged at its look's α
   const int64_t perEpoch = in.train_samples > 0 ? in.train_samples : 1;
@@ -185,7 +187,7 @@ report::TimeToTargetParts partsOf(const TryOptions& o, const Inputs& in) {
                                  ? double(o.baseline.train.eval_every_steps * samplesPerStep(o.baseline))
                                  : double(perEpoch);
   if (!in.refs || in.refs->runs.empty()) {  // the training (and a changed evaluation) over the configured length
-    p.baseline_train_samples_per_s = report::exactly(geometricMean(in.segments.value("baseline_rates", std::vector<double>{})));
+    p.baseline_train_samples_per_s = report::exactly(geometricMean(in.segments.baseline_rates));
     evaluationParts(in, p, false);
     p.keepMath(report::exactly(double(perEpoch) * std::max(1, o.baseline.train.epochs)));
     return p;
@@ -203,7 +205,7 @@ report::TimeToTargetParts partsOf(const TryOptions& o, const Inputs& in) {
   p.setSamples(in.samples);
   if (!in.replay.is_null()) return p;  // the reference runs themselves, cut where the rule stops them
   p.variant_startup_s = variantOrBorrowed(perRun(in.variant, startupOf), p.baseline_startup_s);
-  if (!in.evaluation.is_object())
+  if (!in.evaluation)
     p.eval_speed = ratioOf(p.baseline_eval_s, variantOrBorrowed(perRun(in.variant, evalOf), p.baseline_eval_s));
   return p;
 }
@@ -338,13 +340,12 @@ json referencesJson(const std::optional<ReferenceRuns>& refs, std::optional<doub
 
 json composedDoc(const TryOptions& o, const Inputs& in, const report::TimeToTargetEstimate& e, const std::string& status) {
   json doc = tryJson(o, Outcome{}, status);
-  const json throughput = in.segments.value("estimate", json());
-  const auto rates = [&](const char* side) { return median(in.segments.value(side, std::vector<double>{})); };
+  const json throughput = report::speedRecordJson(in.segments);
   auto num = [](double v) { return std::isfinite(v) ? json(v) : json(); };
   doc["method"] = "composed";
   doc["math"] = in.math;
-  doc["throughput"] = in.segments;
-  doc["evaluation"] = in.evaluation;
+  doc["throughput"] = throughput;
+  doc["evaluation"] = in.evaluation ? report::speedRecordJson(*in.evaluation) : json();
   doc["early_stopping"] = in.replay;
   doc["samples"] = in.keeps || !in.refs ? json() : report::samplesComparisonJson(in.samples);
   doc["references"] = referencesJson(in.refs, in.target);
@@ -355,16 +356,16 @@ json composedDoc(const TryOptions& o, const Inputs& in, const report::TimeToTarg
   doc["training_only"] = !in.refs.has_value();
   doc["target_acc"] = in.target ? json(*in.target) : json();
   doc["reached"] = std::isfinite(e.speedup.point);
-  doc["estimate"] = {{"to_target", report::estimateJson(e.speedup)}, {"throughput", throughput}};
-  if (in.segments.value("contended", false) || (in.evaluation.is_object() && in.evaluation.value("contended", false))) {  // no verdict from a contended host
+  doc["estimate"] = {{"to_target", report::estimateJson(e.speedup)}, {"throughput", throughput["estimate"]}};
+  if (in.segments.contended || (in.evaluation && in.evaluation->contended)) {  // no verdict from a contended host
     doc["estimate"]["to_target"]["verdict"] = "contended";
     doc["words"] = "no verdict (another process used the CPU while the throughput was measured): " + doc["words"].get<std::string>();
   }
   doc["medians"] = {{"time_to_target_s", {{"baseline", num(e.baseline_s)}, {"variant", num(e.variant_s)}}},
-                    {"train_samples_per_s", {{"baseline", num(rates("baseline_rates"))}, {"variant", num(rates("variant_rates"))}}}};
-  if (in.evaluation.is_object())
-    doc["medians"]["eval_s"] = {{"baseline", num(median(in.evaluation.value("baseline_eval_s", std::vector<double>{})))},
-                                {"variant", num(median(in.evaluation.value("variant_eval_s", std::vector<double>{})))}};
+                    {"train_samples_per_s", {{"baseline", num(median(in.segments.baseline_rates))}, {"variant", num(median(in.segments.variant_rates))}}}};
+  if (in.evaluation)
+    doc["medians"]["eval_s"] = {{"baseline", num(median(in.evaluation->baseline_eval_s.value_or(std::vector<double>{})))},
+                                {"variant", num(median(in.evaluation->variant_eval_s.value_or(std::vector<double>{})))}};
   return doc;
 }
 
@@ -411,7 +412,7 @@ Result<TryResult> runComposedTry(const TryOptions& o, const ComposedOptions& c, 
   TryResult r;
   r.doc = composedDoc(o, *in, e, proto::kStatusOk);
   r.estimates.to_target = e.speedup;
-  r.estimates.throughput = report::estimateFromJson(in->segments.value("estimate", json()));
+  r.estimates.throughput = in->segments.estimate;
   r.estimates.reached = std::isfinite(e.speedup.point);
   if (auto st = writeFileAtomic(o.out / "try.json", r.doc.dump(2) + "\n"); !st.ok()) return st.error();
   return r;

@@ -62,7 +62,7 @@ report::SpeedupEstimate evaluationSpeed(const VariantRuns& v, const report::Verd
 
 }  // namespace
 
-Result<json> measureTrials(const TrialsOptions& o, const Hooks& hooks) {
+Result<report::SpeedRecord> measureTrials(const TrialsOptions& o, const Hooks& hooks) {
   Plan p;
   p.steps = 2;
   p.reference = {"baseline", "the baseline", "00-baseline", 0, trialConfig(o.baseline, o, "baseline")};
@@ -81,24 +81,21 @@ Result<json> measureTrials(const TrialsOptions& o, const Hooks& hooks) {
                                                                                           : v.failures.front()));
   const report::SpeedupEstimate e = o.evaluation ? evaluationSpeed(v, policy.sequential().at(v.countedPairs()))
                                                  : estimatePairs(v, std::nullopt, policy.sequential()).throughput;
-  json estimate = report::estimateJson(e);
-  estimate["text"] = report::formatEstimate(e);
-  const bool contended = v.countedPairs() == 0;
-  if (contended) estimate["verdict"] = "contended";
-  json doc{{"kind", o.evaluation ? "evaluation trials" : "trials"},
-           {"changed", report::describeDiff(report::configDiff(proto::configToJson(o.baseline), proto::configToJson(o.variant)))},
-           {"steps_per_trial", o.steps},
-           {"rounds", v.countedPairs()},
-           {"baseline_rates", ratesOf(v.references, v)},
-           {"variant_rates", ratesOf(v.variants, v)},
-           {"estimate", estimate},
-           {"contended", contended}};
+  report::SpeedRecord s;
+  s.kind = o.evaluation ? "evaluation trials" : "trials";
+  s.changed = report::describeDiff(report::configDiff(proto::configToJson(o.baseline), proto::configToJson(o.variant)));
+  s.steps_per_trial = o.steps;
+  s.rounds = v.countedPairs();
+  s.baseline_rates = ratesOf(v.references, v);
+  s.variant_rates = ratesOf(v.variants, v);
+  s.estimate = e;
+  s.contended = v.countedPairs() == 0;
   if (o.evaluation) {
-    doc["evaluations_per_trial"] = kEvalTrialEvaluations;
-    doc["baseline_eval_s"] = evalSecondsOf(v.references, v);
-    doc["variant_eval_s"] = evalSecondsOf(v.variants, v);
+    s.evaluations_per_trial = kEvalTrialEvaluations;
+    s.baseline_eval_s = evalSecondsOf(v.references, v);
+    s.variant_eval_s = evalSecondsOf(v.variants, v);
   }
-  return doc;
+  return s;
 }
 
 }  // namespace wb::experiment::detail

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "wb/experiment/paired_runner.h"
+#include "wb/report/speed_record.h"
 
 namespace wb::experiment::detail {
 
@@ -28,11 +29,10 @@ struct TrialsOptions {
   bool evaluation = false;         // time the evaluations (the configured validation split), not the steps
 };
 
-// The segments' record shape: {kind "trials", changed, steps_per_trial, rounds, baseline_rates,
-// variant_rates, estimate (with text), contended}; an evaluation's: kind "evaluation trials",
-// evaluations_per_trial, baseline_eval_s and variant_eval_s (one evaluation's mean seconds per
-// trial) and estimate = the baseline's evaluation time over the variant's. Errors as runPairs;
-// Cancelled when stopped.
-Result<nlohmann::json> measureTrials(const TrialsOptions& options, const Hooks& hooks);
+// The segments' record (report/speed_record.h): kind "trials", steps_per_trial, the pairs' rates
+// and estimate; an evaluation's: kind "evaluation trials", evaluations_per_trial, baseline_eval_s
+// and variant_eval_s (one evaluation's mean seconds per trial) and estimate = the baseline's
+// evaluation time over the variant's. Errors as runPairs; Cancelled when stopped.
+Result<report::SpeedRecord> measureTrials(const TrialsOptions& options, const Hooks& hooks);
 
 }  // namespace wb::experiment::detail

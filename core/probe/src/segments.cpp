@@ -16,6 +16,7 @@
 #include "wb/report/compare.h"
 #include "wb/report/estimate_json.h"
 #include "wb/report/rounds_rule.h"
+#include "wb/report/speed_record.h"
 #include "wb/train/optim.h"
 
 namespace wb::probe {
@@ -281,40 +282,38 @@ Result<SegmentsResult> probeSegments(const SegmentsOptions& options) {
 }
 
 json segmentsJson(const SegmentsResult& r) {
-  auto num = [](double v) { return std::isfinite(v) ? json(v) : json(); };
-  json estimate = report::estimateJson(r.estimate);  // the product's estimate record, as try.json's
-  estimate["text"] = report::formatEstimate(r.estimate);
-  if (r.contended) estimate["verdict"] = "contended";
-  json doc{{"kind", r.evaluation ? "evaluation segments" : "segments"},
-          {"changed", r.changed},
-          {"device", r.device},
-          {"steps_per_segment", r.steps},
-          {"steps_sized", r.sized},
-          {"rounds", r.rounds},
-          {"baseline_rates", r.baseline_rates},
-          {"variant_rates", r.variant_rates},
-          {"variant_first", r.variant_first},
-          {"noise", {{"sigma", num(r.noise.sigma)}, {"df", r.noise.df}, {"band", num(r.noise.band())}}},
-          {"estimate", estimate},
-          {"other_cores", r.other_cores},
-          {"set_aside", r.set_aside},
-          {"busiest_others", proto::toJson(r.busiest_others)},
-          {"contended", r.contended},
-          {"cannot_be_faster", r.cannot_be_faster},
-          {"total_s", r.total_s}};
-  if (!r.evaluation) return doc;
-  // One evaluation's seconds per round (the validation split over each rate), and the baseline's
-  // training rate from its warm-up: what a try weighs the evaluations with (evaluation trials' keys).
-  const auto seconds = [&](const std::vector<double>& rates) {
-    std::vector<double> s;
-    for (double rate : rates) s.push_back(rate > 0 ? double(r.val_samples) / rate : 0.0);
-    return s;
-  };
-  doc["passes_per_segment"] = r.steps;
-  doc["baseline_eval_s"] = seconds(r.baseline_rates);
-  doc["variant_eval_s"] = seconds(r.variant_rates);
-  doc["baseline_train_rates"] = std::vector<double>{r.train_rate};
-  return doc;
+  report::SpeedRecord s;
+  s.kind = r.evaluation ? "evaluation segments" : "segments";
+  s.changed = r.changed;
+  s.device = r.device;
+  s.steps_per_segment = r.steps;
+  s.steps_sized = r.sized;
+  s.rounds = r.rounds;
+  s.baseline_rates = r.baseline_rates;
+  s.variant_rates = r.variant_rates;
+  s.variant_first = json::array();
+  for (bool first : r.variant_first) s.variant_first.push_back(first);
+  s.noise = r.noise;
+  s.estimate = r.estimate;
+  s.other_cores = r.other_cores;
+  s.set_aside = r.set_aside;
+  s.busiest_others = proto::toJson(r.busiest_others);
+  s.contended = r.contended;
+  s.cannot_be_faster = r.cannot_be_faster;
+  s.total_s = r.total_s;
+  if (r.evaluation) {
+    // One evaluation's seconds per round (the validation split over each rate), and the baseline's
+    // training rate from its warm-up: what a try weighs the evaluations with.
+    const auto seconds = [&](const std::vector<double>& rates) {
+      std::vector<double> out;
+      for (double rate : rates) out.push_back(rate > 0 ? double(r.val_samples) / rate : 0.0);
+      return out;
+    };
+    s.baseline_eval_s = seconds(r.baseline_rates);
+    s.variant_eval_s = seconds(r.variant_rates);
+    s.baseline_train_rates = std::vector<double>{r.train_rate};
+  }
+  return report::speedRecordJson(s);
 }
 
 report::Table segmentsTable(const SegmentsResult& r) {
