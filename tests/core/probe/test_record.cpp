@@ -230,6 +230,12 @@ class TestRecord : public QObject {
     QVERIFY(back.ok());
     QCOMPARE(probeJson(*back), doc);
     QVERIFY(!probeFromJson(json{{"kind", "something-else"}}).ok());
+    // One field list writes and reads it: a key a newer writer added passes through a rewrite.
+    json newer = doc;
+    newer["written_later"] = {{"x", 1}};
+    auto kept = probeFromJson(newer);
+    QVERIFY(kept.ok());
+    QCOMPARE(probeJson(*kept)["written_later"]["x"].get<int>(), 1);
   }
 
   // A file written before the rounds were kept (v 1: no rounds, no noise) still loads: its stored

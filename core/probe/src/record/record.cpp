@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "wb/proto/config_json.h"
+#include "wb/proto/fields.h"
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
 #include "wb/report/estimate_json.h"
@@ -150,87 +151,75 @@ std::string probeKey(const Config& config, const report::MachineId& machine) {
   return report::storeKey(identity);
 }
 
-namespace {
-json rowJson(const ProbeResult& r, const ProbeRow& row) {
-  json j = {{"workers", row.workers}, {"steps", row.steps}, {"seconds", row.seconds},
-            {"samples_per_s", row.samples_per_s}, {"data_ms", row.data_ms}, {"step_ms", row.step_ms},
-            {"other_cores", row.other_cores}, {"rounds", row.round_rates}};
-  if (const ProbeRow* ref = r.reference()) j["vs_reference"] = report::estimateJson(r.speedupOver(*ref, row));
-  return j;
+WB_FIELDS(ProbeRow) {
+  f("workers", e.workers), f("steps", e.steps), f("seconds", e.seconds), f("samples_per_s", e.samples_per_s);
+  f("data_ms", e.data_ms), f("step_ms", e.step_ms), f("other_cores", e.other_cores), f("rounds", e.round_rates);
 }
 
-ProbeRow rowFromJson(const json& c) {
-  ProbeRow row{c.value("workers", 0), c.value("steps", int64_t{0}), c.value("seconds", 0.0),
-               c.value("samples_per_s", 0.0), c.value("data_ms", 0.0), c.value("step_ms", 0.0),
-               c.value("other_cores", 0.0), {}};
-  if (c.contains("rounds") && c["rounds"].is_array())
-    for (const auto& v : c["rounds"])
-      if (v.is_number()) row.round_rates.push_back(v.get<double>());
-  return row;
+namespace {
+
+// The candidates, each with its speedup over the reference count (written for readers, never read).
+json candidatesJson(const ProbeResult& r) {
+  json rows = json::array();
+  for (const ProbeRow& row : r.rows) {
+    json j = json::object();
+    proto::fieldsToJson(row, j);
+    if (const ProbeRow* ref = r.reference()) j["vs_reference"] = report::estimateJson(r.speedupOver(*ref, row));
+    rows.push_back(std::move(j));
+  }
+  return rows;
 }
+
+std::vector<ProbeRow> candidatesOf(const json& list) {
+  std::vector<ProbeRow> rows;
+  if (list.is_array())
+    for (const json& c : list)
+      if (c.is_object()) proto::fieldsFromJson(c, rows.emplace_back());
+  return rows;
+}
+
+json noiseJson(const ProbeResult& r) {
+  const report::RoundsNoise noise = r.noise();
+  return {{"band", r.noiseBand()}, {"sigma", std::isfinite(noise.sigma) ? json(noise.sigma) : json()}, {"df", noise.df}};
+}
+
 }  // namespace
 
+WB_FIELDS(ProbeResult) {
+  f("v", proto::derived(2)), f("kind", proto::derived(std::string("probe-workers")));
+  f("key", e.key), f("measured_at", e.measured_at);
+  f("host", proto::group([&](auto&& g) { g("name", e.host), g("cpu", e.cpu), g("cores", e.cores); }));
+  f("device", e.device), f("experiment", e.experiment), f("batch_size", e.batch_size);
+  f("loader_alone", proto::group([&](auto&& g) {
+      g("workers", proto::derived(0)), g("batches_per_s", e.loader_batches_per_s), g("samples_per_s", e.loader_samples_per_s);
+    }));
+  f("step_alone", proto::group([&](auto&& g) { g("ms", e.step_alone_ms), g("samples_per_s", e.step_samples_per_s); }));
+  f("candidates", proto::via(e.rows, [&e](const std::vector<ProbeRow>&) { return candidatesJson(e); }, candidatesOf));
+  f("rounds", e.rounds), f("noise", proto::derived(noiseJson(e))), f("settled", proto::derived(e.settled()));
+  f("seconds_per_round", e.seconds_per_round), f("total_s", e.total_s), f("alone_other_cores", e.alone_other_cores);
+  f("contended", proto::derived(e.contended())), f("recommended", e.recommended);
+  f("data_share", proto::derived(e.dataShare())), f("data_not_bottleneck", proto::derived(e.dataNotBottleneck()));
+  f("verdict", proto::derived(e.verdict()));
+}
+
 json probeJson(const ProbeResult& r) {
-  json rows = json::array();
-  for (const auto& row : r.rows) rows.push_back(rowJson(r, row));
-  const report::RoundsNoise noise = r.noise();
-  return {{"v", 2},
-          {"kind", "probe-workers"},
-          {"key", r.key},
-          {"measured_at", r.measured_at},
-          {"host", {{"name", r.host}, {"cpu", r.cpu}, {"cores", r.cores}}},
-          {"device", r.device},
-          {"experiment", r.experiment},
-          {"batch_size", r.batch_size},
-          {"loader_alone", {{"workers", 0}, {"batches_per_s", r.loader_batches_per_s},
-                            {"samples_per_s", r.loader_samples_per_s}}},
-          {"step_alone", {{"ms", r.step_alone_ms}, {"samples_per_s", r.step_samples_per_s}}},
-          {"candidates", rows},
-          {"rounds", r.rounds},
-          {"noise", {{"band", r.noiseBand()}, {"sigma", std::isfinite(noise.sigma) ? json(noise.sigma) : json()},
-                     {"df", noise.df}}},
-          {"settled", r.settled()},
-          {"seconds_per_round", r.seconds_per_round},
-          {"total_s", r.total_s},
-          {"alone_other_cores", r.alone_other_cores},
-          {"contended", r.contended()},
-          {"recommended", r.recommended},
-          {"data_share", r.dataShare()},
-          {"data_not_bottleneck", r.dataNotBottleneck()},
-          {"verdict", r.verdict()}};
+  json out = json::object();
+  proto::fieldsToJson(r, out);
+  return out;
 }
 
 Result<ProbeResult> probeFromJson(const json& doc) {
   if (!doc.is_object() || doc.value("kind", std::string()) != "probe-workers" || !doc.contains("candidates") ||
       !doc["candidates"].is_array())
     return makeError(Errc::InvalidConfig, "not a worker-probe result (kind \"probe-workers\" with candidates)");
-  try {
-    ProbeResult r;
-    r.key = doc.value("key", std::string());
-    r.measured_at = doc.value("measured_at", std::string());
-    const json host = doc.value("host", json::object());
-    r.host = host.value("name", std::string());
-    r.cpu = host.value("cpu", std::string());
-    r.cores = host.value("cores", 0);
-    r.device = doc.value("device", std::string());
-    r.experiment = doc.value("experiment", json::object());
-    r.batch_size = doc.value("batch_size", 0);
-    const json la = doc.value("loader_alone", json::object()), sa = doc.value("step_alone", json::object());
-    r.loader_batches_per_s = la.value("batches_per_s", 0.0);
-    r.loader_samples_per_s = la.value("samples_per_s", 0.0);
-    r.step_alone_ms = sa.value("ms", 0.0);
-    r.step_samples_per_s = sa.value("samples_per_s", 0.0);
-    for (const auto& c : doc["candidates"]) r.rows.push_back(rowFromJson(c));
-    r.rounds = doc.value("rounds", 0);
-    // Before the rounds were kept a result stored the time per candidate, over two rounds.
-    r.seconds_per_round = doc.value("seconds_per_round", doc.value("seconds_per_candidate", 0.0) / 2);
-    r.total_s = doc.value("total_s", 0.0);
-    r.alone_other_cores = doc.value("alone_other_cores", 0.0);
-    r.recommended = doc.value("recommended", recommendWorkers(r));
-    return r;
-  } catch (const json::exception& e) {
-    return makeError(Errc::InvalidConfig, std::string("worker-probe result: ") + e.what());
-  }
+  ProbeResult r;
+  r.recommended = -2;  // absent: recommended from the rows below
+  proto::fieldsFromJson(doc, r);
+  // Before the rounds were kept a result stored the time per candidate, over two rounds.
+  if (!doc.contains("seconds_per_round") && doc.contains("seconds_per_candidate") && doc["seconds_per_candidate"].is_number())
+    r.seconds_per_round = doc["seconds_per_candidate"].get<double>() / 2;
+  if (r.recommended == -2) r.recommended = recommendWorkers(r);
+  return r;
 }
 
 Status saveProbe(const ProbeResult& result, const std::filesystem::path& dir) {

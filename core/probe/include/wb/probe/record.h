@@ -75,6 +75,7 @@ struct ProbeResult {
   int recommended = -1;         // recommendWorkers(*this) when measured
   double seconds_per_round = 0;  // each candidate's timed stretch in one round
   double total_s = 0;           // the whole probe, opening the data included
+  nlohmann::json unknown;       // keys a newer writer added, kept on a rewrite
 
   // Loader alone per batch ÷ step alone (how much of a step workers could hide at most).
   double dataShare() const;
