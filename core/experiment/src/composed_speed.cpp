@@ -144,19 +144,19 @@ const char* const kMathWhat = "the math check (the first steps' losses from one 
 
 fs::path mathFile(const TryOptions& o) { return o.out / "math.json"; }
 
-bool keepsMath(const json& math) { return math.is_object() && math.value("keeps_math", false); }
+bool keepsMath(const std::optional<report::MathCheckRecord>& math) { return math && math->keeps_math; }
 
 // The math check when no segments' process ran it first (trials, an unchanged step, a try
 // continued): math.json as it is, else `probe math`.
 Status checkMathAlone(const TryOptions& o, const Hooks& h, Speed& s) {
-  if (s.math.is_object()) return {};
+  if (s.math) return {};
   if (auto kept = report::readStored(mathFile(o)); kept && kept->is_object()) {
-    s.math = std::move(*kept);
+    s.math = report::mathCheckFromJson(*kept);
     return {};
   }
   auto math = measure(o, h, "math", kMathWhat, variantFile(o));
   if (!math.ok()) return math.error();
-  s.math = std::move(*math);
+  s.math = report::mathCheckFromJson(*math);
   return {};
 }
 
@@ -178,7 +178,7 @@ Result<report::SpeedRecord> measureSegments(const TryOptions& o, bool futility, 
                         : measure(o, h, "segments", what, throughputFile(o), args);
   if (!doc.ok()) return doc.error();
   if (withMath)
-    if (auto math = report::readStored(mathFile(o)); math && math->is_object()) s.math = std::move(*math);
+    if (auto math = report::readStored(mathFile(o)); math && math->is_object()) s.math = report::mathCheckFromJson(*math);
   return report::speedRecordFromJson(*doc);
 }
 
@@ -197,7 +197,7 @@ Result<Speed> measureSpeed(const TryOptions& o, bool futility, const Hooks& h) {
                               : measureByTrials(o, h, false);
   if (!throughput.ok()) return throughput.error();
   s.throughput = std::move(*throughput);
-  withMath = withMath && !s.math.is_object();
+  withMath = withMath && !s.math;
   if (evaluation) {
     // Evaluations in one process, as the steps' segments, unless the steps change in a way one
     // process cannot switch (then short evaluating trials, whole processes).

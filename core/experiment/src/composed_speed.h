@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "wb/experiment/composed_try.h"
+#include "wb/report/math_record.h"
 #include "wb/report/speed_record.h"
 
 namespace wb::experiment::detail {
@@ -39,7 +40,7 @@ Status writeConfigs(const TryOptions& o);
 // trials.json, or the unchanged steps' record) and, when the evaluation changes, its time
 // (evaluation-segments.json or evaluation-trials.json).
 struct Speed {
-  nlohmann::json math;
+  std::optional<report::MathCheckRecord> math;  // set once measureSpeed returns
   report::SpeedRecord throughput;
   std::optional<report::SpeedRecord> evaluation;
 };

@@ -16,6 +16,7 @@
 #include "wb/report/compare.h"
 #include "wb/report/estimate_json.h"
 #include "wb/report/host.h"
+#include "wb/report/math_record.h"
 #include "wb/report/speed_record.h"
 #include "wb/report/time_to_target_json.h"
 #include "wb/report/variant_looks.h"
@@ -148,7 +149,7 @@ double geometricMean(const std::vector<double>& xs) {
 
 struct Inputs {
   Changes changes;
-  json math;
+  report::MathCheckRecord math;
   report::SpeedRecord segments;                 // the training's throughput (segments, trials or unchanged)
   std::optional<report::SpeedRecord> evaluation;  // the evaluation's time, when the evaluation changes
   bool keeps = true;
@@ -220,7 +221,7 @@ Result<std::optional<ReferenceRuns>> referencesFor(const TryOptions& o, const Co
                                                    const Hooks& h) {
   ReferenceOptions r;
   r.baseline = o.baseline;
-  r.dataset_id = in.math.value("dataset_id", std::string());
+  r.dataset_id = in.math.dataset_id;
   r.train_samples = in.train_samples;
   r.store = c.references;
   r.runs = c.reference_runs;
@@ -343,7 +344,7 @@ json composedDoc(const TryOptions& o, const Inputs& in, const report::TimeToTarg
   const json throughput = report::speedRecordJson(in.segments);
   auto num = [](double v) { return std::isfinite(v) ? json(v) : json(); };
   doc["method"] = "composed";
-  doc["math"] = in.math;
+  doc["math"] = report::mathCheckJson(in.math);
   doc["throughput"] = throughput;
   doc["evaluation"] = in.evaluation ? report::speedRecordJson(*in.evaluation) : json();
   doc["early_stopping"] = in.replay;
@@ -375,16 +376,16 @@ Result<Inputs> measureAll(const TryOptions& o, const ComposedOptions& c, const H
   in.changes = changesOf(o);
   auto speed = detail::measureSpeed(o, c.futility, h);
   if (!speed.ok()) return speed.error();
-  in.math = std::move(speed->math);
+  in.math = std::move(*speed->math);
   in.segments = std::move(speed->throughput);
   in.evaluation = std::move(speed->evaluation);
-  in.keeps = in.math.value("keeps_math", false);
-  in.train_samples = in.math.value("train_samples", int64_t{0});
+  in.keeps = in.math.keeps_math;
+  in.train_samples = in.math.train_samples;
   auto refs = referencesFor(o, c, in, h);
   if (!refs.ok()) return refs.error();
   in.refs = std::move(*refs);
   if (!in.keeps && !in.refs)
-    return makeError(Errc::InvalidConfig, "the variant changes the training's math (" + in.math.value("verdict", std::string()) +
+    return makeError(Errc::InvalidConfig, "the variant changes the training's math (" + in.math.verdict +
                                               ") and --reference-runs is 0: its samples to target need runs; give --reference-runs 5");
   if (in.changes.has(Part::Replay) && !in.refs)
     return makeError(Errc::InvalidConfig, "early stopping is replayed on the experiment's reference runs and --reference-runs is 0: "

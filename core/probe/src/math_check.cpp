@@ -224,38 +224,6 @@ Result<MathCheckResult> checkMath(const MathCheckOptions& o) {
   return r;
 }
 
-json mathCheckJson(const MathCheckResult& r) {
-  auto num = [](double v) { return std::isfinite(v) ? json(v) : json(); };
-  json rows = json::array();
-  for (const MathStep& s : r.rows)
-    rows.push_back({{"step", s.step == 0 ? json("eval") : json(s.step)},
-                    {"baseline", num(s.baseline)},
-                    {"variant", num(s.variant)},
-                    {"repeat", s.repeat ? num(*s.repeat) : json()},
-                    {"deviation", num(s.deviation)},
-                    {"tolerance", num(s.tolerance)},
-                    {"within", s.deviation <= s.tolerance}});
-  return {{"kind", "math-check"},
-          {"changed", r.changed},
-          {"speedup", r.speedup.empty() ? json() : json(r.speedup)},
-          {"device", r.device},
-          {"train_samples", r.train_samples},
-          {"dataset_id", r.dataset_id},
-          {"checked", r.checked},
-          {"keeps_math", r.keeps_math},
-          {"inactive", r.inactive},
-          {"steps", r.steps},
-          {"tolerance_per_step", r.tolerance_per_step},
-          {"tolerance", r.tolerance_rule},
-          {"max_deviation", num(r.max_deviation)},
-          {"max_at_step", r.max_at_step},
-          {"max_repeat_deviation", num(r.max_repeat_deviation)},
-          {"diverged_at_step", r.diverged_at_step > 0 ? json(r.diverged_at_step) : json()},
-          {"rows", rows},
-          {"verdict", r.verdict},
-          {"total_s", r.total_s}};
-}
-
 report::Table mathCheckTable(const MathCheckResult& r) {
   report::Table t;
   t.title = "Does it keep the math? " + r.changed;

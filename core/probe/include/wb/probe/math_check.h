@@ -26,6 +26,7 @@
 
 #include "wb/common/config.h"
 #include "wb/common/result.h"
+#include "wb/report/math_record.h"
 #include "wb/report/table.h"
 
 namespace wb::probe {
@@ -47,37 +48,13 @@ struct MathCheckOptions {
   const std::atomic<bool>* stop = nullptr;
 };
 
-struct MathStep {
-  int64_t step = 0;                              // 1-based; the eval row is step 0
-  double baseline = 0, variant = 0;              // training loss (the eval row: validation loss)
-  std::optional<double> repeat;                  // the baseline's rerun
-  double deviation = 0;                          // |variant - baseline| / max(|baseline|, 1e-3)
-  double tolerance = 0;                          // allowed at this step
-};
-
-struct MathCheckResult {
-  std::string changed;     // "speedups.workers 0 → 2"
-  std::string speedup;     // the varied speedup's key, "" when none (e.g. train.batch_size)
-  std::string device;
-  int64_t train_samples = 0;  // the training split's samples (its limit applied); 0: not trained here
-  std::string dataset_id;     // the dataset's files' fingerprint (wb::folderFingerprint); "": unknown
-  bool checked = false;    // the steps were compared (false: what the descriptor says, and why)
-  bool keeps_math = false;
-  bool inactive = false;   // asked for but inactive on this machine: keeps the math here
-  int steps = 0;           // K asked; rows hold the steps both reached
-  double tolerance_per_step = 0;
-  std::string tolerance_rule;  // the tolerance in words
-  double max_deviation = 0, max_repeat_deviation = 0;
-  int64_t max_at_step = 0;
-  int64_t diverged_at_step = 0;  // the first step past its tolerance (0: none)
-  std::vector<MathStep> rows;    // per step, then the validation loss after the last (step 0)
-  std::string verdict;           // one sentence: kept or changed, and why
-  double total_s = 0;
-};
+// The result's record (steps, deviations, verdict) lives with its readers: wb/report/math_record.h.
+using MathStep = report::MathStep;
+using MathCheckResult = report::MathCheckRecord;
+using report::mathCheckJson;
 
 Result<MathCheckResult> checkMath(const MathCheckOptions& options);
 
-nlohmann::json mathCheckJson(const MathCheckResult& result);
 report::Table mathCheckTable(const MathCheckResult& result);
 
 }  // namespace wb::probe
