@@ -134,9 +134,14 @@ class TestCliVerdicts : public QObject {
     const json cmp = exported(run(QStringLiteral("small1")), {run(QStringLiteral("small2")), run(QStringLiteral("small3")),
                                                                run(QStringLiteral("big1")), run(QStringLiteral("big2")),
                                                                run(QStringLiteral("big3"))});
-    const json& big = cmp["runs"][3];
-    QCOMPARE(QString::fromStdString(big["label"].get<std::string>()), QStringLiteral("big1"));
-    QVERIFY2(big.contains("estimate"), big.dump(2).c_str());
+    // The group's estimate sits on its counted rows: a run the host's speed check set aside (the
+    // host changed speed under it: a shared machine's) carries none, and the other two still judge it.
+    const json* counted = nullptr;
+    for (int i = 3; i < 6 && !counted; ++i)
+      if (cmp["runs"][i].contains("estimate")) counted = &cmp["runs"][i];
+    QVERIFY2(counted, cmp.dump(2).c_str());
+    const json& big = *counted;
+    QVERIFY(QString::fromStdString(big["label"].get<std::string>()).startsWith(QStringLiteral("big")));
     const json& e = big["estimate"]["train_samples_per_s"];
     QVERIFY2(!e["lo"].is_null(), cmp.dump(2).c_str());  // runs slowed alike count on a busy machine too
     QVERIFY2(e["verdict"] == "faster", e.dump().c_str());
@@ -144,7 +149,7 @@ class TestCliVerdicts : public QObject {
     QVERIFY(e["baseline_runs"].get<int>() + e["runs"].get<int>() >= 3);  // uncontended repeats only
     // The Markdown export makes a clear verdict bold, and only that.
     const QString md = dir_.filePath(QStringLiteral("cmp.md"));
-    const auto r = cli({QStringLiteral("export"), run(QStringLiteral("big1")), QStringLiteral("--baseline"), run(QStringLiteral("small1")),
+    const auto r = cli({QStringLiteral("export"), run(QString::fromStdString(big["label"].get<std::string>())), QStringLiteral("--baseline"), run(QStringLiteral("small1")),
                         QStringLiteral("--output"), md});
     QVERIFY2(r.rc == 0, r.describe().constData());
     QFile f(md);
