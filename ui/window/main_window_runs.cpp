@@ -44,6 +44,7 @@
 #include "wb/common/paths.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/rundir.h"
+#include "wb/proto/try_record.h"
 #include "wb/common/config_schema.h"
 #include "wb/report/compare.h"
 #include "wb/ladder/ladder.h"
@@ -150,14 +151,14 @@ void MainWindow::onTryFinished(const QString& outDir, bool cancelled, const QStr
     return;
   }
   const json& doc = tryRunner_->result();
-  const bool byParts = doc.is_object() && doc.value("method", std::string()) == "composed";
-  if (cancelled && byParts) {
+  const proto::TryRecord record = proto::tryRecordFromJson(doc);
+  if (cancelled && record.byParts()) {
     showMessage(QStringLiteral("Try %1 stopped: what it measured is kept in %2 (the experiment's reference runs, once made, "
                                "are reused by the next try).")
                     .arg(tryKey_, outDir));
     return;
   }
-  if (!doc.is_object() || (cancelled && doc.value("pairs", 0) < 1)) {
+  if (!doc.is_object() || (cancelled && record.pairs < 1)) {
     showMessage(QStringLiteral("Try %1 stopped before a pair finished; its runs are kept in %2.").arg(tryKey_, outDir));
     return;
   }

@@ -339,35 +339,34 @@ json referencesJson(const std::optional<ReferenceRuns>& refs, std::optional<doub
           {"seed_spread", std::isfinite(spread) ? json(spread) : json()}, {"runs_for_5pct", needed > 0 ? json(needed) : json()}};
 }
 
-json composedDoc(const TryOptions& o, const Inputs& in, const report::TimeToTargetEstimate& e, const std::string& status) {
-  json doc = tryJson(o, Outcome{}, status);
+proto::TryRecord composedRecord(const TryOptions& o, const Inputs& in, const report::TimeToTargetEstimate& e, const std::string& status) {
+  proto::TryRecord r = tryRecordOf(o, Outcome{}, status);
   const json throughput = report::speedRecordJson(in.segments);
-  auto num = [](double v) { return std::isfinite(v) ? json(v) : json(); };
-  doc["method"] = "composed";
-  doc["math"] = report::mathCheckJson(in.math);
-  doc["throughput"] = throughput;
-  doc["evaluation"] = in.evaluation ? report::speedRecordJson(*in.evaluation) : json();
-  doc["early_stopping"] = in.replay;
-  doc["samples"] = in.keeps || !in.refs ? json() : report::samplesComparisonJson(in.samples);
-  doc["references"] = referencesJson(in.refs, in.target);
-  doc["variant_runs"] = dirsOf(in.variant);
-  if (!in.looks.is_null()) doc["variant_looks"] = in.looks;
-  doc["composed"] = report::timeToTargetJson(e);
-  doc["words"] = report::timeToTargetWords(e) + detail::replayWords(in.replay) + detail::looksWords(in.looks);
-  doc["training_only"] = !in.refs.has_value();
-  doc["target_acc"] = in.target ? json(*in.target) : json();
-  doc["reached"] = std::isfinite(e.speedup.point);
-  doc["estimate"] = {{"to_target", report::estimateJson(e.speedup)}, {"throughput", throughput["estimate"]}};
+  r.method = "composed";
+  r.math = report::mathCheckJson(in.math);
+  r.throughput = throughput;
+  r.evaluation = in.evaluation ? report::speedRecordJson(*in.evaluation) : json();
+  r.early_stopping = in.replay;
+  r.samples = in.keeps || !in.refs ? json() : report::samplesComparisonJson(in.samples);
+  r.references = referencesJson(in.refs, in.target);
+  for (const auto& run : in.variant) r.variant_runs.push_back(run.dir);
+  r.variant_looks = in.looks;
+  r.composed = report::timeToTargetJson(e);
+  r.words = report::timeToTargetWords(e) + detail::replayWords(in.replay) + detail::looksWords(in.looks);
+  r.training_only = !in.refs.has_value();
+  r.target_acc = in.target.value_or(NAN);
+  r.reached = std::isfinite(e.speedup.point);
+  r.estimate = {{"to_target", report::estimateJson(e.speedup)}, {"throughput", throughput["estimate"]}};
   if (in.segments.contended || (in.evaluation && in.evaluation->contended)) {  // no verdict from a contended host
-    doc["estimate"]["to_target"]["verdict"] = "contended";
-    doc["words"] = "no verdict (another process used the CPU while the throughput was measured): " + doc["words"].get<std::string>();
+    r.estimate["to_target"]["verdict"] = "contended";
+    r.words = "no verdict (another process used the CPU while the throughput was measured): " + r.words;
   }
-  doc["medians"] = {{"time_to_target_s", {{"baseline", num(e.baseline_s)}, {"variant", num(e.variant_s)}}},
-                    {"train_samples_per_s", {{"baseline", num(median(in.segments.baseline_rates))}, {"variant", num(median(in.segments.variant_rates))}}}};
+  r.medians["time_to_target_s"] = {e.baseline_s, e.variant_s};
+  r.medians["train_samples_per_s"] = {median(in.segments.baseline_rates), median(in.segments.variant_rates)};
   if (in.evaluation)
-    doc["medians"]["eval_s"] = {{"baseline", num(median(in.evaluation->baseline_eval_s.value_or(std::vector<double>{})))},
-                                {"variant", num(median(in.evaluation->variant_eval_s.value_or(std::vector<double>{})))}};
-  return doc;
+    r.medians["eval_s"] = {median(in.evaluation->baseline_eval_s.value_or(std::vector<double>{})),
+                           median(in.evaluation->variant_eval_s.value_or(std::vector<double>{}))};
+  return r;
 }
 
 Result<Inputs> measureAll(const TryOptions& o, const ComposedOptions& c, const Hooks& h) {
@@ -402,16 +401,15 @@ Result<TryResult> runComposedTry(const TryOptions& o, const ComposedOptions& c, 
   auto in = measureAll(o, c, h);
   if (!in.ok()) {
     const bool cut = in.error().code == Errc::Cancelled;
-    (void)writeFileAtomic(o.out / "try.json", [&] {
-      json doc = tryJson(o, Outcome{}, cut ? proto::kStatusCancelled : proto::kStatusFailed);
-      doc["method"] = "composed", doc["error"] = in.error().message;
-      return doc.dump(2) + "\n";
-    }());
+    proto::TryRecord stopped = tryRecordOf(o, Outcome{}, cut ? proto::kStatusCancelled : proto::kStatusFailed);
+    stopped.method = "composed";
+    stopped.error = in.error().message;
+    (void)writeFileAtomic(o.out / "try.json", proto::tryRecordJson(stopped).dump(2) + "\n");
     return in.error();
   }
   const report::TimeToTargetEstimate e = report::composeTimeToTarget(partsOf(o, *in), in->rule);
   TryResult r;
-  r.doc = composedDoc(o, *in, e, proto::kStatusOk);
+  r.doc = proto::tryRecordJson(composedRecord(o, *in, e, proto::kStatusOk));
   r.estimates.to_target = e.speedup;
   r.estimates.throughput = in->segments.estimate;
   r.estimates.reached = std::isfinite(e.speedup.point);

@@ -37,8 +37,6 @@ bool sameRuns(const TryOptions& o) {
   return x == y;
 }
 
-json num(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
-
 // The median of one metric over the counted pairs' runs of one side.
 std::optional<double> medianOf(const std::vector<report::RunRecord>& runs, const VariantRuns& v,
                                std::optional<double> target, std::optional<double> (*pick)(const report::RunMetrics&)) {
@@ -54,55 +52,48 @@ std::optional<double> ttt(const report::RunMetrics& m) { return m.time_to_target
 std::optional<double> sps(const report::RunMetrics& m) { return m.train_samples_per_s; }
 std::optional<double> wall(const report::RunMetrics& m) { return m.wall_s; }
 
+// The pairs so far: each pair's runs, the estimates and each measure's medians over the counted ones.
+void addPairs(const TryOptions& o, const Outcome& outcome, proto::TryRecord& r) {
+  const VariantRuns& v = outcome.variants.front();
+  for (size_t i = 0; i < v.pairs.size(); ++i)
+    r.runs.push_back({v.pairs[i].number, v.pairs[i].variant_first, v.counted(i), v.pairs[i].reference_dir, v.pairs[i].variant_dir});
+  const PairEstimates e = estimatePairs(v, outcome.target_acc, o.policy.sequential());
+  r.estimate = {{"to_target", report::estimateJson(e.to_target)}, {"throughput", report::estimateJson(e.throughput)},
+                {"wall", report::estimateJson(e.wall)}};
+  for (auto [name, pick] : {std::pair{"time_to_target_s", &ttt}, std::pair{"train_samples_per_s", &sps}, std::pair{"wall_s", &wall}})
+    r.medians[name] = {medianOf(v.references, v, outcome.target_acc, pick).value_or(NAN),
+                       medianOf(v.variants, v, outcome.target_acc, pick).value_or(NAN)};
+  r.pairs = v.countedPairs();
+  r.settled = v.settled;
+  r.reached = e.reached;
+}
+
 }  // namespace
 
+proto::TryRecord tryRecordOf(const TryOptions& o, const Outcome& outcome, const std::string& status) {
+  proto::TryRecord r;
+  r.status = status;
+  r.cancelled_at = outcome.cancelled_at;
+  r.speedup = o.speedup;
+  r.setting = o.setting;
+  r.measured_at = report::utcNowIso();
+  r.baseline = {"the baseline", o.baseline};
+  r.variant = {o.setting, o.variant};
+  r.same_config = sameRuns(o);
+  r.target_acc = outcome.target_acc.value_or(NAN);
+  if (const auto t = referenceFairTarget(outcome, o.policy.target_acc)) r.target = t->describe();
+  r.noise_band = o.policy.floor_band;
+  r.min_effect = o.policy.min_effect;
+  r.max_pairs = o.policy.max_pairs;
+  r.fixed_pairs = o.policy.fixed_pairs;
+  r.run_command = o.user_command.text;
+  if (o.variant_command) r.variant_command = o.variant_command->text;
+  if (!outcome.variants.empty()) addPairs(o, outcome, r);
+  return r;
+}
+
 json tryJson(const TryOptions& o, const Outcome& outcome, const std::string& status) {
-  json runs = json::array();
-  json medians = json::object();
-  json estimate = json::object();
-  int pairs = 0;
-  std::string settled;
-  bool reached = false;
-  if (!outcome.variants.empty()) {
-    const VariantRuns& v = outcome.variants.front();
-    for (size_t i = 0; i < v.pairs.size(); ++i)
-      runs.push_back({{"pair", v.pairs[i].number}, {"variant_first", v.pairs[i].variant_first}, {"counted", v.counted(i)},
-                      {"reference_dir", v.pairs[i].reference_dir}, {"variant_dir", v.pairs[i].variant_dir}});
-    const PairEstimates e = estimatePairs(v, outcome.target_acc, o.policy.sequential());
-    estimate = {{"to_target", report::estimateJson(e.to_target)}, {"throughput", report::estimateJson(e.throughput)},
-                {"wall", report::estimateJson(e.wall)}};
-    for (auto [name, pick] : {std::pair{"time_to_target_s", &ttt}, std::pair{"train_samples_per_s", &sps}, std::pair{"wall_s", &wall}})
-      medians[name] = {{"baseline", num(medianOf(v.references, v, outcome.target_acc, pick))},
-                       {"variant", num(medianOf(v.variants, v, outcome.target_acc, pick))}};
-    pairs = v.countedPairs();
-    settled = v.settled;
-    reached = e.reached;
-  }
-  return {{"status", status},
-          {"cancelled_at", outcome.cancelled_at},
-          {"speedup", o.speedup},
-          {"setting", o.setting},
-          {"measured_at", report::utcNowIso()},
-          {"baseline", {{"label", "the baseline"}, {"config", proto::configToJson(o.baseline)}}},
-          {"variant", {{"label", o.setting}, {"config", proto::configToJson(o.variant)}}},
-          {"same_config", sameRuns(o)},
-          {"target_acc", num(outcome.target_acc)},
-          {"target", [&] {
-             const auto t = referenceFairTarget(outcome, o.policy.target_acc);
-             return t ? json(t->describe()) : json();
-           }()},
-          {"noise_band", o.policy.floor_band},
-          {"min_effect", o.policy.min_effect},
-          {"max_pairs", o.policy.max_pairs},
-          {"fixed_pairs", o.policy.fixed_pairs},
-          {"pairs", pairs},
-          {"settled", settled},
-          {"reached", reached},
-          {"medians", medians},
-          {"estimate", estimate},
-          {"runs", runs},
-          {"run_command", o.user_command.text},
-          {"variant_command", o.variant_command ? json(o.variant_command->text) : json()}};
+  return proto::tryRecordJson(tryRecordOf(o, outcome, status));
 }
 
 Result<TryResult> runTry(const TryOptions& o, const Hooks& hooks) {

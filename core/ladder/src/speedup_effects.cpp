@@ -1,3 +1,4 @@
+#include "wb/proto/try_record.h"
 #include "wb/ladder/speedup_effects.h"
 
 #include "wb/proto/rundir.h"
@@ -139,24 +140,21 @@ std::map<std::string, std::pair<std::filesystem::file_time_type, nlohmann::json>
 
 SpeedupEffect tryEffect(const nlohmann::json& doc, const std::string& date) {
   SpeedupEffect e{"", std::nullopt, "try", date};
-  const nlohmann::json est = doc.value("estimate", nlohmann::json::object());
-  const bool reached = doc.value("reached", false);
-  const SpeedupEstimate x = estimateFromJson(est.value(reached ? "to_target" : "wall", nlohmann::json()));
-  if (doc.value("method", std::string()) == "composed") {  // by parts: the composed words say the split
-    e.text = doc.value("setting", std::string()) + ": " + doc.value("words", std::string("no speedup taken (" +
-                                                                      doc.value("error", std::string("not finished")) + ")"));
-    if (reached && x.verdict == Verdict::Faster) e.speedup = x.point;
+  const proto::TryRecord t = proto::tryRecordFromJson(doc);
+  const SpeedupEstimate x = estimateFromJson(t.estimate.value(t.reached ? "to_target" : "wall", nlohmann::json()));
+  if (t.byParts()) {  // by parts: the composed words say the split
+    e.text = t.setting + ": " + (!t.words.empty() ? t.words
+                                                  : "no speedup taken (" + (t.error.empty() ? std::string("not finished") : t.error) + ")");
+    if (t.reached && x.verdict == Verdict::Faster) e.speedup = x.point;
     return e;
   }
-  const int pairs = doc.value("pairs", 0);
-  if (pairs < 1) {
-    const bool ran = !doc.value("runs", nlohmann::json::array()).empty();
-    e.text = doc.value("setting", std::string()) + ": no speedup taken (" +
-             (ran ? "every pair was measured under contention: another process used the CPU" : "no pair finished") + ")";
+  if (t.pairs < 1) {
+    e.text = t.setting + ": no speedup taken (" +
+             (!t.runs.empty() ? "every pair was measured under contention: another process used the CPU" : "no pair finished") + ")";
     return e;
   }
-  e.text = doc.value("setting", std::string()) + ": " + formatEstimate(x) + (reached ? " to target" : " on wall time") + ", " +
-           std::to_string(pairs) + " pair(s)" + (doc.value("status", std::string()) == "cancelled" ? ", then cancelled" : "");
+  e.text = t.setting + ": " + formatEstimate(x) + (t.reached ? " to target" : " on wall time") + ", " + std::to_string(t.pairs) +
+           " pair(s)" + (t.status == "cancelled" ? ", then cancelled" : "");
   if (x.verdict == Verdict::Faster) e.speedup = x.point;
   return e;
 }

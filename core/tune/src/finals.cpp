@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "tune_internal.h"
+#include "wb/proto/try_record.h"
 #include "wb/proto/config_json.h"
 #include "wb/report/estimate_json.h"
 #include "wb/report/log_estimate.h"
@@ -141,11 +142,11 @@ proto::TuneFinalist finalistByParts(const FinalistTry& t) {
     f.verdict = "a measurement failed: " + t.error;
     return f;
   }
-  const json est = t.doc.value("estimate", json::object());
-  f.estimate = {{"to_target", est.value("to_target", json())}, {"throughput", est.value("throughput", json())}};
-  f.words = t.doc.value("words", std::string());
-  f.reached = t.doc.value("reached", false);
-  if (est.value("to_target", json::object()).value("verdict", std::string()) == "contended")
+  const proto::TryRecord record = proto::tryRecordFromJson(t.doc);
+  f.estimate = {{"to_target", record.estimate.value("to_target", json())}, {"throughput", record.estimate.value("throughput", json())}};
+  f.words = record.words;
+  f.reached = record.reached;
+  if (record.verdictWord() == "contended")
     f.verdict = "contended: no verdict (another process used the CPU while it was measured)";
   else if (!f.reached)
     f.verdict = "did not reach the target";
@@ -154,9 +155,10 @@ proto::TuneFinalist finalistByParts(const FinalistTry& t) {
 
 // ln of a composed estimate with its standard error and degrees of freedom (try.json's composed).
 report::LogEstimate composedLog(const FinalistTry& t) {
-  const json c = t.doc.value("composed", json::object());
+  const proto::TryRecord record = proto::tryRecordFromJson(t.doc);
+  const json c = record.composed.is_object() ? record.composed : json::object();
   report::LogEstimate e;
-  e.value = report::estimateFromJson(t.doc["estimate"]["to_target"]).point;
+  e.value = report::estimateFromJson(record.estimate.value("to_target", json())).point;
   e.log_se = c.value("log_se", json()).is_number() ? c["log_se"].get<double>() : NAN;
   e.df = c.value("df", json()).is_number() ? c["df"].get<double>() : 0;
   return e;
@@ -184,7 +186,7 @@ void judgeFinalsByParts(const std::vector<FinalistTry>& tries, double minEffect,
   r.finals.clear(), r.cannot_tell.clear(), r.best.clear(), r.best_label.clear();
   for (const auto& t : tries) {
     r.finals.push_back(finalistByParts(t));
-    if (t.doc.is_object() && t.doc.value("target_acc", json()).is_number()) r.target_acc = t.doc["target_acc"].get<double>();
+    if (const double acc = proto::tryRecordFromJson(t.doc).target_acc; std::isfinite(acc)) r.target_acc = acc;
   }
   const auto toTarget = [&](size_t i) { return report::estimateFromJson(r.finals[i].estimate.value("to_target", json())); };
   const int best = bestOf(r, [&](size_t i) { return toTarget(i).point; });

@@ -1,15 +1,7 @@
 #pragma once
 // `try`: one variant against its baseline, as pairs through the runner (paired_runner.h) — what
 // the window's "Try vs baseline" runs. Its folder holds pairs.json, runs/ and try.json (written
-// after each pair and at the end):
-//   {status (running | ok | failed | cancelled), cancelled_at, speedup (the speedup's key when the
-//    caller names one: "precision"), setting ("precision bf16-mixed"), baseline {key, label,
-//    config}, variant {key, label, config}, measured_at (UTC), target_acc, noise_band, pairs,
-//    settled, reached, estimate {to_target, throughput, wall} (wb/report/estimate_json.h),
-//    runs [{pair, variant_first, counted, reference_dir, variant_dir}], same_config (an A/A check),
-//    run_command (the user's command template, when its runs are that command's), variant_command
-//    (when the variant's runs are another command than the baseline's: "" the workbench's own)}
-// Readers ignore unknown fields.
+// after each pair and at the end): wb/proto/try_record.h.
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -17,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "wb/experiment/paired_runner.h"
+#include "wb/proto/try_record.h"
 #include "wb/report/table.h"
 
 namespace wb::experiment {
@@ -43,7 +36,8 @@ struct TryResult {
 // Runs (or continues) the try in options.out. Errors as runPairs.
 Result<TryResult> runTry(const TryOptions& options, const Hooks& hooks);
 
-// try.json of the outcome so far.
+// try.json of the outcome so far (the record, and as written).
+proto::TryRecord tryRecordOf(const TryOptions& options, const Outcome& outcome, const std::string& status);
 nlohmann::json tryJson(const TryOptions& options, const Outcome& outcome, const std::string& status);
 
 // Rows: time to the target, train samples/s, wall time (the training loop); columns: the
