@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <sstream>
 
@@ -120,23 +121,19 @@ namespace {
 // datasets are immutable once read, so the trainers share them.
 class LastRead {
  public:
-  std::shared_ptr<Dataset> find(const std::string& key) {
+  std::shared_ptr<Dataset> find(const std::string& split, const std::string& key) {
     std::lock_guard<std::mutex> lock(mutex_);
-    for (const auto& [k, d] : held_)
-      if (k == key) return d;
-    return nullptr;
+    const auto it = bySplit_.find(split);
+    return it != bySplit_.end() && it->second.first == key ? it->second.second : nullptr;
   }
-  void keep(const std::string& key, const std::string& split, std::shared_ptr<Dataset> d) {
+  void keep(const std::string& split, const std::string& key, std::shared_ptr<Dataset> d) {
     std::lock_guard<std::mutex> lock(mutex_);
-    held_.erase(std::remove_if(held_.begin(), held_.end(),
-                               [&](const auto& e) { return e.second->info().split == split; }),
-                held_.end());
-    held_.emplace_back(key, std::move(d));
+    bySplit_[split] = {key, std::move(d)};
   }
 
  private:
   std::mutex mutex_;
-  std::vector<std::pair<std::string, std::shared_ptr<Dataset>>> held_;
+  std::map<std::string, std::pair<std::string, std::shared_ptr<Dataset>>> bySplit_;  // split -> (key, dataset)
 };
 
 LastRead& lastRead() {
@@ -163,11 +160,11 @@ Result<std::shared_ptr<Dataset>> openDataset(const std::string& spec, const std:
     return makeError(Errc::Internal, "openDataset: split '" + split + "' must be train or test");
   if (parsed->kind != "idx" && parsed->kind != "cifar10") return readDataset(*parsed, spec, split);
   const std::string fingerprint = folderFingerprint(parsed->dir);
-  const std::string key = spec + "\n" + split + "\n" + fingerprint;
+  const std::string key = spec + "\n" + fingerprint;
   if (!fingerprint.empty())
-    if (auto held = lastRead().find(key)) return held;
+    if (auto held = lastRead().find(split, key)) return held;
   auto read = readDataset(*parsed, spec, split);
-  if (read.ok() && !fingerprint.empty()) lastRead().keep(key, split, *read);
+  if (read.ok() && !fingerprint.empty()) lastRead().keep(split, key, *read);
   return read;
 }
 

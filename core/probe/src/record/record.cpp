@@ -213,12 +213,11 @@ Result<ProbeResult> probeFromJson(const json& doc) {
       !doc["candidates"].is_array())
     return makeError(Errc::InvalidConfig, "not a worker-probe result (kind \"probe-workers\" with candidates)");
   ProbeResult r;
-  r.recommended = -2;  // absent: recommended from the rows below
   proto::fieldsFromJson(doc, r);
   // Before the rounds were kept a result stored the time per candidate, over two rounds.
   if (!doc.contains("seconds_per_round") && doc.contains("seconds_per_candidate") && doc["seconds_per_candidate"].is_number())
     r.seconds_per_round = doc["seconds_per_candidate"].get<double>() / 2;
-  if (r.recommended == -2) r.recommended = recommendWorkers(r);
+  if (!doc.contains("recommended") || !doc["recommended"].is_number_integer()) r.recommended = recommendWorkers(r);
   return r;
 }
 
