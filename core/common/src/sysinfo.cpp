@@ -137,6 +137,7 @@ CpuShare cpuShareBetween(const CpuTimes& a, const CpuTimes& b, double ownedElsew
   if (a.machine_busy > 0 && b.machine_busy > 0) {
     const double other = (b.machine_busy - a.machine_busy) - (b.process - a.process) - ownedElsewhere;
     s.other_cores = std::max(0.0, other / s.seconds);
+    s.resolution_cores = logicalCores() / (ticksPerSecond() * s.seconds);
   }
   return s;
 }

@@ -164,9 +164,12 @@ void rounds(Bench& b, Arm& base, Arm& variant, const SegmentsOptions& o, Segment
     const CpuTimes between = readCpuTimes();
     const double second = segment(variantFirst ? base : variant);
     if (b.stopped()) break;
-    const double otherFirst = cpuShareBetween(before, between).other_cores, otherSecond = otherCoresSince(between);
+    const CpuShare shareFirst = cpuShareBetween(before, between), shareSecond = cpuShareBetween(between, readCpuTimes());
+    const double otherFirst = shareFirst.other_cores, otherSecond = shareSecond.other_cores;
+    const double resolution = shareFirst.resolution_cores + shareSecond.resolution_cores;
     r.other_cores = std::max({r.other_cores, otherFirst, otherSecond});
-    if (!report::roundCounts(otherFirst, otherSecond)) {
+    r.load_resolution_cores = std::max(r.load_resolution_cores, resolution);
+    if (!report::roundCounts(otherFirst, otherSecond, resolution)) {
       ++r.set_aside;
       b.say("  set aside: another process used " + report::fmtFixed(std::max(otherFirst, otherSecond), 1) +
             " cores during one segment and not the other");
@@ -297,6 +300,7 @@ json segmentsJson(const SegmentsResult& r) {
   s.estimate = r.estimate;
   s.other_cores = r.other_cores;
   s.set_aside = r.set_aside;
+  s.load_resolution_cores = r.load_resolution_cores;
   s.busiest_others = proto::toJson(r.busiest_others);
   s.contended = r.contended;
   s.cannot_be_faster = r.cannot_be_faster;
@@ -345,6 +349,10 @@ report::Table segmentsTable(const SegmentsResult& r) {
                       "segments and not the other (up to " + report::fmtFixed(r.other_cores, 1) + " cores" +
                       (who.empty() ? "" : "; busiest: " + who) + "); rounds slowed alike count.");
   }
+  if (r.load_resolution_cores >= kContendedOtherCores)
+    t.notes.push_back("The segments were too short for the kernel's CPU accounting (one clock tick a core) to tell another "
+                      "process's load within ±" + report::fmtFixed(r.load_resolution_cores, 1) +
+                      " cores, so no round was set aside for a smaller one: longer segments (--min-segment-s, --steps) resolve it.");
   t.notes.push_back(std::string(r.evaluation ? "Evaluation time only" : "Throughput only") +
                     ": `workbench-cli try` composes it with samples to target into the time to target.");
   return t;

@@ -1,5 +1,6 @@
 #include "wb/report/rounds_rule.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "wb/common/sysinfo.h"
@@ -28,9 +29,10 @@ bool roundsCannotBeFaster(int rounds, int minRounds, const SpeedupEstimate& esti
 
 bool variantFirst(std::mt19937_64& rng) { return std::bernoulli_distribution(0.5)(rng); }
 
-bool roundCounts(double otherFirst, double otherSecond) {
-  const bool either = isContended(otherFirst) || isContended(otherSecond);
-  return !either || std::fabs(otherFirst - otherSecond) < kContendedOtherCores;
+bool roundCounts(double otherFirst, double otherSecond, double resolution) {
+  const double margin = std::max(0.0, resolution);
+  const bool either = isContended(std::max(otherFirst, otherSecond) - margin);
+  return !either || std::fabs(otherFirst - otherSecond) < kContendedOtherCores + margin;
 }
 
 }  // namespace wb::report

@@ -28,7 +28,7 @@ WB_FIELDS(SpeedRecord) {
   f("rounds", e.rounds), f("baseline_rates", e.baseline_rates), f("variant_rates", e.variant_rates);
   f("variant_first", e.variant_first), f("noise", e.noise);
   f("estimate", proto::via(e.estimate, [&e](const SpeedupEstimate&) { return estimateOf(e); }, estimateFromJson));
-  f("other_cores", e.other_cores), f("set_aside", e.set_aside), f("busiest_others", e.busiest_others);
+  f("other_cores", e.other_cores), f("set_aside", e.set_aside), f("load_resolution_cores", e.load_resolution_cores), f("busiest_others", e.busiest_others);
   f("contended", e.contended), f("cannot_be_faster", e.cannot_be_faster), f("total_s", e.total_s);
   f("baseline_eval_s", e.baseline_eval_s), f("variant_eval_s", e.variant_eval_s);
   f("baseline_train_rates", e.baseline_train_rates);

@@ -217,6 +217,11 @@ class TestComposedSim : public QObject {
     QVERIFY(roundCounts(0.9, 1.0));   // both under the same load
     QVERIFY(!roundCounts(0.9, 0.0));  // one segment loaded, the other not
     QVERIFY(!roundCounts(0.0, 0.5));
+    // Segments too short for the CPU accounting's ticks: 0 and 2 cores cannot be told apart over
+    // 10 ms on 2 cores (a resolution of ±2 each), so the round counts; over long ones it does not.
+    QVERIFY(roundCounts(0.0, 2.0, 4.0));
+    QVERIFY(!roundCounts(0.0, 2.0, 0.1));
+    QVERIFY(!roundCounts(0.0, 0.5, 0.1));  // a real difference beyond the resolution still sets it aside
   }
 
   void deterministicForASeed() {

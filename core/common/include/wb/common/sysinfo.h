@@ -32,6 +32,10 @@ struct CpuShare {
   double process_cores = 0;
   double other_cores = 0;
   double seconds = 0;
+  // How far other_cores may be off: /proc/stat counts each core's busy time in clock ticks (10 ms
+  // at USER_HZ 100), up to one tick per core at each reading, so a reading over 10 ms on 2 cores
+  // cannot tell 0 from 2 cores. Shrinks as 1/seconds.
+  double resolution_cores = 0;
 };
 CpuShare cpuShareBetween(const CpuTimes& a, const CpuTimes& b, double ownedElsewhere = 0);
 // Other processes' use of the machine, in cores, that marks a measurement as contended.

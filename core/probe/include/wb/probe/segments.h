@@ -75,6 +75,8 @@ struct SegmentsResult {
   report::Sequential looks;          // what the verdict was judged at
   double other_cores = 0;            // the most another process used during a segment
   int set_aside = 0;                 // rounds whose segments were not slowed alike (report::roundCounts)
+  double load_resolution_cores = 0;  // how far a round's two load readings could be off (CpuShare::
+                                     // resolution_cores, both segments'), the largest over the rounds
   std::vector<ProcessLoad> busiest_others;  // with rounds set aside: who took the CPU, busiest first
   bool contended = false;            // fewer than two rounds counted: no verdict (the table says so)
   bool cannot_be_faster = false;     // only_faster: the rounds stopped once it could not be shown faster

@@ -45,6 +45,9 @@ bool variantFirst(std::mt19937_64& rng);
 // load's, not the lever's) and another round is run in its place, up to kSegmentMaxRounds more;
 // with fewer than two rounds counted there is no verdict (contended). A square-wave load of period
 // two rounds was called 16 % of the time with the coin alone, under 5 % with this.
-bool roundCounts(double otherFirst, double otherSecond);
+// `resolution`: how far the two readings together may be off (the segments' CpuShare::
+// resolution_cores summed): a load is only taken as contended, or as different, beyond it, so
+// segments too short for the kernel's CPU accounting to resolve are not set aside for its ticks.
+bool roundCounts(double otherFirst, double otherSecond, double resolution = 0);
 
 }  // namespace wb::report

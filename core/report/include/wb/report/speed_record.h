@@ -32,6 +32,7 @@ struct SpeedRecord {
   std::optional<RoundsNoise> noise;      // the rounds' own (written with its band)
   std::optional<double> other_cores;     // the most another process used during a segment
   std::optional<int> set_aside;          // rounds whose segments were not slowed alike
+  std::optional<double> load_resolution_cores;  // how far a round's load readings could be off
   nlohmann::json busiest_others;         // with rounds set aside: who took the CPU (proto::toJson)
   std::optional<bool> cannot_be_faster;  // the rounds stopped once it could not be shown faster
   std::optional<double> total_s;
