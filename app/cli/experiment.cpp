@@ -134,7 +134,9 @@ void addByPartsOptions(CLI::App& app, ByPartsOptions& o, const std::string& meas
                  "5): looked at after each from the second, they stop once the time to target is clearly faster or\n"
                  "slower, or surely within --min-effect, each look spending its share of the false-alarm rate")
       ->type_name("N")->check(inRange(2, 100));
-  app.add_option("--parallel-runs", o.composed.parallel, "by parts: reference runs at once (default 1)")
+  app.add_option("--parallel-runs", o.composed.parallel,
+                 "by parts: reference runs at once (default: on a CPU as many as the cores hold at one core a\n"
+                 "process, up to --reference-runs, the cores shared among them; on a GPU 1)")
       ->type_name("N")->check(inRange(1, 64));
   app.add_option("--references", o.references,
                  "by parts: where every experiment's reference runs are kept (default $WB_REFERENCES_DIR, else\n"

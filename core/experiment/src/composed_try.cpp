@@ -225,7 +225,7 @@ Result<std::optional<ReferenceRuns>> referencesFor(const TryOptions& o, const Co
   r.train_samples = in.train_samples;
   r.store = c.references;
   r.runs = c.reference_runs;
-  r.parallel = c.parallel;
+  r.parallel = c.parallel > 0 ? c.parallel : referenceParallel(o.baseline, in.math.device == "cpu", c.reference_runs);
   r.cli_path = h.cli_path;
   r.stop = h.stop;
   r.log = h.log;

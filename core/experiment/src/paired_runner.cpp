@@ -58,6 +58,7 @@ class Runner {
   void sayLost(const PairRecord& p, const std::string& dir, const Error& why) const;
   Status save();
   void settle(VariantRuns& v);
+  report::SpeedupEstimate settlingEstimate(const VariantRuns& v) const;
   bool runPair(size_t j);
   fs::path freshDir(const std::string& stem, const std::string& partnerSuffix = {}) const;
   Result<launch::RunOutcome> launchArm(const Arm& arm, int pair, const fs::path& dir);
@@ -133,6 +134,12 @@ Status Runner::resume() {
   return {};
 }
 
+// The estimate whose verdict settles variant v: the headline's, or the throughput's (trials).
+report::SpeedupEstimate Runner::settlingEstimate(const VariantRuns& v) const {
+  const PairEstimates e = estimatePairs(v, o_.target_acc, policy_.sequential());
+  return policy_.settle_on_throughput ? e.throughput : e.headline(o_.target_acc.has_value());
+}
+
 // Why variant v takes no more pairs ("" while it still does).
 void Runner::settle(VariantRuns& v) {
   v.spent_s = 0;
@@ -149,7 +156,7 @@ void Runner::settle(VariantRuns& v) {
   if (failed) v.settled = "failed";
   else if (policy_.fixed_pairs > 0)
     v.settled = counted >= policy_.fixed_pairs || tried >= policy_.fixed_pairs + policy_.rerun_contended ? "fixed" : "";
-  else if (counted > 0 && report::verdictIsClear(estimatePairs(v, o_.target_acc, policy_.sequential()).headline(o_.target_acc.has_value())))
+  else if (counted > 0 && report::verdictIsClear(settlingEstimate(v)))
     v.settled = "clear";
   else if (counted >= policy_.max_pairs || tried >= policy_.max_pairs + policy_.rerun_contended) v.settled = "max pairs";
   else if (v.spent_s >= policy_.budget_s) v.settled = "budget";
@@ -261,7 +268,7 @@ bool Runner::runPair(size_t j) {
   settle(v);
   proto::PairEndEvent ev{v.arm.index, v.arm.key, number, variantFirst, v.counted(v.pairs.size() - 1), v.settled, estimatesJson(v)};
   emit(toEvent(ev));
-  const auto est = estimatePairs(v, o_.target_acc, policy_.sequential()).headline(o_.target_acc.has_value());
+  const auto est = settlingEstimate(v);
   say("  %s after %d pair(s): %s%s\n", v.arm.key.c_str(), static_cast<int>(v.pairs.size()), report::formatEstimate(est).c_str(),
       v.settled.empty() ? "" : (" — " + v.settled).c_str());
   return true;

@@ -9,6 +9,7 @@
 #include "wb/common/fs.h"
 #include "wb/common/paths.h"
 #include "wb/common/speedups.h"
+#include "wb/common/sysinfo.h"
 #include "wb/experiment/paired_runner.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/run_status.h"
@@ -116,6 +117,11 @@ int64_t referenceEvalEvery(const Config& c, int64_t trainSamples) {
   return std::max<int64_t>(1, stepsPerEpoch / kReferenceEvalsPerEpoch);
 }
 
+int referenceParallel(const Config& baseline, bool onCpu, int runs) {
+  if (!onCpu) return 1;
+  return std::clamp(logicalCores() / std::max(1, baseline.speedups.devices), 1, std::max(1, runs));
+}
+
 std::vector<report::TargetRun> targetRuns(const std::vector<report::RunRecord>& runs, double target) {
   std::vector<report::TargetRun> out;
   for (const report::RunRecord& r : runs) {
@@ -157,6 +163,8 @@ struct Store {
     c.train.eval_every_steps = every;
     c.train.stop_at_accuracy = 0;
     c.name = o.baseline.name + "-reference-" + std::to_string(seed);
+    if (o.parallel > 1 && !o.run_many && c.train.threads == 0)  // the cores shared among the runs at once
+      c.train.threads = std::max(1, logicalCores() / (o.parallel * std::max(1, c.speedups.devices)));
     return c;
   }
 

@@ -68,7 +68,12 @@ Result<report::SpeedRecord> measureTrials(const TrialsOptions& o, const Hooks& h
   p.reference = {"baseline", "the baseline", "00-baseline", 0, trialConfig(o.baseline, o, "baseline")};
   p.variants.push_back({"variant", "the variant", "01-variant", 1, trialConfig(o.variant, o, "variant")});
   Policy policy;
-  policy.fixed_pairs = kTrialPairs;
+  // Throughput trials stop at the second pair when its verdict is already clear (each look
+  // spending its share); evaluation trials take all their pairs (their estimate is not the pairs').
+  if (o.evaluation) policy.fixed_pairs = kTrialPairs;
+  policy.max_pairs = kTrialPairs;
+  policy.settle_on_throughput = true;
+  policy.budget_s = 1e9;
   policy.min_effect = o.min_effect;
   policy.target_acc = 0.0;  // trials measure steps, not accuracy
   auto outcome = runPairs(p, policy, o.out, hooks);

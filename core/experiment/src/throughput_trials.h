@@ -15,7 +15,7 @@
 namespace wb::experiment::detail {
 
 inline constexpr int64_t kTrialSteps = 300;
-inline constexpr int kTrialPairs = 3;
+inline constexpr int kTrialPairs = 3;  // at most; two when the second's verdict is clear (evaluation: always three)
 // An evaluation trial: a few training steps (their rate only weighs the evaluation against the
 // training) and kEvalTrialEvaluations evaluations of the configured validation split.
 inline constexpr int64_t kEvalTrialSteps = 120;

@@ -82,6 +82,8 @@ struct Policy {
   int rerun_contended = 1;    // pairs measured under contention are not counted; at most this many
                               // more pairs per variant replace them
   std::optional<double> target_acc;  // nullopt: the reference's fair target (referenceTarget)
+  bool settle_on_throughput = false;  // adaptive: the training throughput's verdict settles a variant
+                                      // (short trials cut at a step count), not the headline's
   // The looks the verdicts are judged at (the statistics of wb/report/stats.h).
   report::Sequential sequential() const { return {max_pairs, fixed_pairs, min_effect, floor_band}; }
 };

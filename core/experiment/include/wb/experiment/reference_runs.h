@@ -67,13 +67,21 @@ struct ConfigRunEnd {
 // not be run at all (Cancelled: stopped, the finished ones kept).
 using RunMany = std::function<Result<std::vector<ConfigRunEnd>>(const std::vector<ConfigRun>&)>;
 
+// Reference runs at once when none is asked for: on a CPU as many as the cores hold at one core a
+// process (a run of `devices` processes takes that many), up to `runs`; on a GPU one (they would
+// share its memory). Small models scale poorly with intra-op threads, so two lenet runs of one
+// thread each beside each other take 0.72 of the time of two of two threads one after the other
+// (2-core host), and the samples they measure are the same.
+int referenceParallel(const Config& baseline, bool onCpu, int runs);
+
 struct ReferenceOptions {
   Config baseline;
   std::string dataset_id;          // the dataset's fingerprint (wb::folderFingerprint)
   int64_t train_samples = 0;       // the training split's samples: sets the evaluation interval
   std::filesystem::path store = defaultReferencesDir();
   int runs = kDefaultReferenceRuns;
-  int parallel = 1;                // runs at once
+  int parallel = 1;                // runs at once (referenceParallel); with more than one, a run whose
+                                   // train.threads is 0 gets the cores shared among them
   RunMany run_many;                // set: the runs go there (a cluster) instead of `parallel` here
   std::string cli_path;            // workbench-cli
   const std::atomic<bool>* stop = nullptr;
