@@ -135,9 +135,10 @@ void addByPartsOptions(CLI::App& app, ByPartsOptions& o, const std::string& meas
                  "slower, or surely within --min-effect, each look spending its share of the false-alarm rate")
       ->type_name("N")->check(inRange(2, 100));
   app.add_option("--parallel-runs", o.composed.parallel,
-                 "by parts: reference runs at once (default: on a CPU as many as the cores hold at one core a\n"
-                 "process, up to --reference-runs, the cores shared among them; on a GPU 1)")
-      ->type_name("N")->check(inRange(1, 64));
+                 "by parts: reference runs at once, the cores shared among them (default 1; 0: as many as the\n"
+                 "cores hold at one core a process, 1 on a GPU). Their start-up, evaluation time and rate weigh\n"
+                 "the parts of the time to target: side by side they slow each other, so those parts are overstated")
+      ->type_name("N")->check(inRange(0, 64));
   app.add_option("--references", o.references,
                  "by parts: where every experiment's reference runs are kept (default $WB_REFERENCES_DIR, else\n"
                  "'references' beside the runs root)")

@@ -85,7 +85,9 @@ class TestCliTryParts : public QObject {
     QTemporaryDir root;
     const QString refs = root.filePath(QStringLiteral("refs"));
     wb::test::ProcResult proc;
-    const json doc = run(tiny(refs, root.filePath(QStringLiteral("bf16")), "speedups.precision=bf16-mixed"), &proc);
+    const json doc = run(tiny(refs, root.filePath(QStringLiteral("bf16")), "speedups.precision=bf16-mixed") +
+                             QStringList{QStringLiteral("--parallel-runs"), QStringLiteral("0")},
+                         &proc);
     QVERIFY2(proc.rc == 0 && doc.is_object(), proc.describe().constData());
     QVERIFY2(!doc["math"]["keeps_math"].get<bool>(), doc["math"].dump().c_str());
     QCOMPARE(doc["references"]["ran"].get<int>(), 3);
@@ -99,8 +101,8 @@ class TestCliTryParts : public QObject {
       QVERIFY2(summary.contains("samples_to_target"), summary.dump().c_str());
       QCOMPARE(summary["target_val_acc"].get<double>(), target);
     }
-    // The reference runs ran side by side, as many as the cores hold at one core each (up to the
-    // three asked for), the cores shared among them.
+    // --parallel-runs 0: the reference runs ran side by side, as many as the cores hold at one core
+    // each (up to the three asked for), the cores shared among them.
     const int cores = std::max(1, int(std::thread::hardware_concurrency())), atOnce = std::min(cores, 3);
     const QString refRuns = QString::fromStdString(doc["references"]["dir"].get<std::string>()) + QStringLiteral("/runs/");
     for (const QString& seed : QDir(refRuns).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {

@@ -32,7 +32,8 @@ namespace wb::experiment {
 struct ComposedOptions {
   int reference_runs = kDefaultReferenceRuns;  // the baseline's runs to the target (kept per experiment)
   int variant_runs = kDefaultReferenceRuns;    // the variant's, when its math changes
-  int parallel = 0;                            // reference runs at once; 0: referenceParallel's
+  int parallel = 1;                            // reference runs at once; 0: referenceParallel's (their
+                                               // timings, which weigh the parts, then slow each other)
   double cap = 3;                              // a variant run stops at this × the reference's samples
   bool futility = false;  // the variant's runs (and, when the math is kept, the segments' rounds) also
                           // stop once it cannot be shown faster (variant_looks.h, rounds_rule.h): for

@@ -67,11 +67,12 @@ struct ConfigRunEnd {
 // not be run at all (Cancelled: stopped, the finished ones kept).
 using RunMany = std::function<Result<std::vector<ConfigRunEnd>>(const std::vector<ConfigRun>&)>;
 
-// Reference runs at once when none is asked for: on a CPU as many as the cores hold at one core a
-// process (a run of `devices` processes takes that many), up to `runs`; on a GPU one (they would
-// share its memory). Small models scale poorly with intra-op threads, so two lenet runs of one
-// thread each beside each other take 0.72 of the time of two of two threads one after the other
-// (2-core host), and the samples they measure are the same.
+// Reference runs at once that the cores hold at one core a process (a run of `devices` processes
+// takes that many), up to `runs`; on a GPU one (they would share its memory). Small models scale
+// poorly with intra-op threads: two lenet runs of one thread each side by side took 0.72 of the
+// time of two of two threads one after the other (2-core host), and they measure the same samples
+// to target. Not the default: the runs' start-up, evaluation time and rate weigh the parts of a
+// try's time to target, and side by side they are each other's load.
 int referenceParallel(const Config& baseline, bool onCpu, int runs);
 
 struct ReferenceOptions {
