@@ -12,6 +12,8 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QScrollArea>
+#include <QTabWidget>
+#include <QTableWidget>
 #include <QtTest/QtTest>
 
 #include <cerrno>
@@ -465,6 +467,50 @@ class TestSpeedupsFront : public QObject {
     qunsetenv("WB_PROBES_DIR");
   }
 
+  // The tab titled `title` made current in whichever tab widget of `w` has it.
+  static void showTab(QWidget& w, const QString& title) {
+    for (auto* tabs : w.findChildren<QTabWidget*>())
+      for (int i = 0; i < tabs->count(); ++i)
+        if (tabs->tabText(i) == title) tabs->setCurrentIndex(i);
+  }
+
+  // Double-clicks the newest experiment of `kind` in the Ladder tab's list of the runs folder's.
+  static void openNewest(QWidget& w, const QString& kind) {
+    auto* list = w.findChild<QTableWidget*>(QStringLiteral("ladderTable"));
+    for (int r = 0; list && r < list->rowCount(); ++r)
+      if (list->item(r, 1) && list->item(r, 1)->text() == kind) {
+        Q_EMIT list->cellDoubleClicked(r, 0);
+        QTest::qWait(500);
+        return;
+      }
+  }
+
+  // For a person to look at: the window at 1024x700, 1280x800 and 1920x1080, each with the Live
+  // tab, then Compare's Ladder and Fastest tabs (WB_GRAB_ROOT's newest ladder and search); back at
+  // 1280x800 on the Live tab after.
+  static void grabAtEachSize(QWidget& w) {
+    const QString dir = qEnvironmentVariable("WB_GRAB_DIR");
+    showTab(w, QStringLiteral("Compare"));
+    showTab(w, QStringLiteral("Ladder"));
+    QTest::qWait(300);
+    QVERIFY(w.grab().save(dir + QStringLiteral("/experiments-listed.png")));
+    openNewest(w, QStringLiteral("search"));  // its runs as a group in the runs list
+    openNewest(w, QStringLiteral("ladder"));
+    for (const QSize size : {QSize(1024, 700), QSize(1280, 800), QSize(1920, 1080)}) {
+      w.resize(size);
+      const QString stem = dir + QStringLiteral("/size-%1x%2").arg(size.width()).arg(size.height());
+      for (const QString& tab : {QStringLiteral("Live"), QStringLiteral("Ladder"), QStringLiteral("Fastest")}) {
+        if (tab != QLatin1String("Live")) showTab(w, QStringLiteral("Compare"));
+        showTab(w, tab);
+        QTest::qWait(300);
+        QVERIFY(w.grab().save(stem + QStringLiteral("-") + tab.toLower() + QStringLiteral(".png")));
+      }
+    }
+    w.resize(1280, 800);
+    showTab(w, QStringLiteral("Live"));
+    QTest::qWait(300);
+  }
+
   // At 1280x800 the speedups are where the eye lands: the rows from Loader workers to Sharding,
   // their Try buttons and the Probe button are in view without scrolling. WB_GRAB_DIR=<folder>
   // also saves the window as window-1280x800.png for a person to look at (then with the
@@ -493,6 +539,7 @@ class TestSpeedupsFront : public QObject {
       QVERIFY2(inView(s->tryButton(QString::fromLatin1(key))), key);
     if (!grab) return;
     QTest::qWait(500);
+    grabAtEachSize(w);
     QVERIFY(w.grab().save(qEnvironmentVariable("WB_GRAB_DIR") + QStringLiteral("/window-1280x800.png")));
     // The optimiser fields below the speedups, LR scaling (and its warm-up) beside the learning rate.
     if (auto* area = qobject_cast<QScrollArea*>(scroll); area && w.setup()->findChild<QWidget*>(QStringLiteral("optim.lr_scaling"))) {

@@ -174,6 +174,42 @@ class TestWindowRuns : public QObject {
     QCOMPARE(w.runsPanel()->experimentOf(w.runs()->findByDir(finalRun)), tuneDir);
   }
 
+  // An experiment opened draws its answer, not its dozens of runs: a search's finalists (not its
+  // trials), a try's runs to the target (not its short trials), and never more than ten at once;
+  // every run is listed either way and the status bar says what is drawn.
+  void anOpenedExperimentDrawsItsAnswer() {
+    auto root = t::scratchRoot();
+    const QString tuneDir = root.filePath(QStringLiteral("20261201-110000-tune"));
+    const QString tryDir = root.filePath(QStringLiteral("20261201-120000-try"));
+    QVERIFY(QDir().mkpath(tuneDir + QStringLiteral("/trials")) && QDir().mkpath(tuneDir + QStringLiteral("/finals/c1")));
+    QVERIFY(QDir().mkpath(tryDir + QStringLiteral("/trials/runs")) && QDir().mkpath(tryDir + QStringLiteral("/runs")));
+    QVERIFY(t::writeFile(tuneDir + QStringLiteral("/tune.json"), "{}") && t::writeFile(tryDir + QStringLiteral("/try.json"), "{}"));
+    QStringList trials, finals, cut, toTarget;
+    for (int i = 0; i < 12; ++i) {
+      const QString n = QString::number(i);
+      trials << t::writeRunDir(tuneDir + QStringLiteral("/trials"), QStringLiteral("c") + n, QStringLiteral("c") + n, QByteArray(), QStringLiteral("ok"));
+      cut << t::writeRunDir(tryDir + QStringLiteral("/trials/runs"), QStringLiteral("p") + n, QStringLiteral("p") + n, QByteArray(), QStringLiteral("ok"));
+      toTarget << t::writeRunDirWith(tryDir + QStringLiteral("/runs"), QStringLiteral("variant-seed-") + n, QStringLiteral("v") + n,
+                                     {{"train", {{"stop_at_accuracy", 0.7}}}}, QByteArray(), QStringLiteral("ok"));
+    }
+    for (const char* id : {"pair-1-baseline", "pair-1-variant"})
+      finals << t::writeRunDir(tuneDir + QStringLiteral("/finals/c1"), QString::fromLatin1(id), QString::fromLatin1(id), QByteArray(), QStringLiteral("ok"));
+    MainWindow w(t::windowOptions(root));
+    auto shown = [&w](const QStringList& dirs) {
+      int n = 0;
+      for (const QString& d : dirs) n += w.runs()->findByDir(d) && w.runs()->isShown(w.runs()->findByDir(d));
+      return n;
+    };
+    QCOMPARE(w.openExperimentRuns(tuneDir), 14);
+    QCOMPARE(shown(finals), 2);
+    QCOMPARE(shown(trials), 0);
+    QCOMPARE(w.openExperimentRuns(tryDir), 24);
+    QCOMPARE(shown(toTarget), 10);
+    QCOMPARE(shown(cut) + shown(finals), 0);
+    QVERIFY2(w.statusBar()->toolTip().contains(QStringLiteral("10 on the plots")), qPrintable(w.statusBar()->toolTip()));
+    for (const QString& d : trials + cut + toTarget) QVERIFY2(w.runs()->findByDir(d), qPrintable(d));  // every run listed
+  }
+
   // The details pane shows a run's warnings before its log tail: the tail scrolls, the warnings
   // must not be below the fold.
   void detailsShowWarningsBeforeTheLogTail() {

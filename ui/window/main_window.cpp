@@ -328,6 +328,35 @@ void MainWindow::showLadderRung(const QString& dir, int attempt) {
   runs_->setShown(run, true);
 }
 
+namespace {
+
+// At most this many of an experiment's runs are drawn when it is opened: more curves than that
+// bury the plot under their legend.
+constexpr int kDrawnAtOpen = 10;
+
+// The runs that carry an experiment's answer, what is drawn when it is opened: its runs to the
+// target (a try's or a finalist's variant runs) when it has any, else its finalists' runs (a
+// search's finals/), else all; the first kDrawnAtOpen of those. *why says which, in words.
+QList<Run*> answerRuns(const QString& dir, const QList<Run*>& runs, QString* why) {
+  QList<Run*> toTarget, finals;
+  const QString finalsDir = QDir::cleanPath(QDir(dir).absoluteFilePath(QStringLiteral("finals"))) + QLatin1Char('/');
+  for (Run* r : runs) {
+    const auto train = r->config().find("train");
+    if (train != r->config().end() && train->is_object() && train->value("stop_at_accuracy", 0.0) > 0) toTarget << r;
+    if (QDir::cleanPath(QFileInfo(r->runDir()).absoluteFilePath()).startsWith(finalsDir)) finals << r;
+  }
+  QList<Run*> drawn = !toTarget.isEmpty() ? toTarget : !finals.isEmpty() ? finals : runs;
+  *why = !toTarget.isEmpty() ? QStringLiteral("its runs to the target") : !finals.isEmpty() ? QStringLiteral("its finalists' runs")
+                                                                                             : QStringLiteral("its runs");
+  if (drawn.size() > kDrawnAtOpen) {
+    drawn = drawn.mid(0, kDrawnAtOpen);
+    *why = QStringLiteral("the first %1 of %2").arg(kDrawnAtOpen).arg(*why);
+  }
+  return drawn;
+}
+
+}  // namespace
+
 int MainWindow::openExperimentRuns(const QString& dir) {
   // Its runs lie in its folder at any depth (a search's trials/<id>/, finals/<id>/pair-1/...).
   QList<Run*> opened;
@@ -337,9 +366,15 @@ int MainWindow::openExperimentRuns(const QString& dir) {
     if (!proto::RunDir{sub.toStdString()}.looksLikeRun()) continue;
     if (Run* run = history_->openDirectory(sub)) opened << run;
   }
-  for (Run* r : runs_->runs()) runs_->setShown(r, opened.contains(r) || r == runs_->baseline());
-  showMessage(opened.isEmpty() ? QStringLiteral("%1 has no runs yet.").arg(QFileInfo(dir).fileName())
-                               : QStringLiteral("%1: its %2 run(s) are listed and on the plots.").arg(QFileInfo(dir).fileName()).arg(opened.size()));
+  QString which;
+  const QList<Run*> drawn = answerRuns(dir, opened, &which);
+  for (Run* r : runs_->runs()) runs_->setShown(r, drawn.contains(r) || r == runs_->baseline());
+  const QString name = QFileInfo(dir).fileName();
+  if (opened.isEmpty()) showMessage(QStringLiteral("%1 has no runs yet.").arg(name));
+  else if (drawn.size() == opened.size()) showMessage(QStringLiteral("%1: its %2 run(s) are listed and on the plots.").arg(name).arg(opened.size()));
+  else
+    showMessage(QStringLiteral("%1: its %2 runs are listed; %3 on the plots (%4): tick others in the list.")
+                    .arg(name).arg(opened.size()).arg(drawn.size()).arg(which));
   return int(opened.size());
 }
 

@@ -58,8 +58,9 @@ class MainWindow : public QMainWindow {
   RunQueue* queue() const { return queue_; }
   RunHistory* history() const { return history_; }
   RunsPanel* runsPanel() const { return runsPanel_; }
-  // Lists every run under an experiment's folder (a try's, a search's) and shows them, and only
-  // them with the baseline, on the plots. Returns how many.
+  // Lists every run under an experiment's folder (a try's, a search's) and draws its answer's, and
+  // only those with the baseline, on the plots (answerRuns in main_window.cpp). Returns how many
+  // were listed.
   int openExperimentRuns(const QString& dir);
   // What opening the experiment file would change in the set-up, field by field in the schema's
   // words ("Precision: \"bf16-mixed\" → \"32-true\""); empty when nothing or unreadable.
