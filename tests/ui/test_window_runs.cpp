@@ -13,6 +13,7 @@
 #include "compare/compare_view.h"
 #include "compare/ladder_runner.h"
 #include "compare/speedup_chart.h"
+#include "compare/tune_view.h"
 #include "plots/live_plots.h"
 #include "runs/run.h"
 #include "runs/run_history.h"
@@ -208,6 +209,13 @@ class TestWindowRuns : public QObject {
     QCOMPARE(shown(cut) + shown(finals), 0);
     QVERIFY2(w.statusBar()->toolTip().contains(QStringLiteral("10 on the plots")), qPrintable(w.statusBar()->toolTip()));
     for (const QString& d : trials + cut + toTarget) QVERIFY2(w.runs()->findByDir(d), qPrintable(d));  // every run listed
+    // Double-clicking the search in the Ladder tab's list opens its answer on the Fastest tab too.
+    auto* list = w.compare()->findChild<QTableWidget*>(QStringLiteral("ladderTable"));
+    QVERIFY(list);
+    for (int r = 0; r < list->rowCount(); ++r)
+      if (list->item(r, 1) && list->item(r, 1)->text() == QLatin1String("search")) Q_EMIT list->cellDoubleClicked(r, 0);
+    QCOMPARE(w.compare()->tuneView()->dir(), tuneDir);
+    QCOMPARE(shown(finals), 2);
   }
 
   // The details pane shows a run's warnings before its log tail: the tail scrolls, the warnings

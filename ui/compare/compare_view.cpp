@@ -223,8 +223,14 @@ void CompareView::connectLadderRunner() {
     const QString dir = item ? item->data(Qt::UserRole).toString() : QString();
     const QString kind = item ? item->data(Qt::UserRole + 1).toString() : QString();
     QString error;
-    if (!dir.isEmpty() && kind != QLatin1String("ladder")) Q_EMIT openRunsRequested(dir);
-    else if (!dir.isEmpty() && !openLadder(dir, &error)) summary_->setText(error);
+    if (dir.isEmpty()) return;
+    if (kind == QLatin1String("ladder")) {
+      if (!openLadder(dir, &error)) summary_->setText(error);
+      return;
+    }
+    Q_EMIT openRunsRequested(dir);  // its runs as a group; a search's answer on the Fastest tab too
+    if (kind == QLatin1String("search") && tune_->open(dir, &error)) detailTabs_->setCurrentWidget(tune_);
+    else if (!error.isEmpty()) summary_->setText(error);
   });
 
 }

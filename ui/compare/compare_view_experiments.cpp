@@ -105,7 +105,8 @@ QList<QPair<QString, QString>> CompareView::experimentsOnDisk() const {
 }
 
 // No ladder open: the experiments under the runs root, newest first (double-click opens one: a
-// ladder here, a try's or a search's runs as a group in the runs list).
+// ladder here, a try's or a search's runs as a group in the runs list, a search's answer on the
+// Fastest tab too).
 void CompareView::showLaddersOnDisk() {
   const auto found = experimentsOnDisk();
   ladderTable_->clear();
@@ -126,7 +127,10 @@ void CompareView::showLaddersOnDisk() {
     auto* name = new QTableWidgetItem(QFileInfo(dir).fileName());
     name->setData(Qt::UserRole, dir);
     name->setData(Qt::UserRole + 1, kind);
-    name->setToolTip(kind == QLatin1String("ladder") ? dir : dir + QStringLiteral("\nDouble-click: its runs in the runs list, on the plots"));
+    name->setToolTip(kind == QLatin1String("ladder") ? dir
+                     : kind == QLatin1String("search")
+                         ? dir + QStringLiteral("\nDouble-click: its answer on the Fastest tab, its runs in the runs list")
+                         : dir + QStringLiteral("\nDouble-click: its runs in the runs list, its answer on the plots"));
     auto* kindItem = new QTableWidgetItem(kind);
     auto* when = new QTableWidgetItem(QFileInfo(QDir(dir).filePath(files.value(kind))).lastModified().toString(QStringLiteral("yyyy-MM-dd HH:mm")));
     int c = 0;
