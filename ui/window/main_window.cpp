@@ -32,6 +32,7 @@
 #include "compare/tune_view.h"
 #include "plots/live_plots.h"
 #include "runs/cli.h"
+#include "runs/experiment_runs.h"
 #include "runs/run_history.h"
 #include "runs/run_queue.h"
 #include "runs/runs_model.h"
@@ -327,35 +328,6 @@ void MainWindow::showLadderRung(const QString& dir, int attempt) {
   liveRung_.insert(experiment, run);
   runs_->setShown(run, true);
 }
-
-namespace {
-
-// At most this many of an experiment's runs are drawn when it is opened: more curves than that
-// bury the plot under their legend.
-constexpr int kDrawnAtOpen = 10;
-
-// The runs that carry an experiment's answer, what is drawn when it is opened: its runs to the
-// target (a try's or a finalist's variant runs) when it has any, else its finalists' runs (a
-// search's finals/), else all; the first kDrawnAtOpen of those. *why says which, in words.
-QList<Run*> answerRuns(const QString& dir, const QList<Run*>& runs, QString* why) {
-  QList<Run*> toTarget, finals;
-  const QString finalsDir = QDir::cleanPath(QDir(dir).absoluteFilePath(QStringLiteral("finals"))) + QLatin1Char('/');
-  for (Run* r : runs) {
-    const auto train = r->config().find("train");
-    if (train != r->config().end() && train->is_object() && train->value("stop_at_accuracy", 0.0) > 0) toTarget << r;
-    if (QDir::cleanPath(QFileInfo(r->runDir()).absoluteFilePath()).startsWith(finalsDir)) finals << r;
-  }
-  QList<Run*> drawn = !toTarget.isEmpty() ? toTarget : !finals.isEmpty() ? finals : runs;
-  *why = !toTarget.isEmpty() ? QStringLiteral("its runs to the target") : !finals.isEmpty() ? QStringLiteral("its finalists' runs")
-                                                                                             : QStringLiteral("its runs");
-  if (drawn.size() > kDrawnAtOpen) {
-    drawn = drawn.mid(0, kDrawnAtOpen);
-    *why = QStringLiteral("the first %1 of %2").arg(kDrawnAtOpen).arg(*why);
-  }
-  return drawn;
-}
-
-}  // namespace
 
 int MainWindow::openExperimentRuns(const QString& dir) {
   // Its runs lie in its folder at any depth (a search's trials/<id>/, finals/<id>/pair-1/...).

@@ -1,0 +1,27 @@
+// What an experiment opened in the window draws (experiment_runs.h).
+#include "runs/experiment_runs.h"
+
+#include <QDir>
+#include <QFileInfo>
+
+namespace wb::ui {
+
+QList<Run*> answerRuns(const QString& dir, const QList<Run*>& runs, QString* why) {
+  QList<Run*> toTarget, finals;
+  const QString finalsDir = QDir::cleanPath(QDir(dir).absoluteFilePath(QStringLiteral("finals"))) + QLatin1Char('/');
+  for (Run* r : runs) {
+    const auto train = r->config().find("train");
+    if (train != r->config().end() && train->is_object() && train->value("stop_at_accuracy", 0.0) > 0) toTarget << r;
+    if (QDir::cleanPath(QFileInfo(r->runDir()).absoluteFilePath()).startsWith(finalsDir)) finals << r;
+  }
+  QList<Run*> drawn = !toTarget.isEmpty() ? toTarget : !finals.isEmpty() ? finals : runs;
+  *why = !toTarget.isEmpty() ? QStringLiteral("its runs to the target") : !finals.isEmpty() ? QStringLiteral("its finalists' runs")
+                                                                                             : QStringLiteral("its runs");
+  if (drawn.size() > kDrawnAtOpen) {
+    drawn = drawn.mid(0, kDrawnAtOpen);
+    *why = QStringLiteral("the first %1 of %2").arg(kDrawnAtOpen).arg(*why);
+  }
+  return drawn;
+}
+
+}  // namespace wb::ui
