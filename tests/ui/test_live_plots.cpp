@@ -303,6 +303,25 @@ class TestLivePlots : public QObject {
     QCOMPARE(plots.pointCount(QStringLiteral("loss")), runs * 60000 + 1000);
   }
 
+  // The legend's names are elided to the plot's width, and again when the width changes: a window
+  // made wider shows the whole name (the names were cut at the width they were first drawn at).
+  void legendNamesFollowTheWidth() {
+    RunsModel model;
+    LivePlots plots(&model);
+    plots.resize(500, 500);
+    plots.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plots));
+    const QString name = QStringLiteral("mnist-cnn on fashion-mnist · workers 2 + bf16-mixed + channels-last, seed 1003");
+    model.setShown(addRun(model, name, 10), true);
+    plots.showTab(QStringLiteral("throughput"));
+    plots.flush(true);
+    QCustomPlot* p = plots.plot(QStringLiteral("throughput"));
+    QVERIFY(p->graphCount() > 0);
+    QVERIFY2(p->graph(0)->name().contains(QChar(0x2026)), qPrintable(p->graph(0)->name()));  // cut in the middle
+    plots.resize(1800, 500);
+    QTRY_VERIFY2(p->graph(0)->name() == name, qPrintable(p->graph(0)->name()));
+  }
+
   // Twenty runs ticked: twenty colours; a plot too short for its y label says it short.
   void manyRunsAndSmallPlots() {
     RunsModel model;

@@ -5,6 +5,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QResizeEvent>
 #include <QSet>
 #include <QSlider>
 #include <QTabWidget>
@@ -261,6 +262,11 @@ void LivePlots::changeEvent(QEvent* event) {
   if (event->type() != QEvent::PaletteChange) return;
   for (auto& t : tabsState_) applyPalette(t->plot);
   rebuildAll();  // run colours depend on the palette
+}
+
+void LivePlots::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  if (event->oldSize().width() != event->size().width()) scheduleReplot();
 }
 
 void LivePlots::showEvent(QShowEvent* event) {

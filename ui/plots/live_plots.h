@@ -84,6 +84,8 @@ class LivePlots : public QWidget {
  protected:
   void showEvent(QShowEvent* event) override;
   void changeEvent(QEvent* event) override;
+  // The legend's names are elided to the plot's width (legendNameRoom): a new width elides them again.
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   struct SeriesDef;
