@@ -55,16 +55,8 @@ std::string TryRecord::verdictWord() const {
                                                                                        : std::string();
 }
 
-json tryRecordJson(const TryRecord& record) {
-  json out = json::object();
-  proto::fieldsToJson(record, out);
-  return out;
-}
+json tryRecordJson(const TryRecord& record) { return proto::writeAs(record); }
 
-TryRecord tryRecordFromJson(const json& doc) {
-  TryRecord r;
-  if (doc.is_object()) proto::fieldsFromJson(doc, r);
-  return r;
-}
+TryRecord tryRecordFromJson(const json& doc) { return proto::readAs<TryRecord>(doc); }
 
 }  // namespace wb::proto

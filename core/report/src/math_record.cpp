@@ -32,16 +32,8 @@ WB_FIELDS(MathCheckRecord) {
   f("rows", e.rows), f("verdict", e.verdict), f("total_s", e.total_s);
 }
 
-json mathCheckJson(const MathCheckRecord& record) {
-  json out = json::object();
-  proto::fieldsToJson(record, out);
-  return out;
-}
+json mathCheckJson(const MathCheckRecord& record) { return proto::writeAs(record); }
 
-MathCheckRecord mathCheckFromJson(const json& doc) {
-  MathCheckRecord r;
-  if (doc.is_object()) proto::fieldsFromJson(doc, r);
-  return r;
-}
+MathCheckRecord mathCheckFromJson(const json& doc) { return proto::readAs<MathCheckRecord>(doc); }
 
 }  // namespace wb::report

@@ -35,17 +35,9 @@ WB_FIELDS(SpeedRecord) {
   if (e.kind == "evaluation segments") f("passes_per_segment", proto::derived(e.steps_per_segment.value_or(0)));
 }
 
-json speedRecordJson(const SpeedRecord& record) {
-  json out = json::object();
-  proto::fieldsToJson(record, out);
-  return out;
-}
+json speedRecordJson(const SpeedRecord& record) { return proto::writeAs(record); }
 
-SpeedRecord speedRecordFromJson(const json& doc) {
-  SpeedRecord r;
-  if (doc.is_object()) proto::fieldsFromJson(doc, r);
-  return r;
-}
+SpeedRecord speedRecordFromJson(const json& doc) { return proto::readAs<SpeedRecord>(doc); }
 
 SpeedRecord unchangedSpeed() {
   SpeedRecord r;

@@ -319,11 +319,19 @@ nlohmann::json fieldKinds() {
   return out;
 }
 
+// A record from its JSON (never throws; a missing key keeps its default; not an object: the
+// defaults), and a record as one JSON object: what each record's own reader and writer are.
 template <class T>
 T readAs(const nlohmann::json& j) {
   T v{};
   fieldsFromJson(j, v);
   return v;
+}
+template <class T>
+nlohmann::json writeAs(const T& v) {
+  nlohmann::json out = nlohmann::json::object();
+  fieldsToJson(v, out);
+  return out;
 }
 
 }  // namespace
