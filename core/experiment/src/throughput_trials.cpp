@@ -1,6 +1,7 @@
 #include "throughput_trials.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "wb/proto/config_json.h"
 #include "wb/report/compare.h"
@@ -73,7 +74,7 @@ Result<report::SpeedRecord> measureTrials(const TrialsOptions& o, const Hooks& h
   if (o.evaluation) policy.fixed_pairs = kTrialPairs;
   policy.max_pairs = kTrialPairs;
   policy.settle_on_throughput = true;
-  policy.budget_s = 1e9;
+  policy.budget_s = std::numeric_limits<double>::infinity();  // three pairs at most, however long
   policy.min_effect = o.min_effect;
   policy.target_acc = 0.0;  // trials measure steps, not accuracy
   auto outcome = runPairs(p, policy, o.out, hooks);
