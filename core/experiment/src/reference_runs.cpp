@@ -54,9 +54,10 @@ std::string firstDifference(const json& here, const json& there) {
   return diff.front().path + ": " + diff.front().after + " here, " + diff.front().before + " in the folder";
 }
 
-// The folder's record, checked against this experiment; empty slots for a new folder.
+// The folder's record, checked against this experiment; empty slots for a new folder. `every`
+// becomes the folder's own evaluation interval when it has one (an earlier rule's runs stay usable).
 Result<std::vector<Slot>> loadSlots(const fs::path& dir, const std::string& key, const json& identity,
-                                    const std::string& datasetId) {
+                                    const std::string& datasetId, int64_t& every) {
   std::vector<Slot> slots;
   auto stored = report::readStored(referenceFile(dir));
   if (!stored) return slots;
@@ -70,6 +71,7 @@ Result<std::vector<Slot>> loadSlots(const fs::path& dir, const std::string& key,
   if (!datasetId.empty() && stored->value("dataset_id", std::string()) != datasetId)
     return makeError(Errc::InvalidConfig, where + ": the dataset changed since its runs (data.dataset's files differ): "
                                           "its runs do not measure this data; remove the folder to run them again");
+  if (const int64_t kept = stored->value("eval_every_steps", int64_t{0}); kept > 0) every = kept;
   for (const json& r : stored->value("runs", json::array()))
     slots.push_back({r.value("seed", uint64_t{0}), r.value("dir", std::string()), r.value("status", std::string())});
   return slots;
@@ -114,7 +116,9 @@ std::string referenceKey(const Config& baseline, const std::string& datasetId) {
 
 int64_t referenceEvalEvery(const Config& c, int64_t trainSamples) {
   const int64_t stepsPerEpoch = std::max<int64_t>(1, trainSamples / samplesPerStep(c));
-  return std::max<int64_t>(1, stepsPerEpoch / kReferenceEvalsPerEpoch);
+  int64_t runSteps = stepsPerEpoch * std::max(1, c.train.epochs);
+  if (c.train.max_steps > 0) runSteps = std::min(runSteps, c.train.max_steps);
+  return std::max<int64_t>({1, stepsPerEpoch / kReferenceEvalsPerEpoch, runSteps / kReferenceEvaluationsPerRun});
 }
 
 int referenceParallel(const Config& baseline, bool onCpu, int runs) {
@@ -271,7 +275,7 @@ Result<ReferenceRuns> ensureReferenceRuns(const ReferenceOptions& o) {
   s.key = referenceKey(o.baseline, o.dataset_id);
   s.dir = o.store / s.key;
   s.every = referenceEvalEvery(o.baseline, o.train_samples);
-  auto slots = loadSlots(s.dir, s.key, s.identity, o.dataset_id);
+  auto slots = loadSlots(s.dir, s.key, s.identity, o.dataset_id, s.every);
   if (!slots.ok()) return slots.error();
   s.slots = std::move(*slots);
   std::error_code ec;
