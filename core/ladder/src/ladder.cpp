@@ -327,6 +327,16 @@ std::vector<Cell> ladderCells(const LadderRow& row, const std::string& stepName,
   return cells;
 }
 
+// Removes the column `key` and its cell from every row.
+void dropColumn(Table& t, const std::string& key) {
+  const auto it = std::find_if(t.columns.begin(), t.columns.end(), [&](const Column& c) { return c.key == key; });
+  if (it == t.columns.end()) return;
+  const size_t at = size_t(it - t.columns.begin());
+  t.columns.erase(it);
+  for (auto& row : t.rows)
+    if (row.size() > at) row.erase(row.begin() + long(at));
+}
+
 }  // namespace
 
 Table ladderTable(const Ladder& ladder) {
@@ -366,6 +376,7 @@ Table ladderTable(const Ladder& ladder) {
     anyContended = anyContended || !row.contention.empty();
   }
   if (ladder.greedy) {
+    dropColumn(t, "marginal_target");  // × to target is already the step's own: against what was kept before it
     t.title.insert(std::string("Speedup ladder").size(), ", greedy");
     t.notes.push_back("Greedy: each step is measured against the configuration kept before it (the baseline plus the "
                       "steps marked kept), so × to target is that step's own speedup; only a step clearly faster "

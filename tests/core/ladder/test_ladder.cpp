@@ -523,6 +523,9 @@ class TestLadder : public QObject {
     QCOMPARE(cell(t, 1, "decision"), QStringLiteral("kept: 2.00× [1.90, 2.10] faster"));
     QVERIFY(cell(t, 4, "decision").startsWith(QStringLiteral("dropped: slower")));
     QCOMPARE(cell(t, int(t.rows.size()) - 1, "step"), QStringLiteral("kept"));
+    // No "Step ×" column: each step's × to target is already its own (against what was kept).
+    QCOMPARE(column(t, "marginal_target"), -1);
+    for (const auto& row : t.rows) QCOMPARE(row.size(), t.columns.size());
     QVERIFY(cell(t, int(t.rows.size()) - 1, "cumulative_target").contains(QStringLiteral("faster")));
     const BarChartSpec bars = ladderBars(ladder);
     QVERIFY(QString::fromStdString(bars.title).contains(QStringLiteral("greedy")));
