@@ -375,19 +375,28 @@ const QString kVerdictsTip = QStringLiteral(
     "other data; repeat: the baseline's own configuration.");
 }  // namespace
 
+QString RunsModel::headerText(int section, bool compact) {
+  switch (section) {
+    case ColName: return QStringLiteral("Run");
+    case ColStatus: return QStringLiteral("Status");
+    case ColProgress: return QStringLiteral("Progress");
+    case ColThroughput: return compact ? QStringLiteral("Samples/s") : QStringLiteral("Train samples/s");
+    case ColBestAcc: return QStringLiteral("Best acc");
+    case ColSpeedupThroughput: return QStringLiteral("× throughput");
+    case ColSpeedupTarget: return QStringLiteral("× to target");
+  }
+  return {};
+}
+
+void RunsModel::setCompactHeaders(bool compact) {
+  if (compact == compactHeaders_) return;
+  compactHeaders_ = compact;
+  Q_EMIT headerDataChanged(Qt::Horizontal, 0, ColumnCount - 1);
+}
+
 QVariant RunsModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal) return {};
-  if (role == Qt::DisplayRole) {
-    switch (section) {
-      case ColName: return QStringLiteral("Run");
-      case ColStatus: return QStringLiteral("Status");
-      case ColProgress: return QStringLiteral("Progress");
-      case ColThroughput: return QStringLiteral("Train samples/s");
-      case ColBestAcc: return QStringLiteral("Best acc");
-      case ColSpeedupThroughput: return QStringLiteral("× throughput");
-      case ColSpeedupTarget: return QStringLiteral("× to target");
-    }
-  }
+  if (role == Qt::DisplayRole) return headerText(section, compactHeaders_);
   if (role != Qt::ToolTipRole) return {};
   switch (section) {
     case ColName:

@@ -44,6 +44,9 @@ class RunsModel : public QAbstractTableModel {
   QVariant data(const QModelIndex& index, int role) const override;
   bool setData(const QModelIndex& index, const QVariant& value, int role) override;
   QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+  // A column's header; `compact`: the short one a narrow list shows (the tooltip says it whole).
+  static QString headerText(int section, bool compact);
+  void setCompactHeaders(bool compact);
   Qt::ItemFlags flags(const QModelIndex& index) const override;
 
   // Takes ownership. atTop: newest first (launched runs); false appends (history scan order).
@@ -115,6 +118,7 @@ class RunsModel : public QAbstractTableModel {
   mutable bool namesStale_ = true;
   QVector<Run*> shown_;
   QPointer<Run> baseline_;
+  bool compactHeaders_ = false;
 };
 
 }  // namespace wb::ui

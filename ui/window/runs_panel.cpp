@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QDesktopServices>
 #include <QDir>
+#include <QEvent>
 #include <QFile>
 #include <QFileInfo>
 #include <QHeaderView>
@@ -28,6 +29,7 @@ namespace wb::ui {
 namespace {
 
 constexpr int kSideBySideWidth = 820;  // px: below it the details pane goes under the list
+constexpr int kNameRoom = 170;         // px a name needs to read ("8192 train…batch 64"); less: compact figures
 
 // Status column: the status word, and for a run under way a bar with "45 % · 1:23" on it (the
 // model's Progress column, folded in: one column fewer keeps every figure in view at 1024 px).
@@ -136,7 +138,8 @@ void RunsPanel::fitClusterStatus(int first, int last) {
 
 // The name takes the room the figures leave; each figure column is as wide as its header or its
 // widest usual value, so all of them stay in view at 1024 px and names are elided in the middle
-// (the full name is the tooltip).
+// (the full name is the tooltip). Where the headers would leave a name less than kNameRoom, the
+// figure columns take their values' width under short headers (each header's tooltip says it whole).
 // Narrow (a 1024 px screen): the details go under the list, which keeps the whole width.
 void RunsPanel::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
@@ -152,17 +155,47 @@ void RunsPanel::sizeColumns() {
   h->setSectionResizeMode(RunsModel::ColName, QHeaderView::Stretch);
   h->setStretchLastSection(false);
   h->setMinimumSectionSize(36);
-  const QFontMetrics fm = view_->fontMetrics();
-  const auto width = [&](const char* widest, int column) {
-    const QString header = model_->headerData(column, Qt::Horizontal, Qt::DisplayRole).toString();
-    return std::max(fm.horizontalAdvance(QString::fromUtf8(widest)), fm.horizontalAdvance(header)) + 12;
-  };
-  h->resizeSection(RunsModel::ColStatus, width("99 % · 10:00", RunsModel::ColStatus));  // a running run: never 100 % with time to go
-  h->resizeSection(RunsModel::ColThroughput, width("12,345", RunsModel::ColThroughput));
-  h->resizeSection(RunsModel::ColBestAcc, width("100.00 %", RunsModel::ColBestAcc));  // a run that learns it all
-  h->resizeSection(RunsModel::ColSpeedupThroughput, width("1.85× faster", RunsModel::ColSpeedupThroughput));
-  h->resizeSection(RunsModel::ColSpeedupTarget, width("1.85× faster", RunsModel::ColSpeedupTarget));
   view_->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+  view_->viewport()->installEventFilter(this);
+  fitFigureColumns();
+}
+
+namespace {
+
+// The figure columns and their widest usual value.
+const std::pair<int, const char*> kFigures[] = {
+    {RunsModel::ColStatus, "99 % · 10:00"},  // a running run: never 100 % with time to go
+    {RunsModel::ColThroughput, "12,345"},
+    {RunsModel::ColBestAcc, "100.00 %"},     // a run that learns it all
+    {RunsModel::ColSpeedupThroughput, "1.85× faster"},
+    {RunsModel::ColSpeedupTarget, "1.85× faster"},
+};
+
+}  // namespace
+
+// Sizes the figure columns for the list's width: their headers whole, or (where that leaves a name
+// less than kNameRoom) their values and short headers whole ("Samples/s"). Only when that choice
+// changes, so a column the user widened stays.
+void RunsPanel::fitFigureColumns() {
+  const QFontMetrics fm = view_->fontMetrics();
+  const auto widthOf = [&](int column, const char* widest, bool compact) {
+    return std::max(fm.horizontalAdvance(QString::fromUtf8(widest)),
+                    fm.horizontalAdvance(RunsModel::headerText(column, compact))) + (compact ? 8 : 12);
+  };
+  int whole = 0;
+  for (const auto& [column, widest] : kFigures) whole += widthOf(column, widest, false);
+  const int room = view_->viewport()->width();
+  const bool compact = room > 0 && room - whole < kNameRoom;
+  if (sized_ && compact == compact_) return;
+  sized_ = true, compact_ = compact;
+  model_->setCompactHeaders(compact);
+  for (const auto& [column, widest] : kFigures) view_->horizontalHeader()->resizeSection(column, widthOf(column, widest, compact));
+  fitClusterStatus(0, model_->rowCount() - 1);
+}
+
+bool RunsPanel::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == view_->viewport() && event->type() == QEvent::Resize) fitFigureColumns();
+  return QWidget::eventFilter(watched, event);
 }
 
 Run* RunsPanel::currentRun() const { return model_->runAt(view_->currentIndex().row()); }

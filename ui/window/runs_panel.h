@@ -49,9 +49,11 @@ class RunsPanel : public QWidget {
 
  protected:
   void resizeEvent(QResizeEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
   void sizeColumns();
+  void fitFigureColumns();
   void fitClusterStatus(int first, int last);
   void showContextMenu(const QPoint& pos);
   void updateDetails();
@@ -61,6 +63,7 @@ class RunsPanel : public QWidget {
   QTableView* view_;
   QPlainTextEdit* details_;
   QSplitter* split_;
+  bool sized_ = false, compact_ = false;  // the figure columns: sized yet; to their values (not their headers)
 };
 
 }  // namespace wb::ui

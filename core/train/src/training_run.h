@@ -23,7 +23,7 @@
 #include "wb/proto/event_types.h"
 #include "wb/train/backend_check.h"
 #include "wb/train/batch_copy.h"
-#include "wb/train/early_stopping.h"
+#include "wb/common/early_stopping.h"
 #include "wb/train/grad_scaler.h"
 #include "wb/train/host_use.h"
 #include "wb/train/optim.h"
