@@ -101,6 +101,24 @@ class TestCompareView : public QObject {
  private Q_SLOTS:
   void initTestCase() { t::setUpEnvironment(); }
 
+  // With nothing compared (no baseline) the table is no empty box: it says what it will hold.
+  void anEmptyComparisonSaysWhatItWillHold() {
+    RunsModel model;
+    CompareView view(&model);
+    view.resize(700, 500);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.refreshNow();
+    QCOMPARE(view.table()->rowCount(), 0);
+    QWidget* area = view.table()->viewport();
+    const QImage shot = area->grab().toImage();
+    const QColor base = area->palette().color(QPalette::Base);
+    int drawn = 0;  // pixels of the placeholder's words
+    for (int y = 0; y < shot.height(); ++y)
+      for (int x = 0; x < shot.width(); ++x) drawn += shot.pixelColor(x, y) != base;
+    QVERIFY2(drawn > 200, qPrintable(QString::number(drawn)));
+  }
+
   void contendedRunShowsNoSpeedup() {
     auto root = t::scratchRoot();
     RunsModel model;

@@ -137,7 +137,10 @@ QLabel* CompareView::buildSummary() {
 // tab it was squeezed to a sliver), then the advisor, the ladder and the what-if.
 QSplitter* CompareView::buildTables() {
   auto* split = new QSplitter(Qt::Vertical, this);
-  table_ = new QTableWidget(this);
+  auto* table = new PlaceholderTable(this);
+  table->setPlaceholder(QStringLiteral("The ticked runs against the baseline appear here: their time to the target, "
+                                       "throughput and verdicts (right-click a run → Set as baseline)."));
+  table_ = table;
   table_->setObjectName(QStringLiteral("compareTable"));
   table_->setContextMenuPolicy(Qt::CustomContextMenu);
   table_->verticalHeader()->setVisible(false);

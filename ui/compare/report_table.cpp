@@ -1,7 +1,7 @@
 #include "compare/report_table.h"
 
+#include <QPainter>
 #include <QStringList>
-#include <QTableWidget>
 
 #include <algorithm>
 
@@ -27,6 +27,19 @@ void fillTable(QTableWidget* w, const report::Table& t) {
   }
   w->resizeColumnsToContents();
   for (int c = 0; c < w->columnCount(); ++c) w->setColumnWidth(c, std::min(w->columnWidth(c), 360));
+}
+
+void PlaceholderTable::setPlaceholder(const QString& text) {
+  placeholder_ = text;
+  viewport()->update();
+}
+
+void PlaceholderTable::paintEvent(QPaintEvent* event) {
+  QTableWidget::paintEvent(event);
+  if (rowCount() > 0 || placeholder_.isEmpty()) return;
+  QPainter p(viewport());
+  p.setPen(palette().placeholderText().color());
+  p.drawText(viewport()->rect().adjusted(12, 8, -12, -8), Qt::AlignCenter | Qt::TextWordWrap, placeholder_);
 }
 
 }  // namespace wb::ui
