@@ -169,8 +169,11 @@ Result<report::SpeedRecord> measureSegments(const TryOptions& o, bool futility, 
   if (withMath) args.insert(args.end(), {"--math-check", mathFile(o).string()});
   // The throughput is the whole answer only when the math is kept: else a slower step may still
   // need so many fewer samples that it is faster to the target, and the rounds go on (a probe
-  // that checks the math first asks its own check).
-  if (!evaluation && futility && (withMath || keepsMath(s.math))) args.push_back("--only-faster");
+  // that checks the math first asks its own check). The evaluation's time is, when the training
+  // steps are unchanged: its rounds then stop once it cannot make the time to target faster
+  // (the probe weighs it by the evaluations' share of the run).
+  const bool whole = evaluation ? s.throughput.unchanged() && (withMath || keepsMath(s.math)) : (withMath || keepsMath(s.math));
+  if (futility && whole) args.push_back("--only-faster");
   const std::string what = std::string(withMath ? "the math check, then " : "") +
                            (evaluation ? "evaluation time (interleaved evaluations in one process)"
                                        : "training throughput (interleaved segments in one process)");

@@ -152,6 +152,33 @@ Segment evaluationSegments(Bench& b, Arm& base, Arm& variant, const SegmentsOpti
   return [&b, &r](Arm& a) { return evaluationSegment(b, a, r.steps); };
 }
 
+// The share of the baseline's run its evaluations take: its configured evaluations at the baseline
+// arm's evaluation rate so far, its training at the warm-up's rate (start-up left out: a larger
+// share, so later to stop). What an evaluation lever's "cannot be faster" is judged against
+// (report::evaluationMinEffect).
+double evaluationShare(const Bench& b, const Config& c, const SegmentsResult& r) {
+  const double evalRate = r.baseline_rates.empty() ? 0 : report::median(r.baseline_rates);
+  if (!(evalRate > 0 && r.train_rate > 0)) return 1;
+  const int64_t train = int64_t(b.train->size()), global = int64_t(std::max(1, c.train.batch_size)) * std::max(1, c.speedups.devices);
+  const int64_t stepsPerEpoch = std::max<int64_t>(1, train / global);
+  const double epochs = std::max(1, c.train.epochs);
+  const double perEpoch = 1.0 + (c.train.eval_every_steps > 0 ? double(stepsPerEpoch / c.train.eval_every_steps) : 0.0);
+  const double evalS = epochs * perEpoch * double(r.val_samples) / evalRate, trainS = epochs * double(train) / r.train_rate;
+  return evalS / (evalS + trainS);
+}
+
+// Whether the rounds may stop because the variant can no longer be shown faster: for training
+// segments, on their own rate; for evaluations, on what they make of the time to target.
+bool cannotBeFaster(const Bench& b, const SegmentsOptions& o, SegmentsResult& r, int minRounds) {
+  report::Sequential looks = r.looks;
+  if (o.evaluation) looks.min_effect = report::evaluationMinEffect(o.min_effect, evaluationShare(b, o.baseline, r));
+  if (!report::roundsCannotBeFaster(r.rounds, minRounds, r.estimate, r.noise, looks)) return false;
+  b.say(o.evaluation ? "  stopped: it can no longer make the time to target faster (evaluations are " +
+                           report::fmtFixed(100 * evaluationShare(b, o.baseline, r), 1) + " % of a run's time)"
+                     : std::string("  stopped: it can no longer be shown faster"));
+  return true;
+}
+
 void rounds(Bench& b, Arm& base, Arm& variant, const SegmentsOptions& o, SegmentsResult& r) {
   const int minRounds = std::max(2, o.min_rounds), maxRounds = std::max(minRounds, o.max_rounds);
   const Segment segment = o.evaluation ? evaluationSegments(b, base, variant, o, r) : trainingSegments(b, base, variant, o, r);
@@ -181,9 +208,8 @@ void rounds(Bench& b, Arm& base, Arm& variant, const SegmentsOptions& o, Segment
     r.rounds = static_cast<int>(r.baseline_rates.size());
     judge(r);
     if (report::roundsSettled(r.rounds, minRounds, r.estimate)) break;
-    if (o.only_faster && report::roundsCannotBeFaster(r.rounds, minRounds, r.estimate, r.noise, r.looks)) {
+    if (o.only_faster && cannotBeFaster(b, o, r, minRounds)) {
       r.cannot_be_faster = true;
-      b.say("  stopped: it can no longer be shown faster");
       break;
     }
   }

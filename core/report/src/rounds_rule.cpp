@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "wb/common/sysinfo.h"
 #include "wb/report/log_estimate.h"
@@ -25,6 +26,13 @@ bool roundsCannotBeFaster(int rounds, int minRounds, const SpeedupEstimate& esti
   const LogEstimate e = logEstimateOf(estimate, noise.df);
   return chanceOfFaster(estimate.point, e.log_se, rounds, looks.max_pairs, looks.at(looks.max_pairs).alpha,
                         looks.min_effect) < kFutilityChance;
+}
+
+double evaluationMinEffect(double minEffect, double share) {
+  if (!(share < 1)) return minEffect;
+  const double room = share - minEffect / (1 + minEffect);  // share / s must fall below this
+  if (!(room > 0)) return std::numeric_limits<double>::infinity();
+  return share / room - 1;
 }
 
 bool variantFirst(std::mt19937_64& rng) { return std::bernoulli_distribution(0.5)(rng); }

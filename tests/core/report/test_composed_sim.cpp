@@ -165,6 +165,25 @@ class TestComposedSim : public QObject {
     QVERIFY2(!roundsCannotBeFaster(3, kSegmentMinRounds, e, noise, looks), formatEstimate(e).c_str());
   }
 
+  // An evaluation lever's rounds are judged on what it makes of the time to target: at 1.08x on
+  // noisy rounds it may still be shown faster on its own, but not as a run whose evaluations take
+  // 7 % of it (that needs a 1.39x evaluation), and never where they take under 1.96 %.
+  void anEvaluationIsJudgedByItsShareOfTheRun() {
+    QCOMPARE(evaluationMinEffect(0.02, 1.0), 0.02);
+    QVERIFY(std::fabs(evaluationMinEffect(0.02, 0.07) - 0.3889) < 1e-3);
+    const double s = 1 + evaluationMinEffect(0.02, 0.07);
+    QVERIFY(std::fabs(1 / (1 - 0.07 + 0.07 / s) - 1.02) < 1e-9);  // exactly min effect on the whole
+    QVERIFY(std::isinf(evaluationMinEffect(0.02, 0.019)));
+    Sequential looks;
+    looks.max_pairs = kSegmentMaxRounds;
+    RoundsNoise noise;
+    const SpeedupEstimate e = judgeRounds({100, 95, 104}, {104, 108, 110}, looks, &noise);
+    QVERIFY(!roundsCannotBeFaster(3, kSegmentMinRounds, e, noise, looks));
+    Sequential weighed = looks;
+    weighed.min_effect = evaluationMinEffect(looks.min_effect, 0.07);
+    QVERIFY2(roundsCannotBeFaster(3, kSegmentMinRounds, e, noise, weighed), formatEstimate(e).c_str());
+  }
+
   // Futility keeps the false alarms within the spending and saves runs where nothing is to be found
   // (an A/A, a slower change), at little cost in power against a moderate change.
   void futilitySavesRunsAndKeepsThePower() {

@@ -49,7 +49,9 @@ struct SegmentsOptions {
   bool evaluation = false;         // time evaluations (the validation split, `steps` passes a segment)
                                    // instead of training steps: for the evaluation levers too
   bool only_faster = false;        // the question is only "faster?": stop once it cannot be shown so
-                                   // (report::roundsCannotBeFaster); with math_checked, only when the
+                                   // (report::roundsCannotBeFaster; evaluations: faster to the target,
+                                   // their share of the run weighed: report::evaluationMinEffect);
+                                   // with math_checked, only when the
                                    // change keeps the math (else a slower step may still need so many
                                    // fewer samples that it is faster to the target)
   // Set: this process first checks whether the change keeps the math (math_check.h, the same two

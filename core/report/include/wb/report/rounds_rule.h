@@ -36,6 +36,14 @@ bool roundsSettled(int rounds, int minRounds, const SpeedupEstimate& estimate);
 bool roundsCannotBeFaster(int rounds, int minRounds, const SpeedupEstimate& estimate, const RoundsNoise& noise,
                           const Sequential& looks);
 
+// The evaluation speedup (as an effect: 0.39 for 1.39×) that makes the time to target `minEffect`
+// faster when evaluations take `share` of it: a speedup s of that share makes the whole
+// 1 / (1 − share + share / s) faster. Infinity when no evaluation speedup can (share at most
+// minEffect / (1 + minEffect)); minEffect itself when the evaluations are all of it (share ≥ 1).
+// What an evaluation lever's rounds judge "cannot be faster" against, for a question that is the
+// time to target's (a 1.08× faster evaluation that is 7 % of the run is not a faster run).
+double evaluationMinEffect(double minEffect, double share);
+
 // Whether the next round times the variant first: a fair coin from `rng`.
 bool variantFirst(std::mt19937_64& rng);
 
