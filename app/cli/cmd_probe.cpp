@@ -236,7 +236,8 @@ void addSegments(CLI::App& probe, Commands& out) {
                 "evaluation levers (inference-mode eval, the evaluation batch) may differ too");
   seg->add_flag("--only-faster", o->only_faster,
                 "the question is only whether it is faster (the ladder's): stop once under a 10 % chance is\n"
-                "left that the last round would say so (with --math-check: only when the change keeps the math)");
+                "left that the last round would say so (with --math-check: only when the change keeps the math;\n"
+                "with --evaluation: faster to the target, the evaluation weighed by its share of the run)");
   seg->add_option("--math-check", o->math_check,
                   "first check in this process whether the change keeps the math (as `probe math`) and write\n"
                   "that result to FILE (JSON) before the first round")
