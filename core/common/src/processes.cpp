@@ -1,14 +1,13 @@
 #include "wb/common/processes.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <set>
 
@@ -44,9 +43,20 @@ std::set<int> familiesOf(const std::vector<int>& roots, const std::vector<Proces
 // /proc/PID/stat: "pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt
 // utime stime cutime cstime priority nice threads itrealvalue starttime ..." (comm may hold spaces
 // and parentheses, so the fields are read after its last ')').
+std::string readProcessFile(int pid, const char* file) {
+  const std::string path = "/proc/" + std::to_string(pid) + "/" + file;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  std::string all;
+  char buf[4096];
+  ssize_t n = 0;
+  while ((n = ::read(fd, buf, sizeof buf)) > 0) all.append(buf, size_t(n));
+  ::close(fd);
+  return n < 0 ? std::string() : all;
+}
+
 bool readProcessStat(int pid, ProcessStat& out) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  const std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string stat = readProcessFile(pid, "stat");
   const auto open = stat.find('('), close = stat.rfind(')');
   if (open == std::string::npos || close == std::string::npos || close + 2 >= stat.size()) return false;
   long ppid = 0, pgrp = 0, sid = 0;

@@ -7,8 +7,6 @@
 
 #include <cerrno>
 #include <chrono>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <thread>
 
@@ -25,8 +23,7 @@ namespace {
 constexpr double kKillWaitS = 5;
 
 std::string commandOf(const ProcessStat& p) {
-  std::ifstream in("/proc/" + std::to_string(p.pid) + "/cmdline", std::ios::binary);
-  std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string cmd = readProcessFile(p.pid, "cmdline");  // "" once it is gone
   while (!cmd.empty() && cmd.back() == '\0') cmd.pop_back();
   for (char& c : cmd)
     if (c == '\0') c = ' ';

@@ -2,6 +2,7 @@
 // snapshots (what a contended run names as the other load's source).
 #include <QtTest/QtTest>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "wb/common/processes.h"
@@ -32,6 +33,28 @@ class TestProcesses : public QObject {
     bool listed = false;
     for (const auto& p : wb::allProcesses()) listed = listed || p.pid == self.pid;
     QVERIFY(listed);
+  }
+
+  // A process that ends while /proc is read is no error: its files read as "" (the kernel fails a
+  // read of a reaped process's file with ESRCH, which a C++ stream reading it whole threw as
+  // "basic_filebuf::underflow error reading the file: No such process" and a ladder died of it).
+  void aProcessThatEndsReadsAsNothing() {
+    QVERIFY(QByteArray::fromStdString(wb::readProcessFile(int(::getpid()), "stat")).startsWith(QByteArray::number(::getpid())));
+    const pid_t child = ::fork();
+    if (child == 0) ::_exit(0);
+    QVERIFY(child > 0);
+    int status = 0;
+    QCOMPARE(::waitpid(child, &status, 0), child);
+    QCOMPARE(wb::readProcessFile(int(child), "cmdline"), std::string());
+    wb::ProcessStat gone;
+    QVERIFY(!wb::readProcessStat(int(child), gone));
+    // Processes that come and go while every one is read: never an exception.
+    for (int round = 0; round < 40; ++round) {
+      const pid_t brief = ::fork();
+      if (brief == 0) ::_exit(0);
+      for (const auto& p : wb::allProcesses()) (void)wb::readProcessFile(p.pid, "cmdline");
+      ::waitpid(brief, &status, 0);
+    }
   }
 
   // Busiest first, at most `most`, under minCores left out; a run's own processes (the roots

@@ -19,6 +19,10 @@ struct ProcessStat {
 
 // False when the process is gone or its stat cannot be read.
 bool readProcessStat(int pid, ProcessStat& out);
+
+// The whole of /proc/PID/<file> ("stat", "cmdline"); "" when the process is gone, even mid-read
+// (the kernel then fails the read with ESRCH, which a C++ stream turns into an exception).
+std::string readProcessFile(int pid, const char* file);
 // Every process this one can see.
 std::vector<ProcessStat> allProcesses();
 
