@@ -21,13 +21,13 @@ with the numbers so far.)";
 struct CompareOptions {
   std::vector<std::string> runs;
   std::string baseline, target_acc;
-  double min_effect = report::kDefaultMinEffect;
+  double min_effect = stats::kDefaultMinEffect;
   bool wide = false;
 };
 
 // The advisor's verdicts and the config differences, after the table.
 void printDetails(const report::Report& r) {
-  if (r.tables.size() > 1 && !r.tables[1].rows.empty()) std::printf("\n%s", report::renderText(r.tables[1]).c_str());
+  if (r.tables.size() > 1 && !r.tables[1].rows.empty()) std::printf("\n%s", render::renderText(r.tables[1]).c_str());
   std::printf("\nAdvisor\n");
   for (const auto& block : r.advice) {
     std::printf("  %s\n", block.run.c_str());
@@ -44,9 +44,9 @@ int compareCommand(const CompareOptions& o) {
     return rep.error().code == Errc::InvalidConfig ? kExitUsage : kExitFailed;
   }
   for (const auto& p : problems) std::fprintf(stderr, "note: %s\n", p.c_str());
-  const report::Table& main = rep->tables.front();
+  const render::Table& main = rep->tables.front();
   const bool transpose = !o.wide && main.rows.size() <= 4;
-  std::printf("%s", report::renderText(transpose ? report::transpose(main) : main).c_str());
+  std::printf("%s", render::renderText(transpose ? render::transpose(main) : main).c_str());
   printDetails(*rep);
   return 0;
 }

@@ -20,7 +20,7 @@ written to a temporary name and renamed: an unwritable path leaves nothing behin
 struct ExportOptions {
   std::vector<std::string> runs;
   std::string baseline, target_acc, format, output;
-  double min_effect = report::kDefaultMinEffect;
+  double min_effect = stats::kDefaultMinEffect;
 };
 
 int exportCommand(const ExportOptions& o) {

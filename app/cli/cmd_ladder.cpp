@@ -38,7 +38,7 @@ no early stopping, sharding off, grad-enabled evaluation), then tries the speedu
 time: workers (the stored `probe workers` result for this experiment, else min(cores, 4)) ->
 pin memory -> devices (the GPUs, or 2 CPU processes, with the lr scaled for the larger global
 batch: --lr-scaling) -> precision (16-mixed on CUDA, bf16-mixed on CPU) -> early stopping
-(patience 2) -> sharding (zero1, needs devices > 1) -> inference-mode evaluation. What this
+(patience 2) -> sharding (zero1, needs devices > 1) -> inference-mode eval. What this
 machine cannot do (see `workbench-cli capabilities`) is skipped with the reason.
 
 Greedy (the default): each step is measured against the configuration kept so far, by parts
@@ -88,14 +88,14 @@ struct LadderCliOptions {
 bool byParts(const LadderCliOptions& o) { return !o.cumulative && o.parts.byParts(); }
 
 void printPlan(const std::vector<ladder::LadderStep>& plan) {
-  report::Table t;
+  render::Table t;
   t.columns = {{"step", "Step", ""}, {"added", "What is added", ""}, {"note", "Note", ""}};
   for (size_t i = 0; i < plan.size(); ++i) {
     const auto& s = plan[i];
-    t.rows.push_back({report::Cell::str(s.slug(static_cast<int>(i))), report::Cell::str(s.added),
-                      report::Cell::str((s.skipped ? "skipped: " : "") + s.note)});
+    t.rows.push_back({render::Cell::str(s.slug(static_cast<int>(i))), render::Cell::str(s.added),
+                      render::Cell::str((s.skipped ? "skipped: " : "") + s.note)});
   }
-  std::printf("%s", report::renderText(t).c_str());
+  std::printf("%s", render::renderText(t).c_str());
 }
 
 // A new or empty folder, or one holding a ladder to continue (its pairs.json).
@@ -198,7 +198,7 @@ int ladderCommand(const LadderCliOptions& o) {
     if (eventsOut) printEvent(proto::toEvent(proto::ErrorEvent{result.error().message, errcName(result.error().code), std::nullopt}, -1, 0.0));
     return result.error().code == Errc::InvalidConfig ? kExitUsage : kExitFailed;  // another plan's folder: usage
   }
-  const std::string table = report::renderText(ladder::ladderTable(result->ladder));
+  const std::string table = render::renderText(ladder::ladderTable(result->ladder));
   std::fprintf(eventsOut ? stderr : stdout, "%s\n", table.c_str());
   std::fprintf(eventsOut ? stderr : stdout, "wrote %s/ladder.{md,csv,tex,json,html,svg,png} and the runs in %s/%s\n",
                out->c_str(), out->c_str(), o.cumulative ? "runs" : "steps");

@@ -101,7 +101,7 @@ int probeWorkersCommand(const ProbeCliOptions& cli) {
     doc["files"] = files;
     std::printf("%s\n", doc.dump(2).c_str());
   } else {
-    std::printf("%s", report::renderText(probe::probeTable(*result)).c_str());
+    std::printf("%s", render::renderText(probe::probeTable(*result)).c_str());
     std::printf("\nMeasured in %.1f s.\n", result->total_s);
     for (const auto& [kind, path] : files.items()) std::printf("%-4s %s\n", kind.c_str(), path.get<std::string>().c_str());
   }
@@ -138,7 +138,7 @@ int probePeakCommand(const PeakCliOptions& cli) {
     doc["file"] = stored;
     std::printf("%s\n", doc.dump(2).c_str());
   } else {
-    std::printf("%s", report::renderText(report::peakTable(*result)).c_str());
+    std::printf("%s", render::renderText(report::peakTable(*result)).c_str());
     std::printf("\nMeasured in %.1f s.\n", result->total_s);
     if (!stored.empty()) std::printf("json %s\n", stored.c_str());
   }
@@ -165,7 +165,7 @@ struct SegmentsCliOptions {
   int steps = probe::SegmentsOptions().steps;
   double min_segment_s = probe::SegmentsOptions().min_segment_s;
   int min_rounds = probe::SegmentsOptions().min_rounds, max_rounds = probe::SegmentsOptions().max_rounds;
-  double min_effect = report::kDefaultMinEffect;
+  double min_effect = stats::kDefaultMinEffect;
   bool only_faster = false, evaluation = false;
   std::string math_check;  // "": no math check first
   bool json = false;
@@ -210,7 +210,7 @@ int probeSegmentsCommand(const SegmentsCliOptions& cli) {
     return exitCodeFor(result.error().code);
   }
   if (cli.json) std::printf("%s\n", probe::segmentsJson(*result).dump(2).c_str());
-  else std::printf("%s\nMeasured in %.1f s.\n", report::renderText(probe::segmentsTable(*result)).c_str(), result->total_s);
+  else std::printf("%s\nMeasured in %.1f s.\n", render::renderText(probe::segmentsTable(*result)).c_str(), result->total_s);
   return 0;
 }
 
@@ -295,7 +295,7 @@ int probeMathCommand(const MathCliOptions& cli) {
     return exitCodeFor(result.error().code);
   }
   if (cli.json) std::printf("%s\n", probe::mathCheckJson(*result).dump(2).c_str());
-  else std::printf("%s\nChecked in %.1f s.\n", report::renderText(probe::mathCheckTable(*result)).c_str(), result->total_s);
+  else std::printf("%s\nChecked in %.1f s.\n", render::renderText(probe::mathCheckTable(*result)).c_str(), result->total_s);
   return 0;
 }
 

@@ -401,7 +401,7 @@ void printPeak(const json& peak) {
                              return o.kernel == k.kernel && o.precision == k.precision;
                            }) > 1;
       line += " " + k.precision + " " + k.kernel + (several ? " (" + k.shape + ")" : "") + " " +
-              report::fmtFixed(k.gflop_per_s, 1) + (d.best(k.precision) == &k ? " (peak)" : "") + ";";
+              wb::fmtFixed(k.gflop_per_s, 1) + (d.best(k.precision) == &k ? " (peak)" : "") + ";";
     }
     line += " GFLOP/s";
     for (const auto& s : d.skipped) line += "; " + s.precision + " not measured: " + s.why;

@@ -28,7 +28,7 @@ const char* kAbout = R"(one change against its baseline: the speedup to the targ
 
 By parts (the default for a change of the steps: precision, loader workers, pin memory, devices,
 sharding, the batch and the levers past the recipe, with or without the optimiser's numbers; of
-the evaluation: inference-mode evaluation, the evaluation batch; and of early stopping):
+the evaluation: inference-mode eval, the evaluation batch; and of early stopping):
 time to target = start-up + samples to target / train throughput + evaluations x evaluation
 time, each part measured where it is cheap and precise: whether the change keeps the training's
 math (`probe math`: the first steps' losses from one seed, seconds), the throughput (`probe
@@ -83,25 +83,6 @@ std::string settingOf(const std::vector<std::string>& vary) {
   return s;
 }
 
-// Whether `out` holds nothing but this try's own input configs (the window writes them there).
-bool holdsOnlyInputs(const fs::path& out, const TryCliOptions& o) {
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(out, ec)) {
-    const auto same = [&](const std::string& input) { return !input.empty() && fs::equivalent(entry.path(), input, ec); };
-    if (!same(o.experiment.config) && !same(o.variant_config)) return false;
-  }
-  return !ec;
-}
-
-// --out may be new, empty, a try to continue, or hold only the try's own configs.
-bool usableOut(const fs::path& out, const TryCliOptions& o) {
-  std::error_code ec;
-  if (!fs::exists(out, ec)) return true;
-  if (!fs::is_directory(out, ec)) return false;
-  return fs::is_empty(out, ec) || experiment::holdsPairs(out) || fs::exists(out / "parts", ec) ||
-         holdsOnlyInputs(out, o);
-}
-
 // Whole runs in pairs when asked (--whole-runs, or an option of that method), when the folder is a
 // whole-run try to continue, or when the change cannot be measured by parts (said on stderr).
 bool wholeRuns(const TryCliOptions& o, const experiment::TryOptions& t) {
@@ -146,7 +127,7 @@ int tryCommand(const TryCliOptions& o) {
                         : fs::path(o.out);
   std::error_code ec;
   t.out = fs::absolute(t.out, ec);
-  if (!usableOut(t.out, o)) {
+  if (!experiment::usableTryFolder(t.out, {o.experiment.config, o.variant_config})) {
     std::fprintf(stderr,
                  "workbench-cli try: --out %s: exists and is neither an empty folder, a try to continue nor a folder "
                  "holding only this try's configs: give a new --out\n",
@@ -182,7 +163,7 @@ int tryCommand(const TryCliOptions& o) {
   else if (o.json)
     std::printf("%s\n", result->doc.dump(2).c_str());
   else
-    std::printf("%s", report::renderText(experiment::tryTable(result->doc)).c_str());
+    std::printf("%s", render::renderText(experiment::tryTable(result->doc)).c_str());
   std::fprintf(stderr, "wrote %s/try.json and the runs in %s/runs\n", t.out.c_str(), t.out.c_str());
   return result->exitCode();
 }

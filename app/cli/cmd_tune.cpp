@@ -36,7 +36,7 @@ const char* kAbout = R"(finds the configuration that reaches the target accuracy
 Searches what this machine can run: loader workers (the stored `probe workers` count, else
 min(cores, 4)), pin memory (CUDA), devices with the lr scaled for the larger global batch, sharding
 where devices > 1, precision, the per-rank batch (the batch finder's pick, lr scaled by the rule
-and warmed up), inference-mode evaluation and the evaluation batch. Early stopping is not
+and warmed up), inference-mode eval and the evaluation batch. Early stopping is not
 searched: it cannot change the time to reach the target.
 
 Cheap trials first: the evaluation settings on the config as given, then every training
@@ -261,7 +261,7 @@ int tuneCommand(const TuneCliOptions& o) {
   t.user_command = p.user_command;
   if (o.events_stdout) t.on_event = printEvent;
   installStopSignals();
-  std::fprintf(stderr, "tune -> %s (budget %s)\n", t.out.c_str(), report::fmtSeconds(t.budget_s).c_str());
+  std::fprintf(stderr, "tune -> %s (budget %s)\n", t.out.c_str(), wb::fmtSeconds(t.budget_s).c_str());
   if (auto code = findBatchesFor(o, p, t)) return *code;
   auto r = tune::runTune(t);
   if (!r.ok()) {
@@ -270,7 +270,7 @@ int tuneCommand(const TuneCliOptions& o) {
     return r.error().code == Errc::InvalidConfig ? kExitUsage : kExitFailed;
   }
   std::FILE* to = o.events_stdout ? stderr : stdout;
-  std::fprintf(to, "%s\n", report::renderText(tune::finalsTable(r->record)).c_str());
+  std::fprintf(to, "%s\n", render::renderText(tune::finalsTable(r->record)).c_str());
   if (r->cancelled)
     std::fprintf(stderr, "tune cancelled: the finished trials and pairs are in %s; `workbench-cli tune --out %s` with the same options continues it\n",
                  t.out.c_str(), t.out.c_str());

@@ -68,7 +68,7 @@ int whatIfCommand(const CLI::App& app, const WhatIfCliOptions& o) {
     return 1;
   }
   if (!o.output.empty()) return writeFile(app, o, w);
-  if (!o.json) std::printf("%s", report::renderText(report::whatIfTable(w)).c_str());
+  if (!o.json) std::printf("%s", render::renderText(report::whatIfTable(w)).c_str());
   return 0;
 }
 

@@ -29,7 +29,7 @@ struct ByPartsOptions {
 // measured one when --noise-band is not given) and the target.
 struct VerdictCliOptions {
   int repeats = 0, max_pairs = experiment::kDefaultMaxPairs, rerun_contended = 1;
-  double budget_s = experiment::kDefaultBudgetS, noise_band = -1, min_effect = report::kDefaultMinEffect;
+  double budget_s = experiment::kDefaultBudgetS, noise_band = -1, min_effect = stats::kDefaultMinEffect;
   std::string target_acc;  // as given; checked while parsing
   experiment::Policy policy() const;
 };

@@ -89,8 +89,8 @@ class TestCliProbe : public QObject {
     QCOMPARE(p.recommended, wb::probe::recommendWorkers(p));
     const wb::probe::ProbeRow* best = p.fastest();
     for (const auto& row : p.rows)
-      if (row.workers < p.recommended) QCOMPARE(p.speedupOver(row, *best).verdict, wb::report::Verdict::Faster);
-    QVERIFY(p.speedupOver(*p.row(p.recommended), *best).verdict != wb::report::Verdict::Faster);
+      if (row.workers < p.recommended) QCOMPARE(p.speedupOver(row, *best).verdict, wb::stats::Verdict::Faster);
+    QVERIFY(p.speedupOver(*p.row(p.recommended), *best).verdict != wb::stats::Verdict::Faster);
     QCOMPARE(doc["verdict"].get<std::string>(), p.verdict());
 
     // Stored under this machine's and this experiment's key, with the plot beside it.

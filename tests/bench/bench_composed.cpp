@@ -1,5 +1,5 @@
 // How often the composed time-to-target verdict is wrong and what it can see, by simulation
-// (wb/report/composed_sim.h): throughput from interleaved rounds of segments in one process
+// (wb/stats/composed_sim.h): throughput from interleaved rounds of segments in one process
 // (a segment's log rate scatters with sd "host noise" around its round's level), samples to target
 // from reference runs and the variant's runs (ln samples scatter with sd "seed spread"), start-up
 // and evaluations beside them; each experiment decided as the product decides. Per noise level:
@@ -23,17 +23,17 @@
 #include <string>
 #include <vector>
 
-#include "wb/report/composed_sim.h"
-#include "wb/report/convergence.h"
+#include "wb/stats/composed_sim.h"
+#include "wb/stats/convergence.h"
 #include "wb/report/run_record.h"
-#include "wb/report/table.h"
+#include "wb/render/table.h"
 
 namespace {
-using wb::report::Cell;
-using wb::report::ComposedModel;
-using wb::report::ComposedOutcome;
+using wb::render::Cell;
+using wb::stats::ComposedModel;
+using wb::stats::ComposedOutcome;
 
-std::string pct(double x) { return std::isfinite(x) ? wb::report::fmtFixed(x * 100, 1) + " %" : "–"; }
+std::string pct(double x) { return std::isfinite(x) ? wb::fmtFixed(x * 100, 1) + " %" : "–"; }
 Cell pctCell(double x) { return Cell::num(pct(x), x * 100); }
 
 ComposedModel modelOf(double host, double spread, int n, bool keeps, int rounds) {
@@ -48,15 +48,15 @@ ComposedModel modelOf(double host, double spread, int n, bool keeps, int rounds)
 
 std::vector<Cell> rowOf(double host, double spread, int n, int rounds, int experiments, uint64_t seed) {
   const ComposedModel changes = modelOf(host, spread, n, false, rounds), keeps = modelOf(host, spread, n, true, rounds);
-  const ComposedOutcome aaChanges = wb::report::simulateComposed(changes, experiments, seed);
-  const ComposedOutcome aaKeeps = wb::report::simulateComposed(keeps, experiments, seed + 1);
+  const ComposedOutcome aaChanges = wb::stats::simulateComposed(changes, experiments, seed);
+  const ComposedOutcome aaKeeps = wb::stats::simulateComposed(keeps, experiments, seed + 1);
   ComposedModel fastKeeps = keeps, fastChanges = changes, fewer = changes;
   fastKeeps.throughput_effect = fastChanges.throughput_effect = 0.10;
   fewer.samples_effect = 1 / 1.1 - 1;
-  const ComposedOutcome pKeeps = wb::report::simulateComposed(fastKeeps, experiments, seed + 2);
-  const ComposedOutcome pChanges = wb::report::simulateComposed(fastChanges, experiments, seed + 3);
-  const ComposedOutcome pFewer = wb::report::simulateComposed(fewer, experiments, seed + 4);
-  const int runs = wb::report::runsToDetect(spread);
+  const ComposedOutcome pKeeps = wb::stats::simulateComposed(fastKeeps, experiments, seed + 2);
+  const ComposedOutcome pChanges = wb::stats::simulateComposed(fastChanges, experiments, seed + 3);
+  const ComposedOutcome pFewer = wb::stats::simulateComposed(fewer, experiments, seed + 4);
+  const int runs = wb::stats::runsToDetect(spread);
   return {Cell::num(pct(host), host * 100),
           Cell::num(pct(spread), spread * 100),
           Cell::num(std::to_string(n), n),
@@ -71,8 +71,8 @@ std::vector<Cell> rowOf(double host, double spread, int n, int rounds, int exper
 // The variant's runs looked at as they finish (variant_looks.h) against all of them at one look:
 // the share of experiments called faster (slower for an A/A: its false alarms) and the runs they
 // took, for changes of the math from none to large, at seed spreads from lenet's down.
-wb::report::Table looksTable(int experiments) {
-  wb::report::Table t;
+wb::render::Table looksTable(int experiments) {
+  wb::render::Table t;
   t.title = "The variant's runs to the target: looked at as they finish, against all 5 at one look (simulated)";
   t.columns = {{"change", "Change", ""},        {"spread", "Seed spread", "%"},
                {"called_looks", "Called, looked at", "%"}, {"runs_looks", "Variant runs, looked at", ""},
@@ -88,24 +88,24 @@ wb::report::Table looksTable(int experiments) {
                           Change{"1.3x thr., 28 % more samples", 0.3, 0.28}, Change{"0.8x throughput", -0.2, 0},
                           Change{"2x throughput, 30 % more samples", 1.0, 0.3}})
     for (double spread : {0.05, 0.10, 0.18}) {
-      ComposedModel m = modelOf(0.02, spread, 5, false, wb::report::kSegmentMaxRounds);
+      ComposedModel m = modelOf(0.02, spread, 5, false, wb::stats::kSegmentMaxRounds);
       m.throughput_effect = c.throughput, m.samples_effect = c.samples;
       ComposedModel fixed = m, futile = m;
       fixed.fixed_variant_runs = true;
       futile.futility = true;
-      const ComposedOutcome looked = wb::report::simulateComposed(m, experiments, ++seed);
-      const ComposedOutcome once = wb::report::simulateComposed(fixed, experiments, seed);
-      const ComposedOutcome cut = wb::report::simulateComposed(futile, experiments, seed);
+      const ComposedOutcome looked = wb::stats::simulateComposed(m, experiments, ++seed);
+      const ComposedOutcome once = wb::stats::simulateComposed(fixed, experiments, seed);
+      const ComposedOutcome cut = wb::stats::simulateComposed(futile, experiments, seed);
       const bool aa = c.throughput == 0 && c.samples == 0;
       const double calledLooks = aa ? looked.calledRate() : looked.rate(looked.faster);
       const double calledOnce = aa ? once.calledRate() : once.rate(once.faster);
       const double calledCut = aa ? cut.calledRate() : cut.rate(cut.faster);
-      const double truth = wb::report::trueSpeedup(m);
+      const double truth = wb::stats::trueSpeedup(m);
       t.rows.push_back({Cell::str(c.name), Cell::num(pct(spread), spread * 100), pctCell(calledLooks),
-                        Cell::num(wb::report::fmtFixed(looked.meanVariantRuns(), 2), looked.meanVariantRuns()),
-                        pctCell(calledCut), Cell::num(wb::report::fmtFixed(cut.meanVariantRuns(), 2), cut.meanVariantRuns()),
+                        Cell::num(wb::fmtFixed(looked.meanVariantRuns(), 2), looked.meanVariantRuns()),
+                        pctCell(calledCut), Cell::num(wb::fmtFixed(cut.meanVariantRuns(), 2), cut.meanVariantRuns()),
                         pctCell(calledOnce),
-                        Cell::num(wb::report::fmtFixed(truth, 2), truth)});
+                        Cell::num(wb::fmtFixed(truth, 2), truth)});
     }
   t.notes.push_back(std::to_string(experiments) + " experiments per cell; 5 reference runs, host noise 2 %; called: faster "
                     "(for the A/A: faster or slower, its false alarms). Looked at: after each of the variant's runs from "
@@ -117,8 +117,8 @@ wb::report::Table looksTable(int experiments) {
 // A change that keeps the math: its segments' rounds until clear, against the same with futility
 // (the ladder's: the rounds also stop once it can no longer be shown faster): how often each calls
 // it faster (for the A/A and a slower change: faster or slower) and the rounds each took.
-wb::report::Table roundsTable(int experiments) {
-  wb::report::Table t;
+wb::render::Table roundsTable(int experiments) {
+  wb::render::Table t;
   t.title = "A change that keeps the math: the segments' rounds until clear, with and without futility (simulated)";
   t.columns = {{"change", "Throughput change", ""}, {"noise", "Host noise", "%"},
                {"called", "Called", "%"},           {"rounds", "Rounds", ""},
@@ -126,22 +126,22 @@ wb::report::Table roundsTable(int experiments) {
   uint64_t seed = 5000;
   for (double effect : {0.0, 0.02, 0.05, 0.10, -0.05})
     for (double noise : {0.02, 0.05}) {
-      ComposedModel m = modelOf(noise, 0.05, 5, true, wb::report::kSegmentMaxRounds), cut;
+      ComposedModel m = modelOf(noise, 0.05, 5, true, wb::stats::kSegmentMaxRounds), cut;
       m.throughput_effect = effect;
       cut = m;
       cut.futility = true;
-      const ComposedOutcome plain = wb::report::simulateComposed(m, experiments, ++seed);
-      const ComposedOutcome futile = wb::report::simulateComposed(cut, experiments, seed);
+      const ComposedOutcome plain = wb::stats::simulateComposed(m, experiments, ++seed);
+      const ComposedOutcome futile = wb::stats::simulateComposed(cut, experiments, seed);
       const bool faster = effect > 0;
       const auto called = [faster](const ComposedOutcome& o) { return faster ? o.rate(o.faster) : o.calledRate(); };
-      t.rows.push_back({Cell::str(effect == 0 ? std::string("none (A/A)") : wb::report::fmtSpeedup(1 + effect)),
+      t.rows.push_back({Cell::str(effect == 0 ? std::string("none (A/A)") : wb::fmtSpeedup(1 + effect)),
                         Cell::num(pct(noise), noise * 100), pctCell(called(plain)),
-                        Cell::num(wb::report::fmtFixed(plain.meanRounds(), 2), plain.meanRounds()), pctCell(called(futile)),
-                        Cell::num(wb::report::fmtFixed(futile.meanRounds(), 2), futile.meanRounds())});
+                        Cell::num(wb::fmtFixed(plain.meanRounds(), 2), plain.meanRounds()), pctCell(called(futile)),
+                        Cell::num(wb::fmtFixed(futile.meanRounds(), 2), futile.meanRounds())});
     }
   t.notes.push_back(std::to_string(experiments) + " experiments per cell; at least " +
-                    std::to_string(wb::report::kSegmentMinRounds) + " and at most " +
-                    std::to_string(wb::report::kSegmentMaxRounds) + " rounds; called: faster (for the A/A and a slower "
+                    std::to_string(wb::stats::kSegmentMinRounds) + " and at most " +
+                    std::to_string(wb::stats::kSegmentMaxRounds) + " rounds; called: faster (for the A/A and a slower "
                     "change: faster or slower).");
   return t;
 }
@@ -185,8 +185,8 @@ double segmentNoise(const std::vector<double>& trace, int k) {
   return logs.size() > 1 ? std::sqrt(ss / double(logs.size() - 1)) : NAN;
 }
 
-wb::report::Table traceTable(const TraceOptions& o, int experiments, int rounds, bool noContention) {
-  wb::report::Table t;
+wb::render::Table traceTable(const TraceOptions& o, int experiments, int rounds, bool noContention) {
+  wb::render::Table t;
   t.title = "On recorded traces: the composed verdict against whole-run pairs, math kept";
   t.columns = {{"trace", "Trace", ""}, {"points", "Points", ""}, {"noise", "Segment noise", "%"}, {"other", "Other load", "cores"},
                {"aa_keeps", "A/A called, by parts (math kept)", "%"}, {"aa_changes", "A/A called, by parts (math changes, 5 % spread)", "%"},
@@ -208,20 +208,20 @@ wb::report::Table traceTable(const TraceOptions& o, int experiments, int rounds,
     keeps.trace_points_per_segment = changes.trace_points_per_segment = o.points_per_segment;
     ComposedModel fast = keeps;
     fast.throughput_effect = 0.10;
-    const auto aaK = wb::report::simulateComposed(keeps, experiments, seed);
-    const auto aaC = wb::report::simulateComposed(changes, experiments, seed + 1);
-    const auto pK = wb::report::simulateComposed(fast, experiments, seed + 2);
+    const auto aaK = wb::stats::simulateComposed(keeps, experiments, seed);
+    const auto aaC = wb::stats::simulateComposed(changes, experiments, seed + 1);
+    const auto pK = wb::stats::simulateComposed(fast, experiments, seed + 2);
     ComposedModel alternating = keeps;
     alternating.alternate = true;
-    const auto aaAlt = wb::report::simulateComposed(alternating, experiments, seed + 5);
-    const auto aaW = wb::report::simulateWholeRunPairs(keeps, o.pairs, o.points_per_run, experiments, seed + 3);
-    const auto pW = wb::report::simulateWholeRunPairs(fast, o.pairs, o.points_per_run, experiments, seed + 4);
+    const auto aaAlt = wb::stats::simulateComposed(alternating, experiments, seed + 5);
+    const auto aaW = wb::stats::simulateWholeRunPairs(keeps, o.pairs, o.points_per_run, experiments, seed + 3);
+    const auto pW = wb::stats::simulateWholeRunPairs(fast, o.pairs, o.points_per_run, experiments, seed + 4);
     seed += 10;
     const size_t slash = dir.find_last_of('/', dir.size() > 1 ? dir.size() - 2 : 0);
     double other = 0;
     for (double x : recorded.other) other += x / double(recorded.other.size());
     t.rows.push_back({Cell::str(slash == std::string::npos ? dir : dir.substr(slash + 1)), Cell::num(std::to_string(trace.size()), double(trace.size())),
-                      pctCell(segmentNoise(trace, o.points_per_segment)), Cell::num(wb::report::fmtFixed(other, 2), other),
+                      pctCell(segmentNoise(trace, o.points_per_segment)), Cell::num(wb::fmtFixed(other, 2), other),
                       pctCell(aaK.calledRate()), pctCell(aaC.calledRate()), pctCell(pK.rate(pK.faster)), pctCell(aaK.rate(aaK.contended)), pctCell(aaAlt.calledRate()),
                       pctCell(aaW.calledRate()), pctCell(pW.rate(pW.faster)), pctCell(aaW.rate(aaW.contended))});
   }
@@ -240,7 +240,7 @@ wb::report::Table traceTable(const TraceOptions& o, int experiments, int rounds,
 }  // namespace
 
 int main(int argc, char** argv) {
-  int experiments = 2000, rounds = wb::report::kSegmentMaxRounds;
+  int experiments = 2000, rounds = wb::stats::kSegmentMaxRounds;
   TraceOptions traces;
   for (int i = 1; i < argc; ++i) {
     auto next = [&] { return i + 1 < argc ? argv[++i] : ""; };
@@ -252,11 +252,11 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--pairs")) traces.pairs = std::max(2, std::atoi(next()));
   }
   if (!traces.runs.empty()) {
-    std::printf("%s\n", wb::report::renderText(traceTable(traces, experiments, rounds, false)).c_str());
-    std::printf("%s\n", wb::report::renderText(traceTable(traces, experiments, rounds, true)).c_str());
+    std::printf("%s\n", wb::render::renderText(traceTable(traces, experiments, rounds, false)).c_str());
+    std::printf("%s\n", wb::render::renderText(traceTable(traces, experiments, rounds, true)).c_str());
     return 0;
   }
-  wb::report::Table t;
+  wb::render::Table t;
   t.title = "Composed time to target: false alarms and power (simulated)";
   t.columns = {{"host", "Host noise", "%"},          {"spread", "Seed spread", "%"},
                {"n", "Reference runs", ""},          {"aa_changes", "A/A called, math changes", "%"},
@@ -273,14 +273,14 @@ int main(int argc, char** argv) {
   const ComposedModel m;
   t.notes.push_back(std::to_string(experiments) + " simulated experiments per cell; throughput from " +
                     std::to_string(rounds) + " interleaved rounds until the verdict is clear, as the probe (noise: sd of one segment's log rate).");
-  t.notes.push_back("Baseline: " + wb::report::fmtFixed(m.startup_s, 0) + " s start-up, " +
-                    wb::report::fmtFixed(m.samples / m.rate, 0) + " s of training, an evaluation of " +
-                    wb::report::fmtFixed(m.eval_s, 1) + " s every " + std::to_string(int(m.samples_per_evaluation)) +
+  t.notes.push_back("Baseline: " + wb::fmtFixed(m.startup_s, 0) + " s start-up, " +
+                    wb::fmtFixed(m.samples / m.rate, 0) + " s of training, an evaluation of " +
+                    wb::fmtFixed(m.eval_s, 1) + " s every " + std::to_string(int(m.samples_per_evaluation)) +
                     " samples. The variant that changes the math has as many runs to the target as the reference.");
   t.notes.push_back("Runs for a 5 % change: reference runs (and as many variant runs) that detect 5 % more or fewer "
                     "samples to target with 80 % power at that seed spread.");
-  std::printf("%s\n", wb::report::renderText(t).c_str());
-  std::printf("%s\n", wb::report::renderText(looksTable(experiments)).c_str());
-  std::printf("%s\n", wb::report::renderText(roundsTable(experiments)).c_str());
+  std::printf("%s\n", wb::render::renderText(t).c_str());
+  std::printf("%s\n", wb::render::renderText(looksTable(experiments)).c_str());
+  std::printf("%s\n", wb::render::renderText(roundsTable(experiments)).c_str());
   return 0;
 }

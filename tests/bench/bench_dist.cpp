@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
     }
   }
 
-  wb::report::Table t;
+  wb::render::Table t;
   t.title = "Devices and sharding: " + model + " on Fashion-MNIST (" + samples + " samples, batch 64 per rank, Adam), median of " +
             std::to_string(repeats);
   t.columns = {{"config", "Config", ""},
@@ -96,19 +96,19 @@ int main(int argc, char** argv) {
       t.rows.push_back(cells);
       continue;
     }
-    cells.push_back(Cell::num(wb::report::fmtRate(m.train_sps), m.train_sps));
+    cells.push_back(Cell::num(wb::fmtRate(m.train_sps), m.train_sps));
     cells.push_back(ratioCell(one.train_sps, m.train_sps, true));
     const double eff = one.train_sps > 0 ? m.train_sps / (m.world * one.train_sps) : 0;
-    cells.push_back(Cell::num(wb::report::fmtFixed(eff * 100, 0) + " %", eff * 100));
-    cells.push_back(Cell::num(wb::report::fmtFixed(m.step_ms, 1), m.step_ms));
-    cells.push_back(m.world > 1 ? Cell::num(wb::report::fmtFixed(m.comm_ms, 1), m.comm_ms) : Cell::str("-"));
-    cells.push_back(m.world > 1 ? Cell::num(wb::report::fmtFixed(m.overlap * 100, 0) + " %", m.overlap * 100)
+    cells.push_back(Cell::num(wb::fmtFixed(eff * 100, 0) + " %", eff * 100));
+    cells.push_back(Cell::num(wb::fmtFixed(m.step_ms, 1), m.step_ms));
+    cells.push_back(m.world > 1 ? Cell::num(wb::fmtFixed(m.comm_ms, 1), m.comm_ms) : Cell::str("-"));
+    cells.push_back(m.world > 1 ? Cell::num(wb::fmtFixed(m.overlap * 100, 0) + " %", m.overlap * 100)
                                 : Cell::str("-"));
     std::string perRank;
-    for (double b : m.opt_bytes_by_rank) perRank += (perRank.empty() ? "" : " / ") + wb::report::fmtBytes(b);
+    for (double b : m.opt_bytes_by_rank) perRank += (perRank.empty() ? "" : " / ") + wb::fmtBytes(b);
     cells.push_back(m.opt_bytes > 0 ? Cell::num(perRank, m.opt_bytes) : Cell::str("all (one rank)"));
-    cells.push_back(Cell::num(wb::report::fmtBytes(m.train_peak), m.train_peak));
-    cells.push_back(Cell::num(wb::report::fmtAccuracy(m.best_acc), m.best_acc));
+    cells.push_back(Cell::num(wb::fmtBytes(m.train_peak), m.train_peak));
+    cells.push_back(Cell::num(wb::fmtAccuracy(m.best_acc), m.best_acc));
     t.rows.push_back(cells);
   }
   return printAndClean(t, root, !keep.empty());

@@ -38,14 +38,14 @@
 
 #include "wb/common/sysinfo.h"
 #include "wb/proto/events.h"
-#include "wb/report/table.h"
+#include "wb/render/table.h"
 
 extern char** environ;
 
 namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
-using wb::report::Cell;
+using wb::render::Cell;
 
 const std::string kCli = WB_CLI_PATH;
 const std::string kPlain = WB_PLAIN_PATH;
@@ -299,7 +299,7 @@ Cell pairedRatio(const Row& r, const Row& ref, double Sample::*field) {
 }
 
 void printRows(const std::string& title, const std::vector<Row>& rows, size_t reference) {
-  wb::report::Table t;
+  wb::render::Table t;
   t.columns = {{"config", "Configuration", ""},        {"step", "Steady step ms", "ms"},
                {"sps", "Train samples/s", "1/s"},       {"x_sps", "× train samples/s", "x"},
                {"eval", "Eval s", "s"},                  {"first", "First step s", "s"},
@@ -319,7 +319,7 @@ void printRows(const std::string& title, const std::vector<Row>& rows, size_t re
   }
   t.notes.push_back("Every ratio is against \"" + rows[reference].name + "\": per round (the two ran in the same "
                     "interleaved round), the median and the min–max over rounds.");
-  std::printf("\n## %s\n%s", title.c_str(), wb::report::renderText(t).c_str());
+  std::printf("\n## %s\n%s", title.c_str(), wb::render::renderText(t).c_str());
   std::fflush(stdout);
 }
 
@@ -451,13 +451,13 @@ int main(int argc, char** argv) {
       v.push_back(cliRun(lenet, std::string("eval batch ") + b,
                          {"train.max_steps=50", std::string("train.eval_batch_size=") + b, "speedups.inference_eval=true"}));
     const auto rows = measure(scratch, v, repeats);
-    wb::report::Table t;
+    wb::render::Table t;
     t.columns = {{"batch", "Eval batch (InferenceMode)", ""}, {"eval", "Eval s (10k)", "s"}, {"peak", "Eval peak RSS MiB", "MiB"}};
     for (const auto& r : rows) {
       const Sample m = r.med();
       t.rows.push_back({Cell::str(r.name), cellOf(m.eval_s, "%.3f"), cellOf(m.eval_peak_mib, "%.0f")});
     }
-    std::printf("\n## Evaluation batch (lenet, 10k test images, medians)\n%s", wb::report::renderText(t).c_str());
+    std::printf("\n## Evaluation batch (lenet, 10k test images, medians)\n%s", wb::render::renderText(t).c_str());
   }
   fs::remove_all(scratch);
   return 0;

@@ -25,12 +25,12 @@
 #include "wb/proto/flops_record.h"
 #include "wb/proto/rundir.h"
 #include "wb/report/peak_store.h"
-#include "wb/report/table.h"
+#include "wb/render/table.h"
 
 namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
-using wb::report::Cell;
+using wb::render::Cell;
 
 const std::string kCli = WB_CLI_PATH;
 
@@ -51,7 +51,7 @@ struct Net {
 
 Cell num(double v, int decimals, const std::string& unit = "") {
   if (!std::isfinite(v)) return Cell::str("–");
-  return Cell::num(wb::report::fmtFixed(v, decimals) + unit, v);
+  return Cell::num(wb::fmtFixed(v, decimals) + unit, v);
 }
 
 std::vector<Cell> rowOf(const Net& n, const json& summary) {
@@ -99,7 +99,7 @@ int main(int argc, char** argv) {
   if (havePng)
     nets.push_back({"resnet18, PNG folder 32 px, batch 64, workers 2", "resnet18", "folder:" + png.string(),
                     std::max(10, steps / 10), {"speedups.workers=2"}});
-  wb::report::Table t;
+  wb::render::Table t;
   t.title = "FLOPs and the limit (1 multiply-add = 2 FLOPs; training step = 3 x forward)";
   t.columns = {{"net", "Net", ""},
                {"gflop_step", "GFLOP/step", "GFLOP"},
@@ -131,14 +131,14 @@ int main(int argc, char** argv) {
     auto row = rowOf(n, *summary);
     while (row.size() < t.columns.size()) row.push_back(Cell::str(""));
     t.rows.push_back(row);
-    if (auto f = wb::proto::readFlops(*summary); f && f->peak) peakWhat = f->peak->what + " = " + wb::report::fmtFixed(f->peak->gflop_per_s, 1) + " GFLOP/s";
+    if (auto f = wb::proto::readFlops(*summary); f && f->peak) peakWhat = f->peak->what + " = " + wb::fmtFixed(f->peak->gflop_per_s, 1) + " GFLOP/s";
     if (auto f = wb::proto::readFlops(*summary); f && f->datasheet) t.notes.push_back("datasheet: " + f->datasheet->what);
   }
   if (!peakWhat.empty()) t.notes.push_back("% of peak: against " + peakWhat);
   t.notes.push_back("Step ms: the real step (loading, copying, forward, backward, optimiser), mean over the run; "
                     "compute-only: the same step on a batch already in memory (median of 3 after training).");
   if (!havePng) t.notes.push_back("resnet18 SKIPPED: `workbench-cli dataset export` failed");
-  std::printf("%s", wb::report::renderText(t).c_str());
+  std::printf("%s", wb::render::renderText(t).c_str());
   fs::remove_all(scratch);
   return 0;
 }

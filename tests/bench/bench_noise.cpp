@@ -1,11 +1,11 @@
 // This machine's run-to-run noise, as a user meets it: N `workbench-cli run` processes of one
 // small configuration, interleaved as A/A pairs (A B, B A, ...), read back from their run
-// folders. Prints each run; the A/A spread (as the band the verdicts use, wb/report/stats.h) of
+// folders. Prints each run; the A/A spread (as the band the verdicts use, wb/stats/stats.h) of
 // training throughput, time to target and process wall; whether the host speed check (a kernel
 // timed before and after each run, summary.host_speed) narrows it, as a flag or as a
 // normalisation; and, for 1, 2, 3, 5 pairs, the width of the paired interval these runs give and
 // the smallest effect that many pairs can call faster. With --trace FILE it also writes the runs as
-// a run trace (wb/report/verdict_sim.h) for bench_verdicts and the tests; --default-experiment
+// a run trace (wb/stats/verdict_sim.h) for bench_verdicts and the tests; --default-experiment
 // runs the default experiment instead of the small one. Never asserts a time.
 //
 //   bench_noise [--runs 10] [--keep DIR] [--trace FILE] [--default-experiment] [--set KEY=VALUE ...]
@@ -24,15 +24,15 @@
 
 #include "wb/common/sysinfo.h"
 #include "wb/report/compare.h"
-#include "wb/report/stats.h"
-#include "wb/report/table.h"
-#include "wb/report/verdict_sim.h"
+#include "wb/stats/stats.h"
+#include "wb/render/table.h"
+#include "wb/stats/verdict_sim.h"
 
 extern char** environ;
 
 namespace {
 namespace fs = std::filesystem;
-using wb::report::Cell;
+using wb::render::Cell;
 
 struct Run {
   bool ok = false;
@@ -78,7 +78,7 @@ double runProcess(const fs::path& dir, const std::vector<std::string>& sets) {
   return spawnWait(argv);
 }
 
-std::string pct(double band) { return std::isfinite(band) ? "±" + wb::report::fmtFixed(band * 100, 1) + " %" : "–"; }
+std::string pct(double band) { return std::isfinite(band) ? "±" + wb::fmtFixed(band * 100, 1) + " %" : "–"; }
 
 std::vector<double> times(const std::vector<Run>& runs, double Run::*field, bool inverse = false) {
   std::vector<double> out;
@@ -87,9 +87,9 @@ std::vector<double> times(const std::vector<Run>& runs, double Run::*field, bool
   return out;
 }
 
-// The finished runs as a run trace (wb/report/verdict_sim.h).
+// The finished runs as a run trace (wb/stats/verdict_sim.h).
 void writeTrace(const fs::path& file, const std::vector<Run>& runs, const std::vector<std::string>& sets) {
-  wb::report::RunTrace trace;
+  wb::stats::RunTrace trace;
   std::string config = sets.empty() ? std::string(" the default experiment") : std::string();
   for (const auto& s : sets) config += " " + s;
   trace.source = "recorded: " + std::to_string(runs.size()) + " runs of" + config + " on " + wb::hostName() + " (" +
@@ -101,7 +101,7 @@ void writeTrace(const fs::path& file, const std::vector<Run>& runs, const std::v
     std::fprintf(stderr, "bench_noise: %s: cannot write it\n", file.c_str());
     return;
   }
-  std::fprintf(f, "%s\n", wb::report::traceJson(trace).dump(1).c_str());
+  std::fprintf(f, "%s\n", wb::stats::traceJson(trace).dump(1).c_str());
   std::fclose(f);
   std::printf("\nwrote the trace (%zu runs) to %s\n", trace.runs.size(), file.c_str());
 }
@@ -149,7 +149,7 @@ int main(int argc, char** argv) {
     runs.back().started_s = started[i];
   }
 
-  wb::report::Table t;
+  wb::render::Table t;
   t.title = "Each run (A/A: one configuration)";
   t.columns = {{"run", "Run", ""}, {"side", "Pair side", ""}, {"process_s", "Process s", "s"},
                {"rate", "Train samples/s", "1/s"}, {"target", "Time to target", "s"}, {"kernel", "Host kernel before → after", "ms"}};
@@ -157,17 +157,17 @@ int main(int argc, char** argv) {
     const Run& r = runs[i];
     const bool a = (i % 4 == 0) || (i % 4 == 3);  // A B B A: the order alternates within pairs
     t.rows.push_back({Cell::str(std::to_string(i + 1)), Cell::str(a ? "A" : "B"),
-                      Cell::num(wb::report::fmtFixed(r.process_s, 2), r.process_s), Cell::num(wb::report::fmtRate(r.rate), r.rate),
-                      std::isfinite(r.target_s) ? Cell::num(wb::report::fmtFixed(r.target_s, 2), r.target_s) : Cell::str("–"),
-                      Cell::str(wb::report::fmtFixed(r.before_ms, 2) + " → " + wb::report::fmtFixed(r.after_ms, 2))});
+                      Cell::num(wb::fmtFixed(r.process_s, 2), r.process_s), Cell::num(wb::fmtRate(r.rate), r.rate),
+                      std::isfinite(r.target_s) ? Cell::num(wb::fmtFixed(r.target_s, 2), r.target_s) : Cell::str("–"),
+                      Cell::str(wb::fmtFixed(r.before_ms, 2) + " → " + wb::fmtFixed(r.after_ms, 2))});
   }
-  std::printf("\n%s", wb::report::renderText(t).c_str());
+  std::printf("\n%s", wb::render::renderText(t).c_str());
 
   // The spread, as the band (95 %) and max/min; then with the host speed check.
   const auto perSample = times(runs, &Run::rate, true);
   const auto target_s = times(runs, &Run::target_s);
   const auto processS = times(runs, &Run::process_s);
-  const double band = wb::report::bandOfRepeats(perSample);
+  const double band = wb::stats::bandOfRepeats(perSample);
   std::vector<double> steady, normalised;
   for (const auto& r : runs) {
     if (!r.ok || !(r.rate > 0) || !(r.before_ms > 0)) continue;
@@ -175,12 +175,12 @@ int main(int argc, char** argv) {
     if (!(h.change() > band)) steady.push_back(1.0 / r.rate);
     normalised.push_back((1.0 / r.rate) / (0.5 * (r.before_ms + r.after_ms)));
   }
-  wb::report::Table s;
+  wb::render::Table s;
   s.title = "A/A spread of " + std::to_string(n) + " runs";
   s.columns = {{"metric", "Metric", ""}, {"band", "Band (95 %)", "%"}, {"maxmin", "Max / min", "x"}, {"runs", "Runs", ""}};
   auto row = [&](const std::string& name, const std::vector<double>& v) {
-    const double b = wb::report::bandOfRepeats(v);
-    s.rows.push_back({Cell::str(name), Cell::num(pct(b), b * 100), Cell::num(wb::report::fmtRatio(maxMin(v)), maxMin(v)),
+    const double b = wb::stats::bandOfRepeats(v);
+    s.rows.push_back({Cell::str(name), Cell::num(pct(b), b * 100), Cell::num(wb::fmtRatio(maxMin(v)), maxMin(v)),
                       Cell::str(std::to_string(v.size()))});
   };
   row("train time per sample", perSample);
@@ -188,7 +188,7 @@ int main(int argc, char** argv) {
   row("process wall", processS);
   row("train time per sample, host-speed-flagged runs left out", steady);
   row("train time per sample ÷ host kernel ms", normalised);
-  std::printf("\n%s", wb::report::renderText(s).c_str());
+  std::printf("\n%s", wb::render::renderText(s).c_str());
 
   // Paired intervals from the first k pairs (A B, B A: runs 2p and 2p+1), and what k pairs can detect.
   std::vector<double> a, b;
@@ -199,24 +199,24 @@ int main(int argc, char** argv) {
     a.push_back(1.0 / (aFirst ? x.rate : y.rate));
     b.push_back(1.0 / (aFirst ? y.rate : x.rate));
   }
-  wb::report::Table w;
+  wb::render::Table w;
   w.title = "Paired A/A interval (train samples/s) and the smallest effect it can call faster (band " + pct(band) + ")";
   w.columns = {{"pairs", "Pairs", ""}, {"estimate", "A/A estimate", ""}, {"width", "Interval hi/lo", "x"},
                {"detect", "Smallest detectable", "x"}};
   for (int k : {1, 2, 3, 5}) {
     if (k > static_cast<int>(a.size())) break;
-    wb::report::VerdictRule rule;
+    wb::stats::VerdictRule rule;
     rule.floor_band = band;
-    const auto e = wb::report::pairedSpeedup({a.begin(), a.begin() + k}, {b.begin(), b.begin() + k}, rule);
+    const auto e = wb::stats::pairedSpeedup({a.begin(), a.begin() + k}, {b.begin(), b.begin() + k}, rule);
     const double width = e.hasInterval() ? e.hi / e.lo : NAN;
-    const double detect = wb::report::smallestDetectable(k, band);
-    w.rows.push_back({Cell::str(std::to_string(k)), Cell::str(wb::report::formatEstimate(e)),
-                      std::isfinite(width) ? Cell::num(wb::report::fmtRatio(width), width) : Cell::str("no interval"),
-                      std::isfinite(detect) ? Cell::num(wb::report::fmtSpeedup(detect), detect) : Cell::str("–")});
+    const double detect = wb::stats::smallestDetectable(k, band);
+    w.rows.push_back({Cell::str(std::to_string(k)), Cell::str(wb::stats::formatEstimate(e)),
+                      std::isfinite(width) ? Cell::num(wb::fmtRatio(width), width) : Cell::str("no interval"),
+                      std::isfinite(detect) ? Cell::num(wb::fmtSpeedup(detect), detect) : Cell::str("–")});
   }
   w.notes.push_back("Smallest detectable: max(1 + the practical threshold, e^(t·√2σ/√n)) with σ from the band, one look "
                     "at 5 %; 1 pair has no interval. bench_verdicts measures the whole adaptive procedure instead.");
-  std::printf("\n%s", wb::report::renderText(w).c_str());
+  std::printf("\n%s", wb::render::renderText(w).c_str());
   if (!traceFile.empty()) writeTrace(traceFile, runs, sets);
   if (keep.empty()) fs::remove_all(root);
   return 0;

@@ -17,13 +17,13 @@
 #include "wb/proto/events.h"
 #include "wb/report/compare.h"
 #include "wb/report/run_record.h"
-#include "wb/report/table.h"
+#include "wb/render/table.h"
 
 namespace wbbench {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-using wb::report::Cell;
+using wb::render::Cell;
 
 struct Measured {
   bool ok = false;
@@ -141,7 +141,7 @@ inline Measured medianOf(const std::vector<Measured>& ms) {
     std::vector<double> v;
     for (const auto& m : ms)
       if (m.ok) v.push_back(get(m));
-    return v.empty() ? 0.0 : wb::report::median(v);
+    return v.empty() ? 0.0 : wb::stats::median(v);
   };
   out.ok = std::any_of(ms.begin(), ms.end(), [](const Measured& m) { return m.ok; });
   out.train_sps = med([](const Measured& m) { return m.train_sps; });
@@ -170,12 +170,12 @@ inline std::string splitText(const std::optional<wb::report::StepTimes>& s) {
 inline Cell ratioCell(double base, double run, bool higherIsBetter) {
   if (base <= 0 || run <= 0) return Cell::str("-");
   const double x = higherIsBetter ? run / base : base / run;
-  return Cell::num(wb::report::fmtSpeedup(x), x);
+  return Cell::num(wb::fmtSpeedup(x), x);
 }
 
 // Prints the table, then removes the runs' folder unless --keep named it. Returns main's 0.
-inline int printAndClean(const wb::report::Table& table, const fs::path& root, bool kept) {
-  std::printf("\n%s\n", wb::report::renderText(table).c_str());
+inline int printAndClean(const wb::render::Table& table, const fs::path& root, bool kept) {
+  std::printf("\n%s\n", wb::render::renderText(table).c_str());
   if (kept) {
     std::printf("runs kept in %s\n", root.c_str());
   } else {

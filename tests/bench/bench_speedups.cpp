@@ -26,7 +26,7 @@
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-using wb::report::Cell;
+using wb::render::Cell;
 using namespace wbbench;
 
 namespace {
@@ -140,7 +140,7 @@ int main(int argc, char** argv) {
                         "speedups.workers=0", "speedups.inference_eval=true"},
                        {{"early stopping (patience 1)", {"speedups.early_stopping.patience=1"}}}});
 
-  wb::report::Table t;
+  wb::render::Table t;
   t.title = "Speedups inside one process, each against its baseline (median of " + std::to_string(repeats) + ")";
   t.columns = {{"workload", "Workload", ""},      {"toggle", "Toggle", ""},
                {"sps", "Train samples/s", "1/s"}, {"sps_x", "×", "x"},
@@ -183,17 +183,17 @@ int main(int argc, char** argv) {
         t.rows.push_back(cells);
         return;
       }
-      cells.push_back(Cell::num(wb::report::fmtRate(m.train_sps), m.train_sps));
+      cells.push_back(Cell::num(wb::fmtRate(m.train_sps), m.train_sps));
       cells.push_back(isBase || evalOnly ? Cell::str(isBase ? "1.00×" : "-") : ratioCell(base.train_sps, m.train_sps, true));
-      cells.push_back(Cell::num(wb::report::fmtSeconds(m.epoch_s), m.epoch_s));
-      cells.push_back(Cell::num(wb::report::fmtSeconds(m.wall_s), m.wall_s));
+      cells.push_back(Cell::num(wb::fmtSeconds(m.epoch_s), m.epoch_s));
+      cells.push_back(Cell::num(wb::fmtSeconds(m.wall_s), m.wall_s));
       cells.push_back(isBase ? Cell::str("1.00×") : ratioCell(base.wall_s, m.wall_s, false));
       cells.push_back(Cell::num(std::to_string(m.epochs), m.epochs));
-      cells.push_back(Cell::num(wb::report::fmtBytes(m.train_peak), m.train_peak));
-      cells.push_back(Cell::num(wb::report::fmtFixed(m.eval_ms, 0), m.eval_ms));
+      cells.push_back(Cell::num(wb::fmtBytes(m.train_peak), m.train_peak));
+      cells.push_back(Cell::num(wb::fmtFixed(m.eval_ms, 0), m.eval_ms));
       cells.push_back(isBase ? Cell::str("1.00×") : ratioCell(base.eval_ms, m.eval_ms, false));
-      cells.push_back(Cell::num(wb::report::fmtBytes(m.eval_peak), m.eval_peak));
-      cells.push_back(Cell::num(wb::report::fmtAccuracy(m.best_acc), m.best_acc));
+      cells.push_back(Cell::num(wb::fmtBytes(m.eval_peak), m.eval_peak));
+      cells.push_back(Cell::num(wb::fmtAccuracy(m.best_acc), m.best_acc));
       cells.push_back(Cell::str(splitText(m.split)));
       t.rows.push_back(cells);
     };

@@ -8,7 +8,7 @@
 // traces (bench_noise --trace: tests/data/traces/recorded-2core.json is 40 runs of the default
 // experiment on a 2-core host that flips between two speeds). Built traces hold enough runs that
 // no two experiments share one; a recorded trace is taken whole (every window, every choice of
-// variants). Every experiment is decided by the code the runner uses (wb/report/verdict_sim.h).
+// variants). Every experiment is decided by the code the runner uses (wb/stats/verdict_sim.h).
 // Never asserts.
 //
 //   bench_verdicts [--trace FILE ...] [--experiments 20000] [--power-experiments 2000]
@@ -22,13 +22,13 @@
 #include <string>
 #include <vector>
 
-#include "wb/report/table.h"
-#include "wb/report/verdict_sim.h"
+#include "wb/render/table.h"
+#include "wb/stats/verdict_sim.h"
 
 namespace {
-using wb::report::Cell;
-using wb::report::RunTrace;
-using wb::report::Sequential;
+using wb::render::Cell;
+using wb::stats::RunTrace;
+using wb::stats::Sequential;
 
 struct Plan {
   std::string name;
@@ -67,13 +67,13 @@ Sequential onHost(Sequential seq, const Model& m) {
 double measuredBand(const RunTrace& t) {
   std::vector<double> times;
   for (size_t i = 0; i < std::min<size_t>(t.runs.size(), 4000); ++i) times.push_back(1 / t.runs[i].train_samples_per_s);
-  return wb::report::bandOfRepeats(times);
+  return wb::stats::bandOfRepeats(times);
 }
 
-std::string pct(double x) { return std::isfinite(x) ? wb::report::fmtFixed(x * 100, 1) + " %" : "–"; }
+std::string pct(double x) { return std::isfinite(x) ? wb::fmtFixed(x * 100, 1) + " %" : "–"; }
 
-wb::report::Table emptyTable(const std::string& title) {
-  wb::report::Table t;
+wb::render::Table emptyTable(const std::string& title) {
+  wb::render::Table t;
   t.title = title;
   t.columns.push_back({"model", "Model", ""});
   for (const auto& p : plans()) t.columns.push_back({p.name, p.name, "%"});
@@ -81,9 +81,9 @@ wb::report::Table emptyTable(const std::string& title) {
 }
 
 // One row per model, one cell per plan: what `cell` measures, as a percentage.
-wb::report::Table tableOf(const std::string& title, const std::vector<Model>& models,
+wb::render::Table tableOf(const std::string& title, const std::vector<Model>& models,
                           const std::function<double(const Model&, const Sequential&)>& cell) {
-  wb::report::Table t = emptyTable(title);
+  wb::render::Table t = emptyTable(title);
   for (const auto& m : models) {
     std::vector<Cell> row{Cell::str(m.name)};
     for (const auto& p : plans()) {
@@ -123,7 +123,7 @@ Options parse(int argc, char** argv) {
 bool buildModels(const Options& o, std::vector<Model>& models) {
   double runS = 6.2;
   for (const auto& f : o.files) {
-    auto trace = wb::report::loadTrace(f);
+    auto trace = wb::stats::loadTrace(f);
     if (!trace.ok()) {
       std::fprintf(stderr, "bench_verdicts: %s\n", trace.error().message.c_str());
       return false;
@@ -135,23 +135,23 @@ bool buildModels(const Options& o, std::vector<Model>& models) {
   const int runs = 20 * o.experiments;
   uint64_t seed = 21;
   for (double sd : {0.01, 0.03, 0.08, 0.12, 0.20})
-    models.push_back({"plain noise, sd " + pct(sd), wb::report::noiseTrace(sd, runs, seed++), false});
-  const auto quiet = wb::report::quietTrace(o.fast, o.quietBand, runS, 2.57, 4000, 5, "quiet");
+    models.push_back({"plain noise, sd " + pct(sd), wb::stats::noiseTrace(sd, runs, seed++), false});
+  const auto quiet = wb::stats::quietTrace(o.fast, o.quietBand, runS, 2.57, 4000, 5, "quiet");
   for (bool seen : {true, false})
     for (double p : {0.1, 0.4, 0.7})
       models.push_back({"two speeds, flips " + pct(p) + (seen ? "" : ", unseen by the check"),
-                        wb::report::flipTrace(quiet, o.fast, o.slow, p, runs, seed++, seen), false});
+                        wb::stats::flipTrace(quiet, o.fast, o.slow, p, runs, seed++, seen), false});
   for (double p : {0.4, 0.7}) {
     Model m{"two speeds, flips " + pct(p) + ", unseen, band measured",
-            wb::report::flipTrace(quiet, o.fast, o.slow, p, runs, seed++, false), false};
+            wb::stats::flipTrace(quiet, o.fast, o.slow, p, runs, seed++, false), false};
     m.floorBand = measuredBand(m.trace);
     m.name += " (±" + pct(m.floorBand) + ")";
     models.push_back(m);
   }
-  models.push_back({"two speeds, stretches ≥ " + wb::report::fmtFixed(o.stretch, 0) + " s",
-                    wb::report::twoSpeedTrace(quiet, o.fast, o.slow, o.stretch, runs, 7), false});
+  models.push_back({"two speeds, stretches ≥ " + wb::fmtFixed(o.stretch, 0) + " s",
+                    wb::stats::twoSpeedTrace(quiet, o.fast, o.slow, o.stretch, runs, 7), false});
   models.push_back({"quiet host ±" + pct(o.quietBand),
-                    wb::report::quietTrace(o.fast, o.quietBand, runS, 2.57, runs, 5, "quiet"), false});
+                    wb::stats::quietTrace(o.fast, o.quietBand, runS, 2.57, runs, 5, "quiet"), false});
   return true;
 }
 
@@ -163,21 +163,21 @@ int main(int argc, char** argv) {
   if (!buildModels(o, models)) return 2;
   auto aa = tableOf("A/A experiments called faster or slower (false alarms; the promise: ≤ 5 %)", models,
                     [&](const Model& m, const Sequential& seq) {
-                      const auto r = wb::report::simulateExperiments(
-                          m.trace, 0.0, onHost(seq, m), m.whole ? wb::report::kEveryWindow : o.experiments, 101);
+                      const auto r = wb::stats::simulateExperiments(
+                          m.trace, 0.0, onHost(seq, m), m.whole ? wb::stats::kEveryWindow : o.experiments, 101);
                       return r.calledRate();
                     });
   aa.notes.push_back(std::to_string(o.experiments) + " experiments per cell on built traces (" +
                      std::to_string(20 * o.experiments) +
                      " runs each: no two experiments share a run); a recorded trace taken whole: every start "
                      "and every choice of variants (its windows overlap).");
-  std::printf("%s\n", wb::report::renderText(aa).c_str());
+  std::printf("%s\n", wb::render::renderText(aa).c_str());
   auto power = tableOf("Smallest effect found faster in 80 % of experiments (power)", models,
                        [&](const Model& m, const Sequential& seq) {
-                         return wb::report::detectableEffect(
-                             m.trace, onHost(seq, m), 0.8, m.whole ? wb::report::kEveryWindow : o.powerExperiments, 109);
+                         return wb::stats::detectableEffect(
+                             m.trace, onHost(seq, m), 0.8, m.whole ? wb::stats::kEveryWindow : o.powerExperiments, 109);
                        });
   power.notes.push_back(std::to_string(o.powerExperiments) + " experiments per step of the search; – : not even 3×.");
-  std::printf("%s\n", wb::report::renderText(power).c_str());
+  std::printf("%s\n", wb::render::renderText(power).c_str());
   return 0;
 }

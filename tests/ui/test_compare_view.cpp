@@ -1,8 +1,7 @@
 // The Compare tab: a run (or baseline) measured under CPU contention shows "contended" and a
-// warning instead of its speedups, and an open ladder leads with the speedup at equal accuracy
-// (a step that never reached the target says so with the accuracy it reached, in the chart and
-// in the ladder table). It compares what the runs ingested (not their files, read again), and
-// only while it is shown: a hidden tab catches up when shown.
+// warning instead of its speedups. It compares what the runs ingested (not their files, read
+// again), and only while it is shown: a hidden tab catches up when shown. (The ladder's table
+// and chart are the Experiments tab's: test_experiment_view.)
 #include <QFile>
 #include <QLabel>
 #include <QTableWidget>
@@ -36,21 +35,6 @@ int columnOf(const QTableWidget* table, const QString& title) {
   for (int c = 0; c < table->columnCount(); ++c)
     if (table->horizontalHeaderItem(c)->text() == title) return c;
   return -1;
-}
-
-// A ladder whose workers step ran 15× faster on wall time but fell from 68.5 % to 62.8 %.
-wb::ladder::Ladder fieldLadder() {
-  wb::ladder::Ladder l;
-  l.target_acc = 0.685;
-  wb::ladder::LadderRow base, workers;
-  base.step.key = "baseline", base.step.added = "all speedups off";
-  base.repeats = base.reached = 1;
-  base.wall_s = 151, base.target_s = 150, base.val_acc = 0.685, base.cumulative = 1, base.cumulative_target = 1;
-  workers.step.key = "workers", workers.step.added = "loader workers 0 → 2";
-  workers.repeats = 1;
-  workers.wall_s = 10, workers.val_acc = 0.628, workers.cumulative = 15.1, workers.marginal = 15.1;
-  l.rows = {base, workers};
-  return l;
 }
 
 // A run launched from the window: its events arrive through ingest(), not from its folder.
@@ -207,10 +191,10 @@ class TestCompareView : public QObject {
 
   // Laid out at a small size, the chart's labels, annotations and title fit their room.
   void theChartFitsItsWidth() {
-    wb::report::BarChartSpec spec;
+    wb::render::BarChartSpec spec;
     spec.title = "Speedup to 74.35 % val acc over the baseline fashion-mnist-lenet with a long name";
     for (int i = 0; i < 8; ++i) {
-      wb::report::Bar b;
+      wb::render::Bar b;
       b.label = "fashion-mnist-lenet / 0" + std::to_string(i) + "-precision-bf16-mixed-d473";
       b.skipped = i % 2 == 1;
       b.annotation = b.skipped ? "not reached" : "1.23×";
@@ -244,98 +228,6 @@ class TestCompareView : public QObject {
       QVERIFY2(QFontMetrics(title->font()).horizontalAdvance(line) <= plot->width(), qPrintable(line));
     // The tick labels are not slanted (a slanted label takes the bars' height).
     QCOMPARE(plot->axisRect()->axis(QCPAxis::atBottom)->tickLabelRotation(), 0.0);
-  }
-
-  void ladderLeadsWithSpeedupAtEqualAccuracy() {
-    auto root = t::scratchRoot();
-    QVERIFY(wb::proto::writeJsonAtomic(root.filePath(QStringLiteral("ladder.json")).toStdString(),
-                                       wb::ladder::ladderJson(fieldLadder())).ok());
-    RunsModel model;
-    CompareView view(&model);
-    QString error;
-    QVERIFY2(view.openLadder(root.path(), &error), qPrintable(error));
-    const auto& spec = view.chart()->bars();
-    QVERIFY(QString::fromStdString(spec.title).contains(QStringLiteral("speedup to 68.50 % val acc")));
-    QCOMPARE(int(spec.bars.size()), 2);
-    QVERIFY(spec.bars[1].skipped);
-    QCOMPARE(QString::fromStdString(spec.bars[1].annotation), QStringLiteral("not reached"));
-    QCOMPARE(QString::fromStdString(spec.bars[1].detail), QStringLiteral("acc 62.8 %"));
-    const auto* ladder = view.findChild<QTableWidget*>(QStringLiteral("ladderTable"));
-    QCOMPARE(ladder->item(1, columnOf(ladder, QStringLiteral("× to target")))->text(), QStringLiteral("not reached · 62.8 %"));
-    QCOMPARE(ladder->item(1, columnOf(ladder, QStringLiteral("× wall")))->text(), QStringLiteral("15.1× (no interval)"));  // an older ladder.json
-    t::grabIfAsked(view, QStringLiteral("ladder"));
-  }
-
-  // A greedy step measured by parts (its try.json) reads as such: its pairs cell says so, its
-  // headline is the composed speedup with its interval, its note the split.
-  void aLadderStepByPartsShowsItsSplit() {
-    auto root = t::scratchRoot();
-    wb::ladder::LadderStepRuns base, precision;
-    base.step.key = "baseline", base.step.added = "all speedups off";
-    precision.step.key = "precision", precision.step.added = "precision 32-true → bf16-mixed";
-    precision.decision = "kept: 1.31× faster to target: 1.45× throughput, 0.90× samples to target (more samples needed)";
-    precision.by_parts = {{"method", "composed"}, {"reached", true},
-                          {"words", "1.31× faster to target: 1.45× throughput, 0.90× samples to target (more samples needed)"},
-                          {"variant_runs", {"a", "b", "c", "d", "e"}},
-                          {"medians", {{"time_to_target_s", {{"baseline", 13.1}, {"variant", 10.0}}},
-                                       {"train_samples_per_s", {{"baseline", 10000}, {"variant", 14500}}}}},
-                          {"estimate", {{"to_target", {{"point", 1.31}, {"lo", 1.2}, {"hi", 1.43}, {"verdict", "faster"}, {"pairs", 0}}},
-                                        {"throughput", {{"point", 1.45}, {"lo", 1.4}, {"hi", 1.5}, {"verdict", "faster"}, {"pairs", 6}}}}}};
-    const auto l = wb::ladder::summarizeLadder({base, precision}, 0.7, {}, {"ok", "", true});
-    QVERIFY(wb::proto::writeJsonAtomic(root.filePath(QStringLiteral("ladder.json")).toStdString(), wb::ladder::ladderJson(l)).ok());
-    RunsModel model;
-    CompareView view(&model);
-    QString error;
-    QVERIFY2(view.openLadder(root.path(), &error), qPrintable(error));
-    const auto* ladder = view.findChild<QTableWidget*>(QStringLiteral("ladderTable"));
-    QVERIFY2(ladder->item(1, columnOf(ladder, QStringLiteral("× to target")))->text().startsWith(QStringLiteral("1.31× [1.20, 1.43]")),
-             qPrintable(ladder->item(1, columnOf(ladder, QStringLiteral("× to target")))->text()));
-    QVERIFY(ladder->item(1, columnOf(ladder, QStringLiteral("Pairs")))->text().contains(QStringLiteral("by parts")));
-    QVERIFY(ladder->item(1, columnOf(ladder, QStringLiteral("Note")))->text().contains(QStringLiteral("1.45× throughput")));
-    t::grabIfAsked(view, QStringLiteral("ladder-by-parts"));
-    if (qEnvironmentVariableIsSet("WB_GRAB_LADDER")) {  // a real ladder's folder, to look at
-      CompareView real(&model);
-      real.resize(1280, 800);
-      real.show();
-      QVERIFY(QTest::qWaitForWindowExposed(&real));
-      QVERIFY2(real.openLadder(qEnvironmentVariable("WB_GRAB_LADDER"), &error), qPrintable(error));
-      QTest::qWait(300);
-      QVERIFY(!real.chart()->bars().bars.empty());
-      t::grabIfAsked(real, QStringLiteral("ladder-real"));
-      for (auto* tabs : real.findChildren<QTabWidget*>())
-        for (int i = 0; i < tabs->count(); ++i)
-          if (tabs->tabText(i) == QLatin1String("Chart")) tabs->setCurrentIndex(i);
-      QTest::qWait(300);
-      t::grabIfAsked(real, QStringLiteral("ladder-real-chart"));
-    }
-  }
-
-  // One chart per question: the ladder's once opened; the ticked runs' again,
-  // matching the table, once the baseline or the ticks change.
-  void theChartFollowsTheLastQuestion() {
-    auto root = t::scratchRoot();
-    QVERIFY(wb::proto::writeJsonAtomic(root.filePath(QStringLiteral("ladder.json")).toStdString(),
-                                       wb::ladder::ladderJson(fieldLadder())).ok());
-    RunsModel model;
-    Run* base = Run::fromDirectory(t::writeRunDir(root.path(), QStringLiteral("base"), QStringLiteral("base"),
-                                                  eventsReaching(0.8), QStringLiteral("ok")));
-    Run* other = Run::fromDirectory(t::writeRunDir(root.path(), QStringLiteral("other"), QStringLiteral("other"),
-                                                   eventsReaching(0.9), QStringLiteral("ok")));
-    model.addRun(base), model.addRun(other);
-    CompareView view(&model);
-    QString error;
-    view.setRunsRoot(root.path());
-    QVERIFY2(view.openLadder(root.path(), &error), qPrintable(error));
-    QVERIFY(QString::fromStdString(view.chart()->bars().title).contains(QStringLiteral("68.50 %")));
-    // Export… opens where what is shown lives (the ladder's folder), not the home folder.
-    QCOMPARE(view.exportStartPath(), QDir(root.path()).filePath(QStringLiteral("ladder.html")));
-    model.setBaseline(base);
-    model.setShown(other, true);
-    view.refreshNow();
-    const QString title = QString::fromStdString(view.chart()->bars().title);
-    QVERIFY2(!title.contains(QStringLiteral("68.50 %")), qPrintable(title));
-    QCOMPARE(int(view.chart()->bars().bars.size()), view.table()->rowCount());  // the table's runs
-    QCOMPARE(view.exportStartPath(), QDir(root.path()).filePath(QStringLiteral("comparison.html")));  // the runs folder
   }
 
   // The comparison is of the events the runs ingested: the file on disk says otherwise and is

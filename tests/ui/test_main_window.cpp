@@ -19,6 +19,7 @@
 #include <QtTest/QtTest>
 
 #include "compare/compare_view.h"
+#include "compare/experiment_view.h"
 #include "compare/speedup_chart.h"
 #include "plots/live_plots.h"
 #include "plots/qcp.h"
@@ -133,6 +134,21 @@ class TestMainWindow : public QObject {
         QVERIFY2(table->viewport()->height() >= 2 * table->verticalHeader()->defaultSectionSize(),
                  qPrintable(QStringLiteral("comparison table %1 px").arg(table->viewport()->height())));
         t::grabIfAsked(w, tag + QStringLiteral("-compare-") + QString::number(i), size);
+      }
+    }
+
+    // The Experiments tab: the ladder's page (the experiments on disk, or a ladder's table over
+    // its chart) and the Fastest page get their room, and its controls do not widen the window.
+    views->setCurrentWidget(w.experiments());
+    for (QTabWidget* pages : w.experiments()->findChildren<QTabWidget*>()) {
+      for (int i = 0; i < pages->count(); ++i) {
+        pages->setCurrentIndex(i);
+        QCoreApplication::processEvents();
+        QWidget* shown = pages->currentWidget();
+        QVERIFY2(shown->width() >= 300 && shown->height() >= 200,
+                 qPrintable(pages->tabText(i) + QStringLiteral(": %1x%2").arg(shown->width()).arg(shown->height())));
+        QVERIFY2(w.width() <= size.width(), qPrintable(QStringLiteral("window %1 px wide").arg(w.width())));
+        t::grabIfAsked(w, tag + QStringLiteral("-experiments-") + QString::number(i), size);
       }
     }
   }

@@ -19,8 +19,8 @@ namespace t = wb::ui::test;
 
 namespace {
 
-wb::report::BarChartSpec threeBars() {
-  wb::report::BarChartSpec spec;
+wb::render::BarChartSpec threeBars() {
+  wb::render::BarChartSpec spec;
   spec.title = "Cumulative speedup to 85.00 % val acc";
   spec.y_label = "× baseline";
   spec.bars = {{"baseline", 1.0, "1.00×", false, "acc 85.0 %"},
@@ -120,7 +120,7 @@ class TestSpeedupChart : public QObject {
     auto written = wb::readFile(svg.toStdString());
     QVERIFY(written.ok());
     QCOMPARE(QString::fromStdString(*written),
-             QString::fromStdString(wb::report::toSvg(wb::report::barChart(threeBars()))));  // the CLI's drawing
+             QString::fromStdString(wb::render::toSvg(wb::render::barChart(threeBars()))));  // the CLI's drawing
     const QString png = dir.filePath(QStringLiteral("chart.png"));
     QVERIFY2(chart.save(png, &error), qPrintable(error));
     const QImage image(png);

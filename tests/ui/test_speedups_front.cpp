@@ -24,7 +24,7 @@
 #include "runs/runs_model.h"
 #include "setup/probe_runner.h"
 #include "setup/setup_panel.h"
-#include "compare/ladder_runner.h"
+#include "compare/experiment_runner.h"
 #include "setup/speedups_group.h"
 #include "ui_test_util.h"
 #include "wb/common/config_schema.h"
@@ -77,7 +77,7 @@ Ladder ladderWithResults() {
   l.rows = {row("baseline", false, 30.0, 1.0), row("precision", false, 25.0, 1.2), row("precision", true, 20.0, 1.5),
             row("devices", false, std::nullopt, std::nullopt)};
   auto& alone = l.rows[2].estimates.to_target;  // 3 pairs, clearly faster
-  alone.point = 1.5, alone.lo = 1.3, alone.hi = 1.7, alone.pairs = 3, alone.verdict = wb::report::Verdict::Faster;
+  alone.point = 1.5, alone.lo = 1.3, alone.hi = 1.7, alone.pairs = 3, alone.verdict = wb::stats::Verdict::Faster;
   return l;
 }
 
@@ -406,7 +406,7 @@ class TestSpeedupsFront : public QObject {
     w.setup()->setConfigJson(doc);
     w.setup()->setCapabilities(cpuCapabilities());
     QCOMPARE(w.setup()->speedups()->effectText(QStringLiteral("inference_eval")), QStringLiteral("Not measured on this machine yet."));
-    QSignalSpy done(w.tryRunner(), &wb::ui::LadderRunner::finished);
+    QSignalSpy done(w.tryRunner(), &wb::ui::ExperimentRunner::finished);
     QVERIFY(w.trySpeedup(QStringLiteral("inference_eval")));
     QVERIFY(done.wait(280000));
     QCOMPARE(done.first().at(2).toString(), QString());  // no error
@@ -449,7 +449,7 @@ class TestSpeedupsFront : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(!w.runs()->runs().isEmpty(), 120000);
     QVERIFY(w.tryRunner()->isRunning());
 
-    QSignalSpy done(w.tryRunner(), &wb::ui::LadderRunner::finished);
+    QSignalSpy done(w.tryRunner(), &wb::ui::ExperimentRunner::finished);
     QTest::mouseClick(s->tryButton(key), Qt::LeftButton);
     QVERIFY(done.wait(120000));
     QCOMPARE(done.first().at(1).toBool(), true);  // cancelled
@@ -486,11 +486,11 @@ class TestSpeedupsFront : public QObject {
   }
 
   // For a person to look at: the window at 1024x700, 1280x800 and 1920x1080, each with the Live
-  // tab, then Compare's Ladder and Fastest tabs (WB_GRAB_ROOT's newest ladder and search); back at
+  // tab, then the Experiments tab's Ladder, Chart and Fastest pages (WB_GRAB_ROOT's newest ladder and search); back at
   // 1280x800 on the Live tab after.
   static void grabAtEachSize(QWidget& w) {
     const QString dir = qEnvironmentVariable("WB_GRAB_DIR");
-    showTab(w, QStringLiteral("Compare"));
+    showTab(w, QStringLiteral("Experiments"));
     showTab(w, QStringLiteral("Ladder"));
     QTest::qWait(300);
     QVERIFY(w.grab().save(dir + QStringLiteral("/experiments-listed.png")));
@@ -499,8 +499,8 @@ class TestSpeedupsFront : public QObject {
     for (const QSize size : {QSize(1024, 700), QSize(1280, 800), QSize(1920, 1080)}) {
       w.resize(size);
       const QString stem = dir + QStringLiteral("/size-%1x%2").arg(size.width()).arg(size.height());
-      for (const QString& tab : {QStringLiteral("Live"), QStringLiteral("Ladder"), QStringLiteral("Fastest")}) {
-        if (tab != QLatin1String("Live")) showTab(w, QStringLiteral("Compare"));
+      for (const QString& tab : {QStringLiteral("Live"), QStringLiteral("Ladder"), QStringLiteral("Chart"), QStringLiteral("Fastest")}) {
+        if (tab != QLatin1String("Live")) showTab(w, QStringLiteral("Experiments"));
         showTab(w, tab);
         QTest::qWait(300);
         QVERIFY(w.grab().save(stem + QStringLiteral("-") + tab.toLower() + QStringLiteral(".png")));

@@ -7,6 +7,7 @@
 #include <QtTest/QtTest>
 
 #include "compare/compare_view.h"
+#include "compare/experiment_view.h"
 #include "compare/speedup_chart.h"
 #include "plots/live_plots.h"
 #include "plots/qcp.h"
@@ -25,7 +26,7 @@ namespace t = wb::ui::test;
 
 namespace {
 
-// A ladder of three steps (the Compare tab's chart and Ladder table).
+// A ladder of three steps (the Experiments tab's chart and Ladder table).
 wb::ladder::Ladder smallLadder() {
   wb::ladder::Ladder l;
   l.target_acc = 0.7;
@@ -98,7 +99,7 @@ class TestTheme : public QObject {
     runs->setBaseline(runs->findByDir(baseDir));
     for (Run* r : runs->runs()) runs->setShown(r, true);
     QString error;
-    QVERIFY2(w.compare()->openLadder(root.filePath(QStringLiteral("ladder")), &error), qPrintable(error));
+    QVERIFY2(w.experiments()->openLadder(root.filePath(QStringLiteral("ladder")), &error), qPrintable(error));
     w.plots()->syncAll();
 
     int switches = 0;
@@ -115,13 +116,14 @@ class TestTheme : public QObject {
       for (const QString& key : w.plots()->tabKeys())
         QVERIFY2(legendInks(w.plots()->plot(key), ink), qPrintable(key + QStringLiteral(" legend after a switch on tab ") + tab));
     });
-    QVERIFY(switches >= 10);  // the window's 2, the plots' 6, the Compare tab's 3
+    QVERIFY(switches >= 11);  // the plots' 6, the Compare tab's 3, the Experiments tab's 2
     QCOMPARE(w.theme(), Theme(theme));
     // Every plot took the new palette.
     const QColor base = w.plots()->palette().color(QPalette::Base);
     for (const QString& key : w.plots()->tabKeys()) QCOMPARE(w.plots()->plot(key)->axisRect()->backgroundBrush().color(), base);
     QCOMPARE(w.compare()->chart()->plot()->axisRect()->backgroundBrush().color(), w.compare()->chart()->palette().color(QPalette::Base));
-    QVERIFY(!w.compare()->chart()->bars().bars.empty());
+    QCOMPARE(w.experiments()->chart()->plot()->axisRect()->backgroundBrush().color(), w.experiments()->chart()->palette().color(QPalette::Base));
+    QVERIFY(!w.experiments()->chart()->bars().bars.empty());
     w.setTheme(Theme::System);
   }
 };

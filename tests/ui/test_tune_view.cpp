@@ -10,7 +10,7 @@
 
 #include "../support/machine.h"
 
-#include "compare/ladder_runner.h"
+#include "compare/experiment_runner.h"
 #include "compare/tune_view.h"
 #include "ui_test_util.h"
 #include "wb/common/paths.h"
@@ -38,8 +38,8 @@ class TestTuneView : public QObject {
     view.setConfigSource([config](QString*) { return config; });
     view.setSearchArguments({QStringLiteral("--only"), QStringLiteral("workers"), QStringLiteral("--no-batch"), QStringLiteral("--max-pairs"),
                              QStringLiteral("1")});
-    QSignalSpy progress(view.runner(), &LadderRunner::progress);
-    QSignalSpy finished(view.runner(), &LadderRunner::finished);
+    QSignalSpy progress(view.runner(), &ExperimentRunner::progress);
+    QSignalSpy finished(view.runner(), &ExperimentRunner::finished);
     QSignalSpy use(&view, &TuneView::useConfig);
     QVERIFY(view.findFastest());
     QVERIFY(!view.findFastest());  // one search at a time

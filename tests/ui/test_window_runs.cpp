@@ -11,7 +11,8 @@
 #include <csignal>
 
 #include "compare/compare_view.h"
-#include "compare/ladder_runner.h"
+#include "compare/experiment_view.h"
+#include "compare/experiment_runner.h"
 #include "compare/speedup_chart.h"
 #include "compare/tune_view.h"
 #include "plots/live_plots.h"
@@ -89,17 +90,17 @@ class TestWindowRuns : public QObject {
     Run* base = w.runs()->findByDir(baseDir);
     QVERIFY(base);
     w.runs()->setBaseline(base);
-    auto* ladderTable = w.compare()->findChild<QTableWidget*>(QStringLiteral("ladderTable"));
+    auto* ladderTable = w.experiments()->findChild<QTableWidget*>(QStringLiteral("ladderTable"));
     QVERIFY(ladderTable);
-    LadderRunner* runner = w.compare()->ladderRunner();
+    ExperimentRunner* runner = w.experiments()->ladderRunner();
     QStringList rungDirs, statusAtStart;
-    connect(runner, &LadderRunner::rungStarted, this, [&](int index, int, const QString&, const QString& dir) {
+    connect(runner, &ExperimentRunner::rungStarted, this, [&](int index, int, const QString&, const QString& dir) {
       if (!dir.isEmpty()) rungDirs << dir;  // a step measured by parts has no run folder of its own
       const QTableWidgetItem* status = ladderTable->item(index, 2);
       statusAtStart << (status ? status->text() : QString());
     });
-    QSignalSpy finished(runner, &LadderRunner::finished);
-    w.compare()->runLadder();
+    QSignalSpy finished(runner, &ExperimentRunner::finished);
+    w.experiments()->runLadder();
     QVERIFY(runner->isRunning());
     QTRY_VERIFY_WITH_TIMEOUT(!statusAtStart.isEmpty(), 120000);
     QCOMPARE(statusAtStart.first(), QStringLiteral("running"));
@@ -123,7 +124,7 @@ class TestWindowRuns : public QObject {
     for (const QString& dir : rungDirs) QVERIFY(w.runs()->isShown(w.runs()->findByDir(dir)));
     w.runsPanel()->hideAll();
     QVERIFY(w.runs()->shownRuns().isEmpty());
-    QVERIFY(!w.compare()->chart()->bars().bars.empty());
+    QVERIFY(!w.experiments()->chart()->bars().bars.empty());  // the ladder, on the Experiments tab
     // The speedup rows say what it measured at once (not "Not measured…" until the next run).
     auto ladderLines = [&w] {
       int n = 0;
@@ -134,8 +135,8 @@ class TestWindowRuns : public QObject {
     QVERIFY(ladderLines() >= 1);
     // After a restart, the Ladder tab lists it.
     MainWindow again(t::windowOptions(root));
-    QCOMPARE(again.compare()->laddersOnDisk().value(0), out);
-    auto* listed = again.compare()->findChild<QTableWidget*>(QStringLiteral("ladderTable"));
+    QCOMPARE(again.experiments()->laddersOnDisk().value(0), out);
+    auto* listed = again.experiments()->findChild<QTableWidget*>(QStringLiteral("ladderTable"));
     QCOMPARE(listed->item(0, 0)->data(Qt::UserRole).toString(), out);
   }
 
@@ -156,7 +157,7 @@ class TestWindowRuns : public QObject {
     const QString finalRun = t::writeRunDir(tuneDir + QStringLiteral("/finals/c1"), QStringLiteral("pair-1-variant"), QStringLiteral("c1"),
                                             QByteArray(), QStringLiteral("ok"));
     MainWindow w(t::windowOptions(root));
-    const auto found = w.compare()->experimentsOnDisk();
+    const auto found = w.experiments()->experimentsOnDisk();
     QStringList kinds;
     for (const auto& [dir, kind] : found) kinds << QFileInfo(dir).fileName() + QLatin1Char(':') + kind;
     QVERIFY2(kinds.contains(QStringLiteral("20261201-100000-try-workers:try")), qPrintable(kinds.join(QLatin1Char(' '))));
@@ -210,11 +211,11 @@ class TestWindowRuns : public QObject {
     QVERIFY2(w.statusBar()->toolTip().contains(QStringLiteral("10 on the plots")), qPrintable(w.statusBar()->toolTip()));
     for (const QString& d : trials + cut + toTarget) QVERIFY2(w.runs()->findByDir(d), qPrintable(d));  // every run listed
     // Double-clicking the search in the Ladder tab's list opens its answer on the Fastest tab too.
-    auto* list = w.compare()->findChild<QTableWidget*>(QStringLiteral("ladderTable"));
+    auto* list = w.experiments()->findChild<QTableWidget*>(QStringLiteral("ladderTable"));
     QVERIFY(list);
     for (int r = 0; r < list->rowCount(); ++r)
       if (list->item(r, 1) && list->item(r, 1)->text() == QLatin1String("search")) Q_EMIT list->cellDoubleClicked(r, 0);
-    QCOMPARE(w.compare()->tuneView()->dir(), tuneDir);
+    QCOMPARE(w.experiments()->tuneView()->dir(), tuneDir);
     QCOMPARE(shown(finals), 2);
   }
 

@@ -4,14 +4,11 @@
 
 #include <QApplication>
 #include <QClipboard>
-#include <QDateTime>
 #include <QDir>
 #include <QDoubleSpinBox>
 #include <QEvent>
 #include <QFile>
-#include <QFileDialog>
 #include <QFileInfo>
-#include <QHash>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -26,15 +23,11 @@
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
-#include "compare/ladder_runner.h"
 #include "compare/report_table.h"
-#include "compare/tune_view.h"
 #include "compare/speedup_chart.h"
 #include "compare/whatif_view.h"
-#include "runs/cli.h"
+#include "runs/run.h"
 #include "runs/runs_model.h"
-#include "wb/proto/events.h"
-#include "wb/proto/rundir.h"
 #include "wb/probe/record.h"
 #include "wb/report/busy_machine.h"
 #include "wb/report/export.h"
@@ -74,19 +67,18 @@ QString adviceHtml(const std::vector<wb::report::AdviceBlock>& blocks, const QPa
 }  // namespace
 
 CompareView::CompareView(RunsModel* model, QWidget* parent)
-    : QWidget(parent), model_(model), ladderRunner_(new LadderRunner(this)) {
+    : QWidget(parent), model_(model) {
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(buildControls());
   layout->addWidget(buildSummary());
   layout->addWidget(buildTables(), 1);
   connectControls();
-  connectLadderRunner();
   connectModel();
   for (Run* run : model_->runs()) watch(run);
   refreshNow();
 }
 
-// Target, Effect ≥, Run ladder (Stop ladder in its place while one runs), Open ladder…, Export….
+// Target, Effect ≥, Export….
 QHBoxLayout* CompareView::buildControls() {
   auto* controls = new QHBoxLayout;
   controls->addWidget(new QLabel(QStringLiteral("Target:"), this));
@@ -105,19 +97,13 @@ QHBoxLayout* CompareView::buildControls() {
   minEffect_->setRange(0, 50);
   minEffect_->setDecimals(0);  // whole per cent: the row fits a 1024 px window
   minEffect_->setSuffix(QStringLiteral(" %"));
-  minEffect_->setValue(wb::report::kDefaultMinEffect * 100);
+  minEffect_->setValue(wb::stats::kDefaultMinEffect * 100);
   minEffect_->setToolTip(QStringLiteral("A speedup is called faster or slower only when its interval excludes 1 and it is "
                                         "at least this large; smaller effects read \"within noise\" however sure"));
   controls->addWidget(minEffect_);
   controls->addStretch(1);
-  ladderButton_ = new QPushButton(QStringLiteral("Run ladder"), this);
-  ladderButton_->setToolTip(QStringLiteral("Run the baseline's experiment with every speedup off, then add them one at a time"));
-  stopLadderButton_ = new QPushButton(QStringLiteral("Stop ladder"), this);
-  stopLadderButton_->setEnabled(false);
-  stopLadderButton_->hide();  // in Run ladder's place while one runs: the row fits a 1024 px window
-  openLadderButton_ = new QPushButton(QStringLiteral("Open ladder…"), this);
   exportButton_ = new QPushButton(QStringLiteral("Export…"), this);
-  for (auto* b : {ladderButton_, stopLadderButton_, openLadderButton_, exportButton_}) controls->addWidget(b);
+  controls->addWidget(exportButton_);
 
   return controls;
 }
@@ -126,7 +112,7 @@ QLabel* CompareView::buildSummary() {
   summary_ = new QLabel(this);
   summary_->setObjectName(QStringLiteral("compareSummary"));
   summary_->setWordWrap(true);
-  // Three lines kept whatever it says: the tabs under it do not jump as a ladder's lines come and go.
+  // Three lines kept whatever it says: the tabs under it do not jump as its lines come and go.
   summary_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
   summary_->setMinimumHeight(3 * summary_->fontMetrics().lineSpacing() + 4);
 
@@ -134,7 +120,7 @@ QLabel* CompareView::buildSummary() {
 }
 
 // The table over one set of tabs: the chart first, with the whole width (beside another
-// tab it was squeezed to a sliver), then the advisor, the ladder and the what-if.
+// tab it was squeezed to a sliver), then the advisor and the what-if.
 QSplitter* CompareView::buildTables() {
   auto* split = new QSplitter(Qt::Vertical, this);
   auto* table = new PlaceholderTable(this);
@@ -152,18 +138,10 @@ QSplitter* CompareView::buildTables() {
   chart_ = new SpeedupChart(detailTabs_);
   advice_ = new QTextBrowser(detailTabs_);
   advice_->setObjectName(QStringLiteral("compareAdvice"));
-  ladderTable_ = new QTableWidget(detailTabs_);
-  ladderTable_->setObjectName(QStringLiteral("ladderTable"));
-  ladderTable_->verticalHeader()->setVisible(false);
   detailTabs_->addTab(chart_, QStringLiteral("Chart"));
   detailTabs_->addTab(advice_, QStringLiteral("Advisor"));
-  detailTabs_->addTab(ladderTable_, QStringLiteral("Ladder"));
   whatIf_ = new WhatIfView(detailTabs_);
   detailTabs_->addTab(whatIf_, QStringLiteral("Early-stopping what-if"));
-  tune_ = new TuneView(detailTabs_);
-  detailTabs_->addTab(tune_, QStringLiteral("Fastest"));
-  tune_->setConfigSource([this](QString* why) { return experimentFile(why); });  // as Run ladder's
-  tune_->setTargetSource([this] { return targetArguments(); });
   split->addWidget(detailTabs_);
   split->setChildrenCollapsible(false);
   // Three rows in view at least, under the header (a 1024x700 window left it two).
@@ -188,66 +166,12 @@ void CompareView::connectControls() {
     scheduleRefresh();
   });
   connect(exportButton_, &QPushButton::clicked, this, &CompareView::exportDialog);
-  connect(ladderButton_, &QPushButton::clicked, this, &CompareView::runLadder);
-  connect(stopLadderButton_, &QPushButton::clicked, ladderRunner_, &LadderRunner::cancel);
-  connect(openLadderButton_, &QPushButton::clicked, this, [this] {
-    const QString dir = QFileDialog::getExistingDirectory(this, QStringLiteral("Open a ladder folder (written by workbench-cli ladder)"),
-                                                          runsRoot_);
-    if (dir.isEmpty()) return;
-    QString error;
-    if (!openLadder(dir, &error)) QMessageBox::warning(this, QStringLiteral("Open ladder"), error);
-  });
   connect(table_, &QTableWidget::customContextMenuRequested, this, &CompareView::tableMenu);
 }
 
-void CompareView::connectLadderRunner() {
-  connect(ladderRunner_, &LadderRunner::progress, this, [this](const QString& line) {
-    summary_->setText(QStringLiteral("Ladder (%1): %2").arg(ladderRunner_->progressText(), line));
-    // The tab counts what the header counts, at the same moment.
-    if (ladderRunner_->stepsPlanned() > 0)
-      setLadderTabText(QStringLiteral("Ladder %1/%2").arg(ladderRunner_->stepsDone()).arg(ladderRunner_->stepsPlanned()));
-  });
-  connect(ladderRunner_, &LadderRunner::finished, this, &CompareView::onLadderFinished);
-  connect(ladderRunner_, &LadderRunner::planned, this, [this] {
-    livePlan_ = ladderRunner_->plan();
-    for (auto& step : livePlan_) {
-      const bool skipped = wb::proto::boolOr(step, "skipped", false);
-      step["status"] = skipped ? "skipped: " + wb::proto::stringOr(step, "note", "not available here") : std::string("waiting");
-    }
-    detailTabs_->setCurrentWidget(ladderTable_);
-    showLivePlan();
-  });
-  connect(ladderRunner_, &LadderRunner::rungStarted, this,
-          [this](int index, int steps, const QString& key, const QString&) { onRungStarted(index, steps, key); });
-  connect(ladderRunner_, &LadderRunner::rungEnded, this,
-          [this](int index, const QString&, const QString&, const QString& status) { onRungEnded(index, status); });
-  connect(ladderTable_, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
-    const QTableWidgetItem* item = ladderTable_->item(row, 0);
-    const QString dir = item ? item->data(Qt::UserRole).toString() : QString();
-    const QString kind = item ? item->data(Qt::UserRole + 1).toString() : QString();
-    QString error;
-    if (dir.isEmpty()) return;
-    if (kind == QLatin1String("ladder")) {
-      if (!openLadder(dir, &error)) summary_->setText(error);
-      return;
-    }
-    Q_EMIT openRunsRequested(dir);  // its runs as a group; a search's answer on the Fastest tab too
-    if (kind == QLatin1String("search") && tune_->open(dir, &error)) detailTabs_->setCurrentWidget(tune_);
-    else if (!error.isEmpty()) summary_->setText(error);
-  });
-
-}
-
 void CompareView::connectModel() {
-  // A new question (other runs ticked, another baseline): the chart follows the table again.
-  connect(model_, &RunsModel::shownChanged, this, [this] {
-    chartOnLadder_ = ladderRunning_;
-    scheduleRefresh();
-  });
-  connect(model_, &RunsModel::baselineChanged, this, [this] {
-    chartOnLadder_ = ladderRunning_;
-    scheduleRefresh();
-  });
+  connect(model_, &RunsModel::shownChanged, this, [this] { scheduleRefresh(); });
+  connect(model_, &RunsModel::baselineChanged, this, [this] { scheduleRefresh(); });
   connect(model_, &RunsModel::runAdded, this, [this](Run* run) { watch(run); });
   connect(model_, &RunsModel::runAboutToBeRemoved, this, [this] { scheduleRefresh(); });
 }
@@ -265,7 +189,7 @@ void CompareView::watch(Run* run) {
 void CompareView::scheduleRefresh() {
   if (!isVisible()) {
     dirty_ = true;
-    noteCanExport(model_->baseline() != nullptr || ladder_.has_value());
+    noteCanExport(model_->baseline() != nullptr);
     return;
   }
   if (!debounce_.isActive()) debounce_.start();
@@ -291,10 +215,10 @@ void CompareView::refreshNow() {
     compare(*base);
   }
   showComparison();
-  showLadder();
+  showChart();
   showAdvice();
-  exportButton_->setEnabled(report_.has_value() || ladder_.has_value());
-  noteCanExport(report_.has_value() || ladder_.has_value());
+  exportButton_->setEnabled(report_.has_value());
+  noteCanExport(report_.has_value());
 }
 
 // The runs as they were ingested (a history run reads its events.jsonl once, as the plots do):
@@ -319,7 +243,7 @@ void CompareView::compare(Run& base) {
   whatIf_->setRuns(records);
   QString text = QStringLiteral("%1 run(s) against the baseline %2; target %3 val acc%4.")
                      .arg(runs.size())
-                     .arg(qs(wb::report::runLabel(baseline)), qs(wb::report::fmtAccuracy(comparison_->target_acc)),
+                     .arg(qs(wb::report::runLabel(baseline)), qs(wb::fmtAccuracy(comparison_->target_acc)),
                           comparison_->target_user_set ? QString() : QStringLiteral(" (auto)"));
   if (runs.empty()) text += QStringLiteral(" Tick runs in the list to compare them.");
   // The band every verdict is judged against, and what it means for 1 run each (the table's
@@ -375,7 +299,6 @@ void CompareView::changeEvent(QEvent* event) {
 void CompareView::showAdvice() {
   QString html;
   if (report_) html += adviceHtml(report_->advice, advice_->palette());
-  if (ladder_) html += QStringLiteral("<p><i>The ladder's tables, verdicts and runs are in %1 (ladder.html).</i></p>").arg(ladderDir_.toHtmlEscaped());
   if (html.isEmpty()) html = QStringLiteral("<p>The advisor's verdicts appear here once a baseline is set.</p>");
   advice_->setHtml(html);
 }
@@ -384,7 +307,7 @@ bool CompareView::exportTo(const QString& path, QString* error) const {
   const QString ext = QFileInfo(path).suffix().toLower();
   if (ext == QLatin1String("png") || ext == QLatin1String("svg") || ext == QLatin1String("pdf")) {
     if (chart_->isEmpty()) {
-      if (error) *error = QStringLiteral("There is no chart yet: set a baseline and tick runs, or open a ladder.");
+      if (error) *error = QStringLiteral("There is no chart yet: set a baseline and tick runs.");
       return false;
     }
     return chart_->save(path, error);
@@ -394,18 +317,11 @@ bool CompareView::exportTo(const QString& path, QString* error) const {
     if (error) *error = QStringLiteral("Unknown format \"%1\": use .html, .md, .csv, .tex, .json, .png, .svg or .pdf.").arg(ext);
     return false;
   }
-  wb::report::Report rep;
-  if (report_) rep = *report_;
-  else if (ladder_) rep = wb::ladder::buildLadderReport(*ladder_, {});
-  else {
-    if (error) *error = QStringLiteral("Nothing to export yet: set a baseline and tick runs, or open a ladder.");
+  if (!report_) {
+    if (error) *error = QStringLiteral("Nothing to export yet: set a baseline and tick runs.");
     return false;
   }
-  if (report_ && ladder_) {  // the open ladder travels with the comparison
-    rep.tables.push_back(wb::ladder::ladderTable(*ladder_));
-    rep.figures.push_back({"ladder", wb::ladder::ladderChart(*ladder_), ""});
-  }
-  auto st = wb::report::writeReport(rep, *format, path8(path));
+  auto st = wb::report::writeReport(*report_, *format, path8(path));
   if (!st.ok() && error) *error = qs(st.error().message);
   return st.ok();
 }
@@ -414,21 +330,11 @@ void CompareView::exportDialog() {
   if (dirty_) refreshNow();
   if (!canExport()) {
     QMessageBox::information(this, QStringLiteral("Export"),
-                             QStringLiteral("Nothing to export yet: set a baseline and tick runs, or open a ladder."));
+                             QStringLiteral("Nothing to export yet: set a baseline and tick runs."));
     return;
   }
-  static const QStringList kFilters = {QStringLiteral("HTML report (*.html)"), QStringLiteral("Markdown (*.md)"),
-                                       QStringLiteral("CSV (*.csv)"),          QStringLiteral("LaTeX (*.tex)"),
-                                       QStringLiteral("JSON (*.json)"),        QStringLiteral("Chart as PNG (*.png)"),
-                                       QStringLiteral("Chart as SVG (*.svg)"), QStringLiteral("Chart as PDF (*.pdf)")};
-  QString filter = kFilters.front();
-  QString path = QFileDialog::getSaveFileName(this, QStringLiteral("Export comparison"), exportStartPath(),
-                                              kFilters.join(QStringLiteral(";;")), &filter);
+  const QString path = exportPathFromDialog(this, QStringLiteral("Export comparison"), exportStartPath());
   if (path.isEmpty()) return;
-  if (QFileInfo(path).suffix().isEmpty()) {  // take the extension from the chosen filter
-    const int star = filter.indexOf(QStringLiteral("*."));
-    path += filter.mid(star + 1, filter.indexOf(QLatin1Char(')'), star) - star - 1);
-  }
   QString error;
   if (exportTo(path, &error)) {
     summary_->setText(QStringLiteral("Wrote ") + path);
@@ -439,12 +345,23 @@ void CompareView::exportDialog() {
 }
 
 QString CompareView::exportStartPath() const {
-  const bool ladderShown = chartOnLadder_ && !ladderDir_.isEmpty();
-  const QString dir = !lastExportDir_.isEmpty() ? lastExportDir_
-                      : ladderShown             ? ladderDir_
-                      : !runsRoot_.isEmpty()    ? runsRoot_
-                                                : QDir::homePath();
-  return QDir(dir).filePath(ladderShown ? QStringLiteral("ladder.html") : QStringLiteral("comparison.html"));
+  const QString dir = !lastExportDir_.isEmpty() ? lastExportDir_ : !runsRoot_.isEmpty() ? runsRoot_ : QDir::homePath();
+  return QDir(dir).filePath(QStringLiteral("comparison.html"));
+}
+
+QStringList CompareView::targetArguments() const {
+  if (target_->value() <= 0) return {};  // auto: each command's own default
+  return {QStringLiteral("--target-acc"), QString::number(target_->value() / 100.0, 'g', 10)};
+}
+
+double CompareView::minEffect() const { return minEffect_->value() / 100.0; }
+
+// The comparison's bars with each run's whole label (the chart elides it to its width).
+void CompareView::showChart() {
+  wb::render::BarChartSpec spec;
+  if (comparison_) spec = wb::report::comparisonBars(*comparison_);
+  for (size_t i = 0; comparison_ && i < spec.bars.size() && i < comparison_->rows.size(); ++i) spec.bars[i].label = comparison_->rows[i].label;
+  chart_->setBars(spec);
 }
 
 void CompareView::tableMenu(const QPoint& pos) {

@@ -1,5 +1,7 @@
 #include "compare/report_table.h"
 
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QPainter>
 #include <QStringList>
 
@@ -7,7 +9,7 @@
 
 namespace wb::ui {
 
-void fillTable(QTableWidget* w, const report::Table& t) {
+void fillTable(QTableWidget* w, const render::Table& t) {
   const auto qs = [](const std::string& s) { return QString::fromStdString(s); };
   w->clear();
   w->setColumnCount(int(t.columns.size()));
@@ -40,6 +42,20 @@ void PlaceholderTable::paintEvent(QPaintEvent* event) {
   QPainter p(viewport());
   p.setPen(palette().placeholderText().color());
   p.drawText(viewport()->rect().adjusted(12, 8, -12, -8), Qt::AlignCenter | Qt::TextWordWrap, placeholder_);
+}
+
+QString exportPathFromDialog(QWidget* parent, const QString& title, const QString& startPath) {
+  static const QStringList kFilters = {QStringLiteral("HTML report (*.html)"), QStringLiteral("Markdown (*.md)"),
+                                       QStringLiteral("CSV (*.csv)"),          QStringLiteral("LaTeX (*.tex)"),
+                                       QStringLiteral("JSON (*.json)"),        QStringLiteral("Chart as PNG (*.png)"),
+                                       QStringLiteral("Chart as SVG (*.svg)"), QStringLiteral("Chart as PDF (*.pdf)")};
+  QString filter = kFilters.front();
+  QString path = QFileDialog::getSaveFileName(parent, title, startPath, kFilters.join(QStringLiteral(";;")), &filter);
+  if (!path.isEmpty() && QFileInfo(path).suffix().isEmpty()) {  // take the extension from the chosen filter
+    const int star = filter.indexOf(QStringLiteral("*."));
+    path += filter.mid(star + 1, filter.indexOf(QLatin1Char(')'), star) - star - 1);
+  }
+  return path;
 }
 
 }  // namespace wb::ui

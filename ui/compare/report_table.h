@@ -1,14 +1,19 @@
 #pragma once
-// A wb::report::Table in a QTableWidget: the comparison, the ladder and tune's finals show their
+// A wb::render::Table in a QTableWidget: the comparison, the ladder and tune's finals show their
 // tables the one way (read-only cells, the whole text as tooltip, numbers right-aligned, columns
 // to their contents up to 360 px). Thread affinity: GUI thread.
 #include <QTableWidget>
 
-#include "wb/report/table.h"
+#include "wb/render/table.h"
 
 namespace wb::ui {
 
-void fillTable(QTableWidget* w, const report::Table& t);
+void fillTable(QTableWidget* w, const render::Table& t);
+
+// Asks where to export and in which format (a report as html, md, csv, tex or json; a chart as
+// png, svg or pdf): the path, with the chosen filter's extension when none was typed; "" when
+// cancelled. The Compare and Experiments tabs' Export….
+QString exportPathFromDialog(QWidget* parent, const QString& title, const QString& startPath);
 
 // A table that says, in its middle, what it will hold while it has no rows: no empty box.
 class PlaceholderTable : public QTableWidget {

@@ -55,7 +55,7 @@ int SpeedupChart::barRoom(int bars) const {
 
 // The annotation (and its detail line) in `font`, made to fit `room` px: a smaller font first,
 // then the annotation alone, elided as a last resort.
-QString SpeedupChart::fittedAnnotation(const wb::report::Bar& bar, QFont font, int room, QCPItemText* item) const {
+QString SpeedupChart::fittedAnnotation(const wb::render::Bar& bar, QFont font, int room, QCPItemText* item) const {
   const QString annotation = QString::fromStdString(bar.annotation), detail = QString::fromStdString(bar.detail);
   const auto widest = [&](const QFont& f, bool withDetail) {
     const QFontMetrics fm(f);
@@ -159,7 +159,7 @@ QCPAxisRect* SpeedupChart::titledRect(const QString& titleText) {
 }
 
 // A bar's annotation above it (above its whisker), fitted to its share of the width.
-void SpeedupChart::annotate(const wb::report::Bar& b, QCPAxisRect* rect, double key, double at, int room) {
+void SpeedupChart::annotate(const wb::render::Bar& b, QCPAxisRect* rect, double key, double at, int room) {
   const QColor ink = palette().color(QPalette::Text), muted = palette().color(QPalette::PlaceholderText);
   auto* text = new QCPItemText(plot_);
   text->setClipAxisRect(rect);
@@ -174,7 +174,7 @@ void SpeedupChart::annotate(const wb::report::Bar& b, QCPAxisRect* rect, double 
   text->setText(fittedAnnotation(b, annotationFont, room, text));
 }
 
-void SpeedupChart::setBars(const wb::report::BarChartSpec& spec) {
+void SpeedupChart::setBars(const wb::render::BarChartSpec& spec) {
   spec_ = spec;
   plot_->clearPlottables();
   plot_->clearItems();
@@ -238,7 +238,7 @@ bool SpeedupChart::save(const QString& path, QString* error) const {
   const std::string target = QFile::encodeName(path).toStdString();
   Status st;
   if (ext == QLatin1String("svg")) {
-    st = writeFileAtomic(target, wb::report::toSvg(wb::report::barChart(spec_)));
+    st = writeFileAtomic(target, wb::render::toSvg(wb::render::barChart(spec_)));
   } else if (ext == QLatin1String("png")) {
     QByteArray bytes;
     QBuffer buffer(&bytes);

@@ -12,7 +12,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
-#include "compare/ladder_runner.h"
+#include "compare/experiment_runner.h"
 #include "compare/report_table.h"
 #include "runs/cli.h"
 #include "wb/proto/rundir.h"
@@ -26,7 +26,7 @@ QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 }  // namespace
 
-TuneView::TuneView(QWidget* parent) : QWidget(parent), runner_(new LadderRunner(this, QStringLiteral("tune"))) {
+TuneView::TuneView(QWidget* parent) : QWidget(parent), runner_(new ExperimentRunner(this, QStringLiteral("tune"))) {
   auto* layout = new QVBoxLayout(this);
   auto* row = new QHBoxLayout;
   find_ = new QPushButton(QStringLiteral("Find fastest"), this);
@@ -63,7 +63,7 @@ TuneView::TuneView(QWidget* parent) : QWidget(parent), runner_(new LadderRunner(
   layout->addWidget(table_, 1);
 
   connect(find_, &QPushButton::clicked, this, [this] { findFastest(); });
-  connect(stop_, &QPushButton::clicked, runner_, &LadderRunner::cancel);
+  connect(stop_, &QPushButton::clicked, runner_, &ExperimentRunner::cancel);
   connect(use_, &QPushButton::clicked, this, [this] {
     if (!bestConfig().isEmpty()) Q_EMIT useConfig(bestConfig());
   });
@@ -72,11 +72,11 @@ TuneView::TuneView(QWidget* parent) : QWidget(parent), runner_(new LadderRunner(
     QString error;
     if (!dir.isEmpty() && !open(dir, &error)) summary_->setText(error);
   });
-  connect(runner_, &LadderRunner::progress, this, [this](const QString& line) {
+  connect(runner_, &ExperimentRunner::progress, this, [this](const QString& line) {
     summary_->setText(QStringLiteral("Searching (%1): %2").arg(runner_->elapsedText(), line));
     Q_EMIT status(QStringLiteral("Find fastest: ") + line);
   });
-  connect(runner_, &LadderRunner::finished, this, &TuneView::onFinished);
+  connect(runner_, &ExperimentRunner::finished, this, &TuneView::onFinished);
 }
 
 void TuneView::setRunning(bool running) {
@@ -131,7 +131,7 @@ bool TuneView::open(const QString& dir, QString* error) {
                                 : QStringLiteral("Best: %1.\n%2").arg(qs(r.best_label), note);
   text += QStringLiteral("\n%1 trial(s) in %2, finals %3 · %4")
               .arg(r.trials.size())
-              .arg(qs(report::fmtSeconds(r.trials_s)), qs(report::fmtSeconds(r.finals_s)), dir);
+              .arg(qs(wb::fmtSeconds(r.trials_s)), qs(wb::fmtSeconds(r.finals_s)), dir);
   summary_->setText(text);
   use_->setEnabled(!bestConfig().isEmpty());
   return true;

@@ -1,6 +1,6 @@
 #pragma once
-// The Compare tab's "Fastest" page: Find fastest runs `workbench-cli tune --events-stdout` on the
-// baseline's config as one child process (through LadderRunner: the same process handling, the
+// The Experiments tab's "Fastest" page: Find fastest runs `workbench-cli tune --events-stdout` on the
+// baseline's config as one child process (through ExperimentRunner: the same process handling, the
 // same events for the finals' runs), shows its progress (trials done, about how long is left),
 // and at the end its finals table (tune's own, wb/tune/tune.h: speedup to the target with the
 // interval, the verdict against the best), the best and what cannot be told from it. "Use best"
@@ -12,7 +12,7 @@
 #include <QStringList>
 #include <QWidget>
 
-#include "compare/ladder_runner.h"
+#include "compare/experiment_runner.h"
 
 #include <functional>
 
@@ -23,7 +23,7 @@ class QTableWidget;
 
 namespace wb::ui {
 
-class LadderRunner;
+class ExperimentRunner;
 
 class TuneView : public QWidget {
   Q_OBJECT
@@ -37,7 +37,7 @@ class TuneView : public QWidget {
   void setRunsRoot(const QString& root) { runsRoot_ = root; }
   // More `tune` options after the window's own (--only, --max-pairs ...: a narrower search).
   void setSearchArguments(const QStringList& args) { searchArgs_ = args; }
-  LadderRunner* runner() const { return runner_; }
+  ExperimentRunner* runner() const { return runner_; }
   // Starts the search (ignored while one runs); false with the reason shown when there is no config.
   bool findFastest();
   // Shows the search in dir (its tune.json); false with the reason in *error.
@@ -56,7 +56,7 @@ class TuneView : public QWidget {
   void onFinished(const QString& outDir, bool cancelled, const QString& error);
   void setRunning(bool running);
 
-  LadderRunner* runner_;
+  ExperimentRunner* runner_;
   std::function<QString(QString*)> configSource_;
   std::function<QStringList()> targetSource_;
   CutExperiment cut_;  // the last search started: continued by Find fastest while cut

@@ -68,7 +68,7 @@ void WhatIfView::showRun(int index) {
     return;
   }
   const auto& w = whatIfs_[size_t(index)];
-  const wb::report::Table t = wb::report::whatIfTable(w);
+  const wb::render::Table t = wb::report::whatIfTable(w);
   QStringList notes;
   for (const auto& n : t.notes) notes << qs(n);
   // One line on the tab (the table needs the room); how it is computed in the tooltip.

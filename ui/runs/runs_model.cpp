@@ -87,20 +87,20 @@ QString RunsModel::noSpeedupReason(const Run* run) const {
 }
 
 // The estimate behind a speedup cell (null when the run gets none).
-const report::SpeedupEstimate* RunsModel::estimateFor(const Run* run, int col) const {
+const stats::SpeedupEstimate* RunsModel::estimateFor(const Run* run, int col) const {
   const report::ComparisonRow* row = comparisonRow(run);
   if (!row || !row->showsSpeedup()) return nullptr;
-  const report::SpeedupEstimate& e = col == ColSpeedupThroughput ? row->throughput : row->target;
+  const stats::SpeedupEstimate& e = col == ColSpeedupThroughput ? row->throughput : row->target;
   return std::isfinite(e.point) ? &e : nullptr;
 }
 
 double RunsModel::speedupVsBaseline(const Run* run) const {
-  const report::SpeedupEstimate* e = estimateFor(run, ColSpeedupThroughput);
+  const stats::SpeedupEstimate* e = estimateFor(run, ColSpeedupThroughput);
   return e ? e->point : kNaN;
 }
 
 double RunsModel::speedupToTarget(const Run* run) const {
-  const report::SpeedupEstimate* e = estimateFor(run, ColSpeedupTarget);
+  const stats::SpeedupEstimate* e = estimateFor(run, ColSpeedupTarget);
   return e ? e->point : kNaN;
 }
 
@@ -222,12 +222,12 @@ QString statusText(const Run* run) {
 namespace {
 // A speedup cell is narrow: the verdict and core's reason words in short (the tooltip has them
 // whole, and the header says what each means).
-QString shortVerdict(const report::SpeedupEstimate& e) {
+QString shortVerdict(const stats::SpeedupEstimate& e) {
   switch (e.verdict) {
-    case report::Verdict::Faster: return QStringLiteral("faster");
-    case report::Verdict::Slower: return QStringLiteral("slower");
-    case report::Verdict::WithinNoise: return QStringLiteral("noise");
-    case report::Verdict::NoInterval: break;
+    case stats::Verdict::Faster: return QStringLiteral("faster");
+    case stats::Verdict::Slower: return QStringLiteral("slower");
+    case stats::Verdict::WithinNoise: return QStringLiteral("noise");
+    case stats::Verdict::NoInterval: break;
   }
   return QStringLiteral("1 run");
 }
@@ -249,8 +249,8 @@ QString RunsModel::speedupText(const Run* run, int col) const {
   const report::ComparisonRow* row = comparisonRow(run);
   if (!row) return QStringLiteral("–");
   if (const std::string word = row->withheldWord(); !word.empty()) return shortWithheld(word);
-  if (const report::SpeedupEstimate* e = estimateFor(run, col))
-    return QString::fromStdString(report::fmtSpeedup(e->point)) + QLatin1Char(' ') + shortVerdict(*e);
+  if (const stats::SpeedupEstimate* e = estimateFor(run, col))
+    return QString::fromStdString(wb::fmtSpeedup(e->point)) + QLatin1Char(' ') + shortVerdict(*e);
   if (col == ColSpeedupThroughput) return QStringLiteral("–");
   return run->evalSamples().empty() ? QString() : QStringLiteral("not reached");
 }
@@ -267,8 +267,8 @@ QString RunsModel::speedupTip(const Run* run, int col) const {
                           .arg(std::isfinite(baseline_->bestValAcc())
                                    ? QLocale().toString(baseline_->bestValAcc() * 100.0, 'f', 2) + QStringLiteral(" %")
                                    : QStringLiteral("unknown"));
-  if (const report::SpeedupEstimate* e = estimateFor(run, col)) {
-    tip += QStringLiteral("\n") + QString::fromStdString(report::formatEstimate(*e));
+  if (const stats::SpeedupEstimate* e = estimateFor(run, col)) {
+    tip += QStringLiteral("\n") + QString::fromStdString(stats::formatEstimate(*e));
     if (!e->method.empty()) tip += QStringLiteral(" (") + QString::fromStdString(e->method) + QLatin1Char(')');
     tip += QStringLiteral(".\nRepeats of one configuration are grouped; ") +
            QString::fromStdString(report::noiseMessage(comparison_->noise)) + QLatin1Char('.');

@@ -103,14 +103,14 @@ class RunsModel : public QAbstractTableModel {
 
   QString comparisonKey() const;
   void updateComparison() const;
-  const report::SpeedupEstimate* estimateFor(const Run* run, int col) const;
+  const stats::SpeedupEstimate* estimateFor(const Run* run, int col) const;
 
   QVector<Run*> runs_;
   // The comparison behind the speedup cells, recomputed on the next read after it goes stale: a
   // run added or removed, another baseline, or a change of comparisonKey() (a run ends, reads its
   // evaluations) seen when a run changes.
   mutable std::optional<report::Comparison> comparison_;
-  double minEffect_ = report::kDefaultMinEffect;
+  double minEffect_ = stats::kDefaultMinEffect;
   mutable bool comparisonStale_ = true;
   mutable QString comparisonKey_;
   mutable QHash<const Run*, int> comparisonRows_;  // run → index into comparison_->rows

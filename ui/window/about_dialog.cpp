@@ -13,7 +13,7 @@
 #include "wb/proto/capability_keys.h"
 #include "wb/proto/events.h"
 #include "wb/report/peak_store.h"
-#include "wb/report/table.h"
+#include "wb/render/table.h"
 
 namespace wb::ui {
 using nlohmann::json;
@@ -74,7 +74,7 @@ QStringList peakLines(const json& caps) {
   for (const auto& d : r->devices) {
     QStringList rates;
     for (const auto& k : d.kernels)
-      rates << QString::fromStdString(k.precision + " " + k.kernel + " " + report::fmtFixed(k.gflop_per_s, 1));
+      rates << QString::fromStdString(k.precision + " " + k.kernel + " " + wb::fmtFixed(k.gflop_per_s, 1));
     const QString where = QString::fromStdString(d.device) +
                           (d.device == "cpu" ? QStringLiteral(", %1 threads").arg(d.threads) : QString());
     lines << QStringLiteral("Peak (%1, measured %2): %3 GFLOP/s").arg(where, date, rates.join(QStringLiteral(", ")));

@@ -28,7 +28,8 @@
 #include <QVBoxLayout>
 
 #include "compare/compare_view.h"
-#include "compare/ladder_runner.h"
+#include "compare/experiment_view.h"
+#include "compare/experiment_runner.h"
 #include "compare/tune_view.h"
 #include "plots/live_plots.h"
 #include "runs/cli.h"
@@ -74,13 +75,12 @@ MainWindow::MainWindow(const Options& options, QWidget* parent) : QMainWindow(pa
   setup_ = new SetupPanel;
   plots_ = new LivePlots(runs_);
   compare_ = new CompareView(runs_);
-  tryRunner_ = new LadderRunner(this, QStringLiteral("try"));
-  connect(tryRunner_, &LadderRunner::progress, this, &MainWindow::onTryProgress);
-  connect(tryRunner_, &LadderRunner::finished, this, &MainWindow::onTryFinished);
+  experiments_ = new ExperimentView(runs_);
+  tryRunner_ = new ExperimentRunner(this, QStringLiteral("try"));
+  connect(tryRunner_, &ExperimentRunner::progress, this, &MainWindow::onTryProgress);
+  connect(tryRunner_, &ExperimentRunner::finished, this, &MainWindow::onTryFinished);
   // A try's runs join the list and the plots as they start, like a ladder's.
-  connect(tryRunner_, &LadderRunner::rungStarted, this, [this](int, int, const QString&, const QString& dir) { showLadderRung(dir, 0); });
-  compare_->setLadderLrScaling([this] { return setup_->lrScaling(); });  // Run ladder's --lr-scaling
-  compare_->setExperimentSource([this](QString* why) { return searchExperiment(why); });
+  connect(tryRunner_, &ExperimentRunner::rungStarted, this, [this](int, int, const QString&, const QString& dir) { showLadderRung(dir, 0); });
   runsPanel_ = new RunsPanel(runs_, queue_);
 
   buildActions();
@@ -101,25 +101,10 @@ MainWindow::MainWindow(const Options& options, QWidget* parent) : QMainWindow(pa
     updateActions();
     if (quitWhenIdle_) QTimer::singleShot(0, this, &QWidget::close);
   });
-  // File → Export is the Compare tab's: enabled when it has something to write.
-  exportAction_->setEnabled(compare_->canExport());
-  exportAction_->setToolTip(QStringLiteral("Export the comparison of the ticked runs against the baseline"));
-  connect(compare_, &CompareView::canExportChanged, exportAction_, &QAction::setEnabled);
   connect(runsPanel_, &RunsPanel::message, this, &MainWindow::showMessage);
   connect(runsPanel_, &RunsPanel::currentRunChanged, this, &MainWindow::updateActions);
   connect(runs_, &QAbstractItemModel::dataChanged, this, &MainWindow::updateActions);
-  // A running ladder's rungs join the list and the plots as they start.
-  connect(compare_->ladderRunner(), &LadderRunner::rungStarted, this,
-          [this](int, int, const QString&, const QString& dir) { showLadderRung(dir, 0); });
-  // Each rung that ends (and the ladder's end) is what the speedup rows say was measured here.
-  connect(compare_->ladderRunner(), &LadderRunner::rungEnded, setup_, &SetupPanel::refreshMeasured);
-  connect(compare_->ladderRunner(), &LadderRunner::finished, setup_, &SetupPanel::refreshMeasured);
-  // Find fastest: its finals' runs join the list as they start; "Use best" loads best.json.
-  connect(compare_->tuneView()->runner(), &LadderRunner::rungStarted, this,
-          [this](int, int, const QString&, const QString& dir) { showLadderRung(dir, 0); });
-  connect(compare_->tuneView(), &TuneView::status, this, &MainWindow::showMessage);
-  connect(compare_, &CompareView::openRunsRequested, this, [this](const QString& dir) { openExperimentRuns(dir); });
-  connect(compare_->tuneView(), &TuneView::useConfig, this, [this](const QString& path) { useBest(path); });
+  connectExperiments();
 
   QString root = options_.runsRoot;
   if (options_.useSettings) restoreSettings();  // the app's window: fitted to its screen there
@@ -137,6 +122,35 @@ MainWindow::MainWindow(const Options& options, QWidget* parent) : QMainWindow(pa
 }
 
 MainWindow::~MainWindow() = default;
+
+// The Experiments tab: what it starts from and measures to, its runs in the list, File → Export.
+void MainWindow::connectExperiments() {
+  experiments_->setLadderLrScaling([this] { return setup_->lrScaling(); });  // Run ladder's --lr-scaling
+  experiments_->setExperimentSource([this](QString* why) { return searchExperiment(why); });
+  // The ladder and the search measure to the Compare tab's target and threshold.
+  experiments_->setTargetSource([this] { return compare_->targetArguments(); });
+  experiments_->setMinEffectSource([this] { return compare_->minEffect(); });
+  // A running ladder's rungs join the list and the plots as they start.
+  connect(experiments_->ladderRunner(), &ExperimentRunner::rungStarted, this,
+          [this](int, int, const QString&, const QString& dir) { showLadderRung(dir, 0); });
+  // Each rung that ends (and the ladder's end) is what the speedup rows say was measured here.
+  connect(experiments_->ladderRunner(), &ExperimentRunner::rungEnded, setup_, &SetupPanel::refreshMeasured);
+  connect(experiments_->ladderRunner(), &ExperimentRunner::finished, setup_, &SetupPanel::refreshMeasured);
+  // Find fastest: its finals' runs join the list as they start; "Use best" loads best.json.
+  connect(experiments_->tuneView()->runner(), &ExperimentRunner::rungStarted, this,
+          [this](int, int, const QString&, const QString& dir) { showLadderRung(dir, 0); });
+  connect(experiments_->tuneView(), &TuneView::status, this, &MainWindow::showMessage);
+  connect(experiments_, &ExperimentView::openRunsRequested, this, [this](const QString& dir) { openExperimentRuns(dir); });
+  connect(experiments_->tuneView(), &TuneView::useConfig, this, [this](const QString& path) { useBest(path); });
+  // File → Export writes what the Experiments tab shows while it is current (the open ladder),
+  // else the Compare tab's comparison: enabled when that has something to write.
+  exportAction_->setToolTip(QStringLiteral("Export the comparison of the ticked runs against the baseline, or the open "
+                                           "ladder from the Experiments tab"));
+  connect(compare_, &CompareView::canExportChanged, this, &MainWindow::updateExportAction);
+  connect(experiments_, &ExperimentView::canExportChanged, this, &MainWindow::updateExportAction);
+  connect(viewTabs_, &QTabWidget::currentChanged, this, &MainWindow::updateExportAction);
+  updateExportAction();
+}
 
 void MainWindow::buildActions() {
   buildFileMenu();
@@ -182,7 +196,8 @@ void MainWindow::buildFileMenu() {
     const QString dir = QFileDialog::getExistingDirectory(this, QStringLiteral("Runs folder"), history_->root());
     if (!dir.isEmpty()) setRunsRoot(dir);
   });
-  exportAction_ = file->addAction(QStringLiteral("&Export comparison…"), QKeySequence(QStringLiteral("Ctrl+E")), this, [this] {
+  exportAction_ = file->addAction(QStringLiteral("&Export…"), QKeySequence(QStringLiteral("Ctrl+E")), this, [this] {
+    if (exportsExperiment()) return experiments_->exportDialog();
     viewTabs_->setCurrentWidget(compare_);
     compare_->exportDialog();
   });
@@ -262,6 +277,7 @@ void MainWindow::buildLayout() {
   viewTabs_->setObjectName(QStringLiteral("viewTabs"));
   viewTabs_->addTab(plots_, QStringLiteral("Live"));
   viewTabs_->addTab(compare_, QStringLiteral("Compare"));
+  viewTabs_->addTab(experiments_, QStringLiteral("Experiments"));
 
   vsplit_ = new QSplitter(Qt::Vertical);
   vsplit_->addWidget(viewTabs_);
@@ -309,7 +325,7 @@ void MainWindow::showMessage(const QString& text) {
 // A rung's folder gets its config and first events a moment after the ladder announces it: try
 // again for a few seconds. An experiment's run joins the list as it starts and is on the plots while it runs: the one
 // before it of the same experiment leaves them (a ladder or search is dozens of runs; its answer
-// is on the Compare tab, and the runs list shows them as a group on request).
+// is on the Experiments tab, and the runs list shows them as a group on request).
 void MainWindow::showLadderRung(const QString& dir, int attempt) {
   if (dir.isEmpty()) return;
   Run* run = runs_->findByDir(dir);
@@ -362,11 +378,16 @@ void MainWindow::setRunsRoot(const QString& root) {
   history_->setRoot(root);
   setup_->setRunsRoot(history_->root());
   compare_->setRunsRoot(history_->root());
+  experiments_->setRunsRoot(history_->root());
   // The folder elided in the middle: the status bar's messages keep most of the width.
   const QString folder = QDir::toNativeSeparators(history_->root());
   rootLabel_->setText(QStringLiteral("Runs: %1").arg(rootLabel_->fontMetrics().elidedText(folder, Qt::ElideMiddle, 260)));
   rootLabel_->setToolTip(QStringLiteral("Runs folder: %1\nworkbench-cli: %2").arg(folder, queue_->cliPath()));
 }
+
+bool MainWindow::exportsExperiment() const { return viewTabs_->currentWidget() == experiments_ && experiments_->canExport(); }
+
+void MainWindow::updateExportAction() { exportAction_->setEnabled(exportsExperiment() || compare_->canExport()); }
 
 void MainWindow::updateActions() {
   const bool valid = setup_->isValid();
@@ -438,7 +459,7 @@ void MainWindow::useBest(const QString& path) {
 // script's, whose config.json is the script's own), written with the command into the runs
 // folder's .window/. Without it, nothing: they take the baseline's.
 QString MainWindow::searchExperiment(QString* why) {
-  if (setup_->userCommand().isEmpty()) return QString();  // the baseline's (CompareView's own rule)
+  if (setup_->userCommand().isEmpty()) return QString();  // the baseline's (ExperimentView's own rule)
   auto parsed = proto::configFromJson(setup_->configJson());
   if (!parsed.ok() || !setup_->isValid()) {
     *why = QStringLiteral("Fix the set-up first: with Your script, the ladder and Find fastest start from it.");

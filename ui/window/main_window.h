@@ -1,7 +1,8 @@
 #pragma once
 // The workbench window: a composition of widgets that each own one job —
 //   left:   SetupPanel (the experiment) and the Run button
-//   right:  tabs "Live" (LivePlots) and "Compare" (CompareView) over the RunsPanel.
+//   right:  tabs "Live" (LivePlots), "Compare" (CompareView) and "Experiments" (ExperimentView:
+//           Run ladder, Find fastest, the experiments on disk) over the RunsPanel.
 // It owns the RunsModel, the RunQueue (runs launched here) and the RunHistory (the runs root),
 // the menus and shortcuts (Run Ctrl+R, Stop Ctrl+., Export Ctrl+E, Tour F1), drops (a dataset
 // folder, a run directory or an experiment JSON), settings (last set-up, baseline, layout), and
@@ -27,7 +28,8 @@ namespace wb::ui {
 
 class AboutDialog;
 class CompareView;
-class LadderRunner;
+class ExperimentView;
+class ExperimentRunner;
 class HelpTour;
 class LivePlots;
 class Run;
@@ -54,6 +56,7 @@ class MainWindow : public QMainWindow {
   SetupPanel* setup() const { return setup_; }
   LivePlots* plots() const { return plots_; }
   CompareView* compare() const { return compare_; }
+  ExperimentView* experiments() const { return experiments_; }
   RunsModel* runs() const { return runs_; }
   RunQueue* queue() const { return queue_; }
   RunHistory* history() const { return history_; }
@@ -83,7 +86,7 @@ class MainWindow : public QMainWindow {
   // Stops the running try (Cancel try, Stop all, Stop run on one of its runs): the pair under
   // way is cut, the finished ones are kept and counted in its try.json.
   void cancelTry();
-  LadderRunner* tryRunner() const { return tryRunner_; }
+  ExperimentRunner* tryRunner() const { return tryRunner_; }
   bool openExperiment(const QString& path, QString* error = nullptr);
   bool saveExperiment(const QString& path, QString* error = nullptr);
   // With Your script set, the experiment file Run ladder and Find fastest start from (the
@@ -114,6 +117,10 @@ class MainWindow : public QMainWindow {
   void saveSettings();
   void stopSelectedOrNewest();
   void updateActions();
+  // File → Export: the Experiments tab's ladder while that tab is current and has one, else the comparison.
+  bool exportsExperiment() const;
+  void updateExportAction();
+  void connectExperiments();
   void onRunFinished(Run* run);
   void showAbout();
   void showTour();
@@ -126,7 +133,8 @@ class MainWindow : public QMainWindow {
   SetupPanel* setup_;
   LivePlots* plots_;
   CompareView* compare_;
-  LadderRunner* tryRunner_;
+  ExperimentView* experiments_;
+  ExperimentRunner* tryRunner_;
   QString tryRow_;  // the speedup key of the running try
   QString tryKey_;  // the speedup the running try measures
   RunsPanel* runsPanel_;

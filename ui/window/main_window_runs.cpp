@@ -29,7 +29,7 @@
 #include <QVBoxLayout>
 
 #include "compare/compare_view.h"
-#include "compare/ladder_runner.h"
+#include "compare/experiment_runner.h"
 #include "compare/tune_view.h"
 #include "plots/live_plots.h"
 #include "runs/cli.h"
@@ -46,6 +46,7 @@
 #include "wb/proto/rundir.h"
 #include "wb/proto/try_record.h"
 #include "wb/common/config_schema.h"
+#include "wb/experiment/try.h"
 #include "wb/report/compare.h"
 #include "wb/ladder/ladder.h"
 #include "wb/ladder/speedup_effects.h"
@@ -102,13 +103,15 @@ bool MainWindow::trySpeedup(const QString& key) {
   const std::string setting = ladder::speedupSetting(variant.value(), key.toStdString());
   variant->name = base->name + " + " + setting;
   // The try's folder holds both configs, its pairs and try.json (where the speedup row reads it).
-  const QString out = QDir(history_->root()).filePath(QString::fromStdString(makeRunId("try-" + key.toStdString())));
-  const QString basePath = out + QStringLiteral("/baseline.config.json"), variantPath = out + QStringLiteral("/variant.config.json");
-  if (!QDir().mkpath(out) || !proto::writeJsonAtomic(basePath.toStdString(), setup_->withUserCommand(proto::configToJson(base.value()))).ok() ||
-      !proto::writeJsonAtomic(variantPath.toStdString(), proto::configToJson(variant.value())).ok()) {
-    showMessage(QStringLiteral("Not started: cannot write into %1").arg(out));
+  auto inputs = experiment::writeTryInputs(history_->root().toStdString(), key.toStdString(),
+                                           setup_->withUserCommand(proto::configToJson(base.value())), proto::configToJson(variant.value()));
+  if (!inputs.ok()) {
+    showMessage(QStringLiteral("Not started: %1").arg(QString::fromStdString(inputs.error().message)));
     return false;
   }
+  const QString out = QString::fromStdString(inputs->out.string());
+  const QString basePath = QString::fromStdString(inputs->baseline_config.string());
+  const QString variantPath = QString::fromStdString(inputs->variant_config.string());
   tryKey_ = QString::fromStdString(setting);
   tryRow_ = key;
   tryRunner_->start(queue_->cliPath(), QStringList{QStringLiteral("--config"), basePath, QStringLiteral("--variant-config"), variantPath,

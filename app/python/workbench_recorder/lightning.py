@@ -185,7 +185,7 @@ def trainer_config(trainer, module, loader, user, log_every):
 
 def trainer_speedups(trainer, loader):
     """The speedups section from the Trainer: precision, devices, early stopping, loader workers
-    and pinned memory, sharding (DeepSpeed ZeRO stage 1 / 2), inference-mode evaluation."""
+    and pin memory, sharding (DeepSpeed ZeRO stage 1 / 2), inference-mode eval."""
     out = {"precision": _precision(trainer),
            "devices": int(getattr(trainer, "world_size", 1) or 1),
            "workers": int(getattr(loader, "num_workers", 0) or 0),

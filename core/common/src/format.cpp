@@ -1,5 +1,9 @@
 #include "wb/common/format.h"
 
+#include <cstdio>
+
+#include <cmath>
+
 #include <sstream>
 
 namespace wb {
@@ -62,6 +66,60 @@ std::string slurmField(const std::string& text, const std::string& key) {
     return text.substr(from, text.find_first_of(" \n", from) - from);
   }
   return "";
+}
+
+std::string fmtFixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string fmtSeconds(double s) {
+  if (!std::isfinite(s)) return "–";
+  if (s < 10) return fmtFixed(s, 2) + " s";
+  if (s < 100) return fmtFixed(s, 1) + " s";
+  if (s < 600) return fmtFixed(s, 0) + " s";
+  const long total = std::lround(s);
+  char buf[64];
+  if (total < 3600)
+    std::snprintf(buf, sizeof buf, "%ld min %02ld s", total / 60, total % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%ld h %02ld min", total / 3600, (total % 3600) / 60);
+  return buf;
+}
+
+std::string fmtSpeedup(double x) {
+  if (!std::isfinite(x)) return "–";
+  return fmtFixed(x, x < 10 ? 2 : 1) + "×";
+}
+
+std::string fmtRatio(double x) { return fmtSpeedup(x); }
+
+std::string fmtAccuracy(double acc01) {
+  if (!std::isfinite(acc01)) return "–";
+  return fmtFixed(acc01 * 100.0, 2) + " %";
+}
+
+std::string fmtPp(double pp) {
+  if (!std::isfinite(pp)) return "–";
+  const double r = std::round(pp * 100.0) / 100.0;
+  if (r == 0) return "±0.00 pp";
+  return std::string(r > 0 ? "+" : "−") + fmtFixed(std::fabs(r), 2) + " pp";
+}
+
+std::string fmtBytes(double bytes) {
+  if (!std::isfinite(bytes) || bytes <= 0) return "–";
+  const double mib = bytes / (1024.0 * 1024.0);
+  if (mib < 1) return fmtFixed(bytes / 1024.0, 0) + " KiB";
+  if (mib < 1024) return fmtFixed(mib, mib < 10 ? 1 : 0) + " MiB";
+  return fmtFixed(mib / 1024.0, 2) + " GiB";
+}
+
+std::string fmtRate(double perSecond) {
+  if (!std::isfinite(perSecond) || perSecond <= 0) return "–";
+  if (perSecond < 10000) return fmtFixed(perSecond, 0) + "/s";
+  if (perSecond < 1e6) return fmtFixed(perSecond / 1000.0, 1) + "k/s";
+  return fmtFixed(perSecond / 1e6, 2) + "M/s";
 }
 
 }  // namespace wb

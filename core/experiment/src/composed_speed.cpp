@@ -8,7 +8,7 @@
 #include "wb/launch/tool_run.h"
 #include "wb/proto/config_json.h"
 #include "wb/report/compare.h"
-#include "wb/report/estimate_json.h"
+#include "wb/stats/estimate_json.h"
 #include "wb/report/host.h"
 
 namespace wb::experiment::detail {

@@ -14,12 +14,12 @@
 #include "wb/proto/config_json.h"
 #include "wb/proto/run_status.h"
 #include "wb/report/compare.h"
-#include "wb/report/estimate_json.h"
+#include "wb/stats/estimate_json.h"
 #include "wb/report/host.h"
 #include "wb/report/math_record.h"
 #include "wb/report/speed_record.h"
-#include "wb/report/time_to_target_json.h"
-#include "wb/report/variant_looks.h"
+#include "wb/stats/time_to_target_json.h"
+#include "wb/stats/variant_looks.h"
 #include "wb/report/whatif.h"
 
 namespace wb::experiment {
@@ -93,7 +93,7 @@ std::string composedUnavailable(const TryOptions& o) {
   if (!c.unknown.empty())
     return c.unknown.front() + " is not measured by parts: only a change of the steps, of the evaluation or of early "
                                "stopping is (precision, workers, pin memory, devices, sharding, the batch, the levers "
-                               "past the recipe, the optimiser's numbers, inference-mode evaluation, the evaluation "
+                               "past the recipe, the optimiser's numbers, inference-mode eval, the evaluation "
                                "batch, early stopping)";
   if (c.has(Part::Replay) && c.parts.size() > 1)
     return "early stopping is replayed on the reference runs' evaluations, which another change would move: try it on its own";
@@ -105,7 +105,7 @@ std::string composedUnavailable(const TryOptions& o) {
 
 namespace {
 
-double median(std::vector<double> xs) { return xs.empty() ? NAN : report::median(xs); }
+double median(std::vector<double> xs) { return xs.empty() ? NAN : stats::median(xs); }
 
 // One value per run (NaN-free) for the log estimates.
 template <typename F>
@@ -123,8 +123,8 @@ std::optional<double> evalOf(const report::RunMetrics& m) {
 }
 
 // a / b of two arms' log estimates: the logs' standard errors added, the smaller df.
-report::LogEstimate ratioOf(const report::LogEstimate& a, const report::LogEstimate& b) {
-  report::LogEstimate r;
+stats::LogEstimate ratioOf(const stats::LogEstimate& a, const stats::LogEstimate& b) {
+  stats::LogEstimate r;
   r.value = a.value / b.value;
   r.log_se = std::hypot(a.log_se, b.log_se);
   r.df = std::min(a.df, b.df);
@@ -134,8 +134,8 @@ report::LogEstimate ratioOf(const report::LogEstimate& a, const report::LogEstim
 // The variant's runs' values as a log estimate; from one run, with the spread of one reference
 // run borrowed (their mean's standard error × √runs, as the samples borrow theirs:
 // report/convergence.h), so the first run can be looked at.
-report::LogEstimate variantOrBorrowed(const std::vector<double>& values, const report::LogEstimate& reference) {
-  report::LogEstimate e = report::logEstimateOfRuns(values);
+stats::LogEstimate variantOrBorrowed(const std::vector<double>& values, const stats::LogEstimate& reference) {
+  stats::LogEstimate e = stats::logEstimateOfRuns(values);
   if (values.size() == 1 && !std::isfinite(e.log_se) && reference.df >= 1 && std::isfinite(reference.df))
     e.log_se = reference.log_se * std::sqrt(reference.df + 1), e.df = reference.df;
   return e;
@@ -157,8 +157,8 @@ struct Inputs {
   std::optional<ReferenceRuns> refs;
   std::optional<double> target;
   std::vector<report::RunRecord> variant;
-  report::SamplesComparison samples;
-  report::VerdictRule rule;  // the composed verdict's: the variant's last look's when its runs were looked at
+  stats::SamplesComparison samples;
+  stats::VerdictRule rule;  // the composed verdict's: the variant's last look's when its runs were looked at
   json looks;       // the variant's runs' looks: {max_runs, runs, stopped}
   json replay;      // early stopping: where each reference run would stop (replayStops)
   bool replay_after_target = false;  // ... and every one reached the target first
@@ -166,41 +166,41 @@ struct Inputs {
 
 // The evaluation's parts from the evaluation trials: its speed, and without reference runs the
 // baseline's evaluation time and training rate (the trials' own) to weigh it.
-void evaluationParts(const Inputs& in, report::TimeToTargetParts& p, bool withReferences) {
+void evaluationParts(const Inputs& in, stats::TimeToTargetParts& p, bool withReferences) {
   if (!in.evaluation) return;
-  p.eval_speed = report::logEstimateOf(in.evaluation->estimate);
+  p.eval_speed = stats::logEstimateOf(in.evaluation->estimate);
   if (withReferences) return;
-  p.baseline_eval_s = report::logEstimateOfRuns(in.evaluation->baseline_eval_s.value_or(std::vector<double>{}));
+  p.baseline_eval_s = stats::logEstimateOfRuns(in.evaluation->baseline_eval_s.value_or(std::vector<double>{}));
   if (in.segments.unchanged())  // evaluation segments: their warm-up's; trials: their own
     p.baseline_train_samples_per_s =
-        report::exactly(geometricMean(in.evaluation->baseline_train_rates.value_or(in.evaluation->baseline_rates)));
+        stats::exactly(geometricMean(in.evaluation->baseline_train_rates.value_or(in.evaluation->baseline_rates)));
 }
 
 // The parts of the time to target from what was measured (see the header).
-report::TimeToTargetParts partsOf(const TryOptions& o, const Inputs& in) {
-  report::TimeToTargetParts p;
-  const report::SpeedupEstimate& seg = in.segments.estimate;
+stats::TimeToTargetParts partsOf(const TryOptions& o, const Inputs& in) {
+  stats::TimeToTargetParts p;
+  const stats::SpeedupEstimate& seg = in.segments.estimate;
   const bool unchanged = in.segments.unchanged();
-  p.throughput = unchanged ? report::exactly(1) : report::logEstimateOf(seg);
+  p.throughput = unchanged ? stats::exactly(1) : stats::logEstimateOf(seg);
   if (!unchanged && std::isfinite(seg.level)) p.throughput_alpha = 1 - seg.level;  // judged at its look's α
   const int64_t perEpoch = in.train_samples > 0 ? in.train_samples : 1;
   p.samples_per_evaluation = o.baseline.train.eval_every_steps > 0
                                  ? double(o.baseline.train.eval_every_steps * samplesPerStep(o.baseline))
                                  : double(perEpoch);
   if (!in.refs || in.refs->runs.empty()) {  // the training (and a changed evaluation) over the configured length
-    p.baseline_train_samples_per_s = report::exactly(geometricMean(in.segments.baseline_rates));
+    p.baseline_train_samples_per_s = stats::exactly(geometricMean(in.segments.baseline_rates));
     evaluationParts(in, p, false);
-    p.keepMath(report::exactly(double(perEpoch) * std::max(1, o.baseline.train.epochs)));
+    p.keepMath(stats::exactly(double(perEpoch) * std::max(1, o.baseline.train.epochs)));
     return p;
   }
   const auto& refs = in.refs->runs;
-  p.baseline_startup_s = report::logEstimateOfRuns(perRun(refs, startupOf));
+  p.baseline_startup_s = stats::logEstimateOfRuns(perRun(refs, startupOf));
   p.variant_startup_s = p.baseline_startup_s;
-  p.baseline_train_samples_per_s = report::logEstimateOfRuns(perRun(refs, rateOf));
-  p.baseline_eval_s = report::logEstimateOfRuns(perRun(refs, evalOf));
+  p.baseline_train_samples_per_s = stats::logEstimateOfRuns(perRun(refs, rateOf));
+  p.baseline_eval_s = stats::logEstimateOfRuns(perRun(refs, evalOf));
   evaluationParts(in, p, true);
   if ((in.keeps && in.replay.is_null()) || in.replay_after_target) {
-    p.keepMath(report::summariseRuns(targetRuns(refs, *in.target), in.refs->resolution).samples);
+    p.keepMath(stats::summariseRuns(targetRuns(refs, *in.target), in.refs->resolution).samples);
     return p;
   }
   p.setSamples(in.samples);
@@ -251,19 +251,19 @@ std::optional<double> targetOf(const TryOptions& o, const std::optional<Referenc
 // Early stopping replayed on the reference runs (report::replayEarlyStopping): each run as the
 // variant would have trained it, to the target as the reference did when the rule stops it after
 // the target, else never reaching it (a bound: at least the reference's samples).
-void replayStops(const TryOptions& o, Inputs& in, const report::SamplesRule& rule) {
+void replayStops(const TryOptions& o, Inputs& in, const stats::SamplesRule& rule) {
   const auto reference = targetRuns(in.refs->runs, *in.target);
-  std::vector<report::TargetRun> replayed;
+  std::vector<stats::TargetRun> replayed;
   json runs = json::array();
   in.replay_after_target = true;
   for (size_t i = 0; i < reference.size(); ++i) {
     const report::RunRecord& run = in.refs->runs[i];
     const report::ReplayedStop stop = report::replayEarlyStopping(run, o.variant.speedups.early_stopping);
-    report::TargetRun r = reference[i];
+    stats::TargetRun r = reference[i];
     const bool first = !stop.stops || (r.reached && !(r.samples > stop.samples));
     // Cut before the target, the run never reaches it: it needs at least what the reference needed
     // (a bound from the reference's own count, never below it: early stopping cannot be faster).
-    if (!first) r = report::TargetRun{std::max(stop.samples, r.samples), false, r.seed};
+    if (!first) r = stats::TargetRun{std::max(stop.samples, r.samples), false, r.seed};
     in.replay_after_target = in.replay_after_target && first;
     replayed.push_back(r);
     const double last = run.evals.empty() ? NAN : double(run.evals.back().samples);
@@ -273,37 +273,37 @@ void replayStops(const TryOptions& o, Inputs& in, const report::SamplesRule& rul
                     {"target_first", first}, {"reason", stop.reason}});
   }
   in.replay = {{"rule", proto::configToJson(o.variant)["speedups"]["early_stopping"]}, {"runs", runs}};
-  in.samples = report::compareSamples(reference, replayed, rule);
+  in.samples = stats::compareSamples(reference, replayed, rule);
 }
 
 // The variant's runs one at a time, each look composing the time to target at its share of the
-// false-alarm rate (report::VariantLooks), until a look settles it or all `variant_runs` ran.
+// false-alarm rate (stats::VariantLooks), until a look settles it or all `variant_runs` ran.
 Status lookedAtVariantRuns(const TryOptions& o, const ComposedOptions& c, const VariantPlan& p,
-                           const std::vector<report::TargetRun>& reference, Inputs& in, const Hooks& h) {
-  report::SamplesRule rule;
+                           const std::vector<stats::TargetRun>& reference, Inputs& in, const Hooks& h) {
+  stats::SamplesRule rule;
   rule.min_effect = o.policy.min_effect;
   rule.resolution = in.refs->resolution;
-  const report::VariantLooks looks{c.variant_runs, o.policy.min_effect, c.futility};
-  report::LookStop stop = report::LookStop::Continue;
-  for (int k = 1; k <= c.variant_runs && stop == report::LookStop::Continue; ++k) {
+  const stats::VariantLooks looks{c.variant_runs, o.policy.min_effect, c.futility};
+  stats::LookStop stop = stats::LookStop::Continue;
+  for (int k = 1; k <= c.variant_runs && stop == stats::LookStop::Continue; ++k) {
     auto run = variantRun(o, p, h, k - 1);
     if (!run.ok()) return run.error();
     in.variant.push_back(std::move(*run));
-    in.samples = report::compareSamples(reference, targetRuns(in.variant, *in.target), rule);
+    in.samples = stats::compareSamples(reference, targetRuns(in.variant, *in.target), rule);
     in.rule = looks.ruleAt(k);
-    stop = looks.stopAfter(k, report::composeTimeToTarget(partsOf(o, in), in.rule));
+    stop = looks.stopAfter(k, stats::composeTimeToTarget(partsOf(o, in), in.rule));
   }
-  in.looks = {{"max_runs", c.variant_runs}, {"runs", int(in.variant.size())}, {"stopped", report::lookStopName(stop)},
+  in.looks = {{"max_runs", c.variant_runs}, {"runs", int(in.variant.size())}, {"stopped", stats::lookStopName(stop)},
               {"alpha", in.rule.alpha}};
   if (h.log && int(in.variant.size()) < c.variant_runs)
     std::fprintf(h.log, "the variant's runs stop after %zu of %d: %s\n", in.variant.size(), c.variant_runs,
-                 report::lookStopName(stop).c_str());
+                 stats::lookStopName(stop).c_str());
   return {};
 }
 
 Status measureSamples(const TryOptions& o, const ComposedOptions& c, Inputs& in, const Hooks& h) {
   if (in.changes.has(Part::Replay) && in.refs && in.target) {
-    report::SamplesRule rule;
+    stats::SamplesRule rule;
     rule.min_effect = o.policy.min_effect;
     rule.resolution = in.refs->resolution;
     replayStops(o, in, rule);
@@ -332,14 +332,14 @@ json dirsOf(const std::vector<report::RunRecord>& runs) {
 // target would need (80 % power, the variant as many runs): what a user needs to size the next try.
 json referencesJson(const std::optional<ReferenceRuns>& refs, std::optional<double> target) {
   if (!refs) return json();
-  const double spread = target ? report::seedSpread(targetRuns(refs->runs, *target)) : NAN;
-  const int needed = std::isfinite(spread) ? report::runsToDetect(spread, 0.05, 0.8) : 0;
+  const double spread = target ? stats::seedSpread(targetRuns(refs->runs, *target)) : NAN;
+  const int needed = std::isfinite(spread) ? stats::runsToDetect(spread, 0.05, 0.8) : 0;
   return {{"dir", refs->dir.string()}, {"key", refs->key}, {"runs", dirsOf(refs->runs)}, {"reused", refs->reused},
           {"ran", refs->ran}, {"resolution", refs->resolution}, {"eval_every_steps", refs->eval_every_steps},
           {"seed_spread", std::isfinite(spread) ? json(spread) : json()}, {"runs_for_5pct", needed > 0 ? json(needed) : json()}};
 }
 
-proto::TryRecord composedRecord(const TryOptions& o, const Inputs& in, const report::TimeToTargetEstimate& e, const std::string& status) {
+proto::TryRecord composedRecord(const TryOptions& o, const Inputs& in, const stats::TimeToTargetEstimate& e, const std::string& status) {
   proto::TryRecord r = tryRecordOf(o, Outcome{}, status);
   const json throughput = report::speedRecordJson(in.segments);
   r.method = "composed";
@@ -347,16 +347,16 @@ proto::TryRecord composedRecord(const TryOptions& o, const Inputs& in, const rep
   r.throughput = throughput;
   r.evaluation = in.evaluation ? report::speedRecordJson(*in.evaluation) : json();
   r.early_stopping = in.replay;
-  r.samples = in.keeps || !in.refs ? json() : report::samplesComparisonJson(in.samples);
+  r.samples = in.keeps || !in.refs ? json() : stats::samplesComparisonJson(in.samples);
   r.references = referencesJson(in.refs, in.target);
   for (const auto& run : in.variant) r.variant_runs.push_back(run.dir);
   r.variant_looks = in.looks;
-  r.composed = report::timeToTargetJson(e);
-  r.words = report::timeToTargetWords(e) + detail::replayWords(in.replay) + detail::looksWords(in.looks);
+  r.composed = stats::timeToTargetJson(e);
+  r.words = stats::timeToTargetWords(e) + detail::replayWords(in.replay) + detail::looksWords(in.looks);
   r.training_only = !in.refs.has_value();
   r.target_acc = in.target.value_or(NAN);
   r.reached = std::isfinite(e.speedup.point);
-  r.estimate = {{"to_target", report::estimateJson(e.speedup)}, {"throughput", throughput["estimate"]}};
+  r.estimate = {{"to_target", stats::estimateJson(e.speedup)}, {"throughput", throughput["estimate"]}};
   if (in.segments.contended || (in.evaluation && in.evaluation->contended)) {  // no verdict from a contended host
     r.estimate["to_target"]["verdict"] = "contended";
     r.words = "no verdict (another process used the CPU while the throughput was measured): " + r.words;
@@ -407,7 +407,7 @@ Result<TryResult> runComposedTry(const TryOptions& o, const ComposedOptions& c, 
     (void)writeFileAtomic(o.out / "try.json", proto::tryRecordJson(stopped).dump(2) + "\n");
     return in.error();
   }
-  const report::TimeToTargetEstimate e = report::composeTimeToTarget(partsOf(o, *in), in->rule);
+  const stats::TimeToTargetEstimate e = stats::composeTimeToTarget(partsOf(o, *in), in->rule);
   TryResult r;
   r.doc = proto::tryRecordJson(composedRecord(o, *in, e, proto::kStatusOk));
   r.estimates.to_target = e.speedup;

@@ -5,37 +5,37 @@
 #include "wb/proto/run_status.h"
 #include "wb/proto/run_summary.h"
 #include "wb/report/busy_machine.h"
-#include "wb/report/convergence.h"
-#include "wb/report/estimate_json.h"
-#include "wb/report/table.h"
-#include "wb/report/time_to_target_json.h"
+#include "wb/stats/convergence.h"
+#include "wb/stats/estimate_json.h"
+#include "wb/render/table.h"
+#include "wb/stats/time_to_target_json.h"
 
 using nlohmann::json;
 
 namespace wb::experiment {
 namespace {
 
-report::Cell numCell(const json& v, std::string (*fmt)(double)) {
-  return v.is_number() ? report::Cell::num(fmt(v.get<double>()), v.get<double>()) : report::Cell::str("–");
+render::Cell numCell(const json& v, std::string (*fmt)(double)) {
+  return v.is_number() ? render::Cell::num(fmt(v.get<double>()), v.get<double>()) : render::Cell::str("–");
 }
 
-report::Cell estimateCellOf(const json& est) {
-  const report::SpeedupEstimate e = report::estimateFromJson(est);
-  if (!std::isfinite(e.point)) return report::Cell::str("–");
-  return report::Cell::num(report::formatEstimate(e), e.point);
+render::Cell estimateCellOf(const json& est) {
+  const stats::SpeedupEstimate e = stats::estimateFromJson(est);
+  if (!std::isfinite(e.point)) return render::Cell::str("–");
+  return render::Cell::num(stats::formatEstimate(e), e.point);
 }
 
-std::string fmtSamples(double v) { return report::fmtFixed(v, 0); }
+std::string fmtSamples(double v) { return wb::fmtFixed(v, 0); }
 
-std::vector<report::Cell> samplesRow(const json& doc) {
+std::vector<render::Cell> samplesRow(const json& doc) {
   const json samples = doc.value("samples", json());
   if (!samples.is_object())
-    return {report::Cell::str("Samples to target"), report::Cell::str("–"), report::Cell::str("–"),
-            report::Cell::str(doc.value("training_only", false) ? "same (keeps the math)" : "same (keeps the math, checked)")};
-  const report::SamplesComparison c = report::samplesComparisonFromJson(samples);
-  return {report::Cell::str("Samples to target"), report::Cell::num(fmtSamples(c.reference.samples.value), c.reference.samples.value),
-          report::Cell::num(fmtSamples(c.variant.samples.value), c.variant.samples.value),
-          report::Cell::str(report::formatSamples(c))};
+    return {render::Cell::str("Samples to target"), render::Cell::str("–"), render::Cell::str("–"),
+            render::Cell::str(doc.value("training_only", false) ? "same (keeps the math)" : "same (keeps the math, checked)")};
+  const stats::SamplesComparison c = stats::samplesComparisonFromJson(samples);
+  return {render::Cell::str("Samples to target"), render::Cell::num(fmtSamples(c.reference.samples.value), c.reference.samples.value),
+          render::Cell::num(fmtSamples(c.variant.samples.value), c.variant.samples.value),
+          render::Cell::str(stats::formatSamples(c))};
 }
 
 std::string throughputLabel(const json& doc) {
@@ -64,7 +64,7 @@ std::string referencesNote(const json& refs, bool evaluation) {
                         "length (start-up and evaluation not counted), so the speedup is the throughput's.";
   std::string spread;
   if (const json s = refs.value("seed_spread", json()); s.is_number())
-    spread = "; their seeds scatter samples to target by " + report::fmtFixed(s.get<double>() * 100, 1) + " % (sd of ln)" +
+    spread = "; their seeds scatter samples to target by " + wb::fmtFixed(s.get<double>() * 100, 1) + " % (sd of ln)" +
              (refs.value("runs_for_5pct", json()).is_number()
                   ? ", so a 5 % change needs " + std::to_string(refs["runs_for_5pct"].get<int>()) + " runs an arm to be found 80 % of the time"
                   : std::string());
@@ -75,23 +75,23 @@ std::string referencesNote(const json& refs, bool evaluation) {
 
 }  // namespace
 
-report::Table composedTryTable(const json& doc) {
-  report::Table t;
+render::Table composedTryTable(const json& doc) {
+  render::Table t;
   const json target = doc.value("target_acc", json());
-  const std::string targetText = target.is_number() ? report::fmtAccuracy(target.get<double>()) : std::string("the target");
+  const std::string targetText = target.is_number() ? wb::fmtAccuracy(target.get<double>()) : std::string("the target");
   t.title = "Try: " + doc.value("setting", std::string("the variant")) + " against the baseline, by parts";
   t.columns = {{"measure", "Measure", ""}, {"baseline", "Baseline", ""}, {"variant", "Variant", ""}, {"speedup", "Speedup", "x"}};
   const json medians = doc.value("medians", json::object()), est = doc.value("estimate", json::object());
   const auto side = [&](const char* metric, const char* s) { return medians.value(metric, json::object()).value(s, json()); };
-  t.rows.push_back({report::Cell::str("Time to " + targetText + " (composed)"),
-                    numCell(side("time_to_target_s", "baseline"), report::fmtSeconds),
-                    numCell(side("time_to_target_s", "variant"), report::fmtSeconds), estimateCellOf(est.value("to_target", json()))});
-  t.rows.push_back({report::Cell::str(throughputLabel(doc)), numCell(side("train_samples_per_s", "baseline"), report::fmtRate),
-                    numCell(side("train_samples_per_s", "variant"), report::fmtRate),
+  t.rows.push_back({render::Cell::str("Time to " + targetText + " (composed)"),
+                    numCell(side("time_to_target_s", "baseline"), wb::fmtSeconds),
+                    numCell(side("time_to_target_s", "variant"), wb::fmtSeconds), estimateCellOf(est.value("to_target", json()))});
+  t.rows.push_back({render::Cell::str(throughputLabel(doc)), numCell(side("train_samples_per_s", "baseline"), wb::fmtRate),
+                    numCell(side("train_samples_per_s", "variant"), wb::fmtRate),
                     estimateCellOf(est.value("throughput", json()))});
   if (const json ev = doc.value("evaluation", json()); ev.is_object())
-    t.rows.push_back({report::Cell::str("One evaluation (short trials)"), numCell(side("eval_s", "baseline"), report::fmtSeconds),
-                      numCell(side("eval_s", "variant"), report::fmtSeconds), estimateCellOf(ev.value("estimate", json()))});
+    t.rows.push_back({render::Cell::str("One evaluation (short trials)"), numCell(side("eval_s", "baseline"), wb::fmtSeconds),
+                      numCell(side("eval_s", "variant"), wb::fmtSeconds), estimateCellOf(ev.value("estimate", json()))});
   t.rows.push_back(samplesRow(doc));
   t.notes.push_back(doc.value("words", std::string("–")) + ".");
   if (const json math = doc.value("math", json()); math.is_object())

@@ -1,7 +1,7 @@
 #include "composed_words.h"
 
-#include "wb/report/table.h"
-#include "wb/report/variant_looks.h"
+#include "wb/render/table.h"
+#include "wb/stats/variant_looks.h"
 
 namespace wb::experiment::detail {
 using nlohmann::json;
@@ -21,7 +21,7 @@ std::string replayWords(const json& replay) {
   }
   const std::string of = " of the " + std::to_string(runs.size()) + " reference runs";
   if (stops == 0) return "; early stopping would stop none" + of + " within their epochs: it changes nothing here";
-  const std::string share = report::fmtFixed(100 * fraction / stops, 0) + " % of their samples";
+  const std::string share = wb::fmtFixed(100 * fraction / stops, 0) + " % of their samples";
   if (first == stops)
     return "; it would stop " + std::to_string(stops) + of + ", each after it reached the target (at " + share +
            "): the runs end sooner, the time to the target is the same";
@@ -30,7 +30,7 @@ std::string replayWords(const json& replay) {
 
 // Why the variant's runs stopped before their last, when the answer is that it cannot be faster.
 std::string looksWords(const json& looks) {
-  if (!looks.is_object() || looks.value("stopped", std::string()) != report::lookStopName(report::LookStop::CannotBeFaster))
+  if (!looks.is_object() || looks.value("stopped", std::string()) != stats::lookStopName(stats::LookStop::CannotBeFaster))
     return "";
   return "; its runs to the target stopped after " + std::to_string(looks.value("runs", 0)) + " of " +
          std::to_string(looks.value("max_runs", 0)) + ": it could no longer be shown faster";

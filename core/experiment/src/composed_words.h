@@ -1,5 +1,5 @@
 #pragma once
-// The words a try by parts adds after the composed estimate's (report::timeToTargetWords): what
+// The words a try by parts adds after the composed estimate's (stats::timeToTargetWords): what
 // the replay of early stopping found, and why the variant's runs stopped before their last.
 // Internal to wb_experiment.
 #include <string>

@@ -1,4 +1,4 @@
-// A variant's speedups from its pairs: the per-pair times go to wb::report::pairedSpeedup (the
+// A variant's speedups from its pairs: the per-pair times go to wb::stats::pairedSpeedup (the
 // statistics and why are there); a pair whose variant did not reach the target gives no
 // time-to-target ratio.
 #include <algorithm>
@@ -31,7 +31,7 @@ int VariantRuns::countedPairs() const {
   return n;
 }
 
-PairEstimates estimatePairs(const VariantRuns& v, std::optional<double> target, const report::Sequential& seq) {
+PairEstimates estimatePairs(const VariantRuns& v, std::optional<double> target, const stats::Sequential& seq) {
   std::vector<double> refTarget, varTarget, refRate, varRate, refWall, varWall;
   std::vector<bool> flipTarget, flipRate, flipWall;  // the host speed check's word per pair
   const double checkBand = report::loadNoise(report::thisMachine()).hostKernelBand();
@@ -50,10 +50,10 @@ PairEstimates estimatePairs(const VariantRuns& v, std::optional<double> target, 
       refRate.push_back(1.0 / *a.train_samples_per_s), varRate.push_back(1.0 / *b.train_samples_per_s), flipRate.push_back(flipped);
     if (a.wall_s && b.wall_s) refWall.push_back(*a.wall_s), varWall.push_back(*b.wall_s), flipWall.push_back(flipped);  // the training loop
   }
-  const report::VerdictRule rule = seq.at(v.countedPairs());
-  e.to_target = report::pairedSpeedup(refTarget, varTarget, rule, flipTarget);
-  e.throughput = report::pairedSpeedup(refRate, varRate, rule, flipRate);
-  e.wall = report::pairedSpeedup(refWall, varWall, rule, flipWall);
+  const stats::VerdictRule rule = seq.at(v.countedPairs());
+  e.to_target = stats::pairedSpeedup(refTarget, varTarget, rule, flipTarget);
+  e.throughput = stats::pairedSpeedup(refRate, varRate, rule, flipRate);
+  e.wall = stats::pairedSpeedup(refWall, varWall, rule, flipWall);
   return e;
 }
 

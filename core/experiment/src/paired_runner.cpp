@@ -15,8 +15,8 @@
 #include "wb/proto/experiment_events.h"
 #include "wb/proto/events.h"
 #include "wb/report/compare.h"
-#include "wb/report/estimate_json.h"
-#include "wb/report/table.h"
+#include "wb/stats/estimate_json.h"
+#include "wb/render/table.h"
 
 namespace wb::experiment {
 namespace fs = std::filesystem;
@@ -58,7 +58,7 @@ class Runner {
   void sayLost(const PairRecord& p, const std::string& dir, const Error& why) const;
   Status save();
   void settle(VariantRuns& v);
-  report::SpeedupEstimate settlingEstimate(const VariantRuns& v) const;
+  stats::SpeedupEstimate settlingEstimate(const VariantRuns& v) const;
   bool runPair(size_t j);
   fs::path freshDir(const std::string& stem, const std::string& partnerSuffix = {}) const;
   Result<launch::RunOutcome> launchArm(const Arm& arm, int pair, const fs::path& dir);
@@ -90,8 +90,8 @@ Status Runner::save() { return savePairs(out_, state_); }
 
 json Runner::estimatesJson(const VariantRuns& v) const {
   const PairEstimates e = estimatePairs(v, o_.target_acc, policy_.sequential());
-  return {{"to_target", report::estimateJson(e.to_target)}, {"throughput", report::estimateJson(e.throughput)},
-          {"wall", report::estimateJson(e.wall)}, {"reached", e.reached}};
+  return {{"to_target", stats::estimateJson(e.to_target)}, {"throughput", stats::estimateJson(e.throughput)},
+          {"wall", stats::estimateJson(e.wall)}, {"reached", e.reached}};
 }
 
 // A finished pair that runs again because one of its run folders is gone or no longer loads:
@@ -135,7 +135,7 @@ Status Runner::resume() {
 }
 
 // The estimate whose verdict settles variant v: the headline's, or the throughput's (trials).
-report::SpeedupEstimate Runner::settlingEstimate(const VariantRuns& v) const {
+stats::SpeedupEstimate Runner::settlingEstimate(const VariantRuns& v) const {
   const PairEstimates e = estimatePairs(v, o_.target_acc, policy_.sequential());
   return policy_.settle_on_throughput ? e.throughput : e.headline(o_.target_acc.has_value());
 }
@@ -156,7 +156,7 @@ void Runner::settle(VariantRuns& v) {
   if (failed) v.settled = "failed";
   else if (policy_.fixed_pairs > 0)
     v.settled = counted >= policy_.fixed_pairs || tried >= policy_.fixed_pairs + policy_.rerun_contended ? "fixed" : "";
-  else if (counted > 0 && report::verdictIsClear(settlingEstimate(v)))
+  else if (counted > 0 && stats::verdictIsClear(settlingEstimate(v)))
     v.settled = "clear";
   else if (counted >= policy_.max_pairs || tried >= policy_.max_pairs + policy_.rerun_contended) v.settled = "max pairs";
   else if (v.spent_s >= policy_.budget_s) v.settled = "budget";
@@ -177,8 +177,8 @@ void Runner::noteRungEnd(const Arm& arm, int pair, const fs::path& dir, const st
     ev.wall_s = m.wall_s.value_or(proto::kUnknown);
     ev.best_val_acc = m.best_val_acc.value_or(proto::kUnknown);
     ev.contended = m.contention.contended;
-    say("    %s in %s, best val acc %s%s\n", status.c_str(), m.wall_s ? report::fmtSeconds(*m.wall_s).c_str() : "?",
-        m.best_val_acc ? report::fmtAccuracy(*m.best_val_acc).c_str() : "–", m.contention.contended ? " (contended)" : "");
+    say("    %s in %s, best val acc %s%s\n", status.c_str(), m.wall_s ? wb::fmtSeconds(*m.wall_s).c_str() : "?",
+        m.best_val_acc ? wb::fmtAccuracy(*m.best_val_acc).c_str() : "–", m.contention.contended ? " (contended)" : "");
   }
   emit(toEvent(ev));
 }
@@ -269,7 +269,7 @@ bool Runner::runPair(size_t j) {
   proto::PairEndEvent ev{v.arm.index, v.arm.key, number, variantFirst, v.counted(v.pairs.size() - 1), v.settled, estimatesJson(v)};
   emit(toEvent(ev));
   const auto est = settlingEstimate(v);
-  say("  %s after %d pair(s): %s%s\n", v.arm.key.c_str(), static_cast<int>(v.pairs.size()), report::formatEstimate(est).c_str(),
+  say("  %s after %d pair(s): %s%s\n", v.arm.key.c_str(), static_cast<int>(v.pairs.size()), stats::formatEstimate(est).c_str(),
       v.settled.empty() ? "" : (" — " + v.settled).c_str());
   return true;
 }

@@ -126,10 +126,10 @@ int referenceParallel(const Config& baseline, bool onCpu, int runs) {
   return std::clamp(logicalCores() / std::max(1, baseline.speedups.devices), 1, std::max(1, runs));
 }
 
-std::vector<report::TargetRun> targetRuns(const std::vector<report::RunRecord>& runs, double target) {
-  std::vector<report::TargetRun> out;
+std::vector<stats::TargetRun> targetRuns(const std::vector<report::RunRecord>& runs, double target) {
+  std::vector<stats::TargetRun> out;
   for (const report::RunRecord& r : runs) {
-    report::TargetRun t;
+    stats::TargetRun t;
     t.seed = r.config.value("seed", uint64_t{0});
     const auto hit = std::find_if(r.evals.begin(), r.evals.end(), [&](const auto& e) { return e.val_acc >= target; });
     t.reached = hit != r.evals.end();

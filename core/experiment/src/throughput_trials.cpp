@@ -5,7 +5,7 @@
 
 #include "wb/proto/config_json.h"
 #include "wb/report/compare.h"
-#include "wb/report/estimate_json.h"
+#include "wb/stats/estimate_json.h"
 #include "wb/report/host.h"
 
 namespace wb::experiment::detail {
@@ -47,7 +47,7 @@ std::vector<double> evalSecondsOf(const std::vector<report::RunRecord>& runs, co
 }
 
 // One evaluation's time, baseline over variant, from the counted pairs (as the pairs' throughput).
-report::SpeedupEstimate evaluationSpeed(const VariantRuns& v, const report::VerdictRule& rule) {
+stats::SpeedupEstimate evaluationSpeed(const VariantRuns& v, const stats::VerdictRule& rule) {
   std::vector<double> ref, var;
   std::vector<bool> flips;
   const double band = report::loadNoise(report::thisMachine()).hostKernelBand();
@@ -58,7 +58,7 @@ report::SpeedupEstimate evaluationSpeed(const VariantRuns& v, const report::Verd
     if (!a || !b || *a <= 0 || *b <= 0) continue;
     ref.push_back(*a), var.push_back(*b), flips.push_back(report::hostChangedOverRuns(v.references[i], v.variants[i], band));
   }
-  return report::pairedSpeedup(ref, var, rule, flips);
+  return stats::pairedSpeedup(ref, var, rule, flips);
 }
 
 }  // namespace
@@ -85,7 +85,7 @@ Result<report::SpeedRecord> measureTrials(const TrialsOptions& o, const Hooks& h
   if (outcome->failed)
     return makeError(Errc::Internal, "a throughput trial failed: " + (v.failures.empty() ? std::string("see ") + o.out.string()
                                                                                           : v.failures.front()));
-  const report::SpeedupEstimate e = o.evaluation ? evaluationSpeed(v, policy.sequential().at(v.countedPairs()))
+  const stats::SpeedupEstimate e = o.evaluation ? evaluationSpeed(v, policy.sequential().at(v.countedPairs()))
                                                  : estimatePairs(v, std::nullopt, policy.sequential()).throughput;
   report::SpeedRecord s;
   s.kind = o.evaluation ? "evaluation trials" : "trials";

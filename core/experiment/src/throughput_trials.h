@@ -24,7 +24,7 @@ inline constexpr int kEvalTrialEvaluations = 3;
 struct TrialsOptions {
   Config baseline, variant;        // the variant: the baseline with the change's speed fields only
   std::filesystem::path out;       // the runner's folder (pairs.json, runs/): a cut trial continues
-  double min_effect = report::kDefaultMinEffect;
+  double min_effect = stats::kDefaultMinEffect;
   int64_t steps = kTrialSteps;
   bool evaluation = false;         // time the evaluations (the configured validation split), not the steps
 };

@@ -7,10 +7,12 @@
 #include <cmath>
 
 #include "wb/common/fs.h"
+#include "wb/common/paths.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/events.h"
+#include "wb/proto/rundir.h"
 #include "wb/report/compare.h"
-#include "wb/report/estimate_json.h"
+#include "wb/stats/estimate_json.h"
 #include "wb/report/host.h"
 
 namespace wb::experiment {
@@ -45,7 +47,7 @@ std::optional<double> medianOf(const std::vector<report::RunRecord>& runs, const
     if (v.counted(i))
       if (auto x = pick(report::computeMetrics(runs[i], target))) xs.push_back(*x);
   if (xs.empty()) return std::nullopt;
-  return report::median(xs);
+  return stats::median(xs);
 }
 
 std::optional<double> ttt(const report::RunMetrics& m) { return m.time_to_target_s; }
@@ -58,8 +60,8 @@ void addPairs(const TryOptions& o, const Outcome& outcome, proto::TryRecord& r) 
   for (size_t i = 0; i < v.pairs.size(); ++i)
     r.runs.push_back({v.pairs[i].number, v.pairs[i].variant_first, v.counted(i), v.pairs[i].reference_dir, v.pairs[i].variant_dir});
   const PairEstimates e = estimatePairs(v, outcome.target_acc, o.policy.sequential());
-  r.estimate = {{"to_target", report::estimateJson(e.to_target)}, {"throughput", report::estimateJson(e.throughput)},
-                {"wall", report::estimateJson(e.wall)}};
+  r.estimate = {{"to_target", stats::estimateJson(e.to_target)}, {"throughput", stats::estimateJson(e.throughput)},
+                {"wall", stats::estimateJson(e.wall)}};
   for (auto [name, pick] : {std::pair{"time_to_target_s", &ttt}, std::pair{"train_samples_per_s", &sps}, std::pair{"wall_s", &wall}})
     r.medians[name] = {medianOf(v.references, v, outcome.target_acc, pick).value_or(NAN),
                        medianOf(v.variants, v, outcome.target_acc, pick).value_or(NAN)};
@@ -117,15 +119,15 @@ Result<TryResult> runTry(const TryOptions& o, const Hooks& hooks) {
 
 namespace {
 
-report::Cell valueCell(const json& medians, const char* metric, const char* side, std::string (*fmt)(double)) {
+render::Cell valueCell(const json& medians, const char* metric, const char* side, std::string (*fmt)(double)) {
   const json v = medians.value(metric, json::object()).value(side, json());
-  return v.is_number() ? report::Cell::num(fmt(v.get<double>()), v.get<double>()) : report::Cell::str("–");
+  return v.is_number() ? render::Cell::num(fmt(v.get<double>()), v.get<double>()) : render::Cell::str("–");
 }
 
-report::Cell estimateCell(const json& est) {
-  const report::SpeedupEstimate e = report::estimateFromJson(est);
-  if (!std::isfinite(e.point)) return report::Cell::str("–");
-  report::Cell c = report::Cell::num(report::formatEstimate(e), e.point);
+render::Cell estimateCell(const json& est) {
+  const stats::SpeedupEstimate e = stats::estimateFromJson(est);
+  if (!std::isfinite(e.point)) return render::Cell::str("–");
+  render::Cell c = render::Cell::num(stats::formatEstimate(e), e.point);
   return c;
 }
 
@@ -137,32 +139,32 @@ std::string runsIn(const std::string& command) {
 }
 }  // namespace
 
-report::Table tryTable(const json& doc) {
+render::Table tryTable(const json& doc) {
   if (doc.value("method", std::string()) == "composed") return composedTryTable(doc);
-  report::Table t;
+  render::Table t;
   const json target = doc.value("target_acc", json());
-  const std::string targetText = target.is_number() ? report::fmtAccuracy(target.get<double>()) : std::string("target");
+  const std::string targetText = target.is_number() ? wb::fmtAccuracy(target.get<double>()) : std::string("target");
   t.title = "Try: " + doc.value("setting", std::string("the variant")) + " against the baseline";
   t.columns = {{"measure", "Measure", ""}, {"baseline", "Baseline", ""}, {"variant", "Variant", ""}, {"speedup", "Speedup", "x"}};
   const json medians = doc.value("medians", json::object()), est = doc.value("estimate", json::object());
-  t.rows.push_back({report::Cell::str("Time to " + targetText), valueCell(medians, "time_to_target_s", "baseline", report::fmtSeconds),
-                    valueCell(medians, "time_to_target_s", "variant", report::fmtSeconds),
-                    doc.value("reached", false) ? estimateCell(est.value("to_target", json())) : report::Cell::str("not reached")});
-  t.rows.push_back({report::Cell::str("Train samples/s"), valueCell(medians, "train_samples_per_s", "baseline", report::fmtRate),
-                    valueCell(medians, "train_samples_per_s", "variant", report::fmtRate),
+  t.rows.push_back({render::Cell::str("Time to " + targetText), valueCell(medians, "time_to_target_s", "baseline", wb::fmtSeconds),
+                    valueCell(medians, "time_to_target_s", "variant", wb::fmtSeconds),
+                    doc.value("reached", false) ? estimateCell(est.value("to_target", json())) : render::Cell::str("not reached")});
+  t.rows.push_back({render::Cell::str("Train samples/s"), valueCell(medians, "train_samples_per_s", "baseline", wb::fmtRate),
+                    valueCell(medians, "train_samples_per_s", "variant", wb::fmtRate),
                     estimateCell(est.value("throughput", json()))});
-  t.rows.push_back({report::Cell::str("Wall time (steps, evaluation, checkpoints)"), valueCell(medians, "wall_s", "baseline", report::fmtSeconds),
-                    valueCell(medians, "wall_s", "variant", report::fmtSeconds), estimateCell(est.value("wall", json()))});
-  report::Sequential seq;
+  t.rows.push_back({render::Cell::str("Wall time (steps, evaluation, checkpoints)"), valueCell(medians, "wall_s", "baseline", wb::fmtSeconds),
+                    valueCell(medians, "wall_s", "variant", wb::fmtSeconds), estimateCell(est.value("wall", json()))});
+  stats::Sequential seq;
   seq.floor_band = doc.value("noise_band", 0.0);
-  seq.min_effect = doc.value("min_effect", report::kDefaultMinEffect);
+  seq.min_effect = doc.value("min_effect", stats::kDefaultMinEffect);
   seq.max_pairs = doc.value("max_pairs", kDefaultMaxPairs);
   seq.fixed_pairs = doc.value("fixed_pairs", 0);
   const std::string settled = doc.value("settled", std::string());
   t.notes.push_back(std::to_string(doc.value("pairs", 0)) + " counted pair(s), each the baseline and the variant next to each "
                     "other in time, their order alternating; medians over those pairs" +
                     (settled.empty() ? std::string(".") : "; stopped: " + settled + "."));
-  t.notes.push_back(report::describeRule(seq));
+  t.notes.push_back(stats::describeRule(seq));
   if (doc.value("target", json()).is_string()) t.notes.push_back("Target: " + doc["target"].get<std::string>() + ".");
   if (doc.value("same_config", false))
     t.notes.push_back("The variant runs the baseline's config (an A/A check): any speedup shown is this machine's noise.");
@@ -172,6 +174,32 @@ report::Table tryTable(const json& doc) {
   if (doc.value("status", std::string()) == proto::kStatusCancelled)
     t.notes.push_back("Cancelled: the pair cut short gives nothing; the same command on the same --out continues.");
   return t;
+}
+
+Result<TryInputs> writeTryInputs(const std::filesystem::path& runsRoot, const std::string& key, const nlohmann::json& baseline,
+                                 const nlohmann::json& variant) {
+  TryInputs in;
+  in.out = runsRoot / makeRunId("try-" + key);
+  in.baseline_config = in.out / "baseline.config.json";
+  in.variant_config = in.out / "variant.config.json";
+  std::error_code ec;
+  std::filesystem::create_directories(in.out, ec);
+  if (ec || !proto::writeJsonAtomic(in.baseline_config, baseline).ok() || !proto::writeJsonAtomic(in.variant_config, variant).ok())
+    return Error{Errc::Io, "cannot write the try's configs into " + in.out.string() + ": check that the runs folder is writable"};
+  return in;
+}
+
+bool usableTryFolder(const std::filesystem::path& out, const std::vector<std::filesystem::path>& inputs) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::exists(out, ec)) return true;
+  if (!fs::is_directory(out, ec)) return false;
+  if (fs::is_empty(out, ec) || holdsPairs(out) || fs::exists(out / "parts", ec)) return true;
+  for (const auto& entry : fs::directory_iterator(out, ec)) {
+    const bool input = std::any_of(inputs.begin(), inputs.end(), [&](const fs::path& p) { return !p.empty() && fs::equivalent(entry.path(), p, ec); });
+    if (!input) return false;
+  }
+  return !ec;
 }
 
 }  // namespace wb::experiment

@@ -6,7 +6,7 @@
 
 #include "wb/proto/config_json.h"
 #include "wb/proto/events.h"
-#include "wb/report/estimate_json.h"
+#include "wb/stats/estimate_json.h"
 #include "wb/proto/rundir.h"
 #include "wb/proto/flops_record.h"
 #include "wb/report/mfu.h"
@@ -14,6 +14,8 @@
 
 namespace wb::ladder {
 using namespace report;  // records, metrics, tables and charts
+using namespace stats;   // estimates, verdicts and the rounds rule
+using namespace render;  // tables and charts
 using nlohmann::json;
 
 namespace {

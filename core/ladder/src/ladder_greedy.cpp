@@ -17,7 +17,7 @@
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
 #include "wb/report/busy_machine.h"
-#include "wb/report/estimate_json.h"
+#include "wb/stats/estimate_json.h"
 
 namespace wb::ladder {
 namespace fs = std::filesystem;
@@ -209,14 +209,14 @@ void GreedyLadder::decide(size_t i, const experiment::Outcome& o) {
   } else if (target_ && !e.reached) {
     double best = 0;
     for (const auto& r : v.variants) best = std::max(best, report::computeMetrics(r, target_).best_val_acc.value_or(0.0));
-    why = "dropped: did not reach the target (best " + report::fmtAccuracy(best) + " < " + report::fmtAccuracy(*target_) + ")";
+    why = "dropped: did not reach the target (best " + wb::fmtAccuracy(best) + " < " + wb::fmtAccuracy(*target_) + ")";
   } else {
-    const report::SpeedupEstimate& h = e.headline(target_.has_value());
-    keep = h.verdict == report::Verdict::Faster;
+    const stats::SpeedupEstimate& h = e.headline(target_.has_value());
+    keep = h.verdict == stats::Verdict::Faster;
     why = std::string(keep                                       ? "kept: "
-                      : h.verdict == report::Verdict::Slower     ? "dropped: slower, "
+                      : h.verdict == stats::Verdict::Slower     ? "dropped: slower, "
                                                                  : "dropped: no gain shown, ") +
-          report::formatEstimate(h);
+          stats::formatEstimate(h);
   }
   steps_[i].decision = why;
   if (keep) this->keep(i);
@@ -235,12 +235,12 @@ void GreedyLadder::keep(size_t i) {
 // By parts, the same rule: kept only when the composed time to the target is clearly faster.
 void GreedyLadder::decideByParts(size_t i, const json& doc) {
   const json to = doc.value("estimate", json::object()).value("to_target", json::object());
-  const report::SpeedupEstimate e = report::estimateFromJson(to);
+  const stats::SpeedupEstimate e = stats::estimateFromJson(to);
   const std::string words = doc.value("words", std::string("no estimate"));
-  const bool keepIt = doc.value("reached", false) && e.verdict == report::Verdict::Faster;
+  const bool keepIt = doc.value("reached", false) && e.verdict == stats::Verdict::Faster;
   steps_[i].decision = to.value("verdict", std::string()) == "contended" ? kNotMeasured + words
                        : keepIt                                        ? "kept: " + words
-                       : e.verdict == report::Verdict::Slower          ? "dropped: slower, " + words
+                       : e.verdict == stats::Verdict::Slower          ? "dropped: slower, " + words
                                                                        : "dropped: no gain shown, " + words;
   if (keepIt) keep(i);
 }

@@ -6,10 +6,12 @@
 #include "wb/proto/config_json.h"
 #include "wb/proto/fields.h"
 #include "wb/proto/rundir.h"
-#include "wb/report/estimate_json.h"
+#include "wb/stats/estimate_json.h"
 
 namespace wb::ladder {
 using namespace report;  // records, metrics, tables and charts
+using namespace stats;   // estimates, verdicts and the rounds rule
+using namespace render;  // tables and charts
 using nlohmann::json;
 
 WB_FIELDS(LadderEstimates) {

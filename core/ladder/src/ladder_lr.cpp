@@ -4,6 +4,8 @@
 
 namespace wb::ladder {
 using namespace report;  // records, metrics, tables and charts
+using namespace stats;   // estimates, verdicts and the rounds rule
+using namespace render;  // tables and charts
 
 std::string defaultLadderLrScaling(const OptimConfig& optim) {
   if (optim.lr_scaling != "none") return optim.lr_scaling;

@@ -3,7 +3,7 @@
 
 #include "wb/proto/try_record.h"
 #include "wb/ladder/ladder.h"
-#include "wb/report/estimate_json.h"
+#include "wb/stats/estimate_json.h"
 
 namespace wb::ladder {
 using nlohmann::json;
@@ -19,8 +19,8 @@ std::optional<double> numberAt(const proto::TryRecord& t, const char* metric, bo
 
 void applyByParts(LadderRow& row, const json& doc) {
   const proto::TryRecord t = proto::tryRecordFromJson(doc);
-  row.estimates.to_target = report::estimateFromJson(t.estimate.value("to_target", json()));
-  row.estimates.throughput = report::estimateFromJson(t.estimate.value("throughput", json()));
+  row.estimates.to_target = stats::estimateFromJson(t.estimate.value("to_target", json()));
+  row.estimates.throughput = stats::estimateFromJson(t.estimate.value("throughput", json()));
   row.estimates.wall = row.estimates.to_target;  // by parts, the time measured is the time to the target
   row.repeats = std::max(1, int(t.variant_runs.size()));
   row.reached = t.reached ? row.repeats : 0;
@@ -31,7 +31,7 @@ void applyByParts(LadderRow& row, const json& doc) {
     row.cumulative_target = row.estimates.to_target.point;
     row.cumulative = row.estimates.to_target.point;
   }
-  if (row.estimates.to_target.verdict == report::Verdict::NoInterval && t.verdictWord() == "contended")
+  if (row.estimates.to_target.verdict == stats::Verdict::NoInterval && t.verdictWord() == "contended")
     row.contention = "the segments were measured while another process used the CPU";
   row.settled = "by parts";
   if (!t.words.empty()) row.step.note += (row.step.note.empty() ? "" : "; ") + ("by parts: " + t.words);

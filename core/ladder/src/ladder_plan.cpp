@@ -14,6 +14,8 @@
 
 namespace wb::ladder {
 using namespace report;  // records, metrics, tables and charts
+using namespace stats;   // estimates, verdicts and the rounds rule
+using namespace render;  // tables and charts
 using nlohmann::json;
 
 namespace {

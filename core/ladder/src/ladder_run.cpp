@@ -16,7 +16,7 @@
 #include "wb/proto/events.h"
 #include "wb/probe/record.h"
 #include "wb/report/export.h"
-#include "wb/report/svg_png.h"
+#include "wb/render/svg_png.h"
 
 namespace wb::ladder {
 namespace fs = std::filesystem;
@@ -151,10 +151,10 @@ Status writeLadderOutputs(const fs::path& out, const Ladder& ladder, const std::
   const report::Report rep = ladder::buildLadderReport(ladder, steps, probe::storedWorkersAdvice());
   for (auto f : {report::Format::Markdown, report::Format::Csv, report::Format::Latex, report::Format::Json, report::Format::Html})
     if (auto st = report::writeReport(rep, f, out / (std::string("ladder.") + report::formatExtension(f))); !st.ok()) return st;
-  const report::Drawing& chart = rep.figures.front().drawing;
-  if (auto st = writeFileAtomic(out / "ladder.svg", report::toSvg(chart)); !st.ok()) return st;
+  const render::Drawing& chart = rep.figures.front().drawing;
+  if (auto st = writeFileAtomic(out / "ladder.svg", render::toSvg(chart)); !st.ok()) return st;
   // Twice the SVG's pixel size: crisp on high-DPI screens.
-  if (auto st = report::svgToPng(out / "ladder.svg", out / "ladder.png", 2.0); !st.ok() && png_problem)
+  if (auto st = render::svgToPng(out / "ladder.svg", out / "ladder.png", 2.0); !st.ok() && png_problem)
     *png_problem = st.error().message;
   return {};
 }

@@ -2,7 +2,7 @@
 #include "wb/ladder/speedup_effects.h"
 
 #include "wb/proto/rundir.h"
-#include "wb/report/estimate_json.h"
+#include "wb/stats/estimate_json.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,6 +13,8 @@
 
 namespace wb::ladder {
 using namespace report;  // records, metrics, tables and charts
+using namespace stats;   // estimates, verdicts and the rounds rule
+using namespace render;  // tables and charts
 
 namespace {
 

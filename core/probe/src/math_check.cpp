@@ -187,7 +187,7 @@ Result<MathCheckResult> checkMath(const MathCheckOptions& o) {
   r.tolerance_per_step = o.tolerance_per_step;
   r.dataset_id = data::datasetFingerprint(o.baseline.data.dataset);
   r.tolerance_rule = pct(o.tolerance_per_step) + " x step (" + pct(o.tolerance_per_step * r.steps) + " at step " +
-                     std::to_string(r.steps) + "), or " + report::fmtFixed(kMathRepeatFactor, 0) +
+                     std::to_string(r.steps) + "), or " + wb::fmtFixed(kMathRepeatFactor, 0) +
                      "x the baseline's own rerun where that is larger";
   if (auto why = notCheckableHere(s, o.baseline, o.variant)) {
     r.keeps_math = s && s->math.math == Math::Keeps;  // the descriptor's word, said to be unchecked
@@ -224,19 +224,19 @@ Result<MathCheckResult> checkMath(const MathCheckOptions& o) {
   return r;
 }
 
-report::Table mathCheckTable(const MathCheckResult& r) {
-  report::Table t;
+render::Table mathCheckTable(const MathCheckResult& r) {
+  render::Table t;
   t.title = "Does it keep the math? " + r.changed;
   t.columns = {{"step", "Step", ""},           {"baseline", "Baseline loss", ""}, {"variant", "Variant loss", ""},
                {"repeat", "Baseline again", ""}, {"deviation", "Deviation", "%"},   {"tolerance", "Tolerance", "%"},
                {"within", "", ""}};
-  const auto loss = [](double v) { return report::Cell::num(report::fmtFixed(v, 6), v); };
+  const auto loss = [](double v) { return render::Cell::num(wb::fmtFixed(v, 6), v); };
   for (const MathStep& s : r.rows)
-    t.rows.push_back({report::Cell::str(s.step == 0 ? "eval (val loss)" : std::to_string(s.step)), loss(s.baseline),
-                      loss(s.variant), s.repeat ? loss(*s.repeat) : report::Cell::str("–"),
-                      report::Cell::num(pct(s.deviation), s.deviation * 100),
-                      report::Cell::num(pct(s.tolerance), s.tolerance * 100),
-                      report::Cell::str(s.deviation <= s.tolerance ? "same" : "differs")});
+    t.rows.push_back({render::Cell::str(s.step == 0 ? "eval (val loss)" : std::to_string(s.step)), loss(s.baseline),
+                      loss(s.variant), s.repeat ? loss(*s.repeat) : render::Cell::str("–"),
+                      render::Cell::num(pct(s.deviation), s.deviation * 100),
+                      render::Cell::num(pct(s.tolerance), s.tolerance * 100),
+                      render::Cell::str(s.deviation <= s.tolerance ? "same" : "differs")});
   t.notes.push_back("Verdict: " + r.verdict + ".");
   if (r.checked)
     t.notes.push_back("Deviation: |variant − baseline| ÷ |baseline| per step, from one seed, in one process on " + r.device +

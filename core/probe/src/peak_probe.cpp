@@ -105,7 +105,7 @@ Status measureKernels(report::PeakDevice& d, const torch::Device& device, torch:
     auto r = timeKernel(k, device, o.seconds, o);
     if (!r.ok()) return r.error();
     if (o.progress)
-      o.progress(d.device + " " + k.kernel + " " + precision + ": " + report::fmtFixed(r->gflop_per_s, 1) + " GFLOP/s");
+      o.progress(d.device + " " + k.kernel + " " + precision + ": " + wb::fmtFixed(r->gflop_per_s, 1) + " GFLOP/s");
     d.kernels.push_back(*r);
   }
   return {};

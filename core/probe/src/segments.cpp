@@ -14,8 +14,8 @@
 #include "wb/proto/config_json.h"
 #include "wb/proto/run_summary.h"
 #include "wb/report/compare.h"
-#include "wb/report/estimate_json.h"
-#include "wb/report/rounds_rule.h"
+#include "wb/stats/estimate_json.h"
+#include "wb/stats/rounds_rule.h"
 #include "wb/report/speed_record.h"
 #include "wb/train/optim.h"
 
@@ -114,9 +114,9 @@ int sizedSteps(double stepA, double stepB, double minSeconds) {
   return int(std::clamp(std::ceil(minSeconds / fastest), 3.0, 100000.0));
 }
 
-// The estimate after the rounds so far, judged at their look (report::judgeRounds).
+// The estimate after the rounds so far, judged at their look (stats::judgeRounds).
 void judge(SegmentsResult& r) {
-  r.estimate = report::judgeRounds(r.baseline_rates, r.variant_rates, r.looks, &r.noise);
+  r.estimate = stats::judgeRounds(r.baseline_rates, r.variant_rates, r.looks, &r.noise);
   r.estimate.method = "interleaved segments in one process: " + r.estimate.method;
 }
 
@@ -130,8 +130,8 @@ Segment trainingSegments(Bench& b, Arm& base, Arm& variant, const SegmentsOption
   r.steps = o.steps > 0 ? o.steps : sizedSteps(stepBase, stepVariant, o.min_segment_s);
   r.sized = o.steps <= 0;
   if (r.sized)
-    b.say(std::to_string(r.steps) + " steps a segment (" + report::fmtFixed(stepBase * 1e3, 1) + " and " +
-          report::fmtFixed(stepVariant * 1e3, 1) + " ms a step: at least " + report::fmtFixed(o.min_segment_s, 2) + " s each)");
+    b.say(std::to_string(r.steps) + " steps a segment (" + wb::fmtFixed(stepBase * 1e3, 1) + " and " +
+          wb::fmtFixed(stepVariant * 1e3, 1) + " ms a step: at least " + wb::fmtFixed(o.min_segment_s, 2) + " s each)");
   return [&b, &r](Arm& a) { return segment(b, a, r.steps); };
 }
 
@@ -155,9 +155,9 @@ Segment evaluationSegments(Bench& b, Arm& base, Arm& variant, const SegmentsOpti
 // The share of the baseline's run its evaluations take: its configured evaluations at the baseline
 // arm's evaluation rate so far, its training at the warm-up's rate (start-up left out: a larger
 // share, so later to stop). What an evaluation lever's "cannot be faster" is judged against
-// (report::evaluationMinEffect).
+// (stats::evaluationMinEffect).
 double evaluationShare(const Bench& b, const Config& c, const SegmentsResult& r) {
-  const double evalRate = r.baseline_rates.empty() ? 0 : report::median(r.baseline_rates);
+  const double evalRate = r.baseline_rates.empty() ? 0 : stats::median(r.baseline_rates);
   if (!(evalRate > 0 && r.train_rate > 0)) return 1;
   const int64_t train = int64_t(b.train->size()), global = int64_t(std::max(1, c.train.batch_size)) * std::max(1, c.speedups.devices);
   const int64_t stepsPerEpoch = std::max<int64_t>(1, train / global);
@@ -170,11 +170,12 @@ double evaluationShare(const Bench& b, const Config& c, const SegmentsResult& r)
 // Whether the rounds may stop because the variant can no longer be shown faster: for training
 // segments, on their own rate; for evaluations, on what they make of the time to target.
 bool cannotBeFaster(const Bench& b, const SegmentsOptions& o, SegmentsResult& r, int minRounds) {
-  report::Sequential looks = r.looks;
-  if (o.evaluation) looks.min_effect = report::evaluationMinEffect(o.min_effect, evaluationShare(b, o.baseline, r));
-  if (!report::roundsCannotBeFaster(r.rounds, minRounds, r.estimate, r.noise, looks)) return false;
+  stats::Sequential looks = r.looks;
+  const double share = o.evaluation ? evaluationShare(b, o.baseline, r) : 1.0;
+  if (o.evaluation) looks.min_effect = stats::evaluationMinEffect(o.min_effect, share);
+  if (!stats::roundsCannotBeFaster(r.rounds, minRounds, r.estimate, r.noise, looks)) return false;
   b.say(o.evaluation ? "  stopped: it can no longer make the time to target faster (evaluations are " +
-                           report::fmtFixed(100 * evaluationShare(b, o.baseline, r), 1) + " % of a run's time)"
+                           wb::fmtFixed(100 * share, 1) + " % of a run's time)"
                      : std::string("  stopped: it can no longer be shown faster"));
   return true;
 }
@@ -183,9 +184,9 @@ void rounds(Bench& b, Arm& base, Arm& variant, const SegmentsOptions& o, Segment
   const int minRounds = std::max(2, o.min_rounds), maxRounds = std::max(minRounds, o.max_rounds);
   const Segment segment = o.evaluation ? evaluationSegments(b, base, variant, o, r) : trainingSegments(b, base, variant, o, r);
   std::mt19937_64 order(std::random_device{}());  // each round's order by a coin (report/rounds_rule.h)
-  for (int round = 0; r.rounds < maxRounds && round < maxRounds + report::kSegmentMaxRounds && !b.stopped(); ++round) {
+  for (int round = 0; r.rounds < maxRounds && round < maxRounds + stats::kSegmentMaxRounds && !b.stopped(); ++round) {
     b.say("round " + std::to_string(round + 1) + " (at most " + std::to_string(maxRounds) + " counted)…");
-    const bool variantFirst = report::variantFirst(order);
+    const bool variantFirst = stats::variantFirst(order);
     const CpuTimes before = readCpuTimes();
     const double first = segment(variantFirst ? variant : base);
     const CpuTimes between = readCpuTimes();
@@ -196,9 +197,9 @@ void rounds(Bench& b, Arm& base, Arm& variant, const SegmentsOptions& o, Segment
     const double resolution = shareFirst.resolution_cores + shareSecond.resolution_cores;
     r.other_cores = std::max({r.other_cores, otherFirst, otherSecond});
     r.load_resolution_cores = std::max(r.load_resolution_cores, resolution);
-    if (!report::roundCounts(otherFirst, otherSecond, resolution)) {
+    if (!stats::roundCounts(otherFirst, otherSecond, resolution)) {
       ++r.set_aside;
-      b.say("  set aside: another process used " + report::fmtFixed(std::max(otherFirst, otherSecond), 1) +
+      b.say("  set aside: another process used " + wb::fmtFixed(std::max(otherFirst, otherSecond), 1) +
             " cores during one segment and not the other");
       continue;
     }
@@ -207,7 +208,7 @@ void rounds(Bench& b, Arm& base, Arm& variant, const SegmentsOptions& o, Segment
     r.variant_first.push_back(variantFirst);
     r.rounds = static_cast<int>(r.baseline_rates.size());
     judge(r);
-    if (report::roundsSettled(r.rounds, minRounds, r.estimate)) break;
+    if (stats::roundsSettled(r.rounds, minRounds, r.estimate)) break;
     if (o.only_faster && cannotBeFaster(b, o, r, minRounds)) {
       r.cannot_be_faster = true;
       break;
@@ -346,38 +347,38 @@ json segmentsJson(const SegmentsResult& r) {
   return report::speedRecordJson(s);
 }
 
-report::Table segmentsTable(const SegmentsResult& r) {
-  report::Table t;
+render::Table segmentsTable(const SegmentsResult& r) {
+  render::Table t;
   t.title = std::string(r.evaluation ? "Interleaved evaluations in one process: " : "Interleaved segments in one process: ") + r.changed;
   t.columns = {{"round", "Round", ""}, {"baseline", "Baseline samples/s", "1/s"}, {"variant", "Variant samples/s", "1/s"},
                {"ratio", "Variant ÷ baseline", "x"}};
   for (int i = 0; i < r.rounds; ++i) {
     const double a = r.baseline_rates[size_t(i)], v = r.variant_rates[size_t(i)];
     const bool first = size_t(i) < r.variant_first.size() && r.variant_first[size_t(i)];
-    t.rows.push_back({report::Cell::str(std::to_string(i + 1) + (first ? " (variant first)" : "")),
-                      report::Cell::num(report::fmtRate(a), a), report::Cell::num(report::fmtRate(v), v),
-                      report::Cell::num(report::fmtSpeedup(v / a), v / a)});
+    t.rows.push_back({render::Cell::str(std::to_string(i + 1) + (first ? " (variant first)" : "")),
+                      render::Cell::num(wb::fmtRate(a), a), render::Cell::num(wb::fmtRate(v), v),
+                      render::Cell::num(wb::fmtSpeedup(v / a), v / a)});
   }
   t.notes.push_back(std::string(r.evaluation ? "Validation samples/s (" + std::to_string(r.steps) + " evaluation pass(es) a segment) × "
                                              : "Train samples/s (data wait included) × ") +
-                    (r.contended ? std::string("contended: another process used ") + report::fmtFixed(r.other_cores, 1) +
+                    (r.contended ? std::string("contended: another process used ") + wb::fmtFixed(r.other_cores, 1) +
                                        " cores in one segment of nearly every round; no verdict is taken from it"
-                                 : report::formatEstimate(r.estimate)) +
+                                 : stats::formatEstimate(r.estimate)) +
                     " — " + r.estimate.method + ", " + std::to_string(r.steps) + (r.evaluation ? " passes" : " steps") + " a segment" +
                     (r.sized ? (r.evaluation ? " (sized from the warm-up's pass time)" : " (sized from the warm-up's step time)") : "") + " on " + r.device + ".");
-  t.notes.push_back(report::describeRule(r.looks, "rounds"));
+  t.notes.push_back(stats::describeRule(r.looks, "rounds"));
   if (r.cannot_be_faster)
     t.notes.push_back("The rounds stopped after " + std::to_string(r.rounds) + ": the question was only whether it is faster, "
                       "and under a 10 % chance was left that the last round would say so.");
   if (r.set_aside > 0) {
     const std::string who = describeLoads(r.busiest_others);
     t.notes.push_back(std::to_string(r.set_aside) + " round(s) set aside: another process used the CPU during one of their "
-                      "segments and not the other (up to " + report::fmtFixed(r.other_cores, 1) + " cores" +
+                      "segments and not the other (up to " + wb::fmtFixed(r.other_cores, 1) + " cores" +
                       (who.empty() ? "" : "; busiest: " + who) + "); rounds slowed alike count.");
   }
   if (r.load_resolution_cores >= kContendedOtherCores)
     t.notes.push_back("The segments were too short for the kernel's CPU accounting (one clock tick a core) to tell another "
-                      "process's load within ±" + report::fmtFixed(r.load_resolution_cores, 1) +
+                      "process's load within ±" + wb::fmtFixed(r.load_resolution_cores, 1) +
                       " cores, so no round was set aside for a smaller one: longer segments (--min-segment-s, --steps) resolve it.");
   t.notes.push_back(std::string(r.evaluation ? "Evaluation time only" : "Throughput only") +
                     ": `workbench-cli try` composes it with samples to target into the time to target.");

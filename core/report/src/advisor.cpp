@@ -296,16 +296,16 @@ void evalVerdicts(const RunRecord& run, const RunMetrics& m, const RunRecord* re
 }
 
 // The speed effect of the one speedup that changed, only when it clears the noise.
-void effectVerdict(const std::string& key, const RunMetrics& m, const RunMetrics& rm, const SpeedupEstimate* given, Out& out) {
-  SpeedupEstimate e = given ? *given : SpeedupEstimate{};
-  if (!given && rm.wall_s && m.wall_s) e = groupSpeedup({*rm.wall_s}, {*m.wall_s});
+void effectVerdict(const std::string& key, const RunMetrics& m, const RunMetrics& rm, const stats::SpeedupEstimate* given, Out& out) {
+  stats::SpeedupEstimate e = given ? *given : stats::SpeedupEstimate{};
+  if (!given && rm.wall_s && m.wall_s) e = stats::groupSpeedup({*rm.wall_s}, {*m.wall_s});
   if (!std::isfinite(e.point)) return;
-  const std::string measured = formatEstimate(e);
-  if (e.verdict == Verdict::Slower)
+  const std::string measured = stats::formatEstimate(e);
+  if (e.verdict == stats::Verdict::Slower)
     out.push_back({"slower", Severity::Warning, "Changing " + key + " made this run " + pct(1.0 / e.point - 1.0) +
                                                     " slower than the reference (" + measured +
                                                     ", beyond this machine's noise) — leave it off on this machine."});
-  else if (e.verdict == Verdict::Faster)
+  else if (e.verdict == stats::Verdict::Faster)
     out.push_back({"faster", Severity::Info, "Changing " + key + " made this run " + fmtSpeedup(e.point) +
                                                  " faster than the reference (" + measured + ", beyond this machine's noise)."});
   else
@@ -315,7 +315,7 @@ void effectVerdict(const std::string& key, const RunMetrics& m, const RunMetrics
 }
 
 void referenceVerdicts(const RunRecord& run, const RunMetrics& m, const RunRecord& ref, const RunMetrics& rm,
-                       const SpeedupEstimate* effect, Out& out) {
+                       const stats::SpeedupEstimate* effect, Out& out) {
   // Speed verdicts on a contended measurement would be verdicts on the other load.
   const bool speedTrusted = !m.contention.contended && !rm.contention.contended;
   std::vector<std::string> speedupKeys;
@@ -394,7 +394,7 @@ const char* severityName(Severity s) {
 }
 
 std::vector<Advice> advise(const RunRecord& run, const RunMetrics& m, const RunRecord* reference,
-                           const RunMetrics* reference_m, const WorkersAdvice* workers, const SpeedupEstimate* effect) {
+                           const RunMetrics* reference_m, const WorkersAdvice* workers, const stats::SpeedupEstimate* effect) {
   Out out;
   statusVerdicts(run, out);
   contentionVerdicts(m, reference ? reference_m : nullptr, out);

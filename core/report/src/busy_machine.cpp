@@ -4,7 +4,7 @@
 #include <map>
 
 #include "wb/common/sysinfo.h"
-#include "wb/report/table.h"
+#include "wb/render/table.h"
 
 namespace wb::report {
 

@@ -27,7 +27,7 @@ std::optional<double> throughputAfterWarmup(const std::vector<StepSample>& steps
     std::vector<double> rates;
     for (size_t i = 1; i < steps.size(); ++i)
       if (steps[i].samples_per_s > 0) rates.push_back(steps[i].samples_per_s);
-    if (!rates.empty()) return median(rates);
+    if (!rates.empty()) return stats::median(rates);
   }
   return std::nullopt;
 }
@@ -39,7 +39,7 @@ std::optional<double> epochThroughput(const std::vector<EpochSample>& epochs) {
     if (r > 0) rates.push_back(r);
   }
   if (rates.empty()) return std::nullopt;
-  return median(rates);
+  return stats::median(rates);
 }
 
 // Training throughput and where it came from (the header's definition, in its order).
@@ -79,13 +79,6 @@ void flatten(const json& j, const std::string& prefix, std::vector<std::pair<std
 std::string show(const json& j) { return j.is_string() ? j.get<std::string>() : j.dump(); }
 
 }  // namespace
-
-double median(std::vector<double> v) {
-  if (v.empty()) return std::nan("");
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 std::optional<double> speedupOf(std::optional<double> baseline_time, std::optional<double> run_time) {
   if (!baseline_time || !run_time || *run_time <= 0 || *baseline_time <= 0) return std::nullopt;
@@ -273,7 +266,7 @@ bool hostChangedOverRuns(const RunRecord& a, const RunRecord& b, double checkBan
   std::vector<double> kernelMs;
   for (const RunRecord* r : {&a, &b})
     if (const auto speed = hostSpeedOf(*r)) kernelMs.push_back(speed->before_ms), kernelMs.push_back(speed->after_ms);
-  return hostChangedOverPair(kernelMs, checkBand);
+  return stats::hostChangedOverPair(kernelMs, checkBand);
 }
 
 std::string contentionNote(const RunMetrics& run, const RunMetrics& baseline) {
@@ -416,7 +409,7 @@ std::string ComparisonRow::withheldWord() const {
   if (is_baseline) return "";
   if (!not_comparable.empty()) return "not comparable";
   if (!unfinished.empty()) return unfinished.rfind("the baseline", 0) == 0 ? "baseline unfinished" : m.status;
-  if (!contended.empty()) return kContendedText;
+  if (!contended.empty()) return render::kContendedText;
   if (!host_changed.empty()) return "host speed changed";
   if (repeat_of_baseline) return "repeat of baseline";
   return "";
@@ -469,8 +462,8 @@ GroupValues groupValues(const Comparison& cmp, int group, const std::vector<bool
 }
 
 // One comparison of existing runs: one look, the host's measured band as the floor.
-VerdictRule ruleFor(const Comparison& cmp, const std::string& metric) {
-  VerdictRule r;
+stats::VerdictRule ruleFor(const Comparison& cmp, const std::string& metric) {
+  stats::VerdictRule r;
   r.min_effect = cmp.min_effect;
   r.floor_band = cmp.noise.floorFor(metric);
   return r;
@@ -483,8 +476,8 @@ void estimateGroups(Comparison& cmp) {
   const GroupValues base = groupValues(cmp, 0, clean);
   for (int g = 1; g < cmp.groups; ++g) {
     const GroupValues v = groupValues(cmp, g, clean);
-    const SpeedupEstimate target = groupSpeedup(base.target, v.target, ruleFor(cmp, "time_to_target_s"));
-    const SpeedupEstimate rate = groupRateSpeedup(base.rate, v.rate, ruleFor(cmp, "train_samples_per_s"));
+    const stats::SpeedupEstimate target = stats::groupSpeedup(base.target, v.target, ruleFor(cmp, "time_to_target_s"));
+    const stats::SpeedupEstimate rate = stats::groupRateSpeedup(base.rate, v.rate, ruleFor(cmp, "train_samples_per_s"));
     for (auto& row : cmp.rows)
       if (row.group == g) row.target = target, row.throughput = rate;
   }

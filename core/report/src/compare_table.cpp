@@ -11,29 +11,29 @@ using nlohmann::json;
 namespace {
 
 // "1.9 of 2 asked" (used / asked cores).
-Cell coresCell(const Contention& c) {
-  if (!c.used_cores) return Cell::str("–");
+render::Cell coresCell(const Contention& c) {
+  if (!c.used_cores) return render::Cell::str("–");
   std::string text = fmtFixed(*c.used_cores, 1);
   if (c.asked_cores) text += " of " + fmtFixed(*c.asked_cores, 0) + " asked";
-  return Cell::num(text, *c.used_cores);
+  return render::Cell::num(text, *c.used_cores);
 }
 
 // The other load on the machine: "none (0.1)", or the note when contended.
-Cell otherLoadCell(const Contention& c) {
-  if (c.contended) return c.other_load_cores ? Cell::num(c.note, *c.other_load_cores) : Cell::str(c.note);
-  if (!c.other_load_cores) return Cell::str("–");
-  return Cell::num("none (" + fmtFixed(*c.other_load_cores, 1) + ")", *c.other_load_cores);
+render::Cell otherLoadCell(const Contention& c) {
+  if (c.contended) return c.other_load_cores ? render::Cell::num(c.note, *c.other_load_cores) : render::Cell::str(c.note);
+  if (!c.other_load_cores) return render::Cell::str("–");
+  return render::Cell::num("none (" + fmtFixed(*c.other_load_cores, 1) + ")", *c.other_load_cores);
 }
 
-Cell throughputCell(const RunMetrics& m) {
-  Cell rate = optCell(m.train_samples_per_s, fmtRate);
+render::Cell throughputCell(const RunMetrics& m) {
+  render::Cell rate = render::optCell(m.train_samples_per_s, fmtRate);
   if (m.throughputIncludesWarmup()) rate.text += "*";
   return rate;
 }
 
-Cell targetCell(const RunMetrics& m) {
-  if (m.time_to_target_s) return Cell::num(fmtSeconds(*m.time_to_target_s), *m.time_to_target_s);
-  return Cell::str(m.status == "running" ? "not reached yet" : "not reached");
+render::Cell targetCell(const RunMetrics& m) {
+  if (m.time_to_target_s) return render::Cell::num(fmtSeconds(*m.time_to_target_s), *m.time_to_target_s);
+  return render::Cell::str(m.status == "running" ? "not reached yet" : "not reached");
 }
 
 // A row's speedup cell when it shows none: the reason in a word or two ("" when it shows them).
@@ -41,60 +41,60 @@ Cell targetCell(const RunMetrics& m) {
 std::string fmtBound(double x) { return fmtFixed(x, 2); }
 
 // ×, 95 % low, 95 % high, verdict of one estimate (the row's group against the baseline's).
-std::vector<Cell> estimateCells(const ComparisonRow& row, const SpeedupEstimate& e, const char* missing) {
-  const Cell none = Cell::str("–");
-  if (row.is_baseline) return {Cell::num(fmtSpeedup(1.0), 1.0), none, none, Cell::str("baseline")};
+std::vector<render::Cell> estimateCells(const ComparisonRow& row, const stats::SpeedupEstimate& e, const char* missing) {
+  const render::Cell none = render::Cell::str("–");
+  if (row.is_baseline) return {render::Cell::num(fmtSpeedup(1.0), 1.0), none, none, render::Cell::str("baseline")};
   if (const std::string w = row.withheldWord(); !w.empty())
     // A repeat of the baseline differs from it by noise alone, but only one that was measured
     // says so: a cancelled, unfinished or contended repeat says why it was not.
-    return {Cell::str(w), none, none, Cell::str(w == "repeat of baseline" ? "repeat of the baseline: within noise" : w)};
-  if (!std::isfinite(e.point)) return {Cell::str(missing), none, none, none};
-  Cell point = Cell::num(fmtSpeedup(e.point), e.point);
-  point.strong = emphasise(e);
-  if (!e.hasInterval()) return {point, none, none, Cell::str(verdictWord(e.verdict))};
-  return {point, Cell::num(fmtBound(e.lo), e.lo), Cell::num(fmtBound(e.hi), e.hi), Cell::str(verdictWord(e.verdict))};
+    return {render::Cell::str(w), none, none, render::Cell::str(w == "repeat of baseline" ? "repeat of the baseline: within noise" : w)};
+  if (!std::isfinite(e.point)) return {render::Cell::str(missing), none, none, none};
+  render::Cell point = render::Cell::num(fmtSpeedup(e.point), e.point);
+  point.strong = stats::emphasise(e);
+  if (!e.hasInterval()) return {point, none, none, render::Cell::str(stats::verdictWord(e.verdict))};
+  return {point, render::Cell::num(fmtBound(e.lo), e.lo), render::Cell::num(fmtBound(e.hi), e.hi), render::Cell::str(stats::verdictWord(e.verdict))};
 }
 
-void append(std::vector<Cell>& cells, std::vector<Cell> more) {
+void append(std::vector<render::Cell>& cells, std::vector<render::Cell> more) {
   for (auto& c : more) cells.push_back(std::move(c));
 }
 
-std::vector<Cell> comparisonCells(const ComparisonRow& row) {
+std::vector<render::Cell> comparisonCells(const ComparisonRow& row) {
   const RunMetrics& m = row.m;
   const std::string withheld = row.withheldWord();
   auto speedup = [&](const std::optional<double>& x) {
-    return withheld.empty() ? speedupCell(x, false) : Cell::str(withheld);
+    return withheld.empty() ? render::speedupCell(x, false) : render::Cell::str(withheld);
   };
-  Cell wall = optCell(m.wall_s, fmtSeconds);
+  render::Cell wall = render::optCell(m.wall_s, fmtSeconds);
   if (m.wall_partial) wall.text += " so far";
-  std::vector<Cell> cells{Cell::str(row.label + (row.is_baseline ? " (baseline)" : "")),
-          Cell::str(m.status + (m.wall_partial ? " (partial)" : "")),
-          Cell::str(row.is_baseline ? "—" : describeDiff(row.diff)),
-          Cell::num(std::to_string(m.epochs), m.epochs),
-          Cell::num(lrScalingLabel(m.lr), m.lr.effective_lr),
-          optCell(m.time_per_epoch_s, fmtSeconds),
+  std::vector<render::Cell> cells{render::Cell::str(row.label + (row.is_baseline ? " (baseline)" : "")),
+          render::Cell::str(m.status + (m.wall_partial ? " (partial)" : "")),
+          render::Cell::str(row.is_baseline ? "—" : describeDiff(row.diff)),
+          render::Cell::num(std::to_string(m.epochs), m.epochs),
+          render::Cell::num(lrScalingLabel(m.lr), m.lr.effective_lr),
+          render::optCell(m.time_per_epoch_s, fmtSeconds),
           speedup(row.speedup_epoch),
           throughputCell(m)};
   append(cells, estimateCells(row, row.throughput, "–"));
   append(cells, {wall, speedup(row.speedup_wall), targetCell(m)});
   append(cells, estimateCells(row, row.target, m.status == "running" ? "not reached yet" : "not reached"));
-  append(cells, {optCell(m.best_val_acc, fmtAccuracy),
-          optCell(row.delta_best_pp, fmtPp),
-          optCell(m.final_val_acc, fmtAccuracy),
-          optCell(row.delta_final_pp, fmtPp),
-          optCell(m.eval_s, fmtSeconds),
-          optCell(m.time_to_first_step_s, fmtSeconds),
-          optCell(m.run_wall_s, fmtSeconds),
+  append(cells, {render::optCell(m.best_val_acc, fmtAccuracy),
+          render::optCell(row.delta_best_pp, fmtPp),
+          render::optCell(m.final_val_acc, fmtAccuracy),
+          render::optCell(row.delta_final_pp, fmtPp),
+          render::optCell(m.eval_s, fmtSeconds),
+          render::optCell(m.time_to_first_step_s, fmtSeconds),
+          render::optCell(m.run_wall_s, fmtSeconds),
           coresCell(m.contention),
           otherLoadCell(m.contention),
           [&] {
-            Cell mem = optCell(m.peak_mem_bytes, fmtBytes);
+            render::Cell mem = render::optCell(m.peak_mem_bytes, fmtBytes);
             if (m.peak_mem_bytes) mem.text += " (" + m.peak_mem_kind + ")";
             return mem;
           }(),
-          optCell(row.mem_ratio, fmtRatio),
-          m.skipped_steps ? Cell::num(std::to_string(*m.skipped_steps), static_cast<double>(*m.skipped_steps))
-                          : Cell::str("–")});
+          render::optCell(row.mem_ratio, fmtRatio),
+          m.skipped_steps ? render::Cell::num(std::to_string(*m.skipped_steps), static_cast<double>(*m.skipped_steps))
+                          : render::Cell::str("–")});
   return cells;
 }
 
@@ -129,16 +129,16 @@ void measuringNotes(const Comparison& cmp, std::vector<std::string>& notes) {
   }
 }
 
-std::vector<Cell> comparisonCellsWithMfu(const ComparisonRow& row) {
-  std::vector<Cell> cells = comparisonCells(row);
+std::vector<render::Cell> comparisonCellsWithMfu(const ComparisonRow& row) {
+  std::vector<render::Cell> cells = comparisonCells(row);
   for (auto& c : mfuCells(row.m.flops)) cells.push_back(std::move(c));
   return cells;
 }
 
 }  // namespace
 
-Table comparisonTable(const Comparison& cmp) {
-  Table t;
+render::Table comparisonTable(const Comparison& cmp) {
+  render::Table t;
   const std::string target = fmtAccuracy(cmp.target_acc);
   t.title = "Runs against the baseline (target val acc " + cmp.target.describe() + ")";
   t.columns = {

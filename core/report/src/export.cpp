@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "wb/common/fs.h"
-#include "wb/report/escape.h"
+#include "wb/render/escape.h"
 
 namespace wb::report {
 namespace fs = std::filesystem;
@@ -26,49 +26,49 @@ std::string exactNumber(double v) {
 }
 
 // Numbers align right, text left (the first column is always text).
-bool numericColumn(const Table& t, size_t c) {
+bool numericColumn(const render::Table& t, size_t c) {
   if (c == 0) return false;
   for (const auto& row : t.rows)
     if (c < row.size() && row[c].number) return true;
   return false;
 }
 
-std::string csvHeader(const Column& c) { return c.unit.empty() ? c.title : c.title + " (" + c.unit + ")"; }
+std::string csvHeader(const render::Column& c) { return c.unit.empty() ? c.title : c.title + " (" + c.unit + ")"; }
 
 // ---- Markdown -------------------------------------------------------------------------------
-void markdownTable(std::ostringstream& os, const Table& t) {
-  if (!t.title.empty()) os << "## " << markdownCell(t.title) << "\n\n";
+void markdownTable(std::ostringstream& os, const render::Table& t) {
+  if (!t.title.empty()) os << "## " << render::markdownCell(t.title) << "\n\n";
   os << '|';
-  for (const auto& c : t.columns) os << ' ' << markdownCell(c.title) << " |";
+  for (const auto& c : t.columns) os << ' ' << render::markdownCell(c.title) << " |";
   os << "\n|";
   for (size_t i = 0; i < t.columns.size(); ++i) os << (numericColumn(t, i) ? " ---: |" : " :--- |");
   os << '\n';
   for (const auto& row : t.rows) {
     os << '|';
-    for (const auto& cell : row) os << ' ' << (cell.strong ? "**" + markdownCell(cell.text) + "**" : markdownCell(cell.text)) << " |";
+    for (const auto& cell : row) os << ' ' << (cell.strong ? "**" + render::markdownCell(cell.text) + "**" : render::markdownCell(cell.text)) << " |";
     os << '\n';
   }
   os << '\n';
-  for (const auto& n : t.notes) os << "*" << markdownCell(n) << "*  \n";
+  for (const auto& n : t.notes) os << "*" << render::markdownCell(n) << "*  \n";
   if (!t.notes.empty()) os << '\n';
 }
 
 // ---- LaTeX ----------------------------------------------------------------------------------
-void latexTable(std::ostringstream& os, const Table& t) {
+void latexTable(std::ostringstream& os, const render::Table& t) {
   os << "\\begin{table}[htbp]\n\\centering\n";
-  if (!t.title.empty()) os << "\\caption{" << latexEscape(t.title) << "}\n";
+  if (!t.title.empty()) os << "\\caption{" << render::latexEscape(t.title) << "}\n";
   os << "\\resizebox{\\linewidth}{!}{%\n\\begin{tabular}{";
   for (size_t i = 0; i < t.columns.size(); ++i) os << (numericColumn(t, i) ? 'r' : 'l');
   os << "}\n\\toprule\n";
-  for (size_t i = 0; i < t.columns.size(); ++i) os << (i ? " & " : "") << latexEscape(t.columns[i].title);
+  for (size_t i = 0; i < t.columns.size(); ++i) os << (i ? " & " : "") << render::latexEscape(t.columns[i].title);
   os << " \\\\\n\\midrule\n";
   for (const auto& row : t.rows) {
     for (size_t i = 0; i < row.size(); ++i)
-      os << (i ? " & " : "") << (row[i].strong ? "\\textbf{" + latexEscape(row[i].text) + "}" : latexEscape(row[i].text));
+      os << (i ? " & " : "") << (row[i].strong ? "\\textbf{" + render::latexEscape(row[i].text) + "}" : render::latexEscape(row[i].text));
     os << " \\\\\n";
   }
   os << "\\bottomrule\n\\end{tabular}%\n}\n";
-  for (const auto& n : t.notes) os << "\\par\\footnotesize " << latexEscape(n) << "\n";
+  for (const auto& n : t.notes) os << "\\par\\footnotesize " << render::latexEscape(n) << "\n";
   os << "\\end{table}\n\n";
 }
 
@@ -82,26 +82,26 @@ const char* kCss =
     "li.warning{color:#a33}li.tip{color:#1a5c9e}figure{margin:1em 0}"
     "figcaption{font-size:0.9em;color:#555}";
 
-void htmlTable(std::ostringstream& os, const Table& t) {
-  if (!t.title.empty()) os << "<h2>" << xmlEscape(t.title) << "</h2>\n";
+void htmlTable(std::ostringstream& os, const render::Table& t) {
+  if (!t.title.empty()) os << "<h2>" << render::xmlEscape(t.title) << "</h2>\n";
   os << "<table>\n<thead><tr>";
   std::vector<bool> numeric;
   for (size_t i = 0; i < t.columns.size(); ++i) numeric.push_back(numericColumn(t, i));
   for (size_t i = 0; i < t.columns.size(); ++i)
-    os << (numeric[i] ? "<th class=\"num\">" : "<th>") << xmlEscape(t.columns[i].title) << "</th>";
+    os << (numeric[i] ? "<th class=\"num\">" : "<th>") << render::xmlEscape(t.columns[i].title) << "</th>";
   os << "</tr></thead>\n<tbody>\n";
   for (const auto& row : t.rows) {
     os << "<tr>";
     for (size_t i = 0; i < row.size(); ++i)
       os << (i < numeric.size() && numeric[i] ? "<td class=\"num\">" : "<td>")
-         << (row[i].strong ? "<strong>" + xmlEscape(row[i].text) + "</strong>" : xmlEscape(row[i].text)) << "</td>";
+         << (row[i].strong ? "<strong>" + render::xmlEscape(row[i].text) + "</strong>" : render::xmlEscape(row[i].text)) << "</td>";
     os << "</tr>\n";
   }
   os << "</tbody>\n</table>\n";
-  for (const auto& n : t.notes) os << "<p class=\"note\">" << xmlEscape(n) << "</p>\n";
+  for (const auto& n : t.notes) os << "<p class=\"note\">" << render::xmlEscape(n) << "</p>\n";
 }
 
-json tableJson(const Table& t) {
+json tableJson(const render::Table& t) {
   json cols = json::array(), rows = json::array(), display = json::array();
   for (const auto& c : t.columns) cols.push_back({{"key", c.key}, {"title", c.title}, {"unit", c.unit}});
   for (const auto& row : t.rows) {
@@ -147,13 +147,13 @@ const char* formatExtension(Format f) {
   return "txt";
 }
 
-std::string renderCsv(const Table& t) {
+std::string renderCsv(const render::Table& t) {
   std::ostringstream os;
-  for (size_t i = 0; i < t.columns.size(); ++i) os << (i ? "," : "") << csvField(csvHeader(t.columns[i]));
+  for (size_t i = 0; i < t.columns.size(); ++i) os << (i ? "," : "") << render::csvField(csvHeader(t.columns[i]));
   os << "\r\n";
   for (const auto& row : t.rows) {
     for (size_t i = 0; i < row.size(); ++i)
-      os << (i ? "," : "") << csvField(row[i].number ? exactNumber(*row[i].number) : row[i].text);
+      os << (i ? "," : "") << render::csvField(row[i].number ? exactNumber(*row[i].number) : row[i].text);
     os << "\r\n";
   }
   return os.str();
@@ -161,23 +161,23 @@ std::string renderCsv(const Table& t) {
 
 std::string renderMarkdown(const Report& r) {
   std::ostringstream os;
-  os << "# " << markdownCell(r.title) << "\n\n";
+  os << "# " << render::markdownCell(r.title) << "\n\n";
   if (!r.intro.empty()) os << r.intro << "\n\n";
   for (const auto& t : r.tables) markdownTable(os, t);
   for (const auto& f : r.figures)
-    if (!f.file.empty()) os << "![" << markdownCell(f.drawing.title) << "](" << f.file << ")\n\n";
+    if (!f.file.empty()) os << "![" << render::markdownCell(f.drawing.title) << "](" << f.file << ")\n\n";
   if (!r.advice.empty()) {
     os << "## Advisor\n\n";
     for (const auto& block : r.advice) {
-      os << "**" << markdownCell(block.run) << "**\n\n";
+      os << "**" << render::markdownCell(block.run) << "**\n\n";
       if (block.verdicts.empty()) os << "- nothing to flag\n";
       for (const auto& v : block.verdicts) os << "- " << severityName(v.severity) << ": " << v.text << "\n";
       os << '\n';
     }
   }
   if (!r.machine.empty()) {
-    Table m{"Machine", {{"key", "Field", ""}, {"value", "Value", ""}}, {}, {}};
-    for (const auto& [k, v] : r.machine) m.rows.push_back({Cell::str(k), Cell::str(v)});
+    render::Table m{"Machine", {{"key", "Field", ""}, {"value", "Value", ""}}, {}, {}};
+    for (const auto& [k, v] : r.machine) m.rows.push_back({render::Cell::str(k), render::Cell::str(v)});
     markdownTable(os, m);
   }
   return os.str();
@@ -188,21 +188,21 @@ std::string renderLatex(const Report& r) {
   os << "\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage[utf8]{inputenc}\n"
         "\\usepackage[landscape,margin=1.5cm]{geometry}\n\\usepackage{booktabs}\n\\usepackage{graphicx}\n"
         "\\begin{document}\n";
-  os << "\\section*{" << latexEscape(r.title) << "}\n";
-  if (!r.intro.empty()) os << latexEscape(r.intro) << "\n\n";
+  os << "\\section*{" << render::latexEscape(r.title) << "}\n";
+  if (!r.intro.empty()) os << render::latexEscape(r.intro) << "\n\n";
   for (const auto& t : r.tables) latexTable(os, t);
   if (!r.advice.empty()) {
     os << "\\subsection*{Advisor}\n";
     for (const auto& block : r.advice) {
-      os << "\\paragraph{" << latexEscape(block.run) << "}\n\\begin{itemize}\n";
+      os << "\\paragraph{" << render::latexEscape(block.run) << "}\n\\begin{itemize}\n";
       if (block.verdicts.empty()) os << "\\item nothing to flag\n";
-      for (const auto& v : block.verdicts) os << "\\item \\textit{" << severityName(v.severity) << ":} " << latexEscape(v.text) << "\n";
+      for (const auto& v : block.verdicts) os << "\\item \\textit{" << severityName(v.severity) << ":} " << render::latexEscape(v.text) << "\n";
       os << "\\end{itemize}\n";
     }
   }
   if (!r.machine.empty()) {
-    Table m{"Machine", {{"key", "Field", ""}, {"value", "Value", ""}}, {}, {}};
-    for (const auto& [k, v] : r.machine) m.rows.push_back({Cell::str(k), Cell::str(v)});
+    render::Table m{"Machine", {{"key", "Field", ""}, {"value", "Value", ""}}, {}, {}};
+    for (const auto& [k, v] : r.machine) m.rows.push_back({render::Cell::str(k), render::Cell::str(v)});
     latexTable(os, m);
   }
   os << "\\end{document}\n";
@@ -230,28 +230,28 @@ std::string renderJson(const Report& r) {
 
 std::string renderHtml(const Report& r) {
   std::ostringstream os;
-  os << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>" << xmlEscape(r.title)
+  os << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>" << render::xmlEscape(r.title)
      << "</title>\n<style>" << kCss << "</style>\n</head>\n<body>\n";
-  os << "<h1>" << xmlEscape(r.title) << "</h1>\n";
-  if (!r.intro.empty()) os << "<p>" << xmlEscape(r.intro) << "</p>\n";
+  os << "<h1>" << render::xmlEscape(r.title) << "</h1>\n";
+  if (!r.intro.empty()) os << "<p>" << render::xmlEscape(r.intro) << "</p>\n";
   for (const auto& t : r.tables) htmlTable(os, t);
   if (!r.advice.empty()) {
     os << "<h2>Advisor</h2>\n";
     for (const auto& block : r.advice) {
-      os << "<h3>" << xmlEscape(block.run) << "</h3>\n<ul>\n";
+      os << "<h3>" << render::xmlEscape(block.run) << "</h3>\n<ul>\n";
       if (block.verdicts.empty()) os << "<li>nothing to flag</li>\n";
       for (const auto& v : block.verdicts)
-        os << "<li class=\"" << severityName(v.severity) << "\">" << xmlEscape(v.text) << "</li>\n";
+        os << "<li class=\"" << severityName(v.severity) << "\">" << render::xmlEscape(v.text) << "</li>\n";
       os << "</ul>\n";
     }
   }
   if (!r.figures.empty()) os << "<h2>Charts</h2>\n";
   for (const auto& f : r.figures)
-    os << "<figure id=\"fig-" << xmlEscape(f.id) << "\">\n" << toSvg(f.drawing) << "<figcaption>"
-       << xmlEscape(f.drawing.title) << "</figcaption>\n</figure>\n";
+    os << "<figure id=\"fig-" << render::xmlEscape(f.id) << "\">\n" << render::toSvg(f.drawing) << "<figcaption>"
+       << render::xmlEscape(f.drawing.title) << "</figcaption>\n</figure>\n";
   if (!r.machine.empty()) {
-    Table m{"Machine", {{"key", "Field", ""}, {"value", "Value", ""}}, {}, {}};
-    for (const auto& [k, v] : r.machine) m.rows.push_back({Cell::str(k), Cell::str(v)});
+    render::Table m{"Machine", {{"key", "Field", ""}, {"value", "Value", ""}}, {}, {}};
+    for (const auto& [k, v] : r.machine) m.rows.push_back({render::Cell::str(k), render::Cell::str(v)});
     htmlTable(os, m);
   }
   os << "</body>\n</html>\n";

@@ -11,7 +11,7 @@ std::string fmtGflops(double g) {
   return fmtFixed(g, g < 10 ? 2 : g < 100 ? 1 : 0);
 }
 
-std::vector<Column> mfuColumns() {
+std::vector<render::Column> mfuColumns() {
   return {{"gflop_per_s", "GFLOP/s", "GFLOP/s"},
           {"pct_of_peak", "% of peak", "%"},
           {"pct_of_datasheet", "% of datasheet", "%"},
@@ -21,25 +21,25 @@ std::vector<Column> mfuColumns() {
 
 namespace {
 
-Cell pctCell(const std::optional<double>& pct, const std::string& absent) {
-  if (!pct) return Cell::str(absent);
-  return Cell::num(fmtFixed(*pct, *pct < 10 ? 2 : 1) + " %", *pct);
+render::Cell pctCell(const std::optional<double>& pct, const std::string& absent) {
+  if (!pct) return render::Cell::str(absent);
+  return render::Cell::num(fmtFixed(*pct, *pct < 10 ? 2 : 1) + " %", *pct);
 }
 
 }  // namespace
 
-std::vector<Cell> mfuCells(const std::optional<proto::FlopsFigures>& f) {
+std::vector<render::Cell> mfuCells(const std::optional<proto::FlopsFigures>& f) {
   // No figure rather than a 0 (a run cancelled before it measured a step).
-  if (!f || !(f->per_step > 0) || !(f->achieved_gflop_per_s > 0)) return std::vector<Cell>(mfuColumns().size(), Cell::str("–"));
-  std::vector<Cell> cells;
-  cells.push_back(Cell::num(fmtGflops(f->achieved_gflop_per_s), f->achieved_gflop_per_s));
+  if (!f || !(f->per_step > 0) || !(f->achieved_gflop_per_s > 0)) return std::vector<render::Cell>(mfuColumns().size(), render::Cell::str("–"));
+  std::vector<render::Cell> cells;
+  cells.push_back(render::Cell::num(fmtGflops(f->achieved_gflop_per_s), f->achieved_gflop_per_s));
   cells.push_back(pctCell(f->pctOfPeak(), "no peak"));
   cells.push_back(pctCell(f->pctOfDatasheet(), f->no_datasheet.empty() ? "–" : "not in table"));
   cells.push_back(f->compute_only_step_ms
-                      ? Cell::num(fmtFixed(*f->compute_only_step_ms, 2) + " ms", *f->compute_only_step_ms)
-                      : Cell::str("–"));
+                      ? render::Cell::num(fmtFixed(*f->compute_only_step_ms, 2) + " ms", *f->compute_only_step_ms)
+                      : render::Cell::str("–"));
   const auto share = f->dataPathShare();
-  cells.push_back(share ? Cell::num(fmtFixed(*share * 100, 1) + " %", *share * 100) : Cell::str("–"));
+  cells.push_back(share ? render::Cell::num(fmtFixed(*share * 100, 1) + " %", *share * 100) : render::Cell::str("–"));
   return cells;
 }
 

@@ -8,8 +8,8 @@
 #include "wb/proto/fields.h"
 #include "wb/proto/rundir.h"
 #include "wb/report/compare.h"
-#include "wb/report/stats.h"
-#include "wb/report/table.h"
+#include "wb/stats/stats.h"
+#include "wb/render/table.h"
 
 namespace wb::report {
 using nlohmann::json;
@@ -32,7 +32,7 @@ double HostNoise::bandFor(const std::string& metric) const {
 
 double HostNoise::hostKernelBand() const {
   auto it = bands.find("host_kernel");
-  return measured && it != bands.end() && std::isfinite(it->second) ? it->second : kAssumedKernelBand;
+  return measured && it != bands.end() && std::isfinite(it->second) ? it->second : stats::kAssumedKernelBand;
 }
 
 double kernelBandOfRuns(const std::vector<std::pair<double, double>>& beforeAfterMs) {
@@ -156,7 +156,7 @@ std::optional<HostNoise> noiseFromRepeats(const std::vector<RunRecord>& repeats,
   n.band = 0;
   for (const auto& [metric, values] : {std::pair{"train_samples_per_s", &rates}, {"time_to_target_s", &targets},
                                        {"run_wall_s", &walls}}) {
-    const double b = bandOfRepeats(*values);
+    const double b = stats::bandOfRepeats(*values);
     if (!std::isfinite(b)) continue;
     n.bands[metric] = b;
     n.runs = std::max(n.runs, static_cast<int>(values->size()));
@@ -181,9 +181,9 @@ std::string noiseMessage(const HostNoise& n) {
                                           "its own pairs' spread (`workbench-cli noise` measures the host, which "
                                           "steadies verdicts on few pairs)";
   if (!n.measured || !(n.band > 0)) return spread;
-  return spread + ": with 3 pairs, effects under " + fmtSpeedup(smallestDetectable(3, n.band)) +
-         " cannot be told apart; with 5 pairs, under " + fmtSpeedup(smallestDetectable(5, n.band)) +
-         "; with 10, under " + fmtSpeedup(smallestDetectable(10, n.band));
+  return spread + ": with 3 pairs, effects under " + fmtSpeedup(stats::smallestDetectable(3, n.band)) +
+         " cannot be told apart; with 5 pairs, under " + fmtSpeedup(stats::smallestDetectable(5, n.band)) +
+         "; with 10, under " + fmtSpeedup(stats::smallestDetectable(10, n.band));
 }
 
 }  // namespace wb::report

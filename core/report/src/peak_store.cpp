@@ -218,19 +218,19 @@ void attachPeak(json& caps, const std::optional<PeakResult>& r) {
   caps[proto::caps::kPeak] = p;
 }
 
-Table peakTable(const PeakResult& r) {
-  Table t;
+render::Table peakTable(const PeakResult& r) {
+  render::Table t;
   t.title = "Attainable peak of this machine (measured " + dateOf(r.measured_at) + ")";
   t.columns = {{"device", "Device", ""},       {"kernel", "Kernel", ""},  {"precision", "Precision", ""},
                {"shape", "Shape", ""},         {"gflop_per_s", "GFLOP/s", "GFLOP/s"},
                {"spread", "Spread", "%"},      {"calls", "Calls", ""}};
   for (const auto& d : r.devices) {
     for (const auto& k : d.kernels)
-      t.rows.push_back({Cell::str(d.device + (d.device == "cpu" ? " (" + std::to_string(d.threads) + " threads)" : "")),
-                        Cell::str(k.kernel), Cell::str(k.precision), Cell::str(k.shape),
-                        Cell::num(fmtFixed(k.gflop_per_s, k.gflop_per_s < 100 ? 1 : 0), k.gflop_per_s),
-                        Cell::num(fmtFixed(k.spread * 100, 1) + " %", k.spread * 100),
-                        Cell::num(std::to_string(k.calls), static_cast<double>(k.calls))});
+      t.rows.push_back({render::Cell::str(d.device + (d.device == "cpu" ? " (" + std::to_string(d.threads) + " threads)" : "")),
+                        render::Cell::str(k.kernel), render::Cell::str(k.precision), render::Cell::str(k.shape),
+                        render::Cell::num(fmtFixed(k.gflop_per_s, k.gflop_per_s < 100 ? 1 : 0), k.gflop_per_s),
+                        render::Cell::num(fmtFixed(k.spread * 100, 1) + " %", k.spread * 100),
+                        render::Cell::num(std::to_string(k.calls), static_cast<double>(k.calls))});
     for (const auto& s : d.skipped) t.notes.push_back(d.device + " " + s.precision + " not measured: " + s.why);
     if (d.device.rfind("cuda", 0) == 0) {
       const DatasheetEntry* e = datasheetFor(d.name);

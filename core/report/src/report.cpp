@@ -31,13 +31,13 @@ std::string capitalised(std::string s) {
 
 json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
-Drawing curves(const std::vector<const RunRecord*>& records, bool accuracy) {
-  LineChartSpec spec;
+render::Drawing curves(const std::vector<const RunRecord*>& records, bool accuracy) {
+  render::LineChartSpec spec;
   spec.title = accuracy ? "Validation accuracy over time" : "Training loss over time";
   spec.x_label = "wall time since start (s)";
   spec.y_label = accuracy ? "val acc (%)" : "train loss";
   for (size_t i = 0; i < records.size(); ++i) {
-    Series s;
+    render::Series s;
     s.name = runLabel(*records[i]) + (i == 0 ? " (baseline)" : "");
     s.dashed = i == 0;
     if (accuracy)
@@ -47,7 +47,7 @@ Drawing curves(const std::vector<const RunRecord*>& records, bool accuracy) {
         if (std::isfinite(st.loss)) s.points.emplace_back(st.t, st.loss);
     spec.series.push_back(std::move(s));
   }
-  return lineChart(spec);
+  return render::lineChart(spec);
 }
 
 const char* throughputSourceName(ThroughputSource s) {
@@ -63,11 +63,11 @@ const char* throughputSourceName(ThroughputSource s) {
 
 json numberOrNull(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
-json estimateJson(const SpeedupEstimate& e) {
+json comparisonEstimateJson(const stats::SpeedupEstimate& e) {
   return {{"point", numberOrNull(e.point)}, {"lo", numberOrNull(e.lo)}, {"hi", numberOrNull(e.hi)},
-          {"verdict", verdictWord(e.verdict)}, {"pairs", e.pairs}, {"baseline_runs", e.baseline_runs},
+          {"verdict", stats::verdictWord(e.verdict)}, {"pairs", e.pairs}, {"baseline_runs", e.baseline_runs},
           {"runs", e.variant_runs}, {"noise_band", e.noise_band}, {"method", e.method},
-          {"level", e.level}, {"min_effect", e.min_effect}, {"text", formatEstimate(e)}};
+          {"level", e.level}, {"min_effect", e.min_effect}, {"text", stats::formatEstimate(e)}};
 }
 
 json contentionJson(const Contention& c) {
@@ -85,28 +85,28 @@ std::vector<std::pair<std::string, std::string>> machineInfo(const json& env) {
   return out;
 }
 
-Drawing lossCurves(const std::vector<const RunRecord*>& records) { return curves(records, false); }
-Drawing accuracyCurves(const std::vector<const RunRecord*>& records) { return curves(records, true); }
+render::Drawing lossCurves(const std::vector<const RunRecord*>& records) { return curves(records, false); }
+render::Drawing accuracyCurves(const std::vector<const RunRecord*>& records) { return curves(records, true); }
 
-Table configDiffTable(const Comparison& cmp) {
-  Table t;
+render::Table configDiffTable(const Comparison& cmp) {
+  render::Table t;
   t.title = "Config differences from the baseline";
   t.columns = {{"run", "Run", ""}, {"field", "Field", ""}, {"baseline", "Baseline", ""}, {"value", "This run", ""}};
   for (const auto& row : cmp.rows) {
     if (row.is_baseline) continue;
-    if (row.diff.empty()) t.rows.push_back({Cell::str(row.label), Cell::str("(none)"), Cell::str("—"), Cell::str("—")});
+    if (row.diff.empty()) t.rows.push_back({render::Cell::str(row.label), render::Cell::str("(none)"), render::Cell::str("—"), render::Cell::str("—")});
     for (const auto& c : row.diff)
-      t.rows.push_back({Cell::str(row.label), Cell::str(c.path), Cell::str(c.before), Cell::str(c.after)});
+      t.rows.push_back({render::Cell::str(row.label), render::Cell::str(c.path), render::Cell::str(c.before), render::Cell::str(c.after)});
   }
   return t;
 }
 
-BarChartSpec comparisonBars(const Comparison& cmp) {
-  BarChartSpec spec;
+render::BarChartSpec comparisonBars(const Comparison& cmp) {
+  render::BarChartSpec spec;
   spec.title = "Speedup to " + fmtAccuracy(cmp.target_acc) + " val acc over the baseline";
   spec.y_label = "speedup (×), 95 % interval";
   for (const auto& row : cmp.rows) {
-    Bar b;
+    render::Bar b;
     b.label = row.label;
     if (b.label.size() > 24) b.label = "…" + b.label.substr(b.label.size() - 22);
     if (const std::string withheld = row.withheldWord(); !withheld.empty()) {
@@ -123,8 +123,8 @@ BarChartSpec comparisonBars(const Comparison& cmp) {
       b.lo = row.target.lo;
       b.hi = row.target.hi;
       b.annotation = fmtSpeedup(row.target.point) + " " +
-                     (row.target.hasInterval() ? verdictWord(row.target.verdict) : std::string("(1 run each)"));
-      b.bold = emphasise(row.target);
+                     (row.target.hasInterval() ? stats::verdictWord(row.target.verdict) : std::string("(1 run each)"));
+      b.bold = stats::emphasise(row.target);
     } else {
       b.skipped = true;
       b.annotation = row.m.status == "running" ? "not reached yet" : "not reached";
@@ -186,7 +186,7 @@ json comparisonJson(const Comparison& cmp) {
               {"mem_ratio", opt(row.mem_ratio)},
               {"config_diff", diff}};
     if (!row.is_baseline && row.noSpeedupReason().empty())
-      r["estimate"] = {{"to_target", estimateJson(row.target)}, {"train_samples_per_s", estimateJson(row.throughput)}};
+      r["estimate"] = {{"to_target", comparisonEstimateJson(row.target)}, {"train_samples_per_s", comparisonEstimateJson(row.throughput)}};
     if (m.step_ms) {
       const StepTimes& s = *m.step_ms;
       r["step_ms"] = {{"data", s.data}, {"h2d", s.h2d}, {"fwd", s.fwd}, {"bwd", s.bwd}, {"opt", s.opt}, {"comm", s.comm}};
@@ -223,20 +223,20 @@ Report buildComparisonReport(const Comparison& cmp, const RunRecord& baseline, c
   for (const auto& run : runs)
     if (run.dir.empty() || run.dir != baseline.dir) records.push_back(&run);
   // What each run's validation curve says about early stopping (runs of 2+ evaluations).
-  if (Table whatIf = whatIfComparisonTable(records); !whatIf.rows.empty()) r.tables.push_back(std::move(whatIf));
+  if (render::Table whatIf = whatIfComparisonTable(records); !whatIf.rows.empty()) r.tables.push_back(std::move(whatIf));
   const RunMetrics& bm = cmp.rows.front().m;
   for (size_t i = 0; i < records.size(); ++i) {
     const bool isBase = i == 0;
     const ComparisonRow& row = cmp.rows[i];
-    const SpeedupEstimate& effect = std::isfinite(row.target.point) ? row.target : row.throughput;
+    const stats::SpeedupEstimate& effect = std::isfinite(row.target.point) ? row.target : row.throughput;
     // A run that gives no speedup (other data, unfinished, a repeat of the baseline) has no effect to advise on.
-    const SpeedupEstimate none;
+    const stats::SpeedupEstimate none;
     const WorkersAdvice advice = workers ? workers(*records[i]) : ruleOfThumbFor(*records[i]);
     auto verdicts = advise(*records[i], row.m, isBase ? nullptr : &baseline, isBase ? nullptr : &bm, &advice,
                            row.noSpeedupReason().empty() ? &effect : &none);
     r.advice.push_back({cmp.rows[i].label, std::move(verdicts)});
   }
-  r.figures.push_back({"speedup", barChart(comparisonBars(cmp)), ""});
+  r.figures.push_back({"speedup", render::barChart(comparisonBars(cmp)), ""});
   r.figures.push_back({"loss", lossCurves(records), ""});
   r.figures.push_back({"accuracy", accuracyCurves(records), ""});
   r.machine = machineInfo(baseline.env);

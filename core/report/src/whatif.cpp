@@ -108,28 +108,28 @@ std::string monitorText(const WhatIf& w, double v) {
   return w.monitor == choice::kMonitorValAcc ? fmtAccuracy(v) : fmtFixed(v, 4);
 }
 
-Cell stopCell(const WhatIf& w, const WhatIfRow& r) {
-  if (r.patience == 0) return Cell::str("off: all " + std::to_string(w.last_epoch));
-  if (r.stops) return Cell::num(std::to_string(r.stop_epoch), r.stop_epoch);
-  if (w.truncated) return Cell::str("not within the " + std::to_string(w.evaluations) + " recorded");
-  return Cell::str("does not stop");
+render::Cell stopCell(const WhatIf& w, const WhatIfRow& r) {
+  if (r.patience == 0) return render::Cell::str("off: all " + std::to_string(w.last_epoch));
+  if (r.stops) return render::Cell::num(std::to_string(r.stop_epoch), r.stop_epoch);
+  if (w.truncated) return render::Cell::str("not within the " + std::to_string(w.evaluations) + " recorded");
+  return render::Cell::str("does not stop");
 }
 
-std::vector<Cell> rowCells(const WhatIf& w, const WhatIfRow& r) {
-  return {Cell::num(std::to_string(r.patience) + (r.as_run ? " (this run)" : ""), r.patience),
-          r.patience == 0 ? Cell::str("–") : Cell::num(num(r.min_delta), r.min_delta),
+std::vector<render::Cell> rowCells(const WhatIf& w, const WhatIfRow& r) {
+  return {render::Cell::num(std::to_string(r.patience) + (r.as_run ? " (this run)" : ""), r.patience),
+          r.patience == 0 ? render::Cell::str("–") : render::Cell::num(num(r.min_delta), r.min_delta),
           stopCell(w, r),
-          r.stops || !w.truncated ? Cell::num(std::to_string(r.epochs_saved), r.epochs_saved) : Cell::str("–"),
-          r.best_epoch >= 0 ? Cell::num(std::to_string(r.best_epoch), r.best_epoch) : Cell::str("–"),
-          std::isfinite(r.best_value) ? Cell::num(monitorText(w, r.best_value), r.best_value) : Cell::str("–"),
-          r.best_epoch >= 0 ? Cell::num(fmtAccuracy(r.best_val_acc), r.best_val_acc) : Cell::str("–"),
-          Cell::num(std::to_string(r.final_weights_epoch) + (r.stops ? " (best.pt)" : ""), r.final_weights_epoch),
-          optCell(r.wall_saved_s, fmtSeconds),
-          r.saved_fraction ? Cell::num(fmtFixed(*r.saved_fraction * 100.0, 0) + " %", *r.saved_fraction * 100.0)
-                           : Cell::str("–")};
+          r.stops || !w.truncated ? render::Cell::num(std::to_string(r.epochs_saved), r.epochs_saved) : render::Cell::str("–"),
+          r.best_epoch >= 0 ? render::Cell::num(std::to_string(r.best_epoch), r.best_epoch) : render::Cell::str("–"),
+          std::isfinite(r.best_value) ? render::Cell::num(monitorText(w, r.best_value), r.best_value) : render::Cell::str("–"),
+          r.best_epoch >= 0 ? render::Cell::num(fmtAccuracy(r.best_val_acc), r.best_val_acc) : render::Cell::str("–"),
+          render::Cell::num(std::to_string(r.final_weights_epoch) + (r.stops ? " (best.pt)" : ""), r.final_weights_epoch),
+          render::optCell(r.wall_saved_s, fmtSeconds),
+          r.saved_fraction ? render::Cell::num(fmtFixed(*r.saved_fraction * 100.0, 0) + " %", *r.saved_fraction * 100.0)
+                           : render::Cell::str("–")};
 }
 
-std::vector<Column> columns(const WhatIf& w) {
+std::vector<render::Column> columns(const WhatIf& w) {
   return {{"patience", "Patience", ""},
           {"min_delta", "Min Δ", ""},
           {"stop_epoch", "Stops after epoch", ""},
@@ -200,8 +200,8 @@ ReplayedStop replayEarlyStopping(const RunRecord& run, const EarlyStoppingConfig
   return out;
 }
 
-Table whatIfTable(const WhatIf& w) {
-  Table t;
+render::Table whatIfTable(const WhatIf& w) {
+  render::Table t;
   t.title = "Early-stopping what-if: " + w.run + " (" + std::to_string(w.evaluations) + " evaluations, monitor " +
             w.monitor + ")";
   t.columns = columns(w);
@@ -240,8 +240,8 @@ json whatIfJson(const WhatIf& w) {
   return out;
 }
 
-Table whatIfComparisonTable(const std::vector<const RunRecord*>& runs) {
-  Table t;
+render::Table whatIfComparisonTable(const std::vector<const RunRecord*>& runs) {
+  render::Table t;
   t.title = "Early-stopping what-if (from each run's validation curve, without training again)";
   std::vector<std::string> tooShort;
   for (const RunRecord* run : runs) {
@@ -253,13 +253,13 @@ Table whatIfComparisonTable(const std::vector<const RunRecord*>& runs) {
     const WhatIf w = earlyStoppingWhatIf(*run, o);
     if (t.columns.empty()) {
       t.columns = columns(w);
-      t.columns.insert(t.columns.begin(), Column{"run", "Run", ""});
+      t.columns.insert(t.columns.begin(), render::Column{"run", "Run", ""});
       t.columns[6] = {"best_value", "Best monitor", ""};
     }
     if (!w.problem.empty()) tooShort.push_back(w.problem);
     for (const auto& r : w.rows) {
       auto cells = rowCells(w, r);
-      cells.insert(cells.begin(), Cell::str(w.run + " (" + w.monitor + ")"));
+      cells.insert(cells.begin(), render::Cell::str(w.run + " (" + w.monitor + ")"));
       t.rows.push_back(std::move(cells));
     }
   }

@@ -12,7 +12,7 @@
 #include "wb/proto/config_json.h"
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
-#include "wb/report/table.h"
+#include "wb/render/table.h"
 
 namespace wb::tune {
 namespace fs = std::filesystem;
@@ -128,7 +128,7 @@ std::string BatchFinder::stopReason(size_t i, int flatRuns) const {
   const proto::BatchPoint& p = r_.points[i];
   if (p.allocation_failed) return "allocation failed at " + std::to_string(p.batch) + ": the limit";
   if (p.status != proto::kStatusOk) return "the trial at " + std::to_string(p.batch) + " failed (" + p.status + "): the limit";
-  if (flatRuns >= 2) return "two sizes in a row gained no more than the noise band (" + report::fmtFixed(o_.band * 100, 1) + " %)";
+  if (flatRuns >= 2) return "two sizes in a row gained no more than the noise band (" + wb::fmtFixed(o_.band * 100, 1) + " %)";
   if (i >= 1 && o_.memory_free && r_.points[0].peak_mem && p.peak_mem) {
     const auto& q = r_.points[i - 1];
     const double perImage = q.peak_mem && p.batch > q.batch ? std::max(0.0, double(*p.peak_mem - *q.peak_mem) / (p.batch - q.batch)) : 0;
@@ -138,8 +138,8 @@ std::string BatchFinder::stopReason(size_t i, int flatRuns) const {
       const double next = *p.peak_mem + perImage * (*(at + 1) - p.batch);
       const double limit = *r_.points[0].peak_mem + (1 - o_.margin) * *o_.memory_free;
       if (next > limit)
-        return "the next size would need about " + report::fmtBytes(next) + " (" + o_.memory_kind + ", per rank), past the " +
-               report::fmtBytes(limit) + " that leaves " + report::fmtFixed(o_.margin * 100, 0) + " % of the free memory free";
+        return "the next size would need about " + wb::fmtBytes(next) + " (" + o_.memory_kind + ", per rank), past the " +
+               wb::fmtBytes(limit) + " that leaves " + wb::fmtFixed(o_.margin * 100, 0) + " % of the free memory free";
     }
   }
   return {};
@@ -186,8 +186,8 @@ Status BatchFinder::checkAccuracy() {
   r_.accuracy = {{"target", target ? json(*target) : json()}, {"best", best}, {"reached", reached},
                  {"dir", (o_.out / "accuracy").string()}};
   if (!reached) {
-    r_.stopped += "; the accuracy did not hold at " + std::to_string(r_.chosen) + " (best " + report::fmtAccuracy(best) +
-                  (target ? " < " + report::fmtAccuracy(*target) : std::string()) + "): keep " + std::to_string(r_.base);
+    r_.stopped += "; the accuracy did not hold at " + std::to_string(r_.chosen) + " (best " + wb::fmtAccuracy(best) +
+                  (target ? " < " + wb::fmtAccuracy(*target) : std::string()) + "): keep " + std::to_string(r_.base);
     r_.chosen = r_.base;
   }
   return {};
@@ -222,8 +222,8 @@ Result<BatchOutcome> BatchFinder::run() {
     const double sps = p.train_samples_per_s.value_or(0);
     flat = sps > fastest * (1 + o_.band) ? 0 : flat + 1;
     fastest = std::max(fastest, sps);
-    say("[batch] " + std::to_string(b) + ": " + (p.train_samples_per_s ? report::fmtRate(sps) + " training" : p.status) +
-        (p.peak_mem ? ", peak " + report::fmtBytes(double(*p.peak_mem)) : "") + (reused_ ? " (kept from before)" : ""));
+    say("[batch] " + std::to_string(b) + ": " + (p.train_samples_per_s ? wb::fmtRate(sps) + " training" : p.status) +
+        (p.peak_mem ? ", peak " + wb::fmtBytes(double(*p.peak_mem)) : "") + (reused_ ? " (kept from before)" : ""));
     if (auto st = save(); !st.ok()) return st.error();
     r_.stopped = stopReason(r_.points.size() - 1, flat);
     if (!r_.stopped.empty()) break;

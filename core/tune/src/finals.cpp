@@ -6,8 +6,8 @@
 #include "tune_internal.h"
 #include "wb/proto/try_record.h"
 #include "wb/proto/config_json.h"
-#include "wb/report/estimate_json.h"
-#include "wb/report/log_estimate.h"
+#include "wb/stats/estimate_json.h"
+#include "wb/stats/log_estimate.h"
 
 namespace wb::tune {
 using nlohmann::json;
@@ -49,9 +49,9 @@ proto::TuneFinalist finalistOf(const experiment::VariantRuns& v, const experimen
   f.dir = v.arm.slug;
   f.pairs = v.countedPairs();
   f.reached = e.reached;
-  f.estimate = {{"to_target", report::estimateJson(e.to_target)},
-                {"throughput", report::estimateJson(e.throughput)},
-                {"wall", report::estimateJson(e.wall)}};
+  f.estimate = {{"to_target", stats::estimateJson(e.to_target)},
+                {"throughput", stats::estimateJson(e.throughput)},
+                {"wall", stats::estimateJson(e.wall)}};
   if (!v.failures.empty()) f.verdict = "a run failed: " + v.failures.front();
   else if (f.pairs == 0) f.verdict = "no pair counted";
   else if (!e.reached) f.verdict = "did not reach the target";
@@ -74,11 +74,11 @@ int bestOf(const proto::TuneRecord& r, Point point) {
 // verdict from `vsBest(i)`, the best's time to target against its own; into r's best, best_label,
 // cannot_tell and the finalists' vs_best and verdict.
 template <class VsBest>
-void nameTheBest(proto::TuneRecord& r, int best, const report::SpeedupEstimate& bestEstimate, VsBest vsBest) {
+void nameTheBest(proto::TuneRecord& r, int best, const stats::SpeedupEstimate& bestEstimate, VsBest vsBest) {
   const bool givenBest = best < 0;
   r.best = givenBest ? "baseline" : r.finals[size_t(best)].candidate;
   r.best_label = givenBest ? "the config as given" : r.finals[size_t(best)].label;
-  if (!givenBest && bestEstimate.verdict != report::Verdict::Faster) r.cannot_tell.push_back("baseline");
+  if (!givenBest && bestEstimate.verdict != stats::Verdict::Faster) r.cannot_tell.push_back("baseline");
   for (size_t i = 0; i < r.finals.size(); ++i) {
     proto::TuneFinalist& f = r.finals[i];
     if (!f.verdict.empty()) continue;
@@ -86,27 +86,27 @@ void nameTheBest(proto::TuneRecord& r, int best, const report::SpeedupEstimate& 
       f.verdict = "best";
       continue;
     }
-    const report::SpeedupEstimate vs = vsBest(i);
-    f.vs_best = report::estimateJson(vs);
-    const bool slower = vs.verdict == report::Verdict::Faster;  // the best is clearly faster than it
+    const stats::SpeedupEstimate vs = vsBest(i);
+    f.vs_best = stats::estimateJson(vs);
+    const bool slower = vs.verdict == stats::Verdict::Faster;  // the best is clearly faster than it
     f.verdict = slower ? "slower than the best" : "cannot be told from the best";
     if (!slower) r.cannot_tell.push_back(f.candidate);
   }
 }
 
 // A speedup the other way round (b over a for a over b).
-report::SpeedupEstimate inverted(report::SpeedupEstimate vs) {
+stats::SpeedupEstimate inverted(stats::SpeedupEstimate vs) {
   vs.point = 1 / vs.point;
   std::swap(vs.lo, vs.hi), vs.lo = 1 / vs.lo, vs.hi = 1 / vs.hi;
-  vs.verdict = vs.verdict == report::Verdict::Slower   ? report::Verdict::Faster
-               : vs.verdict == report::Verdict::Faster ? report::Verdict::Slower
+  vs.verdict = vs.verdict == stats::Verdict::Slower   ? stats::Verdict::Faster
+               : vs.verdict == stats::Verdict::Faster ? stats::Verdict::Slower
                                                        : vs.verdict;
   return vs;
 }
 
 }  // namespace
 
-void judgeFinals(const experiment::Outcome& o, const report::Sequential& seq, proto::TuneRecord& r) {
+void judgeFinals(const experiment::Outcome& o, const stats::Sequential& seq, proto::TuneRecord& r) {
   const std::optional<double> target = o.target_acc;
   r.target_acc = target;
   r.finals.clear();
@@ -123,13 +123,13 @@ void judgeFinals(const experiment::Outcome& o, const report::Sequential& seq, pr
   }
   const int best = bestOf(r, [&](size_t i) { return est[i].to_target.point; });
   const bool givenBest = best < 0;
-  nameTheBest(r, best, givenBest ? report::SpeedupEstimate{} : est[size_t(best)].to_target, [&](size_t i) {
+  nameTheBest(r, best, givenBest ? stats::SpeedupEstimate{} : est[size_t(best)].to_target, [&](size_t i) {
     if (givenBest) return inverted(est[i].to_target);  // against the config as given: its own pairs, the other way round
-    return report::pairedSpeedup(relativeTimes(o.variants[i], *target), relativeTimes(o.variants[size_t(best)], *target),
+    return stats::pairedSpeedup(relativeTimes(o.variants[i], *target), relativeTimes(o.variants[size_t(best)], *target),
                                  seq.at(r.finals[i].pairs));
   });
   r.note = givenBest ? "no finalist reached the target clearly sooner than the config as given: keep it"
-                     : "best: " + r.best_label + ", " + report::formatEstimate(est[size_t(best)].to_target) +
+                     : "best: " + r.best_label + ", " + stats::formatEstimate(est[size_t(best)].to_target) +
                            " to the target against the config as given";
 }
 
@@ -154,28 +154,28 @@ proto::TuneFinalist finalistByParts(const FinalistTry& t) {
 }
 
 // ln of a composed estimate with its standard error and degrees of freedom (try.json's composed).
-report::LogEstimate composedLog(const FinalistTry& t) {
+stats::LogEstimate composedLog(const FinalistTry& t) {
   const proto::TryRecord record = proto::tryRecordFromJson(t.doc);
   const json c = record.composed.is_object() ? record.composed : json::object();
-  report::LogEstimate e;
-  e.value = report::estimateFromJson(record.estimate.value("to_target", json())).point;
+  stats::LogEstimate e;
+  e.value = stats::estimateFromJson(record.estimate.value("to_target", json())).point;
   e.log_se = c.value("log_se", json()).is_number() ? c["log_se"].get<double>() : NAN;
   e.df = c.value("df", json()).is_number() ? c["df"].get<double>() : 0;
   return e;
 }
 
 // The best against another finalist: best / other, its interval from the two standard errors.
-report::SpeedupEstimate bestAgainst(const report::LogEstimate& best, const report::LogEstimate& other, double minEffect) {
-  report::LogEstimate ratio;
+stats::SpeedupEstimate bestAgainst(const stats::LogEstimate& best, const stats::LogEstimate& other, double minEffect) {
+  stats::LogEstimate ratio;
   ratio.value = best.value / other.value;
   ratio.log_se = std::hypot(best.log_se, other.log_se);
   ratio.df = std::min(best.df, other.df);
-  report::SpeedupEstimate s;
+  stats::SpeedupEstimate s;
   s.point = ratio.value;
   s.min_effect = minEffect;
-  const report::Interval iv = report::intervalOf(ratio, s.level);
+  const stats::Interval iv = stats::intervalOf(ratio, s.level);
   s.lo = iv.lo, s.hi = iv.hi;
-  s.verdict = report::verdictOf(s.point, s.lo, s.hi, minEffect);
+  s.verdict = stats::verdictOf(s.point, s.lo, s.hi, minEffect);
   s.method = "ratio of two composed times to target, their log standard errors added";
   return s;
 }
@@ -188,15 +188,15 @@ void judgeFinalsByParts(const std::vector<FinalistTry>& tries, double minEffect,
     r.finals.push_back(finalistByParts(t));
     if (const double acc = proto::tryRecordFromJson(t.doc).target_acc; std::isfinite(acc)) r.target_acc = acc;
   }
-  const auto toTarget = [&](size_t i) { return report::estimateFromJson(r.finals[i].estimate.value("to_target", json())); };
+  const auto toTarget = [&](size_t i) { return stats::estimateFromJson(r.finals[i].estimate.value("to_target", json())); };
   const int best = bestOf(r, [&](size_t i) { return toTarget(i).point; });
   const bool givenBest = best < 0;
-  const report::SpeedupEstimate bestEst = givenBest ? report::SpeedupEstimate{} : toTarget(size_t(best));
+  const stats::SpeedupEstimate bestEst = givenBest ? stats::SpeedupEstimate{} : toTarget(size_t(best));
   nameTheBest(r, best, bestEst, [&](size_t i) {
-    return bestAgainst(givenBest ? report::exactly(1) : composedLog(tries[size_t(best)]), composedLog(tries[i]), minEffect);
+    return bestAgainst(givenBest ? stats::exactly(1) : composedLog(tries[size_t(best)]), composedLog(tries[i]), minEffect);
   });
   r.note = givenBest ? "no finalist reached the target clearly sooner than the config as given: keep it"
-                     : "best: " + r.best_label + ", " + report::formatEstimate(bestEst) + " to the target against the config as given, by parts";
+                     : "best: " + r.best_label + ", " + stats::formatEstimate(bestEst) + " to the target against the config as given, by parts";
 }
 
 // When every finalist missed the target, the fastest other candidates of the first round of

@@ -1,7 +1,7 @@
 // Successive halving's promotion rule, on one rung's trials.
 #include <algorithm>
 
-#include "wb/report/table.h"
+#include "wb/render/table.h"
 #include "wb/tune/tune.h"
 
 namespace wb::tune {
@@ -29,7 +29,7 @@ std::pair<std::vector<std::string>, std::string> promote(const std::vector<proto
     ids.push_back(t->candidate);
   }
   std::string why = "the " + std::to_string(keep) + " fastest by the epoch estimate";
-  if (band > 0) why += ", and any within " + report::fmtFixed(band * 100, 1) + " % (this host's run-to-run noise) of the last of them";
+  if (band > 0) why += ", and any within " + wb::fmtFixed(band * 100, 1) + " % (this host's run-to-run noise) of the last of them";
   // Too few measured on a quiet machine: contended trials fill the places left, said so (the
   // finals' pairs, which count only uncontended pairs, judge them).
   size_t filled = 0;

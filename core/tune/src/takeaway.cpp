@@ -9,7 +9,7 @@
 #include "wb/common/speedups.h"
 #include "wb/proto/command_template.h"
 #include "wb/proto/config_json.h"
-#include "wb/report/estimate_json.h"
+#include "wb/stats/estimate_json.h"
 #include "wb/report/export.h"
 #include "wb/tune/tune.h"
 
@@ -35,8 +35,8 @@ std::string settingsComment(const Config& c) {
   return s;
 }
 
-report::Table trialsTable(const proto::TuneRecord& r) {
-  report::Table t;
+render::Table trialsTable(const proto::TuneRecord& r) {
+  render::Table t;
   t.title = "Trials";
   t.columns = {{"candidate", "Candidate", ""}, {"label", "Settings", ""}, {"round", "Round", ""},
                {"train_samples_per_s", "Train samples/s", "1/s"}, {"eval_images_per_s", "Eval images/s", "1/s"},
@@ -48,11 +48,11 @@ report::Table trialsTable(const proto::TuneRecord& r) {
       if (g.rung == tr.rung && std::find(g.candidates.begin(), g.candidates.end(), tr.candidate) != g.candidates.end() &&
           std::find(g.promoted.begin(), g.promoted.end(), tr.candidate) != g.promoted.end() && (tr.stage == "eval") == (g.why.rfind("evaluation", 0) == 0))
         promoted = "yes";
-    t.rows.push_back({report::Cell::str(tr.candidate), report::Cell::str(label), report::Cell::str(tr.stage + std::to_string(tr.rung)),
-                      report::optCell(tr.train_samples_per_s, report::fmtRate), report::optCell(tr.eval_images_per_s, report::fmtRate),
-                      report::optCell(tr.epoch_s, report::fmtSeconds),
-                      report::Cell::str(tr.status + (tr.contended ? " (contended)" : "") + (tr.error.empty() ? "" : ": " + tr.error.substr(0, 120))),
-                      report::Cell::str(promoted)});
+    t.rows.push_back({render::Cell::str(tr.candidate), render::Cell::str(label), render::Cell::str(tr.stage + std::to_string(tr.rung)),
+                      render::optCell(tr.train_samples_per_s, wb::fmtRate), render::optCell(tr.eval_images_per_s, wb::fmtRate),
+                      render::optCell(tr.epoch_s, wb::fmtSeconds),
+                      render::Cell::str(tr.status + (tr.contended ? " (contended)" : "") + (tr.error.empty() ? "" : ": " + tr.error.substr(0, 120))),
+                      render::Cell::str(promoted)});
   }
   for (const auto& g : r.rungs) t.notes.push_back("round " + std::to_string(g.rung) + " (" + std::to_string(g.samples) + " training images each): " + g.why);
   t.notes.push_back("Ranked on " + r.objective + ".");
@@ -61,9 +61,9 @@ report::Table trialsTable(const proto::TuneRecord& r) {
 
 std::string estimateText(const json& e) {
   if (!e.is_object() || !e.contains("point") || !e["point"].is_number()) return "–";
-  std::string s = report::fmtSpeedup(e["point"].get<double>());
+  std::string s = wb::fmtSpeedup(e["point"].get<double>());
   if (e.contains("lo") && e["lo"].is_number() && e.contains("hi") && e["hi"].is_number())
-    s += " [" + report::fmtFixed(e["lo"].get<double>(), 2) + ", " + report::fmtFixed(e["hi"].get<double>(), 2) + "]";
+    s += " [" + wb::fmtFixed(e["lo"].get<double>(), 2) + ", " + wb::fmtFixed(e["hi"].get<double>(), 2) + "]";
   if (e.contains("verdict") && e["verdict"].is_string()) s += " " + e["verdict"].get<std::string>();
   return s;
 }
@@ -149,20 +149,20 @@ std::string lightningArguments(const Config& c) {
   return s;
 }
 
-report::Table finalsTable(const proto::TuneRecord& r) {
-  report::Table t;
-  t.title = "Finals: time to " + (r.target_acc ? report::fmtAccuracy(*r.target_acc) : std::string("the target")) + " against the config as given";
+render::Table finalsTable(const proto::TuneRecord& r) {
+  render::Table t;
+  t.title = "Finals: time to " + (r.target_acc ? wb::fmtAccuracy(*r.target_acc) : std::string("the target")) + " against the config as given";
   t.columns = {{"candidate", "Candidate", ""}, {"label", "Settings", ""}, {"pairs", "Pairs", ""},
                {"to_target", "Speedup to target", "x"}, {"throughput", "Train samples/s speedup", "x"},
                {"vs_best", "The best against it", "x"}, {"verdict", "Verdict", ""}};
   bool byParts = false;
   for (const auto& f : r.finals) {
     byParts = byParts || f.method == "composed";
-    t.rows.push_back({report::Cell::str(f.candidate), report::Cell::str(f.label),
-                      f.method == "composed" ? report::Cell::str("by parts") : report::Cell::num(std::to_string(f.pairs), f.pairs),
-                      report::Cell::str(estimateText(f.estimate.value("to_target", json()))),
-                      report::Cell::str(estimateText(f.estimate.value("throughput", json()))),
-                      report::Cell::str(estimateText(f.vs_best)), report::Cell::str(f.verdict)});
+    t.rows.push_back({render::Cell::str(f.candidate), render::Cell::str(f.label),
+                      f.method == "composed" ? render::Cell::str("by parts") : render::Cell::num(std::to_string(f.pairs), f.pairs),
+                      render::Cell::str(estimateText(f.estimate.value("to_target", json()))),
+                      render::Cell::str(estimateText(f.estimate.value("throughput", json()))),
+                      render::Cell::str(estimateText(f.vs_best)), render::Cell::str(f.verdict)});
   }
   if (!r.note.empty()) t.notes.push_back(r.note);
   for (const auto& f : r.finals)
@@ -186,11 +186,11 @@ report::Report tuneReport(const proto::TuneRecord& r) {
   report::Report rep;
   rep.title = "Tune: " + (r.best_label.empty() ? std::string("no pick yet") : "best " + r.best_label);
   rep.intro = "Searched " + std::to_string(r.candidates.size() - 1) + " configurations: " + std::to_string(r.trials.size()) +
-              " short trials (" + report::fmtSeconds(r.trials_s) + "), then the finalists to the target " +
+              " short trials (" + wb::fmtSeconds(r.trials_s) + "), then the finalists to the target " +
               (std::any_of(r.finals.begin(), r.finals.end(), [](const proto::TuneFinalist& f) { return f.method == "composed"; })
                    ? "by parts ("
                    : "as pairs (") +
-              report::fmtSeconds(r.finals_s) + "). Status: " + r.status + "." +
+              wb::fmtSeconds(r.finals_s) + "). Status: " + r.status + "." +
               (r.run_command.empty() ? "" : " Every run was your command: `" + r.run_command + "`.") +
               (r.left_out.empty() ? "" : " Left out of the search: " + r.left_out + ".");
   rep.tables = {finalsTable(r), trialsTable(r)};

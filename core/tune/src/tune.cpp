@@ -55,7 +55,7 @@ class TuneRun {
   Status runFinalsByParts();
   Result<experiment::Outcome> finalsRound(const std::vector<std::string>& ids, const std::string& folder,
                                           std::optional<double> target, std::vector<experiment::VariantRuns>* before);
-  void judge(const experiment::Outcome& o, const report::Sequential& seq);
+  void judge(const experiment::Outcome& o, const stats::Sequential& seq);
   static experiment::Outcome withEarlier(const experiment::Outcome& o, const std::vector<experiment::VariantRuns>* before);
   Status checkTargetReached(const experiment::Outcome& outcome) const;
   std::optional<proto::TuneTrial> trial(const proto::TuneCandidate& c, const std::string& stage, int rung, int64_t samples,
@@ -289,12 +289,12 @@ void TuneRun::report(const proto::TuneTrial& t, const proto::TuneCandidate& c, i
   const std::string label = candidateLabel(r_, c.id);
   std::string line = "[tune] " + c.id + " " + t.stage + std::to_string(t.rung) + " (" + label + "): ";
   if (t.epoch_s)
-    line += report::fmtRate(*t.train_samples_per_s) + " training, est. epoch " + report::fmtSeconds(*t.epoch_s);
+    line += wb::fmtRate(*t.train_samples_per_s) + " training, est. epoch " + wb::fmtSeconds(*t.epoch_s);
   else
     line += t.status + (t.error.empty() ? "" : ": " + t.error.substr(0, 160));
   if (t.contended) line += " (contended)";
   if (reused_) line += " (kept from before)";
-  line += " · about " + report::fmtSeconds(left) + " left";
+  line += " · about " + wb::fmtSeconds(left) + " left";
   say(line);
   json ev = proto::makeEvent("trial_end", -1, clock_.seconds());
   ev["trial"] = proto::toJson(t);
@@ -310,10 +310,10 @@ Status TuneRun::checkBudget(const proto::TuneTrial& first) const {
   const double perTrial = *first.run_wall_s;
   const double least = perTrial * static_cast<double>(space_.eval.size() + space_.train.size()) + 2 * fullRunEstimate();
   if (least <= o_.budget_s) return {};
-  return makeError(Errc::InvalidConfig, "--budget " + report::fmtSeconds(o_.budget_s) + " is too small: one trial took " +
-                                            report::fmtSeconds(perTrial) + ", and the first round of " +
+  return makeError(Errc::InvalidConfig, "--budget " + wb::fmtSeconds(o_.budget_s) + " is too small: one trial took " +
+                                            wb::fmtSeconds(perTrial) + ", and the first round of " +
                                             std::to_string(space_.eval.size() + space_.train.size()) +
-                                            " trials and one pair of the finals need about " + report::fmtSeconds(least) +
+                                            " trials and one pair of the finals need about " + wb::fmtSeconds(least) +
                                             ": give at least --budget " + std::to_string(static_cast<int>(std::ceil(least * 1.5 / 60))) +
                                             "m, or search less (--only)");
 }
@@ -417,7 +417,7 @@ Result<experiment::Outcome> TuneRun::finalsRound(const std::vector<std::string>&
   const double left = std::max(1.0, o_.budget_s - clock_.seconds());
   policy.budget_s = std::max(1.0, left / std::max<size_t>(1, plan.variants.size()));
   experiment::Hooks hooks = finalsHooks(o_);
-  const report::Sequential seq = policy.sequential();
+  const stats::Sequential seq = policy.sequential();
   hooks.on_pair = [this, &seq, before](const experiment::Outcome& o) {
     judge(withEarlier(o, before), seq);
     save();
@@ -433,7 +433,7 @@ Result<experiment::Outcome> TuneRun::finalsRound(const std::vector<std::string>&
 }
 
 // judgeFinals, each finalist's runs placed in its round's folder.
-void TuneRun::judge(const experiment::Outcome& o, const report::Sequential& seq) {
+void TuneRun::judge(const experiment::Outcome& o, const stats::Sequential& seq) {
   judgeFinals(o, seq, r_);
   for (auto& f : r_.finals)
     if (auto it = finalsFolder_.find(f.candidate); it != finalsFolder_.end()) f.dir = it->second + "/runs";
@@ -521,9 +521,9 @@ Status TuneRun::checkTargetReached(const experiment::Outcome& outcome) const {
     reached = reached || m.time_to_target_s.has_value();
   }
   if (reached || best <= 0) return {};
-  return makeError(Errc::InvalidConfig, "--target-acc " + report::fmtAccuracy(*o_.policy.target_acc) +
-                                            ": the config as given never reached it (its best: " + report::fmtAccuracy(best) +
-                                            "); give one it reaches, e.g. --target-acc " + report::fmtFixed(std::floor(best * 1000) / 10 - 0.5, 1) +
+  return makeError(Errc::InvalidConfig, "--target-acc " + wb::fmtAccuracy(*o_.policy.target_acc) +
+                                            ": the config as given never reached it (its best: " + wb::fmtAccuracy(best) +
+                                            "); give one it reaches, e.g. --target-acc " + wb::fmtFixed(std::floor(best * 1000) / 10 - 0.5, 1) +
                                             ", or train more epochs");
 }
 

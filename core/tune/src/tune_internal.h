@@ -9,7 +9,7 @@ void readTrialFigures(const report::RunRecord& r, proto::TuneTrial& t);
 
 // The finals: each finalist's pairs against the config as given, the best of them and the ones
 // that cannot be told from it, into r (finals, best, best_label, cannot_tell, target_acc, note).
-void judgeFinals(const experiment::Outcome& o, const report::Sequential& seq, proto::TuneRecord& r);
+void judgeFinals(const experiment::Outcome& o, const stats::Sequential& seq, proto::TuneRecord& r);
 
 // A finalist measured by parts: its try's record (try.json), or why the try failed.
 struct FinalistTry {

@@ -11,7 +11,7 @@
 #include "wb/proto/event_types.h"
 #include "wb/proto/events.h"
 #include "wb/report/run_record.h"
-#include "wb/report/table.h"
+#include "wb/render/table.h"
 
 using nlohmann::json;
 
@@ -98,7 +98,7 @@ class TestRecorderRun : public QObject {
     QVERIFY2(r.rc == 0, r.describe().constData());
     const QString best = QString::number(*rec_.summary.best_val_acc * 100, 'f', 2) + QStringLiteral(" %");
     QVERIFY2(r.all().contains(best), r.describe().constData());
-    QVERIFY2(r.all().contains(QString::fromStdString(wb::report::fmtRate(*rec_.summary.train_samples_per_s))),
+    QVERIFY2(r.all().contains(QString::fromStdString(wb::fmtRate(*rec_.summary.train_samples_per_s))),
              r.describe().constData());
     QVERIFY2(!r.all().contains(QLatin1String("this reader does not know")), r.describe().constData());  // nothing skipped
   }

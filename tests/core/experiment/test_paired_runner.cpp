@@ -50,8 +50,8 @@ Plan planWith(int variantWorkers) {
 }  // namespace
 
 // The looks of an adaptive experiment of at most 5 pairs, on a host measured at ±band.
-wb::report::Sequential floored(double band) {
-  wb::report::Sequential s;
+wb::stats::Sequential floored(double band) {
+  wb::stats::Sequential s;
   s.floor_band = band;
   return s;
 }
@@ -65,11 +65,11 @@ class TestPairedRunner : public QObject {
     const PairEstimates e = estimatePairs(fast, 0.8, floored(0.15));
     QVERIFY(e.reached);
     QCOMPARE(e.to_target.pairs, 3);
-    QCOMPARE(e.to_target.verdict, wb::report::Verdict::Faster);
+    QCOMPARE(e.to_target.verdict, wb::stats::Verdict::Faster);
     QVERIFY(e.to_target.lo > 1.15);
-    QCOMPARE(e.wall.verdict, wb::report::Verdict::Faster);
-    QCOMPARE(e.throughput.verdict, wb::report::Verdict::Faster);  // samples/s: 6400 / wall
-    QVERIFY(wb::report::verdictIsClear(e.headline(true)));
+    QCOMPARE(e.wall.verdict, wb::stats::Verdict::Faster);
+    QCOMPARE(e.throughput.verdict, wb::stats::Verdict::Faster);  // samples/s: 6400 / wall
+    QVERIFY(wb::stats::verdictIsClear(e.headline(true)));
 
     // The first pair measured under contention does not count: two pairs remain.
     const VariantRuns contended = pairsOf({{31, 3}, {33, 11}, {30, 10.5}}, 0.9);
@@ -90,16 +90,16 @@ class TestPairedRunner : public QObject {
     };
     QCOMPARE(loaded({{0.9, 1.0}, {1.0, 0.95}, {0.9, 0.9}}, 1).countedPairs(), 3);
     QCOMPARE(estimatePairs(loaded({{0.9, 1.0}, {1.0, 0.95}, {0.9, 0.9}}, 1), 0.8, floored(0.15)).to_target.verdict,
-             wb::report::Verdict::Faster);
+             wb::stats::Verdict::Faster);
     QCOMPARE(loaded({{0.9, 0.2}, {1.0, 0.95}, {0.0, 0.9}}, 1).countedPairs(), 1);
     QCOMPARE(loaded({{0.9, 1.0}, {1.0, 0.95}, {0.9, 0.9}}, 2).countedPairs(), 0);
     QCOMPARE(loaded({{0.0, 0.1}, {0.1, 0.0}}, 2).countedPairs(), 2);  // an idle machine: any footprint
 
     // One pair: a figure, no interval.
     const PairEstimates one = estimatePairs(pairsOf({{30, 10}}), 0.8, floored(0.15));
-    QCOMPARE(one.to_target.verdict, wb::report::Verdict::NoInterval);
+    QCOMPARE(one.to_target.verdict, wb::stats::Verdict::NoInterval);
     QVERIFY(std::isfinite(one.to_target.point));
-    QVERIFY(!wb::report::verdictIsClear(one.to_target));
+    QVERIFY(!wb::stats::verdictIsClear(one.to_target));
 
     // Not reached: no time-to-target ratio, the wall time still.
     const PairEstimates high = estimatePairs(fast, 0.95, floored(0.15));

@@ -13,6 +13,8 @@
 using fixture::FakeRun;
 using nlohmann::json;
 using namespace wb::report;
+using namespace wb::render;
+using namespace wb::stats;
 using namespace wb::ladder;
 
 namespace {
@@ -99,8 +101,8 @@ const Bar& barOf(const BarChartSpec& spec, const std::string& label) {
 }  // namespace
 
 // The looks of an adaptive ladder (up to 5 pairs a step) on a host measured at ±band.
-wb::report::Sequential floored(double band) {
-  wb::report::Sequential s;
+wb::stats::Sequential floored(double band) {
+  wb::stats::Sequential s;
   s.floor_band = band;
   return s;
 }
@@ -444,7 +446,7 @@ class TestLadder : public QObject {
   }
 
   // Pairs: each step run next to a baseline run, the speedup the geometric mean of the pairs'
-  // ratios with its interval; "faster" (bold) only by the verdict rule (wb/report/stats.h), else
+  // ratios with its interval; "faster" (bold) only by the verdict rule (wb/stats/stats.h), else
   // "within noise" (not bold); one pair is labelled as such.
   void pairedStepsGiveIntervalsAndVerdicts_data() {
     QTest::addColumn<QList<double>>("baseline");

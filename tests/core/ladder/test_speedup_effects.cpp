@@ -10,6 +10,7 @@
 
 using nlohmann::json;
 using namespace wb::report;
+using namespace wb::stats;
 using namespace wb::ladder;
 
 namespace {

@@ -14,8 +14,8 @@
 using nlohmann::json;
 using namespace wb::probe;
 using wb::report::MachineId;
-using wb::report::Table;
-using wb::report::Verdict;
+using wb::render::Table;
+using wb::stats::Verdict;
 
 Q_DECLARE_METATYPE(std::vector<ProbeRow>)
 

@@ -9,7 +9,7 @@
 #include "report_fixture.h"
 #include "wb/proto/flops_record.h"
 #include "wb/report/advisor.h"
-#include "wb/report/stats.h"
+#include "wb/stats/stats.h"
 #include "wb/report/workers_advice.h"
 #include "wb/report/report.h"
 
@@ -17,6 +17,7 @@ using fixture::FakeRun;
 using fixture::withSplit;
 using nlohmann::json;
 using namespace wb::report;
+using namespace wb::stats;
 
 namespace {
 

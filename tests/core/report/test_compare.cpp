@@ -11,11 +11,13 @@
 #include "wb/report/mfu.h"
 #include "wb/report/export.h"
 #include "wb/report/report.h"
-#include "wb/report/stats.h"
+#include "wb/stats/stats.h"
 
 using fixture::FakeRun;
 using nlohmann::json;
 using namespace wb::report;
+using namespace wb::render;
+using namespace wb::stats;
 
 namespace {
 std::vector<EvalSample> evalsOf(const QList<QPointF>& points) {

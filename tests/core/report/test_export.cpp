@@ -10,12 +10,13 @@
 #include <regex>
 
 #include "report_fixture.h"
-#include "wb/report/escape.h"
+#include "wb/render/escape.h"
 #include "wb/report/export.h"
 
 using fixture::FakeRun;
 using nlohmann::json;
 using namespace wb::report;
+using namespace wb::render;
 
 namespace {
 

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "wb/report/noise.h"
+#include "wb/stats/stats.h"
 
 using namespace wb::report;
 
@@ -54,7 +55,7 @@ class TestNoise : public QObject {
     const double sigma = std::log(2.75 / 2.70) * std::sqrt(4.0 / 3.0);  // |changes| equal: ss around 0 over n − 1
     QVERIFY(std::fabs(b - std::expm1(kKernelAlarmZ * sigma)) < 1e-12);
     HostNoise n;
-    QCOMPARE(n.hostKernelBand(), kAssumedKernelBand);
+    QCOMPARE(n.hostKernelBand(), wb::stats::kAssumedKernelBand);
     QVERIFY(!n.hostKernelMeasured());
     n.measured = true;
     n.bands["host_kernel"] = b;

@@ -7,6 +7,7 @@
 #include "wb/report/speed_record.h"
 
 using namespace wb::report;
+using namespace wb::stats;
 using nlohmann::json;
 
 namespace {

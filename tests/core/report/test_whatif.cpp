@@ -183,7 +183,7 @@ class TestWhatIf : public QObject {
     const auto base = curveRun({0.5, 0.4, 0.45, 0.46}).record("base");
     const auto one = curveRun({0.5}).record("one-epoch");
     const auto rep = wb::report::buildComparisonReport(base, {one}, std::nullopt);
-    const wb::report::Table* table = nullptr;
+    const wb::render::Table* table = nullptr;
     for (const auto& t : rep.tables)
       if (t.title.rfind("Early-stopping what-if", 0) == 0) table = &t;
     QVERIFY(table);

@@ -10,12 +10,12 @@
 #include "wb/proto/fields.h"
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
-#include "wb/report/estimate_json.h"
+#include "wb/stats/estimate_json.h"
 
 namespace wb::probe {
 using nlohmann::json;
-using report::SpeedupEstimate;
-using report::Verdict;
+using stats::SpeedupEstimate;
+using stats::Verdict;
 
 double ProbeResult::dataShare() const {
   if (loader_batches_per_s <= 0 || step_alone_ms <= 0) return 1.0;
@@ -51,10 +51,10 @@ const ProbeRow* ProbeResult::reference() const {
   return least;
 }
 
-report::RoundsNoise ProbeResult::noise() const {
+stats::RoundsNoise ProbeResult::noise() const {
   std::vector<std::vector<double>> rates;
   for (const auto& r : rows) rates.push_back(r.round_rates);
-  return report::roundsNoise(rates);
+  return stats::roundsNoise(rates);
 }
 
 double ProbeResult::noiseBand() const {
@@ -63,16 +63,16 @@ double ProbeResult::noiseBand() const {
 }
 
 SpeedupEstimate ProbeResult::speedupOver(const ProbeRow& baseline, const ProbeRow& r) const {
-  report::VerdictRule rule;
+  stats::VerdictRule rule;
   rule.min_effect = noiseBand();  // more workers only for a gain beyond the rounds' own noise
-  return report::roundsRateSpeedup(baseline.round_rates, r.round_rates, noise(), rule);
+  return stats::roundsRateSpeedup(baseline.round_rates, r.round_rates, noise(), rule);
 }
 
 bool ProbeResult::settled() const {
   const ProbeRow* best = fastest();
   if (!best || rounds < 2) return false;
   for (const auto& r : rows)
-    if (&r != best && !report::verdictIsClear(speedupOver(r, *best))) return false;
+    if (&r != best && !stats::verdictIsClear(speedupOver(r, *best))) return false;
   return true;
 }
 
@@ -91,12 +91,12 @@ int recommendWorkers(const ProbeResult& r) {
 }
 
 namespace {
-std::string percent(double share) { return share < 0.001 ? "under 0.1 %" : report::fmtFixed(share * 100, share < 0.1 ? 1 : 0) + " %"; }
+std::string percent(double share) { return share < 0.001 ? "under 0.1 %" : wb::fmtFixed(share * 100, share < 0.1 ? 1 : 0) + " %"; }
 std::string workersWord(int n) { return std::to_string(n) + (n == 1 ? " worker" : " workers"); }
 
 std::string contentionSentence(const ProbeResult& r) {
   if (!r.contended()) return "";
-  return "Measured under contention: other processes used up to " + report::fmtFixed(r.maxOtherCores(), 1) + " of " +
+  return "Measured under contention: other processes used up to " + wb::fmtFixed(r.maxOtherCores(), 1) + " of " +
          std::to_string(r.cores) + " cores, so these figures are not this experiment's alone; probe again on a "
          "quiet machine. ";
 }
@@ -109,26 +109,26 @@ std::string recommendationSentence(const ProbeResult& r) {
   const ProbeRow* chosen = r.row(r.recommended);
   const ProbeRow* ref = r.reference();
   if (r.rounds < 2 || !best || !chosen || !ref || !r.noise().df)
-    return rec + ", the smallest count within " + report::fmtFixed(kProbeMinBand * 100, 0) + " % of the best samples/s (no interval: fewer than 2 rounds).";
+    return rec + ", the smallest count within " + wb::fmtFixed(kProbeMinBand * 100, 0) + " % of the best samples/s (no interval: fewer than 2 rounds).";
   const std::string rounds = std::to_string(r.rounds) + " interleaved rounds, whose noise is ±" + percent(r.noiseBand());
   std::string out = rec + ", the smallest count the fastest (" + workersWord(best->workers) +
                     ") is not clearly faster than, over " + rounds + ".";
   if (chosen != ref)
     out += " " + workersWord(chosen->workers) + " against " + workersWord(ref->workers) + ": " +
-           report::formatEstimate(r.speedupOver(*ref, *chosen)) + ".";
+           stats::formatEstimate(r.speedupOver(*ref, *chosen)) + ".";
   if (best != chosen)
     out += " " + workersWord(best->workers) + " against " + workersWord(chosen->workers) + ": " +
-           report::formatEstimate(r.speedupOver(*chosen, *best)) + ".";
+           stats::formatEstimate(r.speedupOver(*chosen, *best)) + ".";
   return out;
 }
 
 std::string bottleneckSentence(const ProbeResult& r) {
   const double loaderMs = r.loader_batches_per_s > 0 ? 1000.0 / r.loader_batches_per_s : 0;
   if (!r.dataNotBottleneck())
-    return " The data path is a bottleneck at 0 workers: the loader alone takes " + report::fmtFixed(loaderMs, 2) +
-           " ms per batch against " + report::fmtFixed(r.step_alone_ms, 2) + " ms for the step alone.";
-  return " The data path is not the bottleneck: the loader alone makes a batch in " + report::fmtFixed(loaderMs, 2) +
-         " ms and the training step alone takes " + report::fmtFixed(r.step_alone_ms, 2) +
+    return " The data path is a bottleneck at 0 workers: the loader alone takes " + wb::fmtFixed(loaderMs, 2) +
+           " ms per batch against " + wb::fmtFixed(r.step_alone_ms, 2) + " ms for the step alone.";
+  return " The data path is not the bottleneck: the loader alone makes a batch in " + wb::fmtFixed(loaderMs, 2) +
+         " ms and the training step alone takes " + wb::fmtFixed(r.step_alone_ms, 2) +
          " ms, so workers can hide at most " + percent(r.dataShare()) + " of a step; more workers cannot help here." +
          (r.recommended > 0 ? " A larger difference between the rows comes from elsewhere (other load, thread "
                               "placement), not from loading."
@@ -164,7 +164,7 @@ json candidatesJson(const ProbeResult& r) {
   for (const ProbeRow& row : r.rows) {
     json j = json::object();
     proto::fieldsToJson(row, j);
-    if (const ProbeRow* ref = r.reference()) j["vs_reference"] = report::estimateJson(r.speedupOver(*ref, row));
+    if (const ProbeRow* ref = r.reference()) j["vs_reference"] = stats::estimateJson(r.speedupOver(*ref, row));
     rows.push_back(std::move(j));
   }
   return rows;
@@ -179,7 +179,7 @@ std::vector<ProbeRow> candidatesOf(const json& list) {
 }
 
 json noiseJson(const ProbeResult& r) {
-  const report::RoundsNoise noise = r.noise();
+  const stats::RoundsNoise noise = r.noise();
   return {{"band", r.noiseBand()}, {"sigma", std::isfinite(noise.sigma) ? json(noise.sigma) : json()}, {"df", noise.df}};
 }
 

@@ -5,25 +5,25 @@
 #include "wb/probe/record.h"
 
 namespace wb::probe {
-using report::Cell;
+using render::Cell;
 
 namespace {
 Cell speedupCell(const ProbeResult& r, const ProbeRow* ref, const ProbeRow& row) {
   if (!ref || ref->samples_per_s <= 0) return Cell::str("–");
-  if (ref == &row) return Cell::num(report::fmtSpeedup(1.0), 1.0);
-  const report::SpeedupEstimate e = r.speedupOver(*ref, row);
-  if (e.hasInterval()) return Cell::num(report::formatEstimate(e), e.point);
+  if (ref == &row) return Cell::num(wb::fmtSpeedup(1.0), 1.0);
+  const stats::SpeedupEstimate e = r.speedupOver(*ref, row);
+  if (e.hasInterval()) return Cell::num(stats::formatEstimate(e), e.point);
   const double x = row.samples_per_s / ref->samples_per_s;
-  return Cell::num(report::fmtSpeedup(x), x);
+  return Cell::num(wb::fmtSpeedup(x), x);
 }
 
 std::string roundsNote(const ProbeResult& r) {
-  std::string out = "Each candidate: the real loader and real training steps, " + report::fmtFixed(r.seconds_per_round, 1) +
+  std::string out = "Each candidate: the real loader and real training steps, " + wb::fmtFixed(r.seconds_per_round, 1) +
                     " s a round after a warm-up, in " + std::to_string(r.rounds) +
                     " interleaved rounds (every count once a round)";
-  const report::RoundsNoise noise = r.noise();
+  const stats::RoundsNoise noise = r.noise();
   if (noise.df > 0)
-    out += "; the rounds' noise is ±" + report::fmtFixed(r.noiseBand() * 100, 1) + " % (" + std::to_string(noise.df) +
+    out += "; the rounds' noise is ±" + wb::fmtFixed(r.noiseBand() * 100, 1) + " % (" + std::to_string(noise.df) +
            " df), each × a median of per-round ratios with its 95 % interval" +
            (r.settled() ? "" : " (not settled: more rounds could change the choice)");
   return out + ". Data ms/step is the wait for the next batch, step ms the rest of the step; other load: cores "
@@ -31,8 +31,8 @@ std::string roundsNote(const ProbeResult& r) {
 }
 }  // namespace
 
-report::Table probeTable(const ProbeResult& r) {
-  report::Table t;
+render::Table probeTable(const ProbeResult& r) {
+  render::Table t;
   t.title = "Loader workers on this machine (" + std::to_string(r.cores) + " cores, " + r.device + ")";
   const ProbeRow* ref = r.reference();
   const std::string vs = "× vs " + std::to_string(ref ? ref->workers : 0) + " workers";
@@ -43,28 +43,28 @@ report::Table probeTable(const ProbeResult& r) {
   for (const auto& row : r.rows) {
     std::vector<Cell> cells;
     cells.push_back(Cell::num(std::to_string(row.workers), row.workers));
-    cells.push_back(Cell::num(report::fmtFixed(row.samples_per_s, 0), row.samples_per_s));
+    cells.push_back(Cell::num(wb::fmtFixed(row.samples_per_s, 0), row.samples_per_s));
     cells.push_back(speedupCell(r, ref, row));
-    cells.push_back(Cell::num(report::fmtFixed(row.data_ms, 2), row.data_ms));
-    cells.push_back(Cell::num(report::fmtFixed(row.step_ms, 2), row.step_ms));
+    cells.push_back(Cell::num(wb::fmtFixed(row.data_ms, 2), row.data_ms));
+    cells.push_back(Cell::num(wb::fmtFixed(row.step_ms, 2), row.step_ms));
     cells.push_back(Cell::num(std::to_string(row.steps), static_cast<double>(row.steps)));
-    cells.push_back(Cell::num(report::fmtFixed(row.other_cores, 1) + (isContended(row.other_cores) ? " (contended)" : ""),
+    cells.push_back(Cell::num(wb::fmtFixed(row.other_cores, 1) + (isContended(row.other_cores) ? " (contended)" : ""),
                               row.other_cores));
     cells.push_back(Cell::str(row.workers == r.recommended ? "← recommended" : ""));
     t.rows.push_back(std::move(cells));
   }
-  t.notes.push_back("Loader alone (0 workers, no model): " + report::fmtFixed(r.loader_batches_per_s, 1) + " batches/s, " +
-                    report::fmtFixed(r.loader_samples_per_s, 0) + " samples/s.");
+  t.notes.push_back("Loader alone (0 workers, no model): " + wb::fmtFixed(r.loader_batches_per_s, 1) + " batches/s, " +
+                    wb::fmtFixed(r.loader_samples_per_s, 0) + " samples/s.");
   t.notes.push_back("Training step alone (one cached batch of " + std::to_string(r.batch_size) + ", no loading): " +
-                    report::fmtFixed(r.step_alone_ms, 2) + " ms, " + report::fmtFixed(r.step_samples_per_s, 0) + " samples/s.");
+                    wb::fmtFixed(r.step_alone_ms, 2) + " ms, " + wb::fmtFixed(r.step_samples_per_s, 0) + " samples/s.");
   t.notes.push_back(roundsNote(r));
   t.notes.push_back(r.verdict());
   return t;
 }
 
-report::Drawing probeChart(const ProbeResult& r) {
+render::Drawing probeChart(const ProbeResult& r) {
   // Bars from zero, so a 3 % difference looks like one; the dashed line is the reference's rate.
-  report::BarChartSpec spec;
+  render::BarChartSpec spec;
   const std::string model = r.experiment.value("model", std::string());
   spec.title = "Samples/s against loader workers" +
                (model.empty() ? std::string() : " (" + model + ", batch " + std::to_string(r.batch_size) + ", " +
@@ -76,19 +76,19 @@ report::Drawing probeChart(const ProbeResult& r) {
   for (const auto& row : r.rows) rows.push_back(&row);
   std::sort(rows.begin(), rows.end(), [](const ProbeRow* a, const ProbeRow* b) { return a->workers < b->workers; });
   for (const ProbeRow* row : rows) {
-    report::Bar b;
+    render::Bar b;
     b.label = std::to_string(row->workers) + (row->workers == 1 ? " worker" : " workers");
     b.value = row->samples_per_s;
-    b.annotation = report::fmtFixed(row->samples_per_s, 0) + "/s";
+    b.annotation = wb::fmtFixed(row->samples_per_s, 0) + "/s";
     if (ref && ref != row && ref->samples_per_s > 0) {
-      const report::SpeedupEstimate e = r.speedupOver(*ref, *row);
-      b.detail = report::fmtSpeedup(std::isfinite(e.point) ? e.point : row->samples_per_s / ref->samples_per_s);
-      if (e.hasInterval()) b.detail += " " + report::verdictWord(e.verdict);
+      const stats::SpeedupEstimate e = r.speedupOver(*ref, *row);
+      b.detail = wb::fmtSpeedup(std::isfinite(e.point) ? e.point : row->samples_per_s / ref->samples_per_s);
+      if (e.hasInterval()) b.detail += " " + stats::verdictWord(e.verdict);
     }
     if (row->workers == r.recommended) b.detail += (b.detail.empty() ? "" : " · ") + std::string("recommended");
     spec.bars.push_back(std::move(b));
   }
-  return report::barChart(spec);
+  return render::barChart(spec);
 }
 
 }  // namespace wb::probe

@@ -91,9 +91,9 @@ struct Config {
   SpeedupsConfig speedups;
 };
 
-// `c` with every speedup off: workers 0, no pinned memory, 1 device, 32-true, no early stopping,
+// `c` with every speedup off: workers 0, pin memory off, 1 device, 32-true, no early stopping,
 // no sharding, grad-enabled evaluation. The ladder's baseline and the window's first experiment
-// (a fair first baseline); Config{} itself keeps inference-mode evaluation on.
+// (a fair first baseline); Config{} itself keeps inference-mode eval on.
 Config speedupsOff(Config c);
 
 // One bad field: "optim.lr: -1 — must be > 0".

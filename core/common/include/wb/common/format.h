@@ -22,4 +22,14 @@ std::string prefixedByRank(int rank, const std::string& message);
 // `sacct`): "" when absent.
 std::string slurmField(const std::string& text, const std::string& key);
 
+// Numbers for people, one decimal style everywhere (every table, message and label).
+std::string fmtSeconds(double s);            // "0.84 s", "12.3 s", "4 min 05 s", "1 h 02 min"
+std::string fmtSpeedup(double x);            // "1.85×"
+std::string fmtAccuracy(double acc01);       // 0.8412 -> "84.12 %"
+std::string fmtPp(double pp);                // "+0.35 pp", "−1.20 pp", "±0.00 pp"
+std::string fmtBytes(double bytes);          // "312 MiB", "1.42 GiB"
+std::string fmtRate(double perSecond);       // "8123/s", "12.4k/s"
+std::string fmtRatio(double x);              // "0.82×" (memory ratio; same style as speedup)
+std::string fmtFixed(double v, int decimals);
+
 }  // namespace wb

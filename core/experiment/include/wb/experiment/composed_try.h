@@ -1,6 +1,6 @@
 #pragma once
 // `try` by parts: the time to the target composed from what decides it, each part measured where it
-// is cheap and precise (wb/report/time_to_target.h) instead of whole runs in pairs:
+// is cheap and precise (wb/stats/time_to_target.h) instead of whole runs in pairs:
 //   1. whether the change keeps the training's math: `workbench-cli probe math` (the first steps'
 //      losses from one seed, a few seconds);
 //   2. training throughput: `workbench-cli probe segments` (interleaved segments in one process) for
@@ -8,7 +8,7 @@
 //      few hundred steps (more devices, sharding, the decoded cache, accumulation, the batch);
 //   3. samples to target: the experiment's reference runs (reference_runs.h: stored, reused) and,
 //      when the math changes, as many runs of the variant from the same seeds, each stopping at the
-//      target or at `cap` times the reference's samples (report::compareSamples);
+//      target or at `cap` times the reference's samples (stats::compareSamples);
 //   4. composed: start-up + samples ÷ throughput + evaluations × evaluation time, with the delta
 //      method's interval and the product's verdict.
 // A change that keeps the math needs no run to the target at all: its speedup is the throughput's,
@@ -56,6 +56,6 @@ bool referenceRunsExpected(const TryOptions& options);
 Result<TryResult> runComposedTry(const TryOptions& options, const ComposedOptions& composed, const Hooks& hooks);
 
 // The table of a composed try.json: time to target, throughput, samples to target; the split in words.
-report::Table composedTryTable(const nlohmann::json& tryDoc);
+render::Table composedTryTable(const nlohmann::json& tryDoc);
 
 }  // namespace wb::experiment

@@ -3,11 +3,11 @@
 // variant run as pairs against the reference, A B then B A (alternating, never all A's then all
 // B's), every run a whole `workbench-cli` launch (wb::launch::launchRun) loaded back as a record.
 // Pairs are added, in rounds over the variants not yet settled, until the variant's verdict is
-// clear (wb::report::verdictIsClear, each look spending its share of the 5 % false-alarm rate:
-// report::Sequential) or a cap is reached (pairs, time); with Policy::fixed_pairs, exactly that
+// clear (wb::stats::verdictIsClear, each look spending its share of the 5 % false-alarm rate:
+// stats::Sequential) or a cap is reached (pairs, time); with Policy::fixed_pairs, exactly that
 // many. Why pairs: the host changes speed from one minute
 // to the next, so two runs next to each other in time, their order alternated, compare better than
-// medians of runs far apart (wb/report/stats.h has the statistics).
+// medians of runs far apart (wb/stats/stats.h has the statistics).
 //
 // The folder (out) is the experiment's record and makes it resumable: out/pairs.json holds the
 // plan and every finished pair, rewritten atomically after each; runs go to out/runs/<slug>-pN
@@ -36,7 +36,7 @@
 #include "wb/common/result.h"
 #include "wb/launch/launcher.h"
 #include "wb/report/run_record.h"
-#include "wb/report/stats.h"
+#include "wb/stats/stats.h"
 
 namespace wb::experiment {
 
@@ -77,15 +77,15 @@ struct Policy {
   int fixed_pairs = 0;        // > 0: exactly this many counted pairs per variant, no early stop
   int max_pairs = kDefaultMaxPairs;   // adaptive: at most this many counted pairs per variant
   double budget_s = kDefaultBudgetS;  // adaptive: no new pair once a variant's pairs took this long
-  double min_effect = report::kDefaultMinEffect;  // the practical threshold (--min-effect)
+  double min_effect = stats::kDefaultMinEffect;  // the practical threshold (--min-effect)
   double floor_band = 0;      // this host's measured band (hostFloorBand), 0 when unmeasured
   int rerun_contended = 1;    // pairs measured under contention are not counted; at most this many
                               // more pairs per variant replace them
   std::optional<double> target_acc;  // nullopt: the reference's fair target (referenceTarget)
   bool settle_on_throughput = false;  // adaptive: the training throughput's verdict settles a variant
                                       // (short trials cut at a step count), not the headline's
-  // The looks the verdicts are judged at (the statistics of wb/report/stats.h).
-  report::Sequential sequential() const { return {max_pairs, fixed_pairs, min_effect, floor_band}; }
+  // The looks the verdicts are judged at (the statistics of wb/stats/stats.h).
+  stats::Sequential sequential() const { return {max_pairs, fixed_pairs, min_effect, floor_band}; }
 };
 
 // One finished pair, as pairs.json keeps it.
@@ -100,10 +100,10 @@ struct PairRecord {
 // counted from the run's start), training throughput (training steps only) and wall time (the
 // training loop: steps, evaluation, checkpoints), each from the pairs (pairedSpeedup).
 struct PairEstimates {
-  report::SpeedupEstimate to_target, throughput, wall;
+  stats::SpeedupEstimate to_target, throughput, wall;
   bool reached = false;       // the variant reached the target in a counted pair
   // The headline the runner stops on: to_target when the target is known and reached, else wall.
-  const report::SpeedupEstimate& headline(bool haveTarget) const {
+  const stats::SpeedupEstimate& headline(bool haveTarget) const {
     return haveTarget && reached ? to_target : wall;
   }
 };
@@ -134,7 +134,7 @@ struct Outcome {
 
 // The estimates of one variant's counted pairs at `target` (nullopt: wall time only), judged at
 // the look their number makes in `seq`.
-PairEstimates estimatePairs(const VariantRuns& v, std::optional<double> target, const report::Sequential& seq);
+PairEstimates estimatePairs(const VariantRuns& v, std::optional<double> target, const stats::Sequential& seq);
 // The target accuracy the pairs are compared at: the policy's, else the fair target of every
 // finished reference run (report::fairTargetOf: their lowest best less its chance spread).
 std::optional<report::FairTarget> referenceFairTarget(const Outcome& o, std::optional<double> user);

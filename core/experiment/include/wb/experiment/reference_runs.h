@@ -28,14 +28,14 @@
 
 #include "wb/common/config.h"
 #include "wb/common/result.h"
-#include "wb/report/convergence.h"
+#include "wb/stats/convergence.h"
 #include "wb/report/run_record.h"
 
 namespace wb::experiment {
 
 inline constexpr int kDefaultReferenceRuns = 5;
 // How often a reference run evaluates: the samples to target are known to within one interval
-// (report::SamplesRule::resolution). kReferenceEvaluationsPerRun over the baseline's length (a
+// (stats::SamplesRule::resolution). kReferenceEvaluationsPerRun over the baseline's length (a
 // target near its end to within 5 % of its samples), and never more than kReferenceEvalsPerEpoch
 // an epoch. One epoch's run evaluates 10 times; a 10-epoch run 20 times, not 100: evaluating
 // lenet's 10,000 test images costs 0.26 s against 3.7 s for an epoch's 60,000 training images, so
@@ -120,6 +120,6 @@ Result<ReferenceRuns> ensureReferenceRuns(const ReferenceOptions& options);
 
 // Each run's samples to `target`: those seen before its first evaluation at or above it, or, when
 // none reaches it, the samples it ran, censored (reached false).
-std::vector<report::TargetRun> targetRuns(const std::vector<report::RunRecord>& runs, double target);
+std::vector<stats::TargetRun> targetRuns(const std::vector<report::RunRecord>& runs, double target);
 
 }  // namespace wb::experiment

@@ -5,12 +5,13 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "wb/experiment/paired_runner.h"
 #include "wb/proto/try_record.h"
-#include "wb/report/table.h"
+#include "wb/render/table.h"
 
 namespace wb::experiment {
 
@@ -43,6 +44,18 @@ nlohmann::json tryJson(const TryOptions& options, const Outcome& outcome, const 
 // Rows: time to the target, train samples/s, wall time (the training loop); columns: the
 // baseline's and the variant's medians over the counted pairs, the speedup with its interval and
 // verdict. Notes: the pairs, their order, the noise band; an A/A check says so.
-report::Table tryTable(const nlohmann::json& tryDoc);
+render::Table tryTable(const nlohmann::json& tryDoc);
+
+// A try started from configs (the window's Try vs baseline): a new folder under `runsRoot`,
+// <timestamp>-try-<key>, holding the two configs `try --config … --variant-config …` reads
+// (baseline.config.json, variant.config.json). Io naming the folder when it cannot be written.
+struct TryInputs {
+  std::filesystem::path out, baseline_config, variant_config;
+};
+Result<TryInputs> writeTryInputs(const std::filesystem::path& runsRoot, const std::string& key,
+                                 const nlohmann::json& baseline, const nlohmann::json& variant);
+// Whether `out` may be a try's folder: new, empty, a try to continue (its pairs or parts), or
+// holding nothing but the try's own input configs (`inputs`: as writeTryInputs leaves it).
+bool usableTryFolder(const std::filesystem::path& out, const std::vector<std::filesystem::path>& inputs);
 
 }  // namespace wb::experiment

@@ -7,7 +7,7 @@
 // still reaches the target; the last row, "kept", is that configuration against the baseline.
 // Cumulative (--cumulative): each step builds on the one before, measured against the baseline. This header plans the
 // steps (from `workbench-cli capabilities --json`), summarises their paired runs into rows with
-// intervals and verdicts (wb/report/stats.h), and writes and reads ladder.json and the tables.
+// intervals and verdicts (wb/stats/stats.h), and writes and reads ladder.json and the tables.
 // Running the plan is wb/ladder/ladder_run.h (each step as pairs against the baseline through
 // wb/experiment/paired_runner.h). Values only.
 #include <functional>
@@ -21,7 +21,7 @@
 #include "wb/common/speedups.h"
 #include "wb/report/workers_advice.h"
 #include "wb/report/report.h"
-#include "wb/report/stats.h"
+#include "wb/stats/stats.h"
 
 namespace wb::ladder {
 
@@ -108,7 +108,7 @@ inline constexpr const char* kKeptStep = "kept";
 // (to_target is the headline; throughput: training steps only; wall: the training loop), and
 // over the step before it from the two steps' runs (groups, no pairing).
 struct LadderEstimates {
-  report::SpeedupEstimate to_target, throughput, wall, marginal_to_target;
+  stats::SpeedupEstimate to_target, throughput, wall, marginal_to_target;
 };
 
 struct LadderRow {
@@ -170,7 +170,7 @@ struct Ladder {
   std::string status_note;            // "cancelled at step devices"
   std::string cancelled_at;           // the step key, when cancelled
   double noise_band = 0;              // the measured band that steadied the spread of few pairs
-  report::Sequential verdicts;        // the looks and threshold the verdicts were judged by
+  stats::Sequential verdicts;        // the looks and threshold the verdicts were judged by
   bool greedy = false;                // steps against the configuration kept so far (see above)
   nlohmann::json unknown;             // read from a newer ladder.json: written back as it was
 };
@@ -190,7 +190,7 @@ const LadderRow* keptRow(const Ladder& ladder);
 // step that ran ÷ this one, from their runs (isolated rows have none). A step's runs that were
 // not counted (contended) are left out of its times.
 Ladder summarizeLadder(const std::vector<LadderStepRuns>& steps, std::optional<double> target_acc,
-                       const report::Sequential& verdicts = {}, const LadderStatus& status = {});
+                       const stats::Sequential& verdicts = {}, const LadderStatus& status = {});
 
 // Columns: step, what was added, pairs (and why no more ran), time to target, × to target (the
 // headline with its interval and verdict: "2.10× [1.80, 2.45] faster"; "not reached · 62.8 %"
@@ -198,14 +198,14 @@ Ladder summarizeLadder(const std::vector<LadderStepRuns>& steps, std::optional<d
 // (cancelled)"), its 95 % low and high ends, step × to target, best val acc, train samples/s, ×
 // samples/s, wall time, × wall (secondary, with their intervals), peak memory, note. The title
 // carries a cancelled ladder's status ("cancelled at step devices").
-report::Table ladderTable(const Ladder& ladder);
+render::Table ladderTable(const Ladder& ladder);
 // The headline bars: cumulative speedup to the target accuracy with its interval as an error bar,
 // its annotation bold only for a clear faster/slower (isolated rows left out; skipped, not
 // reached, not run and contended steps drawn empty with their reason and accuracy). Without a target
 // (the baseline has no evaluation) the wall-time speedup, titled so. As data (the GUI draws them
 // with QCustomPlot) and as a drawing (SVG, and the PNG of `ladder`).
-report::BarChartSpec ladderBars(const Ladder& ladder);
-report::Drawing ladderChart(const Ladder& ladder);
+render::BarChartSpec ladderBars(const Ladder& ladder);
+render::Drawing ladderChart(const Ladder& ladder);
 nlohmann::json ladderJson(const Ladder& ladder);
 // Reads back what ladderJson wrote; also accepts a whole ladder.json export ({"ladder": ...}).
 // Error (InvalidConfig) names what is missing.

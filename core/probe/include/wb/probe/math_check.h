@@ -27,7 +27,7 @@
 #include "wb/common/config.h"
 #include "wb/common/result.h"
 #include "wb/report/math_record.h"
-#include "wb/report/table.h"
+#include "wb/render/table.h"
 
 namespace wb::probe {
 
@@ -55,6 +55,6 @@ using report::mathCheckJson;
 
 Result<MathCheckResult> checkMath(const MathCheckOptions& options);
 
-report::Table mathCheckTable(const MathCheckResult& result);
+render::Table mathCheckTable(const MathCheckResult& result);
 
 }  // namespace wb::probe

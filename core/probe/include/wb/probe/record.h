@@ -6,10 +6,10 @@
 //
 // Statistics. Each candidate runs once a round, the rounds interleaved (0 1 2 4, 0 1 2 4, …), so a
 // change in the machine's speed falls on every count. The noise of a stretch is measured from
-// the rounds themselves (report::roundsNoise: the two-way residual of the log rates), and the
+// the rounds themselves (stats::roundsNoise: the two-way residual of the log rates), and the
 // probe's noise band is that noise's band, at least kProbeMinBand. Each count's speedup against
 // 0 workers, and against the fastest count, is the median per-round ratio with a 95 % t interval
-// (report::roundsRateSpeedup). The recommendation is the smallest count the fastest one is not
+// (stats::roundsRateSpeedup). The recommendation is the smallest count the fastest one is not
 // clearly faster than: more workers are recommended only for a gain larger than the noise.
 //
 // Storage: one JSON file per machine and experiment, <probesDir()>/<key>.json, where key hashes
@@ -27,11 +27,11 @@
 
 #include "wb/common/config.h"
 #include "wb/common/result.h"
-#include "wb/report/chart.h"
+#include "wb/render/chart.h"
 #include "wb/report/host.h"
 #include "wb/report/run_record.h"
-#include "wb/report/stats.h"
-#include "wb/report/table.h"
+#include "wb/stats/stats.h"
+#include "wb/render/table.h"
 #include "wb/report/workers_advice.h"
 
 namespace wb::probe {
@@ -87,14 +87,14 @@ struct ProbeResult {
   const ProbeRow* row(int workers) const;
   const ProbeRow* fastest() const;    // the row of the highest samples/s; null without rows
   const ProbeRow* reference() const;  // what every count is measured against: 0 workers, else the smallest count
-  // The rounds' noise (report::roundsNoise over every row's round_rates) and the band the
+  // The rounds' noise (stats::roundsNoise over every row's round_rates) and the band the
   // verdicts use: its band, at least kProbeMinBand; kProbeMinBand without rounds.
-  report::RoundsNoise noise() const;
+  stats::RoundsNoise noise() const;
   double noiseBand() const;
   // `row`'s samples/s against `baseline`'s over the rounds, with its interval and verdict.
-  report::SpeedupEstimate speedupOver(const ProbeRow& baseline, const ProbeRow& row) const;
+  stats::SpeedupEstimate speedupOver(const ProbeRow& baseline, const ProbeRow& row) const;
   // Whether another round could still change the recommendation: the fastest row against some
-  // other row is neither clearly faster nor clearly within noise (report::verdictIsClear).
+  // other row is neither clearly faster nor clearly within noise (stats::verdictIsClear).
   bool settled() const;
   // One or two sentences: the recommendation with its interval, and whether the data path is the
   // bottleneck.
@@ -136,10 +136,10 @@ report::WorkersAdviceFor storedWorkersAdvice(const std::filesystem::path& dir = 
 // Columns: workers, samples/s, × vs 0 workers with its interval and verdict, data ms/step, step
 // ms, steps timed, other load; the recommended row marked; notes: the loader alone, the step
 // alone, the rounds and their noise, the verdict.
-report::Table probeTable(const ProbeResult& result);
+render::Table probeTable(const ProbeResult& result);
 // Samples/s against workers: one bar per candidate from zero, × vs 0 workers and the
 // recommendation above the bars, a dashed line at 0 workers' rate.
-report::Drawing probeChart(const ProbeResult& result);
+render::Drawing probeChart(const ProbeResult& result);
 
 // "2026-12-01 08:40 UTC" from measured_at.
 std::string probeDate(const ProbeResult& result);

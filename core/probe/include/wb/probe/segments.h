@@ -10,8 +10,8 @@
 // a segment is as many steps as make min_segment_s on the faster arm, the way benchmark libraries
 // size an iteration count), each segment after two untimed steps; each segment's samples/s (data wait included) is one value. Segments seconds
 // apart share the host's speed far better than whole runs do, so the noise is the rounds' own
-// (report::roundsNoise) and the verdict is the product's rule (report::roundsRateSpeedup with
-// the looks of report::Sequential: rounds are added until the verdict is clear, at most
+// (stats::roundsNoise) and the verdict is the product's rule (stats::roundsRateSpeedup with
+// the looks of stats::Sequential: rounds are added until the verdict is clear, at most
 // max_rounds). This measures throughput only, and says so; `workbench-cli try` composes it with
 // samples to target (wb/experiment/composed_try.h).
 //
@@ -29,9 +29,9 @@
 #include "wb/common/processes.h"
 #include "wb/common/result.h"
 #include "wb/probe/math_check.h"
-#include "wb/report/rounds_rule.h"
-#include "wb/report/stats.h"
-#include "wb/report/table.h"
+#include "wb/stats/rounds_rule.h"
+#include "wb/stats/stats.h"
+#include "wb/render/table.h"
 
 namespace wb::probe {
 
@@ -44,13 +44,13 @@ struct SegmentsOptions {
   int steps = 0;                   // timed steps per segment; 0: sized from the warm-up so that the
                                    // faster arm's segment lasts at least min_segment_s (at least 3)
   double min_segment_s = 0.5;      // a segment's least duration when sized (warm-up excluded)
-  int min_rounds = report::kSegmentMinRounds, max_rounds = report::kSegmentMaxRounds;
-  double min_effect = report::kDefaultMinEffect;
+  int min_rounds = stats::kSegmentMinRounds, max_rounds = stats::kSegmentMaxRounds;
+  double min_effect = stats::kDefaultMinEffect;
   bool evaluation = false;         // time evaluations (the validation split, `steps` passes a segment)
                                    // instead of training steps: for the evaluation levers too
   bool only_faster = false;        // the question is only "faster?": stop once it cannot be shown so
-                                   // (report::roundsCannotBeFaster; evaluations: faster to the target,
-                                   // their share of the run weighed: report::evaluationMinEffect);
+                                   // (stats::roundsCannotBeFaster; evaluations: faster to the target,
+                                   // their share of the run weighed: stats::evaluationMinEffect);
                                    // with math_checked, only when the
                                    // change keeps the math (else a slower step may still need so many
                                    // fewer samples that it is faster to the target)
@@ -72,11 +72,11 @@ struct SegmentsResult {
   bool sized = false;              // steps were sized from the warm-up's step time
   std::vector<double> baseline_rates, variant_rates;  // samples/s, one per round
   std::vector<bool> variant_first;                    // per round: the variant's segment came first
-  report::RoundsNoise noise;
-  report::SpeedupEstimate estimate;  // variant over baseline, train samples/s
-  report::Sequential looks;          // what the verdict was judged at
+  stats::RoundsNoise noise;
+  stats::SpeedupEstimate estimate;  // variant over baseline, train samples/s
+  stats::Sequential looks;          // what the verdict was judged at
   double other_cores = 0;            // the most another process used during a segment
-  int set_aside = 0;                 // rounds whose segments were not slowed alike (report::roundCounts)
+  int set_aside = 0;                 // rounds whose segments were not slowed alike (stats::roundCounts)
   double load_resolution_cores = 0;  // how far a round's two load readings could be off (CpuShare::
                                      // resolution_cores, both segments'), the largest over the rounds
   std::vector<ProcessLoad> busiest_others;  // with rounds set aside: who took the CPU, busiest first
@@ -96,6 +96,6 @@ const std::vector<std::string>& evaluationLevers();
 Result<SegmentsResult> probeSegments(const SegmentsOptions& options);
 
 nlohmann::json segmentsJson(const SegmentsResult& result);
-report::Table segmentsTable(const SegmentsResult& result);
+render::Table segmentsTable(const SegmentsResult& result);
 
 }  // namespace wb::probe

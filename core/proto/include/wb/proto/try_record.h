@@ -50,7 +50,7 @@ struct TryRecord {
   std::string settled;           // why no more pairs ran (the runner's word)
   bool reached = false;          // the variant reached the target
   std::map<std::string, TryMedian> medians;  // time_to_target_s, train_samples_per_s, wall_s | eval_s
-  // {to_target, throughput, wall}: each an estimate record (wb/report/estimate_json.h) with, by
+  // {to_target, throughput, wall}: each an estimate record (wb/stats/estimate_json.h) with, by
   // parts, its text; verdict "contended" where the host's load left no verdict.
   nlohmann::json estimate = nlohmann::json::object();
   std::vector<TryPairRecord> runs;

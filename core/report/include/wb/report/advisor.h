@@ -8,14 +8,14 @@
 #include "wb/report/compare.h"
 #include "wb/report/workers_advice.h"
 #include "wb/report/run_record.h"
-#include "wb/report/stats.h"
+#include "wb/stats/stats.h"
 
 namespace wb::report {
 
 enum class Severity { Info, Tip, Warning };
 const char* severityName(Severity s);  // "info" | "tip" | "warning"
 
-struct Advice {      // one piece of advice (the speedup verdicts are wb/report/stats.h's Verdict)
+struct Advice {      // one piece of advice (the speedup verdicts are wb/stats/stats.h's Verdict)
   std::string code;   // stable id: "data-bound", "fp16-skips", "sharding", ... (tests, UI icons)
   Severity severity = Severity::Info;
   std::string text;   // one sentence a person can act on
@@ -33,6 +33,6 @@ struct Advice {      // one piece of advice (the speedup verdicts are wb/report/
 // an estimate without a point (a run that gives no speedup) gives no speed advice.
 std::vector<Advice> advise(const RunRecord& run, const RunMetrics& m, const RunRecord* reference = nullptr,
                            const RunMetrics* reference_m = nullptr, const WorkersAdvice* workers = nullptr,
-                           const SpeedupEstimate* effect = nullptr);
+                           const stats::SpeedupEstimate* effect = nullptr);
 
 }  // namespace wb::report

@@ -31,7 +31,7 @@
 //  - repeat groups: runs whose configs are equal but for name and seed (kRepeatIgnoredFields) are
 //    repeats of one configuration. The speedup to target and of training throughput of a group
 //    against the baseline's group is an estimate with a 95 % interval and a verdict
-//    (groupSpeedup, wb/report/stats.h) against this host's noise band; a group of 1 against a
+//    (groupSpeedup, wb/stats/stats.h) against this host's noise band; a group of 1 against a
 //    group of 1 has none ("1 run each: no interval"). Only clean runs count: finished (ok or
 //    early-stopped), uncontended, host speed steady.
 //  - no speedup at all (ComparisonRow::noSpeedupReason): a run on other data (the data fields of
@@ -49,8 +49,8 @@
 #include "wb/report/noise.h"
 #include "wb/proto/flops_record.h"
 #include "wb/report/run_record.h"
-#include "wb/report/stats.h"
-#include "wb/report/table.h"
+#include "wb/stats/stats.h"
+#include "wb/render/table.h"
 
 namespace wb::report {
 
@@ -207,7 +207,7 @@ struct ComparisonRow {
   std::string not_comparable;              // dataDifference(baseline, run): no multiplier at all
   std::string unfinished;                  // unfinishedNote of the run, or "the baseline …"
   std::string host_changed;                // hostSpeedNote of the run or the baseline
-  SpeedupEstimate target, throughput;      // this row's group against the baseline's group
+  stats::SpeedupEstimate target, throughput;      // this row's group against the baseline's group
   // Why no speedup of this row is shown ("" when they are): not comparable, unfinished,
   // contended, host speed changed, repeat of the baseline (in that order).
   std::string noSpeedupReason() const;
@@ -221,7 +221,7 @@ struct Comparison {
   double target_acc = 0;                   // 0..1
   bool target_user_set = false;
   FairTarget target;                       // how target_acc was chosen
-  double min_effect = kDefaultMinEffect;   // the verdicts' practical threshold
+  double min_effect = stats::kDefaultMinEffect;   // the verdicts' practical threshold
   HostNoise noise;                         // the band the verdicts use
   std::vector<ComparisonRow> rows;         // rows[0] is the baseline
   int groups = 1;                          // repeat groups among the rows
@@ -235,16 +235,15 @@ struct Comparison {
 // kernel band judges the host speed check; unmeasured when not given.
 Comparison compareRuns(const RunRecord& baseline, const std::vector<RunRecord>& runs,
                        std::optional<double> target_acc, const HostNoise& noise = HostNoise{},
-                       double min_effect = kDefaultMinEffect);
+                       double min_effect = stats::kDefaultMinEffect);
 
 // The comparison table (one row per run, baseline first) with every column of the contract.
-Table comparisonTable(const Comparison& comparison);
+render::Table comparisonTable(const Comparison& comparison);
 
 // Parses a user's target accuracy: "0.85", "85", "85%" → 0.85. Error names the value.
 Result<double> parseTargetAccuracy(const std::string& text);
 
 // Helpers shared with the ladder.
 std::optional<double> speedupOf(std::optional<double> baseline_time, std::optional<double> run_time);
-double median(std::vector<double> values);
 
 }  // namespace wb::report

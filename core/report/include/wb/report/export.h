@@ -20,7 +20,7 @@ std::optional<Format> formatForPath(const std::filesystem::path& path);
 const char* formatExtension(Format f);  // "md", "csv", "tex", "json", "html"
 
 std::string renderMarkdown(const Report& r);
-std::string renderCsv(const Table& t);    // RFC 4180, CRLF line ends, header "title (unit)"; numbers exact
+std::string renderCsv(const render::Table& t);    // RFC 4180, CRLF line ends, header "title (unit)"; numbers exact
 std::string renderLatex(const Report& r); // a complete document (article + booktabs + graphicx)
 std::string renderJson(const Report& r);
 std::string renderHtml(const Report& r);  // XHTML-style: every element closed

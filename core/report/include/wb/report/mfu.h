@@ -9,7 +9,7 @@
 
 #include "wb/proto/flops_record.h"
 #include "wb/report/run_record.h"
-#include "wb/report/table.h"
+#include "wb/render/table.h"
 
 namespace wb::report {
 
@@ -20,9 +20,9 @@ std::optional<proto::FlopsFigures> runFlops(const RunRecord& run);
 std::string fmtGflops(double gflopPerS);
 
 // Columns: gflop_per_s, pct_of_peak, pct_of_datasheet, compute_only_step_ms, data_path_share.
-std::vector<Column> mfuColumns();
+std::vector<render::Column> mfuColumns();
 // The cells of those columns ("–" where a figure is absent; "no peak" without a calibration).
-std::vector<Cell> mfuCells(const std::optional<proto::FlopsFigures>& flops);
+std::vector<render::Cell> mfuCells(const std::optional<proto::FlopsFigures>& flops);
 // The notes under a table with those columns: the convention, each peak used (or why none),
 // operations the count left out, what the compute-only step is.
 std::vector<std::string> mfuNotes(const std::vector<std::optional<proto::FlopsFigures>>& flops);

@@ -1,5 +1,5 @@
 #pragma once
-// This host's run-to-run noise: the band every verdict is judged against (wb/report/stats.h),
+// This host's run-to-run noise: the band every verdict is judged against (wb/stats/stats.h),
 // where it comes from, where it is stored, and the sentence that shows it. Values only, except
 // the load/save functions (files under noiseDir()).
 //
@@ -24,9 +24,6 @@ namespace wb::report {
 // The band assumed until this host is measured: 2-core shared hosts measured at 1.3-1.4× between
 // repeats of one configuration (±15 %).
 inline constexpr double kAssumedNoiseBand = 0.15;
-// The host speed check's threshold until its own noise is measured: the two speeds these hosts
-// flip between are 1.3-1.5× apart, while a quiet host's kernel moves 3 % between runs.
-inline constexpr double kAssumedKernelBand = 0.10;
 // The check's threshold from its measured A/A spread σ of ln(after / before): e^(z·σ) − 1 at a
 // 0.1 % false-alarm rate per run (z = 3.29), at least kMinKernelBand.
 inline constexpr double kKernelAlarmZ = 3.29;
@@ -46,7 +43,7 @@ struct HostNoise {
   // The floor a verdict puts under the spread of few pairs: the metric's measured band, 0 when
   // this host is not measured (the pairs alone carry the noise).
   double floorFor(const std::string& metric) const { return measured ? bandFor(metric) : 0.0; }
-  // The host speed check's threshold: its measured one, else kAssumedKernelBand.
+  // The host speed check's threshold: its measured one, else stats::kAssumedKernelBand.
   double hostKernelBand() const;
   bool hostKernelMeasured() const { return measured && bands.count("host_kernel") > 0; }
 };

@@ -15,7 +15,7 @@
 #include "wb/common/result.h"
 #include "wb/proto/flops_record.h"
 #include "wb/report/host.h"
-#include "wb/report/table.h"
+#include "wb/render/table.h"
 
 namespace wb::report {
 
@@ -111,6 +111,6 @@ void attachPeak(nlohmann::json& capabilities, const std::optional<PeakResult>& r
 
 // Columns: device, kernel, precision, shape, GFLOP/s, spread, calls; notes: what was skipped and
 // why, the datasheet peak of each GPU (or that it is not in the table), the convention.
-Table peakTable(const PeakResult& result);
+render::Table peakTable(const PeakResult& result);
 
 }  // namespace wb::report

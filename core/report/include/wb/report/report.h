@@ -9,12 +9,12 @@
 #include <nlohmann/json.hpp>
 
 #include "wb/report/advisor.h"
-#include "wb/report/chart.h"
+#include "wb/render/chart.h"
 #include "wb/report/compare.h"
 #include "wb/report/noise.h"
 #include "wb/report/workers_advice.h"
 #include "wb/report/run_record.h"
-#include "wb/report/table.h"
+#include "wb/render/table.h"
 
 namespace wb::report {
 
@@ -25,14 +25,14 @@ struct AdviceBlock {
 
 struct Figure {
   std::string id;                  // "loss", "accuracy", "ladder" (file stem, HTML id)
-  Drawing drawing;                 // drawing.title is the caption
+  render::Drawing drawing;                 // drawing.title is the caption
   std::string file;                // where a copy is written beside the report ("ladder.svg"), or ""
 };
 
 struct Report {
   std::string title;
   std::string intro;               // one paragraph of plain text
-  std::vector<Table> tables;       // tables[0] is the main table (what CSV writes)
+  std::vector<render::Table> tables;       // tables[0] is the main table (what CSV writes)
   std::vector<AdviceBlock> advice;
   std::vector<Figure> figures;
   std::vector<std::pair<std::string, std::string>> machine;  // env.json, flattened
@@ -44,15 +44,15 @@ std::vector<std::pair<std::string, std::string>> machineInfo(const nlohmann::jso
 
 // Training loss and validation accuracy against wall time, each run overlaid on the baseline
 // (dashed). `records[0]` is the baseline.
-Drawing lossCurves(const std::vector<const RunRecord*>& records);
-Drawing accuracyCurves(const std::vector<const RunRecord*>& records);
+render::Drawing lossCurves(const std::vector<const RunRecord*>& records);
+render::Drawing accuracyCurves(const std::vector<const RunRecord*>& records);
 
 // "field | baseline | run" rows for every run that differs (the "differs from baseline" detail).
-Table configDiffTable(const Comparison& comparison);
+render::Table configDiffTable(const Comparison& comparison);
 
 // Speedup to the target per run (bars; a run that never reached it is drawn empty, "not
 // reached"), with the best val acc under each annotation.
-BarChartSpec comparisonBars(const Comparison& comparison);
+render::BarChartSpec comparisonBars(const Comparison& comparison);
 
 // The comparison as JSON (every metric as a number, null when absent; diffs; target).
 nlohmann::json comparisonJson(const Comparison& comparison);
@@ -63,7 +63,7 @@ nlohmann::json comparisonJson(const Comparison& comparison);
 // `noise`: the host's band the verdicts use (loadNoise; the assumed band when not given).
 Report buildComparisonReport(const RunRecord& baseline, const std::vector<RunRecord>& runs,
                              std::optional<double> target_acc, const WorkersAdviceFor& workers = {},
-                             const HostNoise& noise = HostNoise{}, double min_effect = kDefaultMinEffect);
+                             const HostNoise& noise = HostNoise{}, double min_effect = stats::kDefaultMinEffect);
 // The same from a comparison already made of them (compareRuns(baseline, runs, target)), so a
 // view that shows both computes it once.
 Report buildComparisonReport(const Comparison& comparison, const RunRecord& baseline,
@@ -76,6 +76,6 @@ Report buildComparisonReport(const Comparison& comparison, const RunRecord& base
 // comparison (a truncated events file) go to `problems` when it is given.
 Result<Report> comparisonFromDirs(const std::string& baseline_dir, const std::vector<std::string>& run_dirs,
                                   const std::string& target_acc, const WorkersAdviceFor& workers,
-                                  std::vector<std::string>* problems = nullptr, double min_effect = kDefaultMinEffect);
+                                  std::vector<std::string>* problems = nullptr, double min_effect = stats::kDefaultMinEffect);
 
 }  // namespace wb::report

@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "wb/report/stats.h"
+#include "wb/stats/stats.h"
 
 namespace wb::report {
 
@@ -22,14 +22,14 @@ struct SpeedRecord {
   std::string changed;           // "speedups.precision 32-true → bf16-mixed"
   int rounds = 0;                // counted rounds (segments) or pairs (trials)
   std::vector<double> baseline_rates, variant_rates;  // samples/s, one per round or pair
-  SpeedupEstimate estimate;      // variant over baseline (evaluation: baseline time over variant's)
+  stats::SpeedupEstimate estimate;      // variant over baseline (evaluation: baseline time over variant's)
   bool contended = false;        // no two rounds or pairs to compare: no verdict (the estimate says "contended")
   // Segments (`probe segments`).
   std::optional<std::string> device;
   std::optional<int> steps_per_segment;  // evaluation: passes
   std::optional<bool> steps_sized;       // sized from the warm-up's step (pass) time
   nlohmann::json variant_first;          // per round: the variant's segment came first (booleans)
-  std::optional<RoundsNoise> noise;      // the rounds' own (written with its band)
+  std::optional<stats::RoundsNoise> noise;      // the rounds' own (written with its band)
   std::optional<double> other_cores;     // the most another process used during a segment
   std::optional<int> set_aside;          // rounds whose segments were not slowed alike
   std::optional<double> load_resolution_cores;  // how far a round's load readings could be off

@@ -29,7 +29,7 @@
 #include "wb/common/config.h"
 #include "wb/common/result.h"
 #include "wb/report/run_record.h"
-#include "wb/report/table.h"
+#include "wb/render/table.h"
 
 namespace wb::report {
 
@@ -83,12 +83,12 @@ ReplayedStop replayEarlyStopping(const RunRecord& run, const EarlyStoppingConfig
 // One run's grid: patience, min Δ, stops after, epochs saved, best epoch, best monitor, val acc
 // there, final weights, wall saved, saved %. A run with no rows gives a table with its problem
 // as the note.
-Table whatIfTable(const WhatIf& w);
+render::Table whatIfTable(const WhatIf& w);
 nlohmann::json whatIfJson(const WhatIf& w);
 
 // For a comparison: each run's patience 1..5 at min_delta 0 (and at its own min_delta when it
 // has one), one table; runs with fewer than two evaluations are named in a note.
-Table whatIfComparisonTable(const std::vector<const RunRecord*>& runs);
+render::Table whatIfComparisonTable(const std::vector<const RunRecord*>& runs);
 
 
 }  // namespace wb::report

@@ -51,7 +51,7 @@
 #include "wb/ladder/ladder.h"
 #include "wb/proto/tune_record.h"
 #include "wb/report/report.h"
-#include "wb/report/table.h"
+#include "wb/render/table.h"
 
 namespace wb::tune {
 
@@ -161,7 +161,7 @@ std::string sbatchScript(const Config& c, const std::filesystem::path& bestJson)
 // The tables: the finals (speedup to target with its interval, verdict against the best) and the
 // trials (per rung: samples/s, evaluation images/s, epoch estimate, promoted or not).
 report::Report tuneReport(const proto::TuneRecord& r);
-report::Table finalsTable(const proto::TuneRecord& r);
+render::Table finalsTable(const proto::TuneRecord& r);
 // Writes tune.json and, once it ended, tune.md, tune.html and the best.* files.
 Status writeTuneOutputs(const std::filesystem::path& out, const proto::TuneRecord& r);
 

@@ -1,0 +1,436 @@
+#include "compare/experiment_view.h"
+
+#include <algorithm>
+
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHash>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include "compare/report_table.h"
+#include "compare/speedup_chart.h"
+#include "compare/tune_view.h"
+#include "runs/cli.h"
+#include "runs/run.h"
+#include "runs/runs_model.h"
+#include "wb/proto/events.h"
+#include "wb/proto/rundir.h"
+#include "wb/report/export.h"
+#include "wb/stats/stats.h"
+
+namespace wb::ui {
+
+namespace {
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+std::string path8(const QString& p) { return QFile::encodeName(p).toStdString(); }
+
+}  // namespace
+
+ExperimentView::ExperimentView(RunsModel* model, QWidget* parent)
+    : QWidget(parent), model_(model), ladderRunner_(new ExperimentRunner(this)) {
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(buildControls());
+  summary_ = new QLabel(QStringLiteral("Run ladder measures the baseline's experiment with every speedup off, then adds them "
+                                       "one at a time; Find fastest (the Fastest tab) searches them together."),
+                        this);
+  summary_->setObjectName(QStringLiteral("experimentSummary"));
+  summary_->setWordWrap(true);
+  summary_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+  // Three lines kept whatever it says: the tabs under it do not jump as a ladder's lines come and go.
+  summary_->setMinimumHeight(3 * summary_->fontMetrics().lineSpacing() + 4);
+  layout->addWidget(summary_);
+  layout->addWidget(buildTabs(), 1);
+  connectExperimentRunner();
+  setTargetSource({});
+  showLadder();
+}
+
+ExperimentView::~ExperimentView() = default;
+
+// Run ladder (Stop ladder in its place while one runs), Open ladder…, what it measures to, Export….
+QWidget* ExperimentView::buildControls() {
+  auto* row = new QWidget(this);
+  auto* controls = new QHBoxLayout(row);
+  controls->setContentsMargins(0, 0, 0, 0);
+  ladderButton_ = new QPushButton(QStringLiteral("Run ladder"), row);
+  ladderButton_->setToolTip(QStringLiteral("Run the baseline's experiment with every speedup off, then add them one at a time"));
+  stopLadderButton_ = new QPushButton(QStringLiteral("Stop ladder"), row);
+  stopLadderButton_->setEnabled(false);
+  stopLadderButton_->hide();  // in Run ladder's place while one runs
+  openLadderButton_ = new QPushButton(QStringLiteral("Open ladder…"), row);
+  question_ = new QLabel(row);
+  question_->setObjectName(QStringLiteral("experimentQuestion"));
+  question_->setWordWrap(true);  // never wider than the row leaves it (a 1024 px window)
+  question_->setToolTip(QStringLiteral("Run ladder and Find fastest measure to the Compare tab's Target and call a speedup "
+                                       "faster or slower only from its Effect ≥ (set them there)"));
+  exportButton_ = new QPushButton(QStringLiteral("Export…"), row);
+  exportButton_->setEnabled(false);
+  for (auto* b : {ladderButton_, stopLadderButton_, openLadderButton_}) controls->addWidget(b);
+  controls->addWidget(question_, 1);
+  controls->addWidget(exportButton_);
+  connect(ladderButton_, &QPushButton::clicked, this, &ExperimentView::runLadder);
+  connect(stopLadderButton_, &QPushButton::clicked, ladderRunner_, &ExperimentRunner::cancel);
+  connect(exportButton_, &QPushButton::clicked, this, &ExperimentView::exportDialog);
+  connect(openLadderButton_, &QPushButton::clicked, this, [this] {
+    const QString dir = QFileDialog::getExistingDirectory(this, QStringLiteral("Open a ladder folder (written by workbench-cli ladder)"),
+                                                          runsRoot_);
+    if (dir.isEmpty()) return;
+    QString error;
+    if (!openLadder(dir, &error)) QMessageBox::warning(this, QStringLiteral("Open ladder"), error);
+  });
+  return row;
+}
+
+// The Ladder tab (its table, or the experiments on disk), its Chart (once a ladder is open) and
+// Fastest, each with the whole height: a 1024x700 window has no room for the table over the chart.
+QWidget* ExperimentView::buildTabs() {
+  tabs_ = new QTabWidget(this);
+  tabs_->setObjectName(QStringLiteral("experimentTabs"));
+  ladderTable_ = new QTableWidget(tabs_);
+  ladderTable_->setObjectName(QStringLiteral("ladderTable"));
+  ladderTable_->verticalHeader()->setVisible(false);
+  chart_ = new SpeedupChart(tabs_);
+  chart_->setObjectName(QStringLiteral("ladderChart"));
+  tabs_->addTab(ladderTable_, QStringLiteral("Ladder"));
+  tabs_->addTab(chart_, QStringLiteral("Chart"));
+  tune_ = new TuneView(tabs_);
+  tabs_->addTab(tune_, QStringLiteral("Fastest"));
+  tune_->setConfigSource([this](QString* why) { return experimentFile(why); });  // as Run ladder's
+  connect(ladderTable_, &QTableWidget::cellDoubleClicked, this, [this](int row, int) { openListed(row); });
+  return tabs_;
+}
+
+void ExperimentView::setTargetSource(std::function<QStringList()> source) {
+  targetSource_ = std::move(source);
+  tune_->setTargetSource([this] { return targetSource_ ? targetSource_() : QStringList(); });
+  showQuestion();
+}
+
+void ExperimentView::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  showQuestion();
+}
+
+// "Target 84.00 % · effect ≥ 2 %", as the Compare tab sets them.
+void ExperimentView::showQuestion() {
+  const QStringList target = targetSource_ ? targetSource_() : QStringList();
+  const double effect = minEffectSource_ ? minEffectSource_() : wb::stats::kDefaultMinEffect;
+  const QString to = target.size() == 2 ? qs(wb::fmtAccuracy(target[1].toDouble())) : QStringLiteral("auto");
+  question_->setText(QStringLiteral("Target %1 · effect ≥ %2 % (set on Compare)").arg(to).arg(effect * 100, 0, 'g', 3));
+}
+
+void ExperimentView::connectExperimentRunner() {
+  connect(ladderRunner_, &ExperimentRunner::progress, this, [this](const QString& line) {
+    summary_->setText(QStringLiteral("Ladder (%1): %2").arg(ladderRunner_->progressText(), line));
+    // The tab counts what the header counts, at the same moment.
+    if (ladderRunner_->stepsPlanned() > 0)
+      setLadderTabText(QStringLiteral("Ladder %1/%2").arg(ladderRunner_->stepsDone()).arg(ladderRunner_->stepsPlanned()));
+  });
+  connect(ladderRunner_, &ExperimentRunner::finished, this, &ExperimentView::onLadderFinished);
+  connect(ladderRunner_, &ExperimentRunner::planned, this, [this] {
+    livePlan_ = ladderRunner_->plan();
+    for (auto& step : livePlan_) {
+      const bool skipped = wb::proto::boolOr(step, "skipped", false);
+      step["status"] = skipped ? "skipped: " + wb::proto::stringOr(step, "note", "not available here") : std::string("waiting");
+    }
+    tabs_->setCurrentIndex(0);
+    showLivePlan();
+  });
+  connect(ladderRunner_, &ExperimentRunner::rungStarted, this,
+          [this](int index, int steps, const QString& key, const QString&) { onRungStarted(index, steps, key); });
+  connect(ladderRunner_, &ExperimentRunner::rungEnded, this,
+          [this](int index, const QString&, const QString&, const QString& status) { onRungEnded(index, status); });
+}
+
+// A listed experiment, double-clicked: a ladder opens here; a try's or a search's runs join the
+// runs list as a group, and a search's answer is shown on the Fastest tab.
+void ExperimentView::openListed(int row) {
+  const QTableWidgetItem* item = ladderTable_->item(row, 0);
+  const QString dir = item ? item->data(Qt::UserRole).toString() : QString();
+  const QString kind = item ? item->data(Qt::UserRole + 1).toString() : QString();
+  QString error;
+  if (dir.isEmpty()) return;
+  if (kind == QLatin1String("ladder")) {
+    if (!openLadder(dir, &error)) summary_->setText(error);
+    return;
+  }
+  Q_EMIT openRunsRequested(dir);
+  if (kind == QLatin1String("search") && tune_->open(dir, &error)) tabs_->setCurrentWidget(tune_);
+  else if (!error.isEmpty()) summary_->setText(error);
+}
+
+void ExperimentView::showLadder() {
+  chart_->setBars(ladder_ ? wb::ladder::ladderBars(*ladder_) : wb::render::BarChartSpec{});
+  tabs_->setTabEnabled(tabs_->indexOf(chart_), ladder_.has_value());
+  if (ladderRunning_) showLivePlan();
+  else if (ladder_) fillTable(ladderTable_, wb::ladder::ladderTable(*ladder_));
+  else showLaddersOnDisk();
+  exportButton_->setEnabled(ladder_.has_value());
+}
+
+void ExperimentView::setRunsRoot(const QString& root) {
+  runsRoot_ = root;
+  tune_->setRunsRoot(root);
+  if (!ladder_ && !ladderRunning_) showLaddersOnDisk();
+}
+
+QStringList ExperimentView::laddersOnDisk() const {
+  QStringList dirs;
+  for (const auto& [dir, kind] : experimentsOnDisk())
+    if (kind == QLatin1String("ladder")) dirs << dir;
+  if (!runsRoot_.isEmpty() && QDir(runsRoot_).exists(QStringLiteral("ladder.json"))) dirs.prepend(QDir(runsRoot_).absolutePath());
+  return dirs;
+}
+
+QList<QPair<QString, QString>> ExperimentView::experimentsOnDisk() const {
+  if (runsRoot_.isEmpty()) return {};
+  static const QList<QPair<QString, QString>> kinds{{QStringLiteral("ladder.json"), QStringLiteral("ladder")},
+                                                    {QStringLiteral("try.json"), QStringLiteral("try")},
+                                                    {QStringLiteral("tune.json"), QStringLiteral("search")}};
+  QList<QPair<QFileInfo, QString>> found;
+  const QDir root(runsRoot_);
+  for (const QString& sub : root.entryList(QDir::Dirs | QDir::NoDotAndDotDot))
+    for (const auto& [file, kind] : kinds)
+      if (QFileInfo f(root.filePath(sub + QLatin1Char('/') + file)); f.isFile()) {
+        found.append({f, kind});
+        break;
+      }
+  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first.lastModified() > b.first.lastModified(); });
+  QList<QPair<QString, QString>> out;
+  for (const auto& [f, kind] : found) out.append({f.absolutePath(), kind});
+  return out;
+}
+
+// No ladder open: the experiments under the runs root, newest first (double-click opens one).
+void ExperimentView::showLaddersOnDisk() {
+  const auto found = experimentsOnDisk();
+  ladderTable_->clear();
+  ladderTable_->setColumnCount(3);
+  ladderTable_->setHorizontalHeaderLabels({QStringLiteral("Experiments in the runs folder (double-click to open)"),
+                                           QStringLiteral("Kind"), QStringLiteral("Written")});
+  ladderTable_->setRowCount(found.isEmpty() ? 1 : int(found.size()));
+  if (found.isEmpty()) {
+    auto* hint = new QTableWidgetItem(QStringLiteral("None yet: Run ladder measures the baseline, then each speedup added in turn."));
+    hint->setFlags(Qt::ItemIsEnabled);
+    ladderTable_->setItem(0, 0, hint);
+  }
+  static const QHash<QString, QString> files{{QStringLiteral("ladder"), QStringLiteral("ladder.json")},
+                                             {QStringLiteral("try"), QStringLiteral("try.json")},
+                                             {QStringLiteral("search"), QStringLiteral("tune.json")}};
+  for (int r = 0; r < int(found.size()); ++r) {
+    const auto& [dir, kind] = found[r];
+    auto* name = new QTableWidgetItem(QFileInfo(dir).fileName());
+    name->setData(Qt::UserRole, dir);
+    name->setData(Qt::UserRole + 1, kind);
+    name->setToolTip(kind == QLatin1String("ladder") ? dir
+                     : kind == QLatin1String("search")
+                         ? dir + QStringLiteral("\nDouble-click: its answer on the Fastest tab, its runs in the runs list")
+                         : dir + QStringLiteral("\nDouble-click: its runs in the runs list, its answer on the plots"));
+    auto* kindItem = new QTableWidgetItem(kind);
+    auto* when = new QTableWidgetItem(QFileInfo(QDir(dir).filePath(files.value(kind))).lastModified().toString(QStringLiteral("yyyy-MM-dd HH:mm")));
+    int c = 0;
+    for (auto* item : {name, kindItem, when}) {
+      item->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
+      ladderTable_->setItem(r, c++, item);
+    }
+  }
+  ladderTable_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+  ladderTable_->resizeColumnToContents(1);
+  ladderTable_->resizeColumnToContents(2);
+}
+
+// A running ladder: every step of its plan with where it stands (waiting, running, its status).
+void ExperimentView::showLivePlan() {
+  ladderTable_->clear();
+  ladderTable_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+  ladderTable_->setColumnCount(3);
+  ladderTable_->setHorizontalHeaderLabels({QStringLiteral("Step"), QStringLiteral("Adds"), QStringLiteral("Status")});
+  ladderTable_->setRowCount(int(livePlan_.size()));
+  for (int r = 0; r < int(livePlan_.size()); ++r) {
+    const auto& step = livePlan_[size_t(r)];
+    const QString status = qs(wb::proto::stringOr(step, "status", {}));
+    const QStringList cells{qs(wb::proto::stringOr(step, "key", {})), qs(wb::proto::stringOr(step, "added", {})), status};
+    for (int c = 0; c < cells.size(); ++c) {
+      auto* item = new QTableWidgetItem(cells[c]);
+      item->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
+      item->setToolTip(cells[c]);
+      if (status == QLatin1String("running")) {
+        QFont bold = item->font();
+        bold.setBold(true);
+        item->setFont(bold);
+      }
+      ladderTable_->setItem(r, c, item);
+    }
+  }
+  ladderTable_->resizeColumnsToContents();
+}
+
+void ExperimentView::setLadderTabText(const QString& text) { tabs_->setTabText(0, text); }
+
+void ExperimentView::onRungStarted(int index, int steps, const QString& key) {
+  if (index >= 0 && index < int(livePlan_.size())) livePlan_[size_t(index)]["status"] = "running";
+  // Steps done, never the running step's index: the runner revisits steps in rounds.
+  setLadderTabText(QStringLiteral("Ladder %1/%2").arg(ladderRunner_->stepsDone()).arg(steps));
+  summary_->setText(QStringLiteral("Ladder: %1; now %2 (step %3), its run in the list and on the plots.")
+                        .arg(ladderRunner_->progressText(), key)
+                        .arg(index + 1));
+  showLivePlan();
+}
+
+// A step ended: its status in the plan, and the ladder so far (ladder.json is rewritten after
+// each step) on the chart.
+void ExperimentView::onRungEnded(int index, const QString& status) {
+  if (index >= 0 && index < int(livePlan_.size())) livePlan_[size_t(index)]["status"] = status.toStdString();
+  const QString out = ladderRunner_->outDir();
+  if (!out.isEmpty() && QFileInfo::exists(QDir(out).filePath(QStringLiteral("ladder.json"))))
+    if (auto partial = wb::ladder::loadLadder(path8(out)); partial.ok()) {
+      ladder_ = std::move(partial.value());
+      ladderDir_ = out;
+      Q_EMIT canExportChanged(true);
+    }
+  showLadder();
+}
+
+bool ExperimentView::openLadder(const QString& dirOrFile, QString* error) {
+  auto ladder = wb::ladder::loadLadder(path8(dirOrFile));
+  if (!ladder.ok()) {
+    if (error) *error = qs(ladder.error().message);
+    return false;
+  }
+  ladder_ = std::move(ladder.value());
+  ladderDir_ = QFileInfo(dirOrFile).isDir() ? dirOrFile : QFileInfo(dirOrFile).absolutePath();
+  tabs_->setCurrentIndex(0);
+  summary_->setText(QStringLiteral("Ladder in %1 (its tables, verdicts and runs are in its ladder.html).").arg(ladderDir_));
+  showLadder();
+  Q_EMIT canExportChanged(true);
+  return true;
+}
+
+// The experiment a ladder or a search starts from: the source's when it names one (or why not),
+// else the baseline's config.json.
+QString ExperimentView::experimentFile(QString* why) const {
+  if (experimentSource_)
+    if (const QString file = experimentSource_(why); !file.isEmpty() || !why->isEmpty()) return file;
+  Run* base = model_->baseline();
+  if (base && !base->runDir().isEmpty()) return QString::fromStdString(wb::proto::RunDir{path8(base->runDir())}.config().string());
+  *why = QStringLiteral("Set a baseline first: the ladder and Find fastest start from the baseline's experiment.");
+  return QString();
+}
+
+// The ladder's options: the set-up's lr scaling rule when it has one ("none" lets the ladder pick
+// by the optimiser: linear for SGD, sqrt for Adam, so its devices step compares at equal
+// accuracy), and the Compare tab's threshold and target.
+QStringList ExperimentView::ladderArguments(const QString& config) const {
+  QStringList args{QStringLiteral("--config"), config};
+  if (const QString rule = ladderLrScaling_ ? ladderLrScaling_() : QString(); !rule.isEmpty() && rule != QLatin1String("none"))
+    args << QStringLiteral("--lr-scaling") << rule;
+  const double effect = minEffectSource_ ? minEffectSource_() : wb::stats::kDefaultMinEffect;
+  args << QStringLiteral("--min-effect") << QString::number(effect);
+  if (targetSource_) args << targetSource_();
+  return args;
+}
+
+void ExperimentView::runLadder() {
+  QString why;
+  const QString config = experimentFile(&why);
+  if (config.isEmpty()) {
+    QMessageBox::information(this, QStringLiteral("Run ladder"),
+                             why + QStringLiteral(" The ladder runs it with every speedup off, then adds them one at a time."));
+    return;
+  }
+  QStringList args = ladderArguments(config);
+  // A ladder cut short on the same experiment and options is continued, as the CLI does with its
+  // folder; else a new one, into the runs folder the window shows (listed there after a restart).
+  const CutExperiment asked{QString(), args.mid(2), readAll(config)};  // the config by its content, not its path
+  const bool continuing = cutLadder_.continues(asked);
+  const QString out = continuing ? cutLadder_.dir
+                      : runsRoot_.isEmpty()
+                          ? QString()
+                          : QDir(runsRoot_).filePath(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")) + QStringLiteral("-ladder"));
+  cutLadder_ = asked;
+  cutLadder_.dir = out;
+  if (!out.isEmpty()) args << QStringLiteral("--out") << out;
+  ladderRunning_ = true;
+  livePlan_ = nlohmann::json::array();
+  ladderRunner_->start(locateCli(), args);
+  setRunning(true);
+  showQuestion();
+  summary_->setText(continuing ? QStringLiteral("Ladder: continuing the one cut short in %1 (its finished pairs are kept)…").arg(out)
+                               : QStringLiteral("Ladder: starting…"));
+}
+
+void ExperimentView::setRunning(bool running) {
+  ladderButton_->setEnabled(!running);
+  ladderButton_->setVisible(!running);
+  stopLadderButton_->setEnabled(running);
+  stopLadderButton_->setVisible(running);
+}
+
+void ExperimentView::onLadderFinished(const QString& outDir, bool cancelled, const QString& error) {
+  ladderRunning_ = false;
+  if (!cancelled || outDir.isEmpty()) cutLadder_ = {};  // only a cut ladder is continued
+  else cutLadder_.dir = outDir;
+  setLadderTabText(QStringLiteral("Ladder"));
+  setRunning(false);
+  QString loadError;
+  const bool opened = !outDir.isEmpty() && QFileInfo::exists(QDir(outDir).filePath(QStringLiteral("ladder.json"))) &&
+                      openLadder(outDir, &loadError);
+  if (!opened) showLadder();
+  QString text = cancelled ? QStringLiteral("Ladder cancelled; the steps that finished are shown. Run ladder on the same "
+                                           "experiment continues it.")
+                 : error.isEmpty() ? QStringLiteral("Ladder finished: %1").arg(outDir)
+                                   : error;
+  if (!opened && !loadError.isEmpty()) text += QStringLiteral("\n") + loadError;
+  summary_->setText(text);
+}
+
+bool ExperimentView::exportTo(const QString& path, QString* error) const {
+  if (!ladder_) {
+    if (error) *error = QStringLiteral("Nothing to export yet: run or open a ladder.");
+    return false;
+  }
+  const QString ext = QFileInfo(path).suffix().toLower();
+  if (ext == QLatin1String("png") || ext == QLatin1String("svg") || ext == QLatin1String("pdf")) return chart_->save(path, error);
+  auto format = wb::report::formatForPath(path8(path));
+  if (!format) {
+    if (error) *error = QStringLiteral("Unknown format \"%1\": use .html, .md, .csv, .tex, .json, .png, .svg or .pdf.").arg(ext);
+    return false;
+  }
+  auto st = wb::report::writeReport(wb::ladder::buildLadderReport(*ladder_, {}), *format, path8(path));
+  if (!st.ok() && error) *error = qs(st.error().message);
+  return st.ok();
+}
+
+void ExperimentView::exportDialog() {
+  if (!canExport()) {
+    QMessageBox::information(this, QStringLiteral("Export"), QStringLiteral("Nothing to export yet: run or open a ladder."));
+    return;
+  }
+  const QString path = exportPathFromDialog(this, QStringLiteral("Export ladder"), exportStartPath());
+  if (path.isEmpty()) return;
+  QString error;
+  if (exportTo(path, &error)) {
+    summary_->setText(QStringLiteral("Wrote ") + path);
+    lastExportDir_ = QFileInfo(path).absolutePath();
+  } else {
+    QMessageBox::warning(this, QStringLiteral("Export"), error);
+  }
+}
+
+QString ExperimentView::exportStartPath() const {
+  const QString dir = !lastExportDir_.isEmpty() ? lastExportDir_ : !ladderDir_.isEmpty() ? ladderDir_ : runsRoot_;
+  return QDir(dir.isEmpty() ? QDir::homePath() : dir).filePath(QStringLiteral("ladder.html"));
+}
+
+}  // namespace wb::ui
