@@ -23,20 +23,6 @@ namespace t = wb::ui::test;
 
 namespace {
 
-// Evaluations reach `acc` at t = 5 and 10 (rising to it), then the run ends.
-QByteArray eventsReaching(double acc) {
-  QByteArray out = t::line(t::stepEvent(10, 2.0)) + t::line(t::stepEvent(20, 1.5));
-  out += t::line(t::event("eval", {{"epoch", 1}, {"step", 20}, {"t", 5.0}, {"val_acc", acc - 0.1}, {"eval_ms", 100}}));
-  out += t::line(t::event("eval", {{"epoch", 2}, {"step", 40}, {"t", 10.0}, {"val_acc", acc}, {"eval_ms", 100}}));
-  return out;
-}
-
-int columnOf(const QTableWidget* table, const QString& title) {
-  for (int c = 0; c < table->columnCount(); ++c)
-    if (table->horizontalHeaderItem(c)->text() == title) return c;
-  return -1;
-}
-
 // A run launched from the window: its events arrive through ingest(), not from its folder.
 Run* launchedRun(const QString& dir, const QString& name) {
   auto* run = new Run(Run::Origin::Launched);
@@ -47,7 +33,7 @@ Run* launchedRun(const QString& dir, const QString& name) {
 
 QString bestAccOf(const CompareView& view, int row) {
   const QTableWidget* table = view.table();
-  const int c = columnOf(table, QStringLiteral("Best val acc"));
+  const int c = t::columnOf(table, QStringLiteral("Best val acc"));
   return c >= 0 && row < table->rowCount() ? table->item(row, c)->text() : QStringLiteral("(no column)");
 }
 
@@ -106,9 +92,9 @@ class TestCompareView : public QObject {
   void contendedRunShowsNoSpeedup() {
     auto root = t::scratchRoot();
     RunsModel model;
-    const QString baseDir = t::writeRunDir(root.path(), QStringLiteral("base"), QStringLiteral("base"), eventsReaching(0.8),
+    const QString baseDir = t::writeRunDir(root.path(), QStringLiteral("base"), QStringLiteral("base"), t::eventsReaching(0.8),
                                            QStringLiteral("ok"));
-    const QString runDir = t::writeRunDir(root.path(), QStringLiteral("busy"), QStringLiteral("busy"), eventsReaching(0.85),
+    const QString runDir = t::writeRunDir(root.path(), QStringLiteral("busy"), QStringLiteral("busy"), t::eventsReaching(0.85),
                                           QStringLiteral("ok"), {{"cpu", t::contendedCpu(0.9)}});
     Run* base = Run::fromDirectory(baseDir);
     Run* busy = Run::fromDirectory(runDir);
@@ -120,9 +106,9 @@ class TestCompareView : public QObject {
     const QTableWidget* table = view.table();
     QCOMPARE(table->rowCount(), 2);
     for (const char* title : {"× to target", "× wall", "× train samples/s", "× epoch"})
-      QCOMPARE(table->item(1, columnOf(table, QString::fromUtf8(title)))->text(), QStringLiteral("contended"));
-    QVERIFY(columnOf(table, QStringLiteral("Train samples/s")) >= 0);
-    QVERIFY(columnOf(table, QStringLiteral("Samples/s")) < 0);
+      QCOMPARE(table->item(1, t::columnOf(table, QString::fromUtf8(title)))->text(), QStringLiteral("contended"));
+    QVERIFY(t::columnOf(table, QStringLiteral("Train samples/s")) >= 0);
+    QVERIFY(t::columnOf(table, QStringLiteral("Samples/s")) < 0);
     QVERIFY(!table->item(1, 0)->icon().isNull());
     QVERIFY(table->item(1, 0)->toolTip().contains(QStringLiteral("another process used 0.9 of 2 cores")));
     QVERIFY(table->item(0, 0)->icon().isNull());
@@ -142,8 +128,8 @@ class TestCompareView : public QObject {
     QFETCH(QString, status);
     auto root = t::scratchRoot();
     RunsModel model;
-    const QString baseDir = t::writeRunDir(root.path(), QStringLiteral("base"), QStringLiteral("exp"), eventsReaching(0.8), QStringLiteral("ok"));
-    const QString runDir = t::writeRunDir(root.path(), QStringLiteral("stopped"), QStringLiteral("exp"), eventsReaching(0.85), status,
+    const QString baseDir = t::writeRunDir(root.path(), QStringLiteral("base"), QStringLiteral("exp"), t::eventsReaching(0.8), QStringLiteral("ok"));
+    const QString runDir = t::writeRunDir(root.path(), QStringLiteral("stopped"), QStringLiteral("exp"), t::eventsReaching(0.85), status,
                                           {{"wall_s", 1.0}, {"run_wall_s", 1.2}});
     json config = wb::proto::configToJson(wb::Config{});
     config["name"] = "exp";
@@ -160,7 +146,7 @@ class TestCompareView : public QObject {
     QCOMPARE(table->rowCount(), 2);
     QCOMPARE(table->item(1, 0)->text(), QStringLiteral("+ bf16"));
     for (const char* title : {"× to target", "× wall", "× train samples/s", "× epoch"}) {
-      const int c = columnOf(table, QString::fromUtf8(title));
+      const int c = t::columnOf(table, QString::fromUtf8(title));
       QVERIFY2(c >= 0, title);
       QVERIFY2(!table->item(1, c)->text().contains(QStringLiteral("×")), qPrintable(table->item(1, c)->text()));
     }
@@ -235,13 +221,13 @@ class TestCompareView : public QObject {
   void comparesWhatTheRunsIngested() {
     auto root = t::scratchRoot();
     RunsModel model;
-    const QString baseDir = t::writeRunDir(root.path(), QStringLiteral("base"), QStringLiteral("base"), eventsReaching(0.8),
+    const QString baseDir = t::writeRunDir(root.path(), QStringLiteral("base"), QStringLiteral("base"), t::eventsReaching(0.8),
                                            QStringLiteral("ok"));
-    const QString liveDir = t::writeRunDir(root.path(), QStringLiteral("live"), QStringLiteral("live"), eventsReaching(0.5));
+    const QString liveDir = t::writeRunDir(root.path(), QStringLiteral("live"), QStringLiteral("live"), t::eventsReaching(0.5));
     Run* base = Run::fromDirectory(baseDir);
     Run* live = launchedRun(liveDir, QStringLiteral("live"));
     model.addRun(base), model.addRun(live);
-    live->ingest(eventsOf(eventsReaching(0.9)));
+    live->ingest(eventsOf(t::eventsReaching(0.9)));
     CompareView view(&model);
     model.setBaseline(base);
     model.setShown(live, true);
@@ -260,7 +246,7 @@ class TestCompareView : public QObject {
   void aHiddenTabCatchesUpWhenShown() {
     auto root = t::scratchRoot();
     RunsModel model;
-    const QString baseDir = t::writeRunDir(root.path(), QStringLiteral("base"), QStringLiteral("base"), eventsReaching(0.8),
+    const QString baseDir = t::writeRunDir(root.path(), QStringLiteral("base"), QStringLiteral("base"), t::eventsReaching(0.8),
                                            QStringLiteral("ok"));
     Run* base = Run::fromDirectory(baseDir);
     Run* live = launchedRun(root.filePath(QStringLiteral("live")), QStringLiteral("live"));
@@ -269,7 +255,7 @@ class TestCompareView : public QObject {
     QSignalSpy canExport(&view, &CompareView::canExportChanged);
     model.setBaseline(base);
     model.setShown(live, true);
-    live->ingest(eventsOf(eventsReaching(0.9)));
+    live->ingest(eventsOf(t::eventsReaching(0.9)));
     QTest::qWait(700);  // longer than the debounce
     QVERIFY(view.isStale());
     QVERIFY(!view.report().has_value());

@@ -23,20 +23,6 @@ namespace t = wb::ui::test;
 
 namespace {
 
-// Evaluations reach `acc` at t = 5 and 10 (rising to it), then the run ends.
-QByteArray eventsReaching(double acc) {
-  QByteArray out = t::line(t::stepEvent(10, 2.0)) + t::line(t::stepEvent(20, 1.5));
-  out += t::line(t::event("eval", {{"epoch", 1}, {"step", 20}, {"t", 5.0}, {"val_acc", acc - 0.1}, {"eval_ms", 100}}));
-  out += t::line(t::event("eval", {{"epoch", 2}, {"step", 40}, {"t", 10.0}, {"val_acc", acc}, {"eval_ms", 100}}));
-  return out;
-}
-
-int columnOf(const QTableWidget* table, const QString& title) {
-  for (int c = 0; c < table->columnCount(); ++c)
-    if (table->horizontalHeaderItem(c)->text() == title) return c;
-  return -1;
-}
-
 // A ladder whose workers step ran 15× faster on wall time but fell from 68.5 % to 62.8 %.
 wb::ladder::Ladder fieldLadder() {
   wb::ladder::Ladder l;
@@ -80,8 +66,8 @@ class TestExperimentView : public QObject {
     QCOMPARE(QString::fromStdString(spec.bars[1].annotation), QStringLiteral("not reached"));
     QCOMPARE(QString::fromStdString(spec.bars[1].detail), QStringLiteral("acc 62.8 %"));
     const auto* ladder = view.findChild<QTableWidget*>(QStringLiteral("ladderTable"));
-    QCOMPARE(ladder->item(1, columnOf(ladder, QStringLiteral("× to target")))->text(), QStringLiteral("not reached · 62.8 %"));
-    QCOMPARE(ladder->item(1, columnOf(ladder, QStringLiteral("× wall")))->text(), QStringLiteral("15.1× (no interval)"));  // an older ladder.json
+    QCOMPARE(ladder->item(1, t::columnOf(ladder, QStringLiteral("× to target")))->text(), QStringLiteral("not reached · 62.8 %"));
+    QCOMPARE(ladder->item(1, t::columnOf(ladder, QStringLiteral("× wall")))->text(), QStringLiteral("15.1× (no interval)"));  // an older ladder.json
     t::grabIfAsked(view, QStringLiteral("ladder"));
   }
 
@@ -107,10 +93,10 @@ class TestExperimentView : public QObject {
     QString error;
     QVERIFY2(view.openLadder(root.path(), &error), qPrintable(error));
     const auto* ladder = view.findChild<QTableWidget*>(QStringLiteral("ladderTable"));
-    QVERIFY2(ladder->item(1, columnOf(ladder, QStringLiteral("× to target")))->text().startsWith(QStringLiteral("1.31× [1.20, 1.43]")),
-             qPrintable(ladder->item(1, columnOf(ladder, QStringLiteral("× to target")))->text()));
-    QVERIFY(ladder->item(1, columnOf(ladder, QStringLiteral("Pairs")))->text().contains(QStringLiteral("by parts")));
-    QVERIFY(ladder->item(1, columnOf(ladder, QStringLiteral("Note")))->text().contains(QStringLiteral("1.45× throughput")));
+    QVERIFY2(ladder->item(1, t::columnOf(ladder, QStringLiteral("× to target")))->text().startsWith(QStringLiteral("1.31× [1.20, 1.43]")),
+             qPrintable(ladder->item(1, t::columnOf(ladder, QStringLiteral("× to target")))->text()));
+    QVERIFY(ladder->item(1, t::columnOf(ladder, QStringLiteral("Pairs")))->text().contains(QStringLiteral("by parts")));
+    QVERIFY(ladder->item(1, t::columnOf(ladder, QStringLiteral("Note")))->text().contains(QStringLiteral("1.45× throughput")));
     t::grabIfAsked(view, QStringLiteral("ladder-by-parts"));
     if (qEnvironmentVariableIsSet("WB_GRAB_LADDER")) {  // a real ladder's folder, to look at
       ExperimentView real(&model);
@@ -152,9 +138,9 @@ class TestExperimentView : public QObject {
     QVERIFY(!writeFieldLadder(root).isEmpty());
     RunsModel model;
     Run* base = Run::fromDirectory(t::writeRunDir(root.path(), QStringLiteral("base"), QStringLiteral("base"),
-                                                  eventsReaching(0.8), QStringLiteral("ok")));
+                                                  t::eventsReaching(0.8), QStringLiteral("ok")));
     Run* other = Run::fromDirectory(t::writeRunDir(root.path(), QStringLiteral("other"), QStringLiteral("other"),
-                                                   eventsReaching(0.9), QStringLiteral("ok")));
+                                                   t::eventsReaching(0.9), QStringLiteral("ok")));
     model.addRun(base), model.addRun(other);
     CompareView compare(&model);
     ExperimentView view(&model);

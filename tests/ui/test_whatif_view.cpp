@@ -30,12 +30,6 @@ QByteArray curve(const std::vector<double>& losses) {
   return out;
 }
 
-int columnOf(const QTableWidget* table, const QString& title) {
-  for (int c = 0; c < table->columnCount(); ++c)
-    if (table->horizontalHeaderItem(c)->text() == title) return c;
-  return -1;
-}
-
 }  // namespace
 
 class TestWhatIfView : public QObject {
@@ -66,15 +60,15 @@ class TestWhatIfView : public QObject {
     QCOMPARE(w->runChooser()->count(), 2);
     if (!qEnvironmentVariableIsSet("WB_GRAB_BASELINE")) {
       QCOMPARE(table->rowCount(), 1 + 5 * 3);  // off, then patience 1..5 × min_delta 0, 0.001, 0.01
-      const int stop = columnOf(table, QStringLiteral("Stops after epoch"));
-      const int best = columnOf(table, QStringLiteral("Best epoch"));
+      const int stop = t::columnOf(table, QStringLiteral("Stops after epoch"));
+      const int best = t::columnOf(table, QStringLiteral("Best epoch"));
       QVERIFY(stop >= 0 && best >= 0);
       QCOMPARE(table->item(1, stop)->text(), QStringLiteral("3"));  // patience 1, min_delta 0
       QCOMPARE(table->item(1, best)->text(), QStringLiteral("2"));
       QCOMPARE(table->item(0, stop)->text(), QStringLiteral("off: all 6"));
       QVERIFY(table->item(0, 0)->font().bold());   // the run's own setting: patience 0, min_delta 0
       QVERIFY(!table->item(1, 0)->font().bold());
-      QCOMPARE(table->item(1, columnOf(table, QStringLiteral("Wall saved")))->text(), QStringLiteral("30.0 s"));
+      QCOMPARE(table->item(1, t::columnOf(table, QStringLiteral("Wall saved")))->text(), QStringLiteral("30.0 s"));
     }
     if (qEnvironmentVariableIsSet("WB_GRAB_DIR")) {
       auto* tabs = view.findChild<QTabWidget*>();

@@ -7,6 +7,7 @@
 #include <QFileInfo>
 #include <QStandardPaths>
 #include <QString>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QWidget>
 #include <QtTest/QtTest>
@@ -112,6 +113,21 @@ inline nlohmann::json startEvent(int64_t stepsPerEpoch, const std::string& devic
 // The end event; its summary's fields given as JSON go through the summary's own reader.
 inline nlohmann::json endEvent(const std::string& status, const nlohmann::json& summary) {
   return wb::proto::toEvent(wb::proto::EndEvent{status, wb::proto::readRunSummary(summary)}, 0, 0.0);
+}
+
+// Evaluations reach `acc` at t = 5 and 10 (rising to it), then the run ends.
+inline QByteArray eventsReaching(double acc) {
+  QByteArray out = line(stepEvent(10, 2.0)) + line(stepEvent(20, 1.5));
+  out += line(event("eval", {{"epoch", 1}, {"step", 20}, {"t", 5.0}, {"val_acc", acc - 0.1}, {"eval_ms", 100}}));
+  out += line(event("eval", {{"epoch", 2}, {"step", 40}, {"t", 10.0}, {"val_acc", acc}, {"eval_ms", 100}}));
+  return out;
+}
+
+// The column headed `title`; -1 when there is none.
+inline int columnOf(const QTableWidget* table, const QString& title) {
+  for (int c = 0; c < table->columnCount(); ++c)
+    if (table->horizontalHeaderItem(c) && table->horizontalHeaderItem(c)->text() == title) return c;
+  return -1;
 }
 
 inline bool writeFile(const QString& path, const QByteArray& bytes, QIODevice::OpenMode mode = QIODevice::WriteOnly) {

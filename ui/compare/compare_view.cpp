@@ -333,15 +333,11 @@ void CompareView::exportDialog() {
                              QStringLiteral("Nothing to export yet: set a baseline and tick runs."));
     return;
   }
-  const QString path = exportPathFromDialog(this, QStringLiteral("Export comparison"), exportStartPath());
+  const QString path = exportWithDialog(this, QStringLiteral("Export comparison"), exportStartPath(),
+                                        [this](const QString& to, QString* error) { return exportTo(to, error); });
   if (path.isEmpty()) return;
-  QString error;
-  if (exportTo(path, &error)) {
-    summary_->setText(QStringLiteral("Wrote ") + path);
-    lastExportDir_ = QFileInfo(path).absolutePath();
-  } else {
-    QMessageBox::warning(this, QStringLiteral("Export"), error);
-  }
+  summary_->setText(QStringLiteral("Wrote ") + path);
+  lastExportDir_ = QFileInfo(path).absolutePath();
 }
 
 QString CompareView::exportStartPath() const {

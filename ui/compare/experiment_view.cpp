@@ -417,15 +417,11 @@ void ExperimentView::exportDialog() {
     QMessageBox::information(this, QStringLiteral("Export"), QStringLiteral("Nothing to export yet: run or open a ladder."));
     return;
   }
-  const QString path = exportPathFromDialog(this, QStringLiteral("Export ladder"), exportStartPath());
+  const QString path = exportWithDialog(this, QStringLiteral("Export ladder"), exportStartPath(),
+                                        [this](const QString& to, QString* error) { return exportTo(to, error); });
   if (path.isEmpty()) return;
-  QString error;
-  if (exportTo(path, &error)) {
-    summary_->setText(QStringLiteral("Wrote ") + path);
-    lastExportDir_ = QFileInfo(path).absolutePath();
-  } else {
-    QMessageBox::warning(this, QStringLiteral("Export"), error);
-  }
+  summary_->setText(QStringLiteral("Wrote ") + path);
+  lastExportDir_ = QFileInfo(path).absolutePath();
 }
 
 QString ExperimentView::exportStartPath() const {

@@ -2,6 +2,7 @@
 
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QMessageBox>
 #include <QPainter>
 #include <QStringList>
 
@@ -56,6 +57,16 @@ QString exportPathFromDialog(QWidget* parent, const QString& title, const QStrin
     path += filter.mid(star + 1, filter.indexOf(QLatin1Char(')'), star) - star - 1);
   }
   return path;
+}
+
+QString exportWithDialog(QWidget* parent, const QString& title, const QString& startPath,
+                         const std::function<bool(const QString& path, QString* error)>& write) {
+  const QString path = exportPathFromDialog(parent, title, startPath);
+  if (path.isEmpty()) return path;
+  QString error;
+  if (write(path, &error)) return path;
+  QMessageBox::warning(parent, QStringLiteral("Export"), error);
+  return QString();
 }
 
 }  // namespace wb::ui

@@ -4,6 +4,8 @@
 // to their contents up to 360 px). Thread affinity: GUI thread.
 #include <QTableWidget>
 
+#include <functional>
+
 #include "wb/render/table.h"
 
 namespace wb::ui {
@@ -14,6 +16,10 @@ void fillTable(QTableWidget* w, const render::Table& t);
 // png, svg or pdf): the path, with the chosen filter's extension when none was typed; "" when
 // cancelled. The Compare and Experiments tabs' Export….
 QString exportPathFromDialog(QWidget* parent, const QString& title, const QString& startPath);
+// Export…: asks where (exportPathFromDialog), writes there with `write`, and warns with its error
+// when it fails. The path written; "" when cancelled or failed.
+QString exportWithDialog(QWidget* parent, const QString& title, const QString& startPath,
+                         const std::function<bool(const QString& path, QString* error)>& write);
 
 // A table that says, in its middle, what it will hold while it has no rows: no empty box.
 class PlaceholderTable : public QTableWidget {
