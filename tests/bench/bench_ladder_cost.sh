@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # What the default ladder's answer costs, as users run it: one baseline `workbench-cli run` timed
-# RUNS times (its median is the unit), then the default ladder on a new experiment (its reference
-# runs made first) and the same ladder again once they exist. Prints each ladder's wall time in
+# RUNS times (its median is the unit; one untimed run first, for the caches), interleaved with the
+# default ladder on a new experiment (its reference runs made first) and the same ladder again
+# once they exist: base, ladder, base, ladder, base…, so the unit is timed on the host as the
+# ladders found it. Prints each ladder's wall time in
 # seconds and in baseline runs, its answer, and each step's seconds (from the step's first line on
 # stderr to the next step's), so the fixed cost per step and what grows with the run are apart.
 # Never asserts.
@@ -22,14 +24,17 @@ stamped() {
 }
 
 base=()
-for i in $(seq "${RUNS:-3}"); do
+baseline() {
+  local t0
   t0=$(now)
-  "$cli" run "${common[@]}" --run-dir "$out/baseline-$i" >/dev/null 2>"$out/baseline-$i.log"
-  base+=("$(python3 -c "import time; print(f'{time.time() - $t0:.2f}')")")
-done
-echo "Baseline runs: ${base[*]} s ($out)"
+  "$cli" run "${common[@]}" --run-dir "$out/baseline-$1" >/dev/null 2>"$out/baseline-$1.log"
+  [[ $1 == warm-up ]] || base+=("$(python3 -c "import time; print(f'{time.time() - $t0:.2f}')")")
+}
 
+baseline warm-up
+n=0
 for which in new again; do
+  baseline $((++n))
   t0=$(now)
   echo "$t0" >"$out/ladder-$which.t0"
   "$cli" ladder --out "$out/ladder-$which" "${common[@]}" 2> >(stamped >"$out/ladder-$which.log") >"$out/ladder-$which.txt" ||
@@ -37,6 +42,8 @@ for which in new again; do
   python3 -c "import time; print(f'{time.time() - $t0:.1f}')" >"$out/ladder-$which.s"
   sleep 1  # the stamping loop's last lines
 done
+while ((n < ${RUNS:-3})); do baseline $((++n)); done
+echo "Baseline runs: ${base[*]} s ($out)"
 
 python3 - "$out" "${base[@]}" <<'PY'
 import re, statistics, sys

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <set>
 
 #include "wb/common/fs.h"
+#include "wb/common/lr_scaling.h"
 #include "wb/common/speedups.h"
 #include "composed_speed.h"
 #include "composed_words.h"
@@ -38,6 +40,20 @@ bool referenceRunsExpected(const TryOptions& o) {
       if (!s || s->math.math != Math::Keeps) return true;
     }
   return false;
+}
+
+bool samplesNeverFewer(const TryOptions& o) {
+  static const std::set<std::string> kBatchFields{"speedups.devices",  "train.batch_size",  "speedups.grad_accumulation",
+                                                  "optim.lr",          "optim.lr_scaling",  "optim.lr_base_batch",
+                                                  "optim.lr_scaling_warmup"};
+  const Changes c = changesOf(o);
+  if (!c.unknown.empty()) return false;
+  for (const auto& [part, paths] : c.parts)
+    for (const auto& path : paths)
+      if (!kBatchFields.count(path)) return false;
+  const double grow = double(samplesPerStep(o.variant)) / double(samplesPerStep(o.baseline));
+  const auto lrOf = [](const Config& k) { return lrScaling(k.optim, k.speedups.devices, 0, k.train.batch_size).effective_lr; };
+  return grow > 1 && lrOf(o.baseline) > 0 && lrOf(o.variant) <= lrOf(o.baseline) * grow * (1 + 1e-9);
 }
 
 namespace {
@@ -160,6 +176,7 @@ struct Inputs {
   stats::SamplesComparison samples;
   stats::VerdictRule rule;  // the composed verdict's: the variant's last look's when its runs were looked at
   json looks;       // the variant's runs' looks: {max_runs, runs, stopped}
+  bool samples_assumed = false;  // a larger global batch only: its samples bounded, not run (samplesNeverFewer)
   json replay;      // early stopping: where each reference run would stop (replayStops)
   bool replay_after_target = false;  // ... and every one reached the target first
 };
@@ -174,6 +191,19 @@ void evaluationParts(const Inputs& in, stats::TimeToTargetParts& p, bool withRef
   if (in.segments.unchanged())  // evaluation segments: their warm-up's; trials: their own
     p.baseline_train_samples_per_s =
         stats::exactly(geometricMean(in.evaluation->baseline_train_rates.value_or(in.evaluation->baseline_rates)));
+}
+
+// The bound of a larger global batch (samplesNeverFewer): the reference runs' samples as the
+// least the variant needs, its start-up and its evaluations as free. What it composes is the most
+// the variant's time to target can be faster.
+constexpr double kFreeEvaluations = 1e9;
+stats::TimeToTargetParts assumedBound(stats::TimeToTargetParts p, const std::vector<report::RunRecord>& refs, double target,
+                                      double resolution) {
+  p.keepMath(stats::summariseRuns(targetRuns(refs, target), resolution).samples);
+  p.samples_bound = stats::SamplesBound::AtLeast;
+  p.variant_startup_s = stats::exactly(0);
+  p.eval_speed = stats::exactly(kFreeEvaluations);
+  return p;
 }
 
 // The parts of the time to target from what was measured (see the header).
@@ -203,6 +233,7 @@ stats::TimeToTargetParts partsOf(const TryOptions& o, const Inputs& in) {
     p.keepMath(stats::summariseRuns(targetRuns(refs, *in.target), in.refs->resolution).samples);
     return p;
   }
+  if (in.samples_assumed) return assumedBound(p, refs, *in.target, in.refs->resolution);
   p.setSamples(in.samples);
   if (!in.replay.is_null()) return p;  // the reference runs themselves, cut where the rule stops them
   p.variant_startup_s = variantOrBorrowed(perRun(in.variant, startupOf), p.baseline_startup_s);
@@ -301,6 +332,23 @@ Status lookedAtVariantRuns(const TryOptions& o, const ComposedOptions& c, const 
   return {};
 }
 
+// For a question that is only "faster?" (futility): a larger global batch whose throughput is too
+// slow for it to be faster even needing no more samples than the baseline, with its start-up and
+// evaluations free, is answered by that bound, without a run to the target.
+bool settledByTheBound(const TryOptions& o, const ComposedOptions& c, Inputs& in, const Hooks& h) {
+  if (!c.futility || !samplesNeverFewer(o) || in.segments.contended) return false;
+  in.samples_assumed = true;
+  const stats::TimeToTargetEstimate e = stats::composeTimeToTarget(partsOf(o, in), in.rule);
+  in.samples_assumed = std::isfinite(e.speedup.hi) && e.speedup.hi < 1 + o.policy.min_effect;
+  if (!in.samples_assumed) return false;
+  in.looks = {{"max_runs", c.variant_runs}, {"runs", 0}, {"stopped", stats::lookStopName(stats::LookStop::CannotBeFaster)},
+              {"assumed", "samples to target no fewer than the baseline's"}};
+  if (h.log)
+    std::fprintf(h.log, "no run to the target: a larger global batch that needed no more samples would still be at most %s as fast\n",
+                 wb::fmtSpeedup(e.speedup.hi).c_str());
+  return true;
+}
+
 Status measureSamples(const TryOptions& o, const ComposedOptions& c, Inputs& in, const Hooks& h) {
   if (in.changes.has(Part::Replay) && in.refs && in.target) {
     stats::SamplesRule rule;
@@ -319,6 +367,7 @@ Status measureSamples(const TryOptions& o, const ComposedOptions& c, Inputs& in,
   p.resolution = in.refs->resolution;
   p.cap_samples = c.cap * geometricMean(reached);
   p.train_samples = in.train_samples;
+  if (settledByTheBound(o, c, in, h)) return {};
   return lookedAtVariantRuns(o, c, p, reference, in, h);
 }
 
@@ -347,7 +396,9 @@ proto::TryRecord composedRecord(const TryOptions& o, const Inputs& in, const sta
   r.throughput = throughput;
   r.evaluation = in.evaluation ? report::speedRecordJson(*in.evaluation) : json();
   r.early_stopping = in.replay;
-  r.samples = in.keeps || !in.refs ? json() : stats::samplesComparisonJson(in.samples);
+  r.samples = in.keeps || !in.refs     ? json()
+              : in.samples_assumed      ? json{{"assumed", "at least the baseline's (a larger global batch)"}}
+                                        : stats::samplesComparisonJson(in.samples);
   r.references = referencesJson(in.refs, in.target);
   for (const auto& run : in.variant) r.variant_runs.push_back(run.dir);
   r.variant_looks = in.looks;

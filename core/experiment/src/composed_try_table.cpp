@@ -32,6 +32,9 @@ std::vector<render::Cell> samplesRow(const json& doc) {
   if (!samples.is_object())
     return {render::Cell::str("Samples to target"), render::Cell::str("–"), render::Cell::str("–"),
             render::Cell::str(doc.value("training_only", false) ? "same (keeps the math)" : "same (keeps the math, checked)")};
+  if (samples.contains("assumed"))
+    return {render::Cell::str("Samples to target"), render::Cell::str("–"), render::Cell::str("–"),
+            render::Cell::str("not run: " + samples.value("assumed", std::string()))};
   const stats::SamplesComparison c = stats::samplesComparisonFromJson(samples);
   return {render::Cell::str("Samples to target"), render::Cell::num(fmtSamples(c.reference.samples.value), c.reference.samples.value),
           render::Cell::num(fmtSamples(c.variant.samples.value), c.variant.samples.value),

@@ -32,6 +32,9 @@ std::string replayWords(const json& replay) {
 std::string looksWords(const json& looks) {
   if (!looks.is_object() || looks.value("stopped", std::string()) != stats::lookStopName(stats::LookStop::CannotBeFaster))
     return "";
+  if (looks.contains("assumed"))
+    return "; no run to the target: a larger global batch at an lr scaled at most in proportion is taken to need no fewer "
+           "samples than the baseline (Shallue et al. 2018), and even so, its start-up and evaluations free, it cannot be faster";
   return "; its runs to the target stopped after " + std::to_string(looks.value("runs", 0)) + " of " +
          std::to_string(looks.value("max_runs", 0)) + ": it could no longer be shown faster";
 }

@@ -203,7 +203,9 @@ std::string timeToTargetWords(const TimeToTargetEstimate& e) {
     case Verdict::NoInterval: head = bound + x + " to target (no verdict)"; break;
   }
   std::string split = fmtSpeedup(e.throughput_factor) + " throughput, ";
-  if (e.math_kept)
+  if (e.math_kept && e.bound == SamplesBound::AtMost)
+    split += "samples to target at least the baseline's (a bound)";
+  else if (e.math_kept)
     split += "same samples to target (keeps the math)";
   else
     split += fmtSpeedup(e.samples_factor) + " samples to target (" + samplesVerdictWord(e.samples_verdict) + ")";

@@ -183,6 +183,31 @@ class TestTimeToTarget : public QObject {
     QCOMPARE(composeTimeToTarget(p).speedup.verdict, Verdict::NoInterval);
   }
 
+  // A larger global batch taken to need no fewer samples (experiment::samplesNeverFewer): the
+  // reference's samples as the least the variant needs, its start-up and evaluations free. The
+  // speedup is then at most the bound, whose words say what was assumed; a throughput fast enough
+  // to win even so leaves no verdict (the variant must be run to the target).
+  void noFewerSamplesBoundTheSpeedup() {
+    TimeToTargetParts p = knownParts();
+    p.throughput = LogEstimate{0.85, 0.01, 9};
+    p.samples_bound = SamplesBound::AtLeast;
+    p.variant_startup_s = exactly(0);
+    p.eval_speed = exactly(1e9);
+    const TimeToTargetEstimate e = composeTimeToTarget(p);
+    QCOMPARE(e.bound, SamplesBound::AtMost);
+    // 2 s + 60 s + 2 evaluations of 1 s against 60 000 / 850 = 70.6 s: at most 0.91×.
+    QVERIFY2(near(e.speedup.point, 64.0 / (60000.0 / 850.0), 1e-6), qPrintable(QString::number(e.speedup.point)));
+    QVERIFY(e.speedup.hi < 1);
+    QCOMPARE(e.speedup.verdict, Verdict::Slower);
+    const QString words = QString::fromStdString(timeToTargetWords(e));
+    QVERIFY2(words.startsWith(QStringLiteral("at most 0.91× slower to target: 0.85× throughput, samples to target at least the baseline's (a bound)")),
+             qPrintable(words));
+    p.throughput = LogEstimate{0.97, 0.01, 9};  // free start-up and evaluations outweigh 3 % slower steps
+    const TimeToTargetEstimate close = composeTimeToTarget(p);
+    QVERIFY(close.speedup.hi > 1);
+    QCOMPARE(close.speedup.verdict, Verdict::NoInterval);
+  }
+
   void words() {
     TimeToTargetParts p;
     p.baseline_train_samples_per_s = exactly(1000);

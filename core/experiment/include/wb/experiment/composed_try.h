@@ -50,6 +50,17 @@ std::string composedUnavailable(const TryOptions& options);
 // (its samples to target) or that early stopping replays on them.
 bool referenceRunsExpected(const TryOptions& options);
 
+// Whether the change's only effect on the training's math is a larger global batch (more devices, a
+// larger batch, more accumulation) at an effective learning rate scaled at most in proportion.
+// Such a change is taken to need no fewer samples to the target than the baseline: the samples a
+// target needs have not been seen to fall as the batch grows at a proportionally scaled lr
+// (Shallue et al. 2018, "Measuring the Effects of Data Parallelism on Neural Network Training";
+// McCandlish et al. 2018's model: samples = E_min (1 + B / B_noise), rising with the batch B).
+// With futility (the ladder's and tune's question, "faster?") such a variant whose throughput is
+// too slow to be faster even so (its start-up and evaluations free) is answered by that bound,
+// without a run to the target: try.json's samples say "assumed", the estimate is "at most".
+bool samplesNeverFewer(const TryOptions& options);
+
 // Runs (or continues) the try in options.out by parts. Errors: InvalidConfig (a config this machine
 // cannot run, a reference folder of another experiment), Cancelled, Io, a measurement that failed
 // (its log named).
