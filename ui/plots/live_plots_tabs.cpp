@@ -68,22 +68,34 @@ const QVector<QColor>& partColors() {
 
 using plots_detail::kMiB;
 
+namespace {
+
+// A series of the steps' values (`fn` of a step), smoothed or not.
+template <class Series, class F>
+Series stepSeriesOf(QString label, F fn, bool smooth) {
+  Series s;
+  s.label = std::move(label);
+  s.stepY = fn;
+  s.smooth = smooth;
+  return s;
+}
+
+// A series of the evaluations' values, each evaluation a marker.
+template <class Series, class F>
+Series evalSeriesOf(QString label, F fn) {
+  Series s;
+  s.label = std::move(label);
+  s.fromEvals = true;
+  s.evalY = fn;
+  s.markers = true;
+  return s;
+}
+
+}  // namespace
+
 std::vector<LivePlots::TabDef> LivePlots::tabDefs() {
-  auto stepSeries = [](QString label, auto fn, bool smooth) {
-    SeriesDef s;
-    s.label = std::move(label);
-    s.stepY = fn;
-    s.smooth = smooth;
-    return s;
-  };
-  auto evalSeries = [](QString label, auto fn) {
-    SeriesDef s;
-    s.label = std::move(label);
-    s.fromEvals = true;
-    s.evalY = fn;
-    s.markers = true;
-    return s;
-  };
+  auto stepSeries = [](QString label, auto fn, bool smooth) { return stepSeriesOf<SeriesDef>(std::move(label), fn, smooth); };
+  auto evalSeries = [](QString label, auto fn) { return evalSeriesOf<SeriesDef>(std::move(label), fn); };
   std::vector<TabDef> defs;
   {
     TabDef t{QStringLiteral("loss"), QStringLiteral("Loss"), QStringLiteral("loss (solid: train, dashed: val)"), QStringLiteral("loss"), {}};
