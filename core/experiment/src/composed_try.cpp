@@ -193,16 +193,16 @@ void evaluationParts(const Inputs& in, stats::TimeToTargetParts& p, bool withRef
         stats::exactly(geometricMean(in.evaluation->baseline_train_rates.value_or(in.evaluation->baseline_rates)));
 }
 
-// The bound of a larger global batch (samplesNeverFewer): the reference runs' samples as the
-// least the variant needs, its start-up and its evaluations as free. What it composes is the most
-// the variant's time to target can be faster.
-constexpr double kFreeEvaluations = 1e9;
-stats::TimeToTargetParts assumedBound(stats::TimeToTargetParts p, const std::vector<report::RunRecord>& refs, double target,
-                                      double resolution) {
-  p.keepMath(stats::summariseRuns(targetRuns(refs, target), resolution).samples);
+// The bound of a larger global batch (samplesNeverFewer): the reference runs' samples as the least
+// the variant needs; its start-up the quickest its trials took (none: free); its evaluation at
+// most as much faster as it has more ranks to share it (each evaluates its shard). What it
+// composes is the most the variant's time to target can be faster.
+stats::TimeToTargetParts assumedBound(stats::TimeToTargetParts p, const TryOptions& o, const Inputs& in) {
+  p.keepMath(stats::summariseRuns(targetRuns(in.refs->runs, *in.target), in.refs->resolution).samples);
   p.samples_bound = stats::SamplesBound::AtLeast;
-  p.variant_startup_s = stats::exactly(0);
-  p.eval_speed = stats::exactly(kFreeEvaluations);
+  const auto& startups = in.segments.variant_startup_s;
+  p.variant_startup_s = stats::exactly(startups && !startups->empty() ? *std::min_element(startups->begin(), startups->end()) : 0.0);
+  p.eval_speed = stats::exactly(std::max(1.0, double(o.variant.speedups.devices) / double(std::max(1, o.baseline.speedups.devices))));
   return p;
 }
 
@@ -233,7 +233,7 @@ stats::TimeToTargetParts partsOf(const TryOptions& o, const Inputs& in) {
     p.keepMath(stats::summariseRuns(targetRuns(refs, *in.target), in.refs->resolution).samples);
     return p;
   }
-  if (in.samples_assumed) return assumedBound(p, refs, *in.target, in.refs->resolution);
+  if (in.samples_assumed) return assumedBound(p, o, in);
   p.setSamples(in.samples);
   if (!in.replay.is_null()) return p;  // the reference runs themselves, cut where the rule stops them
   p.variant_startup_s = variantOrBorrowed(perRun(in.variant, startupOf), p.baseline_startup_s);
@@ -333,8 +333,8 @@ Status lookedAtVariantRuns(const TryOptions& o, const ComposedOptions& c, const 
 }
 
 // For a question that is only "faster?" (futility): a larger global batch whose throughput is too
-// slow for it to be faster even needing no more samples than the baseline, with its start-up and
-// evaluations free, is answered by that bound, without a run to the target.
+// slow for it to be faster even needing no more samples than the baseline (assumedBound) is
+// answered by that bound, without a run to the target.
 bool settledByTheBound(const TryOptions& o, const ComposedOptions& c, Inputs& in, const Hooks& h) {
   if (!c.futility || !samplesNeverFewer(o) || in.segments.contended) return false;
   in.samples_assumed = true;

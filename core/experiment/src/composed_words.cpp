@@ -34,7 +34,8 @@ std::string looksWords(const json& looks) {
     return "";
   if (looks.contains("assumed"))
     return "; no run to the target: a larger global batch at an lr scaled at most in proportion is taken to need no fewer "
-           "samples than the baseline (Shallue et al. 2018), and even so, its start-up and evaluations free, it cannot be faster";
+           "samples than the baseline (Shallue et al. 2018), and even so, with its quickest start-up and its evaluation shared by "
+           "its ranks, it cannot be faster";
   return "; its runs to the target stopped after " + std::to_string(looks.value("runs", 0)) + " of " +
          std::to_string(looks.value("max_runs", 0)) + ": it could no longer be shown faster";
 }

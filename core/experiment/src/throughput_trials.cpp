@@ -96,6 +96,7 @@ Result<report::SpeedRecord> measureTrials(const TrialsOptions& o, const Hooks& h
   s.variant_rates = ratesOf(v.variants, v);
   s.estimate = e;
   s.contended = v.countedPairs() == 0;
+  s.variant_startup_s = perCounted(v.variants, v, [](const report::RunMetrics& m) { return m.time_to_first_step_s; });
   if (o.evaluation) {
     s.evaluations_per_trial = kEvalTrialEvaluations;
     s.baseline_eval_s = evalSecondsOf(v.references, v);

@@ -184,7 +184,7 @@ class TestTimeToTarget : public QObject {
   }
 
   // A larger global batch taken to need no fewer samples (experiment::samplesNeverFewer): the
-  // reference's samples as the least the variant needs, its start-up and evaluations free. The
+  // reference's samples as the least the variant needs (here its start-up and evaluations free). The
   // speedup is then at most the bound, whose words say what was assumed; a throughput fast enough
   // to win even so leaves no verdict (the variant must be run to the target).
   void noFewerSamplesBoundTheSpeedup() {

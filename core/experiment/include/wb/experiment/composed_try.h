@@ -57,8 +57,9 @@ bool referenceRunsExpected(const TryOptions& options);
 // (Shallue et al. 2018, "Measuring the Effects of Data Parallelism on Neural Network Training";
 // McCandlish et al. 2018's model: samples = E_min (1 + B / B_noise), rising with the batch B).
 // With futility (the ladder's and tune's question, "faster?") such a variant whose throughput is
-// too slow to be faster even so (its start-up and evaluations free) is answered by that bound,
-// without a run to the target: try.json's samples say "assumed", the estimate is "at most".
+// too slow to be faster even so (its quickest trial's start-up, its evaluation shared by its
+// ranks) is answered by that bound, without a run to the target: try.json's samples say
+// "assumed", the estimate is "at most".
 bool samplesNeverFewer(const TryOptions& options);
 
 // Runs (or continues) the try in options.out by parts. Errors: InvalidConfig (a config this machine

@@ -39,6 +39,7 @@ struct SpeedRecord {
   // Trials (short whole processes).
   std::optional<int64_t> steps_per_trial;
   std::optional<int> evaluations_per_trial;
+  std::optional<std::vector<double>> variant_startup_s;  // the variant's trials: process start to first step
   // The evaluation's (evaluation segments and trials): one evaluation's seconds per round or pair,
   // and (segments) the baseline's train samples/s from its warm-up, to weigh the evaluations.
   std::optional<std::vector<double>> baseline_eval_s, variant_eval_s, baseline_train_rates;
