@@ -4,6 +4,7 @@
 // the Compare tab's question (its target and threshold) while the Compare tab's chart stays on
 // the ticked runs.
 #include <QFile>
+#include <QFileInfo>
 #include <QLabel>
 #include <QTableWidget>
 #include <QTabWidget>
@@ -128,6 +129,12 @@ class TestExperimentView : public QObject {
     QVERIFY(f.open(QIODevice::ReadOnly));
     const QString text = QString::fromUtf8(f.readAll());
     QVERIFY2(text.contains(QStringLiteral("loader workers 0 → 2")), qPrintable(text.left(400)));
+    // The chart by its extension; an unknown one is named with the ones it takes.
+    const QString svg = root.filePath(QStringLiteral("ladder.svg"));
+    QVERIFY2(view.exportTo(svg, &error), qPrintable(error));
+    QVERIFY(QFileInfo(svg).size() > 0);
+    QVERIFY(!view.exportTo(root.filePath(QStringLiteral("ladder.docx")), &error));
+    QVERIFY2(error.contains(QStringLiteral("\"docx\"")) && error.contains(QStringLiteral(".html")), qPrintable(error));
   }
 
   // Each tab answers its own question: the open ladder stays on the Experiments tab's chart

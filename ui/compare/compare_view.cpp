@@ -39,7 +39,6 @@ namespace {
 constexpr int kDebounceMs = 500;  // runs emit changed() per event; recompute at most twice a second while shown
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
-std::string path8(const QString& p) { return QFile::encodeName(p).toStdString(); }
 
 // Verdict colours readable on `palette`'s base: the text colour for info, and a red / blue that
 // are darker on a light base and lighter on a dark one.
@@ -304,26 +303,11 @@ void CompareView::showAdvice() {
 }
 
 bool CompareView::exportTo(const QString& path, QString* error) const {
-  const QString ext = QFileInfo(path).suffix().toLower();
-  if (ext == QLatin1String("png") || ext == QLatin1String("svg") || ext == QLatin1String("pdf")) {
-    if (chart_->isEmpty()) {
-      if (error) *error = QStringLiteral("There is no chart yet: set a baseline and tick runs.");
-      return false;
-    }
-    return chart_->save(path, error);
-  }
-  auto format = wb::report::formatForPath(path8(path));
-  if (!format) {
-    if (error) *error = QStringLiteral("Unknown format \"%1\": use .html, .md, .csv, .tex, .json, .png, .svg or .pdf.").arg(ext);
-    return false;
-  }
   if (!report_) {
     if (error) *error = QStringLiteral("Nothing to export yet: set a baseline and tick runs.");
     return false;
   }
-  auto st = wb::report::writeReport(*report_, *format, path8(path));
-  if (!st.ok() && error) *error = qs(st.error().message);
-  return st.ok();
+  return writeReportOrChart(path, *report_, *chart_, error);
 }
 
 void CompareView::exportDialog() {

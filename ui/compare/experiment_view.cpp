@@ -400,16 +400,7 @@ bool ExperimentView::exportTo(const QString& path, QString* error) const {
     if (error) *error = QStringLiteral("Nothing to export yet: run or open a ladder.");
     return false;
   }
-  const QString ext = QFileInfo(path).suffix().toLower();
-  if (ext == QLatin1String("png") || ext == QLatin1String("svg") || ext == QLatin1String("pdf")) return chart_->save(path, error);
-  auto format = wb::report::formatForPath(path8(path));
-  if (!format) {
-    if (error) *error = QStringLiteral("Unknown format \"%1\": use .html, .md, .csv, .tex, .json, .png, .svg or .pdf.").arg(ext);
-    return false;
-  }
-  auto st = wb::report::writeReport(wb::ladder::buildLadderReport(*ladder_, {}), *format, path8(path));
-  if (!st.ok() && error) *error = qs(st.error().message);
-  return st.ok();
+  return writeReportOrChart(path, wb::ladder::buildLadderReport(*ladder_, {}), *chart_, error);
 }
 
 void ExperimentView::exportDialog() {

@@ -1,5 +1,9 @@
 #include "compare/report_table.h"
 
+#include "compare/speedup_chart.h"
+#include "wb/report/export.h"
+
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMessageBox>
@@ -57,6 +61,24 @@ QString exportPathFromDialog(QWidget* parent, const QString& title, const QStrin
     path += filter.mid(star + 1, filter.indexOf(QLatin1Char(')'), star) - star - 1);
   }
   return path;
+}
+
+bool writeReportOrChart(const QString& path, const report::Report& report, const SpeedupChart& chart, QString* error) {
+  const QString ext = QFileInfo(path).suffix().toLower();
+  if (ext == QLatin1String("png") || ext == QLatin1String("svg") || ext == QLatin1String("pdf")) {
+    if (!chart.isEmpty()) return chart.save(path, error);
+    if (error) *error = QStringLiteral("There is no chart yet: tick runs to compare with the baseline.");
+    return false;
+  }
+  const std::string file = QFile::encodeName(path).toStdString();
+  auto format = report::formatForPath(file);
+  if (!format) {
+    if (error) *error = QStringLiteral("Unknown format \"%1\": use .html, .md, .csv, .tex, .json, .png, .svg or .pdf.").arg(ext);
+    return false;
+  }
+  auto st = report::writeReport(report, *format, file);
+  if (!st.ok() && error) *error = QString::fromStdString(st.error().message);
+  return st.ok();
 }
 
 QString exportWithDialog(QWidget* parent, const QString& title, const QString& startPath,

@@ -7,8 +7,11 @@
 #include <functional>
 
 #include "wb/render/table.h"
+#include "wb/report/report.h"
 
 namespace wb::ui {
+
+class SpeedupChart;
 
 void fillTable(QTableWidget* w, const render::Table& t);
 
@@ -16,6 +19,10 @@ void fillTable(QTableWidget* w, const render::Table& t);
 // png, svg or pdf): the path, with the chosen filter's extension when none was typed; "" when
 // cancelled. The Compare and Experiments tabs' Export….
 QString exportPathFromDialog(QWidget* parent, const QString& title, const QString& startPath);
+// Writes `path` by its extension: png, svg or pdf the chart, html, md, csv, tex or json the report.
+// False with the reason in *error (an empty chart; an unknown extension, named with the ones it takes).
+bool writeReportOrChart(const QString& path, const report::Report& report, const SpeedupChart& chart, QString* error);
+
 // Export…: asks where (exportPathFromDialog), writes there with `write`, and warns with its error
 // when it fails. The path written; "" when cancelled or failed.
 QString exportWithDialog(QWidget* parent, const QString& title, const QString& startPath,
