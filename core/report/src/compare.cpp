@@ -483,6 +483,21 @@ void estimateGroups(Comparison& cmp) {
   }
 }
 
+// The baseline run's own host-speed change: the multipliers against that run alone are withheld;
+// a group's estimate that the baseline's clean repeats carry still stands (the run is not among them).
+void withholdWhatRestsOnTheBaselineRun(Comparison& cmp, const std::string& baseHost) {
+  if (baseHost.empty()) return;
+  for (auto& row : cmp.rows) {
+    if (row.is_baseline || !row.host_changed.empty()) continue;
+    const bool carried = std::isfinite(row.target.point) || std::isfinite(row.throughput.point);
+    if (!carried || row.repeat_of_baseline) {
+      row.host_changed = "the baseline: " + baseHost;
+      continue;
+    }
+    row.speedup_epoch = row.speedup_throughput = row.speedup_wall = row.speedup_target = std::nullopt;
+  }
+}
+
 }  // namespace
 
 Comparison compareRuns(const RunRecord& baseline, const std::vector<RunRecord>& runs,
@@ -520,7 +535,6 @@ Comparison compareRuns(const RunRecord& baseline, const std::vector<RunRecord>& 
       if (row.unfinished.empty() && !baseUnfinished.empty())
         row.unfinished = "the baseline " + (baseline.status == "running" ? std::string("is still running") : baseline.status) +
                          ": no speedup against a run that did not finish";
-      if (row.host_changed.empty() && !baseHost.empty()) row.host_changed = "the baseline: " + baseHost;
     }
     if (b.best_val_acc && row.m.best_val_acc) row.delta_best_pp = (*row.m.best_val_acc - *b.best_val_acc) * 100.0;
     if (b.final_val_acc && row.m.final_val_acc) row.delta_final_pp = (*row.m.final_val_acc - *b.final_val_acc) * 100.0;
@@ -530,6 +544,7 @@ Comparison compareRuns(const RunRecord& baseline, const std::vector<RunRecord>& 
   }
   assignGroups(cmp, records);
   estimateGroups(cmp);
+  withholdWhatRestsOnTheBaselineRun(cmp, baseHost);
   return cmp;
 }
 

@@ -122,6 +122,11 @@ void measuringNotes(const Comparison& cmp, std::vector<std::string>& notes) {
                     (g == 0 ? ", the baseline's" : "") + "): " + groupLabels(cmp, g) +
                     (g == 0 ? "; a repeat of the baseline differs from it by noise alone." : "."));
   }
+  const ComparisonRow& base = cmp.rows.front();
+  const bool repeatsCarry = std::any_of(cmp.rows.begin(), cmp.rows.end(), [](const ComparisonRow& r) { return r.showsSpeedup(); });
+  if (!base.host_changed.empty() && repeatsCarry)
+    notes.push_back(base.label + " (the baseline): " + base.host_changed +
+                    "; its clean repeats carry the estimates, and no multiplier against this run alone is shown.");
   for (const auto& row : cmp.rows) {
     const std::string why = row.noSpeedupReason();
     if (why.empty() || row.repeat_of_baseline || !row.contended.empty()) continue;  // contention has its own note

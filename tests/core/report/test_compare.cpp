@@ -183,6 +183,50 @@ class TestCompare : public QObject {
     QVERIFY(!cmp.rows[1].showsSpeedup());
   }
 
+  // The baseline run's host changed speed under it: its clean repeats still carry the group's
+  // estimate (the run itself is left out of it), and only the multipliers against that run alone
+  // go. Without a clean repeat, every row says the baseline's host changed.
+  void aBaselineRunsHostChangeLeavesItsRepeatsToJudge_data() {
+    QTest::addColumn<int>("baseRepeats");
+    QTest::newRow("two clean repeats") << 2;
+    QTest::newRow("no repeat") << 0;
+  }
+  void aBaselineRunsHostChangeLeavesItsRepeatsToJudge() {
+    QFETCH(int, baseRepeats);
+    std::vector<RunRecord> runs;
+    for (int i = 0; i <= baseRepeats; ++i) {
+      FakeRun r = fixture::twoEpochRun(10 + i * 0.2, 0.70, 20 + i * 0.3, 0.80, 640 - i * 5);
+      r.end("ok", 21 + i * 0.3).measured("host_speed", {{"before_ms", 3.0}, {"after_ms", i == 0 ? 4.5 : 3.05}});
+      runs.push_back(r.record("base" + std::to_string(i)));
+    }
+    for (int i = 0; i < 3; ++i) {
+      FakeRun r = fixture::twoEpochRun(3.3 + i * 0.1, 0.70, 6.6 + i * 0.1, 0.80, 1900 - i * 20);
+      r.set("speedups.workers", 2).end("ok", 7 + i * 0.1).measured("host_speed", {{"before_ms", 3.0}, {"after_ms", 3.02}});
+      runs.push_back(r.record("fast" + std::to_string(i)));
+    }
+    const Comparison cmp = compareRuns(runs[0], {runs.begin() + 1, runs.end()}, std::nullopt);
+    QVERIFY(!cmp.rows[0].host_changed.empty());
+    const ComparisonRow& fast = cmp.rows.back();
+    const json row = comparisonJson(cmp)["runs"].back();
+    if (baseRepeats == 0) {
+      QVERIFY2(fast.host_changed.rfind("the baseline: ", 0) == 0, fast.host_changed.c_str());
+      QVERIFY(!fast.showsSpeedup());
+      QVERIFY(!row.contains("estimate"));
+      return;
+    }
+    QVERIFY2(fast.showsSpeedup(), fast.noSpeedupReason().c_str());
+    QCOMPARE(fast.target.baseline_runs, baseRepeats);  // the changed run is not among them
+    QCOMPARE(fast.target.verdict, Verdict::Faster);
+    QVERIFY(row["estimate"]["to_target"]["lo"].get<double>() > 1.0);
+    QVERIFY(row["speedup"]["wall"].is_null() && row["speedup"]["epoch"].is_null());  // against the changed run alone
+    QVERIFY(!cmp.rows[1].showsSpeedup());  // a repeat of the baseline is never a speedup
+    const Table t = comparisonTable(cmp);
+    const auto said = std::find_if(t.notes.begin(), t.notes.end(), [](const std::string& n) {
+      return n.find("base0 (the baseline): the host's speed changed") != std::string::npos;
+    });
+    QVERIFY(said != t.notes.end());
+  }
+
   // A quiet host: runs measured at ±1.8 %, the kernel moving 2.8 % in a run. Judged
   // against the run band that withheld every speedup; against the kernel's own measured noise it
   // withholds none, and a real flip is still caught, naming the check and by how much.

@@ -206,7 +206,9 @@ struct ComparisonRow {
   bool repeat_of_baseline = false;         // a non-baseline row of the baseline's configuration
   std::string not_comparable;              // dataDifference(baseline, run): no multiplier at all
   std::string unfinished;                  // unfinishedNote of the run, or "the baseline …"
-  std::string host_changed;                // hostSpeedNote of the run or the baseline
+  // hostSpeedNote of the run, or "the baseline: …" of the baseline run's where no clean repeat of the
+  // baseline carries this row's estimate (where one does, only the multipliers against that run go)
+  std::string host_changed;
   stats::SpeedupEstimate target, throughput;      // this row's group against the baseline's group
   // Why no speedup of this row is shown ("" when they are): not comparable, unfinished,
   // contended, host speed changed, repeat of the baseline (in that order).
