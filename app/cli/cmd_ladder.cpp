@@ -131,11 +131,6 @@ Result<json> machineOf(const LadderCliOptions& o) {
   return *doc;
 }
 
-void printEvent(const json& ev) {
-  std::fprintf(stdout, "%s\n", proto::encodeEvent(ev).c_str());
-  std::fflush(stdout);
-}
-
 int ladderCommand(const LadderCliOptions& o) {
   auto config = resolveConfig(o.experiment);
   if (!config.ok()) {
@@ -183,15 +178,12 @@ int ladderCommand(const LadderCliOptions& o) {
   lo.plan = std::move(*plan);
   lo.out = *out;
   lo.policy = o.verdict.policy();
-  lo.cli_path = selfPath();
-  lo.stop = &stopFlag();
-  lo.command = commandLine();
+  lo.hooks = cliHooks(eventsOut);
   lo.greedy = !o.cumulative;
   lo.user_command = userCommand;
   lo.by_parts = byParts(o);
   lo.composed = o.parts.resolved();
   lo.here = ladder::ladderHere(*caps);
-  if (eventsOut) lo.on_event = printEvent;
   auto result = ladder::runLadder(lo);
   if (!result.ok()) {
     std::fprintf(stderr, "workbench-cli ladder: %s\n", result.error().message.c_str());

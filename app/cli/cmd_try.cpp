@@ -72,11 +72,6 @@ struct TryCliOptions {
   ByPartsOptions parts;  // by parts unless whole runs are asked for (an option of pairs too)
 };
 
-void printEvent(const json& ev) {
-  std::fprintf(stdout, "%s\n", proto::encodeEvent(ev).c_str());
-  std::fflush(stdout);
-}
-
 std::string settingOf(const std::vector<std::string>& vary) {
   std::string s;
   for (const auto& v : vary) s += (s.empty() ? "" : ", ") + v;
@@ -146,10 +141,7 @@ int tryCommand(const TryCliOptions& o) {
     t.variant_command = experiment::UserCommand{o.variant_command == "workbench" ? std::string() : o.variant_command,
                                                 t.user_command.idle_timeout_s};
   installStopSignals();
-  experiment::Hooks hooks;
-  hooks.cli_path = selfPath();
-  hooks.stop = &stopFlag();
-  if (o.events_stdout) hooks.on_event = printEvent;
+  const experiment::Hooks hooks = cliHooks(o.events_stdout);
   std::fprintf(stderr, "try -> %s: %s against the baseline\n", t.out.c_str(), t.setting.c_str());
   auto result = wholeRuns(o, t) ? experiment::runTry(t, hooks) : experiment::runComposedTry(t, o.parts.resolved(), hooks);
   if (!result.ok() && result.error().code == Errc::Cancelled) return cutByParts(o, t, result.error().message);

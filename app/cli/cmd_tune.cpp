@@ -87,11 +87,6 @@ struct TuneCliOptions {
   ByPartsOptions parts;  // the finals by parts unless whole runs are asked for (--max-pairs too)
 };
 
-void printEvent(const json& ev) {
-  std::fprintf(stdout, "%s\n", proto::encodeEvent(ev).c_str());
-  std::fflush(stdout);
-}
-
 
 fs::path outOf(const TuneCliOptions& o, const char* kind) {
   fs::path out = o.out.empty() ? fs::path(o.runs_root.empty() ? defaultRunsRoot() : fs::path(o.runs_root)) / makeRunId(kind) : fs::path(o.out);
@@ -138,8 +133,7 @@ tune::BatchOptions batchOptions(const TuneCliOptions& o, const Prepared& p, cons
   tune::BatchOptions b;
   b.base = p.config;
   b.out = out;
-  b.cli_path = selfPath();
-  b.stop = &stopFlag();
+  b.hooks = cliHooks(o.events_stdout);
   b.train_images = p.train_images;
   b.band = std::max(0.03, o.verdict.noise_band >= 0 ? o.verdict.noise_band : experiment::hostFloorBand());
   b.margin = o.margin;
@@ -151,7 +145,6 @@ tune::BatchOptions batchOptions(const TuneCliOptions& o, const Prepared& p, cons
   b.policy = o.verdict.policy();
   b.check_accuracy = !o.no_accuracy_check;
   b.user_command = p.user_command;
-  if (o.events_stdout) b.on_event = printEvent;
   return b;
 }
 
@@ -255,11 +248,8 @@ int tuneCommand(const TuneCliOptions& o) {
   t.policy = o.verdict.policy();
   t.by_parts = o.parts.byParts();
   t.composed = o.parts.resolved();
-  t.cli_path = selfPath();
-  t.command = commandLine();
-  t.stop = &stopFlag();
+  t.hooks = cliHooks(o.events_stdout);
   t.user_command = p.user_command;
-  if (o.events_stdout) t.on_event = printEvent;
   installStopSignals();
   std::fprintf(stderr, "tune -> %s (budget %s)\n", t.out.c_str(), wb::fmtSeconds(t.budget_s).c_str());
   if (auto code = findBatchesFor(o, p, t)) return *code;

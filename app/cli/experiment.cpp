@@ -9,9 +9,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "commands.h"
 #include "wb/proto/command_template.h"
 #include "wb/launch/launcher.h"
 #include "wb/proto/config_json.h"
+#include "wb/proto/events.h"
 #include "wb/report/compare.h"
 
 namespace wb::cli {
@@ -37,6 +39,20 @@ experiment::UserCommand userCommandOf(const experiment::UserCommand& given, cons
   experiment::UserCommand c = given;
   if (auto doc = proto::readConfigDocument(experiment.config); doc.ok()) c.text = proto::commandOf(*doc);
   return c;
+}
+
+void printEvent(const nlohmann::json& ev) {
+  std::fprintf(stdout, "%s\n", proto::encodeEvent(ev).c_str());
+  std::fflush(stdout);
+}
+
+experiment::Hooks cliHooks(bool eventsToStdout) {
+  experiment::Hooks h;
+  h.cli_path = selfPath();
+  h.stop = &stopFlag();
+  h.command = commandLine();
+  if (eventsToStdout) h.on_event = printEvent;
+  return h;
 }
 
 std::string commandLine() {

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "options.h"
 #include "wb/experiment/composed_try.h"
 #include "wb/experiment/paired_runner.h"
@@ -66,5 +68,11 @@ std::string commandLine();
 // Set by SIGINT/SIGTERM once installStopSignals() ran; SIGPIPE is ignored from then on.
 std::atomic<bool>& stopFlag();
 void installStopSignals();
+
+// One event as a line of JSON on stdout (--events-stdout), flushed.
+void printEvent(const nlohmann::json& ev);
+// The runner's hooks of try, ladder, tune and the batch finder: this binary for the ranks,
+// stopFlag(), the command line, progress on stderr, and the events on stdout when asked.
+experiment::Hooks cliHooks(bool eventsToStdout);
 
 }  // namespace wb::cli

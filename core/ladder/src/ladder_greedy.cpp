@@ -43,9 +43,9 @@ class GreedyLadder {
   Result<LadderOutcome> run();
 
  private:
-  bool stopped() const { return o_.stop && o_.stop->load(); }
+  bool stopped() const { return o_.hooks.stop && o_.hooks.stop->load(); }
   void emit(const json& ev) const {
-    if (o_.on_event) o_.on_event(ev);
+    if (o_.hooks.on_event) o_.hooks.on_event(ev);
   }
   Status checkFolder() const;
   std::string skippedByWhatWasKept(size_t i) const;
@@ -168,7 +168,7 @@ experiment::Arm GreedyLadder::keptArm() const {
 }
 
 experiment::Hooks GreedyLadder::hooks(size_t i) {
-  experiment::Hooks h = runnerHooks(o_);
+  experiment::Hooks h = o_.hooks;
   h.on_pair = [this, i](const experiment::Outcome& o) {
     take(i, o);
     writeOutputs("running");
@@ -265,7 +265,7 @@ std::optional<experiment::TryOptions> GreedyLadder::byPartsTry(size_t i, bool vs
 // A step by parts: a failed measurement drops it (its row says why); a folder of another
 // experiment's reference runs stops the ladder (InvalidConfig).
 Status GreedyLadder::runStepByParts(size_t i, const experiment::TryOptions& t) {
-  if (o_.log) std::fprintf(o_.log, "[%zu/%zu] %s: by parts -> %s\n", i + 1, plan_.size(), t.setting.c_str(), t.out.c_str());
+  if (o_.hooks.log) std::fprintf(o_.hooks.log, "[%zu/%zu] %s: by parts -> %s\n", i + 1, plan_.size(), t.setting.c_str(), t.out.c_str());
   LadderStepRuns& row = steps_[i];
   const auto index = static_cast<int64_t>(i);
   // A rung without a run folder: the step is measured, but by no run of its own to follow.
@@ -273,7 +273,7 @@ Status GreedyLadder::runStepByParts(size_t i, const experiment::TryOptions& t) {
                       -1, clock_.seconds()));
   experiment::ComposedOptions composed = o_.composed;
   composed.futility = true;  // a step is kept only when faster: its runs stop once it cannot be shown so
-  auto r = experiment::runComposedTry(t, composed, runnerHooks(o_));
+  auto r = experiment::runComposedTry(t, composed, o_.hooks);
   proto::RungEndEvent end{index, row.step.key, 1, "", r.ok() ? proto::kStatusOk : proto::kStatusFailed};
   if (!r.ok()) end.error = r.error().message;
   if (!r.ok() && r.error().code == Errc::Cancelled) end.status = proto::kStatusCancelled;
@@ -357,7 +357,7 @@ Result<LadderOutcome> GreedyLadder::run() {
   fs::create_directories(o_.out / "steps", ec);
   if (ec) return makeError(Errc::Io, o_.out.string() + ": cannot create it: " + ec.message());
   json record = planRecord(o_.plan);
-  record["command"] = o_.command;  // named when another plan meets this folder
+  record["command"] = o_.hooks.command;  // named when another plan meets this folder
   if (auto st = writeFileAtomic(o_.out / kPlanFile, record.dump(2) + "\n"); !st.ok()) return st.error();
   emit(proto::toEvent(proto::LadderEvent{o_.out.string(), o_.policy.fixed_pairs, planEventSteps(plan_)}, -1, clock_.seconds()));
   bool anyStep = false;

@@ -11,7 +11,5 @@ Result<LadderOutcome> runGreedyLadder(const LadderOptions& options);
 
 // The `ladder` event's steps: {index, key, added, skipped, note, isolated} each.
 nlohmann::json planEventSteps(const std::vector<LadderStep>& plan);
-// The runner's hooks from the ladder's options (on_pair is the caller's).
-experiment::Hooks runnerHooks(const LadderOptions& options);
 
 }  // namespace wb::ladder

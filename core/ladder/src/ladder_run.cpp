@@ -31,7 +31,7 @@ class LadderRun {
 
  private:
   void emit(const json& ev) const {
-    if (o_.on_event) o_.on_event(ev);
+    if (o_.hooks.on_event) o_.hooks.on_event(ev);
   }
   template <class E>
   json toEvent(const E& e) const { return proto::toEvent(e, -1, clock_.seconds()); }
@@ -99,13 +99,13 @@ void LadderRun::writeOutputs(const experiment::Outcome& o) {
   written_ = writeLadderOutputs(o_.out, summarizeLadder(steps, o_.policy.target_acc, o_.policy.sequential(), status), steps, &png);
   if (png.empty() || pngWarned_) return;
   pngWarned_ = true;  // once: the same reason every time
-  if (o_.log) std::fprintf(o_.log, "  warning: %s\n", png.c_str());
+  if (o_.hooks.log) std::fprintf(o_.hooks.log, "  warning: %s\n", png.c_str());
   emit(toEvent(proto::WarningEvent{png, std::nullopt}));
 }
 
 Result<LadderOutcome> LadderRun::run() {
   emit(toEvent(proto::LadderEvent{o_.out.string(), o_.policy.fixed_pairs, planEventSteps(o_.plan)}));
-  experiment::Hooks hooks = runnerHooks(o_);
+  experiment::Hooks hooks = o_.hooks;
   hooks.on_pair = [this](const experiment::Outcome& o) { writeOutputs(o); };
   const experiment::Plan plan = runnerPlan();
   auto outcome = experiment::runPairs(plan, o_.policy, o_.out, hooks);
@@ -133,16 +133,6 @@ json planEventSteps(const std::vector<LadderStep>& plan) {
                      {"isolated", s.isolated}});
   }
   return steps;
-}
-
-experiment::Hooks runnerHooks(const LadderOptions& o) {
-  experiment::Hooks h;
-  h.cli_path = o.cli_path;
-  h.stop = o.stop;
-  h.on_event = o.on_event;
-  h.log = o.log;
-  h.command = o.command;
-  return h;
 }
 
 Status writeLadderOutputs(const fs::path& out, const Ladder& ladder, const std::vector<LadderStepRuns>& steps,

@@ -45,9 +45,9 @@ class BatchFinder {
   Result<BatchOutcome> run();
 
  private:
-  bool stopped() const { return o_.stop && o_.stop->load(); }
+  bool stopped() const { return o_.hooks.stop && o_.hooks.stop->load(); }
   void say(const std::string& s) const {
-    if (o_.log) std::fprintf(o_.log, "%s\n", s.c_str()), std::fflush(o_.log);
+    if (o_.hooks.log) std::fprintf(o_.hooks.log, "%s\n", s.c_str()), std::fflush(o_.hooks.log);
   }
   Status load();
   proto::BatchPoint measure(int b);
@@ -104,7 +104,7 @@ proto::BatchPoint BatchFinder::measure(int b) {
   fs::path dir = o_.out / "runs" / ("b" + std::to_string(b));
   for (int k = 2; fs::exists(dir, ec); ++k) dir = o_.out / "runs" / ("b" + std::to_string(b) + "-r" + std::to_string(k));
   p.run_dir = dir.string();
-  auto outcome = experiment::launchOne(c, dir, o_.user_command, o_.cli_path, "batch " + std::to_string(b));
+  auto outcome = experiment::launchOne(c, dir, o_.user_command, o_.hooks.cli_path, "batch " + std::to_string(b));
   if (!outcome.ok()) {
     p.status = proto::kStatusFailed, p.error = outcome.error().message;
   } else {
@@ -169,9 +169,7 @@ Status BatchFinder::checkAccuracy() {
   plan.user_command = o_.user_command;
   experiment::Policy policy = o_.policy;
   policy.fixed_pairs = std::max(1, policy.fixed_pairs);
-  experiment::Hooks h;
-  h.cli_path = o_.cli_path, h.stop = o_.stop, h.log = o_.log, h.on_event = o_.on_event;
-  auto outcome = experiment::runPairs(plan, policy, o_.out / "accuracy", h);
+  auto outcome = experiment::runPairs(plan, policy, o_.out / "accuracy", o_.hooks);
   if (!outcome.ok()) return outcome.error();
   if (outcome->cancelled) return cancelled_ = true, Status{};
   const auto target = outcome->target_acc;

@@ -16,18 +16,8 @@ experiment::TryOptions finalistTryOptions(const TuneOptions& o, const std::strin
   return t;
 }
 
-experiment::Hooks finalsHooks(const TuneOptions& o) {
-  experiment::Hooks hooks;
-  hooks.cli_path = o.cli_path;
-  hooks.stop = o.stop;
-  hooks.on_event = o.on_event;
-  hooks.log = o.log;
-  hooks.command = o.command;
-  return hooks;
-}
-
 Result<FinalistTry> runFinalistTry(const TuneOptions& o, const experiment::TryOptions& t, const std::string& id) {
-  const experiment::Hooks hooks = finalsHooks(o);
+  const experiment::Hooks hooks = o.hooks;
   FinalistTry f;
   f.id = id;
   f.label = t.setting;

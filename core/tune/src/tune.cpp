@@ -37,12 +37,12 @@ class TuneRun {
   Result<TuneOutcome> run();
 
  private:
-  bool stopped() const { return cancelled_ || (o_.stop && o_.stop->load()); }
+  bool stopped() const { return cancelled_ || (o_.hooks.stop && o_.hooks.stop->load()); }
   void say(const std::string& line) const {
-    if (o_.log) std::fprintf(o_.log, "%s\n", line.c_str()), std::fflush(o_.log);
+    if (o_.hooks.log) std::fprintf(o_.hooks.log, "%s\n", line.c_str()), std::fflush(o_.hooks.log);
   }
   void emit(json ev) const {
-    if (o_.on_event) o_.on_event(ev);
+    if (o_.hooks.on_event) o_.hooks.on_event(ev);
   }
   Status prepare();
   Status keepWhatTheCommandTakes();
@@ -173,7 +173,7 @@ Status TuneRun::prepare() {
                                           "(see the dimensions with `tune --dry-run`; --only names " + dimensionList() + ")");
   r_.out_dir = o_.out.string();
   r_.measured_at = report::utcNowIso();
-  r_.command = o_.command;
+  r_.command = o_.hooks.command;
   r_.run_command = o_.user_command.text;
   r_.budget_s = o_.budget_s;
   r_.space = space_.dimensions;
@@ -224,7 +224,7 @@ void TuneRun::launchTrial(const proto::TuneCandidate& c, const Config& config, p
   Config named = config;
   const std::string which = "trial " + c.id + " " + t.stage + std::to_string(t.rung);
   named.name += " / " + which;
-  auto outcome = experiment::launchOne(named, t.run_dir, o_.user_command, o_.cli_path, which);
+  auto outcome = experiment::launchOne(named, t.run_dir, o_.user_command, o_.hooks.cli_path, which);
   if (!outcome.ok()) {
     t.status = proto::kStatusFailed;
     t.error = outcome.error().message;
@@ -260,7 +260,7 @@ std::optional<proto::TuneTrial> TuneRun::trial(const proto::TuneCandidate& c, co
   trialsHere_ += w.seconds();
   ++trialsRun_;
   t.epoch_s = epochEstimate(t, o_.train_images, o_.val_images);
-  if (t.status == proto::kStatusCancelled && o_.stop && o_.stop->load()) cancelled_ = true;
+  if (t.status == proto::kStatusCancelled && o_.hooks.stop && o_.hooks.stop->load()) cancelled_ = true;
   r_.trials.push_back(t);
   save();
   return t;
@@ -416,7 +416,7 @@ Result<experiment::Outcome> TuneRun::finalsRound(const std::vector<std::string>&
   if (target) policy.target_acc = target;
   const double left = std::max(1.0, o_.budget_s - clock_.seconds());
   policy.budget_s = std::max(1.0, left / std::max<size_t>(1, plan.variants.size()));
-  experiment::Hooks hooks = finalsHooks(o_);
+  experiment::Hooks hooks = o_.hooks;
   const stats::Sequential seq = policy.sequential();
   hooks.on_pair = [this, &seq, before](const experiment::Outcome& o) {
     judge(withEarlier(o, before), seq);

@@ -23,9 +23,6 @@ struct FinalistTry {
 // narrow); into r as judgeFinals.
 void judgeFinalsByParts(const std::vector<FinalistTry>& tries, double minEffect, proto::TuneRecord& r);
 
-// The runner's hooks from the search's options (the CLI, the stop flag, events, log, command line).
-experiment::Hooks finalsHooks(const TuneOptions& o);
-
 // A finalist's try by parts against the config as given, in out/finals/<id>.
 experiment::TryOptions finalistTryOptions(const TuneOptions& o, const std::string& id, const std::string& label,
                                           const Config& config);

@@ -49,12 +49,9 @@ struct LadderOptions {
   std::vector<LadderStep> plan;             // from planForMachine, skips already decided
   std::filesystem::path out;                // new, empty, or a ladder's folder to continue
   experiment::Policy policy;                // pairs: fixed (--repeats) or adaptive, caps, noise band
-  std::string cli_path;                     // workbench-cli for the rungs' ranks
-  const std::atomic<bool>* stop = nullptr;  // set => no new run starts; the running one is
-                                            // stopped through launch::requestStop by the caller
-  std::function<void(const nlohmann::json&)> on_event;  // the ladder's events (above)
-  std::FILE* log = stderr;                  // human progress lines; nullptr for none
-  std::string command;                      // the command line, named when a plan differs
+  // The runner's: workbench-cli, the stop flag, the ladder's events (above), progress lines and
+  // the command line (named when a plan differs); on_pair is the ladder's own.
+  experiment::Hooks hooks;
   bool greedy = true;                       // false: --cumulative
   experiment::UserCommand user_command;     // set: every run is the user's command; a step that
                                             // changes what it cannot be told is skipped, not guessed

@@ -33,10 +33,7 @@ namespace wb::tune {
 struct BatchOptions {
   Config base;
   std::filesystem::path out;
-  std::string cli_path;
-  const std::atomic<bool>* stop = nullptr;
-  std::FILE* log = stderr;
-  std::function<void(const nlohmann::json&)> on_event;
+  experiment::Hooks hooks;              // the runner's: workbench-cli, stop flag, events, progress lines
   int64_t train_images = 0;
   int64_t trial_samples = 0;            // training images a trial runs (0: 10 % of an epoch)
   double band = 0.05;                   // the noise band: a gain within it is no gain

@@ -70,10 +70,7 @@ struct TuneOptions {
   std::vector<std::string> only;              // --only: search just these (kDimensionNames); empty: all
   int64_t train_images = 0, val_images = 0;   // the base config's splits (the epoch estimate)
   std::filesystem::path out;
-  std::string cli_path, command;
-  const std::atomic<bool>* stop = nullptr;
-  std::function<void(const nlohmann::json&)> on_event;  // trial_end, then end
-  std::FILE* log = stderr;
+  experiment::Hooks hooks;                    // the runner's (events: trial_end, then end); on_pair is tune's own
   double budget_s = kDefaultBudgetS;          // the whole search: trials and finals
   double trial_fraction = kDefaultTrialFraction;
   int eta = kDefaultEta;
