@@ -72,25 +72,6 @@ struct RankEvents {
   }
 };
 
-// Standalone (torchrun / srun, no --events-stdout): rank 0 owns the run folder
-// (wb/launch/own_run.h); the other ranks' events go to stderr.
-Status openStandaloneRun(const WorkerOptions& o, const parallel::DistEnv& env, const Config& config, proto::RunDir& run,
-                         proto::RunLock& lock, RankEvents& events) {
-  if (o.run_dir.empty() && env.world_size > 1)
-    return makeError(Errc::InvalidConfig, "--run-dir is required when WORLD_SIZE > 1 without --events-stdout "
-                                          "(every rank must agree on one shared folder)");
-  if (env.rank != 0) {
-    events.sink.setStream(stderr);
-    return {};
-  }
-  auto own = launch::openOwnRun(config, o.run_dir, !o.resume.empty(), events.sink);
-  if (!own.ok()) return own.error();
-  run = own->run;
-  lock = std::move(own->lock);
-  std::fprintf(stderr, "rank 0 writes %s\n", run.root.string().c_str());
-  return {};
-}
-
 // The peaks this run's FLOP/s are set against: this machine's stored calibration (and, on a
 // GPU, its datasheet entry). Without a calibration the figures say how to make one.
 proto::FlopsFigures runPeaks(const Config& c, int localRank, int worldSize) {
@@ -135,32 +116,16 @@ int finishRank(RankEvents& events, const train::TrainOutcome& outcome) {
   return rankExitCode(events.rank, outcome.status, outcome.message);
 }
 
-// A stopped run under Slurm: the stop may be Slurm's (scancel, a time limit, a lost node), and
-// only slurmctld can say which; its word becomes the run's error.
-void nameSlurmsEnding(launch::RunEnding& ending) {
-  if (ending.status != proto::kStatusCancelled) return;
-  const std::string slurm = parallel::slurmEnding();
-  if (slurm.empty()) return;
-  ending.error = ending.error.empty() ? slurm : ending.error + "; " + slurm;
-  ending.summary.error = ending.error;
-}
-
-// A rank 0 started alone (torchrun / srun, no --events-stdout) owns its run folder: it ends the
-// run as the launcher does (wb/launch/run_end.h), its own clock from its process's start.
-int endOwnRun(RankEvents& events, const proto::RunDir& run, const Config& config, const train::TrainOutcome& outcome) {
-  launch::RunEnding ending;
-  ending.status = outcome.status;
-  ending.error = outcome.message;
-  ending.error_code = errcName(Errc::Checkpoint);
-  ending.summary = outcome.summary;
-  nameSlurmsEnding(ending);
-  ending.summary.run_wall_s = processAgeSeconds();
+// A rank 0 started alone (torchrun / srun, no --events-stdout) ends the run it owns as the
+// launcher does; a stop may be Slurm's (scancel, a time limit), which only slurmctld can name.
+int endOwnRun(RankEvents& events, const launch::OwnRun& own, const Config& config, const train::TrainOutcome& outcome) {
   launch::RunEndEvents out;
   out.rank = events.rank;
   out.clock = [&events] { return events.clock.seconds(); };
   out.send = [&events](const nlohmann::json& ev) { events.write(ev); };
   out.lost_code = errcName(Errc::Io);
-  const launch::EndedRun ended = launch::endRun(run, config.name, events.sink, std::move(ending), out);
+  const launch::EndedRun ended = launch::endOwnRun(
+      own, config, events.sink, {outcome.status, outcome.message, outcome.summary, processAgeSeconds(), parallel::slurmEnding}, out);
   if (!ended.written.ok())
     std::fprintf(stderr, "rank %d: %s\n", events.rank, ended.written.error().message.c_str());
   return rankExitCode(events.rank, ended.status, ended.error);
@@ -176,17 +141,20 @@ int workerCommand(const WorkerOptions& o) {
   auto config = resolveConfig(o.experiment);
   if (!config.ok()) return events.fail(config.error());
 
-  proto::RunDir run;
-  proto::RunLock runLock;  // rank 0 of a standalone run holds the folder until it returns
-  if (!o.run_dir.empty()) run.root = fs::absolute(o.run_dir);
-  if (!o.events_stdout)
-    if (auto st = openStandaloneRun(o, *env, *config, run, runLock, events); !st.ok()) return events.fail(st.error());
+  std::optional<launch::OwnRun> own;  // rank 0 of a standalone run holds the folder until it returns
+  if (!o.events_stdout) {
+    auto opened = launch::openRankRun(*config, o.run_dir, !o.resume.empty(), env->rank, env->world_size, events.sink);
+    if (!opened.ok()) return events.fail(opened.error());
+    own = std::move(opened).value();
+    if (own) std::fprintf(stderr, "rank 0 writes %s\n", own->run.root.string().c_str());
+    else events.sink.setStream(stderr);
+  }
   auto comm = connectDist(*env, *config, o.collective_timeout);
   if (!comm.ok()) return events.fail(comm.error());
 
   train::TrainerOptions to;
   to.config = *config;
-  to.run_dir = run.root.string();
+  to.run_dir = own ? own->run.root.string() : o.run_dir.empty() ? std::string() : fs::absolute(o.run_dir).string();
   to.resume_from = o.resume;
   to.rank = env->rank;
   to.world_size = env->world_size;
@@ -197,8 +165,7 @@ int workerCommand(const WorkerOptions& o) {
   to.peaks = runPeaks(*config, env->local_rank, env->world_size);
   auto outcome = trainRank(to, events.sink);
   if (!outcome.ok()) return events.fail(outcome.error());
-  const int code = !o.events_stdout && env->rank == 0 ? endOwnRun(events, run, *config, *outcome)
-                                                     : finishRank(events, *outcome);
+  const int code = own ? endOwnRun(events, *own, *config, *outcome) : finishRank(events, *outcome);
   // Everything is written (events flushed per record, checkpoints and summary renamed into
   // place). A lone rank leaves without tearing down the loaders, the model and LibTorch's
   // statics (~0.1 s its launcher and the window would wait for); ranks of a group keep the

@@ -1,13 +1,10 @@
 #include "run_folder.h"
 
-#include <csignal>
-
 #include <algorithm>
 #include <filesystem>
 
 #include "wb/common/paths.h"
 #include "wb/common/resume_rules.h"
-#include "wb/launch/own_run.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/event_types.h"
 #include "wb/proto/events.h"
@@ -130,25 +127,6 @@ Result<PreparedRun> prepareRunFolder(const Config& config, const LaunchOptions& 
 }  // namespace wb::launch::detail
 
 namespace wb::launch {
-
-Result<OwnRun> openOwnRun(const Config& config, const std::string& run_dir, bool resuming, proto::EventSink& sink) {
-  namespace fs = std::filesystem;
-  OwnRun own;
-  own.run.root = newRunDir(config, "", run_dir);
-  if (auto st = own.run.create(); !st.ok()) return st.error();
-  auto locked = proto::RunLock::acquire(own.run);
-  if (!locked.ok()) return locked.error();
-  own.lock = std::move(locked).value();
-  std::error_code ec;
-  if (!resuming && (fs::exists(own.run.summary(), ec) || fs::exists(own.run.events(), ec)))
-    return makeError(Errc::InvalidConfig, "--run-dir " + own.run.root.string() +
-                                              ": it already holds a run (events.jsonl or summary.json); continue it with "
-                                              "--resume " + own.run.lastCheckpoint().string() + ", or choose another folder");
-  if (auto st = proto::writeJsonAtomic(own.run.config(), proto::configToJson(config)); !st.ok()) return st.error();
-  if (auto st = sink.openFile(own.run.events().string()); !st.ok()) return st.error();
-  ::signal(SIGXFSZ, SIG_IGN);
-  return own;
-}
 
 std::filesystem::path newRunDir(const Config& config, const std::string& runs_root, const std::string& run_dir) {
   namespace fs = std::filesystem;

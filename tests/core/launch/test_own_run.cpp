@@ -47,6 +47,52 @@ class TestOwnRun : public QObject {
     wb::proto::EventSink again;
     QVERIFY(wb::launch::openOwnRun(wb::Config{}, dir, true, again).ok());
   }
+
+  // Of a group started alone, rank 0 owns the folder and the others none; a group needs a
+  // folder named to agree on.
+  void rankZeroOwnsTheFolder() {
+    QTemporaryDir root;
+    const std::string dir = root.filePath(QStringLiteral("run")).toStdString();
+    wb::proto::EventSink sink;
+    auto none = wb::launch::openRankRun(wb::Config{}, "", false, 0, 2, sink);
+    QVERIFY(!none.ok());
+    QVERIFY2(none.error().message.find("--run-dir is required when WORLD_SIZE > 1") != std::string::npos,
+             none.error().message.c_str());
+    auto other = wb::launch::openRankRun(wb::Config{}, dir, false, 1, 2, sink);
+    QVERIFY(other.ok() && !other->has_value());
+    QVERIFY(!std::filesystem::exists(dir));  // rank 1 writes nothing of the folder
+    auto owner = wb::launch::openRankRun(wb::Config{}, dir, false, 0, 2, sink);
+    QVERIFY(owner.ok() && owner->has_value());
+    QVERIFY(std::filesystem::exists((*owner)->run.config()));
+  }
+
+  // A stopped run's end names who stopped it when that is known (Slurm's word under srun), and
+  // carries the rank's own wall time, in summary.json and its `end`.
+  void theOwnerEndsTheRunNamingWhoStoppedIt() {
+    QTemporaryDir root;
+    const std::string dir = root.filePath(QStringLiteral("run")).toStdString();
+    wb::Config config;
+    config.name = "stopped";
+    wb::proto::EventSink sink;
+    auto own = wb::launch::openOwnRun(config, dir, false, sink);
+    QVERIFY(own.ok());
+    std::vector<nlohmann::json> sent;
+    wb::launch::RunEndEvents events;
+    events.rank = 0;
+    events.clock = [] { return 1.0; };
+    events.send = [&](const nlohmann::json& ev) { sent.push_back(ev), sink.write(ev); };
+    wb::launch::OwnRunEnding ending{wb::proto::kStatusCancelled, "", {}, 12.5,
+                                    [] { return std::string("Slurm cancelled job 7: time limit"); }};
+    const wb::launch::EndedRun ended = wb::launch::endOwnRun(*own, config, sink, ending, events);
+    QVERIFY(ended.written.ok());
+    QCOMPARE(QString::fromStdString(ended.status), QStringLiteral("cancelled"));
+    QCOMPARE(QString::fromStdString(ended.summary.error.value_or("")), QStringLiteral("Slurm cancelled job 7: time limit"));
+    QCOMPARE(ended.summary.run_wall_s.value_or(0), 12.5);
+    QVERIFY(!sent.empty() && sent.back()["type"] == "end");
+    std::ifstream summary(own->run.summary());
+    const auto doc = nlohmann::json::parse(summary, nullptr, false);
+    QVERIFY2(doc.value("error", "") == "Slurm cancelled job 7: time limit", doc.dump().c_str());
+  }
 };
 
 QTEST_APPLESS_MAIN(TestOwnRun)
