@@ -184,6 +184,11 @@ void addTry(CLI::App& cli, Commands& out) {
       ->type_name("DIR");
   t->add_option("--runs-root", o->runs_root, "where the default --out goes")->type_name("DIR")->check(utf8Path("--runs-root"));
   addByPartsOptions(*t, o->parts, "the change");
+  t->add_flag("--only-faster", o->parts.composed.futility,
+              "by parts (whole runs ignore it): ask only whether the change is faster (the ladder's question),\n"
+              "not by how much: the variant's runs and the segments' rounds stop once it cannot be shown faster,\n"
+              "and a larger global batch too slow to be faster even needing no more samples than the baseline\n"
+              "is answered by that bound, without runs to the target");
   o->parts.pair_options.push_back(
       t->add_option("--repeats", o->verdict.repeats, "whole runs: exactly N pairs, no early stop (default: adaptive)")->type_name("N")->check(inRange(1, 100)));
   o->parts.pair_options.push_back(

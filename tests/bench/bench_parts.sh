@@ -13,6 +13,9 @@
 # LIMIT (training images, 0: all 60000), CHANGES (a space-separated subset of: bf16 batch32 batch256
 # workers2 pin devices2 channels_last evalbatch1 inference_eval early_stopping; the last three change
 # the evaluation or where the run ends: short evaluating trials and a replay on the reference runs).
+# ONLY_FASTER=1: the by-parts tries ask only "faster?" (try --only-faster, the ladder's question): a
+# larger global batch too slow to be faster even needing no more samples is answered by that bound,
+# and the "agrees" column says whether the whole runs' speedup is under it.
 set -euo pipefail
 cli=${1:-build/app/cli/workbench-cli}
 out=$(mktemp -d /tmp/bench-parts.XXXXXX)
@@ -49,7 +52,7 @@ for change in $changes; do
   # shellcheck disable=SC2046
   set -- $(varies "$change")
   t0=$(python3 -c 'import time; print(time.time())')
-  "$cli" try --json --reference-runs "$refs" --variant-runs "$refs" --out "$out/$change-parts" "${common[@]}" "$@" \
+  "$cli" try --json --reference-runs "$refs" --variant-runs "$refs" ${ONLY_FASTER:+--only-faster} --out "$out/$change-parts" "${common[@]}" "$@" \
     >"$out/$change-parts.json" 2>"$out/$change-parts.log" || echo "($change by parts failed: $out/$change-parts.log)"
   parts_s=$(seconds "$t0")
   t0=$(python3 -c 'import time; print(time.time())')
@@ -70,15 +73,25 @@ def est(e):
     lo, hi = e.get("lo"), e.get("hi")
     iv = f" [{lo:.2f}, {hi:.2f}]" if lo is not None and hi is not None else ""
     return f"{e['point']:.2f}×{iv} {e.get('verdict', '')}"
+def agrees(p, w, bound):
+    # A bound agrees when the whole runs' speedup is under its high end; an estimate, when the two
+    # intervals overlap (each is the method's own 95 % interval).
+    pe, we = (p.get("estimate") or {}).get("to_target") or {}, (w.get("estimate") or {}).get("to_target") or {}
+    if pe.get("hi") is None or we.get("point") is None: return "–"
+    if bound: return "yes" if we["point"] <= pe["hi"] else "no"
+    if pe.get("lo") is None or we.get("lo") is None or we.get("hi") is None: return "–"
+    return "yes" if pe["lo"] <= we["hi"] and we["lo"] <= pe["hi"] else "no"
 print()
-print(f"| change | by parts: to target | split | cost s (baseline runs) | whole runs ({'pairs'}): to target | cost s (baseline runs) |")
-print("|---|---|---|---|---|---|")
+print(f"| change | by parts: to target | split | cost s (baseline runs) | whole runs ({'pairs'}): to target | cost s (baseline runs) | agrees |")
+print("|---|---|---|---|---|---|---|")
 for row in sys.argv[3:]:
     change, ps, ws = row.split()
     p, w = load(f"{out}/{change}-parts.json"), load(f"{out}/{change}-whole.json")
     refs = p.get("references") or {}
     split = p.get("words", "–").split(": ", 1)[-1]
     note = f", {refs.get('ran', 0)} reference runs made" if refs.get("ran") else ""
-    print(f"| {change} | {est(p.get('estimate', {}).get('to_target'))} | {split}{note} | {ps} ({float(ps)/base:.1f}) "
-          f"| {est(w.get('estimate', {}).get('to_target'))} ({w.get('pairs', 0)}) | {ws} ({float(ws)/base:.1f}) |")
+    bound = isinstance(p.get("samples"), dict) and "assumed" in p["samples"]
+    kind = " (bound: no run to the target)" if bound else ""
+    print(f"| {change} | {est(p.get('estimate', {}).get('to_target'))}{kind} | {split}{note} | {ps} ({float(ps)/base:.1f}) "
+          f"| {est(w.get('estimate', {}).get('to_target'))} ({w.get('pairs', 0)}) | {ws} ({float(ws)/base:.1f}) | {agrees(p, w, bound)} |")
 PY
