@@ -71,6 +71,8 @@ class TestCliTryParts : public QObject {
     const double composed = doc["estimate"]["to_target"]["point"].get<double>();
     const double throughput = doc["estimate"]["throughput"]["point"].get<double>();
     QVERIFY2(std::abs(composed / throughput - 1) < 1e-9, doc["words"].dump().c_str());
+    // The estimate in the product's own words, as the throughput's (a bound would read "at most").
+    QVERIFY2(doc["estimate"]["to_target"].value("text", "").find("×") != std::string::npos, doc["estimate"].dump().c_str());
     QVERIFY(doc["throughput"]["rounds"].get<int>() >= 3);
     QVERIFY(proc.err.contains("by parts") || doc["words"].get<std::string>().find("throughput") != std::string::npos);
     // One process checked the math and timed the segments: no process of its own for the check.

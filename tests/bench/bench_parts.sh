@@ -70,6 +70,7 @@ def load(p):
     except Exception: return {}
 def est(e):
     if not e or e.get("point") is None: return "–"
+    if e.get("text"): return e["text"]  # the product's own words (a bound reads "at most ...")
     lo, hi = e.get("lo"), e.get("hi")
     iv = f" [{lo:.2f}, {hi:.2f}]" if lo is not None and hi is not None else ""
     return f"{e['point']:.2f}×{iv} {e.get('verdict', '')}"

@@ -408,8 +408,10 @@ proto::TryRecord composedRecord(const TryOptions& o, const Inputs& in, const sta
   r.target_acc = in.target.value_or(NAN);
   r.reached = std::isfinite(e.speedup.point);
   r.estimate = {{"to_target", stats::estimateJson(e.speedup)}, {"throughput", throughput["estimate"]}};
+  r.estimate["to_target"]["text"] = stats::formatEstimate(e.speedup);  // a bound reads "at most …", not "1 run each"
   if (in.segments.contended || (in.evaluation && in.evaluation->contended)) {  // no verdict from a contended host
     r.estimate["to_target"]["verdict"] = "contended";
+    r.estimate["to_target"]["text"] = "contended: no verdict";
     r.words = "no verdict (another process used the CPU while the throughput was measured): " + r.words;
   }
   r.medians["time_to_target_s"] = {e.baseline_s, e.variant_s};
