@@ -87,7 +87,6 @@ struct TuneCliOptions {
   ByPartsOptions parts;  // the finals by parts unless whole runs are asked for (--max-pairs too)
 };
 
-
 fs::path outOf(const TuneCliOptions& o, const char* kind) {
   fs::path out = o.out.empty() ? fs::path(o.runs_root.empty() ? defaultRunsRoot() : fs::path(o.runs_root)) / makeRunId(kind) : fs::path(o.out);
   std::error_code ec;

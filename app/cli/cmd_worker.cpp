@@ -154,7 +154,8 @@ int workerCommand(const WorkerOptions& o) {
 
   train::TrainerOptions to;
   to.config = *config;
-  to.run_dir = own ? own->run.root.string() : o.run_dir.empty() ? std::string() : fs::absolute(o.run_dir).string();
+  if (own) to.run_dir = own->run.root.string();
+  else if (!o.run_dir.empty()) to.run_dir = fs::absolute(o.run_dir).string();
   to.resume_from = o.resume;
   to.rank = env->rank;
   to.world_size = env->world_size;

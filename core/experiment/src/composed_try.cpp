@@ -83,7 +83,7 @@ struct VariantPlan {
 
 // The variant's run to the target from the references' `index`th seed; a finished one is kept.
 Result<report::RunRecord> variantRun(const TryOptions& o, const VariantPlan& p, const Hooks& h, int index) {
-  if (h.stop && h.stop->load()) return makeError(Errc::Cancelled, "the variant's runs to the target were stopped");
+  if (h.stopRequested()) return makeError(Errc::Cancelled, "the variant's runs to the target were stopped");
   const uint64_t seed = kFirstReferenceSeed + uint64_t(index);
   const std::string stem = "runs/variant-seed-" + std::to_string(seed);
   fs::path dir = o.out / stem;

@@ -45,10 +45,10 @@ class Runner {
   Result<Outcome> run();
 
  private:
-  bool stopped() const { return hooks_.stop && hooks_.stop->load(); }
+  bool stopped() const { return hooks_.stopRequested(); }
   void say(const char* fmt, ...) const __attribute__((format(printf, 2, 3)));
   void emit(const json& ev) const {
-    if (hooks_.on_event) hooks_.on_event(ev);
+    hooks_.emit(ev);
   }
   template <class E>
   json toEvent(const E& e) const { return proto::toEvent(e, -1, clock_.seconds()); }

@@ -43,9 +43,9 @@ class GreedyLadder {
   Result<LadderOutcome> run();
 
  private:
-  bool stopped() const { return o_.hooks.stop && o_.hooks.stop->load(); }
+  bool stopped() const { return o_.hooks.stopRequested(); }
   void emit(const json& ev) const {
-    if (o_.hooks.on_event) o_.hooks.on_event(ev);
+    o_.hooks.emit(ev);
   }
   Status checkFolder() const;
   std::string skippedByWhatWasKept(size_t i) const;

@@ -31,7 +31,7 @@ class LadderRun {
 
  private:
   void emit(const json& ev) const {
-    if (o_.hooks.on_event) o_.hooks.on_event(ev);
+    o_.hooks.emit(ev);
   }
   template <class E>
   json toEvent(const E& e) const { return proto::toEvent(e, -1, clock_.seconds()); }

@@ -45,7 +45,7 @@ class BatchFinder {
   Result<BatchOutcome> run();
 
  private:
-  bool stopped() const { return o_.hooks.stop && o_.hooks.stop->load(); }
+  bool stopped() const { return o_.hooks.stopRequested(); }
   void say(const std::string& s) const {
     if (o_.hooks.log) std::fprintf(o_.hooks.log, "%s\n", s.c_str()), std::fflush(o_.hooks.log);
   }

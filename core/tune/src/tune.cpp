@@ -37,12 +37,12 @@ class TuneRun {
   Result<TuneOutcome> run();
 
  private:
-  bool stopped() const { return cancelled_ || (o_.hooks.stop && o_.hooks.stop->load()); }
+  bool stopped() const { return cancelled_ || o_.hooks.stopRequested(); }
   void say(const std::string& line) const {
     if (o_.hooks.log) std::fprintf(o_.hooks.log, "%s\n", line.c_str()), std::fflush(o_.hooks.log);
   }
   void emit(json ev) const {
-    if (o_.hooks.on_event) o_.hooks.on_event(ev);
+    o_.hooks.emit(ev);
   }
   Status prepare();
   Status keepWhatTheCommandTakes();
@@ -260,7 +260,7 @@ std::optional<proto::TuneTrial> TuneRun::trial(const proto::TuneCandidate& c, co
   trialsHere_ += w.seconds();
   ++trialsRun_;
   t.epoch_s = epochEstimate(t, o_.train_images, o_.val_images);
-  if (t.status == proto::kStatusCancelled && o_.hooks.stop && o_.hooks.stop->load()) cancelled_ = true;
+  if (t.status == proto::kStatusCancelled && o_.hooks.stopRequested()) cancelled_ = true;
   r_.trials.push_back(t);
   save();
   return t;

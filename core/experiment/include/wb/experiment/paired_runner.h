@@ -148,6 +148,11 @@ struct Hooks {
   std::function<void(const Outcome&)> on_pair;   // after each pair (rewrite outputs)
   std::FILE* log = stderr;                       // progress lines; nullptr for none
   std::string command;                           // the command line, kept in pairs.json for "continue with"
+
+  bool stopRequested() const { return stop && stop->load(); }
+  void emit(const nlohmann::json& ev) const {
+    if (on_event) on_event(ev);
+  }
 };
 
 // One run of `config` into `dir`: a `workbench-cli run` (the binary at cli_path), or with
