@@ -32,7 +32,7 @@ void printDetails(const report::Report& r) {
   for (const auto& block : r.advice) {
     std::printf("  %s\n", block.run.c_str());
     if (block.verdicts.empty()) std::printf("    nothing to flag\n");
-    for (const auto& v : block.verdicts) std::printf("    %-7s %s\n", report::severityName(v.severity), v.text.c_str());
+    for (const auto& v : block.verdicts) std::printf("    %-7s %s\n", advice::severityName(v.severity), v.text.c_str());
   }
 }
 
@@ -67,7 +67,7 @@ void addComparisonOptions(CLI::App& app, std::string& baseline, std::string& tar
   app.add_option("--baseline", baseline, "the run the others are measured against")
       ->type_name("DIR")->required();
   app.add_option("--target-acc", targetAcc, "target val accuracy: 0.85, 85 or 85% (default: the baseline's best)")
-      ->type_name("X")->check(checkedBy([](const std::string& t) { return statusOf(report::parseTargetAccuracy(t)); }, ""));
+      ->type_name("X")->check(checkedBy([](const std::string& t) { return statusOf(compare::parseTargetAccuracy(t)); }, ""));
 }
 
 void addMinEffectOption(CLI::App& app, double& minEffect) {

@@ -260,7 +260,7 @@ void addLadder(CLI::App& cli, Commands& out) {
       ->type_name("M")->check(oneOf(lrScalingChoices()));
   ladder->add_option("--target-acc", o->verdict.target_acc,
                      "target val accuracy: 0.85, 85 or 85% (default: the lowest best val acc of the baseline's repeats)")
-      ->type_name("X")->check(checkedBy([](const std::string& t) { return statusOf(report::parseTargetAccuracy(t)); }, ""));
+      ->type_name("X")->check(checkedBy([](const std::string& t) { return statusOf(compare::parseTargetAccuracy(t)); }, ""));
   ladder->add_flag("--dry-run", o->dry_run, "print the plan and exit");
   ladder->add_option("--capabilities", o->capabilities,
                      "with --dry-run: plan for the machine this file describes (`workbench-cli\n"

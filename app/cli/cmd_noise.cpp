@@ -1,6 +1,6 @@
 // workbench-cli noise: this machine's run-to-run spread, measured (an A/A calibration: the same
 // configuration run N times as whole `workbench-cli run` processes) or read from the repeats of
-// existing runs (--from), printed and stored per host (wb/report/noise.h), where compare, export,
+// existing runs (--from), printed and stored per host (wb/records/noise.h), where compare, export,
 // the ladder and the window read the band their verdicts use.
 #include <cstdio>
 #include <filesystem>
@@ -11,8 +11,9 @@
 #include "wb/experiment/aa_runs.h"
 #include "wb/experiment/runs_on_slurm.h"
 #include "wb/proto/cluster_jobs.h"
-#include "wb/report/compare.h"
-#include "wb/report/noise.h"
+#include "wb/compare/compare.h"
+#include "wb/compare/noise_of_repeats.h"
+#include "wb/records/noise.h"
 
 namespace wb::cli {
 namespace fs = std::filesystem;
@@ -67,16 +68,16 @@ Result<std::vector<std::string>> calibrate(const NoiseOptions& o) {
 }
 
 // The repeats must be one configuration: a run of another one names itself.
-Status checkRepeats(const std::vector<report::RunRecord>& runs) {
+Status checkRepeats(const std::vector<records::RunRecord>& runs) {
   for (const auto& r : runs)
-    if (!report::sameConfiguration(runs.front().config, r.config))
+    if (!compare::sameConfiguration(runs.front().config, r.config))
       return makeError(Errc::InvalidConfig, r.dir + " is not a repeat of " + runs.front().dir + " (" +
-                                                report::describeDiff(report::configDiff(runs.front().config, r.config)) +
+                                                compare::describeDiff(compare::configDiff(runs.front().config, r.config)) +
                                                 "): give runs of one configuration");
   return {};
 }
 
-void printNoise(const report::HostNoise& n, const std::optional<report::AccuracySpread>& acc) {
+void printNoise(const records::HostNoise& n, const std::optional<records::AccuracySpread>& acc) {
   std::printf("Run-to-run noise of %s (%d cores), %d runs\n", n.machine.host.c_str(), n.machine.cores, n.runs);
   for (const auto& [metric, band] : n.bands)
     if (metric != "host_kernel") std::printf("  %-22s ±%.1f %%\n", metric.c_str(), band * 100.0);
@@ -86,7 +87,7 @@ void printNoise(const report::HostNoise& n, const std::optional<report::Accuracy
   if (acc)
     std::printf("  best val acc           sd %.2f points over %d seeds: time to target compares at the baseline's\n"
                 "                         best less this\n", acc->sd_pp, acc->runs);
-  std::printf("  band used by verdicts  ±%.1f %%\n%s.\n", n.band * 100.0, report::noiseMessage(n).c_str());
+  std::printf("  band used by verdicts  ±%.1f %%\n%s.\n", n.band * 100.0, records::noiseMessage(n).c_str());
 }
 
 int noiseCommand(const NoiseOptions& o) {
@@ -104,7 +105,7 @@ int noiseCommand(const NoiseOptions& o) {
     }
     dirs = *made;
   }
-  auto runs = report::loadRuns(dirs);
+  auto runs = records::loadRuns(dirs);
   if (!runs.ok()) {
     std::fprintf(stderr, "workbench-cli noise: %s\n", runs.error().message.c_str());
     return kExitFailed;
@@ -115,22 +116,22 @@ int noiseCommand(const NoiseOptions& o) {
   }
   const std::string source = (o.from.empty() ? "A/A calibration: " : "repeats of existing runs: ") +
                              std::to_string(runs->size()) + " runs of " + runs->front().name;
-  auto noise = report::noiseFromRepeats(*runs, source);
+  auto noise = compare::noiseFromRepeats(*runs, source);
   if (!noise) {
     std::fprintf(stderr, "workbench-cli noise: fewer than 2 of the runs finished uncontended: no spread to measure\n");
     return 1;
   }
-  const auto acc = report::accuracySpreadOfRepeats(*runs, source);
+  const auto acc = compare::accuracySpreadOfRepeats(*runs, source);
   printNoise(*noise, acc);
   if (o.no_store) return 0;
   if (acc)
-    if (auto st = report::saveAccuracySpread(runs->front().config, *acc); !st.ok())
+    if (auto st = records::saveAccuracySpread(runs->front().config, *acc); !st.ok())
       std::fprintf(stderr, "workbench-cli noise: %s\n", st.error().message.c_str());
-  if (auto st = report::saveNoise(*noise); !st.ok()) {
+  if (auto st = records::saveNoise(*noise); !st.ok()) {
     std::fprintf(stderr, "workbench-cli noise: %s\n", st.error().message.c_str());
     return 1;
   }
-  std::fprintf(stderr, "stored in %s\n", (report::noiseDir() / (report::noiseKey(noise->machine) + ".json")).string().c_str());
+  std::fprintf(stderr, "stored in %s\n", (records::noiseDir() / (records::noiseKey(noise->machine) + ".json")).string().c_str());
   return 0;
 }
 

@@ -11,7 +11,7 @@
 #include "wb/probe/peak_probe.h"
 #include "wb/probe/segments.h"
 #include "wb/probe/workers.h"
-#include "wb/report/peak_store.h"
+#include "wb/records/peak_store.h"
 
 namespace wb::cli {
 using nlohmann::json;
@@ -94,7 +94,7 @@ int probeWorkersCommand(const ProbeCliOptions& cli) {
     return exitCodeFor(result.error().code);
   }
   std::string problem;
-  const json files = cli.no_store ? json::object() : probe::storeProbe(*result, report::probesDir(), &problem);
+  const json files = cli.no_store ? json::object() : probe::storeProbe(*result, records::probesDir(), &problem);
   if (!problem.empty()) std::fprintf(stderr, "workbench-cli probe workers: not stored: %s\n", problem.c_str());
   if (cli.json) {
     json doc = probe::probeJson(*result);
@@ -127,18 +127,18 @@ int probePeakCommand(const PeakCliOptions& cli) {
   }
   std::string stored, problem;
   if (!cli.no_store) {
-    if (auto st = report::savePeak(*result); st.ok())
-      stored = report::peakPath(result->key).string();
+    if (auto st = records::savePeak(*result); st.ok())
+      stored = records::peakPath(result->key).string();
     else
       problem = st.error().message;
   }
   if (!problem.empty()) std::fprintf(stderr, "workbench-cli probe peak: not stored: %s\n", problem.c_str());
   if (cli.json) {
-    json doc = report::peakJson(*result);
+    json doc = records::peakJson(*result);
     doc["file"] = stored;
     std::printf("%s\n", doc.dump(2).c_str());
   } else {
-    std::printf("%s", render::renderText(report::peakTable(*result)).c_str());
+    std::printf("%s", render::renderText(records::peakTable(*result)).c_str());
     std::printf("\nMeasured in %.1f s.\n", result->total_s);
     if (!stored.empty()) std::printf("json %s\n", stored.c_str());
   }

@@ -33,7 +33,7 @@
 #include "wb/proto/rundir.h"
 #include "wb/proto/run_status.h"
 #include "wb/probe/peak_probe.h"
-#include "wb/report/peak_store.h"
+#include "wb/records/peak_store.h"
 #include "wb/train/machine_capabilities.h"
 #include "wb/train/checkpoint.h"
 #include "wb/train/resume_check.h"
@@ -391,13 +391,13 @@ void printPeak(const json& peak) {
     std::printf("peak: not measured on this machine (workbench-cli probe peak, about 5 s)\n");
     return;
   }
-  auto doc = report::peakFromJson(peak);
+  auto doc = records::peakFromJson(peak);
   if (!doc.ok()) return;
   std::printf("peak (measured %s; 1 multiply-add = 2 FLOPs):\n", proto::stringOr(peak, "date", "").c_str());
   for (const auto& d : doc->devices) {
     std::string line = "  " + d.device + (d.device == "cpu" ? ", " + std::to_string(d.threads) + " threads" : "") + ":";
     for (const auto& k : d.kernels) {
-      const bool several = std::count_if(d.kernels.begin(), d.kernels.end(), [&](const report::PeakKernel& o) {
+      const bool several = std::count_if(d.kernels.begin(), d.kernels.end(), [&](const records::PeakKernel& o) {
                              return o.kernel == k.kernel && o.precision == k.precision;
                            }) > 1;
       line += " " + k.precision + " " + k.kernel + (several ? " (" + k.shape + ")" : "") + " " +
@@ -407,7 +407,7 @@ void printPeak(const json& peak) {
     for (const auto& s : d.skipped) line += "; " + s.precision + " not measured: " + s.why;
     std::printf("%s\n", line.c_str());
     if (d.device.rfind("cuda", 0) != 0) continue;
-    const report::DatasheetEntry* e = report::datasheetFor(d.name);
+    const records::DatasheetEntry* e = records::datasheetFor(d.name);
     if (e)
       std::printf("  datasheet (dense) %s: fp32 %.1f, tf32 %.1f, bf16 %.1f, fp16 %.1f TFLOP/s (%s)\n", e->gpu.c_str(), e->fp32,
                   e->tf32, e->bf16, e->fp16, e->source.c_str());
@@ -420,7 +420,7 @@ int capabilitiesCommand(bool asJson) {
   json c = train::capabilitiesJson();
   c[proto::caps::kVersion] = WB_VERSION;
   c[proto::caps::kOpencv] = CV_VERSION;
-  report::attachPeak(c, probe::storedPeak());
+  records::attachPeak(c, probe::storedPeak());
   if (asJson) {
     std::printf("%s\n", c.dump(2).c_str());
     return 0;

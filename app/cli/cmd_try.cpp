@@ -14,8 +14,8 @@
 #include "wb/proto/event_types.h"
 #include "wb/proto/experiment_events.h"
 #include "wb/proto/events.h"
-#include "wb/report/compare.h"
-#include "wb/report/host.h"
+#include "wb/compare/compare.h"
+#include "wb/records/host.h"
 #include "wb/proto/run_status.h"
 
 namespace wb::cli {
@@ -94,7 +94,7 @@ int cutByParts(const TryCliOptions& o, const experiment::TryOptions& t, const st
   std::fprintf(stderr, "try cancelled (%s): what was measured is kept in %s; the same command continues it\n", why.c_str(),
                t.out.c_str());
   if (o.events_stdout) {
-    const json doc = report::readStored(t.out / "try.json").value_or(json::object());
+    const json doc = records::readStored(t.out / "try.json").value_or(json::object());
     printEvent(proto::toEvent(proto::TryEndEvent{proto::kStatusCancelled, t.out.string(), doc}, -1, 0.0));
   }
   return kExitCancelled;
@@ -204,7 +204,7 @@ void addTry(CLI::App& cli, Commands& out) {
                                           "whole runs: up to N more pairs replace pairs measured under contention (default 1)")
       ->type_name("N")->check(inRange(0, 10)));
   t->add_option("--target-acc", o->verdict.target_acc, "target val accuracy: 0.85, 85 or 85% (default: the lowest best of the baseline's runs\nless its chance spread)")
-      ->type_name("X")->check(checkedBy([](const std::string& x) { return statusOf(report::parseTargetAccuracy(x)); }, ""));
+      ->type_name("X")->check(checkedBy([](const std::string& x) { return statusOf(compare::parseTargetAccuracy(x)); }, ""));
   t->add_flag("--events-stdout", o->events_stdout,
               "JSON Lines on stdout: rung_start / rung_end per run, pair_end per pair, then end\n"
               "(status, out_dir, result: try.json)");

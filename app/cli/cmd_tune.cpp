@@ -20,7 +20,7 @@
 #include "wb/proto/command_template.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/events.h"
-#include "wb/report/compare.h"
+#include "wb/compare/compare.h"
 #include "wb/train/machine_capabilities.h"
 #include "wb/tune/batch_finder.h"
 #include "wb/tune/tune.h"
@@ -284,7 +284,7 @@ void addTuneOptions(CLI::App& t, TuneCliOptions& o) {
   t.add_option("--noise-band", o.verdict.noise_band, "this host's run-to-run noise as a share (default: the measured band, else 3 %)")
       ->type_name("F")->check(inRange(0.0, 1.0));
   t.add_option("--target-acc", o.verdict.target_acc, "target val accuracy: 0.85, 85 or 85% (default: the config as given's best less its chance spread)")
-      ->type_name("X")->check(checkedBy([](const std::string& x) { return statusOf(report::parseTargetAccuracy(x)); }, ""));
+      ->type_name("X")->check(checkedBy([](const std::string& x) { return statusOf(compare::parseTargetAccuracy(x)); }, ""));
   t.add_option("--margin", o.margin, "share of the free memory the batch finder keeps free (default 0.1)")->type_name("F")->check(inRange(0.0, 0.9));
   t.add_option("--max-batch", o.max_batch, "the batch finder's largest per-rank size (default 4096)")->type_name("N")->check(inRange(1, 1 << 20));
   t.add_flag("--events-stdout", o.events_stdout, "JSON Lines on stdout: tune, trial_end per trial, rung_start/rung_end/pair_end of the finals, end");

@@ -55,7 +55,7 @@ int whatIfCommand(const CLI::App& app, const WhatIfCliOptions& o) {
   report::WhatIfOptions options;
   if (!o.patiences.empty()) options.patiences = o.patiences;
   if (!o.min_deltas.empty()) options.min_deltas = o.min_deltas;
-  auto run = report::loadRun(o.run_dir);
+  auto run = records::loadRun(o.run_dir);
   if (!run.ok()) {
     std::fprintf(stderr, "workbench-cli whatif: %s\n", run.error().message.c_str());
     return 1;

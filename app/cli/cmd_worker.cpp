@@ -22,7 +22,7 @@
 #include "wb/proto/rundir.h"
 #include "wb/proto/run_status.h"
 #include "wb/probe/peak_probe.h"
-#include "wb/report/peak_store.h"
+#include "wb/records/peak_store.h"
 #include "wb/train/trainer.h"
 #include "worker_dist.h"
 
@@ -77,10 +77,10 @@ struct RankEvents {
 proto::FlopsFigures runPeaks(const Config& c, int localRank, int worldSize) {
   proto::FlopsFigures f;
   const auto gpus = probe::machineGpus();
-  const auto peak = report::loadPeak(report::thisMachine(), gpus);
+  const auto peak = records::loadPeak(records::thisMachine(), gpus);
   const bool cuda = torch::cuda::is_available() && !gpus.empty();
   const std::string gpu = cuda ? gpus[static_cast<size_t>(localRank) % gpus.size()] : "";
-  report::setPeaks(f, peak ? &*peak : nullptr, cuda ? "cuda:0" : "cpu", gpu, c.speedups.precision, worldSize);
+  records::setPeaks(f, peak ? &*peak : nullptr, cuda ? "cuda:0" : "cpu", gpu, c.speedups.precision, worldSize);
   return f;
 }
 

@@ -14,7 +14,7 @@
 #include "wb/launch/launcher.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/events.h"
-#include "wb/report/compare.h"
+#include "wb/compare/compare.h"
 
 namespace wb::cli {
 
@@ -123,7 +123,7 @@ experiment::Policy VerdictCliOptions::policy() const {
   p.rerun_contended = rerun_contended;
   p.floor_band = noise_band >= 0 ? noise_band : experiment::hostFloorBand();
   p.min_effect = min_effect;
-  if (!target_acc.empty()) p.target_acc = report::parseTargetAccuracy(target_acc).value();  // checked while parsing
+  if (!target_acc.empty()) p.target_acc = compare::parseTargetAccuracy(target_acc).value();  // checked while parsing
   return p;
 }
 

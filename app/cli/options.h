@@ -57,7 +57,7 @@ CLI::Option* addListOption(CLI::App& app, const std::string& name, std::vector<T
 // One of a choices.h table's values (the help lists them).
 CLI::Validator oneOf(const std::vector<Choice>& choices);
 // The rule of core that `check` applies (its error message, which names the option, is the
-// error): e.g. report::parseFormat, wb::checkResumeFrom, report::parseTargetAccuracy.
+// error): e.g. report::parseFormat, wb::checkResumeFrom, compare::parseTargetAccuracy.
 CLI::Validator checkedBy(std::function<Status(const std::string&)> check, const std::string& what);
 // ok, or r's error (for checkedBy over a parser of core).
 template <typename T>

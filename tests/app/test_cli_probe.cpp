@@ -12,7 +12,7 @@
 #include "wb/common/sysinfo.h"
 #include "wb/proto/flops_record.h"
 #include "wb/proto/rundir.h"
-#include "wb/report/peak_store.h"
+#include "wb/records/peak_store.h"
 #include "wb/probe/record.h"
 
 using nlohmann::json;
@@ -94,13 +94,13 @@ class TestCliProbe : public QObject {
     QCOMPARE(doc["verdict"].get<std::string>(), p.verdict());
 
     // Stored under this machine's and this experiment's key, with the plot beside it.
-    const std::string key = wb::probe::probeKey(tinyConfig(), wb::report::thisMachine());
+    const std::string key = wb::probe::probeKey(tinyConfig(), wb::records::thisMachine());
     QCOMPARE(p.key, key);
     const std::filesystem::path dir = probes.path().toStdString();
     QVERIFY(std::filesystem::exists(dir / (key + ".json")));
     QVERIFY(std::filesystem::file_size(dir / (key + ".svg")) > 0);
     QCOMPARE(QString::fromStdString(doc["files"]["json"].get<std::string>()), QString::fromStdString((dir / (key + ".json")).string()));
-    auto stored = wb::probe::loadProbe(tinyConfig(), wb::report::thisMachine(), dir);
+    auto stored = wb::probe::loadProbe(tinyConfig(), wb::records::thisMachine(), dir);
     QVERIFY(stored);
     QCOMPARE(stored->recommended, p.recommended);
 
@@ -111,10 +111,10 @@ class TestCliProbe : public QObject {
     QVERIFY2(other.rc == 0, other.err.constData());
     wb::Config mlp = tinyConfig();
     mlp.model.name = "mlp";
-    auto mlpStored = wb::probe::loadProbe(mlp, wb::report::thisMachine(), dir);
+    auto mlpStored = wb::probe::loadProbe(mlp, wb::records::thisMachine(), dir);
     QVERIFY(mlpStored && mlpStored->key != key);
     QCOMPARE(mlpStored->rows.size(), size_t{2});
-    QCOMPARE(wb::probe::loadProbe(tinyConfig(), wb::report::thisMachine(), dir)->rows.size(), size_t{3});
+    QCOMPARE(wb::probe::loadProbe(tinyConfig(), wb::records::thisMachine(), dir)->rows.size(), size_t{3});
 
     // The ladder's workers step reads the stored result for this experiment.
     auto plan = runCli(QStringList{QStringLiteral("ladder"), QStringLiteral("--dry-run")} + kTiny, probes.path());
@@ -153,12 +153,12 @@ class TestCliProbe : public QObject {
                     probes.path());
     QVERIFY2(r.rc == 0, r.err.constData());
     const json doc = json::parse(r.out.toStdString(), nullptr, false);
-    auto peak = wb::report::peakFromJson(doc);
+    auto peak = wb::records::peakFromJson(doc);
     QVERIFY2(peak.ok(), r.out.constData());
-    const wb::report::PeakDevice* cpu = peak->device("cpu");
+    const wb::records::PeakDevice* cpu = peak->device("cpu");
     QVERIFY(cpu);
     QCOMPARE(std::count_if(cpu->kernels.begin(), cpu->kernels.end(),
-                           [](const wb::report::PeakKernel& k) { return k.kernel == "conv" && k.precision == "fp32"; }),
+                           [](const wb::records::PeakKernel& k) { return k.kernel == "conv" && k.precision == "fp32"; }),
              2L);  // an early and a deep ResNet layer
     for (const char* kernel : {"matmul", "conv"}) {
       const auto* k = cpu->find(kernel, "fp32");
@@ -169,7 +169,7 @@ class TestCliProbe : public QObject {
     QCOMPARE(cpu->find("matmul", "bf16") != nullptr, bf16);
     QCOMPARE(cpu->skipped.size(), size_t{bf16 ? 0u : 1u});
     QVERIFY(QFile::exists(QString::fromStdString(doc.value("file", std::string()))));
-    QVERIFY(wb::report::loadPeak(wb::report::thisMachine(), peak->gpus, probes.path().toStdString()).has_value());
+    QVERIFY(wb::records::loadPeak(wb::records::thisMachine(), peak->gpus, probes.path().toStdString()).has_value());
 
     auto caps = runCli({QStringLiteral("capabilities"), QStringLiteral("--json")}, probes.path());
     QVERIFY2(caps.rc == 0, caps.err.constData());
@@ -195,7 +195,7 @@ class TestCliProbe : public QObject {
     QVERIFY(f->per_step > 0 && f->achieved_gflop_per_s > 0);
     QCOMPARE(f->per_sample * 32, f->per_step);
     // Set against the fastest fp32 kernel, which is named in the figure.
-    const wb::report::PeakKernel* best = cpu->best("fp32");
+    const wb::records::PeakKernel* best = cpu->best("fp32");
     QVERIFY(best);
     for (const auto& k : cpu->kernels)
       if (k.precision == "fp32") QVERIFY(k.gflop_per_s <= best->gflop_per_s);

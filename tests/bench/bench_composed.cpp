@@ -25,7 +25,7 @@
 
 #include "wb/stats/composed_sim.h"
 #include "wb/stats/convergence.h"
-#include "wb/report/run_record.h"
+#include "wb/records/run_record.h"
 #include "wb/render/table.h"
 
 namespace {
@@ -159,7 +159,7 @@ struct Trace {
 
 Trace traceOf(const std::string& dir) {
   Trace out;
-  auto run = wb::report::loadRun(dir);
+  auto run = wb::records::loadRun(dir);
   if (!run.ok()) return out;
   for (size_t i = 1; i < run->steps.size(); ++i) {
     const auto& s = run->steps[i];

@@ -24,7 +24,7 @@
 #include "wb/proto/events.h"
 #include "wb/proto/flops_record.h"
 #include "wb/proto/rundir.h"
-#include "wb/report/peak_store.h"
+#include "wb/records/peak_store.h"
 #include "wb/render/table.h"
 
 namespace {

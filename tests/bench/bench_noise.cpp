@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "wb/common/sysinfo.h"
-#include "wb/report/compare.h"
+#include "wb/compare/compare.h"
 #include "wb/stats/stats.h"
 #include "wb/render/table.h"
 #include "wb/stats/verdict_sim.h"
@@ -62,13 +62,13 @@ double spawnWait(std::vector<std::string> argv) {
 Run readRun(const fs::path& dir, double process_s, std::optional<double> target) {
   Run r;
   r.process_s = process_s;
-  auto rec = wb::report::loadRun(dir);
+  auto rec = wb::records::loadRun(dir);
   if (process_s < 0 || !rec.ok()) return r;
-  const auto m = wb::report::computeMetrics(*rec, target);
+  const auto m = wb::compare::computeMetrics(*rec, target);
   r.ok = true;
   r.rate = m.train_samples_per_s.value_or(0);
   r.target_s = m.time_to_target_s.value_or(NAN);
-  if (auto h = wb::report::hostSpeedOf(*rec)) r.before_ms = h->before_ms, r.after_ms = h->after_ms;
+  if (auto h = wb::compare::hostSpeedOf(*rec)) r.before_ms = h->before_ms, r.after_ms = h->after_ms;
   return r;
 }
 
@@ -142,8 +142,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "  run %d: %s\n", i + 1, process.back() > 0 ? "ok" : "FAILED");
   }
   std::optional<double> target;  // the first run's best accuracy
-  if (auto rec = wb::report::loadRun(root / "run-1"); rec.ok())
-    target = wb::report::computeMetrics(*rec, std::nullopt).best_val_acc;
+  if (auto rec = wb::records::loadRun(root / "run-1"); rec.ok())
+    target = wb::compare::computeMetrics(*rec, std::nullopt).best_val_acc;
   for (int i = 0; i < n; ++i) {
     runs.push_back(readRun(root / ("run-" + std::to_string(i + 1)), process[i], target));
     runs.back().started_s = started[i];
@@ -171,7 +171,7 @@ int main(int argc, char** argv) {
   std::vector<double> steady, normalised;
   for (const auto& r : runs) {
     if (!r.ok || !(r.rate > 0) || !(r.before_ms > 0)) continue;
-    wb::report::HostSpeed h{r.before_ms, r.after_ms};
+    wb::compare::HostSpeed h{r.before_ms, r.after_ms};
     if (!(h.change() > band)) steady.push_back(1.0 / r.rate);
     normalised.push_back((1.0 / r.rate) / (0.5 * (r.before_ms + r.after_ms)));
   }

@@ -15,8 +15,8 @@
 #include "wb/launch/launcher.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/events.h"
-#include "wb/report/compare.h"
-#include "wb/report/run_record.h"
+#include "wb/compare/compare.h"
+#include "wb/records/run_record.h"
 #include "wb/render/table.h"
 
 namespace wbbench {
@@ -36,7 +36,7 @@ struct Measured {
   double eval_ms = 0;              // mean evaluation time
   double eval_peak = 0;            // peak during evaluation (bytes)
   double best_acc = 0;
-  std::optional<wb::report::StepTimes> split;
+  std::optional<wb::records::StepTimes> split;
   // Several ranks (from every rank's events): mean step time, comm ms per step, the share of
   // gradient buckets launched during backward, and the largest per-rank optimiser state.
   int world = 1;
@@ -75,12 +75,12 @@ inline Measured runOnce(const fs::path& root, const std::string& cli, const std:
     return m;
   }
   m.status = out->status;
-  auto rec = wb::report::loadRun(out->run_dir);
+  auto rec = wb::records::loadRun(out->run_dir);
   if (!rec.ok()) {
     m.error = rec.error().message;
     return m;
   }
-  auto metrics = wb::report::computeMetrics(rec.value(), std::nullopt);
+  auto metrics = wb::compare::computeMetrics(rec.value(), std::nullopt);
   m.ok = out->status == "ok" || out->status == "early-stopped";
   if (!m.ok) m.error = out->summary.message.value_or(out->status);
   m.train_sps = metrics.train_samples_per_s.value_or(0);
@@ -160,7 +160,7 @@ inline Measured medianOf(const std::vector<Measured>& ms) {
   return out;
 }
 
-inline std::string splitText(const std::optional<wb::report::StepTimes>& s) {
+inline std::string splitText(const std::optional<wb::records::StepTimes>& s) {
   if (!s) return "-";
   char buf[128];
   std::snprintf(buf, sizeof buf, "%.1f/%.1f/%.1f/%.1f/%.1f", s->data, s->h2d, s->fwd, s->bwd, s->opt);

@@ -30,7 +30,7 @@ inline std::vector<probe::ProbeRow> roundsOf(std::initializer_list<std::pair<int
 }
 
 // A probe of config `c` on machine `m` measured on 2026-12-01 08:40 UTC with these rows.
-inline probe::ProbeResult resultFor(const Config& c, const report::MachineId& m, std::vector<probe::ProbeRow> rows) {
+inline probe::ProbeResult resultFor(const Config& c, const records::MachineId& m, std::vector<probe::ProbeRow> rows) {
   probe::ProbeResult r;
   r.key = probe::probeKey(c, m);
   r.measured_at = "2026-12-01T08:40:12Z";

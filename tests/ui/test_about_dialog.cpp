@@ -11,7 +11,7 @@
 
 #include "ui_test_util.h"
 #include "window/about_dialog.h"
-#include "wb/report/peak_store.h"
+#include "wb/records/peak_store.h"
 #include "window/help_tour.h"
 
 namespace {
@@ -91,13 +91,13 @@ class TestAboutDialog : public QObject {
     wb::ui::AboutDialog about;
     about.setCapabilities(caps, {});
     QVERIFY(about.versionsText().contains(QStringLiteral("Peak: not measured on this machine (workbench-cli probe peak)")));
-    wb::report::PeakResult r;
+    wb::records::PeakResult r;
     r.measured_at = "2026-12-01T08:40:12Z";
-    wb::report::PeakDevice cpu{"cpu", "Test CPU", 2, {{"matmul", "fp32", "1024", 2e9, 10, 0.2, 95.4, 0.01}}, {}};
-    wb::report::PeakDevice gpu{"cuda:0", "NVIDIA H200", 0, {{"matmul", "bf16", "8192", 1e12, 10, 0.02, 700000, 0.01}}, {}};
-    wb::report::PeakDevice unknown{"cuda:1", "Tesla T4", 0, {}, {}};
+    wb::records::PeakDevice cpu{"cpu", "Test CPU", 2, {{"matmul", "fp32", "1024", 2e9, 10, 0.2, 95.4, 0.01}}, {}};
+    wb::records::PeakDevice gpu{"cuda:0", "NVIDIA H200", 0, {{"matmul", "bf16", "8192", 1e12, 10, 0.02, 700000, 0.01}}, {}};
+    wb::records::PeakDevice unknown{"cuda:1", "Tesla T4", 0, {}, {}};
     r.devices = {cpu, gpu, unknown};
-    wb::report::attachPeak(caps, r);
+    wb::records::attachPeak(caps, r);
     about.setCapabilities(caps, {});
     const QString text = about.versionsText();
     QVERIFY2(text.contains(QStringLiteral("Peak (cpu, 2 threads, measured 2026-12-01): fp32 matmul 95.4 GFLOP/s")), qPrintable(text));

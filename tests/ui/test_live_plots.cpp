@@ -96,7 +96,7 @@ class TestLivePlots : public QObject {
       plots.showTab(QString::fromLatin1(tab));
       QTRY_VERIFY2(plots.pointCount(QString::fromLatin1(tab)) > 0, tab);
     }
-    // The step-time bars hold core/report's mean split (after the warm-up interval).
+    // The step-time bars hold core/compare's mean split (after the warm-up interval).
     QCustomPlot* split = plots.plot(QStringLiteral("steptime"));
     QMap<QString, double> ms;
     for (int i = 0; i < split->plottableCount(); ++i)

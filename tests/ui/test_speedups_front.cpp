@@ -36,7 +36,7 @@
 #include "../support/machine.h"
 
 using nlohmann::json;
-using namespace wb::report;
+using namespace wb::records;
 using namespace wb::ladder;
 using namespace wb::probe;
 

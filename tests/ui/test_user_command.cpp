@@ -12,7 +12,7 @@
 #include "runs/runs_model.h"
 #include "setup/setup_panel.h"
 #include "ui_test_util.h"
-#include "wb/report/run_record.h"
+#include "wb/records/run_record.h"
 
 namespace t = wb::ui::test;
 using nlohmann::json;
@@ -97,7 +97,7 @@ class TestUserCommand : public QObject {
     QVERIFY2(run->status() == RunStatus::Ok,
              qPrintable(wb::ui::statusWord(run->status()) + QStringLiteral(": ") + run->errorMessage() + QLatin1Char('\n') + run->logTail()));
     QVERIFY(!run->series().steps().empty());  // followed live, like the workbench's own runs
-    auto rec = wb::report::loadRun(run->runDir().toStdString());
+    auto rec = wb::records::loadRun(run->runDir().toStdString());
     QVERIFY(rec.ok());
     QCOMPARE(rec->configAt("name"), json("python-fashion-mlp"));  // the script's run, not the trainer's
     QVERIFY(QFileInfo::exists(run->runDir() + QStringLiteral("/logs/command.log")));

@@ -29,7 +29,7 @@
 #include "runs/run.h"
 #include "runs/runs_model.h"
 #include "wb/probe/record.h"
-#include "wb/report/busy_machine.h"
+#include "wb/advice/busy_machine.h"
 #include "wb/report/export.h"
 
 namespace wb::ui {
@@ -52,11 +52,11 @@ QString adviceHtml(const std::vector<wb::report::AdviceBlock>& blocks, const QPa
     html += QStringLiteral("<h4>%1</h4><ul>").arg(qs(b.run).toHtmlEscaped());
     if (b.verdicts.empty()) html += QStringLiteral("<li>nothing to flag</li>");
     for (const auto& v : b.verdicts) {
-      const QString& colour = v.severity == wb::report::Severity::Warning ? warning
-                              : v.severity == wb::report::Severity::Tip   ? tip
+      const QString& colour = v.severity == wb::advice::Severity::Warning ? warning
+                              : v.severity == wb::advice::Severity::Tip   ? tip
                                                                           : info;
       html += QStringLiteral("<li style=\"color:%1\"><b>%2:</b> %3</li>")
-                  .arg(colour, QLatin1String(wb::report::severityName(v.severity)), qs(v.text).toHtmlEscaped());
+                  .arg(colour, QLatin1String(wb::advice::severityName(v.severity)), qs(v.text).toHtmlEscaped());
     }
     html += QStringLiteral("</ul>");
   }
@@ -224,8 +224,8 @@ void CompareView::refreshNow() {
 // one comparison, and the report built from it.
 void CompareView::compare(Run& base) {
   base.ensureEventsLoaded();
-  const wb::report::RunRecord baseline = labelled(base);
-  std::vector<wb::report::RunRecord> runs;
+  const wb::records::RunRecord baseline = labelled(base);
+  std::vector<wb::records::RunRecord> runs;
   for (Run* run : model_->shownRuns()) {
     if (run == &base || run->runDir().isEmpty()) continue;
     run->ensureEventsLoaded();
@@ -233,24 +233,24 @@ void CompareView::compare(Run& base) {
   }
   std::optional<double> target;
   if (target_->value() > 0) target = target_->value() / 100.0;
-  comparison_ = wb::report::compareRuns(baseline, runs, target, wb::report::noiseOfRunHost(baseline),
+  comparison_ = wb::compare::compareRuns(baseline, runs, target, wb::records::noiseOfRunHost(baseline),
                                         minEffect_->value() / 100.0);
-  std::vector<const wb::report::RunRecord*> records{&baseline};
+  std::vector<const wb::records::RunRecord*> records{&baseline};
   for (const auto& run : runs) records.push_back(&run);
   // The advisor recommends the worker count each run's stored probe measured, when there is one.
   report_ = wb::report::buildComparisonReport(*comparison_, baseline, runs, wb::probe::storedWorkersAdvice());
   whatIf_->setRuns(records);
   QString text = QStringLiteral("%1 run(s) against the baseline %2; target %3 val acc%4.")
                      .arg(runs.size())
-                     .arg(qs(wb::report::runLabel(baseline)), qs(wb::fmtAccuracy(comparison_->target_acc)),
+                     .arg(qs(wb::records::runLabel(baseline)), qs(wb::fmtAccuracy(comparison_->target_acc)),
                           comparison_->target_user_set ? QString() : QStringLiteral(" (auto)"));
   if (runs.empty()) text += QStringLiteral(" Tick runs in the list to compare them.");
   // The band every verdict is judged against, and what it means for 1 run each (the table's
   // verdict columns and the runs list's tooltips name it too).
   summary_->setToolTip(QStringLiteral("Target: %1.\n%2.")
-                           .arg(qs(comparison_->target.describe()), qs(wb::report::noiseMessage(comparison_->noise))));
+                           .arg(qs(comparison_->target.describe()), qs(wb::records::noiseMessage(comparison_->noise))));
   // How much load, from what, and what it takes for the runs to count (not only "contended").
-  if (const std::string busy = wb::report::busyMachineAdvice(wb::report::busyMachineOf(*comparison_)); !busy.empty())
+  if (const std::string busy = wb::advice::busyMachineAdvice(wb::advice::busyMachineOf(*comparison_)); !busy.empty())
     text += QStringLiteral("\n\u26A0 ") + qs(busy);
   const auto unfinished = std::count_if(comparison_->rows.begin(), comparison_->rows.end(),
                                         [](const auto& row) { return !row.is_baseline && !row.unfinished.empty(); });
@@ -260,8 +260,8 @@ void CompareView::compare(Run& base) {
 
 // The run's record under the name the window lists it by (runLabel reads the id first), so the
 // table, the chart, the what-if and the exports name it as the list does.
-wb::report::RunRecord CompareView::labelled(const Run& run) const {
-  wb::report::RunRecord r = run.record();
+wb::records::RunRecord CompareView::labelled(const Run& run) const {
+  wb::records::RunRecord r = run.record();
   r.id = model_->displayName(&run).toStdString();
   return r;
 }

@@ -92,7 +92,7 @@ class CompareView : public QWidget {
   void connectModel();
   void scheduleRefresh();
   void compare(Run& base);
-  wb::report::RunRecord labelled(const Run& run) const;
+  wb::records::RunRecord labelled(const Run& run) const;
   void noteCanExport(bool can);
   void watch(Run* run);
   void showComparison();
@@ -112,7 +112,7 @@ class CompareView : public QWidget {
   QTextBrowser* advice_ = nullptr;
   WhatIfView* whatIf_;                                   // the early-stopping what-if tab
   std::optional<wb::report::Report> report_;             // the comparison
-  std::optional<wb::report::Comparison> comparison_;
+  std::optional<wb::compare::Comparison> comparison_;
   QString lastExportDir_;
   QString runsRoot_;
   bool canExport_ = false;

@@ -43,7 +43,7 @@ WhatIfView::WhatIfView(QWidget* parent) : QWidget(parent) {
   showRun(-1);
 }
 
-void WhatIfView::setRuns(const std::vector<const wb::report::RunRecord*>& runs) {
+void WhatIfView::setRuns(const std::vector<const wb::records::RunRecord*>& runs) {
   whatIfs_.clear();
   {
     const QSignalBlocker block(runs_);

@@ -9,7 +9,7 @@
 
 #include <vector>
 
-#include "wb/report/run_record.h"
+#include "wb/records/run_record.h"
 #include "wb/report/whatif.h"
 
 class QComboBox;
@@ -23,7 +23,7 @@ class WhatIfView : public QWidget {
  public:
   explicit WhatIfView(QWidget* parent = nullptr);
   // The runs it offers (the baseline first); keeps the chosen run when it is still there.
-  void setRuns(const std::vector<const wb::report::RunRecord*>& runs);
+  void setRuns(const std::vector<const wb::records::RunRecord*>& runs);
   // What is shown (tests).
   const QTableWidget* table() const { return table_; }
   const QLabel* summary() const { return summary_; }

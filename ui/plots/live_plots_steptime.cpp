@@ -1,5 +1,5 @@
 // The step-time tab: per run, the mean ms of each step part (data, h2d, fwd, bwd, opt, comm)
-// stacked into one bar; the means are core/report's (Run::meanStepTimes), as in the comparison.
+// stacked into one bar; the means are core/compare's (Run::meanStepTimes), as in the comparison.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -39,7 +39,7 @@ void LivePlots::syncBars(Tab& tab) {
     if (run == model_->baseline()) name += QStringLiteral("\n(baseline)");
     ticker->addTick(r + 1, name);
     keys << r + 1;
-    const auto mean = run->meanStepTimes();  // core/report's rule: after the warm-up interval
+    const auto mean = run->meanStepTimes();  // core/compare's rule: after the warm-up interval
     const std::array<double, 6> parts =
         mean ? std::array<double, 6>{mean->data, mean->h2d, mean->fwd, mean->bwd, mean->opt, mean->comm}
              : std::array<double, 6>{};

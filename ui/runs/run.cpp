@@ -6,7 +6,7 @@
 #include "wb/proto/event_types.h"
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
-#include "wb/report/compare.h"
+#include "wb/compare/compare.h"
 
 namespace wb::ui {
 using nlohmann::json;
@@ -64,7 +64,7 @@ namespace {
 double positiveOrNaN(double v) { return v > 0 ? v : kNaN; }
 }  // namespace
 
-void RunSeries::addStep(const report::StepSample& s) {
+void RunSeries::addStep(const records::StepSample& s) {
   StepPoint p;
   p.step = double(s.step);
   p.epoch = double(s.epoch);
@@ -96,7 +96,7 @@ void RunSeries::appendStep(const StepPoint& p) {
   stepKeys_[size_t(XKey::Samples)].push_back(p.samples);
 }
 
-void RunSeries::addEval(const report::EvalSample& e, double samples) {
+void RunSeries::addEval(const records::EvalSample& e, double samples) {
   EvalPoint p;
   p.step = double(e.step);
   p.epoch = double(e.epoch);
@@ -161,9 +161,9 @@ void Run::applySummary(const proto::RunSummary& summary) {
   if (const auto best = proto::finite(summary.best_val_acc)) bestValAcc_ = *best;
   const double sps = proto::finite(summary.train_samples_per_s).value_or(kNaN);
   summaryTrainSps_ = sps > 0 ? sps : kNaN;  // a run cancelled before its first step wrote 0: no figure
-  const std::optional<report::CpuUse> cpu = report::cpuUse(summary);
+  const std::optional<records::CpuUse> cpu = records::cpuUse(summary);
   summaryCpu_ = cpu.has_value();
-  if (summaryCpu_) contention_ = QString::fromStdString(report::contentionOf(*cpu).note);
+  if (summaryCpu_) contention_ = QString::fromStdString(compare::contentionOf(*cpu).note);
   const QString err = QString::fromStdString(summary.error.value_or(std::string()));
   if (!err.isEmpty() && error_.isEmpty()) error_ = err;
 }
@@ -171,10 +171,10 @@ void Run::applySummary(const proto::RunSummary& summary) {
 // With one rank, whatever else keeps the machine busy is another process (with more, the other
 // ranks' load is the run's own, and only the summary can tell).
 void Run::noteStepCpu(const json& ev) {
-  const auto cpu = report::decodeStepCpu(ev);
+  const auto cpu = records::decodeStepCpu(ev);
   if (summaryCpu_ || !cpu || record_.start.world_size > 1) return;
   stepLoad_.add(*cpu);
-  if (auto use = stepLoad_.use()) contention_ = QString::fromStdString(report::contentionOf(*use).note);
+  if (auto use = stepLoad_.use()) contention_ = QString::fromStdString(compare::contentionOf(*use).note);
 }
 
 void Run::ingest(const json& event) {
@@ -192,7 +192,7 @@ void Run::ingest(const std::vector<json>& events) {
 }
 
 bool Run::ingestOne(const json& ev) {
-  report::addEvent(record_, ev);  // the run's record: core/report decodes every event once
+  records::addEvent(record_, ev);  // the run's record: core/records decodes every event once
   const proto::Envelope envelope = proto::readEnvelope(ev);
   const std::string& type = envelope.type;
   const int rank = envelope.rank.value_or(0);
@@ -254,8 +254,8 @@ bool Run::ingestOne(const json& ev) {
   return false;
 }
 
-report::RunRecord Run::record() const {
-  report::RunRecord r = record_;
+records::RunRecord Run::record() const {
+  records::RunRecord r = record_;
   if (!runDir_.isEmpty()) {
     r.dir = runDir_.toStdString();
     r.id = runId().toStdString();
@@ -270,7 +270,7 @@ report::RunRecord Run::record() const {
     r.status = summary_.status.value_or(r.status);
   }
   r.env = env_;
-  report::finishRecord(r);
+  records::finishRecord(r);
   return r;
 }
 

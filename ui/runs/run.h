@@ -17,8 +17,8 @@
 #include <nlohmann/json.hpp>
 
 #include "wb/proto/run_summary.h"
-#include "wb/report/compare.h"
-#include "wb/report/run_record.h"
+#include "wb/compare/compare.h"
+#include "wb/records/run_record.h"
 
 namespace wb::ui {
 
@@ -54,12 +54,12 @@ struct EvalPoint {
 };
 
 // Rank 0's curves (the contract: curves use rank 0), appended in arrival order, as plot points
-// (NaN where an event had no value). Decoded by core/report (wb::report::decodeStep), so the
+// (NaN where an event had no value). Decoded by core/records (wb::records::decodeStep), so the
 // plots and the comparison read the same numbers.
 class RunSeries {
  public:
-  void addStep(const report::StepSample& step);
-  void addEval(const report::EvalSample& eval, double samples);
+  void addStep(const records::StepSample& step);
+  void addEval(const records::EvalSample& eval, double samples);
   // Direct append (benchmarks and tests that build large series without JSON).
   void appendStep(const StepPoint& p);
   void appendEval(const EvalPoint& p) { evals_.push_back(p); }
@@ -135,14 +135,14 @@ class Run : public QObject {
   double lastEventWall() const { return lastWall_; }  // unix seconds of the newest event
 
   const RunSeries& series() const { return series_; }
-  // Rank 0's evaluations as core/report decoded them (time to a target accuracy is read here).
-  const std::vector<report::EvalSample>& evalSamples() const { return record_.evals; }
+  // Rank 0's evaluations as core/records decoded them (time to a target accuracy is read here).
+  const std::vector<records::EvalSample>& evalSamples() const { return record_.evals; }
   RunSeries& mutableSeries() { return series_; }
-  // The run as core/report sees it, from the events this Run ingested (no file is read again
+  // The run as core/records sees it, from the events this Run ingested (no file is read again
   // but env.json, once): what the Compare tab compares. config and summary as this Run has them.
-  report::RunRecord record() const;
-  // Mean step-time split after the warm-up interval (core/report's rule); nullopt before any.
-  std::optional<report::StepTimes> meanStepTimes() const { return report::meanStepTimes(record_.steps); }
+  records::RunRecord record() const;
+  // Mean step-time split after the warm-up interval (core/compare's rule); nullopt before any.
+  std::optional<records::StepTimes> meanStepTimes() const { return compare::meanStepTimes(record_.steps); }
 
   // Feeds events (in order). Emits changed() once, and dataAppended() when curves grew.
   void ingest(const nlohmann::json& event);
@@ -182,10 +182,10 @@ class Run : public QObject {
   QString contention_;
   QString clusterJob_, clusterState_, clusterReason_;
   bool summaryCpu_ = false;                       // summary.cpu decides; step events no longer do
-  report::StepLoad stepLoad_;
+  compare::StepLoad stepLoad_;
   bool eventsLoaded_ = false;
   RunSeries series_;
-  report::RunRecord record_;                      // every event ingested, decoded by core/report
+  records::RunRecord record_;                      // every event ingested, decoded by core/records
   mutable nlohmann::json env_ = nlohmann::json::object();  // env.json, read once it exists
 };
 

@@ -11,7 +11,7 @@
 
 #include "wb/common/config.h"
 #include "wb/proto/config_json.h"
-#include "wb/report/compare.h"
+#include "wb/compare/compare.h"
 #include "wb/report/run_names.h"
 
 namespace wb::ui {
@@ -56,20 +56,20 @@ void RunsModel::updateComparison() const {
   comparison_.reset();
   comparisonRows_.clear();
   if (!baseline_ || baseline_->runDir().isEmpty()) return;
-  std::vector<report::RunRecord> records;
+  std::vector<records::RunRecord> records;
   std::map<std::string, const Run*> byDir;
   for (const Run* run : runs_) {
     if (run == baseline_ || pending(run) || run->runDir().isEmpty()) continue;
     records.push_back(run->record());
     byDir[records.back().dir] = run;
   }
-  const report::RunRecord base = baseline_->record();
-  comparison_ = report::compareRuns(base, records, std::nullopt, report::noiseOfRunHost(base), minEffect_);
+  const records::RunRecord base = baseline_->record();
+  comparison_ = compare::compareRuns(base, records, std::nullopt, records::noiseOfRunHost(base), minEffect_);
   for (int i = 0; i < int(comparison_->rows.size()); ++i)
     if (auto it = byDir.find(comparison_->rows[size_t(i)].dir); it != byDir.end()) comparisonRows_.insert(it->second, i);
 }
 
-const report::ComparisonRow* RunsModel::comparisonRow(const Run* run) const {
+const compare::ComparisonRow* RunsModel::comparisonRow(const Run* run) const {
   if (!run || !baseline_ || run == baseline_ || pending(run)) return nullptr;
   updateComparison();
   if (!comparison_) return nullptr;
@@ -81,14 +81,14 @@ QString RunsModel::noSpeedupReason(const Run* run) const {
   if (!run || !baseline_) return QStringLiteral("no baseline");
   if (pending(run)) return QStringLiteral("the run has not finished yet");
   if (run->status() == RunStatus::Incomplete) return QStringLiteral("the run ended without a summary");
-  const report::ComparisonRow* row = comparisonRow(run);
+  const compare::ComparisonRow* row = comparisonRow(run);
   if (!row) return QStringLiteral("the run is not in the comparison");
   return QString::fromStdString(row->noSpeedupReason());
 }
 
 // The estimate behind a speedup cell (null when the run gets none).
 const stats::SpeedupEstimate* RunsModel::estimateFor(const Run* run, int col) const {
-  const report::ComparisonRow* row = comparisonRow(run);
+  const compare::ComparisonRow* row = comparisonRow(run);
   if (!row || !row->showsSpeedup()) return nullptr;
   const stats::SpeedupEstimate& e = col == ColSpeedupThroughput ? row->throughput : row->target;
   return std::isfinite(e.point) ? &e : nullptr;
@@ -246,7 +246,7 @@ QString RunsModel::speedupText(const Run* run, int col) const {
   if (run == baseline_) return QStringLiteral("baseline");
   if (!baseline_ || pending(run)) return {};
   if (run->status() == RunStatus::Incomplete) return statusWord(run->status());
-  const report::ComparisonRow* row = comparisonRow(run);
+  const compare::ComparisonRow* row = comparisonRow(run);
   if (!row) return QStringLiteral("–");
   if (const std::string word = row->withheldWord(); !word.empty()) return shortWithheld(word);
   if (const stats::SpeedupEstimate* e = estimateFor(run, col))
@@ -271,7 +271,7 @@ QString RunsModel::speedupTip(const Run* run, int col) const {
     tip += QStringLiteral("\n") + QString::fromStdString(stats::formatEstimate(*e));
     if (!e->method.empty()) tip += QStringLiteral(" (") + QString::fromStdString(e->method) + QLatin1Char(')');
     tip += QStringLiteral(".\nRepeats of one configuration are grouped; ") +
-           QString::fromStdString(report::noiseMessage(comparison_->noise)) + QLatin1Char('.');
+           QString::fromStdString(records::noiseMessage(comparison_->noise)) + QLatin1Char('.');
   }
   if (col == ColSpeedupTarget && run->evalSamples().empty()) tip += QStringLiteral("\nTick the run to read its evaluations.");
   return tip;

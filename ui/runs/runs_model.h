@@ -4,7 +4,7 @@
 // measured under CPU contention), status, progress with ETA, train samples/s (training steps
 // only), best val acc, and two speedups against the baseline, each named for what it measures:
 // "× throughput" (train samples/s) and "× to target" (time to the baseline's best val acc, as
-// the Compare tab's chart). Both are core's comparison (wb::report::compareRuns) of every
+// the Compare tab's chart). Both are core's comparison (wb::compare::compareRuns) of every
 // finished run against the baseline: repeats of one configuration grouped, each speedup with
 // its verdict by the product's rule (minEffect(); "1.85× faster", "1.02× noise", "1.26× 1 run"),
 // the verdict in words, the 95 % interval in the tooltip. A run
@@ -27,7 +27,7 @@
 #include <optional>
 
 #include "runs/run.h"
-#include "wb/report/compare.h"
+#include "wb/compare/compare.h"
 
 namespace wb::ui {
 
@@ -80,7 +80,7 @@ class RunsModel : public QAbstractTableModel {
   QString noSpeedupReason(const Run* run) const;
   // run's row of the comparison against the baseline (null without a baseline, for the
   // baseline itself, and for a run not finished).
-  const report::ComparisonRow* comparisonRow(const Run* run) const;
+  const compare::ComparisonRow* comparisonRow(const Run* run) const;
 
   // The name the window shows for run (list, legends, charts, exports): see the header.
   QString displayName(const Run* run) const;
@@ -109,7 +109,7 @@ class RunsModel : public QAbstractTableModel {
   // The comparison behind the speedup cells, recomputed on the next read after it goes stale: a
   // run added or removed, another baseline, or a change of comparisonKey() (a run ends, reads its
   // evaluations) seen when a run changes.
-  mutable std::optional<report::Comparison> comparison_;
+  mutable std::optional<compare::Comparison> comparison_;
   double minEffect_ = stats::kDefaultMinEffect;
   mutable bool comparisonStale_ = true;
   mutable QString comparisonKey_;

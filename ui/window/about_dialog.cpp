@@ -12,7 +12,7 @@
 #include "wb/proto/capabilities_record.h"
 #include "wb/proto/capability_keys.h"
 #include "wb/proto/events.h"
-#include "wb/report/peak_store.h"
+#include "wb/records/peak_store.h"
 #include "wb/render/table.h"
 
 namespace wb::ui {
@@ -66,7 +66,7 @@ namespace {
 // GPU its datasheet entry or that it has none.
 QStringList peakLines(const json& caps) {
   const json& peak = proto::objectOr(caps, proto::caps::kPeak);
-  auto r = report::peakFromJson(peak);
+  auto r = records::peakFromJson(peak);
   if (!proto::boolOr(peak, "measured", false) || !r.ok())
     return {QStringLiteral("Peak: not measured on this machine (workbench-cli probe peak)")};
   QStringList lines;
@@ -79,7 +79,7 @@ QStringList peakLines(const json& caps) {
                           (d.device == "cpu" ? QStringLiteral(", %1 threads").arg(d.threads) : QString());
     lines << QStringLiteral("Peak (%1, measured %2): %3 GFLOP/s").arg(where, date, rates.join(QStringLiteral(", ")));
     if (d.device.rfind("cuda", 0) != 0) continue;
-    const report::DatasheetEntry* e = report::datasheetFor(d.name);
+    const records::DatasheetEntry* e = records::datasheetFor(d.name);
     lines << (e ? QStringLiteral("Datasheet (dense): bf16 %1, tf32 %2 TFLOP/s (%3)")
                       .arg(e->bf16).arg(e->tf32).arg(QString::fromStdString(e->source))
                 : QStringLiteral("Datasheet: %1 is not in the table").arg(QString::fromStdString(d.name)));

@@ -46,7 +46,7 @@
 #include "wb/proto/config_json.h"
 #include "wb/proto/rundir.h"
 #include "wb/common/config_schema.h"
-#include "wb/report/compare.h"
+#include "wb/compare/compare.h"
 #include "wb/ladder/ladder.h"
 #include "wb/ladder/speedup_effects.h"
 
@@ -399,7 +399,7 @@ QStringList MainWindow::setupChanges(const QString& path) const {
   auto now = proto::configFromJson(setup_->configJson());
   if (!next.ok() || !now.ok()) return {};
   QStringList out;
-  for (const auto& c : report::configDiff(proto::configToJson(now.value()), proto::configToJson(next.value()))) {
+  for (const auto& c : compare::configDiff(proto::configToJson(now.value()), proto::configToJson(next.value()))) {
     const FieldSpec* spec = findFieldSpec(c.path);
     out << QStringLiteral("%1: %2 \u2192 %3")
                .arg(spec ? QString::fromUtf8(spec->label) : QString::fromStdString(c.path), QString::fromStdString(c.before),

@@ -47,7 +47,7 @@
 #include "wb/proto/try_record.h"
 #include "wb/common/config_schema.h"
 #include "wb/experiment/try.h"
-#include "wb/report/compare.h"
+#include "wb/compare/compare.h"
 #include "wb/ladder/ladder.h"
 #include "wb/ladder/speedup_effects.h"
 

@@ -7,9 +7,9 @@
 #include "wb/common/speedups.h"
 #include "wb/launch/tool_run.h"
 #include "wb/proto/config_json.h"
-#include "wb/report/compare.h"
+#include "wb/compare/compare.h"
 #include "wb/stats/estimate_json.h"
-#include "wb/report/host.h"
+#include "wb/records/host.h"
 
 namespace wb::experiment::detail {
 namespace fs = std::filesystem;
@@ -38,7 +38,7 @@ std::optional<Part> partOf(const std::string& path) {
 
 Changes changesOf(const TryOptions& o) {
   Changes c;
-  for (const auto& change : report::configDiff(proto::configToJson(o.baseline), proto::configToJson(o.variant))) {
+  for (const auto& change : compare::configDiff(proto::configToJson(o.baseline), proto::configToJson(o.variant))) {
     if (change.path == "name" || change.path == "seed") continue;
     if (auto part = partOf(change.path)) c.parts[*part].push_back(change.path);
     else c.unknown.push_back(change.path);
@@ -83,7 +83,7 @@ Status writeConfigs(const TryOptions& o) {
                                               {throughputFile(o), throughputVariant(o)},
                                               {evaluationFile(o), evaluationVariant(o)}};
   for (const auto& [file, doc] : files) {
-    if (auto stored = report::readStored(file); stored && *stored != doc)
+    if (auto stored = records::readStored(file); stored && *stored != doc)
       return makeError(Errc::InvalidConfig, file.string() + " holds another try's config: give a new --out");
     if (auto st = writeFileAtomic(file, doc.dump(2) + "\n"); !st.ok()) return st;
   }
@@ -98,7 +98,7 @@ Result<json> measure(const TryOptions& o, const Hooks& h, const std::string& too
                      const fs::path& variant, std::vector<std::string> extra = {}, std::string name = "") {
   if (name.empty()) name = tool;
   const fs::path file = o.out / (name + ".json");
-  if (auto kept = report::readStored(file); kept && kept->is_object()) {
+  if (auto kept = records::readStored(file); kept && kept->is_object()) {
     if (h.log) std::fprintf(h.log, "%s: kept from %s\n", what.c_str(), file.c_str());
     return *kept;
   }
@@ -115,10 +115,10 @@ Result<json> measure(const TryOptions& o, const Hooks& h, const std::string& too
 }
 
 // Short whole-process trials (throughput_trials.h), kept in <name>.json and the runner's folder <name>/.
-Result<report::SpeedRecord> measureByTrials(const TryOptions& o, const Hooks& h, bool evaluation) {
+Result<records::SpeedRecord> measureByTrials(const TryOptions& o, const Hooks& h, bool evaluation) {
   const std::string name = evaluation ? "evaluation-trials" : "trials";
   const fs::path file = o.out / (name + ".json");
-  if (auto kept = report::readStored(file); kept && kept->is_object()) return report::speedRecordFromJson(*kept);
+  if (auto kept = records::readStored(file); kept && kept->is_object()) return records::speedRecordFromJson(*kept);
   detail::TrialsOptions t;
   t.evaluation = evaluation;
   t.steps = evaluation ? detail::kEvalTrialSteps : detail::kTrialSteps;
@@ -136,7 +136,7 @@ Result<report::SpeedRecord> measureByTrials(const TryOptions& o, const Hooks& h,
   quiet.on_pair = nullptr;
   auto record = detail::measureTrials(t, quiet);
   if (!record.ok()) return record.error();
-  if (auto st = writeFileAtomic(file, report::speedRecordJson(*record).dump(2) + "\n"); !st.ok()) return st.error();
+  if (auto st = writeFileAtomic(file, records::speedRecordJson(*record).dump(2) + "\n"); !st.ok()) return st.error();
   return record;
 }
 
@@ -144,25 +144,25 @@ const char* const kMathWhat = "the math check (the first steps' losses from one 
 
 fs::path mathFile(const TryOptions& o) { return o.out / "math.json"; }
 
-bool keepsMath(const std::optional<report::MathCheckRecord>& math) { return math && math->keeps_math; }
+bool keepsMath(const std::optional<records::MathCheckRecord>& math) { return math && math->keeps_math; }
 
 // The math check when no segments' process ran it first (trials, an unchanged step, a try
 // continued): math.json as it is, else `probe math`.
 Status checkMathAlone(const TryOptions& o, const Hooks& h, Speed& s) {
   if (s.math) return {};
-  if (auto kept = report::readStored(mathFile(o)); kept && kept->is_object()) {
-    s.math = report::mathCheckFromJson(*kept);
+  if (auto kept = records::readStored(mathFile(o)); kept && kept->is_object()) {
+    s.math = records::mathCheckFromJson(*kept);
     return {};
   }
   auto math = measure(o, h, "math", kMathWhat, variantFile(o));
   if (!math.ok()) return math.error();
-  s.math = report::mathCheckFromJson(*math);
+  s.math = records::mathCheckFromJson(*math);
   return {};
 }
 
 // `probe segments` (training steps, or with --evaluation the evaluations): the math check first in
 // the same process when `withMath` (math.json, before the first round).
-Result<report::SpeedRecord> measureSegments(const TryOptions& o, bool futility, const Hooks& h, bool evaluation, bool withMath,
+Result<records::SpeedRecord> measureSegments(const TryOptions& o, bool futility, const Hooks& h, bool evaluation, bool withMath,
                                             Speed& s) {
   std::vector<std::string> args{"--min-effect", std::to_string(o.policy.min_effect)};
   if (evaluation) args.insert(args.begin(), "--evaluation");
@@ -181,8 +181,8 @@ Result<report::SpeedRecord> measureSegments(const TryOptions& o, bool futility, 
                         : measure(o, h, "segments", what, throughputFile(o), args);
   if (!doc.ok()) return doc.error();
   if (withMath)
-    if (auto math = report::readStored(mathFile(o)); math && math->is_object()) s.math = report::mathCheckFromJson(*math);
-  return report::speedRecordFromJson(*doc);
+    if (auto math = records::readStored(mathFile(o)); math && math->is_object()) s.math = records::mathCheckFromJson(*math);
+  return records::speedRecordFromJson(*doc);
 }
 
 }  // namespace
@@ -192,10 +192,10 @@ Result<Speed> measureSpeed(const TryOptions& o, bool futility, const Hooks& h) {
   const bool trials = changes.has(Part::Trials), steps = trials || changes.has(Part::Segments);
   const bool evaluation = changes.has(Part::Evaluation);
   Speed s;
-  bool withMath = !trials && (steps || evaluation) && !report::readStored(mathFile(o));
+  bool withMath = !trials && (steps || evaluation) && !records::readStored(mathFile(o));
   if (!withMath)
     if (auto st = checkMathAlone(o, h, s); !st.ok()) return st.error();
-  auto throughput = !steps    ? Result<report::SpeedRecord>(report::unchangedSpeed())
+  auto throughput = !steps    ? Result<records::SpeedRecord>(records::unchangedSpeed())
                     : !trials ? measureSegments(o, futility, h, false, withMath, s)
                               : measureByTrials(o, h, false);
   if (!throughput.ok()) return throughput.error();

@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "wb/experiment/composed_try.h"
-#include "wb/report/math_record.h"
-#include "wb/report/speed_record.h"
+#include "wb/records/math_record.h"
+#include "wb/records/speed_record.h"
 
 namespace wb::experiment::detail {
 
@@ -40,9 +40,9 @@ Status writeConfigs(const TryOptions& o);
 // trials.json, or the unchanged steps' record) and, when the evaluation changes, its time
 // (evaluation-segments.json or evaluation-trials.json).
 struct Speed {
-  std::optional<report::MathCheckRecord> math;  // set once measureSpeed returns
-  report::SpeedRecord throughput;
-  std::optional<report::SpeedRecord> evaluation;
+  std::optional<records::MathCheckRecord> math;  // set once measureSpeed returns
+  records::SpeedRecord throughput;
+  std::optional<records::SpeedRecord> evaluation;
 };
 
 // The math check, the training's throughput and the evaluation's time: one process when a

@@ -15,11 +15,11 @@
 #include "wb/launch/tool_run.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/run_status.h"
-#include "wb/report/compare.h"
+#include "wb/compare/compare.h"
 #include "wb/stats/estimate_json.h"
-#include "wb/report/host.h"
-#include "wb/report/math_record.h"
-#include "wb/report/speed_record.h"
+#include "wb/records/host.h"
+#include "wb/records/math_record.h"
+#include "wb/records/speed_record.h"
 #include "wb/stats/time_to_target_json.h"
 #include "wb/stats/variant_looks.h"
 #include "wb/report/whatif.h"
@@ -82,13 +82,13 @@ struct VariantPlan {
 };
 
 // The variant's run to the target from the references' `index`th seed; a finished one is kept.
-Result<report::RunRecord> variantRun(const TryOptions& o, const VariantPlan& p, const Hooks& h, int index) {
+Result<records::RunRecord> variantRun(const TryOptions& o, const VariantPlan& p, const Hooks& h, int index) {
   if (h.stopRequested()) return makeError(Errc::Cancelled, "the variant's runs to the target were stopped");
   const uint64_t seed = kFirstReferenceSeed + uint64_t(index);
   const std::string stem = "runs/variant-seed-" + std::to_string(seed);
   fs::path dir = o.out / stem;
   std::error_code ec;
-  std::optional<report::RunRecord> kept;  // a folder cut short is left as it is: the run goes to the next name
+  std::optional<records::RunRecord> kept;  // a folder cut short is left as it is: the run goes to the next name
   for (int k = 2; fs::exists(dir, ec) && !(kept = finishedTargetRun(dir)); ++k) dir = o.out / (stem + "-r" + std::to_string(k));
   if (kept) return std::move(*kept);
   if (h.log) std::fprintf(h.log, "variant run to the target, seed %llu -> %s\n", (unsigned long long)seed, dir.c_str());
@@ -125,16 +125,16 @@ double median(std::vector<double> xs) { return xs.empty() ? NAN : stats::median(
 
 // One value per run (NaN-free) for the log estimates.
 template <typename F>
-std::vector<double> perRun(const std::vector<report::RunRecord>& runs, F pick) {
+std::vector<double> perRun(const std::vector<records::RunRecord>& runs, F pick) {
   std::vector<double> xs;
   for (const auto& r : runs)
-    if (auto v = pick(report::computeMetrics(r, std::nullopt)); v && std::isfinite(*v) && *v > 0) xs.push_back(*v);
+    if (auto v = pick(compare::computeMetrics(r, std::nullopt)); v && std::isfinite(*v) && *v > 0) xs.push_back(*v);
   return xs;
 }
 
-std::optional<double> startupOf(const report::RunMetrics& m) { return m.time_to_first_step_s; }
-std::optional<double> rateOf(const report::RunMetrics& m) { return m.train_samples_per_s; }
-std::optional<double> evalOf(const report::RunMetrics& m) {
+std::optional<double> startupOf(const compare::RunMetrics& m) { return m.time_to_first_step_s; }
+std::optional<double> rateOf(const compare::RunMetrics& m) { return m.train_samples_per_s; }
+std::optional<double> evalOf(const compare::RunMetrics& m) {
   return m.eval_ms ? std::optional<double>(*m.eval_ms / 1000.0) : std::nullopt;
 }
 
@@ -165,14 +165,14 @@ double geometricMean(const std::vector<double>& xs) {
 
 struct Inputs {
   Changes changes;
-  report::MathCheckRecord math;
-  report::SpeedRecord segments;                 // the training's throughput (segments, trials or unchanged)
-  std::optional<report::SpeedRecord> evaluation;  // the evaluation's time, when the evaluation changes
+  records::MathCheckRecord math;
+  records::SpeedRecord segments;                 // the training's throughput (segments, trials or unchanged)
+  std::optional<records::SpeedRecord> evaluation;  // the evaluation's time, when the evaluation changes
   bool keeps = true;
   int64_t train_samples = 0;
   std::optional<ReferenceRuns> refs;
   std::optional<double> target;
-  std::vector<report::RunRecord> variant;
+  std::vector<records::RunRecord> variant;
   stats::SamplesComparison samples;
   stats::VerdictRule rule;  // the composed verdict's: the variant's last look's when its runs were looked at
   json looks;       // the variant's runs' looks: {max_runs, runs, stopped}
@@ -273,9 +273,9 @@ Result<std::optional<ReferenceRuns>> referencesFor(const TryOptions& o, const Co
 std::optional<double> targetOf(const TryOptions& o, const std::optional<ReferenceRuns>& refs) {
   if (o.policy.target_acc) return o.policy.target_acc;
   if (!refs) return std::nullopt;
-  std::vector<const report::RunRecord*> records;
+  std::vector<const records::RunRecord*> records;
   for (const auto& r : refs->runs) records.push_back(&r);
-  const auto fair = report::fairTargetOf(std::nullopt, records);
+  const auto fair = compare::fairTargetOf(std::nullopt, records);
   return fair ? std::optional<double>(fair->acc) : std::nullopt;
 }
 
@@ -288,7 +288,7 @@ void replayStops(const TryOptions& o, Inputs& in, const stats::SamplesRule& rule
   json runs = json::array();
   in.replay_after_target = true;
   for (size_t i = 0; i < reference.size(); ++i) {
-    const report::RunRecord& run = in.refs->runs[i];
+    const records::RunRecord& run = in.refs->runs[i];
     const report::ReplayedStop stop = report::replayEarlyStopping(run, o.variant.speedups.early_stopping);
     stats::TargetRun r = reference[i];
     const bool first = !stop.stops || (r.reached && !(r.samples > stop.samples));
@@ -371,7 +371,7 @@ Status measureSamples(const TryOptions& o, const ComposedOptions& c, Inputs& in,
   return lookedAtVariantRuns(o, c, p, reference, in, h);
 }
 
-json dirsOf(const std::vector<report::RunRecord>& runs) {
+json dirsOf(const std::vector<records::RunRecord>& runs) {
   json dirs = json::array();
   for (const auto& r : runs) dirs.push_back(r.dir);
   return dirs;
@@ -390,11 +390,11 @@ json referencesJson(const std::optional<ReferenceRuns>& refs, std::optional<doub
 
 proto::TryRecord composedRecord(const TryOptions& o, const Inputs& in, const stats::TimeToTargetEstimate& e, const std::string& status) {
   proto::TryRecord r = tryRecordOf(o, Outcome{}, status);
-  const json throughput = report::speedRecordJson(in.segments);
+  const json throughput = records::speedRecordJson(in.segments);
   r.method = "composed";
-  r.math = report::mathCheckJson(in.math);
+  r.math = records::mathCheckJson(in.math);
   r.throughput = throughput;
-  r.evaluation = in.evaluation ? report::speedRecordJson(*in.evaluation) : json();
+  r.evaluation = in.evaluation ? records::speedRecordJson(*in.evaluation) : json();
   r.early_stopping = in.replay;
   r.samples = in.keeps || !in.refs     ? json()
               : in.samples_assumed      ? json{{"assumed", "at least the baseline's (a larger global batch)"}}

@@ -4,7 +4,7 @@
 #include "wb/experiment/composed_try.h"
 #include "wb/proto/run_status.h"
 #include "wb/proto/run_summary.h"
-#include "wb/report/busy_machine.h"
+#include "wb/advice/busy_machine.h"
 #include "wb/stats/convergence.h"
 #include "wb/stats/estimate_json.h"
 #include "wb/render/table.h"
@@ -51,12 +51,12 @@ std::string throughputLabel(const json& doc) {
 // What kept the throughput from a verdict (the segments' or trials' other load and who took it),
 // and what to do about it.
 std::string contendedThroughputNote(const json& throughput) {
-  report::BusyMachine busy;
+  advice::BusyMachine busy;
   busy.runs = 1;
   busy.most_other_cores = throughput.value("other_cores", 0.0);
   busy.busiest_others = proto::readProcessLoads(throughput.value("busiest_others", json()));
-  return "The throughput was measured while " + report::busyMachineLoad(busy) + ": no verdict is taken from it. " +
-         report::busyMachineRemedy(busy);
+  return "The throughput was measured while " + advice::busyMachineLoad(busy) + ": no verdict is taken from it. " +
+         advice::busyMachineRemedy(busy);
 }
 
 std::string referencesNote(const json& refs, bool evaluation) {

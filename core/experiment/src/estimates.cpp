@@ -6,14 +6,14 @@
 
 #include "wb/experiment/paired_runner.h"
 #include "wb/proto/event_types.h"
-#include "wb/report/compare.h"
-#include "wb/report/noise.h"
+#include "wb/compare/compare.h"
+#include "wb/records/noise.h"
 
 namespace wb::experiment {
 
 namespace {
 
-bool endedOk(const report::RunRecord& r) { return r.status == proto::kStatusOk || r.status == proto::kStatusEarlyStopped; }
+bool endedOk(const records::RunRecord& r) { return r.status == proto::kStatusOk || r.status == proto::kStatusEarlyStopped; }
 
 }  // namespace
 
@@ -22,7 +22,7 @@ bool VariantRuns::counted(size_t i) const {
   const auto& a = references[i];
   const auto& b = variants[i];
   return endedOk(a) && endedOk(b) &&
-         report::slowedAlike(a, report::contentionOf(a), b, report::contentionOf(b));
+         compare::slowedAlike(a, compare::contentionOf(a), b, compare::contentionOf(b));
 }
 
 int VariantRuns::countedPairs() const {
@@ -34,13 +34,13 @@ int VariantRuns::countedPairs() const {
 PairEstimates estimatePairs(const VariantRuns& v, std::optional<double> target, const stats::Sequential& seq) {
   std::vector<double> refTarget, varTarget, refRate, varRate, refWall, varWall;
   std::vector<bool> flipTarget, flipRate, flipWall;  // the host speed check's word per pair
-  const double checkBand = report::loadNoise(report::thisMachine()).hostKernelBand();
+  const double checkBand = records::loadNoise(records::thisMachine()).hostKernelBand();
   PairEstimates e;
   for (size_t i = 0; i < v.pairs.size(); ++i) {
     if (!v.counted(i)) continue;
-    const report::RunMetrics a = report::computeMetrics(v.references[i], target);
-    const report::RunMetrics b = report::computeMetrics(v.variants[i], target);
-    const bool flipped = report::hostChangedOverRuns(v.references[i], v.variants[i], checkBand);
+    const compare::RunMetrics a = compare::computeMetrics(v.references[i], target);
+    const compare::RunMetrics b = compare::computeMetrics(v.variants[i], target);
+    const bool flipped = compare::hostChangedOverRuns(v.references[i], v.variants[i], checkBand);
     if (target && a.time_to_target_s && b.time_to_target_s) {
       refTarget.push_back(*a.time_to_target_s), varTarget.push_back(*b.time_to_target_s), flipTarget.push_back(flipped);
       e.reached = true;
@@ -57,14 +57,14 @@ PairEstimates estimatePairs(const VariantRuns& v, std::optional<double> target, 
   return e;
 }
 
-std::optional<report::FairTarget> referenceFairTarget(const Outcome& o, std::optional<double> user) {
-  std::vector<const report::RunRecord*> refs;
+std::optional<compare::FairTarget> referenceFairTarget(const Outcome& o, std::optional<double> user) {
+  std::vector<const records::RunRecord*> refs;
   for (const auto& v : o.variants)
     for (const auto& r : v.references)
       if (endedOk(r)) refs.push_back(&r);
   for (const auto& r : o.lone_reference)
     if (endedOk(r)) refs.push_back(&r);
-  return report::fairTargetOf(user, refs);
+  return compare::fairTargetOf(user, refs);
 }
 
 std::optional<double> referenceTarget(const Outcome& o, std::optional<double> user) {
@@ -73,7 +73,7 @@ std::optional<double> referenceTarget(const Outcome& o, std::optional<double> us
 }
 
 double hostFloorBand() {
-  const report::HostNoise n = report::loadNoise(report::thisMachine());
+  const records::HostNoise n = records::loadNoise(records::thisMachine());
   return n.measured ? n.band : 0.0;
 }
 

@@ -14,7 +14,7 @@
 #include "wb/proto/event_types.h"
 #include "wb/proto/experiment_events.h"
 #include "wb/proto/events.h"
-#include "wb/report/compare.h"
+#include "wb/compare/compare.h"
 #include "wb/stats/estimate_json.h"
 #include "wb/render/table.h"
 
@@ -63,9 +63,9 @@ class Runner {
   fs::path freshDir(const std::string& stem, const std::string& partnerSuffix = {}) const;
   Result<launch::RunOutcome> launchArm(const Arm& arm, int pair, const fs::path& dir);
   // One run of `arm` into `dir`: its record, or nullopt (could not start, or cancelled).
-  std::optional<report::RunRecord> runOne(const Arm& arm, int pair, const fs::path& dir, std::string* failure);
+  std::optional<records::RunRecord> runOne(const Arm& arm, int pair, const fs::path& dir, std::string* failure);
   void noteRungEnd(const Arm& arm, int pair, const fs::path& dir, const std::string& status, const std::string& error,
-                   const report::RunRecord* rec);
+                   const records::RunRecord* rec);
   json estimatesJson(const VariantRuns& v) const;
   Status runLoneReference();
 
@@ -115,8 +115,8 @@ Status Runner::resume() {
   for (const auto& p : *pairs) {
     for (auto& v : o_.variants) {
       if (v.arm.key != p.key) continue;
-      auto a = report::loadRun(out_ / p.reference_dir);
-      auto b = report::loadRun(out_ / p.variant_dir);
+      auto a = records::loadRun(out_ / p.reference_dir);
+      auto b = records::loadRun(out_ / p.variant_dir);
       if (!a.ok() || !b.ok()) {
         sayLost(p, a.ok() ? p.variant_dir : p.reference_dir, a.ok() ? b.error() : a.error());
         break;
@@ -129,7 +129,7 @@ Status Runner::resume() {
     }
   }
   if (!lone.empty())
-    if (auto r = report::loadRun(out_ / lone); r.ok()) o_.lone_reference.push_back(std::move(*r)), state_.lone_reference = lone;
+    if (auto r = records::loadRun(out_ / lone); r.ok()) o_.lone_reference.push_back(std::move(*r)), state_.lone_reference = lone;
   o_.target_acc = referenceTarget(o_, policy_.target_acc);
   return {};
 }
@@ -146,7 +146,7 @@ void Runner::settle(VariantRuns& v) {
   bool failed = !v.failures.empty();
   for (size_t i = 0; i < v.pairs.size(); ++i) {
     for (const auto* r : {&v.references[i], &v.variants[i]}) {
-      const auto m = report::computeMetrics(*r, std::nullopt);
+      const auto m = compare::computeMetrics(*r, std::nullopt);
       v.spent_s += m.run_wall_s.value_or(m.wall_s.value_or(0.0));
       failed = failed || !endedOk(r->status);
     }
@@ -164,7 +164,7 @@ void Runner::settle(VariantRuns& v) {
 }
 
 void Runner::noteRungEnd(const Arm& arm, int pair, const fs::path& dir, const std::string& status, const std::string& error,
-                         const report::RunRecord* rec) {
+                         const records::RunRecord* rec) {
   proto::RungEndEvent ev;
   ev.index = arm.index;
   ev.key = arm.key;
@@ -173,7 +173,7 @@ void Runner::noteRungEnd(const Arm& arm, int pair, const fs::path& dir, const st
   ev.status = status;
   if (!error.empty()) ev.error = error;
   if (rec) {
-    const auto m = report::computeMetrics(*rec, std::nullopt);
+    const auto m = compare::computeMetrics(*rec, std::nullopt);
     ev.wall_s = m.wall_s.value_or(proto::kUnknown);
     ev.best_val_acc = m.best_val_acc.value_or(proto::kUnknown);
     ev.contended = m.contention.contended;
@@ -196,7 +196,7 @@ Result<launch::RunOutcome> Runner::launchArm(const Arm& arm, int pair, const fs:
   });
 }
 
-std::optional<report::RunRecord> Runner::runOne(const Arm& arm, int pair, const fs::path& dir, std::string* failure) {
+std::optional<records::RunRecord> Runner::runOne(const Arm& arm, int pair, const fs::path& dir, std::string* failure) {
   emit(toEvent(proto::RungStartEvent{arm.index, plan_.steps, arm.key, arm.label, pair, dir.string()}));
   say("  %s: %s\n", arm.key.c_str(), dir.filename().c_str());
   auto outcome = launchArm(arm, pair, dir);
@@ -208,7 +208,7 @@ std::optional<report::RunRecord> Runner::runOne(const Arm& arm, int pair, const 
   }
   const std::string error = outcome->status == proto::kStatusFailed ? outcome->summary.error.value_or("") : "";
   if (!error.empty()) say("    failed: %s\n", error.c_str());
-  auto rec = report::loadRun(dir);
+  auto rec = records::loadRun(dir);
   if (!rec.ok()) {
     *failure = error.empty() ? rec.error().message : error;
     noteRungEnd(arm, pair, dir, "not-started", *failure, nullptr);
@@ -244,7 +244,7 @@ bool Runner::runPair(size_t j) {
   const fs::path refDir = varDir.string() + refSuffix;
   say("[%d/%d] %s, pair %d (%s first): %s\n", v.arm.index + 1, plan_.steps, v.arm.key.c_str(), number,
       variantFirst ? v.arm.key.c_str() : plan_.reference.key.c_str(), v.arm.label.c_str());
-  std::optional<report::RunRecord> ref, var;
+  std::optional<records::RunRecord> ref, var;
   std::string failure;
   for (int side = 0; side < 2; ++side) {
     if (stopped()) break;

@@ -13,8 +13,8 @@
 #include "wb/experiment/paired_runner.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/run_status.h"
-#include "wb/report/compare.h"
-#include "wb/report/host.h"
+#include "wb/compare/compare.h"
+#include "wb/records/host.h"
 
 namespace wb::experiment {
 namespace fs = std::filesystem;
@@ -49,7 +49,7 @@ json slotsJson(const std::vector<Slot>& slots) {
 
 // The first field where two identities differ ("optim.lr: 0.01 here, 0.05 in the folder").
 std::string firstDifference(const json& here, const json& there) {
-  const auto diff = report::configDiff(there, here);
+  const auto diff = compare::configDiff(there, here);
   if (diff.empty()) return "";
   return diff.front().path + ": " + diff.front().after + " here, " + diff.front().before + " in the folder";
 }
@@ -59,7 +59,7 @@ std::string firstDifference(const json& here, const json& there) {
 Result<std::vector<Slot>> loadSlots(const fs::path& dir, const std::string& key, const json& identity,
                                     const std::string& datasetId, int64_t& every) {
   std::vector<Slot> slots;
-  auto stored = report::readStored(referenceFile(dir));
+  auto stored = records::readStored(referenceFile(dir));
   if (!stored) return slots;
   const std::string where = referenceFile(dir).string();
   if (stored->value("key", std::string()) != key || stored->value("config", json()) != identity) {
@@ -80,7 +80,7 @@ Result<std::vector<Slot>> loadSlots(const fs::path& dir, const std::string& key,
 bool usable(const std::string& status) { return status == proto::kStatusOk || status == proto::kStatusEarlyStopped; }
 
 // A finished run of the slot, loaded; nullopt when it is gone, cut or failed.
-std::optional<report::RunRecord> finishedRun(const fs::path& dir, const Slot& s) {
+std::optional<records::RunRecord> finishedRun(const fs::path& dir, const Slot& s) {
   if (s.dir.empty() || !usable(s.status)) return std::nullopt;
   return finishedTargetRun(dir / s.dir);
 }
@@ -99,8 +99,8 @@ int64_t samplesPerStep(const Config& c) {
   return int64_t(std::max(1, c.train.batch_size)) * std::max(1, c.speedups.devices) * std::max(1, c.speedups.grad_accumulation);
 }
 
-std::optional<report::RunRecord> finishedTargetRun(const fs::path& dir) {
-  auto run = report::loadRun(dir);
+std::optional<records::RunRecord> finishedTargetRun(const fs::path& dir) {
+  auto run = records::loadRun(dir);
   if (!run.ok() || !run->finished || !usable(run->status) || run->evals.empty()) return std::nullopt;
   return std::move(*run);
 }
@@ -111,7 +111,7 @@ fs::path defaultReferencesDir() {
 }
 
 std::string referenceKey(const Config& baseline, const std::string& datasetId) {
-  return report::storeKey({{"config", experimentIdentity(baseline)}, {"dataset_id", datasetId}});
+  return records::storeKey({{"config", experimentIdentity(baseline)}, {"dataset_id", datasetId}});
 }
 
 int64_t referenceEvalEvery(const Config& c, int64_t trainSamples) {
@@ -126,9 +126,9 @@ int referenceParallel(const Config& baseline, bool onCpu, int runs) {
   return std::clamp(logicalCores() / std::max(1, baseline.speedups.devices), 1, std::max(1, runs));
 }
 
-std::vector<stats::TargetRun> targetRuns(const std::vector<report::RunRecord>& runs, double target) {
+std::vector<stats::TargetRun> targetRuns(const std::vector<records::RunRecord>& runs, double target) {
   std::vector<stats::TargetRun> out;
-  for (const report::RunRecord& r : runs) {
+  for (const records::RunRecord& r : runs) {
     stats::TargetRun t;
     t.seed = r.config.value("seed", uint64_t{0});
     const auto hit = std::find_if(r.evals.begin(), r.evals.end(), [&](const auto& e) { return e.val_acc >= target; });
@@ -156,7 +156,7 @@ struct Store {
                       {"dataset_id", o.dataset_id},
                       {"config", identity},
                       {"eval_every_steps", every},
-                      {"updated_at", report::utcNowIso()},
+                      {"updated_at", wb::utcNowIso()},
                       {"runs", slotsJson(slots)}};
     return writeFileAtomic(referenceFile(dir), doc.dump(2) + "\n");
   }
@@ -207,7 +207,7 @@ struct Store {
 
 // The slots to run now: each seed without a finished run (again, in a new folder), then new
 // seeds up to `runs`. A rerun is said on the log.
-std::vector<size_t> slotsToRun(Store& s, std::vector<std::optional<report::RunRecord>>& loaded) {
+std::vector<size_t> slotsToRun(Store& s, std::vector<std::optional<records::RunRecord>>& loaded) {
   std::vector<size_t> todo;
   for (size_t i = 0; i < s.slots.size(); ++i) {
     loaded.push_back(finishedRun(s.dir, s.slots[i]));
@@ -281,7 +281,7 @@ Result<ReferenceRuns> ensureReferenceRuns(const ReferenceOptions& o) {
   std::error_code ec;
   fs::create_directories(s.dir / "runs", ec);
   if (ec) return makeError(Errc::Io, "cannot create " + (s.dir / "runs").string() + ": " + ec.message());
-  std::vector<std::optional<report::RunRecord>> loaded;
+  std::vector<std::optional<records::RunRecord>> loaded;
   const std::vector<size_t> todo = slotsToRun(s, loaded);
   if (auto st = s.save(); !st.ok()) return st.error();
   const Status ran = runAll(s, todo);

@@ -4,9 +4,9 @@
 #include <limits>
 
 #include "wb/proto/config_json.h"
-#include "wb/report/compare.h"
+#include "wb/compare/compare.h"
 #include "wb/stats/estimate_json.h"
-#include "wb/report/host.h"
+#include "wb/records/host.h"
 
 namespace wb::experiment::detail {
 using nlohmann::json;
@@ -28,20 +28,20 @@ Config trialConfig(Config c, const TrialsOptions& o, const std::string& who) {
 }
 
 template <typename F>
-std::vector<double> perCounted(const std::vector<report::RunRecord>& runs, const VariantRuns& v, F pick) {
+std::vector<double> perCounted(const std::vector<records::RunRecord>& runs, const VariantRuns& v, F pick) {
   std::vector<double> xs;
   for (size_t i = 0; i < runs.size(); ++i)
     if (v.counted(i))
-      if (auto x = pick(report::computeMetrics(runs[i], std::nullopt)); x && *x > 0) xs.push_back(*x);
+      if (auto x = pick(compare::computeMetrics(runs[i], std::nullopt)); x && *x > 0) xs.push_back(*x);
   return xs;
 }
 
-std::vector<double> ratesOf(const std::vector<report::RunRecord>& runs, const VariantRuns& v) {
-  return perCounted(runs, v, [](const report::RunMetrics& m) { return m.train_samples_per_s; });
+std::vector<double> ratesOf(const std::vector<records::RunRecord>& runs, const VariantRuns& v) {
+  return perCounted(runs, v, [](const compare::RunMetrics& m) { return m.train_samples_per_s; });
 }
 
-std::vector<double> evalSecondsOf(const std::vector<report::RunRecord>& runs, const VariantRuns& v) {
-  return perCounted(runs, v, [](const report::RunMetrics& m) {
+std::vector<double> evalSecondsOf(const std::vector<records::RunRecord>& runs, const VariantRuns& v) {
+  return perCounted(runs, v, [](const compare::RunMetrics& m) {
     return m.eval_ms ? std::optional<double>(*m.eval_ms / 1000.0) : std::nullopt;
   });
 }
@@ -50,20 +50,20 @@ std::vector<double> evalSecondsOf(const std::vector<report::RunRecord>& runs, co
 stats::SpeedupEstimate evaluationSpeed(const VariantRuns& v, const stats::VerdictRule& rule) {
   std::vector<double> ref, var;
   std::vector<bool> flips;
-  const double band = report::loadNoise(report::thisMachine()).hostKernelBand();
+  const double band = records::loadNoise(records::thisMachine()).hostKernelBand();
   for (size_t i = 0; i < v.pairs.size(); ++i) {
     if (!v.counted(i)) continue;
-    const auto a = report::computeMetrics(v.references[i], std::nullopt).eval_ms;
-    const auto b = report::computeMetrics(v.variants[i], std::nullopt).eval_ms;
+    const auto a = compare::computeMetrics(v.references[i], std::nullopt).eval_ms;
+    const auto b = compare::computeMetrics(v.variants[i], std::nullopt).eval_ms;
     if (!a || !b || *a <= 0 || *b <= 0) continue;
-    ref.push_back(*a), var.push_back(*b), flips.push_back(report::hostChangedOverRuns(v.references[i], v.variants[i], band));
+    ref.push_back(*a), var.push_back(*b), flips.push_back(compare::hostChangedOverRuns(v.references[i], v.variants[i], band));
   }
   return stats::pairedSpeedup(ref, var, rule, flips);
 }
 
 }  // namespace
 
-Result<report::SpeedRecord> measureTrials(const TrialsOptions& o, const Hooks& hooks) {
+Result<records::SpeedRecord> measureTrials(const TrialsOptions& o, const Hooks& hooks) {
   Plan p;
   p.steps = 2;
   p.reference = {"baseline", "the baseline", "00-baseline", 0, trialConfig(o.baseline, o, "baseline")};
@@ -87,16 +87,16 @@ Result<report::SpeedRecord> measureTrials(const TrialsOptions& o, const Hooks& h
                                                                                           : v.failures.front()));
   const stats::SpeedupEstimate e = o.evaluation ? evaluationSpeed(v, policy.sequential().at(v.countedPairs()))
                                                  : estimatePairs(v, std::nullopt, policy.sequential()).throughput;
-  report::SpeedRecord s;
+  records::SpeedRecord s;
   s.kind = o.evaluation ? "evaluation trials" : "trials";
-  s.changed = report::describeDiff(report::configDiff(proto::configToJson(o.baseline), proto::configToJson(o.variant)));
+  s.changed = compare::describeDiff(compare::configDiff(proto::configToJson(o.baseline), proto::configToJson(o.variant)));
   s.steps_per_trial = o.steps;
   s.rounds = v.countedPairs();
   s.baseline_rates = ratesOf(v.references, v);
   s.variant_rates = ratesOf(v.variants, v);
   s.estimate = e;
   s.contended = v.countedPairs() == 0;
-  s.variant_startup_s = perCounted(v.variants, v, [](const report::RunMetrics& m) { return m.time_to_first_step_s; });
+  s.variant_startup_s = perCounted(v.variants, v, [](const compare::RunMetrics& m) { return m.time_to_first_step_s; });
   if (o.evaluation) {
     s.evaluations_per_trial = kEvalTrialEvaluations;
     s.baseline_eval_s = evalSecondsOf(v.references, v);

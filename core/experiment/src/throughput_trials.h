@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "wb/experiment/paired_runner.h"
-#include "wb/report/speed_record.h"
+#include "wb/records/speed_record.h"
 
 namespace wb::experiment::detail {
 
@@ -33,6 +33,6 @@ struct TrialsOptions {
 // and estimate; an evaluation's: kind "evaluation trials", evaluations_per_trial, baseline_eval_s
 // and variant_eval_s (one evaluation's mean seconds per trial) and estimate = the baseline's
 // evaluation time over the variant's. Errors as runPairs; Cancelled when stopped.
-Result<report::SpeedRecord> measureTrials(const TrialsOptions& options, const Hooks& hooks);
+Result<records::SpeedRecord> measureTrials(const TrialsOptions& options, const Hooks& hooks);
 
 }  // namespace wb::experiment::detail

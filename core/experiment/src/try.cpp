@@ -11,9 +11,9 @@
 #include "wb/proto/config_json.h"
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
-#include "wb/report/compare.h"
+#include "wb/compare/compare.h"
 #include "wb/stats/estimate_json.h"
-#include "wb/report/host.h"
+#include "wb/records/host.h"
 
 namespace wb::experiment {
 namespace fs = std::filesystem;
@@ -40,19 +40,19 @@ bool sameRuns(const TryOptions& o) {
 }
 
 // The median of one metric over the counted pairs' runs of one side.
-std::optional<double> medianOf(const std::vector<report::RunRecord>& runs, const VariantRuns& v,
-                               std::optional<double> target, std::optional<double> (*pick)(const report::RunMetrics&)) {
+std::optional<double> medianOf(const std::vector<records::RunRecord>& runs, const VariantRuns& v,
+                               std::optional<double> target, std::optional<double> (*pick)(const compare::RunMetrics&)) {
   std::vector<double> xs;
   for (size_t i = 0; i < runs.size(); ++i)
     if (v.counted(i))
-      if (auto x = pick(report::computeMetrics(runs[i], target))) xs.push_back(*x);
+      if (auto x = pick(compare::computeMetrics(runs[i], target))) xs.push_back(*x);
   if (xs.empty()) return std::nullopt;
   return stats::median(xs);
 }
 
-std::optional<double> ttt(const report::RunMetrics& m) { return m.time_to_target_s; }
-std::optional<double> sps(const report::RunMetrics& m) { return m.train_samples_per_s; }
-std::optional<double> wall(const report::RunMetrics& m) { return m.wall_s; }
+std::optional<double> ttt(const compare::RunMetrics& m) { return m.time_to_target_s; }
+std::optional<double> sps(const compare::RunMetrics& m) { return m.train_samples_per_s; }
+std::optional<double> wall(const compare::RunMetrics& m) { return m.wall_s; }
 
 // The pairs so far: each pair's runs, the estimates and each measure's medians over the counted ones.
 void addPairs(const TryOptions& o, const Outcome& outcome, proto::TryRecord& r) {
@@ -78,7 +78,7 @@ proto::TryRecord tryRecordOf(const TryOptions& o, const Outcome& outcome, const 
   r.cancelled_at = outcome.cancelled_at;
   r.speedup = o.speedup;
   r.setting = o.setting;
-  r.measured_at = report::utcNowIso();
+  r.measured_at = wb::utcNowIso();
   r.baseline = {"the baseline", o.baseline};
   r.variant = {o.setting, o.variant};
   r.same_config = sameRuns(o);

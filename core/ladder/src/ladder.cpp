@@ -9,11 +9,14 @@
 #include "wb/stats/estimate_json.h"
 #include "wb/proto/rundir.h"
 #include "wb/proto/flops_record.h"
-#include "wb/report/mfu.h"
-#include "wb/report/noise.h"
+#include "wb/compare/mfu.h"
+#include "wb/records/noise.h"
 
 namespace wb::ladder {
-using namespace report;  // records, metrics, tables and charts
+using namespace records;
+using namespace compare;
+using namespace advice;
+using namespace report;
 using namespace stats;   // estimates, verdicts and the rounds rule
 using namespace render;  // tables and charts
 using nlohmann::json;

@@ -16,7 +16,7 @@
 #include "wb/proto/event_types.h"
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
-#include "wb/report/busy_machine.h"
+#include "wb/advice/busy_machine.h"
 #include "wb/stats/estimate_json.h"
 
 namespace wb::ladder {
@@ -143,17 +143,17 @@ std::string GreedyLadder::skippedByWhatWasKept(size_t i) const {
 // (contended) and the answer is not in for them.
 std::string GreedyLadder::nothingKept() const {
   std::string contended;
-  std::vector<report::Contention> met;  // what the steps that could not be measured met
+  std::vector<compare::Contention> met;  // what the steps that could not be measured met
   for (const auto& row : steps_) {
     if (row.decision.rfind(kNotMeasured, 0) != 0) continue;
     contended += (contended.empty() ? "" : ", ") + row.step.key;
     for (const auto* runs : {&row.runs, &row.references})
-      for (const auto& run : *runs) met.push_back(report::contentionOf(run));
+      for (const auto& run : *runs) met.push_back(compare::contentionOf(run));
   }
   if (contended.empty()) return "no step was kept: the baseline is the fastest configuration measured";
-  std::vector<const report::Contention*> seen;
+  std::vector<const compare::Contention*> seen;
   for (const auto& c : met) seen.push_back(&c);
-  const std::string advice = report::busyMachineAdvice(report::busyMachineOf(seen));
+  const std::string advice = advice::busyMachineAdvice(advice::busyMachineOf(seen));
   return "no step was kept, but " + contended + " could not be measured (another process used the CPU): the baseline is "
          "the fastest of what was measured. " + (advice.empty() ? "Rerun the ladder on an idle machine for the rest." : advice);
 }
@@ -208,7 +208,7 @@ void GreedyLadder::decide(size_t i, const experiment::Outcome& o) {
     why = std::string(kNotMeasured) + "contended (every pair was measured while another process used the CPU)";
   } else if (target_ && !e.reached) {
     double best = 0;
-    for (const auto& r : v.variants) best = std::max(best, report::computeMetrics(r, target_).best_val_acc.value_or(0.0));
+    for (const auto& r : v.variants) best = std::max(best, compare::computeMetrics(r, target_).best_val_acc.value_or(0.0));
     why = "dropped: did not reach the target (best " + wb::fmtAccuracy(best) + " < " + wb::fmtAccuracy(*target_) + ")";
   } else {
     const stats::SpeedupEstimate& h = e.headline(target_.has_value());

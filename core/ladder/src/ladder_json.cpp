@@ -9,7 +9,7 @@
 #include "wb/stats/estimate_json.h"
 
 namespace wb::ladder {
-using namespace report;  // records, metrics, tables and charts
+using namespace report;
 using namespace stats;   // estimates, verdicts and the rounds rule
 using namespace render;  // tables and charts
 using nlohmann::json;

@@ -10,10 +10,11 @@
 #include "wb/ladder/speedup_effects.h"
 #include "wb/proto/capabilities_record.h"
 #include "wb/proto/config_json.h"
-#include "wb/report/workers_advice.h"
+#include "wb/advice/workers_advice.h"
 
 namespace wb::ladder {
-using namespace report;  // records, metrics, tables and charts
+using namespace advice;
+using namespace report;
 using namespace stats;   // estimates, verdicts and the rounds rule
 using namespace render;  // tables and charts
 using nlohmann::json;
@@ -92,7 +93,7 @@ Here hereOf(const json& capsDoc, const proto::Capabilities& caps) {
   Here h;
   h.cuda = caps.cuda;
   h.cores = caps.cores;
-  const WorkersAdvice advice = report::workersAdvice(capsDoc);
+  const WorkersAdvice advice = advice::workersAdvice(capsDoc);
   h.workers = advice.workers;
   if (auto max = maxOf(speedup::kWorkers)) h.workers = std::min(h.workers, std::max(advice.measured ? 0 : 1, *max));
   h.workers_measured = advice.measured;

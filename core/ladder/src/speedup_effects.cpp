@@ -12,7 +12,7 @@
 #include "wb/common/speedups.h"
 
 namespace wb::ladder {
-using namespace report;  // records, metrics, tables and charts
+using namespace report;
 using namespace stats;   // estimates, verdicts and the rounds rule
 using namespace render;  // tables and charts
 

@@ -9,7 +9,7 @@
 #include "wb/common/speedups.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/events.h"
-#include "wb/report/compare.h"
+#include "wb/compare/compare.h"
 #include "wb/train/machine_capabilities.h"
 #include "wb/train/trainer.h"
 
@@ -180,7 +180,7 @@ Result<MathCheckResult> checkMath(const MathCheckOptions& o) {
     if (auto errs = validate(*c); !errs.empty()) return makeError(Errc::InvalidConfig, formatFieldErrors(errs));
   Stopwatch total;
   MathCheckResult r;
-  r.changed = report::describeDiff(report::configDiff(proto::configToJson(o.baseline), proto::configToJson(o.variant)));
+  r.changed = compare::describeDiff(compare::configDiff(proto::configToJson(o.baseline), proto::configToJson(o.variant)));
   const Speedup* s = variedSpeedup(o.baseline, o.variant);
   r.speedup = s ? s->key : "";
   r.steps = std::max(1, o.steps);

@@ -13,7 +13,7 @@
 #include "wb/common/sysinfo.h"
 #include "wb/model/flop_counter.h"
 #include "wb/proto/capability_keys.h"
-#include "wb/report/host.h"
+#include "wb/records/host.h"
 #include "wb/train/machine_capabilities.h"
 
 namespace wb::probe {
@@ -31,7 +31,7 @@ void sync(const torch::Device& d) {
 }
 
 // Repeats `k` in windows until two consecutive ones agree; the record of the last two.
-Result<report::PeakKernel> timeKernel(const Kernel& k, const torch::Device& device, double seconds,
+Result<records::PeakKernel> timeKernel(const Kernel& k, const torch::Device& device, double seconds,
                                       const PeakProbeOptions& o) {
   auto count = model::countFlopsOf(k.call, 1);
   if (!count.ok()) return count.error();
@@ -55,7 +55,7 @@ Result<report::PeakKernel> timeKernel(const Kernel& k, const torch::Device& devi
            (std::abs(rates.back() - rates[rates.size() - 2]) > kSteadyWithin * std::max(rates.back(), rates[rates.size() - 2]) &&
             all.seconds() < 3 * seconds));
   const size_t n = rates.size();
-  report::PeakKernel r;
+  records::PeakKernel r;
   r.kernel = k.kernel;
   r.precision = k.precision;
   r.shape = k.shape;
@@ -99,7 +99,7 @@ std::vector<Kernel> kernelsFor(const torch::Device& device, torch::ScalarType dt
   return out;
 }
 
-Status measureKernels(report::PeakDevice& d, const torch::Device& device, torch::ScalarType dtype,
+Status measureKernels(records::PeakDevice& d, const torch::Device& device, torch::ScalarType dtype,
                       const std::string& precision, const PeakProbeOptions& o) {
   for (const auto& k : kernelsFor(device, dtype, precision)) {
     auto r = timeKernel(k, device, o.seconds, o);
@@ -111,8 +111,8 @@ Status measureKernels(report::PeakDevice& d, const torch::Device& device, torch:
   return {};
 }
 
-Result<report::PeakDevice> measureCpu(const PeakProbeOptions& o) {
-  report::PeakDevice d;
+Result<records::PeakDevice> measureCpu(const PeakProbeOptions& o) {
+  records::PeakDevice d;
   d.device = "cpu";
   d.name = cpuModel();
   const Config defaults;  // a named Config: a temporary trips GCC 12's -Wmaybe-uninitialized
@@ -130,8 +130,8 @@ Result<report::PeakDevice> measureCpu(const PeakProbeOptions& o) {
 
 #if defined(WB_WITH_CUDA)
 // fp32 with TF32 off, TF32 on (cuBLAS and cuDNN), then bf16 and fp16; the flags are restored.
-Result<report::PeakDevice> measureCuda(const PeakProbeOptions& o, const std::string& name) {
-  report::PeakDevice d;
+Result<records::PeakDevice> measureCuda(const PeakProbeOptions& o, const std::string& name) {
+  records::PeakDevice d;
   d.device = "cuda:0";
   d.name = name;
   const torch::Device dev(torch::kCUDA, 0);
@@ -169,16 +169,16 @@ std::vector<std::string> machineGpus() {
   return names;
 }
 
-std::optional<report::PeakResult> storedPeak() { return report::loadPeak(report::thisMachine(), machineGpus()); }
+std::optional<records::PeakResult> storedPeak() { return records::loadPeak(records::thisMachine(), machineGpus()); }
 
-Result<report::PeakResult> measurePeak(const PeakProbeOptions& o) {
-  report::PeakResult r;
-  const auto machine = report::thisMachine();
+Result<records::PeakResult> measurePeak(const PeakProbeOptions& o) {
+  records::PeakResult r;
+  const auto machine = records::thisMachine();
   r.host = machine.host;
   r.cpu = machine.cpu;
   r.cores = machine.cores;
   r.gpus = machineGpus();
-  r.key = report::peakKey(machine, r.gpus);
+  r.key = records::peakKey(machine, r.gpus);
   r.libtorch = TORCH_VERSION;
   torch::manual_seed(1);
   torch::NoGradGuard noGrad;
@@ -200,7 +200,7 @@ Result<report::PeakResult> measurePeak(const PeakProbeOptions& o) {
   }
   r.other_cores = cpuShareBetween(cpuAt, readCpuTimes()).other_cores;
   r.total_s = clock.seconds();
-  r.measured_at = report::utcNowIso();
+  r.measured_at = wb::utcNowIso();
   return r;
 }
 

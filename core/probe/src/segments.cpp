@@ -13,10 +13,10 @@
 #include "wb/data/loader_config.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/run_summary.h"
-#include "wb/report/compare.h"
+#include "wb/compare/compare.h"
 #include "wb/stats/estimate_json.h"
 #include "wb/stats/rounds_rule.h"
-#include "wb/report/speed_record.h"
+#include "wb/records/speed_record.h"
 #include "wb/train/optim.h"
 
 namespace wb::probe {
@@ -245,7 +245,7 @@ std::string segmentLeverErrors(const Config& a, const Config& b, bool evaluation
   std::string levers;
   for (const auto& path : allowed) levers += (levers.empty() ? "" : ", ") + path;
   std::string out;
-  for (const auto& change : report::configDiff(proto::configToJson(a), proto::configToJson(b))) {
+  for (const auto& change : compare::configDiff(proto::configToJson(a), proto::configToJson(b))) {
     if (change.path == "name" || change.path == "seed") continue;
     if (std::find(allowed.begin(), allowed.end(), change.path) != allowed.end()) continue;
     const bool timedByEvaluations = std::find(evaluationLevers().begin(), evaluationLevers().end(), change.path) != evaluationLevers().end();
@@ -290,7 +290,7 @@ Result<SegmentsResult> probeSegments(const SegmentsOptions& options) {
     return makeError(Errc::Data, "data: the training split has " + std::to_string(b.train->size()) +
                                      " samples, fewer than one batch of the variant's train.batch_size");
   SegmentsResult r;
-  r.changed = report::describeDiff(report::configDiff(proto::configToJson(o.baseline), proto::configToJson(o.variant)));
+  r.changed = compare::describeDiff(compare::configDiff(proto::configToJson(o.baseline), proto::configToJson(o.variant)));
   r.device = b.device.str();
   r.evaluation = o.evaluation;
   r.looks.max_pairs = std::max(std::max(2, o.min_rounds), o.max_rounds);
@@ -312,7 +312,7 @@ Result<SegmentsResult> probeSegments(const SegmentsOptions& options) {
 }
 
 json segmentsJson(const SegmentsResult& r) {
-  report::SpeedRecord s;
+  records::SpeedRecord s;
   s.kind = r.evaluation ? "evaluation segments" : "segments";
   s.changed = r.changed;
   s.device = r.device;
@@ -344,7 +344,7 @@ json segmentsJson(const SegmentsResult& r) {
     s.variant_eval_s = seconds(r.variant_rates);
     s.baseline_train_rates = std::vector<double>{r.train_rate};
   }
-  return report::speedRecordJson(s);
+  return records::speedRecordJson(s);
 }
 
 render::Table segmentsTable(const SegmentsResult& r) {

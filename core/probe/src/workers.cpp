@@ -142,10 +142,10 @@ Result<ProbeResult> probeWorkers(const WorkersProbeOptions& o) {
   Stopwatch total;
   Bench b{o.config, o.stop, o.progress};
   if (auto st = b.open(); !st.ok()) return st.error();
-  const report::MachineId machine = report::thisMachine();
+  const records::MachineId machine = records::thisMachine();
   ProbeResult r;
   r.key = probeKey(o.config, machine);
-  r.measured_at = report::utcNowIso();
+  r.measured_at = wb::utcNowIso();
   r.host = machine.host;
   r.cpu = machine.cpu;
   r.cores = machine.cores;

@@ -8,6 +8,7 @@
 #include "wb/render/escape.h"
 
 namespace wb::report {
+using advice::severityName;
 namespace fs = std::filesystem;
 using nlohmann::json;
 

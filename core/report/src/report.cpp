@@ -2,11 +2,33 @@
 
 #include <cmath>
 
-#include "wb/report/busy_machine.h"
+#include "wb/advice/busy_machine.h"
 #include "wb/report/whatif.h"
 
 namespace wb::report {
 using nlohmann::json;
+using advice::WorkersAdvice;
+using advice::WorkersAdviceFor;
+using advice::advise;
+using advice::busyMachineAdvice;
+using advice::busyMachineOf;
+using advice::ruleOfThumbFor;
+using compare::Comparison;
+using compare::ComparisonRow;
+using compare::Contention;
+using compare::RunMetrics;
+using compare::ThroughputSource;
+using compare::compareRuns;
+using compare::comparisonTable;
+using compare::parseTargetAccuracy;
+using records::HostNoise;
+using records::RunRecord;
+using records::StepTimes;
+using records::loadRun;
+using records::loadRuns;
+using records::noiseMessage;
+using records::noiseOfRunHost;
+using records::runLabel;
 
 namespace {
 

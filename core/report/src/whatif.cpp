@@ -11,6 +11,8 @@
 
 namespace wb::report {
 using nlohmann::json;
+using records::RunRecord;
+using records::runLabel;
 
 namespace {
 

@@ -111,7 +111,7 @@ proto::BatchPoint BatchFinder::measure(int b) {
     p.status = outcome->status;
     if (outcome->summary.error) p.error = *outcome->summary.error;
     if (outcome->summary.log_tail && p.error.find("memory") == std::string::npos) p.error += (p.error.empty() ? "" : " | ") + *outcome->summary.log_tail;
-    if (auto rec = report::loadRun(p.run_dir); rec.ok()) {
+    if (auto rec = records::loadRun(p.run_dir); rec.ok()) {
       proto::TuneTrial t;
       readTrialFigures(*rec, t);
       p.train_samples_per_s = t.train_samples_per_s;
@@ -177,7 +177,7 @@ Status BatchFinder::checkAccuracy() {
   bool reached = false;
   for (const auto& v : outcome->variants)
     for (const auto& run : v.variants) {
-      const auto m = report::computeMetrics(run, target);
+      const auto m = compare::computeMetrics(run, target);
       best = std::max(best, m.best_val_acc.value_or(0.0));
       reached = reached || m.time_to_target_s.has_value();
     }

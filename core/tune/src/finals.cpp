@@ -20,7 +20,7 @@ std::vector<double> relativeTimes(const experiment::VariantRuns& v, double targe
   std::vector<double> out;
   for (size_t i = 0; i < v.pairs.size(); ++i) {
     if (!v.counted(i)) continue;
-    const auto a = report::computeMetrics(v.references[i], target), b = report::computeMetrics(v.variants[i], target);
+    const auto a = compare::computeMetrics(v.references[i], target), b = compare::computeMetrics(v.variants[i], target);
     out.push_back(a.time_to_target_s && b.time_to_target_s && *a.time_to_target_s > 0 ? *b.time_to_target_s / *a.time_to_target_s
                                                                                          : std::nan(""));
   }

@@ -2,8 +2,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "wb/report/compare.h"
-#include "wb/report/run_record.h"
+#include "wb/compare/compare.h"
+#include "wb/records/run_record.h"
 #include "wb/tune/tune.h"
 
 namespace wb::tune {
@@ -30,8 +30,8 @@ std::optional<double> epochEstimate(const proto::TuneTrial& t, int64_t train_ima
 // The trial's figures from its run folder: steady training samples/s, evaluation images/s (its
 // last evaluation), peak memory, what it cost, whether the machine was busy with other work (its
 // status is the launcher's, set by the caller).
-void readTrialFigures(const report::RunRecord& r, proto::TuneTrial& t) {
-  const report::RunMetrics m = report::computeMetrics(r, std::nullopt);
+void readTrialFigures(const records::RunRecord& r, proto::TuneTrial& t) {
+  const compare::RunMetrics m = compare::computeMetrics(r, std::nullopt);
   t.train_samples_per_s = m.train_samples_per_s;
   for (auto it = r.evals.rbegin(); it != r.evals.rend(); ++it)
     if (it->eval_ms > 0 && it->eval_samples > 0) {

@@ -13,7 +13,7 @@
 #include "wb/proto/event_types.h"
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
-#include "wb/report/host.h"
+#include "wb/records/host.h"
 #include "wb/tune/batch_finder.h"
 
 namespace wb::tune {
@@ -172,7 +172,7 @@ Status TuneRun::prepare() {
     return makeError(Errc::InvalidConfig, "the search space is empty: every setting is fixed or not available on this machine "
                                           "(see the dimensions with `tune --dry-run`; --only names " + dimensionList() + ")");
   r_.out_dir = o_.out.string();
-  r_.measured_at = report::utcNowIso();
+  r_.measured_at = wb::utcNowIso();
   r_.command = o_.hooks.command;
   r_.run_command = o_.user_command.text;
   r_.budget_s = o_.budget_s;
@@ -232,7 +232,7 @@ void TuneRun::launchTrial(const proto::TuneCandidate& c, const Config& config, p
   }
   t.status = outcome->status;
   if (outcome->summary.error) t.error = *outcome->summary.error;
-  if (auto rec = report::loadRun(t.run_dir); rec.ok()) readTrialFigures(*rec, t);
+  if (auto rec = records::loadRun(t.run_dir); rec.ok()) readTrialFigures(*rec, t);
 }
 
 std::optional<proto::TuneTrial> TuneRun::trial(const proto::TuneCandidate& c, const std::string& stage, int rung,
@@ -511,12 +511,12 @@ Status TuneRun::checkTargetReached(const experiment::Outcome& outcome) const {
   if (!o_.policy.target_acc || outcome.cancelled) return {};
   double best = 0;
   bool reached = false;
-  std::vector<const report::RunRecord*> refs;
+  std::vector<const records::RunRecord*> refs;
   for (const auto& v : outcome.variants)
     for (const auto& rec : v.references) refs.push_back(&rec);
   for (const auto& rec : outcome.lone_reference) refs.push_back(&rec);
   for (const auto* rec : refs) {
-    const auto m = report::computeMetrics(*rec, o_.policy.target_acc);
+    const auto m = compare::computeMetrics(*rec, o_.policy.target_acc);
     best = std::max(best, m.best_val_acc.value_or(0.0));
     reached = reached || m.time_to_target_s.has_value();
   }

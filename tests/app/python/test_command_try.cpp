@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "python_util.h"
-#include "wb/report/run_record.h"
+#include "wb/records/run_record.h"
 
 using nlohmann::json;
 
@@ -57,8 +57,8 @@ class TestCommandTry : public QObject {
     QCOMPARE(doc.value("run_command", ""), command.toStdString());
     // Each arm ran the script with its own setting, into the run folder it was given.
     for (const json& run : doc["runs"]) {
-      auto base = wb::report::loadRun((out + QStringLiteral("/") + QString::fromStdString(run["reference_dir"])).toStdString());
-      auto var = wb::report::loadRun((out + QStringLiteral("/") + QString::fromStdString(run["variant_dir"])).toStdString());
+      auto base = wb::records::loadRun((out + QStringLiteral("/") + QString::fromStdString(run["reference_dir"])).toStdString());
+      auto var = wb::records::loadRun((out + QStringLiteral("/") + QString::fromStdString(run["variant_dir"])).toStdString());
       QVERIFY(base.ok() && var.ok());
       QCOMPARE(base->status, std::string("ok"));
       QCOMPARE(base->configAt("train.batch_size"), json(64));
@@ -89,8 +89,8 @@ class TestCommandTry : public QObject {
     QCOMPARE(doc.value("variant_command", ""), command.toStdString());
     QCOMPARE(doc.value("same_config", true), false);  // not an A/A check: the pipelines differ
     const json run = doc["runs"][0];
-    auto base = wb::report::loadRun((out + QStringLiteral("/") + QString::fromStdString(run["reference_dir"])).toStdString());
-    auto var = wb::report::loadRun((out + QStringLiteral("/") + QString::fromStdString(run["variant_dir"])).toStdString());
+    auto base = wb::records::loadRun((out + QStringLiteral("/") + QString::fromStdString(run["reference_dir"])).toStdString());
+    auto var = wb::records::loadRun((out + QStringLiteral("/") + QString::fromStdString(run["variant_dir"])).toStdString());
     QVERIFY(base.ok() && var.ok());
     QCOMPARE(base->configAt("model.name"), json("lenet"));           // the workbench's trainer
     QCOMPARE(var->configAt("name"), json("python-fashion-mlp"));     // the script
@@ -134,7 +134,7 @@ class TestCommandTry : public QObject {
     QVERIFY2(said.contains(QStringLiteral("variant, pair 1")) && said.contains(QStringLiteral("exited with code 7")) &&
                  said.contains(QStringLiteral("boom: CUDA error")) && said.contains(QStringLiteral("exit 7")),
              r.describe().constData());
-    auto baseline = wb::report::loadRun((out + QStringLiteral("/runs/01-variant-p1-baseline")).toStdString());
+    auto baseline = wb::records::loadRun((out + QStringLiteral("/runs/01-variant-p1-baseline")).toStdString());
     QVERIFY2(baseline.ok() && baseline->status == "ok", r.describe().constData());
     const json pairs = readJson(out + QStringLiteral("/pairs.json"));
     QCOMPARE(pairs["plan"].value("run_command", ""), command.toStdString());
@@ -157,7 +157,7 @@ class TestCommandTry : public QObject {
     QVERIFY2(doc.value("left_out", "").find("speedups.inference_eval") != std::string::npos, doc.dump(2).c_str());
     QVERIFY(!doc["trials"].empty());
     for (const json& t : doc["trials"]) {
-      auto run = wb::report::loadRun(t.value("run_dir", ""));
+      auto run = wb::records::loadRun(t.value("run_dir", ""));
       QVERIFY2(run.ok() && run->configAt("name") == json("python-fashion-mlp"), t.dump().c_str());  // the script's runs
     }
     QVERIFY2(!doc.value("best", "").empty(), doc.dump(2).c_str());
@@ -187,7 +187,7 @@ class TestCommandTry : public QObject {
     const auto r = cliRun({QStringLiteral("run"), QStringLiteral("--config"), file, QStringLiteral("--run-dir"), dir, QStringLiteral("--events-stdout")});
     QVERIFY2(r.rc == 0, r.describe().constData());
     QVERIFY2(r.out.contains("\"type\":\"step\"") && r.out.contains("\"type\":\"end\""), r.describe().constData());  // the script's events, streamed
-    auto rec = wb::report::loadRun(dir.toStdString());
+    auto rec = wb::records::loadRun(dir.toStdString());
     QVERIFY(rec.ok());
     QCOMPARE(rec->configAt("name"), json("python-fashion-mlp"));
   }

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "python_util.h"
-#include "wb/report/run_record.h"
+#include "wb/records/run_record.h"
 
 using nlohmann::json;
 
@@ -15,10 +15,10 @@ class TestLightningCallback : public QObject {
   Q_OBJECT
   QTemporaryDir scratch_;
 
-  wb::report::RunRecord loaded(const QString& dir) {
-    auto rec = wb::report::loadRun(dir.toStdString());
+  wb::records::RunRecord loaded(const QString& dir) {
+    auto rec = wb::records::loadRun(dir.toStdString());
     if (!rec.ok()) qWarning("%s", rec.error().message.c_str());
-    return rec.ok() ? std::move(rec.value()) : wb::report::RunRecord{};
+    return rec.ok() ? std::move(rec.value()) : wb::records::RunRecord{};
   }
 
  private Q_SLOTS:

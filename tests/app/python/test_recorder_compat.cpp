@@ -1,4 +1,4 @@
-// A recorder's run folder read by core/report (what compare, export, whatif and the window use),
+// A recorder's run folder read by core/records (what compare, export, whatif and the window use),
 // as this recorder writes it and as an older or newer writer would: fields and event types the
 // reader does not know, records of a newer schema version, figures an older writer lacked. Each
 // loads with what the reader understands, and the reader says what it skipped.
@@ -14,7 +14,7 @@
 #include "wb/proto/event_types.h"
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
-#include "wb/report/run_record.h"
+#include "wb/records/run_record.h"
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -66,7 +66,7 @@ class TestRecorderCompat : public QObject {
   }
 
   void loadsWithNothingSkipped() {
-    auto rec = wb::report::loadRun(run_);
+    auto rec = wb::records::loadRun(run_);
     QVERIFY2(rec.ok(), rec.ok() ? "" : rec.error().message.c_str());
     QVERIFY2(rec->problems.empty(), qPrintable(joined(rec->problems)));  // every field is one the reader knows
     QCOMPARE(rec->status, std::string("ok"));
@@ -103,8 +103,8 @@ class TestRecorderCompat : public QObject {
       s["cpu"]["turbo"] = true;
     });
 
-    auto base = wb::report::loadRun(run_);
-    auto rec = wb::report::loadRun(dir);
+    auto base = wb::records::loadRun(run_);
+    auto rec = wb::records::loadRun(dir);
     QVERIFY(rec.ok());
     QCOMPARE(rec->steps.size(), base->steps.size());
     QCOMPARE(rec->steps.back().loss, base->steps.back().loss);
@@ -130,7 +130,7 @@ class TestRecorderCompat : public QObject {
     rewriteSummary(dir / "summary.json", [](json& s) {
       for (const char* k : {"train_s", "train_samples_per_s", "cpu", "time_to_first_step_s", "run_wall_s"}) s.erase(k);
     });
-    auto rec = wb::report::loadRun(dir);
+    auto rec = wb::records::loadRun(dir);
     QVERIFY(rec.ok());
     QVERIFY2(rec->problems.empty(), qPrintable(joined(rec->problems)));
     QCOMPARE(int(rec->steps.size()), 12);

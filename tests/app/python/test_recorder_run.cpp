@@ -1,6 +1,6 @@
 // A plain PyTorch training loop (Debian's python3-torch) on a slice of Fashion-MNIST, recorded
 // with the Python recorder (train_fashion_mnist.py), then read back as the workbench reads its
-// own runs: core/report's loader, and `workbench-cli compare`, `export` and `whatif`.
+// own runs: core/records' loader, and `workbench-cli compare`, `export` and `whatif`.
 #include <QtTest/QtTest>
 
 #include <cmath>
@@ -10,7 +10,7 @@
 #include "python_util.h"
 #include "wb/proto/event_types.h"
 #include "wb/proto/events.h"
-#include "wb/report/run_record.h"
+#include "wb/records/run_record.h"
 #include "wb/render/table.h"
 
 using nlohmann::json;
@@ -23,7 +23,7 @@ class TestRecorderRun : public QObject {
   Q_OBJECT
   QTemporaryDir scratch_{wb::test::scratchPattern(QStringLiteral("recorder"))};
   QString run_;
-  wb::report::RunRecord rec_;
+  wb::records::RunRecord rec_;
 
  private Q_SLOTS:
   void initTestCase() {
@@ -35,7 +35,7 @@ class TestRecorderRun : public QObject {
                                         QStringLiteral("--epochs"), QStringLiteral("3")},
                                        240000);
     QVERIFY2(r.rc == 0, r.describe().constData());
-    auto rec = wb::report::loadRun(run_.toStdString());
+    auto rec = wb::records::loadRun(run_.toStdString());
     QVERIFY2(rec.ok(), rec.ok() ? "" : rec.error().message.c_str());
     rec_ = std::move(rec.value());
   }

@@ -17,7 +17,7 @@ using namespace wb::experiment;
 namespace {
 
 // A run that reached `acc` at `accT` s, ended at `wall` s; otherLoad: the machine's other load.
-wb::report::RunRecord runWith(double wall, double acc, double accT, double otherLoad = 0.0, int askedCores = 1) {
+wb::records::RunRecord runWith(double wall, double acc, double accT, double otherLoad = 0.0, int askedCores = 1) {
   FakeRun r;
   r.start().step(1, 10, 640, 1, 1.0, {1, 0, 2, 3, 1, 0}).eval(1, accT, acc).end("ok", wall);
   r.measured("train_samples_per_s", 6400 / wall).cpu(otherLoad, 2, 1.0, askedCores);

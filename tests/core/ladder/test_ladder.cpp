@@ -12,6 +12,8 @@
 
 using fixture::FakeRun;
 using nlohmann::json;
+using namespace wb::records;
+using namespace wb::advice;
 using namespace wb::report;
 using namespace wb::render;
 using namespace wb::stats;

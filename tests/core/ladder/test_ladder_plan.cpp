@@ -8,7 +8,7 @@
 #include "../../support/probe_rows.h"
 
 using nlohmann::json;
-using namespace wb::report;
+using namespace wb::records;
 using namespace wb::ladder;
 using wb::probe::attachProbe;
 

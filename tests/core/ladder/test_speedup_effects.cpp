@@ -9,7 +9,6 @@
 #include "../../support/probe_rows.h"
 
 using nlohmann::json;
-using namespace wb::report;
 using namespace wb::stats;
 using namespace wb::ladder;
 

@@ -13,7 +13,7 @@
 
 using nlohmann::json;
 using namespace wb::probe;
-using wb::report::MachineId;
+using wb::records::MachineId;
 using wb::render::Table;
 using wb::stats::Verdict;
 
@@ -268,7 +268,7 @@ class TestRecord : public QObject {
     QCOMPARE(QString::fromStdString(a.source()), QStringLiteral("the worker probe of 2026-12-01 08:40 UTC"));
     json caps = {{"cores", 16}};
     attachProbe(caps, r);
-    const auto fromCaps = wb::report::workersAdvice(caps);
+    const auto fromCaps = wb::advice::workersAdvice(caps);
     QCOMPARE(fromCaps.workers, 1);
     QCOMPARE(fromCaps.date, a.date);
     QVERIFY(fromCaps.measured && fromCaps.data_not_bottleneck);

@@ -11,6 +11,8 @@
 #include "../../support/probe_rows.h"
 
 using fixture::FakeRun;
+using namespace wb::records;
+using namespace wb::advice;
 using namespace wb::report;
 
 namespace {

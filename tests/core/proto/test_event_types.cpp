@@ -1,5 +1,5 @@
 // The typed events: what the trainer and the launcher write (writeFields, toEvent) is what
-// core/report and the window read back (read*Event), through the JSON Lines encoding, under the
+// core/records and the window read back (read*Event), through the JSON Lines encoding, under the
 // keys events.h documents; readers tolerate what older or partial writers leave out or mistype,
 // and a non-finite number (written as null) reads back as unknown (NaN).
 #include <QtTest/QtTest>

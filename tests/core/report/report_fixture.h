@@ -19,8 +19,8 @@
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
 #include "wb/proto/run_summary.h"
-#include "wb/report/advisor.h"
-#include "wb/report/run_record.h"
+#include "wb/advice/advisor.h"
+#include "wb/records/run_record.h"
 
 namespace fixture {
 
@@ -226,8 +226,8 @@ struct FakeRun {
     return v;
   }
 
-  wb::report::RunRecord record(const std::string& id = "run") const {
-    auto r = wb::report::recordFromEvents(events);
+  wb::records::RunRecord record(const std::string& id = "run") const {
+    auto r = wb::records::recordFromEvents(events);
     r.config = config;
     r.id = id;
     r.dir = "/runs/" + id;
@@ -270,7 +270,7 @@ inline FakeRun withSplit(std::vector<double> ms, int workers, int cores) {
 }
 
 // The advisor's verdict with `code` among `vs`; null when there is none.
-inline const wb::report::Advice* findAdvice(const std::vector<wb::report::Advice>& vs, const std::string& code) {
+inline const wb::advice::Advice* findAdvice(const std::vector<wb::advice::Advice>& vs, const std::string& code) {
   for (const auto& v : vs)
     if (v.code == code) return &v;
   return nullptr;

@@ -15,6 +15,7 @@
 
 using fixture::FakeRun;
 using nlohmann::json;
+using namespace wb::records;
 using namespace wb::report;
 using namespace wb::render;
 

@@ -14,7 +14,7 @@
 
 #include <cmath>
 
-#include "wb/report/noise.h"
+#include "wb/records/noise.h"
 #include "wb/stats/verdict_sim.h"
 
 using namespace wb::stats;

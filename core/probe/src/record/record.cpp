@@ -145,10 +145,10 @@ json probeExperimentFields(const Config& config) {
   return {{"data", all.at("data")}, {"model", config.model.name}, {"batch_size", config.train.batch_size}};
 }
 
-std::string probeKey(const Config& config, const report::MachineId& machine) {
-  json identity = report::machineIdentity(machine);
+std::string probeKey(const Config& config, const records::MachineId& machine) {
+  json identity = records::machineIdentity(machine);
   identity["experiment"] = probeExperimentFields(config);
-  return report::storeKey(identity);
+  return records::storeKey(identity);
 }
 
 WB_FIELDS(ProbeRow) {
@@ -222,12 +222,12 @@ Result<ProbeResult> probeFromJson(const json& doc) {
 }
 
 Status saveProbe(const ProbeResult& result, const std::filesystem::path& dir) {
-  return report::writeStored(dir, result.key + ".json", probeJson(result));
+  return records::writeStored(dir, result.key + ".json", probeJson(result));
 }
 
 namespace {
 std::optional<ProbeResult> loadKey(const std::string& key, const std::filesystem::path& dir) {
-  const auto doc = report::readStored(dir / (key + ".json"));
+  const auto doc = records::readStored(dir / (key + ".json"));
   if (!doc) return std::nullopt;
   auto r = probeFromJson(*doc);
   if (!r.ok() || r->key != key) return std::nullopt;
@@ -235,13 +235,13 @@ std::optional<ProbeResult> loadKey(const std::string& key, const std::filesystem
 }
 }  // namespace
 
-std::optional<ProbeResult> loadProbe(const Config& config, const report::MachineId& machine,
+std::optional<ProbeResult> loadProbe(const Config& config, const records::MachineId& machine,
                                      const std::filesystem::path& dir) {
   return loadKey(probeKey(config, machine), dir);
 }
 
-report::WorkersAdvice workersAdvice(const ProbeResult* probe, int cores) {
-  report::WorkersAdvice a = report::ruleOfThumbAdvice(cores);
+advice::WorkersAdvice workersAdvice(const ProbeResult* probe, int cores) {
+  advice::WorkersAdvice a = advice::ruleOfThumbAdvice(cores);
   if (!probe || probe->recommended < 0) return a;
   a.workers = probe->recommended;
   a.measured = true;
@@ -252,22 +252,22 @@ report::WorkersAdvice workersAdvice(const ProbeResult* probe, int cores) {
 }
 
 void attachProbe(json& caps, const std::optional<ProbeResult>& r) {
-  if (r) report::attachWorkersAdvice(caps, workersAdvice(&*r, r->cores));
+  if (r) advice::attachWorkersAdvice(caps, workersAdvice(&*r, r->cores));
 }
 
-report::WorkersAdviceFor storedWorkersAdvice(const std::filesystem::path& dir) {
+advice::WorkersAdviceFor storedWorkersAdvice(const std::filesystem::path& dir) {
   auto cache = std::make_shared<std::map<std::string, std::optional<ProbeResult>>>();
-  return [cache, dir](const report::RunRecord& run) {
-    const auto machine = report::runMachine(run);
+  return [cache, dir](const records::RunRecord& run) {
+    const auto machine = records::runMachine(run);
     auto config = proto::configFromJson(run.config);
-    if (!machine || !config.ok()) return report::ruleOfThumbFor(run);
+    if (!machine || !config.ok()) return advice::ruleOfThumbFor(run);
     const std::string key = probeKey(config.value(), *machine);
     auto it = cache->find(key);
     if (it == cache->end()) it = cache->emplace(key, loadKey(key, dir)).first;
-    return it->second ? workersAdvice(&*it->second, run.cores()) : report::ruleOfThumbFor(run);
+    return it->second ? workersAdvice(&*it->second, run.cores()) : advice::ruleOfThumbFor(run);
   };
 }
 
-std::string probeDate(const ProbeResult& r) { return report::shortUtcDate(r.measured_at); }
+std::string probeDate(const ProbeResult& r) { return records::shortUtcDate(r.measured_at); }
 
 }  // namespace wb::probe

@@ -30,12 +30,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "wb/report/compare.h"
-#include "wb/report/noise.h"
+#include "wb/compare/compare.h"
+#include "wb/records/noise.h"
 #include "wb/common/config.h"
 #include "wb/common/result.h"
 #include "wb/launch/launcher.h"
-#include "wb/report/run_record.h"
+#include "wb/records/run_record.h"
 #include "wb/stats/stats.h"
 
 namespace wb::experiment {
@@ -111,7 +111,7 @@ struct PairEstimates {
 struct VariantRuns {
   Arm arm;
   std::vector<PairRecord> pairs;                  // finished pairs, in order
-  std::vector<report::RunRecord> references, variants;  // aligned with pairs
+  std::vector<records::RunRecord> references, variants;  // aligned with pairs
   std::vector<std::string> failures;              // runs that failed or could not start
   std::string settled;        // why no more pairs: "clear", "max pairs", "budget", "fixed", "failed", "" (running)
   double spent_s = 0;         // wall time of this variant's pairs
@@ -123,7 +123,7 @@ struct VariantRuns {
 
 struct Outcome {
   std::vector<VariantRuns> variants;
-  std::vector<report::RunRecord> lone_reference;  // the reference's run when the plan has no variants
+  std::vector<records::RunRecord> lone_reference;  // the reference's run when the plan has no variants
   std::optional<double> target_acc;               // the policy's, else from the reference's runs
   bool cancelled = false;
   std::string cancelled_at;   // the variant whose pair was cut (or came next) when cancelled
@@ -136,8 +136,8 @@ struct Outcome {
 // the look their number makes in `seq`.
 PairEstimates estimatePairs(const VariantRuns& v, std::optional<double> target, const stats::Sequential& seq);
 // The target accuracy the pairs are compared at: the policy's, else the fair target of every
-// finished reference run (report::fairTargetOf: their lowest best less its chance spread).
-std::optional<report::FairTarget> referenceFairTarget(const Outcome& o, std::optional<double> user);
+// finished reference run (compare::fairTargetOf: their lowest best less its chance spread).
+std::optional<compare::FairTarget> referenceFairTarget(const Outcome& o, std::optional<double> user);
 std::optional<double> referenceTarget(const Outcome& o, std::optional<double> user);
 
 struct Hooks {

@@ -29,7 +29,7 @@
 #include "wb/common/config.h"
 #include "wb/common/result.h"
 #include "wb/stats/convergence.h"
-#include "wb/report/run_record.h"
+#include "wb/records/run_record.h"
 
 namespace wb::experiment {
 
@@ -52,7 +52,7 @@ int64_t samplesPerStep(const Config& config);
 
 // The run in `dir` when it ended ok or early-stopped and evaluated; nullopt when it is missing,
 // cut or failed (a run to the target that can be read).
-std::optional<report::RunRecord> finishedTargetRun(const std::filesystem::path& dir);
+std::optional<records::RunRecord> finishedTargetRun(const std::filesystem::path& dir);
 
 // $WB_REFERENCES_DIR, else "references" beside the runs root (wb::defaultRunsRoot()'s parent).
 std::filesystem::path defaultReferencesDir();
@@ -100,7 +100,7 @@ struct ReferenceRuns {
   std::string key;
   int64_t eval_every_steps = 0;
   double resolution = 0;           // training samples between two evaluations
-  std::vector<report::RunRecord> runs;  // the finished runs, in seed order
+  std::vector<records::RunRecord> runs;  // the finished runs, in seed order
   int reused = 0, ran = 0;         // found in the folder; run now
 };
 
@@ -120,6 +120,6 @@ Result<ReferenceRuns> ensureReferenceRuns(const ReferenceOptions& options);
 
 // Each run's samples to `target`: those seen before its first evaluation at or above it, or, when
 // none reaches it, the samples it ran, censored (reached false).
-std::vector<stats::TargetRun> targetRuns(const std::vector<report::RunRecord>& runs, double target);
+std::vector<stats::TargetRun> targetRuns(const std::vector<records::RunRecord>& runs, double target);
 
 }  // namespace wb::experiment

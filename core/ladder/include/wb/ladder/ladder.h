@@ -19,7 +19,7 @@
 
 #include "wb/common/config.h"
 #include "wb/common/speedups.h"
-#include "wb/report/workers_advice.h"
+#include "wb/advice/workers_advice.h"
 #include "wb/report/report.h"
 #include "wb/stats/stats.h"
 
@@ -44,7 +44,7 @@ Config ladderBaseline(const Config& user);
 // gpus, speedups.<name>.available/note/max, speedups.precision.values.<p>.available/note).
 // Cumulative, in the table's order, each speedup at its descriptor's value on this machine (wb::Here:
 // the stored worker probe's count when `capabilities` carries it as speedups.workers.probe, see
-// wb/report/workers_advice.h, else the rule of thumb; the GPUs, else 2 CPU processes; 16-mixed on
+// wb/advice/workers_advice.h, else the rule of thumb; the GPUs, else 2 CPU processes; 16-mixed on
 // CUDA, else bf16-mixed). A step the machine cannot do (not available, emulated, or its descriptor's
 // cannotHelp) is kept with skipped = true and the reason; later steps build on the last one that ran.
 // With `isolated`, each runnable speedup also runs alone on the baseline (sharding alone brings
@@ -90,8 +90,8 @@ Result<std::vector<LadderStep>> planForMachine(const Config& user, const nlohman
 // finish are in neither.
 struct LadderStepRuns {
   LadderStep step;
-  std::vector<report::RunRecord> runs;
-  std::vector<report::RunRecord> references;  // aligned with runs; empty: unpaired (compared by groups)
+  std::vector<records::RunRecord> runs;
+  std::vector<records::RunRecord> references;  // aligned with runs; empty: unpaired (compared by groups)
   std::vector<bool> counted;          // aligned with runs: the pair counts (both ok, not contended)
   std::vector<std::string> failures;  // runs that could not start, with the reason
   std::string settled;                // why no more pairs ran ("clear", "max pairs", "budget", ...)
@@ -161,7 +161,7 @@ LadderHeadline ladderHeadline(const LadderRow& row);
 
 struct Ladder {
   std::optional<double> target_acc;   // user-set, else the fair target of the baseline's repeats
-                                      // (report::fairTargetOf: their lowest best less its chance spread)
+                                      // (compare::fairTargetOf: their lowest best less its chance spread)
   bool target_user_set = false;
   bool target_from_references = false;  // a ladder by parts: its steps' target, the reference runs' own
   std::string target_note;            // how the target was chosen (FairTarget::describe)
@@ -217,6 +217,6 @@ Result<Ladder> loadLadder(const std::string& dir_or_file);
 // core/probe's storedWorkersAdvice; none given, the rule of thumb), and the machine (env.json of
 // the baseline run).
 report::Report buildLadderReport(const Ladder& ladder, const std::vector<LadderStepRuns>& steps,
-                                 const report::WorkersAdviceFor& workers = {});
+                                 const advice::WorkersAdviceFor& workers = {});
 
 }  // namespace wb::ladder

@@ -26,7 +26,7 @@
 
 #include "wb/common/config.h"
 #include "wb/common/result.h"
-#include "wb/report/math_record.h"
+#include "wb/records/math_record.h"
 #include "wb/render/table.h"
 
 namespace wb::probe {
@@ -48,10 +48,10 @@ struct MathCheckOptions {
   const std::atomic<bool>* stop = nullptr;
 };
 
-// The result's record (steps, deviations, verdict) lives with its readers: wb/report/math_record.h.
-using MathStep = report::MathStep;
-using MathCheckResult = report::MathCheckRecord;
-using report::mathCheckJson;
+// The result's record (steps, deviations, verdict) lives with its readers: wb/records/math_record.h.
+using MathStep = records::MathStep;
+using MathCheckResult = records::MathCheckRecord;
+using records::mathCheckJson;
 
 Result<MathCheckResult> checkMath(const MathCheckOptions& options);
 

@@ -4,7 +4,7 @@
 // fp32, TF32, bf16 and fp16), each repeated in timed windows of about `seconds` / 4 until two
 // consecutive windows agree within 3 % (or 3 x `seconds` have passed), so the rate is the
 // steady one. FLOPs per call are counted by wb::model's counter (a multiply-add = 2 FLOPs).
-// The record, its storage and the datasheet table are wb::report's (wb/report/peak_store.h); nothing
+// The record, its storage and the datasheet table are wb::records' (wb/records/peak_store.h); nothing
 // is written here. CPU threads: all logical cores, as a run with train.threads = 0 takes them.
 // Errors: Cancelled when `stop` is set; Internal when a kernel fails.
 #include <atomic>
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "wb/common/result.h"
-#include "wb/report/peak_store.h"
+#include "wb/records/peak_store.h"
 
 namespace wb::probe {
 
@@ -24,11 +24,11 @@ struct PeakProbeOptions {
   const std::atomic<bool>* stop = nullptr;
 };
 
-Result<report::PeakResult> measurePeak(const PeakProbeOptions& options);
+Result<records::PeakResult> measurePeak(const PeakProbeOptions& options);
 
 // The names of this machine's CUDA devices (empty without CUDA): part of the peak's key.
 std::vector<std::string> machineGpus();
-// The stored peak of this machine (report::loadPeak with this machine's id and GPUs).
-std::optional<report::PeakResult> storedPeak();
+// The stored peak of this machine (records::loadPeak with this machine's id and GPUs).
+std::optional<records::PeakResult> storedPeak();
 
 }  // namespace wb::probe

@@ -1,7 +1,7 @@
 #pragma once
 // The worker-count probe's record (no LibTorch: the window reads it): what a result is, how the
 // recommendation and each count's speedup follow from its rounds, where results are stored and
-// how they are keyed, the summary the advisor and the ladder read (report::WorkersAdvice), the
+// how they are keyed, the summary the advisor and the ladder read (advice::WorkersAdvice), the
 // table and the chart. The measuring is wb/probe/workers.h (`workbench-cli probe workers`).
 //
 // Statistics. Each candidate runs once a round, the rounds interleaved (0 1 2 4, 0 1 2 4, …), so a
@@ -28,11 +28,11 @@
 #include "wb/common/config.h"
 #include "wb/common/result.h"
 #include "wb/render/chart.h"
-#include "wb/report/host.h"
-#include "wb/report/run_record.h"
+#include "wb/records/host.h"
+#include "wb/records/run_record.h"
 #include "wb/stats/stats.h"
 #include "wb/render/table.h"
-#include "wb/report/workers_advice.h"
+#include "wb/advice/workers_advice.h"
 
 namespace wb::probe {
 
@@ -109,15 +109,15 @@ int recommendWorkers(const ProbeResult& result);
 // The keyed fields of an experiment: its data section, model name and batch size.
 nlohmann::json probeExperimentFields(const Config& config);
 // storeKey of the machine and the keyed fields.
-std::string probeKey(const Config& config, const report::MachineId& machine);
+std::string probeKey(const Config& config, const records::MachineId& machine);
 
 nlohmann::json probeJson(const ProbeResult& result);
 Result<ProbeResult> probeFromJson(const nlohmann::json& doc);
 // Writes <dir>/<result.key>.json atomically. Errors name the file.
-Status saveProbe(const ProbeResult& result, const std::filesystem::path& dir = report::probesDir());
+Status saveProbe(const ProbeResult& result, const std::filesystem::path& dir = records::probesDir());
 // The stored result for this experiment on this machine; nullopt when none (or unreadable).
-std::optional<ProbeResult> loadProbe(const Config& config, const report::MachineId& machine = report::thisMachine(),
-                                     const std::filesystem::path& dir = report::probesDir());
+std::optional<ProbeResult> loadProbe(const Config& config, const records::MachineId& machine = records::thisMachine(),
+                                     const std::filesystem::path& dir = records::probesDir());
 // Stores the result in `dir` (saveProbe: <key>.json) with its plot beside it (<key>.svg, and
 // <key>.png when rsvg-convert is installed). The files written, by kind ("json", "svg", "png");
 // what could not be written goes to *problem.
@@ -125,13 +125,13 @@ nlohmann::json storeProbe(const ProbeResult& result, const std::filesystem::path
 
 // What the advisor and the ladder read of a probe: its recommendation, date, contention and
 // bottleneck finding; the rule of thumb for `cores` without one (or without candidates).
-report::WorkersAdvice workersAdvice(const ProbeResult* probe, int cores);
-// Puts a stored result's advice into a capabilities document (report::attachWorkersAdvice).
+advice::WorkersAdvice workersAdvice(const ProbeResult* probe, int cores);
+// Puts a stored result's advice into a capabilities document (advice::attachWorkersAdvice).
 // Nothing changes for nullopt.
 void attachProbe(nlohmann::json& capabilities, const std::optional<ProbeResult>& result);
 // The advice for each run from the probe stored in `dir` for its experiment on the machine it ran
 // on (each probe read once); the rule of thumb where none is stored.
-report::WorkersAdviceFor storedWorkersAdvice(const std::filesystem::path& dir = report::probesDir());
+advice::WorkersAdviceFor storedWorkersAdvice(const std::filesystem::path& dir = records::probesDir());
 
 // Columns: workers, samples/s, × vs 0 workers with its interval and verdict, data ms/step, step
 // ms, steps timed, other load; the recommended row marked; notes: the loader alone, the step

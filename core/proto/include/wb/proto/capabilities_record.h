@@ -28,7 +28,7 @@ struct SpeedupCapability {
   std::optional<int> suggested;                  // workers: the count to start from ("default")
   std::string kind;                              // devices: "gpus" or "cpu-processes"
   std::map<std::string, ValueCapability> values; // choice speedups: each value's own availability
-  nlohmann::json probe;                          // workers: the stored probe (wb/report/workers_advice.h), or null
+  nlohmann::json probe;                          // workers: the stored probe (wb/advice/workers_advice.h), or null
 };
 
 struct Capabilities {
@@ -37,7 +37,7 @@ struct Capabilities {
   int gpus = 0, cores = 1;
   std::vector<std::string> gpu_names, models;
   std::map<std::string, SpeedupCapability> speedups;  // by wb/common/speedups.h key
-  nlohmann::json peak;                                // wb/report/peak_store.h's, or null
+  nlohmann::json peak;                                // wb/records/peak_store.h's, or null
   bool known = false;  // read from a document (false: nothing was said; every default stands)
 
   // The speedup's entry, or nullptr when the document did not mention it.

@@ -17,7 +17,7 @@ inline constexpr const char* kNccl = "nccl";                 // bool
 inline constexpr const char* kGloo = "gloo";                 // bool
 inline constexpr const char* kModels = "models";             // the built-in model names
 inline constexpr const char* kSpeedups = "speedups";
-inline constexpr const char* kPeak = "peak";                 // the stored peak calibration (wb/report/peak_store.h's
+inline constexpr const char* kPeak = "peak";                 // the stored peak calibration (wb/records/peak_store.h's
                                                              // peakJson + measured, date), or {measured: false}         // {<speedup>: {available, note, ...}}
 
 }  // namespace wb::proto::caps

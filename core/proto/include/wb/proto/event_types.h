@@ -2,7 +2,7 @@
 // The event schema as types: one struct per event type (the fields after the envelope that
 // makeEvent writes: v, type, rank, t, wall). A writer fills a struct and turns it into an event
 // with toEvent (or writeFields into an event of its own); a reader decodes the same struct with
-// read<Type>Event, so writers (the trainer, the launcher) and readers (the launcher, core/report,
+// read<Type>Event, so writers (the trainer, the launcher) and readers (the launcher, core/records,
 // the window) spell each field once: here and in event_types.cpp's field lists.
 // Decoding is tolerant, as numberOr & co: a missing field, null (a non-finite number) or a value
 // of another type keeps the member's default; it never throws. Parts that are free-form objects

@@ -1,7 +1,7 @@
 #pragma once
 // The "flops" object of `step` events and of summary.json: how much arithmetic a training step
 // does and how close to this machine's peak it runs. One writer (flopsJson, from the trainer) and
-// one reader (readFlops, for core/report and the window); old runs have no such object and read
+// one reader (readFlops, for core/records and the window); old runs have no such object and read
 // as absent. GFLOP/s are 1e9 FLOPs per second; a multiply and an add count as two FLOPs.
 //
 //   {"convention": "...", "per_step": 5.8e7, "per_sample": 9.1e5, "uncounted": "",

@@ -1,7 +1,7 @@
 #pragma once
 // summary.json as a type: what a run measured about itself and how it ended, written once when
 // the run ends (by core/launch's endRun, from the trainer's part and the launcher's) and read by
-// core/report, the CLI and the window. The end event carries the same record.
+// core/records, the CLI and the window. The end event carries the same record.
 //
 // The keys are the field list in run_summary.cpp (one line a field: adding a field is adding a
 // member here and its line there). Reading is tolerant, as for the events: a missing key, null

@@ -3,7 +3,7 @@
 // (wb/experiment/try.h) or by parts (wb/experiment/composed_try.h). One record, one field list
 // (try_record.cpp) for its writers and its readers (the ladder's steps, the window's speedup rows,
 // tune's finals); keys it does not know pass through and an older file reads with its defaults.
-// The parts a try by parts adds are the records of what measured them (wb/report/math_record.h,
+// The parts a try by parts adds are the records of what measured them (wb/records/math_record.h,
 // speed_record.h, the composed time to target), kept here as their own JSON.
 #include <limits>
 #include <map>

@@ -8,19 +8,19 @@
 
 #include <nlohmann/json.hpp>
 
-#include "wb/report/advisor.h"
+#include "wb/advice/advisor.h"
 #include "wb/render/chart.h"
-#include "wb/report/compare.h"
-#include "wb/report/noise.h"
-#include "wb/report/workers_advice.h"
-#include "wb/report/run_record.h"
+#include "wb/compare/compare.h"
+#include "wb/records/noise.h"
+#include "wb/advice/workers_advice.h"
+#include "wb/records/run_record.h"
 #include "wb/render/table.h"
 
 namespace wb::report {
 
 struct AdviceBlock {
   std::string run;                 // run label
-  std::vector<Advice> verdicts;
+  std::vector<advice::Advice> verdicts;
 };
 
 struct Figure {
@@ -44,30 +44,30 @@ std::vector<std::pair<std::string, std::string>> machineInfo(const nlohmann::jso
 
 // Training loss and validation accuracy against wall time, each run overlaid on the baseline
 // (dashed). `records[0]` is the baseline.
-render::Drawing lossCurves(const std::vector<const RunRecord*>& records);
-render::Drawing accuracyCurves(const std::vector<const RunRecord*>& records);
+render::Drawing lossCurves(const std::vector<const records::RunRecord*>& records);
+render::Drawing accuracyCurves(const std::vector<const records::RunRecord*>& records);
 
 // "field | baseline | run" rows for every run that differs (the "differs from baseline" detail).
-render::Table configDiffTable(const Comparison& comparison);
+render::Table configDiffTable(const compare::Comparison& comparison);
 
 // Speedup to the target per run (bars; a run that never reached it is drawn empty, "not
 // reached"), with the best val acc under each annotation.
-render::BarChartSpec comparisonBars(const Comparison& comparison);
+render::BarChartSpec comparisonBars(const compare::Comparison& comparison);
 
 // The comparison as JSON (every metric as a number, null when absent; diffs; target).
-nlohmann::json comparisonJson(const Comparison& comparison);
+nlohmann::json comparisonJson(const compare::Comparison& comparison);
 
 // Everything `compare`/`export` and the GUI show for a set of runs against a baseline.
 // `workers`: the worker advice the advisor reads for each run (core/probe's storedWorkersAdvice;
 // none given, its data-bound verdicts use the rule of thumb).
 // `noise`: the host's band the verdicts use (loadNoise; the assumed band when not given).
-Report buildComparisonReport(const RunRecord& baseline, const std::vector<RunRecord>& runs,
-                             std::optional<double> target_acc, const WorkersAdviceFor& workers = {},
-                             const HostNoise& noise = HostNoise{}, double min_effect = stats::kDefaultMinEffect);
+Report buildComparisonReport(const records::RunRecord& baseline, const std::vector<records::RunRecord>& runs,
+                             std::optional<double> target_acc, const advice::WorkersAdviceFor& workers = {},
+                             const records::HostNoise& noise = records::HostNoise{}, double min_effect = stats::kDefaultMinEffect);
 // The same from a comparison already made of them (compareRuns(baseline, runs, target)), so a
 // view that shows both computes it once.
-Report buildComparisonReport(const Comparison& comparison, const RunRecord& baseline,
-                             const std::vector<RunRecord>& runs, const WorkersAdviceFor& workers = {});
+Report buildComparisonReport(const compare::Comparison& comparison, const records::RunRecord& baseline,
+                             const std::vector<records::RunRecord>& runs, const advice::WorkersAdviceFor& workers = {});
 
 // What `compare` and `export` do: loads the baseline and the runs (paths) and the noise stored
 // for the baseline's machine (noiseDir()), parses the target ("" = the baseline's best; else 0.85
@@ -75,7 +75,7 @@ Report buildComparisonReport(const Comparison& comparison, const RunRecord& base
 // storedWorkersAdvice). Errors name the folder or the value. Problems that do not stop the
 // comparison (a truncated events file) go to `problems` when it is given.
 Result<Report> comparisonFromDirs(const std::string& baseline_dir, const std::vector<std::string>& run_dirs,
-                                  const std::string& target_acc, const WorkersAdviceFor& workers,
+                                  const std::string& target_acc, const advice::WorkersAdviceFor& workers,
                                   std::vector<std::string>* problems = nullptr, double min_effect = stats::kDefaultMinEffect);
 
 }  // namespace wb::report

@@ -28,7 +28,7 @@
 
 #include "wb/common/config.h"
 #include "wb/common/result.h"
-#include "wb/report/run_record.h"
+#include "wb/records/run_record.h"
 #include "wb/render/table.h"
 
 namespace wb::report {
@@ -67,7 +67,7 @@ struct WhatIf {
   std::vector<WhatIfRow> rows;   // patience-major, in the options' order (patience 0: one row)
 };
 
-WhatIf earlyStoppingWhatIf(const RunRecord& run, const WhatIfOptions& options = {});
+WhatIf earlyStoppingWhatIf(const records::RunRecord& run, const WhatIfOptions& options = {});
 
 // Where early stopping by `rule` (its patience and min_delta as given) would end `run`: its epochs'
 // last evaluations fed through the trainer's rule, as the trainer feeds them (evaluations inside
@@ -78,7 +78,7 @@ struct ReplayedStop {
   double samples = std::numeric_limits<double>::quiet_NaN();  // training samples seen there
   std::string reason;  // the rule's words when it stops
 };
-ReplayedStop replayEarlyStopping(const RunRecord& run, const EarlyStoppingConfig& rule);
+ReplayedStop replayEarlyStopping(const records::RunRecord& run, const EarlyStoppingConfig& rule);
 
 // One run's grid: patience, min Δ, stops after, epochs saved, best epoch, best monitor, val acc
 // there, final weights, wall saved, saved %. A run with no rows gives a table with its problem
@@ -88,7 +88,7 @@ nlohmann::json whatIfJson(const WhatIf& w);
 
 // For a comparison: each run's patience 1..5 at min_delta 0 (and at its own min_delta when it
 // has one), one table; runs with fewer than two evaluations are named in a note.
-render::Table whatIfComparisonTable(const std::vector<const RunRecord*>& runs);
+render::Table whatIfComparisonTable(const std::vector<const records::RunRecord*>& runs);
 
 
 }  // namespace wb::report

@@ -102,7 +102,7 @@ SpeedupEstimate pairedSpeedup(const std::vector<double>& baselineTimes, const st
                               const VerdictRule& rule = {}, const std::vector<bool>& hostChanged = {});
 // Whether the host speed check saw the host change speed over a pair: the largest of its runs'
 // kernel timings (each run's before and after, in ms; not timed: ≤ 0) over the smallest exceeds
-// 1 + checkBand (the check's own threshold: wb/report/noise.h, HostNoise::hostKernelBand).
+// 1 + checkBand (the check's own threshold: wb/records/noise.h, HostNoise::hostKernelBand).
 bool hostChangedOverPair(const std::vector<double>& kernelMs, double checkBand);
 // The host speed check's threshold until its own noise is measured: the two speeds these hosts
 // flip between are 1.3-1.5× apart, while a quiet host's kernel moves 3 % between runs.

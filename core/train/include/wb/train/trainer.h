@@ -39,7 +39,7 @@ struct TrainerOptions {
                                         // group of one (wb/train/replica_group.h)
   const std::atomic<bool>* stop_flag = nullptr;  // set => finish the step, end `cancelled`
   // The peaks this run's FLOP/s are set against: peak / no_peak (and datasheet / no_datasheet on
-  // a GPU) as wb::report::setPeaks fills them from the stored calibration; the trainer adds
+  // a GPU) as wb::records::setPeaks fills them from the stored calibration; the trainer adds
   // its FLOPs per step and achieved rate and writes the whole as the step events' and the
   // summary's "flops" (wb/proto/flops_record.h). Left empty: "no peak given".
   proto::FlopsFigures peaks;
