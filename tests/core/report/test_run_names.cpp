@@ -39,12 +39,12 @@ class TestRunNames : public QObject {
     QTest::newRow("epochs") << "train.epochs" << "2" << "2 epochs";
     QTest::newRow("batch") << "train.batch_size" << "32" << "batch 32";
     QTest::newRow("eval batch") << "train.eval_batch_size" << "1" << "eval batch 1";
-    // Issue 31 item 6: raw keys, and 0 that means "all".
+    // Keys that used to show raw, and 0 that means "all".
     QTest::newRow("train images") << "data.limit_train" << "10000" << "10000 train images";
     QTest::newRow("val images") << "data.limit_val" << "500" << "500 val images";
     QTest::newRow("image size") << "data.image_size" << "64" << "64 px";
     QTest::newRow("seed") << "seed" << "7" << "seed 7";
-    // Issue 46 item 12: the rest in the schema's words, not their keys.
+    // The rest in the schema's words, not their keys.
     QTest::newRow("held-out fraction") << "data.val_fraction" << "0.1" << "held-out fraction 0.1";
     QTest::newRow("base batch") << "optim.lr_base_batch" << "64" << "base batch 64";
     QTest::newRow("lr scaled") << "optim.lr_scaling" << "\"linear\"" << "lr scaled linear";

@@ -1,1 +1,1 @@
-#error "ui must not include LibTorch or OpenCV (see ../shared/DESIGN.md layers)"
+#error "ui must not include LibTorch or OpenCV (see README "Folder layout")"
