@@ -3,7 +3,8 @@
 // changes it (bf16) gets the experiment's reference runs and the variant's runs, each stopping at
 // the target; a second try of the experiment reuses the reference runs, never reruns them; a
 // reference run that is gone is run again in a new folder and said; a reference folder of another
-// experiment or of changed data is refused naming what differs. No test asserts a time.
+// experiment or of changed data is refused naming what differs; a larger global batch too slow to be
+// faster is answered by the bound when only "faster?" is asked. No test asserts a time.
 #include <QDir>
 #include <QFile>
 #include <thread>
@@ -47,6 +48,16 @@ json readJson(const QString& file) {
 bool writeJson(const QString& file, const json& doc) {
   QFile f(file);
   return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(QByteArray::fromStdString(doc.dump(2))) > 0;
+}
+
+// A try's kept training throughput (trials.json, what a try continued from its folder reads instead
+// of timing again): three pairs of 300-step trials whose variant ran at half the baseline's rate.
+json halfRateTrials() {
+  json e{{"point", 0.5}, {"lo", 0.49}, {"hi", 0.51}, {"level", 0.96}, {"verdict", "slower"}, {"pairs", 3},
+         {"baseline_runs", 3}, {"variant_runs", 3}, {"min_effect", 0.02}, {"method", "mean of 3 per-pair log-ratios"}};
+  return {{"kind", "trials"}, {"changed", "speedups.devices 1 → 2"}, {"rounds", 3}, {"steps_per_trial", 300},
+          {"baseline_rates", {11570.0, 11717.0, 11726.0}}, {"variant_rates", {5785.0, 5859.0, 5863.0}},
+          {"variant_startup_s", {1.0, 1.0, 1.0}}, {"contended", false}, {"estimate", e}};
 }
 
 }  // namespace
@@ -258,6 +269,35 @@ class TestCliTryParts : public QObject {
     const double x = doc["estimate"]["to_target"]["point"].get<double>();
     QVERIFY2(!(x > 1 + 1e-9), doc["words"].dump().c_str());
     QVERIFY2(doc["words"].get<std::string>().find("reference runs") != std::string::npos, doc["words"].dump().c_str());
+  }
+
+  // A larger global batch (devices 2 at the same lr) needs no fewer samples to the target than the
+  // baseline: asked only "faster?" (--only-faster), a throughput too slow for it to be faster even
+  // so is answered by that bound, without a variant run to the target; asked the whole question, the
+  // same try trains the variant to the target.
+  void aLargerBatchTooSlowToBeFasterIsAnsweredByTheBound() {
+    QTemporaryDir root;
+    const QString refs = root.filePath(QStringLiteral("refs"));
+    for (const char* name : {"bound", "whole"})
+      QVERIFY(QDir(root.path()).mkpath(QString::fromLatin1(name) + QStringLiteral("/parts")) &&  // a try to continue
+              writeJson(root.filePath(QString::fromLatin1(name) + QStringLiteral("/trials.json")), halfRateTrials()));
+    wb::test::ProcResult proc;
+    const json bound =
+        run(tiny(refs, root.filePath(QStringLiteral("bound")), "speedups.devices=2") + QStringList{QStringLiteral("--only-faster")}, &proc);
+    QVERIFY2(proc.rc == 0 && bound.is_object(), proc.describe().constData());
+    QVERIFY2(proc.err.contains("no run to the target"), proc.describe().constData());
+    QVERIFY2(bound["variant_runs"].empty(), bound["variant_runs"].dump().c_str());
+    QCOMPARE(bound["variant_looks"]["runs"].get<int>(), 0);
+    QCOMPARE(bound["variant_looks"]["stopped"].get<std::string>(), std::string("cannot be faster"));
+    QVERIFY2(bound["samples"].contains("assumed"), bound["samples"].dump().c_str());
+    QCOMPARE(bound["composed"]["bound"].get<std::string>(), std::string("at most"));
+    QVERIFY2(bound["estimate"]["to_target"]["hi"].get<double>() < 1.0, bound["estimate"].dump().c_str());
+
+    const json whole = run(tiny(refs, root.filePath(QStringLiteral("whole")), "speedups.devices=2"), &proc);
+    QVERIFY2(proc.rc == 0 && whole.is_object(), proc.describe().constData());
+    QCOMPARE(whole["references"]["ran"].get<int>(), 0);  // the bound's reference runs, reused
+    QVERIFY2(!whole["variant_runs"].empty(), whole.dump().c_str());
+    QVERIFY2(!whole["samples"].contains("assumed"), whole["samples"].dump().c_str());
   }
 
   void aChangeThatCannotSwitchInOneProcessUsesWholeRuns() {

@@ -2,7 +2,8 @@
 // global batch (more devices, a larger batch, more accumulation) at an effective lr scaled at most
 // in proportion, and nothing else. The ladder answers such a variant by the bound this allows,
 // without a run to the target, when its throughput is too slow for it to be faster; the bound's
-// composition is tested in tests/core/stats/test_time_to_target.cpp.
+// composition is tested in tests/core/stats/test_time_to_target.cpp, the whole path (try
+// --only-faster) in tests/app/test_cli_try_parts.cpp.
 #include <QtTest/QtTest>
 
 #include "wb/experiment/composed_try.h"
