@@ -51,13 +51,14 @@ bool writeJson(const QString& file, const json& doc) {
 }
 
 // A try's kept training throughput (trials.json, what a try continued from its folder reads instead
-// of timing again): three pairs of 300-step trials whose variant ran at half the baseline's rate.
-json halfRateTrials() {
-  json e{{"point", 0.5}, {"lo", 0.49}, {"hi", 0.51}, {"level", 0.96}, {"verdict", "slower"}, {"pairs", 3},
+// of timing again): three pairs of 300-step trials whose variant ran at a fifth of the baseline's rate.
+// Its start-up (variant_startup_s) is the caller's.
+json fifthRateTrials() {
+  json e{{"point", 0.2}, {"lo", 0.19}, {"hi", 0.21}, {"level", 0.96}, {"verdict", "slower"}, {"pairs", 3},
          {"baseline_runs", 3}, {"variant_runs", 3}, {"min_effect", 0.02}, {"method", "mean of 3 per-pair log-ratios"}};
   return {{"kind", "trials"}, {"changed", "speedups.devices 1 → 2"}, {"rounds", 3}, {"steps_per_trial", 300},
-          {"baseline_rates", {11570.0, 11717.0, 11726.0}}, {"variant_rates", {5785.0, 5859.0, 5863.0}},
-          {"variant_startup_s", {1.0, 1.0, 1.0}}, {"contended", false}, {"estimate", e}};
+          {"baseline_rates", {11570.0, 11717.0, 11726.0}}, {"variant_rates", {2314.0, 2343.0, 2345.0}},
+          {"contended", false}, {"estimate", e}};
 }
 
 }  // namespace
@@ -272,19 +273,39 @@ class TestCliTryParts : public QObject {
   }
 
   // A larger global batch (devices 2 at the same lr) needs no fewer samples to the target than the
-  // baseline: asked only "faster?" (--only-faster), a throughput too slow for it to be faster even
-  // so is answered by that bound, without a variant run to the target; asked the whole question, the
-  // same try trains the variant to the target.
+  // baseline: asked the whole question, a try trains the variant to the target; asked only
+  // "faster?" (--only-faster), a throughput too slow for it to be faster even so is answered by
+  // that bound, without a variant run to the target. Both read a kept trials record (a fifth of the
+  // baseline's rate; the two processes starting in twice the slowest reference run's start-up, so
+  // that a loaded host's spread of start-ups cannot make the variant look quicker to start).
   void aLargerBatchTooSlowToBeFasterIsAnsweredByTheBound() {
     QTemporaryDir root;
     const QString refs = root.filePath(QStringLiteral("refs"));
-    for (const char* name : {"bound", "whole"})
-      QVERIFY(QDir(root.path()).mkpath(QString::fromLatin1(name) + QStringLiteral("/parts")) &&  // a try to continue
-              writeJson(root.filePath(QString::fromLatin1(name) + QStringLiteral("/trials.json")), halfRateTrials()));
+    auto keepTrials = [&](const char* name, double startup) {
+      json t = fifthRateTrials();
+      t["variant_startup_s"] = {startup, startup, startup};
+      return QDir(root.path()).mkpath(QString::fromLatin1(name) + QStringLiteral("/parts")) &&  // a try to continue
+             writeJson(root.filePath(QString::fromLatin1(name) + QStringLiteral("/trials.json")), t);
+    };
+    QVERIFY(keepTrials("whole", 1.0));
     wb::test::ProcResult proc;
+    const json whole = run(tiny(refs, root.filePath(QStringLiteral("whole")), "speedups.devices=2"), &proc);
+    QVERIFY2(proc.rc == 0 && whole.is_object(), proc.describe().constData());
+    QVERIFY2(!whole["variant_runs"].empty(), whole.dump().c_str());
+    QVERIFY2(!whole["samples"].contains("assumed"), whole["samples"].dump().c_str());
+
+    const QString refDir = QString::fromStdString(whole["references"]["dir"].get<std::string>());
+    double slowest = 0;
+    const json stored = readJson(refDir + QStringLiteral("/reference.json"));
+    for (const auto& r : stored["runs"])
+      slowest = std::max(slowest, readJson(refDir + QStringLiteral("/") + QString::fromStdString(r["dir"].get<std::string>()) +
+                                           QStringLiteral("/summary.json"))
+                                      .value("time_to_first_step_s", 0.0));
+    QVERIFY(slowest > 0 && keepTrials("bound", 2 * slowest));
     const json bound =
         run(tiny(refs, root.filePath(QStringLiteral("bound")), "speedups.devices=2") + QStringList{QStringLiteral("--only-faster")}, &proc);
     QVERIFY2(proc.rc == 0 && bound.is_object(), proc.describe().constData());
+    QCOMPARE(bound["references"]["ran"].get<int>(), 0);  // the whole try's, reused
     QVERIFY2(proc.err.contains("no run to the target"), proc.describe().constData());
     QVERIFY2(bound["variant_runs"].empty(), bound["variant_runs"].dump().c_str());
     QCOMPARE(bound["variant_looks"]["runs"].get<int>(), 0);
@@ -292,12 +313,6 @@ class TestCliTryParts : public QObject {
     QVERIFY2(bound["samples"].contains("assumed"), bound["samples"].dump().c_str());
     QCOMPARE(bound["composed"]["bound"].get<std::string>(), std::string("at most"));
     QVERIFY2(bound["estimate"]["to_target"]["hi"].get<double>() < 1.0, bound["estimate"].dump().c_str());
-
-    const json whole = run(tiny(refs, root.filePath(QStringLiteral("whole")), "speedups.devices=2"), &proc);
-    QVERIFY2(proc.rc == 0 && whole.is_object(), proc.describe().constData());
-    QCOMPARE(whole["references"]["ran"].get<int>(), 0);  // the bound's reference runs, reused
-    QVERIFY2(!whole["variant_runs"].empty(), whole.dump().c_str());
-    QVERIFY2(!whole["samples"].contains("assumed"), whole["samples"].dump().c_str());
   }
 
   void aChangeThatCannotSwitchInOneProcessUsesWholeRuns() {
