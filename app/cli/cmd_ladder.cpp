@@ -239,7 +239,7 @@ void addLadder(CLI::App& cli, Commands& out) {
   addMinEffectOption(*ladder, o->verdict.min_effect);
   o->parts.pair_options.push_back(
       ladder->add_option("--rerun-contended", o->verdict.rerun_contended,
-                     "a pair measured under contention does not count; up to N more pairs replace such pairs (default 1)")
+                     "a pair measured under contention does not count, one the host speed check flagged is set aside; up to N more pairs replace such pairs (default 1)")
       ->type_name("N")->check(inRange(0, 10)));
   std::string keys;
   for (const Speedup& sp : speedupTable()) keys += (keys.empty() ? "" : ", ") + std::string(sp.key);

@@ -201,7 +201,7 @@ void addTry(CLI::App& cli, Commands& out) {
       ->type_name("F")->check(inRange(0.0, 1.0));
   addMinEffectOption(*t, o->verdict.min_effect);
   o->parts.pair_options.push_back(t->add_option("--rerun-contended", o->verdict.rerun_contended,
-                                          "whole runs: up to N more pairs replace pairs measured under contention (default 1)")
+                                          "whole runs: up to N more pairs replace pairs measured under contention or set aside by the host speed check (default 1)")
       ->type_name("N")->check(inRange(0, 10)));
   t->add_option("--target-acc", o->verdict.target_acc, "target val accuracy: 0.85, 85 or 85% (default: the lowest best of the baseline's runs\nless its chance spread)")
       ->type_name("X")->check(checkedBy([](const std::string& x) { return statusOf(compare::parseTargetAccuracy(x)); }, ""));

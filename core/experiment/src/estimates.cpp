@@ -31,6 +31,13 @@ int VariantRuns::countedPairs() const {
   return n;
 }
 
+int VariantRuns::usablePairs() const {
+  const double checkBand = records::loadNoise(records::thisMachine()).hostKernelBand();
+  int n = 0;
+  for (size_t i = 0; i < pairs.size(); ++i) n += counted(i) && !compare::hostChangedOverRuns(references[i], variants[i], checkBand) ? 1 : 0;
+  return n;
+}
+
 PairEstimates estimatePairs(const VariantRuns& v, std::optional<double> target, const stats::Sequential& seq) {
   std::vector<double> refTarget, varTarget, refRate, varRate, refWall, varWall;
   std::vector<bool> flipTarget, flipRate, flipWall;  // the host speed check's word per pair
@@ -50,7 +57,7 @@ PairEstimates estimatePairs(const VariantRuns& v, std::optional<double> target, 
       refRate.push_back(1.0 / *a.train_samples_per_s), varRate.push_back(1.0 / *b.train_samples_per_s), flipRate.push_back(flipped);
     if (a.wall_s && b.wall_s) refWall.push_back(*a.wall_s), varWall.push_back(*b.wall_s), flipWall.push_back(flipped);  // the training loop
   }
-  const stats::VerdictRule rule = seq.at(v.countedPairs());
+  const stats::VerdictRule rule = seq.at(v.usablePairs());
   e.to_target = stats::pairedSpeedup(refTarget, varTarget, rule, flipTarget);
   e.throughput = stats::pairedSpeedup(refRate, varRate, rule, flipRate);
   e.wall = stats::pairedSpeedup(refWall, varWall, rule, flipWall);

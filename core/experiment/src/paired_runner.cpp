@@ -151,14 +151,14 @@ void Runner::settle(VariantRuns& v) {
       failed = failed || !endedOk(r->status);
     }
   }
-  const int counted = v.countedPairs();
+  const int usable = v.usablePairs();  // contended and set-aside pairs are replaced, up to rerun_contended
   const int tried = static_cast<int>(v.pairs.size());
   if (failed) v.settled = "failed";
   else if (policy_.fixed_pairs > 0)
-    v.settled = counted >= policy_.fixed_pairs || tried >= policy_.fixed_pairs + policy_.rerun_contended ? "fixed" : "";
-  else if (counted > 0 && stats::verdictIsClear(settlingEstimate(v)))
+    v.settled = usable >= policy_.fixed_pairs || tried >= policy_.fixed_pairs + policy_.rerun_contended ? "fixed" : "";
+  else if (usable > 0 && stats::verdictIsClear(settlingEstimate(v)))
     v.settled = "clear";
-  else if (counted >= policy_.max_pairs || tried >= policy_.max_pairs + policy_.rerun_contended) v.settled = "max pairs";
+  else if (usable >= policy_.max_pairs || tried >= policy_.max_pairs + policy_.rerun_contended) v.settled = "max pairs";
   else if (v.spent_s >= policy_.budget_s) v.settled = "budget";
   else v.settled.clear();
 }

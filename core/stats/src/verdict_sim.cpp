@@ -35,8 +35,9 @@ Result<TraceRun> runFromJson(const json& j, size_t index) {
 int mostPairs(const Sequential& seq) { return seq.fixed_pairs > 0 ? seq.fixed_pairs : seq.max_pairs; }
 
 // One simulated experiment: runs from `start` (wrapping), pairs in order, bit k of variantFirst
-// says whether pair k's first run is the variant; stops as the runner does. Returns the last
-// estimate.
+// says whether pair k's first run is the variant; stops as the runner does (a pair the host speed
+// check sets aside is replaced, up to seq.replaced_pairs; each look at the usable pairs). Returns
+// the last estimate.
 SpeedupEstimate simulateOne(const RunTrace& trace, size_t start, double effect, const Sequential& seq,
                             uint64_t variantFirst) {
   const int most = mostPairs(seq);
@@ -44,7 +45,8 @@ SpeedupEstimate simulateOne(const RunTrace& trace, size_t start, double effect, 
   std::vector<bool> hostChanged;
   SpeedupEstimate e;
   const size_t n = trace.runs.size();
-  for (int k = 0; k < most; ++k) {
+  int usable = 0;
+  for (int k = 0; k < most + seq.replaced_pairs && usable < most; ++k) {
     const TraceRun& first = trace.runs[(start + 2 * k) % n];
     const TraceRun& second = trace.runs[(start + 2 * k + 1) % n];
     const bool variantIsFirst = (variantFirst >> k) & 1;
@@ -54,9 +56,9 @@ SpeedupEstimate simulateOne(const RunTrace& trace, size_t start, double effect, 
     var.push_back(1.0 / b.train_samples_per_s / (1.0 + effect));
     hostChanged.push_back(hostChangedOverPair(
         {a.kernel_before_ms, a.kernel_after_ms, b.kernel_before_ms, b.kernel_after_ms}, kAssumedKernelBand));
-    const int pairs = k + 1;
-    if (seq.fixed_pairs > 0 && pairs < seq.fixed_pairs) continue;
-    e = pairedSpeedup(ref, var, seq.at(pairs), hostChanged);
+    usable += hostChanged.back() ? 0 : 1;
+    if (seq.fixed_pairs > 0 && usable < seq.fixed_pairs && k + 1 < most + seq.replaced_pairs) continue;
+    e = pairedSpeedup(ref, var, seq.at(usable), hostChanged);
     if (seq.fixed_pairs == 0 && verdictIsClear(e)) break;
   }
   return e;

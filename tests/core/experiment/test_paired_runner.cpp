@@ -37,6 +37,19 @@ VariantRuns pairsOf(std::initializer_list<std::pair<double, double>> walls, doub
   return v;
 }
 
+// The same pairs, with the host speed check's kernel timed on every run: steady, except the variant
+// of pair `flagged` (1-based), during which the host slowed by half.
+VariantRuns withHostSpeed(VariantRuns v, int flagged) {
+  for (size_t i = 0; i < v.pairs.size(); ++i)
+    for (auto* r : {&v.references[i], &v.variants[i]}) {
+      wb::proto::HostSpeedCheck h;
+      h.before_ms = 3.0;
+      h.after_ms = r == &v.variants[i] && int(i) + 1 == flagged ? 4.5 : 3.0;
+      r->summary.host_speed = h;
+    }
+  return v;
+}
+
 Plan planWith(int variantWorkers) {
   Plan p;
   p.steps = 2;
@@ -106,6 +119,26 @@ class TestPairedRunner : public QObject {
     QVERIFY(!high.reached);
     QVERIFY(!std::isfinite(high.to_target.point));
     QCOMPARE(&high.headline(true), &high.wall);
+  }
+
+  // A pair the host speed check flags is set aside: it counts (neither run was contended) but an
+  // estimate does not rest on it, so the look is judged at the usable pairs, as if the pair had not
+  // run (the runner then replaces it, as a contended one, up to Policy::rerun_contended).
+  void aPairSetAsideIsNotUsable() {
+    QTemporaryDir noise;
+    qputenv("WB_NOISE_DIR", noise.path().toUtf8());  // the assumed check band, whatever this host stored
+    const VariantRuns steady = withHostSpeed(pairsOf({{31, 30}, {33, 31}, {30, 29.5}}), 0);
+    QCOMPARE(steady.usablePairs(), 3);
+    const VariantRuns flipped = withHostSpeed(pairsOf({{31, 30}, {33, 31}, {30, 29.5}}), 2);
+    QCOMPARE(flipped.countedPairs(), 3);
+    QCOMPARE(flipped.usablePairs(), 2);
+    const wb::stats::Sequential seq = floored(0.0);
+    const PairEstimates e = estimatePairs(flipped, std::nullopt, seq);
+    QCOMPARE(e.wall.set_aside, 1);
+    QCOMPARE(e.wall.level, 1 - seq.at(2).alpha);  // the second look's α, not the third's
+    QVERIFY(seq.at(2).alpha < seq.at(3).alpha);
+    QCOMPARE(estimatePairs(steady, std::nullopt, seq).wall.level, 1 - seq.at(3).alpha);
+    qunsetenv("WB_NOISE_DIR");
   }
 
   void theTargetIsTheLowestBestOfTheReferenceRuns() {

@@ -79,13 +79,14 @@ struct Policy {
   double budget_s = kDefaultBudgetS;  // adaptive: no new pair once a variant's pairs took this long
   double min_effect = stats::kDefaultMinEffect;  // the practical threshold (--min-effect)
   double floor_band = 0;      // this host's measured band (hostFloorBand), 0 when unmeasured
-  int rerun_contended = 1;    // pairs measured under contention are not counted; at most this many
-                              // more pairs per variant replace them
+  int rerun_contended = 1;    // pairs measured under contention are not counted, and pairs the host
+                              // speed check flagged are set aside; at most this many more pairs per
+                              // variant replace them
   std::optional<double> target_acc;  // nullopt: the reference's fair target (referenceTarget)
   bool settle_on_throughput = false;  // adaptive: the training throughput's verdict settles a variant
                                       // (short trials cut at a step count), not the headline's
   // The looks the verdicts are judged at (the statistics of wb/stats/stats.h).
-  stats::Sequential sequential() const { return {max_pairs, fixed_pairs, min_effect, floor_band}; }
+  stats::Sequential sequential() const { return {max_pairs, fixed_pairs, min_effect, floor_band, rerun_contended}; }
 };
 
 // One finished pair, as pairs.json keeps it.
@@ -119,6 +120,10 @@ struct VariantRuns {
   // both were slowed alike (the same cores asked, the other load within kContendedOtherCores).
   bool counted(size_t i) const;
   int countedPairs() const;
+  // The counted pairs an estimate rests on: less those the host speed check flagged (set aside,
+  // wb/stats/stats.h). The looks are judged at this many pairs, and a pair set aside is replaced
+  // as a contended one is (Policy::rerun_contended).
+  int usablePairs() const;
 };
 
 struct Outcome {

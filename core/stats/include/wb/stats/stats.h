@@ -64,7 +64,8 @@ struct Sequential {
   int fixed_pairs = 0;                    // > 0: one look, at this many pairs
   double min_effect = kDefaultMinEffect;
   double floor_band = 0;
-  // The rule at the look after `pairs` counted pairs (the α that look spends).
+  int replaced_pairs = 1;                 // pairs set aside (or not counted) that more pairs replace
+  // The rule at the look after `pairs` usable pairs (counted, none set aside: the α that look spends).
   VerdictRule at(int pairs) const;
 };
 // The rule in a sentence for a table's notes: "Faster or slower only when the interval excludes 1
