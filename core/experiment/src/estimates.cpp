@@ -57,7 +57,7 @@ PairEstimates estimatePairs(const VariantRuns& v, std::optional<double> target, 
       refRate.push_back(1.0 / *a.train_samples_per_s), varRate.push_back(1.0 / *b.train_samples_per_s), flipRate.push_back(flipped);
     if (a.wall_s && b.wall_s) refWall.push_back(*a.wall_s), varWall.push_back(*b.wall_s), flipWall.push_back(flipped);  // the training loop
   }
-  const stats::VerdictRule rule = seq.at(v.usablePairs());
+  const stats::VerdictRule rule = seq.at(v.countedPairs());
   e.to_target = stats::pairedSpeedup(refTarget, varTarget, rule, flipTarget);
   e.throughput = stats::pairedSpeedup(refRate, varRate, rule, flipRate);
   e.wall = stats::pairedSpeedup(refWall, varWall, rule, flipWall);

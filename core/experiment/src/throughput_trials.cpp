@@ -85,7 +85,7 @@ Result<records::SpeedRecord> measureTrials(const TrialsOptions& o, const Hooks& 
   if (outcome->failed)
     return makeError(Errc::Internal, "a throughput trial failed: " + (v.failures.empty() ? std::string("see ") + o.out.string()
                                                                                           : v.failures.front()));
-  const stats::SpeedupEstimate e = o.evaluation ? evaluationSpeed(v, policy.sequential().at(v.usablePairs()))
+  const stats::SpeedupEstimate e = o.evaluation ? evaluationSpeed(v, policy.sequential().at(v.countedPairs()))
                                                  : estimatePairs(v, std::nullopt, policy.sequential()).throughput;
   records::SpeedRecord s;
   s.kind = o.evaluation ? "evaluation trials" : "trials";

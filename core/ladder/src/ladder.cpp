@@ -149,8 +149,8 @@ void estimateStep(LadderRow& row, const LadderStepRuns& s, const LadderStepRuns&
     const std::vector<bool> use = anyCounted ? s.counted : std::vector<bool>(s.references.size(), true);
     if (!anyCounted) addNote(row.contention, "", "every pair was measured under contention");
     const Values a = valuesOf(s.references, use, target), b = valuesOf(s.runs, use, target);
-    const std::vector<bool> flipped = hostFlips(s, use);  // one per used pair; flagged ones are set aside
-    const VerdictRule rule = seq.at(static_cast<int>(std::count(flipped.begin(), flipped.end(), false)));  // the usable pairs
+    const VerdictRule rule = seq.at(static_cast<int>(std::count(use.begin(), use.end(), true)));
+    const std::vector<bool> flipped = hostFlips(s, use);
     row.estimates.to_target = pairedSpeedup(a.target, b.target, rule, flipped);
     row.estimates.throughput = pairedRateSpeedup(a.rate, b.rate, rule, flipped);
     row.estimates.wall = pairedSpeedup(a.wall, b.wall, rule, flipped);

@@ -36,8 +36,8 @@ int mostPairs(const Sequential& seq) { return seq.fixed_pairs > 0 ? seq.fixed_pa
 
 // One simulated experiment: runs from `start` (wrapping), pairs in order, bit k of variantFirst
 // says whether pair k's first run is the variant; stops as the runner does (a pair the host speed
-// check sets aside is replaced, up to seq.replaced_pairs; each look at the usable pairs). Returns
-// the last estimate.
+// check sets aside still spends its look, and is replaced, up to seq.replaced_pairs). Returns the
+// last estimate.
 SpeedupEstimate simulateOne(const RunTrace& trace, size_t start, double effect, const Sequential& seq,
                             uint64_t variantFirst) {
   const int most = mostPairs(seq);
@@ -58,7 +58,7 @@ SpeedupEstimate simulateOne(const RunTrace& trace, size_t start, double effect, 
         {a.kernel_before_ms, a.kernel_after_ms, b.kernel_before_ms, b.kernel_after_ms}, kAssumedKernelBand));
     usable += hostChanged.back() ? 0 : 1;
     if (seq.fixed_pairs > 0 && usable < seq.fixed_pairs && k + 1 < most + seq.replaced_pairs) continue;
-    e = pairedSpeedup(ref, var, seq.at(usable), hostChanged);
+    e = pairedSpeedup(ref, var, seq.at(k + 1), hostChanged);
     if (seq.fixed_pairs == 0 && verdictIsClear(e)) break;
   }
   return e;

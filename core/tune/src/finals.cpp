@@ -126,7 +126,7 @@ void judgeFinals(const experiment::Outcome& o, const stats::Sequential& seq, pro
   nameTheBest(r, best, givenBest ? stats::SpeedupEstimate{} : est[size_t(best)].to_target, [&](size_t i) {
     if (givenBest) return inverted(est[i].to_target);  // against the config as given: its own pairs, the other way round
     return stats::pairedSpeedup(relativeTimes(o.variants[i], *target), relativeTimes(o.variants[size_t(best)], *target),
-                                 seq.at(o.variants[i].usablePairs()));
+                                 seq.at(r.finals[i].pairs));
   });
   r.note = givenBest ? "no finalist reached the target clearly sooner than the config as given: keep it"
                      : "best: " + r.best_label + ", " + stats::formatEstimate(est[size_t(best)].to_target) +

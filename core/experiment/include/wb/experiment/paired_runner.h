@@ -121,8 +121,8 @@ struct VariantRuns {
   bool counted(size_t i) const;
   int countedPairs() const;
   // The counted pairs an estimate rests on: less those the host speed check flagged (set aside,
-  // wb/stats/stats.h). The looks are judged at this many pairs, and a pair set aside is replaced
-  // as a contended one is (Policy::rerun_contended).
+  // wb/stats/stats.h). A pair set aside still spends its look, and is replaced as a contended one
+  // is (Policy::rerun_contended).
   int usablePairs() const;
 };
 

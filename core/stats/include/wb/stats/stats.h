@@ -65,7 +65,8 @@ struct Sequential {
   double min_effect = kDefaultMinEffect;
   double floor_band = 0;
   int replaced_pairs = 1;                 // pairs set aside (or not counted) that more pairs replace
-  // The rule at the look after `pairs` usable pairs (counted, none set aside: the α that look spends).
+  // The rule at the look after `pairs` counted pairs (the α that look spends; past max_pairs, a
+  // replaced pair's look, the last look's).
   VerdictRule at(int pairs) const;
 };
 // The rule in a sentence for a table's notes: "Faster or slower only when the interval excludes 1
