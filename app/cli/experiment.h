@@ -30,7 +30,7 @@ struct ByPartsOptions {
 // with its own help), and the runner's policy they make: one rule for the host's band (the
 // measured one when --noise-band is not given) and the target.
 struct VerdictCliOptions {
-  int repeats = 0, max_pairs = experiment::kDefaultMaxPairs, rerun_contended = 1;
+  int repeats = 0, max_pairs = experiment::kDefaultMaxPairs, rerun_contended = stats::kReplacedPairs;
   double budget_s = experiment::kDefaultBudgetS, noise_band = -1, min_effect = stats::kDefaultMinEffect;
   std::string target_acc;  // as given; checked while parsing
   experiment::Policy policy() const;

@@ -79,9 +79,9 @@ struct Policy {
   double budget_s = kDefaultBudgetS;  // adaptive: no new pair once a variant's pairs took this long
   double min_effect = stats::kDefaultMinEffect;  // the practical threshold (--min-effect)
   double floor_band = 0;      // this host's measured band (hostFloorBand), 0 when unmeasured
-  int rerun_contended = 1;    // pairs measured under contention are not counted, and pairs the host
-                              // speed check flagged are set aside; at most this many more pairs per
-                              // variant replace them
+  // Pairs measured under contention are not counted, and pairs the host speed check flagged are
+  // set aside; at most this many more pairs per variant replace them.
+  int rerun_contended = stats::kReplacedPairs;
   std::optional<double> target_acc;  // nullopt: the reference's fair target (referenceTarget)
   bool settle_on_throughput = false;  // adaptive: the training throughput's verdict settles a variant
                                       // (short trials cut at a step count), not the headline's

@@ -59,12 +59,16 @@ struct VerdictRule {
 };
 
 // The looks of an experiment of pairs: adaptive up to max_pairs, or exactly fixed_pairs.
+// Pairs that do not count (contended) or are set aside (the host speed check) that more pairs
+// replace, per variant, by default (the runner's --rerun-contended).
+inline constexpr int kReplacedPairs = 1;
+
 struct Sequential {
   int max_pairs = 5;
   int fixed_pairs = 0;                    // > 0: one look, at this many pairs
   double min_effect = kDefaultMinEffect;
   double floor_band = 0;
-  int replaced_pairs = 1;                 // pairs set aside (or not counted) that more pairs replace
+  int replaced_pairs = kReplacedPairs;    // pairs set aside (or not counted) that more pairs replace
   // The rule at the look after `pairs` counted pairs (the α that look spends; past max_pairs, a
   // replaced pair's look, the last look's).
   VerdictRule at(int pairs) const;
