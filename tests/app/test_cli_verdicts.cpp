@@ -69,7 +69,7 @@ class TestCliVerdicts : public QObject {
     noiseDir_ = dir_.filePath(QStringLiteral("noise"));
     // A/A: "a" and "b" differ only in data.max_bad_fraction (no unreadable sample here: the
     // same training, byte for byte); "big" trains with a batch of 256, "small" of 8.
-    runPairs(QStringLiteral("a"), {}, QStringLiteral("b"), {QStringLiteral("data.max_bad_fraction=0.02")}, 2);
+    runPairs(QStringLiteral("a"), {}, QStringLiteral("b"), {QStringLiteral("data.max_bad_fraction=0.02")}, 3);
     runPairs(QStringLiteral("small"), {QStringLiteral("train.batch_size=8")}, QStringLiteral("big"),
              {QStringLiteral("train.batch_size=256")}, 3);
   }
@@ -84,12 +84,15 @@ class TestCliVerdicts : public QObject {
   }
 
   // The rule's A/A rate is 5 % by design (test_verdict_sim measures it on recorded runs): one
-  // end-to-end A/A cannot assert a rate, so this one asks for a 25 % effect, which a host flip
-  // between two of four runs cannot fake; every other part of the rule is the product's.
+  // end-to-end A/A cannot assert a rate, so this one asks for a 25 % effect on three runs each.
+  // Time to target is here mostly set-up (a 0.6 s run crosses it at its first evaluation): with
+  // two runs each, set-ups slower in both runs of one configuration faked 1.28x [1.21, 1.34] once
+  // on a CI host; with three each such a flip shows in the spread. Every other part of the rule is the product's.
   void aaConfigurationsAreWithinNoise() {
     const QStringList guard{QStringLiteral("--min-effect"), QStringLiteral("0.25")};
-    const json cmp = exported(run(QStringLiteral("a1")),
-                              {run(QStringLiteral("a2")), run(QStringLiteral("b1")), run(QStringLiteral("b2"))}, guard);
+    const QStringList others{run(QStringLiteral("a2")), run(QStringLiteral("a3")), run(QStringLiteral("b1")),
+                             run(QStringLiteral("b2")), run(QStringLiteral("b3"))};
+    const json cmp = exported(run(QStringLiteral("a1")), others, guard);
     int judged = 0;
     for (const json& row : cmp["runs"]) {
       if (row["baseline"].get<bool>()) continue;
@@ -116,8 +119,8 @@ class TestCliVerdicts : public QObject {
     }
     // One core asked by every run: on a busy machine they are slowed alike and still judged.
     QVERIFY2(judged > 0, cmp.dump(2).c_str());
-    const auto text = cli(QStringList{QStringLiteral("compare"), run(QStringLiteral("a2")), run(QStringLiteral("b1")),
-                                      run(QStringLiteral("b2")), QStringLiteral("--baseline"), run(QStringLiteral("a1"))} + guard);
+    const auto text = cli(QStringList{QStringLiteral("compare")} + others +
+                          QStringList{QStringLiteral("--baseline"), run(QStringLiteral("a1"))} + guard);
     QVERIFY2(text.all().contains(QStringLiteral("within noise")), text.describe().constData());
     QVERIFY2(!text.all().contains(QStringLiteral("Verdict (train samples/s)  faster")), text.describe().constData());
   }
@@ -172,7 +175,11 @@ class TestCliVerdicts : public QObject {
 
   void noiseIsMeasuredStoredAndShown() {
     // From existing repeats: stored for this host, then compare shows the measured band.
-    auto r = cli({QStringLiteral("noise"), QStringLiteral("--from"), run(QStringLiteral("a1")), run(QStringLiteral("a2"))});
+    auto r = cli({QStringLiteral("noise"), QStringLiteral("--from"), run(QStringLiteral("a1")), run(QStringLiteral("a2")),
+                  run(QStringLiteral("a3"))});
+    // A machine busy through every repeat leaves nothing to measure: the command says so.
+    if (r.rc != 0 && r.all().contains(QStringLiteral("finished uncontended: no spread to measure")))
+      QSKIP(qPrintable(QStringLiteral("another load contended the repeats: ") + r.all().trimmed()));
     QVERIFY2(r.rc == 0, r.describe().constData());
     QVERIFY2(r.all().contains(QStringLiteral("band used by verdicts")), r.describe().constData());
     const QStringList stored = QDir(noiseDir_).entryList({QStringLiteral("*.json")}).filter(QRegularExpression(QStringLiteral("^[0-9a-f]+\\.json$")));
@@ -181,7 +188,7 @@ class TestCliVerdicts : public QObject {
     QCOMPARE(QDir(noiseDir_).entryList({QStringLiteral("accuracy-*.json")}).size(), 1);
     const json doc = readJson(noiseDir_ + QStringLiteral("/") + stored.front());
     QCOMPARE(QString::fromStdString(doc["kind"].get<std::string>()), QStringLiteral("host-noise"));
-    QCOMPARE(doc["runs"].get<int>(), 2);
+    QVERIFY(doc["runs"].get<int>() >= 2);
     r = cli({QStringLiteral("compare"), run(QStringLiteral("b1")), QStringLiteral("--baseline"), run(QStringLiteral("a1"))});
     QVERIFY2(r.all().contains(QStringLiteral("runs here vary ±")) && r.all().contains(QStringLiteral("repeats of existing runs")),
              r.describe().constData());
