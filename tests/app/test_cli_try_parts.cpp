@@ -79,10 +79,16 @@ class TestCliTryParts : public QObject {
     QVERIFY(doc["variant_runs"].empty());
     QVERIFY(doc["references"].is_null());  // the experiment has none yet, and this lever needs none
     QVERIFY(!QDir(root.filePath(QStringLiteral("refs"))).exists());
-    // Training time only: the composed speedup is the segments' throughput.
+    // The evaluation's loader has the workers too: its evaluations are timed as well, in their
+    // fewest rounds (a share of the run), and the composed speedup lies between the two speeds.
+    const json& ev = doc["evaluation"];
+    QCOMPARE(ev["kind"].get<std::string>(), std::string("evaluation segments"));
+    QVERIFY2(ev["rounds"].get<int>() >= 2 && ev["rounds"].get<int>() <= 3, ev.dump().c_str());
     const double composed = doc["estimate"]["to_target"]["point"].get<double>();
     const double throughput = doc["estimate"]["throughput"]["point"].get<double>();
-    QVERIFY2(std::abs(composed / throughput - 1) < 1e-9, doc["words"].dump().c_str());
+    const double evaluation = ev["estimate"]["point"].get<double>();
+    QVERIFY2(composed >= std::min(throughput, evaluation) * (1 - 1e-9) && composed <= std::max(throughput, evaluation) * (1 + 1e-9),
+             doc["words"].dump().c_str());
     // The estimate in the product's own words, as the throughput's (a bound would read "at most").
     QVERIFY2(doc["estimate"]["to_target"].value("text", "").find("×") != std::string::npos, doc["estimate"].dump().c_str());
     QVERIFY(doc["throughput"]["rounds"].get<int>() >= 3);
@@ -106,6 +112,8 @@ class TestCliTryParts : public QObject {
     QVERIFY2(!doc["math"]["keeps_math"].get<bool>(), doc["math"].dump().c_str());
     QCOMPARE(doc["references"]["ran"].get<int>(), 3);
     QCOMPARE(doc["variant_runs"].size(), size_t(3));
+    // bf16 evaluates under autocast too, but its runs to the target time their own evaluations.
+    QVERIFY2(doc["evaluation"].is_null(), doc["evaluation"].dump().c_str());
     QVERIFY(doc["samples"].is_object());
     QCOMPARE(doc["samples"]["reference"]["runs"].get<int>(), 3);
     const double target = doc["target_acc"].get<double>();
@@ -181,6 +189,8 @@ class TestCliTryParts : public QObject {
     QVERIFY2(doc["throughput"]["rounds"].get<int>() >= 2, doc["throughput"].dump().c_str());
     QVERIFY(doc["variant_runs"].empty());
     QVERIFY2(!QFileInfo::exists(out + QStringLiteral("/trials")), "no whole-process trials");
+    // The evaluation's forward passes are in the new layout too: timed by segments as well.
+    QCOMPARE(doc["evaluation"]["kind"].get<std::string>(), std::string("evaluation segments"));
   }
 
   // The decoded cache cannot switch inside a running process (each arm would need its own filled
@@ -206,6 +216,8 @@ class TestCliTryParts : public QObject {
     }
     // Three pairs, or two when the second's verdict is already clear (one more per contended pair).
     QVERIFY2(trials >= 4 && trials % 2 == 0, qPrintable(QString::number(trials)));
+    // The validation split is decoded once too: its evaluations are timed by short trials as well.
+    QCOMPARE(doc["evaluation"]["kind"].get<std::string>(), std::string("evaluation trials"));
     const json& estimate = doc["throughput"]["estimate"];
     if (doc["throughput"]["rounds"].get<int>() < 3)
       QVERIFY2(estimate["verdict"] == "faster" || estimate["verdict"] == "slower", estimate.dump().c_str());

@@ -54,6 +54,7 @@ Speedup decodedCache() {
             [](Config& t, const Config& f) { t.speedups.decoded_cache = f.speedups.decoded_cache; },
             [](const Config& c) { return "decoded cache " + c.speedups.decoded_cache; }};
   s.on = [](Config& c, const Here&) { c.speedups.decoded_cache = "memory"; };
+  s.in_evaluation = true;  // the validation split is decoded once too
   s.cannotHelp = cacheCannotHelp;
   s.pytorch = [](const Config& c) -> std::string {
     return c.speedups.decoded_cache == "off" ? std::string()
@@ -76,6 +77,7 @@ Speedup channelsLast() {
             [](Config& t, const Config& f) { t.speedups.channels_last = f.speedups.channels_last; },
             [](const Config& c) { return "channels-last " + onOff(c.speedups.channels_last); }};
   s.on = [](Config& c, const Here&) { c.speedups.channels_last = true; };
+  s.in_evaluation = true;  // the evaluation's forward passes in the same layout
   s.cannotHelp = noConvolutions;
   s.pytorch = [](const Config& c) -> std::string {
     return c.speedups.channels_last ? "model.to(memory_format=torch.channels_last), and each batch's images alike" : "";
@@ -139,6 +141,7 @@ Speedup cudnnBenchmark() {
             [](Config& t, const Config& f) { t.speedups.cudnn_benchmark = f.speedups.cudnn_benchmark; },
             [](const Config& c) { return "cuDNN autotune " + onOff(c.speedups.cudnn_benchmark); }};
   s.on = [](Config& c, const Here&) { c.speedups.cudnn_benchmark = true; };
+  s.in_evaluation = true;  // the evaluation's convolutions are autotuned too
   s.cannotHelp = noConvolutions;
   s.pytorch = [](const Config& c) -> std::string { return c.speedups.cudnn_benchmark ? std::string("torch.backends.cudnn.benchmark = True") : ""; };
   s.lightning = [](const Config& c) -> LightningSetting {
@@ -157,6 +160,7 @@ Speedup tf32() {
             [](Config& t, const Config& f) { t.speedups.tf32 = f.speedups.tf32; },
             [](const Config& c) { return "TF32 " + onOff(c.speedups.tf32); }};
   s.on = [](Config& c, const Here&) { c.speedups.tf32 = true; };
+  s.in_evaluation = true;  // the evaluation's matmuls too
   s.pytorch = [](const Config& c) -> std::string { return c.speedups.tf32 ? std::string("torch.backends.cuda.matmul.allow_tf32 = True") : ""; };
   s.lightning = [](const Config& c) -> LightningSetting {
     return comment(c.speedups.tf32 ? "TF32: torch.set_float32_matmul_precision(\"high\") before the Trainer" : "");
@@ -169,6 +173,7 @@ Speedup tf32() {
 std::string onOff(bool on) { return on ? "on" : "off"; }
 
 void describeWorkers(Speedup& s) {
+  s.in_evaluation = true;  // the evaluation's loader has the same workers
   s.on = [](Config& c, const Here& h) { c.speedups.workers = h.workers; };
   s.cannotHelp = [](const Config&, const Here& h) -> std::string {
     return h.workers_measured && h.workers == 0 ? h.workers_source + " recommends 0 workers for this experiment on this machine"
@@ -188,6 +193,7 @@ void describeWorkers(Speedup& s) {
 }
 
 void describePinMemory(Speedup& s) {
+  s.in_evaluation = true;  // and the evaluation's staging buffers
   s.on = [](Config& c, const Here&) { c.speedups.pin_memory = true; };
   s.step = [](const Config&, const Config&, const Here&) -> std::string { return std::string("pin memory"); };
   s.name = [](const Config& c) -> std::string { return plusMinus(c.speedups.pin_memory, "pin memory"); };
@@ -228,6 +234,7 @@ void describeDevices(Speedup& s) {
 }
 
 void describePrecision(Speedup& s) {
+  s.in_evaluation = true;  // the evaluation runs under the same autocast
   s.on = [](Config& c, const Here& h) { c.speedups.precision = h.mixed_precision; };
   s.step = [](const Config& from, const Config& to, const Here&) -> std::string {
     return "precision " + from.speedups.precision + " → " + to.speedups.precision;

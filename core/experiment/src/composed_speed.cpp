@@ -9,6 +9,7 @@
 #include "wb/proto/config_json.h"
 #include "wb/compare/compare.h"
 #include "wb/stats/estimate_json.h"
+#include "wb/stats/rounds_rule.h"
 #include "wb/records/host.h"
 
 namespace wb::experiment::detail {
@@ -42,6 +43,8 @@ Changes changesOf(const TryOptions& o) {
     if (change.path == "name" || change.path == "seed") continue;
     if (auto part = partOf(change.path)) c.parts[*part].push_back(change.path);
     else c.unknown.push_back(change.path);
+    if (const Speedup* s = speedupOfField(change.path); s && s->in_evaluation && s->math.math == Math::Keeps)
+      c.evaluation_too = true;
   }
   return c;
 }
@@ -174,6 +177,10 @@ Result<records::SpeedRecord> measureSegments(const TryOptions& o, bool futility,
   // (the probe weighs it by the evaluations' share of the run).
   const bool whole = evaluation ? s.throughput.unchanged() && (withMath || keepsMath(s.math)) : (withMath || keepsMath(s.math));
   if (futility && whole) args.push_back("--only-faster");
+  // An evaluation that changes only with the training's lever is a share of the run: its fewest
+  // rounds, their spread carried into the composed interval weighed by that share.
+  if (evaluation && !changesOf(o).has(Part::Evaluation))
+    args.insert(args.end(), {"--max-rounds", std::to_string(stats::kSegmentMinRounds)});
   const std::string what = std::string(withMath ? "the math check, then " : "") +
                            (evaluation ? "evaluation time (interleaved evaluations in one process)"
                                        : "training throughput (interleaved segments in one process)");
@@ -190,7 +197,7 @@ Result<records::SpeedRecord> measureSegments(const TryOptions& o, bool futility,
 Result<Speed> measureSpeed(const TryOptions& o, bool futility, const Hooks& h) {
   const Changes changes = changesOf(o);
   const bool trials = changes.has(Part::Trials), steps = trials || changes.has(Part::Segments);
-  const bool evaluation = changes.has(Part::Evaluation);
+  const bool evaluation = changes.timesEvaluation();
   Speed s;
   bool withMath = !trials && (steps || evaluation) && !records::readStored(mathFile(o));
   if (!withMath)

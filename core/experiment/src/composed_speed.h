@@ -28,7 +28,12 @@ enum class Part { Segments, Trials, Evaluation, Replay, MathOnly };
 struct Changes {
   std::map<Part, std::vector<std::string>> parts;
   std::vector<std::string> unknown;
+  // A changed lever that keeps the math acts in the evaluation too (Speedup::in_evaluation): its
+  // evaluation is timed as well (a math-changing one's is its variant runs' own).
+  bool evaluation_too = false;
   bool has(Part p) const { return parts.count(p) > 0; }
+  // Whether the evaluation is timed: its own levers changed, or a lever that acts in it too.
+  bool timesEvaluation() const { return has(Part::Evaluation) || evaluation_too; }
 };
 
 Changes changesOf(const TryOptions& o);

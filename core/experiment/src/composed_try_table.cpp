@@ -62,7 +62,7 @@ std::string contendedThroughputNote(const json& throughput) {
 std::string referencesNote(const json& refs, bool evaluation) {
   if (!refs.is_object())
     return evaluation ? "No reference runs of this experiment yet: the time is the training steps' and the evaluations' over "
-                        "the configured length (start-up not counted), the training weighed at the trials' rate."
+                        "the configured length (start-up not counted), each at the rate measured for it."
                       : "No reference runs of this experiment yet: the time is the training steps' over the configured "
                         "length (start-up and evaluation not counted), so the speedup is the throughput's.";
   std::string spread;
@@ -93,7 +93,9 @@ render::Table composedTryTable(const json& doc) {
                     numCell(side("train_samples_per_s", "variant"), wb::fmtRate),
                     estimateCellOf(est.value("throughput", json()))});
   if (const json ev = doc.value("evaluation", json()); ev.is_object())
-    t.rows.push_back({render::Cell::str("One evaluation (short trials)"), numCell(side("eval_s", "baseline"), wb::fmtSeconds),
+    t.rows.push_back({render::Cell::str(ev.value("kind", std::string()) == "evaluation trials" ? "One evaluation (short trials)"
+                                                                                                 : "One evaluation (segments)"),
+                      numCell(side("eval_s", "baseline"), wb::fmtSeconds),
                       numCell(side("eval_s", "variant"), wb::fmtSeconds), estimateCellOf(ev.value("estimate", json()))});
   t.rows.push_back(samplesRow(doc));
   t.notes.push_back(doc.value("words", std::string("–")) + ".");

@@ -127,6 +127,10 @@ struct Speedup {
   // PyTorch script ("" when there is nothing to write) and in Lightning's terms.
   std::string (*pytorch)(const Config& c) = nullptr;
   LightningSetting (*lightning)(const Config& c) = nullptr;
+  // It acts in the evaluation too (the evaluation's loader, the model's layout, its kernels or
+  // precision): a try by parts of a lever that keeps the math times the evaluation as well, the
+  // lever's way (a math-changing one's evaluation is its runs to the target's own).
+  bool in_evaluation = false;
 };
 
 // "keeps the math" / "changes the math", for tables and messages.
