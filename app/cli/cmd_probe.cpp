@@ -168,6 +168,7 @@ struct SegmentsCliOptions {
   double min_effect = stats::kDefaultMinEffect;
   bool only_faster = false, evaluation = false;
   std::string math_check;  // "": no math check first
+  std::string evaluation_after;  // "": the training's rounds only
   bool json = false;
 };
 
@@ -197,6 +198,11 @@ int probeSegmentsCommand(const SegmentsCliOptions& cli) {
   o.min_effect = cli.min_effect;
   o.only_faster = cli.only_faster;
   o.evaluation = cli.evaluation;
+  o.evaluation_after = !cli.evaluation_after.empty();
+  if (cli.evaluation && o.evaluation_after) {
+    std::fprintf(stderr, "%s: --evaluation-after times the evaluations after training segments: leave out --evaluation\n", who);
+    return kExitUsage;
+  }
   if (!cli.math_check.empty())
     o.math_checked = [&cli](const probe::MathCheckResult& m) {
       return writeFileAtomic(cli.math_check, probe::mathCheckJson(m).dump(2) + "\n");
@@ -209,8 +215,16 @@ int probeSegmentsCommand(const SegmentsCliOptions& cli) {
     std::fprintf(stderr, "%s: %s\n", who, result.error().message.c_str());
     return exitCodeFor(result.error().code);
   }
+  if (result->evaluation_after)
+    if (auto st = writeFileAtomic(cli.evaluation_after, probe::segmentsJson(*result->evaluation_after).dump(2) + "\n"); !st.ok()) {
+      std::fprintf(stderr, "%s: %s\n", who, st.error().message.c_str());
+      return exitCodeFor(st.error().code);
+    }
   if (cli.json) std::printf("%s\n", probe::segmentsJson(*result).dump(2).c_str());
   else std::printf("%s\nMeasured in %.1f s.\n", render::renderText(probe::segmentsTable(*result)).c_str(), result->total_s);
+  if (!cli.json && result->evaluation_after)
+    std::printf("\n%s\nMeasured in %.1f s (json %s).\n", render::renderText(probe::segmentsTable(*result->evaluation_after)).c_str(),
+                result->evaluation_after->total_s, cli.evaluation_after.c_str());
   return 0;
 }
 
@@ -234,6 +248,10 @@ void addSegments(CLI::App& probe, Commands& out) {
   seg->add_flag("--evaluation", o->evaluation,
                 "time evaluations instead of training steps: passes over the validation split, so the\n"
                 "evaluation levers (inference-mode eval, the evaluation batch) may differ too");
+  seg->add_option("--evaluation-after", o->evaluation_after,
+                  "and then time the evaluations too, in this process, in their fewest rounds (--min-rounds),\n"
+                  "writing their record (as --evaluation's --json) to FILE: for a training lever that acts there too")
+      ->type_name("FILE")->check(utf8Path("--evaluation-after"));
   seg->add_flag("--only-faster", o->only_faster,
                 "the question is only whether it is faster (the ladder's): stop once under a 10 % chance is\n"
                 "left that the last round would say so (with --math-check: only when the change keeps the math;\n"

@@ -139,6 +139,37 @@ class TestCliProbeSegments : public QObject {
       QVERIFY2(r.err.contains("can no longer make the time to target faster") && r.err.contains("% of a run's time"), r.err.constData());
   }
 
+  // --evaluation-after: a training lever that acts in the evaluation too (loader workers) gets its
+  // evaluations timed after the training's rounds, in the same process, in the fewest rounds.
+  void timesTheEvaluationsAfterTheTraining() {
+    WB_NEED(wb::test::missingFashionMnist());
+    QTemporaryDir dir;
+    const QString file = dir.filePath(QStringLiteral("evaluation.json"));
+    const auto r = runCli(QStringList{QStringLiteral("probe"), QStringLiteral("segments"), QStringLiteral("--vary"),
+                                      QStringLiteral("speedups.workers=1"), QStringLiteral("--steps"), QStringLiteral("3"),
+                                      QStringLiteral("--min-rounds"), QStringLiteral("2"), QStringLiteral("--max-rounds"),
+                                      QStringLiteral("4"), QStringLiteral("--evaluation-after"), file, QStringLiteral("--set"),
+                                      QStringLiteral("data.limit_val=64"), QStringLiteral("--json")} +
+                          kTiny);
+    QVERIFY2(r.rc == 0, r.err.constData());
+    const json training = json::parse(r.out.toStdString(), nullptr, false);
+    QCOMPARE(training.value("kind", std::string()), std::string("segments"));
+    QFile f(file);
+    QVERIFY2(f.open(QIODevice::ReadOnly), "the evaluations' record was not written");
+    const json ev = json::parse(f.readAll().toStdString(), nullptr, false);
+    QCOMPARE(ev.value("kind", std::string()), std::string("evaluation segments"));
+    QVERIFY2(ev["rounds"].get<int>() >= 1 && ev["rounds"].get<int>() <= 2, ev.dump().c_str());  // --min-rounds
+    QCOMPARE(ev["baseline_eval_s"].size(), ev["baseline_rates"].size());
+    QVERIFY2(r.err.contains("the evaluations too"), r.err.constData());
+    // Not both: evaluation segments cannot time the evaluations again.
+    const auto both = runCli(QStringList{QStringLiteral("probe"), QStringLiteral("segments"), QStringLiteral("--evaluation"),
+                                         QStringLiteral("--vary"), QStringLiteral("speedups.workers=1"),
+                                         QStringLiteral("--evaluation-after"), file} +
+                             kTiny);
+    QCOMPARE(both.rc, 2);
+    QVERIFY2(both.err.contains("--evaluation-after") && both.err.contains("leave out --evaluation"), both.err.constData());
+  }
+
   void refusesWhatCannotChangeInOneProcess() {
     const auto r = runCli(QStringList{QStringLiteral("probe"), QStringLiteral("segments"), QStringLiteral("--vary"),
                                       QStringLiteral("model.name=mnist-cnn")} +

@@ -189,8 +189,13 @@ class TestCliTryParts : public QObject {
     QVERIFY2(doc["throughput"]["rounds"].get<int>() >= 2, doc["throughput"].dump().c_str());
     QVERIFY(doc["variant_runs"].empty());
     QVERIFY2(!QFileInfo::exists(out + QStringLiteral("/trials")), "no whole-process trials");
-    // The evaluation's forward passes are in the new layout too: timed by segments as well.
+    // The evaluation's forward passes are in the new layout too: timed by segments as well, after
+    // the training's rounds in their process (no process of their own).
     QCOMPARE(doc["evaluation"]["kind"].get<std::string>(), std::string("evaluation segments"));
+    QVERIFY2(!QFileInfo::exists(out + QStringLiteral("/logs/evaluation-segments.log")), "the evaluations had a process of their own");
+    QFile log(out + QStringLiteral("/logs/segments.log"));
+    QVERIFY(log.open(QIODevice::ReadOnly));
+    QVERIFY(log.readAll().contains("the evaluations too"));
   }
 
   // The decoded cache cannot switch inside a running process (each arm would need its own filled

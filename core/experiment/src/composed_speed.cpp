@@ -163,6 +163,11 @@ Status checkMathAlone(const TryOptions& o, const Hooks& h, Speed& s) {
   return {};
 }
 
+// The evaluation changes only with a training lever that acts there too (Changes::evaluation_too).
+bool evaluationAfterTraining(const Changes& c) { return c.evaluation_too && !c.has(Part::Evaluation); }
+
+fs::path evaluationSegmentsFile(const TryOptions& o) { return o.out / "evaluation-segments.json"; }
+
 // `probe segments` (training steps, or with --evaluation the evaluations): the math check first in
 // the same process when `withMath` (math.json, before the first round).
 Result<records::SpeedRecord> measureSegments(const TryOptions& o, bool futility, const Hooks& h, bool evaluation, bool withMath,
@@ -178,9 +183,13 @@ Result<records::SpeedRecord> measureSegments(const TryOptions& o, bool futility,
   const bool whole = evaluation ? s.throughput.unchanged() && (withMath || keepsMath(s.math)) : (withMath || keepsMath(s.math));
   if (futility && whole) args.push_back("--only-faster");
   // An evaluation that changes only with the training's lever is a share of the run: its fewest
-  // rounds, their spread carried into the composed interval weighed by that share.
-  if (evaluation && !changesOf(o).has(Part::Evaluation))
-    args.insert(args.end(), {"--max-rounds", std::to_string(stats::kSegmentMinRounds)});
+  // rounds, their spread carried into the composed interval weighed by that share, timed after the
+  // training's rounds in their process (or on its own, for a try continued from before).
+  if (evaluationAfterTraining(changesOf(o))) {
+    const std::vector<std::string> more = evaluation ? std::vector<std::string>{"--max-rounds", std::to_string(stats::kSegmentMinRounds)}
+                                                     : std::vector<std::string>{"--evaluation-after", evaluationSegmentsFile(o).string()};
+    args.insert(args.end(), more.begin(), more.end());
+  }
   const std::string what = std::string(withMath ? "the math check, then " : "") +
                            (evaluation ? "evaluation time (interleaved evaluations in one process)"
                                        : "training throughput (interleaved segments in one process)");
@@ -189,6 +198,15 @@ Result<records::SpeedRecord> measureSegments(const TryOptions& o, bool futility,
   if (!doc.ok()) return doc.error();
   if (withMath)
     if (auto math = records::readStored(mathFile(o)); math && math->is_object()) s.math = records::mathCheckFromJson(*math);
+  return records::speedRecordFromJson(*doc);
+}
+
+// The evaluations the training segments' process timed after its rounds (--evaluation-after).
+std::optional<records::SpeedRecord> timedAfterTheSegments(const TryOptions& o, const Changes& c, const Hooks& h) {
+  if (!evaluationAfterTraining(c)) return std::nullopt;
+  const auto doc = records::readStored(evaluationSegmentsFile(o));
+  if (!doc || !doc->is_object()) return std::nullopt;
+  if (h.log) std::fprintf(h.log, "evaluation time: timed after the training segments, in their process\n");
   return records::speedRecordFromJson(*doc);
 }
 
@@ -209,9 +227,13 @@ Result<Speed> measureSpeed(const TryOptions& o, bool futility, const Hooks& h) {
   s.throughput = std::move(*throughput);
   withMath = withMath && !s.math;
   if (evaluation) {
-    // Evaluations in one process, as the steps' segments, unless the steps change in a way one
-    // process cannot switch (then short evaluating trials, whole processes).
-    auto doc = trials ? measureByTrials(o, h, true) : measureSegments(o, futility, h, true, withMath, s);
+    // Evaluations in one process, as the steps' segments (after them, in their process, when only
+    // the training's lever reaches them), unless the steps change in a way one process cannot
+    // switch (then short evaluating trials, whole processes).
+    auto after = trials ? std::nullopt : timedAfterTheSegments(o, changes, h);
+    auto doc = after    ? Result<records::SpeedRecord>(std::move(*after))
+               : trials ? measureByTrials(o, h, true)
+                        : measureSegments(o, futility, h, true, withMath, s);
     if (!doc.ok()) return doc.error();
     s.evaluation = std::move(*doc);
   }

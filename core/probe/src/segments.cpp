@@ -272,9 +272,33 @@ Result<bool> checkMathFirst(const SegmentsOptions& o) {
   return o.only_faster && checked->keeps_math;
 }
 
+// The evaluations after the training rounds, on the same bench and arms: their fewest rounds.
+std::shared_ptr<const SegmentsResult> evaluationAfter(Bench& b, Arm& base, Arm& variant, const SegmentsOptions& o,
+                                                      const SegmentsResult& training) {
+  SegmentsOptions e = o;
+  e.evaluation = true;
+  e.only_faster = false;
+  e.steps = 0;
+  e.min_rounds = e.max_rounds = std::max(2, o.min_rounds);
+  auto r = std::make_shared<SegmentsResult>();
+  r->changed = training.changed;
+  r->device = training.device;
+  r->evaluation = true;
+  r->looks.max_pairs = e.max_rounds;
+  r->looks.min_effect = o.min_effect;
+  b.say("the evaluations too (the change acts there as well)…");
+  Stopwatch clock;
+  rounds(b, base, variant, e, *r);
+  r->contended = r->rounds < 2 && r->set_aside > 0;
+  r->total_s = clock.seconds();
+  return r;
+}
+
 }  // namespace
 
 Result<SegmentsResult> probeSegments(const SegmentsOptions& options) {
+  if (options.evaluation && options.evaluation_after)
+    return makeError(Errc::InvalidConfig, "evaluation segments cannot time the evaluations again after them");
   if (const std::string bad = segmentLeverErrors(options.baseline, options.variant, options.evaluation); !bad.empty())
     return makeError(Errc::InvalidConfig, bad);
   SegmentsOptions o = options;
@@ -297,10 +321,12 @@ Result<SegmentsResult> probeSegments(const SegmentsOptions& options) {
   r.looks.min_effect = o.min_effect;
   const std::vector<ProcessStat> processesBefore = allProcesses();
   try {
-    auto base = armOf(b, o.baseline, o.evaluation), variant = armOf(b, o.variant, o.evaluation);
+    const bool evaluates = o.evaluation || o.evaluation_after;
+    auto base = armOf(b, o.baseline, evaluates), variant = armOf(b, o.variant, evaluates);
     if (!base.ok()) return base.error();
     if (!variant.ok()) return variant.error();
     rounds(b, *base, *variant, o, r);
+    if (o.evaluation_after && !b.stopped()) r.evaluation_after = evaluationAfter(b, *base, *variant, o, r);
   } catch (const data::DataError& e) {
     return makeError(Errc::Data, e.what());
   }

@@ -20,6 +20,7 @@
 // Cancelled when `stop` is set.
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,9 @@ struct SegmentsOptions {
   double min_effect = stats::kDefaultMinEffect;
   bool evaluation = false;         // time evaluations (the validation split, `steps` passes a segment)
                                    // instead of training steps: for the evaluation levers too
+  bool evaluation_after = false;   // and then the evaluations too, in this process, in their fewest
+                                   // rounds (min_rounds): a training lever that acts there as well
+                                   // (SegmentsResult::evaluation_after); not with `evaluation`
   bool only_faster = false;        // the question is only "faster?": stop once it cannot be shown so
                                    // (stats::roundsCannotBeFaster; evaluations: faster to the target,
                                    // their share of the run weighed: stats::evaluationMinEffect);
@@ -83,6 +87,7 @@ struct SegmentsResult {
   bool contended = false;            // fewer than two rounds counted: no verdict (the table says so)
   bool cannot_be_faster = false;     // only_faster: the rounds stopped once it could not be shown faster
   double total_s = 0;
+  std::shared_ptr<const SegmentsResult> evaluation_after;  // SegmentsOptions::evaluation_after's rounds
 };
 
 // "" when a and b differ only in segmentLevers() (or not at all); else one line per other field:
