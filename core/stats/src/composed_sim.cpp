@@ -65,14 +65,14 @@ SpeedupEstimate roundsAsTheProbe(const ComposedModel& m, std::mt19937_64& rng, N
 }
 
 // The throughput part: on a recorded trace, consecutive segments from a random start; else
-// Gaussian noise around a level each round shares.
-SpeedupEstimate throughputOf(const ComposedModel& m, std::mt19937_64& rng, bool* contended) {
+// Gaussian noise around a level each round shares. `effect`: the variant's true rate × (1 + it).
+SpeedupEstimate segmentsOf(const ComposedModel& m, double effect, std::mt19937_64& rng, bool* contended) {
   if (m.trace && m.trace->size() > 1) {
     const int k = std::max(1, m.trace_points_per_segment);
     size_t at = std::uniform_int_distribution<size_t>(0, m.trace->size() - 1)(rng);
     return roundsAsTheProbe(m, rng, [&](bool variantFirst) {
       const double first = traceRate(*m.trace, at, k), second = traceRate(*m.trace, at + size_t(k), k);
-      Round x{variantFirst ? second : first, (variantFirst ? first : second) * (1 + m.throughput_effect), traceOther(m, at, k),
+      Round x{variantFirst ? second : first, (variantFirst ? first : second) * (1 + effect), traceOther(m, at, k),
               traceOther(m, at + size_t(k), k)};
       at += size_t(2 * k);
       return x;
@@ -81,8 +81,23 @@ SpeedupEstimate throughputOf(const ComposedModel& m, std::mt19937_64& rng, bool*
   std::normal_distribution<double> noise(0, m.host_noise), level(0, 0.10);
   return roundsAsTheProbe(m, rng, [&](bool) {
     const double round = level(rng);  // the host's speed this round: both arms share it
-    return Round{m.rate * std::exp(round + noise(rng)), m.rate * (1 + m.throughput_effect) * std::exp(round + noise(rng)), 0, 0};
+    return Round{m.rate * std::exp(round + noise(rng)), m.rate * (1 + effect) * std::exp(round + noise(rng)), 0, 0};
   }, contended);
+}
+
+SpeedupEstimate throughputOf(const ComposedModel& m, std::mt19937_64& rng, bool* contended) {
+  return segmentsOf(m, m.throughput_effect, rng, contended);
+}
+
+// The evaluation part, timed after the training's rounds: its fewest rounds, to the end.
+SpeedupEstimate evaluationOf(const ComposedModel& m, std::mt19937_64& rng, bool* contended) {
+  ComposedModel e = m;
+  e.rounds = std::max(2, m.eval_rounds);
+  e.futility = false;
+  bool evalContended = false;
+  const SpeedupEstimate est = segmentsOf(e, m.eval_effect, rng, &evalContended);
+  if (contended) *contended = *contended || evalContended;
+  return est;
 }
 
 std::vector<TargetRun> runsOf(int n, double samples, double spread, std::mt19937_64& rng) {
@@ -119,6 +134,7 @@ Experiment experimentOf(const ComposedModel& m, std::mt19937_64& rng, bool* cont
   p.throughput = logEstimateOf(throughput);
   p.throughput_alpha = 1 - throughput.level;
   p.baseline_eval_s = exactly(m.eval_s);
+  if (m.eval_rounds > 0) p.eval_speed = logEstimateOf(evaluationOf(m, rng, contended));
   p.samples_per_evaluation = m.samples_per_evaluation;
   x.rule.min_effect = m.min_effect;
   const auto reference = runsOf(m.reference_runs, m.samples, m.seed_spread, rng);
@@ -206,6 +222,7 @@ double trueSpeedup(const ComposedModel& m) {
   p.baseline_train_samples_per_s = exactly(m.rate);
   p.throughput = exactly(1 + m.throughput_effect);
   p.baseline_eval_s = exactly(m.eval_s);
+  if (m.eval_rounds > 0) p.eval_speed = exactly(1 + m.eval_effect);
   p.samples_per_evaluation = m.samples_per_evaluation;
   p.keepMath(exactly(m.samples));
   if (m.variant_runs > 0) {

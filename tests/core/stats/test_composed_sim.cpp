@@ -1,7 +1,7 @@
 // The false-alarm promise of the composed time-to-target verdict, by simulation (wb/report/
 // composed_sim.h): A/A experiments, both parts drawn from the same distributions (segments as the
 // probe runs them, rounds until clear with each look's α, host noise 1-20 %, samples to target with seed spread 2-15 %, 5 and 10 reference runs, the
-// lever keeping the math or not), end faster or slower at most 5 % of the time; and known effects
+// lever keeping the math or not, with its evaluations timed too or not), end faster or slower at most 5 % of the time; and known effects
 // are found. The rate is a simulated one: each model's is held to 5 % plus its own sampling error
 // (a one-sided 99 % binomial margin over the experiments), and the rate over all models together
 // to 5 % plus that pooled margin. bench_composed prints the whole table.
@@ -20,8 +20,9 @@ constexpr int kExperiments = 2000;
 
 double margin(int experiments) { return 2.326 * std::sqrt(kFalseAlarmRate * (1 - kFalseAlarmRate) / experiments); }
 
-ComposedModel model(double hostNoise, double seedSpread, int referenceRuns, bool keepsMath) {
+ComposedModel model(double hostNoise, double seedSpread, int referenceRuns, bool keepsMath, int evalRounds = 0) {
   ComposedModel m;
+  m.eval_rounds = evalRounds;
   m.host_noise = hostNoise;
   m.seed_spread = seedSpread;
   m.reference_runs = referenceRuns;
@@ -39,13 +40,14 @@ class TestComposedSim : public QObject {
     for (double host : {0.01, 0.05, 0.10, 0.20})
       for (double spread : {0.02, 0.15})
         for (int n : {5, 10})
-          for (bool keeps : {false, true}) {
+          for (int kind : {0, 1, 2}) {  // changes the math; keeps it; keeps it and acts in the evaluation too
+            const bool keeps = kind > 0;
             if (keeps && spread != 0.02) continue;  // no samples part: the seed spread plays no role
-            const ComposedOutcome o = simulateComposed(model(host, spread, n, keeps), kExperiments, ++seed);
+            const int evalRounds = kind == 2 ? kSegmentMinRounds : 0;  // timed after the training's rounds
+            const ComposedOutcome o = simulateComposed(model(host, spread, n, keeps, evalRounds), kExperiments, ++seed);
             QVERIFY2(o.calledRate() <= kFalseAlarmRate + margin(kExperiments),
-                     qPrintable(QStringLiteral("host %1, spread %2, %3 reference runs, %4: %5 faster, %6 slower of %7")
-                                    .arg(host).arg(spread).arg(n).arg(keeps ? QStringLiteral("keeps the math") : QStringLiteral("changes it"))
-                                    .arg(o.faster).arg(o.slower).arg(o.experiments)));
+                     qPrintable(QStringLiteral("host %1, spread %2, %3 reference runs, kind %4: %5 faster, %6 slower of %7")
+                                    .arg(host).arg(spread).arg(n).arg(kind).arg(o.faster).arg(o.slower).arg(o.experiments)));
             QCOMPARE(o.no_interval, 0);
             called += o.faster + o.slower;
             experiments += o.experiments;
@@ -58,13 +60,16 @@ class TestComposedSim : public QObject {
     // +10 % throughput, the math kept, on a host with 1 % noise per segment, and +20 % on one with
     // 5 %: found nearly always (the segments as the probe runs them: at most 8 rounds, stopping once
     // clear; +10 % at 5 % noise is found about 70 % of the time, bench_composed).
-    for (const auto& [host, effect] : {std::pair<double, double>{0.01, 0.10}, {0.05, 0.20}}) {
-      ComposedModel m = model(host, 0.05, 5, true);
-      m.throughput_effect = effect;
-      const ComposedOutcome kept = simulateComposed(m, 1000, 21);
-      QVERIFY2(kept.rate(kept.faster) >= 0.9, qPrintable(QStringLiteral("host %1, +%2: %3").arg(host).arg(effect).arg(kept.rate(kept.faster))));
-      QCOMPARE(kept.slower, 0);
-    }
+    // Its evaluations timed too (3 rounds, the same noise, the same effect) cost little power.
+    for (const auto& [host, effect] : {std::pair<double, double>{0.01, 0.10}, {0.05, 0.20}})
+      for (int evalRounds : {0, kSegmentMinRounds}) {
+        ComposedModel m = model(host, 0.05, 5, true, evalRounds);
+        m.throughput_effect = m.eval_effect = effect;
+        const ComposedOutcome kept = simulateComposed(m, 1000, 21);
+        QVERIFY2(kept.rate(kept.faster) >= 0.9, qPrintable(QStringLiteral("host %1, +%2, %3 evaluation rounds: %4")
+                                                               .arg(host).arg(effect).arg(evalRounds).arg(kept.rate(kept.faster))));
+        QCOMPARE(kept.slower, 0);
+      }
     // 20 % fewer samples to target at a 5 % seed spread with 10 runs each: found nearly always.
     ComposedModel fewer = model(0.05, 0.05, 10, false);
     fewer.samples_effect = -0.20;

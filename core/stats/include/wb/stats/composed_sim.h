@@ -32,6 +32,10 @@ struct ComposedModel {
   double samples = 600000;        // the baseline's true samples to target (geometric mean)
   double samples_per_evaluation = 60000;
   double eval_s = 0.5;            // one evaluation
+  int eval_rounds = 0;            // > 0: the evaluation is timed too, by this many rounds of evaluation
+                                  // segments (a training lever that acts there: probe segments
+                                  // --evaluation-after), with the throughput's noise; 0: unchanged
+  double eval_effect = 0;         // the variant's true evaluation rate is × (1 + this)
   double startup_s = 3;           // process start to the first step
   double startup_noise = 0.10;    // sd of a run's log start-up
   double min_effect = kDefaultMinEffect;
