@@ -170,7 +170,8 @@ fs::path evaluationSegmentsFile(const TryOptions& o) { return o.out / "evaluatio
 
 // `probe segments` (training steps, or with --evaluation the evaluations): the math check first in
 // the same process when `withMath` (math.json, before the first round).
-Result<records::SpeedRecord> measureSegments(const TryOptions& o, bool futility, const Hooks& h, bool evaluation, bool withMath,
+Result<records::SpeedRecord> measureSegments(const TryOptions& o, const Changes& changes, bool futility, const Hooks& h,
+                                            bool evaluation, bool withMath,
                                             Speed& s) {
   std::vector<std::string> args{"--min-effect", std::to_string(o.policy.min_effect)};
   if (evaluation) args.insert(args.begin(), "--evaluation");
@@ -185,7 +186,7 @@ Result<records::SpeedRecord> measureSegments(const TryOptions& o, bool futility,
   // An evaluation that changes only with the training's lever is a share of the run: its fewest
   // rounds, their spread carried into the composed interval weighed by that share, timed after the
   // training's rounds in their process (or on its own, for a try continued from before).
-  if (evaluationAfterTraining(changesOf(o))) {
+  if (evaluationAfterTraining(changes)) {
     const std::vector<std::string> more = evaluation ? std::vector<std::string>{"--max-rounds", std::to_string(stats::kSegmentMinRounds)}
                                                      : std::vector<std::string>{"--evaluation-after", evaluationSegmentsFile(o).string()};
     args.insert(args.end(), more.begin(), more.end());
@@ -221,7 +222,7 @@ Result<Speed> measureSpeed(const TryOptions& o, bool futility, const Hooks& h) {
   if (!withMath)
     if (auto st = checkMathAlone(o, h, s); !st.ok()) return st.error();
   auto throughput = !steps    ? Result<records::SpeedRecord>(records::unchangedSpeed())
-                    : !trials ? measureSegments(o, futility, h, false, withMath, s)
+                    : !trials ? measureSegments(o, changes, futility, h, false, withMath, s)
                               : measureByTrials(o, h, false);
   if (!throughput.ok()) return throughput.error();
   s.throughput = std::move(*throughput);
@@ -233,7 +234,7 @@ Result<Speed> measureSpeed(const TryOptions& o, bool futility, const Hooks& h) {
     auto after = trials ? std::nullopt : timedAfterTheSegments(o, changes, h);
     auto doc = after    ? Result<records::SpeedRecord>(std::move(*after))
                : trials ? measureByTrials(o, h, true)
-                        : measureSegments(o, futility, h, true, withMath, s);
+                        : measureSegments(o, changes, futility, h, true, withMath, s);
     if (!doc.ok()) return doc.error();
     s.evaluation = std::move(*doc);
   }

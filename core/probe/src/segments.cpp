@@ -214,6 +214,16 @@ void rounds(Bench& b, Arm& base, Arm& variant, const SegmentsOptions& o, Segment
       break;
     }
   }
+  r.contended = r.rounds < 2 && r.set_aside > 0;  // the load left no two rounds to compare
+}
+
+// A result before its rounds: what changed, where, and the looks it will be judged at.
+void startResult(SegmentsResult& r, const SegmentsOptions& o, std::string changed, std::string device) {
+  r.changed = std::move(changed);
+  r.device = std::move(device);
+  r.evaluation = o.evaluation;
+  r.looks.max_pairs = std::max(std::max(2, o.min_rounds), o.max_rounds);
+  r.looks.min_effect = o.min_effect;
 }
 
 }  // namespace
@@ -281,15 +291,10 @@ std::shared_ptr<const SegmentsResult> evaluationAfter(Bench& b, Arm& base, Arm& 
   e.steps = 0;
   e.min_rounds = e.max_rounds = std::max(2, o.min_rounds);
   auto r = std::make_shared<SegmentsResult>();
-  r->changed = training.changed;
-  r->device = training.device;
-  r->evaluation = true;
-  r->looks.max_pairs = e.max_rounds;
-  r->looks.min_effect = o.min_effect;
+  startResult(*r, e, training.changed, training.device);
   b.say("the evaluations too (the change acts there as well)…");
   Stopwatch clock;
   rounds(b, base, variant, e, *r);
-  r->contended = r->rounds < 2 && r->set_aside > 0;
   r->total_s = clock.seconds();
   return r;
 }
@@ -314,11 +319,8 @@ Result<SegmentsResult> probeSegments(const SegmentsOptions& options) {
     return makeError(Errc::Data, "data: the training split has " + std::to_string(b.train->size()) +
                                      " samples, fewer than one batch of the variant's train.batch_size");
   SegmentsResult r;
-  r.changed = compare::describeDiff(compare::configDiff(proto::configToJson(o.baseline), proto::configToJson(o.variant)));
-  r.device = b.device.str();
-  r.evaluation = o.evaluation;
-  r.looks.max_pairs = std::max(std::max(2, o.min_rounds), o.max_rounds);
-  r.looks.min_effect = o.min_effect;
+  startResult(r, o, compare::describeDiff(compare::configDiff(proto::configToJson(o.baseline), proto::configToJson(o.variant))),
+              b.device.str());
   const std::vector<ProcessStat> processesBefore = allProcesses();
   try {
     const bool evaluates = o.evaluation || o.evaluation_after;
@@ -331,7 +333,6 @@ Result<SegmentsResult> probeSegments(const SegmentsOptions& options) {
     return makeError(Errc::Data, e.what());
   }
   if (b.stopped()) return makeError(Errc::Cancelled, "segments cancelled after " + std::to_string(r.rounds) + " round(s)");
-  r.contended = r.rounds < 2 && r.set_aside > 0;  // the load left no two rounds to compare
   r.total_s = total.seconds();
   if (r.set_aside > 0) r.busiest_others = busiestOthers(processesBefore, allProcesses(), r.total_s, {});
   return r;

@@ -58,11 +58,11 @@ struct VerdictRule {
   double alpha = kFalseAlarmRate;         // the two-sided error this look spends
 };
 
-// The looks of an experiment of pairs: adaptive up to max_pairs, or exactly fixed_pairs.
 // Pairs that do not count (contended) or are set aside (the host speed check) that more pairs
 // replace, per variant, by default (the runner's --rerun-contended).
 inline constexpr int kReplacedPairs = 1;
 
+// The looks of an experiment of pairs: adaptive up to max_pairs, or exactly fixed_pairs.
 struct Sequential {
   int max_pairs = 5;
   int fixed_pairs = 0;                    // > 0: one look, at this many pairs
