@@ -182,7 +182,7 @@ int ladderCommand(const LadderCliOptions& o) {
   lo.greedy = !o.cumulative;
   lo.user_command = userCommand;
   lo.by_parts = byParts(o);
-  lo.composed = o.parts.resolved();
+  lo.composed = composedFor(o.parts, o.exec);
   lo.here = ladder::ladderHere(*caps);
   auto result = ladder::runLadder(lo);
   if (!result.ok()) {

@@ -143,7 +143,7 @@ int tryCommand(const TryCliOptions& o) {
   installStopSignals();
   const experiment::Hooks hooks = cliHooks(o.events_stdout);
   std::fprintf(stderr, "try -> %s: %s against the baseline\n", t.out.c_str(), t.setting.c_str());
-  auto result = wholeRuns(o, t) ? experiment::runTry(t, hooks) : experiment::runComposedTry(t, o.parts.resolved(), hooks);
+  auto result = wholeRuns(o, t) ? experiment::runTry(t, hooks) : experiment::runComposedTry(t, composedFor(o.parts, o.exec), hooks);
   if (!result.ok() && result.error().code == Errc::Cancelled) return cutByParts(o, t, result.error().message);
   if (!result.ok()) {
     std::fprintf(stderr, "workbench-cli try: %s\n", result.error().message.c_str());

@@ -246,7 +246,7 @@ int tuneCommand(const TuneCliOptions& o) {
   t.trial_fraction = o.trial_fraction, t.eta = o.eta, t.finalists = o.finalists;
   t.policy = o.verdict.policy();
   t.by_parts = o.parts.byParts();
-  t.composed = o.parts.resolved();
+  t.composed = composedFor(o.parts, o.exec);
   t.hooks = cliHooks(o.events_stdout);
   t.user_command = p.user_command;
   installStopSignals();

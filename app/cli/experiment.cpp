@@ -155,6 +155,13 @@ void addByPartsOptions(CLI::App& app, ByPartsOptions& o, const std::string& meas
                  "cores hold at one core a process, 1 on a GPU). Their start-up, evaluation time and rate weigh\n"
                  "the parts of the time to target: side by side they slow each other, so those parts are overstated")
       ->type_name("N")->check(inRange(0, 64));
+  app.add_option("--variant-parallel", o.composed.variant_parallel,
+                 "by parts: a variant's runs to the target at once after its first, which runs alone (its start-up\n"
+                 "and evaluation time are the variant's; the others give their samples to target only, looked at\n"
+                 "in seed order as if run in turn). Default 0: as many as the cores hold at one core a process\n"
+                 "(1 on a GPU); 1: one after another. Inside a job --executor slurm sent, all but the first go\n"
+                 "back to the cluster as one job array (1: they stay in the job)")
+      ->type_name("N")->check(inRange(0, 64));
   app.add_option("--references", o.references,
                  "by parts: where every experiment's reference runs are kept (default $WB_REFERENCES_DIR, else\n"
                  "'references' beside the runs root)")

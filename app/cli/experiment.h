@@ -16,8 +16,9 @@
 namespace wb::cli {
 
 // The by-parts method's options, one set for try, ladder and tune: --whole-runs, --reference-runs,
-// --variant-runs, --parallel-runs, --references. An option of the whole-run method given (pairs:
-// --repeats, --max-pairs, ...; registered in pair_options) asks for whole runs too.
+// --variant-runs, --parallel-runs, --variant-parallel, --references. An option of the whole-run
+// method given (pairs: --repeats, --max-pairs, ...; registered in pair_options) asks for whole
+// runs too.
 struct ByPartsOptions {
   bool whole_runs = false;
   experiment::ComposedOptions composed;

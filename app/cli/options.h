@@ -39,6 +39,8 @@ struct ExecutorOptions {
   std::string executor = "local";
   std::vector<std::string> sbatch_args;
   bool slurm() const { return executor == "slurm"; }
+  bool inSlurmJob() const { return executor == kInSlurmJob; }  // the job --executor slurm sent
+  static constexpr const char* kInSlurmJob = "slurm-job";
 };
 void addExecutorOptions(CLI::App& app, ExecutorOptions& into);
 

@@ -75,7 +75,8 @@ int runOnSlurm(const ExecutorOptions& e, const fs::path& out, const std::string&
   }
   std::vector<std::string> argv{selfPath()};
   for (auto& a : argumentsForTheJob()) argv.push_back(std::move(a));
-  argv.insert(argv.end(), {"--out", out.string()});
+  argv.insert(argv.end(), {"--out", out.string(), "--executor", ExecutorOptions::kInSlurmJob});
+  for (const auto& a : e.sbatch_args) argv.push_back("--sbatch-arg=" + a);
   launch::slurm::ArrayOptions o;
   o.sbatch_args = e.sbatch_args;
   o.sbatch_args.push_back("--nodes=1");  // every pair on one node
@@ -121,6 +122,20 @@ Result<experiment::ReferenceOptions> referenceOptionsOf(const Config& baseline, 
 }
 
 }  // namespace
+
+experiment::ComposedOptions composedFor(const ByPartsOptions& parts, const ExecutorOptions& e) {
+  experiment::ComposedOptions c = parts.resolved();
+  if (!e.inSlurmJob()) return c;
+  c.variant_runs_on = [args = e.sbatch_args](const fs::path& folder) {
+    launch::slurm::ArrayOptions a;
+    a.sbatch_args = args;
+    a.folder = folder;
+    a.job_name = "workbench-variant";
+    a.stop = &stopFlag();
+    return experiment::runManyOnSlurm(a, selfPath());
+  };
+  return c;
+}
 
 int referencesOnSlurm(const ExecutorOptions& e, const Config& baseline, const ByPartsOptions& parts, const std::string& command) {
   const std::string who = "workbench-cli " + command + ": ";

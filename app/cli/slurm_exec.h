@@ -22,6 +22,11 @@ int runOnSlurm(const ExecutorOptions& e, const std::filesystem::path& out, const
 // reference_runs.h) go first, as one job array, as many at once as the cluster gives; they need no
 // quiet node. The experiment's own job then finds them in the store and only measures. Those the
 // store already holds are not run again. 0, or the exit code that stops the command (the error said).
+// The by-parts options of a command; inside the job --executor slurm sent (--executor slurm-job),
+// a variant's runs to the target after its first go back to the cluster as one job array, with
+// the same --sbatch-arg (their timing does not count; the first's, on the job's node, does).
+experiment::ComposedOptions composedFor(const ByPartsOptions& parts, const ExecutorOptions& e);
+
 int referencesOnSlurm(const ExecutorOptions& e, const Config& baseline, const ByPartsOptions& parts,
                       const std::string& command);
 

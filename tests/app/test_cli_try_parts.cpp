@@ -106,12 +106,13 @@ class TestCliTryParts : public QObject {
     const QString refs = root.filePath(QStringLiteral("refs"));
     wb::test::ProcResult proc;
     const json doc = run(tiny(refs, root.filePath(QStringLiteral("bf16")), "speedups.precision=bf16-mixed") +
-                             QStringList{QStringLiteral("--parallel-runs"), QStringLiteral("0")},
+                             QStringList{QStringLiteral("--parallel-runs"), QStringLiteral("0"), QStringLiteral("--variant-parallel"),
+                                         QStringLiteral("2")},
                          &proc);
     QVERIFY2(proc.rc == 0 && doc.is_object(), proc.describe().constData());
     QVERIFY2(!doc["math"]["keeps_math"].get<bool>(), doc["math"].dump().c_str());
     QCOMPARE(doc["references"]["ran"].get<int>(), 3);
-    QCOMPARE(doc["variant_runs"].size(), size_t(3));
+    QCOMPARE(doc["variant_runs"].size(), size_t(doc["variant_looks"]["runs"].get<int>()));
     // bf16 evaluates under autocast too, but its runs to the target time their own evaluations.
     QVERIFY2(doc["evaluation"].is_null(), doc["evaluation"].dump().c_str());
     QVERIFY(doc["samples"].is_object());
@@ -131,6 +132,14 @@ class TestCliTryParts : public QObject {
       const json config = readJson(refRuns + seed + QStringLiteral("/config.json"));
       QCOMPARE(config["train"]["threads"].get<int>(), atOnce > 1 ? std::max(1, cores / atOnce) : 0);
     }
+    // --variant-parallel 2: the variant's first run ran alone (its start-up and evaluation time are the
+    // variant's), then the second and third side by side, looked at in seed order; a run past the
+    // look that settled it is kept but not counted.
+    const json& looks = doc["variant_looks"];
+    QCOMPARE(looks["at_once"].get<int>(), 2);
+    QCOMPARE(looks["runs"].get<int>() + int(looks["beyond"].size()), 3);
+    const int alone = proc.err.indexOf("variant run to the target, seed 1001"), wave = proc.err.indexOf("runs 2-3 side by side");
+    QVERIFY2(alone >= 0 && wave > alone, proc.describe().constData());
     // The split is said: throughput, samples to target.
     const std::string words = doc["words"].get<std::string>();
     QVERIFY2(words.find("throughput") != std::string::npos && words.find("samples to target") != std::string::npos, words.c_str());

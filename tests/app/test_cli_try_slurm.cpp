@@ -1,6 +1,8 @@
 // workbench-cli try --executor slurm on the real single-node cluster (the slurm fixture): the try
 // runs whole as one job on one node writing --out (pairs.json, try.json), its job the same command
-// without --executor; by parts, the reference runs go first as a job array; a partition that does not exist is named before anything is sent or written.
+// with --executor slurm-job; by parts, the reference runs go first as a job array, and the
+// variant's runs after its first go back to the cluster from the job as an array of their own; a
+// partition that does not exist is named before anything is sent or written.
 #include <QtTest/QtTest>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -46,7 +48,10 @@ class TestCliTrySlurm : public QObject {
     QFile script(out + QStringLiteral(".slurm/array-1.sh"));
     QVERIFY(script.open(QIODevice::ReadOnly));
     const QByteArray body = script.readAll();
-    QVERIFY2(body.contains("'--out' '" + out.toUtf8() + "'") && !body.contains("--executor"), body.constData());
+    // The job runs the same command as what the job itself runs: never --executor slurm again.
+    QVERIFY2(body.contains("'--out' '" + out.toUtf8() + "'") && body.contains("'--executor' 'slurm-job'") &&
+                 !body.contains("'--executor' 'slurm'"),
+             body.constData());
     QVERIFY2(leftOf(QStringLiteral("workbench-try"), out).isEmpty(), "the job is still there");
   }
 
@@ -80,6 +85,15 @@ class TestCliTrySlurm : public QObject {
     QCOMPARE(tried["references"].value("reused", -1), 2);  // the job ran none of them
     QCOMPARE(tried["references"].value("ran", -1), 0);
     QVERIFY2(leftOf(QStringLiteral("workbench-references"), out).isEmpty(), "a reference task is still there");
+    // The variant's first run ran in the try's job (its timing counts); the second went back to the
+    // cluster as a job array of its own, beside the try's runs.
+    QCOMPARE(int(tried["variant_runs"].size()), 2);
+    QFile variants(out + QStringLiteral("/slurm/array-1.sh"));
+    QVERIFY2(variants.open(QIODevice::ReadOnly), qPrintable(said));
+    const QByteArray task = variants.readAll();
+    QVERIFY2(task.contains("'run' '--config'") && task.contains("variant-seed-1002"), task.constData());
+    QVERIFY2(!task.contains("variant-seed-1001"), task.constData());
+    QVERIFY2(leftOf(QStringLiteral("workbench-variant"), out).isEmpty(), "a variant task is still there");
   }
 
   void aPartitionThatDoesNotExistIsNamed() {

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <optional>
 #include <set>
+#include <thread>
 
 #include "wb/common/fs.h"
 #include "wb/common/lr_scaling.h"
@@ -14,6 +16,7 @@
 #include "composed_words.h"
 #include "wb/launch/tool_run.h"
 #include "wb/proto/config_json.h"
+#include "wb/proto/cluster_jobs.h"
 #include "wb/proto/run_status.h"
 #include "wb/compare/compare.h"
 #include "wb/stats/estimate_json.h"
@@ -79,25 +82,92 @@ Config variantRunConfig(const TryOptions& o, uint64_t seed, double target, doubl
 struct VariantPlan {
   double target = 0, resolution = 0, cap_samples = 0;
   int64_t train_samples = 0;
+  int at_once = 1;  // runs side by side after the first (ComposedOptions::variant_parallel)
+  RunMany elsewhere;  // set: those after the first go there (ComposedOptions::variant_runs_on)
 };
 
-// The variant's run to the target from the references' `index`th seed; a finished one is kept.
-Result<records::RunRecord> variantRun(const TryOptions& o, const VariantPlan& p, const Hooks& h, int index) {
-  if (h.stopRequested()) return makeError(Errc::Cancelled, "the variant's runs to the target were stopped");
-  const uint64_t seed = kFirstReferenceSeed + uint64_t(index);
-  const std::string stem = "runs/variant-seed-" + std::to_string(seed);
-  fs::path dir = o.out / stem;
+// The variant's run from the references' `index`th seed: kept when it finished, else the folder it
+// runs in (a folder cut short is left as it is: the run goes to the next name).
+struct VariantSlot {
+  uint64_t seed = 0;
+  fs::path dir;
+  std::optional<records::RunRecord> kept;
+};
+VariantSlot variantSlot(const TryOptions& o, int index) {
+  VariantSlot s;
+  s.seed = kFirstReferenceSeed + uint64_t(index);
+  const std::string stem = "runs/variant-seed-" + std::to_string(s.seed);
+  s.dir = o.out / stem;
   std::error_code ec;
-  std::optional<records::RunRecord> kept;  // a folder cut short is left as it is: the run goes to the next name
-  for (int k = 2; fs::exists(dir, ec) && !(kept = finishedTargetRun(dir)); ++k) dir = o.out / (stem + "-r" + std::to_string(k));
-  if (kept) return std::move(*kept);
+  for (int k = 2; fs::exists(s.dir, ec) && !(s.kept = finishedTargetRun(s.dir)); ++k) s.dir = o.out / (stem + "-r" + std::to_string(k));
+  return s;
+}
+
+// The variant's run to the target from the references' `index`th seed, the cores shared among
+// those side by side when `shared`; a finished one is kept.
+Result<records::RunRecord> variantRun(const TryOptions& o, const VariantPlan& p, const Hooks& h, int index, bool shared) {
+  if (h.stopRequested()) return makeError(Errc::Cancelled, "the variant's runs to the target were stopped");
+  VariantSlot slot = variantSlot(o, index);
+  if (slot.kept) return std::move(*slot.kept);
+  const uint64_t seed = slot.seed;
+  const fs::path& dir = slot.dir;
   if (h.log) std::fprintf(h.log, "variant run to the target, seed %llu -> %s\n", (unsigned long long)seed, dir.c_str());
-  const Config c = variantRunConfig(o, seed, p.target, p.resolution, p.cap_samples, p.train_samples);
+  Config c = variantRunConfig(o, seed, p.target, p.resolution, p.cap_samples, p.train_samples);
+  if (shared) c = sharingTheCores(c, p.at_once);
   auto out = launchOne(c, dir, UserCommand{}, h.cli_path, "the variant, seed " + std::to_string(seed));
   if (!out.ok()) return out.error();
   auto run = finishedTargetRun(dir);
   if (!run) return makeError(Errc::Internal, "the variant's run " + dir.string() + " ended " + out->status + ": see its logs");
   return std::move(*run);
+}
+
+// The variant's runs `first`, ... (`n` of them) handed at once to where they run (a cluster's job
+// array); those finished before are kept. In seed order; a run that did not finish is the error.
+Result<std::vector<records::RunRecord>> variantsElsewhere(const TryOptions& o, const VariantPlan& p, const Hooks& h, int first, int n) {
+  std::vector<VariantSlot> slots;
+  std::vector<ConfigRun> todo;
+  for (int i = 0; i < n; ++i) {
+    slots.push_back(variantSlot(o, first + i));
+    const VariantSlot& s = slots.back();
+    if (s.kept) continue;
+    if (h.log) std::fprintf(h.log, "variant run to the target, seed %llu -> %s (a task of the array)\n", (unsigned long long)s.seed, s.dir.c_str());
+    todo.push_back({variantRunConfig(o, s.seed, p.target, p.resolution, p.cap_samples, p.train_samples), s.dir,
+                    "the variant, seed " + std::to_string(s.seed)});
+  }
+  auto ends = todo.empty() ? Result<std::vector<ConfigRunEnd>>(std::vector<ConfigRunEnd>{}) : p.elsewhere(todo);
+  if (!ends.ok()) return ends.error();
+  std::vector<records::RunRecord> runs;
+  size_t next = 0;
+  for (auto& s : slots) {
+    if (s.kept) {
+      runs.push_back(std::move(*s.kept));
+      continue;
+    }
+    const ConfigRunEnd& end = (*ends)[next++];
+    auto run = finishedTargetRun(end.dir);
+    if (!run)
+      return makeError(Errc::Internal, "the variant's run " + end.dir.string() + " ended " + end.status +
+                                           (end.problem.empty() ? ": see its logs" : ": " + end.problem));
+    runs.push_back(std::move(*run));
+  }
+  return runs;
+}
+
+// The variant's runs `first`, `first` + 1, ... (`n` of them): the first of all here and alone, the
+// others elsewhere when the plan says where, else side by side here when more than one; in seed
+// order. The first error, once all have ended.
+Result<std::vector<records::RunRecord>> variantWave(const TryOptions& o, const VariantPlan& p, const Hooks& h, int first, int n) {
+  if (p.elsewhere && first > 0) return variantsElsewhere(o, p, h, first, n);
+  std::vector<std::optional<Result<records::RunRecord>>> ends(size_t(std::max(1, n)));
+  std::vector<std::thread> threads;
+  for (int i = 0; i < n; ++i) threads.emplace_back([&, i] { ends[size_t(i)] = variantRun(o, p, h, first + i, n > 1); });
+  for (auto& t : threads) t.join();
+  std::vector<records::RunRecord> runs;
+  for (auto& end : ends) {
+    if (!end->ok()) return end->error();
+    runs.push_back(std::move(**end));
+  }
+  return runs;
 }
 
 }  // namespace
@@ -173,6 +243,7 @@ struct Inputs {
   std::optional<ReferenceRuns> refs;
   std::optional<double> target;
   std::vector<records::RunRecord> variant;
+  size_t timed_variant_runs = SIZE_MAX;  // those whose start-up and evaluation count: the first, when the others ran side by side
   stats::SamplesComparison samples;
   stats::VerdictRule rule;  // the composed verdict's: the variant's last look's when its runs were looked at
   json looks;       // the variant's runs' looks: {max_runs, runs, stopped}
@@ -236,9 +307,10 @@ stats::TimeToTargetParts partsOf(const TryOptions& o, const Inputs& in) {
   if (in.samples_assumed) return assumedBound(p, o, in);
   p.setSamples(in.samples);
   if (!in.replay.is_null()) return p;  // the reference runs themselves, cut where the rule stops them
-  p.variant_startup_s = variantOrBorrowed(perRun(in.variant, startupOf), p.baseline_startup_s);
+  const std::vector<records::RunRecord> timed(in.variant.begin(), in.variant.begin() + long(std::min(in.variant.size(), in.timed_variant_runs)));
+  p.variant_startup_s = variantOrBorrowed(perRun(timed, startupOf), p.baseline_startup_s);
   if (!in.evaluation)
-    p.eval_speed = ratioOf(p.baseline_eval_s, variantOrBorrowed(perRun(in.variant, evalOf), p.baseline_eval_s));
+    p.eval_speed = ratioOf(p.baseline_eval_s, variantOrBorrowed(perRun(timed, evalOf), p.baseline_eval_s));
   return p;
 }
 
@@ -307,25 +379,41 @@ void replayStops(const TryOptions& o, Inputs& in, const stats::SamplesRule& rule
   in.samples = stats::compareSamples(reference, replayed, rule);
 }
 
-// The variant's runs one at a time, each look composing the time to target at its share of the
-// false-alarm rate (stats::VariantLooks), until a look settles it or all `variant_runs` ran.
+// The variant's runs, each look composing the time to target at its share of the false-alarm rate
+// (stats::VariantLooks), until a look settles it or all `variant_runs` ran. The first runs alone;
+// then `at_once` side by side, looked at in seed order as if they had run one after another: a run
+// past the look that settles it is kept in its folder (try.json's looks: "beyond") but not counted,
+// so the answer is the one they would give in turn. Side by side they slow each other: the
+// variant's start-up and evaluation time are then its first run's (timed_variant_runs).
 Status lookedAtVariantRuns(const TryOptions& o, const ComposedOptions& c, const VariantPlan& p,
                            const std::vector<stats::TargetRun>& reference, Inputs& in, const Hooks& h) {
   stats::SamplesRule rule;
   rule.min_effect = o.policy.min_effect;
   rule.resolution = in.refs->resolution;
   const stats::VariantLooks looks{c.variant_runs, o.policy.min_effect, c.futility};
+  if (p.at_once > 1) in.timed_variant_runs = 1;
   stats::LookStop stop = stats::LookStop::Continue;
-  for (int k = 1; k <= c.variant_runs && stop == stats::LookStop::Continue; ++k) {
-    auto run = variantRun(o, p, h, k - 1);
-    if (!run.ok()) return run.error();
-    in.variant.push_back(std::move(*run));
-    in.samples = stats::compareSamples(reference, targetRuns(in.variant, *in.target), rule);
-    in.rule = looks.ruleAt(k);
-    stop = looks.stopAfter(k, stats::composeTimeToTarget(partsOf(o, in), in.rule));
+  json beyond = json::array();
+  for (int k = 1; k <= c.variant_runs && stop == stats::LookStop::Continue;) {
+    const int n = k == 1 ? 1 : std::min(p.at_once, c.variant_runs - k + 1);
+    if (h.log && k > 1 && (n > 1 || p.elsewhere))
+      std::fprintf(h.log, "the variant's runs %d-%d %s (their samples to target only)\n", k, k + n - 1,
+                   p.elsewhere ? "as one job array" : "side by side");
+    auto wave = variantWave(o, p, h, k - 1, n);
+    if (!wave.ok()) return wave.error();
+    for (auto& run : *wave) {
+      if (stop != stats::LookStop::Continue) {
+        beyond.push_back(run.dir);
+        continue;
+      }
+      in.variant.push_back(std::move(run));
+      in.samples = stats::compareSamples(reference, targetRuns(in.variant, *in.target), rule);
+      in.rule = looks.ruleAt(k);
+      stop = looks.stopAfter(k++, stats::composeTimeToTarget(partsOf(o, in), in.rule));
+    }
   }
   in.looks = {{"max_runs", c.variant_runs}, {"runs", int(in.variant.size())}, {"stopped", stats::lookStopName(stop)},
-              {"alpha", in.rule.alpha}};
+              {"alpha", in.rule.alpha}, {"at_once", p.at_once}, {"beyond", beyond}};
   if (h.log && int(in.variant.size()) < c.variant_runs)
     std::fprintf(h.log, "the variant's runs stop after %zu of %d: %s\n", in.variant.size(), c.variant_runs,
                  stats::lookStopName(stop).c_str());
@@ -367,6 +455,11 @@ Status measureSamples(const TryOptions& o, const ComposedOptions& c, Inputs& in,
   p.resolution = in.refs->resolution;
   p.cap_samples = c.cap * geometricMean(reached);
   p.train_samples = in.train_samples;
+  p.at_once = c.variant_parallel > 0 ? c.variant_parallel : referenceParallel(o.variant, in.math.device == "cpu", c.variant_runs);
+  if (c.variant_runs_on && c.variant_parallel != 1) {  // a cluster's array: the rest at once, as many as it gives
+    p.elsewhere = c.variant_runs_on(o.out / proto::kClusterArrayFolder);
+    p.at_once = std::max(1, c.variant_runs - 1);
+  }
   if (settledByTheBound(o, c, in, h)) return {};
   return lookedAtVariantRuns(o, c, p, reference, in, h);
 }

@@ -126,6 +126,12 @@ int referenceParallel(const Config& baseline, bool onCpu, int runs) {
   return std::clamp(logicalCores() / std::max(1, baseline.speedups.devices), 1, std::max(1, runs));
 }
 
+Config sharingTheCores(Config c, int atOnce) {
+  if (atOnce > 1 && c.train.threads == 0)
+    c.train.threads = std::max(1, logicalCores() / (atOnce * std::max(1, c.speedups.devices)));
+  return c;
+}
+
 std::vector<stats::TargetRun> targetRuns(const std::vector<records::RunRecord>& runs, double target) {
   std::vector<stats::TargetRun> out;
   for (const records::RunRecord& r : runs) {
@@ -167,9 +173,7 @@ struct Store {
     c.train.eval_every_steps = every;
     c.train.stop_at_accuracy = 0;
     c.name = o.baseline.name + "-reference-" + std::to_string(seed);
-    if (o.parallel > 1 && !o.run_many && c.train.threads == 0)  // the cores shared among the runs at once
-      c.train.threads = std::max(1, logicalCores() / (o.parallel * std::max(1, c.speedups.devices)));
-    return c;
+    return o.run_many ? c : sharingTheCores(c, o.parallel);
   }
 
   // Claims a new folder for slot i (before another thread names one) and says so on the log.

@@ -8,7 +8,8 @@
 //      few hundred steps (more devices, sharding, the decoded cache, accumulation, the batch);
 //   3. samples to target: the experiment's reference runs (reference_runs.h: stored, reused) and,
 //      when the math changes, as many runs of the variant from the same seeds, each stopping at the
-//      target or at `cap` times the reference's samples (stats::compareSamples);
+//      target or at `cap` times the reference's samples (stats::compareSamples): the first alone,
+//      the rest `variant_parallel` at once, looked at in seed order as if one after another;
 //   4. composed: start-up + samples ÷ throughput + evaluations × evaluation time, with the delta
 //      method's interval and the product's verdict.
 // A change that keeps the math needs no run to the target at all: its speedup is the throughput's,
@@ -22,6 +23,7 @@
 // estimate and its parts), words; estimate.to_target is the composed speedup and
 // estimate.throughput the segments', so readers of whole-run tries read it too.
 #include <filesystem>
+#include <functional>
 #include <string>
 
 #include "wb/experiment/reference_runs.h"
@@ -34,11 +36,18 @@ struct ComposedOptions {
   int variant_runs = kDefaultReferenceRuns;    // the variant's, when its math changes
   int parallel = 1;                            // reference runs at once; 0: referenceParallel's (their
                                                // timings, which weigh the parts, then slow each other)
+  int variant_parallel = 0;  // the variant's runs at once after its first, which runs alone: its start-up and
+                             // evaluation time are the variant's parts, the others give their samples to
+                             // the target only (side by side they slow each other); 0: referenceParallel's
   double cap = 3;                              // a variant run stops at this × the reference's samples
   bool futility = false;  // the variant's runs (and, when the math is kept, the segments' rounds) also
                           // stop once it cannot be shown faster (variant_looks.h, rounds_rule.h): for
                           // a question that is only "faster?" (the ladder's), not "by how much?"
   std::filesystem::path references = defaultReferencesDir();
+  // Set (a try inside a Slurm job): the variant's runs after its first go to the cluster, all the
+  // rest at once as one job array (RunMany), Slurm's files in the folder given (<out>/slurm);
+  // variant_parallel 1 keeps them in the job, one after another.
+  std::function<RunMany(const std::filesystem::path& folder)> variant_runs_on;
 };
 
 // "" when the try can be composed; else why it needs whole runs ("train.epochs cannot change

@@ -81,6 +81,10 @@ using RunMany = std::function<Result<std::vector<ConfigRunEnd>>(const std::vecto
 // try's time to target, and side by side they are each other's load.
 int referenceParallel(const Config& baseline, bool onCpu, int runs);
 
+// A run's config when `atOnce` runs share this machine: one whose train.threads is 0 (all cores)
+// gets the cores shared among them, each of its processes a share; else it is as given.
+Config sharingTheCores(Config config, int atOnce);
+
 struct ReferenceOptions {
   Config baseline;
   std::string dataset_id;          // the dataset's fingerprint (wb::folderFingerprint)
