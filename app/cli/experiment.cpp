@@ -160,7 +160,7 @@ void addByPartsOptions(CLI::App& app, ByPartsOptions& o, const std::string& meas
                  "and evaluation time are the variant's; the others give their samples to target only, looked at\n"
                  "in seed order as if run in turn). Default 0: as many as the cores hold at one core a process\n"
                  "(1 on a GPU); 1: one after another. Inside a job --executor slurm sent, all but the first go\n"
-                 "back to the cluster as one job array (1: they stay in the job)")
+                 "back to the cluster as one job array (N > 1: arrays of N, a look after each; 1: they stay in the job)")
       ->type_name("N")->check(inRange(0, 64));
   app.add_option("--references", o.references,
                  "by parts: where every experiment's reference runs are kept (default $WB_REFERENCES_DIR, else\n"

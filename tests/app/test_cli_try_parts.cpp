@@ -13,6 +13,7 @@
 #include <QtTest/QtTest>
 
 #include <cmath>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -155,6 +156,14 @@ class TestCliTryParts : public QObject {
     QCOMPARE(again["method"].get<std::string>(), std::string("composed"));
     QVERIFY2(again["throughput"]["changed"].get<std::string>().find("optim.lr") == std::string::npos, again["throughput"].dump().c_str());
     QVERIFY(again["samples"].is_object());
+    // Only the optimiser's numbers changed: its start-up and evaluations are the reference runs', not
+    // its own runs' (which would only add their noise).
+    std::map<std::string, json> part;
+    for (const auto& p : again["composed"]["parts"]) part[p["name"].get<std::string>()] = p;
+    QVERIFY2(part.count("evaluation") && part["evaluation"]["lo"].get<double>() == 1 && part["evaluation"]["hi"].get<double>() == 1,
+             again["composed"].dump().c_str());
+    for (const char* bound : {"point", "lo", "hi"})
+      QCOMPARE(part["start-up (variant)"][bound].get<double>(), part["start-up (baseline)"][bound].get<double>());
     QCOMPARE(QDir(refDir + QStringLiteral("/runs")).entryList(QDir::Dirs | QDir::NoDotAndDotDot).size(), 3);
 
     // A reference run that is gone runs again in a new folder, and the log names it.

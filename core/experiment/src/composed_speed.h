@@ -32,6 +32,9 @@ struct Changes {
   // evaluation is timed as well (a math-changing one's is its variant runs' own).
   bool evaluation_too = false;
   bool has(Part p) const { return parts.count(p) > 0; }
+  // Only the optimiser's numbers changed: the steps, the start-up and the evaluations are the
+  // baseline's, only the samples to target change.
+  bool onlyArithmetic() const { return unknown.empty() && parts.size() == 1 && has(Part::MathOnly); }
   // Whether the evaluation is timed: its own levers changed, or a lever that acts in it too.
   bool timesEvaluation() const { return has(Part::Evaluation) || evaluation_too; }
 };

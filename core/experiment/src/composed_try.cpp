@@ -307,6 +307,7 @@ stats::TimeToTargetParts partsOf(const TryOptions& o, const Inputs& in) {
   if (in.samples_assumed) return assumedBound(p, o, in);
   p.setSamples(in.samples);
   if (!in.replay.is_null()) return p;  // the reference runs themselves, cut where the rule stops them
+  if (in.changes.onlyArithmetic()) return p;  // start-up and evaluations the reference runs' (no noise of its runs')
   const std::vector<records::RunRecord> timed(in.variant.begin(), in.variant.begin() + long(std::min(in.variant.size(), in.timed_variant_runs)));
   p.variant_startup_s = variantOrBorrowed(perRun(timed, startupOf), p.baseline_startup_s);
   if (!in.evaluation)
@@ -456,9 +457,9 @@ Status measureSamples(const TryOptions& o, const ComposedOptions& c, Inputs& in,
   p.cap_samples = c.cap * geometricMean(reached);
   p.train_samples = in.train_samples;
   p.at_once = c.variant_parallel > 0 ? c.variant_parallel : referenceParallel(o.variant, in.math.device == "cpu", c.variant_runs);
-  if (c.variant_runs_on && c.variant_parallel != 1) {  // a cluster's array: the rest at once, as many as it gives
+  if (c.variant_runs_on && c.variant_parallel != 1) {  // a cluster's array: the rest at once (or N), as many as it gives
     p.elsewhere = c.variant_runs_on(o.out / proto::kClusterArrayFolder);
-    p.at_once = std::max(1, c.variant_runs - 1);
+    p.at_once = c.variant_parallel > 1 ? c.variant_parallel : std::max(1, c.variant_runs - 1);
   }
   if (settledByTheBound(o, c, in, h)) return {};
   return lookedAtVariantRuns(o, c, p, reference, in, h);

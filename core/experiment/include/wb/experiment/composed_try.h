@@ -13,7 +13,8 @@
 //   4. composed: start-up + samples ÷ throughput + evaluations × evaluation time, with the delta
 //      method's interval and the product's verdict.
 // A change that keeps the math needs no run to the target at all: its speedup is the throughput's,
-// weighted by the reference runs' start-up and evaluation when the experiment has them. The
+// weighted by the reference runs' start-up and evaluation when the experiment has them. One that
+// changes only the optimiser's numbers takes its start-up and evaluations from them too. The
 // measurements are processes of their own (the runner stays LibTorch-free); each one's result is
 // kept in the try's folder (parts/ the two configs, math.json, segments.json, runs/variant-seed-<s>) and reused when the
 // same command continues a cut try.
@@ -45,8 +46,8 @@ struct ComposedOptions {
                           // a question that is only "faster?" (the ladder's), not "by how much?"
   std::filesystem::path references = defaultReferencesDir();
   // Set (a try inside a Slurm job): the variant's runs after its first go to the cluster, all the
-  // rest at once as one job array (RunMany), Slurm's files in the folder given (<out>/slurm);
-  // variant_parallel 1 keeps them in the job, one after another.
+  // rest at once as one job array (RunMany; variant_parallel N > 1: arrays of N), Slurm's files in
+  // the folder given (<out>/slurm); variant_parallel 1 keeps them in the job, one after another.
   std::function<RunMany(const std::filesystem::path& folder)> variant_runs_on;
 };
 
