@@ -141,6 +141,18 @@ class TestCliTryParts : public QObject {
     QCOMPARE(looks["runs"].get<int>() + int(looks["beyond"].size()), 3);
     const int alone = proc.err.indexOf("variant run to the target, seed 1001"), wave = proc.err.indexOf("runs 2-3 side by side");
     QVERIFY2(alone >= 0 && wave > alone, proc.describe().constData());
+    // A run a cluster's array reran (Slurm ended its first attempt, cut, and the rerun finished in
+    // <folder>.rerun) is found when the try continues: the seed does not run a third time.
+    const QString bf16 = root.filePath(QStringLiteral("bf16"));
+    const QString second = QString::fromStdString(doc["variant_runs"][1].get<std::string>());
+    QVERIFY(QDir().rename(second, second + QStringLiteral(".rerun")));
+    QVERIFY(QDir().mkpath(second));
+    const json continued = run(tiny(refs, bf16, "speedups.precision=bf16-mixed") +
+                                   QStringList{QStringLiteral("--variant-parallel"), QStringLiteral("2")},
+                               &proc);
+    QVERIFY2(proc.rc == 0 && continued.is_object(), proc.describe().constData());
+    QCOMPARE(continued["variant_runs"][1].get<std::string>(), (second + QStringLiteral(".rerun")).toStdString());
+    QVERIFY2(!QFileInfo::exists(second + QStringLiteral("-r2")), proc.describe().constData());
     // The split is said: throughput, samples to target.
     const std::string words = doc["words"].get<std::string>();
     QVERIFY2(words.find("throughput") != std::string::npos && words.find("samples to target") != std::string::npos, words.c_str());

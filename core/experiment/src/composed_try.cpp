@@ -86,8 +86,9 @@ struct VariantPlan {
   RunMany elsewhere;  // set: those after the first go there (ComposedOptions::variant_runs_on)
 };
 
-// The variant's run from the references' `index`th seed: kept when it finished, else the folder it
-// runs in (a folder cut short is left as it is: the run goes to the next name).
+// The variant's run from the references' `index`th seed: kept when it finished (in its folder, or
+// in <folder>.rerun, where a cluster's array reran a task Slurm ended), else the folder it runs in
+// (a folder cut short is left as it is: the run goes to the next name).
 struct VariantSlot {
   uint64_t seed = 0;
   fs::path dir;
@@ -99,7 +100,11 @@ VariantSlot variantSlot(const TryOptions& o, int index) {
   const std::string stem = "runs/variant-seed-" + std::to_string(s.seed);
   s.dir = o.out / stem;
   std::error_code ec;
-  for (int k = 2; fs::exists(s.dir, ec) && !(s.kept = finishedTargetRun(s.dir)); ++k) s.dir = o.out / (stem + "-r" + std::to_string(k));
+  const auto finished = [](const fs::path& dir) {
+    auto run = finishedTargetRun(dir);
+    return run ? run : finishedTargetRun(dir.string() + ".rerun");
+  };
+  for (int k = 2; fs::exists(s.dir, ec) && !(s.kept = finished(s.dir)); ++k) s.dir = o.out / (stem + "-r" + std::to_string(k));
   return s;
 }
 
