@@ -157,6 +157,30 @@ class TestCliTryParts : public QObject {
     const std::string words = doc["words"].get<std::string>();
     QVERIFY2(words.find("throughput") != std::string::npos && words.find("samples to target") != std::string::npos, words.c_str());
 
+    // Asked only "faster?" (--only-faster), a variant too slow for its run to win once it needs
+    // some share of the reference runs' samples stops there, not at 3x them: from the whole try's
+    // math check and segments, kept with the variant at a fifth of the baseline's rate.
+    QVERIFY2(doc["variant_looks"]["cap"].get<std::string>() == "cap x the reference runs'", doc["variant_looks"].dump().c_str());
+    const QString futile = root.filePath(QStringLiteral("futile"));
+    QVERIFY(QDir().mkpath(futile + QStringLiteral("/parts")));  // a try to continue
+    QVERIFY(QFile::copy(bf16 + QStringLiteral("/math.json"), futile + QStringLiteral("/math.json")));
+    json slow = readJson(bf16 + QStringLiteral("/segments.json"));
+    for (auto& rate : slow["variant_rates"]) rate = rate.get<double>() / 5;
+    slow["estimate"].update(json{{"point", 0.2}, {"lo", 0.19}, {"hi", 0.21}, {"verdict", "slower"}});
+    QVERIFY(writeJson(futile + QStringLiteral("/segments.json"), slow));
+    const json cut = run(tiny(refs, futile, "speedups.precision=bf16-mixed") + QStringList{QStringLiteral("--only-faster")}, &proc);
+    QVERIFY2(proc.rc == 0 && cut.is_object(), proc.describe().constData());
+    QVERIFY2(proc.err.contains("not at the target by then, it cannot be faster"), proc.describe().constData());
+    const json& cutLooks = cut["variant_looks"];
+    QCOMPARE(cutLooks["cap"].get<std::string>(), std::string("cannot be faster past it"));
+    const double referenceSamples = cut["samples"]["reference"]["samples"]["value"].get<double>();
+    QVERIFY2(cutLooks["cap_samples"].get<double>() < referenceSamples, cutLooks.dump().c_str());
+    QCOMPARE(cutLooks["runs"].get<int>(), 1);
+    QCOMPARE(cutLooks["stopped"].get<std::string>(), std::string("cannot be faster"));
+    const json cutRun = readJson(QString::fromStdString(cut["variant_runs"][0].get<std::string>()) + QStringLiteral("/summary.json"));
+    QVERIFY2(cutRun["samples"].get<double>() <= cutLooks["cap_samples"].get<double>() + 32, cutRun.dump().c_str());
+    QVERIFY2(cut["estimate"]["to_target"]["point"].get<double>() < 1, cut["estimate"].dump().c_str());
+
     // A second try of the experiment reuses the three reference runs: none runs again.
     const QString refDir = QString::fromStdString(doc["references"]["dir"].get<std::string>());
     const json again = run(tiny(refs, root.filePath(QStringLiteral("lr")), "optim.lr=0.1"), &proc);

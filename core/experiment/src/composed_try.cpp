@@ -82,6 +82,7 @@ Config variantRunConfig(const TryOptions& o, uint64_t seed, double target, doubl
 struct VariantPlan {
   double target = 0, resolution = 0, cap_samples = 0;
   int64_t train_samples = 0;
+  bool futile_cap = false;  // each wave's runs stop where they cannot be faster, when before the cap (futileCap)
   int at_once = 1;  // runs side by side after the first (ComposedOptions::variant_parallel)
   RunMany elsewhere;  // set: those after the first go there (ComposedOptions::variant_runs_on)
 };
@@ -312,7 +313,9 @@ stats::TimeToTargetParts partsOf(const TryOptions& o, const Inputs& in) {
   if (in.samples_assumed) return assumedBound(p, o, in);
   p.setSamples(in.samples);
   if (!in.replay.is_null()) return p;  // the reference runs themselves, cut where the rule stops them
-  if (in.changes.onlyArithmetic()) return p;  // start-up and evaluations the reference runs' (no noise of its runs')
+  // Start-up and evaluations the reference runs': a change of the optimiser's numbers alone (no
+  // noise of its runs'), or no run of its own yet (futileSamples asks what one would compose).
+  if (in.changes.onlyArithmetic() || in.variant.empty()) return p;
   const std::vector<records::RunRecord> timed(in.variant.begin(), in.variant.begin() + long(std::min(in.variant.size(), in.timed_variant_runs)));
   p.variant_startup_s = variantOrBorrowed(perRun(timed, startupOf), p.baseline_startup_s);
   if (!in.evaluation)
@@ -385,6 +388,57 @@ void replayStops(const TryOptions& o, Inputs& in, const stats::SamplesRule& rule
   in.samples = stats::compareSamples(reference, replayed, rule);
 }
 
+// For a question that is only "faster?" (futility), the samples past which the look at run k
+// (a wave's first) says "cannot be faster" whatever the run needed: at those samples a run reaching
+// the target would stop the looks (the seeds' scatter counted: stats::VariantLooks), and a run cut
+// there bounds the time to target to under the threshold even were its start-up and evaluations
+// kFutileQuicker times quicker than those composed (the variant's runs before it, else the
+// reference runs', which may have run side by side). `cap` when no point under it is such.
+constexpr double kFutileQuicker = 1.25;
+double futileSamples(const TryOptions& o, const ComposedOptions& c, Inputs in, const std::vector<stats::TargetRun>& reference,
+                     const stats::SamplesRule& rule, double cap, int k) {
+  const stats::VariantLooks looks{c.variant_runs, o.policy.min_effect, true};
+  const std::vector<stats::TargetRun> before = targetRuns(in.variant, *in.target);
+  in.rule = looks.ruleAt(k);
+  const auto parts = [&](double samples, bool reached) {
+    std::vector<stats::TargetRun> runs = before;
+    runs.push_back({samples, reached, 0});
+    in.samples = stats::compareSamples(reference, runs, rule);
+    return partsOf(o, in);
+  };
+  const auto cannotBeFaster = [&](double samples) {
+    stats::TimeToTargetParts cut = parts(samples, false);
+    cut.variant_startup_s.value /= kFutileQuicker;
+    cut.eval_speed.value *= kFutileQuicker;
+    const double point = stats::composeTimeToTarget(cut, in.rule).speedup.point;
+    return std::isfinite(point) && point < 1 + std::max(o.policy.min_effect, 0.0) &&
+           looks.stopAfter(k, stats::composeTimeToTarget(parts(samples, true), in.rule)) == stats::LookStop::CannotBeFaster;
+  };
+  double lo = 0, hi = cap;  // a run cut at lo may still be faster; one cut at hi cannot
+  if (!(hi > 0) || !cannotBeFaster(hi)) return cap;
+  for (int i = 0; i < 40 && hi - lo > 1e-3 * hi; ++i) {
+    const double mid = (lo + hi) / 2;
+    (cannotBeFaster(mid) ? hi : lo) = mid;
+  }
+  return hi;
+}
+
+// The cap of the wave from run k: futileSamples when it comes first (said), else the plan's.
+double waveCap(const TryOptions& o, const ComposedOptions& c, const VariantPlan& p, const std::vector<stats::TargetRun>& reference,
+               const Inputs& in, int k, const Hooks& h) {
+  if (!p.futile_cap) return p.cap_samples;
+  stats::SamplesRule rule;
+  rule.min_effect = o.policy.min_effect;
+  rule.resolution = p.resolution;
+  const double futile = futileSamples(o, c, in, reference, rule, p.cap_samples, k);
+  if (!(futile < p.cap_samples)) return p.cap_samples;
+  if (h.log)
+    std::fprintf(h.log, "%s at %.0f samples (%s the reference runs'), not %.0f: not at the target by then, it cannot be faster\n",
+                 k == 1 ? "the variant's first run stops" : ("the variant's runs from run " + std::to_string(k) + " on stop").c_str(), futile,
+                 wb::fmtSpeedup(futile * c.cap / p.cap_samples).c_str(), p.cap_samples);
+  return futile;
+}
+
 // The variant's runs, each look composing the time to target at its share of the false-alarm rate
 // (stats::VariantLooks), until a look settles it or all `variant_runs` ran. The first runs alone;
 // then `at_once` side by side, looked at in seed order as if they had run one after another: a run
@@ -400,12 +454,16 @@ Status lookedAtVariantRuns(const TryOptions& o, const ComposedOptions& c, const 
   if (p.at_once > 1) in.timed_variant_runs = 1;
   stats::LookStop stop = stats::LookStop::Continue;
   json beyond = json::array();
+  double cap = p.cap_samples;
   for (int k = 1; k <= c.variant_runs && stop == stats::LookStop::Continue;) {
     const int n = k == 1 ? 1 : std::min(p.at_once, c.variant_runs - k + 1);
     if (h.log && k > 1 && (n > 1 || p.elsewhere))
       std::fprintf(h.log, "the variant's runs %d-%d %s (their samples to target only)\n", k, k + n - 1,
                    p.elsewhere ? "as one job array" : "side by side");
-    auto wave = variantWave(o, p, h, k - 1, n);
+    VariantPlan capped = p;
+    capped.cap_samples = waveCap(o, c, p, reference, in, k, h);
+    cap = capped.cap_samples;
+    auto wave = variantWave(o, capped, h, k - 1, n);
     if (!wave.ok()) return wave.error();
     for (auto& run : *wave) {
       if (stop != stats::LookStop::Continue) {
@@ -419,7 +477,8 @@ Status lookedAtVariantRuns(const TryOptions& o, const ComposedOptions& c, const 
     }
   }
   in.looks = {{"max_runs", c.variant_runs}, {"runs", int(in.variant.size())}, {"stopped", stats::lookStopName(stop)},
-              {"alpha", in.rule.alpha}, {"at_once", p.at_once}, {"beyond", beyond}};
+              {"alpha", in.rule.alpha}, {"at_once", p.at_once}, {"beyond", beyond},
+              {"cap_samples", cap}, {"cap", cap < p.cap_samples ? "cannot be faster past it" : "cap x the reference runs'"}};
   if (h.log && int(in.variant.size()) < c.variant_runs)
     std::fprintf(h.log, "the variant's runs stop after %zu of %d: %s\n", in.variant.size(), c.variant_runs,
                  stats::lookStopName(stop).c_str());
@@ -467,6 +526,7 @@ Status measureSamples(const TryOptions& o, const ComposedOptions& c, Inputs& in,
     p.at_once = c.variant_parallel > 1 ? c.variant_parallel : std::max(1, c.variant_runs - 1);
   }
   if (settledByTheBound(o, c, in, h)) return {};
+  p.futile_cap = c.futility && o.variant.optim.schedule == "constant" && in.train_samples > 0;  // variantRunConfig's cap
   return lookedAtVariantRuns(o, c, p, reference, in, h);
 }
 

@@ -406,7 +406,8 @@ std::string formatEstimate(const SpeedupEstimate& e) {
   if (!std::isfinite(e.point)) return "–";
   if (!e.hasInterval()) return fmtSpeedup(e.point) + " (" + verdictWord(Verdict::NoInterval) + ")";
   // An interval with no verdict is a bound (runs cut at a cap, or never reaching the target).
-  if (e.verdict == Verdict::NoInterval && !(e.lo > 0)) return "at most " + fmtSpeedup(e.hi) + " (a bound: no verdict)";
+  if (e.verdict == Verdict::NoInterval && !(e.lo > 0))
+    return "at most " + fmtSpeedup(e.point) + " [≤ " + fmt2(e.hi) + "] (a bound: no verdict)";
   if (e.verdict == Verdict::NoInterval) return fmtSpeedup(e.point) + " [" + fmt2(e.lo) + ", " + fmt2(e.hi) + "] (a bound: no verdict)";
   return fmtSpeedup(e.point) + " [" + fmt2(e.lo) + ", " + fmt2(e.hi) + "] " + verdictWord(e.verdict);
 }

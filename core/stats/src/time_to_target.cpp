@@ -207,8 +207,12 @@ std::string timeToTargetWords(const TimeToTargetEstimate& e) {
     split += "samples to target at least the baseline's (a bound)";
   else if (e.math_kept)
     split += "same samples to target (keeps the math)";
-  else
-    split += fmtSpeedup(e.samples_factor) + " samples to target (" + samplesVerdictWord(e.samples_verdict) + ")";
+  else {  // runs cut before the target: their samples, and so the factor, only bounded
+    const bool cut = e.bound != SamplesBound::Exact;
+    const std::string why = cut && e.samples_verdict == SamplesVerdict::NoInterval ? "a bound: runs cut before the target"
+                                                                                 : samplesVerdictWord(e.samples_verdict);
+    split += (cut ? bound : "") + fmtSpeedup(e.samples_factor) + " samples to target (" + why + ")";
+  }
   for (const auto& part : e.parts)
     if (part.name == "evaluation" && std::fabs(part.point - 1) > 1e-12) split += ", " + fmtSpeedup(part.point) + " evaluation";
   return head + ": " + split;

@@ -252,7 +252,7 @@ class TestStats : public QObject {
     QVERIFY(!emphasise(e));
     // A bound (a composed time to target whose variant runs never reached the target): no "1 run each".
     e.point = 1.09, e.lo = 0, e.hi = 1.29, e.verdict = Verdict::NoInterval;
-    QCOMPARE(QString::fromStdString(formatEstimate(e)), QStringLiteral("at most 1.29× (a bound: no verdict)"));
+    QCOMPARE(QString::fromStdString(formatEstimate(e)), QStringLiteral("at most 1.09× [≤ 1.29] (a bound: no verdict)"));
     e.point = 1.31, e.lo = 1.12, e.hi = 1.52, e.verdict = Verdict::Faster;
     QCOMPARE(QString::fromStdString(formatEstimate(e)), QStringLiteral("1.31× [1.12, 1.52] faster"));
     QVERIFY(emphasise(e));
