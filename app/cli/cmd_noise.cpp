@@ -146,7 +146,7 @@ void addNoise(CLI::App& cli, Commands& out) {
   noise->add_option("--from", o->from, "measure from these existing runs of one configuration instead")
       ->type_name("RUN_DIR")->take_all();
   noise->add_flag("--no-store", o->no_store, "print only; keep the stored band as it is");
-  addExecutorOptions(*noise, o->exec);
+  addExecutorOptions(*noise, o->exec, false);
   out.push_back({noise, [o] { return noiseCommand(*o); }});
 }
 

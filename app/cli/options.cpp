@@ -7,12 +7,14 @@
 
 namespace wb::cli {
 
-void addExecutorOptions(CLI::App& app, ExecutorOptions& into) {
+void addExecutorOptions(CLI::App& app, ExecutorOptions& into, bool sentAsAJob) {
+  const std::string help = "where the runs go: local (this machine, default) or slurm (each run a job of the\n"
+                           "Slurm cluster's array, through sbatch; the folder must be one every node sees)";
+  std::vector<std::string> where{"local", "slurm"};
+  if (sentAsAJob) where.push_back(ExecutorOptions::kInSlurmJob);
   app.add_option("--executor", into.executor,
-                 "where the runs go: local (this machine, default) or slurm (each run a job of the\n"
-                 "Slurm cluster's array, through sbatch; the folder must be one every node sees);\n"
-                 "slurm-job is what the job itself runs: its runs to the target go back to the cluster")
-      ->type_name("WHERE")->check(CLI::IsMember({"local", "slurm", ExecutorOptions::kInSlurmJob}));
+                 sentAsAJob ? help + ";\nslurm-job is what the job itself runs: its runs to the target go back to the cluster" : help)
+      ->type_name("WHERE")->check(CLI::IsMember(where));
   app.add_option("--sbatch-arg", into.sbatch_args,
                  "passed to sbatch as it is, e.g. --sbatch-arg=--partition=gpu --sbatch-arg=--time=30\n"
                  "(repeatable; with --executor slurm)")

@@ -42,7 +42,9 @@ struct ExecutorOptions {
   bool inSlurmJob() const { return executor == kInSlurmJob; }  // the job --executor slurm sent
   static constexpr const char* kInSlurmJob = "slurm-job";
 };
-void addExecutorOptions(CLI::App& app, ExecutorOptions& into);
+// `sentAsAJob`: the command runs whole as one job under --executor slurm (try, ladder, tune), so it
+// also takes slurm-job, what that job runs; one whose runs are the jobs (noise) refuses it.
+void addExecutorOptions(CLI::App& app, ExecutorOptions& into, bool sentAsAJob = true);
 
 // A number of type T (whole for integers) in [min, max]; refuses NaN, junk after the number and
 // numbers past T. Its help reads "min..max" (">= min" when max is T's largest); its error

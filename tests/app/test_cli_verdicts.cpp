@@ -196,6 +196,11 @@ class TestCliVerdicts : public QObject {
     r = cli({QStringLiteral("noise"), QStringLiteral("--from"), run(QStringLiteral("a1")), run(QStringLiteral("small1")), QStringLiteral("--no-store")});
     QCOMPARE(r.rc, 2);
     QVERIFY2(r.all().contains(QStringLiteral("is not a repeat of")), r.describe().constData());
+    // What a try's cluster job runs (--executor slurm-job) is not a noise command's: its runs are the
+    // jobs, so it is refused, not run here as if local.
+    r = cli({QStringLiteral("noise"), QStringLiteral("--runs"), QStringLiteral("2"), QStringLiteral("--executor"), QStringLiteral("slurm-job")});
+    QCOMPARE(r.rc, 2);
+    QVERIFY2(r.all().contains(QStringLiteral("--executor")) && r.all().contains(QStringLiteral("slurm-job not in")), r.describe().constData());
     // An A/A calibration of whole `workbench-cli run` processes.
     r = cli({QStringLiteral("noise"), QStringLiteral("--runs"), QStringLiteral("2"), QStringLiteral("--out"), dir_.filePath(QStringLiteral("aa")),
              QStringLiteral("--set"), QStringLiteral("data.limit_train=512"), QStringLiteral("--set"), QStringLiteral("data.limit_val=256"),
