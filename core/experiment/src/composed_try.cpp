@@ -82,7 +82,7 @@ Config variantRunConfig(const TryOptions& o, uint64_t seed, double target, doubl
 struct VariantPlan {
   double target = 0, resolution = 0, cap_samples = 0;
   int64_t train_samples = 0;
-  bool futile_cap = false;  // each wave's runs stop where they cannot be faster, when before the cap (futileCap)
+  bool futile_cap = false;  // each wave's runs stop where they cannot be faster, when before the cap (waveCap)
   int at_once = 1;  // runs side by side after the first (ComposedOptions::variant_parallel)
   RunMany elsewhere;  // set: those after the first go there (ComposedOptions::variant_runs_on)
 };
