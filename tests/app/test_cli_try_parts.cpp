@@ -171,14 +171,19 @@ class TestCliTryParts : public QObject {
     const json cut = run(tiny(refs, futile, "speedups.precision=bf16-mixed") + QStringList{QStringLiteral("--only-faster")}, &proc);
     QVERIFY2(proc.rc == 0 && cut.is_object(), proc.describe().constData());
     QVERIFY2(proc.err.contains("not at the target by then, it cannot be faster"), proc.describe().constData());
+    // Its first run stops short of the reference's samples (a fifth of the rate: about 0.4-0.5x
+    // them here), not at 3x. The looks stop on the bound it gives, after that run or, where the
+    // run's own start-up was quicker than the composed margin (a loaded host), after the next, each
+    // cut where it can no longer be faster.
     const json& cutLooks = cut["variant_looks"];
     QCOMPARE(cutLooks["cap"].get<std::string>(), std::string("cannot be faster past it"));
     const double referenceSamples = cut["samples"]["reference"]["samples"]["value"].get<double>();
-    QVERIFY2(cutLooks["cap_samples"].get<double>() < referenceSamples, cutLooks.dump().c_str());
-    QCOMPARE(cutLooks["runs"].get<int>(), 1);
-    QCOMPARE(cutLooks["stopped"].get<std::string>(), std::string("cannot be faster"));
-    const json cutRun = readJson(QString::fromStdString(cut["variant_runs"][0].get<std::string>()) + QStringLiteral("/summary.json"));
-    QVERIFY2(cutRun["samples"].get<double>() <= cutLooks["cap_samples"].get<double>() + 32, cutRun.dump().c_str());
+    const json firstCut = readJson(QString::fromStdString(cut["variant_runs"][0].get<std::string>()) + QStringLiteral("/summary.json"));
+    QVERIFY2(firstCut["samples"].get<double>() < referenceSamples, firstCut.dump().c_str());
+    const std::string stopped = cutLooks["stopped"].get<std::string>();
+    QVERIFY2(stopped == "cannot be faster" || stopped == "slower bound", cutLooks.dump().c_str());
+    const json lastCut = readJson(QString::fromStdString(cut["variant_runs"].back().get<std::string>()) + QStringLiteral("/summary.json"));
+    QVERIFY2(lastCut["samples"].get<double>() <= cutLooks["cap_samples"].get<double>() + 32, lastCut.dump().c_str());
     QVERIFY2(cut["estimate"]["to_target"]["point"].get<double>() < 1, cut["estimate"].dump().c_str());
 
     // A second try of the experiment reuses the three reference runs: none runs again.

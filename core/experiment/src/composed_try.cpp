@@ -389,12 +389,19 @@ void replayStops(const TryOptions& o, Inputs& in, const stats::SamplesRule& rule
 }
 
 // For a question that is only "faster?" (futility), the samples past which the look at run k
-// (a wave's first) says "cannot be faster" whatever the run needed: at those samples a run reaching
-// the target would stop the looks (the seeds' scatter counted: stats::VariantLooks), and a run cut
+// (a wave's first) stops the runs without calling the variant faster, whatever the run needed: at
+// those samples a run reaching the target would stop them so (settlesNotFaster; the seeds' scatter
+// counted: stats::VariantLooks), and a run cut
 // there bounds the time to target to under the threshold even were its start-up and evaluations
 // kFutileQuicker times quicker than those composed (the variant's runs before it, else the
-// reference runs', which may have run side by side). `cap` when no point under it is such.
+// reference runs', which may have run side by side). After a run cut so, the looks see a bound and
+// stop on it ("slower bound" too). `cap` when no point under it is such.
 constexpr double kFutileQuicker = 1.25;
+// A look that stops the runs without calling the variant faster ("cannot be faster", a bound below
+// the threshold, clearly slower, negligible); "all runs" is not a stop that settles.
+bool settlesNotFaster(stats::LookStop stop, const stats::TimeToTargetEstimate& e) {
+  return stop != stats::LookStop::Continue && stop != stats::LookStop::AllRuns && e.speedup.verdict != stats::Verdict::Faster;
+}
 double futileSamples(const TryOptions& o, const ComposedOptions& c, Inputs in, const std::vector<stats::TargetRun>& reference,
                      const stats::SamplesRule& rule, double cap, int k) {
   const stats::VariantLooks looks{c.variant_runs, o.policy.min_effect, true};
@@ -411,8 +418,9 @@ double futileSamples(const TryOptions& o, const ComposedOptions& c, Inputs in, c
     cut.variant_startup_s.value /= kFutileQuicker;
     cut.eval_speed.value *= kFutileQuicker;
     const double point = stats::composeTimeToTarget(cut, in.rule).speedup.point;
-    return std::isfinite(point) && point < 1 + std::max(o.policy.min_effect, 0.0) &&
-           looks.stopAfter(k, stats::composeTimeToTarget(parts(samples, true), in.rule)) == stats::LookStop::CannotBeFaster;
+    if (!(std::isfinite(point) && point < 1 + std::max(o.policy.min_effect, 0.0))) return false;
+    const stats::TimeToTargetEstimate reached = stats::composeTimeToTarget(parts(samples, true), in.rule);
+    return settlesNotFaster(looks.stopAfter(k, reached), reached);
   };
   double lo = 0, hi = cap;  // a run cut at lo may still be faster; one cut at hi cannot
   if (!(hi > 0) || !cannotBeFaster(hi)) return cap;
