@@ -61,9 +61,12 @@ bool samplesNeverFewer(const TryOptions& o) {
 
 namespace {
 
+// Whether a variant run's cap sets where it ends: a constant learning rate lets its epochs grow to
+// the cap (a schedule would change with them, so its epochs stay and the cap is the configured length).
+bool capEndsTheRun(const Config& c, int64_t trainSamples) { return c.optim.schedule == "constant" && trainSamples > 0; }
+
 // A variant run to the target: from `seed`, evaluating as often (in samples) as the references,
-// stopping at the target or at the cap; a constant learning rate lets the epochs grow to the cap
-// (a schedule would change with them, so its epochs stay and the cap is the configured length).
+// stopping at the target or at the cap (capEndsTheRun).
 Config variantRunConfig(const TryOptions& o, uint64_t seed, double target, double resolution, double capSamples,
                         int64_t trainSamples) {
   Config c = o.variant;
@@ -72,7 +75,7 @@ Config variantRunConfig(const TryOptions& o, uint64_t seed, double target, doubl
   c.name = o.variant.name + "-to-target-" + std::to_string(seed);
   c.train.stop_at_accuracy = target;
   c.train.eval_every_steps = std::max<int64_t>(1, std::llround(resolution / double(global)));
-  if (c.optim.schedule == "constant" && trainSamples > 0) {
+  if (capEndsTheRun(c, trainSamples)) {
     c.train.epochs = std::max(c.train.epochs, int(std::ceil(capSamples / double(trainSamples))));
     c.train.max_steps = std::max<int64_t>(1, int64_t(std::ceil(capSamples / double(global))));
   }
@@ -391,11 +394,11 @@ void replayStops(const TryOptions& o, Inputs& in, const stats::SamplesRule& rule
 // For a question that is only "faster?" (futility), the samples past which the look at run k
 // (a wave's first) stops the runs without calling the variant faster, whatever the run needed: at
 // those samples a run reaching the target would stop them so (settlesNotFaster; the seeds' scatter
-// counted: stats::VariantLooks), and a run cut
-// there bounds the time to target to under the threshold even were its start-up and evaluations
-// kFutileQuicker times quicker than those composed (the variant's runs before it, else the
-// reference runs', which may have run side by side). After a run cut so, the looks see a bound and
-// stop on it ("slower bound" too). `cap` when no point under it is such.
+// counted: stats::VariantLooks), and a run cut there bounds the time to target to under the
+// threshold even were its start-up and evaluations kFutileQuicker times quicker than those composed
+// (the variant's runs before it, else the reference runs', which may have run side by side). After
+// a run cut so, the looks see a bound and stop on it ("slower bound" too). `cap` when no point
+// under it is such.
 constexpr double kFutileQuicker = 1.25;
 // A look that stops the runs without calling the variant faster ("cannot be faster", a bound below
 // the threshold, clearly slower, negligible); "all runs" is not a stop that settles.
@@ -433,11 +436,8 @@ double futileSamples(const TryOptions& o, const ComposedOptions& c, Inputs in, c
 
 // The cap of the wave from run k: futileSamples when it comes first (said), else the plan's.
 double waveCap(const TryOptions& o, const ComposedOptions& c, const VariantPlan& p, const std::vector<stats::TargetRun>& reference,
-               const Inputs& in, int k, const Hooks& h) {
+               const stats::SamplesRule& rule, const Inputs& in, int k, const Hooks& h) {
   if (!p.futile_cap) return p.cap_samples;
-  stats::SamplesRule rule;
-  rule.min_effect = o.policy.min_effect;
-  rule.resolution = p.resolution;
   const double futile = futileSamples(o, c, in, reference, rule, p.cap_samples, k);
   if (!(futile < p.cap_samples)) return p.cap_samples;
   if (h.log)
@@ -469,7 +469,7 @@ Status lookedAtVariantRuns(const TryOptions& o, const ComposedOptions& c, const 
       std::fprintf(h.log, "the variant's runs %d-%d %s (their samples to target only)\n", k, k + n - 1,
                    p.elsewhere ? "as one job array" : "side by side");
     VariantPlan capped = p;
-    capped.cap_samples = waveCap(o, c, p, reference, in, k, h);
+    capped.cap_samples = waveCap(o, c, p, reference, rule, in, k, h);
     cap = capped.cap_samples;
     auto wave = variantWave(o, capped, h, k - 1, n);
     if (!wave.ok()) return wave.error();
@@ -534,7 +534,7 @@ Status measureSamples(const TryOptions& o, const ComposedOptions& c, Inputs& in,
     p.at_once = c.variant_parallel > 1 ? c.variant_parallel : std::max(1, c.variant_runs - 1);
   }
   if (settledByTheBound(o, c, in, h)) return {};
-  p.futile_cap = c.futility && o.variant.optim.schedule == "constant" && in.train_samples > 0;  // variantRunConfig's cap
+  p.futile_cap = c.futility && capEndsTheRun(o.variant, in.train_samples);
   return lookedAtVariantRuns(o, c, p, reference, in, h);
 }
 
