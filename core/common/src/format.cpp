@@ -74,6 +74,14 @@ std::string fmtFixed(double v, int decimals) {
   return buf;
 }
 
+// An edge past 1000x bounds nothing a person can use (a handful of cut runs with one degree of
+// freedom can put it at 1e30): it reads as unbounded rather than as thirty digits.
+std::string fmtEdge(double x) {
+  if (std::isnan(x)) return "–";
+  if (x >= 1000) return "∞";
+  return fmtFixed(x, x < 100 ? 2 : 0);
+}
+
 std::string fmtSeconds(double s) {
   if (!std::isfinite(s)) return "–";
   if (s < 10) return fmtFixed(s, 2) + " s";

@@ -11,8 +11,6 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-std::string fmt2(double x) { return fmtFixed(x, 2); }
-
 // Welch's degrees of freedom for two variances of means with their own df.
 double satterthwaite(double v1, double df1, double v2, double df2) {
   const double den = (df1 > 0 ? v1 * v1 / df1 : 0) + (df2 > 0 ? v2 * v2 / df2 : 0);
@@ -124,14 +122,14 @@ std::string formatSamples(const SamplesComparison& c) {
   const std::string ratio = fmtSpeedup(c.ratio) + " the samples";
   if (!c.hasInterval()) return ratio + " (1 run each: no interval)";
   if (c.bound == SamplesBound::Exact)
-    return ratio + " [" + fmt2(c.lo) + ", " + fmt2(c.hi) + "]: " + samplesVerdictWord(c.verdict);
+    return ratio + " [" + fmtEdge(c.lo) + ", " + fmtEdge(c.hi) + "]: " + samplesVerdictWord(c.verdict);
   const int cut = c.variant.censored + c.reference.censored;
   const std::string why = " (" + std::to_string(cut) + " of " + std::to_string(c.variant.runs + c.reference.runs) +
                           " runs stopped at the cap before the target)";
   if (c.bound == SamplesBound::AtLeast)
-    return "at least " + ratio + " [≥ " + fmt2(c.lo) + "]" + why + ": " + samplesVerdictWord(c.verdict);
+    return "at least " + ratio + " [≥ " + fmtEdge(c.lo) + "]" + why + ": " + samplesVerdictWord(c.verdict);
   if (c.bound == SamplesBound::AtMost)
-    return "at most " + ratio + " [≤ " + fmt2(c.hi) + "]" + why + ": " + samplesVerdictWord(c.verdict);
+    return "at most " + ratio + " [≤ " + fmtEdge(c.hi) + "]" + why + ": " + samplesVerdictWord(c.verdict);
   return ratio + why + ": " + samplesVerdictWord(c.verdict);
 }
 

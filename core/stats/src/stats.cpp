@@ -78,12 +78,6 @@ std::vector<double> logRatios(const std::vector<double>& num, const std::vector<
 
 std::string runsWord(int n) { return std::to_string(n) + (n == 1 ? " run" : " runs"); }
 
-std::string fmt2(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f", x);
-  return buf;
-}
-
 }  // namespace
 
 double tQuantile975(int df) {
@@ -407,9 +401,9 @@ std::string formatEstimate(const SpeedupEstimate& e) {
   if (!e.hasInterval()) return fmtSpeedup(e.point) + " (" + verdictWord(Verdict::NoInterval) + ")";
   // An interval with no verdict is a bound (runs cut at a cap, or never reaching the target).
   if (e.verdict == Verdict::NoInterval && !(e.lo > 0))
-    return "at most " + fmtSpeedup(e.point) + " [≤ " + fmt2(e.hi) + "] (a bound: no verdict)";
-  if (e.verdict == Verdict::NoInterval) return fmtSpeedup(e.point) + " [" + fmt2(e.lo) + ", " + fmt2(e.hi) + "] (a bound: no verdict)";
-  return fmtSpeedup(e.point) + " [" + fmt2(e.lo) + ", " + fmt2(e.hi) + "] " + verdictWord(e.verdict);
+    return "at most " + fmtSpeedup(e.point) + " [≤ " + fmtEdge(e.hi) + "] (a bound: no verdict)";
+  if (e.verdict == Verdict::NoInterval) return fmtSpeedup(e.point) + " [" + fmtEdge(e.lo) + ", " + fmtEdge(e.hi) + "] (a bound: no verdict)";
+  return fmtSpeedup(e.point) + " [" + fmtEdge(e.lo) + ", " + fmtEdge(e.hi) + "] " + verdictWord(e.verdict);
 }
 
 double median(std::vector<double> v) {

@@ -63,7 +63,7 @@ std::string estimateText(const json& e) {
   if (!e.is_object() || !e.contains("point") || !e["point"].is_number()) return "–";
   std::string s = wb::fmtSpeedup(e["point"].get<double>());
   if (e.contains("lo") && e["lo"].is_number() && e.contains("hi") && e["hi"].is_number())
-    s += " [" + wb::fmtFixed(e["lo"].get<double>(), 2) + ", " + wb::fmtFixed(e["hi"].get<double>(), 2) + "]";
+    s += " [" + wb::fmtEdge(e["lo"].get<double>()) + ", " + wb::fmtEdge(e["hi"].get<double>()) + "]";
   if (e.contains("verdict") && e["verdict"].is_string()) s += " " + e["verdict"].get<std::string>();
   return s;
 }

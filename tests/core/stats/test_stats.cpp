@@ -253,6 +253,12 @@ class TestStats : public QObject {
     // A bound (a composed time to target whose variant runs never reached the target): no "1 run each".
     e.point = 1.09, e.lo = 0, e.hi = 1.29, e.verdict = Verdict::NoInterval;
     QCOMPARE(QString::fromStdString(formatEstimate(e)), QStringLiteral("at most 1.09× [≤ 1.29] (a bound: no verdict)"));
+    // Two runs cut at different caps leave one degree of freedom: an edge of 1e30 reads as unbounded,
+    // one past 100 without decimals, not as thirty digits.
+    e.point = 0.94, e.hi = 5.7e27;
+    QCOMPARE(QString::fromStdString(formatEstimate(e)), QStringLiteral("at most 0.94× [≤ ∞] (a bound: no verdict)"));
+    e.hi = 140.26;
+    QCOMPARE(QString::fromStdString(formatEstimate(e)), QStringLiteral("at most 0.94× [≤ 140] (a bound: no verdict)"));
     e.point = 1.31, e.lo = 1.12, e.hi = 1.52, e.verdict = Verdict::Faster;
     QCOMPARE(QString::fromStdString(formatEstimate(e)), QStringLiteral("1.31× [1.12, 1.52] faster"));
     QVERIFY(emphasise(e));

@@ -31,5 +31,6 @@ std::string fmtBytes(double bytes);          // "312 MiB", "1.42 GiB"
 std::string fmtRate(double perSecond);       // "8123/s", "12.4k/s"
 std::string fmtRatio(double x);              // "0.82×" (memory ratio; same style as speedup)
 std::string fmtFixed(double v, int decimals);
+std::string fmtEdge(double x);               // an interval's edge: "0.93", "140", "∞" (1000 and past)
 
 }  // namespace wb
