@@ -153,7 +153,8 @@ void addByPartsOptions(CLI::App& app, ByPartsOptions& o, const std::string& meas
   app.add_option("--parallel-runs", o.composed.parallel,
                  "by parts: reference runs at once, the cores shared among them (default 1; 0: as many as the\n"
                  "cores hold at one core a process, 1 on a GPU). Their start-up, evaluation time and rate weigh\n"
-                 "the parts of the time to target: side by side they slow each other, so those parts are overstated")
+                 "the parts of the time to target: side by side they slow each other, so those parts come from\n"
+                 "the runs nothing slowed (one left to run alone), or, overstated, from all when none ran so")
       ->type_name("N")->check(inRange(0, 64));
   app.add_option("--variant-parallel", o.composed.variant_parallel,
                  "by parts: a variant's runs to the target at once after its first, which runs alone (its start-up\n"

@@ -46,6 +46,13 @@ json readJson(const QString& file) {
   return json::parse(f.readAll().toStdString(), nullptr, false);
 }
 
+// The part of a composed time to target called `name` (try.json's composed.parts), else null.
+json partNamed(const json& parts, const std::string& name) {
+  for (const auto& p : parts)
+    if (p.value("name", std::string()) == name) return p;
+  return json();
+}
+
 bool writeJson(const QString& file, const json& doc) {
   QFile f(file);
   return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(QByteArray::fromStdString(doc.dump(2))) > 0;
@@ -129,10 +136,23 @@ class TestCliTryParts : public QObject {
     // each (up to the three asked for), the cores shared among them.
     const int cores = std::max(1, int(std::thread::hardware_concurrency())), atOnce = std::min(cores, 3);
     const QString refRuns = QString::fromStdString(doc["references"]["dir"].get<std::string>()) + QStringLiteral("/runs/");
+    // The baseline's start-up weighs only the reference runs no other process slowed (side by side,
+    // each slows the other), as the variant's first run runs alone: all of them when none ran so.
+    std::vector<double> quiet, all;
     for (const QString& seed : QDir(refRuns).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
       const json config = readJson(refRuns + seed + QStringLiteral("/config.json"));
       QCOMPARE(config["train"]["threads"].get<int>(), atOnce > 1 ? std::max(1, cores / atOnce) : 0);
+      const json summary = readJson(refRuns + seed + QStringLiteral("/summary.json"));
+      all.push_back(summary["time_to_first_step_s"].get<double>());
+      if (!summary.value("cpu", json::object()).value("contended", false)) quiet.push_back(all.back());
     }
+    const std::vector<double>& timed = quiet.empty() ? all : quiet;
+    QCOMPARE(doc["references"]["timed"].get<size_t>(), timed.size());
+    double logSum = 0;
+    for (double t : timed) logSum += std::log(t);
+    const json startup = partNamed(doc["composed"]["parts"], "start-up (baseline)");
+    QVERIFY2(startup.is_object(), doc["composed"].dump().c_str());
+    QVERIFY2(std::abs(startup["point"].get<double>() / std::exp(logSum / double(timed.size())) - 1) < 1e-6, startup.dump().c_str());
     // --variant-parallel 2: the variant's first run ran alone (its start-up and evaluation time are the
     // variant's), then the second and third side by side, looked at in seed order; a run past the
     // look that settled it is kept but not counted.
