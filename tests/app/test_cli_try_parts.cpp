@@ -415,6 +415,27 @@ class TestCliTryParts : public QObject {
     QVERIFY2(bound["estimate"]["to_target"]["hi"].get<double>() < 1.0, bound["estimate"].dump().c_str());
   }
 
+  // Reference runs side by side (--parallel-runs 0) share the cores: a run left at train.threads 0
+  // gets its share. The variant's runs take the same threads, its first too though it runs alone, so
+  // that its start-up and evaluations are timed as those they are weighed against (not on all cores).
+  void aVariantRunTakesTheReferenceRunsThreads() {
+    QTemporaryDir root;
+    QStringList args = tiny(root.filePath(QStringLiteral("refs")), root.filePath(QStringLiteral("lr")), "optim.lr=0.1");
+    args << QStringLiteral("--set") << QStringLiteral("train.threads=0") << QStringLiteral("--set") << QStringLiteral("data.limit_train=1024")
+         << QStringLiteral("--parallel-runs") << QStringLiteral("0") << QStringLiteral("--variant-runs") << QStringLiteral("2");
+    wb::test::ProcResult proc;
+    const json doc = run(args, &proc);
+    QVERIFY2(proc.rc == 0 && doc.is_object(), proc.describe().constData());
+    const int cores = std::max(1, int(std::thread::hardware_concurrency())), atOnce = std::min(cores, 3);
+    const int shared = atOnce > 1 ? std::max(1, cores / atOnce) : 0;
+    const QString refRuns = QString::fromStdString(doc["references"]["dir"].get<std::string>()) + QStringLiteral("/runs/");
+    for (const QString& seed : QDir(refRuns).entryList(QDir::Dirs | QDir::NoDotAndDotDot))
+      QCOMPARE(readJson(refRuns + seed + QStringLiteral("/config.json"))["train"]["threads"].get<int>(), shared);
+    QVERIFY2(!doc["variant_runs"].empty(), doc.dump().c_str());
+    for (const auto& dir : doc["variant_runs"])
+      QCOMPARE(readJson(QString::fromStdString(dir.get<std::string>()) + QStringLiteral("/config.json"))["train"]["threads"].get<int>(), shared);
+  }
+
   void aChangeThatCannotSwitchInOneProcessUsesWholeRuns() {
     QTemporaryDir root;
     QStringList args = tiny(root.filePath(QStringLiteral("refs")), root.filePath(QStringLiteral("mlp")), "model.name=mlp");

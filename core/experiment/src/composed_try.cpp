@@ -65,30 +65,31 @@ namespace {
 // the cap (a schedule would change with them, so its epochs stay and the cap is the configured length).
 bool capEndsTheRun(const Config& c, int64_t trainSamples) { return c.optim.schedule == "constant" && trainSamples > 0; }
 
-// A variant run to the target: from `seed`, evaluating as often (in samples) as the references,
-// stopping at the target or at the cap (capEndsTheRun).
-Config variantRunConfig(const TryOptions& o, uint64_t seed, double target, double resolution, double capSamples,
-                        int64_t trainSamples) {
-  Config c = o.variant;
-  const int64_t global = samplesPerStep(c);
-  c.seed = seed;
-  c.name = o.variant.name + "-to-target-" + std::to_string(seed);
-  c.train.stop_at_accuracy = target;
-  c.train.eval_every_steps = std::max<int64_t>(1, std::llround(resolution / double(global)));
-  if (capEndsTheRun(c, trainSamples)) {
-    c.train.epochs = std::max(c.train.epochs, int(std::ceil(capSamples / double(trainSamples))));
-    c.train.max_steps = std::max<int64_t>(1, int64_t(std::ceil(capSamples / double(global))));
-  }
-  return c;
-}
-
 struct VariantPlan {
   double target = 0, resolution = 0, cap_samples = 0;
   int64_t train_samples = 0;
   bool futile_cap = false;  // each wave's runs stop where they cannot be faster, when before the cap (waveCap)
   int at_once = 1;  // runs side by side after the first (ComposedOptions::variant_parallel)
   RunMany elsewhere;  // set: those after the first go there (ComposedOptions::variant_runs_on)
+  int threads = 0;    // the reference runs' train.threads when they shared the cores (referenceThreads)
 };
+
+// A variant run to the target: from `seed`, evaluating as often (in samples) as the references,
+// stopping at the target or at the cap (capEndsTheRun), on as many threads as they had.
+Config variantRunConfig(const TryOptions& o, uint64_t seed, const VariantPlan& p) {
+  Config c = o.variant;
+  const int64_t global = samplesPerStep(c);
+  c.seed = seed;
+  c.name = o.variant.name + "-to-target-" + std::to_string(seed);
+  c.train.stop_at_accuracy = p.target;
+  c.train.eval_every_steps = std::max<int64_t>(1, std::llround(p.resolution / double(global)));
+  if (c.train.threads == 0) c.train.threads = p.threads;
+  if (capEndsTheRun(c, p.train_samples)) {
+    c.train.epochs = std::max(c.train.epochs, int(std::ceil(p.cap_samples / double(p.train_samples))));
+    c.train.max_steps = std::max<int64_t>(1, int64_t(std::ceil(p.cap_samples / double(global))));
+  }
+  return c;
+}
 
 // The variant's run from the references' `index`th seed: kept when it finished (in its folder, or
 // in <folder>.rerun, where a cluster's array reran a task Slurm ended), else the folder it runs in
@@ -121,7 +122,7 @@ Result<records::RunRecord> variantRun(const TryOptions& o, const VariantPlan& p,
   const uint64_t seed = slot.seed;
   const fs::path& dir = slot.dir;
   if (h.log) std::fprintf(h.log, "variant run to the target, seed %llu -> %s\n", (unsigned long long)seed, dir.c_str());
-  Config c = variantRunConfig(o, seed, p.target, p.resolution, p.cap_samples, p.train_samples);
+  Config c = variantRunConfig(o, seed, p);
   if (shared) c = sharingTheCores(c, p.at_once);
   auto out = launchOne(c, dir, UserCommand{}, h.cli_path, "the variant, seed " + std::to_string(seed));
   if (!out.ok()) return out.error();
@@ -140,7 +141,7 @@ Result<std::vector<records::RunRecord>> variantsElsewhere(const TryOptions& o, c
     const VariantSlot& s = slots.back();
     if (s.kept) continue;
     if (h.log) std::fprintf(h.log, "variant run to the target, seed %llu -> %s (a task of the array)\n", (unsigned long long)s.seed, s.dir.c_str());
-    todo.push_back({variantRunConfig(o, s.seed, p.target, p.resolution, p.cap_samples, p.train_samples), s.dir,
+    todo.push_back({variantRunConfig(o, s.seed, p), s.dir,
                     "the variant, seed " + std::to_string(s.seed)});
   }
   auto ends = todo.empty() ? Result<std::vector<ConfigRunEnd>>(std::vector<ConfigRunEnd>{}) : p.elsewhere(todo);
@@ -348,6 +349,15 @@ std::vector<records::RunRecord> quietRuns(const std::vector<records::RunRecord>&
   return quiet;
 }
 
+// The reference runs' train.threads when they shared the cores (sharingTheCores set it), else 0:
+// the variant's runs take the same, so that its first run, alone, starts and evaluates on as many
+// threads as the reference runs it is weighed against (not on all the cores, 2 against 1 here).
+int referenceThreads(const std::vector<records::RunRecord>& runs) {
+  if (runs.empty()) return 0;
+  const json train = runs.front().config.value("train", json::object());
+  return train.is_object() ? train.value("threads", 0) : 0;
+}
+
 // The reference runs this try uses: run (to `composed.reference_runs`) when the math changes;
 // when it keeps the math, only those the experiment already has (none: training time only).
 Result<std::optional<ReferenceRuns>> referencesFor(const TryOptions& o, const ComposedOptions& c, const Inputs& in,
@@ -546,6 +556,7 @@ Status measureSamples(const TryOptions& o, const ComposedOptions& c, Inputs& in,
   p.resolution = in.refs->resolution;
   p.cap_samples = c.cap * geometricMean(reached);
   p.train_samples = in.train_samples;
+  p.threads = referenceThreads(in.refs->runs);
   p.at_once = c.variant_parallel > 0 ? c.variant_parallel : referenceParallel(o.variant, in.math.device == "cpu", c.variant_runs);
   if (c.variant_runs_on && c.variant_parallel != 1) {  // a cluster's array: the rest at once (or N), as many as it gives
     p.elsewhere = c.variant_runs_on(o.out / proto::kClusterArrayFolder);
