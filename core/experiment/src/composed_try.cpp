@@ -338,10 +338,11 @@ namespace {
 // none ran so (a busy machine, or each beside another: --parallel-runs). Side by side on this
 // host's 2 cores, lenet's start-up took 1.88 s against 1.67 s alone: the baseline's would be
 // overstated, and any variant faster to the target by about 2.5 % of a one-epoch run.
+bool slowedByOthers(const records::RunRecord& run) { return compare::computeMetrics(run, std::nullopt).contention.contended; }
 std::vector<records::RunRecord> quietRuns(const std::vector<records::RunRecord>& runs, const Hooks& h) {
   std::vector<records::RunRecord> quiet;
   for (const auto& r : runs)
-    if (!compare::computeMetrics(r, std::nullopt).contention.contended) quiet.push_back(r);
+    if (!slowedByOthers(r)) quiet.push_back(r);
   if (quiet.empty() || quiet.size() == runs.size()) return runs;
   if (h.log)
     std::fprintf(h.log, "the baseline's start-up, evaluation time and rate: from the %zu of %zu reference runs no other process slowed\n",
@@ -575,13 +576,15 @@ json dirsOf(const std::vector<records::RunRecord>& runs) {
 
 // The reference runs, with their seed spread at the target and the runs a 5 % change in samples to
 // target would need (80 % power, the variant as many runs): what a user needs to size the next try;
-// `timed`: how many of them weigh the start-up, evaluation and rate (quietRuns).
+// `timed`: how many of them weigh the start-up, evaluation and rate (quietRuns); `slowed`: how many
+// another process slowed.
 json referencesJson(const std::optional<ReferenceRuns>& refs, size_t timed, std::optional<double> target) {
   if (!refs) return json();
   const double spread = target ? stats::seedSpread(targetRuns(refs->runs, *target)) : NAN;
   const int needed = std::isfinite(spread) ? stats::runsToDetect(spread, 0.05, 0.8) : 0;
+  const auto slowed = std::count_if(refs->runs.begin(), refs->runs.end(), slowedByOthers);
   return {{"dir", refs->dir.string()}, {"key", refs->key}, {"runs", dirsOf(refs->runs)}, {"reused", refs->reused},
-          {"ran", refs->ran}, {"timed", timed}, {"resolution", refs->resolution}, {"eval_every_steps", refs->eval_every_steps},
+          {"ran", refs->ran}, {"timed", timed}, {"slowed", slowed}, {"resolution", refs->resolution}, {"eval_every_steps", refs->eval_every_steps},
           {"seed_spread", std::isfinite(spread) ? json(spread) : json()}, {"runs_for_5pct", needed > 0 ? json(needed) : json()}};
 }
 

@@ -59,6 +59,19 @@ std::string contendedThroughputNote(const json& throughput) {
          advice::busyMachineRemedy(busy);
 }
 
+// Which reference runs weighed the baseline's start-up, evaluation time and rate (quietRuns), and
+// when every one ran beside another process, what that does to the answer and what to do.
+std::string referencesTimingNote(const json& refs) {
+  const size_t runs = refs.value("runs", json::array()).size(), timed = refs.value("timed", runs);
+  if (runs > 0 && refs.value("slowed", size_t{0}) == runs)
+    return " Every one ran beside another process (side by side, or on a busy machine): the baseline's start-up, evaluation "
+           "time and rate are overstated, which favours the variant; make them again one at a time on a quiet machine "
+           "(--parallel-runs 1, a new --references folder).";
+  if (timed < runs)
+    return " The baseline's start-up, evaluation time and rate: from the " + std::to_string(timed) + " of them no other process slowed.";
+  return "";
+}
+
 std::string referencesNote(const json& refs, bool evaluation) {
   if (!refs.is_object())
     return evaluation ? "No reference runs of this experiment yet: the time is the training steps' and the evaluations' over "
@@ -73,7 +86,7 @@ std::string referencesNote(const json& refs, bool evaluation) {
                   : std::string());
   return "Reference runs: " + std::to_string(refs.value("runs", json::array()).size()) + " of the baseline (" +
          std::to_string(refs.value("reused", 0)) + " reused, " + std::to_string(refs.value("ran", 0)) + " run now) in " +
-         refs.value("dir", std::string()) + spread + ".";
+         refs.value("dir", std::string()) + spread + "." + referencesTimingNote(refs);
 }
 
 }  // namespace
