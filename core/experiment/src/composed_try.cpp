@@ -243,6 +243,31 @@ double geometricMean(const std::vector<double>& xs) {
   return xs.empty() ? NAN : std::exp(s / double(xs.size()));
 }
 
+// The baseline's start-up, evaluation time and rate, from the reference runs no other process slowed
+// (compare::Contention), as the variant's first run runs alone; from all of them when none ran so (a
+// busy machine, or each beside another: --parallel-runs). Side by side on this host's 2 cores,
+// lenet's start-up took 1.88 s against 1.67 s alone: the baseline's would be overstated, and any
+// variant faster to the target by about 2.5 % of a one-epoch run. One quiet run borrows all's spread.
+struct BaselineTiming {
+  stats::LogEstimate startup, rate, eval;
+  size_t timed = 0, slowed = 0;  // the reference runs they come from; those another process slowed
+};
+BaselineTiming baselineTiming(const std::vector<records::RunRecord>& runs, const Hooks& h) {
+  BaselineTiming t;
+  std::vector<records::RunRecord> quiet;
+  for (const auto& r : runs)
+    if (!compare::computeMetrics(r, std::nullopt).contention.contended) quiet.push_back(r);
+  t.slowed = runs.size() - quiet.size();
+  const auto& timed = quiet.empty() ? runs : quiet;
+  t.timed = timed.size();
+  const auto estimate = [&](auto pick) { return variantOrBorrowed(perRun(timed, pick), stats::logEstimateOfRuns(perRun(runs, pick))); };
+  t.startup = estimate(startupOf), t.rate = estimate(rateOf), t.eval = estimate(evalOf);
+  if (h.log && t.timed < runs.size())
+    std::fprintf(h.log, "the baseline's start-up, evaluation time and rate: from the %zu of %zu reference runs no other process slowed\n",
+                 t.timed, runs.size());
+  return t;
+}
+
 struct Inputs {
   Changes changes;
   records::MathCheckRecord math;
@@ -251,7 +276,7 @@ struct Inputs {
   bool keeps = true;
   int64_t train_samples = 0;
   std::optional<ReferenceRuns> refs;
-  std::vector<records::RunRecord> timing_refs;  // those whose start-up, evaluation and rate count (quietRuns)
+  BaselineTiming baseline;  // from the reference runs (baselineTiming), once
   std::optional<double> target;
   std::vector<records::RunRecord> variant;
   size_t timed_variant_runs = SIZE_MAX;  // those whose start-up and evaluation count: the first, when the others ran side by side
@@ -306,11 +331,10 @@ stats::TimeToTargetParts partsOf(const TryOptions& o, const Inputs& in) {
     return p;
   }
   const auto& refs = in.refs->runs;
-  const auto quiet = [&](auto pick) { return variantOrBorrowed(perRun(in.timing_refs, pick), stats::logEstimateOfRuns(perRun(refs, pick))); };
-  p.baseline_startup_s = quiet(startupOf);
+  p.baseline_startup_s = in.baseline.startup;
   p.variant_startup_s = p.baseline_startup_s;
-  p.baseline_train_samples_per_s = quiet(rateOf);
-  p.baseline_eval_s = quiet(evalOf);
+  p.baseline_train_samples_per_s = in.baseline.rate;
+  p.baseline_eval_s = in.baseline.eval;
   evaluationParts(in, p, true);
   if ((in.keeps && in.replay.is_null()) || in.replay_after_target) {
     p.keepMath(stats::summariseRuns(targetRuns(refs, *in.target), in.refs->resolution).samples);
@@ -332,23 +356,6 @@ stats::TimeToTargetParts partsOf(const TryOptions& o, const Inputs& in) {
 }  // namespace
 
 namespace {
-
-// The reference runs whose start-up, evaluation time and rate weigh the parts: those no other
-// process slowed (compare::Contention), as the variant's first run runs alone; all of them when
-// none ran so (a busy machine, or each beside another: --parallel-runs). Side by side on this
-// host's 2 cores, lenet's start-up took 1.88 s against 1.67 s alone: the baseline's would be
-// overstated, and any variant faster to the target by about 2.5 % of a one-epoch run.
-bool slowedByOthers(const records::RunRecord& run) { return compare::computeMetrics(run, std::nullopt).contention.contended; }
-std::vector<records::RunRecord> quietRuns(const std::vector<records::RunRecord>& runs, const Hooks& h) {
-  std::vector<records::RunRecord> quiet;
-  for (const auto& r : runs)
-    if (!slowedByOthers(r)) quiet.push_back(r);
-  if (quiet.empty() || quiet.size() == runs.size()) return runs;
-  if (h.log)
-    std::fprintf(h.log, "the baseline's start-up, evaluation time and rate: from the %zu of %zu reference runs no other process slowed\n",
-                 quiet.size(), runs.size());
-  return quiet;
-}
 
 // The reference runs' train.threads when they shared the cores (sharingTheCores set it), else 0:
 // the variant's runs take the same, so that its first run, alone, starts and evaluates on as many
@@ -576,15 +583,13 @@ json dirsOf(const std::vector<records::RunRecord>& runs) {
 
 // The reference runs, with their seed spread at the target and the runs a 5 % change in samples to
 // target would need (80 % power, the variant as many runs): what a user needs to size the next try;
-// `timed`: how many of them weigh the start-up, evaluation and rate (quietRuns); `slowed`: how many
-// another process slowed.
-json referencesJson(const std::optional<ReferenceRuns>& refs, size_t timed, std::optional<double> target) {
+// which of them weigh the start-up, evaluation and rate, and how many another process slowed.
+json referencesJson(const std::optional<ReferenceRuns>& refs, const BaselineTiming& timing, std::optional<double> target) {
   if (!refs) return json();
   const double spread = target ? stats::seedSpread(targetRuns(refs->runs, *target)) : NAN;
   const int needed = std::isfinite(spread) ? stats::runsToDetect(spread, 0.05, 0.8) : 0;
-  const auto slowed = std::count_if(refs->runs.begin(), refs->runs.end(), slowedByOthers);
   return {{"dir", refs->dir.string()}, {"key", refs->key}, {"runs", dirsOf(refs->runs)}, {"reused", refs->reused},
-          {"ran", refs->ran}, {"timed", timed}, {"slowed", slowed}, {"resolution", refs->resolution}, {"eval_every_steps", refs->eval_every_steps},
+          {"ran", refs->ran}, {"timed", timing.timed}, {"slowed", timing.slowed}, {"resolution", refs->resolution}, {"eval_every_steps", refs->eval_every_steps},
           {"seed_spread", std::isfinite(spread) ? json(spread) : json()}, {"runs_for_5pct", needed > 0 ? json(needed) : json()}};
 }
 
@@ -599,7 +604,7 @@ proto::TryRecord composedRecord(const TryOptions& o, const Inputs& in, const sta
   r.samples = in.keeps || !in.refs     ? json()
               : in.samples_assumed      ? json{{"assumed", "at least the baseline's (a larger global batch)"}}
                                         : stats::samplesComparisonJson(in.samples);
-  r.references = referencesJson(in.refs, in.timing_refs.size(), in.target);
+  r.references = referencesJson(in.refs, in.baseline, in.target);
   for (const auto& run : in.variant) r.variant_runs.push_back(run.dir);
   r.variant_looks = in.looks;
   r.composed = stats::timeToTargetJson(e);
@@ -636,7 +641,7 @@ Result<Inputs> measureAll(const TryOptions& o, const ComposedOptions& c, const H
   auto refs = referencesFor(o, c, in, h);
   if (!refs.ok()) return refs.error();
   in.refs = std::move(*refs);
-  if (in.refs) in.timing_refs = quietRuns(in.refs->runs, h);
+  if (in.refs) in.baseline = baselineTiming(in.refs->runs, h);
   if (!in.keeps && !in.refs)
     return makeError(Errc::InvalidConfig, "the variant changes the training's math (" + in.math.verdict +
                                               ") and --reference-runs is 0: its samples to target need runs; give --reference-runs 5");
