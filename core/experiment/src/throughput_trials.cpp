@@ -96,6 +96,9 @@ Result<records::SpeedRecord> measureTrials(const TrialsOptions& o, const Hooks& 
   s.variant_rates = ratesOf(v.variants, v);
   s.estimate = e;
   s.contended = v.countedPairs() == 0;
+  s.pairs_run = int(v.pairs.size());
+  s.settled = v.settled;
+  if (const int aside = v.countedPairs() - v.usablePairs(); aside > 0) s.set_aside = aside;
   s.variant_startup_s = perCounted(v.variants, v, [](const compare::RunMetrics& m) { return m.time_to_first_step_s; });
   if (o.evaluation) {
     s.evaluations_per_trial = kEvalTrialEvaluations;

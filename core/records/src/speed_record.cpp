@@ -35,7 +35,7 @@ WB_FIELDS(SpeedRecord) {
   f("contended", e.contended), f("cannot_be_faster", e.cannot_be_faster), f("total_s", e.total_s);
   f("baseline_eval_s", e.baseline_eval_s), f("variant_eval_s", e.variant_eval_s);
   f("baseline_train_rates", e.baseline_train_rates);
-  f("variant_startup_s", e.variant_startup_s);
+  f("variant_startup_s", e.variant_startup_s), f("pairs_run", e.pairs_run), f("settled", e.settled);
   if (e.kind == "evaluation segments") f("passes_per_segment", proto::derived(e.steps_per_segment.value_or(0)));
 }
 

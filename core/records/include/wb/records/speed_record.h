@@ -31,7 +31,7 @@ struct SpeedRecord {
   nlohmann::json variant_first;          // per round: the variant's segment came first (booleans)
   std::optional<stats::RoundsNoise> noise;      // the rounds' own (written with its band)
   std::optional<double> other_cores;     // the most another process used during a segment
-  std::optional<int> set_aside;          // rounds whose segments were not slowed alike
+  std::optional<int> set_aside;          // segments: rounds not slowed alike; trials: pairs the host speed check set aside
   std::optional<double> load_resolution_cores;  // how far a round's load readings could be off
   nlohmann::json busiest_others;         // with rounds set aside: who took the CPU (proto::toJson)
   std::optional<bool> cannot_be_faster;  // the rounds stopped once it could not be shown faster
@@ -40,6 +40,8 @@ struct SpeedRecord {
   std::optional<int64_t> steps_per_trial;
   std::optional<int> evaluations_per_trial;
   std::optional<std::vector<double>> variant_startup_s;  // the variant's trials: process start to first step
+  std::optional<int> pairs_run;          // every pair the trials ran, counted or not (rounds: the counted)
+  std::optional<std::string> settled;    // why no more pairs ran: "clear", "max pairs", "fixed" (the runner's word)
   // The evaluation's (evaluation segments and trials): one evaluation's seconds per round or pair,
   // and (segments) the baseline's train samples/s from its warm-up, to weigh the evaluations.
   std::optional<std::vector<double>> baseline_eval_s, variant_eval_s, baseline_train_rates;
