@@ -118,7 +118,10 @@ int noiseCommand(const NoiseOptions& o) {
                              std::to_string(runs->size()) + " runs of " + runs->front().name;
   auto noise = compare::noiseFromRepeats(*runs, source);
   if (!noise) {
-    std::fprintf(stderr, "workbench-cli noise: fewer than 2 of the runs finished uncontended: no spread to measure\n");
+    std::fprintf(stderr,
+                 "workbench-cli noise: fewer than 2 of the runs finished uncontended: no spread to measure.\n"
+                 "  Not counted: %s.\n  Run the repeats again while nothing else runs on this machine.\n",
+                 compare::unusableRepeats(*runs).c_str());
     return 1;
   }
   const auto acc = compare::accuracySpreadOfRepeats(*runs, source);

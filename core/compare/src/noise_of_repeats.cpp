@@ -21,6 +21,18 @@ bool cleanRepeat(const RunRecord& run, const RunMetrics& m) {
 
 }  // namespace
 
+std::string unusableRepeats(const std::vector<RunRecord>& repeats) {
+  std::string out;
+  for (const auto& run : repeats) {
+    const RunMetrics m = computeMetrics(run, std::nullopt);
+    if (cleanRepeat(run, m)) continue;
+    const std::string why = m.contention.contended ? (m.contention.note.empty() ? "measured under load" : m.contention.note)
+                                                   : (run.status.empty() ? "unfinished" : run.status);
+    out += (out.empty() ? "" : "; ") + (run.id.empty() ? run.dir : run.id) + " (" + why + ")";
+  }
+  return out;
+}
+
 std::optional<AccuracySpread> accuracySpreadOfRepeats(const std::vector<RunRecord>& repeats, const std::string& source) {
   std::vector<double> best;
   for (const auto& run : repeats) {
