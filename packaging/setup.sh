@@ -17,6 +17,12 @@ PKGS=(
   # The Python recorder's tests run a plain PyTorch loop (tests/app/python); the recorder itself
   # needs only python3. Lightning is not packaged in Debian 12: its callback's test skips.
   python3 python3-torch
+  # The recorder's wheel is built offline (pip wheel --no-build-isolation) and installed into a
+  # fresh venv by its test.
+  python3-setuptools python3-wheel python3-pip python3-venv
+  # `export --format tensorboard` encodes TensorBoard's event files with libprotobuf (messages
+  # compiled by protoc); its test reads them back with python3-protobuf.
+  libprotobuf-dev protobuf-compiler python3-protobuf
   desktop-file-utils appstream dpkg-dev file
   help2man librsvg2-bin
   # A real single-node Slurm cluster for the srun / sbatch tests (packaging/slurm-local.sh starts

@@ -63,11 +63,12 @@ void addCompare(CLI::App& cli, Commands& out) {
   out.push_back({compare, [o] { return compareCommand(*o); }});
 }
 
-void addComparisonOptions(CLI::App& app, std::string& baseline, std::string& targetAcc) {
-  app.add_option("--baseline", baseline, "the run the others are measured against")
+CLI::Option* addComparisonOptions(CLI::App& app, std::string& baseline, std::string& targetAcc) {
+  CLI::Option* option = app.add_option("--baseline", baseline, "the run the others are measured against")
       ->type_name("DIR")->required();
   app.add_option("--target-acc", targetAcc, "target val accuracy: 0.85, 85 or 85% (default: the baseline's best)")
       ->type_name("X")->check(checkedBy([](const std::string& t) { return statusOf(compare::parseTargetAccuracy(t)); }, ""));
+  return option;
 }
 
 void addMinEffectOption(CLI::App& app, double& minEffect) {

@@ -22,8 +22,9 @@ void addProbe(CLI::App& cli, Commands& out);         // probe workers: the loade
 void addNoise(CLI::App& cli, Commands& out);         // noise: this host's run-to-run spread (A/A), stored
 void addTune(CLI::App& cli, Commands& out);          // tune (and tune batch): the fastest configuration; cmd_tune.cpp
 
-// compare's and export's --baseline DIR (required) and --target-acc X (cmd_compare.cpp).
-void addComparisonOptions(CLI::App& app, std::string& baseline, std::string& targetAcc);
+// compare's and export's --baseline DIR (required) and --target-acc X (cmd_compare.cpp); returns
+// --baseline, for a command that can do without it (export --format tensorboard).
+CLI::Option* addComparisonOptions(CLI::App& app, std::string& baseline, std::string& targetAcc);
 // --min-effect F: the verdicts' practical threshold (compare, export, try, ladder).
 void addMinEffectOption(CLI::App& app, double& minEffect);
 

@@ -195,6 +195,11 @@ class TestDebPackage : public QObject {
     for (const char* py : {"__init__.py", "recorder.py", "schema.py", "lightning.py"})
       QTest::newRow(py) << QStringLiteral("usr/lib/python3/dist-packages/workbench_recorder/") + QLatin1String(py)
                         << src + QStringLiteral("app/python/workbench_recorder/") + QLatin1String(py);
+    // ... and its wheel, for `pip install` into a user's own venv.
+    const QString wheel = QStringLiteral(WB_RECORDER_WHEEL);
+    if (!wheel.isEmpty())
+      QTest::newRow("recorder wheel") << QStringLiteral("usr/share/" WB_PACKAGE_NAME "/python/") + QFileInfo(wheel).fileName()
+                                      << wheel;
     if (QFile::exists(src + QStringLiteral("README.md")))
       QTest::newRow("README") << QStringLiteral("usr/share/doc/" WB_PACKAGE_NAME "/README.md") << src + QStringLiteral("README.md");
     if (!WB_HAVE_GUI) return;

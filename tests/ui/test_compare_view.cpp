@@ -268,6 +268,38 @@ class TestCompareView : public QObject {
     QCOMPARE(view.table()->rowCount(), 2);
     QCOMPARE(bestAccOf(view, 1), QStringLiteral("90.00 %"));
   }
+
+  // Export… offers TensorBoard: the baseline and the ticked runs, a folder of event files each.
+  void exportsRunsForTensorBoard() {
+    auto root = t::scratchRoot();
+    RunsModel model;
+    const QString baseDir = t::writeRunDir(root.path(), QStringLiteral("base"), QStringLiteral("exp"), t::eventsReaching(0.8),
+                                           QStringLiteral("ok"));
+    const QString runDir = t::writeRunDir(root.path(), QStringLiteral("other"), QStringLiteral("exp"), t::eventsReaching(0.85),
+                                          QStringLiteral("ok"));
+    Run* base = Run::fromDirectory(baseDir);
+    Run* run = Run::fromDirectory(runDir);
+    Run* unticked = Run::fromDirectory(t::writeRunDir(root.path(), QStringLiteral("unticked"), QStringLiteral("exp"),
+                                                      t::eventsReaching(0.7), QStringLiteral("ok")));
+    model.addRun(base), model.addRun(run), model.addRun(unticked);
+    CompareView view(&model);
+    QString error;
+    QVERIFY(!view.exportTensorBoard(root.filePath(QStringLiteral("tb")), &error));  // no baseline yet
+    QVERIFY2(error.contains(QStringLiteral("set a baseline")), qPrintable(error));
+    model.setBaseline(base);
+    model.setShown(run, true);
+    QVERIFY2(view.exportTensorBoard(root.filePath(QStringLiteral("tb")), &error), qPrintable(error));
+    QCOMPARE(QDir(root.filePath(QStringLiteral("tb"))).entryList(QDir::Dirs | QDir::NoDotAndDotDot),
+             QStringList({QStringLiteral("base"), QStringLiteral("other")}));
+    for (const char* name : {"base", "other"}) {
+      const QStringList files = QDir(root.filePath(QStringLiteral("tb/") + QLatin1String(name)))
+                                    .entryList({QStringLiteral("events.out.tfevents.*")}, QDir::Files);
+      QCOMPARE(files.size(), 1);
+    }
+    // Again into the same folder: refused, in words, nothing overwritten.
+    QVERIFY(!view.exportTensorBoard(root.filePath(QStringLiteral("tb")), &error));
+    QVERIFY2(error.contains(QStringLiteral("already holds TensorBoard event files")), qPrintable(error));
+  }
 };
 
 QTEST_MAIN(TestCompareView)

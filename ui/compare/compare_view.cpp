@@ -31,6 +31,7 @@
 #include "wb/probe/record.h"
 #include "wb/advice/busy_machine.h"
 #include "wb/report/export.h"
+#include "wb/report/tensorboard.h"
 
 namespace wb::ui {
 
@@ -310,6 +311,21 @@ bool CompareView::exportTo(const QString& path, QString* error) const {
   return writeReportOrChart(path, *report_, *chart_, error);
 }
 
+bool CompareView::exportTensorBoard(const QString& folder, QString* error) const {
+  std::vector<std::string> dirs;
+  Run* base = model_->baseline();
+  if (base && !base->runDir().isEmpty()) dirs.push_back(QFile::encodeName(base->runDir()).toStdString());
+  for (Run* run : model_->shownRuns())
+    if (run != base && !run->runDir().isEmpty()) dirs.push_back(QFile::encodeName(run->runDir()).toStdString());
+  if (dirs.empty()) {
+    if (error) *error = QStringLiteral("Nothing to export yet: set a baseline and tick runs.");
+    return false;
+  }
+  auto written = wb::report::writeTensorBoard(dirs, QFile::encodeName(folder).toStdString());
+  if (!written.ok() && error) *error = qs(written.error().message);
+  return written.ok();
+}
+
 void CompareView::exportDialog() {
   if (dirty_) refreshNow();
   if (!canExport()) {
@@ -318,7 +334,8 @@ void CompareView::exportDialog() {
     return;
   }
   const QString path = exportWithDialog(this, QStringLiteral("Export comparison"), exportStartPath(),
-                                        [this](const QString& to, QString* error) { return exportTo(to, error); });
+                                        [this](const QString& to, QString* error) { return exportTo(to, error); },
+                                        [this](const QString& to, QString* error) { return exportTensorBoard(to, error); });
   if (path.isEmpty()) return;
   summary_->setText(QStringLiteral("Wrote ") + path);
   lastExportDir_ = QFileInfo(path).absolutePath();

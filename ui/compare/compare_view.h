@@ -5,7 +5,8 @@
 // and its ratio, epochs, fp16 skipped steps, status, what differs from the baseline; a row
 // measured under CPU contention carries a warning and "contended" instead of its speedups), a
 // speedup bar chart (each run's speedup to the target), the advisor's verdicts, the early-stopping
-// what-if, and export (md, csv, tex, json, html; the chart as png, svg, pdf). Its Target and
+// what-if, and export (md, csv, tex, json, html; the chart as png, svg, pdf; the runs as
+// TensorBoard event files). Its Target and
 // Effect ≥ are also what the Experiments tab's ladder and search measure to (ExperimentView).
 //
 // Everything it shows comes from wb_report (the same maths as `compare`, `export`, `ladder`),
@@ -56,6 +57,9 @@ class CompareView : public QWidget {
   // Writes the current comparison (md/csv/tex/json/html by extension) or, for png/svg/pdf, the
   // chart. False with the reason in *error.
   bool exportTo(const QString& path, QString* error) const;
+  // Writes the baseline and the ticked runs into `folder` as TensorBoard event files, a folder
+  // per run (wb/report/tensorboard.h; a run already there is left alone). False with the reason.
+  bool exportTensorBoard(const QString& folder, QString* error) const;
   // Where Export… opens: the folder of the last export, else the runs folder (never only the
   // home folder), with the file name to suggest.
   QString exportStartPath() const;

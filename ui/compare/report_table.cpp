@@ -49,13 +49,20 @@ void PlaceholderTable::paintEvent(QPaintEvent* event) {
   p.drawText(viewport()->rect().adjusted(12, 8, -12, -8), Qt::AlignCenter | Qt::TextWordWrap, placeholder_);
 }
 
-QString exportPathFromDialog(QWidget* parent, const QString& title, const QString& startPath) {
+QString exportPathFromDialog(QWidget* parent, const QString& title, const QString& startPath, bool* tensorBoard) {
   static const QStringList kFilters = {QStringLiteral("HTML report (*.html)"), QStringLiteral("Markdown (*.md)"),
                                        QStringLiteral("CSV (*.csv)"),          QStringLiteral("LaTeX (*.tex)"),
                                        QStringLiteral("JSON (*.json)"),        QStringLiteral("Chart as PNG (*.png)"),
                                        QStringLiteral("Chart as SVG (*.svg)"), QStringLiteral("Chart as PDF (*.pdf)")};
-  QString filter = kFilters.front();
-  QString path = QFileDialog::getSaveFileName(parent, title, startPath, kFilters.join(QStringLiteral(";;")), &filter);
+  // A folder, one subfolder of event files per run: no extension to add.
+  static const QString kTensorBoard = QStringLiteral("TensorBoard event files, a folder per run (*)");
+  QStringList filters = kFilters;
+  if (tensorBoard) filters << kTensorBoard;
+  QString filter = filters.front();
+  QString path = QFileDialog::getSaveFileName(parent, title, startPath, filters.join(QStringLiteral(";;")), &filter,
+                                              tensorBoard ? QFileDialog::DontConfirmOverwrite : QFileDialog::Options());
+  if (tensorBoard) *tensorBoard = filter == kTensorBoard;
+  if (tensorBoard && *tensorBoard) return path;
   if (!path.isEmpty() && QFileInfo(path).suffix().isEmpty()) {  // take the extension from the chosen filter
     const int star = filter.indexOf(QStringLiteral("*."));
     path += filter.mid(star + 1, filter.indexOf(QLatin1Char(')'), star) - star - 1);
@@ -81,12 +88,13 @@ bool writeReportOrChart(const QString& path, const report::Report& report, const
   return st.ok();
 }
 
-QString exportWithDialog(QWidget* parent, const QString& title, const QString& startPath,
-                         const std::function<bool(const QString& path, QString* error)>& write) {
-  const QString path = exportPathFromDialog(parent, title, startPath);
+QString exportWithDialog(QWidget* parent, const QString& title, const QString& startPath, const ExportWriter& write,
+                         const ExportWriter& writeTensorBoard) {
+  bool tensorBoard = false;
+  const QString path = exportPathFromDialog(parent, title, startPath, writeTensorBoard ? &tensorBoard : nullptr);
   if (path.isEmpty()) return path;
   QString error;
-  if (write(path, &error)) return path;
+  if ((tensorBoard ? writeTensorBoard : write)(path, &error)) return path;
   QMessageBox::warning(parent, QStringLiteral("Export"), error);
   return QString();
 }

@@ -16,17 +16,20 @@ class SpeedupChart;
 void fillTable(QTableWidget* w, const render::Table& t);
 
 // Asks where to export and in which format (a report as html, md, csv, tex or json; a chart as
-// png, svg or pdf): the path, with the chosen filter's extension when none was typed; "" when
-// cancelled. The Compare and Experiments tabs' Export….
-QString exportPathFromDialog(QWidget* parent, const QString& title, const QString& startPath);
+// png, svg or pdf; with `tensorBoard` given, also TensorBoard's event files, a folder): the path,
+// with the chosen filter's extension when none was typed; "" when cancelled. *tensorBoard says
+// whether the TensorBoard folder was chosen. The Compare and Experiments tabs' Export….
+QString exportPathFromDialog(QWidget* parent, const QString& title, const QString& startPath, bool* tensorBoard = nullptr);
 // Writes `path` by its extension: png, svg or pdf the chart, html, md, csv, tex or json the report.
 // False with the reason in *error (an empty chart; an unknown extension, named with the ones it takes).
 bool writeReportOrChart(const QString& path, const report::Report& report, const SpeedupChart& chart, QString* error);
 
-// Export…: asks where (exportPathFromDialog), writes there with `write`, and warns with its error
-// when it fails. The path written; "" when cancelled or failed.
-QString exportWithDialog(QWidget* parent, const QString& title, const QString& startPath,
-                         const std::function<bool(const QString& path, QString* error)>& write);
+// Export…: asks where (exportPathFromDialog), writes there with `write` (a TensorBoard folder with
+// `writeTensorBoard`, offered when given), and warns with its error when it fails. The path
+// written; "" when cancelled or failed.
+using ExportWriter = std::function<bool(const QString& path, QString* error)>;
+QString exportWithDialog(QWidget* parent, const QString& title, const QString& startPath, const ExportWriter& write,
+                         const ExportWriter& writeTensorBoard = {});
 
 // A table that says, in its middle, what it will hold while it has no rows: no empty box.
 class PlaceholderTable : public QTableWidget {
