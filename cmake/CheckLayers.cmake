@@ -1,4 +1,4 @@
-# Fails when a source file crosses a layer boundary (README "Folder layout"):
+# Fails when a source file crosses a layer boundary (docs/development.md "Folder layout"):
 #   core/ and app/cli must not include Qt; ui/ must not include LibTorch or OpenCV.
 file(GLOB_RECURSE core_files "${SRC}/core/*.h" "${SRC}/core/*.hpp" "${SRC}/core/*.cpp" "${SRC}/app/cli/*.cpp" "${SRC}/app/cli/*.h")
 file(GLOB_RECURSE ui_files "${SRC}/ui/*.h" "${SRC}/ui/*.cpp" "${SRC}/app/gui/*.cpp" "${SRC}/app/gui/*.h")

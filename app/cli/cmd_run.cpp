@@ -337,7 +337,7 @@ int runCommand(const RunOptions& o, const std::optional<std::string>& resume) {
 void addRun(CLI::App& cli, Commands& out) {
   auto o = std::make_shared<RunOptions>();
   CLI::App* run = cli.add_subcommand("run", kRunAbout);
-  addExperimentOptions(*run, o->experiment, "experiment JSON (see README \"Config\"); every field has a default");
+  addExperimentOptions(*run, o->experiment, "experiment JSON (see docs/runs.md \"Config\"); every field has a default");
   addUserCommandOptions(*run, o->user_command);
   run->add_option("--runs-root", o->runs_root,
                   "where run folders go (default $WB_RUNS_ROOT or ~/.local/share/speedup-workbench/runs)")

@@ -25,7 +25,7 @@ void addExperimentOptions(CLI::App& app, ExperimentOptions& into, const std::str
   app.add_option("--config", into.config, configHelp)->type_name("FILE")->check(utf8Path("--config"));
   app.add_option("--set", into.sets,
                  "override one config field, e.g. --set optim.lr=0.05 (repeatable;\n"
-                 "the fields: README \"Config\"; the values: `workbench-cli run --help`)")
+                 "the fields: docs/runs.md \"Config\"; the values: `workbench-cli run --help`)")
       ->type_name("KEY=VALUE")
       ->allow_extra_args(false)
       ->take_all();

@@ -3,7 +3,7 @@
 // a rank killed under torchrun ends the job with the rank named. Runs where torchrun 2.x is on PATH
 // (Debian 13's root: packaging/torch2-check.sh); skips on Debian 12, whose torchrun 1.13 crashes
 // under Python 3.11 before starting a worker. torchrun goes through packaging/torchrun-nolibuv.py,
-// the README's recipe for builds without libuv (it changes nothing where libuv is there).
+// docs/clusters.md's recipe for builds without libuv (it changes nothing where libuv is there).
 #include <QtTest/QtTest>
 #include <QProcess>
 #include <QRegularExpression>

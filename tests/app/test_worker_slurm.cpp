@@ -1,4 +1,4 @@
-// The README's srun recipe, checked without Slurm: two workers started by hand with the variables
+// docs/clusters.md's srun recipe, checked without Slurm: two workers started by hand with the variables
 // srun sets (SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID, SLURM_NTASKS_PER_NODE) and the rendezvous
 // the user exports (MASTER_ADDR, MASTER_PORT) train to the launcher's 2-rank result. srun itself
 // is not run.
@@ -14,7 +14,7 @@ using namespace wb_test;
 class TestWorkerSlurm : public QObject {
   Q_OBJECT
  private Q_SLOTS:
-  // The README's srun recipe without Slurm: the variables srun sets, two workers started by hand.
+  // docs/clusters.md's srun recipe without Slurm: the variables srun sets, two workers started by hand.
   void slurmVariablesTrainToTheLaunchersTwoRanks() {
     QTemporaryDir root;
     const QString dir = root.filePath(QStringLiteral("srun"));

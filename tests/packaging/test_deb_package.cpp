@@ -202,6 +202,10 @@ class TestDebPackage : public QObject {
                                       << wheel;
     if (QFile::exists(src + QStringLiteral("README.md")))
       QTest::newRow("README") << QStringLiteral("usr/share/doc/" WB_PACKAGE_NAME "/README.md") << src + QStringLiteral("README.md");
+    // The pages README links to, and its screenshot, beside it.
+    for (const char* page : {"docs/cli.md", "docs/glossary.md", "docs/images/tour.png"})
+      if (QFile::exists(src + QLatin1String(page)))
+        QTest::newRow(page) << QStringLiteral("usr/share/doc/" WB_PACKAGE_NAME "/") + QLatin1String(page) << src + QLatin1String(page);
     if (!WB_HAVE_GUI) return;
     QTest::newRow("gui") << QStringLiteral("usr/bin/workbench") << QString();
     QTest::newRow("gui man page") << QStringLiteral("usr/share/man/man1/workbench.1.gz") << QString();

@@ -119,7 +119,7 @@ std::vector<FieldError> parseInto(const json& doc, Config& c) {
     if (leaf == kCommandKey && doc[kCommandKey].is_string()) continue;  // the experiment's own command
     if (!known.count(leaf)) {
       // A known section given as a non-object, or a typo'd key.
-      errors.push_back({leaf, doc.at(pointer(leaf)).dump(), "unknown field (check the spelling; see README \"Config\")"});
+      errors.push_back({leaf, doc.at(pointer(leaf)).dump(), "unknown field (check the spelling; see docs/runs.md \"Config\")"});
     }
   }
   visitFields(c, [&](const char* path, auto& member) {
@@ -247,7 +247,7 @@ Status applyOverride(json& doc, const std::string& assignment) {
   const std::string key = assignment.substr(0, eq);
   const std::string raw = assignment.substr(eq + 1);
   if (!knownPaths().count(key))
-    return makeError(Errc::InvalidConfig, "--set " + key + ": unknown field (see README \"Config\" for the names)");
+    return makeError(Errc::InvalidConfig, "--set " + key + ": unknown field (see docs/runs.md \"Config\" for the names)");
   json value;
   try {
     value = json::parse(raw);

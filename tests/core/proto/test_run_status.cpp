@@ -1,4 +1,4 @@
-// The one table of run status <-> exit code (README "Exit codes").
+// The one table of run status <-> exit code (docs/runs.md "Exit codes").
 #include <QtTest/QtTest>
 
 #include "wb/proto/run_status.h"

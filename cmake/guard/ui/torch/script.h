@@ -1,1 +1,1 @@
-#error "ui must not include LibTorch or OpenCV (see README "Folder layout")"
+#error "ui must not include LibTorch or OpenCV (see docs/development.md "Folder layout")"

@@ -1,5 +1,5 @@
 #pragma once
-// The experiment config: the user-facing contract (README "Config"). Every field has a default.
+// The experiment config: the user-facing contract (docs/runs.md "Config"). Every field has a default.
 // JSON (de)serialisation lives in core/proto (wb/proto/config_json.h); this header is std-only.
 #include <cstdint>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// The documented process exit codes (README "Exit codes"), one table for every layer:
+// The documented process exit codes (docs/runs.md "Exit codes"), one table for every layer:
 // exitCodeFor (wb/common/result.h) maps error codes to them, and wb/proto/run_status.h maps the
 // run statuses to them and back.
 namespace wb {

@@ -1,5 +1,5 @@
 #pragma once
-// The one table of run status <-> process exit code (README "Exit codes"), for the worker, the
+// The one table of run status <-> process exit code (docs/runs.md "Exit codes"), for the worker, the
 // launcher, the CLI and the window alike.
 #include <string>
 

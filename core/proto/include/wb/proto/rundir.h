@@ -1,5 +1,5 @@
 #pragma once
-// Run directory layout (README "Run directory and events"):
+// Run directory layout (docs/runs.md "Run directory and events"):
 //   <root>/<run-id>/config.json, events.jsonl, summary.json, env.json,
 //                   checkpoints/{last.pt,best.pt}, logs/rank-N.log
 #include <filesystem>

@@ -3,7 +3,7 @@
 // faster", "1.02× [0.91, 1.14] within noise" or "1.26× (1 run each: no interval)". Pure
 // functions of numbers; Qt-free, LibTorch-free, no shared state (safe from any thread).
 //
-// How a verdict is decided (README, "How verdicts are decided", says the same for users):
+// How a verdict is decided (docs/verdicts.md says the same for users):
 //  - Paired runs (A B, B A, alternated): pair i gives r_i = ln(baseline time / variant time). The
 //    estimate is the mean of the r_i (the geometric mean of the ratios); the interval is a Student
 //    t interval, mean ± t(1 − α/2, n − 1) · s / √n, on the pairs' own spread s. Why t on the
