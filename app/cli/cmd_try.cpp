@@ -31,7 +31,8 @@ sharding, the batch and the levers past the recipe, with or without the optimise
 the evaluation: inference-mode eval, the evaluation batch; and of early stopping):
 time to target = start-up + samples to target / train throughput + evaluations x evaluation
 time, each part measured where it is cheap and precise: whether the change keeps the training's
-math (`probe math`: the first steps' losses from one seed, seconds), the throughput (`probe
+math (`probe math`: the first steps' losses from one seed, seconds; devices, sharding and early
+stopping, which one process cannot check, are said so without starting one), the throughput (`probe
 segments`: interleaved segments in one process for precision, workers, pin memory, channels-last,
 the multi-tensor step, cuDNN autotune and TF32; else short interleaved trials, whole processes cut
 at 300 steps, 3 pairs), the evaluation time when it changes (evaluations interleaved in one

@@ -15,6 +15,7 @@
 #include "wb/proto/config_json.h"
 #include "wb/proto/events.h"
 #include "wb/compare/compare.h"
+#include "wb/probe/math_check.h"
 
 namespace wb::cli {
 
@@ -52,6 +53,12 @@ experiment::Hooks cliHooks(bool eventsToStdout) {
   h.stop = &stopFlag();
   h.command = commandLine();
   if (eventsToStdout) h.on_event = printEvent;
+  h.unchecked_math = [](const Config& baseline, const Config& variant) {
+    probe::MathCheckOptions m;
+    m.baseline = baseline;
+    m.variant = variant;
+    return probe::mathNotCheckable(m);
+  };
   return h;
 }
 

@@ -12,6 +12,7 @@
 
 #include "commands.h"
 #include "wb/common/exit_codes.h"
+#include "wb/launch/warm_start.h"
 
 namespace wb::cli {
 int printVersion();  // version.cpp
@@ -129,7 +130,19 @@ int runChosen(CLI::App& cli, const Commands& commands) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+// The commands that start runs or measuring commands on this machine (launches, `probe` tools):
+// their children are forked warm from a server this process starts before anything else
+// (wb/launch/warm_start.h). WB_WARM_STARTS=0 starts every one cold, as exec would.
+bool startsWarm(int argc, char** argv) {
+  const char* off = std::getenv("WB_WARM_STARTS");
+  if (off && std::string(off) == "0") return false;
+  const std::vector<std::string> args = withCommand(argc, argv);
+  static const char* const kLaunching[] = {"ladder", "try", "tune", "noise"};
+  return std::any_of(std::begin(kLaunching), std::end(kLaunching), [&](const char* c) { return args[0] == c; });
+}
+
+// main's work, also what a warm child runs on its own arguments.
+int cliMain(int argc, char** argv) {
   CLI::App cli(kAbout, "workbench-cli");
   bool version = false;
   const Commands commands = addCommands(cli, version);
@@ -147,4 +160,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "workbench-cli: internal error: %s\n", e.what());
     return 1;
   }
+}
+
+int main(int argc, char** argv) {
+  if (startsWarm(argc, argv) && wb::launch::startWarmServer(&cliMain, argc, argv)) std::atexit(wb::launch::stopWarmServer);
+  return cliMain(argc, argv);
 }

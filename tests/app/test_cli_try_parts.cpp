@@ -381,6 +381,11 @@ class TestCliTryParts : public QObject {
     QCOMPARE(doc["throughput"]["kind"].get<std::string>(), std::string("unchanged"));
     QVERIFY(!QDir(out + QStringLiteral("/runs")).exists());
     QVERIFY(!QDir(out + QStringLiteral("/trials")).exists());
+    // One process cannot show where a run ends: the math record says so, made without a process.
+    QVERIFY2(!doc["math"]["checked"].get<bool>() && !doc["math"]["keeps_math"].get<bool>(), doc["math"].dump().c_str());
+    QCOMPARE(doc["math"]["train_samples"].get<int>(), 1000);
+    QVERIFY(readJson(out + QStringLiteral("/math.json"))["verdict"].get<std::string>().rfind("not checked in one process", 0) == 0);
+    QVERIFY2(!QFileInfo::exists(out + QStringLiteral("/logs/math.log")), "a process started to say it cannot check");
     const double x = doc["estimate"]["to_target"]["point"].get<double>();
     QVERIFY2(!(x > 1 + 1e-9), doc["words"].dump().c_str());
     QVERIFY2(doc["words"].get<std::string>().find("reference runs") != std::string::npos, doc["words"].dump().c_str());
@@ -407,6 +412,10 @@ class TestCliTryParts : public QObject {
     QVERIFY2(proc.rc == 0 && whole.is_object(), proc.describe().constData());
     QVERIFY2(!whole["variant_runs"].empty(), whole.dump().c_str());
     QVERIFY2(!whole["samples"].contains("assumed"), whole["samples"].dump().c_str());
+    // Two ranks cannot be compared in one process: the math record says so, made without a process.
+    QVERIFY2(!whole["math"]["checked"].get<bool>(), whole["math"].dump().c_str());
+    QCOMPARE(whole["math"]["train_samples"].get<int>(), 2000);
+    QVERIFY2(!QFileInfo::exists(root.filePath(QStringLiteral("whole/logs/math.log"))), "a process started to say it cannot check");
 
     const QString refDir = QString::fromStdString(whole["references"]["dir"].get<std::string>());
     double slowest = 0;

@@ -149,14 +149,32 @@ fs::path mathFile(const TryOptions& o) { return o.out / "math.json"; }
 
 bool keepsMath(const std::optional<records::MathCheckRecord>& math) { return math && math->keeps_math; }
 
+// A change one process cannot check (devices, early stopping): its record made here, no process
+// started (Hooks::unchecked_math), kept in math.json as `probe math` would write it. False when
+// the first steps can show it, or no hook says.
+Result<bool> recordUncheckedMath(const TryOptions& o, const Hooks& h, Speed& s) {
+  if (!h.unchecked_math) return false;
+  auto unchecked = h.unchecked_math(o.baseline, o.variant);
+  if (!unchecked.ok()) return unchecked.error();
+  if (!*unchecked) return false;
+  if (auto st = writeFileAtomic(mathFile(o), records::mathCheckJson(**unchecked).dump(2) + "\n"); !st.ok()) return st.error();
+  if (h.log) std::fprintf(h.log, "%s: %s\n", kMathWhat, (*unchecked)->verdict.c_str());
+  s.math = std::move(**unchecked);
+  return true;
+}
+
 // The math check when no segments' process ran it first (trials, an unchanged step, a try
-// continued): math.json as it is, else `probe math`.
+// continued): math.json as it is, else the record of a change one process cannot check, else
+// `probe math`.
 Status checkMathAlone(const TryOptions& o, const Hooks& h, Speed& s) {
   if (s.math) return {};
   if (auto kept = records::readStored(mathFile(o)); kept && kept->is_object()) {
     s.math = records::mathCheckFromJson(*kept);
     return {};
   }
+  auto recorded = recordUncheckedMath(o, h, s);
+  if (!recorded.ok()) return recorded.error();
+  if (*recorded) return {};
   auto math = measure(o, h, "math", kMathWhat, variantFile(o));
   if (!math.ok()) return math.error();
   s.math = records::mathCheckFromJson(*math);

@@ -36,7 +36,7 @@ namespace {
   ::dup2(logFd, STDERR_FILENO);
   int devnull = ::open("/dev/null", O_RDONLY);
   if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
-  ::signal(SIGINT, SIG_IGN);  // the launcher forwards a Ctrl-C as SIGTERM
+  if (cmd.ignoreSigint) ::signal(SIGINT, SIG_IGN);  // the launcher forwards a Ctrl-C as SIGTERM
   ::signal(SIGXFSZ, cmd.ignoreXfsz ? SIG_IGN : SIG_DFL);
   ::execve(cmd.program.c_str(), argv, envp);
   (void)!::write(STDERR_FILENO, execFailed.data(), execFailed.size());
@@ -105,9 +105,15 @@ Status spawnRank(Rank& r, const RankCommand& cmd) {
   const std::string execFailed = "cannot execute " + cmd.program + ": ";
   const pid_t parent = ::getpid();
   std::unique_lock<std::mutex> lock(spawnedMutex());  // a look for leftovers never takes it for one
-  const pid_t pid = ::fork();
-  if (pid == 0) execRank(cmd, argv.data(), envp.data(), pipefd[1], logFd, parent, execFailed);
-  const int forkErr = errno;
+  int forkErr = 0;
+  pid_t pid = -1;
+  if (const auto warm = startWarm(cmd, argv.data(), envp.data(), pipefd[1], logFd, forkErr)) {
+    pid = *warm;
+  } else {
+    pid = ::fork();
+    if (pid == 0) execRank(cmd, argv.data(), envp.data(), pipefd[1], logFd, parent, execFailed);
+    forkErr = errno;
+  }
   if (pid > 0) spawned().insert(pid);
   lock.unlock();
   if (pid > 0 && cmd.ownSession) awaitSession(pid);  // a signal to its group cannot come first

@@ -43,14 +43,21 @@ struct RankCommand {
   // Its own session and process group: what a shell starts gets its signals (signalGroup), and
   // can be found by it when the shell has gone (leftovers.h).
   bool ownSession = false;
+  bool ignoreSigint = true;       // a rank: the launcher forwards a Ctrl-C as SIGTERM
 };
 
-// Starts r as cmd. The rank stays in the launcher's process group (a kill of the group
+// Starts r as cmd (warm, forked from the warm server, when it can: warm_start.h). The rank stays in the launcher's process group (a kill of the group
 // reaches it) unless cmd asks for a session of its own (made before it runs), and is SIGKILLed if the thread that started it dies (PR_SET_PDEATHSIG: call it
 // from the thread that supervises the rank to its end). Between fork and exec only
 // async-signal-safe calls run; a failed exec writes "cannot execute PROGRAM: REASON" to the
 // rank's log and exits 127. Io error (naming the rank) when no process could be started.
 Status spawnRank(Rank& r, const RankCommand& cmd);
+
+// A start of cmd from the warm server (wb/launch/warm_start.h) with the given descriptors: the
+// rank's pid (-1 with `error` set when the server could not fork), or nullopt when it cannot be
+// started warm (no server, not this binary, the launcher not a subreaper): then start it cold.
+std::optional<pid_t> startWarm(const RankCommand& cmd, char* const* argv, char* const* envp, int outFd, int logFd,
+                               int& error);
 
 // Whether pid is a rank spawnRank started that reapRank has not reaped yet (any thread's).
 bool isUnreapedRank(pid_t pid);

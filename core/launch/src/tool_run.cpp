@@ -3,14 +3,18 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <thread>
 
+#include "ranks.h"
 #include "wb/common/fs.h"
+#include "wb/launch/warm_start.h"
 
 extern char** environ;
 
@@ -30,7 +34,37 @@ std::string tailOf(const fs::path& file, int lines) {
   return pos == std::string::npos ? s : s.substr(pos + 1);
 }
 
+// The tool forked from the warm server (warm_start.h), re-parented here (a subreaper while it
+// starts) so that it is waited for as a child; nullopt when it cannot start warm.
+std::optional<Result<pid_t>> spawnWarm(const ToolRun& r, const fs::path& out) {
+  if (!warmServerRunning()) return std::nullopt;
+  const int outFd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int logFd = ::open(r.log_file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  detail::RankCommand cmd;
+  cmd.program = r.program;
+  cmd.args = r.args;
+  cmd.ignoreSigint = false;  // a Ctrl-C reaches it as it reaches this process: it stops itself
+  std::vector<char*> argv{const_cast<char*>(r.program.c_str())};
+  for (const auto& a : r.args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  std::optional<pid_t> pid;
+  int error = 0;
+  if (outFd >= 0 && logFd >= 0) {
+    int wasSubreaper = 0;
+    ::prctl(PR_GET_CHILD_SUBREAPER, &wasSubreaper);
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+    pid = detail::startWarm(cmd, argv.data(), environ, outFd, logFd, error);
+    ::prctl(PR_SET_CHILD_SUBREAPER, wasSubreaper);
+  }
+  for (int fd : {outFd, logFd})
+    if (fd >= 0) ::close(fd);
+  if (!pid) return std::nullopt;
+  if (*pid < 0) return Result<pid_t>(makeError(Errc::Io, "cannot start " + r.what + " (" + r.program + "): " + std::strerror(error)));
+  return Result<pid_t>(*pid);
+}
+
 Result<pid_t> spawn(const ToolRun& r, const fs::path& out) {
+  if (auto warm = spawnWarm(r, out)) return std::move(*warm);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);

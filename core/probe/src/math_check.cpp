@@ -175,13 +175,12 @@ std::optional<std::string> notCheckableHere(const Speedup* s, const Config& a, c
 
 }  // namespace
 
-Result<MathCheckResult> checkMath(const MathCheckOptions& o) {
-  for (const Config* c : {&o.baseline, &o.variant})
-    if (auto errs = validate(*c); !errs.empty()) return makeError(Errc::InvalidConfig, formatFieldErrors(errs));
-  Stopwatch total;
+namespace {
+
+// The record's heading fields, both for a change checked here and one that cannot be.
+MathCheckResult headingOf(const MathCheckOptions& o, const Speedup* s) {
   MathCheckResult r;
   r.changed = compare::describeDiff(compare::configDiff(proto::configToJson(o.baseline), proto::configToJson(o.variant)));
-  const Speedup* s = variedSpeedup(o.baseline, o.variant);
   r.speedup = s ? s->key : "";
   r.steps = std::max(1, o.steps);
   r.tolerance_per_step = o.tolerance_per_step;
@@ -189,12 +188,36 @@ Result<MathCheckResult> checkMath(const MathCheckOptions& o) {
   r.tolerance_rule = pct(o.tolerance_per_step) + " x step (" + pct(o.tolerance_per_step * r.steps) + " at step " +
                      std::to_string(r.steps) + "), or " + wb::fmtFixed(kMathRepeatFactor, 0) +
                      "x the baseline's own rerun where that is larger";
-  if (auto why = notCheckableHere(s, o.baseline, o.variant)) {
-    r.keeps_math = s && s->math.math == Math::Keeps;  // the descriptor's word, said to be unchecked
-    r.verdict = "not checked in one process: " + *why;
-    if (auto splits = data::openSplits(o.baseline.data, o.baseline.seed); splits.ok()) r.train_samples = splits->train->size();
-    return r;
-  }
+  return r;
+}
+
+Status validArms(const MathCheckOptions& o) {
+  for (const Config* c : {&o.baseline, &o.variant})
+    if (auto errs = validate(*c); !errs.empty()) return makeError(Errc::InvalidConfig, formatFieldErrors(errs));
+  return {};
+}
+
+}  // namespace
+
+Result<std::optional<MathCheckResult>> mathNotCheckable(const MathCheckOptions& o) {
+  if (auto st = validArms(o); !st.ok()) return st.error();
+  const Speedup* s = variedSpeedup(o.baseline, o.variant);
+  const auto why = notCheckableHere(s, o.baseline, o.variant);
+  if (!why) return std::optional<MathCheckResult>();
+  MathCheckResult r = headingOf(o, s);
+  r.keeps_math = s && s->math.math == Math::Keeps;  // the descriptor's word, said to be unchecked
+  r.verdict = "not checked in one process: " + *why;
+  if (auto splits = data::openSplits(o.baseline.data, o.baseline.seed); splits.ok()) r.train_samples = splits->train->size();
+  return std::optional<MathCheckResult>(std::move(r));
+}
+
+Result<MathCheckResult> checkMath(const MathCheckOptions& o) {
+  auto unchecked = mathNotCheckable(o);
+  if (!unchecked.ok()) return unchecked.error();
+  if (*unchecked) return std::move(**unchecked);
+  Stopwatch total;
+  const Speedup* s = variedSpeedup(o.baseline, o.variant);
+  MathCheckResult r = headingOf(o, s);
   const int threads = train::defaultThreads(o.baseline, 1);
   const auto side = [&](const Config& c, const char* name) -> Result<Trace> {
     if (o.progress) o.progress(std::string(name) + ": the first " + std::to_string(r.steps) + " steps…");

@@ -35,6 +35,7 @@
 #include "wb/common/config.h"
 #include "wb/common/result.h"
 #include "wb/launch/launcher.h"
+#include "wb/records/math_record.h"
 #include "wb/records/run_record.h"
 #include "wb/stats/stats.h"
 
@@ -153,6 +154,11 @@ struct Hooks {
   std::function<void(const Outcome&)> on_pair;   // after each pair (rewrite outputs)
   std::FILE* log = stderr;                       // progress lines; nullptr for none
   std::string command;                           // the command line, kept in pairs.json for "continue with"
+  // The math record of a change one process cannot check (more ranks, where the run ends), made
+  // in this process without training: nullopt when the first steps can show it (a process trains
+  // them). Unset: `probe math` says so in a process of its own. The CLI's is probe::mathNotCheckable.
+  std::function<Result<std::optional<records::MathCheckRecord>>(const Config& baseline, const Config& variant)>
+      unchecked_math;
 
   bool stopRequested() const { return stop && stop->load(); }
   void emit(const nlohmann::json& ev) const {

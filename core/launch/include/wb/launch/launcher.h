@@ -53,8 +53,9 @@ proto::RunCpu runCpu(double ranksCpuSeconds, double launcherWallSeconds, int ask
 
 // Blocks until the run ends, holding the run folder's RunLock throughout. The ranks stay in the
 // caller's process group (a kill of the group reaches them) and are SIGKILLed if the calling
-// thread dies (PR_SET_PDEATHSIG fires on the death of the thread that forked): call it from a
-// thread that outlives the run. A process a rank started and left running when it exited is
+// thread dies (PR_SET_PDEATHSIG fires on the death of the thread that forked; a rank started warm,
+// wb/launch/warm_start.h, is re-parented to the process's main thread and dies with that): call it
+// from a thread that outlives the run. A process a rank started and left running when it exited is
 // ended (SIGTERM, kill_grace_s, SIGKILL) and named in a warning before the run's end. SIGXFSZ
 // is ignored while it runs (a file size limit is an error the run reports); the ranks get the disposition the caller had. Returns an Error only
 // when the run could not start (bad config, unwritable runs root, a folder another run holds,

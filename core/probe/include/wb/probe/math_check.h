@@ -55,6 +55,12 @@ using records::mathCheckJson;
 
 Result<MathCheckResult> checkMath(const MathCheckOptions& options);
 
+// The record checkMath gives, without training, for a change one process cannot check (more
+// ranks, or where the run ends); nullopt when the steps can show it (checkMath trains them). The
+// training split's size is read from the data (its files opened, nothing trained). Errors: as
+// checkMath's for invalid configs.
+Result<std::optional<MathCheckResult>> mathNotCheckable(const MathCheckOptions& options);
+
 render::Table mathCheckTable(const MathCheckResult& result);
 
 }  // namespace wb::probe
