@@ -67,9 +67,9 @@ class TestComposedTry : public QObject {
     QTest::addColumn<QString>("damage");
     QTest::addColumn<bool>("batch");  // the change is timed by trials (else by segments)
     QTest::addColumn<QString>("named");
-    QTest::newRow("segments.json cut mid-file") << "segments.json" << R"({"kind": "segments", "rou)" << false << "is unreadable: it is cut mid-file";
+    QTest::newRow("segments.json cut mid-file") << "segments.json" << R"({"kind": "segments", "rounds")" << false << "is unreadable: it is cut mid-file";
     QTest::newRow("segments.json emptied") << "segments.json" << "" << false << "is unreadable: it is empty";
-    QTest::newRow("math.json cut mid-file") << "math.json" << R"({"kind": "math-ch)" << false << "is unreadable: it is cut mid-file";
+    QTest::newRow("math.json cut mid-file") << "math.json" << R"({"kind": "math-check")" << false << "is unreadable: it is cut mid-file";
     QTest::newRow("math.json emptied") << "math.json" << "" << false << "is unreadable: it is empty";
     QTest::newRow("math.json another record") << "math.json" << R"({"kind": "segments"})" << false
                                               << "holds a segments record, not the try's math-check record";
@@ -105,7 +105,7 @@ class TestComposedTry : public QObject {
     QTemporaryDir dir;
     TryOptions o = change([](wb::Config& c) { c.speedups.workers = 2; });
     o.out = dir.path().toStdString();
-    std::ofstream(o.out / "try.json") << R"({"status": "runn)";
+    std::ofstream(o.out / "try.json") << R"({"status": "running")";
     std::FILE* log = std::tmpfile();
     Hooks h;
     h.log = log;
@@ -118,7 +118,7 @@ class TestComposedTry : public QObject {
     std::fclose(log);
     QVERIFY2(said.find((o.out / "try.json").string() + " is unreadable: it is cut mid-file") != std::string::npos, said.c_str());
     QVERIFY2(said.find("kept as try.unreadable-1.json") != std::string::npos, said.c_str());
-    QCOMPARE(readText(o.out / "try.unreadable-1.json"), std::string(R"({"status": "runn)"));
+    QCOMPARE(readText(o.out / "try.unreadable-1.json"), std::string(R"({"status": "running")"));
   }
 };
 

@@ -598,12 +598,12 @@ class TestLadder : public QObject {
     QTest::addColumn<QString>("file");
     QTest::addColumn<QString>("damage");
     QTest::addColumn<QString>("named");  // "": the ladder goes on
-    QTest::newRow("plan.json cut mid-file") << "plan.json" << R"({"steps": [{"key": "base)" << "is unreadable: it is cut mid-file";
+    QTest::newRow("plan.json cut mid-file") << "plan.json" << R"({"steps": [{"key": "baseline")" << "is unreadable: it is cut mid-file";
     QTest::newRow("plan.json emptied") << "plan.json" << "" << "is unreadable: it is empty";
     QTest::newRow("plan.json not a record") << "plan.json" << "[]" << "is unreadable: it holds a JSON array";
     QTest::newRow("plan.json of another plan") << "plan.json" << R"({"steps": [{"key": "baseline"}], "command": 1})"
                                                << "holds the pairs of another plan";
-    QTest::newRow("ladder.json cut mid-file") << "ladder.json" << R"({"ladder": {"st)" << "";
+    QTest::newRow("ladder.json cut mid-file") << "ladder.json" << R"({"ladder": {"steps")" << "";
   }
   void aDamagedLadderRecordIsNamedAndKept() {
     QFETCH(QString, file);

@@ -45,7 +45,7 @@ class TestClusterJobs : public QObject {
   void anUnreadableRecordIsNamedAndKept_data() {
     QTest::addColumn<QString>("damage");
     QTest::addColumn<QString>("why");
-    QTest::newRow("cut mid-file") << R"({"tasks": [{"run_dir": "/x/aa-1", "job": "7_)" << "it is cut mid-file";
+    QTest::newRow("cut mid-file") << R"({"tasks": [{"run_dir": "/x/aa-1", "job": "7_0")" << "it is cut mid-file";
     QTest::newRow("emptied") << "" << "it is empty";
     QTest::newRow("another record") << R"({"plan": {}, "pairs": []})" << "no \"tasks\" list";
   }

@@ -251,7 +251,7 @@ class TestTune : public QObject {
     QTest::addColumn<QString>("named");
     for (const char* file : {"tune.json", "batch.json"}) {
       const QString f = QString::fromLatin1(file);
-      QTest::addRow("%s cut mid-file", file) << f << R"({"candidates": [{"id": "baseline", "config": {"tra)" << "is unreadable: it is cut mid-file";
+      QTest::addRow("%s cut mid-file", file) << f << R"({"candidates": [{"id": "baseline", "config": {"train")" << "is unreadable: it is cut mid-file";
       QTest::addRow("%s emptied", file) << f << "" << "is unreadable: it is empty";
       QTest::addRow("%s not a record", file) << f << "3" << "is unreadable: it holds a JSON number";
     }
