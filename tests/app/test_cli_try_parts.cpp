@@ -247,11 +247,11 @@ class TestCliTryParts : public QObject {
 
     // A reference.json cut mid-file is named, kept aside, and rebuilt from the run folders there
     // (their configs and seeds): the lr try continued reuses all three, none runs again.
-    QFile cut(refDir + QStringLiteral("/reference.json"));
-    QVERIFY(cut.open(QIODevice::ReadWrite));
-    const QByteArray whole = cut.readAll();
-    QVERIFY(cut.resize(whole.size() / 2));
-    cut.close();
+    QFile record(refDir + QStringLiteral("/reference.json"));
+    QVERIFY(record.open(QIODevice::ReadWrite));
+    const QByteArray whole = record.readAll();
+    QVERIFY(record.resize(whole.size() / 2));
+    record.close();
     const json rebuilt = run(tiny(refs, root.filePath(QStringLiteral("lr")), "optim.lr=0.1"), &proc);
     QVERIFY2(proc.rc == 0 && rebuilt.is_object(), proc.describe().constData());
     QVERIFY2(proc.err.contains("reference.json is unreadable: it is cut mid-file") && proc.err.contains("rebuilt from the run folders"),
