@@ -95,8 +95,10 @@ int cutByParts(const TryCliOptions& o, const experiment::TryOptions& t, const st
   std::fprintf(stderr, "try cancelled (%s): what was measured is kept in %s; the same command continues it\n", why.c_str(),
                t.out.c_str());
   if (o.events_stdout) {
-    const json doc = records::readStored(t.out / "try.json").value_or(json::object());
-    printEvent(proto::toEvent(proto::TryEndEvent{proto::kStatusCancelled, t.out.string(), doc}, -1, 0.0));
+    const proto::StoredRecord doc = records::readStored(t.out / "try.json");
+    if (doc.unreadable())
+      std::fprintf(stderr, "try: %s/try.json is unreadable: %s; the end event carries no result\n", t.out.c_str(), doc.why.c_str());
+    printEvent(proto::toEvent(proto::TryEndEvent{proto::kStatusCancelled, t.out.string(), doc.doc}, -1, 0.0));
   }
   return kExitCancelled;
 }

@@ -2,7 +2,8 @@
 // workers) is answered from the math check and the segments alone, no run to the target; one that
 // changes it (bf16) gets the experiment's reference runs and the variant's runs, each stopping at
 // the target; a second try of the experiment reuses the reference runs, never reruns them; a
-// reference run that is gone is run again in a new folder and said; a reference folder of another
+// reference run that is gone is run again in a new folder and said; a reference.json cut mid-file
+// is named and rebuilt from the run folders, which are reused; a reference folder of another
 // experiment or of changed data is refused naming what differs; a larger global batch too slow to be
 // faster is answered by the bound when only "faster?" is asked. No test asserts a time.
 #include <QDir>
@@ -239,7 +240,27 @@ class TestCliTryParts : public QObject {
     QVERIFY2(proc.rc == 0 && third.is_object(), proc.describe().constData());
     QCOMPARE(third["references"]["reused"].get<int>(), 2);
     QCOMPARE(third["references"]["ran"].get<int>(), 1);
-    QVERIFY2(proc.err.contains(gone.toUtf8()) && proc.err.contains("runs again"), proc.describe().constData());
+    QVERIFY2(proc.err.contains(gone.toUtf8() + " (seed ") && proc.err.contains(") is gone: it runs again in a new folder"),
+             proc.describe().constData());
+    QVERIFY2(proc.err.contains(gone.toUtf8() + "-r2"), proc.describe().constData());  // a new folder, never the gone one's name
+    QVERIFY(!QDir(gone).exists());
+
+    // A reference.json cut mid-file is named, kept aside, and rebuilt from the run folders there
+    // (their configs and seeds): the lr try continued reuses all three, none runs again.
+    QFile record(refDir + QStringLiteral("/reference.json"));
+    QVERIFY(record.open(QIODevice::ReadWrite));
+    const QByteArray whole = record.readAll();
+    QVERIFY(record.resize(whole.size() / 2));
+    record.close();
+    const json rebuilt = run(tiny(refs, root.filePath(QStringLiteral("lr")), "optim.lr=0.1"), &proc);
+    QVERIFY2(proc.rc == 0 && rebuilt.is_object(), proc.describe().constData());
+    QVERIFY2(proc.err.contains("reference.json is unreadable: it is cut mid-file") && proc.err.contains("rebuilt from the run folders"),
+             proc.describe().constData());
+    QCOMPARE(rebuilt["references"]["reused"].get<int>(), 3);
+    QCOMPARE(rebuilt["references"]["ran"].get<int>(), 0);
+    QFile aside(refDir + QStringLiteral("/reference.unreadable-1.json"));
+    QVERIFY(aside.open(QIODevice::ReadOnly));
+    QCOMPARE(aside.readAll(), whole.left(whole.size() / 2));
 
     // Another experiment's record in this experiment's folder is refused, naming the field.
     json other = readJson(refDir + QStringLiteral("/reference.json"));

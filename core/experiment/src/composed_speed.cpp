@@ -7,6 +7,7 @@
 #include "wb/common/speedups.h"
 #include "wb/launch/tool_run.h"
 #include "wb/proto/config_json.h"
+#include "wb/proto/events.h"
 #include "wb/compare/compare.h"
 #include "wb/stats/estimate_json.h"
 #include "wb/stats/rounds_rule.h"
@@ -70,6 +71,21 @@ json baselineWith(const TryOptions& o, std::initializer_list<Part> which) {
 json throughputVariant(const TryOptions& o) { return baselineWith(o, {Part::Segments, Part::Trials}); }
 json evaluationVariant(const TryOptions& o) { return baselineWith(o, {Part::Segments, Part::Trials, Part::Evaluation}); }
 
+const char* const kMeasureAgain = "remove it and the same command measures it again, or give a new --out";
+
+// A record the try kept in its folder: nullopt when there is none yet; an error naming it when it
+// cannot be read (cut mid-file, emptied) or is another record than `kind` (another experiment's):
+// it is never measured again over it in silence.
+Result<std::optional<json>> keptRecord(const fs::path& file, const std::string& kind) {
+  proto::StoredRecord r = records::readStored(file);
+  if (r.missing()) return std::optional<json>();
+  if (r.unreadable()) return proto::unreadableError(file, r.why, kMeasureAgain);
+  if (const std::string had = proto::stringOr(r.doc, "kind", ""); had != kind)
+    return makeError(Errc::InvalidConfig, file.string() + " holds " + (had.empty() ? "no " + kind + " record" : "a " + had + " record") +
+                                              ", not the try's " + kind + " record (another experiment wrote it): " + kMeasureAgain);
+  return std::optional<json>(std::move(r.doc));
+}
+
 fs::path baselineFile(const TryOptions& o) { return o.out / "parts" / "baseline.json"; }
 fs::path variantFile(const TryOptions& o) { return o.out / "parts" / "variant.json"; }
 fs::path throughputFile(const TryOptions& o) { return o.out / "parts" / "variant-throughput.json"; }
@@ -86,7 +102,9 @@ Status writeConfigs(const TryOptions& o) {
                                               {throughputFile(o), throughputVariant(o)},
                                               {evaluationFile(o), evaluationVariant(o)}};
   for (const auto& [file, doc] : files) {
-    if (auto stored = records::readStored(file); stored && *stored != doc)
+    const proto::StoredRecord stored = records::readStored(file);
+    if (stored.unreadable()) return proto::unreadableError(file, stored.why, "give a new --out, or remove the folder to start again");
+    if (stored.read() && stored.doc != doc)
       return makeError(Errc::InvalidConfig, file.string() + " holds another try's config: give a new --out");
     if (auto st = writeFileAtomic(file, doc.dump(2) + "\n"); !st.ok()) return st;
   }
@@ -95,15 +113,25 @@ Status writeConfigs(const TryOptions& o) {
 
 namespace {
 
+// The kind a kept result's record says (wb/records/speed_record.h, math_record.h).
+std::string kindOf(const std::string& name) {
+  if (name == "math") return "math-check";
+  std::string kind = name;
+  std::replace(kind.begin(), kind.end(), '-', ' ');
+  return kind;  // "segments", "evaluation segments", "trials", "evaluation trials"
+}
+
 // One measuring command's result (`probe <tool>`), kept in the try's folder as <name>.json (name:
 // the tool's own by default) and reused when the try continues.
 Result<json> measure(const TryOptions& o, const Hooks& h, const std::string& tool, const std::string& what,
                      const fs::path& variant, std::vector<std::string> extra = {}, std::string name = "") {
   if (name.empty()) name = tool;
   const fs::path file = o.out / (name + ".json");
-  if (auto kept = records::readStored(file); kept && kept->is_object()) {
+  auto kept = keptRecord(file, kindOf(name));
+  if (!kept.ok()) return kept.error();
+  if (*kept) {
     if (h.log) std::fprintf(h.log, "%s: kept from %s\n", what.c_str(), file.c_str());
-    return *kept;
+    return std::move(**kept);
   }
   if (h.log) std::fprintf(h.log, "%s…\n", what.c_str());
   launch::ToolRun r;
@@ -121,7 +149,9 @@ Result<json> measure(const TryOptions& o, const Hooks& h, const std::string& too
 Result<records::SpeedRecord> measureByTrials(const TryOptions& o, const Hooks& h, bool evaluation) {
   const std::string name = evaluation ? "evaluation-trials" : "trials";
   const fs::path file = o.out / (name + ".json");
-  if (auto kept = records::readStored(file); kept && kept->is_object()) return records::speedRecordFromJson(*kept);
+  auto kept = keptRecord(file, kindOf(name));
+  if (!kept.ok()) return kept.error();
+  if (*kept) return records::speedRecordFromJson(**kept);
   detail::TrialsOptions t;
   t.evaluation = evaluation;
   t.steps = evaluation ? detail::kEvalTrialSteps : detail::kTrialSteps;
@@ -168,8 +198,10 @@ Result<bool> recordUncheckedMath(const TryOptions& o, const Hooks& h, Speed& s) 
 // `probe math`.
 Status checkMathAlone(const TryOptions& o, const Hooks& h, Speed& s) {
   if (s.math) return {};
-  if (auto kept = records::readStored(mathFile(o)); kept && kept->is_object()) {
-    s.math = records::mathCheckFromJson(*kept);
+  auto kept = keptRecord(mathFile(o), kindOf("math"));
+  if (!kept.ok()) return kept.error();
+  if (*kept) {
+    s.math = records::mathCheckFromJson(**kept);
     return {};
   }
   auto recorded = recordUncheckedMath(o, h, s);
@@ -215,18 +247,23 @@ Result<records::SpeedRecord> measureSegments(const TryOptions& o, const Changes&
   auto doc = evaluation ? measure(o, h, "segments", what, evaluationFile(o), args, "evaluation-segments")
                         : measure(o, h, "segments", what, throughputFile(o), args);
   if (!doc.ok()) return doc.error();
-  if (withMath)
-    if (auto math = records::readStored(mathFile(o)); math && math->is_object()) s.math = records::mathCheckFromJson(*math);
+  if (withMath) {
+    auto math = keptRecord(mathFile(o), kindOf("math"));
+    if (!math.ok()) return math.error();
+    if (*math) s.math = records::mathCheckFromJson(**math);
+  }
   return records::speedRecordFromJson(*doc);
 }
 
-// The evaluations the training segments' process timed after its rounds (--evaluation-after).
-std::optional<records::SpeedRecord> timedAfterTheSegments(const TryOptions& o, const Changes& c, const Hooks& h) {
-  if (!evaluationAfterTraining(c)) return std::nullopt;
-  const auto doc = records::readStored(evaluationSegmentsFile(o));
-  if (!doc || !doc->is_object()) return std::nullopt;
+// The evaluations the training segments' process timed after its rounds (--evaluation-after);
+// nullopt when it did not; an error naming the record when it cannot be read.
+Result<std::optional<records::SpeedRecord>> timedAfterTheSegments(const TryOptions& o, const Changes& c, const Hooks& h) {
+  if (!evaluationAfterTraining(c)) return std::optional<records::SpeedRecord>();
+  auto doc = keptRecord(evaluationSegmentsFile(o), kindOf("evaluation-segments"));
+  if (!doc.ok()) return doc.error();
+  if (!*doc) return std::optional<records::SpeedRecord>();
   if (h.log) std::fprintf(h.log, "evaluation time: timed after the training segments, in their process\n");
-  return records::speedRecordFromJson(*doc);
+  return std::optional<records::SpeedRecord>(records::speedRecordFromJson(**doc));
 }
 
 }  // namespace
@@ -236,7 +273,7 @@ Result<Speed> measureSpeed(const TryOptions& o, bool futility, const Hooks& h) {
   const bool trials = changes.has(Part::Trials), steps = trials || changes.has(Part::Segments);
   const bool evaluation = changes.timesEvaluation();
   Speed s;
-  bool withMath = !trials && (steps || evaluation) && !records::readStored(mathFile(o));
+  bool withMath = !trials && (steps || evaluation) && records::readStored(mathFile(o)).missing();
   if (!withMath)
     if (auto st = checkMathAlone(o, h, s); !st.ok()) return st.error();
   auto throughput = !steps    ? Result<records::SpeedRecord>(records::unchangedSpeed())
@@ -249,7 +286,9 @@ Result<Speed> measureSpeed(const TryOptions& o, bool futility, const Hooks& h) {
     // Evaluations in one process, as the steps' segments (after them, in their process, when only
     // the training's lever reaches them), unless the steps change in a way one process cannot
     // switch (then short evaluating trials, whole processes).
-    auto after = trials ? std::nullopt : timedAfterTheSegments(o, changes, h);
+    auto timed = trials ? Result<std::optional<records::SpeedRecord>>(std::nullopt) : timedAfterTheSegments(o, changes, h);
+    if (!timed.ok()) return timed.error();
+    auto& after = *timed;
     auto doc = after    ? Result<records::SpeedRecord>(std::move(*after))
                : trials ? measureByTrials(o, h, true)
                         : measureSegments(o, changes, futility, h, true, withMath, s);

@@ -656,6 +656,7 @@ Result<Inputs> measureAll(const TryOptions& o, const ComposedOptions& c, const H
 }  // namespace
 
 Result<TryResult> runComposedTry(const TryOptions& o, const ComposedOptions& c, const Hooks& h) {
+  if (auto st = keepUnreadableResult(o.out / "try.json", h); !st.ok()) return st.error();
   if (auto st = detail::writeConfigs(o); !st.ok()) return st.error();
   auto in = measureAll(o, c, h);
   if (!in.ok()) {

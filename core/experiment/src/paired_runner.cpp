@@ -349,6 +349,13 @@ Result<Outcome> Runner::run() {
 
 }  // namespace
 
+Status keepUnreadableResult(const fs::path& file, const Hooks& hooks) {
+  auto said = proto::keepUnreadableResult(file);
+  if (!said.ok()) return said.error();
+  if (!said->empty() && hooks.log) std::fprintf(hooks.log, "%s\n", said->c_str());
+  return {};
+}
+
 Result<launch::RunOutcome> launchOne(const Config& config, const fs::path& dir, const UserCommand& command,
                                      const std::string& cli_path, const std::string& who,
                                      const std::function<void(const json&)>& on_event) {

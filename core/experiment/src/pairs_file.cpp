@@ -3,6 +3,7 @@
 
 #include "wb/common/fs.h"
 #include "wb/proto/config_json.h"
+#include "wb/proto/events.h"
 #include "wb/proto/fields.h"
 #include "wb/proto/rundir.h"
 
@@ -26,7 +27,7 @@ json armJson(const Arm& a) {
 }
 
 std::string runsOf(const json& armOrPlan) {
-  const std::string c = armOrPlan.value("run_command", "");
+  const std::string c = proto::stringOr(armOrPlan, "run_command", "");
   return c.empty() ? std::string("the workbench's own") : "`" + c + "`";
 }
 
@@ -48,24 +49,25 @@ std::string fieldOf(const std::string& pointer) {
 
 // "" when the arms run the same; else what differs, in words.
 std::string armDifference(const json& stored, const json& now) {
-  if (stored.value("key", "") != now.value("key", "")) return "step '" + now.value("key", "") + "' is '" + stored.value("key", "") + "' there";
-  if (stored.contains("run_command") != now.contains("run_command") || stored.value("run_command", "") != now.value("run_command", ""))
-    return "step '" + now.value("key", "") + "' ran " +
-           (stored.contains("run_command") ? runsOf(stored) + " runs" : std::string("the plan's runs")) + " there";
-  json a = stored.value("config", json::object()), b = now.value("config", json::object());
+  const std::string key = proto::stringOr(now, "key", "");
+  if (proto::stringOr(stored, "key", "") != key) return "step '" + key + "' is '" + proto::stringOr(stored, "key", "") + "' there";
+  if (stored.contains("run_command") != now.contains("run_command") || runsOf(stored) != runsOf(now))
+    return "step '" + key + "' ran " + (stored.contains("run_command") ? runsOf(stored) + " runs" : std::string("the plan's runs")) + " there";
+  json a = proto::objectOr(stored, "config"), b = proto::objectOr(now, "config");
   a.erase("name"), b.erase("name");  // the name says nothing about what runs
   const json patch = json::diff(a, b);
   if (patch.empty()) return {};
-  return "step '" + now.value("key", "") + "' differs in " + fieldOf(patch[0].value("path", ""));
+  return "step '" + key + "' differs in " + fieldOf(proto::stringOr(patch[0], "path", ""));
 }
 
 std::string planDifference(const json& stored, const json& now) {
-  if (stored.value("run_command", "") != now.value("run_command", "")) return "its runs are " + runsOf(stored);
-  if (auto d = armDifference(stored.value("reference", json::object()), now["reference"]); !d.empty()) return d;
-  const json sv = stored.value("variants", json::array()), nv = now["variants"];
+  if (runsOf(stored) != runsOf(now)) return "its runs are " + runsOf(stored);
+  if (auto d = armDifference(proto::objectOr(stored, "reference"), now["reference"]); !d.empty()) return d;
+  const json sv = stored.contains("variants") && stored["variants"].is_array() ? stored["variants"] : json::array();
+  const json& nv = now["variants"];
   for (size_t i = 0; i < std::max(sv.size(), nv.size()); ++i) {
-    if (i >= sv.size()) return "step '" + nv[i].value("key", "") + "' is not in the plan there";
-    if (i >= nv.size()) return "step '" + sv[i].value("key", "") + "' is there but not in this plan";
+    if (i >= sv.size()) return "step '" + proto::stringOr(nv[i], "key", "") + "' is not in the plan there";
+    if (i >= nv.size()) return "step '" + proto::stringOr(sv[i], "key", "") + "' is there but not in this plan";
     if (auto d = armDifference(sv[i], nv[i]); !d.empty()) return d;
   }
   return {};
@@ -90,16 +92,18 @@ Status savePairs(const fs::path& out, const PairsState& st) {
 }
 
 Result<std::vector<PairRecord>> loadPairs(const fs::path& out, const Plan& plan, std::string* lone) {
-  auto doc = proto::readJsonFile(pairsFile(out));
-  if (!doc.ok()) return doc.error();
+  const proto::StoredRecord doc = proto::readRecordFile(pairsFile(out));
+  if (!doc.read())
+    return proto::unreadableError(pairsFile(out), doc.missing() ? "it is gone" : doc.why,
+                                  "its runs in " + out.string() + " are kept: restore it from a copy, or give a new --out");
   const json now = planJson(plan);
-  if (const std::string d = planDifference(doc->value("plan", json::object()), now); !d.empty()) {
-    const std::string cmd = doc->value("command", "");
+  if (const std::string d = planDifference(proto::objectOr(doc.doc, "plan"), now); !d.empty()) {
+    const std::string cmd = proto::stringOr(doc.doc, "command", "");
     return makeError(Errc::InvalidConfig,
                      out.string() + " holds the pairs of another plan (" + d + "): continue it with the options it was started with" +
                          (cmd.empty() ? std::string() : " (" + cmd + ")") + ", or choose a new --out");
   }
-  PairsState stored = proto::readAs<PairsState>(*doc);  // the plan is compared above, as written
+  PairsState stored = proto::readAs<PairsState>(doc.doc);  // the plan is compared above, as written
   if (lone) *lone = stored.lone_reference;
   return stored.pairs;
 }

@@ -22,7 +22,8 @@ struct PairsState {
 // Atomic. Errors name the file.
 Status savePairs(const std::filesystem::path& out, const PairsState& state);
 // The finished pairs of `plan` in out/pairs.json; InvalidConfig naming what differs when the file
-// holds another plan, with what to do.
+// holds another plan, and naming the file when it is unreadable (cut mid-file, emptied, not a
+// record: "<file> is unreadable: <why>; ..."), with what to do. Nothing is rebuilt over it.
 Result<std::vector<PairRecord>> loadPairs(const std::filesystem::path& out, const Plan& plan, std::string* lone_reference);
 
 }  // namespace wb::experiment

@@ -54,42 +54,141 @@ std::string firstDifference(const json& here, const json& there) {
   return diff.front().path + ": " + diff.front().after + " here, " + diff.front().before + " in the folder";
 }
 
-// The folder's record, checked against this experiment; empty slots for a new folder. `every`
-// becomes the folder's own evaluation interval when it has one (an earlier rule's runs stay usable).
-Result<std::vector<Slot>> loadSlots(const fs::path& dir, const std::string& key, const json& identity,
-                                    const std::string& datasetId, int64_t& every) {
+bool usable(const std::string& status) { return status == proto::kStatusOk || status == proto::kStatusEarlyStopped; }
+
+// The slots reference.json lists; "" when they read, else why not (a list that is not one).
+std::string slotsOf(const json& doc, std::vector<Slot>& slots) {
+  const auto it = doc.find("runs");
+  if (it == doc.end()) return {};
+  if (!it->is_array()) return "its runs are not a list";
+  for (const json& r : *it) {
+    if (!r.is_object()) return "its runs hold a JSON " + std::string(r.type_name()) + ", not a run";
+    slots.push_back({uint64_t(proto::intOr(r, "seed", 0)), proto::stringOr(r, "dir", ""), proto::stringOr(r, "status", "")});
+  }
+  return {};
+}
+
+// Whether run folder `run` is one of this experiment's reference runs: "" when it is (its slot in
+// `slot`, its evaluation interval in `every`), else why not, in words.
+std::string adoptable(const fs::path& dir, const fs::path& run, const json& identity, Slot& slot, int64_t& every) {
+  const proto::StoredRecord config = proto::readRecordFile(run / "config.json");
+  if (config.missing()) return "it has no config.json (its run never started)";
+  if (config.unreadable()) return "its config.json is unreadable: " + config.why;
+  auto c = proto::configFromJson(config.doc);
+  if (!c.ok()) return "its config.json is not a config: " + c.error().message;
+  if (const json its = experimentIdentity(*c); its != identity) {
+    const std::string why = firstDifference(identity, its);
+    return "it is another experiment's run (" + (why.empty() ? std::string("its config differs") : why) + ")";
+  }
+  if (every > 0 && c->train.eval_every_steps != every)
+    return "it evaluates every " + std::to_string(c->train.eval_every_steps) + " steps, the others every " + std::to_string(every);
+  every = c->train.eval_every_steps;
+  const std::string status = proto::RunDir{run}.summaryStatus();
+  slot = {c->seed, fs::relative(run, dir).string(), status.empty() ? "running" : status};
+  return {};
+}
+
+// The slots rebuilt from the run folders under runs/ that are this experiment's: one a seed (a
+// finished run before one that is not), in seed order. Each folder not taken is said on the log.
+std::vector<Slot> adoptRuns(const fs::path& dir, const json& identity, int64_t& every, std::FILE* log) {
+  std::error_code ec;
+  std::vector<fs::path> runs;
+  for (fs::directory_iterator it(dir / "runs", ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_directory(ec)) runs.push_back(it->path());
+  std::sort(runs.begin(), runs.end());
   std::vector<Slot> slots;
-  auto stored = records::readStored(referenceFile(dir));
-  if (!stored) return slots;
+  int64_t adoptedEvery = 0;
+  for (const fs::path& run : runs) {
+    Slot slot;
+    if (const std::string why = adoptable(dir, run, identity, slot, adoptedEvery); !why.empty()) {
+      if (log) std::fprintf(log, "reference run %s is not taken into the record: %s\n", run.c_str(), why.c_str());
+      continue;
+    }
+    auto same = std::find_if(slots.begin(), slots.end(), [&](const Slot& x) { return x.seed == slot.seed; });
+    if (same == slots.end()) slots.push_back(slot);
+    else if (!usable(same->status)) *same = slot;
+  }
+  std::sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) { return a.seed < b.seed; });
+  if (adoptedEvery > 0) every = adoptedEvery;
+  return slots;
+}
+
+// reference.json gone or unreadable (`why`): an unreadable one kept aside, and the slots rebuilt
+// from the run folders, said on the log. A new folder (no runs) gives no slots, in silence.
+Result<std::vector<Slot>> rebuildSlots(const fs::path& dir, const json& identity, const std::string& why, int64_t& every,
+                                       std::FILE* log) {
+  std::error_code ec;
+  const bool hasRuns = fs::is_directory(dir / "runs", ec) && !fs::is_empty(dir / "runs", ec);
+  if (why.empty() && !hasRuns) return std::vector<Slot>();
+  std::string kept;
+  if (!why.empty()) {
+    auto aside = proto::keepAside(referenceFile(dir));
+    if (!aside.ok())
+      return makeError(Errc::Io, referenceFile(dir).string() + " is unreadable: " + why + "; " + aside.error().message +
+                                     ": move it away, and the next try rebuilds it from the run folders");
+    kept = "; kept as " + aside->filename().string();
+  }
+  std::vector<Slot> slots = adoptRuns(dir, identity, every, log);
+  const auto finished = std::count_if(slots.begin(), slots.end(), [](const Slot& x) { return usable(x.status); });
+  if (log)
+    std::fprintf(log, "%s %s%s: the record is rebuilt from the run folders in %s: %zu reference run(s) taken, %ld finished\n",
+                 referenceFile(dir).c_str(), why.empty() ? "is gone" : ("is unreadable: " + why).c_str(), kept.c_str(),
+                 (dir / "runs").c_str(), slots.size(), long(finished));
+  return slots;
+}
+
+// The folder's record, checked against this experiment: its slots. A folder of another experiment
+// or dataset is refused naming the field; a record gone or unreadable is rebuilt from the run
+// folders (rebuildSlots). `every` becomes the folder's own evaluation interval when it has one (an
+// earlier rule's runs stay usable).
+Result<std::vector<Slot>> loadSlots(const fs::path& dir, const std::string& key, const json& identity,
+                                    const std::string& datasetId, int64_t& every, std::FILE* log) {
+  const proto::StoredRecord stored = records::readStored(referenceFile(dir));
+  if (!stored.read()) return rebuildSlots(dir, identity, stored.why, every, log);
+  const json& doc = stored.doc;
   const std::string where = referenceFile(dir).string();
-  if (stored->value("key", std::string()) != key || stored->value("config", json()) != identity) {
-    const std::string why = firstDifference(identity, stored->value("config", json::object()));
+  if (proto::stringOr(doc, "key", "") != key || doc.value("config", json()) != identity) {
+    const std::string why = firstDifference(identity, proto::objectOr(doc, "config"));
     return makeError(Errc::InvalidConfig, where + " holds the reference runs of another experiment (" +
                                               (why.empty() ? "its key differs" : why) +
                                               "): give another --references folder or remove it");
   }
-  if (!datasetId.empty() && stored->value("dataset_id", std::string()) != datasetId)
+  if (!datasetId.empty() && proto::stringOr(doc, "dataset_id", "") != datasetId)
     return makeError(Errc::InvalidConfig, where + ": the dataset changed since its runs (data.dataset's files differ): "
                                           "its runs do not measure this data; remove the folder to run them again");
-  if (const int64_t kept = stored->value("eval_every_steps", int64_t{0}); kept > 0) every = kept;
-  for (const json& r : stored->value("runs", json::array()))
-    slots.push_back({r.value("seed", uint64_t{0}), r.value("dir", std::string()), r.value("status", std::string())});
+  std::vector<Slot> slots;
+  if (const std::string why = slotsOf(doc, slots); !why.empty()) return rebuildSlots(dir, identity, why, every, log);
+  if (const int64_t kept = proto::intOr(doc, "eval_every_steps", 0); kept > 0) every = kept;
   return slots;
 }
 
-bool usable(const std::string& status) { return status == proto::kStatusOk || status == proto::kStatusEarlyStopped; }
+// Why slot s has no finished run to reuse, in words ("is gone", "was cut short", "ended failed").
+std::string notFinished(const fs::path& dir, const Slot& s) {
+  std::error_code ec;
+  if (!fs::exists(dir / s.dir, ec)) return "is gone";
+  auto run = records::loadRun(dir / s.dir);
+  if (!run.ok()) return "cannot be read (" + run.error().message + ")";
+  if (!run->finished) return "was cut short (it has no summary.json)";
+  if (!usable(run->status)) return "ended " + run->status;
+  return "ended without an evaluation";
+}
 
-// A finished run of the slot, loaded; nullopt when it is gone, cut or failed.
+// A finished run of the slot, loaded from its folder (whatever the record said); nullopt when it
+// is gone, cut or failed.
 std::optional<records::RunRecord> finishedRun(const fs::path& dir, const Slot& s) {
-  if (s.dir.empty() || !usable(s.status)) return std::nullopt;
+  if (s.dir.empty()) return std::nullopt;
   return finishedTargetRun(dir / s.dir);
 }
 
-// A new folder name for the seed: seed-<s>, then seed-<s>-r2, ... (never one that exists).
-std::string freshDir(const fs::path& dir, uint64_t seed) {
+// A new folder name for the seed: seed-<s>, then seed-<s>-r2, ...: never one that exists or that
+// the record names (a gone run's name is not given to its rerun).
+std::string freshDir(const fs::path& dir, uint64_t seed, const std::vector<Slot>& slots) {
   std::error_code ec;
+  const auto taken = [&](const std::string& name) {
+    return fs::exists(dir / name, ec) || std::any_of(slots.begin(), slots.end(), [&](const Slot& x) { return x.dir == name; });
+  };
   std::string name = "runs/seed-" + std::to_string(seed);
-  for (int k = 2; fs::exists(dir / name, ec); ++k) name = "runs/seed-" + std::to_string(seed) + "-r" + std::to_string(k);
+  for (int k = 2; taken(name); ++k) name = "runs/seed-" + std::to_string(seed) + "-r" + std::to_string(k);
   return name;
 }
 
@@ -180,7 +279,7 @@ struct Store {
   ConfigRun claim(size_t i) {
     std::lock_guard<std::mutex> lock(mu);
     const uint64_t seed = slots[i].seed;
-    const std::string rel = freshDir(dir, seed);
+    const std::string rel = freshDir(dir, seed, slots);
     fs::create_directories(dir / rel);
     slots[i].dir = rel, slots[i].status = "running";
     if (o.log) std::fprintf(o.log, "reference run, seed %llu -> %s\n", (unsigned long long)seed, (dir / rel).c_str());
@@ -215,11 +314,13 @@ std::vector<size_t> slotsToRun(Store& s, std::vector<std::optional<records::RunR
   std::vector<size_t> todo;
   for (size_t i = 0; i < s.slots.size(); ++i) {
     loaded.push_back(finishedRun(s.dir, s.slots[i]));
-    if (loaded.back()) continue;
+    if (loaded.back()) {
+      s.slots[i].status = loaded.back()->status;  // the folder's word, over a record saved before it ended
+      continue;
+    }
     if (s.o.log && !s.slots[i].dir.empty())
-      std::fprintf(s.o.log, "reference run %s (seed %llu) is %s: it runs again in a new folder\n",
-                   (s.dir / s.slots[i].dir).c_str(), (unsigned long long)s.slots[i].seed,
-                   s.slots[i].status.empty() || s.slots[i].status == "running" ? "cut short" : s.slots[i].status.c_str());
+      std::fprintf(s.o.log, "reference run %s (seed %llu) %s: it runs again in a new folder\n", (s.dir / s.slots[i].dir).c_str(),
+                   (unsigned long long)s.slots[i].seed, notFinished(s.dir, s.slots[i]).c_str());
     todo.push_back(i);
   }
   for (uint64_t seed = kFirstReferenceSeed; int(s.slots.size()) < s.o.runs; ++seed) {
@@ -279,7 +380,7 @@ Result<ReferenceRuns> ensureReferenceRuns(const ReferenceOptions& o) {
   s.key = referenceKey(o.baseline, o.dataset_id);
   s.dir = o.store / s.key;
   s.every = referenceEvalEvery(o.baseline, o.train_samples);
-  auto slots = loadSlots(s.dir, s.key, s.identity, o.dataset_id, s.every);
+  auto slots = loadSlots(s.dir, s.key, s.identity, o.dataset_id, s.every, o.log);
   if (!slots.ok()) return slots.error();
   s.slots = std::move(*slots);
   std::error_code ec;

@@ -99,6 +99,7 @@ json tryJson(const TryOptions& o, const Outcome& outcome, const std::string& sta
 }
 
 Result<TryResult> runTry(const TryOptions& o, const Hooks& hooks) {
+  if (auto st = keepUnreadableResult(o.out / "try.json", hooks); !st.ok()) return st.error();
   Hooks h = hooks;
   h.on_pair = [&](const Outcome& outcome) {
     (void)writeFileAtomic(o.out / "try.json", tryJson(o, outcome, "running").dump(2) + "\n");

@@ -101,19 +101,20 @@ Status GreedyLadder::checkFolder() const {
     return makeError(Errc::InvalidConfig, o_.out.string() + " holds a cumulative ladder: continue it with --cumulative, "
                                                             "or choose a new --out");
   const fs::path file = o_.out / kPlanFile;
-  if (!fs::exists(file, ec)) return {};
-  auto doc = proto::readJsonFile(file);
-  if (!doc.ok()) return doc.error();
+  const proto::StoredRecord doc = proto::readRecordFile(file);
+  if (doc.missing()) return {};
+  if (doc.unreadable())
+    return proto::unreadableError(file, doc.why, "its runs in " + o_.out.string() + " are kept: restore it from a copy, or choose a new --out");
   const json want = planRecord(o_.plan);
-  if (doc->value("steps", json()) == want["steps"]) return {};
+  const json had = doc.doc.value("steps", json());
+  if (had == want["steps"]) return {};
   std::string differs = "the number of steps";
-  const json& had = (*doc).value("steps", json::array());
-  for (size_t i = 0; i < std::min(had.size(), want["steps"].size()); ++i)
+  for (size_t i = 0; had.is_array() && i < std::min(had.size(), want["steps"].size()); ++i)
     if (had[i] != want["steps"][i]) {
-      differs = "step " + want["steps"][i].value("key", std::string("?"));
+      differs = "step " + proto::stringOr(want["steps"][i], "key", "?");
       break;
     }
-  const std::string started = doc->value("command", std::string());
+  const std::string started = proto::stringOr(doc.doc, "command", "");
   return makeError(Errc::InvalidConfig, o_.out.string() + " holds the pairs of another plan (" + differs +
                                             " differs): continue it with the options it was started with" +
                                             (started.empty() ? "" : " (" + started + ")") + ", or choose a new --out");
@@ -353,6 +354,7 @@ void GreedyLadder::writeOutputs(const std::string& status) {
 
 Result<LadderOutcome> GreedyLadder::run() {
   if (auto st = checkFolder(); !st.ok()) return st.error();
+  if (auto st = experiment::keepUnreadableResult(o_.out / "ladder.json", o_.hooks); !st.ok()) return st.error();
   std::error_code ec;
   fs::create_directories(o_.out / "steps", ec);
   if (ec) return makeError(Errc::Io, o_.out.string() + ": cannot create it: " + ec.message());

@@ -77,9 +77,12 @@ Result<Ladder> loadLadder(const std::string& dirOrFile) {
   std::filesystem::path p(dirOrFile);
   std::error_code ec;
   if (std::filesystem::is_directory(p, ec)) p /= "ladder.json";
-  auto doc = proto::readJsonFile(p);
-  if (!doc.ok()) return makeError(Errc::Io, doc.error().message + " (pick a folder written by workbench-cli ladder --out)");
-  auto ladder = ladderFromJson(*doc);
+  const proto::StoredRecord doc = proto::readRecordFile(p);
+  if (doc.missing()) return makeError(Errc::Io, "cannot read " + p.string() + " (pick a folder written by workbench-cli ladder --out)");
+  if (doc.unreadable())
+    return makeError(Errc::Io, p.string() + " is unreadable: " + doc.why +
+                                   "; the same ladder command writes it again from the folder's pairs and runs");
+  auto ladder = ladderFromJson(doc.doc);
   if (!ladder.ok()) return makeError(Errc::InvalidConfig, p.string() + ": " + ladder.error().message);
   return ladder;
 }

@@ -104,6 +104,7 @@ void LadderRun::writeOutputs(const experiment::Outcome& o) {
 }
 
 Result<LadderOutcome> LadderRun::run() {
+  if (auto st = experiment::keepUnreadableResult(o_.out / "ladder.json", o_.hooks); !st.ok()) return st.error();
   emit(toEvent(proto::LadderEvent{o_.out.string(), o_.policy.fixed_pairs, planEventSteps(o_.plan)}));
   experiment::Hooks hooks = o_.hooks;
   hooks.on_pair = [this](const experiment::Outcome& o) { writeOutputs(o); };

@@ -7,7 +7,10 @@
 #include <algorithm>
 #include <cmath>
 #include <chrono>
+#include <cstdio>
 #include <ctime>
+#include <mutex>
+#include <set>
 
 #include "wb/common/speedups.h"
 
@@ -87,6 +90,18 @@ SpeedupEffect probeEffect(const probe::ProbeResult& p) {
   return e;
 }
 
+namespace {
+
+// A record left out of the advice (it cannot be read), said once a process on stderr.
+void sayOnce(const std::string& line) {
+  static std::mutex mu;
+  static std::set<std::string> said;
+  std::lock_guard<std::mutex> lock(mu);
+  if (said.insert(line).second) std::fprintf(stderr, "%s\n", line.c_str());
+}
+
+}  // namespace
+
 std::optional<FoundLadder> latestLadder(const std::vector<std::filesystem::path>& roots) {
   namespace fs = std::filesystem;
   std::optional<std::pair<fs::file_time_type, fs::path>> best;
@@ -106,7 +121,10 @@ std::optional<FoundLadder> latestLadder(const std::vector<std::filesystem::path>
   }
   if (!best) return std::nullopt;
   auto ladder = loadLadder(best->second.string());
-  if (!ladder.ok()) return std::nullopt;
+  if (!ladder.ok()) {
+    sayOnce("the newest ladder is left out of the advice: " + ladder.error().message);
+    return std::nullopt;
+  }
   return FoundLadder{best->second.string(), utcOf(best->first), std::move(ladder.value())};
 }
 
@@ -122,11 +140,12 @@ std::map<std::string, std::pair<std::filesystem::file_time_type, nlohmann::json>
     const fs::path file = dir / "try.json";
     if (!fs::is_regular_file(file, ec)) return;
     const auto t = fs::last_write_time(file, ec);
-    auto doc = proto::readJsonFile(file);
-    if (ec || !doc.ok() || !doc->is_object()) return;
-    const std::string key = doc->value("speedup", "");
+    const proto::StoredRecord doc = proto::readRecordFile(file);
+    if (doc.unreadable()) sayOnce(file.string() + " is left out of the advice: it is unreadable: " + doc.why);
+    if (ec || !doc.read()) return;
+    const std::string key = proto::stringOr(doc.doc, "speedup", "");
     if (key.empty()) return;  // (a try with no counted pair is the newest word too: it says why)
-    if (auto it = best.find(key); it == best.end() || t > it->second.first) best[key] = {t, *doc};
+    if (auto it = best.find(key); it == best.end() || t > it->second.first) best[key] = {t, doc.doc};
   };
   for (const auto& root : roots) {
     std::error_code ec;

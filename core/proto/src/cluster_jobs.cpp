@@ -15,13 +15,21 @@ WB_FIELDS(ClusterTask) {
 
 WB_FIELDS(ClusterJobs) { f("tasks", e.tasks); }
 
-ClusterJobs readClusterJobs(const fs::path& folder) {
-  auto doc = readJsonFile(folder / kClusterJobsFile);
-  return doc.ok() ? readAs<ClusterJobs>(*doc) : ClusterJobs{};
+Result<ClusterJobs> readClusterJobs(const fs::path& folder) {
+  const fs::path file = folder / kClusterJobsFile;
+  const StoredRecord doc = readRecordFile(file);
+  if (doc.missing()) return ClusterJobs{};
+  std::string why = doc.why;
+  if (doc.read() && !(doc.doc.contains("tasks") && doc.doc["tasks"].is_array())) why = "it has no \"tasks\" list: it is not a jobs record";
+  if (!why.empty())
+    return unreadableError(file, why, "its jobs' states are not recorded over it: restore it from a copy, or remove it");
+  return readAs<ClusterJobs>(doc.doc);
 }
 
 Status recordClusterTasks(const fs::path& folder, const std::vector<ClusterTask>& tasks) {
-  ClusterJobs jobs = readClusterJobs(folder);
+  auto read = readClusterJobs(folder);
+  if (!read.ok()) return read.error();
+  ClusterJobs jobs = std::move(*read);
   for (const ClusterTask& t : tasks) {
     auto it = std::find_if(jobs.tasks.begin(), jobs.tasks.end(), [&](const ClusterTask& x) { return x.run_dir == t.run_dir; });
     if (it != jobs.tasks.end()) *it = t;
@@ -37,7 +45,9 @@ std::optional<ClusterTask> clusterTaskOf(const fs::path& runDir) {
   for (const fs::path& folder : {dir.parent_path() / kClusterArrayFolder, dir.parent_path().parent_path() / kClusterArrayFolder}) {
     std::error_code ec;
     if (!fs::is_regular_file(folder / kClusterJobsFile, ec)) continue;
-    for (const ClusterTask& t : readClusterJobs(folder).tasks)
+    const auto jobs = readClusterJobs(folder);
+    if (!jobs.ok()) continue;
+    for (const ClusterTask& t : jobs->tasks)
       if (fs::path(t.run_dir).lexically_normal() == dir) return t;
   }
   return std::nullopt;

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <mutex>
+#include <set>
 
 #include "wb/common/hash.h"
 #include "wb/common/paths.h"
@@ -42,12 +44,19 @@ Status writeStored(const std::filesystem::path& dir, const std::string& file, co
   return proto::writeJsonAtomic(dir / file, doc);
 }
 
-std::optional<json> readStored(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
-  auto doc = proto::readJsonFile(path);
-  if (!doc.ok()) return std::nullopt;
-  return std::move(doc.value());
+proto::StoredRecord readStored(const std::filesystem::path& path) { return proto::readRecordFile(path); }
+
+std::optional<json> readCache(const std::filesystem::path& path) {
+  proto::StoredRecord r = readStored(path);
+  if (r.read()) return std::move(r.doc);
+  if (r.unreadable()) {
+    static std::mutex mu;
+    static std::set<std::string> said;
+    std::lock_guard<std::mutex> lock(mu);
+    if (said.insert(path.string()).second)
+      std::fprintf(stderr, "%s is unreadable: %s; it is measured again\n", path.c_str(), r.why.c_str());
+  }
+  return std::nullopt;
 }
 
 std::string shortUtcDate(const std::string& iso) {

@@ -62,7 +62,7 @@ Status saveAccuracySpread(const json& config, const AccuracySpread& s, const std
 }
 
 std::optional<AccuracySpread> loadAccuracySpread(const json& config, const std::filesystem::path& dir) {
-  const auto doc = readStored(dir / ("accuracy-" + experimentKey(config) + ".json"));
+  const auto doc = readCache(dir / ("accuracy-" + experimentKey(config) + ".json"));
   if (!doc || doc->value("kind", std::string()) != "accuracy-spread" || !(*doc)["sd_pp"].is_number()) return std::nullopt;
   const auto s = proto::readAs<AccuracySpread>(*doc);
   if (!(std::isfinite(s.sd_pp) && s.sd_pp >= 0)) return std::nullopt;
@@ -106,7 +106,7 @@ HostNoise loadNoise(const MachineId& machine, const std::filesystem::path& dir) 
   HostNoise assumed;
   assumed.machine = machine;
   assumed.source = "assumed: not measured on this host";
-  const auto doc = readStored(dir / (noiseKey(machine) + ".json"));
+  const auto doc = readCache(dir / (noiseKey(machine) + ".json"));
   if (!doc) return assumed;
   auto n = noiseFromJson(*doc);
   if (!n.ok()) return assumed;

@@ -85,7 +85,7 @@ Status savePeak(const PeakResult& result, const std::filesystem::path& dir) {
 std::optional<PeakResult> loadPeak(const MachineId& machine, const std::vector<std::string>& gpus,
                                    const std::filesystem::path& dir) {
   const std::string key = peakKey(machine, gpus);
-  const auto doc = readStored(peakPath(key, dir));
+  const auto doc = readCache(peakPath(key, dir));
   if (!doc) return std::nullopt;
   auto r = peakFromJson(*doc);
   if (!r.ok() || r->key != key) return std::nullopt;

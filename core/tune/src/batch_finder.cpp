@@ -78,11 +78,12 @@ std::string searchDifference(const proto::TuneBatch& had, const json& config, co
 
 // A cut search in the folder: its finished sizes are kept; another search's folder is refused.
 Status BatchFinder::load() {
-  std::error_code ec;
-  if (!fs::exists(o_.out / "batch.json", ec)) return {};
-  auto doc = proto::readJsonFile(o_.out / "batch.json");
-  if (!doc.ok()) return doc.error();
-  const proto::TuneBatch had = proto::readTuneBatch(*doc);
+  const proto::StoredRecord doc = proto::readRecordFile(o_.out / "batch.json");
+  if (doc.missing()) return {};
+  if (doc.unreadable())
+    return proto::unreadableError(o_.out / "batch.json", doc.why, "its runs in " + (o_.out / "runs").string() +
+                                                                      " are kept: restore it from a copy, or choose a new --out");
+  const proto::TuneBatch had = proto::readTuneBatch(doc.doc);
   if (const std::string d = searchDifference(had, proto::configToJson(o_.base), o_.lr_rule); !d.empty())
     return makeError(Errc::InvalidConfig, o_.out.string() + " holds another batch search (" + d +
                                               "): continue it with the options it was started with, or choose a new --out");

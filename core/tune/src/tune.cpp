@@ -187,11 +187,12 @@ Status TuneRun::prepare() {
   std::error_code ec;
   fs::create_directories(o_.out / "trials", ec);
   if (ec) return makeError(Errc::Io, o_.out.string() + ": cannot create it: " + ec.message());
-  if (fs::exists(o_.out / "tune.json", ec)) {
-    auto doc = proto::readJsonFile(o_.out / "tune.json");
-    if (!doc.ok()) return doc.error();
-    if (auto st = takeOver(proto::readTuneRecord(*doc)); !st.ok()) return st;
-  }
+  const proto::StoredRecord doc = proto::readRecordFile(o_.out / "tune.json");
+  if (doc.unreadable())
+    return proto::unreadableError(o_.out / "tune.json", doc.why, "its trials in " + (o_.out / "trials").string() +
+                                                                     " are kept: restore it from a copy, or choose a new --out");
+  if (doc.read())
+    if (auto st = takeOver(proto::readTuneRecord(doc.doc)); !st.ok()) return st;
   return {};
 }
 

@@ -1,12 +1,14 @@
 // The paired runner's parts that need no training: the estimates from a variant's pairs (only
 // counted pairs: both ended ok, neither contended or both slowed alike), the target the pairs are compared at, and a
-// folder holding another plan's pairs refused with what differs and what to do. Its runs as real
+// folder holding another plan's pairs refused with what differs and what to do, and one whose
+// pairs.json cannot be read refused naming it. Its runs as real
 // processes are tested through the CLI (tests/app/test_cli_try.cpp, test_cli_ladder_cancel.cpp).
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
 
 #include <array>
 #include <atomic>
+#include <fstream>
 
 #include "report_fixture.h"
 #include "wb/experiment/paired_runner.h"
@@ -171,6 +173,43 @@ class TestPairedRunner : public QObject {
     QVERIFY2(why.contains(QStringLiteral("step 'workers' differs in speedups.workers")), qPrintable(why));
     QVERIFY2(why.contains(QStringLiteral("workbench-cli ladder --out X")) && why.contains(QStringLiteral("choose a new --out")),
              qPrintable(why));
+  }
+
+  // A pairs.json that cannot be read (cut mid-file, emptied, no record) or of another experiment's
+  // plan is refused naming it and why, before anything runs, and left as it is: never taken for a
+  // new folder and rebuilt over its runs.
+  void aDamagedPairsRecordIsNamedAndKept_data() {
+    QTest::addColumn<QString>("damage");
+    QTest::addColumn<QString>("named");
+    QTest::newRow("cut mid-file") << "cut" << "is unreadable: it is cut mid-file";
+    QTest::newRow("emptied") << "" << "is unreadable: it is empty";
+    QTest::newRow("not a record") << "[]" << "is unreadable: it holds a JSON array";
+    QTest::newRow("another experiment's") << R"({"candidates": [], "trials": [], "command": 3})" << "holds the pairs of another plan";
+  }
+  void aDamagedPairsRecordIsNamedAndKept() {
+    QFETCH(QString, damage);
+    QFETCH(QString, named);
+    QTemporaryDir dir;
+    std::atomic<bool> stop{true};
+    Hooks hooks;
+    hooks.stop = &stop;
+    hooks.log = nullptr;
+    QVERIFY(runPairs(planWith(2), Policy{}, dir.path().toStdString(), hooks).ok());
+    const std::filesystem::path file = dir.path().toStdString() + "/pairs.json";
+    std::string bytes = damage.toStdString();
+    if (damage == QLatin1String("cut")) {
+      std::ifstream in(file);
+      const std::string whole((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      bytes = whole.substr(0, whole.size() / 2);
+    }
+    std::ofstream(file, std::ios::trunc) << bytes;
+    auto again = runPairs(planWith(2), Policy{}, dir.path().toStdString(), hooks);
+    QVERIFY(!again.ok());
+    QCOMPARE(int(again.error().code), int(wb::Errc::InvalidConfig));
+    const QString why = QString::fromStdString(again.error().message);
+    QVERIFY2(why.contains(dir.path()) && why.contains(named), qPrintable(why));  // the file, or its folder
+    std::ifstream in(file);
+    QCOMPARE(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()), bytes);
   }
 };
 

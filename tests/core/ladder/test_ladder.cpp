@@ -1,11 +1,18 @@
 // The ladder plan (what runs, what is skipped and why, for CPU and CUDA capabilities) and its
 // summary (medians over repeats, speedups with their intervals and verdicts from the pairs, the
-// ladder-level status of a cancelled ladder, the table and the chart).
+// ladder-level status of a cancelled ladder, the table and the chart), and a ladder's folder whose
+// records cannot be read: named, never rebuilt over in silence.
+#include <QTemporaryDir>
 #include <QtTest/QtTest>
+
+#include <atomic>
+#include <cstdio>
+#include <fstream>
 
 #include "report_fixture.h"
 #include "wb/report/export.h"
 #include "wb/ladder/ladder.h"
+#include "wb/ladder/ladder_run.h"
 
 #include <cmath>
 #include <map>
@@ -582,6 +589,56 @@ class TestLadder : public QObject {
     QCOMPARE(back->status_note, ladder.status_note);
     QCOMPARE(renderText(ladderTable(*back)), renderText(t));
     QCOMPARE(QString::fromStdString(ladderFromJson(json{{"steps", json::array()}})->status), QStringLiteral("ok"));  // older files
+  }
+
+  // A greedy ladder continued from a folder whose plan.json cannot be read (cut mid-file, emptied,
+  // no record) or holds another plan is refused naming it, before anything runs, and left as it
+  // is. Its ladder.json, the result written again from the steps, is kept aside and said.
+  void aDamagedLadderRecordIsNamedAndKept_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("damage");
+    QTest::addColumn<QString>("named");  // "": the ladder goes on
+    QTest::newRow("plan.json cut mid-file") << "plan.json" << R"({"steps": [{"key": "baseline")" << "is unreadable: it is cut mid-file";
+    QTest::newRow("plan.json emptied") << "plan.json" << "" << "is unreadable: it is empty";
+    QTest::newRow("plan.json not a record") << "plan.json" << "[]" << "is unreadable: it holds a JSON array";
+    QTest::newRow("plan.json of another plan") << "plan.json" << R"({"steps": [{"key": "baseline"}], "command": 1})"
+                                               << "holds the pairs of another plan";
+    QTest::newRow("ladder.json cut mid-file") << "ladder.json" << R"({"ladder": {"steps")" << "";
+  }
+  void aDamagedLadderRecordIsNamedAndKept() {
+    QFETCH(QString, file);
+    QFETCH(QString, damage);
+    QFETCH(QString, named);
+    QTemporaryDir dir;
+    wb::Config user;
+    user.train.epochs = 1;
+    LadderOptions o;
+    o.plan = planLadder(user, cpuCaps(), false);
+    o.out = dir.path().toStdString();
+    std::atomic<bool> stop{true};  // nothing runs
+    o.hooks.stop = &stop;
+    std::FILE* log = std::tmpfile();
+    o.hooks.log = log;
+    const std::filesystem::path record = o.out / file.toStdString();
+    std::ofstream(record, std::ios::binary) << damage.toStdString();
+    auto r = runLadder(o);
+    std::fflush(log), std::rewind(log);
+    std::string said;
+    for (int ch; (ch = std::fgetc(log)) != EOF;) said += char(ch);
+    std::fclose(log);
+    const std::filesystem::path kept = named.isEmpty() ? o.out / "ladder.unreadable-1.json" : record;
+    std::ifstream in(kept, std::ios::binary);
+    QCOMPARE(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()), damage.toStdString());
+    if (named.isEmpty()) {
+      QVERIFY2(said.find(record.string() + " is unreadable: it is cut mid-file") != std::string::npos &&
+                   said.find("kept as ladder.unreadable-1.json") != std::string::npos,
+               said.c_str());
+      return;
+    }
+    QVERIFY(!r.ok());
+    QCOMPARE(int(r.error().code), int(wb::Errc::InvalidConfig));
+    const QString m = QString::fromStdString(r.error().message);
+    QVERIFY2(m.contains(QString::fromStdString(o.out.string())) && m.contains(named), qPrintable(m));
   }
 };
 

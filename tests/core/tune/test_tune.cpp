@@ -242,6 +242,50 @@ class TestTune : public QObject {
     QVERIFY(!wb::tune::checkSearchFolder(dir / "other" / "notes.txt", records).ok());
   }
 
+  // A search's record that cannot be read (cut mid-file, emptied, no record) or is another search's
+  // is refused naming it, before any trial runs, and left as it is: tune.json, and the batch
+  // finder's batch.json.
+  void aDamagedSearchRecordIsNamedAndKept_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("damage");
+    QTest::addColumn<QString>("named");
+    for (const char* file : {"tune.json", "batch.json"}) {
+      const QString f = QString::fromLatin1(file);
+      QTest::addRow("%s cut mid-file", file) << f << R"({"candidates": [{"id": "baseline", "config": {"train")" << "is unreadable: it is cut mid-file";
+      QTest::addRow("%s emptied", file) << f << "" << "is unreadable: it is empty";
+      QTest::addRow("%s not a record", file) << f << "3" << "is unreadable: it holds a JSON number";
+    }
+    QTest::addRow("tune.json of another search") << "tune.json" << R"({"candidates": [{"id": "baseline", "config": {"optim": {"lr": 9}}}]})"
+                                                 << "holds another search";
+    QTest::addRow("batch.json of another search") << "batch.json" << R"({"lr_rule": "sqrt", "config": {}})"
+                                                  << "holds another batch search";
+  }
+  void aDamagedSearchRecordIsNamedAndKept() {
+    QFETCH(QString, file);
+    QFETCH(QString, damage);
+    QFETCH(QString, named);
+    QTemporaryDir root;
+    const std::filesystem::path out = root.path().toStdString(), record = out / file.toStdString();
+    std::ofstream(record) << damage.toStdString();
+    std::atomic<bool> stop{true};  // nothing may run either way
+    std::string error;
+    if (file == QLatin1String("tune.json")) {
+      auto o = options();
+      o.out = out, o.hooks.stop = &stop, o.hooks.log = nullptr;
+      auto r = wb::tune::runTune(o);
+      if (!r.ok()) error = r.error().message;
+    } else {
+      wb::tune::BatchOptions o;
+      o.base = options().base, o.out = out, o.train_images = 60000, o.hooks.stop = &stop, o.hooks.log = nullptr;
+      auto r = wb::tune::findBatch(o);
+      if (!r.ok()) error = r.error().message;
+    }
+    QVERIFY2(error.find(record.string()) != std::string::npos || error.find(out.string()) != std::string::npos, error.c_str());
+    QVERIFY2(QString::fromStdString(error).contains(named), error.c_str());
+    std::ifstream in(record);
+    QCOMPARE(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()), damage.toStdString());
+  }
+
   void budgetsReadAsPeopleWriteThem() {
     QCOMPARE(*wb::parseDuration("90", "--budget"), 90.0);
     QCOMPARE(*wb::parseDuration("10m", "--budget"), 600.0);

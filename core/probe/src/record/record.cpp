@@ -227,7 +227,7 @@ Status saveProbe(const ProbeResult& result, const std::filesystem::path& dir) {
 
 namespace {
 std::optional<ProbeResult> loadKey(const std::string& key, const std::filesystem::path& dir) {
-  const auto doc = records::readStored(dir / (key + ".json"));
+  const auto doc = records::readCache(dir / (key + ".json"));
   if (!doc) return std::nullopt;
   auto r = probeFromJson(*doc);
   if (!r.ok() || r->key != key) return std::nullopt;

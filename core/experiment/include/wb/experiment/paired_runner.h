@@ -146,6 +146,12 @@ PairEstimates estimatePairs(const VariantRuns& v, std::optional<double> target, 
 std::optional<compare::FairTarget> referenceFairTarget(const Outcome& o, std::optional<double> user);
 std::optional<double> referenceTarget(const Outcome& o, std::optional<double> user);
 
+struct Hooks;
+// An experiment's result record (try.json, ladder.json) that cannot be read when it continues: kept
+// aside and said on hooks.log (wb/proto/rundir.h keepUnreadableResult), as it is written again from
+// what the folder measured. Io when it cannot be moved aside.
+Status keepUnreadableResult(const std::filesystem::path& file, const Hooks& hooks);
+
 struct Hooks {
   std::string cli_path;                          // workbench-cli for the ranks
   const std::atomic<bool>* stop = nullptr;       // set => no new run; the running one is stopped

@@ -14,9 +14,15 @@
 //
 // The folder: reference.json {key, dataset_id, config, eval_every_steps, resolution, runs [{seed,
 // dir, status}]}, rewritten after each run, and runs/seed-<s> (a rerun: seed-<s>-r2, ...). A run
-// cut, failed or gone is run again in a new folder and the log says which; what a run wrote is
-// never replaced. A folder whose reference.json is of another experiment (its key or config
-// differs) is refused, naming the field; one whose dataset changed is refused naming the dataset.
+// cut, failed or gone is run again in a new folder, never one that exists or that the record
+// names, and the log says which and why ("is gone", "was cut short", "ended failed"); what a run
+// wrote is never replaced. A folder whose reference.json is of another experiment (its key or
+// config differs) is refused, naming the field; one whose dataset changed is refused naming the
+// dataset. A reference.json that cannot be read (cut mid-file, emptied, not a record) or is gone
+// is not refused: the run folders are the truth, so it is kept aside (reference.unreadable-1.json),
+// said on the log ("… is unreadable: <why>; …"), and rebuilt from the folders under runs/ whose
+// config.json is this experiment's (their seed and evaluation interval say which run each is;
+// each folder not taken is named with why). Only the runs missing then run.
 #include <atomic>
 #include <cstdint>
 #include <cstdio>

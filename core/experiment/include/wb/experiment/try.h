@@ -34,7 +34,8 @@ struct TryResult {
   int exitCode() const { return outcome.exitCode(); }
 };
 
-// Runs (or continues) the try in options.out. Errors as runPairs.
+// Runs (or continues) the try in options.out. Errors as runPairs. A try.json that cannot be read
+// is kept aside and said first (keepUnreadableResult).
 Result<TryResult> runTry(const TryOptions& options, const Hooks& hooks);
 
 // try.json of the outcome so far (the record, and as written).

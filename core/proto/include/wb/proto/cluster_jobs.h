@@ -35,11 +35,14 @@ struct ClusterJobs {
   nlohmann::json unknown;
 };
 
-// Merges `tasks` into <folder>/jobs.json (by run folder) and writes it atomically.
+// Merges `tasks` into <folder>/jobs.json (by run folder) and writes it atomically. A jobs.json that
+// cannot be read (cut mid-file, emptied, no "tasks" list: another record) is left as it is and
+// named: InvalidConfig "<file> is unreadable: <why>; ..." (its tasks would be lost in a rewrite).
 Status recordClusterTasks(const std::filesystem::path& folder, const std::vector<ClusterTask>& tasks);
-ClusterJobs readClusterJobs(const std::filesystem::path& folder);
+// The folder's tasks: none when it has no jobs.json; the refusal above when it cannot be read.
+Result<ClusterJobs> readClusterJobs(const std::filesystem::path& folder);
 // The task that runs `runDir`, from the array folder beside it or beside its parent; nullopt when
-// none says so.
+// none says so (an unreadable jobs.json says nothing).
 std::optional<ClusterTask> clusterTaskOf(const std::filesystem::path& runDir);
 // Whether Slurm's state is one the run may still be waiting in or running (PENDING, RUNNING, ...).
 bool clusterStateActive(const std::string& state);

@@ -61,4 +61,33 @@ class RunLock {
 Status writeJsonAtomic(const std::filesystem::path& path, const nlohmann::json& doc);
 Result<nlohmann::json> readJsonFile(const std::filesystem::path& path);
 
+// A record an experiment reads back when it continues (reference.json, pairs.json, tune.json,
+// jobs.json, ...): missing (no file: none yet), read (a JSON object), or unreadable: cut mid-file,
+// emptied, not JSON, or JSON that is no record (a list, a number), with why in words. Each caller
+// decides what an unreadable record means; none may take it for a missing one in silence. Never
+// throws.
+struct StoredRecord {
+  enum class State { Missing, Read, Unreadable };
+  State state = State::Missing;
+  nlohmann::json doc = nlohmann::json::object();  // Read: the record, an object
+  std::string why;  // Unreadable: "it is empty", "it is cut mid-file: its JSON stops after 812 bytes", ...
+  bool missing() const { return state == State::Missing; }
+  bool read() const { return state == State::Read; }
+  bool unreadable() const { return state == State::Unreadable; }
+};
+StoredRecord readRecordFile(const std::filesystem::path& path);
+// The refusal of an unreadable record: "<path> is unreadable: <why>; <todo>", InvalidConfig (exit 2,
+// as a folder of another experiment): the user restores or removes it, nothing is rebuilt over it.
+Error unreadableError(const std::filesystem::path& path, const std::string& why, const std::string& todo);
+// Moves an unreadable record aside, beside it, for a record rebuilt from what it described:
+// <stem>.unreadable-<n><ext> (reference.unreadable-1.json), never over a file. The new path; Io
+// naming both when it cannot be moved.
+Result<std::filesystem::path> keepAside(const std::filesystem::path& path);
+// A record that is only the result of what its folder holds (try.json, ladder.json: written again
+// from the pairs, parts and runs when the experiment continues): unreadable, it is kept aside and
+// the line saying so returned ("<path> is unreadable: <why>; kept as try.unreadable-1.json, and
+// written again from what the folder measured"); "" when it reads or is missing. Io naming it when
+// it cannot be moved (then nothing may be written over it).
+Result<std::string> keepUnreadableResult(const std::filesystem::path& path);
+
 }  // namespace wb::proto

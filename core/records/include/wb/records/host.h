@@ -10,6 +10,7 @@
 
 #include "wb/common/clock.h"
 #include "wb/common/result.h"
+#include "wb/proto/rundir.h"
 #include "wb/records/run_record.h"
 
 namespace wb::records {
@@ -34,10 +35,14 @@ std::string storeKey(const nlohmann::json& identity);
 nlohmann::json machineIdentity(const MachineId& machine);
 
 // A stored result's file: written atomically into `dir` (made when missing; errors name the
-// folder or the file), and read back as JSON; nullopt when it is missing or does not parse (a
-// stored result that cannot be read counts as none, never as an error).
+// folder or the file), and read back: missing, read (an object), or unreadable with why
+// (wb/proto/rundir.h): the caller decides what an unreadable record means.
 Status writeStored(const std::filesystem::path& dir, const std::string& file, const nlohmann::json& doc);
-std::optional<nlohmann::json> readStored(const std::filesystem::path& path);
+proto::StoredRecord readStored(const std::filesystem::path& path);
+// A result that is only a cache of a measurement (the noise band, the peak, the worker probe per
+// host): nullopt when missing or unreadable, as it is measured again; an unreadable one is said
+// once a process on stderr ("<path> is unreadable: <why>; it is measured again").
+std::optional<nlohmann::json> readCache(const std::filesystem::path& path);
 
 using wb::utcNowIso;  // wb/common/clock.h
 // "2026-12-01 08:40 UTC" from an ISO 8601 time (the text as is when it does not parse).
