@@ -237,7 +237,7 @@ class TestComposedSim : public QObject {
       before.rounds_until_clear = true;
       const ComposedOutcome now = simulateComposed(m, 1000, ++seed), then = simulateComposed(before, 1000, seed);
       const QString what = QStringLiteral("%1x by %2: kept %3 (before %4)")
-                               .arg(speedup).arg(byThroughput ? "throughput" : "samples").arg(now.rate(now.faster)).arg(then.rate(then.faster));
+                               .arg(speedup).arg(byThroughput ? QStringLiteral("throughput") : QStringLiteral("samples")).arg(now.rate(now.faster)).arg(then.rate(then.faster));
       if (speedup == 1.0) QVERIFY2(now.rate(now.faster) <= kFalseAlarmRate, qPrintable(what));
       if (speedup == 1.3) QVERIFY2(now.rate(now.faster) >= 0.80, qPrintable(what));
       if (speedup == 1.3 && byThroughput) QVERIFY2(then.rate(then.faster) < 0.6, qPrintable(what));  // what it fixes
