@@ -146,21 +146,21 @@ std::vector<Change> changesOf(const Config& a, const Config& b) {
 }
 
 // What every change does to the math, by its descriptor (a field no speedup owns changes it unless
-// it leaves the steps alone), `inactive` speedups keeping it here: those that change it, in words
-// ("speedups.devices: the global batch is ..."), one each; empty when every change keeps it.
+// it leaves the steps alone), `inactive` speedups keeping it here: the fields of those that change
+// it; empty when every change keeps it.
 std::vector<std::string> mathChangingByDescriptor(const std::vector<Change>& changes, const std::vector<std::string>& inactive = {}) {
   std::vector<std::string> out;
   for (const Change& c : changes) {
     if (c.speedup && std::find(inactive.begin(), inactive.end(), c.speedup->key) != inactive.end()) continue;
-    if (c.speedup && c.speedup->math.math == Math::Changes) out.push_back(c.path + " (" + c.speedup->math.why + ")");
-    else if (!c.speedup && !keepsTheSteps(c.path)) out.push_back(c.path);
+    if ((c.speedup && c.speedup->math.math == Math::Changes) || (!c.speedup && !keepsTheSteps(c.path))) out.push_back(c.path);
   }
   return out;
 }
 
+// "a", "a and b", "a, b and c".
 std::string joined(const std::vector<std::string>& parts) {
   std::string s;
-  for (const auto& p : parts) s += (s.empty() ? "" : "; ") + p;
+  for (size_t i = 0; i < parts.size(); ++i) s += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
   return s;
 }
 
@@ -191,8 +191,8 @@ void judge(const Speedup* s, const std::vector<Change>& changes, const std::vect
     r.verdict = agree + ", but its descriptor says it changes the math" + why + ": treated as changing it";
   } else if (!changing.empty()) {
     r.keeps_math = false;
-    r.verdict = agree + ", but the descriptors of what it changes say the math changes: " + joined(changing) +
-                ": treated as changing it";
+    r.verdict = agree + ", but by their descriptors " + joined(changing) + (changing.size() == 1 ? " changes" : " change") +
+                " the math: treated as changing it";
   } else if (r.inactive) {
     r.keeps_math = true;
     r.verdict = "keeps the math here: " + std::string(s->key) + " is inactive on this machine; " + agree;
@@ -238,8 +238,8 @@ void judgeUnchecked(const std::string& why, const std::vector<Change>& changes, 
   r.verdict = "not checked in one process: " + why;
   if (changes.size() > 1)
     r.verdict += r.keeps_math ? "; every one of its " + std::to_string(changes.size()) + " changes keeps the math by its descriptor"
-                              : "; of its " + std::to_string(changes.size()) + " changes, these change the math: " + joined(changing) +
-                                    ": the whole change is treated as changing it";
+                              : "; of its " + std::to_string(changes.size()) + " changes, " + joined(changing) +
+                                    (changing.size() == 1 ? " changes" : " change") + " the math: the whole is treated as changing it";
 }
 
 }  // namespace

@@ -175,8 +175,7 @@ class TestMathCheck : public QObject {
     mixed.train.batch_size = 256;
     const auto m = check(tiny(), mixed);
     QVERIFY2(!m.checked && !m.keeps_math, m.verdict.c_str());
-    QVERIFY2(has(m.verdict, "speedups.devices") && has(m.verdict, "train.batch_size") && !has(m.verdict, "speedups.workers ("),
-             m.verdict.c_str());
+    QVERIFY2(has(m.verdict, "speedups.devices and train.batch_size change the math"), m.verdict.c_str());
     stopping.speedups.workers = 2;
     stopping.speedups.early_stopping.patience = 2;
     const auto s = check(tiny(), stopping);
