@@ -146,7 +146,8 @@ Result<json> measure(const TryOptions& o, const Hooks& h, const std::string& too
 }
 
 // Short whole-process trials (throughput_trials.h), kept in <name>.json and the runner's folder <name>/.
-Result<records::SpeedRecord> measureByTrials(const TryOptions& o, const Hooks& h, bool evaluation) {
+// `keepsMath`: the change keeps the math (else the trials take all their pairs: stats::leastRounds).
+Result<records::SpeedRecord> measureByTrials(const TryOptions& o, const Hooks& h, bool evaluation, bool keepsMath) {
   const std::string name = evaluation ? "evaluation-trials" : "trials";
   const fs::path file = o.out / (name + ".json");
   auto kept = keptRecord(file, kindOf(name));
@@ -154,6 +155,7 @@ Result<records::SpeedRecord> measureByTrials(const TryOptions& o, const Hooks& h
   if (*kept) return records::speedRecordFromJson(**kept);
   detail::TrialsOptions t;
   t.evaluation = evaluation;
+  t.all_pairs = stats::leastRounds(keepsMath, 2, kTrialPairs) >= kTrialPairs;
   t.steps = evaluation ? detail::kEvalTrialSteps : detail::kTrialSteps;
   if (h.log)
     std::fprintf(h.log, evaluation ? "evaluation time (short interleaved trials, %lld steps and %d evaluations each)…\n"
@@ -225,7 +227,9 @@ Result<records::SpeedRecord> measureSegments(const TryOptions& o, const Changes&
                                             Speed& s) {
   std::vector<std::string> args{"--min-effect", std::to_string(o.policy.min_effect)};
   if (evaluation) args.insert(args.begin(), "--evaluation");
-  if (withMath) args.insert(args.end(), {"--math-check", mathFile(o).string()});
+  if (withMath) args.insert(args.end(), {"--math-check", mathFile(o).string()});  // it takes its rounds by the check
+  else if (!evaluation && s.math && !s.math->keeps_math)  // a change of the math: all its rounds (stats::leastRounds)
+    args.insert(args.end(), {"--min-rounds", std::to_string(stats::leastRounds(false, stats::kSegmentMinRounds, stats::kSegmentMaxRounds))});
   // The throughput is the whole answer only when the math is kept: else a slower step may still
   // need so many fewer samples that it is faster to the target, and the rounds go on (a probe
   // that checks the math first asks its own check). The evaluation's time is, when the training
@@ -278,7 +282,7 @@ Result<Speed> measureSpeed(const TryOptions& o, bool futility, const Hooks& h) {
     if (auto st = checkMathAlone(o, h, s); !st.ok()) return st.error();
   auto throughput = !steps    ? Result<records::SpeedRecord>(records::unchangedSpeed())
                     : !trials ? measureSegments(o, changes, futility, h, false, withMath, s)
-                              : measureByTrials(o, h, false);
+                              : measureByTrials(o, h, false, keepsMath(s.math));
   if (!throughput.ok()) return throughput.error();
   s.throughput = std::move(*throughput);
   withMath = withMath && !s.math;
@@ -290,7 +294,7 @@ Result<Speed> measureSpeed(const TryOptions& o, bool futility, const Hooks& h) {
     if (!timed.ok()) return timed.error();
     auto& after = *timed;
     auto doc = after    ? Result<records::SpeedRecord>(std::move(*after))
-               : trials ? measureByTrials(o, h, true)
+               : trials ? measureByTrials(o, h, true, true)
                         : measureSegments(o, changes, futility, h, true, withMath, s);
     if (!doc.ok()) return doc.error();
     s.evaluation = std::move(*doc);

@@ -27,6 +27,8 @@ struct TrialsOptions {
   double min_effect = stats::kDefaultMinEffect;
   int64_t steps = kTrialSteps;
   bool evaluation = false;         // time the evaluations (the configured validation split), not the steps
+  bool all_pairs = false;          // all kTrialPairs, not stopping at a clear second: a change of the
+                                   // math (stats::leastRounds)
 };
 
 // The segments' record (report/speed_record.h): kind "trials", steps_per_trial, the pairs' rates

@@ -254,7 +254,7 @@ LadderHeadline ladderHeadline(const LadderRow& row) {
     h.speedup = row.cumulative_target;
     h.text = std::isfinite(e.point) ? formatEstimate(e) : fmtSpeedup(*row.cumulative_target) + " (no interval)";  // older files
     h.emphasise = emphasise(e);
-    if (e.hasInterval() && e.verdict != Verdict::NoInterval) h.lo = e.lo, h.hi = e.hi;  // a bound draws no error bar
+    if (drawsInterval(e)) h.lo = e.lo, h.hi = e.hi;  // a bound, or an interval that is no measurement, draws no error bar
   }
   return h;
 }
@@ -438,7 +438,7 @@ BarChartSpec wallBars(const Ladder& ladder) {
                          : row.step.skipped ? "skipped" : !row.contention.empty() ? kContendedText
                          : row.not_run ? kNotRunCancelled : "no result";
     b.bold = valid && !isBaseline && emphasise(row.estimates.wall);
-    if (valid && !isBaseline && row.estimates.wall.hasInterval()) b.lo = row.estimates.wall.lo, b.hi = row.estimates.wall.hi;
+    if (valid && !isBaseline && drawsInterval(row.estimates.wall)) b.lo = row.estimates.wall.lo, b.hi = row.estimates.wall.hi;
     spec.bars.push_back(b);
   }
   return spec;

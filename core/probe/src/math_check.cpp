@@ -122,8 +122,50 @@ const MathStep* evalRow(const MathCheckResult& r) {
   return !r.rows.empty() && r.rows.back().step == 0 ? &r.rows.back() : nullptr;
 }
 
-// The verdict from the rows and what the varied speedup's descriptor says.
-void judge(const Speedup* s, MathCheckResult& r) {
+// Every field the variant changes (but the run's name and seed, which the reference runs draw),
+// with the speedup that owns it (nullptr: a field no speedup owns: the batch, the optimiser's numbers...).
+struct Change {
+  std::string path;
+  const Speedup* speedup = nullptr;
+};
+
+// Fields no speedup owns that leave the training's steps as they were.
+bool keepsTheSteps(const std::string& path) {
+  static const std::vector<std::string> fields{"train.eval_batch_size", "train.log_every", "train.threads"};
+  return std::find(fields.begin(), fields.end(), path) != fields.end();
+}
+
+std::vector<Change> changesOf(const Config& a, const Config& b) {
+  std::vector<Change> out;
+  for (const auto& c : compare::configDiff(proto::configToJson(a), proto::configToJson(b))) {
+    const auto& ignored = compare::kRepeatIgnoredFields;
+    if (std::find(ignored.begin(), ignored.end(), c.path) != ignored.end()) continue;
+    out.push_back({c.path, speedupOfField(c.path)});
+  }
+  return out;
+}
+
+// What every change does to the math, by its descriptor (a field no speedup owns changes it unless
+// it leaves the steps alone), `inactive` speedups keeping it here: the fields of those that change
+// it; empty when every change keeps it.
+std::vector<std::string> mathChangingByDescriptor(const std::vector<Change>& changes, const std::vector<std::string>& inactive = {}) {
+  std::vector<std::string> out;
+  for (const Change& c : changes) {
+    if (c.speedup && std::find(inactive.begin(), inactive.end(), c.speedup->key) != inactive.end()) continue;
+    if ((c.speedup && c.speedup->math.math == Math::Changes) || (!c.speedup && !keepsTheSteps(c.path))) out.push_back(c.path);
+  }
+  return out;
+}
+
+// "a", "a and b", "a, b and c".
+std::string joined(const std::vector<std::string>& parts) {
+  std::string s;
+  for (size_t i = 0; i < parts.size(); ++i) s += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
+  return s;
+}
+
+// The verdict from the rows and what every changed speedup's descriptor says (`s`: the first).
+void judge(const Speedup* s, const std::vector<Change>& changes, const std::vector<std::string>& inactive, MathCheckResult& r) {
   const MathStep* ev = evalRow(r);
   const bool evalDiffers = ev && !(ev->deviation <= ev->tolerance);
   const std::string why = s ? std::string(" (") + s->math.why + ")" : "";
@@ -134,28 +176,43 @@ void judge(const Speedup* s, MathCheckResult& r) {
     r.verdict = (r.diverged_at_step > 0 ? "losses differ by " + pct(at.deviation) + " at step " + std::to_string(at.step)
                                         : "the validation losses after step " + std::to_string(r.steps) + " differ by " + pct(at.deviation)) +
                 " (tolerance " + pct(at.tolerance) + "): treated as changing the math" +
-                (s && s->math.math == Math::Keeps ? ", though its descriptor says it keeps it" + why : why);
+                (s && s->math.math == Math::Keeps && changes.size() == 1 ? ", though its descriptor says it keeps it" + why : why);
     return;
   }
   const std::string agree = "the first " + std::to_string(r.rows.size() - (ev ? 1 : 0)) + " steps' losses" +
                             (ev ? " and the validation loss" : "") + " agree within " + pct(r.max_deviation) +
                             " (tolerance " + r.tolerance_rule + ")";
-  if (r.inactive) {
-    r.keeps_math = true;
-    r.verdict = "keeps the math here: " + std::string(s->key) + " is inactive on this machine; " + agree;
-  } else if (s && s->math.math == Math::Changes) {
+  // Only the first speedup's descriptor used to be read: a change that also carries one whose
+  // descriptor says it changes the math (or where the run ends) changes it, whatever the steps show.
+  const std::vector<std::string> changing = mathChangingByDescriptor(changes, inactive);
+  const bool onlyTheFirst = changes.size() == 1;
+  if (!changing.empty() && s && s->math.math == Math::Changes && onlyTheFirst) {
     r.keeps_math = false;
     r.verdict = agree + ", but its descriptor says it changes the math" + why + ": treated as changing it";
+  } else if (!changing.empty()) {
+    r.keeps_math = false;
+    r.verdict = agree + ", but by their descriptors " + joined(changing) + (changing.size() == 1 ? " changes" : " change") +
+                " the math: treated as changing it";
+  } else if (r.inactive) {
+    r.keeps_math = true;
+    r.verdict = "keeps the math here: " + std::string(s->key) + " is inactive on this machine; " + agree;
   } else {
     r.keeps_math = true;
     r.verdict = "keeps the math: " + agree;
   }
 }
 
-// The varied speedup (the first whose setting differs), or nullptr (a field no speedup owns).
-const Speedup* variedSpeedup(const Config& a, const Config& b) {
-  for (const Speedup& s : speedupTable())
-    if (s.setting(a) != s.setting(b)) return &s;
+// The varied speedup (the first whose field the variant changes), or nullptr (fields no speedup owns).
+const Speedup* variedSpeedup(const std::vector<Change>& changes) {
+  for (const Change& c : changes)
+    if (c.speedup) return c.speedup;
+  return nullptr;
+}
+
+// The first change one process cannot show (more ranks, or where the run ends), or nullptr.
+const Speedup* uncheckable(const std::vector<Change>& changes) {
+  for (const Change& c : changes)
+    if (c.speedup && c.speedup->math.check != MathCheck::Steps) return c.speedup;
   return nullptr;
 }
 
@@ -173,9 +230,18 @@ std::optional<std::string> notCheckableHere(const Speedup* s, const Config& a, c
   return std::nullopt;
 }
 
-}  // namespace
+// Unchecked, the change keeps the math only when every part of it does, by its descriptor: two
+// devices and a larger batch change it whatever loader workers ride with them.
+void judgeUnchecked(const std::string& why, const std::vector<Change>& changes, MathCheckResult& r) {
+  const std::vector<std::string> changing = mathChangingByDescriptor(changes);
+  r.keeps_math = changing.empty();
+  r.verdict = "not checked in one process: " + why;
+  if (changes.size() > 1)
+    r.verdict += r.keeps_math ? "; every one of its " + std::to_string(changes.size()) + " changes keeps the math by its descriptor"
+                              : "; of its " + std::to_string(changes.size()) + " changes, " + joined(changing) +
+                                    (changing.size() == 1 ? " changes" : " change") + " the math: the whole is treated as changing it";
+}
 
-namespace {
 
 // The record's heading fields, both for a change checked here and one that cannot be.
 MathCheckResult headingOf(const MathCheckOptions& o, const Speedup* s) {
@@ -201,12 +267,11 @@ Status validArms(const MathCheckOptions& o) {
 
 Result<std::optional<MathCheckResult>> mathNotCheckable(const MathCheckOptions& o) {
   if (auto st = validArms(o); !st.ok()) return st.error();
-  const Speedup* s = variedSpeedup(o.baseline, o.variant);
-  const auto why = notCheckableHere(s, o.baseline, o.variant);
+  const std::vector<Change> changes = changesOf(o.baseline, o.variant);
+  const auto why = notCheckableHere(uncheckable(changes), o.baseline, o.variant);
   if (!why) return std::optional<MathCheckResult>();
-  MathCheckResult r = headingOf(o, s);
-  r.keeps_math = s && s->math.math == Math::Keeps;  // the descriptor's word, said to be unchecked
-  r.verdict = "not checked in one process: " + *why;
+  MathCheckResult r = headingOf(o, variedSpeedup(changes));
+  judgeUnchecked(*why, changes, r);  // the descriptors' word, said to be unchecked
   if (auto splits = data::openSplits(o.baseline.data, o.baseline.seed); splits.ok()) r.train_samples = splits->train->size();
   return std::optional<MathCheckResult>(std::move(r));
 }
@@ -216,7 +281,8 @@ Result<MathCheckResult> checkMath(const MathCheckOptions& o) {
   if (!unchecked.ok()) return unchecked.error();
   if (*unchecked) return std::move(**unchecked);
   Stopwatch total;
-  const Speedup* s = variedSpeedup(o.baseline, o.variant);
+  const std::vector<Change> changes = changesOf(o.baseline, o.variant);
+  const Speedup* s = variedSpeedup(changes);
   MathCheckResult r = headingOf(o, s);
   const int threads = train::defaultThreads(o.baseline, 1);
   const auto side = [&](const Config& c, const char* name) -> Result<Trace> {
@@ -235,14 +301,17 @@ Result<MathCheckResult> checkMath(const MathCheckOptions& o) {
   }
   r.device = variant->device;
   r.train_samples = base->train_samples;
-  if (s && variant->speedups.contains(s->key)) {
-    const json& st = variant->speedups[s->key];
-    r.inactive = st.value("requested", false) && !st.value("active", false);
-  }
+  std::vector<std::string> inactive;  // asked for but inactive on this machine: they keep the math here
+  for (const Change& c : changes)
+    if (c.speedup && variant->speedups.contains(c.speedup->key)) {
+      const json& st = variant->speedups[c.speedup->key];
+      if (st.value("requested", false) && !st.value("active", false)) inactive.push_back(c.speedup->key);
+    }
+  r.inactive = s && std::find(inactive.begin(), inactive.end(), s->key) != inactive.end();
   compare(*base, *variant, repeat ? &*repeat : nullptr, o, r);
   r.checked = true;
   summarise(r);
-  judge(s, r);
+  judge(s, changes, inactive, r);
   r.total_s = total.seconds();
   return r;
 }

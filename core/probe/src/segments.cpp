@@ -173,7 +173,7 @@ bool cannotBeFaster(const Bench& b, const SegmentsOptions& o, SegmentsResult& r,
   stats::Sequential looks = r.looks;
   const double share = o.evaluation ? evaluationShare(b, o.baseline, r) : 1.0;
   if (o.evaluation) looks.min_effect = stats::evaluationMinEffect(o.min_effect, share);
-  if (!stats::roundsCannotBeFaster(r.rounds, minRounds, r.estimate, r.noise, looks)) return false;
+  if (!stats::roundsCannotBeFaster(r.rounds, minRounds, r.estimate, r.noise, looks, share)) return false;
   b.say(o.evaluation ? "  stopped: it can no longer make the time to target faster (evaluations are " +
                            wb::fmtFixed(100 * share, 1) + " % of a run's time)"
                      : std::string("  stopped: it can no longer be shown faster"));
@@ -268,8 +268,9 @@ std::string segmentLeverErrors(const Config& a, const Config& b, bool evaluation
 
 namespace {
 
-// The math check asked for with the segments (SegmentsOptions::math_checked): whether the rounds
-// may stop once the change cannot be shown faster (only when it keeps the math).
+// The math check asked for with the segments (SegmentsOptions::math_checked): whether the change
+// keeps the math (then the rounds may stop once it cannot be shown faster; else they take all their
+// rounds: stats::leastRounds).
 Result<bool> checkMathFirst(const SegmentsOptions& o) {
   MathCheckOptions m;
   m.baseline = o.baseline;
@@ -279,7 +280,7 @@ Result<bool> checkMathFirst(const SegmentsOptions& o) {
   auto checked = checkMath(m);
   if (!checked.ok()) return checked.error();
   if (auto st = o.math_checked(*checked); !st.ok()) return st.error();
-  return o.only_faster && checked->keeps_math;
+  return checked->keeps_math;
 }
 
 // The evaluations after the training rounds, on the same bench and arms: their fewest rounds.
@@ -308,9 +309,10 @@ Result<SegmentsResult> probeSegments(const SegmentsOptions& options) {
     return makeError(Errc::InvalidConfig, bad);
   SegmentsOptions o = options;
   if (options.math_checked) {
-    auto onlyFaster = checkMathFirst(options);
-    if (!onlyFaster.ok()) return onlyFaster.error();
-    o.only_faster = *onlyFaster;
+    auto keeps = checkMathFirst(options);
+    if (!keeps.ok()) return keeps.error();
+    o.only_faster = o.only_faster && *keeps;
+    if (!o.evaluation) o.min_rounds = stats::leastRounds(*keeps, o.min_rounds, o.max_rounds);
   }
   Stopwatch total;
   Bench b{o.baseline, o.stop, o.progress};
@@ -328,7 +330,7 @@ Result<SegmentsResult> probeSegments(const SegmentsOptions& options) {
     if (!base.ok()) return base.error();
     if (!variant.ok()) return variant.error();
     rounds(b, *base, *variant, o, r);
-    if (o.evaluation_after && !b.stopped()) r.evaluation_after = evaluationAfter(b, *base, *variant, o, r);
+    if (o.evaluation_after && !b.stopped()) r.evaluation_after = evaluationAfter(b, *base, *variant, options, r);
   } catch (const data::DataError& e) {
     return makeError(Errc::Data, e.what());
   }

@@ -142,10 +142,10 @@ render::BarChartSpec comparisonBars(const Comparison& cmp) {
       b.bold = false;
     } else if (std::isfinite(row.target.point)) {
       b.value = row.target.point;
-      b.lo = row.target.lo;
-      b.hi = row.target.hi;
-      b.annotation = fmtSpeedup(row.target.point) + " " +
-                     (row.target.hasInterval() ? stats::verdictWord(row.target.verdict) : std::string("(1 run each)"));
+      if (stats::drawsInterval(row.target)) b.lo = row.target.lo, b.hi = row.target.hi;
+      b.annotation = !stats::notMeasuredWhy(row.target).empty() ? std::string("not measured")
+                     : fmtSpeedup(row.target.point) + " " +
+                           (row.target.hasInterval() ? stats::verdictWord(row.target.verdict) : std::string("(1 run each)"));
       b.bold = stats::emphasise(row.target);
     } else {
       b.skipped = true;

@@ -48,6 +48,7 @@ SpeedupEstimate roundsAsTheProbe(const ComposedModel& m, std::mt19937_64& rng, N
   std::vector<double> base, var;
   SpeedupEstimate e;
   int setAside = 0;
+  const int least = m.rounds_until_clear ? kSegmentMinRounds : leastRounds(m.variant_runs <= 0, kSegmentMinRounds, looks.max_pairs);
   for (int r = 0; int(base.size()) < looks.max_pairs && r < looks.max_pairs + kSegmentMaxRounds; ++r) {
     const Round x = next(m.alternate ? r % 2 == 1 : variantFirst(rng));
     if (!roundCounts(x.other_first, x.other_second)) {
@@ -57,7 +58,7 @@ SpeedupEstimate roundsAsTheProbe(const ComposedModel& m, std::mt19937_64& rng, N
     base.push_back(x.base), var.push_back(x.var);
     RoundsNoise noise;
     e = judgeRounds(base, var, looks, &noise);
-    if (roundsSettled(int(base.size()), kSegmentMinRounds, e)) break;
+    if (roundsSettled(int(base.size()), least, e)) break;
     if (m.futility && m.variant_runs <= 0 && roundsCannotBeFaster(int(base.size()), kSegmentMinRounds, e, noise, looks)) break;
   }
   if (contended) *contended = base.size() < 2 && setAside > 0;
@@ -230,6 +231,18 @@ double trueSpeedup(const ComposedModel& m) {
     p.variant_samples = exactly(m.samples * (1 + m.samples_effect));
   }
   return composeTimeToTarget(p).speedup.point;
+}
+
+ComposedModel leverToTarget(ComposedModel m, double speedup, bool byThroughput) {
+  double& effect = byThroughput ? m.throughput_effect : m.samples_effect;
+  double lo = byThroughput ? -0.9 : -0.95, hi = byThroughput ? 20.0 : 20.0;  // faster as the throughput rises, the samples fall
+  for (int i = 0; i < 80; ++i) {
+    effect = (lo + hi) / 2;
+    const bool tooFast = trueSpeedup(m) > speedup;
+    ((tooFast == byThroughput) ? hi : lo) = effect;
+  }
+  effect = (lo + hi) / 2;
+  return m;
 }
 
 }  // namespace wb::stats

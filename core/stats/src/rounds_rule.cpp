@@ -16,13 +16,28 @@ SpeedupEstimate judgeRounds(const std::vector<double>& baselineRates, const std:
   return roundsRateSpeedup(baselineRates, variantRates, n, looks.at(static_cast<int>(baselineRates.size())));
 }
 
+int leastRounds(bool keepsMath, int minRounds, int maxRounds) { return keepsMath ? minRounds : std::max(minRounds, maxRounds); }
+
 bool roundsSettled(int rounds, int minRounds, const SpeedupEstimate& estimate) {
   return rounds >= minRounds && verdictIsClear(estimate);
 }
 
+namespace {
+
+// The estimate as the time to target sees it when it is `share` of the run (an evaluation's).
+SpeedupEstimate weighed(SpeedupEstimate e, double share) {
+  if (!(share < 1) || !(share > 0)) return e;
+  const auto onTheRun = [share](double x) { return x > 0 ? 1 / (1 - share + share / x) : x; };
+  e.point = onTheRun(e.point), e.lo = onTheRun(e.lo), e.hi = onTheRun(e.hi);
+  return e;
+}
+
+}  // namespace
+
 bool roundsCannotBeFaster(int rounds, int minRounds, const SpeedupEstimate& estimate, const RoundsNoise& noise,
-                          const Sequential& looks) {
+                          const Sequential& looks, double share) {
   if (rounds < minRounds || rounds >= looks.max_pairs || verdictIsClear(estimate) || noise.df < 1) return false;
+  if (!notMeasuredWhy(weighed(estimate, share)).empty()) return false;
   const LogEstimate e = logEstimateOf(estimate, noise.df);
   return chanceOfFaster(estimate.point, e.log_se, rounds, looks.max_pairs, looks.at(looks.max_pairs).alpha,
                         looks.min_effect) < kFutilityChance;

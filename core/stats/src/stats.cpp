@@ -396,8 +396,16 @@ std::string verdictWord(Verdict v) {
   return "1 run each: no interval";
 }
 
+std::string notMeasuredWhy(const SpeedupEstimate& e) {
+  if (!e.hasInterval() || !(e.lo > 0) || e.verdict != Verdict::WithinNoise) return "";
+  if (!(e.hi / e.lo > kWidestMeasured * kWidestMeasured)) return "";
+  return "its " + levelWord(e.level) + " interval spans " + fmtEdge(e.lo) + "-" + fmtEdge(e.hi) + "×: too wide to tell a " +
+         fmtFixed(kWidestMeasured, 0) + "× change from none";
+}
+
 std::string formatEstimate(const SpeedupEstimate& e) {
   if (!std::isfinite(e.point)) return "–";
+  if (const std::string why = notMeasuredWhy(e); !why.empty()) return "not measured: " + why;
   if (!e.hasInterval()) return fmtSpeedup(e.point) + " (" + verdictWord(Verdict::NoInterval) + ")";
   // An interval with no verdict is a bound (runs cut at a cap, or never reaching the target).
   if (e.verdict == Verdict::NoInterval && !(e.lo > 0))

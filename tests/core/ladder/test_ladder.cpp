@@ -360,6 +360,21 @@ class TestLadder : public QObject {
     QVERIFY2(plain.find("to 4 (the rule of thumb min(cores, 4)") != std::string::npos, plain.c_str());
   }
 
+  // A step whose interval could not tell a 2× change from none (a ladder printed the multi-tensor
+  // step as 1.01× [0.03, 30.13], its chart's axis stretched to 30×) reads "not measured" with why
+  // and draws no error bar.
+  void aStepWhoseIntervalIsNoMeasurementSaysSo() {
+    Ladder ladder = summarizeLadder(stepsWith({{"baseline", {runWith(151, 0.70, 150)}}, {"workers", {runWith(150, 0.70, 149)}}}),
+                                    std::nullopt);
+    LadderRow& workers = const_cast<LadderRow&>(rowOf(ladder, "workers"));
+    workers.estimates.to_target.point = 1.01, workers.estimates.to_target.lo = 0.03, workers.estimates.to_target.hi = 30.13;
+    workers.estimates.to_target.verdict = Verdict::WithinNoise;
+    const LadderHeadline h = ladderHeadline(workers);
+    QVERIFY2(h.text.rfind("not measured: ", 0) == 0 && h.text.find("[0.03") == std::string::npos, h.text.c_str());
+    QVERIFY(!h.lo && !h.hi);
+    for (const Bar& b : ladderBars(ladder).bars) QVERIFY2(!(b.hi > 2), b.label.c_str());
+  }
+
   // The field report: workers sped the loop up 15× but accuracy fell from 68.5 % to 62.8 % and
   // never reached the target. The headline is at equal accuracy, so that step has none.
   void stepBelowTargetHasNoHeadline() {

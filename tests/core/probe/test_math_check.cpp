@@ -165,6 +165,27 @@ class TestMathCheck : public QObject {
     QVERIFY2(!early.checked && !early.keeps_math && has(early.verdict, "where the run ends"), early.verdict.c_str());
   }
 
+  // A change is composed from what every part of it does to the math: loader workers ride along
+  // with two devices and a larger batch (a search's candidate), and the whole changes the math;
+  // workers with early stopping too; workers on an experiment already on two devices keep it.
+  void aMixOfKeepingAndChangingChangesTheMath() {
+    wb::Config mixed = tiny(), stopping = tiny(), twoBase = tiny(), twoWorkers = tiny();
+    mixed.speedups.workers = 2;
+    mixed.speedups.devices = 2;
+    mixed.train.batch_size = 256;
+    const auto m = check(tiny(), mixed);
+    QVERIFY2(!m.checked && !m.keeps_math, m.verdict.c_str());
+    QVERIFY2(has(m.verdict, "speedups.devices and train.batch_size change the math"), m.verdict.c_str());
+    stopping.speedups.workers = 2;
+    stopping.speedups.early_stopping.patience = 2;
+    const auto s = check(tiny(), stopping);
+    QVERIFY2(!s.checked && !s.keeps_math && has(s.verdict, "where the run ends"), s.verdict.c_str());
+    twoBase.speedups.devices = twoWorkers.speedups.devices = 2;
+    twoWorkers.speedups.workers = 2;
+    const auto w = check(twoBase, twoWorkers);
+    QVERIFY2(!w.checked && w.keeps_math, w.verdict.c_str());
+  }
+
   void badConfigIsRefused() {
     wb::Config variant = tiny();
     variant.train.batch_size = -3;

@@ -170,6 +170,21 @@ class TestComposedSim : public QObject {
     QVERIFY2(!roundsCannotBeFaster(3, kSegmentMinRounds, e, noise, looks), formatEstimate(e).c_str());
   }
 
+  // Three rounds scattered by 13 % about 1.01x give a 0.08-13x interval at the third round's α: the
+  // chance of "faster" projected from it is tiny and meaningless, and stopping there left the step
+  // with that interval (a ladder's multi-tensor step). The rounds go on until it is a measurement.
+  void roundsNeverStopOnAnIntervalThatIsNoMeasurement() {
+    Sequential looks;
+    looks.max_pairs = kSegmentMaxRounds;
+    RoundsNoise noise;
+    const SpeedupEstimate e = judgeRounds({100, 100, 100}, {115, 88, 101}, looks, &noise);
+    QVERIFY2(!notMeasuredWhy(e).empty() && e.hi / e.lo > 100, formatEstimate(e).c_str());
+    QVERIFY(!roundsCannotBeFaster(3, kSegmentMinRounds, e, noise, looks));
+    // A change of the math takes all its rounds; one that keeps it stops once clear.
+    QCOMPARE(leastRounds(false, kSegmentMinRounds, kSegmentMaxRounds), kSegmentMaxRounds);
+    QCOMPARE(leastRounds(true, kSegmentMinRounds, kSegmentMaxRounds), kSegmentMinRounds);
+  }
+
   // An evaluation lever's rounds are judged on what it makes of the time to target: at 1.08x on
   // noisy rounds it may still be shown faster on its own, but not as a run whose evaluations take
   // 7 % of it (that needs a 1.39x evaluation), and never where they take under 1.96 %.
@@ -186,7 +201,7 @@ class TestComposedSim : public QObject {
     QVERIFY(!roundsCannotBeFaster(3, kSegmentMinRounds, e, noise, looks));
     Sequential weighed = looks;
     weighed.min_effect = evaluationMinEffect(looks.min_effect, 0.07);
-    QVERIFY2(roundsCannotBeFaster(3, kSegmentMinRounds, e, noise, weighed), formatEstimate(e).c_str());
+    QVERIFY2(roundsCannotBeFaster(3, kSegmentMinRounds, e, noise, weighed, 0.07), formatEstimate(e).c_str());
   }
 
   // Futility keeps the false alarms within the spending and saves runs where nothing is to be found
@@ -204,6 +219,31 @@ class TestComposedSim : public QObject {
     const ComposedOutcome looked = simulateComposed(moderate, 2000, 42), futile = simulateComposed(cut, 2000, 42);
     QVERIFY2(futile.rate(futile.faster) >= looked.rate(looked.faster) - 0.05,
              qPrintable(QStringLiteral("%1 with futility vs %2").arg(futile.rate(futile.faster)).arg(looked.rate(looked.faster))));
+  }
+
+  // The ladder's power (futility on, 5 reference runs, at most 5 of the variant's): a lever 1.3x
+  // faster to the target, by its throughput or by its samples to target, is kept at least 80 % of
+  // the time at a 10 % seed spread (mnist-cnn's and resnet18's), with false keeps at most 5 %, and
+  // the variant's runs no more on average than when the throughput's rounds stopped once clear
+  // (that left 1.3x by throughput about 40 %: the composed verdict judged at a third round's α).
+  void theLadderKeepsA13xLeverAtA10PctSeedSpread() {
+    double runs = 0, runsBefore = 0;
+    uint64_t seed = 51;
+    for (const auto& [speedup, byThroughput] : {std::pair<double, bool>{1.0, true}, {1.3, true}, {1.3, false}, {1.5, true}}) {
+      ComposedModel m = leverToTarget(model(0.02, 0.10, 5, false), speedup, byThroughput);
+      QVERIFY(std::fabs(trueSpeedup(m) - speedup) < 1e-6);
+      m.futility = true;
+      ComposedModel before = m;
+      before.rounds_until_clear = true;
+      const ComposedOutcome now = simulateComposed(m, 1000, ++seed), then = simulateComposed(before, 1000, seed);
+      const QString what = QStringLiteral("%1x by %2: kept %3 (before %4)")
+                               .arg(speedup).arg(byThroughput ? QStringLiteral("throughput") : QStringLiteral("samples")).arg(now.rate(now.faster)).arg(then.rate(then.faster));
+      if (speedup == 1.0) QVERIFY2(now.rate(now.faster) <= kFalseAlarmRate, qPrintable(what));
+      if (speedup == 1.3) QVERIFY2(now.rate(now.faster) >= 0.80, qPrintable(what));
+      if (speedup == 1.3 && byThroughput) QVERIFY2(then.rate(then.faster) < 0.6, qPrintable(what));  // what it fixes
+      runs += now.meanVariantRuns(), runsBefore += then.meanVariantRuns();
+    }
+    QVERIFY2(runs <= runsBefore, qPrintable(QStringLiteral("%1 runs now, %2 before").arg(runs / 4).arg(runsBefore / 4)));
   }
 
   // A recorded trace drives the segments' noise: on a host whose load comes and goes every two

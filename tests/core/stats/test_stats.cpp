@@ -265,6 +265,19 @@ class TestStats : public QObject {
     e.point = 1.02, e.lo = 0.91, e.hi = 1.14, e.verdict = Verdict::WithinNoise;
     QCOMPARE(QString::fromStdString(formatEstimate(e)), QStringLiteral("1.02× [0.91, 1.14] within noise"));
     QVERIFY(!emphasise(e));
+    // An interval that could not tell a 2× change from none is no measurement (a ladder printed the
+    // multi-tensor step as 1.01× [0.03, 30.13]): it reads "not measured" with why and draws no bar;
+    // a verdict whose interval excludes 1 stays one however wide.
+    e.point = 1.01, e.lo = 0.03, e.hi = 30.13, e.verdict = Verdict::WithinNoise, e.level = 0.999;
+    const std::string wide = formatEstimate(e);
+    QVERIFY2(wide.rfind("not measured: ", 0) == 0 && wide.find("too wide to tell a 2× change from none") != std::string::npos &&
+                 wide.find("[0.03") == std::string::npos,
+             wide.c_str());
+    QVERIFY(!drawsInterval(e));
+    e.lo = 0.6, e.hi = 1.7;  // within ×/÷ 2 of its centre: a measurement
+    QVERIFY(notMeasuredWhy(e).empty() && drawsInterval(e));
+    e.point = 4, e.lo = 1.5, e.hi = 20, e.verdict = Verdict::Faster;
+    QVERIFY(notMeasuredWhy(e).empty());
     Sequential s;
     QVERIFY(describeRule(s).find("±2.0 %") != std::string::npos);
     QVERIFY(describeRule(s).find("not measured") != std::string::npos);

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "wb/common/format.h"
+#include "wb/experiment/composed_try.h"
 #include "wb/ladder/ladder.h"
 #include "wb/proto/config_json.h"
 #include "wb/tune/batch_finder.h"
@@ -81,6 +82,29 @@ class TestTune : public QObject {
       }
     }
     QVERIFY(sawSharded && sawScaledBatch);
+  }
+
+  // A candidate is composed from what every change in it does to the math: loader workers keep it,
+  // two devices, a larger batch or bf16 change it whatever rides with them, so a finalist that
+  // carries one of those trains to the target against the reference runs (a search once reported
+  // workers 2 + devices 2 + batch 256 as "same samples to target (keeps the math)").
+  void aCandidateKeepsTheMathOnlyWhenEveryChangeDoes() {
+    const wb::tune::TuneOptions o = options();
+    const wb::tune::Space s = wb::tune::buildSpace(o);
+    int mixed = 0, keeping = 0;
+    for (const auto& c : s.train) {
+      const wb::Config cfg = *wb::proto::configFromJson(c.config);
+      wb::experiment::TryOptions t;
+      t.baseline = o.base;
+      t.variant = cfg;
+      const bool changes = cfg.speedups.devices > 1 || cfg.train.batch_size != o.base.train.batch_size ||
+                           cfg.speedups.precision != o.base.speedups.precision;
+      const bool withWorkers = cfg.speedups.workers != o.base.speedups.workers;
+      QVERIFY2(wb::experiment::referenceRunsExpected(t) == changes, c.label.c_str());
+      mixed += changes && withWorkers;
+      keeping += !changes && withWorkers;
+    }
+    QVERIFY(mixed > 0 && keeping == 1);  // workers 2 alone keeps it; with anything else it does not
   }
 
   void onlyNarrowsTheSpace() {

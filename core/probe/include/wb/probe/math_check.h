@@ -13,6 +13,11 @@
 // (wb/common/speedups.h). A speedup asked for but inactive on this machine (TF32 on a CPU) keeps
 // the math here, and the result says it is inactive.
 //
+// A change of several fields (a search's candidate: loader workers, two devices, a larger batch)
+// keeps the math only when every one of them does: a speedup's by its descriptor, a field no
+// speedup owns (the batch, the optimiser's numbers) changes it unless it leaves the steps alone
+// (the evaluation batch, logging, threads). Unchecked, the verdict names those that change it.
+//
 // One process, one rank; the caller's thread. Errors: InvalidConfig (the configs are invalid, or
 // this machine cannot run them: the trainer's message, naming the field), Data, Model; Cancelled
 // when `stop` is set.

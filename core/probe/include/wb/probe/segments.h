@@ -60,7 +60,8 @@ struct SegmentsOptions {
                                    // fewer samples that it is faster to the target)
   // Set: this process first checks whether the change keeps the math (math_check.h, the same two
   // configs, its trainer) and hands the result here before the first round: a try by parts asks
-  // both of one process, not two. An error it returns ends the probe.
+  // both of one process, not two. An error it returns ends the probe. A change of the math takes
+  // all its training rounds (stats::leastRounds).
   std::function<Status(const MathCheckResult&)> math_checked;
   std::function<void(const std::string&)> progress;
   const std::atomic<bool>* stop = nullptr;

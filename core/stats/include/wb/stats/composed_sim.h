@@ -20,6 +20,8 @@ struct ComposedModel {
   double host_noise = 0.05;       // sd of one segment's log rate (1-20 %)
   int rounds = kSegmentMaxRounds; // at most this many interleaved rounds, until the verdict is clear
   bool alternate = false;         // the arms' order alternating by round (the probe's old way), not a coin
+  bool rounds_until_clear = false; // the rounds stop once clear even when the math changes (the rule
+                                   // before rounds_rule.h's leastRounds), for the bench's comparison
   double seed_spread = 0.05;      // sd of ln samples to target over seeds (2-15 %)
   int reference_runs = 5;         // the baseline's runs to the target
   int variant_runs = 5;           // the variant's at most; 0: the lever keeps the math (no runs)
@@ -69,6 +71,10 @@ ComposedOutcome simulateComposed(const ComposedModel& model, int experiments, ui
 
 // The speedup to target the model's effects amount to (the composition at the true parts).
 double trueSpeedup(const ComposedModel& model);
+
+// `model` with a lever `speedup` times faster to the target (its composition at the true parts):
+// by its throughput (samples to target unchanged) or by its samples to target (throughput unchanged).
+ComposedModel leverToTarget(ComposedModel model, double speedup, bool byThroughput);
 
 // The reference method on the same trace, for a change that keeps the math: `pairs` interleaved
 // pairs of whole runs (baseline first in odd pairs, the variant in even ones, as the runner), each

@@ -26,6 +26,17 @@ inline constexpr int kSegmentMaxRounds = 8;
 SpeedupEstimate judgeRounds(const std::vector<double>& baselineRates, const std::vector<double>& variantRates,
                             const Sequential& looks, RoundsNoise* noise = nullptr);
 
+// The least rounds of a change's throughput: `minRounds` (kSegmentMinRounds) when it keeps the math,
+// where the throughput is the answer and the rounds stop once it is clear; all of them (`maxRounds`)
+// when it changes it. Then the throughput is one part of a time to target whose samples the
+// variant's runs measure, and the composed verdict is judged at the α the throughput's own look
+// spent (time_to_target.h's throughput_alpha): rounds settled at the third (α 0.1 %) left a lever
+// 1.3× faster to the target by its throughput a 41 % chance to be kept at a 10 % seed spread, all
+// eight 84 %, with fewer of the variant's runs on average (bench_composed's power table). Eight
+// rounds cost seconds against the runs' minutes. The short trials of a change one process cannot
+// switch take all their pairs the same way (throughput_trials.h).
+int leastRounds(bool keepsMath, int minRounds, int maxRounds);
+
 // Whether the rounds may stop: at least `minRounds` and a clear verdict (verdictIsClear).
 bool roundsSettled(int rounds, int minRounds, const SpeedupEstimate& estimate);
 
@@ -33,8 +44,12 @@ bool roundsSettled(int rounds, int minRounds, const SpeedupEstimate& estimate);
 // last of looks.max_pairs rounds could no longer call it faster (stats.h chanceOfFaster), after at
 // least `minRounds`. Stopping only withholds a "faster": the false alarms stay within the spending.
 // `noise`: the rounds' (judgeRounds), whose df the interval was drawn with.
+// Never while the estimate is no measurement (notMeasuredWhy; an evaluation's weighed by `share`,
+// its evaluations' share of the run, as the time to target sees it): projected from an interval of
+// 0.03-30× the chance of "faster" is as small as it is meaningless, and the step was left with that
+// interval; the rounds go on until it is one.
 bool roundsCannotBeFaster(int rounds, int minRounds, const SpeedupEstimate& estimate, const RoundsNoise& noise,
-                          const Sequential& looks);
+                          const Sequential& looks, double share = 1);
 
 // The evaluation speedup (as an effect: 0.39 for 1.39×) that makes the time to target `minEffect`
 // faster when evaluations take `share` of it: a speedup s of that share makes the whole

@@ -154,11 +154,24 @@ Verdict verdictOf(double point, double lo, double hi, double minEffect);
 bool verdictIsClear(const SpeedupEstimate& estimate);
 // "faster" | "slower" | "within noise" | "1 run each: no interval"
 std::string verdictWord(Verdict verdict);
+// An interval that could not tell a change of kWidestMeasured from none is not a measurement: a
+// ladder printed the multi-tensor step as "1.01× [0.03, 30.13]" (three rounds of segments, stopped
+// once it could not be shown faster, on two degrees of freedom at a third round's α of 0.1 %). Such
+// an estimate (its interval holding 1, wider than ×/÷ 2 about its centre) reads "not measured" with
+// why, and draws no error bar; one whose interval excludes 1 is a verdict, and reads as one.
+inline constexpr double kWidestMeasured = 2.0;
+// "" when the estimate is a measurement, a verdict, a bound or has no interval; else why it is not
+// a measurement, in words ("its 99.9 % interval spans 0.03-30×: too wide to tell a 2× change from none").
+std::string notMeasuredWhy(const SpeedupEstimate& estimate);
 // "1.31× [1.12, 1.52] faster", "1.02× [0.91, 1.14] within noise", "1.26× (1 run each: no
-// interval)", "–" when there is no point estimate.
+// interval)", "not measured: <why>", "–" when there is no point estimate.
 std::string formatEstimate(const SpeedupEstimate& estimate);
 // Whether a view may make the multiplier stand out (bold): only a clear Faster or Slower.
 inline bool emphasise(const SpeedupEstimate& e) { return e.verdict == Verdict::Faster || e.verdict == Verdict::Slower; }
+// Whether a view may draw the estimate's interval (an error bar): a measured one, not a bound.
+inline bool drawsInterval(const SpeedupEstimate& e) {
+  return e.hasInterval() && e.verdict != Verdict::NoInterval && notMeasuredWhy(e).empty();
+}
 
 // ---- The noise band itself ----
 
