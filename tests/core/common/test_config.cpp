@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "wb/common/config.h"
+#include "wb/common/config_schema.h"
 #include "wb/proto/config_json.h"
 
 using nlohmann::json;
@@ -56,7 +57,7 @@ class TestConfig : public QObject {
     auto bad = wb::proto::configFromJson(json::parse(R"({"optim":{"lr_scaling":"cubic"}})"));
     QVERIFY(!bad.ok());
     QCOMPARE(QString::fromStdString(bad.error().message).section(QLatin1Char('\n'), 0, 0),
-             QStringLiteral("optim.lr_scaling: \"cubic\" \u2014 one of none, linear, sqrt (lr \u00d7 devices, \u00d7 sqrt(devices))"));
+             QStringLiteral("Scale the lr (optim.lr_scaling): \"cubic\" \u2014 one of none, linear, sqrt (lr \u00d7 devices, \u00d7 sqrt(devices))"));
     for (const char* mode : {"none", "linear", "sqrt"}) {
       auto doc = wb::proto::configToJson(wb::Config{});
       QVERIFY(wb::proto::applyOverride(doc, std::string("optim.lr_scaling=") + mode).ok());
@@ -76,7 +77,10 @@ class TestConfig : public QObject {
     auto r = wb::proto::configFromJson(doc);
     QVERIFY(!r.ok());
     QCOMPARE(int(r.error().code), int(wb::Errc::InvalidConfig));
-    QVERIFY(QString::fromStdString(r.error().message).startsWith(path + QStringLiteral(": ")));
+    // Named by its label, then its key: "Learning rate (optim.lr): -1 — must be > 0".
+    const QString label = QString::fromUtf8(wb::findFieldSpec(path.toStdString())->label);
+    QVERIFY2(QString::fromStdString(r.error().message).startsWith(label + QStringLiteral(" (") + path + QStringLiteral("): ")),
+             r.error().message.c_str());
   }
 
   void everyErrorAtOnce() {
@@ -84,10 +88,10 @@ class TestConfig : public QObject {
     auto errors = wb::proto::configErrors(doc);
     QCOMPARE(int(errors.size()), 4);
     QCOMPARE(QString::fromStdString(errors[0].str()),
-             QString::fromUtf8("optim.name: \"x\" \u2014 one of sgd, adam, adamw, adadelta"));
+             QString::fromUtf8("Optimiser (optim.name): \"x\" \u2014 one of sgd, adam, adamw, adadelta"));
     bool sawLr = false;
     for (auto& e : errors)
-      if (e.str() == "optim.lr: -1 \u2014 must be > 0") sawLr = true;
+      if (e.str() == "Learning rate (optim.lr): -1 \u2014 must be > 0") sawLr = true;
     QVERIFY(sawLr);
   }
 
