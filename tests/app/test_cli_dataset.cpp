@@ -161,6 +161,53 @@ class TestCliDataset : public QObject {
     const json a = json::parse(allowed.out.toStdString(), nullptr, false);
     QVERIFY2(a.is_object() && allowed.rc == 0 && a["ok"].get<bool>(), allowed.describe().constData());
   }
+
+  // What the check takes, a run takes on every device count: the share of unreadable images is of
+  // the whole split, not of a rank's shard. 149 real images and one that cannot be decoded (0.7 %,
+  // under the 1 % allowed): inspect says ok, and a run of two CPU processes (Gloo) trains, where
+  // it once failed on the rank holding it ("1 unreadable samples ... of 75 exceed"). A second such
+  // image (1.3 %): inspect refuses the folder, and the two-process run stops on the images too.
+  void aFolderTheCheckTakesTrainsOnTwoDevices() {
+    WB_NEED(wb::test::missingFashionMnist());
+    QTemporaryDir tmp;
+    const fs::path root = tmp.path().toStdString();
+    const QString spec = QStringLiteral("folder:") + tmp.path();
+    const auto exported = runCli({QStringLiteral("dataset"), QStringLiteral("export"), QStringLiteral("--limit"),
+                                  QStringLiteral("149"), QStringLiteral("--to"), spec});
+    QVERIFY2(exported.rc == 0, exported.describe().constData());
+    const auto addBad = [&](const char* name) {
+      QFile bad(QString::fromStdString((firstClass(root / "train") / name).string()));
+      return bad.open(QIODevice::WriteOnly) && bad.write("not a png") == 9;
+    };
+    QVERIFY(addBad("bad.png"));
+    const auto inspect = [&] {
+      const auto r = runCli({QStringLiteral("dataset"), QStringLiteral("inspect"), spec, QStringLiteral("--json")});
+      return json::parse(r.out.toStdString(), nullptr, false);
+    };
+    const auto twoDevices = [&](const QString& name) {
+      return runCli({QStringLiteral("run"), QStringLiteral("--run-dir"), tmp.filePath(name), QStringLiteral("--set"),
+                     QStringLiteral("data.dataset=") + spec, QStringLiteral("--set"), QStringLiteral("speedups.devices=2"),
+                     QStringLiteral("--set"), QStringLiteral("train.epochs=1"), QStringLiteral("--set"),
+                     QStringLiteral("train.batch_size=16"), QStringLiteral("--set"), QStringLiteral("train.log_every=2")});
+    };
+    const json taken = inspect();
+    QVERIFY2(taken.value("ok", false) && taken["splits"]["train"]["size"] == 150, taken.dump().c_str());
+    const auto trained = twoDevices(QStringLiteral("two-devices"));
+    QVERIFY2(trained.rc == 0, trained.describe().constData());
+    QFile events(tmp.filePath(QStringLiteral("two-devices/events.jsonl")));
+    QVERIFY(events.open(QIODevice::ReadOnly));
+    QVERIFY2(events.readAll().contains("bad.png"), "the skipped image is not named in the run's events");
+
+    QVERIFY(addBad("bad2.png"));
+    const json refused = inspect();
+    QVERIFY2(refused.is_object() && !refused.value("ok", true), refused.dump().c_str());
+    const auto stopped = twoDevices(QStringLiteral("two-devices-two-bad"));
+    QVERIFY2(stopped.rc != 0, stopped.describe().constData());
+    QFile summary(tmp.filePath(QStringLiteral("two-devices-two-bad/summary.json")));
+    QVERIFY(summary.open(QIODevice::ReadOnly));
+    const QByteArray said = summary.readAll() + stopped.all().toUtf8();
+    QVERIFY2(said.contains("unreadable samples in this epoch") && said.contains("data.max_bad_fraction"), said.constData());
+  }
 };
 
 QTEST_GUILESS_MAIN(TestCliDataset)

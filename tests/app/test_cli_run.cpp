@@ -191,8 +191,8 @@ class TestCliRun : public QObject {
     auto r = runCli({QStringLiteral("run"), QStringLiteral("--runs-root"), root.path(), QStringLiteral("--set"),
                      QStringLiteral("optim.lr=-1"), QStringLiteral("--set"), QStringLiteral("train.batch_size=0")});
     QCOMPARE(r.rc, 2);
-    QVERIFY2(r.err.contains("optim.lr: -1"), r.err.constData());
-    QVERIFY2(r.err.contains("train.batch_size: 0"), r.err.constData());
+    QVERIFY2(r.err.contains("Learning rate (optim.lr): -1"), r.err.constData());
+    QVERIFY2(r.err.contains("Batch size (train.batch_size): 0 \u2014 must be in 1..65536"), r.err.constData());
     QVERIFY(QDir(root.path()).entryList(QDir::Dirs | QDir::NoDotAndDotDot).isEmpty());  // nothing started
   }
 
@@ -205,9 +205,21 @@ class TestCliRun : public QObject {
     QTest::newRow("several bad --set") << QStringList{QStringLiteral("optim.lrr=1"), QStringLiteral("train.bach_size=2"),
                                                       QStringLiteral("optim.lr=-1")}
                                        << QString() << QStringList{QStringLiteral("optim.lrr"), QStringLiteral("train.bach_size"),
-                                                                   QStringLiteral("optim.lr: -1")};
+                                                                   QStringLiteral("Learning rate (optim.lr): -1")};
+    // Out of range is refused and named by the field's label and its range, never cut to fit: past
+    // the schema's end, past what the C++ type holds, from --set or from the config file.
+    const QString epochsRange = QStringLiteral(" \u2014 must be in 1..1000000");
+    QTest::newRow("epochs 99999999") << QStringList{QStringLiteral("train.epochs=99999999")} << QString()
+                                     << QStringList{QStringLiteral("Epochs (train.epochs): 99999999") + epochsRange};
+    QTest::newRow("epochs 99999999 in the file")
+        << QStringList() << QStringLiteral(R"({"train":{"epochs":99999999}})")
+        << QStringList{QStringLiteral("Epochs (train.epochs): 99999999") + epochsRange};
     QTest::newRow("epochs overflow") << QStringList{QStringLiteral("train.epochs=4294967297")} << QString()
-                                     << QStringList{QStringLiteral("train.epochs: 4294967297"), QStringLiteral("2147483647")};
+                                     << QStringList{QStringLiteral("Epochs (train.epochs): 4294967297 \u2014 must be an integer in 1..1000000")};
+    QTest::newRow("workers 300, momentum 1") << QStringList{QStringLiteral("speedups.workers=300"), QStringLiteral("optim.momentum=1")}
+                                             << QString()
+                                             << QStringList{QStringLiteral("Loader workers (speedups.workers): 300 \u2014 must be in 0..256"),
+                                                            QStringLiteral("Momentum (optim.momentum): 1 \u2014 must be in [0, 1)")};
     QTest::newRow("lr 1e999") << QStringList{QStringLiteral("optim.lr=1e999")} << QString()
                               << QStringList{QStringLiteral("optim.lr"), QStringLiteral("number")};
     QTest::newRow("dataset mnist") << QStringList{QStringLiteral("data.dataset=mnist")} << QString()

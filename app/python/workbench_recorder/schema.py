@@ -287,6 +287,8 @@ RECORDS = {
         "used_cores": NUM,
         "other_load_cores": NUM,
         "contended": BOOL,
+        "shared_cores": NUM,
+        "shared": BOOL,
         "oversubscribed": BOOL,
         "note": STR,
         "busiest_others": LIST,

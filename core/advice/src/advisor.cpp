@@ -248,7 +248,11 @@ void earlyStopVerdicts(const RunRecord& run, const RunMetrics& m, Out& out) {
 // A measurement that shared its CPU says nothing about speed: say so before any speed verdict.
 void contentionVerdicts(const RunMetrics& m, const RunMetrics* rm, Out& out) {
   const Contention& c = m.contention;
-  if (c.contended)
+  if (c.contended && !c.byOthers())  // its own experiment's runs beside it: no one to ask to stop
+    out.push_back({"contended", Severity::Warning,
+                   "Measured beside its own experiment's runs: " + c.note +
+                       ", so its times and speedups are not this machine's — run it alone to time it."});
+  else if (c.contended)
     out.push_back({"contended", Severity::Warning,
                    "Measured under contention: " + c.note +
                        " during this run, so its times and speedups are not trustworthy — rerun on an idle machine."});

@@ -41,9 +41,11 @@ BusyMachine busyMachineOf(const std::vector<const Contention*>& contentions) {
   std::vector<ProcessLoad> all;
   for (const Contention* c : contentions) {
     if (!c || !c->contended) continue;
+    b.cores = std::max(b.cores, c->cores);
+    if (c->shared) ++b.shared_runs, b.most_shared_cores = std::max(b.most_shared_cores, c->shared_cores.value_or(0));
+    if (!c->byOthers()) continue;
     ++b.runs;
     b.most_other_cores = std::max(b.most_other_cores, c->other_load_cores.value_or(0));
-    b.cores = std::max(b.cores, c->cores);
     all.insert(all.end(), c->busiest_others.begin(), c->busiest_others.end());
   }
   b.busiest_others = merged(all, 3);
@@ -75,13 +77,28 @@ std::string busyMachineRemedy(const BusyMachine& busy) {
                 "--sbatch-arg=--exclusive).";
 }
 
+// The runs that shared the cores with their own experiment's runs: no process to pause, only to run
+// them one at a time.
+std::string sharedCoresAdvice(const BusyMachine& busy) {
+  if (busy.shared_runs == 0) return "";
+  std::string beside;
+  if (busy.most_shared_cores > 0)
+    beside = " (up to " + fmtFixed(busy.most_shared_cores, 1) + (busy.cores > 0 ? " of " + std::to_string(busy.cores) : "") +
+             " cores beside them)";
+  return std::to_string(busy.shared_runs) + (busy.shared_runs == 1 ? " run" : " runs") +
+         " shared the cores with their own experiment's other runs" + beside +
+         ": their speedups are not shown. Runs side by side are each other's load, not this machine's; to compare "
+         "their speed, run them one at a time (try --parallel-runs 1 --variant-parallel 1).";
+}
+
 std::string busyMachineAdvice(const BusyMachine& busy) {
-  if (busy.runs == 0) return "";
+  const std::string shared = sharedCoresAdvice(busy);
+  if (busy.runs == 0) return shared;
   return std::to_string(busy.runs) + (busy.runs == 1 ? " run was" : " runs were") + " measured while " +
          busyMachineLoad(busy) + ": their speedups are not shown. A run's speed counts when other processes use under " +
          fmtFixed(kContendedOtherCores, 1) +
          " cores over it, and a pair's when both its runs were slowed alike (the same load, the same cores asked). " +
-         busyMachineRemedy(busy);
+         busyMachineRemedy(busy) + (shared.empty() ? "" : " " + shared);
 }
 
 }  // namespace wb::advice

@@ -85,7 +85,13 @@ void inFieldOrder(std::vector<FieldError>& errors) {
 
 }  // namespace
 
-std::string FieldError::str() const { return path + ": " + value + " \u2014 " + allowed; }
+// The schema's label first (what the window shows beside the field), the key the config file and
+// --set use after it: "Epochs (train.epochs): 0 — must be in 1..1000000".
+std::string FieldError::str() const {
+  const FieldSpec* spec = findFieldSpec(path);
+  const std::string who = spec && *spec->label ? std::string(spec->label) + " (" + path + ")" : path;
+  return who + ": " + value + " \u2014 " + allowed;
+}
 
 std::string formatFieldErrors(const std::vector<FieldError>& errors) {
   std::string out;

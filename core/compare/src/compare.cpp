@@ -78,6 +78,17 @@ std::string otherLoadText(const Contention& c, const std::string& writerNote) {
   return who.empty() ? text : text + " (busiest: " + who + ")";
 }
 
+// "it shared the cores with its experiment's other runs (1.0 of 2 cores beside it)".
+std::string sharedText(const Contention& c) {
+  std::string text = "it shared the cores with its experiment's other runs";
+  if (!c.shared_cores) return text;
+  return text + " (" + fmtFixed(*c.shared_cores, 1) + (c.cores > 0 ? " of " + std::to_string(c.cores) : "") +
+         " cores beside it)";
+}
+
+// The cores that slowed it, whoever took them.
+double slowingCores(const Contention& c) { return c.other_load_cores.value_or(0) + c.shared_cores.value_or(0); }
+
 void flatten(const json& j, const std::string& prefix, std::vector<std::pair<std::string, const json*>>& out) {
   if (j.is_object() && !j.empty()) {
     for (auto it = j.begin(); it != j.end(); ++it)
@@ -238,9 +249,12 @@ Contention contentionOf(const CpuUse& cpu) {
   c.other_load_cores = cpu.other_load_cores;
   c.used_cores = cpu.used_cores;
   c.asked_cores = cpu.asked_cores;
-  c.contended = cpu.contended;
+  c.shared_cores = cpu.shared_cores;
+  c.shared = cpu.shared;
+  c.contended = cpu.contended || cpu.shared;
   c.busiest_others = cpu.busiest_others;
-  if (c.contended) c.note = otherLoadText(c, cpu.note);
+  if (cpu.contended) c.note = otherLoadText(c, cpu.note);
+  if (cpu.shared) c.note += (c.note.empty() ? "" : "; ") + sharedText(c);
   return c;
 }
 
@@ -271,7 +285,7 @@ bool sameFootprint(const RunRecord& a, const Contention& ca, const RunRecord& b,
 bool slowedAlike(const RunRecord& a, const Contention& ca, const RunRecord& b, const Contention& cb) {
   if (!ca.contended && !cb.contended) return true;
   if (!ca.other_load_cores || !cb.other_load_cores) return false;
-  return std::abs(*ca.other_load_cores - *cb.other_load_cores) < kContendedOtherCores && sameFootprint(a, ca, b, cb);
+  return std::abs(slowingCores(ca) - slowingCores(cb)) < kContendedOtherCores && sameFootprint(a, ca, b, cb);
 }
 
 bool hostChangedOverRuns(const RunRecord& a, const RunRecord& b, double checkBand) {

@@ -1,6 +1,7 @@
 // The sampler and the threaded loader. Workers build whole batches (batch b is a pure function of
 // seed, epoch, rank and b), so order and content never depend on the worker count; the consumer
 // reorders by batch number and does all bookkeeping (bad-sample budget, warnings) in order.
+#include <algorithm>
 #include <condition_variable>
 #include <cstdio>
 #include <map>
@@ -10,6 +11,8 @@
 
 #include "image_ops.h"
 #include "internal.h"
+#include "wb/common/config_schema.h"
+#include "wb/common/format.h"
 #include "wb/data/usability.h"
 
 namespace wb::data {
@@ -82,6 +85,7 @@ struct Loader::Impl {
   std::vector<float> table;
   int64_t samplesPerEpoch = 0;
   int64_t batchesPerEpoch = 0;
+  int64_t wholeEpoch = 0;  // every rank's samples of an epoch: what the share of unreadable ones is of
 
   std::mutex mu;
   std::condition_variable workCv, readyCv;
@@ -252,6 +256,7 @@ Loader::Loader(std::shared_ptr<const Dataset> dataset, LoaderOptions options) : 
   // epochOrder validates rank / world_size here, before any thread exists.
   (void)epochOrder(0, options.seed, 0, false, options.rank, options.world_size);
   d.samplesPerEpoch = info.size > 0 ? (info.size + options.world_size - 1) / options.world_size : 0;
+  d.wholeEpoch = std::max<int64_t>(info.size, 0);
   d.batchesPerEpoch = options.drop_last ? d.samplesPerEpoch / options.batch_size
                                         : (d.samplesPerEpoch + options.batch_size - 1) / options.batch_size;
   d.onWarning = [](const std::string& message, const std::string&) {
@@ -265,6 +270,29 @@ int64_t Loader::batchesPerEpoch() const { return impl_->batchesPerEpoch; }
 int64_t Loader::samplesPerEpoch() const { return impl_->samplesPerEpoch; }
 const LoaderOptions& Loader::options() const { return impl_->opt; }
 int64_t Loader::badSamples() const { return impl_->badTotal; }
+int64_t Loader::badThisEpoch() const { return impl_->badEpoch; }
+
+namespace {
+
+// "3 unreadable samples in this epoch (over every rank) exceed the 1 % of its 136 samples that
+// Unreadable samples allowed (data.max_bad_fraction) lets a run skip (last: …); fix or remove …".
+// `where`: "", " (over every rank)", " on rank 1 alone".
+std::string unreadableWords(int64_t bad, int64_t whole, const std::string& where, double maxBadFraction, const std::string& last) {
+  const FieldSpec* spec = findFieldSpec("data.max_bad_fraction");
+  return std::to_string(bad) + " unreadable samples in this epoch" + where +
+         " exceed the " + shortNumber(maxBadFraction * 100) + " % of its " + std::to_string(whole) + " samples that " +
+         (spec ? spec->label : "") + " (data.max_bad_fraction) lets a run skip" + (last.empty() ? "" : " (last: " + last + ")") +
+         "; fix or remove the files, or raise data.max_bad_fraction";
+}
+
+}  // namespace
+
+void Loader::judgeUnreadable(int64_t badOverRanks) const {
+  const auto& d = *impl_;
+  if (tooManyUnreadable(badOverRanks, d.wholeEpoch, d.opt.max_bad_fraction))
+    throw DataError("", unreadableWords(badOverRanks, d.wholeEpoch, d.opt.world_size > 1 ? " (over every rank)" : "",
+                                        d.opt.max_bad_fraction, ""));
+}
 bool Loader::pinMemoryActive() const { return impl_->pinned; }
 
 void Loader::setWarningHandler(std::function<void(const std::string&, const std::string&)> fn) {
@@ -329,11 +357,12 @@ std::optional<Batch> Loader::next() {
       ++d.badEpoch;
       if (d.warned.insert(bad.path).second && d.onWarning)
         d.onWarning("skipped unreadable sample " + bad.message, bad.path);
-      if (tooManyUnreadable(d.badEpoch, d.samplesPerEpoch, d.opt.max_bad_fraction))
-        throw DataError(bad.path, std::to_string(d.badEpoch) + " unreadable samples in this epoch of " +
-                                      std::to_string(d.samplesPerEpoch) + " exceed max_bad_fraction " +
-                                      std::to_string(d.opt.max_bad_fraction) + " (last: " + bad.message +
-                                      "); fix or remove the files, or raise data.max_bad_fraction");
+      // This rank's shard alone, against what the whole epoch allows (the dataset check's rule for
+      // every device count): a rank past it is past it for all ranks together too.
+      if (tooManyUnreadable(d.badEpoch, d.wholeEpoch, d.opt.max_bad_fraction))
+        throw DataError(bad.path, unreadableWords(d.badEpoch, d.wholeEpoch,
+                                                  d.opt.world_size > 1 ? " on rank " + std::to_string(d.opt.rank) + " alone" : "",
+                                                  d.opt.max_bad_fraction, bad.message));
     }
     if (r.batch) return std::move(r.batch);
   }

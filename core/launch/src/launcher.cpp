@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -115,6 +116,8 @@ class Launch {
   const double startUnix_ = unixSeconds();
   const CpuTimes cpuAtStart_ = readCpuTimes();
   const std::vector<ProcessStat> processesAtStart_ = allProcesses();
+  const int experiment_ = experimentRoot();  // its runs beside this one share the cores, they are no other load
+  const double experimentCpuAtStart_ = familyCpuSeconds(experiment_, processesAtStart_);
   std::vector<Rank> ranks_;
   std::string startError_;
   int failedRank_ = -1;
@@ -410,10 +413,16 @@ proto::RunCpu Launch::cpuSummary(const proto::RunSummary& rank0Summary) const {
   int asked = 0;
   for (const auto& rk : ranks_) ranksCpu += rk.cpu_s, asked += rk.threads;
   const CpuShare share = cpuShareBetween(cpuAtStart_, readCpuTimes(), ranksCpu);
+  const std::vector<ProcessStat> now = allProcesses();
+  // The experiment's CPU less this process's and its ranks': its other runs (and tools) beside this one.
+  const double experimentCpu = familyCpuSeconds(experiment_, now) - experimentCpuAtStart_;
+  const double sharedCores =
+      share.seconds > 0 ? std::max(0.0, experimentCpu - share.process_cores * share.seconds - ranksCpu) / share.seconds : 0.0;
   std::vector<int> rankPids;
   for (const auto& rk : ranks_) rankPids.push_back(int(rk.pid));
-  const auto busiest = busiestOthers(processesAtStart_, allProcesses(), share.seconds, rankPids);
-  proto::RunCpu cpu = runCpu(ranksCpu, share.seconds, asked, share.other_cores, busiest);
+  const auto busiest = busiestOthers(processesAtStart_, now, share.seconds, rankPids);
+  proto::RunCpu cpu =
+      runCpu(ranksCpu, share.seconds, asked, std::max(0.0, share.other_cores - sharedCores), busiest, sharedCores);
   if (rank0Summary.cpu) {  // rank 0's: fewer threads while others took cores
     cpu.threads = rank0Summary.cpu->threads;
     cpu.min_threads = rank0Summary.cpu->min_threads;
@@ -452,7 +461,7 @@ Result<RunOutcome> Launch::finish() {
 void requestStop() { detail::stopRequests().fetch_add(1); }
 
 proto::RunCpu runCpu(double ranksCpuSeconds, double launcherWallSeconds, int askedCores, double otherCores,
-                     const std::vector<ProcessLoad>& busiest) {
+                     const std::vector<ProcessLoad>& busiest, double sharedCores) {
   proto::RunCpu c;
   c.cores = logicalCores();
   c.asked_cores = askedCores;
@@ -460,13 +469,21 @@ proto::RunCpu runCpu(double ranksCpuSeconds, double launcherWallSeconds, int ask
   c.other_load_cores = otherCores;
   c.contended = isContended(otherCores);
   c.busiest_others = busiest;
+  c.shared_cores = sharedCores;
+  c.shared = isContended(sharedCores);
+  std::string said;
+  char words[200];
   if (*c.contended) {
-    char note[200];
-    std::snprintf(note, sizeof note, "other processes used %.1f of %d cores during this run", otherCores, c.cores);
+    std::snprintf(words, sizeof words, "other processes used %.1f of %d cores during this run", otherCores, c.cores);
     const std::string who = describeLoads(busiest);
-    c.note = std::string(note) + (who.empty() ? "" : " (busiest: " + who + ")") +
-             ": its speed is not this machine's, and speedups against it are not reported";
+    said = std::string(words) + (who.empty() ? "" : " (busiest: " + who + ")");
   }
+  if (*c.shared) {
+    std::snprintf(words, sizeof words, "it shared the cores with its experiment's other runs (%.1f of %d cores beside it)",
+                  sharedCores, c.cores);
+    said += (said.empty() ? "" : "; ") + std::string(words);
+  }
+  if (!said.empty()) c.note = said + ": its speed is not this machine's, and speedups against it are not reported";
   return c;
 }
 

@@ -30,6 +30,21 @@ std::string typeWord(T) {
          std::to_string(std::numeric_limits<T>::max());
 }
 
+// What an integer field takes: the schema's range ("an integer in 1..1000000"), or from the schema's
+// least to the most its type holds when the schema sets no most ("an integer in 0..2147483647").
+template <class T>
+std::string typeWordOf(const char* path, const T& member) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    const FieldSpec* spec = findFieldSpec(path);
+    if (!spec || !spec->number) return typeWord(member);
+    const std::string note = *spec->note ? std::string(" ") + spec->note : "";
+    if (spec->range.bounded()) return "an integer " + spec->range.text() + note;
+    const double least = std::isfinite(spec->range.min) ? spec->range.min + (spec->range.min_included ? 0 : 1) : double(std::numeric_limits<T>::min());
+    return "an integer in " + std::to_string(static_cast<long long>(least)) + ".." + std::to_string(std::numeric_limits<T>::max()) + note;
+  }
+  return typeWord(member);
+}
+
 // False when j is not an integer or does not fit T (no silent wrap-around: 4294967297 is not 1).
 template <class T>
 bool readInteger(const json& j, T& out) {
@@ -126,7 +141,7 @@ std::vector<FieldError> parseInto(const json& doc, Config& c) {
     auto ptr = pointer(path);
     if (!doc.contains(ptr)) return;
     const json& j = doc.at(ptr);
-    if (!readValue(j, member)) errors.push_back({path, j.dump(), "must be " + typeWord(member)});
+    if (!readValue(j, member)) errors.push_back({path, j.dump(), "must be " + typeWordOf(path, member)});
   });
   return errors;
 }

@@ -22,6 +22,8 @@ WB_FIELDS(RunCpu) {
   f("used_cores", e.used_cores);
   f("other_load_cores", e.other_load_cores);
   f("contended", e.contended);
+  f("shared_cores", e.shared_cores);
+  f("shared", e.shared);
   f("oversubscribed", e.oversubscribed);
   f("note", e.note);
   f("busiest_others", e.busiest_others);

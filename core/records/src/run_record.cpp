@@ -184,6 +184,8 @@ std::optional<CpuUse> cpuUse(const proto::RunSummary& summary) {
   c.other_load_cores = proto::finite(j.other_load_cores);
   // A writer that left the verdict out still gave the load it is made of.
   c.contended = j.contended ? *j.contended : c.other_load_cores && isContended(*c.other_load_cores);
+  c.shared_cores = proto::finite(j.shared_cores);
+  c.shared = j.shared ? *j.shared : c.shared_cores && isContended(*c.shared_cores);
   c.note = j.note.value_or("");
   c.busiest_others = j.busiest_others.value_or(std::vector<ProcessLoad>{});
   return c;

@@ -94,6 +94,7 @@ json comparisonEstimateJson(const stats::SpeedupEstimate& e) {
 
 json contentionJson(const Contention& c) {
   return {{"contended", c.contended},     {"other_load_cores", opt(c.other_load_cores)},
+          {"shared", c.shared},           {"shared_cores", opt(c.shared_cores)},
           {"cores", c.cores},             {"used_cores", opt(c.used_cores)},
           {"asked_cores", opt(c.asked_cores)}, {"note", c.note},
           {"busiest_others", proto::toJson(c.busiest_others)}};

@@ -36,14 +36,17 @@ void resetPeakMemory(const torch::Device& device) {
   resetPeakRss();
 }
 
-// Evaluation over this rank's shard of the validation set; sums are reduced across ranks.
+// Evaluation over this rank's shard of the validation set; sums are reduced across ranks, the
+// unreadable samples too: past what the whole split allows, every rank throws data::DataError.
 EvalResult evaluate(model::Model& m, data::Loader& loader, BatchCopier& copier, const torch::Device& device,
                     bool inference, bool bf16, ReplicaGroup& group) {
   Stopwatch sw;
   resetPeakMemory(device);
   const EvalSums pass = evaluatePass(m, loader, copier, device, inference, bf16);
-  double sums[3] = {pass.loss_sum, static_cast<double>(pass.correct), static_cast<double>(pass.samples)};
-  group.allReduceSum(sums, 3);
+  double sums[4] = {pass.loss_sum, static_cast<double>(pass.correct), static_cast<double>(pass.samples),
+                    static_cast<double>(loader.badThisEpoch())};
+  group.allReduceSum(sums, 4);
+  loader.judgeUnreadable(static_cast<int64_t>(std::llround(sums[3])));
   EvalResult r;
   r.samples = static_cast<int64_t>(sums[2]);
   r.loss = sums[2] > 0 ? sums[0] / sums[2] : std::nan("");

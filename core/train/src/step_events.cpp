@@ -2,6 +2,7 @@
 // summary. The schema: the structs of wb/proto/event_types.h.
 #include "training_run.h"
 
+#include <cmath>
 #include <set>
 
 #include "wb/common/choices.h"
@@ -130,6 +131,8 @@ void TrainingRun::leverStatuses(std::map<std::string, proto::SpeedupStatus>& s) 
 
 // The interval since the last `step` event: its mean loss over every rank, throughput, the
 // step-time split, memory, CPU and communication. Reads the device (a sync): log interval only.
+// The same reduction sums the epoch's unreadable samples over the ranks: past what the whole
+// epoch allows, every rank throws the same data::DataError (the loader's rule, for every device count).
 void TrainingRun::emitStep(int epoch) {
   const double intervalMs = timer_->totalMs();
   trainMs_ += intervalMs;
@@ -137,8 +140,9 @@ void TrainingRun::emitStep(int epoch) {
     timer_->reset();
     return;
   }
-  double lossSums[2] = {lossAcc_.item<double>(), static_cast<double>(intervalSteps_)};
-  group_->allReduceSum(lossSums, 2);  // the loss over every rank's samples
+  double lossSums[3] = {lossAcc_.item<double>(), static_cast<double>(intervalSteps_),
+                        static_cast<double>(trainLoader_->badThisEpoch())};
+  group_->allReduceSum(lossSums, 3);  // the loss over every rank's samples, and the unreadable ones
   proto::StepEvent s;
   s.epoch = epoch + 1;
   s.step = at_.iteration;
@@ -168,6 +172,7 @@ void TrainingRun::emitStep(int epoch) {
   intervalSteps_ = 0;
   intervalSamples_ = 0;
   timer_->reset();
+  trainLoader_->judgeUnreadable(static_cast<int64_t>(std::llround(lossSums[2])));
 }
 
 void TrainingRun::emitEval(int epoch, const EvalResult& r) {

@@ -246,10 +246,10 @@ Status TrainingRun::trainEpoch(int epoch) {
         if (stop_ == Stop::ReachedTarget) break;
       }
     }
+    emitStep(epoch);
   } catch (const data::DataError& e) {
     return makeError(Errc::Data, e.what());
   }
-  emitStep(epoch);
   // A run stopped for its step cap, or already diverged, is not checked again.
   if (stop_ == Stop::None || stop_ == Stop::Cancelled) checkDiverged();
   // Keep the position so `run --resume` continues exactly here.

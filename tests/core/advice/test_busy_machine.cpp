@@ -46,6 +46,40 @@ class TestBusyMachine : public QObject {
       QVERIFY2(has(advice, part), (std::string(part) + " not in: " + advice).c_str());
   }
 
+  // A run beside its own experiment's runs (a try's runs side by side) shared the cores with them:
+  // that load is theirs, not another process's, so no process is named or to be paused, and the
+  // advice is to run them one at a time. Its speed still is not the machine's: no speedup.
+  void aRunBesideItsOwnRunsSharedTheCores() {
+    wb::records::CpuUse beside;
+    beside.cores = 2;
+    beside.other_load_cores = 0.1;
+    beside.shared_cores = 1.0;
+    beside.shared = true;
+    const Contention c = wb::compare::contentionOf(beside);
+    QVERIFY(c.contended && c.shared && !c.byOthers());
+    QVERIFY2(has(c.note, "it shared the cores with its experiment's other runs (1.0 of 2 cores beside it)"), c.note.c_str());
+    QVERIFY2(!has(c.note, "another process"), c.note.c_str());
+    const auto busy = wb::advice::busyMachineOf({&c});
+    QCOMPARE(busy.runs, 0);
+    QCOMPARE(busy.shared_runs, 1);
+    const std::string advice = wb::advice::busyMachineAdvice(busy);
+    QVERIFY2(has(advice, "1 run shared the cores with their own experiment's other runs (up to 1.0 of 2 cores beside them)"),
+             advice.c_str());
+    QVERIFY2(has(advice, "one at a time") && !has(advice, "kill -STOP") && !has(advice, "measured while"), advice.c_str());
+
+    // Beside its own runs and under another process's load: each is said for what it is.
+    wb::records::CpuUse both = beside;
+    both.other_load_cores = 0.8;
+    both.contended = true;
+    both.busiest_others = {{812, "stress-ng", 0.8}};
+    const Contention d = wb::compare::contentionOf(both);
+    QVERIFY(d.byOthers());
+    const std::string mixed = wb::advice::busyMachineAdvice(wb::advice::busyMachineOf({&c, &d}));
+    for (const char* part : {"1 run was measured while other processes used up to 0.8 of 2 cores", "kill -STOP 812,",
+                             "2 runs shared the cores with their own experiment's other runs"})
+      QVERIFY2(has(mixed, part), (std::string(part) + " not in: " + mixed).c_str());
+  }
+
   void nothingToSayWithoutContention() {
     Contention quiet;
     QVERIFY(wb::advice::busyMachineAdvice(wb::advice::busyMachineOf({&quiet})).empty());

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "wb/common/config.h"
+#include "wb/common/config_schema.h"
 #include "wb/proto/config_json.h"
 
 using nlohmann::json;
@@ -56,7 +57,7 @@ class TestConfig : public QObject {
     auto bad = wb::proto::configFromJson(json::parse(R"({"optim":{"lr_scaling":"cubic"}})"));
     QVERIFY(!bad.ok());
     QCOMPARE(QString::fromStdString(bad.error().message).section(QLatin1Char('\n'), 0, 0),
-             QStringLiteral("optim.lr_scaling: \"cubic\" \u2014 one of none, linear, sqrt (lr \u00d7 devices, \u00d7 sqrt(devices))"));
+             QStringLiteral("Scale the lr (optim.lr_scaling): \"cubic\" \u2014 one of none, linear, sqrt (lr \u00d7 devices, \u00d7 sqrt(devices))"));
     for (const char* mode : {"none", "linear", "sqrt"}) {
       auto doc = wb::proto::configToJson(wb::Config{});
       QVERIFY(wb::proto::applyOverride(doc, std::string("optim.lr_scaling=") + mode).ok());
@@ -76,7 +77,11 @@ class TestConfig : public QObject {
     auto r = wb::proto::configFromJson(doc);
     QVERIFY(!r.ok());
     QCOMPARE(int(r.error().code), int(wb::Errc::InvalidConfig));
-    QVERIFY(QString::fromStdString(r.error().message).startsWith(path + QStringLiteral(": ")));
+    // Named by its label, then its key: "Learning rate (optim.lr): -1 — must be > 0".
+    const wb::FieldSpec* spec = wb::findFieldSpec(path.toStdString());
+    const QString named = spec ? QString::fromUtf8(spec->label) + QStringLiteral(" (") + path + QStringLiteral("): ")
+                               : path + QStringLiteral(": ");  // a key no field has
+    QVERIFY2(QString::fromStdString(r.error().message).startsWith(named), r.error().message.c_str());
   }
 
   void everyErrorAtOnce() {
@@ -84,10 +89,10 @@ class TestConfig : public QObject {
     auto errors = wb::proto::configErrors(doc);
     QCOMPARE(int(errors.size()), 4);
     QCOMPARE(QString::fromStdString(errors[0].str()),
-             QString::fromUtf8("optim.name: \"x\" \u2014 one of sgd, adam, adamw, adadelta"));
+             QString::fromUtf8("Optimiser (optim.name): \"x\" \u2014 one of sgd, adam, adamw, adadelta"));
     bool sawLr = false;
     for (auto& e : errors)
-      if (e.str() == "optim.lr: -1 \u2014 must be > 0") sawLr = true;
+      if (e.str() == "Learning rate (optim.lr): -1 \u2014 must be > 0") sawLr = true;
     QVERIFY(sawLr);
   }
 
@@ -122,16 +127,17 @@ class TestConfig : public QObject {
     for (const auto& p : paths) QVERIFY2(QString::fromStdString(r.error().message).contains(p), qPrintable(p));
   }
 
-  // An integer that does not fit its field is an error naming the field and its range, never a
-  // silent wrap-around (4294967297 as an int is 1).
+  // An integer that does not fit its field is an error naming the field and its range (the
+  // schema's where it has a most, else the schema's least to the type's most), never a silent
+  // wrap-around (4294967297 as an int is 1).
   void integerOverflowIsAnError_data() {
     QTest::addColumn<QString>("json");
     QTest::addColumn<QString>("path");
     QTest::addColumn<QString>("range");
-    QTest::newRow("epochs 2^32+1") << R"({"train":{"epochs":4294967297}})" << "train.epochs" << "-2147483648..2147483647";
-    QTest::newRow("epochs as float") << R"({"train":{"epochs":4294967297.0}})" << "train.epochs" << "-2147483648..2147483647";
-    QTest::newRow("workers -2^32") << R"({"speedups":{"workers":-4294967296}})" << "speedups.workers" << "-2147483648..2147483647";
-    QTest::newRow("max_steps 1e19") << R"({"train":{"max_steps":1e19}})" << "train.max_steps" << "..9223372036854775807";
+    QTest::newRow("epochs 2^32+1") << R"({"train":{"epochs":4294967297}})" << "train.epochs" << "in 1..1000000";
+    QTest::newRow("epochs as float") << R"({"train":{"epochs":4294967297.0}})" << "train.epochs" << "in 1..1000000";
+    QTest::newRow("workers -2^32") << R"({"speedups":{"workers":-4294967296}})" << "speedups.workers" << "in 0..256";
+    QTest::newRow("max_steps 1e19") << R"({"train":{"max_steps":1e19}})" << "train.max_steps" << "in 0..9223372036854775807";
     QTest::newRow("max_steps 2^64-1") << R"({"train":{"max_steps":18446744073709551615}})" << "train.max_steps" << "..9223372036854775807";
     QTest::newRow("seed 1e20") << R"({"seed":1e20})" << "seed" << "0..18446744073709551615";
   }

@@ -55,31 +55,40 @@ class TestConfigSchema : public QObject {
     });
   }
 
-  // Each bounded end is accepted, one step past it refused with the schema's words.
+  // Each bounded end is accepted; one step past it, or far past it (past what the field's C++ type
+  // holds: 4294967297 epochs, a seed of -1), is refused naming the field's label, its key and its
+  // range, never cut to fit.
   void validationFollowsTheRanges() {
     int checked = 0;
     for (const wb::FieldSpec& f : wb::configSchema()) {
       if (!f.number) continue;
       const wb::Range& r = f.range;
       const double step = r.integer ? 1 : 1e-6;
+      const std::string named = std::string(f.label) + " (" + f.path + "): ";
+      // The schema's range, or past the type of a field unbounded above, from its least to the type's most.
+      const std::string least =
+          std::isfinite(r.min) ? "in " + std::to_string(static_cast<long long>(r.min + (r.min_included ? 0 : 1))) + ".." : "";
+      const auto refused = [&](double value, const char* where, bool asInteger) {
+        const std::string bad = errorFor(f.path, value, asInteger);
+        const bool ranged = bad.find(r.text()) != std::string::npos || (!least.empty() && bad.find(least) != std::string::npos);
+        QVERIFY2(bad.find(named) != std::string::npos && ranged, (std::string(f.path) + " " + where + ": " + bad).c_str());
+      };
+      const auto accepted = [&](double value, const char* where) {
+        const std::string ok = errorFor(f.path, value, r.integer);
+        QVERIFY2(ok.find("(" + std::string(f.path) + ")") == std::string::npos, (std::string(f.path) + " " + where + ": " + ok).c_str());
+      };
       if (std::isfinite(r.min)) {
-        const double inside = r.min_included ? r.min : r.min + step, outside = r.min_included ? r.min - step : r.min;
-        if (std::string(f.path) != "seed") {  // unsigned: below 0 is no seed at all (a type error)
-          const std::string bad = errorFor(f.path, outside, r.integer);
-          QVERIFY2(bad.find(std::string(f.path) + ": ") != std::string::npos && bad.find(r.text()) != std::string::npos,
-                   (std::string(f.path) + " below: " + bad).c_str());
-        }
-        const std::string ok = errorFor(f.path, inside, r.integer);
-        QVERIFY2(ok.find(std::string(f.path) + ":") == std::string::npos, (std::string(f.path) + " at min: " + ok).c_str());
+        refused(r.min_included ? r.min - step : r.min, "below", r.integer);
+        if (r.integer) refused(-1e12, "far below", true);
+        accepted(r.min_included ? r.min : r.min + step, "at min");
         ++checked;
       }
       if (r.bounded()) {
-        const double inside = r.max_included ? r.max : r.max - step, outside = r.max_included ? r.max + step : r.max;
-        const std::string bad = errorFor(f.path, outside, r.integer);
-        QVERIFY2(bad.find(std::string(f.path) + ": ") != std::string::npos, (std::string(f.path) + " above: " + bad).c_str());
-        const std::string ok = errorFor(f.path, inside, r.integer);
-        QVERIFY2(ok.find(std::string(f.path) + ":") == std::string::npos, (std::string(f.path) + " at max: " + ok).c_str());
+        refused(r.max_included ? r.max + step : r.max, "above", r.integer);
+        if (r.integer) refused(1e12, "far above", true);
+        accepted(r.max_included ? r.max : r.max - step, "at max");
       }
+      if (r.integer) refused(1e30, "past any integer type", false);
     }
     QVERIFY(checked >= 20);
   }
@@ -92,9 +101,9 @@ class TestConfigSchema : public QObject {
     doc["speedups"]["early_stopping"]["mode"] = "both";
     auto r = wb::proto::configFromJson(doc);
     QVERIFY(!r.ok());
-    QVERIFY2(r.error().message.find("optim.schedule: \"sometimes\" \u2014 one of " + wb::choiceValues(wb::scheduleChoices())) !=
+    QVERIFY2(r.error().message.find("Schedule (optim.schedule): \"sometimes\" \u2014 one of " + wb::choiceValues(wb::scheduleChoices())) !=
                  std::string::npos, r.error().message.c_str());
-    QVERIFY2(r.error().message.find("speedups.early_stopping.mode: \"both\"") != std::string::npos, r.error().message.c_str());
+    QVERIFY2(r.error().message.find("Mode (speedups.early_stopping.mode): \"both\"") != std::string::npos, r.error().message.c_str());
   }
 
   // A speedup's field speaks in the speedup table's words.
@@ -115,7 +124,7 @@ class TestConfigSchema : public QObject {
     QCOMPARE(wb::findFieldSpec("speedups.early_stopping.stopping_threshold")->range.text(), std::string("finite"));
     QCOMPARE(wb::findFieldSpec("train.stop_at_accuracy")->range.text(), std::string("in [0, 1]"));  // a fraction
     QCOMPARE(wb::findFieldSpec("train.eval_every_steps")->range.text(), std::string(">= 0"));
-    QVERIFY(errorFor("train.stop_at_accuracy", 85, false).find("train.stop_at_accuracy: 85") != std::string::npos);
+    QVERIFY(errorFor("train.stop_at_accuracy", 85, false).find("Stop at accuracy (train.stop_at_accuracy): 85") != std::string::npos);
     // A value the window once clamped is valid.
     QCOMPARE(errorFor("optim.weight_decay", 2.0, false), std::string());
   }

@@ -2,10 +2,16 @@
 // snapshots (what a contended run names as the other load's source).
 #include <QtTest/QtTest>
 
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+
+#include <set>
+
 #include "wb/common/processes.h"
+#include "../../support/busy_processes.h"
 
 namespace {
 
@@ -81,6 +87,63 @@ class TestProcesses : public QObject {
     QCOMPARE(wb::describeLoads({loads[0], loads[2]}),
              std::string("stress-ng (pid 100) 1.0 cores, python3 (pid 200) 0.2 cores"));
     QCOMPARE(wb::describeLoads({}), std::string());
+  }
+
+  // The experiment a process belongs to: a process of the same program this one forked counts this
+  // one as its experiment; this test, started by another program, is its own.
+  void theExperimentIsTheTopmostOfTheSameProgram() {
+    QCOMPARE(wb::experimentRoot(), int(::getpid()));
+    int pipeFd[2];
+    QVERIFY(::pipe(pipeFd) == 0);
+    const pid_t child = ::fork();
+    if (child == 0) {
+      const int root = wb::experimentRoot();
+      (void)!::write(pipeFd[1], &root, sizeof root);
+      ::_exit(0);
+    }
+    int root = 0;
+    QCOMPARE(::read(pipeFd[0], &root, sizeof root), ssize_t(sizeof root));
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    ::close(pipeFd[0]), ::close(pipeFd[1]);
+    QCOMPARE(root, int(::getpid()));
+  }
+
+  // Real processes: a busy child of this process (a run of its own experiment, side by side) is
+  // counted in the experiment's CPU and never named as other load; an unrelated busy process is
+  // named, and not counted in the experiment's CPU. A child that ended and was reaped in between
+  // stays counted (its time moved to this process's reaped children).
+  void anExperimentsOwnRunsAreNotOtherLoad() {
+    int subreaper = 0;
+    ::prctl(PR_GET_CHILD_SUBREAPER, &subreaper);
+    if (subreaper) QSKIP("this test process is a child subreaper: an orphan would be re-parented to it");
+    const int root = wb::experimentRoot();
+    const auto before = wb::allProcesses();
+    const auto start = std::chrono::steady_clock::now();
+    const pid_t ours = wb::test::ownBusyChild();
+    const pid_t ended = wb::test::ownBusyChild(true);
+    int status = 0;
+    QCOMPARE(::waitpid(ended, &status, 0), ended);
+    const pid_t other = wb::test::unrelatedBusyProcess();
+    QVERIFY(ours > 0 && other > 0);
+    const auto after = wb::allProcesses();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    wb::test::endProcess(ours, true);
+    wb::test::endProcess(other, false);
+
+    const std::set<int> family = wb::familyOf({root}, after);
+    QVERIFY(family.count(int(ours)));
+    QVERIFY(!family.count(int(other)));
+    // Both children burnt 0.3 s each (to the clock tick); the unrelated one's 0.3 s is not ours.
+    const double experimentCpu = wb::familyCpuSeconds(root, after) - wb::familyCpuSeconds(root, before);
+    QVERIFY2(experimentCpu >= 0.55, qPrintable(QString::number(experimentCpu)));
+    const auto loads = wb::busiestOthers(before, after, seconds, {}, 1000, 0.0);
+    bool otherNamed = false;
+    for (const wb::ProcessLoad& l : loads) {
+      QVERIFY2(l.pid != int(ours) && l.pid != int(::getpid()), qPrintable(QString::number(l.pid)));
+      otherNamed = otherNamed || l.pid == int(other);
+    }
+    QVERIFY(otherNamed);
   }
 
   // A pid reused by a new process (another start time) counts from the new one's start, not as

@@ -217,6 +217,53 @@ class TestLoader : public QObject {
     QCOMPARE(warnings, 5);
   }
 
+  // One rule for every device count: the share of unreadable samples is of the whole epoch, every
+  // rank's shard together (what the dataset check judges). 1 bad of 150 at 1 % passes with one
+  // rank and with two, whichever shard holds it (once "1 unreadable samples ... of 75 exceed");
+  // 2 bad of 150 fail with one rank, and with two once the ranks' sum is judged.
+  void theUnreadableShareIsOfTheWholeEpoch() {
+    for (int world : {1, 2}) {
+      auto one = std::make_shared<datatest::GeneratedDataset>(150, 1, 3, 3, std::set<int64_t>{17});
+      int64_t bad = 0;
+      for (int rank = 0; rank < world; ++rank) {
+        LoaderOptions opt;
+        opt.batch_size = 8;
+        opt.rank = rank, opt.world_size = world;
+        opt.max_bad_fraction = 0.01;
+        Loader loader(one, opt);
+        loader.setWarningHandler([](const std::string&, const std::string&) {});
+        try {
+          (void)drain(loader, 0);
+        } catch (const DataError& e) {
+          QFAIL(e.what());
+        }
+        bad += loader.badThisEpoch();
+        loader.judgeUnreadable(1);  // the ranks' sum: within the whole's 1.5
+      }
+      QCOMPARE(bad, int64_t(1));
+    }
+    auto two = std::make_shared<datatest::GeneratedDataset>(150, 1, 3, 3, std::set<int64_t>{17, 90});
+    LoaderOptions opt;
+    opt.batch_size = 8;
+    opt.max_bad_fraction = 0.01;
+    opt.rank = 0, opt.world_size = 2;
+    Loader loader(two, opt);
+    loader.setWarningHandler([](const std::string&, const std::string&) {});
+    try {
+      loader.judgeUnreadable(2);
+      QFAIL("2 of 150 exceed 1 %: the ranks' sum must be refused");
+    } catch (const DataError& e) {
+      const std::string what = e.what();
+      QVERIFY2(what.find("2 unreadable samples in this epoch (over every rank) exceed the 1 % of its 150 samples") !=
+                       std::string::npos && what.find("data.max_bad_fraction") != std::string::npos,
+               what.c_str());
+    }
+    opt.world_size = 1;
+    Loader alone(two, opt);
+    alone.setWarningHandler([](const std::string&, const std::string&) {});
+    QVERIFY_THROWS_EXCEPTION(DataError, drain(alone, 0));
+  }
+
   void epochOrderShards_data() {
     QTest::addColumn<int>("n");
     QTest::addColumn<int>("worldSize");

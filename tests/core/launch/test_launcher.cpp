@@ -21,6 +21,7 @@
 using nlohmann::json;
 namespace fs = std::filesystem;
 
+#include "../../support/busy_processes.h"
 #include "../../support/rank_processes.h"
 #include "../../support/machine.h"
 
@@ -176,6 +177,40 @@ class TestLauncher : public QObject {
       if (wb::proto::stringOr(ev, "type", "") == "warning") said += wb::proto::stringOr(ev, "message", "") + "\n";
     QVERIFY2(said.find("pid " + std::to_string(helper) + " `sleep 300.625`; ended") != std::string::npos, said.c_str());
     QCOMPARE(wb::proto::stringOr(streamed.back(), "type", ""), std::string("end"));  // said before the end
+  }
+
+  // A run beside its own experiment's other work (a busy process this one started, as a try's runs
+  // side by side) shares the cores with it: that load is counted as shared, never as other load,
+  // and never named; an unrelated busy process is the other load, named by its pid.
+  void aRunBesideItsExperimentsRunsSharesTheCores() {
+    WB_NEED(wb::test::missingFashionMnist());
+    QTemporaryDir root;
+    const pid_t ours = wb::test::ownBusyChild();
+    const pid_t other = wb::test::unrelatedBusyProcess();
+    QVERIFY(ours > 0 && other > 0);
+    wb::launch::LaunchOptions o;
+    o.cli_path = WB_CLI_PATH;
+    o.run_dir = root.filePath(QStringLiteral("beside")).toStdString();
+    wb::Config c = smallConfig(1);
+    c.train.threads = 1;
+    auto out = wb::launch::launchRun(c, o);
+    wb::test::endProcess(ours, true);
+    wb::test::endProcess(other, false);
+    QVERIFY2(out.ok(), out.ok() ? "" : out.error().message.c_str());
+    QCOMPARE(out->status, std::string("ok"));
+    const wb::proto::RunCpu cpu = out->summary.cpu.value_or(wb::proto::RunCpu{});
+    const std::string said = wb::proto::toJson(cpu).dump();
+    // The busy child spun through the whole run: its cores are the experiment's, not other load.
+    QVERIFY2(cpu.shared_cores.value_or(0) > 0.05, said.c_str());
+    QVERIFY2(cpu.shared.value_or(false) == (*cpu.shared_cores >= 0.3), said.c_str());
+    if (*cpu.shared) QVERIFY2(cpu.note.value_or("").find("shared the cores with its experiment's other runs") != std::string::npos, said.c_str());
+    bool otherNamed = false;
+    const auto busiest = cpu.busiest_others.value_or(std::vector<wb::ProcessLoad>{});
+    for (const wb::ProcessLoad& l : busiest) {
+      QVERIFY2(l.pid != int(ours), said.c_str());
+      otherNamed = otherNamed || l.pid == int(other);
+    }
+    QVERIFY2(otherNamed || busiest.size() == 3, said.c_str());  // named, unless three others were busier
   }
 
   // A rank program that cannot be executed: the rank's log says so, in words (written between

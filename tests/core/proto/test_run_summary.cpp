@@ -30,7 +30,8 @@ const std::set<std::string> kSummaryKeys = {
     "time_to_first_step_s", "first_step_unix", "run_wall_s", "launcher_wall_s", "cpu", "best_val_acc",
     "final_val_acc", "best_val_loss", "peak_mem", "amp_skipped", "best_epoch", "best_value",
     "best_weights_restored", "best_weights_note", "target_val_acc", "samples_to_target", "steps_to_target", "flops"};
-const std::set<std::string> kCpuKeys = {"cores", "asked_cores", "used_cores", "other_load_cores", "contended", "note",
+const std::set<std::string> kCpuKeys = {"cores", "asked_cores", "used_cores", "other_load_cores", "contended",
+                                        "shared_cores", "shared", "note",
                                         "busiest_others", "threads", "min_threads", "process_cores", "machine_busy_cores", "other_cores"};
 
 RunSummary everyField() {
@@ -69,6 +70,8 @@ RunSummary everyField() {
   cpu.used_cores = 7.5;
   cpu.other_load_cores = 0.9;
   cpu.contended = true;
+  cpu.shared_cores = 1.0;
+  cpu.shared = true;
   cpu.note = "other processes used 0.9 of 16 cores";
   cpu.busiest_others = std::vector<wb::ProcessLoad>{{812, "stress-ng", 0.8}, {90, "python3", 0.1}};
   cpu.threads = 4;

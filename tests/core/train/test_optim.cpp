@@ -150,7 +150,7 @@ class TestOptim : public QObject {
     QTest::addColumn<double>("weightDecay");
     QTest::addColumn<QString>("field");
     QTest::newRow("unknown name") << "rmsprop" << 0.1 << 0.0 << false << 0.0 << "optim.name";
-    QTest::newRow("negative lr") << "adam" << -1.0 << 0.0 << false << 0.0 << "optim.lr: -1";
+    QTest::newRow("negative lr") << "adam" << -1.0 << 0.0 << false << 0.0 << "(optim.lr): -1";
     QTest::newRow("nesterov without momentum") << "sgd" << 0.1 << 0.0 << true << 0.0 << "optim.nesterov";
     QTest::newRow("momentum 1") << "sgd" << 0.1 << 1.0 << false << 0.0 << "optim.momentum";
     QTest::newRow("negative weight decay") << "adadelta" << 1.0 << 0.0 << false << -0.5

@@ -101,7 +101,7 @@ struct FieldError {
   std::string path;
   std::string value;
   std::string allowed;
-  std::string str() const;
+  std::string str() const;  // "Epochs (train.epochs): 0 — must be in 1..1000000": label, key, value, rule
 };
 
 // Every semantic problem at once (type problems are found by the JSON parser in core/proto).

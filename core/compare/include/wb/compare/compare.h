@@ -46,6 +46,7 @@
 #include <nlohmann/json.hpp>
 
 #include "wb/common/lr_scaling.h"
+#include "wb/common/sysinfo.h"
 #include "wb/records/noise.h"
 #include "wb/proto/flops_record.h"
 #include "wb/records/run_record.h"
@@ -58,13 +59,19 @@ namespace wb::compare {
 enum class ThroughputSource { None, Summary, StepEvents, StepEventsWithWarmup, EpochEvents };
 
 // The CPU the run competed for: whether another load shared the machine while it was measured.
+// Whether a run's speed is the machine's: other processes' load, or its own experiment's runs beside
+// it (a try's runs side by side), took cores from it.
 struct Contention {
-  bool contended = false;
-  std::optional<double> other_load_cores;  // mean busy cores not the run's own
+  bool contended = false;                  // either: its speed is not the machine's, no speedup from it
+  bool shared = false;                     // its own experiment's runs beside it took >= 0.3 cores
+  std::optional<double> shared_cores;      // ... how many, on average (never other load)
+  std::optional<double> other_load_cores;  // mean busy cores not the run's own (nor its experiment's)
   int cores = 0;                           // the machine's logical cores (0 = unknown)
   std::optional<double> used_cores, asked_cores;
   std::string note;                        // "another process used 0.9 of 2 cores" when contended
   std::vector<ProcessLoad> busiest_others; // who took most of it, busiest first (when recorded)
+  // Contended by other processes' load (not only by its experiment's own runs).
+  bool byOthers() const { return contended && (!shared || (other_load_cores && isContended(*other_load_cores))); }
 };
 
 struct RunMetrics {

@@ -13,9 +13,13 @@
 // per-sample ops never touch single samples (the fast path the trainer's throughput rests on).
 //
 // Bad samples: a SampleError skips the sample (Batch::skipped, badSamples(), the warning handler
-// once per sample path). next() throws DataError once the bad samples of the current epoch exceed
-// max_bad_fraction x samplesPerEpoch() -- the same verdict as bad/seen at the end of the epoch,
-// reached as soon as it is certain. A batch whose samples are all bad is skipped entirely. Any
+// once per sample path). The rule (wb/data/usability.h tooManyUnreadable, the dataset check's) is
+// judged over the whole epoch, every rank's shard together: more than max_bad_fraction x the
+// dataset's samples unreadable. next() throws DataError once this rank's own bad samples of the
+// epoch exceed that (then all ranks' do), as soon as it is certain; what the ranks found together
+// is judged by judgeUnreadable with their sum (the trainer's, at each step event and evaluation),
+// so a run of two devices stops where a run of one would, and not before. A batch whose samples
+// are all bad is skipped entirely. Any
 // other exception from a sample is fatal: next() throws DataError naming describe(index).
 // The fast path's gather and float conversion are plain loops (no ATen intra-op threads competing
 // with the training step). A Loader never changes global thread settings.
@@ -106,6 +110,10 @@ class Loader {
   // Called (from the consumer thread, inside next()) for each skipped sample.
   void setWarningHandler(std::function<void(const std::string& message, const std::string& path)> fn);
   int64_t badSamples() const;   // total skipped so far (every epoch)
+  int64_t badThisEpoch() const; // skipped in the current epoch, by this rank
+  // Throws DataError when `badOverRanks` (the current epoch's bad samples, summed over every rank)
+  // exceed what the rule allows for the whole epoch. Thread affinity: the consumer thread.
+  void judgeUnreadable(int64_t badOverRanks) const;
   // True when batches are allocated in pinned memory (pin_memory and CUDA available).
   bool pinMemoryActive() const;
 

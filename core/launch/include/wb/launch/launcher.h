@@ -45,11 +45,13 @@ struct RunOutcome {
 };
 
 // What the run got from the machine, from the launcher's view: every rank's CPU time (all their
-// threads), against the machine's busy time over the run (/proc/stat). Whatever else was busy is
-// the other load (`busiest` names who took most of it); a run measured while it was >= 0.3 cores
-// is `contended`, and the comparison, the ladder and the advisor do not report its speedups.
+// threads), against the machine's busy time over the run (/proc/stat). What its own experiment's
+// other processes used meanwhile (`sharedCores`: its runs side by side, wb::experimentRoot) is
+// not other load: a run that met >= 0.3 cores of it `shared` the cores with them. Whatever else was
+// busy is the other load (`busiest` names who took most of it); a run measured while it was >= 0.3
+// cores is `contended`. The comparison, the ladder and the advisor report the speedups of neither.
 proto::RunCpu runCpu(double ranksCpuSeconds, double launcherWallSeconds, int askedCores, double otherCores,
-                     const std::vector<ProcessLoad>& busiest = {});
+                     const std::vector<ProcessLoad>& busiest = {}, double sharedCores = 0);
 
 // Blocks until the run ends, holding the run folder's RunLock throughout. The ranks stay in the
 // caller's process group (a kill of the group reaches them) and are SIGKILLed if the calling

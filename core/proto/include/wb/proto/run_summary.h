@@ -33,10 +33,15 @@ struct RunCpu {
   int cores = 0;                             // logical cores of the machine; 0: unknown
   std::optional<int> asked_cores;            // intra-op threads, summed over ranks
   std::optional<double> used_cores;          // the ranks' CPU seconds / the launcher's wall time
-  std::optional<double> other_load_cores;    // busy cores not the run's own, averaged over the run
+  std::optional<double> other_load_cores;    // busy cores not the run's own, averaged over the run,
+                                             // its experiment's other runs left out (shared_cores)
   std::optional<bool> contended;             // the writer's verdict (wb::isContended(other load))
+  std::optional<double> shared_cores;        // cores its own experiment's other processes used over the
+                                             // run (its runs side by side), averaged; not other load
+  std::optional<bool> shared;                // the writer's verdict (wb::isContended(shared_cores)):
+                                             // it shared the cores with them, its speed is not the machine's
   std::optional<bool> oversubscribed;        // more ranks than cores (run --allow-oversubscribe)
-  std::optional<std::string> note;           // the writer's words, when contended
+  std::optional<std::string> note;           // the writer's words, when contended or shared
   std::optional<std::vector<ProcessLoad>> busiest_others;  // who used the most of it, busiest first (the launcher's)
   std::optional<int> threads;                // rank 0's intra-op threads at the end
   std::optional<int> min_threads;            // ... and the fewest it had (fewer while others took cores)

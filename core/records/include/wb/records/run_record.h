@@ -88,7 +88,9 @@ struct CpuUse {
   std::optional<double> used_cores;          // the ranks' CPU seconds / wall
   std::optional<double> other_load_cores;    // busy cores not the run's own, averaged over the run
   bool contended = false;                    // the writer's verdict (other load ≥ kContendedOtherCores)
-  std::string note;                          // the writer's words, when contended
+  std::optional<double> shared_cores;        // its own experiment's other runs beside it (not other load)
+  bool shared = false;                       // the writer's verdict (shared_cores ≥ kContendedOtherCores)
+  std::string note;                          // the writer's words, when contended or shared
   std::vector<ProcessLoad> busiest_others;   // who took most of the other load, busiest first
 };
 
