@@ -201,8 +201,14 @@ Drawing lineChart(const LineChartSpec& spec) {
   for (const auto& s : spec.series) names = std::max(names, textWidth(s.name, 11));
   const double legendW = std::clamp(names + 54, 120.0, d.width * 0.45);
   const double top = titleLines(d, spec.title) + 18;
-  // Rows of the legend past the plot's height grow the drawing.
-  d.height = std::max(d.height, static_cast<int>(std::ceil(top + 16 + 18.0 * spec.series.size() + 46)));
+  // A name longer than the legend's room wraps onto more lines; rows past the plot grow the drawing.
+  std::vector<std::vector<std::string>> legend;
+  double legendH = 0;
+  for (const auto& s : spec.series) {
+    legend.push_back(fitLines(s.name, 11, legendW - 54));
+    legendH += std::max(18.0, 14.0 * legend.back().size() + 4);
+  }
+  d.height = std::max(d.height, static_cast<int>(std::ceil(top + 16 + legendH + 46)));
   Plot p{62, top, d.width - legendW - 10, d.height - 46.0, xt.front(), xt.back(), yt.front(), yt.back()};
   axisLabels(d, spec.x_label, spec.y_label, p);
   yAxis(d, p, yt);
@@ -212,6 +218,7 @@ Drawing lineChart(const LineChartSpec& spec) {
     d.texts.push_back({p.px(t), p.bottom + 17, tickLabel(t, xstep), 11, Anchor::Middle});
   }
   if (!any) d.texts.push_back({(p.left + p.right) / 2, (p.top + p.bottom) / 2, "no data yet", 13, Anchor::Middle});
+  double ly = p.top + 8;  // the legend's next row
   for (size_t i = 0; i < spec.series.size(); ++i) {
     const auto& s = spec.series[i];
     DrawPolyline line{{}, seriesColor(i), 2, s.dashed};
@@ -222,9 +229,10 @@ Drawing lineChart(const LineChartSpec& spec) {
       d.rects.push_back({cx - 3, cy - 3, 6, 6, line.color, ""});
     }
     d.polylines.push_back(std::move(line));
-    const double ly = p.top + 8 + 18.0 * i;
     d.lines.push_back({p.right + 14, ly, p.right + 38, ly, seriesColor(i), 2, s.dashed});
-    d.texts.push_back({p.right + 44, ly + 4, cutTo(s.name, 11, d.width - p.right - 48), 11, Anchor::Start});
+    for (size_t k = 0; k < legend[i].size(); ++k)
+      d.texts.push_back({p.right + 44, ly + 4 + 14.0 * k, cutTo(legend[i][k], 11, d.width - p.right - 48), 11, Anchor::Start});
+    ly += std::max(18.0, 14.0 * legend[i].size() + 4);
   }
   return d;
 }
