@@ -92,7 +92,7 @@ class TestCliTry : public QObject {
     // The answer: what to do (by the schema's label), by how much, with its interval.
     const std::string answer = doc["answer"].get<std::string>();
     QVERIFY2(answer.rfind("Set learning rate to 0.05: ", 0) == 0 && answer.find(" faster to ") != std::string::npos &&
-                 answer.find("(95 %: ") != std::string::npos && answer.find("optim.") == std::string::npos,
+                 answer.find(" %: ") != std::string::npos && answer.find("optim.") == std::string::npos,
              answer.c_str());
     // The same try again on its folder (its pairs are done: nothing runs) prints it first, within
     // 100 columns; --details prints the full table.
