@@ -1,6 +1,7 @@
 // workbench-cli compare: the comparison table of run folders against a baseline, on the terminal.
 #include <cstdio>
 
+#include "answer_out.h"
 #include "commands.h"
 #include "wb/common/exit_codes.h"
 #include "wb/probe/record.h"
@@ -22,7 +23,7 @@ struct CompareOptions {
   std::vector<std::string> runs;
   std::string baseline, target_acc;
   double min_effect = stats::kDefaultMinEffect;
-  bool wide = false;
+  bool wide = false, details = false;
 };
 
 // The advisor's verdicts and the config differences, after the table.
@@ -44,9 +45,15 @@ int compareCommand(const CompareOptions& o) {
     return rep.error().code == Errc::InvalidConfig ? kExitUsage : kExitFailed;
   }
   for (const auto& p : problems) std::fprintf(stderr, "note: %s\n", p.c_str());
+  if (!o.details && !o.wide) {  // the answer and one short row per run
+    printAnswer(stdout, rep->answer, rep->short_table);
+    std::printf("\n");
+    printWrapped(stdout, "Every measure, the config differences and the advisor: --details.");
+    return 0;
+  }
   const render::Table& main = rep->tables.front();
   const bool transpose = !o.wide && main.rows.size() <= 4;
-  std::printf("%s", render::renderText(transpose ? render::transpose(main) : main).c_str());
+  printAnswer(stdout, rep->answer, transpose ? render::transpose(main) : main, true);
   printDetails(*rep);
   return 0;
 }
@@ -59,7 +66,8 @@ void addCompare(CLI::App& cli, Commands& out) {
   compare->add_option("run-dir", o->runs, "the runs to compare with the baseline")->type_name("DIR");
   addComparisonOptions(*compare, o->baseline, o->target_acc);
   addMinEffectOption(*compare, o->min_effect);
-  compare->add_flag("--wide", o->wide, "one row per run (default: one column per run when there are at most 4)");
+  compare->add_flag("--wide", o->wide, "the full table as --details prints it, but one row per run (--details alone: one column per\nrun when there are at most 4)");
+  addDetailsFlag(*compare, o->details);
   out.push_back({compare, [o] { return compareCommand(*o); }});
 }
 

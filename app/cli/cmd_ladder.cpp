@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "answer_out.h"
 #include "experiment.h"
 #include "slurm_exec.h"
 #include "commands.h"
@@ -80,7 +81,7 @@ struct LadderCliOptions {
   experiment::UserCommand user_command;
   std::string out, runs_root, steps, lr_scaling, capabilities;
   VerdictCliOptions verdict;
-  bool isolated = false, dry_run = false, events_stdout = false, cumulative = false;
+  bool isolated = false, dry_run = false, events_stdout = false, cumulative = false, details = false;
   ByPartsOptions parts;  // greedy steps by parts unless whole runs are asked for (an option of pairs too)
 };
 
@@ -190,13 +191,15 @@ int ladderCommand(const LadderCliOptions& o) {
     if (eventsOut) printEvent(proto::toEvent(proto::ErrorEvent{result.error().message, errcName(result.error().code), std::nullopt}, -1, 0.0));
     return result.error().code == Errc::InvalidConfig ? kExitUsage : kExitFailed;  // another plan's folder: usage
   }
-  const std::string table = render::renderText(ladder::ladderTable(result->ladder));
-  std::fprintf(eventsOut ? stderr : stdout, "%s\n", table.c_str());
-  std::fprintf(eventsOut ? stderr : stdout, "wrote %s/ladder.{md,csv,tex,json,html,svg,png} and the runs in %s/%s\n",
-               out->c_str(), out->c_str(), o.cumulative ? "runs" : "steps");
+  std::FILE* to = eventsOut ? stderr : stdout;
+  printAnswer(to, result->ladder.answer, o.details ? ladder::ladderTable(result->ladder) : ladder::ladderAnswerTable(result->ladder),
+              o.details);
+  std::fprintf(to, "\n");
   if (const ladder::LadderRow* kept = ladder::keptRow(result->ladder); kept && !result->cancelled)
-    std::fprintf(eventsOut ? stderr : stdout, "kept: %s — run it with `workbench-cli run --config %s/kept.json`\n",
-                 kept->step.skipped ? kept->step.note.c_str() : kept->step.added.c_str(), out->c_str());
+    printWrapped(to, "Run what was kept with `workbench-cli run --config " + (*out / "kept.json").string() + "`.");
+  if (!o.details) printWrapped(to, "Every figure, note and caveat: --details, or " + (*out / "ladder.html").string() + ".");
+  std::fprintf(stderr, "wrote %s/ladder.{md,csv,tex,json,html,svg,png} and the runs in %s/%s\n", out->c_str(), out->c_str(),
+               o.cumulative ? "runs" : "steps");
   if (result->cancelled)
     std::fprintf(stderr, "ladder %s: the tables hold the pairs that finished; `workbench-cli ladder --out %s` with the same options continues it\n",
                  result->ladder.status_note.c_str(), out->c_str());
@@ -262,6 +265,7 @@ void addLadder(CLI::App& cli, Commands& out) {
                      "target val accuracy: 0.85, 85 or 85% (default: the lowest best val acc of the baseline's repeats)")
       ->type_name("X")->check(checkedBy([](const std::string& t) { return statusOf(compare::parseTargetAccuracy(t)); }, ""));
   ladder->add_flag("--dry-run", o->dry_run, "print the plan and exit");
+  addDetailsFlag(*ladder, o->details);
   ladder->add_option("--capabilities", o->capabilities,
                      "with --dry-run: plan for the machine this file describes (`workbench-cli\n"
                      "capabilities --json` run there, e.g. a GPU node) instead of this one")

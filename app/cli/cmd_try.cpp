@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "answer_out.h"
 #include "commands.h"
 #include "experiment.h"
 #include "slurm_exec.h"
@@ -69,7 +70,7 @@ struct TryCliOptions {
   std::vector<std::string> vary;
   std::string variant_config, label, speedup, out, runs_root;
   VerdictCliOptions verdict;
-  bool events_stdout = false, json = false;
+  bool events_stdout = false, json = false, details = false;
   ByPartsOptions parts;  // by parts unless whole runs are asked for (an option of pairs too)
 };
 
@@ -98,7 +99,8 @@ int cutByParts(const TryCliOptions& o, const experiment::TryOptions& t, const st
     const proto::StoredRecord doc = records::readStored(t.out / "try.json");
     if (doc.unreadable())
       std::fprintf(stderr, "try: %s/try.json is unreadable: %s; the end event carries no result\n", t.out.c_str(), doc.why.c_str());
-    printEvent(proto::toEvent(proto::TryEndEvent{proto::kStatusCancelled, t.out.string(), doc.doc}, -1, 0.0));
+    const std::string answer = doc.doc.is_object() ? doc.doc.value("answer", std::string()) : std::string();
+    printEvent(proto::toEvent(proto::TryEndEvent{proto::kStatusCancelled, t.out.string(), doc.doc, answer}, -1, 0.0));
   }
   return kExitCancelled;
 }
@@ -154,11 +156,14 @@ int tryCommand(const TryCliOptions& o) {
     return result.error().code == Errc::InvalidConfig ? kExitUsage : kExitFailed;
   }
   if (o.events_stdout)
-    printEvent(proto::toEvent(proto::TryEndEvent{result->doc.value("status", ""), t.out.string(), result->doc}, -1, 0.0));
+    printEvent(proto::toEvent(proto::TryEndEvent{result->doc.value("status", ""), t.out.string(), result->doc, result->doc.value("answer", std::string())}, -1, 0.0));
   else if (o.json)
     std::printf("%s\n", result->doc.dump(2).c_str());
-  else
-    std::printf("%s", render::renderText(experiment::tryTable(result->doc)).c_str());
+  else {
+    const proto::TryRecord record = proto::tryRecordFromJson(result->doc);
+    printAnswer(stdout, record.answer,
+                o.details ? experiment::tryTable(result->doc) : experiment::tryAnswerTable(record), o.details);
+  }
   std::fprintf(stderr, "wrote %s/try.json and the runs in %s/runs\n", t.out.c_str(), t.out.c_str());
   return result->exitCode();
 }
@@ -211,7 +216,8 @@ void addTry(CLI::App& cli, Commands& out) {
   t->add_flag("--events-stdout", o->events_stdout,
               "JSON Lines on stdout: rung_start / rung_end per run, pair_end per pair, then end\n"
               "(status, out_dir, result: try.json)");
-  t->add_flag("--json", o->json, "print try.json instead of the table");
+  t->add_flag("--json", o->json, "print try.json instead of the answer and its table");
+  addDetailsFlag(*t, o->details);
   t->footer(kFooter);
   out.push_back({t, [o] { return tryCommand(*o); }});
 }

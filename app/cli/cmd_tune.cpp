@@ -6,6 +6,7 @@
 #include <variant>
 #include <algorithm>
 
+#include "answer_out.h"
 #include "commands.h"
 #include "experiment.h"
 #include "slurm_exec.h"
@@ -83,7 +84,7 @@ struct TuneCliOptions {
   double trial_fraction = tune::kDefaultTrialFraction, margin = 0.1;
   int eta = tune::kDefaultEta, finalists = tune::kDefaultFinalists, max_batch = 4096;
   VerdictCliOptions verdict{0, 3};  // the finals as pairs: at most 3 each
-  bool events_stdout = false, dry_run = false, no_batch = false, no_accuracy_check = false;
+  bool events_stdout = false, dry_run = false, no_batch = false, no_accuracy_check = false, details = false;
   ByPartsOptions parts;  // the finals by parts unless whole runs are asked for (--max-pairs too)
 };
 
@@ -259,15 +260,17 @@ int tuneCommand(const TuneCliOptions& o) {
     return r.error().code == Errc::InvalidConfig ? kExitUsage : kExitFailed;
   }
   std::FILE* to = o.events_stdout ? stderr : stdout;
-  std::fprintf(to, "%s\n", render::renderText(tune::finalsTable(r->record)).c_str());
+  printAnswer(to, r->record.answer, o.details ? tune::finalsTable(r->record) : tune::tuneAnswerTable(r->record), o.details);
+  std::fprintf(to, "\n");
   if (r->cancelled)
     std::fprintf(stderr, "tune cancelled: the finished trials and pairs are in %s; `workbench-cli tune --out %s` with the same options continues it\n",
                  t.out.c_str(), t.out.c_str());
   else if (!r->record.best.empty() && t.user_command.set())
-    std::fprintf(to, "best: %s — your command with its settings: %s/best-command.sh\n", r->record.best_label.c_str(), t.out.c_str());
+    printWrapped(to, "Your command with the best's settings: " + (t.out / "best-command.sh").string() + ".");
   else if (!r->record.best.empty())
-    std::fprintf(to, "best: %s — run it with `workbench-cli run --config %s/best.json` (torchrun: best-torchrun.sh, Lightning: best-lightning.py)\n",
-                 r->record.best_label.c_str(), t.out.c_str());
+    printWrapped(to, "Run the best with `workbench-cli run --config " + (t.out / "best.json").string() +
+                         "` (torchrun: best-torchrun.sh, Lightning: best-lightning.py).");
+  if (!o.details) printWrapped(to, "The finals in full: --details; every trial: " + (t.out / "tune.html").string() + ".");
   return r->exitCode();
 }
 
@@ -322,6 +325,7 @@ void addTune(CLI::App& cli, Commands& out) {
   addMinEffectOption(*t, o->verdict.min_effect);
   t->add_flag("--no-batch", o->no_batch, "keep train.batch_size (no batch finder)");
   t->add_flag("--dry-run", o->dry_run, "print the search space and exit");
+  addDetailsFlag(*t, o->details);
   t->footer(kFooter);
   out.push_back({t, [o] { return tuneCommand(*o); }});
 

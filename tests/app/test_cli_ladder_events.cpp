@@ -124,6 +124,10 @@ class TestCliLadderEvents : public QObject {
     const json file = json::parse(slurp(QDir(out).filePath(QStringLiteral("ladder.json"))));
     QCOMPARE(end["ladder"]["steps"].size(), file["ladder"]["steps"].size());
     QCOMPARE(end["ladder"]["steps"][1]["best_val_acc"], file["ladder"]["steps"][1]["best_val_acc"]);
+    // The answer: the one ladder.json holds, in the end event too.
+    QVERIFY(!file["ladder"]["answer"].get<std::string>().empty());
+    QCOMPARE(end["answer"], file["ladder"]["answer"]);
+    QCOMPARE(end["ladder"]["answer"], file["ladder"]["answer"]);
     // The table goes to stderr, out of the events' way.
     QVERIFY(err.contains("Speedup ladder"));
 

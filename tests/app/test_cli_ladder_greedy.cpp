@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../support/machine.h"
+#include "../support/answer_output.h"
 #include "../support/proc.h"
 
 using nlohmann::json;
@@ -44,9 +45,20 @@ class TestCliLadderGreedy : public QObject {
       args << QStringLiteral("--set") << QString::fromLatin1(kv);
     const auto run = wb::test::runProcess(QStringLiteral(WB_CLI_PATH), args, 600000);
     QVERIFY2(run.rc == 0, run.describe().constData());
-    QVERIFY(run.out.contains("Kept?"));  // the table says what was kept
-
     const json doc = readJson(QDir(out).filePath(QStringLiteral("ladder.json")));
+    // The answer first, the one ladder.json holds, and the short table within 100 columns; the
+    // same ladder again on its folder (every pair done: nothing runs) with --details: the full table.
+    const std::string answer = doc["ladder"]["answer"].get<std::string>();
+    QVERIFY(!answer.empty());
+    QCOMPARE(QString::fromStdString(wb::test::firstParagraph(run.out)), QString::fromStdString(answer));
+    QString wide;
+    QVERIFY2(wb::test::widestLine(run.out, &wide) <= 100, qPrintable(wide));
+    QVERIFY2(run.out.contains("kept: ") || run.out.contains("dropped: ") || run.out.contains("not measured"), run.out.constData());
+    for (const char* key : {"speedups.", "inference_eval", "early_stopping"}) QVERIFY2(answer.find(key) == std::string::npos, key);
+    const auto details = wb::test::runProcess(QStringLiteral(WB_CLI_PATH), args << QStringLiteral("--details"), 600000);
+    QVERIFY2(details.rc == 0 && details.out.contains("Kept?"), details.describe().constData());  // the full table
+    QCOMPARE(QString::fromStdString(wb::test::firstParagraph(details.out)), QString::fromStdString(answer));
+
     QVERIFY(doc["ladder"]["greedy"].get<bool>());
     json kept = json();  // the speedups kept so far: the baseline's first
     json keptRow;

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../support/answer_output.h"
 #include "../support/proc.h"
 
 using nlohmann::json;
@@ -95,6 +96,22 @@ class TestCliTry : public QObject {
     QVERIFY(doc["estimate"]["to_target"]["lo"].get<double>() > 1.0);
     QVERIFY(doc["pairs"].get<int>() >= 2);  // an interval needs two pairs
     QCOMPARE(doc["settled"].get<std::string>(), std::string("clear"));
+    // The answer: what to do (by the schema's label), by how much, with its interval.
+    const std::string answer = doc["answer"].get<std::string>();
+    QVERIFY2(answer.rfind("Set learning rate to 0.05: ", 0) == 0 && answer.find(" faster to ") != std::string::npos &&
+                 answer.find(" %: ") != std::string::npos && answer.find("optim.") == std::string::npos,
+             answer.c_str());
+    // The same try again on its folder (its pairs are done: nothing runs) prints it first, within
+    // 100 columns; --details prints the full table.
+    args.removeAll(QStringLiteral("--json"));
+    const auto text = wb::test::runProcess(QStringLiteral(WB_CLI_PATH), args, 280000);
+    QVERIFY2(text.rc == 0, text.describe().constData());
+    QCOMPARE(QString::fromStdString(wb::test::firstParagraph(text.out)), QString::fromStdString(answer));
+    QString wide;
+    QVERIFY2(wb::test::widestLine(text.out, &wide) <= 100, qPrintable(wide));
+    const auto details = wb::test::runProcess(QStringLiteral(WB_CLI_PATH), args << QStringLiteral("--details"), 280000);
+    QVERIFY2(details.rc == 0 && details.out.contains("Wall time (steps, evaluation, checkpoints)"), details.describe().constData());
+    QCOMPARE(QString::fromStdString(wb::test::firstParagraph(details.out)), QString::fromStdString(answer));
   }
 };
 

@@ -487,7 +487,8 @@ class TestCliTryParts : public QObject {
     QCOMPARE(doc["references"]["slowed"].get<size_t>(), slowed);
     if (cores > 3) return;
     QCOMPARE(slowed, size_t(2));
-    args.removeAll(QStringLiteral("--json"));  // the same try, continued from its folder: its table
+    args.removeAll(QStringLiteral("--json"));  // the same try, continued from its folder: its full table
+    args << QStringLiteral("--details");
     proc = wb::test::runProcess(QStringLiteral(WB_CLI_PATH), args, 600000);
     QVERIFY2(proc.rc == 0 && proc.out.contains("Every one ran beside another process") && proc.out.contains("--parallel-runs 1"),
              proc.describe().constData());

@@ -18,6 +18,7 @@
 
 #include "../support/machine.h"
 #include "../support/event_stream.h"
+#include "../support/answer_output.h"
 #include "../support/proc.h"
 
 using nlohmann::json;
@@ -99,7 +100,11 @@ class TestCliTune : public QObject {
     QVERIFY(doc["target_acc"].is_number());
     for (const char* f : {"tune.md", "tune.html", "best.json", "best-torchrun.sh", "best-sbatch.sh", "best-lightning.py"})
       QVERIFY2(QFile::exists(out + QStringLiteral("/") + QString::fromLatin1(f)), f);
-    QVERIFY(first.out.contains("best:"));
+    // The answer first, the one tune.json holds, and the short table within 100 columns.
+    QCOMPARE(QString::fromStdString(wb::test::firstParagraph(first.out)), QString::fromStdString(doc["answer"].get<std::string>()));
+    QString wide;
+    QVERIFY2(wb::test::widestLine(first.out, &wide) <= 100, qPrintable(wide));
+    QVERIFY2(first.out.contains("Run the best with `workbench-cli run --config"), first.out.constData());
     const auto run = cli({QStringLiteral("run"), QStringLiteral("--config"), out + QStringLiteral("/best.json"), QStringLiteral("--runs-root"),
                           root.filePath(QStringLiteral("runs"))});
     QVERIFY2(run.rc == 0, run.describe().constData());
@@ -119,7 +124,7 @@ class TestCliTune : public QObject {
     const QString out = root.filePath(QStringLiteral("tune"));
     const QStringList args = QStringList{QStringLiteral("tune"), QStringLiteral("--out"), out, QStringLiteral("--only"), QStringLiteral("workers"),
                                          QStringLiteral("--finalists"), QStringLiteral("2"), QStringLiteral("--budget"), QStringLiteral("10m"),
-                                         QStringLiteral("--references"), root.filePath(QStringLiteral("refs"))} +
+                                         QStringLiteral("--references"), root.filePath(QStringLiteral("refs")), QStringLiteral("--details")} +
                              tiny();
     const auto r = cli(args);
     QVERIFY2(r.rc == 0, r.describe().constData());

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../support/noise_refusal.h"
+#include "../support/answer_output.h"
 #include "../support/proc.h"
 
 using nlohmann::json;
@@ -77,7 +78,7 @@ class TestCliVerdicts : public QObject {
   }
 
   void repeatsOfTheBaselineAreWithinNoise() {
-    const auto r = cli({QStringLiteral("compare"), run(QStringLiteral("a2")), QStringLiteral("--baseline"), run(QStringLiteral("a1"))});
+    const auto r = cli({QStringLiteral("compare"), QStringLiteral("--details"), run(QStringLiteral("a2")), QStringLiteral("--baseline"), run(QStringLiteral("a1"))});
     QVERIFY2(r.rc == 0, r.describe().constData());
     QVERIFY2(r.all().contains(QStringLiteral("repeat of the baseline: within noise")), r.describe().constData());
     const json cmp = exported(run(QStringLiteral("a1")), {run(QStringLiteral("a2"))});
@@ -121,14 +122,14 @@ class TestCliVerdicts : public QObject {
     }
     // One core asked by every run: on a busy machine they are slowed alike and still judged.
     QVERIFY2(judged > 0, cmp.dump(2).c_str());
-    const auto text = cli(QStringList{QStringLiteral("compare")} + others +
+    const auto text = cli(QStringList{QStringLiteral("compare"), QStringLiteral("--details")} + others +
                           QStringList{QStringLiteral("--baseline"), run(QStringLiteral("a1"))} + guard);
     QVERIFY2(text.all().contains(QStringLiteral("within noise")), text.describe().constData());
     QVERIFY2(!text.all().contains(QStringLiteral("Verdict (train samples/s)  faster")), text.describe().constData());
   }
 
   void oneRunEachHasNoInterval() {
-    const auto r = cli({QStringLiteral("compare"), run(QStringLiteral("b1")), QStringLiteral("--baseline"), run(QStringLiteral("a1"))});
+    const auto r = cli({QStringLiteral("compare"), QStringLiteral("--details"), run(QStringLiteral("b1")), QStringLiteral("--baseline"), run(QStringLiteral("a1"))});
     QVERIFY2(r.rc == 0, r.describe().constData());
     QVERIFY2(r.all().contains(QStringLiteral("1 run each: no interval")), r.describe().constData());
     // The noise, shown: unmeasured here, so the pairs alone carry it.
@@ -164,10 +165,34 @@ class TestCliVerdicts : public QObject {
     QVERIFY2(!text.contains(QStringLiteral("| **")), qPrintable(text.left(3000)));  // one run each: never bold
   }
 
+  // By default compare answers first, in one sentence the export says too, within 100 columns;
+  // one run each is no verdict, and the answer does not word it as one.
+  void theAnswerComesFirstAndTheExportSaysTheSame() {
+    const auto r = cli({QStringLiteral("compare"), run(QStringLiteral("b1")), QStringLiteral("--baseline"), run(QStringLiteral("a1"))});
+    QVERIFY2(r.rc == 0, r.describe().constData());
+    QString wide;
+    QVERIFY2(wb::test::widestLine(r.out, &wide) <= 100, qPrintable(wide));
+    const std::string answer = wb::test::firstParagraph(r.out);
+    const QString out = dir_.filePath(QStringLiteral("answer.json"));
+    QVERIFY(cli({QStringLiteral("export"), run(QStringLiteral("b1")), QStringLiteral("--baseline"), run(QStringLiteral("a1")),
+                 QStringLiteral("--output"), out}).rc == 0);
+    QCOMPARE(QString::fromStdString(readJson(out)["answer"].get<std::string>()), QString::fromStdString(answer));
+    QVERIFY2(answer.find("data.") == std::string::npos, answer.c_str());  // the schema's label, not the key
+    QVERIFY2(answer.find(" faster") == std::string::npos, answer.c_str());   // one run each: not a verdict
+    const QString md = dir_.filePath(QStringLiteral("answer.md"));
+    QVERIFY(cli({QStringLiteral("export"), run(QStringLiteral("b1")), QStringLiteral("--baseline"), run(QStringLiteral("a1")),
+                 QStringLiteral("--output"), md}).rc == 0);
+    QFile f(md);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = f.readAll().split('\n');
+    QVERIFY(lines.size() > 2);
+    QCOMPARE(lines[2].toStdString(), "**" + answer + "**");  // the title, then the answer
+  }
+
   void differentDataIsNotComparable() {
     const auto other = cli(tiny(run(QStringLiteral("val500")), {QStringLiteral("data.limit_val=500")}));
     QVERIFY2(other.rc == 0, other.describe().constData());
-    const auto r = cli({QStringLiteral("compare"), run(QStringLiteral("val500")), QStringLiteral("--baseline"), run(QStringLiteral("a1"))});
+    const auto r = cli({QStringLiteral("compare"), QStringLiteral("--details"), run(QStringLiteral("val500")), QStringLiteral("--baseline"), run(QStringLiteral("a1"))});
     QVERIFY2(r.rc == 0, r.describe().constData());
     QVERIFY2(r.all().contains(QStringLiteral("not comparable: data.limit_val differs (256 vs 500)")), r.describe().constData());
     const json cmp = exported(run(QStringLiteral("a1")), {run(QStringLiteral("val500"))});
@@ -205,7 +230,7 @@ class TestCliVerdicts : public QObject {
     const json doc = readJson(noiseDir_ + QStringLiteral("/") + stored.front());
     QCOMPARE(QString::fromStdString(doc["kind"].get<std::string>()), QStringLiteral("host-noise"));
     QVERIFY(doc["runs"].get<int>() >= 2);
-    r = cli({QStringLiteral("compare"), run(QStringLiteral("b1")), QStringLiteral("--baseline"), run(QStringLiteral("a1"))});
+    r = cli({QStringLiteral("compare"), QStringLiteral("--details"), run(QStringLiteral("b1")), QStringLiteral("--baseline"), run(QStringLiteral("a1"))});
     QVERIFY2(r.all().contains(QStringLiteral("runs here vary ±")) && r.all().contains(QStringLiteral("repeats of existing runs")),
              r.describe().constData());
   }

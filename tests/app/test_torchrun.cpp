@@ -109,7 +109,7 @@ class TestTorchrun : public QObject {
     QVERIFY(starts >= 1);
     // What the window opens it with: the report reads the folder (compare against itself).
     QProcess cmp;
-    cmp.start(QStringLiteral(WB_CLI_PATH), {QStringLiteral("compare"), runDir, QStringLiteral("--baseline"), runDir});
+    cmp.start(QStringLiteral(WB_CLI_PATH), {QStringLiteral("compare"), QStringLiteral("--details"), runDir, QStringLiteral("--baseline"), runDir});
     QVERIFY(cmp.waitForFinished(60000));
     const QString table = textOf(cmp);
     QVERIFY2(cmp.exitCode() == 0, qPrintable(table));

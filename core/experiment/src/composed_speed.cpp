@@ -133,7 +133,7 @@ Result<json> measure(const TryOptions& o, const Hooks& h, const std::string& too
     if (h.log) std::fprintf(h.log, "%s: kept from %s\n", what.c_str(), file.c_str());
     return std::move(**kept);
   }
-  if (h.log) std::fprintf(h.log, "%s…\n", what.c_str());
+  if (h.log) std::fprintf(h.log, "%s…%s\n", what.c_str(), progressTime(h).c_str());
   launch::ToolRun r;
   r.program = h.cli_path;
   r.args = {"probe", tool, "--config", baselineFile(o).string(), "--variant-config", variant.string(), "--json"};

@@ -121,7 +121,8 @@ Result<records::RunRecord> variantRun(const TryOptions& o, const VariantPlan& p,
   if (slot.kept) return std::move(*slot.kept);
   const uint64_t seed = slot.seed;
   const fs::path& dir = slot.dir;
-  if (h.log) std::fprintf(h.log, "variant run to the target, seed %llu -> %s\n", (unsigned long long)seed, dir.c_str());
+  if (h.log)
+    std::fprintf(h.log, "variant run to the target, seed %llu -> %s%s\n", (unsigned long long)seed, dir.c_str(), progressTime(h).c_str());
   Config c = variantRunConfig(o, seed, p);
   if (shared) c = sharingTheCores(c, p.at_once);
   auto out = launchOne(c, dir, UserCommand{}, h.cli_path, "the variant, seed " + std::to_string(seed));
@@ -624,6 +625,7 @@ proto::TryRecord composedRecord(const TryOptions& o, const Inputs& in, const sta
   if (in.evaluation)
     r.medians["eval_s"] = {median(in.evaluation->baseline_eval_s.value_or(std::vector<double>{})),
                            median(in.evaluation->variant_eval_s.value_or(std::vector<double>{}))};
+  r.answer = tryAnswer(r);
   return r;
 }
 
@@ -664,6 +666,7 @@ Result<TryResult> runComposedTry(const TryOptions& o, const ComposedOptions& c, 
     proto::TryRecord stopped = tryRecordOf(o, Outcome{}, cut ? proto::kStatusCancelled : proto::kStatusFailed);
     stopped.method = "composed";
     stopped.error = in.error().message;
+    stopped.answer = tryAnswer(stopped);
     (void)writeFileAtomic(o.out / "try.json", proto::tryRecordJson(stopped).dump(2) + "\n");
     return in.error();
   }

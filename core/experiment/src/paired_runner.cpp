@@ -242,8 +242,8 @@ bool Runner::runPair(size_t j) {
   const std::string refSuffix = "-" + plan_.reference.key;
   const fs::path varDir = freshDir(v.arm.slug + "-p" + std::to_string(number), refSuffix);
   const fs::path refDir = varDir.string() + refSuffix;
-  say("[%d/%d] %s, pair %d (%s first): %s\n", v.arm.index + 1, plan_.steps, v.arm.key.c_str(), number,
-      variantFirst ? v.arm.key.c_str() : plan_.reference.key.c_str(), v.arm.label.c_str());
+  say("[%d/%d] %s, pair %d (%s first): %s%s\n", v.arm.index + 1, plan_.steps, v.arm.key.c_str(), number,
+      variantFirst ? v.arm.key.c_str() : plan_.reference.key.c_str(), v.arm.label.c_str(), progressTime(hooks_).c_str());
   std::optional<records::RunRecord> ref, var;
   std::string failure;
   for (int side = 0; side < 2; ++side) {
@@ -379,6 +379,13 @@ Result<launch::RunOutcome> launchOne(const Config& config, const fs::path& dir, 
 
 Result<Outcome> runPairs(const Plan& plan, const Policy& policy, const fs::path& out, const Hooks& hooks) {
   return Runner(plan, policy, out, hooks).run();
+}
+
+std::string progressTime(const Hooks& hooks, int done, int total) {
+  const double so_far = std::chrono::duration<double>(std::chrono::steady_clock::now() - hooks.started).count();
+  std::string s = " · " + wb::fmtSeconds(so_far) + " so far";
+  if (done > 0 && total > done) s += ", about " + wb::fmtSeconds(so_far / done * (total - done)) + " left";
+  return s;
 }
 
 }  // namespace wb::experiment

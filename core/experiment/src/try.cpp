@@ -95,7 +95,9 @@ proto::TryRecord tryRecordOf(const TryOptions& o, const Outcome& outcome, const 
 }
 
 json tryJson(const TryOptions& o, const Outcome& outcome, const std::string& status) {
-  return proto::tryRecordJson(tryRecordOf(o, outcome, status));
+  proto::TryRecord r = tryRecordOf(o, outcome, status);
+  r.answer = tryAnswer(r);
+  return proto::tryRecordJson(r);
 }
 
 Result<TryResult> runTry(const TryOptions& o, const Hooks& hooks) {

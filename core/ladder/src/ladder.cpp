@@ -230,6 +230,7 @@ Ladder summarizeLadder(const std::vector<LadderStepRuns>& steps, std::optional<d
     }
     if (!s.step.isolated && !s.step.skipped && added.wall_s) previous = i;
   }
+  ladder.answer = ladderAnswer(ladder);
   return ladder;
 }
 
@@ -475,6 +476,8 @@ Report buildLadderReport(const Ladder& ladder, const std::vector<LadderStepRuns>
   const auto adviceFor = [&](const RunRecord& run) { return workers ? workers(run) : ruleOfThumbFor(run); };
   Report r;
   r.title = "Speedup ladder";
+  r.answer = ladder.answer;
+  r.short_table = ladderAnswerTable(ladder);
   r.intro = "The baseline runs with every speedup off; each following step adds one speedup to the previous step. "
             "What this machine cannot do is skipped with the reason. The headline is the speedup at equal accuracy (time to "
             "the target accuracy); a step that never reached the target has none and shows the accuracy it reached. "

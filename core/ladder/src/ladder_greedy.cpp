@@ -266,7 +266,9 @@ std::optional<experiment::TryOptions> GreedyLadder::byPartsTry(size_t i, bool vs
 // A step by parts: a failed measurement drops it (its row says why); a folder of another
 // experiment's reference runs stops the ladder (InvalidConfig).
 Status GreedyLadder::runStepByParts(size_t i, const experiment::TryOptions& t) {
-  if (o_.hooks.log) std::fprintf(o_.hooks.log, "[%zu/%zu] %s: by parts -> %s\n", i + 1, plan_.size(), t.setting.c_str(), t.out.c_str());
+  if (o_.hooks.log)
+    std::fprintf(o_.hooks.log, "[%zu/%zu] %s: by parts -> %s%s\n", i + 1, plan_.size(), t.setting.c_str(), t.out.c_str(),
+                 experiment::progressTime(o_.hooks, static_cast<int>(i), static_cast<int>(plan_.size())).c_str());
   LadderStepRuns& row = steps_[i];
   const auto index = static_cast<int64_t>(i);
   // A rung without a run folder: the step is measured, but by no run of its own to follow.
@@ -413,7 +415,7 @@ Result<LadderOutcome> GreedyLadder::run() {
   out.cancelled = cancelled_;
   out.failed = failed;
   out.resumed = resumed_;
-  emit(proto::toEvent(proto::LadderEndEvent{out.ladder.status, o_.out.string(), ladderJson(out.ladder)}, -1, clock_.seconds()));
+  emit(proto::toEvent(proto::LadderEndEvent{out.ladder.status, o_.out.string(), ladderJson(out.ladder), out.ladder.answer}, -1, clock_.seconds()));
   return out;
 }
 

@@ -49,6 +49,7 @@ WB_FIELDS(LadderRow) {
 }
 
 WB_FIELDS(Ladder) {
+  f("answer", e.answer);
   f("target_acc", proto::orNull(e.target_acc)), f("target_user_set", e.target_user_set);
   f("target_from_references", e.target_from_references);
   f("status", e.status), f("status_note", e.status_note), f("cancelled_at", e.cancelled_at);
@@ -70,6 +71,7 @@ Result<Ladder> ladderFromJson(const json& docIn) {
   Ladder ladder;  // older ladders wrote no status: "ok"
   proto::fieldsFromJson(doc, ladder);
   ladder.verdicts.floor_band = ladder.noise_band;
+  if (ladder.answer.empty()) ladder.answer = ladderAnswer(ladder);  // an older ladder.json
   return ladder;
 }
 

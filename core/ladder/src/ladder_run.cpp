@@ -120,7 +120,7 @@ Result<LadderOutcome> LadderRun::run() {
   out.cancelled = outcome->cancelled;
   out.failed = outcome->failed;
   out.resumed = outcome->resumed;
-  emit(toEvent(proto::LadderEndEvent{out.ladder.status, o_.out.string(), ladderJson(out.ladder)}));
+  emit(toEvent(proto::LadderEndEvent{out.ladder.status, o_.out.string(), ladderJson(out.ladder), out.ladder.answer}));
   return out;
 }
 

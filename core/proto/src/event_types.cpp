@@ -246,6 +246,7 @@ WB_FIELDS(LadderEndEvent) {
   f("status", e.status);
   f("out_dir", e.out_dir);
   f("ladder", e.ladder);
+  f("answer", e.answer);
 }
 
 }  // namespace

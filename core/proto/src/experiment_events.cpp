@@ -11,7 +11,7 @@ WB_FIELDS(PairEndEvent) {
   f("counted", e.counted), f("settled", e.settled), f("estimate", e.estimate);
 }
 
-WB_FIELDS(TryEndEvent) { f("status", e.status), f("out_dir", e.out_dir), f("result", e.result); }
+WB_FIELDS(TryEndEvent) { f("status", e.status), f("out_dir", e.out_dir), f("result", e.result), f("answer", e.answer); }
 
 void writeFields(const PairEndEvent& e, json& event) { fieldsToJson(e, event); }
 void writeFields(const TryEndEvent& e, json& event) { fieldsToJson(e, event); }

@@ -29,6 +29,7 @@ WB_FIELDS(TryMedian) { f("baseline", e.baseline), f("variant", e.variant); }
 WB_FIELDS(TryRecord) {
   // Written: what this try has; read: every key (a key absent keeps its default).
   constexpr bool writing = std::is_const_v<std::remove_reference_t<decltype(e)>>;
+  f("answer", e.answer);
   f("status", e.status), f("cancelled_at", e.cancelled_at), f("speedup", e.speedup), f("setting", e.setting);
   f("measured_at", e.measured_at), f("baseline", e.baseline), f("variant", e.variant), f("same_config", e.same_config);
   f("target_acc", e.target_acc), f("target", proto::via(e.target, orNullString, stringOrNone));

@@ -83,6 +83,7 @@ WB_FIELDS(TuneBatch) {
 }
 
 WB_FIELDS(TuneRecord) {
+  f("answer", e.answer);
   f("status", e.status);
   f("out_dir", e.out_dir);
   f("measured_at", e.measured_at);

@@ -81,7 +81,8 @@ const char* kCss =
     "th{background:#f3f3f3}td.num,th.num{text-align:right;white-space:nowrap}"
     ".note{color:#555;font-size:0.85em;margin:0.2em 0}"
     "li.warning{color:#a33}li.tip{color:#1a5c9e}figure{margin:1em 0}"
-    "figcaption{font-size:0.9em;color:#555}";
+    "figcaption{font-size:0.9em;color:#555}"
+    "p.answer{font-size:1.15em;font-weight:600;margin:0.4em 0 1em 0}";
 
 void htmlTable(std::ostringstream& os, const render::Table& t) {
   if (!t.title.empty()) os << "<h2>" << render::xmlEscape(t.title) << "</h2>\n";
@@ -163,6 +164,7 @@ std::string renderCsv(const render::Table& t) {
 std::string renderMarkdown(const Report& r) {
   std::ostringstream os;
   os << "# " << render::markdownCell(r.title) << "\n\n";
+  if (!r.answer.empty()) os << "**" << render::markdownCell(r.answer) << "**\n\n";
   if (!r.intro.empty()) os << r.intro << "\n\n";
   for (const auto& t : r.tables) markdownTable(os, t);
   for (const auto& f : r.figures)
@@ -190,6 +192,7 @@ std::string renderLatex(const Report& r) {
         "\\usepackage[landscape,margin=1.5cm]{geometry}\n\\usepackage{booktabs}\n\\usepackage{graphicx}\n"
         "\\begin{document}\n";
   os << "\\section*{" << render::latexEscape(r.title) << "}\n";
+  if (!r.answer.empty()) os << "\\textbf{" << render::latexEscape(r.answer) << "}\n\n";
   if (!r.intro.empty()) os << render::latexEscape(r.intro) << "\n\n";
   for (const auto& t : r.tables) latexTable(os, t);
   if (!r.advice.empty()) {
@@ -213,6 +216,7 @@ std::string renderLatex(const Report& r) {
 std::string renderJson(const Report& r) {
   json doc = r.data;
   doc["title"] = r.title;
+  if (!r.answer.empty()) doc["answer"] = r.answer;
   json tables = json::array();
   for (const auto& t : r.tables) tables.push_back(tableJson(t));
   doc["tables"] = tables;
@@ -234,6 +238,7 @@ std::string renderHtml(const Report& r) {
   os << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>" << render::xmlEscape(r.title)
      << "</title>\n<style>" << kCss << "</style>\n</head>\n<body>\n";
   os << "<h1>" << render::xmlEscape(r.title) << "</h1>\n";
+  if (!r.answer.empty()) os << "<p class=\"answer\">" << render::xmlEscape(r.answer) << "</p>\n";
   if (!r.intro.empty()) os << "<p>" << render::xmlEscape(r.intro) << "</p>\n";
   for (const auto& t : r.tables) htmlTable(os, t);
   if (!r.advice.empty()) {

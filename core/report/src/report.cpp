@@ -1,5 +1,7 @@
 #include "wb/report/report.h"
 
+#include "wb/compare/answer.h"
+
 #include <cmath>
 
 #include "wb/advice/busy_machine.h"
@@ -234,6 +236,8 @@ Report buildComparisonReport(const Comparison& cmp, const RunRecord& baseline, c
                              const WorkersAdviceFor& workers) {
   Report r;
   r.title = "Speedup comparison against " + runLabel(baseline);
+  r.answer = compare::compareAnswer(cmp);
+  r.short_table = compare::compareAnswerTable(cmp);
   r.intro = "Each run is measured against the baseline " + runLabel(baseline) +
             ". A speedup is only shown beside the accuracy it reached; the headline is the time to reach " +
             fmtAccuracy(cmp.target_acc) + " validation accuracy. Train samples/s counts training steps only. "
@@ -264,6 +268,7 @@ Report buildComparisonReport(const Comparison& cmp, const RunRecord& baseline, c
   r.figures.push_back({"accuracy", accuracyCurves(records), ""});
   r.machine = machineInfo(baseline.env);
   r.data["comparison"] = comparisonJson(cmp);
+  r.data["answer"] = r.answer;
   return r;
 }
 

@@ -193,6 +193,8 @@ report::Report tuneReport(const proto::TuneRecord& r) {
               wb::fmtSeconds(r.finals_s) + "). Status: " + r.status + "." +
               (r.run_command.empty() ? "" : " Every run was your command: `" + r.run_command + "`.") +
               (r.left_out.empty() ? "" : " Left out of the search: " + r.left_out + ".");
+  rep.answer = r.answer.empty() ? tuneAnswer(r) : r.answer;
+  rep.short_table = tuneAnswerTable(r);
   rep.tables = {finalsTable(r), trialsTable(r)};
   rep.data = proto::toJson(r);
   return rep;

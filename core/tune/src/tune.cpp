@@ -198,6 +198,7 @@ Status TuneRun::prepare() {
 
 void TuneRun::save() {
   r_.trials_s = trialsBefore_ + trialsHere_;
+  r_.answer = tuneAnswer(r_);
   if (written_.ok()) written_ = writeTuneOutputs(o_.out, r_);
 }
 
@@ -556,6 +557,7 @@ Result<TuneOutcome> TuneRun::run() {
   json end = proto::makeEvent("end", -1, clock_.seconds());
   end["status"] = r_.status;
   end["out_dir"] = o_.out.string();
+  end["answer"] = r_.answer;
   end["result"] = proto::toJson(r_);
   emit(end);
   return out;

@@ -94,7 +94,7 @@ class TestRecorderRun : public QObject {
   }
 
   void cliCompareReadsIt() {
-    const auto r = wb::test::runProcess(cli(), {QStringLiteral("compare"), QStringLiteral("--baseline"), run_, run_}, 120000);
+    const auto r = wb::test::runProcess(cli(), {QStringLiteral("compare"), QStringLiteral("--details"), QStringLiteral("--baseline"), run_, run_}, 120000);
     QVERIFY2(r.rc == 0, r.describe().constData());
     const QString best = QString::number(*rec_.summary.best_val_acc * 100, 'f', 2) + QStringLiteral(" %");
     QVERIFY2(r.all().contains(best), r.describe().constData());

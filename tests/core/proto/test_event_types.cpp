@@ -422,7 +422,7 @@ class TestEventTypes : public QObject {
     QVERIFY(!wb::proto::toEvent(none, -1, 0).contains("wall_s"));
 
     const json end = wb::proto::toEvent(wb::proto::LadderEndEvent{"ok", "/out", {{"steps", json::array()}}}, -1, 3);
-    QCOMPARE(keysOf(end), withEnvelope({"status", "out_dir", "ladder"}));
+    QCOMPARE(keysOf(end), withEnvelope({"status", "out_dir", "ladder", "answer"}));
     QCOMPARE(wb::proto::readLadderEndEvent(throughTheWire(end)).out_dir, std::string("/out"));
     QCOMPARE(wb::proto::readLadderEndEvent(json{{"type", "end"}}).status, std::string(wb::proto::kStatusFailed));
   }

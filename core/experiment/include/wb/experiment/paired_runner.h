@@ -21,6 +21,7 @@
 // around every run, pair_end after every pair (its estimate so far). Thread affinity: runPairs
 // blocks its caller; hooks are called on that thread.
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
@@ -165,12 +166,18 @@ struct Hooks {
   // them). Unset: `probe math` says so in a process of its own. The CLI's is probe::mathNotCheckable.
   std::function<Result<std::optional<records::MathCheckRecord>>(const Config& baseline, const Config& variant)>
       unchecked_math;
+  // When the experiment started (the command's start): progress lines say the time so far from it.
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 
   bool stopRequested() const { return stop && stop->load(); }
   void emit(const nlohmann::json& ev) const {
     if (on_event) on_event(ev);
   }
 };
+
+// A progress line's time: " · 1 min 05 s so far", and ", about 3 min left" when `done` of `total`
+// parts are done (0 < done < total), the rest taken to cost what the done ones did on average.
+std::string progressTime(const Hooks& hooks, int done = 0, int total = 0);
 
 // One run of `config` into `dir`: a `workbench-cli run` (the binary at cli_path), or with
 // `command` set the user's command with the config's settings, `who` naming it in the command's

@@ -42,6 +42,15 @@ Result<TryResult> runTry(const TryOptions& options, const Hooks& hooks);
 proto::TryRecord tryRecordOf(const TryOptions& options, const Outcome& outcome, const std::string& status);
 nlohmann::json tryJson(const TryOptions& options, const Outcome& outcome, const std::string& status);
 
+// The try's answer in one sentence, from its record alone: what to do, by how much (with its
+// interval), how sure and why ("Turn on channels-last: 1.10× faster to 71.4 % val acc (95 %:
+// 1.04-1.17×); it keeps the training's math, so this is its throughput."), or why there is none
+// yet and what would settle it. try.json stores it ("answer"); every surface prints that string.
+std::string tryAnswer(const proto::TryRecord& record);
+// The short table `try` prints under the answer: what changed, the decision, × to the target with
+// its interval (and, by parts, the throughput's).
+render::Table tryAnswerTable(const proto::TryRecord& record);
+
 // Rows: time to the target, train samples/s, wall time (the training loop); columns: the
 // baseline's and the variant's medians over the counted pairs, the speedup with its interval and
 // verdict. Notes: the pairs, their order, the noise band; an A/A check says so.

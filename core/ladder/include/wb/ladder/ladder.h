@@ -160,6 +160,7 @@ struct LadderHeadline {
 LadderHeadline ladderHeadline(const LadderRow& row);
 
 struct Ladder {
+  std::string answer;                 // the answer in one sentence (ladderAnswer): what every surface prints
   std::optional<double> target_acc;   // user-set, else the fair target of the baseline's repeats
                                       // (compare::fairTargetOf: their lowest best less its chance spread)
   bool target_user_set = false;
@@ -191,6 +192,17 @@ const LadderRow* keptRow(const Ladder& ladder);
 // not counted (contended) are left out of its times.
 Ladder summarizeLadder(const std::vector<LadderStepRuns>& steps, std::optional<double> target_acc,
                        const stats::Sequential& verdicts = {}, const LadderStatus& status = {});
+
+// The ladder's answer in one sentence, from its record alone: what to turn on, by how much (with
+// its interval), how sure and why ("Turn on channels-last: 1.10× faster to 71.4 % val acc (95 %:
+// 1.04-1.17×); it keeps the training's math, so this is its throughput."), or, when nothing paid,
+// why each step did not ("Nothing tried here made training faster: devices 2 cannot be faster here
+// (at most 0.97×); loader workers 2 differs by less than 2 %."). summarizeLadder stores it in
+// Ladder::answer (ladder.json "answer"); a ladder.json without one gets it when read.
+std::string ladderAnswer(const Ladder& ladder);
+// The short table `ladder` prints under the answer (within 100 columns with wrapping): step, what
+// changed (by the speedups' labels), the decision, × to target with its interval.
+render::Table ladderAnswerTable(const Ladder& ladder);
 
 // Columns: step, what was added, pairs (and why no more ran), time to target, × to target (the
 // headline with its interval and verdict: "2.10× [1.80, 2.45] faster"; "not reached · 62.8 %"

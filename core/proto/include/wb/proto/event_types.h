@@ -279,6 +279,7 @@ struct LadderEndEvent {            // the ladder's single end
   std::string status = kStatusFailed;
   std::string out_dir;
   nlohmann::json ladder;           // ladder.json's content
+  std::string answer;              // ladder.json's answer: the sentence every surface prints
 };
 
 // Adds the struct's fields to `event` (from makeEvent); absent optional parts are left out.

@@ -27,6 +27,7 @@ struct TryEndEvent {               // `try`'s single end (after its rung_start/r
   std::string status = kStatusFailed;
   std::string out_dir;
   nlohmann::json result;           // try.json's content (wb/experiment/try.h)
+  std::string answer;              // try.json's answer: the sentence every surface prints
 };
 
 void writeFields(const PairEndEvent& e, nlohmann::json& event);

@@ -37,6 +37,7 @@ struct TryMedian {
 
 struct TryRecord {
   std::string status;            // running | ok | failed | cancelled
+  std::string answer;            // the answer in one sentence (wb/experiment/try.h tryAnswer): what every surface prints
   std::string cancelled_at;      // the variant whose pair was cut
   std::string speedup;           // the speedup's key when the caller names one ("precision"), else ""
   std::string setting;           // what the variant changes, in words ("precision bf16-mixed")

@@ -98,6 +98,7 @@ struct TuneBatch {
 
 struct TuneRecord {
   std::string status = "running";    // running | ok | failed | cancelled
+  std::string answer;                // the answer in one sentence (wb/tune/tune.h tuneAnswer)
   std::string out_dir;
   std::string measured_at;           // UTC
   std::string command;               // the command line, for "continue with"

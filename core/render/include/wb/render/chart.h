@@ -32,6 +32,21 @@ struct Drawing {
   std::vector<DrawText> texts;
 };
 
+// The layout's text metrics (no font at hand: the SVG's sans-serif may be any): a character's
+// advance is kCharEm of its size (bold: kBoldCharEm), a line's height its size. Labels are laid out
+// with them so that none is cut while the drawing has room for it, and none crosses a line, a bar
+// or another label (tests/core/render check the drawings by the same measure).
+inline constexpr double kCharEm = 0.62, kBoldCharEm = 0.68;
+double textWidth(const std::string& utf8, double size, bool bold = false);
+// `text` broken at spaces into lines no wider than `width` px at `size` (a word wider than that
+// stays whole on its own line).
+std::vector<std::string> fitLines(const std::string& text, double size, double width, bool bold = false);
+// The four corners of the box a text takes (its advance by its height above the baseline, a
+// fifth of its size below it), rotated about its anchor point as drawn.
+std::vector<std::pair<double, double>> textCorners(const DrawText& t);
+// Whether two convex polygons (corners in order; a segment is a polygon of two) overlap.
+bool convexOverlap(const std::vector<std::pair<double, double>>& a, const std::vector<std::pair<double, double>>& b);
+
 // A standalone SVG document (XML, every element closed), text escaped.
 std::string toSvg(const Drawing& d);
 

@@ -35,6 +35,14 @@ struct Table {
 // Aligned plain-text rendering for the terminal (UTF-8 aware column widths), with the notes.
 std::string renderText(const Table& table);
 
+// The same within `maxWidth` terminal columns (a short default output fits 100): the widest
+// columns are narrowed, their cells wrapped at spaces (a row then takes several lines), and the
+// title and notes wrapped too. A word longer than its column is cut across lines, never lost.
+std::string renderText(const Table& table, size_t maxWidth);
+// `text` wrapped at spaces into lines of at most `width` columns, each line after `indent` (whose
+// width counts) and ending in a newline.
+std::string wrapText(const std::string& text, size_t width, const std::string& indent = "");
+
 // Rows become columns: the first column's cells become the headings (a few runs with many
 // metrics read better this way on a terminal). Numbers and notes are kept.
 Table transpose(const Table& table);

@@ -31,6 +31,9 @@ struct Figure {
 
 struct Report {
   std::string title;
+  // The experiment's answer in one sentence (wb/compare/answer.h): every export opens with it.
+  std::string answer;
+  render::Table short_table;       // the short table the terminal prints under the answer (may be empty)
   std::string intro;               // one paragraph of plain text
   std::vector<render::Table> tables;       // tables[0] is the main table (what CSV writes)
   std::vector<AdviceBlock> advice;

@@ -159,6 +159,12 @@ std::string sbatchScript(const Config& c, const std::filesystem::path& bestJson)
 // trials (per rung: samples/s, evaluation images/s, epoch estimate, promoted or not).
 report::Report tuneReport(const proto::TuneRecord& r);
 render::Table finalsTable(const proto::TuneRecord& r);
+// The search's answer in one sentence, from its record alone: the configuration to use, by how
+// much it is faster to the target than the config as given (with its interval), how sure, and
+// what ties it; or to keep the config as given and why. tune.json stores it ("answer").
+std::string tuneAnswer(const proto::TuneRecord& r);
+// The short table `tune` prints under the answer: each finalist, its decision, × to target.
+render::Table tuneAnswerTable(const proto::TuneRecord& r);
 // Writes tune.json and, once it ended, tune.md, tune.html and the best.* files.
 Status writeTuneOutputs(const std::filesystem::path& out, const proto::TuneRecord& r);
 
