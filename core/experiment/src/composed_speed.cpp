@@ -103,9 +103,11 @@ Result<json> measure(const TryOptions& o, const Hooks& h, const std::string& too
   const fs::path file = o.out / (name + ".json");
   if (auto kept = records::readStored(file); kept && kept->is_object()) {
     if (h.log) std::fprintf(h.log, "%s: kept from %s\n", what.c_str(), file.c_str());
+    h.phase(what, 0, 0, true);
     return *kept;
   }
   if (h.log) std::fprintf(h.log, "%s…\n", what.c_str());
+  h.phase(what);
   launch::ToolRun r;
   r.program = h.cli_path;
   r.args = {"probe", tool, "--config", baselineFile(o).string(), "--variant-config", variant.string(), "--json"};
@@ -121,7 +123,13 @@ Result<json> measure(const TryOptions& o, const Hooks& h, const std::string& too
 Result<records::SpeedRecord> measureByTrials(const TryOptions& o, const Hooks& h, bool evaluation) {
   const std::string name = evaluation ? "evaluation-trials" : "trials";
   const fs::path file = o.out / (name + ".json");
-  if (auto kept = records::readStored(file); kept && kept->is_object()) return records::speedRecordFromJson(*kept);
+  const std::string what = evaluation ? "evaluation time (short interleaved trials, whole processes)"
+                                      : "training throughput (short interleaved trials, whole processes)";
+  if (auto kept = records::readStored(file); kept && kept->is_object()) {
+    h.phase(what, 0, 0, true);
+    return records::speedRecordFromJson(*kept);
+  }
+  h.phase(what);
   detail::TrialsOptions t;
   t.evaluation = evaluation;
   t.steps = evaluation ? detail::kEvalTrialSteps : detail::kTrialSteps;
