@@ -5,6 +5,7 @@
 
 #include "wb/common/choices.h"
 #include "wb/common/config.h"
+#include "wb/common/config_schema.h"
 #include "wb/common/speedups.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/events.h"
@@ -22,6 +23,13 @@ using records::RunRecord;
 using records::StepTimes;
 
 namespace {
+
+// A config field by its label (the option schema's), its key where it has none.
+std::string fieldLabel(const std::string& path) {
+  const FieldSpec* spec = findFieldSpec(path);
+  return spec && spec->label && *spec->label ? spec->label : path;
+}
+
 
 // Thresholds. Shares are of the mean step time after warm-up (ms.data+h2d+fwd+bwd+opt+comm).
 constexpr double kDataBoundShare = 0.30;   // a third of each step idle on the loader: workers pay
@@ -331,7 +339,8 @@ void referenceVerdicts(const RunRecord& run, const RunMetrics& m, const RunRecor
     if (c.path.rfind("speedups.", 0) == 0) speedupKeys.push_back(c.path.substr(9));
   // Early stopping that never fired cannot have changed the speed: any difference is noise.
   const bool inertEarlyStop = speedupKeys.size() == 1 && speedupKeys.front().rfind("early_stopping.", 0) == 0 && !run.early_stop;
-  if (speedTrusted && speedupKeys.size() == 1 && !inertEarlyStop) effectVerdict(speedupKeys.front(), m, rm, effect, out);
+  if (speedTrusted && speedupKeys.size() == 1 && !inertEarlyStop)
+    effectVerdict(lowerFirst(fieldLabel("speedups." + speedupKeys.front())), m, rm, effect, out);
   if (m.best_val_acc && rm.best_val_acc) {
     const double drop = (*rm.best_val_acc - *m.best_val_acc) * 100.0;
     // More ranks multiply the global batch: the same epochs are fewer optimiser steps.
@@ -390,6 +399,24 @@ void referenceVerdicts(const RunRecord& run, const RunMetrics& m, const RunRecor
   }
 }
 
+// The workbench-cli command a verdict's text names (`workbench-cli probe peak`): its action, to
+// be offered as something to run (the window's buttons), with what it does in words.
+void attachActions(std::vector<Advice>& out) {
+  static const std::vector<std::pair<std::string, std::string>> kWords{
+      {"probe peak", "Measure this machine's peak"},
+      {"probe workers", "Measure the best loader workers"},
+      {"noise", "Measure this machine's noise"}};
+  const std::string mark = "`workbench-cli ";
+  for (Advice& a : out) {
+    const size_t at = a.text.find(mark);
+    const size_t end = at == std::string::npos ? at : a.text.find('`', at + mark.size());
+    if (end == std::string::npos) continue;
+    a.action = a.text.substr(at + mark.size(), end - at - mark.size());
+    const auto words = std::find_if(kWords.begin(), kWords.end(), [&](const auto& w) { return w.first == a.action; });
+    a.action_label = words != kWords.end() ? words->second : "Run workbench-cli " + a.action;
+  }
+}
+
 }  // namespace
 
 const char* severityName(Severity s) {
@@ -412,6 +439,7 @@ std::vector<Advice> advise(const RunRecord& run, const RunMetrics& m, const RunR
   earlyStopVerdicts(run, m, out);
   evalVerdicts(run, m, reference, reference_m, out);
   if (reference && reference_m) referenceVerdicts(run, m, *reference, *reference_m, effect, out);
+  attachActions(out);
   return out;
 }
 
