@@ -1,6 +1,7 @@
 #include "compare/compare_view.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <QApplication>
 #include <QClipboard>
@@ -30,6 +31,7 @@
 #include "runs/runs_model.h"
 #include "wb/probe/record.h"
 #include "wb/advice/busy_machine.h"
+#include "wb/proto/rundir.h"
 #include "wb/report/export.h"
 
 namespace wb::ui {
@@ -55,8 +57,11 @@ QString adviceHtml(const std::vector<wb::report::AdviceBlock>& blocks, const QPa
       const QString& colour = v.severity == wb::advice::Severity::Warning ? warning
                               : v.severity == wb::advice::Severity::Tip   ? tip
                                                                           : info;
+      QString text = qs(v.text);
+      if (!v.action.empty())  // its command is a button under the verdicts
+        text.replace(QStringLiteral("`workbench-cli %1`").arg(qs(v.action)), QStringLiteral("\u201C%1\u201D below").arg(qs(v.action_label)));
       html += QStringLiteral("<li style=\"color:%1\"><b>%2:</b> %3</li>")
-                  .arg(colour, QLatin1String(wb::advice::severityName(v.severity)), qs(v.text).toHtmlEscaped());
+                  .arg(colour, QLatin1String(wb::advice::severityName(v.severity)), text.toHtmlEscaped());
     }
     html += QStringLiteral("</ul>");
   }
@@ -107,15 +112,87 @@ QHBoxLayout* CompareView::buildControls() {
   return controls;
 }
 
-QLabel* CompareView::buildSummary() {
-  summary_ = new QLabel(this);
+// The answer (each ticked run's figure, large) with Use …, over the summary's details.
+QWidget* CompareView::buildSummary() {
+  auto* box = new QWidget(this);
+  auto* layout = new QVBoxLayout(box);
+  layout->setContentsMargins(0, 0, 0, 0);
+  auto* row = new QHBoxLayout;
+  answer_ = new QLabel(box);
+  answer_->setObjectName(QStringLiteral("compareAnswer"));
+  answer_->setWordWrap(true);
+  answer_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  QFont big = answer_->font();
+  big.setPointSizeF(big.pointSizeF() * 1.25);
+  big.setBold(true);
+  answer_->setFont(big);
+  useButton_ = new QPushButton(box);
+  useButton_->setObjectName(QStringLiteral("compareUse"));
+  useButton_->setToolTip(QStringLiteral("Load this run's set-up (it says what changes before it does)"));
+  useButton_->hide();
+  connect(useButton_, &QPushButton::clicked, this, [this] {
+    if (!useRun_ || useRun_->runDir().isEmpty()) return;
+    Q_EMIT useConfig(QString::fromStdString(wb::proto::RunDir{useRun_->runDir().toStdString()}.config().string()), useButton_->text());
+  });
+  row->addWidget(answer_, 1);
+  row->addWidget(useButton_, 0, Qt::AlignTop);
+  layout->addLayout(row);
+  summary_ = new QLabel(box);
   summary_->setObjectName(QStringLiteral("compareSummary"));
   summary_->setWordWrap(true);
   // Three lines kept whatever it says: the tabs under it do not jump as its lines come and go.
   summary_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
-  summary_->setMinimumHeight(3 * summary_->fontMetrics().lineSpacing() + 4);
+  summary_->setMinimumHeight(2 * summary_->fontMetrics().lineSpacing() + 4);
+  layout->addWidget(summary_);
+  return box;
+}
 
-  return summary_;
+QString CompareView::answerText() const { return answer_->text(); }
+
+// The comparison's answer: the report's own sentence when core wrote one ("answer"), else each
+// ticked run's figure to the target as the table gives it (its interval and verdict, or why it
+// has none); Use … for the run clearly fastest to the target.
+void CompareView::showAnswer() {
+  useRun_ = nullptr;
+  useButton_->hide();
+  if (!comparison_ || !report_) {
+    answer_->setText(model_->baseline() ? QStringLiteral("Tick runs in the list to compare them with the baseline.")
+                                        : QStringLiteral("Set a baseline, then tick the runs to compare with it."));
+    return;
+  }
+  const auto& data = report_->data;
+  if (data.is_object() && data.contains("answer") && data["answer"].is_string()) {
+    answer_->setText(qs(data["answer"].get<std::string>()));
+  } else {
+    QStringList lines;
+    const QString to = qs(wb::fmtAccuracy(comparison_->target_acc));
+    int shown = 0, more = 0;
+    for (const auto& row : comparison_->rows) {
+      if (row.is_baseline) continue;
+      if (++shown > 3) {
+        ++more;
+        continue;
+      }
+      const QString figure = !row.showsSpeedup()             ? qs(row.withheldWord()) + QStringLiteral(": no speedup taken")
+                             : std::isfinite(row.target.point) ? qs(wb::stats::formatEstimate(row.target)) + QStringLiteral(" to ") + to
+                                                               : QStringLiteral("did not reach ") + to;
+      lines << QStringLiteral("%1: %2").arg(qs(row.label), figure);
+    }
+    if (more > 0) lines << QStringLiteral("and %1 more (the table below)").arg(more);
+    answer_->setText(lines.isEmpty() ? QStringLiteral("Tick runs in the list to compare them with the baseline.")
+                                     : lines.join(QLatin1Char('\n')));
+  }
+  // The run clearly faster to the target, the fastest of them: its set-up is the one to use.
+  const wb::compare::ComparisonRow* best = nullptr;
+  for (const auto& row : comparison_->rows)
+    if (row.showsSpeedup() && row.target.verdict == wb::stats::Verdict::Faster && (!best || row.target.point > best->target.point))
+      best = &row;
+  if (!best) return;
+  for (Run* run : model_->shownRuns())
+    if (run->runDir() == qs(best->dir) || model_->displayName(run) == qs(best->label)) useRun_ = run;
+  if (!useRun_) return;
+  useButton_->setText(QStringLiteral("Use %1's set-up").arg(model_->displayName(useRun_)));
+  useButton_->show();
 }
 
 // The table over one set of tabs: the chart first, with the whole width (beside another
@@ -135,10 +212,20 @@ QSplitter* CompareView::buildTables() {
   detailTabs_ = new QTabWidget(split);
   detailTabs_->setObjectName(QStringLiteral("compareTabs"));
   chart_ = new SpeedupChart(detailTabs_);
-  advice_ = new QTextBrowser(detailTabs_);
+  auto* advisor = new QWidget(detailTabs_);
+  auto* advisorLayout = new QVBoxLayout(advisor);
+  advisorLayout->setContentsMargins(0, 0, 0, 0);
+  advice_ = new QTextBrowser(advisor);
   advice_->setObjectName(QStringLiteral("compareAdvice"));
+  adviceActions_ = new QWidget(advisor);
+  adviceActions_->setObjectName(QStringLiteral("adviceActions"));
+  auto* actionsRow = new QHBoxLayout(adviceActions_);
+  actionsRow->setContentsMargins(4, 0, 4, 4);
+  actionsRow->addStretch(1);
+  advisorLayout->addWidget(advice_, 1);
+  advisorLayout->addWidget(adviceActions_);
   detailTabs_->addTab(chart_, QStringLiteral("Chart"));
-  detailTabs_->addTab(advice_, QStringLiteral("Advisor"));
+  detailTabs_->addTab(advisor, QStringLiteral("Advisor"));
   whatIf_ = new WhatIfView(detailTabs_);
   detailTabs_->addTab(whatIf_, QStringLiteral("Early-stopping what-if"));
   split->addWidget(detailTabs_);
@@ -213,6 +300,7 @@ void CompareView::refreshNow() {
   } else {
     compare(*base);
   }
+  showAnswer();
   showComparison();
   showChart();
   showAdvice();
@@ -240,11 +328,9 @@ void CompareView::compare(Run& base) {
   // The advisor recommends the worker count each run's stored probe measured, when there is one.
   report_ = wb::report::buildComparisonReport(*comparison_, baseline, runs, wb::probe::storedWorkersAdvice());
   whatIf_->setRuns(records);
-  QString text = QStringLiteral("%1 run(s) against the baseline %2; target %3 val acc%4.")
-                     .arg(runs.size())
+  QString text = QStringLiteral("Against the baseline %1, to %2 val acc%3 (the target).")
                      .arg(qs(wb::records::runLabel(baseline)), qs(wb::fmtAccuracy(comparison_->target_acc)),
-                          comparison_->target_user_set ? QString() : QStringLiteral(" (auto)"));
-  if (runs.empty()) text += QStringLiteral(" Tick runs in the list to compare them.");
+                          comparison_->target_user_set ? QString() : QStringLiteral(", chosen automatically"));
   // The band every verdict is judged against, and what it means for 1 run each (the table's
   // verdict columns and the runs list's tooltips name it too).
   summary_->setToolTip(QStringLiteral("Target: %1.\n%2.")
@@ -300,6 +386,26 @@ void CompareView::showAdvice() {
   if (report_) html += adviceHtml(report_->advice, advice_->palette());
   if (html.isEmpty()) html = QStringLiteral("<p>The advisor's verdicts appear here once a baseline is set.</p>");
   advice_->setHtml(html);
+  showAdviceActions();
+}
+
+// Each action the verdicts suggest (a command their text names), once, as a button under them.
+void CompareView::showAdviceActions() {
+  for (auto* b : adviceActions_->findChildren<QPushButton*>()) delete b;
+  QStringList seen;
+  auto* row = static_cast<QHBoxLayout*>(adviceActions_->layout());
+  for (const auto& block : report_ ? report_->advice : std::vector<wb::report::AdviceBlock>{})
+    for (const auto& v : block.verdicts) {
+      const QString args = qs(v.action);
+      if (args.isEmpty() || seen.contains(args)) continue;
+      seen << args;
+      auto* button = new QPushButton(qs(v.action_label), adviceActions_);
+      button->setObjectName(QStringLiteral("adviceAction"));
+      button->setToolTip(QStringLiteral("Runs workbench-cli %1").arg(args));
+      connect(button, &QPushButton::clicked, this, [this, args] { Q_EMIT actionRequested(args); });
+      row->insertWidget(row->count() - 1, button);
+    }
+  adviceActions_->setVisible(!seen.isEmpty());
 }
 
 bool CompareView::exportTo(const QString& path, QString* error) const {
