@@ -30,6 +30,7 @@
 #include "runs/run.h"
 #include "runs/runs_model.h"
 #include "wb/probe/record.h"
+#include "wb/advice/actions.h"
 #include "wb/advice/busy_machine.h"
 #include "wb/proto/rundir.h"
 #include "wb/report/export.h"
@@ -58,8 +59,8 @@ QString adviceHtml(const std::vector<wb::report::AdviceBlock>& blocks, const QPa
                               : v.severity == wb::advice::Severity::Tip   ? tip
                                                                           : info;
       QString text = qs(v.text);
-      if (!v.action.empty())  // its command is a button under the verdicts
-        text.replace(QStringLiteral("`workbench-cli %1`").arg(qs(v.action)), QStringLiteral("\u201C%1\u201D below").arg(qs(v.action_label)));
+      if (const auto action = wb::advice::actionOf(v))  // its command is a button under the verdicts
+        text.replace(QStringLiteral("`workbench-cli %1`").arg(qs(action->args)), QStringLiteral("\u201C%1\u201D below").arg(qs(action->label)));
       html += QStringLiteral("<li style=\"color:%1\"><b>%2:</b> %3</li>")
                   .arg(colour, QLatin1String(wb::advice::severityName(v.severity)), text.toHtmlEscaped());
     }
@@ -396,10 +397,11 @@ void CompareView::showAdviceActions() {
   auto* row = static_cast<QHBoxLayout*>(adviceActions_->layout());
   for (const auto& block : report_ ? report_->advice : std::vector<wb::report::AdviceBlock>{})
     for (const auto& v : block.verdicts) {
-      const QString args = qs(v.action);
+      const auto action = wb::advice::actionOf(v);
+      const QString args = action ? qs(action->args) : QString();
       if (args.isEmpty() || seen.contains(args)) continue;
       seen << args;
-      auto* button = new QPushButton(qs(v.action_label), adviceActions_);
+      auto* button = new QPushButton(qs(action->label), adviceActions_);
       button->setObjectName(QStringLiteral("adviceAction"));
       button->setToolTip(QStringLiteral("Runs workbench-cli %1").arg(args));
       connect(button, &QPushButton::clicked, this, [this, args] { Q_EMIT actionRequested(args); });

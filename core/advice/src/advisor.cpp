@@ -399,24 +399,6 @@ void referenceVerdicts(const RunRecord& run, const RunMetrics& m, const RunRecor
   }
 }
 
-// The workbench-cli command a verdict's text names (`workbench-cli probe peak`): its action, to
-// be offered as something to run (the window's buttons), with what it does in words.
-void attachActions(std::vector<Advice>& out) {
-  static const std::vector<std::pair<std::string, std::string>> kWords{
-      {"probe peak", "Measure this machine's peak"},
-      {"probe workers", "Measure the best loader workers"},
-      {"noise", "Measure this machine's noise"}};
-  const std::string mark = "`workbench-cli ";
-  for (Advice& a : out) {
-    const size_t at = a.text.find(mark);
-    const size_t end = at == std::string::npos ? at : a.text.find('`', at + mark.size());
-    if (end == std::string::npos) continue;
-    a.action = a.text.substr(at + mark.size(), end - at - mark.size());
-    const auto words = std::find_if(kWords.begin(), kWords.end(), [&](const auto& w) { return w.first == a.action; });
-    a.action_label = words != kWords.end() ? words->second : "Run workbench-cli " + a.action;
-  }
-}
-
 }  // namespace
 
 const char* severityName(Severity s) {
@@ -439,7 +421,6 @@ std::vector<Advice> advise(const RunRecord& run, const RunMetrics& m, const RunR
   earlyStopVerdicts(run, m, out);
   evalVerdicts(run, m, reference, reference_m, out);
   if (reference && reference_m) referenceVerdicts(run, m, *reference, *reference_m, effect, out);
-  attachActions(out);
   return out;
 }
 

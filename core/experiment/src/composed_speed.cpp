@@ -1,5 +1,7 @@
 #include "composed_speed.h"
 
+#include "wb/proto/experiment_events.h"
+
 #include <algorithm>
 
 #include "throughput_trials.h"
@@ -103,11 +105,11 @@ Result<json> measure(const TryOptions& o, const Hooks& h, const std::string& too
   const fs::path file = o.out / (name + ".json");
   if (auto kept = records::readStored(file); kept && kept->is_object()) {
     if (h.log) std::fprintf(h.log, "%s: kept from %s\n", what.c_str(), file.c_str());
-    h.phase(what, 0, 0, true);
+    phase(h, what, 0, 0, true);
     return *kept;
   }
   if (h.log) std::fprintf(h.log, "%s…\n", what.c_str());
-  h.phase(what);
+  phase(h, what);
   launch::ToolRun r;
   r.program = h.cli_path;
   r.args = {"probe", tool, "--config", baselineFile(o).string(), "--variant-config", variant.string(), "--json"};
@@ -126,10 +128,10 @@ Result<records::SpeedRecord> measureByTrials(const TryOptions& o, const Hooks& h
   const std::string what = evaluation ? "evaluation time (short interleaved trials, whole processes)"
                                       : "training throughput (short interleaved trials, whole processes)";
   if (auto kept = records::readStored(file); kept && kept->is_object()) {
-    h.phase(what, 0, 0, true);
+    phase(h, what, 0, 0, true);
     return records::speedRecordFromJson(*kept);
   }
-  h.phase(what);
+  phase(h, what);
   detail::TrialsOptions t;
   t.evaluation = evaluation;
   t.steps = evaluation ? detail::kEvalTrialSteps : detail::kTrialSteps;
@@ -220,6 +222,10 @@ std::optional<records::SpeedRecord> timedAfterTheSegments(const TryOptions& o, c
 }
 
 }  // namespace
+
+void phase(const Hooks& h, const std::string& what, int done, int total, bool kept) {
+  h.emit(proto::toEvent(proto::PhaseEvent{what, done, total, kept}, -1, 0.0));
+}
 
 Result<Speed> measureSpeed(const TryOptions& o, bool futility, const Hooks& h) {
   const Changes changes = changesOf(o);

@@ -384,7 +384,7 @@ Result<std::optional<ReferenceRuns>> referencesFor(const TryOptions& o, const Co
   r.cli_path = h.cli_path;
   r.stop = h.stop;
   r.log = h.log;
-  r.on_progress = [&h](int done, int total) { h.phase(kReferencePhase, done, total); };
+  r.on_progress = [&h](int done, int total) { detail::phase(h, kReferencePhase, done, total); };
   std::error_code ec;
   const bool stored = fs::exists(r.store / referenceKey(o.baseline, r.dataset_id) / "reference.json", ec);
   const bool needed = !in.keeps || in.changes.has(Part::Replay);
@@ -509,7 +509,7 @@ Status lookedAtVariantRuns(const TryOptions& o, const ComposedOptions& c, const 
     if (h.log && k > 1 && (n > 1 || p.elsewhere))
       std::fprintf(h.log, "the variant's runs %d-%d %s (their samples to target only)\n", k, k + n - 1,
                    p.elsewhere ? "as one job array" : "side by side");
-    h.phase(kVariantPhase, k - 1, c.variant_runs);
+    detail::phase(h, kVariantPhase, k - 1, c.variant_runs);
     VariantPlan capped = p;
     capped.cap_samples = waveCap(o, c, p, reference, rule, in, k, h);
     cap = capped.cap_samples;

@@ -349,10 +349,6 @@ Result<Outcome> Runner::run() {
 
 }  // namespace
 
-void Hooks::phase(const std::string& what, int done, int total, bool kept) const {
-  if (on_event) on_event(proto::toEvent(proto::PhaseEvent{what, done, total, kept}, -1, 0.0));
-}
-
 Result<launch::RunOutcome> launchOne(const Config& config, const fs::path& dir, const UserCommand& command,
                                      const std::string& cli_path, const std::string& who,
                                      const std::function<void(const json&)>& on_event) {

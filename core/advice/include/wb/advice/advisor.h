@@ -19,9 +19,6 @@ struct Advice {      // one piece of advice (the speedup verdicts are wb/stats/s
   std::string code;   // stable id: "data-bound", "fp16-skips", "sharding", ... (tests, UI icons)
   Severity severity = Severity::Info;
   std::string text;   // one sentence a person can act on
-  // The workbench-cli arguments that act on it, when its text names a command ("probe peak"),
-  // and what running them does, in words ("Measure this machine's peak"); "" when none.
-  std::string action, action_label;
 };
 
 // Verdicts for `run` (metrics `m`). `reference`/`reference_m` may be null (no comparison verdicts).

@@ -158,9 +158,6 @@ struct Hooks {
   void emit(const nlohmann::json& ev) const {
     if (on_event) on_event(ev);
   }
-  // A `phase` event (wb/proto/experiment_events.h): a try by parts measures `what` now, `done` of
-  // `total` runs of it finished (total 0: not counted); `kept`: read from its folder instead.
-  void phase(const std::string& what, int done = 0, int total = 0, bool kept = false) const;
 };
 
 // One run of `config` into `dir`: a `workbench-cli run` (the binary at cli_path), or with
