@@ -129,8 +129,9 @@ class TestCompareView : public QObject {
     RunsModel model;
     Run* base = Run::fromDirectory(t::writeRunDir(root.path(), QStringLiteral("base"), QStringLiteral("base"), t::eventsReaching(0.8),
                                                   QStringLiteral("ok")));
-    Run* other = Run::fromDirectory(t::writeRunDir(root.path(), QStringLiteral("other"), QStringLiteral("other"),
-                                                   t::eventsReaching(0.85), QStringLiteral("ok")));
+    Run* other = Run::fromDirectory(t::writeRunDirWith(root.path(), QStringLiteral("other"), QStringLiteral("other"),
+                                                       {{"speedups", {{"channels_last", true}}}}, t::eventsReaching(0.85),
+                                                       QStringLiteral("ok")));
     model.addRun(base), model.addRun(other);
     CompareView view(&model);
     auto* answer = view.findChild<QLabel*>(QStringLiteral("compareAnswer"));

@@ -504,19 +504,27 @@ class TestSpeedupsFront : public QObject {
   // For a person to look at: the window at 1024x700, 1280x800 and 1920x1080, each with the Live
   // tab, then the Experiments tab's Ladder, Chart and Fastest pages (WB_GRAB_ROOT's newest ladder and search); back at
   // 1280x800 on the Live tab after.
-  static void grabAtEachSize(QWidget& w) {
+  static void grabAtEachSize(wb::ui::MainWindow& w) {
     const QString dir = qEnvironmentVariable("WB_GRAB_DIR");
+    // The Compare tab: the run named "base" against the others.
+    for (auto* run : w.runs()->runs())
+      if (run->name() == QLatin1String("base")) w.runs()->setBaseline(run);
+    for (auto* run : w.runs()->runs()) w.runs()->setShown(run, true);
     showTab(w, QStringLiteral("Experiments"));
     showTab(w, QStringLiteral("Ladder"));
     QTest::qWait(300);
     QVERIFY(w.grab().save(dir + QStringLiteral("/experiments-listed.png")));
+    openNewest(w, QStringLiteral("try"));  // its answer first
+    QVERIFY(w.grab().save(dir + QStringLiteral("/experiments-try.png")));
+    w.experiments()->closeExperiment();
     openNewest(w, QStringLiteral("search"));  // its runs as a group in the runs list
     openNewest(w, QStringLiteral("ladder"));
     for (const QSize size : {QSize(1024, 700), QSize(1280, 800), QSize(1920, 1080)}) {
       w.resize(size);
       const QString stem = dir + QStringLiteral("/size-%1x%2").arg(size.width()).arg(size.height());
-      for (const QString& tab : {QStringLiteral("Live"), QStringLiteral("Ladder"), QStringLiteral("Chart"), QStringLiteral("Fastest")}) {
-        if (tab != QLatin1String("Live")) showTab(w, QStringLiteral("Experiments"));
+      for (const QString& tab : {QStringLiteral("Live"), QStringLiteral("Compare"), QStringLiteral("Ladder"), QStringLiteral("Chart"),
+                                 QStringLiteral("Fastest")}) {
+        if (tab != QLatin1String("Live") && tab != QLatin1String("Compare")) showTab(w, QStringLiteral("Experiments"));
         showTab(w, tab);
         QTest::qWait(300);
         QVERIFY(w.grab().save(stem + QStringLiteral("-") + tab.toLower() + QStringLiteral(".png")));
@@ -570,6 +578,10 @@ class TestSpeedupsFront : public QObject {
     const QString key = qEnvironmentVariable("WB_GRAB_TRY");
     if (key.isEmpty()) return;
     QTest::mouseClick(s->tryButton(key), Qt::LeftButton);
+    showTab(w, QStringLiteral("Experiments"));
+    QTRY_VERIFY_WITH_TIMEOUT(!w.tryRunner()->phase().isEmpty() || !w.tryRunner()->isRunning(), 300000);
+    QTest::qWait(3000);  // the time so far moves on
+    QVERIFY(w.grab().save(qEnvironmentVariable("WB_GRAB_DIR") + QStringLiteral("/window-1280x800-try-running.png")));
     QTRY_VERIFY_WITH_TIMEOUT(!w.tryRunner()->isRunning(), 600000);
     QTest::qWait(1000);
     QVERIFY(w.grab().save(qEnvironmentVariable("WB_GRAB_DIR") + QStringLiteral("/window-1280x800-try-") + key + QStringLiteral(".png")));

@@ -74,8 +74,9 @@ QString adviceHtml(const std::vector<wb::report::AdviceBlock>& blocks, const QPa
 CompareView::CompareView(RunsModel* model, QWidget* parent)
     : QWidget(parent), model_(model) {
   auto* layout = new QVBoxLayout(this);
-  layout->addLayout(buildControls());
-  layout->addWidget(buildSummary());
+  QHBoxLayout* controls = buildControls();
+  layout->addLayout(controls);
+  buildSummary(layout, controls);
   layout->addWidget(buildTables(), 1);
   connectControls();
   connectModel();
@@ -106,7 +107,6 @@ QHBoxLayout* CompareView::buildControls() {
   minEffect_->setToolTip(QStringLiteral("A speedup is called faster or slower only when its interval excludes 1 and it is "
                                         "at least this large; smaller effects read \"within noise\" however sure"));
   controls->addWidget(minEffect_);
-  controls->addStretch(1);
   exportButton_ = new QPushButton(QStringLiteral("Export…"), this);
   controls->addWidget(exportButton_);
 
@@ -114,19 +114,17 @@ QHBoxLayout* CompareView::buildControls() {
 }
 
 // The answer (each ticked run's figure, large) with Use …, over the summary's details.
-QWidget* CompareView::buildSummary() {
-  auto* box = new QWidget(this);
-  auto* layout = new QVBoxLayout(box);
-  layout->setContentsMargins(0, 0, 0, 0);
-  auto* row = new QHBoxLayout;
+void CompareView::buildSummary(QVBoxLayout* layout, QHBoxLayout* controls) {
+  QWidget* box = this;
   answer_ = new QLabel(box);
   answer_->setObjectName(QStringLiteral("compareAnswer"));
-  answer_->setWordWrap(true);
   answer_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   QFont big = answer_->font();
-  big.setPointSizeF(big.pointSizeF() * 1.25);
+  big.setPointSizeF(big.pointSizeF() * 1.15);
   big.setBold(true);
   answer_->setFont(big);
+  answer_->setWordWrap(false);  // one line: the table and chart keep their height (the tooltip has it whole)
+  answer_->setMinimumWidth(1);
   useButton_ = new QPushButton(box);
   useButton_->setObjectName(QStringLiteral("compareUse"));
   useButton_->setToolTip(QStringLiteral("Load this run's set-up (it says what changes before it does)"));
@@ -135,17 +133,16 @@ QWidget* CompareView::buildSummary() {
     if (!useRun_ || useRun_->runDir().isEmpty()) return;
     Q_EMIT useConfig(QString::fromStdString(wb::proto::RunDir{useRun_->runDir().toStdString()}.config().string()), useButton_->text());
   });
-  row->addWidget(answer_, 1);
-  row->addWidget(useButton_, 0, Qt::AlignTop);
-  layout->addLayout(row);
+  // First on the controls' row (Target, Effect ≥ and Export… after it): no height taken from the chart.
+  controls->insertWidget(0, answer_, 1);
+  controls->insertWidget(1, useButton_);
   summary_ = new QLabel(box);
   summary_->setObjectName(QStringLiteral("compareSummary"));
   summary_->setWordWrap(true);
-  // Three lines kept whatever it says: the tabs under it do not jump as its lines come and go.
   summary_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
-  summary_->setMinimumHeight(2 * summary_->fontMetrics().lineSpacing() + 4);
+  // Three lines kept whatever it says: the tabs under it do not jump as its lines come and go.
+  summary_->setMinimumHeight(3 * summary_->fontMetrics().lineSpacing() + 4);
   layout->addWidget(summary_);
-  return box;
 }
 
 QString CompareView::answerText() const { return answer_->text(); }
@@ -170,7 +167,7 @@ void CompareView::showAnswer() {
     int shown = 0, more = 0;
     for (const auto& row : comparison_->rows) {
       if (row.is_baseline) continue;
-      if (++shown > 3) {
+      if (++shown > 1) {  // one figure, large; the table holds the others
         ++more;
         continue;
       }
@@ -179,9 +176,9 @@ void CompareView::showAnswer() {
                                                                : QStringLiteral("did not reach ") + to;
       lines << QStringLiteral("%1: %2").arg(qs(row.label), figure);
     }
-    if (more > 0) lines << QStringLiteral("and %1 more (the table below)").arg(more);
-    answer_->setText(lines.isEmpty() ? QStringLiteral("Tick runs in the list to compare them with the baseline.")
-                                     : lines.join(QLatin1Char('\n')));
+    if (more > 0 && !lines.isEmpty()) lines.back() += QStringLiteral("; %1 more in the table").arg(more);
+    answer_->setText(lines.isEmpty() ? QStringLiteral("Tick runs in the list to compare them with the baseline.") : lines.front());
+    answer_->setToolTip(answer_->text());
   }
   // The run clearly faster to the target, the fastest of them: its set-up is the one to use.
   const wb::compare::ComparisonRow* best = nullptr;

@@ -33,6 +33,7 @@
 
 class QDoubleSpinBox;
 class QHBoxLayout;
+class QVBoxLayout;
 class QSplitter;
 class QLabel;
 class QPushButton;
@@ -98,7 +99,7 @@ class CompareView : public QWidget {
 
  private:
   QHBoxLayout* buildControls();
-  QWidget* buildSummary();
+  void buildSummary(QVBoxLayout* layout, QHBoxLayout* controls);
   void showAnswer();
   QSplitter* buildTables();
   void connectControls();
