@@ -7,7 +7,9 @@
 // experiment or of changed data is refused naming what differs; a larger global batch too slow to be
 // faster is answered by the bound when only "faster?" is asked. No test asserts a time.
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
+#include <QProcess>
 #include <thread>
 
 #include <QTemporaryDir>
@@ -18,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../support/event_stream.h"
 #include "../support/machine.h"
 #include "../support/proc.h"
 
@@ -504,6 +507,55 @@ class TestCliTryParts : public QObject {
     QVERIFY(!doc.contains("method"));
     QVERIFY2(proc.err.contains("whole runs in pairs: model.name is not measured by parts"), proc.describe().constData());
     QVERIFY(QFile::exists(root.filePath(QStringLiteral("mlp/pairs.json"))));
+  }
+
+  // A try cut while the variant trains to the target (SIGTERM, as the window's Cancel) is
+  // cancelled, never failed: its record says so and what the same command reuses, and its end
+  // event says cancelled. Its phases came as events, each with n of N where it counts runs.
+  void aCutTryIsCancelledAndSaysWhatItKeeps() {
+    QTemporaryDir root;
+    const QString out = root.filePath(QStringLiteral("bf16"));
+    QStringList args = tiny(root.filePath(QStringLiteral("refs")), out, "speedups.precision=bf16-mixed");
+    args.removeAll(QStringLiteral("--json"));
+    args << QStringLiteral("--events-stdout") << QStringLiteral("--parallel-runs") << QStringLiteral("1");
+    QProcess cli;
+    cli.setProcessChannelMode(QProcess::SeparateChannels);
+    cli.start(QStringLiteral(WB_CLI_PATH), args);
+    QVERIFY(cli.waitForStarted());
+    std::vector<json> events;
+    const auto variantRuns = [](const json& e) {
+      return e.value("type", "") == "phase" && e.value("phase", "") == "the variant's runs to the target";
+    };
+    QVERIFY2(wb::test::readEvents(cli, events, variantRuns, 400000), cli.readAllStandardError().constData());
+    // Cut the variant's first run while it trains: the run ends "cancelled", which is the try's cancel.
+    QElapsedTimer waited;
+    waited.start();
+    const auto variantTraining = [&] {
+      for (const QString& d : QDir(out + QStringLiteral("/runs")).entryList({QStringLiteral("variant-seed-*")}, QDir::Dirs))
+        if (wb::test::trainingIn(out + QStringLiteral("/runs/") + d)) return true;
+      return false;
+    };
+    while (!variantTraining() && waited.elapsed() < 120000 && cli.state() == QProcess::Running) QTest::qWait(50);
+    QVERIFY2(variantTraining(), "the variant's first run never trained");
+    cli.terminate();
+    QVERIFY(cli.waitForFinished(120000));
+    wb::test::readEvents(cli, events, [](const json&) { return false; }, 1000);
+    QCOMPARE(cli.exitCode(), 130);
+    std::map<std::string, json> phases;
+    for (const auto& e : events)
+      if (e.value("type", "") == "phase") phases[e.value("phase", "")] = e;
+    QVERIFY2(phases.count("the experiment's reference runs"), "no phase event for the reference runs");
+    QCOMPARE(phases["the experiment's reference runs"]["total"].get<int>(), 3);
+    QCOMPARE(phases["the experiment's reference runs"]["done"].get<int>(), 3);
+    QCOMPARE(phases["the variant's runs to the target"]["total"].get<int>(), 3);
+    QVERIFY(!events.empty());
+    QCOMPARE(events.back().value("type", ""), std::string("end"));
+    QCOMPARE(events.back().value("status", ""), std::string("cancelled"));
+    const json doc = readJson(out + QStringLiteral("/try.json"));
+    QCOMPARE(doc.value("status", ""), std::string("cancelled"));
+    const json kept = doc.value("kept", json::array());
+    QVERIFY2(kept.dump().find("the math check") != std::string::npos && kept.dump().find("3 of 3 reference runs") != std::string::npos,
+             doc.dump().c_str());
   }
 };
 

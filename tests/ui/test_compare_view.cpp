@@ -4,6 +4,10 @@
 // and chart are the Experiments tab's: test_experiment_view.)
 #include <QFile>
 #include <QLabel>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTextBrowser>
 #include <QTableWidget>
 #include <QTabWidget>
 #include <QtTest/QtTest>
@@ -115,6 +119,69 @@ class TestCompareView : public QObject {
     QCOMPARE(QString::fromStdString(view.chart()->bars().bars[1].annotation), QStringLiteral("contended"));
     QVERIFY(view.findChild<QLabel*>(QStringLiteral("compareSummary"))->text().contains(QStringLiteral("their speedups are not shown")));
     t::grabIfAsked(view, QStringLiteral("contended"));
+  }
+
+  // The summary leads with the figure: each ticked run's speedup to the target as the table gives
+  // it (its interval and verdict, or that one run each has none), never a count of runs; the
+  // contended run says why it has none.
+  void theSummaryLeadsWithTheFigure() {
+    auto root = t::scratchRoot();
+    RunsModel model;
+    Run* base = Run::fromDirectory(t::writeRunDir(root.path(), QStringLiteral("base"), QStringLiteral("base"), t::eventsReaching(0.8),
+                                                  QStringLiteral("ok")));
+    Run* other = Run::fromDirectory(t::writeRunDirWith(root.path(), QStringLiteral("other"), QStringLiteral("other"),
+                                                       {{"speedups", {{"channels_last", true}}}}, t::eventsReaching(0.85),
+                                                       QStringLiteral("ok")));
+    model.addRun(base), model.addRun(other);
+    CompareView view(&model);
+    auto* answer = view.findChild<QLabel*>(QStringLiteral("compareAnswer"));
+    QVERIFY(answer);
+    view.refreshNow();
+    QVERIFY2(answer->text().contains(QStringLiteral("Set a baseline")), qPrintable(answer->text()));
+    model.setBaseline(base);
+    model.setShown(other, true);
+    view.refreshNow();
+    const QString figure = view.table()->item(1, t::columnOf(view.table(), QStringLiteral("× to target")))->text();
+    QVERIFY2(answer->text().startsWith(model.displayName(other) + QStringLiteral(": ")), qPrintable(answer->text()));
+    QVERIFY2(answer->text().contains(QStringLiteral("\u00D7")) && answer->text().contains(QStringLiteral(" to ")),
+             qPrintable(answer->text() + QStringLiteral(" | table: ") + figure));
+    const QString summary = view.findChild<QLabel*>(QStringLiteral("compareSummary"))->text();
+    QVERIFY2(!summary.contains(QStringLiteral("run(s) against")), qPrintable(summary));
+    QCOMPARE(view.answerText(), answer->text());
+    // One run each: no verdict, so nothing is offered to use.
+    QVERIFY(view.findChild<QPushButton*>(QStringLiteral("compareUse"))->isHidden());
+  }
+
+  // Each action a verdict suggests is a button (a data-bound run with no stored worker probe:
+  // measure the best loader workers), and its command is not left in the words.
+  void anAdvisorActionIsAButton() {
+    auto root = t::scratchRoot();
+    QTemporaryDir probes;
+    qputenv("WB_PROBES_DIR", probes.path().toUtf8());
+    QByteArray events;
+    for (int step = 10; step <= 100; step += 10) {
+      json ev = t::stepEvent(step, 1.0);
+      ev["ms"]["data"] = 20.0;  // most of each step waits for data
+      events += t::line(ev);
+    }
+    events += evalLine(1, 5.0, 0.8);
+    RunsModel model;
+    Run* base = Run::fromDirectory(t::writeRunDir(root.path(), QStringLiteral("base"), QStringLiteral("base"), events, QStringLiteral("ok")));
+    model.addRun(base);
+    CompareView view(&model);
+    QSignalSpy asked(&view, &CompareView::actionRequested);
+    model.setBaseline(base);
+    view.refreshNow();
+    QPushButton* action = nullptr;
+    for (auto* b : view.findChildren<QPushButton*>(QStringLiteral("adviceAction")))
+      if (b->text() == QStringLiteral("Measure the best loader workers")) action = b;
+    QVERIFY2(action, "no button for the worker probe");
+    action->click();
+    QCOMPARE(asked.count(), 1);
+    QCOMPARE(asked.first().at(0).toString(), QStringLiteral("probe workers"));
+    const QString words = view.findChild<QTextBrowser*>(QStringLiteral("compareAdvice"))->toPlainText();
+    QVERIFY2(words.contains(QStringLiteral("Data-bound")) && !words.contains(QStringLiteral("workbench-cli probe workers")), qPrintable(words));
+    qunsetenv("WB_PROBES_DIR");
   }
 
   // A run that did not finish gets no speedup in the window's table, chart and exports; every

@@ -35,6 +35,8 @@
 #include "window/main_window.h"
 #include "window/runs_panel.h"
 #include "wb/probe/record.h"
+#include "wb/ladder/ladder.h"
+#include "wb/proto/config_json.h"
 #include "wb/proto/rundir.h"
 
 using nlohmann::json;
@@ -44,6 +46,25 @@ namespace t = wb::ui::test;
 namespace {
 
 using t::smallExperiment;
+
+// A finished try by parts whose record carries its answer (as core writes it), and its folder's
+// variant config, as the window's Try writes them.
+json finishedTry() {
+  return {{"status", "ok"}, {"method", "composed"}, {"setting", "channels-last on"}, {"speedup", "channels_last"},
+          {"answer", "Turn on channels-last: 1.10\u00D7 faster to 71.4 % val acc (95 %: 1.04-1.17\u00D7)."},
+          {"reached", true}, {"words", "1.10\u00D7 faster to target: its throughput"},
+          {"estimate", {{"to_target", {{"point", 1.10}, {"lo", 1.04}, {"hi", 1.17}, {"verdict", "faster"}, {"pairs", 0}}}}}};
+}
+
+QString writeTry(const QTemporaryDir& root, const QString& name, const json& record) {
+  const QString dir = root.filePath(name);
+  QDir().mkpath(dir);
+  json variant = wb::proto::configToJson(wb::Config{});
+  variant["speedups"]["channels_last"] = true;
+  t::writeFile(dir + QStringLiteral("/variant.config.json"), QByteArray::fromStdString(variant.dump()));
+  t::writeFile(dir + QStringLiteral("/try.json"), QByteArray::fromStdString(record.dump()));
+  return dir;
+}
 
 }  // namespace
 
@@ -205,6 +226,78 @@ class TestMainWindow : public QObject {
     QCOMPARE(wb::ui::fieldValue(w.setup()->configJson(), QStringLiteral("speedups.workers")), json(2));
     QVERIFY2(w.statusBar()->toolTip().contains(QStringLiteral("Use best changed")), qPrintable(w.statusBar()->toolTip()));
     QVERIFY(w.setupChanges(path).isEmpty());
+  }
+
+  // A try that ends leads the Experiments tab with its record's answer (not a sentence the window
+  // builds), joins the list of experiments at once (no restart), and offers Use … when it was
+  // clearly faster, which loads its setting into the set-up.
+  void aFinishedTryLeadsWithItsAnswerAndJoinsTheList() {
+    auto root = t::scratchRoot();
+    auto options = t::windowOptions(root);
+    options.askBeforeUse = false;
+    MainWindow w(options);
+    auto* list = w.experiments()->findChild<QTableWidget*>(QStringLiteral("ladderTable"));
+    QVERIFY(list->item(0, 0)->text().startsWith(QStringLiteral("None yet")));
+    const QString dir = writeTry(root, QStringLiteral("20261207-100000-try-channels_last"), finishedTry());
+    Q_EMIT w.tryRunner()->finished(dir, false, QString());
+    QCOMPARE(w.experiments()->answerText(), QStringLiteral("Turn on channels-last: 1.10\u00D7 faster to 71.4 % val acc (95 %: 1.04-1.17\u00D7)."));
+    QVERIFY2(w.statusBar()->toolTip().contains(QStringLiteral("Turn on channels-last")), qPrintable(w.statusBar()->toolTip()));
+    QCOMPARE(list->item(0, 1)->text(), QStringLiteral("try"));  // listed without a restart
+    QCOMPARE(list->item(0, 0)->data(Qt::UserRole).toString(), dir);
+    auto* use = w.experiments()->findChild<QPushButton*>(QStringLiteral("experimentUse"));
+    QVERIFY(use && !use->isHidden());
+    QCOMPARE(use->text(), QStringLiteral("Use channels-last on"));
+    use->click();
+    QCOMPARE(wb::ui::fieldValue(w.setup()->configJson(), QStringLiteral("speedups.channels_last")), json(true));
+    QVERIFY2(w.statusBar()->toolTip().startsWith(QStringLiteral("Use channels-last on changed")), qPrintable(w.statusBar()->toolTip()));
+  }
+
+  // A cancelled try reads "cancelled" (never "failed", nor an empty folder) and says what trying
+  // it again reuses, from its record's "kept"; it offers nothing to use.
+  void aCancelledTryReadsCancelledAndWhatItReuses() {
+    auto root = t::scratchRoot();
+    MainWindow w(t::windowOptions(root));
+    json cut = finishedTry();
+    cut.erase("answer");
+    cut["status"] = "cancelled";
+    cut["words"] = "";
+    cut["estimate"] = json::object();
+    cut["kept"] = {"the math check", "2 of 5 reference runs"};
+    const QString dir = writeTry(root, QStringLiteral("20261207-100000-try-precision"), cut);
+    Q_EMIT w.tryRunner()->finished(dir, true, QString());
+    const QString status = w.statusBar()->toolTip();
+    QVERIFY2(status.contains(QStringLiteral("cancelled")) && status.contains(QStringLiteral("reuses the math check, 2 of 5 reference runs")),
+             qPrintable(status));
+    QVERIFY2(!status.contains(QStringLiteral("kept in .")) && !status.contains(QStringLiteral("no speedup taken")), qPrintable(status));
+    QVERIFY2(w.experiments()->answerText().contains(QStringLiteral("cancelled")), qPrintable(w.experiments()->answerText()));
+    QVERIFY(w.experiments()->findChild<QPushButton*>(QStringLiteral("experimentUse"))->isHidden());
+  }
+
+  // The list of experiments follows the runs folder: one the CLI writes there appears when the
+  // folder is read again, and an open ladder closes back to the list.
+  void theListFollowsTheFolderAndALadderClosesBackToIt() {
+    auto root = t::scratchRoot();
+    MainWindow w(t::windowOptions(root));
+    auto* list = w.experiments()->findChild<QTableWidget*>(QStringLiteral("ladderTable"));
+    const QString ladder = root.filePath(QStringLiteral("20261207-100000-ladder"));
+    QVERIFY(QDir().mkpath(ladder));
+    wb::ladder::Ladder l;
+    wb::ladder::LadderRow base;
+    base.step.key = "baseline", base.step.added = "all speedups off";
+    l.rows = {base};
+    json doc = wb::ladder::ladderJson(l);
+    doc["answer"] = "Nothing tried here made training faster.";
+    QVERIFY(t::writeFile(ladder + QStringLiteral("/ladder.json"), QByteArray::fromStdString(doc.dump())));
+    w.history()->rescan();
+    QCOMPARE(list->item(0, 0)->data(Qt::UserRole).toString(), ladder);
+    Q_EMIT list->cellDoubleClicked(0, 0);
+    QCOMPARE(w.experiments()->answerText(), QStringLiteral("Nothing tried here made training faster."));
+    auto* back = w.experiments()->findChild<QPushButton*>(QStringLiteral("experimentBack"));
+    QVERIFY(back && !back->isHidden());
+    back->click();
+    QVERIFY(!w.experiments()->canExport());
+    QCOMPARE(list->item(0, 0)->data(Qt::UserRole).toString(), ladder);  // the list again
+    QVERIFY(back->isHidden());
   }
 
   // Every shortcut does one thing (F5 was both Run and Refresh: Qt ran neither); F5 is Run.

@@ -5,6 +5,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -25,6 +26,7 @@
 #include "setup/probe_runner.h"
 #include "setup/setup_panel.h"
 #include "compare/experiment_runner.h"
+#include "compare/experiment_view.h"
 #include "setup/speedups_group.h"
 #include "ui_test_util.h"
 #include "wb/common/config_schema.h"
@@ -425,10 +427,11 @@ class TestSpeedupsFront : public QObject {
     qunsetenv("WB_PROBES_DIR");
   }
 
-  // A try is an experiment in the window: the runs of its measurements (by parts: more devices'
-  // short trials, whole processes) join the list as they start, its row says it is trying and its button cancels
-  // it; Stop all does too; a cancel keeps what was measured (the math check, the finished trials)
-  // and try.json says cancelled, so the same try continues from them.
+  // A try is an experiment in the window: its row and the Experiments tab say what it measures
+  // now (its phase, from its events) and for how long; the runs of its measurements (by parts:
+  // more devices' short trials, whole processes) stay out of the runs list; its button cancels it;
+  // Stop all does too; a cancel keeps what was measured (the math check, the finished trials),
+  // try.json says cancelled, the row says cancelled, and the same try continues from them.
   void aRunningTryIsShownAndCancelKeepsWhatItMeasured() {
     QTemporaryDir root = wb::ui::test::scratchRoot(), probes;
     qputenv("WB_PROBES_DIR", probes.path().toUtf8());
@@ -445,9 +448,13 @@ class TestSpeedupsFront : public QObject {
     QVERIFY(!s->tryButton(QStringLiteral("precision"))->isEnabled());  // one try at a time
     QVERIFY(w.stopAction()->isEnabled());
     QVERIFY2(s->effectText(key).startsWith(QStringLiteral("Trying")), qPrintable(s->effectText(key)));
-    // The trials' runs join the list as they start (the math check before them is one process, no run).
-    QTRY_VERIFY_WITH_TIMEOUT(!w.runs()->runs().isEmpty(), 120000);
+    // The trials' phase, from the try's events: in the row, with the time so far.
+    QTRY_VERIFY_WITH_TIMEOUT(w.tryRunner()->phase().contains(QStringLiteral("training throughput")), 120000);
     QVERIFY(w.tryRunner()->isRunning());
+    QTRY_VERIFY2(s->effectText(key).contains(QStringLiteral("training throughput")), qPrintable(s->effectText(key)));
+    QVERIFY2(w.experiments()->answerText().startsWith(QStringLiteral("Trying")), qPrintable(w.experiments()->answerText()));
+    QTest::qWait(1500);  // a trial's run has started: it stays out of the list
+    QVERIFY(w.runs()->runs().isEmpty());
 
     QSignalSpy done(w.tryRunner(), &wb::ui::ExperimentRunner::finished);
     QTest::mouseClick(s->tryButton(key), Qt::LeftButton);
@@ -463,7 +470,16 @@ class TestSpeedupsFront : public QObject {
     QVERIFY2(QFileInfo::exists(out.filePath(QStringLiteral("math.json"))), "the math check measured before the trials is kept");
     for (const auto* run : w.runs()->runs())
       if (!run->runDir().isEmpty()) QVERIFY2(QFileInfo::exists(run->runDir()), qPrintable(run->runDir()));  // nothing listed was removed
-    QVERIFY2(s->effectText(key).contains(QStringLiteral("no speedup taken")), qPrintable(s->effectText(key)));
+    QVERIFY2(s->effectText(key).contains(QStringLiteral("cancelled")) && !s->effectText(key).contains(QStringLiteral("no speedup taken")),
+             qPrintable(s->effectText(key)));
+    QVERIFY2(w.statusBar()->toolTip().contains(QStringLiteral("cancelled")) && w.statusBar()->toolTip().contains(QStringLiteral("the math check")),
+             qPrintable(w.statusBar()->toolTip()));
+    // Trying it again continues it in the same folder and says what it reuses.
+    QVERIFY(w.trySpeedup(key));
+    QCOMPARE(w.tryRunner()->arguments().value(w.tryRunner()->arguments().indexOf(QStringLiteral("--out")) + 1), out.path());
+    QVERIFY2(w.statusBar()->toolTip().contains(QStringLiteral("reusing the math check")), qPrintable(w.statusBar()->toolTip()));
+    w.cancelTry();
+    QTRY_VERIFY_WITH_TIMEOUT(!w.tryRunner()->isRunning(), 120000);
     qunsetenv("WB_PROBES_DIR");
   }
 
@@ -488,19 +504,27 @@ class TestSpeedupsFront : public QObject {
   // For a person to look at: the window at 1024x700, 1280x800 and 1920x1080, each with the Live
   // tab, then the Experiments tab's Ladder, Chart and Fastest pages (WB_GRAB_ROOT's newest ladder and search); back at
   // 1280x800 on the Live tab after.
-  static void grabAtEachSize(QWidget& w) {
+  static void grabAtEachSize(wb::ui::MainWindow& w) {
     const QString dir = qEnvironmentVariable("WB_GRAB_DIR");
+    // The Compare tab: the run named "base" against the others.
+    for (auto* run : w.runs()->runs())
+      if (run->name() == QLatin1String("base")) w.runs()->setBaseline(run);
+    for (auto* run : w.runs()->runs()) w.runs()->setShown(run, true);
     showTab(w, QStringLiteral("Experiments"));
     showTab(w, QStringLiteral("Ladder"));
     QTest::qWait(300);
     QVERIFY(w.grab().save(dir + QStringLiteral("/experiments-listed.png")));
+    openNewest(w, QStringLiteral("try"));  // its answer first
+    QVERIFY(w.grab().save(dir + QStringLiteral("/experiments-try.png")));
+    w.experiments()->closeExperiment();
     openNewest(w, QStringLiteral("search"));  // its runs as a group in the runs list
     openNewest(w, QStringLiteral("ladder"));
     for (const QSize size : {QSize(1024, 700), QSize(1280, 800), QSize(1920, 1080)}) {
       w.resize(size);
       const QString stem = dir + QStringLiteral("/size-%1x%2").arg(size.width()).arg(size.height());
-      for (const QString& tab : {QStringLiteral("Live"), QStringLiteral("Ladder"), QStringLiteral("Chart"), QStringLiteral("Fastest")}) {
-        if (tab != QLatin1String("Live")) showTab(w, QStringLiteral("Experiments"));
+      for (const QString& tab : {QStringLiteral("Live"), QStringLiteral("Compare"), QStringLiteral("Ladder"), QStringLiteral("Chart"),
+                                 QStringLiteral("Fastest")}) {
+        if (tab != QLatin1String("Live") && tab != QLatin1String("Compare")) showTab(w, QStringLiteral("Experiments"));
         showTab(w, tab);
         QTest::qWait(300);
         QVERIFY(w.grab().save(stem + QStringLiteral("-") + tab.toLower() + QStringLiteral(".png")));
@@ -554,6 +578,10 @@ class TestSpeedupsFront : public QObject {
     const QString key = qEnvironmentVariable("WB_GRAB_TRY");
     if (key.isEmpty()) return;
     QTest::mouseClick(s->tryButton(key), Qt::LeftButton);
+    showTab(w, QStringLiteral("Experiments"));
+    QTRY_VERIFY_WITH_TIMEOUT(!w.tryRunner()->phase().isEmpty() || !w.tryRunner()->isRunning(), 300000);
+    QTest::qWait(3000);  // the time so far moves on
+    QVERIFY(w.grab().save(qEnvironmentVariable("WB_GRAB_DIR") + QStringLiteral("/window-1280x800-try-running.png")));
     QTRY_VERIFY_WITH_TIMEOUT(!w.tryRunner()->isRunning(), 600000);
     QTest::qWait(1000);
     QVERIFY(w.grab().save(qEnvironmentVariable("WB_GRAB_DIR") + QStringLiteral("/window-1280x800-try-") + key + QStringLiteral(".png")));

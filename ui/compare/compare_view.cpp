@@ -1,6 +1,7 @@
 #include "compare/compare_view.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <QApplication>
 #include <QClipboard>
@@ -29,7 +30,9 @@
 #include "runs/run.h"
 #include "runs/runs_model.h"
 #include "wb/probe/record.h"
+#include "wb/advice/actions.h"
 #include "wb/advice/busy_machine.h"
+#include "wb/proto/rundir.h"
 #include "wb/report/export.h"
 #include "wb/report/tensorboard.h"
 
@@ -56,8 +59,11 @@ QString adviceHtml(const std::vector<wb::report::AdviceBlock>& blocks, const QPa
       const QString& colour = v.severity == wb::advice::Severity::Warning ? warning
                               : v.severity == wb::advice::Severity::Tip   ? tip
                                                                           : info;
+      QString text = qs(v.text);
+      if (const auto action = wb::advice::actionOf(v))  // its command is a button under the verdicts
+        text.replace(QStringLiteral("`workbench-cli %1`").arg(qs(action->args)), QStringLiteral("\u201C%1\u201D below").arg(qs(action->label)));
       html += QStringLiteral("<li style=\"color:%1\"><b>%2:</b> %3</li>")
-                  .arg(colour, QLatin1String(wb::advice::severityName(v.severity)), qs(v.text).toHtmlEscaped());
+                  .arg(colour, QLatin1String(wb::advice::severityName(v.severity)), text.toHtmlEscaped());
     }
     html += QStringLiteral("</ul>");
   }
@@ -69,8 +75,9 @@ QString adviceHtml(const std::vector<wb::report::AdviceBlock>& blocks, const QPa
 CompareView::CompareView(RunsModel* model, QWidget* parent)
     : QWidget(parent), model_(model) {
   auto* layout = new QVBoxLayout(this);
-  layout->addLayout(buildControls());
-  layout->addWidget(buildSummary());
+  QHBoxLayout* controls = buildControls();
+  layout->addLayout(controls);
+  buildSummary(layout, controls);
   layout->addWidget(buildTables(), 1);
   connectControls();
   connectModel();
@@ -101,22 +108,90 @@ QHBoxLayout* CompareView::buildControls() {
   minEffect_->setToolTip(QStringLiteral("A speedup is called faster or slower only when its interval excludes 1 and it is "
                                         "at least this large; smaller effects read \"within noise\" however sure"));
   controls->addWidget(minEffect_);
-  controls->addStretch(1);
   exportButton_ = new QPushButton(QStringLiteral("Export…"), this);
   controls->addWidget(exportButton_);
 
   return controls;
 }
 
-QLabel* CompareView::buildSummary() {
-  summary_ = new QLabel(this);
+// The answer (each ticked run's figure, large) with Use …, over the summary's details.
+void CompareView::buildSummary(QVBoxLayout* layout, QHBoxLayout* controls) {
+  QWidget* box = this;
+  answer_ = new QLabel(box);
+  answer_->setObjectName(QStringLiteral("compareAnswer"));
+  answer_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  QFont big = answer_->font();
+  big.setPointSizeF(big.pointSizeF() * 1.15);
+  big.setBold(true);
+  answer_->setFont(big);
+  answer_->setWordWrap(false);  // one line: the table and chart keep their height (the tooltip has it whole)
+  answer_->setMinimumWidth(1);
+  useButton_ = new QPushButton(box);
+  useButton_->setObjectName(QStringLiteral("compareUse"));
+  useButton_->setToolTip(QStringLiteral("Load this run's set-up (it says what changes before it does)"));
+  useButton_->hide();
+  connect(useButton_, &QPushButton::clicked, this, [this] {
+    if (!useRun_ || useRun_->runDir().isEmpty()) return;
+    Q_EMIT useConfig(QString::fromStdString(wb::proto::RunDir{useRun_->runDir().toStdString()}.config().string()), useButton_->text());
+  });
+  // First on the controls' row (Target, Effect ≥ and Export… after it): no height taken from the chart.
+  controls->insertWidget(0, answer_, 1);
+  controls->insertWidget(1, useButton_);
+  summary_ = new QLabel(box);
   summary_->setObjectName(QStringLiteral("compareSummary"));
   summary_->setWordWrap(true);
-  // Three lines kept whatever it says: the tabs under it do not jump as its lines come and go.
   summary_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+  // Three lines kept whatever it says: the tabs under it do not jump as its lines come and go.
   summary_->setMinimumHeight(3 * summary_->fontMetrics().lineSpacing() + 4);
+  layout->addWidget(summary_);
+}
 
-  return summary_;
+QString CompareView::answerText() const { return answer_->text(); }
+
+// The comparison's answer: the report's own sentence when core wrote one ("answer"), else each
+// ticked run's figure to the target as the table gives it (its interval and verdict, or why it
+// has none); Use … for the run clearly fastest to the target.
+void CompareView::showAnswer() {
+  useRun_ = nullptr;
+  useButton_->hide();
+  if (!comparison_ || !report_) {
+    answer_->setText(model_->baseline() ? QStringLiteral("Tick runs in the list to compare them with the baseline.")
+                                        : QStringLiteral("Set a baseline, then tick the runs to compare with it."));
+    return;
+  }
+  const auto& data = report_->data;
+  if (data.is_object() && data.contains("answer") && data["answer"].is_string()) {
+    answer_->setText(qs(data["answer"].get<std::string>()));
+  } else {
+    QStringList lines;
+    const QString to = qs(wb::fmtAccuracy(comparison_->target_acc));
+    int shown = 0, more = 0;
+    for (const auto& row : comparison_->rows) {
+      if (row.is_baseline) continue;
+      if (++shown > 1) {  // one figure, large; the table holds the others
+        ++more;
+        continue;
+      }
+      const QString figure = !row.showsSpeedup()             ? qs(row.withheldWord()) + QStringLiteral(": no speedup taken")
+                             : std::isfinite(row.target.point) ? qs(wb::stats::formatEstimate(row.target)) + QStringLiteral(" to ") + to
+                                                               : QStringLiteral("did not reach ") + to;
+      lines << QStringLiteral("%1: %2").arg(qs(row.label), figure);
+    }
+    if (more > 0 && !lines.isEmpty()) lines.back() += QStringLiteral("; %1 more in the table").arg(more);
+    answer_->setText(lines.isEmpty() ? QStringLiteral("Tick runs in the list to compare them with the baseline.") : lines.front());
+    answer_->setToolTip(answer_->text());
+  }
+  // The run clearly faster to the target, the fastest of them: its set-up is the one to use.
+  const wb::compare::ComparisonRow* best = nullptr;
+  for (const auto& row : comparison_->rows)
+    if (row.showsSpeedup() && row.target.verdict == wb::stats::Verdict::Faster && (!best || row.target.point > best->target.point))
+      best = &row;
+  if (!best) return;
+  for (Run* run : model_->shownRuns())
+    if (run->runDir() == qs(best->dir) || model_->displayName(run) == qs(best->label)) useRun_ = run;
+  if (!useRun_) return;
+  useButton_->setText(QStringLiteral("Use %1's set-up").arg(model_->displayName(useRun_)));
+  useButton_->show();
 }
 
 // The table over one set of tabs: the chart first, with the whole width (beside another
@@ -136,10 +211,20 @@ QSplitter* CompareView::buildTables() {
   detailTabs_ = new QTabWidget(split);
   detailTabs_->setObjectName(QStringLiteral("compareTabs"));
   chart_ = new SpeedupChart(detailTabs_);
-  advice_ = new QTextBrowser(detailTabs_);
+  auto* advisor = new QWidget(detailTabs_);
+  auto* advisorLayout = new QVBoxLayout(advisor);
+  advisorLayout->setContentsMargins(0, 0, 0, 0);
+  advice_ = new QTextBrowser(advisor);
   advice_->setObjectName(QStringLiteral("compareAdvice"));
+  adviceActions_ = new QWidget(advisor);
+  adviceActions_->setObjectName(QStringLiteral("adviceActions"));
+  auto* actionsRow = new QHBoxLayout(adviceActions_);
+  actionsRow->setContentsMargins(4, 0, 4, 4);
+  actionsRow->addStretch(1);
+  advisorLayout->addWidget(advice_, 1);
+  advisorLayout->addWidget(adviceActions_);
   detailTabs_->addTab(chart_, QStringLiteral("Chart"));
-  detailTabs_->addTab(advice_, QStringLiteral("Advisor"));
+  detailTabs_->addTab(advisor, QStringLiteral("Advisor"));
   whatIf_ = new WhatIfView(detailTabs_);
   detailTabs_->addTab(whatIf_, QStringLiteral("Early-stopping what-if"));
   split->addWidget(detailTabs_);
@@ -214,6 +299,7 @@ void CompareView::refreshNow() {
   } else {
     compare(*base);
   }
+  showAnswer();
   showComparison();
   showChart();
   showAdvice();
@@ -241,11 +327,9 @@ void CompareView::compare(Run& base) {
   // The advisor recommends the worker count each run's stored probe measured, when there is one.
   report_ = wb::report::buildComparisonReport(*comparison_, baseline, runs, wb::probe::storedWorkersAdvice());
   whatIf_->setRuns(records);
-  QString text = QStringLiteral("%1 run(s) against the baseline %2; target %3 val acc%4.")
-                     .arg(runs.size())
+  QString text = QStringLiteral("Against the baseline %1, to %2 val acc%3 (the target).")
                      .arg(qs(wb::records::runLabel(baseline)), qs(wb::fmtAccuracy(comparison_->target_acc)),
-                          comparison_->target_user_set ? QString() : QStringLiteral(" (auto)"));
-  if (runs.empty()) text += QStringLiteral(" Tick runs in the list to compare them.");
+                          comparison_->target_user_set ? QString() : QStringLiteral(", chosen automatically"));
   // The band every verdict is judged against, and what it means for 1 run each (the table's
   // verdict columns and the runs list's tooltips name it too).
   summary_->setToolTip(QStringLiteral("Target: %1.\n%2.")
@@ -301,6 +385,27 @@ void CompareView::showAdvice() {
   if (report_) html += adviceHtml(report_->advice, advice_->palette());
   if (html.isEmpty()) html = QStringLiteral("<p>The advisor's verdicts appear here once a baseline is set.</p>");
   advice_->setHtml(html);
+  showAdviceActions();
+}
+
+// Each action the verdicts suggest (a command their text names), once, as a button under them.
+void CompareView::showAdviceActions() {
+  for (auto* b : adviceActions_->findChildren<QPushButton*>()) delete b;
+  QStringList seen;
+  auto* row = static_cast<QHBoxLayout*>(adviceActions_->layout());
+  for (const auto& block : report_ ? report_->advice : std::vector<wb::report::AdviceBlock>{})
+    for (const auto& v : block.verdicts) {
+      const auto action = wb::advice::actionOf(v);
+      const QString args = action ? qs(action->args) : QString();
+      if (args.isEmpty() || seen.contains(args)) continue;
+      seen << args;
+      auto* button = new QPushButton(qs(action->label), adviceActions_);
+      button->setObjectName(QStringLiteral("adviceAction"));
+      button->setToolTip(QStringLiteral("Runs workbench-cli %1").arg(args));
+      connect(button, &QPushButton::clicked, this, [this, args] { Q_EMIT actionRequested(args); });
+      row->insertWidget(row->count() - 1, button);
+    }
+  adviceActions_->setVisible(!seen.isEmpty());
 }
 
 bool CompareView::exportTo(const QString& path, QString* error) const {

@@ -9,6 +9,11 @@
 // TensorBoard event files). Its Target and
 // Effect ≥ are also what the Experiments tab's ladder and search measure to (ExperimentView).
 //
+// It leads with the answer, large: the comparison's own sentence when core's report carries one
+// ("answer"), else each ticked run's figure to the target (its interval and verdict, or why it
+// has none), with "Use …'s set-up" for the run clearly fastest; each action a verdict suggests (a
+// command it names) is a button under the Advisor's verdicts (actionRequested).
+//
 // Everything it shows comes from wb_report (the same maths as `compare`, `export`, `ladder`),
 // fed with the RunRecords the window's Runs built from the events they already ingested (a
 // history run reads its events.jsonl once): no file is re-read to refresh.
@@ -29,6 +34,7 @@
 
 class QDoubleSpinBox;
 class QHBoxLayout;
+class QVBoxLayout;
 class QSplitter;
 class QLabel;
 class QPushButton;
@@ -71,6 +77,8 @@ class CompareView : public QWidget {
   // Where Export… starts.
   void setRunsRoot(const QString& root) { runsRoot_ = root; }
 
+  // The sentence that leads the tab: each ticked run's figure against the baseline.
+  QString answerText() const;
   // What is shown (tests): the comparison table and the chart's bars.
   const QTableWidget* table() const { return table_; }
   const SpeedupChart* chart() const { return chart_; }
@@ -83,6 +91,11 @@ class CompareView : public QWidget {
 
  Q_SIGNALS:
   void canExportChanged(bool canExport);
+  // "Use …'s set-up": load the clearly fastest run's config (written as an experiment file) into
+  // the set-up; `what` names the button.
+  void useConfig(const QString& path, const QString& what);
+  // An Advisor button: run what the verdict suggests (workbench-cli arguments: "probe peak").
+  void actionRequested(const QString& arguments);
 
  protected:
   void changeEvent(QEvent* event) override;  // a theme change recolours the verdicts
@@ -90,7 +103,8 @@ class CompareView : public QWidget {
 
  private:
   QHBoxLayout* buildControls();
-  QLabel* buildSummary();
+  void buildSummary(QVBoxLayout* layout, QHBoxLayout* controls);
+  void showAnswer();
   QSplitter* buildTables();
   void connectControls();
   void connectModel();
@@ -102,6 +116,7 @@ class CompareView : public QWidget {
   void showComparison();
   void showChart();
   void showAdvice();
+  void showAdviceActions();
   void tableMenu(const QPoint& pos);
 
   RunsModel* model_;
@@ -109,11 +124,15 @@ class CompareView : public QWidget {
   QDoubleSpinBox* target_;
   QDoubleSpinBox* minEffect_;
   QPushButton* exportButton_;
+  QLabel* answer_;       // the figure, large and first
+  QPushButton* useButton_;
+  QPointer<Run> useRun_;  // the run Use … loads: the clearly fastest to the target
   QLabel* summary_;
   QTableWidget* table_;
   SpeedupChart* chart_;
   QTabWidget* detailTabs_;
   QTextBrowser* advice_ = nullptr;
+  QWidget* adviceActions_ = nullptr;  // a button per action the verdicts suggest
   WhatIfView* whatIf_;                                   // the early-stopping what-if tab
   std::optional<wb::report::Report> report_;             // the comparison
   std::optional<wb::compare::Comparison> comparison_;

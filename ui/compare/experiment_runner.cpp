@@ -1,5 +1,7 @@
 #include "compare/experiment_runner.h"
 
+#include <algorithm>
+
 #include <QFile>
 #include <QFileInfo>
 
@@ -17,10 +19,33 @@ bool CutExperiment::continues(const CutExperiment& asked) const {
   return !dir.isEmpty() && QFileInfo(dir).isDir() && args == asked.args && config == asked.config;
 }
 
+QStringList stepNumbers(const json& plan) {
+  QStringList out;
+  int index = 0;
+  for (const auto& step : plan.is_array() ? plan : json::array()) {
+    const std::string key = proto::stringOr(step, "key", {});
+    out << (proto::boolOr(step, "isolated", false) ? QStringLiteral("alone")
+            : key == "kept"                          ? QStringLiteral("kept")
+                                                     : QString::number(index++));
+  }
+  return out;
+}
+
 QByteArray readAll(const QString& path) {
   QFile f(path);
   return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
+
+namespace {
+
+// Whether `key` names a step of the plan other than its reference (a part's short trials run a
+// "baseline" and a "variant" of their own).
+bool isPlanStep(const json& plan, const std::string& key) {
+  if (!plan.is_array() || key == "baseline") return false;
+  return std::any_of(plan.begin(), plan.end(), [&](const json& step) { return step.value("key", std::string()) == key; });
+}
+
+}  // namespace
 
 ExperimentRunner::ExperimentRunner(QObject* parent, const QString& command) : QObject(parent), command_(command) {}
 
@@ -39,6 +64,7 @@ void ExperimentRunner::start(const QString& program, const QStringList& argument
   result_ = nullptr;
   settled_.clear();
   pairsSoFar_.clear();
+  phase_.clear();
   trialsDone_ = 0;
   clock_.start();
   arguments_ = QStringList{command_, QStringLiteral("--events-stdout")} + arguments;
@@ -88,9 +114,18 @@ void ExperimentRunner::onEvent(const json& ev) {
     plan_ = ladder.steps;
     Q_EMIT progress(QStringLiteral("writing into %1").arg(outDir_));
     Q_EMIT planned(outDir_);
+  } else if (type == proto::PhaseEvent::kType) {
+    const proto::PhaseEvent p = proto::readPhaseEvent(ev);
+    phase_ = qs(p.phase);
+    if (p.kept) phase_ += QStringLiteral(" (kept from before)");
+    else if (p.total > 0) phase_ += QStringLiteral(": %1 of %2 done").arg(p.done).arg(p.total);
+    Q_EMIT progress(phase_);
   } else if (type == proto::RungStartEvent::kType) {
     const proto::RungStartEvent rung = proto::readRungStartEvent(ev);
-    Q_EMIT progress(QStringLiteral("[%1/%2] %3: %4").arg(rung.index + 1).arg(rung.steps).arg(qs(rung.key), qs(rung.added)));
+    if (isPlanStep(plan_, rung.key)) phase_.clear();  // a step of the plan begins: its parts come next
+    // A step by the number its table gives it and what it adds (its key is no word for people).
+    const QString number = stepNumbers(plan_).value(int(rung.index));
+    Q_EMIT progress(number.isEmpty() ? qs(rung.added) : QStringLiteral("step %1: %2").arg(number, qs(rung.added)));
     Q_EMIT rungStarted(int(rung.index), int(rung.steps), qs(rung.key), qs(rung.run_dir));
   } else if (type == proto::RungEndEvent::kType) {
     const proto::RungEndEvent rung = proto::readRungEndEvent(ev);
@@ -99,11 +134,18 @@ void ExperimentRunner::onEvent(const json& ev) {
     rungsEnded_ << line;
     if (rung.error && !rung.error->empty()) line += QStringLiteral(" (") + qs(*rung.error) + QLatin1Char(')');
     if (status != QLatin1String(proto::kStatusOk) && status != QLatin1String(proto::kStatusEarlyStopped)) failedRung_ = line;
-    if (rung.run_dir.empty()) settled_.insert(qs(rung.key));  // a step by parts: one rung, no run folder, then done
+    if (rung.run_dir.empty()) {  // a step by parts: one rung, no run folder, then done
+      settled_.insert(qs(rung.key));
+      phase_.clear();
+    }
     Q_EMIT progress(line);
     Q_EMIT rungEnded(int(rung.index), qs(rung.key), qs(rung.run_dir), status);
   } else if (type == proto::PairEndEvent::kType) {
     const proto::PairEndEvent pair = proto::readPairEndEvent(ev);
+    if (!phase_.isEmpty()) {  // a pair of short trials inside a part: no estimate of the step
+      Q_EMIT progress(QStringLiteral("%1, pair %2").arg(phase_).arg(pair.pair));
+      return;
+    }
     if (!pair.settled.empty()) settled_.insert(qs(pair.key));
     const json wall = pair.estimate.value("wall", json::object());
     pairsSoFar_ = QStringLiteral("%1 pair(s): %2 on wall time%3")

@@ -35,6 +35,9 @@ struct CutExperiment {
 };
 // A file's bytes ("" when it cannot be read).
 QByteArray readAll(const QString& path);
+// A ladder plan's steps numbered as its table numbers them (wb::ladder::ladderTable): the
+// baseline 0, each cumulative step the next, a step alone "alone", the configuration kept "kept".
+QStringList stepNumbers(const nlohmann::json& plan);
 
 class ExperimentRunner : public QObject {
   Q_OBJECT
@@ -65,6 +68,11 @@ class ExperimentRunner : public QObject {
   // The newest pair's estimate so far, in words ("2 pair(s): 1.21× [1.05, 1.40] faster on wall
   // time"); "" before the first pair ends.
   const QString& pairsSoFar() const { return pairsSoFar_; }
+  // What a try by parts (or a ladder's step by parts) measures now, from its `phase` events, with
+  // n of N where it counts runs: "the experiment's reference runs: 2 of 5 done"; "" before the
+  // first and once a step of the plan starts anew. While one is under way its internal pairs
+  // (short trials) are no estimate: pairsSoFar() stays as it was.
+  const QString& phase() const { return phase_; }
   int stepsDone() const;
   // The time since start(): "2 min 10 s".
   QString elapsedText() const;
@@ -72,7 +80,7 @@ class ExperimentRunner : public QObject {
   QString progressText() const;
 
  Q_SIGNALS:
-  // What the ladder is doing, in words: "[2/8] workers: loader workers 0 → 2".
+  // What the ladder is doing, in words: "step 1 of 0-7: loader workers 0 → 2".
   void progress(const QString& line);
   // The plan arrived (plan() holds it), a rung began in runDir, a rung ended with its status
   // ("ok", "failed", "not-started", …): the window shows the rungs as they run.
@@ -99,6 +107,7 @@ class ExperimentRunner : public QObject {
   QString failedRung_;  // the last rung that did not end ok, in words
   QString endStatus_;   // the `end` event's status
   QString pairsSoFar_;
+  QString phase_;
   int trialsDone_ = 0;  // tune's trial_end events
 };
 

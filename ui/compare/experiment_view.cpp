@@ -23,7 +23,11 @@
 #include "runs/cli.h"
 #include "runs/run.h"
 #include "runs/runs_model.h"
+#include "wb/common/paths.h"
+#include "wb/ladder/speedup_effects.h"
+#include "wb/proto/config_json.h"
 #include "wb/proto/events.h"
+#include "wb/proto/try_record.h"
 #include "wb/proto/rundir.h"
 #include "wb/report/export.h"
 #include "wb/stats/stats.h"
@@ -35,14 +39,32 @@ namespace {
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 std::string path8(const QString& p) { return QFile::encodeName(p).toStdString(); }
 
+// `file` in `dir` as JSON (null when absent or unreadable).
+nlohmann::json readJsonIn(const QString& dir, const char* file) {
+  const QByteArray bytes = readAll(QDir(dir).filePath(QString::fromLatin1(file)));
+  auto doc = nlohmann::json::parse(bytes.constData(), bytes.constData() + bytes.size(), nullptr, false);
+  return doc.is_discarded() ? nlohmann::json() : doc;
+}
+
+// The record's own answer sentence (its "answer", written by core), else "".
+QString answerOf(const nlohmann::json& record) {
+  return record.is_object() && record.contains("answer") && record["answer"].is_string() ? qs(record["answer"].get<std::string>())
+                                                                                         : QString();
+}
+
+const QString kNothingOpen = QStringLiteral(
+    "Which speedups pay here? Run ladder tries each in turn; Find fastest (the Fastest tab) searches them together; "
+    "Try on a speedup's row measures one.");
+
 }  // namespace
 
 ExperimentView::ExperimentView(RunsModel* model, QWidget* parent)
     : QWidget(parent), model_(model), ladderRunner_(new ExperimentRunner(this)) {
   auto* layout = new QVBoxLayout(this);
+  layout->addWidget(buildAnswer());
   layout->addWidget(buildControls());
   summary_ = new QLabel(QStringLiteral("Run ladder measures the baseline's experiment with every speedup off, then adds them "
-                                       "one at a time; Find fastest (the Fastest tab) searches them together."),
+                                       "one at a time."),
                         this);
   summary_->setObjectName(QStringLiteral("experimentSummary"));
   summary_->setWordWrap(true);
@@ -57,6 +79,48 @@ ExperimentView::ExperimentView(RunsModel* model, QWidget* parent)
 }
 
 ExperimentView::~ExperimentView() = default;
+
+// The answer, large and first, with the button that uses it and the way back to the list.
+QWidget* ExperimentView::buildAnswer() {
+  auto* row = new QWidget(this);
+  auto* layout = new QHBoxLayout(row);
+  layout->setContentsMargins(0, 0, 0, 0);
+  answer_ = new QLabel(kNothingOpen, row);
+  answer_->setObjectName(QStringLiteral("experimentAnswer"));
+  answer_->setWordWrap(true);
+  answer_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  QFont big = answer_->font();
+  big.setPointSizeF(big.pointSizeF() * 1.25);
+  big.setBold(true);
+  answer_->setFont(big);
+  useButton_ = new QPushButton(QStringLiteral("Use this setting"), row);
+  useButton_->setObjectName(QStringLiteral("experimentUse"));
+  useButton_->setToolTip(QStringLiteral("Load this result into the set-up (it says what changes before it does)"));
+  useButton_->hide();
+  backButton_ = new QPushButton(QStringLiteral("Back to the list"), row);
+  backButton_->setObjectName(QStringLiteral("experimentBack"));
+  backButton_->setToolTip(QStringLiteral("Close this experiment: the ladders, tries and searches in the runs folder"));
+  backButton_->hide();
+  layout->addWidget(answer_, 1);
+  layout->addWidget(useButton_, 0, Qt::AlignTop);
+  layout->addWidget(backButton_, 0, Qt::AlignTop);
+  connect(useButton_, &QPushButton::clicked, this, [this] {
+    const QString path = usePath_ == QLatin1String("kept") ? keptConfigFile() : usePath_;
+    if (!path.isEmpty()) Q_EMIT useConfig(path, useButton_->text());
+  });
+  connect(backButton_, &QPushButton::clicked, this, &ExperimentView::closeExperiment);
+  return row;
+}
+
+void ExperimentView::setAnswer(const QString& text, const QString& useText, const QString& usePath) {
+  answer_->setText(text);
+  usePath_ = usePath;
+  useButton_->setText(useText.isEmpty() ? QStringLiteral("Use this setting") : useText);
+  useButton_->setVisible(!usePath.isEmpty());
+  backButton_->setVisible(!ladderRunning_ && (ladder_.has_value() || !tryDir_.isEmpty()));
+}
+
+QString ExperimentView::answerText() const { return answer_->text(); }
 
 // Run ladder (Stop ladder in its place while one runs), Open ladder…, what it measures to, Export….
 QWidget* ExperimentView::buildControls() {
@@ -108,6 +172,15 @@ QWidget* ExperimentView::buildTabs() {
   tabs_->addTab(tune_, QStringLiteral("Fastest"));
   tune_->setConfigSource([this](QString* why) { return experimentFile(why); });  // as Run ladder's
   connect(ladderTable_, &QTableWidget::cellDoubleClicked, this, [this](int row, int) { openListed(row); });
+  // A search that ended leads the tab with its answer (tune.json's), and Use best.
+  connect(tune_->runner(), &ExperimentRunner::finished, this, [this](const QString& dir, bool cancelled, const QString&) {
+    if (ladderRunning_ || dir.isEmpty() || ladder_ || !tryDir_.isEmpty()) return;
+    const QString answer = answerOf(readJsonIn(dir, "tune.json"));
+    setAnswer(!answer.isEmpty() ? answer
+              : cancelled       ? QStringLiteral("Search cancelled: Find fastest on the same experiment continues it.")
+                                : QStringLiteral("Search finished: its finals and best are on the Fastest tab."),
+              QStringLiteral("Use best"), cancelled ? QString() : tune_->bestConfig());
+  });
   return tabs_;
 }
 
@@ -150,24 +223,35 @@ void ExperimentView::connectExperimentRunner() {
   connect(ladderRunner_, &ExperimentRunner::rungStarted, this,
           [this](int index, int steps, const QString& key, const QString&) { onRungStarted(index, steps, key); });
   connect(ladderRunner_, &ExperimentRunner::rungEnded, this,
-          [this](int index, const QString&, const QString&, const QString& status) { onRungEnded(index, status); });
+          [this](int index, const QString& key, const QString&, const QString& status) { onRungEnded(index, key, status); });
 }
 
-// A listed experiment, double-clicked: a ladder opens here; a try's or a search's runs join the
-// runs list as a group, and a search's answer is shown on the Fastest tab.
+// A listed experiment, double-clicked: its runs join the runs list as a group (they stay out of
+// it until then), and it opens here: a ladder's table, a try's answer, a search's on the Fastest tab.
 void ExperimentView::openListed(int row) {
   const QTableWidgetItem* item = ladderTable_->item(row, 0);
   const QString dir = item ? item->data(Qt::UserRole).toString() : QString();
   const QString kind = item ? item->data(Qt::UserRole + 1).toString() : QString();
   QString error;
   if (dir.isEmpty()) return;
+  Q_EMIT openRunsRequested(dir);  // its runs, as a group, only now that it is opened
   if (kind == QLatin1String("ladder")) {
     if (!openLadder(dir, &error)) summary_->setText(error);
     return;
   }
-  Q_EMIT openRunsRequested(dir);
-  if (kind == QLatin1String("search") && tune_->open(dir, &error)) tabs_->setCurrentWidget(tune_);
-  else if (!error.isEmpty()) summary_->setText(error);
+  if (kind == QLatin1String("try")) {
+    if (!openTry(dir, &error)) summary_->setText(error);
+    return;
+  }
+  if (kind == QLatin1String("search") && tune_->open(dir, &error)) {
+    tabs_->setCurrentWidget(tune_);
+    const QString answer = answerOf(readJsonIn(dir, "tune.json"));
+    setAnswer(answer.isEmpty() ? QStringLiteral("Search in %1: its finals and best are on the Fastest tab.").arg(QFileInfo(dir).fileName())
+                               : answer,
+              QStringLiteral("Use best"), tune_->bestConfig());
+  } else if (!error.isEmpty()) {
+    summary_->setText(error);
+  }
 }
 
 void ExperimentView::showLadder() {
@@ -257,10 +341,11 @@ void ExperimentView::showLivePlan() {
   ladderTable_->setColumnCount(3);
   ladderTable_->setHorizontalHeaderLabels({QStringLiteral("Step"), QStringLiteral("Adds"), QStringLiteral("Status")});
   ladderTable_->setRowCount(int(livePlan_.size()));
+  const QStringList numbers = stepNumbers(livePlan_);  // as the ladder's table numbers them
   for (int r = 0; r < int(livePlan_.size()); ++r) {
     const auto& step = livePlan_[size_t(r)];
     const QString status = qs(wb::proto::stringOr(step, "status", {}));
-    const QStringList cells{qs(wb::proto::stringOr(step, "key", {})), qs(wb::proto::stringOr(step, "added", {})), status};
+    const QStringList cells{numbers.value(r), qs(wb::proto::stringOr(step, "added", {})), status};
     for (int c = 0; c < cells.size(); ++c) {
       auto* item = new QTableWidgetItem(cells[c]);
       item->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
@@ -278,20 +363,32 @@ void ExperimentView::showLivePlan() {
 
 void ExperimentView::setLadderTabText(const QString& text) { tabs_->setTabText(0, text); }
 
+// A run of the ladder's step `index`, not one of a part's own short trials (their "baseline" and
+// "variant", while a step by parts measures its throughput).
+bool ExperimentView::isLadderStep(int index, const QString& key) const {
+  return ladderRunner_->phase().isEmpty() && index >= 0 && index < int(livePlan_.size()) &&
+         qs(wb::proto::stringOr(livePlan_[size_t(index)], "key", {})) == key;
+}
+
 void ExperimentView::onRungStarted(int index, int steps, const QString& key) {
-  if (index >= 0 && index < int(livePlan_.size())) livePlan_[size_t(index)]["status"] = "running";
+  // A part's own short trials ("baseline", "variant" inside a step by parts) are not steps.
+  if (!isLadderStep(index, key)) return;
+  livePlan_[size_t(index)]["status"] = "running";
   // Steps done, never the running step's index: the runner revisits steps in rounds.
   setLadderTabText(QStringLiteral("Ladder %1/%2").arg(ladderRunner_->stepsDone()).arg(steps));
-  summary_->setText(QStringLiteral("Ladder: %1; now %2 (step %3), its run in the list and on the plots.")
-                        .arg(ladderRunner_->progressText(), key)
-                        .arg(index + 1));
+  // The step by what it adds and by the number the table gives it.
+  const QString added = qs(wb::proto::stringOr(livePlan_[size_t(index)], "added", {}));
+  summary_->setText(QStringLiteral("Ladder: %1; now step %2, %3.")
+                        .arg(ladderRunner_->progressText(), stepNumbers(livePlan_).value(index), added.isEmpty() ? key : added));
+  answer_->setText(QStringLiteral("Ladder running: %1.").arg(ladderRunner_->progressText()));
   showLivePlan();
 }
 
 // A step ended: its status in the plan, and the ladder so far (ladder.json is rewritten after
 // each step) on the chart.
-void ExperimentView::onRungEnded(int index, const QString& status) {
-  if (index >= 0 && index < int(livePlan_.size())) livePlan_[size_t(index)]["status"] = status.toStdString();
+void ExperimentView::onRungEnded(int index, const QString& key, const QString& status) {
+  if (!isLadderStep(index, key)) return;
+  livePlan_[size_t(index)]["status"] = status.toStdString();
   const QString out = ladderRunner_->outDir();
   if (!out.isEmpty() && QFileInfo::exists(QDir(out).filePath(QStringLiteral("ladder.json"))))
     if (auto partial = wb::ladder::loadLadder(path8(out)); partial.ok()) {
@@ -310,11 +407,88 @@ bool ExperimentView::openLadder(const QString& dirOrFile, QString* error) {
   }
   ladder_ = std::move(ladder.value());
   ladderDir_ = QFileInfo(dirOrFile).isDir() ? dirOrFile : QFileInfo(dirOrFile).absolutePath();
+  tryDir_.clear();
   tabs_->setCurrentIndex(0);
   summary_->setText(QStringLiteral("Ladder in %1 (its tables, verdicts and runs are in its ladder.html).").arg(ladderDir_));
   showLadder();
+  showLadderAnswer(QStringLiteral("Ladder in %1.").arg(QFileInfo(ladderDir_).fileName()));
   Q_EMIT canExportChanged(true);
   return true;
+}
+
+// The open ladder's answer (ladder.json's "answer", else `fallback`), and Use the kept setting
+// when a greedy ladder kept something.
+void ExperimentView::showLadderAnswer(const QString& fallback) {
+  const QString answer = answerOf(readJsonIn(ladderDir_, "ladder.json"));
+  const wb::ladder::LadderRow* kept = ladder_ ? wb::ladder::keptRow(*ladder_) : nullptr;
+  const bool keptSomething = kept && !ladder_->rows.empty() &&
+                             wb::proto::configToJson(kept->step.config) != wb::proto::configToJson(ladder_->rows.front().step.config);
+  setAnswer(answer.isEmpty() ? fallback : answer, QStringLiteral("Use the kept setting"),
+            keptSomething ? QStringLiteral("kept") : QString());
+}
+
+// A greedy ladder's kept configuration, written for the set-up to load (into the runs folder's
+// .window/); "" when it kept nothing beyond the baseline.
+QString ExperimentView::keptConfigFile() const {
+  const wb::ladder::LadderRow* kept = ladder_ ? wb::ladder::keptRow(*ladder_) : nullptr;
+  if (!kept) return QString();
+  const nlohmann::json config = wb::proto::configToJson(kept->step.config);
+  const QString dir = QDir(runsRoot_.isEmpty() ? ladderDir_ : runsRoot_).filePath(QStringLiteral(".window"));
+  const QString file = QDir(dir).filePath(qs(wb::makeRunId("kept")) + QStringLiteral(".json"));
+  if (!QDir().mkpath(dir) || !wb::proto::writeJsonAtomic(path8(file), config).ok()) return QString();
+  return file;
+}
+
+bool ExperimentView::openTry(const QString& dir, QString* error) {
+  const nlohmann::json doc = readJsonIn(dir, "try.json");
+  if (!doc.is_object()) {
+    if (error) *error = QStringLiteral("%1 holds no readable try.json.").arg(dir);
+    return false;
+  }
+  ladder_.reset();
+  ladderDir_.clear();
+  tryDir_ = dir;
+  showLadder();
+  Q_EMIT canExportChanged(false);
+  const wb::proto::TryRecord record = wb::proto::tryRecordFromJson(doc);
+  const wb::ladder::SpeedupEffect effect = wb::ladder::tryEffect(doc, "");
+  QString answer = answerOf(doc);
+  if (answer.isEmpty()) answer = QStringLiteral("Try %1").arg(qs(effect.text));
+  // Clearly faster: its variant's config is what Use loads.
+  const QString variant = QDir(dir).filePath(QStringLiteral("variant.config.json"));
+  const bool use = effect.speedup.has_value() && QFileInfo::exists(variant);
+  setAnswer(answer, QStringLiteral("Use %1").arg(qs(record.setting)), use ? variant : QString());
+  summary_->setText(QStringLiteral("Try in %1: its runs are in the runs list (double-click opened them).").arg(dir));
+  return true;
+}
+
+void ExperimentView::closeExperiment() {
+  if (ladderRunning_) return;
+  ladder_.reset();
+  ladderDir_.clear();
+  tryDir_.clear();
+  setAnswer(kNothingOpen);
+  summary_->setText(QStringLiteral("Double-click an experiment to open it."));
+  showLadder();
+  Q_EMIT canExportChanged(false);
+}
+
+void ExperimentView::refreshList() {
+  if (!ladder_ && !ladderRunning_) showLaddersOnDisk();
+}
+
+void ExperimentView::showRunningTry(const QString& dir, const QString& setting) {
+  if (ladderRunning_) return;  // the ladder keeps the answer line; the speedup's row shows the try
+  ladder_.reset();
+  ladderDir_.clear();
+  tryDir_ = dir;
+  showLadder();
+  setAnswer(QStringLiteral("Trying %1…").arg(setting));
+  backButton_->hide();
+}
+
+void ExperimentView::showTryProgress(const QString& text) {
+  if (!ladderRunning_ && !tryDir_.isEmpty()) answer_->setText(text);
 }
 
 // The experiment a ladder or a search starts from: the source's when it names one (or why not),
@@ -362,7 +536,9 @@ void ExperimentView::runLadder() {
   cutLadder_.dir = out;
   if (!out.isEmpty()) args << QStringLiteral("--out") << out;
   ladderRunning_ = true;
+  tryDir_.clear();
   livePlan_ = nlohmann::json::array();
+  setAnswer(QStringLiteral("Ladder running: starting…"));
   ladderRunner_->start(locateCli(), args);
   setRunning(true);
   showQuestion();
@@ -393,6 +569,9 @@ void ExperimentView::onLadderFinished(const QString& outDir, bool cancelled, con
                                    : error;
   if (!opened && !loadError.isEmpty()) text += QStringLiteral("\n") + loadError;
   summary_->setText(text);
+  if (opened && cancelled) setAnswer(QStringLiteral("Ladder cancelled: the steps that finished are below; Run ladder continues it."));
+  else if (opened) showLadderAnswer(text);
+  else setAnswer(cancelled ? QStringLiteral("Ladder cancelled before a step finished.") : text);
 }
 
 bool ExperimentView::exportTo(const QString& path, QString* error) const {

@@ -1,11 +1,15 @@
 #pragma once
 // The Experiments tab, beside Compare: the experiments that answer "which speedups pay here?"
-// on the baseline's experiment. "Run ladder" runs `workbench-cli ladder` as a child process (its
-// live plan step by step, then its table, and its chart of speedups to the target on the Chart
-// tab), "Open ladder…" shows a finished one, the Fastest tab runs `workbench-cli tune`
-// (TuneView), and while no ladder is open the Ladder tab lists the ladders, tries and searches
-// under the runs root (double-click opens one). Export writes the open ladder (html, md, csv, tex, json; the chart as
-// png, svg, pdf).
+// on the baseline's experiment. It leads with the open experiment's answer, large (its record's
+// "answer", written by core; an older record keeps the line it had), with a button that uses the
+// result (a try's setting, a greedy ladder's kept configuration, a search's best) and Back to
+// the list. "Run ladder" runs `workbench-cli ladder` as a child process (its live plan step by
+// step, numbered as its table numbers them, then its table, and its chart of speedups to the
+// target on the Chart tab), "Open ladder…" shows a finished one, the Fastest tab runs
+// `workbench-cli tune` (TuneView), and while no ladder is open the Ladder tab lists the ladders,
+// tries and searches under the runs root (refreshList when one ends; double-click opens one and
+// lists its runs as a group). Export writes the open ladder (html, md, csv, tex, json; the chart
+// as png, svg, pdf).
 //
 // The question it asks is the Compare tab's: its Target and Effect ≥ (setTargetSource,
 // setMinEffectSource), and the experiment file the window names (setExperimentSource), else
@@ -40,6 +44,18 @@ class ExperimentView : public QWidget {
 
   // Shows the ladder written in dir (or a ladder.json). False with the reason in *error.
   bool openLadder(const QString& dirOrFile, QString* error);
+  // Shows the try in dir: its answer first (try.json's "answer", else its line in words), and
+  // Use this setting when it was clearly faster. False with the reason in *error.
+  bool openTry(const QString& dir, QString* error);
+  // Closes the open ladder or try: back to the experiments in the runs folder.
+  void closeExperiment();
+  // Reads the runs folder's experiments again (a ladder, try or search ended; one was deleted).
+  void refreshList();
+  // A try runs in dir / how far it is (the window's Try vs baseline): the answer line says so.
+  void showRunningTry(const QString& dir, const QString& setting);
+  void showTryProgress(const QString& text);
+  // The sentence that leads the tab (the open experiment's answer, or what to do first).
+  QString answerText() const;
   // Starts `workbench-cli ladder` on the experiment file (output under the runs root), with
   // --lr-scaling from the source set here (the set-up panel's optim.lr_scaling) when it scales
   // (its "none" leaves the ladder's default: linear for SGD, sqrt for Adam), and the Compare
@@ -78,12 +94,19 @@ class ExperimentView : public QWidget {
   void canExportChanged(bool canExport);
   // A try or a search was opened from the list: the window lists its runs and shows them as a group.
   void openRunsRequested(const QString& experimentDir);
+  // "Use this setting" / "Use the kept setting": load this experiment file into the set-up; `what`
+  // names the button in the question and the status bar.
+  void useConfig(const QString& path, const QString& what);
 
  protected:
   void showEvent(QShowEvent* event) override;  // the Compare tab's target may have changed
 
  private:
+  QWidget* buildAnswer();
   QWidget* buildControls();
+  void setAnswer(const QString& text, const QString& useText = {}, const QString& usePath = {});
+  void showLadderAnswer(const QString& fallback);
+  QString keptConfigFile() const;
   void showQuestion();
   QWidget* buildTabs();
   void connectExperimentRunner();
@@ -95,8 +118,9 @@ class ExperimentView : public QWidget {
   void showLivePlan();
   void setLadderTabText(const QString& text);
   void setRunning(bool running);
+  bool isLadderStep(int index, const QString& key) const;
   void onRungStarted(int index, int steps, const QString& key);
-  void onRungEnded(int index, const QString& status);
+  void onRungEnded(int index, const QString& key, const QString& status);
   void onLadderFinished(const QString& outDir, bool cancelled, const QString& error);
 
   RunsModel* model_;
@@ -104,6 +128,11 @@ class ExperimentView : public QWidget {
   QPushButton* stopLadderButton_;
   QPushButton* openLadderButton_;
   QPushButton* exportButton_;
+  QLabel* answer_;  // the open experiment's answer, large and first
+  QPushButton* useButton_;
+  QPushButton* backButton_;
+  QString usePath_;   // what Use … loads ("kept": the open ladder's kept configuration, written on use)
+  QString tryDir_;    // the try shown (open or running)
   QLabel* question_;  // the target and threshold it measures to (the Compare tab's)
   QLabel* summary_;
   QTabWidget* tabs_;

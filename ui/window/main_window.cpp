@@ -79,8 +79,8 @@ MainWindow::MainWindow(const Options& options, QWidget* parent) : QMainWindow(pa
   tryRunner_ = new ExperimentRunner(this, QStringLiteral("try"));
   connect(tryRunner_, &ExperimentRunner::progress, this, &MainWindow::onTryProgress);
   connect(tryRunner_, &ExperimentRunner::finished, this, &MainWindow::onTryFinished);
-  // A try's runs join the list and the plots as they start, like a ladder's.
-  connect(tryRunner_, &ExperimentRunner::rungStarted, this, [this](int, int, const QString&, const QString& dir) { showLadderRung(dir, 0); });
+  tryTick_.setInterval(1000);  // a part can run for minutes without an event: the time still moves
+  connect(&tryTick_, &QTimer::timeout, this, [this] { onTryProgress({}); });
   runsPanel_ = new RunsPanel(runs_, queue_);
 
   buildActions();
@@ -293,29 +293,6 @@ void MainWindow::showMessage(const QString& text) {
   statusBar()->setToolTip(text);
 }
 
-// A rung's folder gets its config and first events a moment after the ladder announces it: try
-// again for a few seconds. An experiment's run joins the list as it starts and is on the plots while it runs: the one
-// before it of the same experiment leaves them (a ladder or search is dozens of runs; its answer
-// is on the Experiments tab, and the runs list shows them as a group on request).
-void MainWindow::showLadderRung(const QString& dir, int attempt) {
-  if (dir.isEmpty()) return;
-  Run* run = runs_->findByDir(dir);
-  if (!run && !proto::RunDir{dir.toStdString()}.looksLikeRun()) {
-    if (attempt < 40) QTimer::singleShot(250, this, [this, dir, attempt] { showLadderRung(dir, attempt + 1); });
-    return;
-  }
-  QString error;
-  if (!run && !(run = history_->openDirectory(dir, &error))) {
-    showMessage(error);
-    return;
-  }
-  const QString experiment = runsPanel_->experimentOf(run);
-  if (Run* before = liveRung_.value(experiment); before && before != run && before != runs_->baseline())
-    runs_->setShown(before, false);
-  liveRung_.insert(experiment, run);
-  runs_->setShown(run, true);
-}
-
 int MainWindow::openExperimentRuns(const QString& dir) {
   // Its runs lie in its folder at any depth (a search's trials/<id>/, finals/<id>/pair-1/...).
   QList<Run*> opened;
@@ -408,18 +385,19 @@ QStringList MainWindow::setupChanges(const QString& path) const {
   return out;
 }
 
-// Find fastest's answer into the set-up: what it changes is said, field by field, before it does.
-void MainWindow::useBest(const QString& path) {
+// An experiment's result into the set-up (Find fastest's best, a try's setting, a ladder's kept
+// one): what it changes is said, field by field, before it does.
+void MainWindow::useResult(const QString& path, const QString& what) {
   const QStringList changes = setupChanges(path);
   if (!changes.isEmpty() && options_.askBeforeUse &&
-      QMessageBox::question(this, QStringLiteral("Use best"),
-                            QStringLiteral("Use best changes the set-up:\n\n\u2022 %1\n\nChange it?").arg(changes.join(QStringLiteral("\n\u2022 ")))) !=
+      QMessageBox::question(this, what,
+                            QStringLiteral("%1 changes the set-up:\n\n\u2022 %2\n\nChange it?").arg(what, changes.join(QStringLiteral("\n\u2022 ")))) !=
           QMessageBox::Yes)
     return;
   QString error;
   if (!openExperiment(path, &error)) return showMessage(error);
-  showMessage(changes.isEmpty() ? QStringLiteral("Use best: the set-up already is the search's best.")
-                                : QStringLiteral("Use best changed %1").arg(changes.join(QStringLiteral("; "))));
+  showMessage(changes.isEmpty() ? QStringLiteral("%1: the set-up already has it.").arg(what)
+                                : QStringLiteral("%1 changed %2").arg(what, changes.join(QStringLiteral("; "))));
 }
 
 // What Run ladder and Find fastest start from with Your script set: the set-up (its runs are the

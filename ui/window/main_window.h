@@ -16,9 +16,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compare/experiment_runner.h"
 #include "window/theme.h"
 
 class QAction;
+class QProcess;
 class QLabel;
 class QPushButton;
 class QSplitter;
@@ -70,7 +72,13 @@ class MainWindow : public QMainWindow {
   QStringList setupChanges(const QString& path) const;
   // Find fastest's Use best: asks with setupChanges() (unless Options::askBeforeUse is off), then
   // opens it and says what changed.
-  void useBest(const QString& path);
+  void useBest(const QString& path) { useResult(path, QStringLiteral("Use best")); }
+  // The same for any experiment's result (a try's setting, a ladder's kept one); `what` names the
+  // button in the question and the status bar.
+  void useResult(const QString& path, const QString& what);
+  // What an Advisor button runs: workbench-cli `arguments` ("probe peak"; "probe workers" is the
+  // set-up's worker probe).
+  void runAdvice(const QString& arguments);
   QAction* runAction() const { return runAction_; }
   QAction* stopAction() const { return stopAction_; }
   QAction* exportAction() const { return exportAction_; }
@@ -79,9 +87,13 @@ class MainWindow : public QMainWindow {
   Run* runExperiment();
   // "Try vs baseline": the baseline's config (the set-up with every speedup off when there is no
   // baseline run) against the same with only speedup `key` changed (wb::ladder::withOneSpeedup),
-  // run as pairs through `workbench-cli try` (tryRunner()) into <runs root>/<id>-try-<key>/; when
-  // it ends the status bar gives the estimate with its interval and verdict and the speedup's row
-  // its measured effect. False, with the reason in the status bar, when it cannot start.
+  // run by parts (or as pairs) through `workbench-cli try` (tryRunner()) into
+  // <runs root>/<id>-try-<key>/, or into the folder of the same try cut short (continued: it says
+  // what it reuses). While it runs, its row and the Experiments tab say its phase, n of N and the
+  // time so far; when it ends the Experiments tab leads with its answer and the speedup's row
+  // gives its measured effect; a cancelled one says so and what trying it again reuses. Its
+  // internal runs stay out of the runs list. False, with the reason in the status bar, when it
+  // cannot start.
   bool trySpeedup(const QString& key);
   // Stops the running try (Cancel try, Stop all, Stop run on one of its runs): the pair under
   // way is cut, the finished ones are kept and counted in its try.json.
@@ -124,7 +136,6 @@ class MainWindow : public QMainWindow {
   void onRunFinished(Run* run);
   void showAbout();
   void showTour();
-  void showLadderRung(const QString& dir, int attempt);
 
   Options options_;
   RunsModel* runs_;
@@ -137,6 +148,11 @@ class MainWindow : public QMainWindow {
   ExperimentRunner* tryRunner_;
   QString tryRow_;  // the speedup key of the running try
   QString tryKey_;  // the speedup the running try measures
+  QString tryOut_;  // the running (or last) try's folder
+  QTimer tryTick_;  // the running try's elapsed time, each second
+  CutExperiment cutTry_;  // the last try started: continued by the same Try while cut
+  QProcess* adviceProcess_ = nullptr;  // an Advisor button's command
+  QString adviceArgs_;
   RunsPanel* runsPanel_;
   QTabWidget* viewTabs_;
   QSplitter* hsplit_;
@@ -149,8 +165,6 @@ class MainWindow : public QMainWindow {
   QAction* sideBySideAction_;
   QAction* exportAction_;
   QPointer<AboutDialog> about_;
-  // An experiment's rung on the plots now, by experiment folder: the next one takes its place.
-  QHash<QString, QPointer<Run>> liveRung_;
   QPointer<HelpTour> tour_;
   Theme theme_ = Theme::System;
   bool quitWhenIdle_ = false;

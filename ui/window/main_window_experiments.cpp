@@ -3,12 +3,15 @@
 #include "window/main_window.h"
 
 #include <QAction>
+#include <QProcess>
 #include <QTabWidget>
 
 #include "compare/compare_view.h"
 #include "compare/experiment_runner.h"
 #include "compare/experiment_view.h"
 #include "compare/tune_view.h"
+#include "runs/run_history.h"
+#include "runs/run_queue.h"
 #include "setup/setup_panel.h"
 
 namespace wb::ui {
@@ -20,15 +23,20 @@ void MainWindow::connectExperiments() {
   // The ladder and the search measure to the Compare tab's target and threshold.
   experiments_->setTargetSource([this] { return compare_->targetArguments(); });
   experiments_->setMinEffectSource([this] { return compare_->minEffect(); });
-  // A running ladder's rungs join the list and the plots as they start.
-  connect(experiments_->ladderRunner(), &ExperimentRunner::rungStarted, this,
-          [this](int, int, const QString&, const QString& dir) { showLadderRung(dir, 0); });
+  // An experiment's runs (a ladder's rungs, a try's parts, a search's trials and finals) stay out
+  // of the runs list and the plots while it runs: its answer is on this tab, and double-clicking
+  // it in the list opens its runs as a group. Each one that ends, the list is read again.
   // Each rung that ends (and the ladder's end) is what the speedup rows say was measured here.
   connect(experiments_->ladderRunner(), &ExperimentRunner::rungEnded, setup_, &SetupPanel::refreshMeasured);
   connect(experiments_->ladderRunner(), &ExperimentRunner::finished, setup_, &SetupPanel::refreshMeasured);
-  // Find fastest: its finals' runs join the list as they start; "Use best" loads best.json.
-  connect(experiments_->tuneView()->runner(), &ExperimentRunner::rungStarted, this,
-          [this](int, int, const QString&, const QString& dir) { showLadderRung(dir, 0); });
+  connect(experiments_->ladderRunner(), &ExperimentRunner::finished, experiments_, &ExperimentView::refreshList);
+  connect(experiments_->tuneView()->runner(), &ExperimentRunner::finished, experiments_, &ExperimentView::refreshList);
+  connect(tryRunner_, &ExperimentRunner::finished, experiments_, &ExperimentView::refreshList);
+  connect(history_, &RunHistory::scanned, experiments_, &ExperimentView::refreshList);  // one made by the CLI
+  // "Use best" loads best.json; Use this setting / the kept setting, the try's or the ladder's.
+  connect(experiments_, &ExperimentView::useConfig, this, &MainWindow::useResult);
+  connect(compare_, &CompareView::useConfig, this, &MainWindow::useResult);
+  connect(compare_, &CompareView::actionRequested, this, &MainWindow::runAdvice);
   connect(experiments_->tuneView(), &TuneView::status, this, &MainWindow::showMessage);
   connect(experiments_, &ExperimentView::openRunsRequested, this, [this](const QString& dir) { openExperimentRuns(dir); });
   connect(experiments_->tuneView(), &TuneView::useConfig, this, [this](const QString& path) { useBest(path); });
@@ -40,6 +48,35 @@ void MainWindow::connectExperiments() {
   connect(experiments_, &ExperimentView::canExportChanged, this, &MainWindow::updateExportAction);
   connect(viewTabs_, &QTabWidget::currentChanged, this, &MainWindow::updateExportAction);
   updateExportAction();
+}
+
+// An Advisor button: the worker probe on the set-up (as its Probe button), anything else as the
+// command it names, one at a time; the comparison is read again when it ends.
+void MainWindow::runAdvice(const QString& arguments) {
+  if (arguments == QLatin1String("probe workers")) {
+    setup_->probeWorkers();
+    showMessage(QStringLiteral("Probing the loader workers on the set-up: the recommendation comes under Loader workers."));
+    return;
+  }
+  if (adviceProcess_ && adviceProcess_->state() != QProcess::NotRunning) {
+    showMessage(QStringLiteral("workbench-cli %1 is still running.").arg(adviceArgs_));
+    return;
+  }
+  if (!adviceProcess_) {
+    adviceProcess_ = new QProcess(this);
+    connect(adviceProcess_, &QProcess::finished, this, [this](int code, QProcess::ExitStatus status) {
+      const bool ok = status == QProcess::NormalExit && code == 0;
+      showMessage(ok ? QStringLiteral("workbench-cli %1 finished: the Compare tab reads it again.").arg(adviceArgs_)
+                     : QStringLiteral("workbench-cli %1 failed (exit %2): %3")
+                           .arg(adviceArgs_)
+                           .arg(code)
+                           .arg(QString::fromUtf8(adviceProcess_->readAllStandardError()).trimmed().section(QLatin1Char('\n'), -1)));
+      compare_->refreshNow();
+    });
+  }
+  adviceArgs_ = arguments;
+  adviceProcess_->start(queue_->cliPath(), arguments.split(QLatin1Char(' '), Qt::SkipEmptyParts));
+  showMessage(QStringLiteral("Running workbench-cli %1…").arg(arguments));
 }
 
 bool MainWindow::exportsExperiment() const { return viewTabs_->currentWidget() == experiments_ && experiments_->canExport(); }

@@ -30,6 +30,7 @@
 
 #include "compare/compare_view.h"
 #include "compare/experiment_runner.h"
+#include "compare/experiment_view.h"
 #include "compare/tune_view.h"
 #include "plots/live_plots.h"
 #include "runs/cli.h"
@@ -43,6 +44,7 @@
 #include "window/runs_panel.h"
 #include "wb/common/paths.h"
 #include "wb/proto/config_json.h"
+#include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
 #include "wb/proto/try_record.h"
 #include "wb/common/config_schema.h"
@@ -53,6 +55,24 @@
 
 namespace wb::ui {
 using nlohmann::json;
+
+namespace {
+
+// The try.json in `dir` (an empty object when there is none yet).
+json readTryJson(const QString& dir) {
+  const QByteArray bytes = readAll(QDir(dir).filePath(QStringLiteral("try.json")));
+  json doc = json::parse(bytes.constData(), bytes.constData() + bytes.size(), nullptr, false);
+  return doc.is_object() ? doc : json::object();
+}
+
+// What a try cut short keeps for the next one, in words (its record's "kept").
+QStringList keptOf(const json& tryDoc) {
+  QStringList out;
+  for (const auto& k : proto::tryRecordFromJson(tryDoc).kept) out << QString::fromStdString(k);
+  return out;
+}
+
+}  // namespace
 
 Run* MainWindow::runExperiment() {
   const json doc = setup_->configJson();
@@ -102,71 +122,94 @@ bool MainWindow::trySpeedup(const QString& key) {
   }
   const std::string setting = ladder::speedupSetting(variant.value(), key.toStdString());
   variant->name = base->name + " + " + setting;
-  // The try's folder holds both configs, its pairs and try.json (where the speedup row reads it).
-  auto inputs = experiment::writeTryInputs(history_->root().toStdString(), key.toStdString(),
-                                           setup_->withUserCommand(proto::configToJson(base.value())), proto::configToJson(variant.value()));
-  if (!inputs.ok()) {
-    showMessage(QStringLiteral("Not started: %1").arg(QString::fromStdString(inputs.error().message)));
-    return false;
+  const json baseDoc = setup_->withUserCommand(proto::configToJson(base.value()));
+  const json variantDoc = proto::configToJson(variant.value());
+  const QStringList options = QStringList{QStringLiteral("--min-effect"), QString::number(runs_->minEffect())} + compare_->targetArguments();
+  // A try cut short on the same change, configs and options is continued in its folder (what it
+  // measured is reused), else a new folder holds both configs, its parts and try.json.
+  const CutExperiment asked{QString(), QStringList{key} + options, QByteArray::fromStdString(baseDoc.dump() + variantDoc.dump())};
+  const bool continuing = cutTry_.continues(asked);
+  QString out = cutTry_.dir;
+  if (!continuing) {
+    auto inputs = experiment::writeTryInputs(history_->root().toStdString(), key.toStdString(), baseDoc, variantDoc);
+    if (!inputs.ok()) {
+      showMessage(QStringLiteral("Not started: %1").arg(QString::fromStdString(inputs.error().message)));
+      return false;
+    }
+    out = QString::fromStdString(inputs->out.string());
   }
-  const QString out = QString::fromStdString(inputs->out.string());
-  const QString basePath = QString::fromStdString(inputs->baseline_config.string());
-  const QString variantPath = QString::fromStdString(inputs->variant_config.string());
+  const QString basePath = QDir(out).filePath(QStringLiteral("baseline.config.json"));
+  const QString variantPath = QDir(out).filePath(QStringLiteral("variant.config.json"));
+  const QStringList reused = continuing ? keptOf(readTryJson(out)) : QStringList();
+  cutTry_ = asked;
+  cutTry_.dir = out;
+  tryOut_ = out;
   tryKey_ = QString::fromStdString(setting);
   tryRow_ = key;
   tryRunner_->start(queue_->cliPath(), QStringList{QStringLiteral("--config"), basePath, QStringLiteral("--variant-config"), variantPath,
                                                    QStringLiteral("--label"), tryKey_, QStringLiteral("--speedup"), key,
-                                                   QStringLiteral("--out"), out, QStringLiteral("--min-effect"),
-                                                   QString::number(runs_->minEffect())} +
-                                           compare_->targetArguments());
-  showMessage(QStringLiteral("Trying %1 against %2: by parts where it can switch in one process (the math check, segments, "
-                             "runs to the target where the math changes), else pairs of whole runs…")
-                  .arg(tryKey_, baseline ? runs_->displayName(baseline) : QStringLiteral("the set-up with every speedup off")));
+                                                   QStringLiteral("--out"), out} +
+                                           options);
+  tryTick_.start();
+  const QString against = baseline ? runs_->displayName(baseline) : QStringLiteral("the set-up with every speedup off");
+  showMessage(continuing ? QStringLiteral("Trying %1 against %2 again: it continues the try cut short in %3%4.")
+                               .arg(tryKey_, against, QFileInfo(out).fileName(),
+                                    reused.isEmpty() ? QString() : QStringLiteral(", reusing ") + reused.join(QStringLiteral(", ")))
+                         : QStringLiteral("Trying %1 against %2: the math check, the throughput, then runs to the target where "
+                                          "the math changes…")
+                               .arg(tryKey_, against));
+  experiments_->showRunningTry(out, tryKey_);
   onTryProgress({});
   updateActions();
   return true;
 }
 
-// The running try in its row: how long, its pairs so far; the status bar has the latest line.
+// The running try in its row and on the Experiments tab: what it measures now (n of N where it
+// counts runs) and how long it has run; the status bar has the latest line.
 void MainWindow::onTryProgress(const QString& line) {
   if (!line.isEmpty()) showMessage(QStringLiteral("Try: ") + line);
   if (!tryRunner_->isRunning()) return;
   const QString soFar = tryRunner_->pairsSoFar();
-  setup_->speedups()->setTrying(
-      tryRow_, QStringLiteral("Trying %1 (%2): %3 Cancel keeps the pairs that finished.")
-                   .arg(tryKey_, tryRunner_->elapsedText(),
-                        soFar.isEmpty() ? QStringLiteral("measuring.") : soFar + QStringLiteral(" so far.")));
+  const QString now = !tryRunner_->phase().isEmpty() ? tryRunner_->phase()
+                      : !soFar.isEmpty()            ? soFar + QStringLiteral(" so far")
+                                                    : QStringLiteral("starting");
+  const QString text = QStringLiteral("Trying %1 · %2 · %3. Cancel keeps what finished.").arg(tryKey_, now, tryRunner_->elapsedText());
+  setup_->speedups()->setTrying(tryRow_, text);
+  experiments_->showTryProgress(text);
 }
 
 void MainWindow::cancelTry() {
   if (!tryRunner_->isRunning()) return;
   tryRunner_->cancel();
-  showMessage(QStringLiteral("Stopping the try of %1: the run under way is cut; what finished is kept…").arg(tryKey_));
+  showMessage(QStringLiteral("Cancelling the try of %1: the run under way is cut; what finished is kept…").arg(tryKey_));
 }
 
-// The try's estimate in words, and the speedup row's measured effect from its try.json.
+// The try's answer on the Experiments tab and in the status bar, the speedup row's measured effect
+// from its try.json; a cancelled try says so and what trying it again reuses.
 void MainWindow::onTryFinished(const QString& outDir, bool cancelled, const QString& error) {
+  tryTick_.stop();
   setup_->speedups()->setTrying(QString());
   setup_->refreshMeasured();
   updateActions();
-  if (!error.isEmpty()) {
-    showMessage(QStringLiteral("Try %1 failed: %2").arg(tryKey_, error));
-    return;
-  }
-  const json& doc = tryRunner_->result();
+  const QString out = outDir.isEmpty() ? tryOut_ : outDir;  // a try cut before its end event still has its folder
+  const json doc = tryRunner_->result().is_object() ? tryRunner_->result() : readTryJson(out);
   const proto::TryRecord record = proto::tryRecordFromJson(doc);
-  if (cancelled && record.byParts()) {
-    showMessage(QStringLiteral("Try %1 stopped: what it measured is kept in %2 (the experiment's reference runs, once made, "
-                               "are reused by the next try).")
-                    .arg(tryKey_, outDir));
+  if (!cancelled && record.status != proto::kStatusCancelled) cutTry_ = {};  // only a cut try is continued
+  QString openError;
+  experiments_->openTry(out, &openError);
+  const QString what = record.setting.empty() ? tryKey_ : QString::fromStdString(record.setting);
+  if (cancelled || record.status == proto::kStatusCancelled) {
+    const QStringList kept = keptOf(doc);
+    showMessage(QStringLiteral("Try %1 cancelled. %2")
+                    .arg(what, kept.isEmpty() ? QStringLiteral("Nothing finished to reuse yet.")
+                                                 : QStringLiteral("Trying it again reuses %1.").arg(kept.join(QStringLiteral(", ")))));
     return;
   }
-  if (!doc.is_object() || (cancelled && record.pairs < 1)) {
-    showMessage(QStringLiteral("Try %1 stopped before a pair finished; its runs are kept in %2.").arg(tryKey_, outDir));
+  if (!error.isEmpty()) {
+    showMessage(QStringLiteral("Try %1 failed: %2").arg(what, error));
     return;
   }
-  const ladder::SpeedupEffect e = ladder::tryEffect(doc, "");
-  showMessage(QStringLiteral("Try %1").arg(QString::fromStdString(e.text)));
+  showMessage(experiments_->answerText());
 }
 
 void MainWindow::onRunFinished(Run* run) {

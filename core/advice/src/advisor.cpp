@@ -5,6 +5,7 @@
 
 #include "wb/common/choices.h"
 #include "wb/common/config.h"
+#include "wb/common/config_schema.h"
 #include "wb/common/speedups.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/events.h"
@@ -22,6 +23,13 @@ using records::RunRecord;
 using records::StepTimes;
 
 namespace {
+
+// A config field by its label (the option schema's), its key where it has none.
+std::string fieldLabel(const std::string& path) {
+  const FieldSpec* spec = findFieldSpec(path);
+  return spec && spec->label && *spec->label ? spec->label : path;
+}
+
 
 // Thresholds. Shares are of the mean step time after warm-up (ms.data+h2d+fwd+bwd+opt+comm).
 constexpr double kDataBoundShare = 0.30;   // a third of each step idle on the loader: workers pay
@@ -335,7 +343,8 @@ void referenceVerdicts(const RunRecord& run, const RunMetrics& m, const RunRecor
     if (c.path.rfind("speedups.", 0) == 0) speedupKeys.push_back(c.path.substr(9));
   // Early stopping that never fired cannot have changed the speed: any difference is noise.
   const bool inertEarlyStop = speedupKeys.size() == 1 && speedupKeys.front().rfind("early_stopping.", 0) == 0 && !run.early_stop;
-  if (speedTrusted && speedupKeys.size() == 1 && !inertEarlyStop) effectVerdict(speedupKeys.front(), m, rm, effect, out);
+  if (speedTrusted && speedupKeys.size() == 1 && !inertEarlyStop)
+    effectVerdict(lowerFirst(fieldLabel("speedups." + speedupKeys.front())), m, rm, effect, out);
   if (m.best_val_acc && rm.best_val_acc) {
     const double drop = (*rm.best_val_acc - *m.best_val_acc) * 100.0;
     // More ranks multiply the global batch: the same epochs are fewer optimiser steps.

@@ -1,5 +1,7 @@
 #include "wb/compare/compare.h"
 
+#include "wb/common/config_schema.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -319,12 +321,22 @@ std::vector<ConfigChange> configDiff(const json& base, const json& run) {
   return out;
 }
 
+namespace {
+
+// A value as people read it: a switch is on or off.
+std::string shownValue(const std::string& v) { return v == "true" ? "on" : v == "false" ? "off" : v; }
+
+}  // namespace
+
 std::string describeDiff(const std::vector<ConfigChange>& diff) {
   std::string out;
   for (const auto& c : diff) {
     if (c.path == "name") continue;  // what the run is called, not how it differs
     if (!out.empty()) out += "; ";
-    out += c.path + " " + c.before + " → " + c.after;
+    // The field by its label (the option schema's), its key only where the schema has none.
+    const FieldSpec* spec = findFieldSpec(c.path);
+    const std::string field = spec && spec->label && *spec->label ? spec->label : c.path;
+    out += field + " " + shownValue(c.before) + " → " + shownValue(c.after);
   }
   return out.empty() ? "same config" : out;
 }

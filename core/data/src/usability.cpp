@@ -33,9 +33,8 @@ std::string unreadableRefusal(const UnreadableCount& c, double maxBadFraction) {
   const FieldSpec* spec = findFieldSpec("data.max_bad_fraction");
   std::ostringstream out;
   out << c.bad << " of " << c.checked << (c.checked < c.size ? " images sampled" : " images")
-      << " cannot be read, more than the " << shortNumber(maxBadFraction * 100) << " % " << (spec ? spec->label : "")
-      << " (data.max_bad_fraction) lets a run skip: it would stop (first: " << c.first
-      << "). Fix or remove the files, or raise that share";
+      << " cannot be read, more than the " << shortNumber(maxBadFraction * 100) << " % \"" << (spec ? spec->label : "")
+      << "\" lets a run skip: it would stop (first: " << c.first << "). Fix or remove the files, or raise that share";
   return out.str();
 }
 

@@ -1,5 +1,7 @@
 #include "composed_speed.h"
 
+#include "wb/proto/experiment_events.h"
+
 #include <algorithm>
 
 #include "throughput_trials.h"
@@ -131,9 +133,11 @@ Result<json> measure(const TryOptions& o, const Hooks& h, const std::string& too
   if (!kept.ok()) return kept.error();
   if (*kept) {
     if (h.log) std::fprintf(h.log, "%s: kept from %s\n", what.c_str(), file.c_str());
+    phase(h, what, 0, 0, true);
     return std::move(**kept);
   }
   if (h.log) std::fprintf(h.log, "%s…%s\n", what.c_str(), progressTime(h).c_str());
+  phase(h, what);
   launch::ToolRun r;
   r.program = h.cli_path;
   r.args = {"probe", tool, "--config", baselineFile(o).string(), "--variant-config", variant.string(), "--json"};
@@ -150,9 +154,15 @@ Result<json> measure(const TryOptions& o, const Hooks& h, const std::string& too
 Result<records::SpeedRecord> measureByTrials(const TryOptions& o, const Hooks& h, bool evaluation, bool keepsMath) {
   const std::string name = evaluation ? "evaluation-trials" : "trials";
   const fs::path file = o.out / (name + ".json");
+  const std::string what = evaluation ? "evaluation time (short interleaved trials, whole processes)"
+                                      : "training throughput (short interleaved trials, whole processes)";
   auto kept = keptRecord(file, kindOf(name));
   if (!kept.ok()) return kept.error();
-  if (*kept) return records::speedRecordFromJson(**kept);
+  if (*kept) {
+    phase(h, what, 0, 0, true);
+    return records::speedRecordFromJson(**kept);
+  }
+  phase(h, what);
   detail::TrialsOptions t;
   t.evaluation = evaluation;
   t.all_pairs = stats::leastRounds(keepsMath, 2, kTrialPairs) >= kTrialPairs;
@@ -271,6 +281,10 @@ Result<std::optional<records::SpeedRecord>> timedAfterTheSegments(const TryOptio
 }
 
 }  // namespace
+
+void phase(const Hooks& h, const std::string& what, int done, int total, bool kept) {
+  h.emit(proto::toEvent(proto::PhaseEvent{what, done, total, kept}, -1, 0.0));
+}
 
 Result<Speed> measureSpeed(const TryOptions& o, bool futility, const Hooks& h) {
   const Changes changes = changesOf(o);

@@ -60,4 +60,8 @@ struct Speed {
 // cannot be shown faster. A record already in the try's folder is kept (a try continued).
 Result<Speed> measureSpeed(const TryOptions& o, bool futility, const Hooks& h);
 
+// A `phase` event (wb/proto/experiment_events.h) through h: the try measures `what` now, `done`
+// of `total` runs of it finished (total 0: not counted); `kept`: read from its folder instead.
+void phase(const Hooks& h, const std::string& what, int done = 0, int total = 0, bool kept = false);
+
 }  // namespace wb::experiment::detail

@@ -17,6 +17,7 @@
 #include "wb/launch/tool_run.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/cluster_jobs.h"
+#include "wb/proto/experiment_events.h"
 #include "wb/proto/run_status.h"
 #include "wb/compare/compare.h"
 #include "wb/stats/estimate_json.h"
@@ -60,6 +61,9 @@ bool samplesNeverFewer(const TryOptions& o) {
 }
 
 namespace {
+
+const char* const kReferencePhase = "the experiment's reference runs";
+const char* const kVariantPhase = "the variant's runs to the target";
 
 // Whether a variant run's cap sets where it ends: a constant learning rate lets its epochs grow to
 // the cap (a schedule would change with them, so its epochs stay and the cap is the configured length).
@@ -381,6 +385,7 @@ Result<std::optional<ReferenceRuns>> referencesFor(const TryOptions& o, const Co
   r.cli_path = h.cli_path;
   r.stop = h.stop;
   r.log = h.log;
+  r.on_progress = [&h](int done, int total) { detail::phase(h, kReferencePhase, done, total); };
   std::error_code ec;
   const bool stored = fs::exists(r.store / referenceKey(o.baseline, r.dataset_id) / "reference.json", ec);
   const bool needed = !in.keeps || in.changes.has(Part::Replay);
@@ -505,6 +510,7 @@ Status lookedAtVariantRuns(const TryOptions& o, const ComposedOptions& c, const 
     if (h.log && k > 1 && (n > 1 || p.elsewhere))
       std::fprintf(h.log, "the variant's runs %d-%d %s (their samples to target only)\n", k, k + n - 1,
                    p.elsewhere ? "as one job array" : "side by side");
+    detail::phase(h, kVariantPhase, k - 1, c.variant_runs);
     VariantPlan capped = p;
     capped.cap_samples = waveCap(o, c, p, reference, rule, in, k, h);
     cap = capped.cap_samples;
@@ -655,19 +661,46 @@ Result<Inputs> measureAll(const TryOptions& o, const ComposedOptions& c, const H
   return in;
 }
 
+// What a try cut short keeps for the same command to reuse, in words: its parts' results in its
+// folder, its variant runs that finished, the experiment's reference runs that finished.
+std::vector<std::string> keptForRerun(const TryOptions& o, std::pair<int, int> references) {
+  std::vector<std::string> kept;
+  const auto has = [&](const char* file) { return records::readStored(o.out / file).read(); };
+  if (has("math.json")) kept.push_back("the math check");
+  if (has("segments.json") || has("trials.json")) kept.push_back("the training throughput");
+  if (has("evaluation-segments.json") || has("evaluation-trials.json")) kept.push_back("the evaluation time");
+  if (references.first > 0)
+    kept.push_back(std::to_string(references.first) + " of " + std::to_string(references.second) + " reference runs");
+  int variants = 0;
+  for (int i = 0; variantSlot(o, i).kept; ++i) ++variants;
+  if (variants > 0) kept.push_back(std::to_string(variants) + " of the variant's runs to the target");
+  return kept;
+}
+
 }  // namespace
 
-Result<TryResult> runComposedTry(const TryOptions& o, const ComposedOptions& c, const Hooks& h) {
-  if (auto st = keepUnreadableResult(o.out / "try.json", h); !st.ok()) return st.error();
+Result<TryResult> runComposedTry(const TryOptions& o, const ComposedOptions& c, const Hooks& hooks) {
+  if (auto st = keepUnreadableResult(o.out / "try.json", hooks); !st.ok()) return st.error();
   if (auto st = detail::writeConfigs(o); !st.ok()) return st.error();
+  Hooks h = hooks;  // the reference runs finished so far: what a cut try keeps of them
+  std::pair<int, int> references{0, 0};
+  h.on_event = [&references, &hooks](const json& ev) {
+    if (proto::isEvent<proto::PhaseEvent>(ev))
+      if (const auto p = proto::readPhaseEvent(ev); p.phase == kReferencePhase) references = {p.done, p.total};
+    hooks.emit(ev);
+  };
   auto in = measureAll(o, c, h);
   if (!in.ok()) {
-    const bool cut = in.error().code == Errc::Cancelled;
+    // Stopped, whatever the part under way made of its cut process (a run that ended "cancelled"):
+    // a cancel, never a failure.
+    const bool cut = in.error().code == Errc::Cancelled || h.stopRequested();
     proto::TryRecord stopped = tryRecordOf(o, Outcome{}, cut ? proto::kStatusCancelled : proto::kStatusFailed);
     stopped.method = "composed";
     stopped.error = in.error().message;
+    if (cut) stopped.kept = keptForRerun(o, references);
     stopped.answer = tryAnswer(stopped);
     (void)writeFileAtomic(o.out / "try.json", proto::tryRecordJson(stopped).dump(2) + "\n");
+    if (cut && in.error().code != Errc::Cancelled) return makeError(Errc::Cancelled, in.error().message);
     return in.error();
   }
   const stats::TimeToTargetEstimate e = stats::composeTimeToTarget(partsOf(o, *in), in->rule);

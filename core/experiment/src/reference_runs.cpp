@@ -348,6 +348,9 @@ Status runElsewhere(Store& s, const std::vector<size_t>& todo) {
 
 // Runs `todo`, `parallel` at a time; the first error, if any (the others still finish).
 Status runAll(Store& s, const std::vector<size_t>& todo) {
+  const int total = int(s.slots.size());
+  int done = total - int(todo.size());
+  if (s.o.on_progress) s.o.on_progress(done, total);
   if (s.o.run_many && !todo.empty()) return runElsewhere(s, todo);
   std::mutex mu;
   size_t next = 0;
@@ -360,10 +363,10 @@ Status runAll(Store& s, const std::vector<size_t>& todo) {
         if (next >= todo.size() || !first.ok() || (s.o.stop && s.o.stop->load())) return;
         i = todo[next++];
       }
-      if (auto st = s.runSlot(i); !st.ok()) {
-        std::lock_guard<std::mutex> lock(mu);
-        if (first.ok()) first = st;
-      }
+      const Status st = s.runSlot(i);
+      std::lock_guard<std::mutex> lock(mu);
+      if (!st.ok() && first.ok()) first = st;
+      if (st.ok() && s.o.on_progress) s.o.on_progress(++done, total);
     }
   };
   std::vector<std::thread> threads;

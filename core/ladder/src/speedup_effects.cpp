@@ -2,6 +2,7 @@
 #include "wb/ladder/speedup_effects.h"
 
 #include "wb/proto/rundir.h"
+#include "wb/proto/events.h"
 #include "wb/stats/estimate_json.h"
 
 #include <algorithm>
@@ -163,6 +164,12 @@ SpeedupEffect tryEffect(const nlohmann::json& doc, const std::string& date) {
   SpeedupEffect e{"", std::nullopt, "try", date};
   const proto::TryRecord t = proto::tryRecordFromJson(doc);
   const SpeedupEstimate x = estimateFromJson(t.estimate.value(t.reached ? "to_target" : "wall", nlohmann::json()));
+  if (t.byParts() && t.status == proto::kStatusCancelled && t.words.empty()) {  // cut before its answer
+    std::string kept;
+    for (const auto& k : t.kept) kept += (kept.empty() ? "" : ", ") + k;
+    e.text = t.setting + ": cancelled" + (kept.empty() ? std::string() : "; trying it again reuses " + kept);
+    return e;
+  }
   if (t.byParts()) {  // by parts: the composed words say the split
     e.text = t.setting + ": " + (!t.words.empty() ? t.words
                                                   : "no speedup taken (" + (t.error.empty() ? std::string("not finished") : t.error) + ")");

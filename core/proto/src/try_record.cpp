@@ -39,6 +39,7 @@ WB_FIELDS(TryRecord) {
   f("run_command", e.run_command), f("variant_command", proto::via(e.variant_command, orNullString, stringOrNone));
   if (!writing || !e.method.empty()) f("method", e.method);
   if (!writing || !e.error.empty()) f("error", e.error);
+  if (!writing || !e.kept.empty()) f("kept", e.kept);
   f("variant_looks", e.variant_looks);  // absent when null
   // A try by parts that measured its parts has every part's key, null where one was not measured;
   // pairs of whole runs, or a try by parts that stopped before its parts, have none.

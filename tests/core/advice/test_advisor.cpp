@@ -8,6 +8,7 @@
 
 #include "report_fixture.h"
 #include "wb/proto/flops_record.h"
+#include "wb/advice/actions.h"
 #include "wb/advice/advisor.h"
 #include "wb/stats/stats.h"
 #include "wb/advice/workers_advice.h"
@@ -357,6 +358,37 @@ class TestAdvisor : public QObject {
     }
     QVERIFY2(v, qPrintable(QStringLiteral("no ") + code + QStringLiteral(" in:\n") + all));
     QVERIFY2(QString::fromStdString(v->text).contains(contains), qPrintable(QString::fromStdString(v->text)));
+  }
+
+  // A verdict that names a command to run carries it as its action, with what it does in words
+  // (the window's button); one that names none has none.
+  void aCommandToRunIsTheVerdictsAction_data() {
+    QTest::addColumn<QString>("scenario");
+    QTest::addColumn<QString>("code");
+    QTest::addColumn<QString>("action");
+    QTest::addColumn<QString>("label");
+    QTest::newRow("no peak stored") << QStringLiteral("no peak stored") << QStringLiteral("no-peak") << QStringLiteral("probe peak")
+                                    << QStringLiteral("Measure this machine's peak");
+    QTest::newRow("data-bound, not probed") << QStringLiteral("data-bound, workers 1 of 4 cores") << QStringLiteral("data-bound")
+                                            << QStringLiteral("probe workers") << QStringLiteral("Measure the best loader workers");
+    QTest::newRow("data-bound, probed") << QStringLiteral("data-bound, workers 1, probe measured 2") << QStringLiteral("data-bound")
+                                        << QString() << QString();
+  }
+  void aCommandToRunIsTheVerdictsAction() {
+    QFETCH(QString, scenario);
+    QFETCH(QString, code);
+    QFETCH(QString, action);
+    QFETCH(QString, label);
+    const Scenario s = scenarios().at(scenario)();
+    const RunRecord r = s.run.record("run"), rr = s.ref.record("ref");
+    const RunMetrics m = computeMetrics(r, std::nullopt), rm = computeMetrics(rr, std::nullopt);
+    const WorkersAdvice* workers = s.workers ? &*s.workers : nullptr;
+    const auto verdicts = s.useRef ? advise(r, m, &rr, &rm, workers) : advise(r, m, nullptr, nullptr, workers);
+    const Advice* v = fixture::findAdvice(verdicts, code.toStdString());
+    QVERIFY(v);
+    const auto a = wb::advice::actionOf(*v);
+    QCOMPARE(a ? QString::fromStdString(a->args) : QString(), action);
+    QCOMPARE(a ? QString::fromStdString(a->label) : QString(), label);
   }
 
   // A NaN is written as null; any event field may be null or mistyped: the advisor shrugs.

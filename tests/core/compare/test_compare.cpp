@@ -351,12 +351,12 @@ class TestCompare : public QObject {
 
     QCOMPARE(int(fr.diff.size()), 2);
     QCOMPARE(QString::fromStdString(describeDiff(fr.diff)),
-             QStringLiteral("speedups.precision 32-true → bf16-mixed; speedups.workers 0 → 2"));
+             QStringLiteral("Precision 32-true → bf16-mixed; Loader workers 0 → 2"));
     // A run's name is not how it differs from the baseline.
     std::vector<ConfigChange> renamed = fr.diff;
     renamed.insert(renamed.begin(), {"name", "\"fashion-mnist-lenet\"", "\"01-variant-p1\""});
     QCOMPARE(QString::fromStdString(describeDiff(renamed)),
-             QStringLiteral("speedups.precision 32-true → bf16-mixed; speedups.workers 0 → 2"));
+             QStringLiteral("Precision 32-true → bf16-mixed; Loader workers 0 → 2"));
     QCOMPARE(QString::fromStdString(describeDiff({{"name", "\"a\"", "\"b\""}})), QStringLiteral("same config"));
 
     Table t = comparisonTable(cmp);
@@ -665,7 +665,7 @@ class TestCompare : public QObject {
     auto d = configDiff(a, b);
     QCOMPARE(int(d.size()), 3);
     QCOMPARE(QString::fromStdString(describeDiff(d)),
-             QStringLiteral("s.new (absent) → 2; s.p a → b; s.gone true → (absent)"));
+             QStringLiteral("s.new (absent) → 2; s.p a → b; s.gone on → (absent)"));
     QCOMPARE(QString::fromStdString(describeDiff({})), QStringLiteral("same config"));
   }
 

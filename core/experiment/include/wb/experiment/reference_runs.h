@@ -103,6 +103,9 @@ struct ReferenceOptions {
   std::string cli_path;            // workbench-cli
   const std::atomic<bool>* stop = nullptr;
   std::FILE* log = stderr;
+  // Set: called with the runs finished (kept ones included) of `runs`, before the first runs
+  // and after each one ends (from the thread that ran it, one call at a time).
+  std::function<void(int done, int total)> on_progress;
 };
 
 struct ReferenceRuns {

@@ -22,6 +22,13 @@ struct PairEndEvent {              // a pair of runs (reference, variant) finish
   nlohmann::json estimate;         // the variant's estimates so far: {to_target, throughput, wall}
 };
 
+struct PhaseEvent {                // a try by parts moved on to a part of its measurement
+  static constexpr const char* kType = "phase";
+  std::string phase;               // what it measures now, in words ("the experiment's reference runs")
+  int done = 0, total = 0;         // runs of this part finished, of how many (total 0: not counted)
+  bool kept = false;               // taken from the folder (a try continued), not measured again
+};
+
 struct TryEndEvent {               // `try`'s single end (after its rung_start/rung_end/pair_end)
   static constexpr const char* kType = "end";
   std::string status = kStatusFailed;
@@ -32,7 +39,9 @@ struct TryEndEvent {               // `try`'s single end (after its rung_start/r
 
 void writeFields(const PairEndEvent& e, nlohmann::json& event);
 void writeFields(const TryEndEvent& e, nlohmann::json& event);
+void writeFields(const PhaseEvent& e, nlohmann::json& event);
 PairEndEvent readPairEndEvent(const nlohmann::json& event);
 TryEndEvent readTryEndEvent(const nlohmann::json& event);
+PhaseEvent readPhaseEvent(const nlohmann::json& event);
 
 }  // namespace wb::proto

@@ -61,6 +61,9 @@ struct TryRecord {
   // By parts: method "composed", and the records of the parts (null where a part was not measured).
   std::string method;            // "composed" | "" (pairs of whole runs)
   std::string error;             // why a try by parts stopped, when it did
+  // A try by parts cut short: what the same command reuses, in words ("the math check",
+  // "3 of 5 reference runs"); absent otherwise.
+  std::vector<std::string> kept;
   nlohmann::json math, throughput, evaluation, early_stopping, samples, references, composed;
   nlohmann::json variant_looks;  // the variant's runs to the target, looked at as they finished
   std::vector<std::string> variant_runs;  // their folders
