@@ -47,7 +47,7 @@ class TestCliProbeSegments : public QObject {
     QVERIFY(doc["estimate"]["lo"].is_number() && doc["estimate"]["hi"].is_number());
     QVERIFY2(doc["estimate"]["method"].get<std::string>().find("interleaved segments in one process") != std::string::npos,
              doc.dump().c_str());
-    QVERIFY2(doc["changed"].get<std::string>().find("speedups.precision") != std::string::npos, doc.dump().c_str());
+    QVERIFY2(doc["changed"].get<std::string>().find("Precision 32-true → bf16-mixed") != std::string::npos, doc.dump().c_str());
     // The point is the rounds' median ratio: between the smallest and the largest round's.
     double lo = 1e9, hi = 0;
     for (int i = 0; i < rounds; ++i) {
@@ -71,7 +71,7 @@ class TestCliProbeSegments : public QObject {
     QVERIFY2(r.rc == 0, r.err.constData());
     const json doc = json::parse(r.out.toStdString(), nullptr, false);
     QVERIFY2(doc.is_object() && doc["rounds"].get<int>() == 2, r.out.constData());
-    for (const char* field : {"speedups.channels_last", "speedups.fused_optimizer"})
+    for (const char* field : {"Channels-last off → on", "Multi-tensor optimiser step off → on"})  // labels, not keys
       QVERIFY2(doc["changed"].get<std::string>().find(field) != std::string::npos, doc.dump().c_str());
     for (const char* side : {"baseline_rates", "variant_rates"})
       for (const auto& v : doc[side]) QVERIFY(v.get<double>() > 0);

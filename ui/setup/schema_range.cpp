@@ -48,17 +48,23 @@ bool isNumber(const QAbstractSpinBox* box, const QString& text) {
 
 // The box's own check, except that a number out of its range is Intermediate (kept, not
 // acceptable) instead of Invalid (the keystroke dropped).
+// The box's own validator (Qt's, which also takes its special value text and the box's own
+// textFromValue) decides first.
 class KeepNumbersValidator : public QValidator {
  public:
-  explicit KeepNumbersValidator(QAbstractSpinBox* box) : QValidator(box), box_(box) {}
+  KeepNumbersValidator(QAbstractSpinBox* box, const QValidator* own) : QValidator(box), box_(box), own_(own) {}
   State validate(QString& input, int& pos) const override {
-    const State own = box_->validate(input, pos);
+    const State own = own_ ? own_->validate(input, pos) : box_->validate(input, pos);
     return own == Invalid && isNumber(box_, numberPart(box_, input)) ? Intermediate : own;
   }
-  void fixup(QString& input) const override { box_->fixup(input); }
+  void fixup(QString& input) const override {
+    if (own_) own_->fixup(input);
+    else box_->fixup(input);
+  }
 
  private:
   QAbstractSpinBox* box_;
+  const QValidator* own_;
 };
 
 // Leaving the box, or Enter, with a number out of range: the box would put its last good value
@@ -90,7 +96,7 @@ void keepTypedNumbers(QAbstractSpinBox* box) {
   QLineEdit* edit = box->findChild<QLineEdit*>();
   if (!edit || box->property("keepsTypedNumbers").toBool()) return;
   box->setProperty("keepsTypedNumbers", true);
-  edit->setValidator(new KeepNumbersValidator(box));
+  edit->setValidator(new KeepNumbersValidator(box, edit->validator()));
   box->installEventFilter(new KeepNumbersFilter(box));
 }
 
