@@ -250,16 +250,13 @@ void SetupPanel::connectProbe() {
 }
 
 // In a scrolling panel the wheel scrolls: a spin box or combo changes only once focused. A
-// number typed outside a box's range stays as typed and is checked as typed (Run refused, the
-// field named), never cut or put back (keepTypedNumbers).
+// number typed outside a box's range is checked as typed (Run refused, the field named).
 void SetupPanel::scrollSafeInputs() {
   for (QWidget* w : findChildren<QWidget*>()) {
     if (qobject_cast<QAbstractSpinBox*>(w) || qobject_cast<QComboBox*>(w)) {
       w->setFocusPolicy(Qt::StrongFocus);
       w->installEventFilter(this);
     }
-    if (auto* box = qobject_cast<QAbstractSpinBox*>(w); box && findFieldSpec(w->objectName().toStdString()))
-      keepTypedNumbers(box);
     // The box's own editor: QSpinBox::textChanged stays silent while the text is out of range.
     auto* edit = qobject_cast<QAbstractSpinBox*>(w) ? w->findChild<QLineEdit*>() : nullptr;
     if (edit)
@@ -270,30 +267,30 @@ void SetupPanel::scrollSafeInputs() {
   }
 }
 
-// A config field's box whose text is not a value it takes (typed 99999999 in Epochs): what it
-// holds and the range it takes, in validation's words where the box shows the field as it is
-// ("must be in 1..1000000"); else (a percentage of a fraction, a number above the cap a box puts
-// on a field unbounded above) the box's own range.
+// A config field's box whose text is not a value it takes (typed "0" in Batch size): what it
+// holds, the range it takes, and on leaving it, the value it went back to.
 std::optional<FieldError> SetupPanel::typedOutOfRange(QAbstractSpinBox* box) const {
-  const FieldSpec* spec = findFieldSpec(box->objectName().toStdString());
-  if (!spec || !box->isEnabled() || box->hasAcceptableInput()) return std::nullopt;
-  QString range, text;
-  double lowest = 0;
+  if (!findFieldSpec(box->objectName().toStdString()) || !box->isEnabled() || box->hasAcceptableInput()) return std::nullopt;
+  QString range, text;  // in the schema's words: "1..65536"
   if (auto* s = qobject_cast<QSpinBox*>(box)) {
     range = QStringLiteral("%1..%2").arg(s->minimum()).arg(s->maximum());
-    text = s->cleanText(), lowest = s->minimum();
+    text = s->cleanText();
   } else if (auto* d = qobject_cast<QDoubleSpinBox*>(box)) {
     range = QStringLiteral("%1..%2").arg(QString::number(d->minimum(), 'g', 6), QString::number(d->maximum(), 'g', 6));
-    text = d->cleanText(), lowest = d->minimum();
+    text = d->cleanText();
   }
-  const QVariant scale = box->property("schemaScale");
-  bool isNumber = false;
-  const double typed = box->locale().toDouble(text, &isNumber);
-  const bool asTheField =
-      (!scale.isValid() || scale.toDouble() == 1.0) && (spec->range.bounded() || (isNumber && typed < lowest));
-  std::string allowed = asTheField ? "must be " + spec->range.text() : "must be a number in " + range.toStdString();
-  if (asTheField && *spec->note) allowed += std::string(" ") + spec->note;
-  return FieldError{box->objectName().toStdString(), text.toStdString(), allowed};
+  return FieldError{box->objectName().toStdString(), text.toStdString(), "must be a number in " + range.toStdString()};
+}
+
+void SetupPanel::noteRevert(QAbstractSpinBox* box) {
+  auto e = typedOutOfRange(box);
+  if (!e) return;
+  // Qt puts the last good value back on leaving the box: say so, rather than change it silently.
+  QString kept;
+  if (auto* s = qobject_cast<QSpinBox*>(box)) kept = QString::number(s->value());
+  else if (auto* d = qobject_cast<QDoubleSpinBox*>(box)) kept = QString::number(d->value(), 'g', 6);
+  e->allowed += "; it went back to " + kept.toStdString();
+  reverted_[box->objectName()] = *e;
 }
 
 // optim.lr_scaling (a combo from wb::lrScalingChoices, each value's help as its tooltip) and
@@ -326,6 +323,9 @@ QWidget* SetupPanel::lrScalingRow(QWidget* parent) {
 QString SetupPanel::lrScaling() const { return lrScaling_->currentData().toString(); }
 
 bool SetupPanel::eventFilter(QObject* watched, QEvent* event) {
+  if (event->type() == QEvent::FocusOut)
+    if (auto* box = qobject_cast<QAbstractSpinBox*>(watched)) noteRevert(box);
+  if (event->type() == QEvent::FocusIn) reverted_.remove(watched->objectName());
   if (event->type() == QEvent::Wheel) {
     auto* w = qobject_cast<QWidget*>(watched);
     if (w && !w->hasFocus()) {
@@ -407,6 +407,7 @@ void SetupPanel::setConfigJson(const json& input) {
   if (input.is_object()) doc.merge_patch(input);
   doc.erase(proto::kCommandKey);  // not a config field: the Your script field holds it
   base_ = doc;
+  reverted_.clear();
   {
     const QSignalBlocker b0(command_), b1(name_), b2(seed_), b3(model_), b4(scriptPath_), b5(optim_), b6(lr_), b7(momentum_),
         b8(weightDecay_), b9(schedule_), b10(warmup_), b11(batch_), b12(epochs_), b13(maxSteps_), b14(lrScaling_),
@@ -490,7 +491,9 @@ void SetupPanel::validate() {
   for (const FieldError& e : clamped_)
     if (std::none_of(errors.begin(), errors.end(), [&](const FieldError& o) { return o.path == e.path; })) errors.push_back(e);
   refusedCount_ = int(errors.size());
-  errors_.show(errors);
+  std::vector<FieldError> shown = errors;
+  for (const FieldError& note : reverted_) shown.push_back(note);  // said, not refused: the box holds a good value
+  errors_.show(shown);
   showEarlyStoppingCaveat();
   revealFocusedError();
   // Invalid fields, a folder still to pick, or a dataset its check found unusable: a run would fail.

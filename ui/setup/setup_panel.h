@@ -117,6 +117,7 @@ class SetupPanel : public QWidget {
   void connectProbe();
   void scrollSafeInputs();
   std::optional<FieldError> typedOutOfRange(QAbstractSpinBox* box) const;
+  void noteRevert(QAbstractSpinBox* box);
   void validate();
   void showEarlyStoppingCaveat();
   void revealFocusedError();
@@ -136,6 +137,7 @@ class SetupPanel : public QWidget {
   QTimer* probeReload_;
   ProbeRunner* probe_;
   FieldErrors errors_;
+  QHash<QString, FieldError> reverted_;  // a box left with a value it does not take, by path
   QHash<QString, FieldError> clamped_;   // a document's value outside its box's range, by path
   int refusedCount_ = 0;                 // of the messages shown, those that refuse Run (the notes follow)
   bool valid_ = true;

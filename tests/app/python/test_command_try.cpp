@@ -81,7 +81,7 @@ class TestCommandTry : public QObject {
     const QStringList common = {QStringLiteral("try"), QStringLiteral("--set"), QStringLiteral("data.limit_train=1000"),
                                 QStringLiteral("--set"), QStringLiteral("data.limit_val=300"), QStringLiteral("--set"),
                                 QStringLiteral("train.epochs=2"), QStringLiteral("--repeats"), QStringLiteral("1"),
-                                QStringLiteral("--out"), out};
+                                QStringLiteral("--out"), out, QStringLiteral("--details")};
     const auto r = cliRun(common + QStringList{QStringLiteral("--variant-command"), command, QStringLiteral("--label"), QStringLiteral("the script")});
     QVERIFY2(r.rc == 0, r.describe().constData());
     QVERIFY2(r.out.contains("workbench-cli run") && r.out.contains("whole pipeline"), r.describe().constData());

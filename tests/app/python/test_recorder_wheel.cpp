@@ -111,7 +111,7 @@ class TestRecorderWheel : public QObject {
     QVERIFY2(rec.value().problems.empty(), rec.value().problems.empty() ? "" : rec.value().problems.front().c_str());
     QCOMPARE(rec.value().summary.steps.value_or(0), int64_t(32));  // 1024 / 64 x 2
     QCOMPARE(int(rec.value().evals.size()), 2);
-    const auto cmp = wb::test::runProcess(cli(), {QStringLiteral("compare"), QStringLiteral("--baseline"), run, run}, 120000);
+    const auto cmp = wb::test::runProcess(cli(), {QStringLiteral("compare"), QStringLiteral("--details"), QStringLiteral("--baseline"), run, run}, 120000);
     QVERIFY2(cmp.rc == 0, cmp.describe().constData());
     const QString best = QString::number(*rec.value().summary.best_val_acc * 100, 'f', 2) + QStringLiteral(" %");
     QVERIFY2(cmp.all().contains(best), cmp.describe().constData());
