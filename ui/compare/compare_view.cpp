@@ -143,6 +143,8 @@ void CompareView::buildSummary(QVBoxLayout* layout, QHBoxLayout* controls) {
   summary_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
   // Three lines kept whatever it says: the tabs under it do not jump as its lines come and go.
   summary_->setMinimumHeight(3 * summary_->fontMetrics().lineSpacing() + 4);
+  // At most four: a long note (a busy machine's advice) must not take the chart's height.
+  summary_->setMaximumHeight(4 * summary_->fontMetrics().lineSpacing() + 4);
   layout->addWidget(summary_);
 }
 
@@ -341,6 +343,7 @@ void CompareView::compare(Run& base) {
                                         [](const auto& row) { return !row.is_baseline && !row.unfinished.empty(); });
   if (unfinished > 0) text += QStringLiteral("\n%1 run(s) did not finish: no speedup is taken from them.").arg(unfinished);
   summary_->setText(text);
+  summary_->setToolTip(summary_->toolTip() + QStringLiteral("\n\n") + text);  // whole, past its four lines
 }
 
 // The run's record under the name the window lists it by (runLabel reads the id first), so the
