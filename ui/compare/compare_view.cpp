@@ -1,5 +1,7 @@
 #include "compare/compare_view.h"
 
+#include "compare/answer_label.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -10,6 +12,7 @@
 #include <QEvent>
 #include <QFile>
 #include <QFileInfo>
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -114,18 +117,14 @@ QHBoxLayout* CompareView::buildControls() {
   return controls;
 }
 
-// The answer (each ticked run's figure, large) with Use …, over the summary's details.
+// The answer (each ticked run's figure, large) with Use …, on its own row over the controls; the
+// summary's details under them.
 void CompareView::buildSummary(QVBoxLayout* layout, QHBoxLayout* controls) {
   QWidget* box = this;
-  answer_ = new QLabel(box);
+  // Its own row, wrapped: the whole sentence at any width in at most three lines, else cut at a
+  // word with "…" (its tooltip has it whole), so the chart keeps its height.
+  answer_ = new AnswerLabel(3, box);
   answer_->setObjectName(QStringLiteral("compareAnswer"));
-  answer_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  QFont big = answer_->font();
-  big.setPointSizeF(big.pointSizeF() * 1.15);
-  big.setBold(true);
-  answer_->setFont(big);
-  answer_->setWordWrap(false);  // one line: the table and chart keep their height (the tooltip has it whole)
-  answer_->setMinimumWidth(1);
   useButton_ = new QPushButton(box);
   useButton_->setObjectName(QStringLiteral("compareUse"));
   useButton_->setToolTip(QStringLiteral("Load this run's set-up (it says what changes before it does)"));
@@ -134,9 +133,11 @@ void CompareView::buildSummary(QVBoxLayout* layout, QHBoxLayout* controls) {
     if (!useRun_ || useRun_->runDir().isEmpty()) return;
     Q_EMIT useConfig(QString::fromStdString(wb::proto::RunDir{useRun_->runDir().toStdString()}.config().string()), useButton_->text());
   });
-  // First on the controls' row (Target, Effect ≥ and Export… after it): no height taken from the chart.
-  controls->insertWidget(0, answer_, 1);
-  controls->insertWidget(1, useButton_);
+  auto* answerRow = new QHBoxLayout;
+  answerRow->addWidget(answer_, 1);
+  answerRow->addWidget(useButton_, 0, Qt::AlignTop);
+  layout->insertLayout(0, answerRow);  // over Target, Effect ≥ and Export…
+  controls->addStretch(1);
   summary_ = new QLabel(box);
   summary_->setObjectName(QStringLiteral("compareSummary"));
   summary_->setWordWrap(true);
@@ -148,7 +149,7 @@ void CompareView::buildSummary(QVBoxLayout* layout, QHBoxLayout* controls) {
   layout->addWidget(summary_);
 }
 
-QString CompareView::answerText() const { return answer_->text(); }
+QString CompareView::answerText() const { return answer_->answer(); }
 
 // The comparison's answer: the report's own sentence when core wrote one ("answer"), else each
 // ticked run's figure to the target as the table gives it (its interval and verdict, or why it
@@ -157,13 +158,13 @@ void CompareView::showAnswer() {
   useRun_ = nullptr;
   useButton_->hide();
   if (!comparison_ || !report_) {
-    answer_->setText(model_->baseline() ? QStringLiteral("Tick runs in the list to compare them with the baseline.")
+    answer_->setAnswer(model_->baseline() ? QStringLiteral("Tick runs in the list to compare them with the baseline.")
                                         : QStringLiteral("Set a baseline, then tick the runs to compare with it."));
     return;
   }
   const auto& data = report_->data;
   if (data.is_object() && data.contains("answer") && data["answer"].is_string()) {
-    answer_->setText(qs(data["answer"].get<std::string>()));
+    answer_->setAnswer(qs(data["answer"].get<std::string>()));
   } else {
     QStringList lines;
     const QString to = qs(wb::fmtAccuracy(comparison_->target_acc));
@@ -180,8 +181,7 @@ void CompareView::showAnswer() {
       lines << QStringLiteral("%1: %2").arg(qs(row.label), figure);
     }
     if (more > 0 && !lines.isEmpty()) lines.back() += QStringLiteral("; %1 more in the table").arg(more);
-    answer_->setText(lines.isEmpty() ? QStringLiteral("Tick runs in the list to compare them with the baseline.") : lines.front());
-    answer_->setToolTip(answer_->text());
+    answer_->setAnswer(lines.isEmpty() ? QStringLiteral("Tick runs in the list to compare them with the baseline.") : lines.front());
   }
   // The run clearly faster to the target, the fastest of them: its set-up is the one to use.
   const wb::compare::ComparisonRow* best = nullptr;

@@ -44,6 +44,7 @@ class QTextBrowser;
 
 namespace wb::ui {
 
+class AnswerLabel;
 class Run;
 class RunsModel;
 class SpeedupChart;
@@ -124,7 +125,7 @@ class CompareView : public QWidget {
   QDoubleSpinBox* target_;
   QDoubleSpinBox* minEffect_;
   QPushButton* exportButton_;
-  QLabel* answer_;       // the figure, large and first
+  AnswerLabel* answer_;  // the answer sentence, large and first
   QPushButton* useButton_;
   QPointer<Run> useRun_;  // the run Use … loads: the clearly fastest to the target
   QLabel* summary_;

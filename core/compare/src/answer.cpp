@@ -2,6 +2,7 @@
 #include "wb/compare/answer.h"
 
 #include <algorithm>
+#include <map>
 #include <cctype>
 #include <cmath>
 
@@ -230,6 +231,34 @@ std::string oneRunAnswer(const Comparison& c, const ComparisonRow& row) {
   }
 }
 
+// "None of N is clearly faster": each one's figure while the list is short; beyond three, the
+// closest measured one and a count of the rest by why they have no figure (the table has each).
+std::string noneFasterAnswer(const Comparison& c, const std::vector<const ComparisonRow*>& groups) {
+  const std::string head = "None of the " + std::to_string(groups.size()) + " configurations is clearly faster than the baseline to " +
+                           targetWords(c.target_acc > 0 ? std::optional<double>(c.target_acc) : std::nullopt) + ": ";
+  std::vector<std::string> figures;
+  if (groups.size() <= 3) {
+    for (const ComparisonRow* r : groups)
+      figures.push_back(runName(*r) + " " + (r->showsSpeedup() ? figureWords(targetEstimate(*r)) : r->withheldWord()));
+    return head + listWords(figures) + ".";
+  }
+  const ComparisonRow* closest = nullptr;
+  std::map<std::string, int> withheld;
+  int measured = 0;
+  for (const ComparisonRow* r : groups) {
+    if (!r->showsSpeedup()) {
+      ++withheld[r->withheldWord()];
+      continue;
+    }
+    ++measured;
+    if (!closest || targetEstimate(*r).point > targetEstimate(*closest).point) closest = r;
+  }
+  if (closest) figures.push_back("the closest, " + runName(*closest) + ", " + figureWords(targetEstimate(*closest)));
+  if (measured > 1) figures.push_back(std::to_string(measured - 1) + " more measured");
+  for (const auto& [word, n] : withheld) figures.push_back(std::to_string(n) + " " + word);
+  return head + listWords(figures) + ".";
+}
+
 }  // namespace
 
 std::string compareAnswer(const Comparison& c) {
@@ -251,11 +280,7 @@ std::string compareAnswer(const Comparison& c) {
     if (r->showsSpeedup() && readingOf(r->target) == Reading::Faster && (!best || r->target.point > best->target.point)) best = r;
   const std::string n = std::to_string(groups.size());
   if (best) return "Fastest of " + n + " configurations: " + oneRunAnswer(c, *best);
-  std::vector<std::string> figures;
-  for (const ComparisonRow* r : groups)
-    figures.push_back(runName(*r) + " " + (r->showsSpeedup() ? figureWords(targetEstimate(*r)) : r->withheldWord()));
-  return "None of the " + n + " configurations is clearly faster than the baseline to " +
-         targetWords(c.target_acc > 0 ? std::optional<double>(c.target_acc) : std::nullopt) + ": " + listWords(figures) + ".";
+  return noneFasterAnswer(c, groups);
 }
 
 render::Table answerTable(const std::string& title, const std::string& whatTitle) {

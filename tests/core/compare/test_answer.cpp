@@ -109,6 +109,25 @@ class TestAnswer : public QObject {
     const std::string answer = compareAnswer(compareRuns(base.record("a"), {other.record("b")}, std::nullopt));
     QVERIFY2(has(answer, "recision bf16-mixed") && has(answer, "not a verdict") && !has(answer, "faster"), answer.c_str());
   }
+  // Beyond three configurations and none clearly faster, the sentence names the closest and counts
+  // the rest by why they have no figure, rather than listing every one.
+  void manyConfigurationsNoneFasterReadInOneSentence() {
+    FakeRun base = fixture::twoEpochRun(12.6, 0.70, 25.2, 0.80, 640);
+    base.end("ok", 26);
+    std::vector<wb::records::RunRecord> others;
+    for (int workers : {1, 2, 3, 4}) {
+      FakeRun r = fixture::twoEpochRun(12.6 - workers * 0.2, 0.70, 25.2 - workers * 0.4, 0.80, 640 + workers * 10);
+      r.set("speedups.workers", workers).end("ok", 26 - workers * 0.4);
+      others.push_back(r.record("w" + std::to_string(workers)));
+    }
+    FakeRun failed = fixture::twoEpochRun(12.6, 0.70, 25.2, 0.80, 640);
+    failed.set("speedups.channels_last", true).end("failed", 26);
+    others.push_back(failed.record("cl"));
+    const std::string answer = compareAnswer(compareRuns(base.record("a"), others, std::nullopt));
+    QVERIFY2(has(answer, "None of the 5 configurations") && has(answer, "the closest, loader workers 4") &&
+                 has(answer, "3 more measured") && has(answer, "1 failed") && answer.size() < 220,
+             answer.c_str());
+  }
 };
 
 QTEST_APPLESS_MAIN(TestAnswer)
