@@ -8,6 +8,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QStandardItemModel>
+#include <QSpinBox>
 #include <QtTest/QtTest>
 
 #include "setup/dataset_picker.h"
@@ -358,6 +359,25 @@ class TestSetupPanel : public QObject {
     QVERIFY2(panel.whyNotValid().contains(QStringLiteral("Epochs: 99999999 \u2014 must be in 1..1000000")),
              qPrintable(panel.whyNotValid()));
     QVERIFY(drive(&panel, QStringLiteral("train.epochs"), QStringLiteral("3")));
+    QVERIFY2(panel.isValid(), qPrintable(panel.whyNotValid()));
+  }
+
+  // A number typed past a box's top (Epochs 99999999) stays as typed and is refused with the
+  // field's label and range: the keystroke that takes it out of range is not dropped (it left
+  // 999999, silently); a value in range still types as before.
+  void aTypedValueOutsideTheRangeIsRefusedNotCut() {
+    SetupPanel panel;
+    panel.show();
+    panel.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&panel));
+    QVERIFY(drive(&panel, QStringLiteral("train.epochs"), QStringLiteral("99999999")));
+    auto* epochs = panel.findChild<QSpinBox*>(QStringLiteral("train.epochs"));
+    QCOMPARE(epochs->cleanText(), QStringLiteral("99999999"));
+    QVERIFY(!panel.isValid());
+    QVERIFY2(panel.whyNotValid().contains(QStringLiteral("Epochs: 99999999")) && panel.whyNotValid().contains(QStringLiteral("1..1000000")),
+             qPrintable(panel.whyNotValid()));
+    QVERIFY(drive(&panel, QStringLiteral("train.epochs"), QStringLiteral("12")));
+    QCOMPARE(epochs->value(), 12);
     QVERIFY2(panel.isValid(), qPrintable(panel.whyNotValid()));
   }
 

@@ -13,6 +13,7 @@
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QKeyEvent>
 #include <QLineEdit>
 #include <QLocale>
 #include <QPushButton>
@@ -322,7 +323,37 @@ QWidget* SetupPanel::lrScalingRow(QWidget* parent) {
 
 QString SetupPanel::lrScaling() const { return lrScaling_->currentData().toString(); }
 
+// A keystroke that takes a config field's box out of its range (the ninth 9 of Epochs) is one Qt
+// drops, leaving 9999999 cut to what fits: the text is kept as typed instead, and validate()
+// refuses it with the field and its range (typedOutOfRange). Text that is no number is Qt's.
+bool SetupPanel::keepTypedNumber(QAbstractSpinBox* box, const QKeyEvent* key) {
+  QLineEdit* edit = box->findChild<QLineEdit*>();
+  if (!edit || !edit->validator() || key->text().isEmpty() || !key->text().at(0).isPrint() || !findFieldSpec(box->objectName().toStdString()))
+    return false;
+  QString text = edit->text();
+  int cursor = edit->cursorPosition();
+  if (edit->hasSelectedText()) {
+    cursor = edit->selectionStart();
+    text.remove(cursor, edit->selectedText().size());
+  }
+  text.insert(cursor, key->text());
+  int pos = cursor + int(key->text().size());
+  QString probe = text;
+  if (edit->validator()->validate(probe, pos) != QValidator::Invalid) return false;
+  QString number = text;
+  if (auto* s = qobject_cast<QSpinBox*>(box)) number.remove(s->prefix()).remove(s->suffix());
+  if (auto* d = qobject_cast<QDoubleSpinBox*>(box)) number.remove(d->prefix()).remove(d->suffix());
+  bool isNumber = false;
+  box->locale().toDouble(number.trimmed(), &isNumber);
+  if (!isNumber) return false;
+  edit->setText(text);  // setText is not validated: the typed number stands, refused by validate()
+  edit->setCursorPosition(cursor + int(key->text().size()));
+  return true;
+}
+
 bool SetupPanel::eventFilter(QObject* watched, QEvent* event) {
+  if (event->type() == QEvent::KeyPress)
+    if (auto* box = qobject_cast<QAbstractSpinBox*>(watched); box && keepTypedNumber(box, static_cast<QKeyEvent*>(event))) return true;
   if (event->type() == QEvent::FocusOut)
     if (auto* box = qobject_cast<QAbstractSpinBox*>(watched)) noteRevert(box);
   if (event->type() == QEvent::FocusIn) reverted_.remove(watched->objectName());

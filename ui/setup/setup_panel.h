@@ -28,6 +28,7 @@
 #include "wb/ladder/speedup_effects.h"
 
 class QAbstractSpinBox;
+class QKeyEvent;
 class QComboBox;
 class QDoubleSpinBox;
 class QFormLayout;
@@ -118,6 +119,7 @@ class SetupPanel : public QWidget {
   void scrollSafeInputs();
   std::optional<FieldError> typedOutOfRange(QAbstractSpinBox* box) const;
   void noteRevert(QAbstractSpinBox* box);
+  bool keepTypedNumber(QAbstractSpinBox* box, const QKeyEvent* key);
   void validate();
   void showEarlyStoppingCaveat();
   void revealFocusedError();
