@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QSocketNotifier>
+#include <QTimer>
 
 #include <csignal>
 #include <cstdio>
@@ -85,6 +86,30 @@ void installSignalHandlers(QApplication& app) {
   ::sigaction(SIGTERM, &sa, nullptr);
 }
 
+// --size WxH: the window's size; false (said on stderr) when it is not one.
+bool sizeWindow(QWidget& window, const QString& text) {
+  if (text.isEmpty()) return true;
+  const QStringList wh = text.split(QLatin1Char('x'));
+  bool okW = false, okH = false;
+  const int w = wh.size() == 2 ? wh[0].toInt(&okW) : 0, h = wh.size() == 2 ? wh[1].toInt(&okH) : 0;
+  if (!okW || !okH || w < 320 || h < 240) {
+    std::fprintf(stderr, "workbench: --size %s: give the width and height in pixels, e.g. --size 1280x800\n", qPrintable(text));
+    return false;
+  }
+  window.resize(w, h);
+  return true;
+}
+
+// --grab FILE: once the window has been shown and what it opened has been read (four seconds of
+// its event loop: the machine's check done), save it as a PNG and quit (exit 1, said, when the file cannot be written).
+void grabWhenSettled(QWidget& window, const QString& file) {
+  QTimer::singleShot(4000, &window, [&window, file] {
+    const bool saved = window.grab().save(file, "PNG");
+    if (!saved) std::fprintf(stderr, "workbench: --grab %s: cannot write the file\n", qPrintable(file));
+    QCoreApplication::exit(saved ? 0 : 1);
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -107,7 +132,12 @@ int main(int argc, char** argv) {
   QCommandLineOption root(QStringLiteral("runs-root"), QStringLiteral("Folder of run directories."), QStringLiteral("dir"));
   QCommandLineOption config(QStringLiteral("config"), QStringLiteral("Open this experiment JSON."), QStringLiteral("file"));
   QCommandLineOption fresh(QStringLiteral("fresh"), QStringLiteral("Start from the default experiment, ignoring the saved set-up."));
-  parser.addOptions({dark, light, root, config, fresh});
+  QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Open the window at this size, e.g. 1280x800."), QStringLiteral("WxH"));
+  QCommandLineOption grab(QStringLiteral("grab"),
+                          QStringLiteral("Save the window as this PNG once what was opened has settled, then quit "
+                                         "(the docs' screenshots)."),
+                          QStringLiteral("file"));
+  parser.addOptions({dark, light, root, config, fresh, size, grab});
   parser.addPositionalArgument(QStringLiteral("paths"), QStringLiteral("Run folders, dataset folders or experiment files to open."),
                                QStringLiteral("[paths...]"));
   parser.process(app);
@@ -122,6 +152,8 @@ int main(int argc, char** argv) {
   if (parser.isSet(config)) window.openPath(parser.value(config));
   for (const QString& p : parser.positionalArguments()) window.openPath(p);
   installSignalHandlers(app);
+  if (!sizeWindow(window, parser.value(size))) return 2;
   window.show();
+  if (parser.isSet(grab)) grabWhenSettled(window, parser.value(grab));
   return app.exec();
 }
