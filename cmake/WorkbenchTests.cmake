@@ -2,7 +2,8 @@
 # TORCH: the test includes LibTorch; it reuses the precompiled <torch/torch.h>.
 # NO_CLI: the test never runs workbench-cli (no WB_CLI_PATH, no dependency on building it).
 # A Qt Test executable registered with CTest. Non-GUI tests should use QTEST_APPLESS_MAIN.
-# Tests run with WB_RUNS_ROOT pointing into the build tree so they never touch the user's runs.
+# Tests run with WB_RUNS_ROOT and WB_CACHE_DIR pointing into the build tree so they never touch the
+# user's runs or caches.
 # CTest runs each binary through cmake/run_qt_test.sh, which exits WB_ALL_SKIPPED_RC only when the
 # binary exited 0 and every one of its test functions skipped, and 1 when any function failed.
 set(WB_RUN_QT_TEST ${CMAKE_CURRENT_LIST_DIR}/run_qt_test.sh)
@@ -57,7 +58,7 @@ function(wb_add_test name)
   # function skipped. The binary gets 10 s less than CTest's limit, so the runner ends it itself.
   math(EXPR binary_timeout "${A_TIMEOUT} - 10")
   add_test(NAME ${name} COMMAND bash ${WB_RUN_QT_TEST} ${binary_timeout} $<TARGET_FILE:${name}>)
-  set(env "WB_RUNS_ROOT=${PROJECT_BINARY_DIR}/test-runs;QT_QPA_PLATFORM=offscreen")
+  set(env "WB_RUNS_ROOT=${PROJECT_BINARY_DIR}/test-runs;WB_CACHE_DIR=${PROJECT_BINARY_DIR}/test-cache;QT_QPA_PLATFORM=offscreen")
   set_tests_properties(${name} PROPERTIES TIMEOUT ${A_TIMEOUT} ENVIRONMENT "${env}")
   if(A_LABELS)
     set_tests_properties(${name} PROPERTIES LABELS "${A_LABELS}")

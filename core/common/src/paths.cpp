@@ -32,6 +32,11 @@ fs::path defaultCacheDir() {
   return fs::path(home && *home ? home : "/tmp") / ".cache" / "speedup-workbench" / "decoded";
 }
 
+fs::path unpackedDatasetDir() {
+  if (const char* env = std::getenv("WB_CACHE_DIR"); env && *env) return fs::path(env) / "unpacked";
+  return defaultCacheDir().parent_path() / "unpacked";
+}
+
 std::string slugify(const std::string& name) {
   std::string out;
   for (char ch : name) {

@@ -88,6 +88,9 @@ std::pair<std::vector<double>, std::vector<double>> channelStats(const torch::Te
 
 // `name` is the spec as given (DatasetInfo::name); split = "train" | "test".
 Result<std::shared_ptr<Dataset>> openIdx(const std::string& dir, const std::string& split, const std::string& name);
+// The unpacked copy of a gzipped IDX file (wb::unpackedDatasetDir(), named for the file's path,
+// size and modification time), whether or not it exists yet; "" for a file that is not .gz.
+std::string unpackedCopyOf(const std::string& gzPath);
 Result<std::shared_ptr<Dataset>> openCifar10(const std::string& dir, const std::string& split,
                                              const std::string& name);
 Result<std::shared_ptr<Dataset>> openImageFolder(const std::string& dir, const std::string& split,

@@ -1,17 +1,20 @@
 // IDX (MNIST / Fashion-MNIST) and CIFAR-10 binary readers. Both load a whole split into one
 // uint8 tensor: a split is at most ~150 MB, and a batch then costs one index_select.
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "internal.h"
+#include "wb/common/paths.h"
 
 namespace fs = std::filesystem;
 
@@ -216,6 +219,67 @@ Result<IdxFile> readIdx(const std::string& path, int ndims, torch::Tensor& out) 
   return file;
 }
 
+// The cache keeps the copies read most recently (a read touches its copy), at most
+// kUnpackedKept: the folders a user trains on, not every temporary folder a test made.
+constexpr size_t kUnpackedKept = 16;
+
+void pruneUnpacked(const fs::path& dir) {
+  std::error_code ec;
+  std::vector<std::pair<fs::file_time_type, fs::path>> copies;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.is_regular_file(ec) && e.path().filename().string().find(".tmp-") == std::string::npos)
+      copies.emplace_back(e.last_write_time(ec), e.path());
+  if (copies.size() <= kUnpackedKept) return;
+  std::sort(copies.begin(), copies.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (size_t i = kUnpackedKept; i < copies.size(); ++i) fs::remove(copies[i].second, ec);
+}
+
+// Writes the IDX file just read (its header and bytes) as an unpacked copy: to a file of this
+// process's own, then renamed into place, so a reader never sees half of one. Best effort: where
+// the cache cannot be written, runs read the .gz as before.
+void keepUnpacked(const std::string& copy, const IdxFile& file, const torch::Tensor& data) {
+  std::error_code ec;
+  fs::create_directories(fs::path(copy).parent_path(), ec);
+  const std::string tmp = copy + ".tmp-" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    auto put = [&](uint32_t v) {
+      const unsigned char b[4] = {uint8_t(v >> 24), uint8_t(v >> 16), uint8_t(v >> 8), uint8_t(v)};
+      out.write(reinterpret_cast<const char*>(b), 4);
+    };
+    put(0x00000800u | static_cast<uint32_t>(file.dims.size()));
+    for (int64_t d : file.dims) put(static_cast<uint32_t>(d));
+    out.write(reinterpret_cast<const char*>(data.data_ptr<uint8_t>()), data.numel());
+    if (!out) {
+      fs::remove(tmp, ec);
+      return;
+    }
+  }
+  fs::rename(tmp, copy, ec);
+  if (ec) fs::remove(tmp, ec);
+  pruneUnpacked(fs::path(copy).parent_path());
+}
+
+// A .gz file is read with zlib once and kept unpacked (as torchvision keeps MNIST's raw files):
+// every later process reads the plain copy, which for Fashion-MNIST's training images is most of
+// a run's start (0.15 s or more of zlib a process). A copy that cannot be read is read past: the
+// .gz is, and the copy written again. Errors name the .gz, the file the user gave.
+Result<IdxFile> readIdxOnce(const std::string& path, int ndims, torch::Tensor& out) {
+  const std::string copy = unpackedCopyOf(path);
+  if (!copy.empty() && fs::exists(copy)) {
+    auto fromCopy = readIdx(copy, ndims, out);
+    if (fromCopy.ok()) {
+      std::error_code ec;
+      fs::last_write_time(copy, fs::file_time_type::clock::now(), ec);  // read most recently: kept
+      fromCopy->path = path;
+      return fromCopy;
+    }
+  }
+  auto read = readIdx(path, ndims, out);
+  if (read.ok() && !copy.empty()) keepUnpacked(copy, *read, out);
+  return read;
+}
+
 // The first of <stem>-<kind>-ubyte, <stem>-<kind>.ubyte spellings that exists, raw or .gz.
 std::string findIdx(const fs::path& dir, const std::string& stem, const std::string& kind) {
   for (const std::string& name : {stem + "-" + kind + "-ubyte", stem + "." + kind + "-ubyte"})
@@ -261,6 +325,21 @@ Result<std::vector<std::string>> cifarClassNames(const fs::path& dir, std::vecto
 
 }  // namespace
 
+std::string unpackedCopyOf(const std::string& gzPath) {
+  const fs::path p(gzPath);
+  if (p.extension() != ".gz") return {};
+  std::error_code ec;
+  const fs::path abs = fs::absolute(p, ec);
+  const auto size = fs::file_size(p, ec);
+  if (ec) return {};
+  const auto stamp = fs::last_write_time(p, ec).time_since_epoch().count();
+  if (ec) return {};
+  const size_t key = std::hash<std::string>{}(abs.string() + "\n" + std::to_string(size) + "\n" + std::to_string(stamp));
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016zx", key);
+  return (unpackedDatasetDir() / (std::string(hex) + "-" + p.stem().string())).string();
+}
+
 Result<std::shared_ptr<Dataset>> openIdx(const std::string& dir, const std::string& split, const std::string& name) {
   const fs::path d(dir);
   if (!fs::is_directory(d)) return dataError(name + ": " + dir + " is not a directory; " + idxLayout());
@@ -271,9 +350,9 @@ Result<std::shared_ptr<Dataset>> openIdx(const std::string& dir, const std::stri
     return dataError(name + ": no " + stem + (imagesPath.empty() ? "-images-idx3-ubyte" : "-labels-idx1-ubyte") +
                      "[.gz] in " + dir + "; " + idxLayout());
   torch::Tensor images, labels;
-  auto fi = readIdx(imagesPath, 3, images);
+  auto fi = readIdxOnce(imagesPath, 3, images);
   if (!fi.ok()) return fi.error();
-  auto fl = readIdx(labelsPath, 1, labels);
+  auto fl = readIdxOnce(labelsPath, 1, labels);
   if (!fl.ok()) return fl.error();
   if (fi->dims[0] != fl->dims[0])
     return dataError(imagesPath + " holds " + std::to_string(fi->dims[0]) + " images but " + labelsPath + " holds " +

@@ -88,6 +88,47 @@ class TestReaders : public QObject {
     QCOMPARE((*openDataset(spec, "test"))->size(), int64_t(11));
   }
 
+  // A gzipped IDX file is unpacked once into the cache (WB_CACHE_DIR/unpacked): a later process
+  // reads the plain copy, not the .gz; a copy cut short is read past (the .gz again, the copy
+  // written anew); errors and descriptions still name the .gz.
+  void aGzippedFileIsUnpackedOnceAndItsCopyRead() {
+    QTemporaryDir cache, a, b;
+    const QByteArray before = qgetenv("WB_CACHE_DIR");
+    qputenv("WB_CACHE_DIR", cache.path().toUtf8());
+    datatest::writeMnistLike(str(a.path()), "train", 6, 4, 4, true);
+    datatest::writeMnistLike(str(b.path()), "train", 5, 4, 4, true);
+    auto first = openDataset("idx:" + str(a.path()), "train");
+    QVERIFY(first.ok());
+    QVERIFY((*first)->describe(0).find("train-images-idx3-ubyte.gz") != std::string::npos);
+    std::filesystem::path copy;
+    for (const auto& e : std::filesystem::directory_iterator(wb::unpackedDatasetDir()))
+      if (e.path().filename().string().find("-train-images-idx3-ubyte") != std::string::npos) copy = e.path();
+    QVERIFY2(!copy.empty(), "no unpacked copy of the training images");
+    QCOMPARE(int64_t(std::filesystem::file_size(copy)), int64_t(16 + 6 * 16));
+    // The copy is what is read: change a pixel in it, read another folder, then this one again.
+    std::vector<uint8_t> img(6 * 16);
+    for (int i = 0; i < 6; ++i)
+      for (int y = 0; y < 4; ++y)
+        for (int x = 0; x < 4; ++x) img[size_t(i * 16 + y * 4 + x)] = datatest::pixel(i, 0, y, x);
+    img[0] = uint8_t(img[0] + 1);
+    datatest::writeFile(copy.string(), datatest::idxBytes({6, 4, 4}, img));
+    auto reread = [&] {
+      QVERIFY(openDataset("idx:" + str(b.path()), "train").ok());  // the process's last read is another folder
+      auto again = openDataset("idx:" + str(a.path()), "train");
+      QVERIFY(again.ok());
+      first = again;
+    };
+    reread();
+    QCOMPARE(px(**first, 0, 0, 0, 0), int64_t(datatest::pixel(0, 0, 0, 0) + 1));
+    // A copy cut short: the .gz is read, and the copy written whole again.
+    std::filesystem::resize_file(copy, 20);
+    reread();
+    QCOMPARE(px(**first, 0, 0, 0, 0), int64_t(datatest::pixel(0, 0, 0, 0)));
+    QCOMPARE(int64_t(std::filesystem::file_size(copy)), int64_t(16 + 6 * 16));
+    if (before.isNull()) qunsetenv("WB_CACHE_DIR");
+    else qputenv("WB_CACHE_DIR", before);
+  }
+
   void idxErrors_data() {
     QTest::addColumn<QString>("broken");     // which file to break and how
     QTest::addColumn<QString>("fileInError");

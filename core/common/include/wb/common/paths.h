@@ -15,6 +15,10 @@ std::filesystem::path defaultRunsRoot();
 // Where the decoded-sample cache keeps its files when data.cache_dir is empty:
 // $WB_CACHE_DIR, else $XDG_CACHE_HOME/speedup-workbench/decoded, else ~/.cache/speedup-workbench/decoded.
 std::filesystem::path defaultCacheDir();
+// Where a gzipped IDX dataset file is kept unpacked (read once with zlib, then as plain bytes):
+// $WB_CACHE_DIR/unpacked, else $XDG_CACHE_HOME/speedup-workbench/unpacked, else
+// ~/.cache/speedup-workbench/unpacked.
+std::filesystem::path unpackedDatasetDir();
 
 // "20261129-182301-<slug>-<4 hex>": sortable, unique, filesystem-safe.
 std::string makeRunId(const std::string& name);
