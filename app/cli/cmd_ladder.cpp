@@ -25,6 +25,7 @@
 #include "wb/ladder/ladder.h"
 #include "wb/probe/record.h"
 #include "wb/train/trainer.h"
+#include "wb/proto/record_files.h"
 
 namespace wb::cli {
 using nlohmann::json;
@@ -110,10 +111,11 @@ fs::path outPathOf(const LadderCliOptions& o) {
 Result<fs::path> prepareOut(const LadderCliOptions& o) {
   const fs::path out = outPathOf(o);
   std::error_code ec;
-  const bool ladderThere = experiment::holdsPairs(out) || fs::exists(out / "plan.json", ec);  // cumulative, or greedy
+  const bool ladderThere = experiment::holdsPairs(out) || fs::exists(out / proto::kPlanFile, ec);  // cumulative, or greedy
   if (fs::exists(out, ec) && (!fs::is_directory(out, ec) || (!fs::is_empty(out, ec) && !ladderThere)))
     return makeError(Errc::InvalidConfig, "--out " + out.string() + ": " + describeFolder(out) +
-                                              ", neither empty nor a ladder to continue (no pairs.json or plan.json): choose a new one");
+                                              ", neither empty nor a ladder to continue (no " + proto::kPairsFile + " or " +
+                                              proto::kPlanFile + "): choose a new one");
   fs::create_directories(out / "runs", ec);
   if (ec) return makeError(Errc::Io, "--out " + out.string() + ": cannot create it: " + ec.message());
   return out;
@@ -168,7 +170,7 @@ int ladderCommand(const LadderCliOptions& o) {
     return out.error().code == Errc::InvalidConfig ? kExitUsage : kExitFailed;  // another folder's: usage
   }
   installStopSignals();
-  const bool continuing = experiment::holdsPairs(*out) || fs::exists(*out / "plan.json");
+  const bool continuing = experiment::holdsPairs(*out) || fs::exists(*out / proto::kPlanFile);
   std::fprintf(stderr, "ladder -> %s (%zu steps, %s)%s\n", out->c_str(), plan->size(),
                byParts(o)      ? "greedy steps by parts"
                : o.verdict.repeats > 0 ? (std::to_string(o.verdict.repeats) + " pair(s) each").c_str()
@@ -196,7 +198,7 @@ int ladderCommand(const LadderCliOptions& o) {
               o.details);
   std::fprintf(to, "\n");
   if (const ladder::LadderRow* kept = ladder::keptRow(result->ladder); kept && !result->cancelled)
-    printWrapped(to, "Run what was kept with `workbench-cli run --config " + (*out / "kept.json").string() + "`.");
+    printWrapped(to, "Run what was kept with `workbench-cli run --config " + (*out / proto::kKeptConfigFile).string() + "`.");
   if (!o.details) printWrapped(to, "Every figure, note and caveat: --details, or " + (*out / "ladder.html").string() + ".");
   std::fprintf(stderr, "wrote %s/ladder.{md,csv,tex,json,html,svg,png} and the runs in %s/%s\n", out->c_str(), out->c_str(),
                o.cumulative ? "runs" : "steps");

@@ -18,6 +18,7 @@
 #include "wb/compare/compare.h"
 #include "wb/records/host.h"
 #include "wb/proto/run_status.h"
+#include "wb/proto/record_files.h"
 
 namespace wb::cli {
 using nlohmann::json;
@@ -96,9 +97,9 @@ int cutByParts(const TryCliOptions& o, const experiment::TryOptions& t, const st
   std::fprintf(stderr, "try cancelled (%s): what was measured is kept in %s; the same command continues it\n", why.c_str(),
                t.out.c_str());
   if (o.events_stdout) {
-    const proto::StoredRecord doc = records::readStored(t.out / "try.json");
+    const proto::StoredRecord doc = records::readStored(t.out / proto::kTryFile);
     if (doc.unreadable())
-      std::fprintf(stderr, "try: %s/try.json is unreadable: %s; the end event carries no result\n", t.out.c_str(), doc.why.c_str());
+      std::fprintf(stderr, "try: %s/%s is unreadable: %s; the end event carries no result\n", t.out.c_str(), proto::kTryFile, doc.why.c_str());
     const std::string answer = doc.doc.is_object() ? doc.doc.value("answer", std::string()) : std::string();
     printEvent(proto::toEvent(proto::TryEndEvent{proto::kStatusCancelled, t.out.string(), doc.doc, answer}, -1, 0.0));
   }
@@ -164,7 +165,7 @@ int tryCommand(const TryCliOptions& o) {
     printAnswer(stdout, record.answer,
                 o.details ? experiment::tryTable(result->doc) : experiment::tryAnswerTable(record), o.details);
   }
-  std::fprintf(stderr, "wrote %s/try.json and the runs in %s/runs\n", t.out.c_str(), t.out.c_str());
+  std::fprintf(stderr, "wrote %s/%s and the runs in %s/runs\n", t.out.c_str(), proto::kTryFile, t.out.c_str());
   return result->exitCode();
 }
 

@@ -25,6 +25,7 @@
 #include "wb/train/machine_capabilities.h"
 #include "wb/tune/batch_finder.h"
 #include "wb/tune/tune.h"
+#include "wb/proto/record_files.h"
 
 namespace wb::cli {
 using nlohmann::json;
@@ -153,7 +154,7 @@ int batchCommand(const TuneCliOptions& o) {
   if (auto* code = std::get_if<int>(&prepared)) return *code;
   const Prepared& p = std::get<Prepared>(prepared);
   const fs::path out = outOf(o, "batch");
-  if (auto st = tune::checkSearchFolder(out, {"batch.json"}); !st.ok()) {
+  if (auto st = tune::checkSearchFolder(out, {proto::kBatchFile}); !st.ok()) {
     std::fprintf(stderr, "workbench-cli tune batch: %s\n", st.error().message.c_str());
     return kExitUsage;
   }
@@ -167,16 +168,16 @@ int batchCommand(const TuneCliOptions& o) {
   const auto& b = r->record;
   std::printf("batch: %d per rank (from %d; %s)\n%s\n", b.chosen, b.base, b.stopped.c_str(), b.lr_note.c_str());
   if (r->cancelled) {
-    std::fprintf(stderr, "tune batch cancelled: the sizes measured are in %s/batch.json; `tune batch --out %s` continues\n", out.c_str(), out.c_str());
+    std::fprintf(stderr, "tune batch cancelled: the sizes measured are in %s/%s; `tune batch --out %s` continues\n", out.c_str(), proto::kBatchFile, out.c_str());
     return kExitCancelled;
   }
   Config chosen = r->chosen;
   chosen.name += " (batch " + std::to_string(b.chosen) + ")";
-  if (auto st = writeFileAtomic(out / "best.json", proto::configToJson(chosen).dump(2) + "\n"); !st.ok()) {
+  if (auto st = writeFileAtomic(out / proto::kBestConfigFile, proto::configToJson(chosen).dump(2) + "\n"); !st.ok()) {
     std::fprintf(stderr, "workbench-cli tune batch: %s\n", st.error().message.c_str());
     return kExitFailed;
   }
-  std::printf("run it with `workbench-cli run --config %s/best.json`\n", out.c_str());
+  std::printf("run it with `workbench-cli run --config %s/%s`\n", out.c_str(), proto::kBestConfigFile);
   return kExitOk;
 }
 
@@ -187,7 +188,7 @@ std::optional<int> findBatchesFor(const TuneCliOptions& o, const Prepared& p, tu
   const std::vector<std::string> only = splitList(o.only);
   const bool commandTakesBatch = !p.user_command.set() || proto::commandReads(p.user_command.text, "train.batch_size");
   if (o.no_batch || !commandTakesBatch || (!only.empty() && std::find(only.begin(), only.end(), "batch") == only.end())) return std::nullopt;
-  tune::BatchOptions b = batchOptions(o, p, t.out / "batch");
+  tune::BatchOptions b = batchOptions(o, p, t.out / proto::kBatchFolder);
   b.check_accuracy = false;
   auto r = tune::findBatch(b);
   if (!r.ok()) {
@@ -195,8 +196,9 @@ std::optional<int> findBatchesFor(const TuneCliOptions& o, const Prepared& p, tu
     return r.error().code == Errc::InvalidConfig ? kExitUsage : kExitFailed;
   }
   if (r->cancelled) {
-    std::fprintf(stderr, "tune cancelled in the batch finder: the sizes measured are in %s/batch/batch.json; "
-                         "`workbench-cli tune --out %s` with the same options continues it\n", t.out.c_str(), t.out.c_str());
+    std::fprintf(stderr, "tune cancelled in the batch finder: the sizes measured are in %s; "
+                         "`workbench-cli tune --out %s` with the same options continues it\n",
+                 (t.out / proto::kBatchFolder / proto::kBatchFile).c_str(), t.out.c_str());
     return kExitCancelled;
   }
   t.batch = r->record;
@@ -235,7 +237,8 @@ int tuneCommand(const TuneCliOptions& o) {
     return kExitOk;
   }
   t.out = outOf(o, "tune");
-  if (auto st = tune::checkSearchFolder(t.out, {"tune.json", "batch/batch.json"}); !st.ok()) {
+  const std::string batchRecord = (fs::path(proto::kBatchFolder) / proto::kBatchFile).string();
+  if (auto st = tune::checkSearchFolder(t.out, {proto::kTuneFile, batchRecord}); !st.ok()) {
     std::fprintf(stderr, "workbench-cli tune: %s\n", st.error().message.c_str());
     return kExitUsage;
   }
@@ -268,7 +271,7 @@ int tuneCommand(const TuneCliOptions& o) {
   else if (!r->record.best.empty() && t.user_command.set())
     printWrapped(to, "Your command with the best's settings: " + (t.out / "best-command.sh").string() + ".");
   else if (!r->record.best.empty())
-    printWrapped(to, "Run the best with `workbench-cli run --config " + (t.out / "best.json").string() +
+    printWrapped(to, "Run the best with `workbench-cli run --config " + (t.out / proto::kBestConfigFile).string() +
                          "` (torchrun: best-torchrun.sh, Lightning: best-lightning.py).");
   if (!o.details) printWrapped(to, "The finals in full: --details; every trial: " + (t.out / "tune.html").string() + ".");
   return r->exitCode();

@@ -31,6 +31,7 @@
 #include "wb/proto/rundir.h"
 #include "wb/report/export.h"
 #include "wb/stats/stats.h"
+#include "wb/proto/record_files.h"
 
 namespace wb::ui {
 
@@ -175,7 +176,7 @@ QWidget* ExperimentView::buildTabs() {
   // A search that ended leads the tab with its answer (tune.json's), and Use best.
   connect(tune_->runner(), &ExperimentRunner::finished, this, [this](const QString& dir, bool cancelled, const QString&) {
     if (ladderRunning_ || dir.isEmpty() || ladder_ || !tryDir_.isEmpty()) return;
-    const QString answer = answerOf(readJsonIn(dir, "tune.json"));
+    const QString answer = answerOf(readJsonIn(dir, proto::kTuneFile));
     setAnswer(!answer.isEmpty() ? answer
               : cancelled       ? QStringLiteral("Search cancelled: Find fastest on the same experiment continues it.")
                                 : QStringLiteral("Search finished: its finals and best are on the Fastest tab."),
@@ -245,7 +246,7 @@ void ExperimentView::openListed(int row) {
   }
   if (kind == QLatin1String("search") && tune_->open(dir, &error)) {
     tabs_->setCurrentWidget(tune_);
-    const QString answer = answerOf(readJsonIn(dir, "tune.json"));
+    const QString answer = answerOf(readJsonIn(dir, proto::kTuneFile));
     setAnswer(answer.isEmpty() ? QStringLiteral("Search in %1: its finals and best are on the Fastest tab.").arg(QFileInfo(dir).fileName())
                                : answer,
               QStringLiteral("Use best"), tune_->bestConfig());
@@ -273,7 +274,7 @@ QStringList ExperimentView::laddersOnDisk() const {
   QStringList dirs;
   for (const auto& [dir, kind] : experimentsOnDisk())
     if (kind == QLatin1String("ladder")) dirs << dir;
-  if (!runsRoot_.isEmpty() && QDir(runsRoot_).exists(QStringLiteral("ladder.json"))) dirs.prepend(QDir(runsRoot_).absolutePath());
+  if (!runsRoot_.isEmpty() && QDir(runsRoot_).exists(QString::fromLatin1(proto::kLadderFile))) dirs.prepend(QDir(runsRoot_).absolutePath());
   return dirs;
 }
 
@@ -390,7 +391,7 @@ void ExperimentView::onRungEnded(int index, const QString& key, const QString& s
   if (!isLadderStep(index, key)) return;
   livePlan_[size_t(index)]["status"] = status.toStdString();
   const QString out = ladderRunner_->outDir();
-  if (!out.isEmpty() && QFileInfo::exists(QDir(out).filePath(QStringLiteral("ladder.json"))))
+  if (!out.isEmpty() && QFileInfo::exists(QDir(out).filePath(QString::fromLatin1(proto::kLadderFile))))
     if (auto partial = wb::ladder::loadLadder(path8(out)); partial.ok()) {
       ladder_ = std::move(partial.value());
       ladderDir_ = out;
@@ -419,7 +420,7 @@ bool ExperimentView::openLadder(const QString& dirOrFile, QString* error) {
 // The open ladder's answer (ladder.json's "answer", else `fallback`), and Use the kept setting
 // when a greedy ladder kept something.
 void ExperimentView::showLadderAnswer(const QString& fallback) {
-  const QString answer = answerOf(readJsonIn(ladderDir_, "ladder.json"));
+  const QString answer = answerOf(readJsonIn(ladderDir_, proto::kLadderFile));
   const wb::ladder::LadderRow* kept = ladder_ ? wb::ladder::keptRow(*ladder_) : nullptr;
   const bool keptSomething = kept && !ladder_->rows.empty() &&
                              wb::proto::configToJson(kept->step.config) != wb::proto::configToJson(ladder_->rows.front().step.config);
@@ -440,9 +441,9 @@ QString ExperimentView::keptConfigFile() const {
 }
 
 bool ExperimentView::openTry(const QString& dir, QString* error) {
-  const nlohmann::json doc = readJsonIn(dir, "try.json");
+  const nlohmann::json doc = readJsonIn(dir, proto::kTryFile);
   if (!doc.is_object()) {
-    if (error) *error = QStringLiteral("%1 holds no readable try.json.").arg(dir);
+    if (error) *error = QStringLiteral("%1 holds no readable %2.").arg(dir, QString::fromLatin1(proto::kTryFile));
     return false;
   }
   ladder_.reset();
@@ -455,7 +456,7 @@ bool ExperimentView::openTry(const QString& dir, QString* error) {
   QString answer = answerOf(doc);
   if (answer.isEmpty()) answer = QStringLiteral("Try %1").arg(qs(effect.text));
   // Clearly faster: its variant's config is what Use loads.
-  const QString variant = QDir(dir).filePath(QStringLiteral("variant.config.json"));
+  const QString variant = QDir(dir).filePath(QString::fromLatin1(proto::kVariantConfigFile));
   const bool use = effect.speedup.has_value() && QFileInfo::exists(variant);
   setAnswer(answer, QStringLiteral("Use %1").arg(qs(record.setting)), use ? variant : QString());
   summary_->setText(QStringLiteral("Try in %1: its runs are in the runs list (double-click opened them).").arg(dir));
@@ -560,7 +561,7 @@ void ExperimentView::onLadderFinished(const QString& outDir, bool cancelled, con
   setLadderTabText(QStringLiteral("Ladder"));
   setRunning(false);
   QString loadError;
-  const bool opened = !outDir.isEmpty() && QFileInfo::exists(QDir(outDir).filePath(QStringLiteral("ladder.json"))) &&
+  const bool opened = !outDir.isEmpty() && QFileInfo::exists(QDir(outDir).filePath(QString::fromLatin1(proto::kLadderFile))) &&
                       openLadder(outDir, &loadError);
   if (!opened) showLadder();
   QString text = cancelled ? QStringLiteral("Ladder cancelled; the steps that finished are shown. Run ladder on the same "

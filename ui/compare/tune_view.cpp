@@ -18,6 +18,7 @@
 #include "wb/proto/rundir.h"
 #include "wb/proto/tune_record.h"
 #include "wb/tune/tune.h"
+#include "wb/proto/record_files.h"
 
 namespace wb::ui {
 namespace {
@@ -112,12 +113,12 @@ bool TuneView::findFastest() {
 }
 
 QString TuneView::bestConfig() const {
-  const QString f = QDir(dir_).filePath(QStringLiteral("best.json"));
+  const QString f = QDir(dir_).filePath(QString::fromLatin1(proto::kBestConfigFile));
   return !dir_.isEmpty() && QFile::exists(f) ? f : QString();
 }
 
 bool TuneView::open(const QString& dir, QString* error) {
-  auto doc = proto::readJsonFile(QFile::encodeName(QDir(dir).filePath(QStringLiteral("tune.json"))).toStdString());
+  auto doc = proto::readJsonFile(QFile::encodeName(QDir(dir).filePath(QString::fromLatin1(proto::kTuneFile))).toStdString());
   if (!doc.ok()) {
     if (error) *error = qs(doc.error().message);
     return false;

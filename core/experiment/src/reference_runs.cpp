@@ -15,6 +15,7 @@
 #include "wb/proto/run_status.h"
 #include "wb/compare/compare.h"
 #include "wb/records/host.h"
+#include "wb/proto/record_files.h"
 
 namespace wb::experiment {
 namespace fs = std::filesystem;
@@ -33,7 +34,7 @@ json experimentIdentity(const Config& baseline) {
   return j;
 }
 
-fs::path referenceFile(const fs::path& dir) { return dir / "reference.json"; }
+fs::path referenceFile(const fs::path& dir) { return dir / proto::kReferenceFile; }
 
 struct Slot {
   uint64_t seed = 0;
