@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "answer_out.h"
-#include "experiment.h"
+#include "command_setup.h"
 #include "slurm_exec.h"
 #include "commands.h"
 #include "wb/common/speedups.h"

@@ -8,7 +8,7 @@
 
 #include "answer_out.h"
 #include "commands.h"
-#include "experiment.h"
+#include "command_setup.h"
 #include "slurm_exec.h"
 #include "wb/common/exit_codes.h"
 #include "wb/common/format.h"
