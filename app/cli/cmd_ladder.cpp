@@ -26,6 +26,7 @@
 #include "wb/probe/record.h"
 #include "wb/train/trainer.h"
 #include "wb/proto/record_files.h"
+#include "wb/kinds/experiment_kinds.h"
 
 namespace wb::cli {
 using nlohmann::json;
@@ -103,7 +104,7 @@ void printPlan(const std::vector<ladder::LadderStep>& plan) {
 // A new or empty folder, or one holding a ladder to continue (its pairs.json).
 fs::path outPathOf(const LadderCliOptions& o) {
   fs::path out = o.out;
-  if (out.empty()) out = fs::path(o.runs_root.empty() ? defaultRunsRoot() : fs::path(o.runs_root)) / makeRunId("ladder");
+  if (out.empty()) out = fs::path(o.runs_root.empty() ? defaultRunsRoot() : fs::path(o.runs_root)) / makeRunId(kinds::kLadder);
   std::error_code ec;
   return fs::absolute(out, ec);
 }
@@ -160,9 +161,9 @@ int ladderCommand(const LadderCliOptions& o) {
   }
   if (o.exec.slurm()) {
     const auto baseline = std::find_if(plan->begin(), plan->end(), [](const ladder::LadderStep& s) { return s.key == "baseline"; });
-    if (const int rc = byParts(o) && baseline != plan->end() ? referencesOnSlurm(o.exec, baseline->config, o.parts, "ladder") : 0; rc != 0)
+    if (const int rc = byParts(o) && baseline != plan->end() ? referencesOnSlurm(o.exec, baseline->config, o.parts, kinds::kLadder) : 0; rc != 0)
       return rc;
-    return runOnSlurm(o.exec, outPathOf(o), "ladder");
+    return runOnSlurm(o.exec, outPathOf(o), kinds::kLadder);
   }
   auto out = prepareOut(o);
   if (!out.ok()) {
@@ -212,7 +213,7 @@ int ladderCommand(const LadderCliOptions& o) {
 
 void addLadder(CLI::App& cli, Commands& out) {
   auto o = std::make_shared<LadderCliOptions>();
-  CLI::App* ladder = cli.add_subcommand("ladder", kAbout);
+  CLI::App* ladder = cli.add_subcommand(kinds::kLadder, kAbout);
   addExperimentOptions(*ladder, o->experiment,
                        "the experiment (model, data, epochs...); its speedups are replaced by the ladder's");
   addExecutorOptions(*ladder, o->exec);

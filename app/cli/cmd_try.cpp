@@ -19,6 +19,7 @@
 #include "wb/records/host.h"
 #include "wb/proto/run_status.h"
 #include "wb/proto/record_files.h"
+#include "wb/kinds/experiment_kinds.h"
 
 namespace wb::cli {
 using nlohmann::json;
@@ -124,7 +125,7 @@ int tryCommand(const TryCliOptions& o) {
               : !o.vary.empty()             ? settingOf(o.vary)
               : !o.variant_config.empty()   ? "the config of " + o.variant_config
                                             : "`" + o.variant_command + "`";
-  t.out = o.out.empty() ? fs::path(o.runs_root.empty() ? defaultRunsRoot() : fs::path(o.runs_root)) / makeRunId("try")
+  t.out = o.out.empty() ? fs::path(o.runs_root.empty() ? defaultRunsRoot() : fs::path(o.runs_root)) / makeRunId(kinds::kTry)
                         : fs::path(o.out);
   std::error_code ec;
   t.out = fs::absolute(t.out, ec);
@@ -138,8 +139,8 @@ int tryCommand(const TryCliOptions& o) {
   if (o.exec.slurm()) {
     const bool references = o.parts.byParts() && !experiment::holdsPairs(t.out) &&
                             experiment::composedUnavailable(t).empty() && experiment::referenceRunsExpected(t);
-    if (const int rc = references ? referencesOnSlurm(o.exec, t.baseline, o.parts, "try") : 0; rc != 0) return rc;
-    return runOnSlurm(o.exec, t.out, "try");
+    if (const int rc = references ? referencesOnSlurm(o.exec, t.baseline, o.parts, kinds::kTry) : 0; rc != 0) return rc;
+    return runOnSlurm(o.exec, t.out, kinds::kTry);
   }
   t.policy = o.verdict.policy();
   t.user_command = userCommandOf(o.user_command, o.experiment);
@@ -173,7 +174,7 @@ int tryCommand(const TryCliOptions& o) {
 
 void addTry(CLI::App& cli, Commands& out) {
   auto o = std::make_shared<TryCliOptions>();
-  CLI::App* t = cli.add_subcommand("try", kAbout);
+  CLI::App* t = cli.add_subcommand(kinds::kTry, kAbout);
   addExperimentOptions(*t, o->experiment, "the baseline experiment (default: Fashion-MNIST, lenet)");
   addExecutorOptions(*t, o->exec);
   t->add_option("--vary", o->vary, "KEY=VALUE: what the variant changes (like --set; repeat it for more)")

@@ -26,6 +26,7 @@
 #include "wb/tune/batch_finder.h"
 #include "wb/tune/tune.h"
 #include "wb/proto/record_files.h"
+#include "wb/kinds/experiment_kinds.h"
 
 namespace wb::cli {
 using nlohmann::json;
@@ -216,7 +217,7 @@ void printDimensions(const tune::Space& s) {
 }
 
 int tuneCommand(const TuneCliOptions& o) {
-  auto prepared = prepare(o, "tune");
+  auto prepared = prepare(o, kinds::kTune);
   if (auto* code = std::get_if<int>(&prepared)) return *code;
   const Prepared& p = std::get<Prepared>(prepared);
   tune::TuneOptions t;
@@ -236,15 +237,15 @@ int tuneCommand(const TuneCliOptions& o) {
     printDimensions(tune::buildSpace(t));
     return kExitOk;
   }
-  t.out = outOf(o, "tune");
+  t.out = outOf(o, kinds::kTune);
   const std::string batchRecord = (fs::path(proto::kBatchFolder) / proto::kBatchFile).string();
   if (auto st = tune::checkSearchFolder(t.out, {proto::kTuneFile, batchRecord}); !st.ok()) {
     std::fprintf(stderr, "workbench-cli tune: %s\n", st.error().message.c_str());
     return kExitUsage;
   }
   if (o.exec.slurm()) {
-    if (const int rc = referencesOnSlurm(o.exec, p.config, o.parts, "tune"); rc != 0) return rc;
-    return runOnSlurm(o.exec, t.out, "tune");
+    if (const int rc = referencesOnSlurm(o.exec, p.config, o.parts, kinds::kTune); rc != 0) return rc;
+    return runOnSlurm(o.exec, t.out, kinds::kTune);
   }
   t.budget_s = parseDuration(o.budget, "--budget").value();  // checked while parsing
   t.trial_fraction = o.trial_fraction, t.eta = o.eta, t.finalists = o.finalists;
@@ -300,7 +301,7 @@ void addTuneOptions(CLI::App& t, TuneCliOptions& o) {
 
 void addTune(CLI::App& cli, Commands& out) {
   auto o = std::make_shared<TuneCliOptions>();
-  CLI::App* t = cli.add_subcommand("tune", kAbout);
+  CLI::App* t = cli.add_subcommand(kinds::kTune, kAbout);
   t->require_subcommand(0, 1);
   addTuneOptions(*t, *o);
   addExecutorOptions(*t, o->exec);

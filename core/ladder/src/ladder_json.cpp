@@ -76,6 +76,13 @@ Result<Ladder> ladderFromJson(const json& docIn) {
   return ladder;
 }
 
+std::string storedLadderAnswer(const json& doc) {
+  if (!doc.is_object()) return "";
+  Ladder ladder;
+  proto::fieldsFromJson(doc, ladder);
+  return ladder.answer;
+}
+
 Result<Ladder> loadLadder(const std::string& dirOrFile) {
   std::filesystem::path p(dirOrFile);
   std::error_code ec;
