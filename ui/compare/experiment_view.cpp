@@ -47,6 +47,9 @@ QString answerIn(const char* kind, const QString& dir) {
   return k && !dir.isEmpty() ? qs(wb::kinds::answerIn(*k, path8(dir))) : QString();
 }
 
+// The registry's entry of a kind this view knows by id (wb::kinds::kLadder, kTry, kTune).
+const wb::kinds::ExperimentKind& kindOf(const char* id) { return *wb::kinds::findKind(id); }
+
 // The record file of `kind` in `dir`.
 QString recordIn(const wb::kinds::ExperimentKind& kind, const QString& dir) {
   return QDir(dir).filePath(QString::fromLatin1(kind.record));
@@ -276,10 +279,10 @@ void ExperimentView::setRunsRoot(const QString& root) {
 
 QStringList ExperimentView::laddersOnDisk() const {
   QStringList dirs;
-  const wb::kinds::ExperimentKind* ladder = wb::kinds::findKind(wb::kinds::kLadder);
+  const wb::kinds::ExperimentKind& ladder = kindOf(wb::kinds::kLadder);
   for (const auto& [dir, kind] : experimentsOnDisk())
-    if (kind == QLatin1String(ladder->name)) dirs << dir;
-  if (!runsRoot_.isEmpty() && QFileInfo(recordIn(*ladder, runsRoot_)).isFile()) dirs.prepend(QDir(runsRoot_).absolutePath());
+    if (kind == QLatin1String(ladder.name)) dirs << dir;
+  if (!runsRoot_.isEmpty() && QFileInfo(recordIn(ladder, runsRoot_)).isFile()) dirs.prepend(QDir(runsRoot_).absolutePath());
   return dirs;
 }
 
@@ -386,7 +389,7 @@ void ExperimentView::onRungEnded(int index, const QString& key, const QString& s
   if (!isLadderStep(index, key)) return;
   livePlan_[size_t(index)]["status"] = status.toStdString();
   const QString out = ladderRunner_->outDir();
-  if (!out.isEmpty() && QFileInfo::exists(recordIn(*wb::kinds::findKind(wb::kinds::kLadder), out)))
+  if (!out.isEmpty() && QFileInfo::exists(recordIn(kindOf(wb::kinds::kLadder), out)))
     if (auto partial = wb::ladder::loadLadder(path8(out)); partial.ok()) {
       ladder_ = std::move(partial.value());
       ladderDir_ = out;
@@ -436,7 +439,7 @@ QString ExperimentView::keptConfigFile() const {
 }
 
 bool ExperimentView::openTry(const QString& dir, QString* error) {
-  const wb::kinds::ExperimentKind& kind = *wb::kinds::findKind(wb::kinds::kTry);
+  const wb::kinds::ExperimentKind& kind = kindOf(wb::kinds::kTry);
   const wb::proto::StoredRecord stored = wb::proto::readRecordFile(path8(recordIn(kind, dir)));
   const nlohmann::json& doc = stored.doc;
   if (!stored.read()) {
@@ -558,7 +561,7 @@ void ExperimentView::onLadderFinished(const QString& outDir, bool cancelled, con
   setLadderTabText(QStringLiteral("Ladder"));
   setRunning(false);
   QString loadError;
-  const bool opened = !outDir.isEmpty() && QFileInfo::exists(recordIn(*wb::kinds::findKind(wb::kinds::kLadder), outDir)) &&
+  const bool opened = !outDir.isEmpty() && QFileInfo::exists(recordIn(kindOf(wb::kinds::kLadder), outDir)) &&
                       openLadder(outDir, &loadError);
   if (!opened) showLadder();
   QString text = cancelled ? QStringLiteral("Ladder cancelled; the steps that finished are shown. Run ladder on the same "
