@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "answer_out.h"
-#include "experiment.h"
+#include "command_setup.h"
 #include "slurm_exec.h"
 #include "commands.h"
 #include "wb/common/speedups.h"
@@ -25,6 +25,8 @@
 #include "wb/ladder/ladder.h"
 #include "wb/probe/record.h"
 #include "wb/train/trainer.h"
+#include "wb/proto/record_files.h"
+#include "wb/kinds/experiment_kinds.h"
 
 namespace wb::cli {
 using nlohmann::json;
@@ -102,7 +104,7 @@ void printPlan(const std::vector<ladder::LadderStep>& plan) {
 // A new or empty folder, or one holding a ladder to continue (its pairs.json).
 fs::path outPathOf(const LadderCliOptions& o) {
   fs::path out = o.out;
-  if (out.empty()) out = fs::path(o.runs_root.empty() ? defaultRunsRoot() : fs::path(o.runs_root)) / makeRunId("ladder");
+  if (out.empty()) out = fs::path(o.runs_root.empty() ? defaultRunsRoot() : fs::path(o.runs_root)) / makeRunId(kinds::kLadder);
   std::error_code ec;
   return fs::absolute(out, ec);
 }
@@ -110,10 +112,11 @@ fs::path outPathOf(const LadderCliOptions& o) {
 Result<fs::path> prepareOut(const LadderCliOptions& o) {
   const fs::path out = outPathOf(o);
   std::error_code ec;
-  const bool ladderThere = experiment::holdsPairs(out) || fs::exists(out / "plan.json", ec);  // cumulative, or greedy
+  const bool ladderThere = experiment::holdsPairs(out) || fs::exists(out / proto::kPlanFile, ec);  // cumulative, or greedy
   if (fs::exists(out, ec) && (!fs::is_directory(out, ec) || (!fs::is_empty(out, ec) && !ladderThere)))
     return makeError(Errc::InvalidConfig, "--out " + out.string() + ": " + describeFolder(out) +
-                                              ", neither empty nor a ladder to continue (no pairs.json or plan.json): choose a new one");
+                                              ", neither empty nor a ladder to continue (no " + proto::kPairsFile + " or " +
+                                              proto::kPlanFile + "): choose a new one");
   fs::create_directories(out / "runs", ec);
   if (ec) return makeError(Errc::Io, "--out " + out.string() + ": cannot create it: " + ec.message());
   return out;
@@ -158,9 +161,9 @@ int ladderCommand(const LadderCliOptions& o) {
   }
   if (o.exec.slurm()) {
     const auto baseline = std::find_if(plan->begin(), plan->end(), [](const ladder::LadderStep& s) { return s.key == "baseline"; });
-    if (const int rc = byParts(o) && baseline != plan->end() ? referencesOnSlurm(o.exec, baseline->config, o.parts, "ladder") : 0; rc != 0)
+    if (const int rc = byParts(o) && baseline != plan->end() ? referencesOnSlurm(o.exec, baseline->config, o.parts, kinds::kLadder) : 0; rc != 0)
       return rc;
-    return runOnSlurm(o.exec, outPathOf(o), "ladder");
+    return runOnSlurm(o.exec, outPathOf(o), kinds::kLadder);
   }
   auto out = prepareOut(o);
   if (!out.ok()) {
@@ -168,7 +171,7 @@ int ladderCommand(const LadderCliOptions& o) {
     return out.error().code == Errc::InvalidConfig ? kExitUsage : kExitFailed;  // another folder's: usage
   }
   installStopSignals();
-  const bool continuing = experiment::holdsPairs(*out) || fs::exists(*out / "plan.json");
+  const bool continuing = experiment::holdsPairs(*out) || fs::exists(*out / proto::kPlanFile);
   std::fprintf(stderr, "ladder -> %s (%zu steps, %s)%s\n", out->c_str(), plan->size(),
                byParts(o)      ? "greedy steps by parts"
                : o.verdict.repeats > 0 ? (std::to_string(o.verdict.repeats) + " pair(s) each").c_str()
@@ -196,7 +199,7 @@ int ladderCommand(const LadderCliOptions& o) {
               o.details);
   std::fprintf(to, "\n");
   if (const ladder::LadderRow* kept = ladder::keptRow(result->ladder); kept && !result->cancelled)
-    printWrapped(to, "Run what was kept with `workbench-cli run --config " + (*out / "kept.json").string() + "`.");
+    printWrapped(to, "Run what was kept with `workbench-cli run --config " + (*out / proto::kKeptConfigFile).string() + "`.");
   if (!o.details) printWrapped(to, "Every figure, note and caveat: --details, or " + (*out / "ladder.html").string() + ".");
   std::fprintf(stderr, "wrote %s/ladder.{md,csv,tex,json,html,svg,png} and the runs in %s/%s\n", out->c_str(), out->c_str(),
                o.cumulative ? "runs" : "steps");
@@ -210,7 +213,7 @@ int ladderCommand(const LadderCliOptions& o) {
 
 void addLadder(CLI::App& cli, Commands& out) {
   auto o = std::make_shared<LadderCliOptions>();
-  CLI::App* ladder = cli.add_subcommand("ladder", kAbout);
+  CLI::App* ladder = cli.add_subcommand(kinds::kLadder, kAbout);
   addExperimentOptions(*ladder, o->experiment,
                        "the experiment (model, data, epochs...); its speedups are replaced by the ladder's");
   addExecutorOptions(*ladder, o->exec);

@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "commands.h"
-#include "experiment.h"
+#include "command_setup.h"
 #include "wb/common/exit_codes.h"
 #include "wb/experiment/aa_runs.h"
 #include "wb/experiment/runs_on_slurm.h"

@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "commands.h"
-#include "experiment.h"
+#include "command_setup.h"
 #include "wb/common/exit_codes.h"
 #include "wb/common/fs.h"
 #include "wb/probe/math_check.h"

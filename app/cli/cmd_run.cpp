@@ -14,7 +14,7 @@
 #include <opencv2/core/version.hpp>
 #include <torch/torch.h>
 
-#include "experiment.h"
+#include "command_setup.h"
 #include "commands.h"
 #include "wb/common/choices.h"
 #include "wb/common/exit_codes.h"

@@ -6,7 +6,7 @@
 
 #include "answer_out.h"
 #include "commands.h"
-#include "experiment.h"
+#include "command_setup.h"
 #include "slurm_exec.h"
 #include "wb/common/exit_codes.h"
 #include "wb/common/paths.h"
@@ -18,6 +18,8 @@
 #include "wb/compare/compare.h"
 #include "wb/records/host.h"
 #include "wb/proto/run_status.h"
+#include "wb/proto/record_files.h"
+#include "wb/kinds/experiment_kinds.h"
 
 namespace wb::cli {
 using nlohmann::json;
@@ -96,9 +98,9 @@ int cutByParts(const TryCliOptions& o, const experiment::TryOptions& t, const st
   std::fprintf(stderr, "try cancelled (%s): what was measured is kept in %s; the same command continues it\n", why.c_str(),
                t.out.c_str());
   if (o.events_stdout) {
-    const proto::StoredRecord doc = records::readStored(t.out / "try.json");
+    const proto::StoredRecord doc = records::readStored(t.out / proto::kTryFile);
     if (doc.unreadable())
-      std::fprintf(stderr, "try: %s/try.json is unreadable: %s; the end event carries no result\n", t.out.c_str(), doc.why.c_str());
+      std::fprintf(stderr, "try: %s/%s is unreadable: %s; the end event carries no result\n", t.out.c_str(), proto::kTryFile, doc.why.c_str());
     const std::string answer = doc.doc.is_object() ? doc.doc.value("answer", std::string()) : std::string();
     printEvent(proto::toEvent(proto::TryEndEvent{proto::kStatusCancelled, t.out.string(), doc.doc, answer}, -1, 0.0));
   }
@@ -123,7 +125,7 @@ int tryCommand(const TryCliOptions& o) {
               : !o.vary.empty()             ? settingOf(o.vary)
               : !o.variant_config.empty()   ? "the config of " + o.variant_config
                                             : "`" + o.variant_command + "`";
-  t.out = o.out.empty() ? fs::path(o.runs_root.empty() ? defaultRunsRoot() : fs::path(o.runs_root)) / makeRunId("try")
+  t.out = o.out.empty() ? fs::path(o.runs_root.empty() ? defaultRunsRoot() : fs::path(o.runs_root)) / makeRunId(kinds::kTry)
                         : fs::path(o.out);
   std::error_code ec;
   t.out = fs::absolute(t.out, ec);
@@ -137,8 +139,8 @@ int tryCommand(const TryCliOptions& o) {
   if (o.exec.slurm()) {
     const bool references = o.parts.byParts() && !experiment::holdsPairs(t.out) &&
                             experiment::composedUnavailable(t).empty() && experiment::referenceRunsExpected(t);
-    if (const int rc = references ? referencesOnSlurm(o.exec, t.baseline, o.parts, "try") : 0; rc != 0) return rc;
-    return runOnSlurm(o.exec, t.out, "try");
+    if (const int rc = references ? referencesOnSlurm(o.exec, t.baseline, o.parts, kinds::kTry) : 0; rc != 0) return rc;
+    return runOnSlurm(o.exec, t.out, kinds::kTry);
   }
   t.policy = o.verdict.policy();
   t.user_command = userCommandOf(o.user_command, o.experiment);
@@ -164,7 +166,7 @@ int tryCommand(const TryCliOptions& o) {
     printAnswer(stdout, record.answer,
                 o.details ? experiment::tryTable(result->doc) : experiment::tryAnswerTable(record), o.details);
   }
-  std::fprintf(stderr, "wrote %s/try.json and the runs in %s/runs\n", t.out.c_str(), t.out.c_str());
+  std::fprintf(stderr, "wrote %s/%s and the runs in %s/runs\n", t.out.c_str(), proto::kTryFile, t.out.c_str());
   return result->exitCode();
 }
 
@@ -172,7 +174,7 @@ int tryCommand(const TryCliOptions& o) {
 
 void addTry(CLI::App& cli, Commands& out) {
   auto o = std::make_shared<TryCliOptions>();
-  CLI::App* t = cli.add_subcommand("try", kAbout);
+  CLI::App* t = cli.add_subcommand(kinds::kTry, kAbout);
   addExperimentOptions(*t, o->experiment, "the baseline experiment (default: Fashion-MNIST, lenet)");
   addExecutorOptions(*t, o->exec);
   t->add_option("--vary", o->vary, "KEY=VALUE: what the variant changes (like --set; repeat it for more)")

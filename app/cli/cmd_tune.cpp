@@ -8,7 +8,7 @@
 
 #include "answer_out.h"
 #include "commands.h"
-#include "experiment.h"
+#include "command_setup.h"
 #include "slurm_exec.h"
 #include "wb/common/exit_codes.h"
 #include "wb/common/format.h"
@@ -25,6 +25,8 @@
 #include "wb/train/machine_capabilities.h"
 #include "wb/tune/batch_finder.h"
 #include "wb/tune/tune.h"
+#include "wb/proto/record_files.h"
+#include "wb/kinds/experiment_kinds.h"
 
 namespace wb::cli {
 using nlohmann::json;
@@ -153,7 +155,7 @@ int batchCommand(const TuneCliOptions& o) {
   if (auto* code = std::get_if<int>(&prepared)) return *code;
   const Prepared& p = std::get<Prepared>(prepared);
   const fs::path out = outOf(o, "batch");
-  if (auto st = tune::checkSearchFolder(out, {"batch.json"}); !st.ok()) {
+  if (auto st = tune::checkSearchFolder(out, {proto::kBatchFile}); !st.ok()) {
     std::fprintf(stderr, "workbench-cli tune batch: %s\n", st.error().message.c_str());
     return kExitUsage;
   }
@@ -167,16 +169,16 @@ int batchCommand(const TuneCliOptions& o) {
   const auto& b = r->record;
   std::printf("batch: %d per rank (from %d; %s)\n%s\n", b.chosen, b.base, b.stopped.c_str(), b.lr_note.c_str());
   if (r->cancelled) {
-    std::fprintf(stderr, "tune batch cancelled: the sizes measured are in %s/batch.json; `tune batch --out %s` continues\n", out.c_str(), out.c_str());
+    std::fprintf(stderr, "tune batch cancelled: the sizes measured are in %s/%s; `tune batch --out %s` continues\n", out.c_str(), proto::kBatchFile, out.c_str());
     return kExitCancelled;
   }
   Config chosen = r->chosen;
   chosen.name += " (batch " + std::to_string(b.chosen) + ")";
-  if (auto st = writeFileAtomic(out / "best.json", proto::configToJson(chosen).dump(2) + "\n"); !st.ok()) {
+  if (auto st = writeFileAtomic(out / proto::kBestConfigFile, proto::configToJson(chosen).dump(2) + "\n"); !st.ok()) {
     std::fprintf(stderr, "workbench-cli tune batch: %s\n", st.error().message.c_str());
     return kExitFailed;
   }
-  std::printf("run it with `workbench-cli run --config %s/best.json`\n", out.c_str());
+  std::printf("run it with `workbench-cli run --config %s/%s`\n", out.c_str(), proto::kBestConfigFile);
   return kExitOk;
 }
 
@@ -187,7 +189,7 @@ std::optional<int> findBatchesFor(const TuneCliOptions& o, const Prepared& p, tu
   const std::vector<std::string> only = splitList(o.only);
   const bool commandTakesBatch = !p.user_command.set() || proto::commandReads(p.user_command.text, "train.batch_size");
   if (o.no_batch || !commandTakesBatch || (!only.empty() && std::find(only.begin(), only.end(), "batch") == only.end())) return std::nullopt;
-  tune::BatchOptions b = batchOptions(o, p, t.out / "batch");
+  tune::BatchOptions b = batchOptions(o, p, t.out / proto::kBatchFolder);
   b.check_accuracy = false;
   auto r = tune::findBatch(b);
   if (!r.ok()) {
@@ -195,8 +197,9 @@ std::optional<int> findBatchesFor(const TuneCliOptions& o, const Prepared& p, tu
     return r.error().code == Errc::InvalidConfig ? kExitUsage : kExitFailed;
   }
   if (r->cancelled) {
-    std::fprintf(stderr, "tune cancelled in the batch finder: the sizes measured are in %s/batch/batch.json; "
-                         "`workbench-cli tune --out %s` with the same options continues it\n", t.out.c_str(), t.out.c_str());
+    std::fprintf(stderr, "tune cancelled in the batch finder: the sizes measured are in %s; "
+                         "`workbench-cli tune --out %s` with the same options continues it\n",
+                 (t.out / proto::kBatchFolder / proto::kBatchFile).c_str(), t.out.c_str());
     return kExitCancelled;
   }
   t.batch = r->record;
@@ -214,7 +217,7 @@ void printDimensions(const tune::Space& s) {
 }
 
 int tuneCommand(const TuneCliOptions& o) {
-  auto prepared = prepare(o, "tune");
+  auto prepared = prepare(o, kinds::kTune);
   if (auto* code = std::get_if<int>(&prepared)) return *code;
   const Prepared& p = std::get<Prepared>(prepared);
   tune::TuneOptions t;
@@ -234,14 +237,15 @@ int tuneCommand(const TuneCliOptions& o) {
     printDimensions(tune::buildSpace(t));
     return kExitOk;
   }
-  t.out = outOf(o, "tune");
-  if (auto st = tune::checkSearchFolder(t.out, {"tune.json", "batch/batch.json"}); !st.ok()) {
+  t.out = outOf(o, kinds::kTune);
+  const std::string batchRecord = (fs::path(proto::kBatchFolder) / proto::kBatchFile).string();
+  if (auto st = tune::checkSearchFolder(t.out, {proto::kTuneFile, batchRecord}); !st.ok()) {
     std::fprintf(stderr, "workbench-cli tune: %s\n", st.error().message.c_str());
     return kExitUsage;
   }
   if (o.exec.slurm()) {
-    if (const int rc = referencesOnSlurm(o.exec, p.config, o.parts, "tune"); rc != 0) return rc;
-    return runOnSlurm(o.exec, t.out, "tune");
+    if (const int rc = referencesOnSlurm(o.exec, p.config, o.parts, kinds::kTune); rc != 0) return rc;
+    return runOnSlurm(o.exec, t.out, kinds::kTune);
   }
   t.budget_s = parseDuration(o.budget, "--budget").value();  // checked while parsing
   t.trial_fraction = o.trial_fraction, t.eta = o.eta, t.finalists = o.finalists;
@@ -268,7 +272,7 @@ int tuneCommand(const TuneCliOptions& o) {
   else if (!r->record.best.empty() && t.user_command.set())
     printWrapped(to, "Your command with the best's settings: " + (t.out / "best-command.sh").string() + ".");
   else if (!r->record.best.empty())
-    printWrapped(to, "Run the best with `workbench-cli run --config " + (t.out / "best.json").string() +
+    printWrapped(to, "Run the best with `workbench-cli run --config " + (t.out / proto::kBestConfigFile).string() +
                          "` (torchrun: best-torchrun.sh, Lightning: best-lightning.py).");
   if (!o.details) printWrapped(to, "The finals in full: --details; every trial: " + (t.out / "tune.html").string() + ".");
   return r->exitCode();
@@ -297,7 +301,7 @@ void addTuneOptions(CLI::App& t, TuneCliOptions& o) {
 
 void addTune(CLI::App& cli, Commands& out) {
   auto o = std::make_shared<TuneCliOptions>();
-  CLI::App* t = cli.add_subcommand("tune", kAbout);
+  CLI::App* t = cli.add_subcommand(kinds::kTune, kAbout);
   t->require_subcommand(0, 1);
   addTuneOptions(*t, *o);
   addExecutorOptions(*t, o->exec);

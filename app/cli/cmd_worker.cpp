@@ -6,7 +6,7 @@
 #include <torch/torch.h>
 
 #include "commands.h"
-#include "experiment.h"
+#include "command_setup.h"
 #include "options.h"
 #include "wb/common/clock.h"
 #include "wb/common/format.h"

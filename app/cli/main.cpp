@@ -12,6 +12,7 @@
 
 #include "commands.h"
 #include "wb/common/exit_codes.h"
+#include "wb/kinds/experiment_kinds.h"
 #include "wb/launch/warm_start.h"
 
 namespace wb::cli {
@@ -137,8 +138,9 @@ bool startsWarm(int argc, char** argv) {
   const char* off = std::getenv("WB_WARM_STARTS");
   if (off && std::string(off) == "0") return false;
   const std::vector<std::string> args = withCommand(argc, argv);
-  static const char* const kLaunching[] = {"ladder", "try", "tune", "noise"};
-  return std::any_of(std::begin(kLaunching), std::end(kLaunching), [&](const char* c) { return args[0] == c; });
+  if (args[0] == "noise") return true;
+  const auto& all = wb::kinds::experimentKinds();  // every experiment kind's command launches runs
+  return std::any_of(all.begin(), all.end(), [&](const wb::kinds::ExperimentKind& k) { return args[0] == k.id; });
 }
 
 // main's work, also what a warm child runs on its own arguments.

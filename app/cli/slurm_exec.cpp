@@ -5,7 +5,7 @@
 #include <iterator>
 
 #include "commands.h"
-#include "experiment.h"
+#include "command_setup.h"
 #include "wb/data/dataset.h"
 #include "wb/experiment/reference_runs.h"
 #include "wb/experiment/runs_on_slurm.h"

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-#include "experiment.h"
+#include "command_setup.h"
 #include "options.h"
 #include "wb/common/config.h"
 

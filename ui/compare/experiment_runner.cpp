@@ -97,7 +97,7 @@ QString ExperimentRunner::elapsedText() const {
 }
 
 QString ExperimentRunner::progressText() const {
-  if (command_ == QLatin1String("tune")) return QStringLiteral("%1 trial(s) done · %2").arg(trialsDone_).arg(elapsedText());
+  if (command_ == QLatin1String(wb::kinds::kTune)) return QStringLiteral("%1 trial(s) done · %2").arg(trialsDone_).arg(elapsedText());
   return QStringLiteral("%1/%2 steps done · %3").arg(stepsDone()).arg(stepsPlanned()).arg(elapsedText());
 }
 

@@ -20,6 +20,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "wb/kinds/experiment_kinds.h"
+
 namespace wb::ui {
 
 class RunProcess;
@@ -42,8 +44,8 @@ QStringList stepNumbers(const nlohmann::json& plan);
 class ExperimentRunner : public QObject {
   Q_OBJECT
  public:
-  // command: "ladder", "try" or "tune".
-  explicit ExperimentRunner(QObject* parent = nullptr, const QString& command = QStringLiteral("ladder"));
+  // command: an experiment kind's id (wb/kinds/experiment_kinds.h): "ladder", "try" or "tune".
+  explicit ExperimentRunner(QObject* parent = nullptr, const QString& command = QLatin1String(wb::kinds::kLadder));
   ~ExperimentRunner() override;
 
   // arguments: after "<command> --events-stdout" (e.g. --config F --out DIR). program: workbench-cli.

@@ -24,6 +24,7 @@
 #include "runs/run.h"
 #include "runs/runs_model.h"
 #include "wb/common/paths.h"
+#include "wb/kinds/experiment_kinds.h"
 #include "wb/ladder/speedup_effects.h"
 #include "wb/proto/config_json.h"
 #include "wb/proto/events.h"
@@ -31,6 +32,7 @@
 #include "wb/proto/rundir.h"
 #include "wb/report/export.h"
 #include "wb/stats/stats.h"
+#include "wb/proto/record_files.h"
 
 namespace wb::ui {
 
@@ -39,17 +41,27 @@ namespace {
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 std::string path8(const QString& p) { return QFile::encodeName(p).toStdString(); }
 
-// `file` in `dir` as JSON (null when absent or unreadable).
-nlohmann::json readJsonIn(const QString& dir, const char* file) {
-  const QByteArray bytes = readAll(QDir(dir).filePath(QString::fromLatin1(file)));
-  auto doc = nlohmann::json::parse(bytes.constData(), bytes.constData() + bytes.size(), nullptr, false);
-  return doc.is_discarded() ? nlohmann::json() : doc;
+// The answer sentence the record of the `kind` experiment in `dir` holds (written by core), else "".
+QString answerIn(const char* kind, const QString& dir) {
+  const wb::kinds::ExperimentKind* k = wb::kinds::findKind(kind);
+  return k && !dir.isEmpty() ? qs(wb::kinds::answerIn(*k, path8(dir))) : QString();
 }
 
-// The record's own answer sentence (its "answer", written by core), else "".
-QString answerOf(const nlohmann::json& record) {
-  return record.is_object() && record.contains("answer") && record["answer"].is_string() ? qs(record["answer"].get<std::string>())
-                                                                                         : QString();
+// The registry's entry of a kind this view knows by id (wb::kinds::kLadder, kTry, kTune).
+const wb::kinds::ExperimentKind& kindOf(const char* id) { return *wb::kinds::findKind(id); }
+
+// The record file of `kind` in `dir`.
+QString recordIn(const wb::kinds::ExperimentKind& kind, const QString& dir) {
+  return QDir(dir).filePath(QString::fromLatin1(kind.record));
+}
+
+// What opens each kind of experiment here (wb/kinds/experiment_kinds.h), by its id.
+using Opener = bool (ExperimentView::*)(const QString& dir, QString* error);
+const QHash<QString, Opener>& openers() {
+  static const QHash<QString, Opener> open{{QLatin1String(wb::kinds::kLadder), &ExperimentView::openLadder},
+                                           {QLatin1String(wb::kinds::kTry), &ExperimentView::openTry},
+                                           {QLatin1String(wb::kinds::kTune), &ExperimentView::openSearch}};
+  return open;
 }
 
 const QString kNothingOpen = QStringLiteral(
@@ -175,7 +187,7 @@ QWidget* ExperimentView::buildTabs() {
   // A search that ended leads the tab with its answer (tune.json's), and Use best.
   connect(tune_->runner(), &ExperimentRunner::finished, this, [this](const QString& dir, bool cancelled, const QString&) {
     if (ladderRunning_ || dir.isEmpty() || ladder_ || !tryDir_.isEmpty()) return;
-    const QString answer = answerOf(readJsonIn(dir, "tune.json"));
+    const QString answer = answerIn(wb::kinds::kTune, dir);
     setAnswer(!answer.isEmpty() ? answer
               : cancelled       ? QStringLiteral("Search cancelled: Find fastest on the same experiment continues it.")
                                 : QStringLiteral("Search finished: its finals and best are on the Fastest tab."),
@@ -235,23 +247,19 @@ void ExperimentView::openListed(int row) {
   QString error;
   if (dir.isEmpty()) return;
   Q_EMIT openRunsRequested(dir);  // its runs, as a group, only now that it is opened
-  if (kind == QLatin1String("ladder")) {
-    if (!openLadder(dir, &error)) summary_->setText(error);
-    return;
-  }
-  if (kind == QLatin1String("try")) {
-    if (!openTry(dir, &error)) summary_->setText(error);
-    return;
-  }
-  if (kind == QLatin1String("search") && tune_->open(dir, &error)) {
-    tabs_->setCurrentWidget(tune_);
-    const QString answer = answerOf(readJsonIn(dir, "tune.json"));
-    setAnswer(answer.isEmpty() ? QStringLiteral("Search in %1: its finals and best are on the Fastest tab.").arg(QFileInfo(dir).fileName())
-                               : answer,
-              QStringLiteral("Use best"), tune_->bestConfig());
-  } else if (!error.isEmpty()) {
-    summary_->setText(error);
-  }
+  const wb::kinds::ExperimentKind* k = wb::kinds::findKind(kind.toStdString());
+  const Opener open = k ? openers().value(QLatin1String(k->id)) : nullptr;
+  if (open && !(this->*open)(dir, &error) && !error.isEmpty()) summary_->setText(error);
+}
+
+bool ExperimentView::openSearch(const QString& dir, QString* error) {
+  if (!tune_->open(dir, error)) return false;
+  tabs_->setCurrentWidget(tune_);
+  const QString answer = answerIn(wb::kinds::kTune, dir);
+  setAnswer(answer.isEmpty() ? QStringLiteral("Search in %1: its finals and best are on the Fastest tab.").arg(QFileInfo(dir).fileName())
+                             : answer,
+            QStringLiteral("Use best"), tune_->bestConfig());
+  return true;
 }
 
 void ExperimentView::showLadder() {
@@ -271,25 +279,20 @@ void ExperimentView::setRunsRoot(const QString& root) {
 
 QStringList ExperimentView::laddersOnDisk() const {
   QStringList dirs;
+  const wb::kinds::ExperimentKind& ladder = kindOf(wb::kinds::kLadder);
   for (const auto& [dir, kind] : experimentsOnDisk())
-    if (kind == QLatin1String("ladder")) dirs << dir;
-  if (!runsRoot_.isEmpty() && QDir(runsRoot_).exists(QStringLiteral("ladder.json"))) dirs.prepend(QDir(runsRoot_).absolutePath());
+    if (kind == QLatin1String(ladder.name)) dirs << dir;
+  if (!runsRoot_.isEmpty() && QFileInfo(recordIn(ladder, runsRoot_)).isFile()) dirs.prepend(QDir(runsRoot_).absolutePath());
   return dirs;
 }
 
 QList<QPair<QString, QString>> ExperimentView::experimentsOnDisk() const {
   if (runsRoot_.isEmpty()) return {};
-  static const QList<QPair<QString, QString>> kinds{{QStringLiteral("ladder.json"), QStringLiteral("ladder")},
-                                                    {QStringLiteral("try.json"), QStringLiteral("try")},
-                                                    {QStringLiteral("tune.json"), QStringLiteral("search")}};
   QList<QPair<QFileInfo, QString>> found;
   const QDir root(runsRoot_);
   for (const QString& sub : root.entryList(QDir::Dirs | QDir::NoDotAndDotDot))
-    for (const auto& [file, kind] : kinds)
-      if (QFileInfo f(root.filePath(sub + QLatin1Char('/') + file)); f.isFile()) {
-        found.append({f, kind});
-        break;
-      }
+    if (const wb::kinds::ExperimentKind* kind = wb::kinds::kindOfFolder(path8(root.filePath(sub))))
+      found.append({QFileInfo(recordIn(*kind, root.filePath(sub))), QString::fromLatin1(kind->name)});
   std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first.lastModified() > b.first.lastModified(); });
   QList<QPair<QString, QString>> out;
   for (const auto& [f, kind] : found) out.append({f.absolutePath(), kind});
@@ -309,20 +312,16 @@ void ExperimentView::showLaddersOnDisk() {
     hint->setFlags(Qt::ItemIsEnabled);
     ladderTable_->setItem(0, 0, hint);
   }
-  static const QHash<QString, QString> files{{QStringLiteral("ladder"), QStringLiteral("ladder.json")},
-                                             {QStringLiteral("try"), QStringLiteral("try.json")},
-                                             {QStringLiteral("search"), QStringLiteral("tune.json")}};
   for (int r = 0; r < int(found.size()); ++r) {
     const auto& [dir, kind] = found[r];
+    const wb::kinds::ExperimentKind* k = wb::kinds::findKind(kind.toStdString());
+    const QString opens = QString::fromUtf8(k->opens);
     auto* name = new QTableWidgetItem(QFileInfo(dir).fileName());
     name->setData(Qt::UserRole, dir);
     name->setData(Qt::UserRole + 1, kind);
-    name->setToolTip(kind == QLatin1String("ladder") ? dir
-                     : kind == QLatin1String("search")
-                         ? dir + QStringLiteral("\nDouble-click: its answer on the Fastest tab, its runs in the runs list")
-                         : dir + QStringLiteral("\nDouble-click: its runs in the runs list, its answer on the plots"));
+    name->setToolTip(opens.isEmpty() ? dir : dir + QStringLiteral("\nDouble-click: ") + opens);
     auto* kindItem = new QTableWidgetItem(kind);
-    auto* when = new QTableWidgetItem(QFileInfo(QDir(dir).filePath(files.value(kind))).lastModified().toString(QStringLiteral("yyyy-MM-dd HH:mm")));
+    auto* when = new QTableWidgetItem(QFileInfo(recordIn(*k, dir)).lastModified().toString(QStringLiteral("yyyy-MM-dd HH:mm")));
     int c = 0;
     for (auto* item : {name, kindItem, when}) {
       item->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
@@ -390,7 +389,7 @@ void ExperimentView::onRungEnded(int index, const QString& key, const QString& s
   if (!isLadderStep(index, key)) return;
   livePlan_[size_t(index)]["status"] = status.toStdString();
   const QString out = ladderRunner_->outDir();
-  if (!out.isEmpty() && QFileInfo::exists(QDir(out).filePath(QStringLiteral("ladder.json"))))
+  if (!out.isEmpty() && QFileInfo::exists(recordIn(kindOf(wb::kinds::kLadder), out)))
     if (auto partial = wb::ladder::loadLadder(path8(out)); partial.ok()) {
       ladder_ = std::move(partial.value());
       ladderDir_ = out;
@@ -419,7 +418,7 @@ bool ExperimentView::openLadder(const QString& dirOrFile, QString* error) {
 // The open ladder's answer (ladder.json's "answer", else `fallback`), and Use the kept setting
 // when a greedy ladder kept something.
 void ExperimentView::showLadderAnswer(const QString& fallback) {
-  const QString answer = answerOf(readJsonIn(ladderDir_, "ladder.json"));
+  const QString answer = answerIn(wb::kinds::kLadder, ladderDir_);
   const wb::ladder::LadderRow* kept = ladder_ ? wb::ladder::keptRow(*ladder_) : nullptr;
   const bool keptSomething = kept && !ladder_->rows.empty() &&
                              wb::proto::configToJson(kept->step.config) != wb::proto::configToJson(ladder_->rows.front().step.config);
@@ -440,9 +439,11 @@ QString ExperimentView::keptConfigFile() const {
 }
 
 bool ExperimentView::openTry(const QString& dir, QString* error) {
-  const nlohmann::json doc = readJsonIn(dir, "try.json");
-  if (!doc.is_object()) {
-    if (error) *error = QStringLiteral("%1 holds no readable try.json.").arg(dir);
+  const wb::kinds::ExperimentKind& kind = kindOf(wb::kinds::kTry);
+  const wb::proto::StoredRecord stored = wb::proto::readRecordFile(path8(recordIn(kind, dir)));
+  const nlohmann::json& doc = stored.doc;
+  if (!stored.read()) {
+    if (error) *error = QStringLiteral("%1 holds no readable %2.").arg(dir, QString::fromLatin1(kind.record));
     return false;
   }
   ladder_.reset();
@@ -452,10 +453,10 @@ bool ExperimentView::openTry(const QString& dir, QString* error) {
   Q_EMIT canExportChanged(false);
   const wb::proto::TryRecord record = wb::proto::tryRecordFromJson(doc);
   const wb::ladder::SpeedupEffect effect = wb::ladder::tryEffect(doc, "");
-  QString answer = answerOf(doc);
+  QString answer = qs(kind.answer(doc));
   if (answer.isEmpty()) answer = QStringLiteral("Try %1").arg(qs(effect.text));
   // Clearly faster: its variant's config is what Use loads.
-  const QString variant = QDir(dir).filePath(QStringLiteral("variant.config.json"));
+  const QString variant = QDir(dir).filePath(QString::fromLatin1(proto::kVariantConfigFile));
   const bool use = effect.speedup.has_value() && QFileInfo::exists(variant);
   setAnswer(answer, QStringLiteral("Use %1").arg(qs(record.setting)), use ? variant : QString());
   summary_->setText(QStringLiteral("Try in %1: its runs are in the runs list (double-click opened them).").arg(dir));
@@ -560,7 +561,7 @@ void ExperimentView::onLadderFinished(const QString& outDir, bool cancelled, con
   setLadderTabText(QStringLiteral("Ladder"));
   setRunning(false);
   QString loadError;
-  const bool opened = !outDir.isEmpty() && QFileInfo::exists(QDir(outDir).filePath(QStringLiteral("ladder.json"))) &&
+  const bool opened = !outDir.isEmpty() && QFileInfo::exists(recordIn(kindOf(wb::kinds::kLadder), outDir)) &&
                       openLadder(outDir, &loadError);
   if (!opened) showLadder();
   QString text = cancelled ? QStringLiteral("Ladder cancelled; the steps that finished are shown. Run ladder on the same "

@@ -47,6 +47,9 @@ class ExperimentView : public QWidget {
   // Shows the try in dir: its answer first (try.json's "answer", else its line in words), and
   // Use this setting when it was clearly faster. False with the reason in *error.
   bool openTry(const QString& dir, QString* error);
+  // Shows the search in dir on the Fastest tab: its answer first (tune.json's "answer", else where
+  // its finals are), and Use best. False with the reason in *error.
+  bool openSearch(const QString& dir, QString* error);
   // Closes the open ladder or try: back to the experiments in the runs folder.
   void closeExperiment();
   // Reads the runs folder's experiments again (a ladder, try or search ended; one was deleted).
@@ -73,8 +76,8 @@ class ExperimentView : public QWidget {
   void setRunsRoot(const QString& root);
   // The ladders found under the runs root (folders holding a ladder.json), newest first.
   QStringList laddersOnDisk() const;
-  // Every experiment under the runs root, newest first: ladders (ladder.json), tries (try.json)
-  // and searches (tune.json), as (folder, kind: "ladder" | "try" | "search").
+  // Every experiment under the runs root, newest first: each folder holding the record of a kind
+  // in wb/kinds/experiment_kinds.h, as (folder, the kind's name: "ladder" | "try" | "search").
   QList<QPair<QString, QString>> experimentsOnDisk() const;
   ExperimentRunner* ladderRunner() const { return ladderRunner_; }
   // The Fastest tab: Find fastest (workbench-cli tune) and its result.

@@ -18,6 +18,8 @@
 #include "wb/proto/rundir.h"
 #include "wb/proto/tune_record.h"
 #include "wb/tune/tune.h"
+#include "wb/proto/record_files.h"
+#include "wb/kinds/experiment_kinds.h"
 
 namespace wb::ui {
 namespace {
@@ -26,7 +28,7 @@ QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 }  // namespace
 
-TuneView::TuneView(QWidget* parent) : QWidget(parent), runner_(new ExperimentRunner(this, QStringLiteral("tune"))) {
+TuneView::TuneView(QWidget* parent) : QWidget(parent), runner_(new ExperimentRunner(this, QLatin1String(wb::kinds::kTune))) {
   auto* layout = new QVBoxLayout(this);
   auto* row = new QHBoxLayout;
   find_ = new QPushButton(QStringLiteral("Find fastest"), this);
@@ -101,7 +103,7 @@ bool TuneView::findFastest() {
   const bool continuing = cut_.continues(asked);
   dir_ = continuing ? cut_.dir
                     : QDir(runsRoot_.isEmpty() ? QDir::homePath() : runsRoot_)
-                          .filePath(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")) + QStringLiteral("-tune"));
+                          .filePath(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss")) + QLatin1Char('-') + QLatin1String(wb::kinds::kTune));
   cut_ = asked;
   cut_.dir = dir_;
   runner_->start(locateCli(), QStringList{QStringLiteral("--config"), config, QStringLiteral("--out"), dir_} + options);
@@ -112,12 +114,12 @@ bool TuneView::findFastest() {
 }
 
 QString TuneView::bestConfig() const {
-  const QString f = QDir(dir_).filePath(QStringLiteral("best.json"));
+  const QString f = QDir(dir_).filePath(QString::fromLatin1(proto::kBestConfigFile));
   return !dir_.isEmpty() && QFile::exists(f) ? f : QString();
 }
 
 bool TuneView::open(const QString& dir, QString* error) {
-  auto doc = proto::readJsonFile(QFile::encodeName(QDir(dir).filePath(QStringLiteral("tune.json"))).toStdString());
+  auto doc = proto::readJsonFile(QFile::encodeName(QDir(dir).filePath(QString::fromLatin1(proto::kTuneFile))).toStdString());
   if (!doc.ok()) {
     if (error) *error = qs(doc.error().message);
     return false;

@@ -2,17 +2,22 @@
 #include "runs/experiment_runs.h"
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
+
+#include "wb/kinds/experiment_kinds.h"
 
 namespace wb::ui {
 
 QList<Run*> answerRuns(const QString& dir, const QList<Run*>& runs, QString* why) {
   QList<Run*> toTarget, finals;
-  const QString finalsDir = QDir::cleanPath(QDir(dir).absoluteFilePath(QStringLiteral("finals"))) + QLatin1Char('/');
+  const wb::kinds::ExperimentKind* kind = wb::kinds::kindOfFolder(QFile::encodeName(dir).toStdString());
+  const QString answerRunsDir = kind ? QString::fromLatin1(kind->answer_runs) : QString();
+  const QString finalsDir = QDir::cleanPath(QDir(dir).absoluteFilePath(answerRunsDir)) + QLatin1Char('/');
   for (Run* r : runs) {
     const auto train = r->config().find("train");
     if (train != r->config().end() && train->is_object() && train->value("stop_at_accuracy", 0.0) > 0) toTarget << r;
-    if (QDir::cleanPath(QFileInfo(r->runDir()).absoluteFilePath()).startsWith(finalsDir)) finals << r;
+    if (!answerRunsDir.isEmpty() && QDir::cleanPath(QFileInfo(r->runDir()).absoluteFilePath()).startsWith(finalsDir)) finals << r;
   }
   QList<Run*> drawn = !toTarget.isEmpty() ? toTarget : !finals.isEmpty() ? finals : runs;
   *why = !toTarget.isEmpty() ? QStringLiteral("its runs to the target") : !finals.isEmpty() ? QStringLiteral("its finalists' runs")

@@ -13,8 +13,9 @@ namespace wb::ui {
 inline constexpr int kDrawnAtOpen = 10;
 
 // The runs that carry the answer of the experiment in `dir`, from its `runs`: its runs to the
-// target (a try's or a finalist's variant runs) when it has any, else its finalists' runs (a
-// search's finals/), else all; the first kDrawnAtOpen of those. *why says which, in words.
+// target (a try's or a finalist's variant runs) when it has any, else the runs in its kind's
+// answer_runs folder (a search's finals/: wb/kinds/experiment_kinds.h), else all; the first
+// kDrawnAtOpen of those. *why says which, in words.
 QList<Run*> answerRuns(const QString& dir, const QList<Run*>& runs, QString* why);
 
 }  // namespace wb::ui

@@ -49,6 +49,7 @@
 #include "wb/compare/compare.h"
 #include "wb/ladder/ladder.h"
 #include "wb/ladder/speedup_effects.h"
+#include "wb/kinds/experiment_kinds.h"
 
 namespace wb::ui {
 using nlohmann::json;
@@ -76,7 +77,7 @@ MainWindow::MainWindow(const Options& options, QWidget* parent) : QMainWindow(pa
   plots_ = new LivePlots(runs_);
   compare_ = new CompareView(runs_);
   experiments_ = new ExperimentView(runs_);
-  tryRunner_ = new ExperimentRunner(this, QStringLiteral("try"));
+  tryRunner_ = new ExperimentRunner(this, QLatin1String(wb::kinds::kTry));
   connect(tryRunner_, &ExperimentRunner::progress, this, &MainWindow::onTryProgress);
   connect(tryRunner_, &ExperimentRunner::finished, this, &MainWindow::onTryFinished);
   tryTick_.setInterval(1000);  // a part can run for minutes without an event: the time still moves

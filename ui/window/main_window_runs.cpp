@@ -52,6 +52,7 @@
 #include "wb/compare/compare.h"
 #include "wb/ladder/ladder.h"
 #include "wb/ladder/speedup_effects.h"
+#include "wb/proto/record_files.h"
 
 namespace wb::ui {
 using nlohmann::json;
@@ -60,7 +61,7 @@ namespace {
 
 // The try.json in `dir` (an empty object when there is none yet).
 json readTryJson(const QString& dir) {
-  const QByteArray bytes = readAll(QDir(dir).filePath(QStringLiteral("try.json")));
+  const QByteArray bytes = readAll(QDir(dir).filePath(QString::fromLatin1(proto::kTryFile)));
   json doc = json::parse(bytes.constData(), bytes.constData() + bytes.size(), nullptr, false);
   return doc.is_object() ? doc : json::object();
 }
@@ -138,8 +139,8 @@ bool MainWindow::trySpeedup(const QString& key) {
     }
     out = QString::fromStdString(inputs->out.string());
   }
-  const QString basePath = QDir(out).filePath(QStringLiteral("baseline.config.json"));
-  const QString variantPath = QDir(out).filePath(QStringLiteral("variant.config.json"));
+  const QString basePath = QDir(out).filePath(QString::fromLatin1(proto::kBaselineConfigFile));
+  const QString variantPath = QDir(out).filePath(QString::fromLatin1(proto::kVariantConfigFile));
   const QStringList reused = continuing ? keptOf(readTryJson(out)) : QStringList();
   cutTry_ = asked;
   cutTry_.dir = out;

@@ -27,6 +27,7 @@
 #include "wb/stats/time_to_target_json.h"
 #include "wb/stats/variant_looks.h"
 #include "wb/report/whatif.h"
+#include "wb/proto/record_files.h"
 
 namespace wb::experiment {
 namespace fs = std::filesystem;
@@ -387,7 +388,7 @@ Result<std::optional<ReferenceRuns>> referencesFor(const TryOptions& o, const Co
   r.log = h.log;
   r.on_progress = [&h](int done, int total) { detail::phase(h, kReferencePhase, done, total); };
   std::error_code ec;
-  const bool stored = fs::exists(r.store / referenceKey(o.baseline, r.dataset_id) / "reference.json", ec);
+  const bool stored = fs::exists(r.store / referenceKey(o.baseline, r.dataset_id) / proto::kReferenceFile, ec);
   const bool needed = !in.keeps || in.changes.has(Part::Replay);
   if (c.reference_runs <= 0 || (!needed && !stored)) return std::optional<ReferenceRuns>();
   auto refs = ensureReferenceRuns(r);
@@ -680,7 +681,7 @@ std::vector<std::string> keptForRerun(const TryOptions& o, std::pair<int, int> r
 }  // namespace
 
 Result<TryResult> runComposedTry(const TryOptions& o, const ComposedOptions& c, const Hooks& hooks) {
-  if (auto st = keepUnreadableResult(o.out / "try.json", hooks); !st.ok()) return st.error();
+  if (auto st = keepUnreadableResult(o.out / proto::kTryFile, hooks); !st.ok()) return st.error();
   if (auto st = detail::writeConfigs(o); !st.ok()) return st.error();
   Hooks h = hooks;  // the reference runs finished so far: what a cut try keeps of them
   std::pair<int, int> references{0, 0};
@@ -699,7 +700,7 @@ Result<TryResult> runComposedTry(const TryOptions& o, const ComposedOptions& c, 
     stopped.error = in.error().message;
     if (cut) stopped.kept = keptForRerun(o, references);
     stopped.answer = tryAnswer(stopped);
-    (void)writeFileAtomic(o.out / "try.json", proto::tryRecordJson(stopped).dump(2) + "\n");
+    (void)writeFileAtomic(o.out / proto::kTryFile, proto::tryRecordJson(stopped).dump(2) + "\n");
     if (cut && in.error().code != Errc::Cancelled) return makeError(Errc::Cancelled, in.error().message);
     return in.error();
   }
@@ -709,7 +710,7 @@ Result<TryResult> runComposedTry(const TryOptions& o, const ComposedOptions& c, 
   r.estimates.to_target = e.speedup;
   r.estimates.throughput = in->segments.estimate;
   r.estimates.reached = std::isfinite(e.speedup.point);
-  if (auto st = writeFileAtomic(o.out / "try.json", r.doc.dump(2) + "\n"); !st.ok()) return st.error();
+  if (auto st = writeFileAtomic(o.out / proto::kTryFile, r.doc.dump(2) + "\n"); !st.ok()) return st.error();
   return r;
 }
 

@@ -6,12 +6,13 @@
 #include "wb/proto/events.h"
 #include "wb/proto/fields.h"
 #include "wb/proto/rundir.h"
+#include "wb/proto/record_files.h"
 
 namespace wb::experiment {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-fs::path pairsFile(const fs::path& out) { return out / "pairs.json"; }
+fs::path pairsFile(const fs::path& out) { return out / proto::kPairsFile; }
 
 bool holdsPairs(const fs::path& out) {
   std::error_code ec;

@@ -15,6 +15,8 @@
 #include "wb/proto/run_status.h"
 #include "wb/compare/compare.h"
 #include "wb/records/host.h"
+#include "wb/proto/record_files.h"
+#include "wb/proto/reference_record.h"
 
 namespace wb::experiment {
 namespace fs = std::filesystem;
@@ -33,7 +35,7 @@ json experimentIdentity(const Config& baseline) {
   return j;
 }
 
-fs::path referenceFile(const fs::path& dir) { return dir / "reference.json"; }
+fs::path referenceFile(const fs::path& dir) { return dir / proto::kReferenceFile; }
 
 struct Slot {
   uint64_t seed = 0;
@@ -41,9 +43,9 @@ struct Slot {
   std::string status;   // "" until it ran
 };
 
-json slotsJson(const std::vector<Slot>& slots) {
-  json runs = json::array();
-  for (const Slot& s : slots) runs.push_back({{"seed", s.seed}, {"dir", s.dir}, {"status", s.status}});
+std::vector<proto::ReferenceRunRecord> slotRecords(const std::vector<Slot>& slots) {
+  std::vector<proto::ReferenceRunRecord> runs;
+  for (const Slot& s : slots) runs.push_back({int64_t(s.seed), s.dir, s.status});
   return runs;
 }
 
@@ -57,14 +59,9 @@ std::string firstDifference(const json& here, const json& there) {
 bool usable(const std::string& status) { return status == proto::kStatusOk || status == proto::kStatusEarlyStopped; }
 
 // The slots reference.json lists; "" when they read, else why not (a list that is not one).
-std::string slotsOf(const json& doc, std::vector<Slot>& slots) {
-  const auto it = doc.find("runs");
-  if (it == doc.end()) return {};
-  if (!it->is_array()) return "its runs are not a list";
-  for (const json& r : *it) {
-    if (!r.is_object()) return "its runs hold a JSON " + std::string(r.type_name()) + ", not a run";
-    slots.push_back({uint64_t(proto::intOr(r, "seed", 0)), proto::stringOr(r, "dir", ""), proto::stringOr(r, "status", "")});
-  }
+std::string slotsOf(const json& doc, const proto::ReferenceRecord& record, std::vector<Slot>& slots) {
+  if (std::string why = proto::referenceRunsProblem(doc); !why.empty()) return why;
+  for (const proto::ReferenceRunRecord& r : record.runs) slots.push_back({uint64_t(r.seed), r.dir, r.status});
   return {};
 }
 
@@ -145,20 +142,20 @@ Result<std::vector<Slot>> loadSlots(const fs::path& dir, const std::string& key,
                                     const std::string& datasetId, int64_t& every, std::FILE* log) {
   const proto::StoredRecord stored = records::readStored(referenceFile(dir));
   if (!stored.read()) return rebuildSlots(dir, identity, stored.why, every, log);
-  const json& doc = stored.doc;
+  const proto::ReferenceRecord record = proto::referenceRecordFromJson(stored.doc);
   const std::string where = referenceFile(dir).string();
-  if (proto::stringOr(doc, "key", "") != key || doc.value("config", json()) != identity) {
-    const std::string why = firstDifference(identity, proto::objectOr(doc, "config"));
+  if (record.key != key || record.config != identity) {
+    const std::string why = firstDifference(identity, record.config.is_object() ? record.config : json::object());
     return makeError(Errc::InvalidConfig, where + " holds the reference runs of another experiment (" +
                                               (why.empty() ? "its key differs" : why) +
                                               "): give another --references folder or remove it");
   }
-  if (!datasetId.empty() && proto::stringOr(doc, "dataset_id", "") != datasetId)
+  if (!datasetId.empty() && record.dataset_id != datasetId)
     return makeError(Errc::InvalidConfig, where + ": the dataset changed since its runs (data.dataset's files differ): "
                                           "its runs do not measure this data; remove the folder to run them again");
   std::vector<Slot> slots;
-  if (const std::string why = slotsOf(doc, slots); !why.empty()) return rebuildSlots(dir, identity, why, every, log);
-  if (const int64_t kept = proto::intOr(doc, "eval_every_steps", 0); kept > 0) every = kept;
+  if (const std::string why = slotsOf(stored.doc, record, slots); !why.empty()) return rebuildSlots(dir, identity, why, every, log);
+  if (record.eval_every_steps > 0) every = record.eval_every_steps;
   return slots;
 }
 
@@ -257,13 +254,8 @@ struct Store {
   std::mutex mu;
 
   Status save() {
-    const json doc = {{"key", key},
-                      {"dataset_id", o.dataset_id},
-                      {"config", identity},
-                      {"eval_every_steps", every},
-                      {"updated_at", wb::utcNowIso()},
-                      {"runs", slotsJson(slots)}};
-    return writeFileAtomic(referenceFile(dir), doc.dump(2) + "\n");
+    const proto::ReferenceRecord record{key, o.dataset_id, identity, every, wb::utcNowIso(), slotRecords(slots)};
+    return writeFileAtomic(referenceFile(dir), proto::referenceRecordJson(record).dump(2) + "\n");
   }
 
   Config configOf(uint64_t seed) const {

@@ -14,6 +14,7 @@
 #include "wb/compare/compare.h"
 #include "wb/stats/estimate_json.h"
 #include "wb/records/host.h"
+#include "wb/proto/record_files.h"
 
 namespace wb::experiment {
 namespace fs = std::filesystem;
@@ -101,10 +102,10 @@ json tryJson(const TryOptions& o, const Outcome& outcome, const std::string& sta
 }
 
 Result<TryResult> runTry(const TryOptions& o, const Hooks& hooks) {
-  if (auto st = keepUnreadableResult(o.out / "try.json", hooks); !st.ok()) return st.error();
+  if (auto st = keepUnreadableResult(o.out / proto::kTryFile, hooks); !st.ok()) return st.error();
   Hooks h = hooks;
   h.on_pair = [&](const Outcome& outcome) {
-    (void)writeFileAtomic(o.out / "try.json", tryJson(o, outcome, "running").dump(2) + "\n");
+    (void)writeFileAtomic(o.out / proto::kTryFile, tryJson(o, outcome, "running").dump(2) + "\n");
     if (hooks.on_pair) hooks.on_pair(outcome);
   };
   auto outcome = runPairs(planOf(o), o.policy, o.out, h);
@@ -116,7 +117,7 @@ Result<TryResult> runTry(const TryOptions& o, const Hooks& hooks) {
   r.doc = tryJson(o, r.outcome, status);
   if (!r.outcome.variants.empty())
     r.estimates = estimatePairs(r.outcome.variants.front(), r.outcome.target_acc, o.policy.sequential());
-  if (auto st = writeFileAtomic(o.out / "try.json", r.doc.dump(2) + "\n"); !st.ok()) return st.error();
+  if (auto st = writeFileAtomic(o.out / proto::kTryFile, r.doc.dump(2) + "\n"); !st.ok()) return st.error();
   return r;
 }
 
@@ -183,8 +184,8 @@ Result<TryInputs> writeTryInputs(const std::filesystem::path& runsRoot, const st
                                  const nlohmann::json& variant) {
   TryInputs in;
   in.out = runsRoot / makeRunId("try-" + key);
-  in.baseline_config = in.out / "baseline.config.json";
-  in.variant_config = in.out / "variant.config.json";
+  in.baseline_config = in.out / proto::kBaselineConfigFile;
+  in.variant_config = in.out / proto::kVariantConfigFile;
   std::error_code ec;
   std::filesystem::create_directories(in.out, ec);
   if (ec || !proto::writeJsonAtomic(in.baseline_config, baseline).ok() || !proto::writeJsonAtomic(in.variant_config, variant).ok())

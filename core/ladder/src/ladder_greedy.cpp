@@ -18,6 +18,7 @@
 #include "wb/proto/rundir.h"
 #include "wb/advice/busy_machine.h"
 #include "wb/stats/estimate_json.h"
+#include "wb/proto/record_files.h"
 
 namespace wb::ladder {
 namespace fs = std::filesystem;
@@ -25,7 +26,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr const char* kPlanFile = "plan.json";
 // A step the host's load kept from being measured: not dropped for being slow.
 constexpr const char* kNotMeasured = "not measured: ";
 
@@ -100,7 +100,7 @@ Status GreedyLadder::checkFolder() const {
   if (fs::exists(experiment::pairsFile(o_.out), ec))
     return makeError(Errc::InvalidConfig, o_.out.string() + " holds a cumulative ladder: continue it with --cumulative, "
                                                             "or choose a new --out");
-  const fs::path file = o_.out / kPlanFile;
+  const fs::path file = o_.out / proto::kPlanFile;
   const proto::StoredRecord doc = proto::readRecordFile(file);
   if (doc.missing()) return {};
   if (doc.unreadable())
@@ -356,13 +356,13 @@ void GreedyLadder::writeOutputs(const std::string& status) {
 
 Result<LadderOutcome> GreedyLadder::run() {
   if (auto st = checkFolder(); !st.ok()) return st.error();
-  if (auto st = experiment::keepUnreadableResult(o_.out / "ladder.json", o_.hooks); !st.ok()) return st.error();
+  if (auto st = experiment::keepUnreadableResult(o_.out / proto::kLadderFile, o_.hooks); !st.ok()) return st.error();
   std::error_code ec;
   fs::create_directories(o_.out / "steps", ec);
   if (ec) return makeError(Errc::Io, o_.out.string() + ": cannot create it: " + ec.message());
   json record = planRecord(o_.plan);
   record["command"] = o_.hooks.command;  // named when another plan meets this folder
-  if (auto st = writeFileAtomic(o_.out / kPlanFile, record.dump(2) + "\n"); !st.ok()) return st.error();
+  if (auto st = writeFileAtomic(o_.out / proto::kPlanFile, record.dump(2) + "\n"); !st.ok()) return st.error();
   emit(proto::toEvent(proto::LadderEvent{o_.out.string(), o_.policy.fixed_pairs, planEventSteps(plan_)}, -1, clock_.seconds()));
   bool anyStep = false;
   for (size_t i = 0; i < plan_.size() && !cancelled_; ++i) {
@@ -410,7 +410,7 @@ Result<LadderOutcome> GreedyLadder::run() {
   if (!cancelled_) {  // what to run: `workbench-cli run --config kept.json`
     Config kept = kept_;
     kept.name = plan_[baseline_].config.name + " (kept by the ladder)";
-    if (auto st = writeFileAtomic(o_.out / "kept.json", proto::configToJson(kept).dump(2) + "\n"); !st.ok()) return st.error();
+    if (auto st = writeFileAtomic(o_.out / proto::kKeptConfigFile, proto::configToJson(kept).dump(2) + "\n"); !st.ok()) return st.error();
   }
   out.cancelled = cancelled_;
   out.failed = failed;

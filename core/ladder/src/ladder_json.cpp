@@ -7,6 +7,7 @@
 #include "wb/proto/fields.h"
 #include "wb/proto/rundir.h"
 #include "wb/stats/estimate_json.h"
+#include "wb/proto/record_files.h"
 
 namespace wb::ladder {
 using namespace report;
@@ -75,10 +76,17 @@ Result<Ladder> ladderFromJson(const json& docIn) {
   return ladder;
 }
 
+std::string storedLadderAnswer(const json& doc) {
+  if (!doc.is_object()) return "";
+  Ladder ladder;
+  proto::fieldsFromJson(doc, ladder);
+  return ladder.answer;
+}
+
 Result<Ladder> loadLadder(const std::string& dirOrFile) {
   std::filesystem::path p(dirOrFile);
   std::error_code ec;
-  if (std::filesystem::is_directory(p, ec)) p /= "ladder.json";
+  if (std::filesystem::is_directory(p, ec)) p /= proto::kLadderFile;
   const proto::StoredRecord doc = proto::readRecordFile(p);
   if (doc.missing()) return makeError(Errc::Io, "cannot read " + p.string() + " (pick a folder written by workbench-cli ladder --out)");
   if (doc.unreadable())

@@ -17,6 +17,7 @@
 #include "wb/probe/record.h"
 #include "wb/report/export.h"
 #include "wb/render/svg_png.h"
+#include "wb/proto/record_files.h"
 
 namespace wb::ladder {
 namespace fs = std::filesystem;
@@ -104,7 +105,7 @@ void LadderRun::writeOutputs(const experiment::Outcome& o) {
 }
 
 Result<LadderOutcome> LadderRun::run() {
-  if (auto st = experiment::keepUnreadableResult(o_.out / "ladder.json", o_.hooks); !st.ok()) return st.error();
+  if (auto st = experiment::keepUnreadableResult(o_.out / proto::kLadderFile, o_.hooks); !st.ok()) return st.error();
   emit(toEvent(proto::LadderEvent{o_.out.string(), o_.policy.fixed_pairs, planEventSteps(o_.plan)}));
   experiment::Hooks hooks = o_.hooks;
   hooks.on_pair = [this](const experiment::Outcome& o) { writeOutputs(o); };
@@ -168,7 +169,7 @@ Result<LadderOutcome> runLadder(const LadderOptions& given) {
   skipUnmeasurable(options.plan, options.user_command, options.greedy);
   if (options.greedy) return runGreedyLadder(options);
   std::error_code ec;
-  if (fs::exists(options.out / "plan.json", ec))
+  if (fs::exists(options.out / proto::kPlanFile, ec))
     return makeError(Errc::InvalidConfig, options.out.string() + " holds a greedy ladder: continue it without --cumulative, "
                                                                  "or choose a new --out");
   return LadderRun(options).run();

@@ -14,6 +14,7 @@
 #include <set>
 
 #include "wb/common/speedups.h"
+#include "wb/proto/record_files.h"
 
 namespace wb::ladder {
 using namespace report;
@@ -108,7 +109,7 @@ std::optional<FoundLadder> latestLadder(const std::vector<std::filesystem::path>
   std::optional<std::pair<fs::file_time_type, fs::path>> best;
   auto consider = [&](const fs::path& dir) {
     std::error_code ec;
-    const fs::path file = dir / "ladder.json";
+    const fs::path file = dir / proto::kLadderFile;
     if (!fs::is_regular_file(file, ec)) return;
     const auto t = fs::last_write_time(file, ec);
     if (!ec && (!best || t > best->first)) best = {t, dir};
@@ -138,7 +139,7 @@ std::map<std::string, std::pair<std::filesystem::file_time_type, nlohmann::json>
   std::map<std::string, std::pair<fs::file_time_type, nlohmann::json>> best;
   auto consider = [&](const fs::path& dir) {
     std::error_code ec;
-    const fs::path file = dir / "try.json";
+    const fs::path file = dir / proto::kTryFile;
     if (!fs::is_regular_file(file, ec)) return;
     const auto t = fs::last_write_time(file, ec);
     const proto::StoredRecord doc = proto::readRecordFile(file);

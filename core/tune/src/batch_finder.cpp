@@ -13,6 +13,7 @@
 #include "wb/proto/events.h"
 #include "wb/proto/rundir.h"
 #include "wb/render/table.h"
+#include "wb/proto/record_files.h"
 
 namespace wb::tune {
 namespace fs = std::filesystem;
@@ -54,7 +55,7 @@ class BatchFinder {
   std::string stopReason(size_t i, int flatRuns) const;
   void choose();
   Status checkAccuracy();
-  Status save() { return writeFileAtomic(o_.out / "batch.json", proto::toJson(r_).dump(2) + "\n"); }
+  Status save() { return writeFileAtomic(o_.out / proto::kBatchFile, proto::toJson(r_).dump(2) + "\n"); }
 
   const BatchOptions& o_;
   proto::TuneBatch r_;
@@ -78,10 +79,10 @@ std::string searchDifference(const proto::TuneBatch& had, const json& config, co
 
 // A cut search in the folder: its finished sizes are kept; another search's folder is refused.
 Status BatchFinder::load() {
-  const proto::StoredRecord doc = proto::readRecordFile(o_.out / "batch.json");
+  const proto::StoredRecord doc = proto::readRecordFile(o_.out / proto::kBatchFile);
   if (doc.missing()) return {};
   if (doc.unreadable())
-    return proto::unreadableError(o_.out / "batch.json", doc.why, "its runs in " + (o_.out / "runs").string() +
+    return proto::unreadableError(o_.out / proto::kBatchFile, doc.why, "its runs in " + (o_.out / "runs").string() +
                                                                       " are kept: restore it from a copy, or choose a new --out");
   const proto::TuneBatch had = proto::readTuneBatch(doc.doc);
   if (const std::string d = searchDifference(had, proto::configToJson(o_.base), o_.lr_rule); !d.empty())
@@ -204,7 +205,7 @@ Result<BatchOutcome> BatchFinder::run() {
   r_.memory_free = o_.memory_free;
   r_.memory_kind = o_.memory_kind;
   r_.lr_rule = o_.lr_rule;
-  if (!fs::exists(o_.out / "batch.json", ec))  // the folder is this search's from the start: a cut one continues
+  if (!fs::exists(o_.out / proto::kBatchFile, ec))  // the folder is this search's from the start: a cut one continues
     if (auto st = save(); !st.ok()) return st.error();
   double fastest = 0;
   int flat = 0;

@@ -9,6 +9,7 @@
 #include "wb/proto/config_json.h"
 #include "wb/tune/batch_finder.h"
 #include "wb/tune/tune.h"
+#include "wb/proto/record_files.h"
 
 namespace wb::tune {
 using nlohmann::json;
@@ -191,7 +192,7 @@ const proto::TuneCandidate* findCandidate(const proto::TuneRecord& r, const std:
 
 Result<Config> candidateConfig(const proto::TuneRecord& r, const std::string& id) {
   const proto::TuneCandidate* c = findCandidate(r, id);
-  if (!c) return makeError(Errc::InvalidConfig, "tune.json has no candidate " + id);
+  if (!c) return makeError(Errc::InvalidConfig, std::string(proto::kTuneFile) + " has no candidate " + id);
   auto config = proto::configFromJson(c->config);
   if (!config.ok() || id.rfind("c", 0) != 0 || r.eval_choice.empty()) return config;
   if (const proto::TuneCandidate* e = findCandidate(r, r.eval_choice))

@@ -12,6 +12,7 @@
 #include "wb/stats/estimate_json.h"
 #include "wb/report/export.h"
 #include "wb/tune/tune.h"
+#include "wb/proto/record_files.h"
 
 namespace wb::tune {
 namespace fs = std::filesystem;
@@ -166,7 +167,7 @@ render::Table finalsTable(const proto::TuneRecord& r) {
   }
   if (!r.note.empty()) t.notes.push_back(r.note);
   for (const auto& f : r.finals)
-    if (!f.words.empty()) t.notes.push_back(f.candidate + ": " + f.words + " (" + f.dir + "/try.json).");
+    if (!f.words.empty()) t.notes.push_back(f.candidate + ": " + f.words + " (" + f.dir + "/" + proto::kTryFile + ").");
   if (!r.cannot_tell.empty()) {
     std::string ids;
     for (const auto& id : r.cannot_tell) ids += (ids.empty() ? "" : ", ") + id;
@@ -201,16 +202,16 @@ report::Report tuneReport(const proto::TuneRecord& r) {
 }
 
 Status writeTuneOutputs(const fs::path& out, const proto::TuneRecord& r) {
-  if (auto st = writeFileAtomic(out / "tune.json", proto::toJson(r).dump(2) + "\n"); !st.ok()) return st;
+  if (auto st = writeFileAtomic(out / proto::kTuneFile, proto::toJson(r).dump(2) + "\n"); !st.ok()) return st;
   if (r.status == "running") return {};
   const report::Report rep = tuneReport(r);
   if (auto st = writeFileAtomic(out / "tune.md", report::renderMarkdown(rep)); !st.ok()) return st;
   if (auto st = writeFileAtomic(out / "tune.html", report::renderHtml(rep)); !st.ok()) return st;
   const auto best = bestConfig(r);
   if (!best || r.status != "ok") return {};
-  if (auto st = writeFileAtomic(out / "best.json", proto::configToJson(*best).dump(2) + "\n"); !st.ok()) return st;
+  if (auto st = writeFileAtomic(out / proto::kBestConfigFile, proto::configToJson(*best).dump(2) + "\n"); !st.ok()) return st;
   if (auto st = writeFileAtomic(out / "best-torchrun.sh", torchrunCommand(*best)); !st.ok()) return st;
-  if (auto st = writeFileAtomic(out / "best-sbatch.sh", sbatchScript(*best, fs::absolute(out / "best.json"))); !st.ok())
+  if (auto st = writeFileAtomic(out / "best-sbatch.sh", sbatchScript(*best, fs::absolute(out / proto::kBestConfigFile))); !st.ok())
     return st;
   if (!r.run_command.empty())
     if (auto st = writeFileAtomic(out / "best-command.sh", userCommand(r.run_command, *best)); !st.ok()) return st;

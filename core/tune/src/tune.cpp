@@ -15,6 +15,7 @@
 #include "wb/proto/rundir.h"
 #include "wb/records/host.h"
 #include "wb/tune/batch_finder.h"
+#include "wb/proto/record_files.h"
 
 namespace wb::tune {
 namespace fs = std::filesystem;
@@ -187,9 +188,9 @@ Status TuneRun::prepare() {
   std::error_code ec;
   fs::create_directories(o_.out / "trials", ec);
   if (ec) return makeError(Errc::Io, o_.out.string() + ": cannot create it: " + ec.message());
-  const proto::StoredRecord doc = proto::readRecordFile(o_.out / "tune.json");
+  const proto::StoredRecord doc = proto::readRecordFile(o_.out / proto::kTuneFile);
   if (doc.unreadable())
-    return proto::unreadableError(o_.out / "tune.json", doc.why, "its trials in " + (o_.out / "trials").string() +
+    return proto::unreadableError(o_.out / proto::kTuneFile, doc.why, "its trials in " + (o_.out / "trials").string() +
                                                                      " are kept: restore it from a copy, or choose a new --out");
   if (doc.read())
     if (auto st = takeOver(proto::readTuneRecord(doc.doc)); !st.ok()) return st;

@@ -222,6 +222,9 @@ nlohmann::json ladderJson(const Ladder& ladder);
 // Reads back what ladderJson wrote; also accepts a whole ladder.json export ({"ladder": ...}).
 // Error (InvalidConfig) names what is missing.
 Result<Ladder> ladderFromJson(const nlohmann::json& doc);
+// The answer a ladder.json holds as written: "" when it has none (an older file; ladderFromJson
+// fills that one in by ladderAnswer) or is no ladder.
+std::string storedLadderAnswer(const nlohmann::json& doc);
 // Loads <dir>/ladder.json, or the file itself. Errors name the path.
 Result<Ladder> loadLadder(const std::string& dir_or_file);
 // The ladder table, the chart (file "ladder.svg"), accuracy curves of the cumulative steps,

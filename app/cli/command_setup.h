@@ -1,6 +1,7 @@
 #pragma once
-// What `run`, `worker`, `ladder` and `probe` share: the experiment from --config/--set, and the
-// stop flag that SIGINT/SIGTERM set (and pass on to a running launchRun).
+// What the commands that run training share (run, worker, try, ladder, tune, probe, noise): the
+// config from --config/--set, the by-parts, verdict and user-command options, the stop flag that
+// SIGINT/SIGTERM set (and pass on to a running launchRun), and the runner's hooks.
 #include <atomic>
 #include <string>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "experiment.h"
+#include "command_setup.h"
 
 #include <signal.h>
 
