@@ -228,6 +228,20 @@ class TestMainWindow : public QObject {
     QVERIFY(w.setupChanges(path).isEmpty());
   }
 
+  // A try's folder given as a path (the command line, a drop) opens on the Experiments tab with
+  // its answer first; a folder that holds no experiment is neither a run nor opened as one.
+  void anExperimentFolderOpensOnTheExperimentsTab() {
+    auto root = t::scratchRoot();
+    MainWindow w(t::windowOptions(root));
+    const QString dir = writeTry(root, QStringLiteral("20261207-100000-try-channels_last"), finishedTry());
+    QVERIFY(w.openPath(dir));
+    QCOMPARE(w.findChild<QTabWidget*>(QStringLiteral("viewTabs"))->currentWidget(), static_cast<QWidget*>(w.experiments()));
+    QCOMPARE(w.experiments()->answerText(), QStringLiteral("Turn on channels-last: 1.10\u00D7 faster to 71.4 % val acc (95 %: 1.04-1.17\u00D7)."));
+    QString error;
+    QVERIFY(!w.experiments()->openFolder(root.path(), &error));
+    QVERIFY2(error.contains(QStringLiteral("holds no experiment")) && error.contains(QStringLiteral("try.json")), qPrintable(error));
+  }
+
   // A try that ends leads the Experiments tab with its record's answer (not a sentence the window
   // builds), joins the list of experiments at once (no restart), and offers Use … when it was
   // clearly faster, which loads its setting into the set-up.

@@ -243,13 +243,21 @@ void ExperimentView::connectExperimentRunner() {
 void ExperimentView::openListed(int row) {
   const QTableWidgetItem* item = ladderTable_->item(row, 0);
   const QString dir = item ? item->data(Qt::UserRole).toString() : QString();
-  const QString kind = item ? item->data(Qt::UserRole + 1).toString() : QString();
   QString error;
-  if (dir.isEmpty()) return;
+  if (!dir.isEmpty() && !openFolder(dir, &error) && !error.isEmpty()) summary_->setText(error);
+}
+
+bool ExperimentView::openFolder(const QString& dir, QString* error) {
+  const wb::kinds::ExperimentKind* k = wb::kinds::kindOfFolder(dir.toStdString());
+  if (!k) {
+    QStringList records;
+    for (const auto& kind : wb::kinds::experimentKinds()) records << QLatin1String(kind.record);
+    if (error) *error = QStringLiteral("%1 holds no experiment (none of %2).").arg(dir, records.join(QStringLiteral(", ")));
+    return false;
+  }
   Q_EMIT openRunsRequested(dir);  // its runs, as a group, only now that it is opened
-  const wb::kinds::ExperimentKind* k = wb::kinds::findKind(kind.toStdString());
-  const Opener open = k ? openers().value(QLatin1String(k->id)) : nullptr;
-  if (open && !(this->*open)(dir, &error) && !error.isEmpty()) summary_->setText(error);
+  const Opener open = openers().value(QLatin1String(k->id));
+  return open && (this->*open)(dir, error);
 }
 
 bool ExperimentView::openSearch(const QString& dir, QString* error) {

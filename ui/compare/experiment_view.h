@@ -50,6 +50,9 @@ class ExperimentView : public QWidget {
   // Shows the search in dir on the Fastest tab: its answer first (tune.json's "answer", else where
   // its finals are), and Use best. False with the reason in *error.
   bool openSearch(const QString& dir, QString* error);
+  // Shows the try, ladder or search in dir, whichever its record says it is (wb/kinds), with its
+  // runs as a group. False with the reason in *error (a folder that holds none names the records).
+  bool openFolder(const QString& dir, QString* error);
   // Closes the open ladder or try: back to the experiments in the runs folder.
   void closeExperiment();
   // Reads the runs folder's experiments again (a ladder, try or search ended; one was deleted).

@@ -441,9 +441,10 @@ bool MainWindow::openPath(const QString& path) {
     return err.isEmpty();
   }
   if (!fi.isDir()) {
-    showMessage(QStringLiteral("%1: drop a dataset folder, a run folder or an experiment .json.").arg(path));
+    showMessage(QStringLiteral("%1: drop a dataset folder, a run folder, the folder of a try, ladder or search, or an experiment .json.").arg(path));
     return false;
   }
+  if (wb::kinds::kindOfFolder(fi.absoluteFilePath().toStdString())) return openExperimentFolder(fi.absoluteFilePath());
   if (proto::RunDir{fi.absoluteFilePath().toStdString()}.looksLikeRun()) {
     QString err;
     Run* run = history_->openDirectory(fi.absoluteFilePath(), &err);
@@ -458,6 +459,18 @@ bool MainWindow::openPath(const QString& path) {
   }
   setup_->setDatasetFolder(fi.absoluteFilePath());
   showMessage(QStringLiteral("Dataset folder: %1 (checking it…)").arg(fi.absoluteFilePath()));
+  return true;
+}
+
+// A try's, a ladder's or a search's folder: the Experiments tab, its answer first.
+bool MainWindow::openExperimentFolder(const QString& dir) {
+  QString err;
+  if (!experiments_->openFolder(dir, &err)) {
+    showMessage(err);
+    return false;
+  }
+  viewTabs_->setCurrentWidget(experiments_);
+  showMessage(QStringLiteral("Opened %1").arg(dir));
   return true;
 }
 

@@ -117,6 +117,7 @@ class MainWindow : public QMainWindow {
   void dropEvent(QDropEvent* event) override;
 
  private:
+  bool openExperimentFolder(const QString& dir);
   void onTryFinished(const QString& outDir, bool cancelled, const QString& error);
   void onTryProgress(const QString& line);
   void buildActions();
