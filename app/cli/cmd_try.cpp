@@ -10,6 +10,7 @@
 #include "slurm_exec.h"
 #include "wb/common/exit_codes.h"
 #include "wb/common/paths.h"
+#include "wb/data/dataset.h"
 #include "wb/experiment/composed_try.h"
 #include "wb/experiment/try.h"
 #include "wb/proto/event_types.h"
@@ -148,7 +149,11 @@ int tryCommand(const TryCliOptions& o) {
   installStopSignals();
   const experiment::Hooks hooks = cliHooks(o.events_stdout);
   std::fprintf(stderr, "try -> %s: %s against the baseline\n", t.out.c_str(), t.setting.c_str());
-  auto result = wholeRuns(o, t) ? experiment::runTry(t, hooks) : experiment::runComposedTry(t, composedFor(o.parts, o.exec), hooks);
+  const bool whole = wholeRuns(o, t);
+  if (whole && !t.user_command.set() && !t.variant_command)  // one try, one target: the reference runs' when stored
+    t.reference_runs = experiment::storedReferenceRuns(o.parts.resolved().references, t.baseline,
+                                                       data::datasetFingerprint(t.baseline.data.dataset));
+  auto result = whole ? experiment::runTry(t, hooks) : experiment::runComposedTry(t, composedFor(o.parts, o.exec), hooks);
   if (!result.ok() && result.error().code == Errc::Cancelled) return cutByParts(o, t, result.error().message);
   if (!result.ok()) {
     std::fprintf(stderr, "workbench-cli try: %s\n", result.error().message.c_str());

@@ -17,6 +17,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -499,6 +500,43 @@ class TestCliTryParts : public QObject {
     proc = wb::test::runProcess(QStringLiteral(WB_CLI_PATH), args, 600000);
     QVERIFY2(proc.rc == 0 && proc.out.contains("Every one ran beside another process") && proc.out.contains("--parallel-runs 1"),
              proc.describe().constData());
+  }
+
+  // One try, one target: a try by parts makes the experiment's reference runs, and the same change
+  // in whole runs then measures at their target, from them (said), not at its own baseline runs'.
+  // Whole runs train one seed a pair, both runs of a pair the same: the reference runs' seeds.
+  void wholeRunsMeasureAtTheReferenceRunsTargetAndTrainASeedAPair() {
+    QTemporaryDir root;
+    const QString refs = root.filePath(QStringLiteral("refs"));
+    wb::test::ProcResult proc;
+    const json parts = run(tiny(refs, root.filePath(QStringLiteral("parts")), "speedups.precision=bf16-mixed"), &proc);
+    QVERIFY2(proc.rc == 0 && parts.is_object(), proc.describe().constData());
+    QCOMPARE(parts["method"].get<std::string>(), std::string("composed"));
+    QCOMPARE(parts["target_source"].get<std::string>(), std::string("the experiment's 3 reference runs"));
+    const QString wholeOut = root.filePath(QStringLiteral("whole"));
+    QStringList args = tiny(refs, wholeOut, "speedups.precision=bf16-mixed");
+    args << QStringLiteral("--whole-runs") << QStringLiteral("--repeats") << QStringLiteral("2");
+    const json whole = run(args, &proc);
+    QVERIFY2(proc.rc == 0 && whole.is_object(), proc.describe().constData());
+    QVERIFY(!whole.contains("method"));
+    QCOMPARE(whole["target_acc"].get<double>(), parts["target_acc"].get<double>());
+    QCOMPARE(whole["target_source"].get<std::string>(), parts["target_source"].get<std::string>());
+    QVERIFY2(whole["target"].get<std::string>().find("from the experiment's 3 reference runs") != std::string::npos,
+             whole["target"].dump().c_str());
+    // Each pair its own seed, recorded, and both its runs trained it (their configs say so).
+    std::set<int64_t> seeds;
+    for (const json& pair : whole["runs"]) {
+      const int64_t seed = pair["seed"].get<int64_t>();
+      seeds.insert(seed);
+      for (const char* side : {"reference_dir", "variant_dir"}) {
+        const json config = readJson(wholeOut + QLatin1Char('/') + QString::fromStdString(pair[side].get<std::string>()) +
+                                     QStringLiteral("/config.json"));
+        QCOMPARE(config["seed"].get<int64_t>(), seed);
+      }
+    }
+    QVERIFY(whole["runs"].size() >= 2);
+    QCOMPARE(seeds.size(), whole["runs"].size());
+    QCOMPARE(*seeds.begin(), int64_t{1001});  // the first reference run's seed
   }
 
   void aChangeThatCannotSwitchInOneProcessUsesWholeRuns() {

@@ -22,6 +22,7 @@ struct TryPairRecord {
   int pair = 0;
   bool variant_first = false, counted = false;
   std::string reference_dir, variant_dir;
+  int64_t seed = 0;  // the seed both runs trained; 0: their configs' (a try from before pairs had their own)
 };
 
 struct TryArmRecord {
@@ -45,7 +46,8 @@ struct TryRecord {
   TryArmRecord baseline, variant;
   bool same_config = false;      // an A/A check
   double target_acc = std::numeric_limits<double>::quiet_NaN();  // null: none known
-  std::optional<std::string> target;  // the pairs' fair target in words; null without one
+  std::optional<std::string> target;  // the try's target in words (and from what); null without one
+  std::string target_source;     // which runs it is from: "the experiment's 5 reference runs", ...
   double noise_band = 0, min_effect = 0;
   int max_pairs = 0, fixed_pairs = 0, pairs = 0;  // pairs: counted
   std::string settled;           // why no more pairs ran (the runner's word)
