@@ -502,16 +502,35 @@ class TestCliTryParts : public QObject {
              proc.describe().constData());
   }
 
-  // One try, one target: a try by parts makes the experiment's reference runs, and the same change
+  // Which method: chosen when none is asked for, said with why. One try, one target: a try by parts makes the experiment's reference runs, and the same change
   // in whole runs then measures at their target, from them (said), not at its own baseline runs'.
   // Whole runs train one seed a pair, both runs of a pair the same: the reference runs' seeds.
-  void wholeRunsMeasureAtTheReferenceRunsTargetAndTrainASeedAPair() {
+  void tryChoosesItsMethodAndBothMeasureAtOneTargetAndWholeRunsTrainASeedAPair() {
     QTemporaryDir root;
     const QString refs = root.filePath(QStringLiteral("refs"));
     wb::test::ProcResult proc;
+    // Asked nothing, try chooses: bf16 changes the math and the experiment has no reference runs
+    // yet, so whole runs cost less for the same precision; a change that keeps the math, by parts.
+    const auto which = [&](const char* vary) {
+      QStringList args{QStringLiteral("try"), QStringLiteral("--which-method"), QStringLiteral("--json"), QStringLiteral("--references"),
+                       refs, QStringLiteral("--out"), root.filePath(QStringLiteral("which")), QStringLiteral("--vary"), QString::fromLatin1(vary)};
+      for (const char* kv : {"model.name=lenet", "data.limit_train=2000", "data.limit_val=500", "train.epochs=1"})
+        args << QStringLiteral("--set") << QString::fromLatin1(kv);
+      return run(args, &proc);
+    };
+    const json bf16 = which("speedups.precision=bf16-mixed");
+    QVERIFY2(proc.rc == 0 && bf16.is_object(), proc.describe().constData());
+    QCOMPARE(bf16["method"].get<std::string>(), std::string("whole-runs"));
+    QVERIFY2(bf16["method_reason"].get<std::string>().find("no reference runs yet") != std::string::npos, bf16.dump().c_str());
+    const json workers = which("speedups.workers=2");
+    QCOMPARE(workers["method"].get<std::string>(), std::string("composed"));
+    QVERIFY2(workers["method_reason"].get<std::string>().find("chosen, it keeps the training's math") != std::string::npos,
+             workers.dump().c_str());
+    QVERIFY(!QFile::exists(root.filePath(QStringLiteral("which"))));  // nothing ran
     const json parts = run(tiny(refs, root.filePath(QStringLiteral("parts")), "speedups.precision=bf16-mixed"), &proc);
     QVERIFY2(proc.rc == 0 && parts.is_object(), proc.describe().constData());
     QCOMPARE(parts["method"].get<std::string>(), std::string("composed"));
+    QVERIFY2(parts["method_reason"].get<std::string>().find("asked for") != std::string::npos, parts.dump().c_str());
     QCOMPARE(parts["target_source"].get<std::string>(), std::string("the experiment's 3 reference runs"));
     const QString wholeOut = root.filePath(QStringLiteral("whole"));
     QStringList args = tiny(refs, wholeOut, "speedups.precision=bf16-mixed");

@@ -80,6 +80,7 @@ proto::TryRecord tryRecordOf(const TryOptions& o, const Outcome& outcome, const 
   r.cancelled_at = outcome.cancelled_at;
   r.speedup = o.speedup;
   r.setting = o.setting;
+  r.method_reason = o.method_reason;
   r.measured_at = wb::utcNowIso();
   r.baseline = {"the baseline", o.baseline};
   r.variant = {o.setting, o.variant};

@@ -39,6 +39,7 @@ WB_FIELDS(TryRecord) {
   f("reached", e.reached), f("medians", e.medians), f("estimate", e.estimate), f("runs", e.runs);
   f("run_command", e.run_command), f("variant_command", proto::via(e.variant_command, orNullString, stringOrNone));
   if (!writing || !e.method.empty()) f("method", e.method);
+  if (!writing || !e.method_reason.empty()) f("method_reason", e.method_reason);
   if (!writing || !e.error.empty()) f("error", e.error);
   if (!writing || !e.kept.empty()) f("kept", e.kept);
   f("variant_looks", e.variant_looks);  // absent when null

@@ -28,6 +28,7 @@ struct TryOptions {
   // Whole runs: the experiment's reference runs already stored (storedReferenceRuns), read before
   // the try starts: their target is the try's (tryTarget). By parts reads them itself.
   std::vector<records::RunRecord> reference_runs;
+  std::string method_reason;  // why this method measures it (try.json's method_reason)
 };
 
 // One try, one target, whichever method measures it: the user's (--target-acc); else the fair

@@ -62,6 +62,7 @@ struct TryRecord {
 
   // By parts: method "composed", and the records of the parts (null where a part was not measured).
   std::string method;            // "composed" | "" (pairs of whole runs)
+  std::string method_reason;     // why this method: asked for, or chosen by `try` and why ("" before it said)
   std::string error;             // why a try by parts stopped, when it did
   // A try by parts cut short: what the same command reuses, in words ("the math check",
   // "3 of 5 reference runs"); absent otherwise.
