@@ -509,19 +509,23 @@ class TestCliTryParts : public QObject {
     QTemporaryDir root;
     const QString refs = root.filePath(QStringLiteral("refs"));
     wb::test::ProcResult proc;
-    // Asked nothing, try chooses: bf16 changes the math and the experiment has no reference runs
-    // yet, so whole runs cost less for the same precision; a change that keeps the math, by parts.
-    const auto which = [&](const char* vary) {
+    // Asked nothing, try chooses. bf16 changes the math and the experiment has no reference runs yet:
+    // runs evaluated once know their time to target only as "by the end", so by parts costs less for
+    // the same precision even making them; runs evaluating every 2 steps (15 times) go in whole runs.
+    const auto which = [&](const char* vary, const char* more = nullptr) {
       QStringList args{QStringLiteral("try"), QStringLiteral("--which-method"), QStringLiteral("--json"), QStringLiteral("--references"),
                        refs, QStringLiteral("--out"), root.filePath(QStringLiteral("which")), QStringLiteral("--vary"), QString::fromLatin1(vary)};
-      for (const char* kv : {"model.name=lenet", "data.limit_train=2000", "data.limit_val=500", "train.epochs=1"})
-        args << QStringLiteral("--set") << QString::fromLatin1(kv);
+      for (const char* kv : {"model.name=lenet", "data.limit_train=2000", "data.limit_val=500", "train.epochs=1", more})
+        if (kv) args << QStringLiteral("--set") << QString::fromLatin1(kv);
       return run(args, &proc);
     };
-    const json bf16 = which("speedups.precision=bf16-mixed");
-    QVERIFY2(proc.rc == 0 && bf16.is_object(), proc.describe().constData());
-    QCOMPARE(bf16["method"].get<std::string>(), std::string("whole-runs"));
-    QVERIFY2(bf16["method_reason"].get<std::string>().find("no reference runs yet") != std::string::npos, bf16.dump().c_str());
+    const json once = which("speedups.precision=bf16-mixed");
+    QVERIFY2(proc.rc == 0 && once.is_object(), proc.describe().constData());
+    QCOMPARE(once["method"].get<std::string>(), std::string("composed"));
+    QVERIFY2(once["method_reason"].get<std::string>().find("with no reference runs yet") != std::string::npos, once.dump().c_str());
+    const json often = which("speedups.precision=bf16-mixed", "train.eval_every_steps=2");
+    QCOMPARE(often["method"].get<std::string>(), std::string("whole-runs"));
+    QVERIFY2(often["method_reason"].get<std::string>().find("no reference runs yet") != std::string::npos, often.dump().c_str());
     const json workers = which("speedups.workers=2");
     QCOMPARE(workers["method"].get<std::string>(), std::string("composed"));
     QVERIFY2(workers["method_reason"].get<std::string>().find("chosen, it keeps the training's math") != std::string::npos,

@@ -9,6 +9,7 @@
 #include "wb/compare/compare.h"
 #include "wb/experiment/composed_try.h"
 #include "wb/experiment/reference_runs.h"
+#include "wb/stats/convergence.h"
 
 namespace wb::experiment {
 
@@ -21,6 +22,16 @@ std::string costs(const MethodChoice& c) {
 }
 
 std::string runsWord(int n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); }
+
+// A whole run's evaluations: one an epoch, or every eval_every_steps steps (the steps known when the
+// training split's size is set: data.limit_train; else taken as ten an epoch).
+double evaluationsOf(const Config& c) {
+  const double epochs = std::max(1, c.train.epochs);
+  if (c.train.eval_every_steps <= 0) return epochs;
+  if (c.data.limit_train <= 0) return 10 * epochs;
+  const double steps = epochs * double(c.data.limit_train) / double(std::max<int64_t>(1, samplesPerStep(c)));
+  return std::max(epochs, steps / double(c.train.eval_every_steps));
+}
 
 }  // namespace
 
@@ -50,21 +61,29 @@ MethodChoice chooseMethod(const MethodInputs& in) {
     c.reason = "it changes the math and by parts is given no runs to the target";
     return c;
   }
-  const double R = in.reference_runs, V = in.variant_runs, pairs = 2 * R * V / (R + V);
-  const int P = static_cast<int>(std::ceil(pairs - 1e-9));
-  c.whole_s = 2 * P * T;
-  c.parts_s = fixed + missing * T + V * std::clamp(in.to_target_share, 0.0, 1.0) * T;
-  if (!(T > 0)) {  // no reference runs yet: by parts costs what whole runs cost plus its fixed part
-    c.by_parts = false, c.parts_s = c.whole_s = 0;
-    c.reason = "it changes the math and there are no reference runs yet: " + std::to_string(in.reference_runs) + " of them and " +
-               runsWord(in.variant_runs, "run") + " to the target cost more than " + runsWord(P, "pair") + " for the same precision";
+  const double R = in.reference_runs, V = in.variant_runs, share = std::clamp(in.to_target_share, 0.05, 1.0);
+  const double s2 = std::pow(std::max(in.seed_spread, 0.01), 2);
+  const double q = 1.0 / (std::max(in.evaluations, 1.0) * std::sqrt(12.0)) / share;
+  c.pairs = 2 * (s2 + q * q) / (s2 * (1 / R + 1 / V));
+  const int P = static_cast<int>(std::ceil(c.pairs - 1e-9));
+  c.whole_s = 2 * c.pairs * T;
+  c.parts_s = fixed + missing * T + V * share * T;
+  if (!(T > 0)) {  // no reference runs yet: by parts costs (R + V) T plus its fixed part (taken as one run), whole runs 2 P T
+    c.by_parts = 2 * c.pairs > R + V + 1;
+    c.parts_s = c.whole_s = 0;
+    const std::string make = std::to_string(in.reference_runs) + " reference runs and " + runsWord(in.variant_runs, "run") +
+                             " to the target";
+    c.reason = c.by_parts ? "it changes the math; with no reference runs yet, " + make + " cost less than the " +
+                                runsWord(P, "pair") + " of whole runs the same precision needs"
+                          : "it changes the math and there are no reference runs yet: " + make + " cost more than the " +
+                                runsWord(P, "pair") + " of whole runs that give the same precision";
     return c;
   }
   c.by_parts = c.parts_s < c.whole_s;
   c.reason = "it changes the math and " +
              (missing == 0 ? std::string("the reference runs exist")
                            : std::to_string(in.references_stored) + " of its " + runsWord(in.reference_runs, "reference run") + " exist") +
-             ": " + costs(c);
+             ": " + costs(c) + " (" + runsWord(P, "pair") + ")";
   return c;
 }
 
@@ -77,6 +96,7 @@ MethodInputs methodInputsOf(const TryOptions& o, const std::vector<records::RunR
   withoutReplay.variant.speedups.early_stopping = o.baseline.speedups.early_stopping;
   in.math_changes = referenceRunsExpected(withoutReplay);
   in.reference_runs = referenceRuns, in.variant_runs = variantRuns;
+  in.evaluations = evaluationsOf(o.baseline);
   std::vector<double> walls, shares;
   std::vector<const records::RunRecord*> finished;
   for (const auto& r : stored) {
@@ -97,6 +117,8 @@ MethodInputs methodInputsOf(const TryOptions& o, const std::vector<records::RunR
       std::sort(shares.begin(), shares.end());
       in.to_target_share = shares[shares.size() / 2] / double(ran);
     }
+    if (const double spread = stats::seedSpread(targetRuns(stored, target->acc)); std::isfinite(spread) && spread > 0)
+      in.seed_spread = spread;
   }
   return in;
 }

@@ -16,6 +16,7 @@ bool has(const std::string& text, const std::string& part) { return text.find(pa
 
 MethodInputs changesMath(double runS, int stored, double share = 0.9, bool trials = false) {
   MethodInputs in;
+  in.evaluations = 20;  // often: whole runs know their time to target to within 5 % of the run
   in.math_changes = true, in.run_s = runS, in.references_stored = stored, in.to_target_share = share, in.trials = trials;
   return in;
 }
@@ -44,11 +45,26 @@ class TestTryMethod : public QObject {
     QVERIFY(c.whole_s < c.parts_s);
   }
 
-  void aChangeOfTheMathWithoutReferenceRunsGoesInWholeRuns() {
-    const auto c = chooseMethod(changesMath(0, 0));
-    QVERIFY(!c.by_parts);
+  // No reference runs: runs that evaluate often (20 times) know their time to target closely, and
+  // 6 pairs of them cost less than 5 reference runs, 5 runs to the target and the fixed part.
+  void aChangeOfTheMathWithoutReferenceRunsGoesInWholeRunsWhenTheyEvaluateOften() {
+    MethodInputs in = changesMath(0, 0);
+    in.evaluations = 20;
+    const auto c = chooseMethod(in);
+    QVERIFY2(!c.by_parts, c.reason.c_str());
     QVERIFY2(has(c.reason, "no reference runs yet"), c.reason.c_str());
-    QVERIFY2(has(c.reason, "5 pairs for the same precision"), c.reason.c_str());
+    QVERIFY2(has(c.reason, "6 pairs of whole runs that give the same precision"), c.reason.c_str());
+  }
+
+  // ... but a run evaluated once (lenet's one epoch) knows its time to target only as "by its end":
+  // dozens of pairs match by parts' precision, so by parts even with its reference runs to make.
+  void aChangeOfTheMathOfARunEvaluatedOnceGoesByPartsEvenWithoutReferenceRuns() {
+    MethodInputs in = changesMath(0, 0);
+    in.evaluations = 1;
+    const auto c = chooseMethod(in);
+    QVERIFY2(c.by_parts, c.reason.c_str());
+    QVERIFY(c.pairs > 20);
+    QVERIFY2(has(c.reason, "with no reference runs yet"), c.reason.c_str());
   }
 
   void aChangeOfTheMathWithReferenceRunsGoesByParts() {
@@ -95,6 +111,7 @@ class TestTryMethod : public QObject {
     o.variant.train.batch_size = 256;
     const auto batch = wb::experiment::methodInputsOf(o, {}, 5, 5);
     QVERIFY(batch.math_changes && batch.trials);
+    QCOMPARE(batch.evaluations, 1.0);  // one epoch, evaluated at its end
     o.variant = o.baseline;
     o.variant.speedups.workers = 2;
     const auto workers = wb::experiment::methodInputsOf(o, {}, 5, 5);
