@@ -429,8 +429,7 @@ class TestSpeedupsFront : public QObject {
 
   // A try is an experiment in the window: its row and the Experiments tab say what it measures
   // now (its phase, from its events) and for how long; the runs of its measurements (by parts:
-  // the decoded cache's short trials, whole processes; it keeps the math, so try chooses by parts
-  // where more devices, on an experiment without reference runs, go in whole runs) stay out of the runs list; its button cancels it;
+  // more devices' short trials, whole processes) stay out of the runs list; its button cancels it;
   // Stop all does too; a cancel keeps what was measured (the math check, the finished trials),
   // try.json says cancelled, the row says cancelled, and the same try continues from them.
   void aRunningTryIsShownAndCancelKeepsWhatItMeasured() {
@@ -442,7 +441,7 @@ class TestSpeedupsFront : public QObject {
     w.setup()->setConfigJson(doc);
     w.setup()->setCapabilities(cpuCapabilities());
     auto* s = w.setup()->speedups();
-    const QString key = QStringLiteral("decoded_cache");
+    const QString key = QStringLiteral("devices");
     QVERIFY(w.trySpeedup(key));
     QCOMPARE(s->tryButton(key)->text(), QStringLiteral("Cancel try"));
     QVERIFY(s->tryButton(key)->isEnabled());
