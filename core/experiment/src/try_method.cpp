@@ -92,9 +92,12 @@ MethodInputs methodInputsOf(const TryOptions& o, const std::vector<records::RunR
   const detail::Changes changes = detail::changesOf(o);
   in.replay = changes.has(detail::Part::Replay);
   in.trials = changes.has(detail::Part::Trials);
-  TryOptions withoutReplay = o;  // whether anything but where the run ends may alter the math
-  withoutReplay.variant.speedups.early_stopping = o.baseline.speedups.early_stopping;
-  in.math_changes = referenceRunsExpected(withoutReplay);
+  // Whether anything but where the run ends (replayed) or the evaluation (timed alone) may alter the math.
+  TryOptions training = o;
+  training.variant.speedups.early_stopping = o.baseline.speedups.early_stopping;
+  training.variant.speedups.inference_eval = o.baseline.speedups.inference_eval;
+  training.variant.train.eval_batch_size = o.baseline.train.eval_batch_size;
+  in.math_changes = referenceRunsExpected(training);
   in.reference_runs = referenceRuns, in.variant_runs = variantRuns;
   in.evaluations = evaluationsOf(o.baseline);
   std::vector<double> walls, shares;

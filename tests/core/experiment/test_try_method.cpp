@@ -122,6 +122,9 @@ class TestTryMethod : public QObject {
     o.variant.speedups.early_stopping.patience = 2;
     const auto stopping = wb::experiment::methodInputsOf(o, {}, 5, 5);
     QVERIFY(stopping.replay && !stopping.math_changes);
+    o.variant = o.baseline;  // the evaluation batch: timed in evaluations, the training's math kept
+    o.variant.train.eval_batch_size = 1;
+    QVERIFY(!wb::experiment::methodInputsOf(o, {}, 5, 5).math_changes);
   }
 };
 
