@@ -32,9 +32,9 @@ const char* kAbout = R"(one change against its baseline: the speedup to the targ
 Which method: the cheaper of the two for the same precision, unless one is asked for (--whole-runs
 or an option of pairs; --by-parts or an option of by parts), said on stderr and in try.json
 (method_reason): a change that keeps the training's math goes by parts (one process times it); one
-that changes it goes by parts when the experiment's reference runs exist (then its runs to the
-target cost less than as many pairs of whole runs), else in whole runs, unless the run is so short
-that by parts' fixed part outweighs the saving. --which-method says which and why, running nothing.
+that changes it too once the experiment has reference runs; without them, in whole runs when they
+evaluate often enough to know their time to target closely (else by parts: a run evaluated once
+knows it only as "by the end"). --which-method says which and why, running nothing.
 
 By parts (for a change of the steps: precision, loader workers, pin memory, devices,
 sharding, the batch and the levers past the recipe, with or without the optimiser's numbers; of
