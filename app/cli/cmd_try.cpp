@@ -10,8 +10,10 @@
 #include "slurm_exec.h"
 #include "wb/common/exit_codes.h"
 #include "wb/common/paths.h"
+#include "wb/data/dataset.h"
 #include "wb/experiment/composed_try.h"
 #include "wb/experiment/try.h"
+#include "wb/experiment/try_method.h"
 #include "wb/proto/event_types.h"
 #include "wb/proto/experiment_events.h"
 #include "wb/proto/events.h"
@@ -29,7 +31,14 @@ namespace {
 
 const char* kAbout = R"(one change against its baseline: the speedup to the target accuracy, its interval and verdict
 
-By parts (the default for a change of the steps: precision, loader workers, pin memory, devices,
+Which method: the cheaper of the two for the same precision, unless one is asked for (--whole-runs
+or an option of pairs; --by-parts or an option of by parts), said on stderr and in try.json
+(method_reason): a change that keeps the training's math goes by parts (one process times it); one
+that changes it too once the experiment has reference runs; without them, in whole runs when they
+evaluate often enough to know their time to target closely (else by parts: a run evaluated once
+knows it only as "by the end"). --which-method says which and why, running nothing.
+
+By parts (for a change of the steps: precision, loader workers, pin memory, devices,
 sharding, the batch and the levers past the recipe, with or without the optimiser's numbers; of
 the evaluation: inference-mode eval, the evaluation batch; and of early stopping):
 time to target = start-up + samples to target / train throughput + evaluations x evaluation
@@ -51,10 +60,13 @@ Whole runs (--whole-runs, and a change that cannot be taken apart, e.g. train.ep
 `workbench-cli run`s, close in time and in alternating order; the speedup on time to the target,
 training throughput and wall time is the geometric mean of the pairs' ratios with its interval.
 Pairs are added until the verdict is clear (at most --max-pairs, --budget-s), or exactly --repeats.
+Each pair trains its own seed (pair N the N-th reference run's), both its runs the same, so their
+interval holds the seed's noise as by parts' does.
 
 Either way "faster" or "slower" only when the interval excludes 1 and the estimate is beyond
---min-effect (2 %), else "within noise"; the false-alarm rate is 5 %. The target accuracy is the
-baseline's best less its chance spread (said in the table). A --vary that changes nothing is an
+--min-effect (2 %), else "within noise"; the false-alarm rate is 5 %. The target accuracy is one for
+both methods: the experiment's reference runs' lowest best less its chance spread, or, in whole runs
+before it has any, the pairs' baseline runs' (the table says which). A --vary that changes nothing is an
 A/A check of this machine's noise. With --command, every run is your own training script (its
 recorder writes the run folder) with the arm's settings, in whole runs.
 
@@ -72,7 +84,7 @@ struct TryCliOptions {
   std::vector<std::string> vary;
   std::string variant_config, label, speedup, out, runs_root;
   VerdictCliOptions verdict;
-  bool events_stdout = false, json = false, details = false;
+  bool events_stdout = false, json = false, details = false, which_method = false;
   ByPartsOptions parts;  // by parts unless whole runs are asked for (an option of pairs too)
 };
 
@@ -82,14 +94,24 @@ std::string settingOf(const std::vector<std::string>& vary) {
   return s;
 }
 
-// Whole runs in pairs when asked (--whole-runs, or an option of that method), when the folder is a
-// whole-run try to continue, or when the change cannot be measured by parts (said on stderr).
-bool wholeRuns(const TryCliOptions& o, const experiment::TryOptions& t) {
-  const bool asked = !o.parts.byParts();
-  if (asked || experiment::holdsPairs(t.out)) return true;
-  const std::string why = experiment::composedUnavailable(t);
-  if (!why.empty()) std::fprintf(stderr, "try: whole runs in pairs: %s\n", why.c_str());
-  return !why.empty();
+// The method and why: whole runs when asked (--whole-runs, or an option of pairs), when the folder
+// is a whole-run try to continue, or when the change cannot be measured by parts; by parts when
+// asked (--by-parts, or an option of its own) or continued; else the cheaper for the same
+// precision (experiment::chooseMethod), from the experiment's stored reference runs (`stored`).
+struct Method {
+  bool whole = false;
+  std::string reason;
+};
+Method methodOf(const TryCliOptions& o, const experiment::TryOptions& t, const std::vector<records::RunRecord>& stored) {
+  if (!o.parts.byParts()) return {true, "asked for (--whole-runs or an option of whole runs)"};
+  if (experiment::holdsPairs(t.out)) return {true, "the folder holds a try in whole runs, which this continues"};
+  if (const std::string why = experiment::composedUnavailable(t); !why.empty()) return {true, why};
+  std::error_code ec;
+  if (o.parts.askedByParts()) return {false, "asked for (--by-parts or an option of by parts)"};
+  if (fs::exists(t.out / "parts", ec)) return {false, "the folder holds a try by parts, which this continues"};
+  const auto choice = experiment::chooseMethod(
+      experiment::methodInputsOf(t, stored, o.parts.composed.reference_runs, o.parts.composed.variant_runs));
+  return {!choice.by_parts, "chosen, " + choice.reason};
 }
 
 // A try by parts cut by Ctrl-C or SIGTERM: what it measured is kept, try.json says cancelled, and
@@ -105,6 +127,13 @@ int cutByParts(const TryCliOptions& o, const experiment::TryOptions& t, const st
     printEvent(proto::toEvent(proto::TryEndEvent{proto::kStatusCancelled, t.out.string(), doc.doc, answer}, -1, 0.0));
   }
   return kExitCancelled;
+}
+
+// --which-method: the method and why, nothing run.
+int printMethod(const TryCliOptions& o, const Method& m) {
+  if (o.json) std::printf("%s\n", json{{"method", m.whole ? "whole-runs" : "composed"}, {"method_reason", m.reason}}.dump(2).c_str());
+  else std::printf("%s: %s\n", m.whole ? "Whole runs in pairs" : "By parts", m.reason.c_str());
+  return 0;
 }
 
 int tryCommand(const TryCliOptions& o) {
@@ -149,8 +178,19 @@ int tryCommand(const TryCliOptions& o) {
                                                 t.user_command.idle_timeout_s};
   installStopSignals();
   const experiment::Hooks hooks = cliHooks(o.events_stdout);
+  // The experiment's stored reference runs: their target is the try's by either method, and what
+  // they cost says which method is cheaper.
+  const std::vector<records::RunRecord> stored =
+      t.user_command.set() || t.variant_command
+          ? std::vector<records::RunRecord>{}
+          : experiment::storedReferenceRuns(o.parts.resolved().references, t.baseline, data::datasetFingerprint(t.baseline.data.dataset));
+  const Method method = methodOf(o, t, stored);
+  t.method_reason = method.reason;
+  if (o.which_method) return printMethod(o, method);
   std::fprintf(stderr, "try -> %s: %s against the baseline\n", t.out.c_str(), t.setting.c_str());
-  auto result = wholeRuns(o, t) ? experiment::runTry(t, hooks) : experiment::runComposedTry(t, composedFor(o.parts, o.exec), hooks);
+  std::fprintf(stderr, "try: %s: %s\n", method.whole ? "whole runs in pairs" : "by parts", method.reason.c_str());
+  if (method.whole) t.reference_runs = stored;
+  auto result = method.whole ? experiment::runTry(t, hooks) : experiment::runComposedTry(t, composedFor(o.parts, o.exec), hooks);
   if (!result.ok() && result.error().code == Errc::Cancelled) return cutByParts(o, t, result.error().message);
   if (!result.ok()) {
     std::fprintf(stderr, "workbench-cli try: %s\n", result.error().message.c_str());
@@ -194,11 +234,14 @@ void addTry(CLI::App& cli, Commands& out) {
       ->type_name("DIR");
   t->add_option("--runs-root", o->runs_root, "where the default --out goes")->type_name("DIR")->check(utf8Path("--runs-root"));
   addByPartsOptions(*t, o->parts, "the change");
-  t->add_flag("--only-faster", o->parts.composed.futility,
+  o->parts.parts_options.push_back(t->add_flag("--by-parts", "measure by parts, whatever is cheaper (default: the cheaper method for\n"
+                                                "the same precision, said on stderr and in try.json's method_reason)"));
+  t->add_flag("--which-method", o->which_method, "say which method would measure this try and why, and run nothing");
+  o->parts.parts_options.push_back(t->add_flag("--only-faster", o->parts.composed.futility,
               "by parts (whole runs ignore it): ask only whether the change is faster (the ladder's question),\n"
               "not by how much: the variant's runs and the segments' rounds stop once it cannot be shown faster,\n"
               "and a larger global batch too slow to be faster even needing no more samples than the baseline\n"
-              "is answered by that bound, without runs to the target");
+              "is answered by that bound, without runs to the target"));
   o->parts.pair_options.push_back(
       t->add_option("--repeats", o->verdict.repeats, "whole runs: exactly N pairs, no early stop (default: adaptive)")->type_name("N")->check(inRange(1, 100)));
   o->parts.pair_options.push_back(

@@ -138,6 +138,10 @@ bool ByPartsOptions::byParts() const {
   return !whole_runs && std::none_of(pair_options.begin(), pair_options.end(), [](const CLI::Option* o) { return o->count() > 0; });
 }
 
+bool ByPartsOptions::askedByParts() const {
+  return std::any_of(parts_options.begin(), parts_options.end(), [](const CLI::Option* o) { return o->count() > 0; });
+}
+
 experiment::ComposedOptions ByPartsOptions::resolved() const {
   experiment::ComposedOptions c = composed;
   if (!references.empty()) c.references = references;
@@ -149,27 +153,27 @@ void addByPartsOptions(CLI::App& app, ByPartsOptions& o, const std::string& meas
                "measure with whole runs in pairs (the reference method); by default " + measured + " is measured by\n"
                "parts (throughput, evaluation, samples to target against the experiment's reference runs);\n"
                "an option of pairs (--repeats, --max-pairs, ...) implies it");
-  app.add_option("--reference-runs", o.composed.reference_runs,
+  o.parts_options.push_back(app.add_option("--reference-runs", o.composed.reference_runs,
                  "by parts: the baseline's runs to the target, kept per experiment and reused (default 5; 0: none)")
-      ->type_name("N")->check(inRange(0, 100));
-  app.add_option("--variant-runs", o.composed.variant_runs,
+      ->type_name("N")->check(inRange(0, 100)));
+  o.parts_options.push_back(app.add_option("--variant-runs", o.composed.variant_runs,
                  "by parts: a variant's runs to the target when it changes the training's math, at most (default\n"
                  "5): looked at after each from the second, they stop once the time to target is clearly faster or\n"
                  "slower, or surely within --min-effect, each look spending its share of the false-alarm rate")
-      ->type_name("N")->check(inRange(2, 100));
-  app.add_option("--parallel-runs", o.composed.parallel,
+      ->type_name("N")->check(inRange(2, 100)));
+  o.parts_options.push_back(app.add_option("--parallel-runs", o.composed.parallel,
                  "by parts: reference runs at once, the cores shared among them (default 1; 0: as many as the\n"
                  "cores hold at one core a process, 1 on a GPU). Their start-up, evaluation time and rate weigh\n"
                  "the parts of the time to target: side by side they slow each other, so those parts come from\n"
                  "the runs nothing slowed (one left to run alone), or, overstated, from all when none ran so")
-      ->type_name("N")->check(inRange(0, 64));
-  app.add_option("--variant-parallel", o.composed.variant_parallel,
+      ->type_name("N")->check(inRange(0, 64)));
+  o.parts_options.push_back(app.add_option("--variant-parallel", o.composed.variant_parallel,
                  "by parts: a variant's runs to the target at once after its first, which runs alone (its start-up\n"
                  "and evaluation time are the variant's; the others give their samples to target only, looked at\n"
                  "in seed order as if run in turn). Default 0: as many as the cores hold at one core a process\n"
                  "(1 on a GPU); 1: one after another. Inside a job --executor slurm sent, all but the first go\n"
                  "back to the cluster as one job array (N > 1: arrays of N, a look after each; 1: they stay in the job)")
-      ->type_name("N")->check(inRange(0, 64));
+      ->type_name("N")->check(inRange(0, 64)));
   app.add_option("--references", o.references,
                  "by parts: where every experiment's reference runs are kept (default $WB_REFERENCES_DIR, else\n"
                  "'references' beside the runs root)")

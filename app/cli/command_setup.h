@@ -25,7 +25,9 @@ struct ByPartsOptions {
   experiment::ComposedOptions composed;
   std::string references;
   std::vector<const CLI::Option*> pair_options;
+  std::vector<const CLI::Option*> parts_options;  // by parts' own (--reference-runs, ...; try's --by-parts)
   bool byParts() const;                          // neither --whole-runs nor an option of pairs given
+  bool askedByParts() const;                     // an option of by parts given (try: by parts, not chosen)
   experiment::ComposedOptions resolved() const;  // composed, with --references when given
 };
 // The verdict's options of try, ladder and tune as given (each command registers those it takes,

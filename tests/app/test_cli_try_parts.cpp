@@ -17,6 +17,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -499,6 +500,66 @@ class TestCliTryParts : public QObject {
     proc = wb::test::runProcess(QStringLiteral(WB_CLI_PATH), args, 600000);
     QVERIFY2(proc.rc == 0 && proc.out.contains("Every one ran beside another process") && proc.out.contains("--parallel-runs 1"),
              proc.describe().constData());
+  }
+
+  // Which method: chosen when none is asked for, said with why. One try, one target: a try by parts makes the experiment's reference runs, and the same change
+  // in whole runs then measures at their target, from them (said), not at its own baseline runs'.
+  // Whole runs train one seed a pair, both runs of a pair the same: the reference runs' seeds.
+  void tryChoosesItsMethodAndBothMeasureAtOneTargetAndWholeRunsTrainASeedAPair() {
+    QTemporaryDir root;
+    const QString refs = root.filePath(QStringLiteral("refs"));
+    wb::test::ProcResult proc;
+    // Asked nothing, try chooses. bf16 changes the math and the experiment has no reference runs yet:
+    // runs evaluated once know their time to target only as "by the end", so by parts costs less for
+    // the same precision even making them; runs evaluating every 2 steps (15 times) go in whole runs.
+    const auto which = [&](const char* vary, const char* more = nullptr) {
+      QStringList args{QStringLiteral("try"), QStringLiteral("--which-method"), QStringLiteral("--json"), QStringLiteral("--references"),
+                       refs, QStringLiteral("--out"), root.filePath(QStringLiteral("which")), QStringLiteral("--vary"), QString::fromLatin1(vary)};
+      for (const char* kv : {"model.name=lenet", "data.limit_train=2000", "data.limit_val=500", "train.epochs=1", more})
+        if (kv) args << QStringLiteral("--set") << QString::fromLatin1(kv);
+      return run(args, &proc);
+    };
+    const json once = which("speedups.precision=bf16-mixed");
+    QVERIFY2(proc.rc == 0 && once.is_object(), proc.describe().constData());
+    QCOMPARE(once["method"].get<std::string>(), std::string("composed"));
+    QVERIFY2(once["method_reason"].get<std::string>().find("with no reference runs yet") != std::string::npos, once.dump().c_str());
+    const json often = which("speedups.precision=bf16-mixed", "train.eval_every_steps=2");
+    QCOMPARE(often["method"].get<std::string>(), std::string("whole-runs"));
+    QVERIFY2(often["method_reason"].get<std::string>().find("no reference runs yet") != std::string::npos, often.dump().c_str());
+    const json workers = which("speedups.workers=2");
+    QCOMPARE(workers["method"].get<std::string>(), std::string("composed"));
+    QVERIFY2(workers["method_reason"].get<std::string>().find("chosen, it keeps the training's math") != std::string::npos,
+             workers.dump().c_str());
+    QVERIFY(!QFile::exists(root.filePath(QStringLiteral("which"))));  // nothing ran
+    const json parts = run(tiny(refs, root.filePath(QStringLiteral("parts")), "speedups.precision=bf16-mixed"), &proc);
+    QVERIFY2(proc.rc == 0 && parts.is_object(), proc.describe().constData());
+    QCOMPARE(parts["method"].get<std::string>(), std::string("composed"));
+    QVERIFY2(parts["method_reason"].get<std::string>().find("asked for") != std::string::npos, parts.dump().c_str());
+    QCOMPARE(parts["target_source"].get<std::string>(), std::string("the experiment's 3 reference runs"));
+    const QString wholeOut = root.filePath(QStringLiteral("whole"));
+    QStringList args = tiny(refs, wholeOut, "speedups.precision=bf16-mixed");
+    args << QStringLiteral("--whole-runs") << QStringLiteral("--repeats") << QStringLiteral("2");
+    const json whole = run(args, &proc);
+    QVERIFY2(proc.rc == 0 && whole.is_object(), proc.describe().constData());
+    QVERIFY(!whole.contains("method"));
+    QCOMPARE(whole["target_acc"].get<double>(), parts["target_acc"].get<double>());
+    QCOMPARE(whole["target_source"].get<std::string>(), parts["target_source"].get<std::string>());
+    QVERIFY2(whole["target"].get<std::string>().find("from the experiment's 3 reference runs") != std::string::npos,
+             whole["target"].dump().c_str());
+    // Each pair its own seed, recorded, and both its runs trained it (their configs say so).
+    std::set<int64_t> seeds;
+    for (const json& pair : whole["runs"]) {
+      const int64_t seed = pair["seed"].get<int64_t>();
+      seeds.insert(seed);
+      for (const char* side : {"reference_dir", "variant_dir"}) {
+        const json config = readJson(wholeOut + QLatin1Char('/') + QString::fromStdString(pair[side].get<std::string>()) +
+                                     QStringLiteral("/config.json"));
+        QCOMPARE(config["seed"].get<int64_t>(), seed);
+      }
+    }
+    QVERIFY(whole["runs"].size() >= 2);
+    QCOMPARE(seeds.size(), whole["runs"].size());
+    QCOMPARE(*seeds.begin(), int64_t{1001});  // the first reference run's seed
   }
 
   void aChangeThatCannotSwitchInOneProcessUsesWholeRuns() {

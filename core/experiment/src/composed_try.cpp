@@ -284,6 +284,7 @@ struct Inputs {
   std::optional<ReferenceRuns> refs;
   BaselineTiming baseline;  // from the reference runs (baselineTiming), once
   std::optional<double> target;
+  TryTarget target_rule;  // the target and what it is from
   std::vector<records::RunRecord> variant;
   size_t timed_variant_runs = SIZE_MAX;  // those whose start-up and evaluation count: the first, when the others ran side by side
   stats::SamplesComparison samples;
@@ -396,14 +397,10 @@ Result<std::optional<ReferenceRuns>> referencesFor(const TryOptions& o, const Co
   return std::optional<ReferenceRuns>(std::move(*refs));
 }
 
-// The target: the user's, else the reference runs' fair target (their lowest best less its spread).
-std::optional<double> targetOf(const TryOptions& o, const std::optional<ReferenceRuns>& refs) {
-  if (o.policy.target_acc) return o.policy.target_acc;
-  if (!refs) return std::nullopt;
-  std::vector<const records::RunRecord*> records;
-  for (const auto& r : refs->runs) records.push_back(&r);
-  const auto fair = compare::fairTargetOf(std::nullopt, records);
-  return fair ? std::optional<double>(fair->acc) : std::nullopt;
+// The target: the user's, else the reference runs' fair target (their lowest best less its spread):
+// the one rule of both methods (tryTarget).
+TryTarget targetOf(const TryOptions& o, const std::optional<ReferenceRuns>& refs) {
+  return tryTarget(o.policy.target_acc, refs ? refs->runs : std::vector<records::RunRecord>{}, nullptr);
 }
 
 // Early stopping replayed on the reference runs (report::replayEarlyStopping): each run as the
@@ -619,6 +616,7 @@ proto::TryRecord composedRecord(const TryOptions& o, const Inputs& in, const sta
   r.words = stats::timeToTargetWords(e) + detail::replayWords(in.replay) + detail::looksWords(in.looks);
   r.training_only = !in.refs.has_value();
   r.target_acc = in.target.value_or(NAN);
+  if (in.target_rule.target) r.target = in.target_rule.describe(), r.target_source = in.target_rule.source;
   r.reached = std::isfinite(e.speedup.point);
   r.estimate = {{"to_target", stats::estimateJson(e.speedup)}, {"throughput", throughput["estimate"]}};
   r.estimate["to_target"]["text"] = stats::formatEstimate(e.speedup);  // a bound reads "at most …", not "1 run each"
@@ -657,7 +655,8 @@ Result<Inputs> measureAll(const TryOptions& o, const ComposedOptions& c, const H
   if (in.changes.has(Part::Replay) && !in.refs)
     return makeError(Errc::InvalidConfig, "early stopping is replayed on the experiment's reference runs and --reference-runs is 0: "
                                           "give --reference-runs 5");
-  in.target = targetOf(o, in.refs);
+  in.target_rule = targetOf(o, in.refs);
+  in.target = in.target_rule.acc();
   if (auto st = measureSamples(o, c, in, h); !st.ok()) return st.error();
   return in;
 }

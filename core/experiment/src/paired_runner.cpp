@@ -3,10 +3,12 @@
 // reference first, pair 2 the variant first, ...), so neither side always takes the later minute.
 #include "wb/experiment/paired_runner.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdarg>
 
 #include "pairs_file.h"
+#include "wb/experiment/reference_runs.h"
 #include "wb/common/clock.h"
 #include "wb/launch/command_run.h"
 #include "wb/launch/launcher.h"
@@ -61,9 +63,10 @@ class Runner {
   stats::SpeedupEstimate settlingEstimate(const VariantRuns& v) const;
   bool runPair(size_t j);
   fs::path freshDir(const std::string& stem, const std::string& partnerSuffix = {}) const;
-  Result<launch::RunOutcome> launchArm(const Arm& arm, int pair, const fs::path& dir);
-  // One run of `arm` into `dir`: its record, or nullopt (could not start, or cancelled).
-  std::optional<records::RunRecord> runOne(const Arm& arm, int pair, const fs::path& dir, std::string* failure);
+  Result<launch::RunOutcome> launchArm(const Arm& arm, int pair, const fs::path& dir, uint64_t seed);
+  // One run of `arm` into `dir` (seed 0: its config's): its record, or nullopt (could not start, or cancelled).
+  std::optional<records::RunRecord> runOne(const Arm& arm, int pair, const fs::path& dir, std::string* failure,
+                                           uint64_t seed = 0);
   void noteRungEnd(const Arm& arm, int pair, const fs::path& dir, const std::string& status, const std::string& error,
                    const records::RunRecord* rec);
   json estimatesJson(const VariantRuns& v) const;
@@ -185,21 +188,23 @@ void Runner::noteRungEnd(const Arm& arm, int pair, const fs::path& dir, const st
 
 // The arm's run into `dir`, its config named for the folder (the run list and `compare` tell
 // them apart).
-Result<launch::RunOutcome> Runner::launchArm(const Arm& arm, int pair, const fs::path& dir) {
+Result<launch::RunOutcome> Runner::launchArm(const Arm& arm, int pair, const fs::path& dir, uint64_t seed) {
   const UserCommand& command = plan_.commandOf(arm);
-  if (command.set())
-    if (auto line = proto::expandCommand(command.text, arm.config, dir.string()); line.ok()) say("    $ %s\n", line->c_str());
   Config config = arm.config;
+  if (seed != 0) config.seed = seed;
+  if (command.set())
+    if (auto line = proto::expandCommand(command.text, config, dir.string()); line.ok()) say("    $ %s\n", line->c_str());
   config.name += " / " + dir.filename().string();
   return launchOne(config, dir, command, hooks_.cli_path, arm.key + ", pair " + std::to_string(pair), [this](const json& ev) {
     if (proto::isEvent<proto::ErrorEvent>(ev)) say("    error: %s\n", proto::readErrorEvent(ev).message.c_str());
   });
 }
 
-std::optional<records::RunRecord> Runner::runOne(const Arm& arm, int pair, const fs::path& dir, std::string* failure) {
+std::optional<records::RunRecord> Runner::runOne(const Arm& arm, int pair, const fs::path& dir, std::string* failure,
+                                                 uint64_t seed) {
   emit(toEvent(proto::RungStartEvent{arm.index, plan_.steps, arm.key, arm.label, pair, dir.string()}));
   say("  %s: %s\n", arm.key.c_str(), dir.filename().c_str());
-  auto outcome = launchArm(arm, pair, dir);
+  auto outcome = launchArm(arm, pair, dir, seed);
   if (!outcome.ok()) {
     *failure = dir.filename().string() + " could not start: " + outcome.error().message;
     say("    could not start: %s\n", outcome.error().message.c_str());
@@ -242,14 +247,16 @@ bool Runner::runPair(size_t j) {
   const std::string refSuffix = "-" + plan_.reference.key;
   const fs::path varDir = freshDir(v.arm.slug + "-p" + std::to_string(number), refSuffix);
   const fs::path refDir = varDir.string() + refSuffix;
-  say("[%d/%d] %s, pair %d (%s first): %s%s\n", v.arm.index + 1, plan_.steps, v.arm.key.c_str(), number,
-      variantFirst ? v.arm.key.c_str() : plan_.reference.key.c_str(), v.arm.label.c_str(), progressTime(hooks_).c_str());
+  const uint64_t seed = plan_.seed_per_pair ? pairSeed(number) : 0;
+  say("[%d/%d] %s, pair %d (%s first%s): %s%s\n", v.arm.index + 1, plan_.steps, v.arm.key.c_str(), number,
+      variantFirst ? v.arm.key.c_str() : plan_.reference.key.c_str(),
+      seed ? (", seed " + std::to_string(seed)).c_str() : "", v.arm.label.c_str(), progressTime(hooks_).c_str());
   std::optional<records::RunRecord> ref, var;
   std::string failure;
   for (int side = 0; side < 2; ++side) {
     if (stopped()) break;
     const bool variantNow = (side == 0) == variantFirst;
-    auto rec = variantNow ? runOne(v.arm, number, varDir, &failure) : runOne(plan_.reference, number, refDir, &failure);
+    auto rec = variantNow ? runOne(v.arm, number, varDir, &failure, seed) : runOne(plan_.reference, number, refDir, &failure, seed);
     if (!rec) break;
     (variantNow ? var : ref) = std::move(rec);
   }
@@ -259,7 +266,8 @@ bool Runner::runPair(size_t j) {
     settle(v);
     return false;
   }
-  PairRecord p{v.arm.key, number, variantFirst, fs::relative(refDir, out_).string(), fs::relative(varDir, out_).string()};
+  PairRecord p{v.arm.key, number, variantFirst, fs::relative(refDir, out_).string(), fs::relative(varDir, out_).string(),
+               static_cast<int64_t>(seed)};
   v.pairs.push_back(p);
   v.references.push_back(std::move(*ref));
   v.variants.push_back(std::move(*var));
@@ -380,6 +388,8 @@ Result<launch::RunOutcome> launchOne(const Config& config, const fs::path& dir, 
 Result<Outcome> runPairs(const Plan& plan, const Policy& policy, const fs::path& out, const Hooks& hooks) {
   return Runner(plan, policy, out, hooks).run();
 }
+
+uint64_t pairSeed(int number) { return kFirstReferenceSeed + static_cast<uint64_t>(std::max(number, 1) - 1); }
 
 std::string progressTime(const Hooks& hooks, int done, int total) {
   const double so_far = std::chrono::duration<double>(std::chrono::steady_clock::now() - hooks.started).count();

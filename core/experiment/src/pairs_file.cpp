@@ -78,7 +78,7 @@ std::string planDifference(const json& stored, const json& now) {
 
 WB_FIELDS(PairRecord) {
   f("key", e.key), f("pair", e.number), f("variant_first", e.variant_first);
-  f("reference_dir", e.reference_dir), f("variant_dir", e.variant_dir);
+  f("reference_dir", e.reference_dir), f("variant_dir", e.variant_dir), f("seed", e.seed);
 }
 
 WB_FIELDS(PairsState) {

@@ -1,6 +1,6 @@
 #pragma once
 // pairs.json (private to the runner): {version, command, plan {reference, variants: [{key, label,
-// config}]}, pairs [{key, pair, variant_first, reference_dir, variant_dir}] (folders relative to
+// config}]}, pairs [{key, pair, variant_first, reference_dir, variant_dir, seed}] (folders relative to
 // out), status (running | ok | failed | cancelled), cancelled_at, lone_reference}.
 #include <filesystem>
 #include <string>

@@ -401,4 +401,16 @@ Result<ReferenceRuns> ensureReferenceRuns(const ReferenceOptions& o) {
   return r;
 }
 
+std::vector<records::RunRecord> storedReferenceRuns(const fs::path& store, const Config& baseline, const std::string& dataset_id) {
+  const fs::path dir = store / referenceKey(baseline, dataset_id);
+  const proto::StoredRecord doc = proto::readRecordFile(referenceFile(dir));
+  std::vector<Slot> slots;
+  if (!doc.read() || !doc.doc.is_object() || !slotsOf(doc.doc, slots).empty()) return {};
+  std::sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) { return a.seed < b.seed; });
+  std::vector<records::RunRecord> runs;
+  for (const Slot& slot : slots)
+    if (auto run = finishedRun(dir, slot)) runs.push_back(std::move(*run));
+  return runs;
+}
+
 }  // namespace wb::experiment

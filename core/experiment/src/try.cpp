@@ -29,6 +29,7 @@ Plan planOf(const TryOptions& o) {
   p.variants.push_back({"variant", o.setting.empty() ? std::string("the variant") : o.setting, "01-variant", 1, o.variant});
   p.user_command = o.user_command;
   p.variants.front().command = o.variant_command;
+  p.seed_per_pair = true;  // whole runs measure the seed's noise too, as by parts does
   return p;
 }
 
@@ -59,7 +60,8 @@ std::optional<double> wall(const compare::RunMetrics& m) { return m.wall_s; }
 void addPairs(const TryOptions& o, const Outcome& outcome, proto::TryRecord& r) {
   const VariantRuns& v = outcome.variants.front();
   for (size_t i = 0; i < v.pairs.size(); ++i)
-    r.runs.push_back({v.pairs[i].number, v.pairs[i].variant_first, v.counted(i), v.pairs[i].reference_dir, v.pairs[i].variant_dir});
+    r.runs.push_back({v.pairs[i].number, v.pairs[i].variant_first, v.counted(i), v.pairs[i].reference_dir, v.pairs[i].variant_dir,
+                      v.pairs[i].seed});
   const PairEstimates e = estimatePairs(v, outcome.target_acc, o.policy.sequential());
   r.estimate = {{"to_target", stats::estimateJson(e.to_target)}, {"throughput", stats::estimateJson(e.throughput)},
                 {"wall", stats::estimateJson(e.wall)}};
@@ -79,12 +81,14 @@ proto::TryRecord tryRecordOf(const TryOptions& o, const Outcome& outcome, const 
   r.cancelled_at = outcome.cancelled_at;
   r.speedup = o.speedup;
   r.setting = o.setting;
+  r.method_reason = o.method_reason;
   r.measured_at = wb::utcNowIso();
   r.baseline = {"the baseline", o.baseline};
   r.variant = {o.setting, o.variant};
   r.same_config = sameRuns(o);
-  r.target_acc = outcome.target_acc.value_or(NAN);
-  if (const auto t = referenceFairTarget(outcome, o.policy.target_acc)) r.target = t->describe();
+  const TryTarget target = tryTarget(o.policy.target_acc, o.reference_runs, &outcome);
+  r.target_acc = target.acc().value_or(NAN);
+  if (target.target) r.target = target.describe(), r.target_source = target.source;
   r.noise_band = o.policy.floor_band;
   r.min_effect = o.policy.min_effect;
   r.max_pairs = o.policy.max_pairs;
@@ -101,14 +105,45 @@ json tryJson(const TryOptions& o, const Outcome& outcome, const std::string& sta
   return proto::tryRecordJson(r);
 }
 
-Result<TryResult> runTry(const TryOptions& o, const Hooks& hooks) {
-  if (auto st = keepUnreadableResult(o.out / proto::kTryFile, hooks); !st.ok()) return st.error();
+TryTarget tryTarget(std::optional<double> user, const std::vector<records::RunRecord>& references, const Outcome* pairs) {
+  TryTarget t;
+  std::vector<const records::RunRecord*> finished;
+  for (const auto& r : references)
+    if (r.status == proto::kStatusOk || r.status == proto::kStatusEarlyStopped) finished.push_back(&r);
+  if (user) t.target = compare::fairTargetOf(user, {}), t.source = "your target";
+  else if (!finished.empty()) {
+    t.target = compare::fairTargetOf(std::nullopt, finished);
+    t.source = "the experiment's " + std::to_string(finished.size()) + " reference runs";
+  } else if (pairs) {
+    t.target = referenceFairTarget(*pairs, std::nullopt);
+    int n = 0;
+    for (const auto& v : pairs->variants) n += static_cast<int>(v.pairs.size());
+    n += static_cast<int>(pairs->lone_reference.size());
+    t.source = "the baseline's runs of " + std::to_string(n) + (n == 1 ? " pair" : " pairs");
+  }
+  if (!t.target) t.source.clear();
+  return t;
+}
+
+std::string TryTarget::describe() const {
+  if (!target) return "";
+  return target->describe() + (source.empty() || target->user_set ? std::string() : ", from " + source);
+}
+
+Result<TryResult> runTry(const TryOptions& options, const Hooks& hooks) {
+  if (auto st = keepUnreadableResult(options.out / proto::kTryFile, hooks); !st.ok()) return st.error();
+  const TryOptions& o = options;
+  Policy policy = o.policy;  // the experiment's reference runs' target, when it has them, is the pairs' too
+  if (const TryTarget t = tryTarget(o.policy.target_acc, o.reference_runs, nullptr); t.target) {
+    policy.target_acc = t.acc();
+    if (hooks.log) std::fprintf(hooks.log, "target: %s\n", t.describe().c_str());
+  }
   Hooks h = hooks;
   h.on_pair = [&](const Outcome& outcome) {
     (void)writeFileAtomic(o.out / proto::kTryFile, tryJson(o, outcome, "running").dump(2) + "\n");
     if (hooks.on_pair) hooks.on_pair(outcome);
   };
-  auto outcome = runPairs(planOf(o), o.policy, o.out, h);
+  auto outcome = runPairs(planOf(o), policy, o.out, h);
   if (!outcome.ok()) return outcome.error();
   TryResult r;
   r.outcome = std::move(*outcome);
@@ -141,6 +176,20 @@ namespace {
 std::string runsIn(const std::string& command) {
   return command.empty() ? std::string("workbench-cli run") : "`" + command + "`";
 }
+// "Each pair trained its own seed (1001-1005), both its runs the same: ..." from the record's runs.
+std::string pairSeedsNote(const json& doc) {
+  int64_t lo = 0, hi = 0;
+  for (const json& run : doc.value("runs", json::array())) {
+    const int64_t s = run.is_object() ? run.value("seed", int64_t{0}) : 0;
+    if (s <= 0) return "";  // a try from before pairs had their own seeds: every run trained the config's
+    lo = lo ? std::min(lo, s) : s, hi = std::max(hi, s);
+  }
+  if (hi == 0) return "";
+  const std::string seeds = lo == hi ? std::to_string(lo) : std::to_string(lo) + "-" + std::to_string(hi);
+  return "Each pair trained its own seed (" + seeds + "), both its runs the same one: the interval holds the seed's "
+         "noise as well as the host's, as the reference runs' does.";
+}
+
 }  // namespace
 
 render::Table tryTable(const json& doc) {
@@ -169,6 +218,7 @@ render::Table tryTable(const json& doc) {
                     "other in time, their order alternating; medians over those pairs" +
                     (settled.empty() ? std::string(".") : "; stopped: " + settled + "."));
   t.notes.push_back(stats::describeRule(seq));
+  if (const std::string seeds = pairSeedsNote(doc); !seeds.empty()) t.notes.push_back(seeds);
   if (doc.value("target", json()).is_string()) t.notes.push_back("Target: " + doc["target"].get<std::string>() + ".");
   if (doc.value("same_config", false))
     t.notes.push_back("The variant runs the baseline's config (an A/A check): any speedup shown is this machine's noise.");

@@ -19,7 +19,7 @@ std::optional<std::string> stringOrNone(const json& j) {
 
 WB_FIELDS(TryPairRecord) {
   f("pair", e.pair), f("variant_first", e.variant_first), f("counted", e.counted);
-  f("reference_dir", e.reference_dir), f("variant_dir", e.variant_dir);
+  f("reference_dir", e.reference_dir), f("variant_dir", e.variant_dir), f("seed", e.seed);
 }
 
 WB_FIELDS(TryArmRecord) { f("label", e.label), f("config", e.config); }
@@ -33,11 +33,13 @@ WB_FIELDS(TryRecord) {
   f("status", e.status), f("cancelled_at", e.cancelled_at), f("speedup", e.speedup), f("setting", e.setting);
   f("measured_at", e.measured_at), f("baseline", e.baseline), f("variant", e.variant), f("same_config", e.same_config);
   f("target_acc", e.target_acc), f("target", proto::via(e.target, orNullString, stringOrNone));
+  f("target_source", e.target_source);
   f("noise_band", e.noise_band), f("min_effect", e.min_effect);
   f("max_pairs", e.max_pairs), f("fixed_pairs", e.fixed_pairs), f("pairs", e.pairs), f("settled", e.settled);
   f("reached", e.reached), f("medians", e.medians), f("estimate", e.estimate), f("runs", e.runs);
   f("run_command", e.run_command), f("variant_command", proto::via(e.variant_command, orNullString, stringOrNone));
   if (!writing || !e.method.empty()) f("method", e.method);
+  if (!writing || !e.method_reason.empty()) f("method_reason", e.method_reason);
   if (!writing || !e.error.empty()) f("error", e.error);
   if (!writing || !e.kept.empty()) f("kept", e.kept);
   f("variant_looks", e.variant_looks);  // absent when null

@@ -71,6 +71,10 @@ struct Plan {
   std::vector<Arm> variants;  // each compared with the reference; none: the reference runs once
   int steps = 0;              // the caller's plan length (the events' `steps`), skipped steps included
   UserCommand user_command;   // set: every run is the user's command, not a `workbench-cli run`
+  // Each pair trains its own seed, both its runs the same one: pair N the seed of the experiment's
+  // N-th reference run (pairSeed), so that the pairs' spread holds the seed's noise as well as the
+  // host's, as the reference runs' does. Off: every run trains its config's seed.
+  bool seed_per_pair = false;
   // What the arm's runs are: its own command when it has one, else the plan's.
   const UserCommand& commandOf(const Arm& arm) const { return arm.command ? *arm.command : user_command; }
 };
@@ -97,7 +101,12 @@ struct PairRecord {
   int number = 0;             // 1-based, per variant
   bool variant_first = false; // the order it ran in
   std::string reference_dir, variant_dir;
+  int64_t seed = 0;           // the seed both its runs trained (Plan::seed_per_pair); 0: their configs'
 };
+
+// The seed pair `number` (1-based) trains when each pair has its own: the reference runs' scheme
+// (kFirstReferenceSeed, + 1, ...), so pair N's baseline trains what reference run N trains.
+uint64_t pairSeed(int number);
 
 // What a variant's pairs measured: the speedup on time to the target accuracy (the headline,
 // counted from the run's start), training throughput (training steps only) and wall time (the

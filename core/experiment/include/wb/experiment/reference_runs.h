@@ -131,6 +131,12 @@ int64_t referenceEvalEvery(const Config& config, int64_t train_samples);
 // run fails twice for its seed (the error names the run folder).
 Result<ReferenceRuns> ensureReferenceRuns(const ReferenceOptions& options);
 
+// The experiment's reference runs already in `store` that finished (ok or early-stopped), in seed
+// order, read only: none runs, nothing is written. Empty when it has none (or its record is
+// unreadable: ensureReferenceRuns says why when a try by parts needs them).
+std::vector<records::RunRecord> storedReferenceRuns(const std::filesystem::path& store, const Config& baseline,
+                                                    const std::string& dataset_id);
+
 // Each run's samples to `target`: those seen before its first evaluation at or above it, or, when
 // none reaches it, the samples it ran, censored (reached false).
 std::vector<stats::TargetRun> targetRuns(const std::vector<records::RunRecord>& runs, double target);

@@ -25,7 +25,26 @@ struct TryOptions {
   // Set: the variant's runs are this instead (an empty text: the workbench's own), e.g. the
   // baseline's training written in Lightning; the comparison is then of whole pipelines.
   std::optional<UserCommand> variant_command;
+  // Whole runs: the experiment's reference runs already stored (storedReferenceRuns), read before
+  // the try starts: their target is the try's (tryTarget). By parts reads them itself.
+  std::vector<records::RunRecord> reference_runs;
+  std::string method_reason;  // why this method measures it (try.json's method_reason)
 };
+
+// One try, one target, whichever method measures it: the user's (--target-acc); else the fair
+// target (compare::fairTargetOf: the lowest best less its chance spread) of the experiment's
+// reference runs, those a try by parts trains against (each its own seed); else, whole runs of an
+// experiment with no reference runs yet, that of the pairs' baseline runs (each pair its own seed,
+// as the reference runs). `source` says which, in words, for the record and the table.
+struct TryTarget {
+  std::optional<compare::FairTarget> target;
+  std::string source;  // "your target" | "the experiment's 5 reference runs" | "the baseline's runs of 3 pairs" | ""
+  std::optional<double> acc() const { return target ? std::optional<double>(target->acc) : std::nullopt; }
+  // "71.40 % (the baseline's best 72.10 % less 0.70 points: ...), from the experiment's 5 reference runs"
+  std::string describe() const;
+};
+// `pairs`: the whole runs so far (nullptr by parts).
+TryTarget tryTarget(std::optional<double> user, const std::vector<records::RunRecord>& references, const Outcome* pairs);
 
 struct TryResult {
   Outcome outcome;

@@ -22,6 +22,7 @@ struct TryPairRecord {
   int pair = 0;
   bool variant_first = false, counted = false;
   std::string reference_dir, variant_dir;
+  int64_t seed = 0;  // the seed both runs trained; 0: their configs' (a try from before pairs had their own)
 };
 
 struct TryArmRecord {
@@ -45,7 +46,8 @@ struct TryRecord {
   TryArmRecord baseline, variant;
   bool same_config = false;      // an A/A check
   double target_acc = std::numeric_limits<double>::quiet_NaN();  // null: none known
-  std::optional<std::string> target;  // the pairs' fair target in words; null without one
+  std::optional<std::string> target;  // the try's target in words (and from what); null without one
+  std::string target_source;     // which runs it is from: "the experiment's 5 reference runs", ...
   double noise_band = 0, min_effect = 0;
   int max_pairs = 0, fixed_pairs = 0, pairs = 0;  // pairs: counted
   std::string settled;           // why no more pairs ran (the runner's word)
@@ -60,6 +62,7 @@ struct TryRecord {
 
   // By parts: method "composed", and the records of the parts (null where a part was not measured).
   std::string method;            // "composed" | "" (pairs of whole runs)
+  std::string method_reason;     // why this method: asked for, or chosen by `try` and why ("" before it said)
   std::string error;             // why a try by parts stopped, when it did
   // A try by parts cut short: what the same command reuses, in words ("the math check",
   // "3 of 5 reference runs"); absent otherwise.
