@@ -405,7 +405,7 @@ std::vector<records::RunRecord> storedReferenceRuns(const fs::path& store, const
   const fs::path dir = store / referenceKey(baseline, dataset_id);
   const proto::StoredRecord doc = proto::readRecordFile(referenceFile(dir));
   std::vector<Slot> slots;
-  if (!doc.read() || !doc.doc.is_object() || !slotsOf(doc.doc, slots).empty()) return {};
+  if (!doc.read() || !doc.doc.is_object() || !slotsOf(doc.doc, proto::referenceRecordFromJson(doc.doc), slots).empty()) return {};
   std::sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) { return a.seed < b.seed; });
   std::vector<records::RunRecord> runs;
   for (const Slot& slot : slots)
