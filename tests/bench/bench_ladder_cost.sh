@@ -57,9 +57,12 @@ def steps(which):
         if m: marks.append((float(t), m.group(2)))
     return marks
 def kept(txt):
+    # The answer: the paragraph the ladder prints first (to its first blank line), on one line.
+    words = []
     for line in open(txt, encoding="utf-8", errors="replace"):
-        if line.startswith("kept:"): return line[5:].split(" — ")[0].strip()
-    return "–"
+        if not line.strip(): break
+        words.append(line.strip())
+    return " ".join(words) or "–"
 print(f"\nOne baseline run (median): {base:.2f} s\n")
 print("| ladder | wall s | in baseline runs | answer |")
 print("|---|---|---|---|")

@@ -27,12 +27,6 @@ std::string intervalWords(const SpeedupEstimate& e) {
   return levelWords(e.level) + ": " + fmtEdge(e.lo) + "-" + fmtEdge(e.hi) + "×";
 }
 
-// "Channels-last" → "channels-last"; "TF32 matmuls" and "cuDNN autotune" stay as they are.
-std::string lowered(const std::string& label) {
-  if (label.size() < 2 || !std::isupper(static_cast<unsigned char>(label[0])) || !std::islower(static_cast<unsigned char>(label[1])))
-    return label;
-  return std::string(1, static_cast<char>(std::tolower(static_cast<unsigned char>(label[0])))) + label.substr(1);
-}
 
 // A field's label for people: the schema's; a field inside a speedup's group carries the
 // speedup's name ("early stopping patience", "early stopping min delta").
@@ -93,11 +87,13 @@ Reading readingOf(const SpeedupEstimate& e) {
   if (!std::isfinite(e.point)) return Reading::None;
   if (!e.hasInterval()) return Reading::NoVerdict;
   const double m = minEffectOf(e);
+  // Wider than any effect it could detect (0 to 6×): no figure to read, however it was made.
+  const bool tooWide = !(e.lo > 0) || std::sqrt(e.hi / e.lo) - 1 >= kTooNoisyHalfWidth;
   if (e.verdict == Verdict::NoInterval)  // an interval without a verdict: a bound
-    return !(e.lo > 0) && e.hi < 1 + m ? Reading::CannotBeFaster : Reading::NoVerdict;
+    return !(e.lo > 0) && e.hi < 1 + m ? Reading::CannotBeFaster : tooWide ? Reading::TooNoisy : Reading::NoVerdict;
   if (e.verdict == Verdict::Faster) return Reading::Faster;
   if (e.verdict == Verdict::Slower) return Reading::Slower;
-  if (e.lo > 0 && std::sqrt(e.hi / e.lo) - 1 >= kTooNoisyHalfWidth) return Reading::TooNoisy;
+  if (tooWide) return Reading::TooNoisy;
   if (e.lo >= 1 / (1 + m) && e.hi <= 1 + m) return Reading::Same;
   return Reading::Unclear;
 }
@@ -160,6 +156,13 @@ std::string oneLine(const std::string& text) {
   }
   while (!out.empty() && out.back() == ' ') out.pop_back();
   return out;
+}
+
+// "Channels-last" → "channels-last"; "TF32 matmuls" and "cuDNN autotune" stay as they are.
+std::string lowered(const std::string& label) {
+  if (label.size() < 2 || !std::isupper(static_cast<unsigned char>(label[0])) || !std::islower(static_cast<unsigned char>(label[1])))
+    return label;
+  return std::string(1, static_cast<char>(std::tolower(static_cast<unsigned char>(label[0])))) + label.substr(1);
 }
 
 std::string capitalised(std::string s) {
@@ -225,6 +228,9 @@ std::string oneRunAnswer(const Comparison& c, const ComparisonRow& row) {
     case Reading::NoVerdict:
       return capitalised(name) + " reached " + target + " " + fmtSpeedup(e.point) +
              " as fast as the baseline, from one run each: not a verdict (repeat each at least twice for one).";
+    case Reading::TooNoisy:
+      return "Too noisy to say whether " + name + " is faster to " + target +
+             " than the baseline; what would settle it: more repeats of each, or a quiet machine.";
     default:
       return "Not enough evidence yet: " + name + " measured " + figureWords(e) + " to " + target +
              " against the baseline; what would settle it: more repeats of each, or a quiet machine.";

@@ -40,7 +40,7 @@ compare::ChangeWords wordsOf(const Ladder& l, const Config& config, const std::v
   compare::ChangeWords w = compare::speedupChangeWords(compare::configDiff(proto::configToJson(from), proto::configToJson(config)), keys);
   if (w.empty() && !keys.empty()) {  // nothing of its own differs (a step on top of an equal value)
     const Speedup* s = findSpeedup(keys.front());
-    const std::string name = s ? s->label : keys.front();
+    const std::string name = s ? compare::lowered(s->label) : keys.front();
     return {"take " + name, "taking " + name, name};
   }
   return w;
@@ -135,6 +135,9 @@ std::string againstBaseline(const Ladder& l, const LadderRow& row, const std::ve
     case Reading::CannotBeFaster:
       return "Keep the baseline: " + w.name + (one ? " was" : " were") + " kept step by step, but against the baseline " +
              (one ? "it measures " : "they measure ") + figure + " " + to + ".";
+    case Reading::TooNoisy:
+      return "Too noisy to say whether " + w.name + " is faster " + to + " than the baseline; what would settle it: " +
+             (compare::morePairsWords(e).empty() ? std::string("more pairs") : compare::morePairsWords(e)) + " (--max-pairs), or a quiet machine.";
     default:
       return "Not enough evidence yet: " + w.name + " against the baseline measured " + figure + " " + to +
              "; what would settle it: " + (compare::morePairsWords(e).empty() ? std::string("more pairs") : compare::morePairsWords(e)) +

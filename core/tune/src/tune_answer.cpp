@@ -51,9 +51,12 @@ std::string bestAnswer(const proto::TuneRecord& r, const proto::TuneFinalist& be
     return "Use " + best.label + ": " + fmtSpeedup(e.point) + " faster " + to + " than the config as given (" +
            figure.substr(figure.find('(') + 1) + "; the fastest of " + n + " finalist" + (r.finals.size() == 1 ? "" : "s") +
            " measured to the target" + tie + ".";
+  const std::string settle = "more runs to the target for the finals (--variant-runs, --reference-runs), or a quiet machine.";
+  if (compare::readingOf(e) == Reading::TooNoisy)
+    return "Too noisy to say whether the fastest finalist, " + best.label + ", is faster " + to +
+           " than the config as given; what would settle it: " + settle;
   return "Not enough evidence yet: the fastest finalist, " + best.label + ", measured " + figure + " " + to +
-         " against the config as given, not clearly faster; what would settle it: more runs to the target for the finals "
-         "(--variant-runs, --reference-runs), or a quiet machine.";
+         " against the config as given, not clearly faster; what would settle it: " + settle;
 }
 
 }  // namespace

@@ -43,6 +43,9 @@ class TestAnswer : public QObject {
     QTest::newRow("not clear") << 1.03 << 0.95 << 1.12 << int(Verdict::WithinNoise) << int(Reading::Unclear) << QString::fromUtf8("1.03× (95 %: 0.95-1.12×)");
     QTest::newRow("too noisy") << 0.95 << 0.03 << 30.13 << int(Verdict::WithinNoise) << int(Reading::TooNoisy) << QString::fromUtf8("too noisy to say");
     QTest::newRow("a bound under 1") << 0.40 << 0.0 << 0.97 << int(Verdict::NoInterval) << int(Reading::CannotBeFaster) << QString::fromUtf8("at most 0.97×");
+    QTest::newRow("a bound from 0 to 6") << 0.99 << 0.0 << 6.11 << int(Verdict::NoInterval) << int(Reading::TooNoisy) << QString::fromUtf8("too noisy to say");
+    QTest::newRow("a narrow bound") << 1.05 << 0.95 << 1.15 << int(Verdict::NoInterval) << int(Reading::NoVerdict)
+                                    << QString::fromUtf8("1.05× (a bound, 0.95-1.15×: not a verdict)");
     QTest::newRow("one run each") << 1.26 << double(NAN) << double(NAN) << int(Verdict::NoInterval) << int(Reading::NoVerdict)
                                   << QString::fromUtf8("1.26× (one run each: not a verdict)");
   }

@@ -64,6 +64,9 @@ std::string listWords(const std::vector<std::string>& items);
 std::string oneLine(const std::string& text);
 // The first letter upper-case (ASCII).
 std::string capitalised(std::string s);
+// A label inside a sentence: "Channels-last" → "channels-last"; "TF32 matmuls" and "cuDNN
+// autotune" stay as they are.
+std::string lowered(const std::string& label);
 // "71.4 % val acc" (the target an answer names), or "the target" when unknown.
 std::string targetWords(std::optional<double> target_acc);
 
