@@ -11,6 +11,7 @@
 #include <QTableWidget>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QCheckBox>
 #include <QtTest/QtTest>
 
 #include "compare/compare_view.h"
@@ -69,6 +70,11 @@ class TestExperimentView : public QObject {
     QCOMPARE(QString::fromStdString(spec.bars[1].annotation), QStringLiteral("not reached"));
     QCOMPARE(QString::fromStdString(spec.bars[1].detail), QStringLiteral("acc 62.8 %"));
     const auto* ladder = view.findChild<QTableWidget*>(QStringLiteral("ladderTable"));
+    // By default the decisions, as the terminal prints them; every figure one tick away.
+    QVERIFY2(t::columnOf(ladder, QStringLiteral("Decision")) >= 0 && t::columnOf(ladder, QStringLiteral("Note")) < 0,
+             "the open ladder's table is not the decisions' table");
+    QCOMPARE(ladder->item(0, t::columnOf(ladder, QStringLiteral("Decision")))->text(), QStringLiteral("not reached"));
+    view.findChild<QCheckBox*>(QStringLiteral("ladderDetails"))->setChecked(true);
     QCOMPARE(ladder->item(1, t::columnOf(ladder, QStringLiteral("× to target")))->text(), QStringLiteral("not reached · 62.8 %"));
     QCOMPARE(ladder->item(1, t::columnOf(ladder, QStringLiteral("× wall")))->text(), QStringLiteral("15.1× (no interval)"));  // an older ladder.json
     t::grabIfAsked(view, QStringLiteral("ladder"));
@@ -95,6 +101,7 @@ class TestExperimentView : public QObject {
     ExperimentView view(&model);
     QString error;
     QVERIFY2(view.openLadder(root.path(), &error), qPrintable(error));
+    view.findChild<QCheckBox*>(QStringLiteral("ladderDetails"))->setChecked(true);
     const auto* ladder = view.findChild<QTableWidget*>(QStringLiteral("ladderTable"));
     QVERIFY2(ladder->item(1, t::columnOf(ladder, QStringLiteral("× to target")))->text().startsWith(QStringLiteral("1.31× [1.20, 1.43]")),
              qPrintable(ladder->item(1, t::columnOf(ladder, QStringLiteral("× to target")))->text()));

@@ -134,7 +134,7 @@ class TestSpeedupsFront : public QObject {
     panel.setRunsRoot(root.path());
     auto* s = panel.speedups();
     const QString precision = s->effectText(QStringLiteral("precision"));
-    QVERIFY2(precision.contains(QStringLiteral("1.50× [1.30, 1.70] faster to target alone")), qPrintable(precision));  // the isolated row wins
+    QVERIFY2(precision.contains(QStringLiteral("1.50× faster (95 %: 1.30-1.70×) to target alone")), qPrintable(precision));  // the isolated row wins
     QVERIFY2(precision.startsWith(QStringLiteral("Ladder: ")), qPrintable(precision));
     const auto* source = s->findChild<QLabel*>(QStringLiteral("speedups.measured"));
     QVERIFY(source && source->text().contains(QStringLiteral("UTC (lenet on fashion-mnist)")));

@@ -5,6 +5,7 @@
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
+#include <QCheckBox>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHash>
@@ -150,10 +151,18 @@ QWidget* ExperimentView::buildControls() {
   question_->setWordWrap(true);  // never wider than the row leaves it (a 1024 px window)
   question_->setToolTip(QStringLiteral("Run ladder and Find fastest measure to the Compare tab's Target and call a speedup "
                                        "faster or slower only from its Effect ≥ (set them there)"));
+  // An open ladder's table: what changed, the decision and the figure, as the terminal prints it;
+  // ticked, every measure, note and caveat (its pairs, the wall time, the split).
+  details_ = new QCheckBox(QStringLiteral("Every figure"), row);
+  details_->setObjectName(QStringLiteral("ladderDetails"));
+  details_->setToolTip(QStringLiteral("Show every measure of the open ladder (pairs, wall time, throughput and samples to "
+                                      "target, notes) instead of the decision and its figure"));
+  connect(details_, &QCheckBox::toggled, this, [this] { showLadder(); });
   exportButton_ = new QPushButton(QStringLiteral("Export…"), row);
   exportButton_->setEnabled(false);
   for (auto* b : {ladderButton_, stopLadderButton_, openLadderButton_}) controls->addWidget(b);
   controls->addWidget(question_, 1);
+  controls->addWidget(details_);
   controls->addWidget(exportButton_);
   connect(ladderButton_, &QPushButton::clicked, this, &ExperimentView::runLadder);
   connect(stopLadderButton_, &QPushButton::clicked, ladderRunner_, &ExperimentRunner::cancel);
@@ -274,9 +283,20 @@ void ExperimentView::showLadder() {
   chart_->setBars(ladder_ ? wb::ladder::ladderBars(*ladder_) : wb::render::BarChartSpec{});
   tabs_->setTabEnabled(tabs_->indexOf(chart_), ladder_.has_value());
   if (ladderRunning_) showLivePlan();
-  else if (ladder_) fillTable(ladderTable_, wb::ladder::ladderTable(*ladder_));
+  else if (ladder_) showLadderTable();
   else showLaddersOnDisk();
   exportButton_->setEnabled(ladder_.has_value());
+  details_->setEnabled(ladder_.has_value() && !ladderRunning_);
+}
+
+// The open ladder: its decisions (Step, What changed, Decision, the figure), the figure never
+// behind a scroll (What changed gives up its width first); or, ticked, every figure.
+void ExperimentView::showLadderTable() {
+  QHeaderView* header = ladderTable_->horizontalHeader();
+  header->setSectionResizeMode(QHeaderView::Interactive);
+  if (details_->isChecked()) return fillTable(ladderTable_, wb::ladder::ladderTable(*ladder_));
+  fillTable(ladderTable_, wb::ladder::ladderAnswerTable(*ladder_));
+  header->setSectionResizeMode(1, QHeaderView::Stretch);
 }
 
 void ExperimentView::setRunsRoot(const QString& root) {

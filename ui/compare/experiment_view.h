@@ -25,6 +25,7 @@
 #include "compare/experiment_runner.h"
 #include "wb/ladder/ladder.h"
 
+class QCheckBox;
 class QLabel;
 class QPushButton;
 class QTabWidget;
@@ -121,6 +122,7 @@ class ExperimentView : public QWidget {
   QStringList ladderArguments(const QString& config) const;
   void showLadder();
   void showLaddersOnDisk();
+  void showLadderTable();
   void showLivePlan();
   void setLadderTabText(const QString& text);
   void setRunning(bool running);
@@ -134,6 +136,7 @@ class ExperimentView : public QWidget {
   QPushButton* stopLadderButton_;
   QPushButton* openLadderButton_;
   QPushButton* exportButton_;
+  QCheckBox* details_;  // the open ladder's every figure, not its decisions alone
   QLabel* answer_;  // the open experiment's answer, large and first
   QPushButton* useButton_;
   QPushButton* backButton_;

@@ -117,10 +117,10 @@ class TestSpeedupEffects : public QObject {
     l.rows[3].estimates.marginal_to_target.point = 1.08, l.rows[3].estimates.marginal_to_target.pairs = 1;
     const auto e = ladderEffects(l, "2026-12-01 09:00 UTC");
     QVERIFY(!e.count("baseline"));
-    QCOMPARE(QString::fromStdString(e.at("workers").text), QStringLiteral("1.70× [1.40, 2.00] faster to target alone (acc 84.1 %)"));
+    QCOMPARE(QString::fromStdString(e.at("workers").text), QStringLiteral("1.70× faster (95 %: 1.40-2.00×) to target alone (acc 84.1 %)"));
     QCOMPARE(*e.at("workers").speedup, 1.7);
     QCOMPARE(QString::fromStdString(e.at("precision").text),
-             QStringLiteral("1.08× (1 run each: no interval) to target as a ladder step (acc 84.1 %)"));
+             QStringLiteral("1.08× (one run each: not a verdict) to target as a ladder step (acc 84.1 %)"));
     QVERIFY(!e.at("precision").speedup);  // no interval: not claimed
     QVERIFY(!e.at("devices").speedup);
     QVERIFY(QString::fromStdString(e.at("devices").text).startsWith(QStringLiteral("contended")));
@@ -156,7 +156,7 @@ class TestSpeedupEffects : public QObject {
     json doc = {{"setting", "precision bf16-mixed"}, {"reached", true}, {"pairs", 3},
                 {"estimate", {{"to_target", {{"point", 1.5}, {"lo", 1.3}, {"hi", 1.7}, {"verdict", "faster"}, {"pairs", 3}}}}}};
     SpeedupEffect e = tryEffect(doc, "2026-12-01 09:00 UTC");
-    QCOMPARE(QString::fromStdString(e.text), QStringLiteral("precision bf16-mixed: 1.50× [1.30, 1.70] faster to target, 3 pair(s)"));
+    QCOMPARE(QString::fromStdString(e.text), QStringLiteral("precision bf16-mixed: 1.50× faster (95 %: 1.30-1.70×) to target, 3 pair(s)"));
     QCOMPARE(e.speedup.value_or(0), 1.5);
     doc["pairs"] = 0;
     doc["runs"] = json::array({{{"pair", 1}, {"counted", false}}});
