@@ -239,7 +239,8 @@ class TestCliTune : public QObject {
     QCOMPARE(empty.rc, 2);
     QVERIFY2(empty.err.contains("search space is empty"), empty.describe().constData());
     // A budget smaller than the first round and one pair: said after the first trial, with what would do.
-    const auto small = cli(tuneArgs(root.filePath(QStringLiteral("d")), {QStringLiteral("--budget"), QStringLiteral("2s")}));
+    // 0.01 s is less than any one trial on any machine (2 s fitted this tiny search on a quiet host).
+    const auto small = cli(tuneArgs(root.filePath(QStringLiteral("d")), {QStringLiteral("--budget"), QStringLiteral("0.01s")}));
     QCOMPARE(small.rc, 2);
     QVERIFY2(small.err.contains("--budget") && small.err.contains("too small") && small.err.contains("give at least"), small.describe().constData());
     // A target the config as given never reaches: said, with one it does.
