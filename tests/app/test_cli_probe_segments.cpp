@@ -123,19 +123,22 @@ class TestCliProbeSegments : public QObject {
   }
 
   // With --only-faster an evaluation lever's rounds stop once it can no longer make the time to
-  // target faster: evaluating 16 images an epoch against training on 512 is about 1 % of the run,
-  // so no evaluation speedup could (it needs 1.96 % for 2 %), and the least rounds are all that run.
+  // target faster: evaluating 8 images an epoch against training on 512 is about 0.6 % of the run,
+  // so no evaluation speedup could (it needs 1.96 % for 2 %), and the least rounds are all that run
+  // however noisy they are (a contended round's wide interval does not keep them going).
   void anEvaluationThatCannotMoveTheRunStopsEarly() {
     WB_NEED(wb::test::missingFashionMnist());
     const auto r = runCli(QStringList{QStringLiteral("probe"), QStringLiteral("segments"), QStringLiteral("--evaluation"),
                                       QStringLiteral("--vary"), QStringLiteral("speedups.inference_eval=false"),
-                                      QStringLiteral("--only-faster"), QStringLiteral("--set"), QStringLiteral("data.limit_val=16"),
+                                      QStringLiteral("--only-faster"), QStringLiteral("--set"), QStringLiteral("data.limit_val=8"),
                                       QStringLiteral("--json")} +
                           kTiny);
     QVERIFY2(r.rc == 0, r.err.constData());
     const json doc = json::parse(r.out.toStdString(), nullptr, false);
     QVERIFY2(doc.value("rounds", 0) <= 3, doc.dump().c_str());  // the least rounds (kSegmentMinRounds)
-    if (doc.value("cannot_be_faster", false))  // else its verdict was clear by then
+    const bool clear = doc["estimate"].value("verdict", "") != "within noise";
+    QVERIFY2(clear || doc.value("cannot_be_faster", false), doc.dump().c_str());
+    if (!clear)
       QVERIFY2(r.err.contains("can no longer make the time to target faster") && r.err.contains("% of a run's time"), r.err.constData());
   }
 

@@ -37,6 +37,7 @@ SpeedupEstimate weighed(SpeedupEstimate e, double share) {
 bool roundsCannotBeFaster(int rounds, int minRounds, const SpeedupEstimate& estimate, const RoundsNoise& noise,
                           const Sequential& looks, double share) {
   if (rounds < minRounds || rounds >= looks.max_pairs || verdictIsClear(estimate) || noise.df < 1) return false;
+  if (std::isinf(looks.min_effect)) return true;  // no speedup of that share could: nothing to measure
   if (!notMeasuredWhy(weighed(estimate, share)).empty()) return false;
   const LogEstimate e = logEstimateOf(estimate, noise.df);
   return chanceOfFaster(estimate.point, e.log_se, rounds, looks.max_pairs, looks.at(looks.max_pairs).alpha,

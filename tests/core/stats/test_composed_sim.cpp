@@ -180,6 +180,13 @@ class TestComposedSim : public QObject {
     const SpeedupEstimate e = judgeRounds({100, 100, 100}, {115, 88, 101}, looks, &noise);
     QVERIFY2(!notMeasuredWhy(e).empty() && e.hi / e.lo > 100, formatEstimate(e).c_str());
     QVERIFY(!roundsCannotBeFaster(3, kSegmentMinRounds, e, noise, looks));
+    // Unless no speedup could count: an evaluation 1 % of the run stops at the least rounds,
+    // however wide its interval (a contended round under two tests at once).
+    Sequential tooSmall = looks;
+    tooSmall.min_effect = evaluationMinEffect(looks.min_effect, 0.01);
+    QVERIFY(std::isinf(tooSmall.min_effect));
+    QVERIFY(roundsCannotBeFaster(3, kSegmentMinRounds, e, noise, tooSmall, 0.01));
+    QVERIFY(!roundsCannotBeFaster(2, kSegmentMinRounds, e, noise, tooSmall, 0.01));
     // A change of the math takes all its rounds; one that keeps it stops once clear.
     QCOMPARE(leastRounds(false, kSegmentMinRounds, kSegmentMaxRounds), kSegmentMaxRounds);
     QCOMPARE(leastRounds(true, kSegmentMinRounds, kSegmentMaxRounds), kSegmentMinRounds);

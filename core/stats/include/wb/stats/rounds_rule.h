@@ -47,7 +47,9 @@ bool roundsSettled(int rounds, int minRounds, const SpeedupEstimate& estimate);
 // Never while the estimate is no measurement (notMeasuredWhy; an evaluation's weighed by `share`,
 // its evaluations' share of the run, as the time to target sees it): projected from an interval of
 // 0.03-30× the chance of "faster" is as small as it is meaningless, and the step was left with that
-// interval; the rounds go on until it is one.
+// interval; the rounds go on until it is one. Except when looks.min_effect is infinite (an
+// evaluation too small a share of the run for any speedup of it to count, evaluationMinEffect):
+// then no interval could show it faster, and the least rounds are all it takes.
 bool roundsCannotBeFaster(int rounds, int minRounds, const SpeedupEstimate& estimate, const RoundsNoise& noise,
                           const Sequential& looks, double share = 1);
 
