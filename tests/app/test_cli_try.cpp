@@ -2,6 +2,8 @@
 // config) is never called a speedup; a large real effect (a learning rate that reaches the
 // baseline's accuracy three evaluations sooner) is "faster" with an interval above 1.
 // The pairs alternate their order. No test asserts a time.
+#include <cmath>
+
 #include <QFile>
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
@@ -96,6 +98,13 @@ class TestCliTry : public QObject {
     QVERIFY(doc["estimate"]["to_target"]["lo"].get<double>() > 1.0);
     QVERIFY(doc["pairs"].get<int>() >= 2);  // an interval needs two pairs
     QCOMPARE(doc["settled"].get<std::string>(), std::string("clear"));
+    // Its folder holds both configs, as the window's tries do: what its Use button loads.
+    for (const auto& [file, lr] : {std::pair{"baseline.config.json", 0.002}, std::pair{"variant.config.json", 0.05}}) {
+      QFile f(root.filePath(QStringLiteral("lr/") + QString::fromLatin1(file)));
+      QVERIFY2(f.open(QIODevice::ReadOnly), file);
+      const json config = json::parse(f.readAll().toStdString(), nullptr, false);
+      QVERIFY2(config.is_object() && std::abs(config["optim"]["lr"].get<double>() - lr) < 1e-9, file);
+    }
     // The answer: what to do (by the schema's label), by how much, with its interval.
     const std::string answer = doc["answer"].get<std::string>();
     QVERIFY2(answer.rfind("Set learning rate to 0.05: ", 0) == 0 && answer.find(" faster to ") != std::string::npos &&

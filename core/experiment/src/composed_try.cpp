@@ -681,6 +681,7 @@ std::vector<std::string> keptForRerun(const TryOptions& o, std::pair<int, int> r
 
 Result<TryResult> runComposedTry(const TryOptions& o, const ComposedOptions& c, const Hooks& hooks) {
   if (auto st = keepUnreadableResult(o.out / proto::kTryFile, hooks); !st.ok()) return st.error();
+  if (auto st = keepTryInputs(o); !st.ok()) return st.error();
   if (auto st = detail::writeConfigs(o); !st.ok()) return st.error();
   Hooks h = hooks;  // the reference runs finished so far: what a cut try keeps of them
   std::pair<int, int> references{0, 0};

@@ -132,6 +132,7 @@ std::string TryTarget::describe() const {
 
 Result<TryResult> runTry(const TryOptions& options, const Hooks& hooks) {
   if (auto st = keepUnreadableResult(options.out / proto::kTryFile, hooks); !st.ok()) return st.error();
+  if (auto st = keepTryInputs(options); !st.ok()) return st.error();
   const TryOptions& o = options;
   Policy policy = o.policy;  // the experiment's reference runs' target, when it has them, is the pairs' too
   if (const TryTarget t = tryTarget(o.policy.target_acc, o.reference_runs, nullptr); t.target) {
@@ -243,6 +244,29 @@ Result<TryInputs> writeTryInputs(const std::filesystem::path& runsRoot, const st
   return in;
 }
 
+namespace {
+
+// One input config in the try's folder: written when absent; one already there (the window's
+// writeTryInputs, or this try begun before) is kept when it reads as the same config.
+Status keepInput(const fs::path& file, const Config& config) {
+  const json doc = proto::configToJson(config);
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return writeFileAtomic(file, doc.dump(2) + "\n");
+  auto there = proto::loadConfigFile(file.string());
+  if (there.ok() && proto::configToJson(*there) == doc) return {};
+  return makeError(Errc::InvalidConfig, file.string() + " holds another try's config: give a new --out");
+}
+
+}  // namespace
+
+Status keepTryInputs(const TryOptions& o) {
+  std::error_code ec;
+  fs::create_directories(o.out, ec);
+  if (auto st = keepInput(o.out / proto::kBaselineConfigFile, o.baseline); !st.ok()) return st;
+  if (o.variant_command) return {};  // the variant is a command, not a config to use
+  return keepInput(o.out / proto::kVariantConfigFile, o.variant);
+}
+
 bool usableTryFolder(const std::filesystem::path& out, const std::vector<std::filesystem::path>& inputs) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -250,7 +274,9 @@ bool usableTryFolder(const std::filesystem::path& out, const std::vector<std::fi
   if (!fs::is_directory(out, ec)) return false;
   if (fs::is_empty(out, ec) || holdsPairs(out) || fs::exists(out / "parts", ec)) return true;
   for (const auto& entry : fs::directory_iterator(out, ec)) {
-    const bool input = std::any_of(inputs.begin(), inputs.end(), [&](const fs::path& p) { return !p.empty() && fs::equivalent(entry.path(), p, ec); });
+    const std::string name = entry.path().filename().string();
+    const bool own = name == proto::kBaselineConfigFile || name == proto::kVariantConfigFile;  // keepTryInputs checks them
+    const bool input = own || std::any_of(inputs.begin(), inputs.end(), [&](const fs::path& p) { return !p.empty() && fs::equivalent(entry.path(), p, ec); });
     if (!input) return false;
   }
   return !ec;

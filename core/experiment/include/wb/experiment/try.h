@@ -83,8 +83,12 @@ struct TryInputs {
 };
 Result<TryInputs> writeTryInputs(const std::filesystem::path& runsRoot, const std::string& key,
                                  const nlohmann::json& baseline, const nlohmann::json& variant);
+// The try's two configs in its folder (baseline.config.json, variant.config.json: what the window's
+// Use loads), written when absent, whichever method runs it; the variant's left out when it is a
+// command. InvalidConfig naming the file when one there holds another config.
+Status keepTryInputs(const TryOptions& options);
 // Whether `out` may be a try's folder: new, empty, a try to continue (its pairs or parts), or
-// holding nothing but the try's own input configs (`inputs`: as writeTryInputs leaves it).
+// holding nothing but the try's own input configs (`inputs`, or the two keepTryInputs names).
 bool usableTryFolder(const std::filesystem::path& out, const std::vector<std::filesystem::path>& inputs);
 
 }  // namespace wb::experiment
