@@ -115,6 +115,17 @@ std::string figureWords(const SpeedupEstimate& e) {
   }
 }
 
+std::string figureWithReading(const SpeedupEstimate& e) {
+  const Reading r = readingOf(e);
+  const std::string figure = figureWords(e);
+  const bool saysItself = r == Reading::TooNoisy || r == Reading::CannotBeFaster || r == Reading::NoVerdict || r == Reading::None;
+  if (saysItself) return figure;
+  const bool verdict = r == Reading::Faster || r == Reading::Slower;
+  const size_t at = figure.find(" (");  // after the figure, before its interval
+  return figure.substr(0, at) + (verdict ? " " : ", ") + readingWords(r, e.min_effect) +
+         (at == std::string::npos ? "" : figure.substr(at));
+}
+
 std::string readingWords(Reading r, double minEffect) {
   switch (r) {
     case Reading::Faster: return "faster";

@@ -24,19 +24,6 @@ using namespace render;  // tables and charts
 
 namespace {
 
-// An estimate in the answers' words: "1.70× faster (95 %: 1.40-2.00×)", "1.00×, < 2 % either way
-// (95 %: 0.99-1.01×)", "too noisy to say",
-// "at most 0.97×" — the same words the table beside it uses.
-std::string effectFigure(const SpeedupEstimate& est) {
-  const compare::Reading r = compare::readingOf(est);
-  const std::string figure = compare::figureWords(est);
-  const bool saysItself = r == compare::Reading::TooNoisy || r == compare::Reading::CannotBeFaster ||
-                          r == compare::Reading::NoVerdict || r == compare::Reading::None;
-  if (saysItself) return figure;
-  const bool verdict = r == compare::Reading::Faster || r == compare::Reading::Slower;
-  const size_t at = figure.find(" (");  // after the figure, before its interval
-  return figure.substr(0, at) + (verdict ? " " : ", ") + compare::readingWords(r, est.min_effect) + (at == std::string::npos ? "" : figure.substr(at));
-}
 
 
 std::string accDetail(const LadderRow& row) {
@@ -58,7 +45,7 @@ SpeedupEffect effectOf(const LadderRow& row, const std::string& date) {
     const std::optional<double> x = own ? row.cumulative_target : row.marginal_target;
     const SpeedupEstimate& est = own ? row.estimates.to_target : row.estimates.marginal_to_target;
     // Only a clear "faster" is a speedup; within noise or one run each says so beside the figure.
-    const std::string figure = std::isfinite(est.point) ? effectFigure(est) : x ? fmtSpeedup(*x) + " (no interval)" : "";
+    const std::string figure = std::isfinite(est.point) ? compare::figureWithReading(est) : x ? fmtSpeedup(*x) + " (no interval)" : "";
     if (x) e.text = figure + " to target" + how + accDetail(row);
     else e.text = "reached the target" + accDetail(row);
     if (x && est.verdict == Verdict::Faster) e.speedup = x;
@@ -198,7 +185,7 @@ SpeedupEffect tryEffect(const nlohmann::json& doc, const std::string& date) {
              (!t.runs.empty() ? "every pair was measured under contention: another process used the CPU" : "no pair finished") + ")";
     return e;
   }
-  e.text = t.setting + ": " + effectFigure(x) + (t.reached ? " to target" : " on wall time") + ", " + std::to_string(t.pairs) +
+  e.text = t.setting + ": " + compare::figureWithReading(x) + (t.reached ? " to target" : " on wall time") + ", " + std::to_string(t.pairs) +
            " pair(s)" + (t.status == "cancelled" ? ", then cancelled" : "");
   if (x.verdict == Verdict::Faster) e.speedup = x.point;
   return e;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "wb/common/format.h"
+#include "wb/compare/answer.h"
 #include "wb/common/fs.h"
 #include "wb/common/lr_scaling.h"
 #include "wb/common/speedups.h"
@@ -60,13 +61,10 @@ render::Table trialsTable(const proto::TuneRecord& r) {
   return t;
 }
 
+// A finalist's figure in the answers' words (compare::figureWithReading), "–" when it has none.
 std::string estimateText(const json& e) {
   if (!e.is_object() || !e.contains("point") || !e["point"].is_number()) return "–";
-  std::string s = wb::fmtSpeedup(e["point"].get<double>());
-  if (e.contains("lo") && e["lo"].is_number() && e.contains("hi") && e["hi"].is_number())
-    s += " [" + wb::fmtEdge(e["lo"].get<double>()) + ", " + wb::fmtEdge(e["hi"].get<double>()) + "]";
-  if (e.contains("verdict") && e["verdict"].is_string()) s += " " + e["verdict"].get<std::string>();
-  return s;
+  return compare::figureWithReading(stats::estimateFromJson(e));
 }
 
 // best-command.sh: the user's command with the best's settings.

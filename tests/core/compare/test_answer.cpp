@@ -59,6 +59,12 @@ class TestAnswer : public QObject {
     const SpeedupEstimate e = estimate(point, lo, hi, Verdict(verdict));
     QCOMPARE(int(readingOf(e)), reading);
     QCOMPARE(QString::fromStdString(figureWords(e)), figure);
+    // Standing alone, the figure carries its reading before its interval; one that says it
+    // itself ("too noisy to say", "at most 0.97×", "not a verdict") is left as it is.
+    const std::string alone = figureWithReading(e);
+    const Reading r = Reading(reading);
+    if (r == Reading::TooNoisy || r == Reading::CannotBeFaster || r == Reading::NoVerdict) QCOMPARE(QString::fromStdString(alone), figure);
+    else QVERIFY2(has(alone, readingWords(r, e.min_effect)) && alone.find(readingWords(r, e.min_effect)) < alone.find(" ("), alone.c_str());
     // Only a verdict is worded as one.
     const std::string word = readingWords(readingOf(e), 0.02);
     QCOMPARE(word == "faster" || word == "slower", reading == int(Reading::Faster) || reading == int(Reading::Slower));

@@ -224,6 +224,23 @@ class TestTune : public QObject {
     QCOMPARE(wb::proto::toJson(back)["from_the_future"].get<int>(), 42);
   }
 
+  // The finals' figures read as the answers do: the reading before the interval, a too-wide
+  // interval as "too noisy to say", never a bare "[lo, hi] within noise".
+  void theFinalsReadAsTheAnswersDo() {
+    wb::proto::TuneRecord r;
+    wb::proto::TuneFinalist f;
+    f.candidate = "c1", f.label = "workers 2", f.pairs = 3, f.verdict = "best";
+    f.estimate = {{"to_target", {{"point", 1.05}, {"lo", 0.88}, {"hi", 1.24}, {"verdict", "within noise"}, {"level", 0.95},
+                                 {"min_effect", 0.02}, {"pairs", 3}}},
+                  {"throughput", {{"point", 1.01}, {"lo", 0.03}, {"hi", 30.1}, {"verdict", "within noise"}, {"level", 0.95},
+                                  {"min_effect", 0.02}, {"pairs", 3}}}};
+    r.finals = {f};
+    const wb::render::Table t = wb::tune::finalsTable(r);
+    QCOMPARE(QString::fromStdString(t.rows.at(0).at(3).text), QString::fromUtf8("1.05×, not clear yet (95 %: 0.88-1.24×)"));
+    QCOMPARE(QString::fromStdString(t.rows.at(0).at(4).text), QStringLiteral("too noisy to say"));
+    QCOMPARE(QString::fromStdString(t.rows.at(0).at(5).text), QString::fromUtf8("–"));
+  }
+
   // What is handed over says the same settings three ways.
   void theTakeAwaySaysTheSettings() {
     wb::Config c;

@@ -38,6 +38,10 @@ Reading readingOf(const stats::SpeedupEstimate& e);
 // The figure as the answer and the short tables write it: "1.10× (95 %: 1.04-1.17×)", "at most
 // 0.97×", "too noisy to say", "1.26× (one pair: not a verdict)", "–".
 std::string figureWords(const stats::SpeedupEstimate& e);
+// The figure with its reading, where one figure stands alone (a ladder's speedup row, a search's
+// finals): "1.70× faster (95 %: 1.40-2.00×)", "1.00×, < 2 % either way (95 %: 0.99-1.01×)",
+// "1.05×, not clear yet (95 %: 0.88-1.24×)", "too noisy to say", "at most 0.97×".
+std::string figureWithReading(const stats::SpeedupEstimate& e);
 // The reading in a word or two, for a table's decision column: "faster", "slower", "< 2 %
 // either way", "not clear yet", "too noisy to say", "cannot be faster", "no verdict", "–".
 std::string readingWords(Reading r, double minEffect);
