@@ -315,7 +315,7 @@ stats::TimeToTargetParts assumedBound(stats::TimeToTargetParts p, const TryOptio
   p.keepMath(stats::summariseRuns(targetRuns(in.refs->runs, *in.target), in.refs->resolution).samples);
   p.samples_bound = stats::SamplesBound::AtLeast;
   const auto& startups = in.segments.variant_startup_s;
-  p.variant_startup_s = stats::exactly(startups && !startups->empty() ? *std::min_element(startups->begin(), startups->end()) : 0.0);
+  p.ownStartup(stats::exactly(startups && !startups->empty() ? *std::min_element(startups->begin(), startups->end()) : 0.0));
   p.eval_speed = stats::exactly(std::max(1.0, double(o.variant.speedups.devices) / double(std::max(1, o.baseline.speedups.devices))));
   return p;
 }
@@ -339,7 +339,7 @@ stats::TimeToTargetParts partsOf(const TryOptions& o, const Inputs& in) {
   }
   const auto& refs = in.refs->runs;
   p.baseline_startup_s = in.baseline.startup;
-  p.variant_startup_s = p.baseline_startup_s;
+  p.shareStartup();
   p.baseline_train_samples_per_s = in.baseline.rate;
   p.baseline_eval_s = in.baseline.eval;
   evaluationParts(in, p, true);
@@ -354,7 +354,7 @@ stats::TimeToTargetParts partsOf(const TryOptions& o, const Inputs& in) {
   // noise of its runs'), or no run of its own yet (futileSamples asks what one would compose).
   if (in.changes.onlyArithmetic() || in.variant.empty()) return p;
   const std::vector<records::RunRecord> timed(in.variant.begin(), in.variant.begin() + long(std::min(in.variant.size(), in.timed_variant_runs)));
-  p.variant_startup_s = variantOrBorrowed(perRun(timed, startupOf), p.baseline_startup_s);
+  if (!timed.empty()) p.ownStartup(variantOrBorrowed(perRun(timed, startupOf), p.baseline_startup_s));
   if (!in.evaluation)
     p.eval_speed = ratioOf(p.baseline_eval_s, variantOrBorrowed(perRun(timed, evalOf), p.baseline_eval_s));
   return p;
@@ -458,7 +458,9 @@ double futileSamples(const TryOptions& o, const ComposedOptions& c, Inputs in, c
   };
   const auto cannotBeFaster = [&](double samples) {
     stats::TimeToTargetParts cut = parts(samples, false);
-    cut.variant_startup_s.value /= kFutileQuicker;
+    stats::LogEstimate quicker = cut.variant_startup_s;
+    quicker.value /= kFutileQuicker;
+    cut.ownStartup(quicker);
     cut.eval_speed.value *= kFutileQuicker;
     const double point = stats::composeTimeToTarget(cut, in.rule).speedup.point;
     if (!(std::isfinite(point) && point < 1 + std::max(o.policy.min_effect, 0.0))) return false;

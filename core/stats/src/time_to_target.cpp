@@ -37,7 +37,7 @@ Times compose(const Values& x, const TimeToTargetParts& p) {
   const double rateV = x[kRateB] * x[kThroughput];
   Times t;
   t.baseline = x[kStartB] + x[kSamplesB] / x[kRateB] + evaluations(x[kSamplesB]) * x[kEvalB];
-  t.variant = x[kStartV] + samplesV / rateV + evaluations(samplesV) * x[kEvalB] / x[kEvalSpeed];
+  t.variant = (p.startup_shared ? x[kStartB] : x[kStartV]) + samplesV / rateV + evaluations(samplesV) * x[kEvalB] / x[kEvalSpeed];
   return t;
 }
 
@@ -54,7 +54,7 @@ Spread deltaSpread(const std::array<LogEstimate, kParts>& parts, const Values& x
   double var = 0, den = 0;
   for (int k = 0; k < kParts; ++k) {
     const LogEstimate& e = parts[k];
-    if (e.log_se == 0 || x[k] == 0 || (k == kSamplesV && p.math_kept)) continue;
+    if (e.log_se == 0 || x[k] == 0 || (k == kSamplesV && p.math_kept) || (k == kStartV && p.startup_shared)) continue;
     if (!std::isfinite(e.log_se)) return {};
     Values up = x, down = x;
     up[k] *= std::exp(kStep);
@@ -101,6 +101,10 @@ std::vector<PartInterval> partIntervals(const TimeToTargetParts& p, double level
   }
   out.push_back(partInterval("samples to target", samples, level));
   if (p.baseline_eval_s.value > 0) out.push_back(partInterval("evaluation", p.eval_speed, level));
+  if (p.startup_shared) {
+    out.push_back(partInterval("start-up (both)", p.baseline_startup_s, level));
+    return out;
+  }
   out.push_back(partInterval("start-up (baseline)", p.baseline_startup_s, level));
   out.push_back(partInterval("start-up (variant)", p.variant_startup_s, level));
   return out;
@@ -173,7 +177,7 @@ Interval bootstrapSpeedup(const TimeToTargetParts& p, double level, int draws, u
     Values y = x;
     for (int k = 0; k < kParts; ++k) {
       const LogEstimate& e = parts[k];
-      if (!(e.log_se > 0) || (k == kSamplesV && p.math_kept)) continue;
+      if (!(e.log_se > 0) || (k == kSamplesV && p.math_kept) || (k == kStartV && p.startup_shared)) continue;
       double z = normal(rng);
       if (std::isfinite(e.df)) z = std::student_t_distribution<double>(std::max(e.df, 1.0))(rng);
       y[k] *= std::exp(e.log_se * z);

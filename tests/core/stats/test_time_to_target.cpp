@@ -146,6 +146,30 @@ class TestTimeToTarget : public QObject {
     QCOMPARE(bootstrapSpeedup(p, 0.95, 2000, 5).lo, bootstrapSpeedup(p, 0.95, 2000, 5).lo);
   }
 
+  // A start-up both arms share (the variant borrowed the baseline's) is one uncertain value: in an
+  // A/A it cancels exactly; beside a real throughput change it widens the interval far less than
+  // two independent copies did, and the bootstrap agrees.
+  void aSharedStartUpIsCountedOnce() {
+    TimeToTargetParts p = knownParts();  // a short run: 2 s start-up, 6 s training, one 1-s evaluation
+    p.keepMath(exactly(6000));
+    p.samples_per_evaluation = 6000;
+    p.baseline_startup_s = LogEstimate{2, 0.6, 4};  // the reference runs' start-up, widely spread
+    p.throughput = exactly(1);
+    p.shareStartup();
+    TimeToTargetEstimate e = composeTimeToTarget(p);
+    QVERIFY(near(e.speedup.point, 1) && e.log_se < 1e-6);  // the same in both arms: it cancels
+    QCOMPARE(e.parts.back().name, std::string("start-up (both)"));
+    p.throughput = LogEstimate{1.12, 0.05, 7};
+    const TimeToTargetEstimate shared = composeTimeToTarget(p);
+    p.ownStartup(p.baseline_startup_s);  // as before: a copy counted as independent
+    const TimeToTargetEstimate twice = composeTimeToTarget(p);
+    QVERIFY(near(shared.speedup.point, twice.speedup.point));
+    QVERIFY2(shared.log_se < 0.6 * twice.log_se, qPrintable(QStringLiteral("%1 vs %2").arg(shared.log_se).arg(twice.log_se)));
+    p.shareStartup();
+    const Interval boot = bootstrapSpeedup(p, shared.speedup.level, 40000, 3);
+    QVERIFY2(std::fabs(std::log(boot.hi / shared.speedup.hi)) < 0.02, qPrintable(QStringLiteral("%1 vs %2").arg(boot.hi).arg(shared.speedup.hi)));
+  }
+
   void oneUncertainPartIsItsOwnTInterval() {
     // One part of 4 df: the delta interval is the t(4) interval, and so are the bootstrap's
     // percentiles (a sum of several parts of few df is where the bootstrap's t tails are wider
