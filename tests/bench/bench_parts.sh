@@ -21,12 +21,15 @@
 # the same precision (each cost scaled by its interval's squared log-width: precision grows with
 # runs as 1/sqrt(n)). TABLE_ONLY=<folder of an earlier bench>: print its table again, no runs
 # (with CHOOSE=1, asking `try --which-method` now, the references as each row found them).
+# OUT=<an earlier bench's folder>: measure CHANGES again into it (its baseline run and reference runs
+# reused, their rows replaced); TABLE_ONLY=<it> then prints every row.
 # ONLY_FASTER=1: the by-parts tries ask only "faster?" (try --only-faster, the ladder's question): a
 # larger global batch too slow to be faster even needing no more samples is answered by that bound,
 # and the "agrees" column says whether the whole runs' speedup is under it.
 set -euo pipefail
 cli=${1:-build/app/cli/workbench-cli}
-out=${TABLE_ONLY:-$(mktemp -d /tmp/bench-parts.XXXXXX)}
+out=${TABLE_ONLY:-${OUT:-$(mktemp -d /tmp/bench-parts.XXXXXX)}}
+mkdir -p "$out"
 pairs=${PAIRS:-3}
 refs=${REFS:-5}
 changes=${CHANGES:-bf16 batch32 batch256 workers2 pin devices2 channels_last}
@@ -70,16 +73,23 @@ if [ -n "${TABLE_ONLY:-}" ]; then
     rows+=("$change $ps $ws $rb")
   done <"$out/rows"
 else
-t0=$(python3 -c 'import time; print(time.time())')
-"$cli" run "${common[@]}" --run-dir "$out/baseline-run" >/dev/null 2>"$out/baseline-run.log"
-base_s=$(seconds "$t0")
-echo "$base_s" >"$out/baseline-seconds"
+if [ -s "$out/baseline-seconds" ]; then  # OUT=<an earlier bench's folder>: its baseline and references
+  base_s=$(cat "$out/baseline-seconds")
+else
+  t0=$(python3 -c 'import time; print(time.time())')
+  "$cli" run "${common[@]}" --run-dir "$out/baseline-run" >/dev/null 2>"$out/baseline-run.log"
+  base_s=$(seconds "$t0")
+  echo "$base_s" >"$out/baseline-seconds"
+fi
 echo "One baseline run: $base_s s ($out)"
 
 rows=()
 for change in $changes; do
   # shellcheck disable=SC2046
   set -- $(varies "$change")
+  for kept in "$out/$change-parts" "$out/$change-whole"; do  # an earlier measurement: set aside, never reused
+    [ -e "$kept" ] && mv "$kept" "$kept.earlier-$(date +%s)"
+  done
   refs_before=$(refs_count)
   choose "$change" "$refs_before" "$@"
   t0=$(python3 -c 'import time; print(time.time())')
@@ -91,7 +101,8 @@ for change in $changes; do
     >"$out/$change-whole.json" 2>"$out/$change-whole.log" || echo "($change whole runs failed: $out/$change-whole.log)"
   whole_s=$(seconds "$t0")
   rows+=("$change $parts_s $whole_s $refs_before")
-  echo "$change $parts_s $whole_s $refs_before" >>"$out/rows"
+  { grep -v "^$change " "$out/rows" 2>/dev/null || true; echo "$change $parts_s $whole_s $refs_before"; } >"$out/rows.new"
+  mv "$out/rows.new" "$out/rows"
 done
 fi
 
