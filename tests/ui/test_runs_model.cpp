@@ -2,6 +2,7 @@
 // the older steps + evaluation samples_per_s), and a run measured under CPU contention is marked
 // and gives no speedup against the baseline (nor does a contended baseline).
 #include <QFont>
+#include <QDir>
 #include <QtTest/QtTest>
 
 #include "runs/run.h"
@@ -232,6 +233,29 @@ class TestRunsModel : public QObject {
     QCOMPARE(cell(model, p1, RunsModel::ColName).toString(), QStringLiteral("same as baseline · p1"));
     QCOMPARE(cell(model, p2, RunsModel::ColName).toString(), QStringLiteral("same as baseline · p2"));
     QCOMPARE(cell(model, again2, RunsModel::ColName).toString(), QStringLiteral("same as baseline · 10:45:00"));
+  }
+
+  // The runs opened from an experiment's folder (a search's trials) are named by what sets them
+  // apart, not by the shortened training they all share.
+  void anExperimentsRunsAreNamedApart() {
+    auto root = t::scratchRoot();
+    RunsModel model;
+    Run* base = runWith(root, QStringLiteral("20261201-100000-exp-0001"), json::object(), QStringLiteral("ok"), evalsReaching(0.8), model);
+    QDir(root.path()).mkpath(QStringLiteral("search/trials"));
+    t::writeFile(root.path() + QStringLiteral("/search/tune.json"), "{}");  // the folder holds a search's record
+    const json trial = {{"data", {{"limit_val", 512}}}, {"train", {{"log_every", 7}}}};
+    json workers = trial, batch = trial;
+    workers["speedups"]["workers"] = 2;
+    batch["train"]["batch_size"] = 256;
+    Run* w = runWith(root, QStringLiteral("search/trials/c01-r0"), workers, QStringLiteral("ok"), evalsReaching(0.8), model);
+    Run* b = runWith(root, QStringLiteral("search/trials/c02-r0"), batch, QStringLiteral("ok"), evalsReaching(0.8), model);
+    Run* alone = runWith(root, QStringLiteral("20261201-101000-exp-0002"), workers, QStringLiteral("ok"), evalsReaching(0.8), model);
+    model.setBaseline(base);
+    QCOMPARE(cell(model, w, RunsModel::ColName).toString(), QStringLiteral("workers 2"));
+    QCOMPARE(cell(model, b, RunsModel::ColName).toString(), QStringLiteral("batch 256"));
+    // A run of its own is named against the baseline alone, as before.
+    QVERIFY2(cell(model, alone, RunsModel::ColName).toString().contains(QStringLiteral("512 val images")),
+             qPrintable(cell(model, alone, RunsModel::ColName).toString()));
   }
 
   void contendedRunIsMarked_data() {

@@ -29,4 +29,11 @@ QList<Run*> answerRuns(const QString& dir, const QList<Run*>& runs, QString* why
   return drawn;
 }
 
+QString experimentFolderOf(const QString& runDir) {
+  QDir dir(QFileInfo(runDir).absoluteFilePath());
+  while (dir.cdUp())  // the run's own folder holds no experiment's record; its parents may
+    if (wb::kinds::kindOfFolder(QFile::encodeName(dir.absolutePath()).toStdString())) return dir.absolutePath();
+  return {};
+}
+
 }  // namespace wb::ui

@@ -18,4 +18,8 @@ inline constexpr int kDrawnAtOpen = 10;
 // kDrawnAtOpen of those. *why says which, in words.
 QList<Run*> answerRuns(const QString& dir, const QList<Run*>& runs, QString* why);
 
+// The folder of the experiment (a try, a ladder, a search) that `runDir` lies in, at any depth;
+// "" for a run of its own.
+QString experimentFolderOf(const QString& runDir);
+
 }  // namespace wb::ui

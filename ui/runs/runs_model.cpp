@@ -12,6 +12,8 @@
 #include "wb/common/config.h"
 #include "wb/proto/config_json.h"
 #include "wb/compare/compare.h"
+#include "runs/experiment_runs.h"
+#include "wb/report/group_names.h"
 #include "wb/report/run_names.h"
 
 namespace wb::ui {
@@ -165,16 +167,38 @@ QString configName(const Run* run) { return QString::fromStdString(run->config()
 bool renamed(const Run* run) { return !configName(run).isEmpty() && run->name() != configName(run); }
 }  // namespace
 
+// The runs of one experiment (its folder's) are named against what they all share as well as the
+// reference: what sets one trial or pair apart, not the shortened training they have in common.
+QHash<const Run*, nlohmann::json> RunsModel::experimentReferences(const nlohmann::json& reference) const {
+  QHash<QString, QVector<const Run*>> byExperiment;
+  for (const Run* run : runs_) {
+    if (run == baseline_ || run->config().empty()) continue;
+    auto known = experimentOf_.constFind(run->runDir());
+    if (known == experimentOf_.constEnd()) known = experimentOf_.insert(run->runDir(), experimentFolderOf(run->runDir()));
+    if (!known->isEmpty()) byExperiment[*known] << run;
+  }
+  QHash<const Run*, nlohmann::json> references;
+  for (const auto& group : byExperiment) {
+    if (group.size() < 2) continue;
+    std::vector<nlohmann::json> configs;
+    for (const Run* run : group) configs.push_back(run->config());
+    const nlohmann::json shared = report::sharedReference(configs, reference);
+    for (const Run* run : group) references.insert(run, shared);
+  }
+  return references;
+}
+
 void RunsModel::updateNames() const {
   names_.clear();
   // Without a baseline, runs are named against the window's first experiment (every speedup off).
   const nlohmann::json reference =
       baseline_ && !baseline_->config().empty() ? baseline_->config() : proto::configToJson(speedupsOff(Config{}));
+  const QHash<const Run*, nlohmann::json> inExperiments = experimentReferences(reference);
   QHash<QString, int> uses;
   for (const Run* run : runs_) {
     QString name = run->name();
     if (run != baseline_ && !renamed(run) && !run->config().empty()) {
-      const QString diff = QString::fromStdString(report::differenceName(run->config(), reference));
+      const QString diff = QString::fromStdString(report::differenceName(run->config(), inExperiments.value(run, reference)));
       if (!diff.isEmpty()) name = diff;
       else if (baseline_ && run->name() == baseline_->name()) name = QStringLiteral("same as baseline");
     }

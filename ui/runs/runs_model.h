@@ -115,6 +115,8 @@ class RunsModel : public QAbstractTableModel {
   mutable QString comparisonKey_;
   mutable QHash<const Run*, int> comparisonRows_;  // run → index into comparison_->rows
   mutable QHash<const Run*, QString> names_;  // displayName, recomputed when namesStale_
+  mutable QHash<QString, QString> experimentOf_;  // run folder → its experiment's folder ("" none)
+  QHash<const Run*, nlohmann::json> experimentReferences(const nlohmann::json& reference) const;
   mutable bool namesStale_ = true;
   QVector<Run*> shown_;
   QPointer<Run> baseline_;

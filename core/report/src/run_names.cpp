@@ -117,6 +117,7 @@ std::string differenceName(const json& run, const json& reference) {
   flatten(reference, "", a);
   flatten(run, "", b);
   std::vector<std::string> parts;
+  std::vector<bool> speedupFirst;  // parts[i] names a speedup's field
   bool monitorNamed = false;
   for (const auto& [path, value] : b) {
     if (path == "name") continue;
@@ -124,6 +125,7 @@ std::string differenceName(const json& run, const json& reference) {
     if (before && *before == value) continue;
     if (path == proto::kCommandKey) {  // the user's own script in place of the trainer: the words, not the line
       parts.push_back("your script");
+      speedupFirst.push_back(true);
       continue;
     }
     const bool monitor = path == "speedups.early_stopping.monitor" || path == "speedups.early_stopping.mode";
@@ -131,7 +133,14 @@ std::string differenceName(const json& run, const json& reference) {
     monitorNamed = monitorNamed || monitor;
     const json* named = monitor ? find(b, "speedups.early_stopping.monitor") : nullptr;
     parts.push_back(changeName(named ? "speedups.early_stopping.monitor" : path, named ? *named : value));
+    speedupFirst.push_back(speedupOfField(path) != nullptr);
   }
+  // The speedups it changes first (what a person compares runs by), the rest in the config's order.
+  std::vector<std::string> ordered;
+  for (const bool speedups : {true, false})
+    for (size_t i = 0; i < parts.size(); ++i)
+      if (speedupFirst[i] == speedups) ordered.push_back(parts[i]);
+  parts = std::move(ordered);
   std::string out;
   const int shown = std::min<int>(kNameParts, static_cast<int>(parts.size()));
   for (int i = 0; i < shown; ++i) out += (i ? ", " : "") + parts[size_t(i)];

@@ -3,6 +3,7 @@
 #include <QtTest/QtTest>
 
 #include "wb/proto/config_json.h"
+#include "wb/report/group_names.h"
 #include "wb/report/run_names.h"
 
 using nlohmann::json;
@@ -94,6 +95,33 @@ class TestRunNames : public QObject {
     run["train"]["epochs"] = 3;
     const std::string many = differenceName(run, defaults());
     QVERIFY2(many.find(", +2 more") != std::string::npos, many.c_str());
+  }
+
+  // The speedups a run changes are named first, whatever their place in the config.
+  void theSpeedupsComeFirst() {
+    json run = defaults();
+    run["optim"]["lr"] = 0.02;
+    run["speedups"]["workers"] = 2;
+    QCOMPARE(QString::fromStdString(differenceName(run, defaults())), QStringLiteral("workers 2, lr 0.02"));
+  }
+
+  // An experiment's runs named against what they all share: only what sets each apart. What
+  // they share is taken from them, what they differ in stays the reference's.
+  void runsOfOneExperimentReadWhatSetsThemApart() {
+    json a = defaults(), b = defaults(), c = defaults();
+    for (json* run : {&a, &b, &c}) (*run)["data"]["limit_val"] = 512, (*run)["train"]["log_every"] = 7;
+    b["speedups"]["workers"] = 2;
+    c["train"]["batch_size"] = 256;
+    const json shared = sharedReference({a, b, c}, defaults());
+    QCOMPARE(QString::fromStdString(differenceName(b, shared)), QStringLiteral("workers 2"));
+    QCOMPARE(QString::fromStdString(differenceName(c, shared)), QStringLiteral("batch 256"));
+    QCOMPARE(QString::fromStdString(differenceName(a, shared)), QString());  // the shared config itself
+    QVERIFY(QString::fromStdString(differenceName(b, defaults())).contains(QStringLiteral("512 val images")));
+    QCOMPARE(sharedReference({b}, defaults()), defaults());  // one run: nothing to tell apart
+    // A field only some runs hold is not added to the reference.
+    json d = b;
+    d["extra"] = 1;
+    QVERIFY(!sharedReference({b, d}, defaults()).contains("extra"));
   }
 
   void theMonitorAndItsModeAreOneChange() {
