@@ -49,6 +49,9 @@ class TestTuneView : public QObject {
     QVERIFY(sawTrial);
     auto* summary = view.findChild<QLabel*>(QStringLiteral("tuneSummary"));
     QVERIFY2(summary->text().startsWith(QStringLiteral("Best: ")), qPrintable(summary->text()));
+    // The figure in the answers' words, once: never "[lo, hi] within noise", never the label twice.
+    QVERIFY2(!summary->text().contains(QStringLiteral("] within noise")) && summary->text().count(QStringLiteral("Best")) == 1,
+             qPrintable(summary->text()));
     QVERIFY(view.findChild<QTableWidget*>(QStringLiteral("tuneTable"))->rowCount() >= 0);
     view.resize(1100, 420);
     view.show();

@@ -130,7 +130,7 @@ bool TuneView::open(const QString& dir, QString* error) {
   QString note = qs(r.note);
   if (!note.isEmpty()) note[0] = note[0].toUpper();
   QString text = r.best.empty() ? QStringLiteral("No pick (%1): %2").arg(qs(r.status), note)
-                                : QStringLiteral("Best: %1.\n%2").arg(qs(r.best_label), note);
+                                : QStringLiteral("Best: %1: %2.").arg(qs(r.best_label), qs(r.note));
   text += QStringLiteral("\n%1 trial(s) in %2, finals %3 · %4")
               .arg(r.trials.size())
               .arg(qs(wb::fmtSeconds(r.trials_s)), qs(wb::fmtSeconds(r.finals_s)), dir);

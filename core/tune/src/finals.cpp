@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "tune_internal.h"
+#include "wb/compare/answer.h"
 #include "wb/proto/try_record.h"
 #include "wb/proto/config_json.h"
 #include "wb/stats/estimate_json.h"
@@ -129,8 +130,7 @@ void judgeFinals(const experiment::Outcome& o, const stats::Sequential& seq, pro
                                  seq.at(r.finals[i].pairs));
   });
   r.note = givenBest ? "no finalist reached the target clearly sooner than the config as given: keep it"
-                     : "best: " + r.best_label + ", " + stats::formatEstimate(est[size_t(best)].to_target) +
-                           " to the target against the config as given";
+                     : compare::figureWithReading(est[size_t(best)].to_target) + " to the target against the config as given";
 }
 
 namespace {
@@ -196,7 +196,7 @@ void judgeFinalsByParts(const std::vector<FinalistTry>& tries, double minEffect,
     return bestAgainst(givenBest ? stats::exactly(1) : composedLog(tries[size_t(best)]), composedLog(tries[i]), minEffect);
   });
   r.note = givenBest ? "no finalist reached the target clearly sooner than the config as given: keep it"
-                     : "best: " + r.best_label + ", " + stats::formatEstimate(bestEst) + " to the target against the config as given, by parts";
+                     : compare::figureWithReading(bestEst) + " to the target against the config as given, by parts";
 }
 
 // When every finalist missed the target, the fastest other candidates of the first round of

@@ -163,7 +163,7 @@ render::Table finalsTable(const proto::TuneRecord& r) {
                       render::Cell::str(estimateText(f.estimate.value("throughput", json()))),
                       render::Cell::str(estimateText(f.vs_best)), render::Cell::str(f.verdict)});
   }
-  if (!r.note.empty()) t.notes.push_back(r.note);
+  if (!r.note.empty()) t.notes.push_back(r.best.empty() || r.best == "baseline" ? r.note : "Best, " + r.best_label + ": " + r.note + ".");
   for (const auto& f : r.finals)
     if (!f.words.empty()) t.notes.push_back(f.candidate + ": " + f.words + " (" + f.dir + "/" + proto::kTryFile + ").");
   if (!r.cannot_tell.empty()) {
