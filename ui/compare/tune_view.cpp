@@ -15,7 +15,9 @@
 #include "compare/experiment_runner.h"
 #include "compare/report_table.h"
 #include "runs/cli.h"
+#include "wb/compare/answer.h"
 #include "wb/proto/rundir.h"
+#include "wb/stats/estimate_json.h"
 #include "wb/proto/tune_record.h"
 #include "wb/tune/tune.h"
 #include "wb/proto/record_files.h"
@@ -118,6 +120,22 @@ QString TuneView::bestConfig() const {
   return !dir_.isEmpty() && QFile::exists(f) ? f : QString();
 }
 
+namespace {
+
+// "Best: <its settings>. To the target against the config as given: <its figure>.", read from its
+// finalist's estimate (a search written before the figures read as the answers do says the same).
+QString bestLine(const proto::TuneRecord& r) {
+  for (const proto::TuneFinalist& f : r.finals) {
+    if (f.candidate != r.best) continue;
+    const stats::SpeedupEstimate e = stats::estimateFromJson(f.estimate.value("to_target", nlohmann::json()));
+    return QStringLiteral("Best: %1. To the target against the config as given: %2%3.")
+        .arg(qs(r.best_label), qs(compare::figureWithReading(e)), f.method == "composed" ? QStringLiteral(" (by parts)") : QString());
+  }
+  return QStringLiteral("Best: %1: %2.").arg(qs(r.best_label), qs(r.note));
+}
+
+}  // namespace
+
 bool TuneView::open(const QString& dir, QString* error) {
   auto doc = proto::readJsonFile(QFile::encodeName(QDir(dir).filePath(QString::fromLatin1(proto::kTuneFile))).toStdString());
   if (!doc.ok()) {
@@ -129,8 +147,7 @@ bool TuneView::open(const QString& dir, QString* error) {
   fillTable(table_, wb::tune::finalsTable(r));
   QString note = qs(r.note);
   if (!note.isEmpty()) note[0] = note[0].toUpper();
-  QString text = r.best.empty() ? QStringLiteral("No pick (%1): %2").arg(qs(r.status), note)
-                                : QStringLiteral("Best: %1: %2.").arg(qs(r.best_label), qs(r.note));
+  QString text = r.best.empty() ? QStringLiteral("No pick (%1): %2").arg(qs(r.status), note) : bestLine(r);
   text += QStringLiteral("\n%1 trial(s) in %2, finals %3 · %4")
               .arg(r.trials.size())
               .arg(qs(wb::fmtSeconds(r.trials_s)), qs(wb::fmtSeconds(r.finals_s)), dir);
