@@ -551,8 +551,10 @@ void SetupPanel::showEarlyStoppingCaveat() {
   Config c;
   c.train.epochs = epochs_->value();
   c.speedups.early_stopping.patience = patience;
-  const std::string caveat = findSpeedup(speedup::kEarlyStopping)->caveat(c, Here{});
-  speedups_->setEarlyStoppingCaveat(
+  const Speedup& es = *findSpeedup(speedup::kEarlyStopping);
+  const std::string caveat = es.caveat(c, Here{});
+  speedups_->setCaveat(
+      QString::fromUtf8(es.key),
       caveat.empty() ? QString()
                      : QStringLiteral("Early stopping %1: it evaluates once per epoch. Set Epochs above %2 for it to save time.")
                            .arg(QString::fromStdString(caveat))

@@ -188,6 +188,8 @@ void describeWorkers(Speedup& s) {
                                    : std::string("loader workers: 0 recommended, as the baseline");
   };
   s.search = Search::Dimension;
+  s.control.zero = "0 (in the loop)";
+  s.control.probe = true;
   s.pytorch = [](const Config& c) -> std::string { return "DataLoader(num_workers=" + num(c.speedups.workers) + ")"; };
   s.lightning = [](const Config& c) -> LightningSetting { return LightningSetting{{}, {"num_workers=" + num(c.speedups.workers)}, ""}; };
 }
@@ -222,6 +224,7 @@ void describeDevices(Speedup& s) {
                                 "from more processes than cores");
   };
   s.search = Search::Dimension;
+  s.control.kinds = {{"gpus", "GPUs"}, {"cpu-processes", "CPU processes"}};
   s.pytorch = [](const Config& c) -> std::string {
     const int d = c.speedups.devices;
     return d > 1 ? "DistributedDataParallel over " + num(d) + " processes (torchrun --nproc-per-node " + num(d) + ")" : std::string();
@@ -268,6 +271,13 @@ void describeEarlyStopping(Speedup& s) {
   };
   s.search = Search::Never;
   s.why = "it ends a run after the target, so it cannot change the time to reach it";
+  s.control.zero = "off";
+  s.control.suffix = " evals";
+  s.control.more = {{"speedups.early_stopping.monitor", "Monitor"}, {"speedups.early_stopping.min_delta", "Min. improvement"}};
+  s.control.more_tip = "Monitor and minimum improvement";
+  s.control.follows = {{"speedups.early_stopping.mode", "speedups.early_stopping.monitor", [](const std::string& monitor) {
+                          return std::string(monitor == choice::kMonitorValAcc ? choice::kModeMax : choice::kModeMin);
+                        }}};
   s.pytorch = [](const Config& c) -> std::string {
     const auto& es = c.speedups.early_stopping;
     return es.patience > 0 ? "early stopping: stop after " + num(es.patience) + " evaluations without improvement in " + es.monitor
@@ -304,6 +314,9 @@ void describeSharding(Speedup& s) {
     return c.speedups.sharding == "off" ? std::string("no sharding") : "+ " + c.speedups.sharding;
   };
   s.search = Search::WithDevices;
+  s.control.waits = [](const Config& c) -> std::string {
+    return c.speedups.devices > 1 ? std::string() : std::string("Needs devices > 1 (set Devices to 2 or more).");
+  };
   s.pytorch = [](const Config& c) -> std::string {
     return c.speedups.sharding == "off"
                ? std::string()

@@ -7,6 +7,7 @@
 // window's Speedups group and the CLI's help read this table; no other code branches on a key.
 // std-only.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "wb/common/config.h"
@@ -95,6 +96,35 @@ struct LightningSetting {
   std::string comment;               // where Lightning has no keyword for it: what to write instead
 };
 
+// A field the window shows behind a speedup's "More" button, in the window's words.
+struct SubField {
+  const char* path;   // "speedups.early_stopping.min_delta"
+  const char* label;  // "Min. improvement"
+};
+
+// A field the window derives from another (early stopping's mode follows its monitor): written
+// with the value `value` gives the other's, its errors shown at the other.
+struct Follows {
+  const char* path;
+  const char* from;
+  std::string (*value)(const std::string& from);
+};
+
+// The window's control for it (ui/setup/speedups_group.h), past what its field's schema gives
+// (a combo box of the choices, a spin box with the range, else a check box).
+struct Control {
+  const char* zero = "";        // a count's words for 0: "off"
+  const char* suffix = "";      // after a count: " evals"
+  bool probe = false;           // `workbench-cli probe workers` measures its best value: a Probe button
+  std::vector<SubField> more;   // behind its "More" button (tooltip `more_tip`)
+  const char* more_tip = "";
+  std::vector<Follows> follows;
+  // The words after the label for `capabilities`' kind of it ({"gpus", "GPUs"}).
+  std::vector<std::pair<std::string, std::string>> kinds;
+  // What `c`'s other settings leave it waiting for, and what to set ("" when nothing).
+  std::string (*waits)(const Config& c) = nullptr;
+};
+
 struct Speedup {
   const char* key;
   const char* label;         // for people: "Loader workers"
@@ -131,6 +161,7 @@ struct Speedup {
   // precision): a try by parts of a lever that keeps the math times the evaluation as well, the
   // lever's way (a math-changing one's evaluation is its runs to the target's own).
   bool in_evaluation = false;
+  Control control;           // how the window shows it
 };
 
 // "keeps the math" / "changes the math", for tables and messages.
