@@ -516,7 +516,7 @@ void SpeedupsGroup::setProbing(bool running, const QString& status) {
   updateProbeOffer();
   probe_->setToolTip(running ? QStringLiteral("Stop the probe; the result stored before it stays as it was")
                              : probe_->property("probeTip").toString());
-  if (!status.isEmpty()) rows_[QString::fromUtf8(speedup::kWorkers)].effect->setText(status);
+  if (!status.isEmpty()) rows_[probeKey_].effect->setText(status);
 }
 
 void SpeedupsGroup::applyProbe(const probe::ProbeResult& result) {
