@@ -188,6 +188,7 @@ void describeWorkers(Speedup& s) {
                                    : std::string("loader workers: 0 recommended, as the baseline");
   };
   s.search = Search::Dimension;
+  s.uses_cores = true;
   s.control.zero = "0 (in the loop)";
   s.control.probe = true;
   s.pytorch = [](const Config& c) -> std::string { return "DataLoader(num_workers=" + num(c.speedups.workers) + ")"; };
@@ -224,6 +225,7 @@ void describeDevices(Speedup& s) {
                                 "from more processes than cores");
   };
   s.search = Search::Dimension;
+  s.uses_cores = true;
   s.control.kinds = {{"gpus", "GPUs"}, {"cpu-processes", "CPU processes"}};
   s.pytorch = [](const Config& c) -> std::string {
     const int d = c.speedups.devices;

@@ -161,6 +161,9 @@ struct Speedup {
   // precision): a try by parts of a lever that keeps the math times the evaluation as well, the
   // lever's way (a math-changing one's evaluation is its runs to the target's own).
   bool in_evaluation = false;
+  // It sets how many cores a run takes (loader threads, processes): two runs that differ in it
+  // load the host differently, so contention cannot be compared between them.
+  bool uses_cores = false;
   Control control;           // how the window shows it
 };
 
@@ -182,6 +185,10 @@ bool speedupRequested(const Speedup& s, const Config& c);
 // The speedup whose field `path` is or lies under ("speedups.early_stopping.monitor" is early
 // stopping's), or nullptr.
 const Speedup* speedupOfField(const std::string& path);
+
+// The field that `path` follows (early stopping's mode, its monitor), `path` itself when another
+// field follows it, else "": a field and its follower are one change.
+std::string leadField(const std::string& path);
 
 // The ladder's step for `s` from `from` to `to`, in words ("loader workers 0 → 2").
 std::string stepWords(const Speedup& s, const Config& from, const Config& to, const Here& here);
