@@ -14,12 +14,12 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
-#include <type_traits>
 
 #include "setup/field_errors.h"
 #include "setup/json_fields.h"
 #include "setup/schema_range.h"
 #include "wb/proto/capabilities_record.h"
+#include "wb/proto/config_json.h"
 #include "wb/common/choices.h"
 #include "wb/common/config_schema.h"
 #include "wb/common/speedups.h"
@@ -289,15 +289,7 @@ void SpeedupsGroup::writeTo(json& doc) const { writeFields(doc, true); }
 Config SpeedupsGroup::shownConfig() const {
   json doc = defaultConfig();
   writeFields(doc, false);
-  Config c;
-  visitFields(c, [&doc](const std::string& dotted, auto& member) {
-    try {
-      const json v = fieldValue(doc, QString::fromStdString(dotted));
-      if (!v.is_null()) member = v.get<std::decay_t<decltype(member)>>();
-    } catch (const json::exception&) {  // another type: the default stays
-    }
-  });
-  return c;
+  return proto::configAsWritten(doc);
 }
 
 void SpeedupsGroup::setAvailability(const QString& key, bool available, const QString& note) {
