@@ -42,6 +42,13 @@ std::string precisionInTorch(const std::string& p) {
   return "float32";
 }
 
+// Early stopping that cannot stop a run of `c`'s epochs (it evaluates once per epoch).
+std::string cannotTrigger(const Config& c) {
+  const int epochs = c.train.epochs, patience = c.speedups.early_stopping.patience;
+  if (patience <= 0 || epochs > patience) return std::string();
+  return "cannot trigger in " + num(epochs) + " epoch(s) with patience " + num(patience);
+}
+
 LightningSetting comment(std::string words) { return {{}, {}, std::move(words)}; }
 
 Speedup decodedCache() {
@@ -258,10 +265,12 @@ void describePrecision(Speedup& s) {
 
 void describeEarlyStopping(Speedup& s) {
   s.on = [](Config& c, const Here&) { c.speedups.early_stopping.patience = kRecipePatience; };
-  s.caveat = [](const Config& c, const Here&) -> std::string {
-    const int epochs = c.train.epochs, patience = c.speedups.early_stopping.patience;
-    if (patience <= 0 || epochs > patience) return std::string();
-    return "cannot trigger in " + num(epochs) + " epoch(s) with patience " + num(patience);
+  s.caveat = [](const Config& c, const Here&) { return cannotTrigger(c); };
+  s.control.caveat = [](const Config& c) -> std::string {
+    const std::string why = cannotTrigger(c);
+    return why.empty() ? why
+                       : "Early stopping " + why + ": it evaluates once per epoch. Set Epochs above " +
+                             num(c.speedups.early_stopping.patience) + " for it to save time.";
   };
   s.step = [](const Config&, const Config& to, const Here&) -> std::string {
     return "early stopping (patience " + num(to.speedups.early_stopping.patience) + ")";

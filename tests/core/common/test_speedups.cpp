@@ -207,6 +207,23 @@ class TestSpeedups : public QObject {
     }
   }
 
+  // The window's warning under early stopping when it cannot stop the experiment, and what to set.
+  void earlyStoppingWarnsWhenItCannotTrigger() {
+    for (const wb::Speedup& s : wb::speedupTable())
+      QCOMPARE(s.control.caveat != nullptr, std::string(s.key) == "early_stopping");
+    const auto caveat = wb::findSpeedup("early_stopping")->control.caveat;
+    wb::Config c;
+    c.train.epochs = 1;
+    c.speedups.early_stopping.patience = 2;
+    QCOMPARE(caveat(c), std::string("Early stopping cannot trigger in 1 epoch(s) with patience 2: it evaluates once per "
+                                    "epoch. Set Epochs above 2 for it to save time."));
+    c.train.epochs = 3;
+    QCOMPARE(caveat(c), std::string());
+    c.train.epochs = 1;
+    c.speedups.early_stopping.patience = 0;  // off
+    QCOMPARE(caveat(c), std::string());
+  }
+
   // The levers that set how many cores a run takes: the loader's threads and the processes.
   void usesCoresIsTheLoaderAndTheProcesses() {
     std::set<std::string> keys;

@@ -123,6 +123,9 @@ struct Control {
   std::vector<std::pair<std::string, std::string>> kinds;
   // What `c`'s other settings leave it waiting for, and what to set ("" when nothing).
   std::string (*waits)(const Config& c) = nullptr;
+  // A warning under its row for `c`, and what to set ("" when none): early stopping that cannot
+  // stop this experiment.
+  std::string (*caveat)(const Config& c) = nullptr;
 };
 
 struct Speedup {
