@@ -525,7 +525,7 @@ void SetupPanel::validate() {
   std::vector<FieldError> shown = errors;
   for (const FieldError& note : reverted_) shown.push_back(note);  // said, not refused: the box holds a good value
   errors_.show(shown);
-  showEarlyStoppingCaveat();
+  showCaveats();
   revealFocusedError();
   // Invalid fields, a folder still to pick, or a dataset its check found unusable: a run would fail.
   const bool valid = errors.empty() && !needsFolder && !dataset_->refused();
@@ -544,19 +544,13 @@ QString SetupPanel::whyNotValid() const {
   return dataset_->refusal();
 }
 
-// Early stopping that cannot stop this experiment (too few evaluations for its patience) says
-// so under its row, as the ladder does for its step.
-void SetupPanel::showEarlyStoppingCaveat() {
-  const int patience = int(fieldNumber(configJson(), QStringLiteral("speedups.early_stopping.patience"), 0));
-  Config c;
+// Each speedup's warning for this experiment under its row (early stopping that cannot stop it:
+// too few evaluations for its patience), as the ladder says for its step.
+void SetupPanel::showCaveats() {
+  Config c = proto::configAsWritten(configJson());
   c.train.epochs = epochs_->value();
-  c.speedups.early_stopping.patience = patience;
-  const std::string caveat = findSpeedup(speedup::kEarlyStopping)->caveat(c, Here{});
-  speedups_->setEarlyStoppingCaveat(
-      caveat.empty() ? QString()
-                     : QStringLiteral("Early stopping %1: it evaluates once per epoch. Set Epochs above %2 for it to save time.")
-                           .arg(QString::fromStdString(caveat))
-                           .arg(patience));
+  for (const Speedup& s : speedupTable())
+    if (s.control.caveat) speedups_->setCaveat(QString::fromUtf8(s.key), QString::fromStdString(s.control.caveat(c)));
 }
 
 // An error that appears under the field being edited is scrolled into view (it may sit below

@@ -121,7 +121,7 @@ class SetupPanel : public QWidget {
   void noteRevert(QAbstractSpinBox* box);
   bool keepTypedNumber(QAbstractSpinBox* box, const QKeyEvent* key);
   void validate();
-  void showEarlyStoppingCaveat();
+  void showCaveats();
   void revealFocusedError();
   void changeEvent(QEvent* event) override;
   bool eventFilter(QObject* watched, QEvent* event) override;

@@ -13,10 +13,13 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 #include "setup/field_errors.h"
 #include "setup/json_fields.h"
 #include "setup/schema_range.h"
 #include "wb/proto/capabilities_record.h"
+#include "wb/proto/config_json.h"
 #include "wb/common/choices.h"
 #include "wb/common/config_schema.h"
 #include "wb/common/speedups.h"
@@ -44,6 +47,24 @@ void selectData(QComboBox* box, const QString& value) {
   if (i >= 0) box->setCurrentIndex(i);
 }
 
+// A control shows doc's value of its field (wb::Config's default where doc lacks it).
+void showValue(QWidget* w, const json& doc, const QString& path) {
+  if (auto* box = qobject_cast<QCheckBox*>(w)) box->setChecked(configBool(doc, path));
+  else if (auto* spin = qobject_cast<QSpinBox*>(w)) spin->setValue(int(configNumber(doc, path)));
+  else if (auto* real = qobject_cast<QDoubleSpinBox*>(w)) real->setValue(configNumber(doc, path));
+  else if (auto* combo = qobject_cast<QComboBox*>(w)) selectData(combo, configString(doc, path));
+}
+
+json shownValue(const QWidget* w) {
+  if (auto* box = qobject_cast<const QCheckBox*>(w)) return box->isChecked();
+  if (auto* spin = qobject_cast<const QSpinBox*>(w)) return spin->value();
+  if (auto* real = qobject_cast<const QDoubleSpinBox*>(w)) return real->value();
+  if (auto* combo = qobject_cast<const QComboBox*>(w)) return combo->currentData().toString().toStdString();
+  return nullptr;
+}
+
+QString path(const char* dotted) { return QString::fromUtf8(dotted); }
+
 }  // namespace
 
 SpeedupsGroup::SpeedupsGroup(FieldErrors* errors, QWidget* parent)
@@ -52,28 +73,7 @@ SpeedupsGroup::SpeedupsGroup(FieldErrors* errors, QWidget* parent)
   layout_ = new QVBoxLayout(this);
   layout_->setSpacing(6);
   addHeader();
-  addSpeedupRow(speedup::kWorkers, workersBox());
-  pinMemory_ = new QCheckBox(this);
-  addSpeedupRow(speedup::kPinMemory, pinMemory_);
-
-  devices_ = new QSpinBox(this);
-  setSchemaRange(devices_, "speedups.devices");
-  addSpeedupRow(speedup::kDevices, devices_);
-
-  precision_ = new QComboBox(this);
-  for (const Choice& c : precisionChoices()) precision_->addItem(QString::fromUtf8(c.label), QString::fromUtf8(c.value));
-  addSpeedupRow(speedup::kPrecision, precision_);
-
-  addEarlyStoppingRow();
-  sharding_ = new QComboBox(this);
-  for (const Choice& c : shardingChoices()) sharding_->addItem(QString::fromUtf8(c.label), QString::fromUtf8(c.value));
-  addSpeedupRow(speedup::kSharding, sharding_);
-
-  inferenceEval_ = new QCheckBox(this);
-  addSpeedupRow(speedup::kInferenceEval, inferenceEval_);
-  addLeverRows();
-
-  connectFields();
+  for (const Speedup& s : speedupTable()) addSpeedupRow(s);
   updateDependencies();
   updateColors();
 }
@@ -97,160 +97,120 @@ void SpeedupsGroup::addHeader() {
   layout_->addWidget(source_);
 }
 
-// Loader workers: the count and the Probe button (Cancel while a probe runs).
-QWidget* SpeedupsGroup::workersBox() {
-  auto* box = new QWidget(this);
-  box->setObjectName(QStringLiteral("speedups.workers.box"));
+// The field's control, and its Probe or More button beside it where its descriptor asks.
+void SpeedupsGroup::addSpeedupRow(const Speedup& s) {
+  const Control& how = s.control;
+  QWidget* box = how.probe || !how.more.empty() ? new QWidget(this) : nullptr;
+  QWidget* field = fieldControl(s.config_path, box ? box : this);
+  if (auto* spin = qobject_cast<QSpinBox*>(field)) {
+    if (*how.zero) spin->setSpecialValueText(QString::fromUtf8(how.zero));
+    if (*how.suffix) spin->setSuffix(QString::fromUtf8(how.suffix));
+  }
+  QWidget* control = !box ? field : how.probe ? probeBox(s, box, field) : moreButtonBox(s, box, field);
+  Row row = addRow(QString::fromUtf8(s.key), path(s.config_path), QString::fromUtf8(s.label), control,
+                   QString::fromUtf8(s.help));
+  row.field = field;
+  if (!how.more.empty()) addMoreFields(s, row);
+  for (const Follows& f : how.follows) errors_->addAlias(path(f.path), path(f.from));
+  rows_.insert(QString::fromUtf8(s.key), row);
+}
+
+// A count a probe measures: the count and the Probe button (Cancel while a probe runs), the
+// probe's offer under them.
+QWidget* SpeedupsGroup::probeBox(const Speedup& s, QWidget* box, QWidget* field) {
+  box->setObjectName(path(s.config_path) + QStringLiteral(".box"));
   // The offer goes under the count, not beside it: the row keeps its width whatever it says.
   auto* boxLayout = new QGridLayout(box);
   boxLayout->setContentsMargins(0, 0, 0, 0);
   boxLayout->setVerticalSpacing(2);
-  workers_ = new QSpinBox(box);
-  workers_->setObjectName(QStringLiteral("speedups.workers"));
-  setSchemaRange(workers_, "speedups.workers");
-  workers_->setSpecialValueText(QStringLiteral("0 (in the loop)"));
+  probeKey_ = QString::fromUtf8(s.key);
+  probed_ = qobject_cast<QSpinBox*>(field);
   probe_ = new QPushButton(QStringLiteral("Probe"), box);
-  probe_->setObjectName(QStringLiteral("speedups.workers.probe"));
+  probe_->setObjectName(path(s.config_path) + QStringLiteral(".probe"));
   probe_->setToolTip(QStringLiteral("Time the loader, the step and a few worker counts on this experiment "
                                     "(workbench-cli probe workers, under 30 s); its recommendation is offered, not set"));
   useProbe_ = new QPushButton(box);
-  useProbe_->setObjectName(QStringLiteral("speedups.workers.use"));
+  useProbe_->setObjectName(path(s.config_path) + QStringLiteral(".use"));
   useProbe_->hide();
-  boxLayout->addWidget(workers_, 0, 0);
+  boxLayout->addWidget(field, 0, 0);
   boxLayout->addWidget(probe_, 0, 1);
   boxLayout->addWidget(useProbe_, 1, 0, 1, 2);
   boxLayout->setColumnStretch(0, 1);
   connect(useProbe_, &QPushButton::clicked, this, [this] {
-    if (offered_ >= 0) workers_->setValue(std::min(offered_, workers_->maximum()));
+    if (offered_ >= 0) probed_->setValue(std::min(offered_, probed_->maximum()));
   });
   connect(probe_, &QPushButton::clicked, this, [this] {
     if (probing_) Q_EMIT probeCancelRequested();
     else Q_EMIT probeRequested();
   });
+  connect(probed_, &QSpinBox::valueChanged, this, &SpeedupsGroup::updateProbeOffer);
   return box;
 }
 
-// Early stopping: patience up front, monitor and min_delta behind "More".
-void SpeedupsGroup::addEarlyStoppingRow() {
-  auto* esBox = new QWidget(this);
-  auto* esLayout = new QHBoxLayout(esBox);
-  esBox->setObjectName(QStringLiteral("speedups.early_stopping"));
-  esLayout->setContentsMargins(0, 0, 0, 0);
-  patience_ = new QSpinBox(esBox);
-  setSchemaRange(patience_, "speedups.early_stopping.patience");
-  patience_->setSpecialValueText(QStringLiteral("off"));
-  patience_->setSuffix(QStringLiteral(" evals"));
-  more_ = new QToolButton(esBox);
-  more_->setObjectName(QStringLiteral("speedups.early_stopping.more"));
-  more_->setText(QStringLiteral("More"));
-  more_->setCheckable(true);
-  more_->setToolTip(QStringLiteral("Monitor and minimum improvement"));
-  esLayout->addWidget(patience_, 1);
-  esLayout->addWidget(more_);
-  patience_->setObjectName(QStringLiteral("speedups.early_stopping.patience"));
-  Row es = addSpeedupRow(speedup::kEarlyStopping, esBox);
-  moreBox_ = new QWidget(es.box);
-  auto* moreLayout = new QFormLayout(moreBox_);
-  moreLayout->setContentsMargins(12, 0, 0, 0);
-  monitor_ = new QComboBox(moreBox_);
-  monitor_->setObjectName(QStringLiteral("speedups.early_stopping.monitor"));
-  for (const Choice& c : monitorChoices()) monitor_->addItem(QString::fromUtf8(c.label), QString::fromUtf8(c.value));
-  minDelta_ = new QDoubleSpinBox(moreBox_);
-  minDelta_->setObjectName(QStringLiteral("speedups.early_stopping.min_delta"));
-  minDelta_->setDecimals(4);
-  setSchemaRange(minDelta_, "speedups.early_stopping.min_delta");
-  minDelta_->setSingleStep(0.001);
-  moreLayout->addRow(QStringLiteral("Monitor"), monitor_);
-  moreLayout->addRow(QString(), errors_->makeLabel(QStringLiteral("speedups.early_stopping.monitor"), moreBox_));
-  moreLayout->addRow(QStringLiteral("Min. improvement"), minDelta_);
-  moreLayout->addRow(QString(), errors_->makeLabel(QStringLiteral("speedups.early_stopping.min_delta"), moreBox_));
-  errors_->addAlias(QStringLiteral("speedups.early_stopping.mode"), QStringLiteral("speedups.early_stopping.monitor"));
-  static_cast<QGridLayout*>(es.box->layout())->addWidget(moreBox_, 5, 0, 1, 3);
-  moreBox_->hide();
-  esCaveat_ = new QLabel(es.box);
-  esCaveat_->setObjectName(QStringLiteral("caveat:early_stopping"));
-  esCaveat_->setWordWrap(true);
-  esCaveat_->hide();
-  static_cast<QGridLayout*>(es.box->layout())->addWidget(esCaveat_, 6, 0, 1, 3);
-  connect(more_, &QToolButton::toggled, moreBox_, &QWidget::setVisible);
-
+// The field up front, a More button beside it for the fields behind it.
+QWidget* SpeedupsGroup::moreButtonBox(const Speedup& s, QWidget* box, QWidget* field) {
+  const QString key = QString::fromUtf8(s.key);
+  auto* boxLayout = new QHBoxLayout(box);
+  box->setObjectName(QStringLiteral("speedups.") + key);
+  boxLayout->setContentsMargins(0, 0, 0, 0);
+  auto* more = new QToolButton(box);
+  more->setObjectName(QStringLiteral("speedups.%1.more").arg(key));
+  more->setText(QStringLiteral("More"));
+  more->setCheckable(true);
+  more->setToolTip(QString::fromUtf8(s.control.more_tip));
+  boxLayout->addWidget(field, 1);
+  boxLayout->addWidget(more);
+  return box;
 }
 
-void SpeedupsGroup::addLeverRows() {
-  auto emitChanged = [this] {
-    updateDependencies();
-    Q_EMIT changed();
-  };
-  for (const Speedup& lever : speedupTable()) {
-    if (rows_.contains(QString::fromUtf8(lever.key))) continue;  // a control of its own, built above
-    QWidget* control = fieldControl(lever.config_path, emitChanged);
-    addSpeedupRow(lever.key, control);
-    levers_.insert(QString::fromUtf8(lever.config_path), control);
+// The fields behind More, each with its words and its error line, under the row.
+void SpeedupsGroup::addMoreFields(const Speedup& s, Row& row) {
+  row.more = new QWidget(row.box);
+  auto* moreLayout = new QFormLayout(row.more);
+  moreLayout->setContentsMargins(12, 0, 0, 0);
+  for (const SubField& sub : s.control.more) {
+    moreLayout->addRow(QString::fromUtf8(sub.label), fieldControl(sub.path, row.more));
+    moreLayout->addRow(QString(), errors_->makeLabel(path(sub.path), row.more));
   }
+  static_cast<QGridLayout*>(row.box->layout())->addWidget(row.more, 5, 0, 1, 3);
+  row.more->hide();
+  connect(row.control->findChild<QToolButton*>(), &QToolButton::toggled, row.more, &QWidget::setVisible);
 }
 
 // The control a field's schema asks for: a combo box of its choices, a spin box with its range
-// (a count), else a check box (a bool).
-QWidget* SpeedupsGroup::fieldControl(const char* path, const std::function<void()>& changed) {
-  const FieldSpec* spec = findFieldSpec(path);
+// (a count, or a real number to four decimals), else a check box (a bool).
+QWidget* SpeedupsGroup::fieldControl(const char* dotted, QWidget* parent) {
+  auto changed = [this] {
+    updateDependencies();
+    Q_EMIT this->changed();
+  };
+  const FieldSpec* spec = findFieldSpec(dotted);
+  QWidget* control = nullptr;
   if (spec && spec->choices) {
-    auto* box = new QComboBox(this);
+    auto* box = new QComboBox(parent);
     for (const Choice& c : spec->choices()) box->addItem(QString::fromUtf8(c.label), QString::fromUtf8(c.value));
     connect(box, &QComboBox::currentIndexChanged, this, changed);
-    return box;
-  }
-  if (spec && spec->number) {
-    auto* box = new QSpinBox(this);
-    setSchemaRange(box, path);
+    control = box;
+  } else if (spec && spec->number && spec->range.integer) {
+    auto* box = new QSpinBox(parent);
+    setSchemaRange(box, dotted);
     connect(box, &QSpinBox::valueChanged, this, changed);
-    return box;
+    control = box;
+  } else if (spec && spec->number) {
+    auto* box = new QDoubleSpinBox(parent);
+    box->setDecimals(4);
+    setSchemaRange(box, dotted);
+    box->setSingleStep(0.001);
+    connect(box, &QDoubleSpinBox::valueChanged, this, changed);
+    control = box;
+  } else {
+    auto* box = new QCheckBox(parent);
+    connect(box, &QCheckBox::toggled, this, changed);
+    control = box;
   }
-  auto* box = new QCheckBox(this);
-  connect(box, &QCheckBox::toggled, this, changed);
-  return box;
-}
-
-void SpeedupsGroup::readLevers(const json& doc) {
-  for (auto it = levers_.cbegin(); it != levers_.cend(); ++it) {
-    const QSignalBlocker block(it.value());
-    if (auto* box = qobject_cast<QCheckBox*>(it.value())) box->setChecked(configBool(doc, it.key()));
-    else if (auto* spin = qobject_cast<QSpinBox*>(it.value())) spin->setValue(int(configNumber(doc, it.key())));
-    else if (auto* combo = qobject_cast<QComboBox*>(it.value())) selectData(combo, configString(doc, it.key()));
-  }
-}
-
-// A lever this machine cannot do is written as its default (off), as pin memory is.
-void SpeedupsGroup::writeLevers(json& doc) const {
-  for (auto it = levers_.cbegin(); it != levers_.cend(); ++it) {
-    QWidget* w = it.value();
-    if (!w->isEnabled()) setField(doc, it.key(), fieldValue(defaultConfig(), it.key()));
-    else if (auto* box = qobject_cast<QCheckBox*>(w)) setField(doc, it.key(), box->isChecked());
-    else if (auto* spin = qobject_cast<QSpinBox*>(w)) setField(doc, it.key(), spin->value());
-    else if (auto* combo = qobject_cast<QComboBox*>(w)) setField(doc, it.key(), combo->currentData().toString().toStdString());
-  }
-}
-
-void SpeedupsGroup::connectFields() {
-  auto emitChanged = [this] {
-    updateDependencies();
-    Q_EMIT changed();
-  };
-  connect(workers_, &QSpinBox::valueChanged, this, emitChanged);
-  connect(workers_, &QSpinBox::valueChanged, this, &SpeedupsGroup::updateProbeOffer);
-  connect(pinMemory_, &QCheckBox::toggled, this, emitChanged);
-  connect(devices_, &QSpinBox::valueChanged, this, emitChanged);
-  connect(precision_, &QComboBox::currentIndexChanged, this, emitChanged);
-  connect(patience_, &QSpinBox::valueChanged, this, emitChanged);
-  connect(monitor_, &QComboBox::currentIndexChanged, this, emitChanged);
-  connect(minDelta_, &QDoubleSpinBox::valueChanged, this, emitChanged);
-  connect(sharding_, &QComboBox::currentIndexChanged, this, emitChanged);
-  connect(inferenceEval_, &QCheckBox::toggled, this, emitChanged);
-}
-
-SpeedupsGroup::Row SpeedupsGroup::addSpeedupRow(const char* key, QWidget* control) {
-  const Speedup& s = *findSpeedup(key);
-  return addRow(QString::fromUtf8(s.key), QString::fromUtf8(s.config_path), QString::fromUtf8(s.label), control,
-                QString::fromUtf8(s.help));
+  control->setObjectName(path(dotted));
+  fields_.insert(path(dotted), control);
+  return control;
 }
 
 SpeedupsGroup::Row SpeedupsGroup::addRow(const QString& key, const QString& path, const QString& title, QWidget* control,
@@ -266,7 +226,6 @@ SpeedupsGroup::Row SpeedupsGroup::addRow(const QString& key, const QString& path
   row.title->setFont(bold);
   row.title->setBuddy(control);
   control->setParent(row.box);
-  if (control->objectName().isEmpty()) control->setObjectName(path);
   auto* explain = new QLabel(explanation, row.box);
   explain->setObjectName(QStringLiteral("explain:") + key);
   explain->setWordWrap(true);
@@ -284,6 +243,10 @@ SpeedupsGroup::Row SpeedupsGroup::addRow(const QString& key, const QString& path
     if (trying_ == key) Q_EMIT tryCancelRequested();
     else Q_EMIT tryRequested(key);
   });
+  row.caveat = new QLabel(row.box);
+  row.caveat->setObjectName(QStringLiteral("caveat:") + key);
+  row.caveat->setWordWrap(true);
+  row.caveat->hide();
   grid->addWidget(row.title, 0, 0);
   grid->addWidget(control, 0, 1);
   grid->addWidget(row.tryButton, 0, 2);
@@ -291,44 +254,42 @@ SpeedupsGroup::Row SpeedupsGroup::addRow(const QString& key, const QString& path
   grid->addWidget(row.availability, 2, 0, 1, 3);
   grid->addWidget(row.effect, 3, 0, 1, 3);
   grid->addWidget(errors_->makeLabel(path, row.box), 4, 0, 1, 3);
+  grid->addWidget(row.caveat, 6, 0, 1, 3);
   grid->setColumnStretch(0, 1);
   layout_->addWidget(row.box);
   row.control = control;
-  rows_.insert(key, row);
   return row;
 }
 
 void SpeedupsGroup::readFrom(const json& doc) {
-  const QSignalBlocker b1(workers_), b2(pinMemory_), b3(devices_), b4(precision_), b5(patience_), b6(monitor_),
-      b7(minDelta_), b8(sharding_), b9(inferenceEval_);
-  workers_->setValue(int(configNumber(doc, QStringLiteral("speedups.workers"))));
-  pinMemory_->setChecked(configBool(doc, QStringLiteral("speedups.pin_memory")));
-  devices_->setValue(int(configNumber(doc, QStringLiteral("speedups.devices"))));
-  selectData(precision_, configString(doc, QStringLiteral("speedups.precision")));
-  patience_->setValue(int(configNumber(doc, QStringLiteral("speedups.early_stopping.patience"))));
-  selectData(monitor_, configString(doc, QStringLiteral("speedups.early_stopping.monitor")));
-  minDelta_->setValue(configNumber(doc, QStringLiteral("speedups.early_stopping.min_delta")));
-  selectData(sharding_, configString(doc, QStringLiteral("speedups.sharding")));
-  inferenceEval_->setChecked(configBool(doc, QStringLiteral("speedups.inference_eval")));
-  readLevers(doc);
+  for (auto it = fields_.cbegin(); it != fields_.cend(); ++it) {
+    const QSignalBlocker block(it.value());
+    showValue(it.value(), doc, it.key());
+  }
   updateDependencies();
 }
 
-void SpeedupsGroup::writeTo(json& doc) const {
-  setField(doc, QStringLiteral("speedups.workers"), workers_->value());
-  // A toggle this machine cannot do is written as off: the run would refuse it.
-  setField(doc, QStringLiteral("speedups.pin_memory"), pinMemory_->isEnabled() && pinMemory_->isChecked());
-  setField(doc, QStringLiteral("speedups.devices"), devices_->value());
-  setField(doc, QStringLiteral("speedups.precision"), precision_->currentData().toString().toStdString());
-  setField(doc, QStringLiteral("speedups.early_stopping.patience"), patience_->value());
-  const QString monitor = monitor_->currentData().toString();
-  setField(doc, QStringLiteral("speedups.early_stopping.monitor"), monitor.toStdString());
-  setField(doc, QStringLiteral("speedups.early_stopping.mode"), monitor == QLatin1String("val_acc") ? "max" : "min");
-  setField(doc, QStringLiteral("speedups.early_stopping.min_delta"), minDelta_->value());
-  setField(doc, QStringLiteral("speedups.sharding"),
-           sharding_->isEnabled() ? sharding_->currentData().toString().toStdString() : std::string("off"));
-  setField(doc, QStringLiteral("speedups.inference_eval"), inferenceEval_->isChecked());
-  writeLevers(doc);
+// A speedup this machine cannot do, or that waits for another setting, is written as its
+// default (off): the run would refuse it. The fields behind More are written as shown, and
+// those that follow another with its value.
+void SpeedupsGroup::writeFields(json& doc, bool asOffered) const {
+  for (const Speedup& s : speedupTable()) {
+    const QString key = QString::fromUtf8(s.key);
+    const bool offered = available_.value(key, true) && !waiting_.value(key, false);
+    setField(doc, path(s.config_path),
+             offered || !asOffered ? shownValue(rows_.value(key).field) : fieldValue(defaultConfig(), path(s.config_path)));
+    for (const SubField& sub : s.control.more) setField(doc, path(sub.path), shownValue(fields_.value(path(sub.path))));
+    for (const Follows& f : s.control.follows)
+      setField(doc, path(f.path), f.value(shownValue(fields_.value(path(f.from))).get<std::string>()));
+  }
+}
+
+void SpeedupsGroup::writeTo(json& doc) const { writeFields(doc, true); }
+
+Config SpeedupsGroup::shownConfig() const {
+  json doc = defaultConfig();
+  writeFields(doc, false);
+  return proto::configAsWritten(doc);
 }
 
 void SpeedupsGroup::setAvailability(const QString& key, bool available, const QString& note) {
@@ -373,20 +334,7 @@ void SpeedupsGroup::setTrying(const QString& key, const QString& status) {
 void SpeedupsGroup::setCapabilities(const json& doc) {
   capsKnown_ = true;
   const proto::Capabilities caps = proto::capabilitiesFromJson(doc);
-  // Every speedup's availability and why; the counts' maxima and each precision's own below.
-  for (const Speedup& s : speedupTable())
-    setAvailability(QString::fromUtf8(s.key), caps.available(s.key), QString::fromStdString(caps.note(s.key)));
-  if (!caps.available(speedup::kPinMemory)) pinMemory_->setChecked(false);
-
-  const proto::SpeedupCapability* w = caps.speedup(speedup::kWorkers);
-  if (w && w->max) workers_->setMaximum(std::max(1, *w->max));
-  suggestedWorkers_ = w && w->suggested ? *w->suggested : -1;
-
-  const proto::SpeedupCapability* d = caps.speedup(speedup::kDevices);
-  if (d && d->max) devices_->setMaximum(std::max(1, *d->max));
-  const bool cpuRanks = d && d->kind == "cpu-processes";
-  rows_[QString::fromUtf8(speedup::kDevices)].title->setText(cpuRanks ? QStringLiteral("Devices (CPU processes)") : QStringLiteral("Devices (GPUs)"));
-  applyPrecisionValues(caps);
+  for (const Speedup& s : speedupTable()) applyCapability(s, caps);
 
   QString summary;
   if (caps.known)
@@ -399,29 +347,48 @@ void SpeedupsGroup::setCapabilities(const json& doc) {
   Q_EMIT changed();
 }
 
-// Precision: each value on its own; the unavailable ones are greyed with their reason, and named
-// in the row when the speedup itself is usable.
-void SpeedupsGroup::applyPrecisionValues(const proto::Capabilities& caps) {
+// One speedup's availability and why; a count's maximum here, the probe's starting count, the
+// kind of device in the title, each choice's own availability.
+void SpeedupsGroup::applyCapability(const Speedup& s, const proto::Capabilities& caps) {
+  const QString key = QString::fromUtf8(s.key);
+  const bool available = caps.available(s.key);
+  setAvailability(key, available, QString::fromStdString(caps.note(s.key)));
+  const Row row = rows_.value(key);
+  if (!available) {  // shown as it is written: off
+    const QSignalBlocker block(row.field);
+    showValue(row.field, defaultConfig(), path(s.config_path));
+  }
+  const proto::SpeedupCapability* cap = caps.speedup(s.key);
+  if (auto* spin = qobject_cast<QSpinBox*>(row.field); spin && cap && cap->max) spin->setMaximum(std::max(1, *cap->max));
+  if (s.control.probe) suggestedWorkers_ = cap && cap->suggested ? *cap->suggested : -1;
+  for (const auto& [kind, words] : s.control.kinds)
+    if (cap && cap->kind == kind) row.title->setText(QStringLiteral("%1 (%2)").arg(QString::fromUtf8(s.label), QString::fromStdString(words)));
+  if (auto* combo = qobject_cast<QComboBox*>(row.field)) applyChoiceValues(key, combo, caps);
+}
+
+// Each value on its own (precision's): the unavailable ones are greyed with their reason, and
+// named in the row when the speedup itself is usable.
+void SpeedupsGroup::applyChoiceValues(const QString& key, QComboBox* box, const proto::Capabilities& caps) {
   QStringList missing, slow;
-  auto* model = qobject_cast<QStandardItemModel*>(precision_->model());
+  auto* model = qobject_cast<QStandardItemModel*>(box->model());
   if (!model) return;
-  for (int i = 0; i < precision_->count(); ++i) {
-    const proto::ValueCapability* v = caps.value(speedup::kPrecision, precision_->itemData(i).toString().toStdString());
+  for (int i = 0; i < box->count(); ++i) {
+    const proto::ValueCapability* v = caps.value(key.toStdString(), box->itemData(i).toString().toStdString());
     const bool ok = !v || v->available;
     const QString note = v ? QString::fromStdString(v->note) : QString();
     QStandardItem* item = model->item(i);
     item->setEnabled(ok);
     item->setToolTip(ok ? note : QStringLiteral("Not available here: ") + note);
-    if (!ok) missing << QStringLiteral("%1: %2").arg(precision_->itemText(i), note);
+    if (!ok) missing << QStringLiteral("%1: %2").arg(box->itemText(i), note);
     // Emulated (no AVX-512 BF16 or AMX): on offer to measure, but slower here, and said so.
-    if (ok && v && v->native && !*v->native) slow << QStringLiteral("%1 is emulated on this CPU, slower than 32-bit (the ladder skips it)").arg(precision_->itemText(i));
+    if (ok && v && v->native && !*v->native) slow << QStringLiteral("%1 is emulated on this CPU, slower than 32-bit (the ladder skips it)").arg(box->itemText(i));
   }
-  if (!model->item(precision_->currentIndex())->isEnabled()) precision_->setCurrentIndex(0);
+  if (!model->item(box->currentIndex())->isEnabled()) box->setCurrentIndex(0);
   QStringList lines;
   if (!missing.isEmpty()) lines << QStringLiteral("Not available here: ") + missing.join(QStringLiteral("; "));
   lines << slow;
-  if (caps.available(speedup::kPrecision) && !lines.isEmpty()) {
-    QLabel* label = rows_[QString::fromUtf8(speedup::kPrecision)].availability;
+  if (caps.available(key.toStdString()) && !lines.isEmpty()) {
+    QLabel* label = rows_[key].availability;
     label->setText(lines.join(QLatin1Char('\n')));
     label->setProperty("unavailable", true);
     label->show();
@@ -441,30 +408,43 @@ QString SpeedupsGroup::availabilityText(const QString& key) const {
 }
 
 void SpeedupsGroup::updateDependencies() {
-  // Sharding splits state across ranks: it needs more than one.
-  const bool shardingPossible = available_.value(QString::fromUtf8(speedup::kSharding), true) && devices_->value() > 1;
-  const Row sh = rows_.value(QString::fromUtf8(speedup::kSharding));
-  sh.control->setEnabled(shardingPossible);
-  if (!available_.value(QString::fromUtf8(speedup::kSharding), true)) {
-    // setAvailability's reason stays
-  } else if (!shardingPossible) {
-    sh.availability->setText(QStringLiteral("Needs devices > 1 (set Devices to 2 or more)."));
-    sh.availability->setProperty("unavailable", true);
-    sh.availability->show();
-  } else {
-    sh.availability->clear();
-    sh.availability->setProperty("unavailable", false);
-    sh.availability->hide();
+  const Config c = shownConfig();
+  for (const Speedup& s : speedupTable()) {
+    const QString key = QString::fromUtf8(s.key);
+    const Row row = rows_.value(key);
+    if (s.control.waits) updateWaiting(s, row, c);
+    // The fields behind More matter only while the speedup is on.
+    const bool on = row.control->isEnabled() && speedupRequested(s, c);
+    for (const SubField& sub : s.control.more) fields_.value(path(sub.path))->setEnabled(on);
   }
-  sh.control->setToolTip(shardingPossible ? QString() : sh.availability->text());
-  if (!shardingPossible) {
-    const QSignalBlocker block(sharding_);
-    sharding_->setCurrentIndex(0);
-  }
-  const bool esOn = patience_->value() > 0 && patience_->isEnabled();
-  monitor_->setEnabled(esOn);
-  minDelta_->setEnabled(esOn);
   updateColors();
+}
+
+// A speedup that waits for another setting (sharding for devices > 1) is disabled, says what to
+// set, and shows its default (off).
+void SpeedupsGroup::updateWaiting(const Speedup& s, const Row& row, const Config& c) {
+  const QString key = QString::fromUtf8(s.key);
+  const QString why = QString::fromStdString(s.control.waits(c));
+  const bool available = available_.value(key, true);
+  const bool possible = available && why.isEmpty();
+  waiting_.insert(key, !why.isEmpty());
+  row.control->setEnabled(possible);
+  if (!available) {
+    // setAvailability's reason stays
+  } else if (!possible) {
+    row.availability->setText(why);
+    row.availability->setProperty("unavailable", true);
+    row.availability->show();
+  } else {
+    row.availability->clear();
+    row.availability->setProperty("unavailable", false);
+    row.availability->hide();
+  }
+  row.control->setToolTip(possible ? QString() : row.availability->text());
+  if (!possible) {
+    const QSignalBlocker block(row.field);
+    showValue(row.field, defaultConfig(), path(s.config_path));
+  }
 }
 
 void SpeedupsGroup::updateColors() {
@@ -476,9 +456,9 @@ void SpeedupsGroup::updateColors() {
       explain->setStyleSheet(QStringLiteral("color: %1;").arg(mutedColor(this)));
     const bool measured = row.effect->property("speedup").toBool();
     row.effect->setStyleSheet(QStringLiteral("color: %1;").arg(measured ? measuredColor(this) : mutedColor(this)));
+    row.caveat->setStyleSheet(QStringLiteral("color: %1;").arg(unavailableColor(this)));
   }
   capsStatus_->setStyleSheet(QStringLiteral("color: %1;").arg(mutedColor(this)));
-  if (esCaveat_) esCaveat_->setStyleSheet(QStringLiteral("color: %1;").arg(unavailableColor(this)));
   hint_->setStyleSheet(QStringLiteral("color: %1;").arg(mutedColor(this)));
   source_->setStyleSheet(QStringLiteral("color: %1;").arg(mutedColor(this)));
 }
@@ -503,7 +483,7 @@ void SpeedupsGroup::setEffects(const std::map<std::string, ladder::SpeedupEffect
       lines << QStringLiteral("%1%2: %3").arg(what, when, QString::fromStdString(e.text));
       speedup = speedup || (e.speedup && *e.speedup > 1.0);
     };
-    if (key == QLatin1String("workers") && probe) line(*probe, QStringLiteral("Probe"));
+    if (key == probeKey_ && probe) line(*probe, QStringLiteral("Probe"));
     // A ladder step skipped because this machine cannot do it adds nothing to the row's own reason.
     const bool unavailable = !available_.value(key, true);
     if (auto it = ladder.find(key.toStdString()); it != ladder.end() && !(unavailable && it->second.text.rfind("skipped", 0) == 0))
@@ -528,11 +508,11 @@ void SpeedupsGroup::setProbing(bool running, const QString& status) {
   updateProbeOffer();
   probe_->setToolTip(running ? QStringLiteral("Stop the probe; the result stored before it stays as it was")
                              : probe_->property("probeTip").toString());
-  if (!status.isEmpty()) rows_[QString::fromUtf8(speedup::kWorkers)].effect->setText(status);
+  if (!status.isEmpty()) rows_[probeKey_].effect->setText(status);
 }
 
 void SpeedupsGroup::applyProbe(const probe::ProbeResult& result) {
-  if (result.recommended >= 0 && workers_->isEnabled()) workers_->setValue(std::min(result.recommended, workers_->maximum()));
+  if (result.recommended >= 0 && probed_->isEnabled()) probed_->setValue(std::min(result.recommended, probed_->maximum()));
 }
 
 // The probe's recommendation as a button ("Use 2 workers"), shown while it differs from the
@@ -547,24 +527,32 @@ void SpeedupsGroup::offerProbe(const std::optional<probe::ProbeResult>& result) 
 
 void SpeedupsGroup::updateProbeOffer() {
   if (!useProbe_) return;
-  const int set = workers_->value();
-  const bool show = offered_ >= 0 && offered_ != set && (!offerFewerOnly_ || offered_ < set) && workers_->isEnabled() && !probing_;
+  const int set = probed_->value();
+  const bool show = offered_ >= 0 && offered_ != set && (!offerFewerOnly_ || offered_ < set) && probed_->isEnabled() && !probing_;
   useProbe_->setText(offered_ == 1 ? QStringLiteral("Use 1 worker") : QStringLiteral("Use %1 workers").arg(offered_));
-  useProbe_->setToolTip(QStringLiteral("Set Loader workers to %1, the count the probe recommends for this experiment").arg(offered_));
+  useProbe_->setToolTip(QStringLiteral("Set %1 to %2, the count the probe recommends for this experiment")
+                            .arg(QString::fromUtf8(findSpeedup(probeKey_.toStdString())->label))
+                            .arg(offered_));
   useProbe_->setVisible(show);
 }
 
 void SpeedupsGroup::setProbeVerdict(const QString& verdict) {
-  rows_[QStringLiteral("workers")].effect->setToolTip(verdict);
+  rows_[probeKey_].effect->setToolTip(verdict);
 }
 
-void SpeedupsGroup::setEarlyStoppingCaveat(const QString& text) {
-  esCaveat_->setText(text);
-  esCaveat_->setVisible(!text.isEmpty());
+void SpeedupsGroup::setCaveat(const QString& key, const QString& text) {
+  QLabel* caveat = rows_.value(key).caveat;
+  caveat->setText(text);
+  caveat->setVisible(!text.isEmpty());
   updateColors();
 }
 
-QString SpeedupsGroup::earlyStoppingCaveat() const { return esCaveat_->text(); }
+QStringList SpeedupsGroup::caveats() const {
+  QStringList out;
+  for (const QString& key : keys())
+    if (const QString text = rows_.value(key).caveat->text(); !text.isEmpty()) out << text;
+  return out;
+}
 
 QPushButton* SpeedupsGroup::tryButton(const QString& key) const { return rows_.value(key).tryButton; }
 

@@ -1,7 +1,7 @@
 #pragma once
-// The speedups of wb/common/speedups.h's table, as one group: the recipe's six plus inference-mode
-// evaluation with controls of their own, the levers after them with controls built from their
-// descriptor. Each toggle has a one-line
+// The speedups of wb/common/speedups.h's table, as one group: a row each, in the table's order,
+// its control built from its descriptor (Speedup::control) and its field's schema. Each toggle has
+// a one-line
 // explanation and its availability on this machine (from `workbench-cli capabilities --json`):
 // a speedup this machine cannot do is disabled with the reason beside it, never hidden.
 // Widgets prevent invalid combinations (sharding needs devices > 1; the early-stopping mode
@@ -19,23 +19,19 @@
 #include <QGroupBox>
 #include <QHash>
 
-#include <functional>
-
 #include <map>
 #include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "wb/common/speedups.h"
 #include "wb/ladder/speedup_effects.h"
 
-class QCheckBox;
 class QComboBox;
-class QDoubleSpinBox;
 class QLabel;
 class QPushButton;
 class QSpinBox;
-class QToolButton;
 class QWidget;
 class QVBoxLayout;
 
@@ -83,9 +79,11 @@ class SpeedupsGroup : public QGroupBox {
   // The probe's whole verdict, as the tooltip of the workers row's measured line.
   void setProbeVerdict(const QString& verdict);
   QPushButton* useProbeButton() const { return useProbe_; }
-  // A warning under early stopping (it cannot trigger in this experiment), "" to hide it.
-  void setEarlyStoppingCaveat(const QString& text);
-  QString earlyStoppingCaveat() const;
+  // A warning under a speedup's row (early stopping cannot trigger in this experiment), "" to hide
+  // it; its label is "caveat:<key>".
+  void setCaveat(const QString& key, const QString& text);
+  // The warnings shown, in the rows' order.
+  QStringList caveats() const;
   QPushButton* tryButton(const QString& key) const;
   // A try is running on `key`: its button turns into "Cancel try" (tryCancelRequested), the
   // other rows' Try buttons wait, and `status` (its pairs so far) stands under the row; "" when
@@ -108,27 +106,32 @@ class SpeedupsGroup : public QGroupBox {
   struct Row {
     QWidget* box = nullptr;
     QLabel* title = nullptr;
-    QWidget* control = nullptr;
+    QWidget* control = nullptr;  // the field's control, or the box holding it and its buttons
+    QWidget* field = nullptr;    // the field's own control (QCheckBox, QSpinBox or QComboBox)
     QLabel* availability = nullptr;
     QLabel* effect = nullptr;
+    QLabel* caveat = nullptr;
+    QWidget* more = nullptr;     // the fields behind "More", or nullptr
     QPushButton* tryButton = nullptr;
   };
   void addHeader();
-  QWidget* workersBox();
-  void addEarlyStoppingRow();
-  void connectFields();
+  // One row per speedup of wb/common/speedups.h's table: a control built from its descriptor's
+  // control and its field's schema (range, choices), read and written by the field's path.
+  void addSpeedupRow(const Speedup& s);
+  QWidget* probeBox(const Speedup& s, QWidget* box, QWidget* field);
+  QWidget* moreButtonBox(const Speedup& s, QWidget* box, QWidget* field);
+  void addMoreFields(const Speedup& s, Row& row);
+  QWidget* fieldControl(const char* path, QWidget* parent);
   Row addRow(const QString& key, const QString& path, const QString& title, QWidget* control, const QString& explanation);
-  // The row of one speedup of wb/common/speedups.h's table: its key, field, label and help.
-  Row addSpeedupRow(const char* key, QWidget* control);
-  // The levers past the recipe's seven: a control each, built from its descriptor's control kind
-  // and its field's schema (range, choices), read and written by the field's path.
-  void addLeverRows();
-  QWidget* fieldControl(const char* path, const std::function<void()>& changed);
-  void readLevers(const nlohmann::json& doc);
-  void writeLevers(nlohmann::json& doc) const;
+  // asOffered: as the run gets them (writeTo); else as the controls show them.
+  void writeFields(nlohmann::json& doc, bool asOffered) const;
+  // The config the controls show, over wb::Config's defaults (for the descriptors' rules).
+  Config shownConfig() const;
   void setAvailability(const QString& key, bool available, const QString& note);
-  void applyPrecisionValues(const proto::Capabilities& caps);
+  void applyCapability(const Speedup& s, const proto::Capabilities& caps);
+  void applyChoiceValues(const QString& key, QComboBox* box, const proto::Capabilities& caps);
   void updateDependencies();
+  void updateWaiting(const Speedup& s, const Row& row, const Config& c);
   void updateProbeOffer();
   void updateColors();
   void changeEvent(QEvent* event) override;
@@ -137,28 +140,19 @@ class SpeedupsGroup : public QGroupBox {
   QVBoxLayout* layout_;
   QLabel* capsStatus_;
   QHash<QString, Row> rows_;
-  QHash<QString, QWidget*> levers_;  // config path -> its control (QCheckBox, QSpinBox or QComboBox)
+  QHash<QString, QWidget*> fields_;  // config path -> its control, in the rows and behind "More"
   QHash<QString, bool> available_;
+  QHash<QString, bool> waiting_;     // a speedup the other settings leave waiting (its Control::waits)
   QHash<QString, QString> notes_;
-  QSpinBox* workers_;
-  QPushButton* probe_;
+  QString probeKey_;                 // the row with the Probe button (Control::probe)
+  QSpinBox* probed_ = nullptr;       // its count
+  QPushButton* probe_ = nullptr;
   QPushButton* useProbe_ = nullptr;
   int offered_ = -1;
   QString trying_;  // the speedup whose try is running
   bool offerFewerOnly_ = false;  // the probe found the data path is not the bottleneck
   QLabel* hint_;
   QLabel* source_;
-  QCheckBox* pinMemory_;
-  QSpinBox* devices_;
-  QComboBox* precision_;
-  QSpinBox* patience_;
-  QToolButton* more_;
-  QLabel* esCaveat_ = nullptr;
-  QWidget* moreBox_;
-  QComboBox* monitor_;
-  QDoubleSpinBox* minDelta_;
-  QComboBox* sharding_;
-  QCheckBox* inferenceEval_;
   int suggestedWorkers_ = -1;
   bool capsKnown_ = false;
   bool probing_ = false;

@@ -91,7 +91,7 @@ Run* MainWindow::runExperiment() {
   QString message = queue_->activeCount() > 0 && !queue_->sideBySide() && run->status() == RunStatus::Queued
                         ? QStringLiteral("Queued %1: it starts when the current run ends.").arg(runs_->displayName(run))
                         : QStringLiteral("Started %1.").arg(runs_->displayName(run));  // its name in the list
-  if (const QString caveat = setup_->speedups()->earlyStoppingCaveat(); !caveat.isEmpty()) message += QLatin1Char(' ') + caveat;
+  for (const QString& caveat : setup_->speedups()->caveats()) message += QLatin1Char(' ') + caveat;
   showMessage(message);
   updateActions();
   return run;

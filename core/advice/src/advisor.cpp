@@ -341,8 +341,10 @@ void referenceVerdicts(const RunRecord& run, const RunMetrics& m, const RunRecor
   std::vector<std::string> speedupKeys;
   for (const auto& c : configDiff(ref.config, run.config))
     if (c.path.rfind("speedups.", 0) == 0) speedupKeys.push_back(c.path.substr(9));
-  // Early stopping that never fired cannot have changed the speed: any difference is noise.
-  const bool inertEarlyStop = speedupKeys.size() == 1 && speedupKeys.front().rfind("early_stopping.", 0) == 0 && !run.early_stop;
+  // A lever that only ends the run elsewhere (early stopping) and never fired cannot have changed
+  // the speed: any difference is noise.
+  const Speedup* only = speedupKeys.size() == 1 ? speedupOfField("speedups." + speedupKeys.front()) : nullptr;
+  const bool inertEarlyStop = only && only->math.check == MathCheck::Stopping && !run.early_stop;
   if (speedTrusted && speedupKeys.size() == 1 && !inertEarlyStop)
     effectVerdict(lowerFirst(fieldLabel("speedups." + speedupKeys.front())), m, rm, effect, out);
   if (m.best_val_acc && rm.best_val_acc) {

@@ -153,4 +153,11 @@ const Speedup* speedupOfField(const std::string& path) {
   return nullptr;
 }
 
+std::string leadField(const std::string& path) {
+  for (const Speedup& s : speedupTable())
+    for (const Follows& f : s.control.follows)
+      if (path == f.path || path == f.from) return f.from;
+  return {};
+}
+
 }  // namespace wb

@@ -42,6 +42,13 @@ std::string precisionInTorch(const std::string& p) {
   return "float32";
 }
 
+// Early stopping that cannot stop a run of `c`'s epochs (it evaluates once per epoch).
+std::string cannotTrigger(const Config& c) {
+  const int epochs = c.train.epochs, patience = c.speedups.early_stopping.patience;
+  if (patience <= 0 || epochs > patience) return std::string();
+  return "cannot trigger in " + num(epochs) + " epoch(s) with patience " + num(patience);
+}
+
 LightningSetting comment(std::string words) { return {{}, {}, std::move(words)}; }
 
 Speedup decodedCache() {
@@ -188,6 +195,9 @@ void describeWorkers(Speedup& s) {
                                    : std::string("loader workers: 0 recommended, as the baseline");
   };
   s.search = Search::Dimension;
+  s.uses_cores = true;
+  s.control.zero = "0 (in the loop)";
+  s.control.probe = true;
   s.pytorch = [](const Config& c) -> std::string { return "DataLoader(num_workers=" + num(c.speedups.workers) + ")"; };
   s.lightning = [](const Config& c) -> LightningSetting { return LightningSetting{{}, {"num_workers=" + num(c.speedups.workers)}, ""}; };
 }
@@ -222,6 +232,8 @@ void describeDevices(Speedup& s) {
                                 "from more processes than cores");
   };
   s.search = Search::Dimension;
+  s.uses_cores = true;
+  s.control.kinds = {{"gpus", "GPUs"}, {"cpu-processes", "CPU processes"}};
   s.pytorch = [](const Config& c) -> std::string {
     const int d = c.speedups.devices;
     return d > 1 ? "DistributedDataParallel over " + num(d) + " processes (torchrun --nproc-per-node " + num(d) + ")" : std::string();
@@ -253,10 +265,12 @@ void describePrecision(Speedup& s) {
 
 void describeEarlyStopping(Speedup& s) {
   s.on = [](Config& c, const Here&) { c.speedups.early_stopping.patience = kRecipePatience; };
-  s.caveat = [](const Config& c, const Here&) -> std::string {
-    const int epochs = c.train.epochs, patience = c.speedups.early_stopping.patience;
-    if (patience <= 0 || epochs > patience) return std::string();
-    return "cannot trigger in " + num(epochs) + " epoch(s) with patience " + num(patience);
+  s.caveat = [](const Config& c, const Here&) { return cannotTrigger(c); };
+  s.control.caveat = [](const Config& c) -> std::string {
+    const std::string why = cannotTrigger(c);
+    return why.empty() ? why
+                       : "Early stopping " + why + ": it evaluates once per epoch. Set Epochs above " +
+                             num(c.speedups.early_stopping.patience) + " for it to save time.";
   };
   s.step = [](const Config&, const Config& to, const Here&) -> std::string {
     return "early stopping (patience " + num(to.speedups.early_stopping.patience) + ")";
@@ -268,6 +282,13 @@ void describeEarlyStopping(Speedup& s) {
   };
   s.search = Search::Never;
   s.why = "it ends a run after the target, so it cannot change the time to reach it";
+  s.control.zero = "off";
+  s.control.suffix = " evals";
+  s.control.more = {{"speedups.early_stopping.monitor", "Monitor"}, {"speedups.early_stopping.min_delta", "Min. improvement"}};
+  s.control.more_tip = "Monitor and minimum improvement";
+  s.control.follows = {{"speedups.early_stopping.mode", "speedups.early_stopping.monitor", [](const std::string& monitor) {
+                          return std::string(monitor == choice::kMonitorValAcc ? choice::kModeMax : choice::kModeMin);
+                        }}};
   s.pytorch = [](const Config& c) -> std::string {
     const auto& es = c.speedups.early_stopping;
     return es.patience > 0 ? "early stopping: stop after " + num(es.patience) + " evaluations without improvement in " + es.monitor
@@ -304,6 +325,9 @@ void describeSharding(Speedup& s) {
     return c.speedups.sharding == "off" ? std::string("no sharding") : "+ " + c.speedups.sharding;
   };
   s.search = Search::WithDevices;
+  s.control.waits = [](const Config& c) -> std::string {
+    return c.speedups.devices > 1 ? std::string() : std::string("Needs devices > 1 (set Devices to 2 or more).");
+  };
   s.pytorch = [](const Config& c) -> std::string {
     return c.speedups.sharding == "off"
                ? std::string()

@@ -1,6 +1,7 @@
 #include "wb/compare/compare.h"
 
 #include "wb/common/config_schema.h"
+#include "wb/common/speedups.h"
 
 #include <algorithm>
 #include <cmath>
@@ -278,8 +279,8 @@ Contention contentionOf(const RunRecord& run) {
 namespace {
 bool sameFootprint(const RunRecord& a, const Contention& ca, const RunRecord& b, const Contention& cb) {
   if (!ca.asked_cores || !cb.asked_cores || std::abs(*ca.asked_cores - *cb.asked_cores) > 0.5) return false;
-  for (const char* path : {"speedups.workers", "speedups.devices"})
-    if (a.configAt(path) != b.configAt(path)) return false;
+  for (const Speedup& s : speedupTable())
+    if (s.uses_cores && a.configAt(s.config_path) != b.configAt(s.config_path)) return false;
   return true;
 }
 }  // namespace

@@ -231,6 +231,26 @@ Result<Config> configFromJson(const json& doc) {
   return c;
 }
 
+namespace {
+template <class T>
+bool holds(const json& j) {
+  if constexpr (std::is_same_v<T, bool>) return j.is_boolean();
+  else if constexpr (std::is_integral_v<T>) return j.is_number_integer();
+  else if constexpr (std::is_floating_point_v<T>) return j.is_number();
+  else if constexpr (std::is_same_v<T, std::string>) return j.is_string();
+  else return false;
+}
+}  // namespace
+
+Config configAsWritten(const json& doc) {
+  Config c;
+  visitFields(c, [&doc](const std::string& dotted, auto& member) {
+    using T = std::decay_t<decltype(member)>;
+    if (const json j = valueAt(doc, dotted); holds<T>(j)) member = j.get<T>();
+  });
+  return c;
+}
+
 Result<json> readConfigDocument(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return makeError(Errc::InvalidConfig, path + ": cannot open the config file (check the path)");

@@ -104,7 +104,7 @@ std::string changeName(const std::string& path, const json& value) {
   if (path == "model.name" && value.is_string()) return value.get<std::string>();
   if (path == "optim.name" && value.is_string()) return value.get<std::string>();
   if (path == "optim.lr") return "lr " + valueText(value);
-  if (path == "speedups.early_stopping.monitor" || path == "speedups.early_stopping.mode") return "monitor " + valueText(value);
+  if (const std::string lead = leadField(path); !lead.empty()) return fieldWords(lead) + " " + valueText(value);
   if (std::string count = countName(path, value); !count.empty()) return count;
   if (path == "optim.lr_scaling" && value.is_string())
     return value.get<std::string>() == "none" ? "lr not scaled" : "lr scaled " + value.get<std::string>();
@@ -118,7 +118,7 @@ std::string differenceName(const json& run, const json& reference) {
   flatten(run, "", b);
   std::vector<std::string> parts;
   std::vector<bool> speedupFirst;  // parts[i] names a speedup's field
-  bool monitorNamed = false;
+  std::vector<std::string> leads;  // the fields named with their followers
   for (const auto& [path, value] : b) {
     if (path == "name") continue;
     const json* before = find(a, path);
@@ -128,11 +128,12 @@ std::string differenceName(const json& run, const json& reference) {
       speedupFirst.push_back(true);
       continue;
     }
-    const bool monitor = path == "speedups.early_stopping.monitor" || path == "speedups.early_stopping.mode";
-    if (monitor && monitorNamed) continue;  // the mode follows the monitor: one change
-    monitorNamed = monitorNamed || monitor;
-    const json* named = monitor ? find(b, "speedups.early_stopping.monitor") : nullptr;
-    parts.push_back(changeName(named ? "speedups.early_stopping.monitor" : path, named ? *named : value));
+    // A field and the one that follows it (early stopping's monitor and mode) are one change.
+    const std::string lead = leadField(path);
+    if (!lead.empty() && std::find(leads.begin(), leads.end(), lead) != leads.end()) continue;
+    if (!lead.empty()) leads.push_back(lead);
+    const json* named = lead.empty() ? nullptr : find(b, lead);
+    parts.push_back(changeName(named ? lead : path, named ? *named : value));
     speedupFirst.push_back(speedupOfField(path) != nullptr);
   }
   // The speedups it changes first (what a person compares runs by), the rest in the config's order.

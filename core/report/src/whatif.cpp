@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "wb/common/early_stopping.h"
+#include "wb/proto/config_json.h"
 #include "wb/proto/fields.h"
 
 namespace wb::report {
@@ -34,22 +35,7 @@ std::vector<Point> curveOf(const RunRecord& run) {
   return out;
 }
 
-EarlyStoppingConfig runRule(const RunRecord& run) {
-  EarlyStoppingConfig c;
-  auto str = [&](const char* path, std::string& out) {
-    if (const json& j = run.configAt(path); j.is_string()) out = j.get<std::string>();
-  };
-  auto number = [&](const char* path, double& out) {
-    if (const json& j = run.configAt(path); j.is_number()) out = j.get<double>();
-  };
-  str("speedups.early_stopping.monitor", c.monitor);
-  str("speedups.early_stopping.mode", c.mode);
-  number("speedups.early_stopping.min_delta", c.min_delta);
-  number("speedups.early_stopping.stopping_threshold", c.stopping_threshold);
-  if (const json& j = run.configAt("speedups.early_stopping.check_finite"); j.is_boolean()) c.check_finite = j.get<bool>();
-  if (const json& j = run.configAt("speedups.early_stopping.patience"); j.is_number_integer()) c.patience = j.get<int>();
-  return c;
-}
+EarlyStoppingConfig runRule(const RunRecord& run) { return proto::configAsWritten(run.config).speedups.early_stopping; }
 
 double monitored(const EarlyStoppingConfig& c, const Point& p) {
   return c.monitor == choice::kMonitorValAcc ? p.val_acc : p.val_loss;

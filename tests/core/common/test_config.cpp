@@ -169,6 +169,27 @@ class TestConfig : public QObject {
              QStringLiteral("must be fashion-mnist | folder:<dir> | idx:<dir> | cifar10:<dir> (e.g. MNIST as idx:<dir>)"));
   }
 
+  // A recorded run's settings as written: taken where the type fits, the default elsewhere, and
+  // nothing refused (a config the validator would refuse reads back as it was).
+  void configAsWrittenTakesWhatFitsUnchecked() {
+    nlohmann::json doc = nlohmann::json::parse(R"({"speedups": {"devices": 1, "sharding": "zero1", "workers": "two",
+        "early_stopping": {"patience": 3, "monitor": "val_acc", "mode": "max", "min_delta": 1, "check_finite": false}},
+        "optim": {"lr": 0.5}, "unknown": 1})");
+    const wb::Config c = wb::proto::configAsWritten(doc);
+    QCOMPARE(c.speedups.sharding, std::string("zero1"));  // validate() would refuse it on one device
+    QCOMPARE(c.speedups.devices, 1);
+    QCOMPARE(c.speedups.workers, wb::Config{}.speedups.workers);  // not a number: the default
+    QCOMPARE(c.speedups.early_stopping.patience, 3);
+    QCOMPARE(c.speedups.early_stopping.monitor, std::string("val_acc"));
+    QCOMPARE(c.speedups.early_stopping.mode, std::string("max"));
+    QCOMPARE(c.speedups.early_stopping.min_delta, 1.0);  // an integer where a real goes fits
+    QCOMPARE(c.speedups.early_stopping.check_finite, false);
+    QCOMPARE(c.optim.lr, 0.5);
+    doc["speedups"]["early_stopping"]["patience"] = 2.5;  // a real where a count goes: the default
+    QCOMPARE(wb::proto::configAsWritten(doc).speedups.early_stopping.patience, wb::Config{}.speedups.early_stopping.patience);
+    QCOMPARE(wb::proto::configAsWritten(nlohmann::json()).speedups.devices, wb::Config{}.speedups.devices);
+  }
+
   void malformedFileGivesLineAndColumn() {
     QTemporaryDir dir;
     const std::string path = dir.filePath(QStringLiteral("exp.json")).toStdString();

@@ -166,6 +166,72 @@ class TestSpeedups : public QObject {
   // Every descriptor is in the table above: a new one must say what it does to the math.
   void everySpeedupSaysItsMath() { QCOMPARE(int(wb::speedupTable().size()), 13); }
 
+  // Each window control's fields are schema fields of its own speedup; a field that follows
+  // another takes a value of its own choices for each of the other's, and the two are one lead.
+  void controlsNameTheirOwnFields() {
+    int follows = 0;
+    for (const wb::Speedup& s : wb::speedupTable()) {
+      for (const wb::SubField& sub : s.control.more) {
+        QVERIFY2(wb::findFieldSpec(sub.path), sub.path);
+        QCOMPARE(wb::speedupOfField(sub.path), &s);
+        QVERIFY(*sub.label);
+      }
+      for (const wb::Follows& f : s.control.follows) {
+        ++follows;
+        QCOMPARE(wb::speedupOfField(f.path), &s);
+        const wb::FieldSpec* from = wb::findFieldSpec(f.from);
+        const wb::FieldSpec* to = wb::findFieldSpec(f.path);
+        QVERIFY(from && from->choices && to && to->choices);
+        for (const wb::Choice& c : from->choices()) QVERIFY(wb::findChoice(to->choices(), f.value(c.value)));
+        QCOMPARE(wb::leadField(f.path), std::string(f.from));
+        QCOMPARE(wb::leadField(f.from), std::string(f.from));
+      }
+    }
+    QCOMPARE(follows, 1);  // early stopping's mode follows its monitor
+    const wb::Follows& mode = wb::findSpeedup("early_stopping")->control.follows.front();
+    QCOMPARE(mode.value(wb::choice::kMonitorValAcc), std::string(wb::choice::kModeMax));
+    QCOMPARE(mode.value(wb::choice::kMonitorValLoss), std::string(wb::choice::kModeMin));
+    QCOMPARE(wb::leadField("speedups.early_stopping.patience"), std::string());
+    QCOMPARE(wb::leadField("speedups.workers"), std::string());
+  }
+
+  // What the window waits for: sharding for a second device, nothing else for anything.
+  void waitsForWhatItNeeds() {
+    wb::Config one, two;
+    two.speedups.devices = 2;
+    for (const wb::Speedup& s : wb::speedupTable()) {
+      QCOMPARE(s.control.waits != nullptr, s.availability == wb::Availability::NeedsDevices);
+      if (!s.control.waits) continue;
+      QVERIFY(s.control.waits(one).find("devices > 1") != std::string::npos);
+      QCOMPARE(s.control.waits(two), std::string());
+    }
+  }
+
+  // The window's warning under early stopping when it cannot stop the experiment, and what to set.
+  void earlyStoppingWarnsWhenItCannotTrigger() {
+    for (const wb::Speedup& s : wb::speedupTable())
+      QCOMPARE(s.control.caveat != nullptr, std::string(s.key) == "early_stopping");
+    const auto caveat = wb::findSpeedup("early_stopping")->control.caveat;
+    wb::Config c;
+    c.train.epochs = 1;
+    c.speedups.early_stopping.patience = 2;
+    QCOMPARE(caveat(c), std::string("Early stopping cannot trigger in 1 epoch(s) with patience 2: it evaluates once per "
+                                    "epoch. Set Epochs above 2 for it to save time."));
+    c.train.epochs = 3;
+    QCOMPARE(caveat(c), std::string());
+    c.train.epochs = 1;
+    c.speedups.early_stopping.patience = 0;  // off
+    QCOMPARE(caveat(c), std::string());
+  }
+
+  // The levers that set how many cores a run takes: the loader's threads and the processes.
+  void usesCoresIsTheLoaderAndTheProcesses() {
+    std::set<std::string> keys;
+    for (const wb::Speedup& s : wb::speedupTable())
+      if (s.uses_cores) keys.insert(s.key);
+    QCOMPARE(keys, (std::set<std::string>{"devices", "workers"}));
+  }
+
   void settingsInWords() {
     const wb::Config on = allOn();
     QCOMPARE(wb::findSpeedup("workers")->setting(on), std::string("workers 2"));

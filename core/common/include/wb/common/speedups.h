@@ -7,6 +7,7 @@
 // window's Speedups group and the CLI's help read this table; no other code branches on a key.
 // std-only.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "wb/common/config.h"
@@ -95,6 +96,38 @@ struct LightningSetting {
   std::string comment;               // where Lightning has no keyword for it: what to write instead
 };
 
+// A field the window shows behind a speedup's "More" button, in the window's words.
+struct SubField {
+  const char* path;   // "speedups.early_stopping.min_delta"
+  const char* label;  // "Min. improvement"
+};
+
+// A field the window derives from another (early stopping's mode follows its monitor): written
+// with the value `value` gives the other's, its errors shown at the other.
+struct Follows {
+  const char* path;
+  const char* from;
+  std::string (*value)(const std::string& from);
+};
+
+// The window's control for it (ui/setup/speedups_group.h), past what its field's schema gives
+// (a combo box of the choices, a spin box with the range, else a check box).
+struct Control {
+  const char* zero = "";        // a count's words for 0: "off"
+  const char* suffix = "";      // after a count: " evals"
+  bool probe = false;           // `workbench-cli probe workers` measures its best value: a Probe button
+  std::vector<SubField> more;   // behind its "More" button (tooltip `more_tip`)
+  const char* more_tip = "";
+  std::vector<Follows> follows;
+  // The words after the label for `capabilities`' kind of it ({"gpus", "GPUs"}).
+  std::vector<std::pair<std::string, std::string>> kinds;
+  // What `c`'s other settings leave it waiting for, and what to set ("" when nothing).
+  std::string (*waits)(const Config& c) = nullptr;
+  // A warning under its row for `c`, and what to set ("" when none): early stopping that cannot
+  // stop this experiment.
+  std::string (*caveat)(const Config& c) = nullptr;
+};
+
 struct Speedup {
   const char* key;
   const char* label;         // for people: "Loader workers"
@@ -131,6 +164,10 @@ struct Speedup {
   // precision): a try by parts of a lever that keeps the math times the evaluation as well, the
   // lever's way (a math-changing one's evaluation is its runs to the target's own).
   bool in_evaluation = false;
+  // It sets how many cores a run takes (loader threads, processes): two runs that differ in it
+  // load the host differently, so contention cannot be compared between them.
+  bool uses_cores = false;
+  Control control;           // how the window shows it
 };
 
 // "keeps the math" / "changes the math", for tables and messages.
@@ -151,6 +188,10 @@ bool speedupRequested(const Speedup& s, const Config& c);
 // The speedup whose field `path` is or lies under ("speedups.early_stopping.monitor" is early
 // stopping's), or nullptr.
 const Speedup* speedupOfField(const std::string& path);
+
+// The field that `path` follows (early stopping's mode, its monitor), `path` itself when another
+// field follows it, else "": a field and its follower are one change.
+std::string leadField(const std::string& path);
 
 // The ladder's step for `s` from `from` to `to`, in words ("loader workers 0 → 2").
 std::string stepWords(const Speedup& s, const Config& from, const Config& to, const Here& here);

@@ -34,6 +34,11 @@ nlohmann::json schemaJson();
 // InvalidConfig error, one line per field.
 Result<Config> configFromJson(const nlohmann::json& doc);
 
+// A config as a run or the window wrote it, unchecked: each field `doc` holds with its field's
+// type, over wb::Config's defaults (a field missing, or of another type, keeps its default).
+// For reading a recorded run's settings, never for starting one.
+Config configAsWritten(const nlohmann::json& doc);
+
 // Same, from a file (error names the file).
 Result<Config> loadConfigFile(const std::string& path);
 
