@@ -95,8 +95,9 @@ int parseError(CLI::App& root, const CLI::ParseError& e) {
 // The launcher has written and closed everything when `run` returns (summary.json fsynced, the
 // events file closed); the libraries' static teardown that a return from main runs (LibTorch's
 // registries among them) costs ~0.1 s that a user and the window would wait for with nothing
-// left to do. Flush stdio and leave.
+// left to do. Flush stdio, end the warm server (it leaves with the command, not after it), and leave.
 [[noreturn]] void finishRun(int code) {
+  wb::launch::stopWarmServer();
   std::fflush(nullptr);
   std::_Exit(code);
 }
@@ -131,14 +132,14 @@ int runChosen(CLI::App& cli, const Commands& commands) {
 
 }  // namespace
 
-// The commands that start runs or measuring commands on this machine (launches, `probe` tools):
-// their children are forked warm from a server this process starts before anything else
-// (wb/launch/warm_start.h). WB_WARM_STARTS=0 starts every one cold, as exec would.
+// The commands that start runs or measuring commands on this machine (launches, `probe` tools,
+// `run`'s own ranks): their children are forked warm from a server this process starts before
+// anything else (wb/launch/warm_start.h). WB_WARM_STARTS=0 starts every one cold, as exec would.
 bool startsWarm(int argc, char** argv) {
   const char* off = std::getenv("WB_WARM_STARTS");
   if (off && std::string(off) == "0") return false;
   const std::vector<std::string> args = withCommand(argc, argv);
-  if (args[0] == "noise") return true;
+  if (args[0] == "noise" || args[0] == "run") return true;  // `run`: the window's runs, and a user's
   const auto& all = wb::kinds::experimentKinds();  // every experiment kind's command launches runs
   return std::any_of(all.begin(), all.end(), [&](const wb::kinds::ExperimentKind& k) { return args[0] == k.id; });
 }

@@ -466,6 +466,36 @@ class TestCliTryParts : public QObject {
     QVERIFY2(bound["estimate"]["to_target"]["hi"].get<double>() < 1.0, bound["estimate"].dump().c_str());
   }
 
+  // Asked only "faster?" (--only-faster, the ladder's question), a throughput measured under
+  // contention leaves no verdict, whatever the samples to the target: no variant run starts (the
+  // reference runs still do: they are the experiment's, kept). Read from a kept trials record whose
+  // every pair was contended, as a loaded host leaves it.
+  void aContendedThroughputStartsNoRunToTheTarget() {
+    QTemporaryDir root;
+    json t = fifthRateTrials();
+    t["contended"] = true;
+    t["rounds"] = 0;
+    t["baseline_rates"] = json::array();
+    t["variant_rates"] = json::array();
+    t["estimate"] = {{"point", nullptr}, {"pairs", 0}, {"verdict", "1 run each: no interval"}, {"min_effect", 0.02},
+                     {"method", "every pair contended"}};
+    QVERIFY(QDir(root.path()).mkpath(QStringLiteral("busy/parts")) && writeJson(root.filePath(QStringLiteral("busy/trials.json")), t));
+    wb::test::ProcResult proc;
+    const json doc = run(tiny(root.filePath(QStringLiteral("refs")), root.filePath(QStringLiteral("busy")), "speedups.devices=2") +
+                             QStringList{QStringLiteral("--only-faster")},
+                         &proc);
+    QVERIFY2(proc.rc == 0 && doc.is_object(), proc.describe().constData());
+    QCOMPARE(doc["references"]["ran"].get<int>(), 3);
+    QVERIFY2(doc["variant_runs"].empty(), doc["variant_runs"].dump().c_str());
+    QVERIFY(!QDir(root.filePath(QStringLiteral("busy/runs"))).exists());
+    QCOMPARE(doc["variant_looks"]["runs"].get<int>(), 0);
+    QCOMPARE(doc["variant_looks"]["stopped"].get<std::string>(), std::string("contended"));
+    QVERIFY2(doc["samples"].contains("not_run"), doc["samples"].dump().c_str());
+    QCOMPARE(doc["estimate"]["to_target"]["verdict"].get<std::string>(), std::string("contended"));
+    QVERIFY2(doc["words"].get<std::string>().find("no run to the target was started") != std::string::npos, doc["words"].dump().c_str());
+    QVERIFY2(proc.err.contains("no run to the target"), proc.describe().constData());
+  }
+
   // Reference runs side by side (--parallel-runs 0) share the cores: a run left at train.threads 0
   // gets its share. The variant's runs take the same threads, its first too though it runs alone, so
   // that its start-up and evaluations are timed as those they are weighed against (not on all cores).

@@ -2,7 +2,8 @@
 // wb/launch/warm_start.h) are the runs it would start cold (WB_WARM_STARTS=0, each rank exec'd):
 // `noise --runs 2` of the same tiny configuration both ways gives the same events (each step's
 // loss, each evaluation), the same summary (status, steps, samples, accuracy) and the same
-// folder; a try by parts, whose measuring commands start warm too, gives the same math check.
+// folder; `run` (the window's runs) likewise; a try by parts, whose measuring commands start warm
+// too, gives the same math check.
 // No test asserts a time.
 #include <QDir>
 #include <QDirIterator>
@@ -10,6 +11,7 @@
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
 
+#include <algorithm>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -61,6 +63,12 @@ json whatItDid(const QString& runDir) {
   return out;
 }
 
+// whatItDid, each rank's events together (ranks' lines interleave as they come).
+json byRank(json did) {
+  std::stable_sort(did.begin(), did.end(), [](const json& a, const json& b) { return a.value("rank", -2) < b.value("rank", -2); });
+  return did;
+}
+
 json summaryFigures(const QString& runDir) {
   const json s = readJson(runDir + QStringLiteral("/summary.json"));
   json out;
@@ -105,7 +113,39 @@ class TestCliWarmStart : public QObject {
       QCOMPARE(summaryFigures(warm).dump(), coldSummary.dump());
       QCOMPARE(filesOf(warm), filesOf(cold));
       QCOMPARE(readJson(warm + QStringLiteral("/env.json"))["threads"].dump(), readJson(cold + QStringLiteral("/env.json"))["threads"].dump());
+      QCOMPARE(readJson(warm + QStringLiteral("/env.json")).value("rank_start", std::string()), std::string("warm"));
+      QCOMPARE(readJson(cold + QStringLiteral("/env.json")).value("rank_start", std::string()), std::string("cold"));
     }
+  }
+
+  // `workbench-cli run` (what the window starts, and a user) starts its rank warm too, and it is
+  // the run started cold: the same events, summary and folder; env.json says how the rank started.
+  // Two ranks (devices 2): each rank's events are the cold run's.
+  void theRunCommandStartsItsRanksWarm_data() {
+    QTest::addColumn<int>("devices");
+    QTest::newRow("one rank") << 1;
+    QTest::newRow("two ranks") << 2;
+  }
+  void theRunCommandStartsItsRanksWarm() {
+    QFETCH(int, devices);
+    QTemporaryDir root;
+    std::map<bool, QString> dir;
+    for (bool warm : {false, true}) {
+      dir[warm] = root.filePath(warm ? QStringLiteral("warm") : QStringLiteral("cold"));
+      const auto r = cli(QStringList{QStringLiteral("run"), QStringLiteral("--run-dir"), dir[warm], QStringLiteral("--set"),
+                                     QStringLiteral("speedups.devices=%1").arg(devices)} +
+                             tinySets(),
+                         warm, root.filePath(QStringLiteral("noise")));
+      QVERIFY2(r.rc == 0, r.describe().constData());
+      QCOMPARE(readJson(dir[warm] + QStringLiteral("/env.json")).value("rank_start", std::string()),
+               std::string(warm ? "warm" : "cold"));
+    }
+    const json coldDid = byRank(whatItDid(dir[false]));
+    QVERIFY2(coldDid.size() > 20, coldDid.dump().c_str());
+    QCOMPARE(byRank(whatItDid(dir[true])).dump(), coldDid.dump());
+    QCOMPARE(summaryFigures(dir[false]).value("status", std::string()), std::string("ok"));
+    QCOMPARE(summaryFigures(dir[true]).dump(), summaryFigures(dir[false]).dump());
+    QCOMPARE(filesOf(dir[true]), filesOf(dir[false]));
   }
 
   // A try by parts starts its measuring command (the segments, with the math check first) warm:

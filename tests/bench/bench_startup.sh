@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # What every process the workbench starts pays before it trains: the time from a command's start
 # (this script's clock just before it starts it) to the end of its first training step, as whole
-# processes, interleaved round by round (version, plain, run, worker, segments, the runs an
-# experiment launches cold and warm; then in the other order...), so each
+# processes, interleaved round by round (version, plain, run warm and cold, worker, segments, the
+# runs an experiment launches cold and warm; then in the other order...), so each
 # command meets the host as the others found it. Prints min / median / max per command and, per
 # round, its ratio to the plain LibTorch program (plain_start: LibTorch alone, one step on a random
 # batch). Then where the time goes, once: the libraries loaded, the dynamic linker's own figures
@@ -52,13 +52,18 @@ print(f"plain {sys.argv[4]} {d['first_step_unix'] - t0} {t1 - t0}")
 print(f"plain-main {sys.argv[4]} {d['main_unix'] - t0} nan")
 PY
 }
-run_() {
-  local t0=$EPOCHREALTIME
-  "$cli" run "${common[@]}" --run-dir "$out/run-$1" >/dev/null 2>"$out/run-$1.log"
+# `run` as the window and a user start it (its rank warm), and with WB_WARM_STARTS=0 (exec'd, as
+# before runs started warm).
+runAs() {
+  local name=$1 dir=$out/$1-$2 t0=$EPOCHREALTIME
+  WB_WARM_STARTS=$([[ $name == run ]] && echo 1 || echo 0) \
+    "$cli" run "${common[@]}" --run-dir "$dir" >/dev/null 2>"$dir.log"
   local t1=$EPOCHREALTIME
-  record run "$1" "$(python3 -c "print($(field "$out/run-$1/summary.json" first_step_unix) - $t0)")" \
+  record "$name" "$2" "$(python3 -c "print($(field "$dir/summary.json" first_step_unix) - $t0)")" \
     "$(python3 -c "print($t1 - $t0)")"
 }
+run_() { runAs run "$1"; }
+runcold() { runAs run-cold "$1"; }
 worker() {
   local t0=$EPOCHREALTIME
   "$cli" worker --config "$out/config.json" --run-dir "$out/worker-$1" >/dev/null 2>"$out/worker-$1.log"
@@ -97,7 +102,8 @@ cp "$out/warm-up/config.json" "$out/config.json"
 "$plain" >/dev/null
 for ((r = 1; r <= ${ROUNDS:-5}; ++r)); do
   # A B A B: the order turns each round, so no command always follows the same one.
-  if ((r % 2)); then order=(version plain_ run_ worker segments cold warm); else order=(warm cold segments worker run_ plain_ version); fi
+  if ((r % 2)); then order=(version plain_ run_ runcold worker segments cold warm)
+  else order=(warm cold segments worker runcold run_ plain_ version); fi
   for m in "${order[@]}"; do "$m" "$r"; done
 done
 
@@ -111,6 +117,7 @@ def mmm(xs):
     return f"{min(xs):.3f} / {statistics.median(xs):.3f} / {max(xs):.3f}" if xs else "–"
 names = [("plain-main", "plain LibTorch program: to main"), ("plain", "plain LibTorch program"),
          ("version", "workbench-cli --version"), ("run", "workbench-cli run"),
+         ("run-cold", "workbench-cli run, its rank cold (WB_WARM_STARTS=0)"),
          ("worker", "workbench-cli worker"), ("segments", "probe segments (to its first step's start)"),
          ("launched-cold", "a run an experiment launches, cold"), ("launched-warm", "a run an experiment launches, warm")]
 print("\nStart to the end of the first training step, seconds (min / median / max);")

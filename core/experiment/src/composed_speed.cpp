@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "throughput_trials.h"
+#include "wb/experiment/composed_try.h"
 #include "wb/common/fs.h"
 #include "wb/common/speedups.h"
 #include "wb/launch/tool_run.h"
@@ -151,7 +152,9 @@ Result<json> measure(const TryOptions& o, const Hooks& h, const std::string& too
 
 // Short whole-process trials (throughput_trials.h), kept in <name>.json and the runner's folder <name>/.
 // `keepsMath`: the change keeps the math (else the trials take all their pairs: stats::leastRounds).
-Result<records::SpeedRecord> measureByTrials(const TryOptions& o, const Hooks& h, bool evaluation, bool keepsMath) {
+// `slowerSettles`: a second pair clearly slower ends them (TrialsOptions::slower_settles).
+Result<records::SpeedRecord> measureByTrials(const TryOptions& o, const Hooks& h, bool evaluation, bool keepsMath,
+                                            bool slowerSettles = false) {
   const std::string name = evaluation ? "evaluation-trials" : "trials";
   const fs::path file = o.out / (name + ".json");
   const std::string what = evaluation ? "evaluation time (short interleaved trials, whole processes)"
@@ -166,6 +169,7 @@ Result<records::SpeedRecord> measureByTrials(const TryOptions& o, const Hooks& h
   detail::TrialsOptions t;
   t.evaluation = evaluation;
   t.all_pairs = stats::leastRounds(keepsMath, 2, kTrialPairs) >= kTrialPairs;
+  t.slower_settles = slowerSettles;
   t.steps = evaluation ? detail::kEvalTrialSteps : detail::kTrialSteps;
   if (h.log)
     std::fprintf(h.log, evaluation ? "evaluation time (short interleaved trials, %lld steps and %d evaluations each)…\n"
@@ -296,7 +300,7 @@ Result<Speed> measureSpeed(const TryOptions& o, bool futility, const Hooks& h) {
     if (auto st = checkMathAlone(o, h, s); !st.ok()) return st.error();
   auto throughput = !steps    ? Result<records::SpeedRecord>(records::unchangedSpeed())
                     : !trials ? measureSegments(o, changes, futility, h, false, withMath, s)
-                              : measureByTrials(o, h, false, keepsMath(s.math));
+                              : measureByTrials(o, h, false, keepsMath(s.math), futility && samplesNeverFewer(o));
   if (!throughput.ok()) return throughput.error();
   s.throughput = std::move(*throughput);
   withMath = withMath && !s.math;

@@ -65,6 +65,8 @@ namespace {
 
 const char* const kReferencePhase = "the experiment's reference runs";
 const char* const kVariantPhase = "the variant's runs to the target";
+// The variant's looks' `stopped` when no run started because the throughput was contended.
+const char* const kStoppedContended = "contended";
 
 // Whether a variant run's cap sets where it ends: a constant learning rate lets its epochs grow to
 // the cap (a schedule would change with them, so its epochs stay and the cap is the configured length).
@@ -291,6 +293,7 @@ struct Inputs {
   stats::VerdictRule rule;  // the composed verdict's: the variant's last look's when its runs were looked at
   json looks;       // the variant's runs' looks: {max_runs, runs, stopped}
   bool samples_assumed = false;  // a larger global batch only: its samples bounded, not run (samplesNeverFewer)
+  bool samples_not_run = false;  // futility and a contended throughput: no verdict, no run (settledByContention)
   json replay;      // early stopping: where each reference run would stop (replayStops)
   bool replay_after_target = false;  // ... and every one reached the target first
 };
@@ -553,6 +556,24 @@ bool settledByTheBound(const TryOptions& o, const ComposedOptions& c, Inputs& in
   return true;
 }
 
+// Whether another process used the CPU while the throughput (or the evaluation's time) was
+// measured: the try then gives no verdict, whatever the samples to the target (composedRecord).
+bool throughputContended(const Inputs& in) { return in.segments.contended || (in.evaluation && in.evaluation->contended); }
+
+// For a question that is only "faster?" (futility), a throughput measured under contention leaves
+// no verdict for the variant's runs to the target to help: none is started (try.json's samples
+// and looks say why). A try asked "by how much?" still runs them: their samples are the host's
+// load's no more than the reference runs' are.
+bool settledByContention(const ComposedOptions& c, Inputs& in, const Hooks& h) {
+  if (!c.futility || !throughputContended(in)) return false;
+  in.samples_not_run = true;
+  in.looks = {{"max_runs", c.variant_runs}, {"runs", 0}, {"stopped", kStoppedContended}};
+  if (h.log)
+    std::fprintf(h.log, "no run to the target: another process used the CPU while the throughput was measured, so there is "
+                        "no verdict for them to give\n");
+  return true;
+}
+
 Status measureSamples(const TryOptions& o, const ComposedOptions& c, Inputs& in, const Hooks& h) {
   if (in.changes.has(Part::Replay) && in.refs && in.target) {
     stats::SamplesRule rule;
@@ -577,7 +598,7 @@ Status measureSamples(const TryOptions& o, const ComposedOptions& c, Inputs& in,
     p.elsewhere = c.variant_runs_on(o.out / proto::kClusterArrayFolder);
     p.at_once = c.variant_parallel > 1 ? c.variant_parallel : std::max(1, c.variant_runs - 1);
   }
-  if (settledByTheBound(o, c, in, h)) return {};
+  if (settledByContention(c, in, h) || settledByTheBound(o, c, in, h)) return {};
   p.futile_cap = c.futility && capEndsTheRun(o.variant, in.train_samples);
   return lookedAtVariantRuns(o, c, p, reference, in, h);
 }
@@ -609,6 +630,7 @@ proto::TryRecord composedRecord(const TryOptions& o, const Inputs& in, const sta
   r.evaluation = in.evaluation ? records::speedRecordJson(*in.evaluation) : json();
   r.early_stopping = in.replay;
   r.samples = in.keeps || !in.refs     ? json()
+              : in.samples_not_run      ? json{{"not_run", "the throughput was measured under contention: no verdict to gain"}}
               : in.samples_assumed      ? json{{"assumed", "at least the baseline's (a larger global batch)"}}
                                         : stats::samplesComparisonJson(in.samples);
   r.references = referencesJson(in.refs, in.baseline, in.target);
@@ -622,7 +644,7 @@ proto::TryRecord composedRecord(const TryOptions& o, const Inputs& in, const sta
   r.reached = std::isfinite(e.speedup.point);
   r.estimate = {{"to_target", stats::estimateJson(e.speedup)}, {"throughput", throughput["estimate"]}};
   r.estimate["to_target"]["text"] = stats::formatEstimate(e.speedup);  // a bound reads "at most …", not "1 run each"
-  if (in.segments.contended || (in.evaluation && in.evaluation->contended)) {  // no verdict from a contended host
+  if (throughputContended(in)) {  // no verdict from a contended host
     r.estimate["to_target"]["verdict"] = "contended";
     r.estimate["to_target"]["text"] = "contended: no verdict";
     r.words = "no verdict (another process used the CPU while the throughput was measured): " + r.words;

@@ -30,8 +30,11 @@ std::string replayWords(const json& replay) {
 
 // Why the variant's runs stopped before their last, when the answer is that it cannot be faster.
 std::string looksWords(const json& looks) {
-  if (!looks.is_object() || looks.value("stopped", std::string()) != stats::lookStopName(stats::LookStop::CannotBeFaster))
-    return "";
+  if (!looks.is_object()) return "";
+  if (looks.value("stopped", std::string()) == "contended")
+    return "; no run to the target was started: the question is only whether it is faster, and a throughput measured "
+           "under contention cannot say";
+  if (looks.value("stopped", std::string()) != stats::lookStopName(stats::LookStop::CannotBeFaster)) return "";
   if (looks.contains("assumed"))
     return "; no run to the target: a larger global batch at an lr scaled at most in proportion is taken to need no fewer "
            "samples than the baseline (Shallue et al. 2018), and even so, with its quickest start-up and its evaluation shared by "

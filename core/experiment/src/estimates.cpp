@@ -38,6 +38,10 @@ int VariantRuns::usablePairs() const {
   return n;
 }
 
+bool settlesOnLook(const stats::SpeedupEstimate& e, const Policy& policy) {
+  return stats::verdictIsClear(e) && (!policy.settle_only_slower || e.verdict == stats::Verdict::Slower);
+}
+
 PairEstimates estimatePairs(const VariantRuns& v, std::optional<double> target, const stats::Sequential& seq) {
   std::vector<double> refTarget, varTarget, refRate, varRate, refWall, varWall;
   std::vector<bool> flipTarget, flipRate, flipWall;  // the host speed check's word per pair

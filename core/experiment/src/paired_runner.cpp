@@ -159,7 +159,7 @@ void Runner::settle(VariantRuns& v) {
   if (failed) v.settled = "failed";
   else if (policy_.fixed_pairs > 0)
     v.settled = usable >= policy_.fixed_pairs || tried >= policy_.fixed_pairs + policy_.rerun_contended ? "fixed" : "";
-  else if (usable > 0 && stats::verdictIsClear(settlingEstimate(v)))
+  else if (usable > 0 && settlesOnLook(settlingEstimate(v), policy_))
     v.settled = "clear";
   else if (usable >= policy_.max_pairs || tried >= policy_.max_pairs + policy_.rerun_contended) v.settled = "max pairs";
   else if (v.spent_s >= policy_.budget_s) v.settled = "budget";

@@ -71,7 +71,8 @@ Result<records::SpeedRecord> measureTrials(const TrialsOptions& o, const Hooks& 
   Policy policy;
   // Throughput trials stop at the second pair when its verdict is already clear (each look
   // spending its share); evaluation trials take all their pairs (their estimate is not the pairs').
-  if (o.evaluation || o.all_pairs) policy.fixed_pairs = kTrialPairs;
+  if (o.evaluation || (o.all_pairs && !o.slower_settles)) policy.fixed_pairs = kTrialPairs;
+  policy.settle_only_slower = !o.evaluation && o.all_pairs && o.slower_settles;
   policy.max_pairs = kTrialPairs;
   policy.settle_on_throughput = true;
   policy.budget_s = std::numeric_limits<double>::infinity();  // three pairs at most, however long

@@ -29,6 +29,8 @@ struct TrialsOptions {
   bool evaluation = false;         // time the evaluations (the configured validation split), not the steps
   bool all_pairs = false;          // all kTrialPairs, not stopping at a clear second: a change of the
                                    // math (stats::leastRounds)
+  bool slower_settles = false;     // with all_pairs: a second pair clearly slower stops them (the question
+                                   // is only "faster?" and a slower throughput answers it: Policy::settle_only_slower)
 };
 
 // The segments' record (report/speed_record.h): kind "trials", steps_per_trial, the pairs' rates

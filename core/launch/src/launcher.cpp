@@ -98,7 +98,7 @@ class Launch {
   void forwardStops();
   bool pollOutputs();
   void handleLine(Rank& r, const std::string& line);
-  void writeEnvJson(const proto::StartEvent& start);
+  void writeEnvJson(const proto::StartEvent& start, bool r0Warm);
   bool reapRanks();
   void blameStalledRank(const Rank& failed);
   RunEnding decideEnd() const;
@@ -305,12 +305,12 @@ void Launch::handleLine(Rank& r, const std::string& line) {
   if (proto::isEvent<proto::StartEvent>(*ev)) {
     const proto::StartEvent start = proto::readStartEvent(*ev);
     r.threads = start.threads;
-    if (r.rank == 0 && !envWritten_) writeEnvJson(start);
+    if (r.rank == 0 && !envWritten_) writeEnvJson(start, r.warm);
   }
   emit(*ev);
 }
 
-void Launch::writeEnvJson(const proto::StartEvent& start) {
+void Launch::writeEnvJson(const proto::StartEvent& start, bool r0Warm) {
   json env;
   proto::writeFields(start.host, env["host"] = json::object());
   env["versions"] = start.versions.is_null() ? json::object() : start.versions;
@@ -318,6 +318,8 @@ void Launch::writeEnvJson(const proto::StartEvent& start) {
   env["threads"] = start.threads;
   env["world_size"] = config_.speedups.devices;
   env["run_id"] = p_.run.id();
+  // How rank 0's process started: "warm" (forked from the command's warm server) or "cold" (exec'd).
+  env["rank_start"] = r0Warm ? "warm" : "cold";
   (void)proto::writeJsonAtomic(p_.run.env(), env);
   envWritten_ = true;
 }

@@ -109,6 +109,7 @@ Status spawnRank(Rank& r, const RankCommand& cmd) {
   pid_t pid = -1;
   if (const auto warm = startWarm(cmd, argv.data(), envp.data(), pipefd[1], logFd, forkErr)) {
     pid = *warm;
+    r.warm = true;
   } else {
     pid = ::fork();
     if (pid == 0) execRank(cmd, argv.data(), envp.data(), pipefd[1], logFd, parent, execFailed);

@@ -29,6 +29,7 @@ struct Rank {
   int signal = 0;
   double cpu_s = 0;        // CPU seconds of the rank and all its threads (from wait4)
   int threads = 0;         // intra-op threads its start event asked for
+  bool warm = false;       // forked from the warm server (wb/launch/warm_start.h), not exec'd
   double lastEventAt = 0;  // the launcher's clock when its last event arrived (0: none yet)
   std::optional<proto::EndEvent> end;      // its `end` event, when it wrote one
   std::optional<proto::ErrorEvent> error;  // its last `error` event

@@ -74,6 +74,34 @@ wb::stats::Sequential floored(double band) {
 class TestPairedRunner : public QObject {
   Q_OBJECT
  private Q_SLOTS:
+  // A look settles its variant on a clear verdict; a question that is only "faster?" answered by a
+  // slower throughput (the short trials of a larger global batch) settles on "slower" alone: a
+  // faster or a within-noise one takes every pair, for the composed time to target's precision.
+  void aLookSettlesOnAClearVerdict_data() {
+    QTest::addColumn<int>("verdict");
+    QTest::addColumn<bool>("onlySlower");
+    QTest::addColumn<bool>("settles");
+    using V = wb::stats::Verdict;
+    QTest::newRow("faster") << int(V::Faster) << false << true;
+    QTest::newRow("slower") << int(V::Slower) << false << true;
+    QTest::newRow("within noise, for good") << int(V::WithinNoise) << false << true;
+    QTest::newRow("no interval") << int(V::NoInterval) << false << false;
+    QTest::newRow("only slower: faster") << int(V::Faster) << true << false;
+    QTest::newRow("only slower: slower") << int(V::Slower) << true << true;
+    QTest::newRow("only slower: within noise") << int(V::WithinNoise) << true << false;
+  }
+  void aLookSettlesOnAClearVerdict() {
+    QFETCH(int, verdict);
+    QFETCH(bool, onlySlower);
+    QFETCH(bool, settles);
+    wb::stats::SpeedupEstimate e;
+    e.verdict = wb::stats::Verdict(verdict);
+    e.point = 1.0, e.lo = 0.99, e.hi = 1.01, e.min_effect = 0.02;  // within noise: inside the threshold
+    Policy p;
+    p.settle_only_slower = onlySlower;
+    QCOMPARE(settlesOnLook(e, p), settles);
+  }
+
   void estimatesComeFromTheCountedPairs() {
     const VariantRuns fast = pairsOf({{31, 10}, {33, 11}, {30, 10.5}});
     QCOMPARE(fast.countedPairs(), 3);

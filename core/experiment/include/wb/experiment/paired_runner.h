@@ -91,6 +91,10 @@ struct Policy {
   std::optional<double> target_acc;  // nullopt: the reference's fair target (referenceTarget)
   bool settle_on_throughput = false;  // adaptive: the training throughput's verdict settles a variant
                                       // (short trials cut at a step count), not the headline's
+  // Adaptive: before max_pairs only a "slower" verdict settles a variant (settlesOnLook): for a
+  // question that is only "faster?" whose answer a slower throughput gives by itself (a larger
+  // global batch: composed_try.h's samplesNeverFewer), while a faster one takes every pair.
+  bool settle_only_slower = false;
   // The looks the verdicts are judged at (the statistics of wb/stats/stats.h).
   stats::Sequential sequential() const { return {max_pairs, fixed_pairs, min_effect, floor_band, rerun_contended}; }
 };
@@ -151,6 +155,10 @@ struct Outcome {
 // The estimates of one variant's counted pairs at `target` (nullopt: wall time only), judged at
 // the look their number makes in `seq`.
 PairEstimates estimatePairs(const VariantRuns& v, std::optional<double> target, const stats::Sequential& seq);
+
+// Whether the estimate at a look settles its variant before the cap: a clear verdict
+// (stats::verdictIsClear), and only "slower" under Policy::settle_only_slower.
+bool settlesOnLook(const stats::SpeedupEstimate& e, const Policy& policy);
 // The target accuracy the pairs are compared at: the policy's, else the fair target of every
 // finished reference run (compare::fairTargetOf: their lowest best less its chance spread).
 std::optional<compare::FairTarget> referenceFairTarget(const Outcome& o, std::optional<double> user);
