@@ -32,23 +32,15 @@ std::vector<json> eventsOf(const QByteArray& bytes) {
   return out;
 }
 
-// A rank's pid: from /proc, the worker under `runDir` whose environment has RANK=<rank>; 0 if none.
+// A rank's pid, as the run's env.json gives it (rank_pids: a rank started warm runs under the
+// command's name, not `worker`), once that process is alive; 0 if none.
 int rankPid(const std::string& runDir, int rank) {
-  const std::string key = std::string("\0RANK=", 6) + std::to_string(rank) + std::string("\0", 1);
-  int pid = 0;
-  DIR* d = ::opendir("/proc");
-  if (!d) return 0;
-  while (dirent* e = ::readdir(d)) {
-    if (!std::isdigit(static_cast<unsigned char>(e->d_name[0]))) continue;
-    std::ifstream cmdIn(std::string("/proc/") + e->d_name + "/cmdline", std::ios::binary);
-    std::string cmd((std::istreambuf_iterator<char>(cmdIn)), std::istreambuf_iterator<char>());
-    if (cmd.find("worker") == std::string::npos || cmd.find(runDir) == std::string::npos) continue;
-    std::ifstream envIn(std::string("/proc/") + e->d_name + "/environ", std::ios::binary);
-    std::string env((std::istreambuf_iterator<char>(envIn)), std::istreambuf_iterator<char>());
-    if (env.find(key) != std::string::npos) pid = std::atoi(e->d_name);
-  }
-  ::closedir(d);
-  return pid;
+  std::ifstream in(runDir + "/env.json");
+  const json env = json::parse(in, nullptr, false);
+  if (!env.is_object() || !env.contains("rank_pids") || !env["rank_pids"].is_array() || env["rank_pids"].size() <= size_t(rank))
+    return 0;
+  const int pid = env["rank_pids"][size_t(rank)].get<int>();
+  return pid > 0 && ::kill(pid, 0) == 0 ? pid : 0;
 }
 
 // The TCP sockets `pid` listens on beyond loopback, as "address:port" hex from /proc/net/tcp{,6}

@@ -7,12 +7,15 @@
 #include <sys/ptrace.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace wb::test {
 
@@ -32,11 +35,28 @@ std::vector<pid_t> pidsWhoseCommandLine(Match match) {
   return pids;
 }
 
-// The pids of the `workbench-cli worker` processes whose command line names runDir.
+// A process's command line (NUL-separated); "" once it is gone.
+inline std::string commandLineOf(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// The rank processes of the run in runDir: the `workbench-cli worker` processes whose command line
+// names it, and the ranks its env.json lists (rank_pids: a rank started warm was forked, and runs
+// under its command's name) while they live.
 inline std::vector<pid_t> ranksOf(const std::string& runDir) {
-  return pidsWhoseCommandLine([&](const std::string& cmd) {
+  std::vector<pid_t> pids = pidsWhoseCommandLine([&](const std::string& cmd) {
     return cmd.find(std::string("worker\0", 7)) != std::string::npos && cmd.find(runDir) != std::string::npos;
   });
+  std::ifstream in(runDir + "/env.json");
+  const nlohmann::json env = nlohmann::json::parse(in, nullptr, false);
+  if (!env.is_object() || !env.contains("rank_pids") || !env["rank_pids"].is_array()) return pids;
+  for (const auto& p : env["rank_pids"]) {
+    const pid_t pid = p.is_number_integer() ? p.get<pid_t>() : 0;
+    const bool ours = pid > 0 && commandLineOf(pid).find("workbench") != std::string::npos;  // not a reused pid
+    if (ours && std::find(pids.begin(), pids.end(), pid) == pids.end()) pids.push_back(pid);
+  }
+  return pids;
 }
 
 // How many processes' command lines mention `marker` (e.g. a run folder): none may outlive a run.

@@ -320,6 +320,11 @@ void Launch::writeEnvJson(const proto::StartEvent& start, bool r0Warm) {
   env["run_id"] = p_.run.id();
   // How rank 0's process started: "warm" (forked from the command's warm server) or "cold" (exec'd).
   env["rank_start"] = r0Warm ? "warm" : "cold";
+  // Each rank's process id, by rank: a rank started warm runs under the command's own name (it was
+  // forked, not exec'd as `workbench-cli worker`), so this is where to find it (to profile, to stop).
+  json pids = json::array();
+  for (const auto& rk : ranks_) pids.push_back(int(rk.pid));
+  env["rank_pids"] = pids;
   (void)proto::writeJsonAtomic(p_.run.env(), env);
   envWritten_ = true;
 }
