@@ -111,14 +111,20 @@ std::string figureWords(const SpeedupEstimate& e) {
     case Reading::NoVerdict:
       if (!e.hasInterval()) return fmtSpeedup(e.point) + " (one run each: not a verdict)";
       return fmtSpeedup(e.point) + " (a bound, " + fmtEdge(e.lo) + "-" + fmtEdge(e.hi) + "×: not a verdict)";
-    default: return fmtSpeedup(e.point) + " (" + intervalWords(e) + ")";
+    default: break;
   }
+  // A verdict on a one-sided bound (runs cut before the target: the variant at most so fast).
+  if (!(e.lo > 0)) return "at most " + fmtSpeedup(e.hi) + " (" + levelWords(e.level) + ")";
+  if (!std::isfinite(e.hi)) return "at least " + fmtSpeedup(e.lo) + " (" + levelWords(e.level) + ")";
+  return fmtSpeedup(e.point) + " (" + intervalWords(e) + ")";
 }
 
 std::string figureWithReading(const SpeedupEstimate& e) {
   const Reading r = readingOf(e);
   const std::string figure = figureWords(e);
-  const bool saysItself = r == Reading::TooNoisy || r == Reading::CannotBeFaster || r == Reading::NoVerdict || r == Reading::None;
+  const bool bound = !(e.lo > 0) || !std::isfinite(e.hi);  // "at most 0.96× (96 %)": the decision says slower
+  const bool saysItself =
+      bound || r == Reading::TooNoisy || r == Reading::CannotBeFaster || r == Reading::NoVerdict || r == Reading::None;
   if (saysItself) return figure;
   const bool verdict = r == Reading::Faster || r == Reading::Slower;
   const size_t at = figure.find(" (");  // after the figure, before its interval
