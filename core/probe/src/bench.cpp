@@ -7,6 +7,7 @@
 #include "wb/train/evaluation.h"
 #include "wb/train/memory_format.h"
 #include "wb/train/optim.h"
+#include "wb/train/step_mode.h"
 #include "wb/train/trainer.h"
 
 namespace wb::probe {
@@ -24,9 +25,8 @@ Status Bench::open(bool fp16Scaler) {
   const bool cuda = torch::cuda::is_available();
   if (cuda) device = torch::Device(torch::kCUDA, 0);
   torch::manual_seed(c.seed);
-  pin = c.speedups.pin_memory && cuda;
-  bf16 = c.speedups.precision == "bf16-mixed";
-  fp16 = c.speedups.precision == "16-mixed" && cuda;
+  const train::StepMode mode = train::stepModeOf(c, cuda);
+  pin = mode.pin, bf16 = mode.bf16, fp16 = mode.fp16;
 
   auto splits = data::openSplits(c.data, c.seed);
   if (!splits.ok()) return splits.error();
@@ -59,7 +59,7 @@ Status Bench::open(bool fp16Scaler) {
 void Bench::step(const torch::Tensor& xHost, const torch::Tensor& yHost) {
   if (auto note = cpu->poll()) say(*note);
   auto x = xHost.to(device, /*non_blocking=*/pin);
-  if (channels_last && x.dim() == 4) x = x.contiguous(at::MemoryFormat::ChannelsLast);
+  x = train::inStepLayout(x, channels_last);
   auto y = yHost.to(device, /*non_blocking=*/pin);
   torch::Tensor loss;
   {

@@ -18,6 +18,8 @@
 #include "wb/stats/rounds_rule.h"
 #include "wb/records/speed_record.h"
 #include "wb/train/optim.h"
+#include "wb/train/step_mode.h"
+#include "wb/common/choices.h"
 
 namespace wb::probe {
 using nlohmann::json;
@@ -28,7 +30,7 @@ namespace {
 // optimiser's state in the arm's own layout and kernels) and step flags.
 struct Arm {
   const Config& config;
-  bool pin = false, bf16 = false, fp16 = false;
+  train::StepMode mode;  // how its steps run (wb/train/step_mode.h)
   std::unique_ptr<data::Loader> loader, evalLoader;  // evalLoader: evaluation segments only
   std::unique_ptr<torch::optim::Optimizer> opt;
   int epoch = 0;
@@ -37,10 +39,8 @@ struct Arm {
 Result<Arm> armOf(const Bench& b, const Config& c, bool evaluation) {
   Arm a{c};
   const bool cuda = b.device.is_cuda();
-  a.pin = c.speedups.pin_memory && cuda;
-  a.bf16 = c.speedups.precision == "bf16-mixed";
-  a.fp16 = c.speedups.precision == "16-mixed" && cuda;
-  const data::LoaderOptions train = data::trainLoaderOptions(c, a.pin, c.speedups.workers);
+  a.mode = train::stepModeOf(c, cuda);
+  const data::LoaderOptions train = data::trainLoaderOptions(c, a.mode.pin, c.speedups.workers);
   a.loader = std::make_unique<data::Loader>(b.train, train);
   a.loader->startEpoch(0);
   if (evaluation) a.evalLoader = std::make_unique<data::Loader>(b.val, data::evalLoaderOptions(c, train));
@@ -52,9 +52,9 @@ Result<Arm> armOf(const Bench& b, const Config& c, bool evaluation) {
 
 // Switches the bench to `arm`.
 void use(Bench& b, Arm& arm) {
-  b.pin = arm.pin, b.bf16 = arm.bf16, b.fp16 = arm.fp16;
+  b.pin = arm.mode.pin, b.bf16 = arm.mode.bf16, b.fp16 = arm.mode.fp16;
   b.stepper = arm.opt.get();
-  b.useLayout(arm.config.speedups.channels_last);
+  b.useLayout(arm.mode.channels_last);
   b.useCudaSwitches(arm.config.speedups.cudnn_benchmark, arm.config.speedups.tf32);
 }
 
@@ -316,7 +316,7 @@ Result<SegmentsResult> probeSegments(const SegmentsOptions& options) {
   }
   Stopwatch total;
   Bench b{o.baseline, o.stop, o.progress};
-  if (auto st = b.open(o.variant.speedups.precision == "16-mixed"); !st.ok()) return st.error();
+  if (auto st = b.open(o.variant.speedups.precision == choice::kFp16Mixed); !st.ok()) return st.error();
   if (b.train->size() < o.variant.train.batch_size)
     return makeError(Errc::Data, "data: the training split has " + std::to_string(b.train->size()) +
                                      " samples, fewer than one batch of the variant's train.batch_size");

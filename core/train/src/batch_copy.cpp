@@ -1,5 +1,7 @@
 #include "wb/train/batch_copy.h"
 
+#include "wb/train/step_mode.h"
+
 #include <optional>
 
 #if defined(WB_WITH_CUDA)
@@ -32,7 +34,7 @@ bool BatchCopier::sideStream() const { return impl_->side; }
 
 std::pair<torch::Tensor, torch::Tensor> BatchCopier::toDevice(const torch::Tensor& x, const torch::Tensor& y) {
   auto out = copy(x, y);
-  if (impl_->channelsLast && out.first.dim() == 4) out.first = out.first.contiguous(at::MemoryFormat::ChannelsLast);
+  out.first = inStepLayout(out.first, impl_->channelsLast);
   return out;
 }
 

@@ -16,6 +16,7 @@
 #include "wb/train/divergence.h"
 #include "wb/train/host_speed.h"
 #include "wb/train/memory_format.h"
+#include "wb/train/step_mode.h"
 
 namespace wb::train::detail {
 using nlohmann::json;
@@ -147,8 +148,8 @@ Status TrainingRun::buildModel() {
                                      : perEpoch * c_.train.epochs;
   schedule_ = std::make_unique<LrSchedule>(c_.optim, optimizerSteps, perEpoch, o_.world_size, c_.train.batch_size);
 
-  bf16_ = c_.speedups.precision == choice::kBf16Mixed;
-  fp16_ = c_.speedups.precision == choice::kFp16Mixed && cuda_;
+  const StepMode mode = stepModeOf(c_, cuda_);
+  bf16_ = mode.bf16, fp16_ = mode.fp16;
   GradScalerOptions so;
   so.enabled = fp16_;
   scaler_ = std::make_unique<GradScaler>(so, device_);
