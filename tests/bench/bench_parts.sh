@@ -67,20 +67,19 @@ refs_count() { { find "$WB_REFERENCES_DIR" -name reference.json 2>/dev/null || t
 if [ -n "${TABLE_ONLY:-}" ]; then
   base_s=$(cat "$out/baseline-seconds")
   rows=()
-  while read -r change ps ws rb; do
+  while read -r change ps ws rb bs; do
     # shellcheck disable=SC2046
     [ -n "${CHOOSE:-}" ] && { set -- $(varies "$change"); choose "$change" "$rb" "$@"; }
-    rows+=("$change $ps $ws $rb")
+    rows+=("$change $ps $ws $rb ${bs:-$base_s}")
   done <"$out/rows"
 else
-if [ -s "$out/baseline-seconds" ]; then  # OUT=<an earlier bench's folder>: its baseline and references
-  base_s=$(cat "$out/baseline-seconds")
-else
-  t0=$(python3 -c 'import time; print(time.time())')
-  "$cli" run "${common[@]}" --run-dir "$out/baseline-run" >/dev/null 2>"$out/baseline-run.log"
-  base_s=$(seconds "$t0")
-  echo "$base_s" >"$out/baseline-seconds"
-fi
+# One baseline run timed as this bench finds the host (OUT=<an earlier bench's folder>: again, each
+# row keeping the baseline run of its own measurement; its reference runs are reused).
+[ -e "$out/baseline-run" ] && mv "$out/baseline-run" "$out/baseline-run.earlier-$(date +%s)"
+t0=$(python3 -c 'import time; print(time.time())')
+"$cli" run "${common[@]}" --run-dir "$out/baseline-run" >/dev/null 2>"$out/baseline-run.log"
+base_s=$(seconds "$t0")
+[ -s "$out/baseline-seconds" ] || echo "$base_s" >"$out/baseline-seconds"
 echo "One baseline run: $base_s s ($out)"
 
 rows=()
@@ -100,8 +99,8 @@ for change in $changes; do
   "$cli" try --json --whole-runs --repeats "$pairs" --out "$out/$change-whole" "${common[@]}" "$@" \
     >"$out/$change-whole.json" 2>"$out/$change-whole.log" || echo "($change whole runs failed: $out/$change-whole.log)"
   whole_s=$(seconds "$t0")
-  rows+=("$change $parts_s $whole_s $refs_before")
-  { grep -v "^$change " "$out/rows" 2>/dev/null || true; echo "$change $parts_s $whole_s $refs_before"; } >"$out/rows.new"
+  rows+=("$change $parts_s $whole_s $refs_before $base_s")
+  { grep -v "^$change " "$out/rows" 2>/dev/null || true; echo "$change $parts_s $whole_s $refs_before $base_s"; } >"$out/rows.new"
   mv "$out/rows.new" "$out/rows"
 done
 fi
@@ -153,6 +152,7 @@ seeds, reasons = set(), []
 for row in sys.argv[3:]:
     change, ps, ws = row.split()[:3]
     ps, ws = float(ps), float(ws)
+    rb = float(row.split()[4]) if len(row.split()) > 4 else base  # the baseline run of its own measurement
     p, w = load(f"{out}/{change}-parts.json"), load(f"{out}/{change}-whole.json")
     refs = p.get("references") or {}
     split = p.get("words", "–").split(": ", 1)[-1]
@@ -163,11 +163,11 @@ for row in sys.argv[3:]:
     name, cheaper = chosen(change, p, w, ps, ws)
     c = load(f"{out}/{change}-choice.json")
     if c.get("method_reason"): reasons.append(f"- {change}: {name}: {c['method_reason']}")
-    print(f"| {change} | {est(tt(p))}{kind} | {split}{note} | {ps:.0f} ({ps/base:.1f}) "
-          f"| {est(tt(w))} ({w.get('pairs', 0)}) | {ws:.0f} ({ws/base:.1f}) | {agrees(p, w, bound)} | {target(p, w)} | {name} | {cheaper} |")
+    print(f"| {change} | {est(tt(p))}{kind} | {split}{note} | {ps:.0f} ({ps/rb:.1f}) "
+          f"| {est(tt(w))} ({w.get('pairs', 0)}) | {ws:.0f} ({ws/rb:.1f}) | {agrees(p, w, bound)} | {target(p, w)} | {name} | {cheaper} |")
 srcs = {load(f"{out}/{r.split()[0]}-whole.json").get("target_source") for r in sys.argv[3:]} - {None, ""}
 print()
-print(f"One baseline run: {base:.1f} s. Target: the experiment's reference runs' fair target for both methods"
+print(f"One baseline run: {base:.1f} s (each row's in baseline runs: of its own measurement's). Target: the experiment's reference runs' fair target for both methods"
       f" (whole runs' from: {', '.join(sorted(srcs)) or '–'}).")
 known = sorted(s for s in seeds if s)
 if known:
