@@ -253,7 +253,10 @@ Status keepInput(const fs::path& file, const Config& config) {
   std::error_code ec;
   if (!fs::exists(file, ec)) return writeFileAtomic(file, doc.dump(2) + "\n");
   auto there = proto::loadConfigFile(file.string());
-  if (there.ok() && proto::configToJson(*there) == doc) return {};
+  if (!there.ok())  // cut, emptied or not a config: named, and left as it is
+    return makeError(Errc::InvalidConfig, file.string() + " is unreadable (" + there.error().message +
+                                              "): give a new --out, or remove the file to write it again");
+  if (proto::configToJson(*there) == doc) return {};
   return makeError(Errc::InvalidConfig, file.string() + " holds another try's config: give a new --out");
 }
 
