@@ -34,6 +34,8 @@ namespace wb::experiment::detail {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+namespace {
+
 // Early stopping replayed on the reference runs (report::replayEarlyStopping): each run as the
 // variant would have trained it, to the target as the reference did when the rule stops it after
 // the target, else never reaching it (a bound: at least the reference's samples).
@@ -184,9 +186,13 @@ bool settledByTheBound(const TryOptions& o, const ComposedOptions& c, Inputs& in
   return true;
 }
 
+}  // namespace
+
 // Whether another process used the CPU while the throughput (or the evaluation's time) was
 // measured: the try then gives no verdict, whatever the samples to the target (composedRecord).
 bool throughputContended(const Inputs& in) { return in.segments.contended || (in.evaluation && in.evaluation->contended); }
+
+namespace {
 
 // For a question that is only "faster?" (futility), a throughput measured under contention leaves
 // no verdict for the variant's runs to the target to help: none is started (try.json's samples
@@ -201,6 +207,8 @@ bool settledByContention(const ComposedOptions& c, Inputs& in, const Hooks& h) {
                         "no verdict for them to give\n");
   return true;
 }
+
+}  // namespace
 
 Status measureSamples(const TryOptions& o, const ComposedOptions& c, Inputs& in, const Hooks& h) {
   if (in.changes.has(Part::Replay) && in.refs && in.target) {

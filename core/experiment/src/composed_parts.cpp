@@ -36,6 +36,8 @@ using nlohmann::json;
 
 double median(std::vector<double> xs) { return xs.empty() ? NAN : stats::median(xs); }
 
+namespace {
+
 // One value per run (NaN-free) for the log estimates.
 template <typename F>
 std::vector<double> perRun(const std::vector<records::RunRecord>& runs, F pick) {
@@ -70,6 +72,8 @@ stats::LogEstimate variantOrBorrowed(const std::vector<double>& values, const st
   return e;
 }
 
+}  // namespace
+
 double geometricMean(const std::vector<double>& xs) {
   double s = 0;
   for (double x : xs) s += std::log(x);
@@ -92,6 +96,8 @@ BaselineTiming baselineTiming(const std::vector<records::RunRecord>& runs, const
                  t.timed, runs.size());
   return t;
 }
+
+namespace {
 
 // The evaluation's parts from the evaluation trials: its speed, and without reference runs the
 // baseline's evaluation time and training rate (the trials' own) to weigh it.
@@ -117,6 +123,8 @@ stats::TimeToTargetParts assumedBound(stats::TimeToTargetParts p, const TryOptio
   p.eval_speed = stats::exactly(std::max(1.0, double(o.variant.speedups.devices) / double(std::max(1, o.baseline.speedups.devices))));
   return p;
 }
+
+}  // namespace
 
 // The parts of the time to target from what was measured (see the header).
 stats::TimeToTargetParts partsOf(const TryOptions& o, const Inputs& in) {

@@ -34,6 +34,8 @@ namespace wb::experiment::detail {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+namespace {
+
 json dirsOf(const std::vector<records::RunRecord>& runs) {
   json dirs = json::array();
   for (const auto& r : runs) dirs.push_back(r.dir);
@@ -51,6 +53,8 @@ json referencesJson(const std::optional<ReferenceRuns>& refs, const BaselineTimi
           {"ran", refs->ran}, {"timed", timing.timed}, {"slowed", timing.slowed}, {"resolution", refs->resolution}, {"eval_every_steps", refs->eval_every_steps},
           {"seed_spread", std::isfinite(spread) ? json(spread) : json()}, {"runs_for_5pct", needed > 0 ? json(needed) : json()}};
 }
+
+}  // namespace
 
 proto::TryRecord composedRecord(const TryOptions& o, const Inputs& in, const stats::TimeToTargetEstimate& e, const std::string& status) {
   proto::TryRecord r = tryRecordOf(o, Outcome{}, status);

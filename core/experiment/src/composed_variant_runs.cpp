@@ -36,6 +36,8 @@ using nlohmann::json;
 
 bool capEndsTheRun(const Config& c, int64_t trainSamples) { return c.optim.schedule == "constant" && trainSamples > 0; }
 
+namespace {
+
 // A variant run to the target: from `seed`, evaluating as often (in samples) as the references,
 // stopping at the target or at the cap (capEndsTheRun), on as many threads as they had.
 Config variantRunConfig(const TryOptions& o, uint64_t seed, const VariantPlan& p) {
@@ -53,6 +55,8 @@ Config variantRunConfig(const TryOptions& o, uint64_t seed, const VariantPlan& p
   return c;
 }
 
+}  // namespace
+
 
 VariantSlot variantSlot(const TryOptions& o, int index) {
   VariantSlot s;
@@ -67,6 +71,8 @@ VariantSlot variantSlot(const TryOptions& o, int index) {
   for (int k = 2; fs::exists(s.dir, ec) && !(s.kept = finished(s.dir)); ++k) s.dir = o.out / (stem + "-r" + std::to_string(k));
   return s;
 }
+
+namespace {
 
 // The variant's run to the target from the references' `index`th seed, the cores shared among
 // those side by side when `shared`; a finished one is kept.
@@ -118,6 +124,8 @@ Result<std::vector<records::RunRecord>> variantsElsewhere(const TryOptions& o, c
   }
   return runs;
 }
+
+}  // namespace
 
 Result<std::vector<records::RunRecord>> variantWave(const TryOptions& o, const VariantPlan& p, const Hooks& h, int first, int n) {
   if (p.elsewhere && first > 0) return variantsElsewhere(o, p, h, first, n);

@@ -24,8 +24,6 @@ using namespace render;  // tables and charts
 
 namespace {
 
-
-
 std::string accDetail(const LadderRow& row) {
   return row.val_acc ? " (acc " + fmtFixed(*row.val_acc * 100.0, 1) + " %)" : "";
 }

@@ -25,8 +25,8 @@ Status Bench::open(bool fp16Scaler) {
   const bool cuda = torch::cuda::is_available();
   if (cuda) device = torch::Device(torch::kCUDA, 0);
   torch::manual_seed(c.seed);
-  const train::StepMode mode = train::stepModeOf(c, cuda);
-  pin = mode.pin, bf16 = mode.bf16, fp16 = mode.fp16;
+  const train::StepMode given = train::stepModeOf(c, cuda);
+  mode.pin = given.pin, mode.bf16 = given.bf16, mode.fp16 = given.fp16;  // the layout stays NCHW until useMode
 
   auto splits = data::openSplits(c.data, c.seed);
   if (!splits.ok()) return splits.error();
@@ -49,7 +49,7 @@ Status Bench::open(bool fp16Scaler) {
   if (!optimizer.ok()) return optimizer.error();
   opt = std::move(optimizer.value());
   train::GradScalerOptions so;
-  so.enabled = fp16 || fp16Scaler;
+  so.enabled = mode.fp16 || fp16Scaler;
   scaler = std::make_unique<train::GradScaler>(so, device);
   return {};
 }
@@ -58,19 +58,18 @@ Status Bench::open(bool fp16Scaler) {
 // loss scaling under fp16, optimiser).
 void Bench::step(const torch::Tensor& xHost, const torch::Tensor& yHost) {
   if (auto note = cpu->poll()) say(*note);
-  auto x = xHost.to(device, /*non_blocking=*/pin);
-  x = train::inStepLayout(x, channels_last);
-  auto y = yHost.to(device, /*non_blocking=*/pin);
+  const auto x = train::inStepLayout(xHost.to(device, /*non_blocking=*/mode.pin), mode.channels_last);
+  const auto y = yHost.to(device, /*non_blocking=*/mode.pin);
   torch::Tensor loss;
   {
-    compat::AutocastGuard autocast(device.type(), fp16 ? torch::kHalf : torch::kBFloat16, bf16 || fp16);
+    compat::AutocastGuard autocast(device.type(), mode.fp16 ? torch::kHalf : torch::kBFloat16, mode.bf16 || mode.fp16);
     loss = torch::nn::functional::cross_entropy(net->forward(x).to(torch::kFloat), y);
   }
   torch::optim::Optimizer& o = stepper ? *stepper : *opt;
   o.zero_grad();
-  const bool scale = fp16 && scaler->enabled();
+  const bool scale = mode.fp16 && scaler->enabled();
   (scale ? scaler->scale(loss) : loss).backward();
-  if (bf16 || fp16) compat::clearAutocastCache();
+  if (mode.bf16 || mode.fp16) compat::clearAutocastCache();
   if (scale) {
     scaler->step(o);
     scaler->update();
@@ -80,13 +79,13 @@ void Bench::step(const torch::Tensor& xHost, const torch::Tensor& yHost) {
 }
 
 int64_t Bench::evaluate(data::Loader& loader, bool inference) {
-  train::BatchCopier copier(device, pin, channels_last);
-  return train::evaluatePass(*net, loader, copier, device, inference, bf16).samples;
+  train::BatchCopier copier(device, mode.pin, mode.channels_last);
+  return train::evaluatePass(*net, loader, copier, device, inference, mode.bf16).samples;
 }
 
-void Bench::useLayout(bool channelsLast) {
-  if (channelsLast != weights_channels_last) train::layOutFourD(*net, channelsLast);
-  weights_channels_last = channels_last = channelsLast;
+void Bench::useMode(const train::StepMode& m) {
+  if (m.channels_last != mode.channels_last) train::layOutFourD(*net, m.channels_last);
+  mode = m;
 }
 
 void Bench::useCudaSwitches(bool cudnnBenchmark, bool tf32) const {

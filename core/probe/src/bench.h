@@ -9,6 +9,7 @@
 
 #include <torch/torch.h>
 
+#include "wb/train/step_mode.h"
 #include "wb/common/config.h"
 #include "wb/common/result.h"
 #include "wb/common/sysinfo.h"
@@ -25,9 +26,9 @@ struct Bench {
   const std::atomic<bool>* stop = nullptr;
   std::function<void(const std::string&)> progress;
   torch::Device device = torch::kCPU;
-  bool pin = false, bf16 = false, fp16 = false;  // what step() does now (a probe may switch them)
-  bool channels_last = false;                     // the inputs NHWC (the weights as useLayout left them)
-  bool weights_channels_last = false;             // the 4-D weights NHWC
+  // What step() does now (a probe switches it: useMode); its channels_last is the inputs' and the
+  // 4-D weights' layout both.
+  train::StepMode mode;
   torch::optim::Optimizer* stepper = nullptr;     // the optimiser step() uses; null: opt
   std::shared_ptr<data::Dataset> train, val;
   std::unique_ptr<model::Model> net;
@@ -48,10 +49,10 @@ struct Bench {
   Status open(bool fp16Scaler = false);
   void step(const torch::Tensor& xHost, const torch::Tensor& yHost);
   // One evaluation pass over `loader` (the validation split), the trainer's own
-  // (train::evaluatePass) with the bench's pin, channels-last and bf16; the samples it evaluated.
+  // (train::evaluatePass) in the bench's mode; the samples it evaluated.
   int64_t evaluate(data::Loader& loader, bool inference);
-  // The 4-D weights and the inputs NHWC or NCHW from now on (the weights moved only on a change).
-  void useLayout(bool channelsLast);
+  // Steps (and evaluations) as `m` says from now on: the 4-D weights move only on a change of layout.
+  void useMode(const train::StepMode& m);
   // cuDNN autotune and TF32 matmuls, LibTorch's global switches (CUDA only: nothing on the CPU).
   void useCudaSwitches(bool cudnnBenchmark, bool tf32) const;
   // The next batch of `loader`, starting the next epoch at the end of one.

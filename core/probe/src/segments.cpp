@@ -52,9 +52,8 @@ Result<Arm> armOf(const Bench& b, const Config& c, bool evaluation) {
 
 // Switches the bench to `arm`.
 void use(Bench& b, Arm& arm) {
-  b.pin = arm.mode.pin, b.bf16 = arm.mode.bf16, b.fp16 = arm.mode.fp16;
+  b.useMode(arm.mode);
   b.stepper = arm.opt.get();
-  b.useLayout(arm.mode.channels_last);
   b.useCudaSwitches(arm.config.speedups.cudnn_benchmark, arm.config.speedups.tf32);
 }
 

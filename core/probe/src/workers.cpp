@@ -26,7 +26,7 @@ namespace {
 
 // (a) batches from a 0-worker loader for `seconds`, after one warm-up batch.
 void loaderAlone(Bench& b, double seconds, ProbeResult& r) {
-  data::Loader loader(b.train, data::trainLoaderOptions(b.c, b.pin, 0));
+  data::Loader loader(b.train, data::trainLoaderOptions(b.c, b.mode.pin, 0));
   int epoch = 0;
   loader.startEpoch(epoch);
   b.nextBatch(loader, epoch);
@@ -45,7 +45,7 @@ void loaderAlone(Bench& b, double seconds, ProbeResult& r) {
 
 // (b) steps on one cached batch for `seconds`, after one warm-up step.
 void stepAlone(Bench& b, double seconds, ProbeResult& r) {
-  data::Loader loader(b.train, data::trainLoaderOptions(b.c, b.pin, 0));
+  data::Loader loader(b.train, data::trainLoaderOptions(b.c, b.mode.pin, 0));
   int epoch = 0;
   loader.startEpoch(epoch);
   const data::Batch batch = b.nextBatch(loader, epoch);
@@ -69,7 +69,7 @@ void stepAlone(Bench& b, double seconds, ProbeResult& r) {
 // (c) a fresh loader with `workers` feeding real steps: a warm-up (a tenth of the time, at least
 // one step) while the workers fill their queue, then `seconds` timed (at least one step).
 ProbeRow candidate(Bench& b, int workers, double seconds) {
-  data::Loader loader(b.train, data::trainLoaderOptions(b.c, b.pin, workers));
+  data::Loader loader(b.train, data::trainLoaderOptions(b.c, b.mode.pin, workers));
   int epoch = 0;
   loader.startEpoch(epoch);
   Stopwatch warm;
